@@ -1,0 +1,149 @@
+/// The limits of an idea's text, counted in characters as a person sees them
+/// (grapheme clusters), not bytes or code points.
+public enum IdeaLimits {
+    /// The longest title allowed.
+    public static let titleLength = 256
+    /// The longest description allowed.
+    public static let descriptionLength = 4096
+}
+
+/// Why an idea was refused.
+public enum IdeaValidationError: UserFacingError, Equatable, Sendable {
+    case emptyTitle
+    case titleTooLong(length: Int)
+    case titleNotOneLine
+    case descriptionTooLong(length: Int)
+    case descriptionHasControlCharacters
+    case updatedBeforeCreated
+    case negativeVersion
+    case emptyDeviceId
+
+    public func message(in language: Language) -> String {
+        switch (self, language) {
+        case (.emptyTitle, .english):
+            "The title can't be empty."
+        case (.emptyTitle, .traditionalChinese):
+            "靈感標題不能為空"
+        case let (.titleTooLong(length), .english):
+            "The title is \(length) characters long; the limit is \(IdeaLimits.titleLength)."
+        case let (.titleTooLong(length), .traditionalChinese):
+            "靈感標題超過 \(IdeaLimits.titleLength) 字限制（目前 \(length) 字）"
+        case (.titleNotOneLine, .english):
+            "The title must be one line, without newlines or control characters."
+        case (.titleNotOneLine, .traditionalChinese):
+            "靈感標題必須是單行，不能包含換行或控制字元"
+        case let (.descriptionTooLong(length), .english):
+            "The description is \(length) characters long; the limit is \(IdeaLimits.descriptionLength)."
+        case let (.descriptionTooLong(length), .traditionalChinese):
+            "靈感描述超過 \(IdeaLimits.descriptionLength) 字限制（目前 \(length) 字）"
+        case (.descriptionHasControlCharacters, .english):
+            "The description may hold newlines and tabs, but no other control characters."
+        case (.descriptionHasControlCharacters, .traditionalChinese):
+            "靈感描述可以包含換行與 Tab，但不能包含其他控制字元"
+        case (.updatedBeforeCreated, .english):
+            "updatedAt can't be earlier than createdAt."
+        case (.updatedBeforeCreated, .traditionalChinese):
+            "更新時間不能早於建立時間"
+        case (.negativeVersion, .english):
+            "version can't be negative."
+        case (.negativeVersion, .traditionalChinese):
+            "版本號不能為負數"
+        case (.emptyDeviceId, .english):
+            "deviceId can't be empty."
+        case (.emptyDeviceId, .traditionalChinese):
+            "裝置識別碼不能為空"
+        }
+    }
+}
+
+/// The rules of an idea's text. Input is normalized first (a title is trimmed, line breaks
+/// in a description become `\n`), then checked.
+public enum IdeaRules {
+    /// The title as it will be stored, or why it can't be.
+    ///
+    /// A title is one line: a newline or any other control character anywhere is refused,
+    /// even at the ends, rather than silently cut. Surrounding spaces are trimmed.
+    public static func normalizedTitle(_ title: String) throws(IdeaValidationError) -> String {
+        if title.unicodeScalars.contains(where: isForbiddenInTitle) {
+            throw .titleNotOneLine
+        }
+        let trimmed = title.trimmingWhitespace()
+        if trimmed.isEmpty {
+            throw .emptyTitle
+        }
+        if trimmed.count > IdeaLimits.titleLength {
+            throw .titleTooLong(length: trimmed.count)
+        }
+        return trimmed
+    }
+
+    /// The description as it will be stored, or why it can't be. `\r\n` and lone `\r`
+    /// become `\n`; tabs and newlines are kept; other control characters are refused.
+    public static func normalizedDescription(_ description: String) throws(IdeaValidationError) -> String {
+        let unified = description.contains("\r")
+            ? description.replacingLineBreaks()
+            : description
+        if unified.unicodeScalars.contains(where: isForbiddenInDescription) {
+            throw .descriptionHasControlCharacters
+        }
+        if unified.count > IdeaLimits.descriptionLength {
+            throw .descriptionTooLong(length: unified.count)
+        }
+        return unified
+    }
+
+    private static func isForbiddenInTitle(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control
+            || scalar.properties.generalCategory == .lineSeparator
+            || scalar.properties.generalCategory == .paragraphSeparator
+    }
+
+    private static func isForbiddenInDescription(_ scalar: Unicode.Scalar) -> Bool {
+        scalar != "\n" && scalar != "\t" && isForbiddenInTitle(scalar)
+    }
+}
+
+extension Idea {
+    /// This idea with its text normalized, or the first rule it breaks: its text, its
+    /// timestamps, its version or its writer. Used for ideas that come from outside (an
+    /// import file, another device).
+    public func validated() throws(IdeaValidationError) -> Idea {
+        var idea = self
+        idea.title = try IdeaRules.normalizedTitle(title)
+        idea.description = try IdeaRules.normalizedDescription(description)
+        if updatedAt < createdAt {
+            throw .updatedBeforeCreated
+        }
+        if version < 0 {
+            throw .negativeVersion
+        }
+        if deviceId.trimmingWhitespace().isEmpty {
+            throw .emptyDeviceId
+        }
+        return idea
+    }
+}
+
+extension String {
+    /// The string without leading and trailing white space (including U+3000, the
+    /// ideographic space common in Chinese text).
+    func trimmingWhitespace() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }),
+              let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(self[first...last])
+    }
+
+    fileprivate func replacingLineBreaks() -> String {
+        var result = ""
+        result.reserveCapacity(utf8.count)
+        for character in self {
+            if character == "\r\n" || character == "\r" {
+                result.append("\n")
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

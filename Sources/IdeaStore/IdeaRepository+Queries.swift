@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import IdeaBoxCore
+
+/// Which ideas a list shows. Every list is newest first, by `createdAt`.
+public enum IdeaFilter: Sendable, Hashable {
+    /// Every idea.
+    case all
+    /// Ideas marked done.
+    case completed
+    /// Ideas whose title or description contains the query, ignoring case. Surrounding
+    /// white space of the query is ignored; an empty query matches nothing.
+    case search(String)
+}
+
+/// How many ideas each tab holds.
+public struct IdeaCounts: Sendable, Equatable {
+    /// Every idea.
+    public var all: Int
+    /// Ideas marked done.
+    public var completed: Int
+
+    /// Counts for the All Ideas and Completed tabs.
+    public init(all: Int, completed: Int) {
+        self.all = all
+        self.completed = completed
+    }
+}
+
+extension IdeaRepository {
+    /// Above this many index hits a search walks the newest-first index and checks each
+    /// idea's text instead, which finds a page of a common word after a few hundred rows.
+    static let searchCandidateLimit = 2000
+
+    /// A page of a list: at most `limit` ideas after skipping `offset`.
+    public func ideas(_ filter: IdeaFilter, offset: Int = 0, limit: Int) throws -> [Idea] {
+        try writer.read { db in
+            guard let query = try listQuery(filter, db) else { return [] }
+            return try Idea.fetchAll(
+                db, sql: query.sql + " LIMIT ? OFFSET ?", arguments: query.arguments + [limit, offset])
+        }
+    }
+
+    /// Calls `body` with each idea of a list in order, reading them as it goes rather than
+    /// all at once. `limit` caps how many.
+    public func forEachIdea(_ filter: IdeaFilter, limit: Int? = nil, _ body: (Idea) throws -> Void) throws {
+        try writer.read { db in
+            guard let query = try listQuery(filter, db) else { return }
+            let cursor = try Idea.fetchCursor(
+                db, sql: query.sql + " LIMIT ?", arguments: query.arguments + [limit ?? -1])
+            while let idea = try cursor.next() {
+                try body(idea)
+            }
+        }
+    }
+
+    /// How many ideas a list holds.
+    public func count(_ filter: IdeaFilter) throws -> Int {
+        try writer.read { db in
+            switch filter {
+            case .all:
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea") ?? 0
+            case .completed:
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea WHERE isCompleted = 1") ?? 0
+            case .search(let query):
+                guard let folded = Self.foldedQuery(query) else { return 0 }
+                let plan = SearchText.plan(forFoldedQuery: folded)
+                return try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM \(plan.table) WHERE \(plan.table) MATCH ?",
+                    arguments: [plan.match]) ?? 0
+            }
+        }
+    }
+
+    /// The counts of the All Ideas and Completed tabs, read together.
+    public func counts() throws -> IdeaCounts {
+        try writer.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM idea) AS allCount,
+                       (SELECT count(*) FROM idea WHERE isCompleted = 1) AS completedCount
+                """)!
+            return IdeaCounts(all: row["allCount"], completed: row["completedCount"])
+        }
+    }
+
+    /// The idea with this id, if it exists.
+    public func idea(id: UUID) throws -> Idea? {
+        try writer.read { db in try fetchIdea(id: id, db) }
+    }
+
+    /// The one idea whose id is `text` or starts with it (case-insensitive), as the command
+    /// line takes ids.
+    public func idea(matching text: String) throws -> Idea {
+        let prefix = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !prefix.isEmpty, prefix.count <= 36,
+              prefix.unicodeScalars.allSatisfy({ $0 == "-" || $0.properties.isASCIIHexDigit })
+        else { throw IdeaStoreError.malformedId(text) }
+        let matches = try writer.read { db in
+            try Idea.fetchAll(
+                db, sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id GLOB ? LIMIT 2",
+                arguments: [prefix + "*"])
+        }
+        switch matches.count {
+        case 0:
+            throw IdeaStoreError.unknownId(text)
+        case 1:
+            return matches[0]
+        default:
+            let total = try writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM idea WHERE id GLOB ?", arguments: [prefix + "*"]) ?? 0
+            }
+            throw IdeaStoreError.ambiguousId(text, matches: total)
+        }
+    }
+
+    /// How many changes wait in the outbox for the sync engine.
+    public func pendingChangeCount() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }
+    }
+
+    /// A number that grows with every committed change, from any process. Cheap enough to
+    /// poll: a screen re-reads its lists only when this moves.
+    public func revision() throws -> Int64 {
+        try writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.revision]) ?? 0
+        }
+    }
+
+    func fetchIdea(id: UUID, _ db: Database) throws -> Idea? {
+        try Idea.fetchOne(
+            db, sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id = ?", arguments: [id.uuidString.lowercased()])
+    }
+
+    /// The SELECT, newest first and without LIMIT, for a list; nil when it can't match anything.
+    private func listQuery(_ filter: IdeaFilter, _ db: Database) throws -> (sql: String, arguments: StatementArguments)? {
+        let select = "SELECT \(Idea.selectedColumns) FROM idea"
+        let order = "ORDER BY createdAt DESC, localId DESC"
+        switch filter {
+        case .all:
+            return ("\(select) \(order)", [])
+        case .completed:
+            return ("\(select) WHERE isCompleted = 1 \(order)", [])
+        case .search(let query):
+            guard let folded = Self.foldedQuery(query) else { return nil }
+            let plan = SearchText.plan(forFoldedQuery: folded)
+            let hits = try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM (SELECT 1 FROM \(plan.table) WHERE \(plan.table) MATCH ? LIMIT ?)",
+                arguments: [plan.match, Self.searchCandidateLimit + 1]) ?? 0
+            if hits == 0 {
+                return nil
+            }
+            if hits <= Self.searchCandidateLimit {
+                return (
+                    "\(select) WHERE localId IN (SELECT rowid FROM \(plan.table) WHERE \(plan.table) MATCH ?) \(order)",
+                    [plan.match]
+                )
+            }
+            return (
+                "\(select) WHERE (instr(foldedTitle, ?) > 0 OR instr(foldedDescription, ?) > 0) \(order)",
+                [folded, folded]
+            )
+        }
+    }
+
+    private static func foldedQuery(_ query: String) -> String? {
+        let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : SearchText.fold(trimmed)
+    }
+}

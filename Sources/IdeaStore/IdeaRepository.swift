@@ -1,0 +1,340 @@
+import Foundation
+import GRDB
+import IdeaBoxCore
+
+/// What to change in an idea; nil leaves a field as it is.
+public struct IdeaChanges: Sendable, Equatable {
+    /// The new title, if it changes.
+    public var title: String?
+    /// The new description, if it changes.
+    public var description: String?
+    /// The new done flag, if it changes.
+    public var isCompleted: Bool?
+
+    /// Changes to some fields of an idea.
+    public init(title: String? = nil, description: String? = nil, isCompleted: Bool? = nil) {
+        self.title = title
+        self.description = description
+        self.isCompleted = isCompleted
+    }
+}
+
+/// What an import did.
+public struct ImportSummary: Sendable, Equatable {
+    /// Ideas that were not here before.
+    public var inserted = 0
+    /// Ideas that were here, older than the imported ones, and were replaced.
+    public var updated = 0
+    /// Ideas left as they were: this device had the same or a newer version, or a newer delete.
+    public var unchanged = 0
+}
+
+/// Every read and write of ideas. Each edit is one transaction that also writes the
+/// outbox entry the sync engine will send, so a crash right after an edit loses nothing.
+///
+/// Nobody above this type writes SQL.
+public struct IdeaRepository: Sendable {
+    /// The device this repository stamps edits with.
+    public let deviceId: String
+    let writer: any DatabaseWriter
+    private let clock: WallClock
+    private let ids: IdGenerator
+
+    /// A repository over an opened IdeaBox database.
+    public init(writer: any DatabaseWriter, deviceId: String, clock: WallClock, ids: IdGenerator) {
+        self.writer = writer
+        self.deviceId = deviceId
+        self.clock = clock
+        self.ids = ids
+    }
+
+    // MARK: Edits
+
+    /// Adds a new idea and returns it as stored.
+    public func addIdea(title: String, description: String = "", isCompleted: Bool = false) throws -> Idea {
+        let title = try IdeaRules.normalizedTitle(title)
+        let description = try IdeaRules.normalizedDescription(description)
+        return try write { db in
+            let now = try stamp(db)
+            let idea = Idea(
+                id: ids.next(), title: title, description: description, isCompleted: isCompleted,
+                createdAt: now, updatedAt: now, deviceId: deviceId, version: 0)
+            try insertRow(idea, db)
+            try enqueue(.save, ideaId: idea.idString, at: now, db)
+            return idea
+        }
+    }
+
+    /// Applies `changes` to an idea and returns it as stored. Changing nothing writes nothing.
+    public func editIdea(id: UUID, _ changes: IdeaChanges) throws -> Idea {
+        let title = try changes.title.map { title throws(IdeaValidationError) in try IdeaRules.normalizedTitle(title) }
+        let description = try changes.description.map { text throws(IdeaValidationError) in
+            try IdeaRules.normalizedDescription(text)
+        }
+        return try write { db in
+            let stored = try storedRow(id: id, db)
+            var idea = stored.idea
+            idea.title = title ?? idea.title
+            idea.description = description ?? idea.description
+            idea.isCompleted = changes.isCompleted ?? idea.isCompleted
+            guard idea != stored.idea else { return idea }
+            idea.updatedAt = try stamp(db)
+            idea.deviceId = deviceId
+            idea.version += 1
+            try updateRow(stored, to: idea, db)
+            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+            return idea
+        }
+    }
+
+    /// Marks an idea done or not done.
+    public func setCompleted(_ isCompleted: Bool, id: UUID) throws -> Idea {
+        try editIdea(id: id, IdeaChanges(isCompleted: isCompleted))
+    }
+
+    /// Flips an idea's done flag in one transaction and returns it as stored.
+    public func toggleCompleted(id: UUID) throws -> Idea {
+        try write { db in
+            let stored = try storedRow(id: id, db)
+            var idea = stored.idea
+            idea.isCompleted.toggle()
+            idea.updatedAt = try stamp(db)
+            idea.deviceId = deviceId
+            idea.version += 1
+            try updateRow(stored, to: idea, db)
+            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+            return idea
+        }
+    }
+
+    /// Deletes an idea, leaving a tombstone so it can't come back by accident, and returns
+    /// what was deleted (for undo).
+    public func deleteIdea(id: UUID) throws -> Idea {
+        try write { db in
+            let stored = try storedRow(id: id, db)
+            let now = try stamp(db)
+            try deleteRow(stored, db)
+            try db.execute(
+                sql: """
+                    INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
+                    ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId
+                    """,
+                arguments: [stored.idea.idString, now, deviceId])
+            try enqueue(.delete, ideaId: stored.idea.idString, at: now, db)
+            return stored.idea
+        }
+    }
+
+    /// Brings back a deleted idea (undo) as a new edit, so it wins over its own tombstone
+    /// everywhere. Returns the idea as stored.
+    public func restoreIdea(_ deleted: Idea) throws -> Idea {
+        try write { db in
+            if let existing = try fetchIdea(id: deleted.id, db) {
+                return existing
+            }
+            var idea = deleted
+            idea.updatedAt = try stamp(db)
+            idea.deviceId = deviceId
+            idea.version += 1
+            try insertRow(idea, db)
+            try db.execute(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+            return idea
+        }
+    }
+
+    /// Imports ideas exactly as given (every field kept), all or nothing.
+    ///
+    /// Every idea is checked first; one invalid idea or a repeated id imports nothing.
+    /// An idea already here is replaced only if the imported one is newer in the sync order
+    /// (`updatedAt`, then `deviceId`), and a newer local delete keeps it deleted.
+    public func importIdeas(_ ideas: [Idea]) throws -> ImportSummary {
+        var seen = Set<UUID>()
+        var checked: [Idea] = []
+        checked.reserveCapacity(ideas.count)
+        for (index, idea) in ideas.enumerated() {
+            do {
+                checked.append(try idea.validated())
+            } catch {
+                throw IdeaStoreError.invalidImportedIdea(position: index + 1, id: idea.idString, reason: error)
+            }
+            guard seen.insert(idea.id).inserted else {
+                throw IdeaStoreError.duplicateImportId(idea.idString)
+            }
+        }
+        return try write { db in try merge(checked, db) }
+    }
+
+    // MARK: Rows
+
+    /// An idea with where it lives in the table and the text the search index holds for it.
+    struct StoredRow {
+        var localId: Int64
+        var idea: Idea
+        var foldedTitle: String
+        var foldedDescription: String
+    }
+
+    private enum OutboxOperation: String {
+        case save, delete
+    }
+
+    /// Runs `body` in one write transaction and marks the database as changed, so every
+    /// process watching it (`revision()`) notices.
+    private func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
+        try writer.write { db in
+            let result = try body(db)
+            try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
+            return result
+        }
+    }
+
+    /// Imports or seeds checked ideas inside a write transaction.
+    func merge(_ ideas: [Idea], _ db: Database) throws -> ImportSummary {
+        var summary = ImportSummary()
+        var highest: Timestamp?
+        for idea in ideas {
+            highest = max(highest ?? idea.updatedAt, idea.updatedAt)
+            if let stored = try fetchStoredRow(id: idea.id, db) {
+                if SyncOrder(idea) > SyncOrder(stored.idea) {
+                    try updateRow(stored, to: idea, db)
+                    try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+                    summary.updated += 1
+                } else {
+                    summary.unchanged += 1
+                }
+                continue
+            }
+            let tombstone = try Row.fetchOne(
+                db, sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            if let tombstone, SyncOrder(timestamp: tombstone["deletedAt"], deviceId: tombstone["deviceId"]) > SyncOrder(idea) {
+                summary.unchanged += 1
+                continue
+            }
+            try insertRow(idea, db)
+            try db.execute(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+            summary.inserted += 1
+        }
+        if let highest {
+            try noteSeen(highest, db)
+        }
+        return summary
+    }
+
+    /// A time for a new edit: now, but never earlier than anything this device has seen,
+    /// so an edit made after seeing a change wins even if this device's clock is behind.
+    private func stamp(_ db: Database) throws -> Timestamp {
+        let highest = try Int64.fetchOne(
+            db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.highestTimestamp])
+        let now = clock.now()
+        let stamped = highest.map { max(now, Timestamp(milliseconds: $0 + 1)) } ?? now
+        try noteSeen(stamped, db)
+        return stamped
+    }
+
+    private func noteSeen(_ timestamp: Timestamp, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO meta (key, value) VALUES (?, ?)
+                ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
+                """,
+            arguments: [MetaKey.highestTimestamp, timestamp])
+    }
+
+    private func storedRow(id: UUID, _ db: Database) throws -> StoredRow {
+        guard let stored = try fetchStoredRow(id: id, db) else {
+            throw IdeaStoreError.unknownId(id.uuidString.lowercased())
+        }
+        return stored
+    }
+
+    private func fetchStoredRow(id: UUID, _ db: Database) throws -> StoredRow? {
+        guard let row = try Row.fetchOne(
+            db,
+            sql: "SELECT localId, foldedTitle, foldedDescription, \(Idea.selectedColumns) FROM idea WHERE id = ?",
+            arguments: [id.uuidString.lowercased()])
+        else { return nil }
+        return StoredRow(
+            localId: row["localId"], idea: try Idea(row: row),
+            foldedTitle: row["foldedTitle"], foldedDescription: row["foldedDescription"])
+    }
+
+    private func insertRow(_ idea: Idea, _ db: Database) throws {
+        let foldedTitle = SearchText.fold(idea.title)
+        let foldedDescription = SearchText.fold(idea.description)
+        try db.cachedStatement(sql: """
+            INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+            .execute(arguments: [
+                idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
+                idea.deviceId, idea.version, idea.lastSyncedAt, foldedTitle, foldedDescription,
+            ])
+        try SearchText.indexShortGrams(
+            db, localId: db.lastInsertedRowID, foldedTitle: foldedTitle, foldedDescription: foldedDescription)
+    }
+
+    private func updateRow(_ stored: StoredRow, to idea: Idea, _ db: Database) throws {
+        var foldedTitle = stored.foldedTitle
+        var foldedDescription = stored.foldedDescription
+        if idea.title != stored.idea.title || idea.description != stored.idea.description {
+            foldedTitle = SearchText.fold(idea.title)
+            foldedDescription = SearchText.fold(idea.description)
+            try SearchText.unindexShortGrams(
+                db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
+            try SearchText.indexShortGrams(
+                db, localId: stored.localId, foldedTitle: foldedTitle, foldedDescription: foldedDescription)
+        }
+        try db.cachedStatement(sql: """
+            UPDATE idea SET title = ?, description = ?, isCompleted = ?, createdAt = ?, updatedAt = ?,
+                deviceId = ?, version = ?, lastSyncedAt = ?, foldedTitle = ?, foldedDescription = ?
+            WHERE localId = ?
+            """)
+            .execute(arguments: [
+                idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
+                idea.deviceId, idea.version, idea.lastSyncedAt, foldedTitle, foldedDescription, stored.localId,
+            ])
+    }
+
+    private func deleteRow(_ stored: StoredRow, _ db: Database) throws {
+        try SearchText.unindexShortGrams(
+            db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
+        try db.execute(sql: "DELETE FROM idea WHERE localId = ?", arguments: [stored.localId])
+    }
+
+    /// Records that an idea must be sent. One entry per idea: a later save or delete
+    /// replaces an earlier one, so save-then-delete sends the delete.
+    private func enqueue(_ operation: OutboxOperation, ideaId: String, at time: Timestamp, _ db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts) VALUES (?, ?, ?, 0)
+            ON CONFLICT (ideaId) DO UPDATE SET
+                operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0
+            """)
+            .execute(arguments: [ideaId, operation.rawValue, time])
+    }
+}
+
+/// The one total order of changes that every device agrees on: `updatedAt` in
+/// milliseconds, then `deviceId`. Never "prefer myself".
+public struct SyncOrder: Comparable, Sendable {
+    /// When the change was made.
+    public var timestamp: Timestamp
+    /// Who made it; breaks ties.
+    public var deviceId: String
+
+    /// The position of a change made at `timestamp` by `deviceId`.
+    public init(timestamp: Timestamp, deviceId: String) {
+        self.timestamp = timestamp
+        self.deviceId = deviceId
+    }
+
+    /// The position of an idea's last change.
+    public init(_ idea: Idea) {
+        self.init(timestamp: idea.updatedAt, deviceId: idea.deviceId)
+    }
+
+    public static func < (lhs: SyncOrder, rhs: SyncOrder) -> Bool {
+        (lhs.timestamp, lhs.deviceId) < (rhs.timestamp, rhs.deviceId)
+    }
+}

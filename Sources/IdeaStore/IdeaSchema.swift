@@ -1,0 +1,143 @@
+import GRDB
+import IdeaBoxCore
+
+/// The database schema, built only through named migrations. A shipped migration is never
+/// edited: later changes add a new one, so any older database upgrades without losing a row.
+public enum IdeaSchema {
+    /// The migration names, oldest first.
+    public enum Migration: String, CaseIterable, Sendable {
+        case ideas = "v1-ideas"
+        case sync = "v2-sync"
+        case search = "v3-search"
+    }
+
+    /// The migrator that brings any IdeaBox database up to date.
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration(Migration.ideas.rawValue, migrate: createIdeas)
+        migrator.registerMigration(Migration.sync.rawValue, migrate: createSyncTables)
+        migrator.registerMigration(Migration.search.rawValue, migrate: createSearchIndex)
+        return migrator
+    }
+
+    private static func createIdeas(_ db: Database) throws {
+        // `localId` is an explicit INTEGER PRIMARY KEY so that VACUUM never renumbers the
+        // rows that the search index refers to.
+        try db.execute(sql: """
+            CREATE TABLE idea (
+                localId INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                title TEXT NOT NULL,
+                description TEXT NOT NULL DEFAULT '',
+                isCompleted INTEGER NOT NULL DEFAULT 0,
+                createdAt INTEGER NOT NULL,
+                updatedAt INTEGER NOT NULL,
+                deviceId TEXT NOT NULL,
+                version INTEGER NOT NULL DEFAULT 0,
+                lastSyncedAt INTEGER
+            );
+            CREATE INDEX idea_by_createdAt ON idea(createdAt);
+            CREATE INDEX idea_by_completion ON idea(isCompleted, createdAt);
+            CREATE TABLE meta (
+                key TEXT PRIMARY KEY NOT NULL,
+                value
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    private static func createSyncTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE tombstone (
+                ideaId TEXT PRIMARY KEY NOT NULL,
+                deletedAt INTEGER NOT NULL,
+                deviceId TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE outbox (
+                ideaId TEXT PRIMARY KEY NOT NULL,
+                operation TEXT NOT NULL CHECK (operation IN ('save', 'delete')),
+                enqueuedAt INTEGER NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0
+            ) WITHOUT ROWID;
+            CREATE TABLE syncMetadata (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                isSyncEnabled INTEGER NOT NULL DEFAULT 0,
+                lastSyncAt INTEGER,
+                lastSyncError TEXT,
+                changeToken BLOB
+            );
+            INSERT INTO syncMetadata (id) VALUES (1);
+            CREATE TABLE conflictLog (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                ideaId TEXT NOT NULL,
+                occurredAt INTEGER NOT NULL,
+                localSnapshot TEXT NOT NULL,
+                remoteSnapshot TEXT NOT NULL,
+                resolution TEXT NOT NULL CHECK (resolution IN ('Local', 'Remote', 'TieBreaker'))
+            );
+            CREATE TABLE syncLog (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                occurredAt INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                message TEXT NOT NULL
+            );
+            """)
+    }
+
+    private static func createSearchIndex(_ db: Database) throws {
+        // Folded (lower-cased, NFC) copies of the text: what substring search compares.
+        try db.execute(sql: """
+            ALTER TABLE idea ADD COLUMN foldedTitle TEXT NOT NULL DEFAULT '';
+            ALTER TABLE idea ADD COLUMN foldedDescription TEXT NOT NULL DEFAULT '';
+            """)
+        // Existing rows are folded and indexed by SQLite itself, row by row, through two
+        // functions that live only as long as this migration.
+        let fold = DatabaseFunction("ideabox_fold", argumentCount: 1, pure: true) { values in
+            String.fromDatabaseValue(values[0]).map(SearchText.fold)
+        }
+        let shortGrams = DatabaseFunction("ideabox_short_grams", argumentCount: 2, pure: true) { values in
+            SearchText.shortGrams(String.fromDatabaseValue(values[0]) ?? "", String.fromDatabaseValue(values[1]) ?? "")
+        }
+        db.add(function: fold)
+        db.add(function: shortGrams)
+        defer {
+            db.remove(function: fold)
+            db.remove(function: shortGrams)
+        }
+        try db.execute(sql: "UPDATE idea SET foldedTitle = ideabox_fold(title), foldedDescription = ideabox_fold(description)")
+        // Queries of three or more code points: SQLite's trigram index over the folded text,
+        // kept in step by triggers.
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE ideaTrigram USING fts5(
+                foldedTitle, foldedDescription,
+                content='idea', content_rowid='localId',
+                tokenize='trigram case_sensitive 1'
+            );
+            INSERT INTO ideaTrigram(ideaTrigram) VALUES ('rebuild');
+            CREATE TRIGGER idea_trigram_insert AFTER INSERT ON idea BEGIN
+                INSERT INTO ideaTrigram(rowid, foldedTitle, foldedDescription)
+                VALUES (new.localId, new.foldedTitle, new.foldedDescription);
+            END;
+            CREATE TRIGGER idea_trigram_delete AFTER DELETE ON idea BEGIN
+                INSERT INTO ideaTrigram(ideaTrigram, rowid, foldedTitle, foldedDescription)
+                VALUES ('delete', old.localId, old.foldedTitle, old.foldedDescription);
+            END;
+            CREATE TRIGGER idea_trigram_update AFTER UPDATE OF foldedTitle, foldedDescription ON idea BEGIN
+                INSERT INTO ideaTrigram(ideaTrigram, rowid, foldedTitle, foldedDescription)
+                VALUES ('delete', old.localId, old.foldedTitle, old.foldedDescription);
+                INSERT INTO ideaTrigram(rowid, foldedTitle, foldedDescription)
+                VALUES (new.localId, new.foldedTitle, new.foldedDescription);
+            END;
+            """)
+        // Queries of one or two characters, which a trigram index cannot answer: every
+        // distinct character and pair of characters of an idea, as tokens (see SearchText).
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE ideaShortGram USING fts5(
+                grams, content='', detail='none', columnsize=0, tokenize='ascii'
+            );
+            """)
+        try db.execute(sql: """
+            INSERT INTO ideaShortGram(rowid, grams)
+            SELECT localId, ideabox_short_grams(foldedTitle, foldedDescription) FROM idea
+            """)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import IdeaBoxCore
+
+/// How a conflict between this device's version of an idea and the remote's was settled.
+public enum ConflictResolution: String, Sendable, Codable, CaseIterable {
+    /// This device's version was newer.
+    case local = "Local"
+    /// The remote's version was newer.
+    case remote = "Remote"
+    /// Both had the same `updatedAt`; `deviceId` decided.
+    case tieBreaker = "TieBreaker"
+}
+
+/// One settled conflict, with both sides as they were. Nil stands for a deleted side.
+public struct ConflictRecord: Sendable, Equatable, Codable {
+    /// The idea both sides changed.
+    public var ideaId: UUID
+    /// When the conflict was settled.
+    public var occurredAt: Timestamp
+    /// This device's version, or nil if it had deleted the idea.
+    public var local: Idea?
+    /// The remote's version, or nil if it had deleted the idea.
+    public var remote: Idea?
+    /// Which side won, and why.
+    public var resolution: ConflictResolution
+
+    /// A conflict record.
+    public init(ideaId: UUID, occurredAt: Timestamp, local: Idea?, remote: Idea?, resolution: ConflictResolution) {
+        self.ideaId = ideaId
+        self.occurredAt = occurredAt
+        self.local = local
+        self.remote = remote
+        self.resolution = resolution
+    }
+}
+
+/// One line of the sync log.
+public struct SyncLogEntry: Sendable, Equatable, Codable {
+    /// What kind of event this was.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case upload, download, conflict, error, warning, info
+    }
+
+    /// When it happened.
+    public var occurredAt: Timestamp
+    /// What kind of event it was.
+    public var kind: Kind
+    /// What happened, in a line.
+    public var message: String
+
+    /// A sync log entry.
+    public init(occurredAt: Timestamp, kind: Kind, message: String) {
+        self.occurredAt = occurredAt
+        self.kind = kind
+        self.message = message
+    }
+}
+
+/// This device's sync bookkeeping.
+public struct SyncMetadata: Sendable, Equatable {
+    /// Whether sync is on for this device.
+    public var isSyncEnabled: Bool
+    /// When the last sync completed.
+    public var lastSyncAt: Timestamp?
+    /// Why the last sync failed, if it did.
+    public var lastSyncError: String?
+    /// The remote's change token after the last pull.
+    public var changeToken: Data?
+
+    /// Sync bookkeeping.
+    public init(isSyncEnabled: Bool = false, lastSyncAt: Timestamp? = nil, lastSyncError: String? = nil, changeToken: Data? = nil) {
+        self.isSyncEnabled = isSyncEnabled
+        self.lastSyncAt = lastSyncAt
+        self.lastSyncError = lastSyncError
+        self.changeToken = changeToken
+    }
+}
+
+extension IdeaRepository {
+    /// How many conflicts the conflict log keeps.
+    public static let conflictLogLimit = 100
+    /// How many lines the sync log keeps.
+    public static let syncLogLimit = 1000
+
+    /// Records a settled conflict and its sync log line, keeping only the newest 100 conflicts.
+    public func logConflict(_ conflict: ConflictRecord) throws {
+        let encoder = JSONEncoder()
+        let local = String(decoding: try encoder.encode(conflict.local), as: UTF8.self)
+        let remote = String(decoding: try encoder.encode(conflict.remote), as: UTF8.self)
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO conflictLog (ideaId, occurredAt, localSnapshot, remoteSnapshot, resolution)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    conflict.ideaId.uuidString.lowercased(), conflict.occurredAt, local, remote,
+                    conflict.resolution.rawValue,
+                ])
+            try db.execute(
+                sql: "DELETE FROM conflictLog WHERE id <= (SELECT max(id) FROM conflictLog) - ?",
+                arguments: [Self.conflictLogLimit])
+            try appendLog(
+                SyncLogEntry(
+                    occurredAt: conflict.occurredAt, kind: .conflict,
+                    message: "\(conflict.ideaId.uuidString.lowercased()) resolved: \(conflict.resolution.rawValue)"),
+                db)
+        }
+    }
+
+    /// The logged conflicts, newest first.
+    public func conflicts(limit: Int = IdeaRepository.conflictLogLimit) throws -> [ConflictRecord] {
+        let decoder = JSONDecoder()
+        return try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM conflictLog ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
+                let ideaId: String = row["ideaId"]
+                let local: String = row["localSnapshot"]
+                let remote: String = row["remoteSnapshot"]
+                let resolution: String = row["resolution"]
+                return ConflictRecord(
+                    ideaId: UUID(uuidString: ideaId) ?? UUID(),
+                    occurredAt: row["occurredAt"],
+                    local: try decoder.decode(Idea?.self, from: Data(local.utf8)),
+                    remote: try decoder.decode(Idea?.self, from: Data(remote.utf8)),
+                    resolution: ConflictResolution(rawValue: resolution) ?? .tieBreaker)
+            }
+        }
+    }
+
+    /// Adds a line to the sync log, keeping only the newest 1000.
+    public func appendSyncLog(_ entry: SyncLogEntry) throws {
+        try writer.write { db in try appendLog(entry, db) }
+    }
+
+    /// The sync log, newest first.
+    public func syncLog(limit: Int = 100) throws -> [SyncLogEntry] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM syncLog ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
+                let kind: String = row["kind"]
+                return SyncLogEntry(occurredAt: row["occurredAt"], kind: SyncLogEntry.Kind(rawValue: kind) ?? .info, message: row["message"])
+            }
+        }
+    }
+
+    /// This device's sync bookkeeping.
+    public func syncMetadata() throws -> SyncMetadata {
+        try writer.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM syncMetadata WHERE id = 1")
+            return SyncMetadata(
+                isSyncEnabled: row?["isSyncEnabled"] ?? false,
+                lastSyncAt: row?["lastSyncAt"],
+                lastSyncError: row?["lastSyncError"],
+                changeToken: row?["changeToken"])
+        }
+    }
+
+    /// Replaces this device's sync bookkeeping.
+    public func saveSyncMetadata(_ metadata: SyncMetadata) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE syncMetadata SET isSyncEnabled = ?, lastSyncAt = ?, lastSyncError = ?, changeToken = ?
+                    WHERE id = 1
+                    """,
+                arguments: [metadata.isSyncEnabled, metadata.lastSyncAt, metadata.lastSyncError, metadata.changeToken])
+        }
+    }
+
+    private func appendLog(_ entry: SyncLogEntry, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO syncLog (occurredAt, kind, message) VALUES (?, ?, ?)",
+            arguments: [entry.occurredAt, entry.kind.rawValue, entry.message])
+        try db.execute(
+            sql: "DELETE FROM syncLog WHERE id <= (SELECT max(id) FROM syncLog) - ?",
+            arguments: [Self.syncLogLimit])
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+
+/// `ideabox`: with no arguments the full-screen app; with a subcommand, headless use.
+@main
+struct IdeaBoxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ideabox",
+        abstract: "Catch and keep your ideas, on every device of one account.",
+        discussion: """
+            Data lives under --data-dir, else $IDEABOX_HOME, else $XDG_DATA_HOME/ideabox, \
+            else ~/.local/share/ideabox; each --profile (default: "default") is one device.
+            """,
+        subcommands: [
+            Add.self, List.self, Search.self, Show.self, Edit.self,
+            Done.self, Undone.self, Remove.self, Export.self, Import.self,
+        ]
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        print(Self.helpMessage())
+    }
+}

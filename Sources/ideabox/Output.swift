@@ -1,0 +1,59 @@
+import Foundation
+import IdeaBoxCore
+
+/// How the command line prints ideas, as text for people or JSON for programs.
+enum Output {
+    /// Writes a line to standard error, prefixed with the program name.
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("ideabox: \(message)\n".utf8))
+    }
+
+    /// An idea as one list line: short id, done mark, title.
+    static func line(_ idea: Idea) -> String {
+        "\(idea.shortId)  [\(idea.isCompleted ? "x" : " ")] \(idea.title)"
+    }
+
+    /// Every field of an idea, one per line, labelled in `language`.
+    static func details(_ idea: Idea, language: Language) -> String {
+        let labels = language == .english
+            ? ["id", "title", "completed", "created", "updated", "device", "version", "last synced", "description"]
+            : ["識別碼", "標題", "已完成", "建立時間", "更新時間", "裝置", "版本", "上次同步", "描述"]
+        let yes = language == .english ? "yes" : "是"
+        let no = language == .english ? "no" : "否"
+        let never = language == .english ? "never" : "從未"
+        let values = [
+            idea.idString, idea.title, idea.isCompleted ? yes : no, idea.createdAt.iso8601, idea.updatedAt.iso8601,
+            idea.deviceId, String(idea.version), idea.lastSyncedAt?.iso8601 ?? never,
+        ]
+        var lines = zip(labels, values).map { label, value in "\(label): \(value)" }
+        lines.append(labels[8] + ":")
+        lines.append(contentsOf: idea.description.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 })
+        return lines.joined(separator: "\n")
+    }
+
+    /// One idea as pretty-printed JSON.
+    static func json(_ idea: Idea) throws -> String {
+        String(decoding: try encoder.encode(idea), as: UTF8.self)
+    }
+
+    /// Prints ideas as a JSON array as they come, without holding them all.
+    struct JSONArrayWriter {
+        private var isEmpty = true
+
+        mutating func write(_ idea: Idea) throws {
+            let body = try Output.json(idea).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+            print(isEmpty ? "[\n" + body : ",\n" + body, terminator: "")
+            isEmpty = false
+        }
+
+        func finish() {
+            print(isEmpty ? "[]" : "\n]")
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+
+/// The options every command takes: where the data is, and first-launch choices.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp("The data root (default: $IDEABOX_HOME, $XDG_DATA_HOME/ideabox or ~/.local/share/ideabox).", valueName: "dir"))
+    var dataDirectory: String?
+
+    @Option(help: ArgumentHelp("The profile, one simulated device (default: $IDEABOX_PROFILE or \"default\").", valueName: "name"))
+    var profile: String?
+
+    @Flag(name: .customLong("no-samples"), help: "Don't insert the sample ideas on first launch (also IDEABOX_NO_SAMPLES=1).")
+    var noSamples = false
+}
+
+/// What a command runs with: the process environment, the user's language, the clock,
+/// and the opened store.
+struct CommandContext {
+    let environment: [String: String]
+    let language: Language
+    let clock: WallClock
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        self.environment = environment
+        language = Language.preferred(environment: environment)
+        let offsetText = environment["IDEABOX_CLOCK_OFFSET_MS"] ?? ""
+        guard let offset = offsetText.isEmpty ? 0 : Int64(offsetText) else {
+            throw CommandError.invalidClockOffset(offsetText)
+        }
+        clock = WallClock.system.offset(by: offset)
+    }
+
+    /// Opens this profile's database; `seedsSamples: false` keeps a first launch from seeding.
+    func openRepository(_ options: StoreOptions, seedsSamples: Bool = true) throws -> IdeaRepository {
+        let location = try DataLocation.resolve(
+            dataDirectory: options.dataDirectory, profile: options.profile, environment: environment)
+        let skipSamples = options.noSamples || ["1", "true", "yes"].contains(environment["IDEABOX_NO_SAMPLES"]?.lowercased() ?? "")
+        let database = try IdeaDatabase.open(
+            directory: location.profileDirectory,
+            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples && !skipSamples, language: language))
+        return database.repository(clock: clock, ids: .random)
+    }
+}
+
+/// A subcommand whose errors reach the user as one line on stderr, in their language,
+/// with a non-zero exit.
+protocol IdeaBoxSubcommand: ParsableCommand {
+    /// The command's work.
+    func run(in context: CommandContext) throws
+}
+
+extension IdeaBoxSubcommand {
+    func run() throws {
+        var language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+        do {
+            let context = try CommandContext()
+            language = context.language
+            try run(in: context)
+        } catch let error as UserFacingError {
+            Output.error(error.message(in: language))
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            Output.error(String(describing: error))
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Errors of the command line itself.
+enum CommandError: UserFacingError {
+    case invalidClockOffset(String)
+    case unreadableFile(String, reason: String)
+    case invalidJSON(String, reason: String)
+    case nothingToEdit
+
+    func message(in language: Language) -> String {
+        switch (self, language) {
+        case let (.invalidClockOffset(value), .english):
+            "IDEABOX_CLOCK_OFFSET_MS must be a whole number of milliseconds, not \"\(value)\"."
+        case let (.invalidClockOffset(value), .traditionalChinese):
+            "IDEABOX_CLOCK_OFFSET_MS 必須是整數毫秒，而不是「\(value)」"
+        case let (.unreadableFile(path, reason), .english):
+            "Can't read \(path): \(reason)"
+        case let (.unreadableFile(path, reason), .traditionalChinese):
+            "無法讀取 \(path)：\(reason)"
+        case let (.invalidJSON(path, reason), .english):
+            "\(path) is not a valid IdeaBox export: \(reason) Nothing was imported."
+        case let (.invalidJSON(path, reason), .traditionalChinese):
+            "\(path) 不是有效的 IdeaBox 匯出檔：\(reason)；沒有匯入任何資料"
+        case (.nothingToEdit, .english):
+            "Nothing to change: pass --title and/or --description."
+        case (.nothingToEdit, .traditionalChinese):
+            "沒有要變更的內容：請使用 --title 或 --description"
+        }
+    }
+}
