@@ -53,7 +53,9 @@ enum Output {
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        // Without sortedKeys the key order changes from one process to the next, so two
+        // exports of the same ideas would differ.
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
 }
