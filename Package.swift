@@ -30,7 +30,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "ideabox-bench",
-            dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaBoxViewModels", "IdeaBoxTUI"]
+            dependencies: [
+                "IdeaBoxCore", "IdeaStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),

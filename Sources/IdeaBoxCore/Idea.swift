@@ -46,7 +46,7 @@ public struct Idea: Sendable, Hashable, Identifiable {
     }
 
     /// The id as IdeaBox prints it: lower-case UUID text.
-    public var idString: String { id.uuidString.lowercased() }
+    public var idString: String { id.lowercasedString }
 
     /// The first eight characters of the id: enough to name an idea on the command line.
     public var shortId: String { String(idString.prefix(8)) }
@@ -60,7 +60,7 @@ extension Idea: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let idText = try container.decode(String.self, forKey: .id)
-        guard let id = UUID(uuidString: idText) else {
+        guard let id = UUID(hexText: idText) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .id, in: container, debugDescription: "\"\(idText)\" is not a UUID")
         }

@@ -74,7 +74,7 @@ public struct IdeaDatabase: Sendable {
         let deviceId = try writer.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO meta (key, value) VALUES (?, 0)", arguments: [MetaKey.revision])
             let deviceId = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.deviceId])
-                ?? insertDeviceId(ids.next().uuidString.lowercased(), db)
+                ?? insertDeviceId(ids.next().lowercasedString, db)
             try seedSamplesOnce(firstLaunch, deviceId: deviceId, writer: writer, db)
             return deviceId
         }

@@ -28,14 +28,19 @@ public struct IdeaCounts: Sendable, Equatable {
 }
 
 extension IdeaRepository {
-    /// Above this many index hits a search walks the newest-first index and checks each
-    /// idea's text instead, which finds a page of a common word after a few hundred rows.
+    /// Above this many index hits, a search for a small page walks the newest-first index
+    /// and checks each idea's text instead, which finds a page of a common word after a few
+    /// hundred rows rather than sorting every hit.
     static let searchCandidateLimit = 2000
+
+    /// The largest `offset + limit` for which that walk pays off; reading further, or
+    /// everything, sorts the index hits instead.
+    static let searchWalkWindow = 1000
 
     /// A page of a list: at most `limit` ideas after skipping `offset`.
     public func ideas(_ filter: IdeaFilter, offset: Int = 0, limit: Int) throws -> [Idea] {
         try writer.read { db in
-            guard let query = try listQuery(filter, db) else { return [] }
+            guard let query = try listQuery(filter, window: offset + limit, db) else { return [] }
             return try Idea.fetchAll(
                 db, sql: query.sql + " LIMIT ? OFFSET ?", arguments: query.arguments + [limit, offset])
         }
@@ -45,7 +50,7 @@ extension IdeaRepository {
     /// all at once. `limit` caps how many.
     public func forEachIdea(_ filter: IdeaFilter, limit: Int? = nil, _ body: (Idea) throws -> Void) throws {
         try writer.read { db in
-            guard let query = try listQuery(filter, db) else { return }
+            guard let query = try listQuery(filter, window: limit, db) else { return }
             let cursor = try Idea.fetchCursor(
                 db, sql: query.sql + " LIMIT ?", arguments: query.arguments + [limit ?? -1])
             while let idea = try cursor.next() {
@@ -128,11 +133,14 @@ extension IdeaRepository {
 
     func fetchIdea(id: UUID, _ db: Database) throws -> Idea? {
         try Idea.fetchOne(
-            db, sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id = ?", arguments: [id.uuidString.lowercased()])
+            db, sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id = ?", arguments: [id.lowercasedString])
     }
 
-    /// The SELECT, newest first and without LIMIT, for a list; nil when it can't match anything.
-    private func listQuery(_ filter: IdeaFilter, _ db: Database) throws -> (sql: String, arguments: StatementArguments)? {
+    /// The SELECT, newest first and without LIMIT, for reading the first `window` ideas of a
+    /// list (nil: all of them); nil when it can't match anything.
+    private func listQuery(
+        _ filter: IdeaFilter, window: Int?, _ db: Database
+    ) throws -> (sql: String, arguments: StatementArguments)? {
         let select = "SELECT \(Idea.selectedColumns) FROM idea"
         let order = "ORDER BY createdAt DESC, localId DESC"
         switch filter {
@@ -150,7 +158,7 @@ extension IdeaRepository {
             if hits == 0 {
                 return nil
             }
-            if hits <= Self.searchCandidateLimit {
+            if hits <= Self.searchCandidateLimit || (window ?? .max) > Self.searchWalkWindow {
                 return (
                     "\(select) WHERE localId IN (SELECT rowid FROM \(plan.table) WHERE \(plan.table) MATCH ?) \(order)",
                     [plan.match]

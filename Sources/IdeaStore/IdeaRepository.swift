@@ -179,12 +179,16 @@ public struct IdeaRepository: Sendable {
         case save, delete
     }
 
-    /// Runs `body` in one write transaction and marks the database as changed, so every
-    /// process watching it (`revision()`) notices.
+    /// Runs `body` in one write transaction and, if it changed anything, marks the database
+    /// as changed, so every process watching it (`revision()`) notices. A request that
+    /// changes nothing (an edit to the same text) leaves the revision alone.
     private func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
         try writer.write { db in
+            let changesBefore = db.totalChangesCount
             let result = try body(db)
-            try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
+            if db.totalChangesCount != changesBefore {
+                try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
+            }
             return result
         }
     }
@@ -244,7 +248,7 @@ public struct IdeaRepository: Sendable {
 
     private func storedRow(id: UUID, _ db: Database) throws -> StoredRow {
         guard let stored = try fetchStoredRow(id: id, db) else {
-            throw IdeaStoreError.unknownId(id.uuidString.lowercased())
+            throw IdeaStoreError.unknownId(id.lowercasedString)
         }
         return stored
     }
@@ -252,8 +256,8 @@ public struct IdeaRepository: Sendable {
     private func fetchStoredRow(id: UUID, _ db: Database) throws -> StoredRow? {
         guard let row = try Row.fetchOne(
             db,
-            sql: "SELECT localId, foldedTitle, foldedDescription, \(Idea.selectedColumns) FROM idea WHERE id = ?",
-            arguments: [id.uuidString.lowercased()])
+            sql: "SELECT \(Idea.selectedColumns), localId, foldedTitle, foldedDescription FROM idea WHERE id = ?",
+            arguments: [id.lowercasedString])
         else { return nil }
         return StoredRow(
             localId: row["localId"], idea: try Idea(row: row),

@@ -95,7 +95,7 @@ extension IdeaRepository {
                     VALUES (?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    conflict.ideaId.uuidString.lowercased(), conflict.occurredAt, local, remote,
+                    conflict.ideaId.lowercasedString, conflict.occurredAt, local, remote,
                     conflict.resolution.rawValue,
                 ])
             try db.execute(
@@ -104,7 +104,7 @@ extension IdeaRepository {
             try appendLog(
                 SyncLogEntry(
                     occurredAt: conflict.occurredAt, kind: .conflict,
-                    message: "\(conflict.ideaId.uuidString.lowercased()) resolved: \(conflict.resolution.rawValue)"),
+                    message: "\(conflict.ideaId.lowercasedString) resolved: \(conflict.resolution.rawValue)"),
                 db)
         }
     }
@@ -118,8 +118,11 @@ extension IdeaRepository {
                 let local: String = row["localSnapshot"]
                 let remote: String = row["remoteSnapshot"]
                 let resolution: String = row["resolution"]
+                guard let id = UUID(hexText: ideaId) else {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "conflict idea id \(ideaId) is not a UUID")
+                }
                 return ConflictRecord(
-                    ideaId: UUID(uuidString: ideaId) ?? UUID(),
+                    ideaId: id,
                     occurredAt: row["occurredAt"],
                     local: try decoder.decode(Idea?.self, from: Data(local.utf8)),
                     remote: try decoder.decode(Idea?.self, from: Data(remote.utf8)),

@@ -1,0 +1,78 @@
+import IdeaBoxCore
+import Foundation
+
+/// A seeded generator (SplitMix64): the same seed gives the same corpus on every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Realistic ideas for benchmarks: English, Chinese and mixed text, 20 to 500 characters
+/// in all, with words drawn unevenly so that some are common and some rare.
+struct SampleCorpus {
+    private var random: SeededGenerator
+
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+
+    static let englishWords = """
+        idea app sync cloud note list task plan design write read learn build test ship fix review \
+        meeting weekend project draft sketch widget icon color layout search index database record \
+        conflict device account offline network terminal keyboard screen window focus habit garden \
+        recipe travel budget podcast article chapter lesson workshop launch feedback release version \
+        morning evening coffee music photo video market customer story journey energy simple quick \
+        better tiny bright quiet remote local shared private weekly monthly someday maybe important
+        """.split(separator: " ").map(String.init)
+
+    static let chineseWords = """
+        靈感 同步 雲端 筆記 清單 任務 計畫 設計 寫作 閱讀 學習 建立 測試 發布 修正 回顧 會議 週末 專案 草稿 \
+        小工具 圖示 顏色 版面 搜尋 索引 資料庫 紀錄 衝突 裝置 帳號 離線 網路 終端機 鍵盤 螢幕 視窗 專注 習慣 花園 \
+        食譜 旅行 預算 播客 文章 章節 課程 工作坊 上線 回饋 版本 早晨 晚上 咖啡 音樂 照片 影片 市場 客戶 故事 \
+        旅程 能量 簡單 快速 更好 安靜 遠端 本機 共享 私人 每週 每月 改天 也許 重要 台北 夜市 茶 書店
+        """.split(separator: " ").map(String.init)
+
+    /// The next idea's title and description.
+    mutating func nextText() -> (title: String, description: String) {
+        let total = Int.random(in: 20...500, using: &random)
+        let titleLength = min(Int.random(in: 8...60, using: &random), total)
+        let style = Int.random(in: 0..<20, using: &random)
+        let title = sentence(length: titleLength, style: style)
+        let description = sentence(length: total - title.count, style: style)
+        return (title, description)
+    }
+
+    /// A word drawn with a skew towards the start of the list, as real vocabularies are.
+    private mutating func word(from words: [String]) -> String {
+        let a = Int.random(in: 0..<words.count, using: &random)
+        let b = Int.random(in: 0..<words.count, using: &random)
+        return words[min(a, b)]
+    }
+
+    /// Text of exactly `length` characters: English (style 0–9), Chinese (10–16) or mixed.
+    private mutating func sentence(length: Int, style: Int) -> String {
+        var text = ""
+        while text.count < length {
+            let chinese = style >= 17 ? Bool.random(using: &random) : style >= 10
+            if chinese {
+                text += word(from: Self.chineseWords)
+                if Int.random(in: 0..<6, using: &random) == 0 { text += "，" }
+            } else {
+                if !text.isEmpty { text += " " }
+                text += word(from: Self.englishWords)
+            }
+        }
+        var result = String(text.prefix(length))
+        while result.last?.isWhitespace == true || result.first?.isWhitespace == true {
+            result = result.trimmingCharacters(in: .whitespaces) + "x"
+        }
+        return result
+    }
+}
