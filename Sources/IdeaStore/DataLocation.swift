@@ -26,7 +26,8 @@ public struct DataLocation: Sendable, Equatable {
 
     /// Resolves the root: `dataDirectory`, else `$IDEABOX_HOME`, else
     /// `$XDG_DATA_HOME/ideabox`, else `~/.local/share/ideabox`; and the profile: `profile`,
-    /// else `$IDEABOX_PROFILE`, else `default`.
+    /// else `$IDEABOX_PROFILE`, else `default`. An empty variable counts as unset, but an
+    /// empty `profile` was asked for and is refused.
     public static func resolve(
         dataDirectory: String?, profile: String?, environment: [String: String]
     ) throws(DataLocationError) -> DataLocation {
@@ -43,7 +44,7 @@ public struct DataLocation: Sendable, Equatable {
         }
         return try DataLocation(
             root: root.standardizedFileURL,
-            profile: nonEmpty(profile) ?? nonEmpty(environment["IDEABOX_PROFILE"]) ?? defaultProfile)
+            profile: profile ?? nonEmpty(environment["IDEABOX_PROFILE"]) ?? defaultProfile)
     }
 
     /// Letters, digits, `.`, `_` and `-`, 1 to 64 of them, not starting with a dot.
