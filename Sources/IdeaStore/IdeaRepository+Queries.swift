@@ -40,7 +40,10 @@ extension IdeaRepository {
     /// A page of a list: at most `limit` ideas after skipping `offset`.
     public func ideas(_ filter: IdeaFilter, offset: Int = 0, limit: Int) throws -> [Idea] {
         try writer.read { db in
-            guard let query = try listQuery(filter, window: offset + limit, db) else { return [] }
+            // `limit: .max` means "all of them": no window, and no overflow.
+            let window = offset.addingReportingOverflow(limit)
+            guard let query = try listQuery(filter, window: window.overflow ? nil : window.partialValue, db)
+            else { return [] }
             return try Idea.fetchAll(
                 db, sql: query.sql + " LIMIT ? OFFSET ?", arguments: query.arguments + [limit, offset])
         }
