@@ -1,0 +1,176 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// `ideabox add TITLE [-d TEXT] [--done] [--json]`.
+@Suite struct AddCommandTests {
+    /// Grapheme clusters of several code points each: skin tones, a ZWJ family, a flag, a keycap.
+    static let emoji = ["👍🏽", "👋🏻", "🧑🏿‍💻", "👩‍👩‍👧‍👦", "🇹🇼", "1️⃣", "🤌🏼"]
+
+    static func emojiTitle(count: Int) -> String {
+        (0..<count).map { emoji[$0 % emoji.count] }.joined()
+    }
+
+    @Test func printsTheNewIdOnlyAndTheIdeaIsListed() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Buy a notebook")
+        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Buy a notebook\n")
+        #expect(try sandbox.idea(id).idString == id)
+    }
+
+    @Test func jsonPrintsEveryField() throws {
+        let sandbox = try Sandbox()
+        let before = Timestamp(Date())
+        let output = try sandbox.succeed(["add", "  Write \"the\" 靈感 👍🏽  ", "-d", "first line\n\tsecond line", "--done", "--json"])
+        let after = Timestamp(Date())
+
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == [
+            "id", "title", "description", "isCompleted", "createdAt", "updatedAt", "deviceId", "version", "lastSyncedAt",
+        ])
+        #expect(object["lastSyncedAt"] is NSNull)
+
+        let idea = try JSONDecoder().decode(Idea.self, from: Data(output.utf8))
+        #expect(idea.title == "Write \"the\" 靈感 👍🏽")
+        #expect(idea.description == "first line\n\tsecond line")
+        #expect(idea.isCompleted)
+        #expect(idea.version == 0)
+        #expect(idea.lastSyncedAt == nil)
+        #expect(idea.createdAt == idea.updatedAt)
+        #expect(before <= idea.createdAt && idea.createdAt <= after)
+        #expect(!idea.deviceId.isEmpty)
+        #expect(output == Expected.json(idea) + "\n")
+        #expect(try sandbox.succeed(["show", idea.idString, "--json"]) == output)
+    }
+
+    @Test func everyAddOfOneProfileHasTheSameDeviceId() throws {
+        let sandbox = try Sandbox()
+        let first = try sandbox.idea(try sandbox.add("one"))
+        let second = try sandbox.idea(try sandbox.add("two"))
+        #expect(first.deviceId == second.deviceId)
+        #expect(first.id != second.id)
+    }
+
+    @Test func titleIsTrimmedOfSpacesIncludingTheIdeographicSpace() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("\u{3000}  靈感  \u{3000}")
+        #expect(try sandbox.idea(id).title == "靈感")
+    }
+
+    @Test func descriptionLineBreaksBecomeNewlines() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Line breaks", description: "a\r\nb\rc\nd")
+        #expect(try sandbox.idea(id).description == "a\nb\nc\nd")
+    }
+
+    @Test func twoHundredFiftySixChineseCharactersAreAccepted() throws {
+        let sandbox = try Sandbox()
+        let title = String(repeating: "靈", count: 256)
+        let id = try sandbox.add(title)
+        #expect(try sandbox.idea(id).title == title)
+    }
+
+    @Test func twoHundredFiftySevenChineseCharactersAreRefused() throws {
+        let sandbox = try Sandbox()
+        try expectRefusalWritesNothing(sandbox, ["add", String(repeating: "靈", count: 257)],
+                                       message: "The title is 257 characters long; the limit is 256.")
+    }
+
+    @Test func twoHundredFiftySixEmojiWithSkinTonesAreAccepted() throws {
+        let sandbox = try Sandbox()
+        let title = Self.emojiTitle(count: 256)
+        #expect(title.count == 256 && title.unicodeScalars.count > 512)
+        let id = try sandbox.add(title)
+        #expect(try sandbox.idea(id).title == title)
+    }
+
+    @Test func twoHundredFiftySevenEmojiWithSkinTonesAreRefused() throws {
+        let sandbox = try Sandbox()
+        try expectRefusalWritesNothing(sandbox, ["add", Self.emojiTitle(count: 257)],
+                                       message: "The title is 257 characters long; the limit is 256.")
+    }
+
+    @Test(arguments: [
+        ("", "The title can't be empty."),
+        ("   ", "The title can't be empty."),
+        ("\u{3000}\u{3000}", "The title can't be empty."),
+        ("two\nlines", "The title must be one line, without newlines or control characters."),
+        ("trailing newline\n", "The title must be one line, without newlines or control characters."),
+        ("\n", "The title must be one line, without newlines or control characters."),
+        ("a\tb", "The title must be one line, without newlines or control characters."),
+        ("bell\u{07}", "The title must be one line, without newlines or control characters."),
+        ("esc\u{1B}[31m", "The title must be one line, without newlines or control characters."),
+        ("line\u{2028}separator", "The title must be one line, without newlines or control characters."),
+    ])
+    func invalidTitlesAreRefused(title: String, message: String) throws {
+        let sandbox = try Sandbox()
+        try expectRefusalWritesNothing(sandbox, ["add", title], message: message)
+    }
+
+    @Test func descriptionOf4096CharactersIsAccepted() throws {
+        let sandbox = try Sandbox()
+        let description = String(String(repeating: "靈感👍🏽\n", count: 1024).prefix(4096))
+        #expect(description.count == 4096)
+        let id = try sandbox.add("Long", description: description)
+        #expect(try sandbox.idea(id).description == description)
+    }
+
+    @Test func descriptionOf4097CharactersIsRefused() throws {
+        let sandbox = try Sandbox()
+        try expectRefusalWritesNothing(sandbox, ["add", "Long", "-d", String(repeating: "a", count: 4097)],
+                                       message: "The description is 4097 characters long; the limit is 4096.")
+    }
+
+    @Test func descriptionWithAControlCharacterIsRefused() throws {
+        let sandbox = try Sandbox()
+        try expectRefusalWritesNothing(sandbox, ["add", "Bell", "--description", "ding\u{07}"],
+                                       message: "The description may hold newlines and tabs, but no other control characters.")
+    }
+
+    @Test(arguments: [
+        (["add", ""], "靈感標題不能為空"),
+        (["add", String(repeating: "靈", count: 257)], "靈感標題超過 256 字限制（目前 257 字）"),
+        (["add", "a\nb"], "靈感標題必須是單行，不能包含換行或控制字元"),
+        (["add", "x", "-d", String(repeating: "字", count: 4097)], "靈感描述超過 4096 字限制（目前 4097 字）"),
+    ])
+    func refusalsAreInTraditionalChineseUnderZhTW(arguments: [String], message: String) throws {
+        let sandbox = try Sandbox(language: "zh_TW.UTF-8")
+        try expectRefusalWritesNothing(sandbox, arguments, message: message)
+    }
+
+    @Test func lcAllWinsOverLang() throws {
+        let sandbox = try Sandbox()
+        try sandbox.expectRejection(["add", " "], message: "靈感標題不能為空", environment: ["LC_ALL": "zh_TW.UTF-8"])
+        try sandbox.expectRejection(["add", " "], message: "The title can't be empty.",
+                                    environment: ["LC_ALL": "en_US.UTF-8", "LANG": "zh_TW.UTF-8"])
+    }
+
+    @Test func doneFlagAddsACompletedIdea() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Already done", done: true)
+        #expect(try sandbox.idea(id).isCompleted)
+        #expect(try sandbox.succeed(["list", "--completed"]) == "\(id.prefix(8))  [x] Already done\n")
+    }
+
+    @Test func missingTitleIsAUsageError() throws {
+        let sandbox = try Sandbox()
+        let result = try sandbox.run(["add"])
+        #expect(result.status != 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("Error: Missing expected argument '<title>'\n"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.databaseFile().path))
+    }
+
+    /// A refused command prints one line, exits non-zero and leaves the list exactly as it was.
+    private func expectRefusalWritesNothing(
+        _ sandbox: Sandbox, _ arguments: [String], message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let existing = try sandbox.add("Existing idea", description: "kept", sourceLocation: sourceLocation)
+        let before = try sandbox.succeed(["export"], sourceLocation: sourceLocation)
+        try sandbox.expectRejection(arguments, message: message, sourceLocation: sourceLocation)
+        #expect(try sandbox.succeed(["export"], sourceLocation: sourceLocation) == before, sourceLocation: sourceLocation)
+        #expect(try sandbox.succeed(["list"], sourceLocation: sourceLocation) == "\(existing.prefix(8))  [ ] Existing idea\n",
+                sourceLocation: sourceLocation)
+    }
+}

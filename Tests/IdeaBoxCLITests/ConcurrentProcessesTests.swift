@@ -1,0 +1,107 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// Several `ideabox` processes writing one data directory at the same time.
+@Suite struct ConcurrentProcessesTests {
+    /// Runs `count` adds in a row from one shell, each a separate process; a failed add
+    /// reports itself on stderr.
+    private static let addLoop = """
+        binary=$1; directory=$2; group=$3; count=$4
+        i=1
+        while [ "$i" -le "$count" ]; do
+            "$binary" add "group $group idea $i" --data-dir "$directory" || echo "add $group/$i exited with $?" >&2
+            i=$((i + 1))
+        done
+        """
+
+    @Test(.timeLimit(.minutes(5)))
+    func twoGroupsOfTwoHundredAddsAllLand() throws {
+        let sandbox = try Sandbox()
+        let binary = try IdeaBoxBinary.url()
+        let directory = sandbox.directory.appendingPathComponent("shared")
+        let perGroup = 200
+        let groups = ["A", "B"]
+
+        let results = ResultSlots(count: groups.count)
+        DispatchQueue.concurrentPerform(iterations: groups.count) { index in
+            results.set(index, Result {
+                try IdeaBoxBinary.run(
+                    executable: URL(fileURLWithPath: "/bin/sh"),
+                    arguments: ["-c", Self.addLoop, "sh", binary.path, directory.path, groups[index], String(perGroup)],
+                    environment: sandbox.environment, currentDirectory: sandbox.directory, input: nil, timeLimit: 240)
+            })
+        }
+
+        var printedIds: Set<String> = []
+        for (index, group) in groups.enumerated() {
+            let result = try results.get(index).get()
+            #expect(result.status == 0, "group \(group): \(result.status)")
+            #expect(result.stderr == "", "group \(group) stderr:\n\(result.stderr)")
+            #expect(!result.stderr.contains("locked"))
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count == perGroup, "group \(group) printed \(lines.count) ids")
+            #expect(lines.allSatisfy { UUID(uuidString: String($0)) != nil })
+            printedIds.formUnion(lines.map(String.init))
+        }
+        #expect(printedIds.count == groups.count * perGroup)
+
+        let ideas = try sandbox.ideas(["--data-dir", directory.path])
+        #expect(ideas.count == groups.count * perGroup)
+        #expect(Set(ideas.map(\.idString)) == printedIds)
+        let expectedTitles = Set(groups.flatMap { group in (1...perGroup).map { "group \(group) idea \($0)" } })
+        #expect(Set(ideas.map(\.title)) == expectedTitles)
+        #expect(ideas.map(\.createdAt) == ideas.map(\.createdAt).sorted(by: >))
+        #expect(Set(ideas.map(\.createdAt)).count == ideas.count, "every edit of one device has its own millisecond")
+        for group in groups {
+            let ofGroup = ideas.filter { $0.title.hasPrefix("group \(group) ") }.reversed().map(\.title)
+            #expect(ofGroup == (1...perGroup).map { "group \(group) idea \($0)" }, "each group's adds keep their order")
+        }
+        let text = try sandbox.succeed(["list", "--data-dir", directory.path])
+        #expect(text.split(separator: "\n").count == groups.count * perGroup)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func processesStartingTogetherOnANewDirectorySeedTheSamplesOnce() throws {
+        let sandbox = try Sandbox(samples: true)
+        let binary = try IdeaBoxBinary.url()
+        let count = 6
+        let results = ResultSlots(count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            results.set(index, Result {
+                try IdeaBoxBinary.run(
+                    executable: binary, arguments: ["add", "first launch \(index)"],
+                    environment: sandbox.environment, currentDirectory: sandbox.directory, input: nil)
+            })
+        }
+        for index in 0..<count {
+            let result = try results.get(index).get()
+            #expect(result.status == 0 && result.stderr == "", "process \(index): \(result)")
+        }
+        let ideas = try sandbox.ideas()
+        #expect(ideas.count == count + 7)
+        #expect(ideas.filter { $0.deviceId == "sample-en" }.count == 7)
+        #expect(Set(ideas.map(\.deviceId)).count == 2, "one device id for the profile, made once")
+    }
+}
+
+/// Results written by concurrent workers, one slot each.
+private final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<CommandResult, any Error>?]
+
+    init(count: Int) {
+        slots = Array(repeating: nil, count: count)
+    }
+
+    func set(_ index: Int, _ result: Result<CommandResult, any Error>) {
+        lock.withLock { slots[index] = result }
+    }
+
+    func get(_ index: Int) throws -> Result<CommandResult, any Error> {
+        try lock.withLock {
+            guard let result = slots[index] else { throw IdeaBoxProcessError(description: "worker \(index) never finished") }
+            return result
+        }
+    }
+}

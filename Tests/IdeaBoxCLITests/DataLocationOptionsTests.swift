@@ -1,0 +1,125 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// Where the data goes: `--data-dir`, `$IDEABOX_HOME`, `$XDG_DATA_HOME/ideabox`,
+/// `~/.local/share/ideabox`, and `--profile` / `$IDEABOX_PROFILE` under the root.
+@Suite struct DataLocationOptionsTests {
+    private func exists(_ url: URL) -> Bool {
+        FileManager.default.fileExists(atPath: url.path)
+    }
+
+    @Test func dataDirOptionWinsOverEveryVariable() throws {
+        let sandbox = try Sandbox()
+        let root = sandbox.directory.appendingPathComponent("explicit root")
+        let xdg = sandbox.directory.appendingPathComponent("xdg")
+        let id = try sandbox.add("here", extra: ["--data-dir", root.path])
+        try sandbox.succeed(["list", "--data-dir", root.path], environment: ["XDG_DATA_HOME": xdg.path])
+        #expect(exists(sandbox.databaseFile(root: root)))
+        #expect(!exists(sandbox.dataRoot))
+        #expect(!exists(xdg))
+        #expect(try sandbox.succeed(["list", "--data-dir", root.path]) == "\(id.prefix(8))  [ ] here\n")
+        #expect(try sandbox.succeed(["list"]) == "")
+    }
+
+    @Test func ideaboxHomeVariable() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("in IDEABOX_HOME")
+        #expect(exists(sandbox.databaseFile()))
+        #expect(try sandbox.succeed(["list", "--data-dir", sandbox.dataRoot.path], environment: ["IDEABOX_HOME": nil])
+                == "\(id.prefix(8))  [ ] in IDEABOX_HOME\n")
+    }
+
+    @Test func ideaboxHomeWinsOverXDG() throws {
+        let sandbox = try Sandbox()
+        let xdg = sandbox.directory.appendingPathComponent("xdg")
+        try sandbox.succeed(["list"], environment: ["XDG_DATA_HOME": xdg.path])
+        #expect(exists(sandbox.databaseFile()))
+        #expect(!exists(xdg))
+    }
+
+    @Test func xdgDataHomeWhenNoIdeaboxHome() throws {
+        let sandbox = try Sandbox()
+        let xdg = sandbox.directory.appendingPathComponent("xdg")
+        let environment: [String: String?] = ["IDEABOX_HOME": nil, "XDG_DATA_HOME": xdg.path]
+        let id = try sandbox.succeed(["add", "xdg"], environment: environment).trimmingCharacters(in: .newlines)
+        #expect(exists(sandbox.databaseFile(root: xdg.appendingPathComponent("ideabox"))))
+        #expect(!exists(sandbox.dataRoot))
+        #expect(!exists(sandbox.home.appendingPathComponent(".local")))
+        #expect(try sandbox.succeed(["list"], environment: environment) == "\(id.prefix(8))  [ ] xdg\n")
+    }
+
+    @Test(arguments: [nil, ""] as [String?])
+    func homeWhenNeitherIsSet(xdg: String?) throws {
+        let sandbox = try Sandbox()
+        let environment: [String: String?] = ["IDEABOX_HOME": nil, "XDG_DATA_HOME": xdg]
+        let id = try sandbox.succeed(["add", "home"], environment: environment).trimmingCharacters(in: .newlines)
+        #expect(exists(sandbox.databaseFile(root: sandbox.home.appendingPathComponent(".local/share/ideabox"))))
+        #expect(!exists(sandbox.dataRoot))
+        #expect(try sandbox.succeed(["list"], environment: environment) == "\(id.prefix(8))  [ ] home\n")
+    }
+
+    @Test func noHomeAtAllIsRefused() throws {
+        let sandbox = try Sandbox()
+        try sandbox.expectRejection(
+            ["list"], message: "No data directory: pass --data-dir, or set IDEABOX_HOME or HOME.",
+            environment: ["IDEABOX_HOME": nil, "HOME": nil])
+    }
+
+    @Test func relativeDataDirIsUnderTheWorkingDirectory() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["add", "relative", "--data-dir", "rel/root"])
+        #expect(exists(sandbox.databaseFile(root: sandbox.directory.appendingPathComponent("rel/root"))))
+    }
+
+    @Test func profileOptionAndVariable() throws {
+        let sandbox = try Sandbox()
+        let work = try sandbox.add("work idea", extra: ["--profile", "work"])
+        #expect(exists(sandbox.databaseFile(profile: "work")))
+        #expect(!exists(sandbox.databaseFile(profile: "default")))
+
+        let line = "\(work.prefix(8))  [ ] work idea\n"
+        #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_PROFILE": "work"]) == line)
+        #expect(try sandbox.succeed(["list", "--profile", "work"], environment: ["IDEABOX_PROFILE": "home"]) == line)
+        #expect(!exists(sandbox.databaseFile(profile: "home")))
+        #expect(try sandbox.succeed(["list"]) == "")
+        #expect(exists(sandbox.databaseFile(profile: "default")))
+    }
+
+    @Test func profilesAreIsolated() throws {
+        let sandbox = try Sandbox()
+        let phone = try sandbox.add("phone only", extra: ["--profile", "phone"])
+        let laptop = try sandbox.add("laptop only", extra: ["--profile", "laptop"])
+        #expect(try sandbox.succeed(["list", "--profile", "phone"]) == "\(phone.prefix(8))  [ ] phone only\n")
+        #expect(try sandbox.succeed(["list", "--profile", "laptop"]) == "\(laptop.prefix(8))  [ ] laptop only\n")
+        try sandbox.expectRejection(["show", phone, "--profile", "laptop"], message: "No idea has the id \"\(phone)\".")
+        try sandbox.expectRejection(["rm", laptop, "--profile", "phone"], message: "No idea has the id \"\(laptop)\".")
+        #expect(try sandbox.succeed(["search", "only", "--profile", "phone"]) == "\(phone.prefix(8))  [ ] phone only\n")
+
+        let phoneDevice = try sandbox.succeed(["show", phone, "--profile", "phone", "--json"])
+        let laptopDevice = try sandbox.succeed(["show", laptop, "--profile", "laptop", "--json"])
+        let phoneIdea = try JSONDecoder().decode(Idea.self, from: Data(phoneDevice.utf8))
+        let laptopIdea = try JSONDecoder().decode(Idea.self, from: Data(laptopDevice.utf8))
+        #expect(phoneIdea.deviceId != laptopIdea.deviceId)
+    }
+
+    @Test(arguments: ["../escape", ".hidden", "a/b", "名字", String(repeating: "p", count: 65), "with space"])
+    func invalidProfileNamesAreRefused(name: String) throws {
+        let sandbox = try Sandbox()
+        try sandbox.expectRejection(
+            ["add", "x", "--profile", name],
+            message: "\"\(name)\" is not a valid profile name: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'.")
+        try sandbox.expectRejection(
+            ["list"],
+            message: "\"\(name)\" is not a valid profile name: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'.",
+            environment: ["IDEABOX_PROFILE": name])
+        #expect(!exists(sandbox.dataRoot))
+    }
+
+    @Test func longestValidProfileName() throws {
+        let sandbox = try Sandbox()
+        let name = "a.b_c-" + String(repeating: "9", count: 58)
+        try sandbox.succeed(["list", "--profile", name])
+        #expect(exists(sandbox.databaseFile(profile: name)))
+    }
+}

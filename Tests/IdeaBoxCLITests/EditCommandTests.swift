@@ -1,0 +1,101 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// `ideabox edit ID [--title T] [--description D] [--json]`.
+@Suite struct EditCommandTests {
+    @Test func titleChangesOnlyTheTitleAndStampsTheEdit() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Draft", description: "keep me", done: true)
+        let before = try sandbox.idea(id)
+        #expect(try sandbox.succeed(["edit", String(id.prefix(8)), "--title", "  Final 靈感  "]) == id + "\n")
+        let after = try sandbox.idea(id)
+        var expected = before
+        expected.title = "Final 靈感"
+        expected.version = 1
+        expected.updatedAt = after.updatedAt
+        #expect(after == expected)
+        #expect(after.updatedAt > before.updatedAt)
+    }
+
+    @Test(arguments: ["-d", "--description"])
+    func descriptionChangesOnlyTheDescription(option: String) throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Title", description: "old")
+        let before = try sandbox.idea(id)
+        try sandbox.succeed(["edit", id, option, "new\nmulti-line 👍🏽"])
+        let after = try sandbox.idea(id)
+        #expect(after.title == "Title")
+        #expect(after.description == "new\nmulti-line 👍🏽")
+        #expect(after.version == 1 && after.createdAt == before.createdAt && after.updatedAt > before.updatedAt)
+    }
+
+    @Test func descriptionCanBeCleared() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Title", description: "old")
+        try sandbox.succeed(["edit", id, "-d", ""])
+        #expect(try sandbox.idea(id).description == "")
+    }
+
+    @Test func bothAtOnceIsOneEdit() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("a", description: "b")
+        let output = try sandbox.succeed(["edit", id, "--title", "c", "--description", "d", "--json"])
+        let idea = try sandbox.idea(id)
+        #expect(idea.title == "c" && idea.description == "d" && idea.version == 1)
+        #expect(output == Expected.json(idea) + "\n")
+    }
+
+    @Test func theSameValuesChangeNothing() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Same", description: "text")
+        let before = try sandbox.succeed(["export"])
+        #expect(try sandbox.succeed(["edit", id, "--title", "Same", "-d", "text"]) == id + "\n")
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    @Test func nothingToChangeIsRefused() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Untouched")
+        let before = try sandbox.succeed(["export"])
+        try sandbox.expectRejection(["edit", id], message: "Nothing to change: pass --title and/or --description.")
+        try sandbox.expectRejection(
+            ["edit", id], message: "沒有要變更的內容：請使用 --title 或 --description", environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    @Test(arguments: [
+        (["--title", ""], "The title can't be empty."),
+        (["--title", "   "], "The title can't be empty."),
+        (["--title", "two\nlines"], "The title must be one line, without newlines or control characters."),
+        (["--title", String(repeating: "靈", count: 257)], "The title is 257 characters long; the limit is 256."),
+        (["--title", "fine", "-d", String(repeating: "x", count: 4097)],
+         "The description is 4097 characters long; the limit is 4096."),
+        (["-d", "nul\u{01}"], "The description may hold newlines and tabs, but no other control characters."),
+    ])
+    func invalidChangesAreRefusedAndLeaveTheIdeaUnchanged(changes: [String], message: String) throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Original", description: "as it was")
+        let before = try sandbox.succeed(["export"])
+        try sandbox.expectRejection(["edit", id] + changes, message: message)
+        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try sandbox.idea(id).title == "Original")
+    }
+
+    @Test func twoHundredFiftySixCharactersAreAccepted() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("short")
+        let title = String(repeating: "👍🏽", count: 256)
+        try sandbox.succeed(["edit", id, "--title", title])
+        #expect(try sandbox.idea(id).title == title)
+    }
+
+    @Test func eachEditIncrementsTheVersion() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("v0")
+        for version in 1...3 {
+            try sandbox.succeed(["edit", id, "--title", "v\(version)"])
+            #expect(try sandbox.idea(id).version == version)
+        }
+    }
+}

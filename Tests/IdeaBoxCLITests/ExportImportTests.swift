@@ -1,0 +1,226 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// `ideabox export` and `ideabox import FILE`.
+@Suite struct ExportImportTests {
+    /// Fills the sandbox with ideas that exercise every field, and returns the export.
+    private func fill(_ sandbox: Sandbox) throws -> String {
+        _ = try sandbox.add("Plain")
+        _ = try sandbox.add("靈感：寫一個終端機 App", description: "第一行\n第二行\n\n\t縮排的第四行", done: true)
+        let emoji = try sandbox.add("👩‍👩‍👧‍👦 family 👍🏽🇹🇼", description: "\"quotes\", back\\slash, /slash")
+        try sandbox.succeed(["edit", emoji, "--title", "👩‍👩‍👧‍👦 family 👍🏽🇹🇼 edited"])
+        try sandbox.succeed(["done", emoji])
+        let undone = try sandbox.add("Done then undone", done: true)
+        try sandbox.succeed(["undone", undone])
+        _ = try sandbox.add(String(repeating: "長", count: 256), description: String(repeating: "描", count: 4096))
+        let removed = try sandbox.add("removed before export")
+        try sandbox.succeed(["rm", removed])
+        return try sandbox.succeed(["export"])
+    }
+
+    @Test func roundTripsEveryFieldExactly() throws {
+        let source = try Sandbox()
+        let exported = try fill(source)
+        let ideas = try JSONDecoder().decode([Idea].self, from: Data(exported.utf8))
+        #expect(ideas.count == 5)
+        #expect(exported == Expected.jsonArray(ideas))
+        #expect(exported == (try source.succeed(["list", "--json"])))
+
+        let file = try source.file("ideas.json", exported)
+        let target = try Sandbox(samples: true)
+        #expect(try target.succeed(["import", file]) == "Imported 5 new, 0 updated, 0 unchanged.\n")
+        #expect(try target.succeed(["export"]) == exported)
+        #expect(try target.succeed(["list"]) == (try source.succeed(["list"])))
+    }
+
+    @Test func keepsLastSyncedAtAndMillisecondsAsGiven() throws {
+        let sandbox = try Sandbox()
+        let export = """
+            [
+              {
+                "createdAt" : "2024-02-29T23:59:59.001Z",
+                "description" : "synced once",
+                "deviceId" : "another-device",
+                "id" : "abcdef01-2345-4678-9abc-def012345678",
+                "isCompleted" : true,
+                "lastSyncedAt" : "2024-03-01T00:00:00.999Z",
+                "title" : "From elsewhere",
+                "updatedAt" : "2024-03-01T00:00:00.500Z",
+                "version" : 12
+              }
+            ]
+
+            """
+        let file = try sandbox.file("one.json", export)
+        #expect(try sandbox.succeed(["import", file]) == "Imported 1 new, 0 updated, 0 unchanged.\n")
+        #expect(try sandbox.succeed(["export"]) == export)
+        #expect(try sandbox.succeed(["show", "abcdef01"]) == """
+            id: abcdef01-2345-4678-9abc-def012345678
+            title: From elsewhere
+            completed: yes
+            created: 2024-02-29T23:59:59.001Z
+            updated: 2024-03-01T00:00:00.500Z
+            device: another-device
+            version: 12
+            last synced: 2024-03-01T00:00:00.999Z
+            description:
+              synced once
+
+            """)
+    }
+
+    @Test func importingTwiceIsIdempotent() throws {
+        let source = try Sandbox()
+        let exported = try fill(source)
+        let file = try source.file("ideas.json", exported)
+        let target = try Sandbox()
+        try target.succeed(["import", file])
+        #expect(try target.succeed(["import", file]) == "Imported 0 new, 0 updated, 5 unchanged.\n")
+        #expect(try target.succeed(["export"]) == exported)
+        #expect(try source.succeed(["import", file]) == "Imported 0 new, 0 updated, 5 unchanged.\n")
+        #expect(try source.succeed(["export"]) == exported)
+    }
+
+    @Test func summaryIsInTraditionalChineseUnderZhTW() throws {
+        let source = try Sandbox()
+        let file = try source.file("ideas.json", try fill(source))
+        let target = try Sandbox(language: "zh_TW.UTF-8")
+        #expect(try target.succeed(["import", file]) == "已匯入：新增 5 筆，更新 0 筆，未變更 0 筆\n")
+    }
+
+    @Test func standardInputWithDash() throws {
+        let source = try Sandbox()
+        let exported = try fill(source)
+        let target = try Sandbox()
+        #expect(try target.succeed(["import", "-"], input: Data(exported.utf8)) == "Imported 5 new, 0 updated, 0 unchanged.\n")
+        #expect(try target.succeed(["export"]) == exported)
+    }
+
+    @Test func aNewerVersionReplacesAnOlderOneAndAnOlderOneDoesNot() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Version A")
+        let old = try sandbox.file("old.json", try sandbox.succeed(["export"]))
+        try sandbox.succeed(["edit", id, "--title", "Version B"])
+        let new = try sandbox.file("new.json", try sandbox.succeed(["export"]))
+
+        #expect(try sandbox.succeed(["import", old]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+        #expect(try sandbox.idea(id).title == "Version B")
+
+        let other = try Sandbox()
+        try other.succeed(["import", old])
+        #expect(try other.succeed(["import", new]) == "Imported 0 new, 1 updated, 0 unchanged.\n")
+        #expect(try other.succeed(["export"]) == (try sandbox.succeed(["export"])))
+    }
+
+    @Test func anEmptyArrayImportsNothing() throws {
+        let sandbox = try Sandbox()
+        let file = try sandbox.file("empty.json", "[]")
+        #expect(try sandbox.succeed(["import", file]) == "Imported 0 new, 0 updated, 0 unchanged.\n")
+        #expect(try sandbox.succeed(["list"]) == "")
+    }
+
+    @Test(arguments: ["{ not json", "", "{\"id\": 1}", "[1, 2]", "[{\"title\": \"no id\"}]"])
+    func brokenJSONIsRefusedAndImportsNothing(text: String) throws {
+        let sandbox = try Sandbox()
+        let existing = try sandbox.add("existing")
+        let before = try sandbox.succeed(["export"])
+        let file = try sandbox.file("broken.json", text)
+        let result = try sandbox.run(["import", file])
+        #expect(result.status != 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("ideabox: \(file) is not a valid IdeaBox export: "))
+        #expect(result.stderr.hasSuffix(" Nothing was imported.\n"))
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+    }
+
+    @Test func aMissingFieldIsNamedWithItsPosition() throws {
+        let sandbox = try Sandbox()
+        let file = try sandbox.file("missing.json", """
+            [{"id": "abcdef01-2345-4678-9abc-def012345678", "title": "ok", "createdAt": "2024-01-01T00:00:00.000Z", "deviceId": "d"},
+             {"id": "abcdef02-2345-4678-9abc-def012345678", "createdAt": "2024-01-01T00:00:00.000Z", "deviceId": "d"}]
+            """)
+        try sandbox.expectRejection(
+            ["import", file],
+            message: "\(file) is not a valid IdeaBox export: at [1]: missing \"title\". Nothing was imported.")
+        #expect(try sandbox.succeed(["list"]) == "")
+    }
+
+    @Test func aMissingFileIsRefused() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.directory.appendingPathComponent("nowhere.json").path
+        let result = try sandbox.run(["import", path])
+        #expect(result.status != 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("ideabox: Can't read \(path): "))
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path))
+    }
+
+    /// A valid idea in export form, with fields replaced by `changes`.
+    private func ideaJSON(_ number: Int, _ changes: [String: String] = [:]) -> String {
+        var fields = [
+            "id": "\"abcdef0\(number)-2345-4678-9abc-def012345678\"",
+            "title": "\"Idea \(number)\"",
+            "description": "\"\"",
+            "isCompleted": "false",
+            "createdAt": "\"2024-01-01T00:00:00.000Z\"",
+            "updatedAt": "\"2024-01-02T00:00:00.000Z\"",
+            "deviceId": "\"device\"",
+            "version": "0",
+            "lastSyncedAt": "null",
+        ]
+        fields.merge(changes) { $1 }
+        return "{" + fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "}"
+    }
+
+    @Test(arguments: [
+        (["title": Expected.quoted(String(repeating: "靈", count: 257))],
+         "The title is 257 characters long; the limit is 256."),
+        (["title": "\"  \""], "The title can't be empty."),
+        (["title": "\"a\\nb\""], "The title must be one line, without newlines or control characters."),
+        (["description": Expected.quoted(String(repeating: "x", count: 4097))],
+         "The description is 4097 characters long; the limit is 4096."),
+        (["updatedAt": "\"2023-12-31T23:59:59.999Z\""], "updatedAt can't be earlier than createdAt."),
+        (["version": "-1"], "version can't be negative."),
+        (["deviceId": "\" \""], "deviceId can't be empty."),
+    ])
+    func oneInvalidIdeaImportsNothing(changes: [String: String], reason: String) throws {
+        let sandbox = try Sandbox()
+        let existing = try sandbox.add("existing")
+        let before = try sandbox.succeed(["export"])
+        let file = try sandbox.file("invalid.json", "[\(ideaJSON(1)), \(ideaJSON(2, changes)), \(ideaJSON(3))]")
+        try sandbox.expectRejection(
+            ["import", file],
+            message: "Idea 2 (abcdef02-2345-4678-9abc-def012345678) of the import is invalid: \(reason) Nothing was imported.")
+        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+    }
+
+    @Test func anInvalidIdeaIsReportedInTraditionalChinese() throws {
+        let sandbox = try Sandbox(language: "zh_TW.UTF-8")
+        let file = try sandbox.file("invalid.json", "[\(ideaJSON(1, ["updatedAt": "\"2023-01-01T00:00:00.000Z\""]))]")
+        try sandbox.expectRejection(
+            ["import", file],
+            message: "匯入檔案的第 1 筆靈感（abcdef01-2345-4678-9abc-def012345678）無效：更新時間不能早於建立時間；沒有匯入任何資料")
+    }
+
+    @Test func aRepeatedIdImportsNothing() throws {
+        let sandbox = try Sandbox()
+        let file = try sandbox.file("twice.json", "[\(ideaJSON(1)), \(ideaJSON(2)), \(ideaJSON(1, ["title": "\"again\""]))]")
+        try sandbox.expectRejection(
+            ["import", file],
+            message: "The import holds the id abcdef01-2345-4678-9abc-def012345678 more than once; nothing was imported.")
+        #expect(try sandbox.succeed(["list"]) == "")
+    }
+
+    @Test func importedTitlesAreNormalizedLikeTypedOnes() throws {
+        let sandbox = try Sandbox()
+        let file = try sandbox.file("spaces.json", "[\(ideaJSON(1, ["title": "\"  padded  \"", "description": "\"a\\r\\nb\""]))]")
+        try sandbox.succeed(["import", file])
+        let idea = try sandbox.idea("abcdef01")
+        #expect(idea.title == "padded" && idea.description == "a\nb")
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// What one run of the `ideabox` executable did.
+struct CommandResult: Sendable, CustomStringConvertible {
+    /// The exit status.
+    var status: Int32
+    /// Everything written to standard output, as UTF-8.
+    var stdout: String
+    /// Everything written to standard error, as UTF-8.
+    var stderr: String
+
+    var description: String {
+        "exit \(status)\n--- stdout ---\n\(stdout)--- stderr ---\n\(stderr)"
+    }
+}
+
+/// Why the real executable could not be run.
+struct IdeaBoxProcessError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A throwaway home and data root for one test, and a way to run the real, built `ideabox`
+/// binary in it with an explicit environment (nothing is inherited from the test runner).
+final class Sandbox: Sendable {
+    /// The temporary folder holding everything this sandbox made; removed on deinit.
+    let directory: URL
+    /// `$HOME` of every run.
+    let home: URL
+    /// `$IDEABOX_HOME` of every run, unless a test overrides it.
+    let dataRoot: URL
+    /// The environment every run starts from.
+    let environment: [String: String]
+
+    /// A sandbox whose runs speak English (or `language`, a `LANG` value) and, unless
+    /// `samples` is true, skip the first-launch sample ideas.
+    init(samples: Bool = false, language: String = "C.UTF-8") throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ideabox-cli-\(UUID().uuidString)", isDirectory: true)
+        home = directory.appendingPathComponent("home", isDirectory: true)
+        dataRoot = directory.appendingPathComponent("data", isDirectory: true)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        var environment = [
+            "HOME": home.path,
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "LANG": language,
+            "IDEABOX_HOME": dataRoot.path,
+        ]
+        if !samples {
+            environment["IDEABOX_NO_SAMPLES"] = "1"
+        }
+        self.environment = environment
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The database file of `profile` under `root` (default: this sandbox's data root).
+    func databaseFile(root: URL? = nil, profile: String = "default") -> URL {
+        (root ?? dataRoot).appendingPathComponent("profiles/\(profile)/ideabox.sqlite")
+    }
+
+    /// Runs `ideabox arguments…`; `changes` sets (or, with nil, removes) environment
+    /// variables for this run only; `input` is its standard input (empty if nil).
+    func run(
+        _ arguments: [String], environment changes: [String: String?] = [:], input: Data? = nil
+    ) throws -> CommandResult {
+        var environment = self.environment
+        for (name, value) in changes {
+            environment[name] = value
+        }
+        return try IdeaBoxBinary.run(
+            executable: IdeaBoxBinary.url(), arguments: arguments, environment: environment,
+            currentDirectory: directory, input: input)
+    }
+
+    /// Runs a command that must succeed quietly (exit 0, nothing on stderr) and returns its stdout.
+    @discardableResult
+    func succeed(
+        _ arguments: [String], environment changes: [String: String?] = [:], input: Data? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        let result = try run(arguments, environment: changes, input: input)
+        #expect(
+            result.status == 0 && result.stderr.isEmpty,
+            "ideabox \(arguments.joined(separator: " ")) failed:\n\(result)", sourceLocation: sourceLocation)
+        return result.stdout
+    }
+
+    /// Runs a command that must be refused with exactly `message` as the one line on stderr
+    /// (after the `ideabox: ` prefix), a non-zero exit and nothing on stdout.
+    func expectRejection(
+        _ arguments: [String], message: String, environment changes: [String: String?] = [:],
+        input: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try run(arguments, environment: changes, input: input)
+        #expect(result.status != 0, "expected a failure:\n\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout == "", sourceLocation: sourceLocation)
+        #expect(result.stderr == "ideabox: \(message)\n", sourceLocation: sourceLocation)
+    }
+
+    /// Adds an idea and returns its id (the one line `add` prints).
+    func add(
+        _ title: String, description: String? = nil, done: Bool = false, extra: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        var arguments = ["add", title]
+        if let description { arguments += ["-d", description] }
+        if done { arguments.append("--done") }
+        let output = try succeed(arguments + extra, sourceLocation: sourceLocation)
+        let id = output.trimmingCharacters(in: .newlines)
+        #expect(output == id + "\n" && UUID(uuidString: id) != nil && id == id.lowercased(),
+                "add printed \(output.debugDescription), not one lower-case id", sourceLocation: sourceLocation)
+        return id
+    }
+
+    /// `ideabox list --json` (plus `extra`), decoded.
+    func ideas(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> [Idea] {
+        let output = try succeed(["list", "--json"] + extra, sourceLocation: sourceLocation)
+        return try JSONDecoder().decode([Idea].self, from: Data(output.utf8))
+    }
+
+    /// `ideabox show ID --json`, decoded.
+    func idea(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Idea {
+        let output = try succeed(["show", id, "--json"], sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(Idea.self, from: Data(output.utf8))
+    }
+
+    /// Writes `text` to a file in the sandbox and returns its path.
+    func file(_ name: String, _ text: String) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+}
+
+/// The built `ideabox` executable, found beside the test runner.
+enum IdeaBoxBinary {
+    /// How long one run may take, by default, before it is killed and reported.
+    static let defaultTimeLimit: TimeInterval = 120
+
+    /// The executable: `$IDEABOX_CLI_BINARY` if set, else `ideabox` in the folder of the
+    /// running test binary or one of its parents (SwiftPM puts both in one products folder).
+    static func url() throws -> URL {
+        switch located {
+        case .success(let url): return url
+        case .failure(let error): throw error
+        }
+    }
+
+    private static let located: Result<URL, IdeaBoxProcessError> = {
+        let fileManager = FileManager.default
+        if let explicit = ProcessInfo.processInfo.environment["IDEABOX_CLI_BINARY"], !explicit.isEmpty {
+            return fileManager.isExecutableFile(atPath: explicit)
+                ? .success(URL(fileURLWithPath: explicit))
+                : .failure(IdeaBoxProcessError(description: "IDEABOX_CLI_BINARY=\(explicit) is not an executable file."))
+        }
+        let runner = (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: runner).standardizedFileURL.deletingLastPathComponent()
+        var searched: [String] = []
+        for _ in 0..<5 {
+            let candidate = folder.appendingPathComponent("ideabox")
+            searched.append(candidate.path)
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               fileManager.isExecutableFile(atPath: candidate.path) {
+                return .success(candidate)
+            }
+            folder.deleteLastPathComponent()
+        }
+        return .failure(IdeaBoxProcessError(description: """
+            The ideabox executable was not found next to the test runner \(runner); looked at \
+            \(searched.joined(separator: ", ")). Build it in the same build folder (`swift build`), \
+            or set IDEABOX_CLI_BINARY.
+            """))
+    }()
+
+    /// Runs `executable` to completion, reading stdout and stderr through pipes at the same
+    /// time (so a large output can't stall it), and kills it after `timeLimit` seconds.
+    static func run(
+        executable: URL, arguments: [String], environment: [String: String], currentDirectory: URL,
+        input: Data?, timeLimit: TimeInterval = defaultTimeLimit
+    ) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = currentDirectory
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+
+        let pid = process.processIdentifier
+        let timedOut = TimeoutFlag()
+        let watchdog = DispatchWorkItem {
+            timedOut.set()
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: watchdog)
+
+        let writer = stdin.fileHandleForWriting
+        let errorReader = stderr.fileHandleForReading
+        let errorData = DataBox()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            errorData.set(errorReader.readDataToEndOfFile())
+        }
+        DispatchQueue.global().async(group: group) {
+            if let input { writer.write(input) }
+            try? writer.close()
+        }
+        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        watchdog.cancel()
+        if timedOut.isSet {
+            throw IdeaBoxProcessError(description: "ideabox \(arguments.joined(separator: " ")) took over \(Int(timeLimit)) s and was killed.")
+        }
+        return CommandResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: outputData, as: UTF8.self),
+            stderr: String(decoding: errorData.get(), as: UTF8.self))
+    }
+}
+
+/// Bytes handed from a reader thread back to the waiting test.
+private final class DataBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func set(_ newData: Data) { lock.withLock { data = newData } }
+    func get() -> Data { lock.withLock { data } }
+}
+
+/// Whether the watchdog fired.
+private final class TimeoutFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// The outputs `ideabox` should print, written out independently of its own formatting code.
+enum Expected {
+    /// One list line: the short id, the done mark and the title.
+    static func line(_ idea: Idea) -> String {
+        "\(idea.idString.prefix(8))  [\(idea.isCompleted ? "x" : " ")] \(idea.title)"
+    }
+
+    /// List lines, each ending in a newline.
+    static func lines(_ ideas: [Idea]) -> String {
+        ideas.map { line($0) + "\n" }.joined()
+    }
+
+    /// One idea as pretty-printed JSON with every field, keys sorted, `indent` before each line.
+    static func json(_ idea: Idea, indent: String = "") -> String {
+        let fields: [(String, String)] = [
+            ("createdAt", quoted(idea.createdAt.iso8601)),
+            ("description", quoted(idea.description)),
+            ("deviceId", quoted(idea.deviceId)),
+            ("id", quoted(idea.idString)),
+            ("isCompleted", idea.isCompleted ? "true" : "false"),
+            ("lastSyncedAt", idea.lastSyncedAt.map { quoted($0.iso8601) } ?? "null"),
+            ("title", quoted(idea.title)),
+            ("updatedAt", quoted(idea.updatedAt.iso8601)),
+            ("version", String(idea.version)),
+        ]
+        let body = fields.map { "\(indent)  \"\($0.0)\" : \($0.1)" }.joined(separator: ",\n")
+        return "\(indent){\n\(body)\n\(indent)}"
+    }
+
+    /// A JSON array of ideas as `list --json` and `export` print it, final newline included.
+    static func jsonArray(_ ideas: [Idea]) -> String {
+        ideas.isEmpty ? "[]\n" : "[\n" + ideas.map { json($0, indent: "  ") }.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// A JSON string literal.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// `ideabox list [--completed] [--json] [--limit N]`.
+@Suite struct ListCommandTests {
+    /// Adds first, second (done), third and fourth (done), in that order, and returns them as stored.
+    private func addFour(_ sandbox: Sandbox) throws -> [Idea] {
+        let ids = [
+            try sandbox.add("first"),
+            try sandbox.add("second", description: "two\nlines", done: true),
+            try sandbox.add("third 靈感"),
+            try sandbox.add("fourth 👍🏽", done: true),
+        ]
+        return try ids.map { try sandbox.idea($0) }
+    }
+
+    @Test func emptyListPrintsNothing() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.succeed(["list"]) == "")
+        #expect(try sandbox.succeed(["list", "--completed"]) == "")
+        #expect(try sandbox.succeed(["list", "--json"]) == "[]\n")
+    }
+
+    @Test func newestFirst() throws {
+        let sandbox = try Sandbox()
+        let ideas = try addFour(sandbox)
+        #expect(try sandbox.succeed(["list"]) == Expected.lines(ideas.reversed()))
+        let created = ideas.map(\.createdAt)
+        #expect(created == created.sorted() && Set(created).count == created.count)
+    }
+
+    @Test func completedShowsOnlyDoneIdeasNewestFirst() throws {
+        let sandbox = try Sandbox()
+        let ideas = try addFour(sandbox)
+        #expect(try sandbox.succeed(["list", "--completed"]) == Expected.lines([ideas[3], ideas[1]]))
+    }
+
+    @Test func limitCapsTheListFromTheTop() throws {
+        let sandbox = try Sandbox()
+        let ideas = try addFour(sandbox)
+        #expect(try sandbox.succeed(["list", "--limit", "2"]) == Expected.lines([ideas[3], ideas[2]]))
+        #expect(try sandbox.succeed(["list", "--limit", "1", "--completed"]) == Expected.lines([ideas[3]]))
+        #expect(try sandbox.succeed(["list", "--limit", "100"]) == Expected.lines(ideas.reversed()))
+    }
+
+    @Test(arguments: ["--limit=0", "--limit=-1"])
+    func limitBelowOneIsRefused(option: String) throws {
+        let sandbox = try Sandbox()
+        let result = try sandbox.run(["list", option])
+        #expect(result.status != 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("Error: --limit must be at least 1.\n"))
+    }
+
+    @Test func limitMustBeANumber() throws {
+        let sandbox = try Sandbox()
+        let result = try sandbox.run(["list", "--limit", "many"])
+        #expect(result.status != 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("Error: "))
+    }
+
+    @Test func jsonIsAnArrayOfEveryFieldNewestFirst() throws {
+        let sandbox = try Sandbox()
+        let ideas = try addFour(sandbox)
+        let output = try sandbox.succeed(["list", "--json"])
+
+        let array = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+        #expect(array.count == 4)
+        for object in array {
+            #expect(Set(object.keys) == [
+                "id", "title", "description", "isCompleted", "createdAt", "updatedAt", "deviceId", "version", "lastSyncedAt",
+            ])
+        }
+        #expect(try JSONDecoder().decode([Idea].self, from: Data(output.utf8)) == ideas.reversed())
+        #expect(output == Expected.jsonArray(ideas.reversed()))
+    }
+
+    @Test func jsonHonoursCompletedAndLimit() throws {
+        let sandbox = try Sandbox()
+        let ideas = try addFour(sandbox)
+        #expect(try sandbox.succeed(["list", "--json", "--completed"]) == Expected.jsonArray([ideas[3], ideas[1]]))
+        #expect(try sandbox.succeed(["list", "--json", "--limit", "1"]) == Expected.jsonArray([ideas[3]]))
+    }
+
+    @Test func aNewIdeaAppearsAtTheTopEvenWhenOthersWereEditedLater() throws {
+        let sandbox = try Sandbox()
+        let old = try sandbox.add("old")
+        let middle = try sandbox.add("middle")
+        try sandbox.succeed(["edit", old, "--title", "old, edited"])
+        let new = try sandbox.add("new")
+        #expect(try sandbox.succeed(["list"]) == """
+            \(new.prefix(8))  [ ] new
+            \(middle.prefix(8))  [ ] middle
+            \(old.prefix(8))  [ ] old, edited
+
+            """)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// The seven sample ideas a new data directory starts with.
+@Suite struct SampleIdeasTests {
+    static let englishList = """
+        1dea0007  [ ] Plan a weekly review of ideas
+        1dea0006  [ ] Sketch a widget for today's ideas
+        1dea0005  [x] Write a blog post about CloudKit sync
+        1dea0004  [ ] Design the app icon
+        1dea0003  [ ] Attend an iOS development workshop
+        1dea0002  [x] Finish the Liquid Glass tutorial
+        1dea0001  [ ] Learn SwiftData
+
+        """
+
+    @Test func firstLaunchSeedsSevenEnglishSamples() throws {
+        let sandbox = try Sandbox(samples: true)
+        #expect(try sandbox.succeed(["list"]) == Self.englishList)
+        let ideas = try sandbox.ideas()
+        #expect(ideas.count == 7)
+        #expect(ideas.allSatisfy { $0.deviceId == "sample-en" && $0.version == 0 && $0.lastSyncedAt == nil })
+    }
+
+    @Test func firstLaunchUnderZhTWSeedsChineseSamples() throws {
+        let sandbox = try Sandbox(samples: true, language: "zh_TW.UTF-8")
+        #expect(try sandbox.succeed(["list"]) == """
+            1dea0007  [ ] 規劃每週靈感回顧
+            1dea0006  [ ] 畫一個今日靈感小工具的草圖
+            1dea0005  [x] 寫一篇關於 CloudKit 同步的文章
+            1dea0004  [ ] 設計 App 圖示
+            1dea0003  [ ] 參加 iOS 開發工作坊
+            1dea0002  [x] 完成 Liquid Glass 教學
+            1dea0001  [ ] 學習 SwiftData
+
+            """)
+        #expect(try sandbox.succeed(["search", "靈感"]) == """
+            1dea0007  [ ] 規劃每週靈感回顧
+            1dea0006  [ ] 畫一個今日靈感小工具的草圖
+
+            """)
+    }
+
+    @Test func theFirstCommandSeedsThemWhateverItIs() throws {
+        let sandbox = try Sandbox(samples: true)
+        let id = try sandbox.add("Mine")
+        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n" + Self.englishList)
+    }
+
+    @Test func aDeletedSampleDoesNotComeBack() throws {
+        let sandbox = try Sandbox(samples: true)
+        #expect(try sandbox.succeed(["rm", "1dea0003"]) == "1dea0003  [ ] Attend an iOS development workshop\n")
+        let expected = Self.englishList.replacingOccurrences(of: "1dea0003  [ ] Attend an iOS development workshop\n", with: "")
+        #expect(try sandbox.succeed(["list"]) == expected)
+        #expect(try sandbox.succeed(["list"]) == expected)
+        #expect(try sandbox.succeed(["list"], environment: ["LANG": "zh_TW.UTF-8"]) == expected)
+    }
+
+    @Test func deletingAllSamplesLeavesAnEmptyList() throws {
+        let sandbox = try Sandbox(samples: true)
+        for index in 1...7 {
+            try sandbox.succeed(["rm", "1dea000\(index)"])
+        }
+        #expect(try sandbox.succeed(["list"]) == "")
+        #expect(try sandbox.succeed(["list"]) == "")
+    }
+
+    @Test func noSamplesFlagSkipsThemForGood() throws {
+        let sandbox = try Sandbox(samples: true)
+        #expect(try sandbox.succeed(["list", "--no-samples"]) == "")
+        #expect(try sandbox.succeed(["list"]) == "")
+    }
+
+    @Test(arguments: ["1", "true", "YES"])
+    func environmentVariableSkipsThemForGood(value: String) throws {
+        let sandbox = try Sandbox(samples: true)
+        #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": value]) == "")
+        #expect(try sandbox.succeed(["list"]) == "")
+    }
+
+    @Test func environmentVariableSetToZeroStillSeeds() throws {
+        let sandbox = try Sandbox(samples: true)
+        #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": "0"]) == Self.englishList)
+    }
+
+    @Test func eachProfileIsSeededOnItsOwnFirstLaunch() throws {
+        let sandbox = try Sandbox(samples: true)
+        try sandbox.succeed(["rm", "1dea0001"])
+        #expect(try sandbox.succeed(["list", "--profile", "laptop"]) == Self.englishList)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// `ideabox show ID [--json]`, and how every command taking an ID resolves it.
+@Suite struct ShowCommandTests {
+    @Test func textShowsEveryFieldOfASample() throws {
+        let sandbox = try Sandbox(samples: true)
+        #expect(try sandbox.succeed(["show", "1dea0001"]) == """
+            id: 1dea0001-5a3e-4000-8000-5a3e1dea5a3e
+            title: Learn SwiftData
+            completed: no
+            created: 2025-11-04T09:00:00.000Z
+            updated: 2025-11-04T09:00:00.000Z
+            device: sample-en
+            version: 0
+            last synced: never
+            description:
+              Work through the persistence guide and move the app's in-memory list onto a real store.
+
+            """)
+    }
+
+    @Test func textIsLabelledInTraditionalChineseUnderZhTW() throws {
+        let sandbox = try Sandbox(samples: true, language: "zh_TW.UTF-8")
+        #expect(try sandbox.succeed(["show", "1dea0005"]) == """
+            識別碼: 1dea0005-5a3e-4000-8000-5a3e1dea5a3e
+            標題: 寫一篇關於 CloudKit 同步的文章
+            已完成: 是
+            建立時間: 2025-11-04T13:00:00.000Z
+            更新時間: 2025-11-04T13:00:00.000Z
+            裝置: sample-zh-Hant
+            版本: 0
+            上次同步: 從未
+            描述:
+              變更權杖、衝突處理，以及「最後寫入獲勝」對使用者的意義。
+
+            """)
+    }
+
+    @Test func jsonShowsEveryFieldOfASample() throws {
+        let sandbox = try Sandbox(samples: true)
+        #expect(try sandbox.succeed(["show", "1dea0002", "--json"]) == """
+            {
+              "createdAt" : "2025-11-04T10:00:00.000Z",
+              "description" : "Redo the tab bar and the cards with the new materials.",
+              "deviceId" : "sample-en",
+              "id" : "1dea0002-5a3e-4000-8000-5a3e1dea5a3e",
+              "isCompleted" : true,
+              "lastSyncedAt" : null,
+              "title" : "Finish the Liquid Glass tutorial",
+              "updatedAt" : "2025-11-04T10:00:00.000Z",
+              "version" : 0
+            }
+
+            """)
+    }
+
+    @Test func textIndentsEachLineOfAMultiLineDescription() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Plan", description: "first\n\n  indented\nlast")
+        let idea = try sandbox.idea(id)
+        let expected = [
+            "id: \(id)",
+            "title: Plan",
+            "completed: no",
+            "created: \(idea.createdAt.iso8601)",
+            "updated: \(idea.createdAt.iso8601)",
+            "device: \(idea.deviceId)",
+            "version: 0",
+            "last synced: never",
+            "description:",
+            "  first",
+            "  ",
+            "    indented",
+            "  last",
+        ]
+        #expect(try sandbox.succeed(["show", id]) == expected.map { $0 + "\n" }.joined())
+    }
+
+    @Test func jsonOfAnAddedIdeaMatchesWhatAddPrinted() throws {
+        let sandbox = try Sandbox()
+        let added = try sandbox.succeed(["add", "靈感 👩‍👩‍👧‍👦", "-d", "tab\there \"quoted\" back\\slash /path", "--json"])
+        let idea = try JSONDecoder().decode(Idea.self, from: Data(added.utf8))
+        #expect(try sandbox.succeed(["show", idea.idString, "--json"]) == added)
+        #expect(added == Expected.json(idea) + "\n")
+    }
+
+    @Test(arguments: ["whole", "short", "upper", "oneCharacter", "spaces"])
+    func findsAnIdeaByAUniquePrefix(form: String) throws {
+        let sandbox = try Sandbox(samples: true)
+        let id = "1dea0004-5a3e-4000-8000-5a3e1dea5a3e"
+        let text = switch form {
+        case "whole": id
+        case "short": "1dea0004"
+        case "upper": "1DEA0004-5A3E"
+        case "oneCharacter": try uniqueOneCharacterPrefix(sandbox)
+        default: " 1dea0004 "
+        }
+        let expectedId = form == "oneCharacter" ? try sandbox.ideas().first { $0.idString.hasPrefix(text) }!.idString : id
+        #expect(try sandbox.idea(text).idString == expectedId)
+    }
+
+    /// A hexadecimal digit that starts exactly one id, after adding ideas until there is one.
+    private func uniqueOneCharacterPrefix(_ sandbox: Sandbox) throws -> String {
+        for _ in 0..<40 {
+            let id = try sandbox.add("random id")
+            let first = String(id.prefix(1))
+            if try sandbox.ideas().filter({ $0.idString.hasPrefix(first) }).count == 1 { return first }
+            try sandbox.succeed(["rm", id])
+        }
+        Issue.record("no unique one-character prefix after 40 tries")
+        return "1"
+    }
+
+    static let idCommands: [[String]] = [
+        ["show"], ["show", "--json"], ["edit", "--title", "x"], ["done"], ["undone"], ["rm"],
+    ]
+
+    @Test(arguments: idCommands)
+    func anAmbiguousPrefixIsRefused(command: [String]) throws {
+        let sandbox = try Sandbox(samples: true)
+        let before = try sandbox.succeed(["export"])
+        try sandbox.expectRejection(
+            withId("1dea", command), message: "The id \"1dea\" matches 7 ideas; type more of it.")
+        try sandbox.expectRejection(
+            withId("1DEA000", command), message: "The id \"1DEA000\" matches 7 ideas; type more of it.")
+        try sandbox.expectRejection(
+            withId("1dea", command), message: "識別碼「1dea」符合 7 筆靈感，請輸入更多字元",
+            environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    @Test(arguments: idCommands)
+    func anUnknownIdIsRefused(command: [String]) throws {
+        let sandbox = try Sandbox(samples: true)
+        let before = try sandbox.succeed(["export"])
+        try sandbox.expectRejection(withId("ffff", command), message: "No idea has the id \"ffff\".")
+        try sandbox.expectRejection(
+            withId("1dea0008-5a3e-4000-8000-5a3e1dea5a3e", command),
+            message: "No idea has the id \"1dea0008-5a3e-4000-8000-5a3e1dea5a3e\".")
+        try sandbox.expectRejection(
+            withId("ffff", command), message: "找不到識別碼為「ffff」的靈感", environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    @Test(arguments: idCommands)
+    func aMalformedIdIsRefused(command: [String]) throws {
+        let sandbox = try Sandbox(samples: true)
+        let before = try sandbox.succeed(["export"])
+        for text in ["xyz", "1dea*", "1dea?", "", "1dea0001-5a3e-4000-8000-5a3e1dea5a3e0", "靈感"] {
+            try sandbox.expectRejection(
+                withId(text, command),
+                message: "\"\(text)\" is not an idea id: use hexadecimal digits and dashes, as `ideabox list` shows them.")
+        }
+        try sandbox.expectRejection(
+            withId("xyz", command), message: "「xyz」不是靈感識別碼：請使用 `ideabox list` 顯示的十六進位字元與連字號",
+            environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    /// `command` with `id` as its argument, right after the subcommand name.
+    private func withId(_ id: String, _ command: [String]) -> [String] {
+        [command[0], id] + command.dropFirst()
+    }
+}
