@@ -1,3 +1,4 @@
+import IdeaBoxViewModels
 import CNcurses
 
 /// Turns raw terminal input (`wget_wch` results) into `Key`s: ncurses key codes, control

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import IdeaBoxCore
+import IdeaBoxTUI
+import IdeaBoxViewModels
 import IdeaStore
 
 /// `ideabox`: with no arguments the full-screen app; with a subcommand, headless use.
 @main
-struct IdeaBoxCommand: ParsableCommand {
+struct IdeaBoxCommand: IdeaBoxSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "ideabox",
         abstract: "Catch and keep your ideas, on every device of one account.",
@@ -21,7 +23,12 @@ struct IdeaBoxCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() throws {
-        print(Self.helpMessage())
+    /// Opens the full-screen app on this profile's data.
+    func run(in context: CommandContext) throws {
+        let repository = try context.openRepository(store)
+        let app = AppModel(repository: repository, language: context.language, clock: context.clock)
+        try app.start()
+        let terminal = try NcursesTerminal(environment: context.environment)
+        TerminalApp(app: app, terminal: terminal).run()
     }
 }

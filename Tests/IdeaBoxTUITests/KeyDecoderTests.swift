@@ -1,3 +1,4 @@
+import IdeaBoxViewModels
 import CNcurses
 import IdeaBoxTUI
 import Testing

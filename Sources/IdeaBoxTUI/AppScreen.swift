@@ -1,0 +1,282 @@
+import Foundation
+import IdeaBoxCore
+import IdeaBoxViewModels
+
+/// One drawn frame: the grid and where the terminal cursor goes (nil: hidden).
+public struct Frame: Sendable, Equatable {
+    /// The screen's cells.
+    public var grid: CellGrid
+    /// The text cursor, when a text field has focus.
+    public var cursor: CursorPosition?
+}
+
+/// Draws the whole app from its model: a pure function of state, so tests compare its
+/// text with the captures in `Screens/`.
+public enum AppScreen {
+    static let accent = CellStyle(bold: true, color: .accent)
+    static let muted = CellStyle(dim: true, color: .muted)
+    static let selected = CellStyle(reverse: true)
+    static let highlight = CellStyle(bold: true, underline: true, color: .highlight)
+    static let statusBar = CellStyle(reverse: true)
+
+    /// The frame for `app` as it is now.
+    public static func render(_ app: AppModel) -> Frame {
+        var grid = CellGrid(rows: app.size.rows, columns: app.size.columns)
+        if app.isTooSmall {
+            drawTooSmall(app, into: &grid)
+            return Frame(grid: grid, cursor: nil)
+        }
+        var cursor: CursorPosition?
+        drawTabBar(app, into: &grid)
+        if app.tab == .search {
+            cursor = drawSearchField(app, into: &grid)
+        }
+        drawList(app, into: &grid)
+        drawHints(app, into: &grid)
+        drawStatusBar(app, into: &grid)
+        if let form = app.form {
+            cursor = FormScreen.draw(form, app: app, into: &grid)
+        } else if let idea = app.pendingDeletion {
+            drawDeleteQuestion(idea, app: app, into: &grid)
+            cursor = nil
+        }
+        if app.isShowingHelp {
+            drawHelp(app, into: &grid)
+            cursor = nil
+        }
+        return Frame(grid: grid, cursor: cursor)
+    }
+
+    // MARK: Parts
+
+    private static func drawTabBar(_ app: AppModel, into grid: inout CellGrid) {
+        var column = grid.put(" \(app.text.appName) ", row: 0, column: 0, style: accent)
+        for tab in AppModel.Tab.allCases {
+            let count: String
+            switch tab {
+            case .all: count = " (\(app.counts.all))"
+            case .completed: count = " (\(app.counts.completed))"
+            case .search: count = ""
+            }
+            let label = " \(tab.rawValue + 1) \(app.text.tabLabel(tab))\(count) "
+            column = grid.put(" ", row: 0, column: column)
+            column = grid.put(label, row: 0, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
+        }
+        grid.fill(row: 1, character: "─", style: muted)
+    }
+
+    /// The search field and the rule with the match count; returns the field's cursor.
+    private static func drawSearchField(_ app: AppModel, into grid: inout CellGrid) -> CursorPosition? {
+        let label = app.text.searchLabel
+        let start = grid.put(label, row: 2, column: 1, style: app.isSearchFieldFocused ? accent : .plain) + 1
+        let visible = TextField.visibleSlice(of: app.searchQuery, width: grid.columns - start - 1)
+        grid.put(visible.text, row: 2, column: start)
+        grid.fill(row: 3, character: "─", style: muted)
+        if !app.searchQuery.characters.isEmpty {
+            let matches = " \(app.text.matches(app.searchResults.totalCount, capped: app.isSearchCountCapped)) "
+            grid.put(matches, row: 3, column: 2, style: muted)
+        }
+        return app.isSearchFieldFocused ? CursorPosition(row: 2, column: start + visible.cursorColumn) : nil
+    }
+
+    private static func drawList(_ app: AppModel, into grid: inout CellGrid) {
+        let list = app.currentList
+        let top = app.listTop
+        if list.totalCount == 0 {
+            let message: String
+            switch app.tab {
+            case .all: message = app.text.emptyList
+            case .completed: message = app.text.emptyCompleted
+            case .search: message = app.searchQuery.characters.isEmpty ? app.text.searchPrompt : app.text.noMatches
+            }
+            grid.put(message, row: top + 1, column: 2, style: muted)
+            return
+        }
+        let query: String? = app.tab == .search ? app.searchQuery.text : nil
+        let isActive = !(app.tab == .search && app.isSearchFieldFocused)
+        for (offset, row) in list.visibleRows.enumerated() {
+            drawRow(
+                row.idea, row: top + offset, isSelected: row.index == list.selectedIndex && isActive,
+                query: query, now: app.now, text: app.text, into: &grid)
+        }
+    }
+
+    /// `> [x] Title  description snippet…        3h ago`
+    private static func drawRow(
+        _ idea: Idea, row: Int, isSelected: Bool, query: String?, now: Timestamp, text: UIText,
+        into grid: inout CellGrid
+    ) {
+        let width = grid.columns
+        let base = isSelected ? selected : .plain
+        grid.fill(row: row, style: base)
+        grid.put(isSelected ? ">" : " ", row: row, column: 0, style: base)
+        grid.put(idea.isCompleted ? "[x]" : "[ ]", row: row, column: 1,
+                 style: idea.isCompleted ? CellStyle(reverse: isSelected, color: .success) : base)
+        let age = text.age(of: idea.updatedAt, now: now)
+        let ageWidth = TextWidth.width(of: age)
+        let ageColumn = width - ageWidth - 1
+        grid.put(age, row: row, column: ageColumn, style: isSelected ? base : muted)
+        let textStart = 5
+        let available = ageColumn - 2 - textStart
+        guard available > 0 else { return }
+        let titleWidth = min(TextWidth.width(of: idea.title), max(available * 3 / 5, available - 8))
+        let titleShown = TextWidth.truncate(idea.title, toWidth: titleWidth, ellipsis: true)
+        var style = base
+        if !isSelected { style.bold = true }
+        let afterTitle = Highlighter.put(titleShown, query: query, row: row, column: textStart, style: style, into: &grid)
+        let snippetWidth = ageColumn - 2 - (afterTitle + 2)
+        guard snippetWidth > 3, !idea.description.isEmpty else { return }
+        let snippet = Highlighter.snippet(of: idea.description, query: query)
+        let snippetShown = TextWidth.truncate(snippet, toWidth: snippetWidth, ellipsis: true)
+        Highlighter.put(snippetShown, query: query, row: row, column: afterTitle + 2,
+                        style: isSelected ? base : muted, into: &grid)
+    }
+
+    private static func drawHints(_ app: AppModel, into grid: inout CellGrid) {
+        let hints: String
+        if app.form != nil {
+            hints = app.text.formHints
+        } else if app.tab == .search && app.isSearchFieldFocused {
+            hints = app.text.searchFieldHints
+        } else {
+            hints = app.text.listHints
+        }
+        grid.put(" " + hints, row: grid.rows - 2, column: 0, maxWidth: grid.columns, style: muted)
+    }
+
+    private static func drawStatusBar(_ app: AppModel, into grid: inout CellGrid) {
+        let row = grid.rows - 1
+        grid.fill(row: row, style: statusBar)
+        let sync = " \(app.status.syncState) · \(app.text.pending(app.status.pendingCount)) "
+        let end = grid.put(sync, row: row, column: 0, style: CellStyle(bold: true, reverse: true))
+        guard let message = app.status.message else { return }
+        var style = statusBar
+        switch message.tone {
+        case .info: break
+        case .success: style.color = .success
+        case .error: style.color = .error; style.bold = true
+        }
+        let shown = TextWidth.truncate(message.text, toWidth: grid.columns - end - 3, ellipsis: true)
+        grid.put("│ " + shown, row: row, column: end, style: style)
+    }
+
+    private static func drawDeleteQuestion(_ idea: Idea, app: AppModel, into grid: inout CellGrid) {
+        let width = min(grid.columns - 4, 60)
+        let question = app.text.deleteQuestion(TextWidth.truncate(idea.title, toWidth: width - 16, ellipsis: true))
+        let box = Box.centered(height: 5, width: width, in: grid)
+        Box.clear(box, in: &grid)
+        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.deleteTitle, style: accent)
+        grid.put(question, row: box.top + 2, column: box.left + 2, maxWidth: box.width - 4, style: CellStyle(bold: true))
+    }
+
+    private static func drawHelp(_ app: AppModel, into grid: inout CellGrid) {
+        let entries = app.text.keyHelp
+        let keysWidth = entries.map { TextWidth.width(of: $0.keys) }.max() ?? 0
+        let contentWidth = entries.map { keysWidth + 2 + TextWidth.width(of: $0.action) }.max() ?? 0
+        let box = Box.centered(height: min(grid.rows - 2, entries.count + 4), width: min(grid.columns - 2, contentWidth + 4), in: grid)
+        Box.clear(box, in: &grid)
+        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.helpTitle, style: accent)
+        let rows = box.height - 4
+        for (offset, entry) in entries.prefix(rows).enumerated() {
+            let row = box.top + 1 + offset
+            grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: keysWidth, style: accent)
+            grid.put(entry.action, row: row, column: box.left + 4 + keysWidth, maxWidth: box.width - keysWidth - 6)
+        }
+        grid.put(app.text.helpFooter, row: box.top + box.height - 2, column: box.left + 2, maxWidth: box.width - 4, style: muted)
+    }
+
+    private static func drawTooSmall(_ app: AppModel, into grid: inout CellGrid) {
+        let lines = app.text.tooSmall(rows: app.size.rows, columns: app.size.columns)
+        let top = max(0, (grid.rows - lines.count) / 2)
+        for (offset, line) in lines.enumerated() {
+            let shown = TextWidth.truncate(line, toWidth: grid.columns, ellipsis: true)
+            let column = max(0, (grid.columns - TextWidth.width(of: shown)) / 2)
+            grid.put(shown, row: top + offset, column: column, style: offset == 0 ? accent : .plain)
+        }
+    }
+}
+
+/// A rectangle of the screen.
+struct Box {
+    var top: Int
+    var left: Int
+    var height: Int
+    var width: Int
+
+    /// A box of at most `height` x `width`, centered in `grid`.
+    static func centered(height: Int, width: Int, in grid: CellGrid) -> Box {
+        let height = min(height, grid.rows)
+        let width = min(width, grid.columns)
+        return Box(top: (grid.rows - height) / 2, left: (grid.columns - width) / 2, height: height, width: width)
+    }
+
+    /// Blanks the box, so what is under it doesn't show through.
+    static func clear(_ box: Box, in grid: inout CellGrid) {
+        for row in box.top..<box.top + box.height {
+            grid.fill(row: row, column: box.left, width: box.width)
+        }
+    }
+}
+
+/// Draws text with the matches of a search query picked out.
+enum Highlighter {
+    /// Writes `text` at `row`, `column`, the case-insensitive matches of `query` in the
+    /// highlight style; returns the column after the text.
+    @discardableResult
+    static func put(
+        _ text: String, query: String?, row: Int, column: Int, style: CellStyle, into grid: inout CellGrid
+    ) -> Int {
+        let ranges = matchRanges(of: query, in: text)
+        guard !ranges.isEmpty else { return grid.put(text, row: row, column: column, style: style) }
+        var matchStyle = AppScreen.highlight
+        matchStyle.reverse = style.reverse
+        var cursor = column
+        var index = text.startIndex
+        for range in ranges {
+            cursor = grid.put(String(text[index..<range.lowerBound]), row: row, column: cursor, style: style)
+            cursor = grid.put(String(text[range]), row: row, column: cursor, style: matchStyle)
+            index = range.upperBound
+        }
+        return grid.put(String(text[index...]), row: row, column: cursor, style: style)
+    }
+
+    /// The description on one line, starting near the first match when there is one,
+    /// so the match shows even in a long description.
+    static func snippet(of description: String, query: String?) -> String {
+        let flat = description.map { $0 == "\n" || $0 == "\t" ? " " : $0 }
+        let text = String(flat)
+        guard let first = matchRanges(of: query, in: text).first else { return text }
+        let offset = text.distance(from: text.startIndex, to: first.lowerBound)
+        guard offset > 20 else { return text }
+        return "…" + text[text.index(first.lowerBound, offsetBy: -10)...]
+    }
+
+    /// Where `query` (trimmed, case-insensitive) occurs in `text`, without overlaps.
+    static func matchRanges(of query: String?, in text: String) -> [Range<String.Index>] {
+        guard let needle = query?.trimmingCharacters(in: .whitespacesAndNewlines), !needle.isEmpty else { return [] }
+        var ranges: [Range<String.Index>] = []
+        var start = text.startIndex
+        while start < text.endIndex,
+              let range = text.range(of: needle, options: [.caseInsensitive], range: start..<text.endIndex) {
+            ranges.append(range)
+            start = range.upperBound
+        }
+        return ranges
+    }
+}
+
+/// What part of a one-line text field shows in a given width, keeping the cursor visible.
+enum TextField {
+    /// The visible text and the cursor's column within it.
+    static func visibleSlice(of buffer: TextBuffer, width: Int) -> (text: String, cursorColumn: Int) {
+        let width = max(1, width)
+        var start = 0
+        var cursorColumn = buffer.characters[..<buffer.cursor].reduce(0) { $0 + TextWidth.width(of: $1) }
+        while cursorColumn >= width, start < buffer.cursor {
+            cursorColumn -= TextWidth.width(of: buffer.characters[start])
+            start += 1
+        }
+        let shown = TextWidth.truncate(String(buffer.characters[start...]), toWidth: width)
+        return (shown, cursorColumn)
+    }
+}

@@ -1,0 +1,54 @@
+import IdeaBoxCore
+import IdeaBoxViewModels
+
+/// The app's main loop: reads keys, feeds them to the model, and draws a frame when
+/// something changed; between keys it ticks, which notices other processes' changes.
+public struct TerminalApp {
+    /// How long to wait for a key before ticking.
+    static let tickMilliseconds = 250
+
+    private let app: AppModel
+    private let terminal: any TerminalBackend
+
+    /// A loop driving `app` on `terminal`.
+    public init(app: AppModel, terminal: any TerminalBackend) {
+        self.app = app
+        self.terminal = terminal
+    }
+
+    /// Runs until the user quits, then gives the terminal back.
+    public func run() {
+        defer { terminal.restore() }
+        var decoder = KeyDecoder()
+        var size = terminal.size
+        app.resize(rows: size.rows, columns: size.columns)
+        app.tick()
+        draw()
+        let clock = ContinuousClock()
+        var lastTick = clock.now
+        while !app.wantsToQuit {
+            let inputs = terminal.readInput(timeoutMilliseconds: Self.tickMilliseconds)
+            var needsDrawing = false
+            for key in decoder.decode(inputs) {
+                app.handle(key)
+                needsDrawing = true
+                if app.wantsToQuit { return }
+            }
+            if terminal.size != size {
+                size = terminal.size
+                app.resize(rows: size.rows, columns: size.columns)
+                needsDrawing = true
+            }
+            if inputs.isEmpty || clock.now - lastTick > .milliseconds(Self.tickMilliseconds) {
+                needsDrawing = app.tick() || needsDrawing
+                lastTick = clock.now
+            }
+            if needsDrawing { draw() }
+        }
+    }
+
+    private func draw() {
+        let frame = AppScreen.render(app)
+        terminal.draw(frame.grid, cursor: frame.cursor)
+    }
+}

@@ -1,0 +1,337 @@
+import IdeaBoxCore
+import IdeaStore
+
+/// Everything the full-screen app shows and does, without a terminal: the tabs and their
+/// lists, the search field, the edit form, the delete question, help and the status bar.
+/// The terminal layer feeds it keys and ticks and draws what it holds.
+public final class AppModel {
+    /// The tabs, in order.
+    public enum Tab: Int, CaseIterable, Sendable {
+        case all, completed, search
+    }
+
+    /// The smallest screen the app draws on; below it, a notice.
+    public static let minimumSize = (rows: 10, columns: 40)
+
+    /// The words of the app, in the user's language.
+    public let text: UIText
+    /// The open tab.
+    public private(set) var tab: Tab = .all
+    /// The counts shown on the tabs.
+    public private(set) var counts = IdeaCounts(all: 0, completed: 0)
+    /// The All Ideas list.
+    public let allIdeas: IdeaListModel
+    /// The Completed list.
+    public let completedIdeas: IdeaListModel
+    /// The search results.
+    public let searchResults: IdeaListModel
+    /// The search field.
+    public private(set) var searchQuery = TextBuffer()
+    /// Whether typed keys go to the search field.
+    public private(set) var isSearchFieldFocused = false
+    /// Whether the search count is a lower bound still being refined.
+    public private(set) var isSearchCountCapped = false
+    /// The open edit form, if any.
+    public private(set) var form: IdeaForm?
+    /// The idea whose deletion awaits y/n, if any.
+    public private(set) var pendingDeletion: Idea?
+    /// Whether the help overlay is open.
+    public private(set) var isShowingHelp = false
+    /// The status bar.
+    public private(set) var status: StatusModel
+    /// Whether the user asked to quit.
+    public private(set) var wantsToQuit = false
+    /// The screen size, in rows and columns.
+    public private(set) var size = (rows: 24, columns: 80)
+
+    private let repository: IdeaRepository
+    private let clock: WallClock
+    private var lastDeleted: Idea?
+    private var knownRevision: Int64 = -1
+
+    /// How many search hits to count before the first frame; the exact count follows.
+    static let quickSearchCount = 1000
+
+    /// The app over `repository`, speaking `language`, reading time from `clock`.
+    public init(repository: IdeaRepository, language: Language, clock: WallClock) {
+        self.repository = repository
+        self.clock = clock
+        text = UIText(language: language)
+        status = StatusModel(syncState: text.localOnly)
+        allIdeas = IdeaListModel(repository: repository, filter: .all)
+        completedIdeas = IdeaListModel(repository: repository, filter: .completed)
+        searchResults = IdeaListModel(repository: repository, filter: .search(""))
+    }
+
+    /// The current time, as the app's clock says.
+    public var now: Timestamp { clock.now() }
+
+    /// The list of the open tab.
+    public var currentList: IdeaListModel {
+        switch tab {
+        case .all: allIdeas
+        case .completed: completedIdeas
+        case .search: searchResults
+        }
+    }
+
+    /// Whether the screen is too small to draw the app.
+    public var isTooSmall: Bool {
+        size.rows < Self.minimumSize.rows || size.columns < Self.minimumSize.columns
+    }
+
+    /// Rows above a tab's list: the tab bar and a rule, plus the search field and a
+    /// rule on the Search tab.
+    public var listTop: Int { tab == .search ? 4 : 2 }
+
+    /// Rows of a tab's list: all but the header, the hint line and the status bar.
+    public var listHeight: Int { max(1, size.rows - listTop - 2) }
+
+    /// Reads everything for the first frame.
+    public func start() throws {
+        try refresh()
+    }
+
+    /// Sets the screen size and lays the lists out for it.
+    public func resize(rows: Int, columns: Int) {
+        size = (rows, columns)
+        for (list, tab) in [(allIdeas, Tab.all), (completedIdeas, .completed), (searchResults, .search)] {
+            list.setViewportHeight(max(1, rows - (tab == .search ? 4 : 2) - 2))
+        }
+        if var form {
+            form.descriptionWrapWidth = Self.formTextWidth(columns: columns)
+            self.form = form
+        }
+    }
+
+    /// The width the form's text fields take on a screen `columns` wide.
+    public static func formTextWidth(columns: Int) -> Int {
+        max(10, min(columns, 100) - 6)
+    }
+
+    /// Work that isn't a key: notices changes made by other processes, finishes a search
+    /// count, expires messages. Returns whether the screen needs drawing.
+    @discardableResult
+    public func tick() -> Bool {
+        var changed = status.expireMessage(now: now)
+        do {
+            if try repository.revision() != knownRevision {
+                try refresh()
+                changed = true
+            }
+            if isSearchCountCapped {
+                try searchResults.reload(count: repository.count(searchResults.filter))
+                isSearchCountCapped = false
+                changed = true
+            }
+        } catch {
+            report(error)
+            changed = true
+        }
+        return changed
+    }
+
+    /// Applies one key press (or paste).
+    public func handle(_ key: Key) {
+        // A terminal sends Alt-x as ESC x, just as a quick Esc then x arrives: the app has
+        // no Alt bindings, so it takes both keys.
+        if case .alt(let character) = key {
+            handle(.escape)
+            handle(.char(character))
+            return
+        }
+        do {
+            try dispatch(key)
+        } catch {
+            report(error)
+        }
+    }
+
+    // MARK: Keys
+
+    private func dispatch(_ key: Key) throws {
+        if key == .resize { return }
+        if isShowingHelp {
+            isShowingHelp = false
+            return
+        }
+        if form != nil {
+            try handleForm(key)
+            return
+        }
+        if let idea = pendingDeletion {
+            pendingDeletion = nil
+            if key == .char("y") || key == .char("Y") {
+                try delete(idea)
+            }
+            return
+        }
+        if tab == .search && isSearchFieldFocused {
+            try handleSearchField(key)
+            return
+        }
+        try handleList(key)
+    }
+
+    private func handleList(_ key: Key) throws {
+        let list = currentList
+        switch key {
+        case .char("q"), .ctrl("c"):
+            wantsToQuit = true
+        case .char("1"): try switchTo(.all)
+        case .char("2"): try switchTo(.completed)
+        case .char("3"): try switchTo(.search)
+        case .tab: try switchTo(Tab(rawValue: (tab.rawValue + 1) % Tab.allCases.count)!)
+        case .backTab: try switchTo(Tab(rawValue: (tab.rawValue + Tab.allCases.count - 1) % Tab.allCases.count)!)
+        case .up, .char("k"): list.moveSelection(by: -1)
+        case .down, .char("j"): list.moveSelection(by: 1)
+        case .pageUp: list.page(-1)
+        case .pageDown: list.page(1)
+        case .home, .char("g"): list.select(0)
+        case .end, .char("G"): list.select(list.totalCount - 1)
+        case .char("n"):
+            openForm(.new)
+        case .enter, .char("e"):
+            if let idea = list.selectedIdea { openForm(.edit(idea)) }
+        case .char(" "), .char("x"):
+            if let idea = list.selectedIdea {
+                let updated = try repository.toggleCompleted(id: idea.id)
+                try refresh()
+                status.show(text.markedDone(updated.isCompleted), tone: .success, now: now)
+            }
+        case .char("d"), .delete:
+            pendingDeletion = list.selectedIdea
+        case .char("u"):
+            try undoDelete()
+        case .char("/"):
+            try switchTo(.search)
+            isSearchFieldFocused = true
+        case .char("?"), .f(1):
+            isShowingHelp = true
+        case .char("s"), .char("o"), .char("l"):
+            status.show(text.syncUnavailable, now: now)
+        default:
+            break
+        }
+    }
+
+    private func handleSearchField(_ key: Key) throws {
+        switch key {
+        case .escape, .enter, .down:
+            isSearchFieldFocused = false
+        case .tab, .backTab, .ctrl("c"):
+            isSearchFieldFocused = false
+            try handleList(key)
+        case .char(let character):
+            searchQuery.insert(String(character))
+            try runSearch()
+        case .paste(let pasted):
+            searchQuery.insert(pasted)
+            try runSearch()
+        case .backspace:
+            searchQuery.deleteBackward()
+            try runSearch()
+        case .delete:
+            searchQuery.deleteForward()
+            try runSearch()
+        case .ctrl("u"):
+            searchQuery.killToLineStart()
+            try runSearch()
+        case .ctrl("k"):
+            searchQuery.killToLineEnd()
+            try runSearch()
+        case .left: searchQuery.moveLeft()
+        case .right: searchQuery.moveRight()
+        case .home, .ctrl("a"): searchQuery.moveToLineStart()
+        case .end, .ctrl("e"): searchQuery.moveToLineEnd()
+        default:
+            break
+        }
+    }
+
+    private func handleForm(_ key: Key) throws {
+        guard var form else { return }
+        let outcome = form.handle(key)
+        self.form = form
+        switch outcome {
+        case .editing:
+            break
+        case .cancel:
+            self.form = nil
+        case let .save(title, description, isCompleted):
+            switch form.mode {
+            case .new:
+                let idea = try repository.addIdea(title: title, description: description, isCompleted: isCompleted)
+                self.form = nil
+                tab = .all
+                try refresh()
+                allIdeas.select(0)
+                status.show(text.added(idea.title), tone: .success, now: now)
+            case .edit(let original):
+                let idea = try repository.editIdea(
+                    id: original.id, IdeaChanges(title: title, description: description, isCompleted: isCompleted))
+                self.form = nil
+                try refresh()
+                status.show(text.saved(idea.title), tone: .success, now: now)
+            }
+        }
+    }
+
+    // MARK: Actions
+
+    private func openForm(_ mode: IdeaForm.Mode) {
+        var form = IdeaForm(mode: mode)
+        form.descriptionWrapWidth = Self.formTextWidth(columns: size.columns)
+        self.form = form
+    }
+
+    private func switchTo(_ newTab: Tab) throws {
+        tab = newTab
+        isSearchFieldFocused = newTab == .search && searchQuery.characters.isEmpty
+    }
+
+    private func delete(_ idea: Idea) throws {
+        let deleted = try repository.deleteIdea(id: idea.id)
+        lastDeleted = deleted
+        try refresh()
+        status.show(text.deleted(deleted.title), now: now)
+    }
+
+    private func undoDelete() throws {
+        guard let deleted = lastDeleted else {
+            status.show(text.nothingToUndo, now: now)
+            return
+        }
+        let restored = try repository.restoreIdea(deleted)
+        lastDeleted = nil
+        try refresh()
+        status.show(text.restored(restored.title), tone: .success, now: now)
+    }
+
+    /// A search as you type: the first page and a quick, capped count now; `tick()`
+    /// replaces the count with the exact one.
+    private func runSearch() throws {
+        let filter = IdeaFilter.search(searchQuery.text)
+        let quick = try repository.count(filter, upTo: Self.quickSearchCount + 1)
+        isSearchCountCapped = quick > Self.quickSearchCount
+        try searchResults.setFilter(filter, count: min(quick, Self.quickSearchCount))
+    }
+
+    /// Re-reads counts, lists and the pending count after any change.
+    private func refresh() throws {
+        knownRevision = try repository.revision()
+        counts = try repository.counts()
+        try allIdeas.reload(count: counts.all)
+        try completedIdeas.reload(count: counts.completed)
+        if case .search(let query) = searchResults.filter, !query.isEmpty {
+            try searchResults.reload()
+        }
+        isSearchCountCapped = false
+        status.pendingCount = try repository.pendingChangeCount()
+    }
+
+    private func report(_ error: any Error) {
+        let message = (error as? UserFacingError)?.message(in: text.language) ?? String(describing: error)
+        status.show(message, tone: .error, now: now)
+    }
+}

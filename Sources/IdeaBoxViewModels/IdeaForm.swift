@@ -1,0 +1,186 @@
+import IdeaBoxCore
+
+/// The edit form for a new or an existing idea: a one-line title, a multi-line
+/// description and a completed toggle, checked live against the idea's rules.
+public struct IdeaForm: Sendable, Equatable {
+    /// What the form is for.
+    public enum Mode: Sendable, Equatable {
+        /// A new idea.
+        case new
+        /// Changes to an existing idea.
+        case edit(Idea)
+    }
+
+    /// The fields, in Tab order.
+    public enum Field: Int, CaseIterable, Sendable {
+        case title, description, completed
+    }
+
+    /// What a key did to the form.
+    public enum Outcome: Sendable, Equatable {
+        /// Still editing.
+        case editing
+        /// Save these values (already checked against the rules).
+        case save(title: String, description: String, isCompleted: Bool)
+        /// Close without saving.
+        case cancel
+    }
+
+    /// What the form is for.
+    public let mode: Mode
+    /// The title field.
+    public private(set) var title: TextBuffer
+    /// The description field.
+    public private(set) var description: TextBuffer
+    /// The completed toggle.
+    public private(set) var isCompleted: Bool
+    /// The field that takes typed keys.
+    public private(set) var focus: Field = .title
+    /// Whether the form is asking "discard changes? y/n".
+    public private(set) var isConfirmingDiscard = false
+    /// Whether a save was refused, which makes even an empty title's error show.
+    public private(set) var triedToSave = false
+    /// The width the description wraps at on screen, for moving up and down by line.
+    public var descriptionWrapWidth = 60
+
+    /// A form for `mode`, filled with the idea's values when editing.
+    public init(mode: Mode) {
+        self.mode = mode
+        switch mode {
+        case .new:
+            title = TextBuffer()
+            description = TextBuffer(isMultiline: true)
+            isCompleted = false
+        case .edit(let idea):
+            title = TextBuffer(idea.title)
+            description = TextBuffer(idea.description, isMultiline: true)
+            isCompleted = idea.isCompleted
+        }
+    }
+
+    /// Whether anything differs from what the form started with.
+    public var isDirty: Bool {
+        switch mode {
+        case .new:
+            !title.characters.isEmpty || !description.characters.isEmpty || isCompleted
+        case .edit(let idea):
+            title.text != idea.title || description.text != idea.description || isCompleted != idea.isCompleted
+        }
+    }
+
+    /// The first rule the current values break, if any.
+    public var validationError: IdeaValidationError? {
+        do throws(IdeaValidationError) {
+            _ = try IdeaRules.normalizedTitle(title.text)
+            _ = try IdeaRules.normalizedDescription(description.text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The error to show in place: every broken rule at once, except an empty title,
+    /// which shows only after a save was tried (a new form starts empty).
+    public var visibleError: IdeaValidationError? {
+        guard let error = validationError else { return nil }
+        return error == .emptyTitle && !triedToSave ? nil : error
+    }
+
+    /// Applies a key and says whether the form should save, close or stay.
+    public mutating func handle(_ key: Key) -> Outcome {
+        if isConfirmingDiscard {
+            switch key {
+            case .char("y"), .char("Y"), .ctrl("c"):
+                return .cancel
+            default:
+                isConfirmingDiscard = false
+                return .editing
+            }
+        }
+        switch key {
+        case .ctrl("s"), .f(2):
+            return save()
+        case .escape, .ctrl("c"):
+            guard isDirty else { return .cancel }
+            isConfirmingDiscard = true
+            return .editing
+        case .tab:
+            focus = Field(rawValue: (focus.rawValue + 1) % Field.allCases.count)!
+        case .backTab:
+            focus = Field(rawValue: (focus.rawValue + Field.allCases.count - 1) % Field.allCases.count)!
+        default:
+            switch focus {
+            case .title: editTitle(key)
+            case .description: editDescription(key)
+            case .completed: editCompleted(key)
+            }
+        }
+        return .editing
+    }
+
+    private mutating func save() -> Outcome {
+        triedToSave = true
+        guard validationError == nil else { return .editing }
+        return .save(title: title.text, description: description.text, isCompleted: isCompleted)
+    }
+
+    private mutating func editTitle(_ key: Key) {
+        switch key {
+        case .enter, .down:
+            focus = .description
+        case .up:
+            break
+        default:
+            Self.edit(&title, with: key)
+        }
+    }
+
+    private mutating func editDescription(_ key: Key) {
+        switch key {
+        case .enter:
+            description.insert("\n")
+        case .up:
+            if description.isOnFirstLine(wrappingAt: descriptionWrapWidth) {
+                focus = .title
+            } else {
+                description.moveUp(wrappingAt: descriptionWrapWidth)
+            }
+        case .down:
+            if description.isOnLastLine(wrappingAt: descriptionWrapWidth) {
+                focus = .completed
+            } else {
+                description.moveDown(wrappingAt: descriptionWrapWidth)
+            }
+        default:
+            Self.edit(&description, with: key)
+        }
+    }
+
+    private mutating func editCompleted(_ key: Key) {
+        switch key {
+        case .char(" "), .char("x"), .enter:
+            isCompleted.toggle()
+        case .up:
+            focus = .description
+        default:
+            break
+        }
+    }
+
+    /// The editing keys both text fields share.
+    private static func edit(_ buffer: inout TextBuffer, with key: Key) {
+        switch key {
+        case .char(let character): buffer.insert(String(character))
+        case .paste(let text): buffer.insert(text)
+        case .backspace: buffer.deleteBackward()
+        case .delete, .ctrl("d"): buffer.deleteForward()
+        case .left, .ctrl("b"): buffer.moveLeft()
+        case .right, .ctrl("f"): buffer.moveRight()
+        case .home, .ctrl("a"): buffer.moveToLineStart()
+        case .end, .ctrl("e"): buffer.moveToLineEnd()
+        case .ctrl("k"): buffer.killToLineEnd()
+        case .ctrl("u"): buffer.killToLineStart()
+        default: break
+        }
+    }
+}
