@@ -23,6 +23,19 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
 
     @OptionGroup var store: StoreOptions
 
+    /// Parses and runs a command. A mistake in the arguments gets one line on stderr, like
+    /// every other error, rather than the usage screen; `--help` still prints help.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            Output.error("\(message(for: error)) (see `ideabox help`)")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+    }
+
     /// Opens the full-screen app on this profile's data.
     func run(in context: CommandContext) throws {
         let repository = try context.openRepository(store)

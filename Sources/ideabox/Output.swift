@@ -27,7 +27,9 @@ enum Output {
         ]
         var lines = zip(labels, values).map { label, value in "\(label): \(value)" }
         lines.append(labels[8] + ":")
-        lines.append(contentsOf: idea.description.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 })
+        if !idea.description.isEmpty {
+            lines.append(contentsOf: idea.description.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 })
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -157,7 +157,7 @@ import Testing
         let result = try sandbox.run(["add"])
         #expect(result.status != 0)
         #expect(result.stdout == "")
-        #expect(result.stderr.hasPrefix("Error: Missing expected argument '<title>'\n"))
+        #expect(result.stderr == "ideabox: Missing expected argument '<title>' (see `ideabox help`)\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.databaseFile().path))
     }
 

@@ -50,7 +50,7 @@ import Testing
         let result = try sandbox.run(["list", option])
         #expect(result.status != 0)
         #expect(result.stdout == "")
-        #expect(result.stderr.hasPrefix("Error: --limit must be at least 1.\n"))
+        #expect(result.stderr == "ideabox: --limit must be at least 1. (see `ideabox help`)\n")
     }
 
     @Test func limitMustBeANumber() throws {
@@ -58,7 +58,8 @@ import Testing
         let result = try sandbox.run(["list", "--limit", "many"])
         #expect(result.status != 0)
         #expect(result.stdout == "")
-        #expect(result.stderr.hasPrefix("Error: "))
+        #expect(result.stderr.hasPrefix("ideabox: "))
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
     }
 
     @Test func jsonIsAnArrayOfEveryFieldNewestFirst() throws {
