@@ -28,13 +28,17 @@ public struct IdeaCounts: Sendable, Equatable {
 }
 
 extension IdeaRepository {
-    /// Above this many index hits, a search for a small page walks the newest-first index
-    /// and checks each idea's text instead, which finds a page of a common word after a few
-    /// hundred rows rather than sorting every hit.
-    static let searchCandidateLimit = 2000
+    /// Up to this many index hits, a search sorts the hits themselves.
+    static let searchSortLimit = 300
 
-    /// The largest `offset + limit` for which that walk pays off; reading further, or
-    /// everything, sorts the index hits instead.
+    /// Up to this many hits, a search walks the small `createdAt` index newest first and
+    /// keeps the ideas among the hits, stopping once it has the page. Above it, for a small
+    /// page, it walks the ideas and compares their folded text instead: a word that common
+    /// fills a page within a few hundred rows, sooner than its hits could be gathered.
+    static let searchCandidateLimit = 5000
+
+    /// The largest `offset + limit` for which walking the text pays off; reading further,
+    /// or everything, uses the index hits.
     static let searchWalkWindow = 1000
 
     /// A page of a list: at most `limit` ideas after skipping `offset`.
@@ -77,6 +81,19 @@ extension IdeaRepository {
                     db, sql: "SELECT count(*) FROM \(plan.table) WHERE \(plan.table) MATCH ?",
                     arguments: [plan.match]) ?? 0
             }
+        }
+    }
+
+    /// How many ideas a list holds, counting no further than `cap`: cheap even for a
+    /// search of a very common word.
+    public func count(_ filter: IdeaFilter, upTo cap: Int) throws -> Int {
+        guard case .search(let query) = filter else { return min(try count(filter), cap) }
+        guard let folded = Self.foldedQuery(query) else { return 0 }
+        let plan = SearchText.plan(forFoldedQuery: folded)
+        return try writer.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(plan.table) WHERE \(plan.table) MATCH ? LIMIT ?)",
+                arguments: [plan.match, cap]) ?? 0
         }
     }
 
@@ -158,19 +175,23 @@ extension IdeaRepository {
                 db,
                 sql: "SELECT count(*) FROM (SELECT 1 FROM \(plan.table) WHERE \(plan.table) MATCH ? LIMIT ?)",
                 arguments: [plan.match, Self.searchCandidateLimit + 1]) ?? 0
-            if hits == 0 {
+            let matches = "SELECT rowid FROM \(plan.table) WHERE \(plan.table) MATCH ?"
+            switch hits {
+            case 0:
                 return nil
-            }
-            if hits <= Self.searchCandidateLimit || (window ?? .max) > Self.searchWalkWindow {
+            case ...Self.searchSortLimit:
+                return ("\(select) WHERE localId IN (\(matches)) \(order)", [plan.match])
+            case ...Self.searchCandidateLimit:
+                return ("\(select) INDEXED BY idea_by_createdAt WHERE localId IN (\(matches)) \(order)", [plan.match])
+            default:
+                if (window ?? .max) > Self.searchWalkWindow {
+                    return ("\(select) WHERE localId IN (\(matches)) \(order)", [plan.match])
+                }
                 return (
-                    "\(select) WHERE localId IN (SELECT rowid FROM \(plan.table) WHERE \(plan.table) MATCH ?) \(order)",
-                    [plan.match]
+                    "\(select) WHERE (instr(foldedTitle, ?) > 0 OR instr(foldedDescription, ?) > 0) \(order)",
+                    [folded, folded]
                 )
             }
-            return (
-                "\(select) WHERE (instr(foldedTitle, ?) > 0 OR instr(foldedDescription, ?) > 0) \(order)",
-                [folded, folded]
-            )
         }
     }
 

@@ -22,19 +22,20 @@ public enum IdeaSchema {
 
     private static func createIdeas(_ db: Database) throws {
         // `localId` is an explicit INTEGER PRIMARY KEY so that VACUUM never renumbers the
-        // rows that the search index refers to.
+        // rows that the search index refers to. The small columns come before the text, so
+        // reading `createdAt` of a long idea never follows its overflow pages.
         try db.execute(sql: """
             CREATE TABLE idea (
                 localId INTEGER PRIMARY KEY,
                 id TEXT NOT NULL UNIQUE,
-                title TEXT NOT NULL,
-                description TEXT NOT NULL DEFAULT '',
                 isCompleted INTEGER NOT NULL DEFAULT 0,
                 createdAt INTEGER NOT NULL,
                 updatedAt INTEGER NOT NULL,
                 deviceId TEXT NOT NULL,
                 version INTEGER NOT NULL DEFAULT 0,
-                lastSyncedAt INTEGER
+                lastSyncedAt INTEGER,
+                title TEXT NOT NULL,
+                description TEXT NOT NULL DEFAULT ''
             );
             CREATE INDEX idea_by_createdAt ON idea(createdAt);
             CREATE INDEX idea_by_completion ON idea(isCompleted, createdAt);
