@@ -1,0 +1,89 @@
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+import Testing
+
+/// Where the data lives: the root, the profile and their precedence.
+@Suite struct DataLocationTests {
+    private static let everything = [
+        "IDEABOX_HOME": "/env/home", "XDG_DATA_HOME": "/xdg", "HOME": "/users/me", "IDEABOX_PROFILE": "laptop",
+    ]
+
+    @Test("The root: --data-dir, then IDEABOX_HOME, then XDG_DATA_HOME/ideabox, then ~/.local/share/ideabox", arguments: [
+        ("/explicit", everything, "/explicit"),
+        (nil, everything, "/env/home"),
+        (nil, ["XDG_DATA_HOME": "/xdg", "HOME": "/users/me"], "/xdg/ideabox"),
+        (nil, ["HOME": "/users/me"], "/users/me/.local/share/ideabox"),
+        (nil, ["IDEABOX_HOME": "", "XDG_DATA_HOME": "", "HOME": "/users/me"], "/users/me/.local/share/ideabox"),
+        ("/explicit", [:], "/explicit"),
+        (nil, ["IDEABOX_HOME": "/env/home"], "/env/home"),
+        (nil, ["XDG_DATA_HOME": "/xdg"], "/xdg/ideabox"),
+        ("/a/b/../c/./d", [:], "/a/c/d"),
+        ("/trailing/", [:], "/trailing"),
+    ] as [(String?, [String: String], String)])
+    func rootPrecedence(dataDirectory: String?, environment: [String: String], root: String) throws {
+        let location = try DataLocation.resolve(dataDirectory: dataDirectory, profile: nil, environment: environment)
+        #expect(location.root.path == root)
+    }
+
+    @Test("The profile: the argument, then IDEABOX_PROFILE, then default", arguments: [
+        ("phone", ["IDEABOX_PROFILE": "laptop"], "phone"),
+        (nil, ["IDEABOX_PROFILE": "laptop"], "laptop"),
+        (nil, ["IDEABOX_PROFILE": ""], "default"),
+        (nil, [:], "default"),
+        ("a.b_c-1", [:], "a.b_c-1"),
+    ] as [(String?, [String: String], String)])
+    func profilePrecedence(profile: String?, environment: [String: String], expected: String) throws {
+        let location = try DataLocation.resolve(dataDirectory: "/root", profile: profile, environment: environment)
+        #expect(location.profile == expected)
+        #expect(location.profileDirectory.path == "/root/profiles/\(expected)")
+    }
+
+    @Test func defaultProfileIsNamedDefault() throws {
+        #expect(DataLocation.defaultProfile == "default")
+        let location = try DataLocation(root: URL(fileURLWithPath: "/data", isDirectory: true))
+        #expect(location.profile == "default")
+        #expect(location.profileDirectory.path == "/data/profiles/default")
+    }
+
+    static let invalidProfiles = [
+        "../x", "", ".hidden", ".", "..", "a/b", "/abs", "a b", "a\\b", "a:b", "靈感", "tab\t", "new\nline",
+        String(repeating: "a", count: 65),
+    ]
+
+    @Test("Invalid profile names are refused", arguments: invalidProfiles)
+    func invalidProfile(name: String) {
+        let error = DataLocationError.invalidProfile(name)
+        #expect(throws: error) { try DataLocation(root: URL(fileURLWithPath: "/data"), profile: name) }
+        #expect(throws: error) { try DataLocation.resolve(dataDirectory: "/data", profile: name, environment: [:]) }
+        if !name.isEmpty {
+            #expect(throws: error) {
+                try DataLocation.resolve(dataDirectory: "/data", profile: nil, environment: ["IDEABOX_PROFILE": name])
+            }
+        }
+    }
+
+    @Test func longestProfileNameIsAccepted() throws {
+        let name = String(repeating: "a", count: 64)
+        #expect(try DataLocation(root: URL(fileURLWithPath: "/data"), profile: name).profile == name)
+    }
+
+    @Test("Without a home directory there is no default root", arguments: [
+        [:], ["HOME": ""], ["IDEABOX_PROFILE": "x", "USER": "me"],
+    ] as [[String: String]])
+    func noHome(environment: [String: String]) {
+        #expect(throws: DataLocationError.noHome) {
+            try DataLocation.resolve(dataDirectory: nil, profile: nil, environment: environment)
+        }
+    }
+
+    @Test func messagesInBothLanguages() {
+        for error in [DataLocationError.invalidProfile("../x"), .noHome] {
+            #expect(!error.message(in: .english).isEmpty)
+            #expect(!error.message(in: .traditionalChinese).isEmpty)
+            #expect(error.message(in: .english) != error.message(in: .traditionalChinese))
+        }
+        #expect(DataLocationError.invalidProfile("../x").message(in: .english).contains("\"../x\""))
+        #expect(DataLocationError.noHome.message(in: .english).contains("--data-dir"))
+    }
+}

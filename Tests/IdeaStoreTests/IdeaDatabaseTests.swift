@@ -1,0 +1,144 @@
+import Dispatch
+import Foundation
+import GRDB
+import IdeaBoxCore
+import IdeaStore
+import Synchronization
+import Testing
+
+/// Opening a database: first-launch samples, the device id, WAL, several connections.
+@Suite struct IdeaDatabaseTests {
+    private static func firstLaunch(_ seedsSamples: Bool, _ language: Language = .english) -> IdeaDatabase.FirstLaunch {
+        IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: language)
+    }
+
+    private static func repository(_ database: IdeaDatabase) -> IdeaRepository {
+        database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1000))
+    }
+
+    @Test("The first launch seeds the seven samples in the requested language", arguments: Language.allCases)
+    func firstLaunchSeedsSamples(language: Language) throws {
+        let store = try StoreFixture(seedsSamples: true, language: language)
+        let samples = SampleIdeas.ideas(in: language)
+        #expect(try store.allIdeas() == samples.reversed())
+        #expect(try store.repository.counts() == IdeaCounts(all: 7, completed: 2))
+    }
+
+    @Test func deviceIdComesFromTheGenerator() throws {
+        let database = try IdeaDatabase.inMemory(firstLaunch: Self.firstLaunch(false), ids: .counting(from: 42))
+        #expect(database.deviceId == "00000000-0000-0000-0000-00000000002a")
+        #expect(Self.repository(database).deviceId == database.deviceId)
+    }
+
+    @Test func samplesAreSeededOnceAndNeverComeBack() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true), ids: .counting())
+                let repository = Self.repository(database)
+                #expect(try repository.count(.all) == 7)
+                for idea in try repository.ideas(.all, limit: 10) {
+                    _ = try repository.deleteIdea(id: idea.id)
+                }
+                #expect(try repository.count(.all) == 0)
+            }
+            for language in Language.allCases {
+                let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true, language))
+                #expect(try Self.repository(database).count(.all) == 0)
+            }
+        }
+    }
+
+    @Test func reopeningKeepsTheIdeasAsTheyAre() throws {
+        try withTemporaryDirectory { directory in
+            let added: Idea
+            do {
+                let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true), ids: .counting())
+                added = try Self.repository(database).addIdea(title: "Mine")
+            }
+            let database = try IdeaDatabase.open(
+                directory: directory, firstLaunch: Self.firstLaunch(true, .traditionalChinese), ids: .counting())
+            let ideas = try Self.repository(database).ideas(.all, limit: 100)
+            #expect(ideas.count == 8)
+            #expect(ideas.first == added)
+            #expect(Array(ideas.dropFirst()) == SampleIdeas.ideas(in: .english).reversed(), "still the English samples")
+        }
+    }
+
+    @Test func skippingSamplesIsForGood() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false))
+                #expect(try Self.repository(database).count(.all) == 0)
+            }
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true))
+            #expect(try Self.repository(database).count(.all) == 0)
+        }
+    }
+
+    @Test func deviceIdIsStableAcrossReopening() throws {
+        try withTemporaryDirectory { directory in
+            let first = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), ids: .counting(from: 7))
+            #expect(first.deviceId == "00000000-0000-0000-0000-000000000007")
+            let second = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), ids: .counting(from: 99))
+            #expect(second.deviceId == first.deviceId)
+            let other = try IdeaDatabase.open(
+                directory: directory.appendingPathComponent("other"), firstLaunch: Self.firstLaunch(false), ids: .counting(from: 99))
+            #expect(other.deviceId == "00000000-0000-0000-0000-000000000063")
+        }
+    }
+
+    @Test func aFileDatabaseUsesWAL() throws {
+        try withTemporaryDirectory { directory in
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false))
+            let mode = try database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+            #expect(mode == "wal")
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("ideabox.sqlite").path))
+        }
+    }
+
+    @Test func openCreatesMissingDirectories() throws {
+        try withTemporaryDirectory { directory in
+            let nested = directory.appendingPathComponent("profiles/default", isDirectory: true)
+            _ = try IdeaDatabase.open(directory: nested, firstLaunch: Self.firstLaunch(false))
+            #expect(FileManager.default.fileExists(atPath: nested.appendingPathComponent("ideabox.sqlite").path))
+        }
+    }
+
+    @Test func twoOpensOfOneDirectorySeeEachOther() throws {
+        try withTemporaryDirectory { directory in
+            let one = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true))
+            let two = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true))
+            #expect(one.deviceId == two.deviceId)
+            let repositoryOne = one.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 100))
+            let repositoryTwo = two.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 200))
+            #expect(try repositoryOne.count(.all) == 7, "seeded once, not twice")
+            let revision = try repositoryTwo.revision()
+            let fromOne = try repositoryOne.addIdea(title: "From one")
+            #expect(try repositoryTwo.idea(id: fromOne.id) == fromOne)
+            #expect(try repositoryTwo.revision() > revision)
+            let fromTwo = try repositoryTwo.addIdea(title: "From two")
+            #expect(try repositoryOne.ideas(.all, limit: 2) == [fromTwo, fromOne])
+            #expect(fromTwo.createdAt > fromOne.createdAt, "both share what this device has seen")
+            #expect(try repositoryOne.search("from").count == 2)
+        }
+    }
+
+    @Test func twoOpensAtOnceInANewDirectorySeedOnce() throws {
+        try withTemporaryDirectory { directory in
+            let deviceIds = Mutex<[String]>([])
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                do {
+                    let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true))
+                    deviceIds.withLock { $0.append(database.deviceId) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+            #expect(Set(deviceIds.withLock { $0 }).count == 1)
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true))
+            #expect(try Self.repository(database).count(.all) == 7)
+        }
+    }
+}
