@@ -176,7 +176,8 @@ public enum AppScreen {
         let box = Box.centered(height: min(grid.rows - 2, entries.count + 4), width: min(grid.columns - 2, contentWidth + 4), in: grid)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.helpTitle, style: accent)
-        let rows = box.height - 4
+        // The blank line above the footer goes first when the screen is short of a row.
+        let rows = min(entries.count, box.height - 3)
         for (offset, entry) in entries.prefix(rows).enumerated() {
             let row = box.top + 1 + offset
             grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: keysWidth, style: accent)
