@@ -162,7 +162,9 @@ public enum AppScreen {
 
     private static func drawDeleteQuestion(_ idea: Idea, app: AppModel, into grid: inout CellGrid) {
         let width = min(grid.columns - 4, 60)
-        let question = app.text.deleteQuestion(TextWidth.truncate(idea.title, toWidth: width - 16, ellipsis: true))
+        // The title gets what the box leaves after the question's own words, so "y/n" always shows.
+        let titleWidth = width - 4 - TextWidth.width(of: app.text.deleteQuestion(""))
+        let question = app.text.deleteQuestion(TextWidth.truncate(idea.title, toWidth: titleWidth, ellipsis: true))
         let box = Box.centered(height: 5, width: width, in: grid)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.deleteTitle, style: accent)
