@@ -120,9 +120,14 @@ public struct TextBuffer: Sendable, Equatable {
             return
         }
         let line = lines[target]
+        // Where a soft break consumed nothing, the line's end is the next line's start and
+        // shows there; the last place on this line is before its last character.
+        let wrapsWithoutBreak = lines.indices.contains(target + 1)
+            && lines[target + 1].range.lowerBound == line.range.upperBound
+        let end = wrapsWithoutBreak ? line.range.upperBound - 1 : line.range.upperBound
         var column = 0
         var offset = line.range.lowerBound
-        while offset < line.range.upperBound {
+        while offset < end {
             let width = TextWidth.width(of: characters[offset])
             if column + width > location.column { break }
             column += width
