@@ -140,7 +140,9 @@ public struct TextBuffer: Sendable, Equatable {
         var result = ""
         for character in text {
             switch character {
-            case "\r\n", "\r", "\n":
+            // Every Unicode line break (U+2028 too, which the idea rules refuse), not only
+            // CR and LF, so pasted text never leaves a field that can't be saved.
+            case let lineBreak where lineBreak.isNewline:
                 result.append(isMultiline ? "\n" : " ")
             case "\t":
                 result.append(isMultiline ? "\t" : " ")
