@@ -45,6 +45,8 @@ public final class IdeaListModel {
         self.filter = filter
         selectedIndex = 0
         scrollTop = 0
+        // The old list's selection means nothing in the new one: don't look for it there.
+        window = []
         try reload(count: count)
     }
 
