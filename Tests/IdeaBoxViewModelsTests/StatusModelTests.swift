@@ -1,0 +1,47 @@
+import IdeaBoxCore
+import IdeaBoxViewModels
+import Testing
+
+/// The status bar's message: shown for four seconds, then gone.
+@Suite struct StatusModelTests {
+    private static let now = ViewModelFixture.start
+
+    @Test func startsWithTheSyncStateAndNoMessage() {
+        let status = StatusModel(syncState: "Local only")
+        #expect(status.syncState == "Local only")
+        #expect(status.pendingCount == 0)
+        #expect(status.message == nil)
+    }
+
+    @Test func aMessageLastsFourSeconds() throws {
+        var status = StatusModel(syncState: "Local only")
+        status.show("Saved", tone: .success, now: Self.now)
+        let message = try #require(status.message)
+        #expect(message.text == "Saved")
+        #expect(message.tone == .success)
+        #expect(message.expiresAt == Self.now.adding(milliseconds: 4000))
+        var expired = status.expireMessage(now: Self.now)
+        #expect(!expired)
+        expired = status.expireMessage(now: Self.now.adding(milliseconds: 3999))
+        #expect(!expired)
+        #expect(status.message?.text == "Saved")
+        expired = status.expireMessage(now: Self.now.adding(milliseconds: 4000))
+        #expect(expired)
+        #expect(status.message == nil)
+        expired = status.expireMessage(now: Self.now.adding(milliseconds: 9000))
+        #expect(!expired, "nothing left to expire")
+    }
+
+    @Test func aNewMessageReplacesTheOldOneAndItsDeadline() {
+        var status = StatusModel(syncState: "")
+        status.show("first", tone: .error, now: Self.now)
+        status.show("second", now: Self.now.adding(milliseconds: 3000))
+        #expect(status.message?.text == "second")
+        #expect(status.message?.tone == .info, "info is the default tone")
+        var expired = status.expireMessage(now: Self.now.adding(milliseconds: 4500))
+        #expect(!expired)
+        #expect(status.message?.text == "second")
+        expired = status.expireMessage(now: Self.now.adding(milliseconds: 7000))
+        #expect(expired)
+    }
+}
