@@ -19,6 +19,7 @@ let package = Package(
         ),
         // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
+        .target(name: "CloudRemote", dependencies: ["IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
         .executableTarget(
@@ -39,6 +40,7 @@ let package = Package(
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
+        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
     ]
 )

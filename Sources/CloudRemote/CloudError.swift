@@ -1,0 +1,159 @@
+/// Why the remote refused a request, modelled on CloudKit's `CKError` codes.
+///
+/// Codable so that scripted faults can be stored in the remote's SQLite file and shown by
+/// `ideabox remote status`.
+public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConvertible {
+    /// The device has no network (airplane mode); nothing reached the server.
+    case networkUnavailable
+    /// The network failed during the request; it may or may not have been applied.
+    case networkFailure
+    /// The device is not signed in to an account.
+    case notAuthenticated
+    /// The account's storage is full; saves of new records fail until records are deleted.
+    case quotaExceeded
+    /// The zone is busy with other requests; retry after `retryAfter` seconds.
+    case zoneBusy(retryAfter: Double)
+    /// The client sent too many requests; retry after `retryAfter` seconds.
+    case requestRateLimited(retryAfter: Double)
+    /// The service is down for a while, possibly saying when to retry.
+    case serviceUnavailable(retryAfter: Double?)
+    /// The server failed in a way it does not explain.
+    case internalError
+    /// Some items of a request failed, each for its own reason.
+    case partialFailure([RecordID: CloudError])
+    /// The request held more items than the server accepts in one request.
+    case limitExceeded
+    /// The record does not exist on the server (it was deleted since the client read it).
+    case unknownItem
+    /// The zone does not exist in this account's database.
+    case zoneNotFound
+    /// The change token is older than the history the server keeps: fetch from nil.
+    case changeTokenExpired
+    /// The record changed on the server since the client read it; here is the server's copy.
+    case serverRecordChanged(serverRecord: RemoteRecord?)
+
+    /// The error's kind without its details: what a script or a rate names.
+    public enum Code: String, Hashable, Codable, Sendable, CaseIterable {
+        /// `CloudError.networkUnavailable`.
+        case networkUnavailable
+        /// `CloudError.networkFailure`.
+        case networkFailure
+        /// `CloudError.notAuthenticated`.
+        case notAuthenticated
+        /// `CloudError.quotaExceeded`.
+        case quotaExceeded
+        /// `CloudError.zoneBusy`.
+        case zoneBusy
+        /// `CloudError.requestRateLimited`.
+        case requestRateLimited
+        /// `CloudError.serviceUnavailable`.
+        case serviceUnavailable
+        /// `CloudError.internalError`.
+        case internalError
+        /// `CloudError.partialFailure`.
+        case partialFailure
+        /// `CloudError.limitExceeded`.
+        case limitExceeded
+        /// `CloudError.unknownItem`.
+        case unknownItem
+        /// `CloudError.zoneNotFound`.
+        case zoneNotFound
+        /// `CloudError.changeTokenExpired`.
+        case changeTokenExpired
+        /// `CloudError.serverRecordChanged`.
+        case serverRecordChanged
+    }
+
+    /// The error of kind `code`; `retryAfter` applies to the kinds that carry one (zone busy
+    /// defaults to 60 s, rate limited to 30 s). Partial failures are empty and a changed
+    /// server record carries no record.
+    public init(code: Code, retryAfter: Double? = nil) {
+        switch code {
+        case .networkUnavailable: self = .networkUnavailable
+        case .networkFailure: self = .networkFailure
+        case .notAuthenticated: self = .notAuthenticated
+        case .quotaExceeded: self = .quotaExceeded
+        case .zoneBusy: self = .zoneBusy(retryAfter: retryAfter ?? 60)
+        case .requestRateLimited: self = .requestRateLimited(retryAfter: retryAfter ?? 30)
+        case .serviceUnavailable: self = .serviceUnavailable(retryAfter: retryAfter)
+        case .internalError: self = .internalError
+        case .partialFailure: self = .partialFailure([:])
+        case .limitExceeded: self = .limitExceeded
+        case .unknownItem: self = .unknownItem
+        case .zoneNotFound: self = .zoneNotFound
+        case .changeTokenExpired: self = .changeTokenExpired
+        case .serverRecordChanged: self = .serverRecordChanged(serverRecord: nil)
+        }
+    }
+
+    /// This error's kind.
+    public var code: Code {
+        switch self {
+        case .networkUnavailable: .networkUnavailable
+        case .networkFailure: .networkFailure
+        case .notAuthenticated: .notAuthenticated
+        case .quotaExceeded: .quotaExceeded
+        case .zoneBusy: .zoneBusy
+        case .requestRateLimited: .requestRateLimited
+        case .serviceUnavailable: .serviceUnavailable
+        case .internalError: .internalError
+        case .partialFailure: .partialFailure
+        case .limitExceeded: .limitExceeded
+        case .unknownItem: .unknownItem
+        case .zoneNotFound: .zoneNotFound
+        case .changeTokenExpired: .changeTokenExpired
+        case .serverRecordChanged: .serverRecordChanged
+        }
+    }
+
+    /// How many seconds the server asks the client to wait before retrying, if it said.
+    /// For a partial failure, the longest wait any of its items asks for.
+    public var retryAfter: Double? {
+        switch self {
+        case let .zoneBusy(seconds), let .requestRateLimited(seconds): seconds
+        case let .serviceUnavailable(seconds): seconds
+        case let .partialFailure(items): items.values.compactMap(\.retryAfter).max()
+        default: nil
+        }
+    }
+
+    /// Whether retrying the same request later may succeed without the client changing
+    /// anything. A partial failure is transient when every failed item is.
+    public var isTransient: Bool {
+        switch self {
+        case .networkUnavailable, .networkFailure, .zoneBusy, .requestRateLimited, .serviceUnavailable, .internalError:
+            true
+        case let .partialFailure(items):
+            !items.isEmpty && items.values.allSatisfy(\.isTransient)
+        case .notAuthenticated, .quotaExceeded, .limitExceeded, .unknownItem, .zoneNotFound,
+             .changeTokenExpired, .serverRecordChanged:
+            false
+        }
+    }
+
+    /// A short English line for logs, such as `zone busy (retry after 60 s)`.
+    public var description: String {
+        switch self {
+        case .networkUnavailable: "network unavailable"
+        case .networkFailure: "network failure"
+        case .notAuthenticated: "not signed in to an account"
+        case .quotaExceeded: "storage quota exceeded"
+        case let .zoneBusy(seconds): "zone busy (retry after \(formatted(seconds)) s)"
+        case let .requestRateLimited(seconds): "request rate limited (retry after \(formatted(seconds)) s)"
+        case .serviceUnavailable(nil): "service unavailable"
+        case let .serviceUnavailable(seconds?): "service unavailable (retry after \(formatted(seconds)) s)"
+        case .internalError: "internal server error"
+        case let .partialFailure(items): "partial failure (\(items.count) \(items.count == 1 ? "item" : "items") failed)"
+        case .limitExceeded: "too many items in one request"
+        case .unknownItem: "record not found on the server"
+        case .zoneNotFound: "zone not found"
+        case .changeTokenExpired: "change token expired"
+        case .serverRecordChanged: "record changed on the server"
+        }
+    }
+}
+
+/// `60` for whole seconds, `1.5` otherwise.
+private func formatted(_ seconds: Double) -> String {
+    seconds.rounded() == seconds && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
+}

@@ -1,0 +1,81 @@
+import GRDB
+
+/// The simulated remote's schema, built only through named migrations that are never edited.
+enum RemoteSchema {
+    /// The migration names, oldest first.
+    enum Migration: String, CaseIterable {
+        case server = "v1-server"
+    }
+
+    /// The migrator that brings a remote file up to date.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration(Migration.server.rawValue, migrate: createServer)
+        return migrator
+    }
+
+    private static func createServer(_ db: Database) throws {
+        // A record name lives in exactly one of `record` (saved) and `deletion` (deleted),
+        // stamped with the zone sequence of its latest change, so one ordered union of the
+        // two is the zone's change feed with every name at most once.
+        try db.execute(sql: """
+            CREATE TABLE device (
+                name TEXT PRIMARY KEY NOT NULL,
+                account TEXT,
+                isOffline INTEGER NOT NULL DEFAULT 0,
+                latencyMilliseconds INTEGER NOT NULL DEFAULT 0
+            ) WITHOUT ROWID;
+            CREATE TABLE zone (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                account TEXT NOT NULL,
+                name TEXT NOT NULL,
+                createdAt INTEGER NOT NULL,
+                changeSequence INTEGER NOT NULL DEFAULT 0,
+                purgedThrough INTEGER NOT NULL DEFAULT 0,
+                UNIQUE (account, name)
+            );
+            CREATE TABLE record (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                recordName TEXT NOT NULL,
+                changeSequence INTEGER NOT NULL,
+                recordType TEXT NOT NULL,
+                changeTag TEXT NOT NULL,
+                creationDate INTEGER NOT NULL,
+                modificationDate INTEGER NOT NULL,
+                fields TEXT NOT NULL,
+                PRIMARY KEY (zoneId, recordName)
+            ) WITHOUT ROWID;
+            CREATE UNIQUE INDEX record_by_change ON record(zoneId, changeSequence);
+            CREATE INDEX record_by_type ON record(zoneId, recordType, recordName);
+            CREATE TABLE deletion (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                recordName TEXT NOT NULL,
+                changeSequence INTEGER NOT NULL,
+                recordType TEXT NOT NULL,
+                deletedAt INTEGER NOT NULL,
+                PRIMARY KEY (zoneId, recordName)
+            ) WITHOUT ROWID;
+            CREATE UNIQUE INDEX deletion_by_change ON deletion(zoneId, changeSequence);
+            CREATE INDEX deletion_by_time ON deletion(deletedAt);
+            CREATE TABLE quota (
+                account TEXT PRIMARY KEY NOT NULL,
+                maxRecords INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE scriptedError (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                device TEXT NOT NULL,
+                operation TEXT,
+                error TEXT NOT NULL
+            );
+            CREATE INDEX scriptedError_by_device ON scriptedError(device, id);
+            CREATE TABLE errorRate (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                device TEXT NOT NULL,
+                operation TEXT,
+                probability REAL NOT NULL,
+                error TEXT NOT NULL
+            );
+            CREATE INDEX errorRate_by_device ON errorRate(device, id);
+            """)
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import GRDB
+
+/// Faults are stored in the server's file, so that a setting made by one process reaches
+/// the clients of every other process. Network faults (offline, latency, errors) belong to
+/// a device; the quota belongs to an account.
+extension SimulatedCloud {
+    /// Turns the network of `device` off (its requests fail with `networkUnavailable`) or on.
+    public func setOffline(_ isOffline: Bool, device: String) throws {
+        try updateDevice(device, sql: "UPDATE device SET isOffline = ? WHERE name = ?", isOffline)
+    }
+
+    /// Adds `milliseconds` of latency to every request of `device` that reaches the server.
+    public func setLatency(milliseconds: Int, device: String) throws {
+        try updateDevice(device, sql: "UPDATE device SET latencyMilliseconds = ? WHERE name = ?", max(0, milliseconds))
+    }
+
+    /// Adds a random fault to `device`; rates are drawn in the order they were added, and
+    /// the first that hits fails the request.
+    public func addErrorRate(_ rate: ErrorRate, device: String) throws {
+        let error = try Self.encode(rate.error)
+        try writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO errorRate (device, operation, probability, error) VALUES (?, ?, ?, ?)",
+                arguments: [device, rate.operation?.rawValue, rate.probability, error])
+        }
+    }
+
+    /// Removes every random fault of `device`.
+    public func clearErrorRates(device: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM errorRate WHERE device = ?", arguments: [device])
+        }
+    }
+
+    /// Queues `errors` for `device`: each of its next requests (of a matching kind) throws
+    /// the first waiting error that applies to it, instead of being carried out.
+    public func scriptErrors(_ errors: [ScriptedError], device: String) throws {
+        let encoded = try errors.map { ($0.operation?.rawValue, try Self.encode($0.error)) }
+        try writer.write { db in
+            for (operation, error) in encoded {
+                try db.execute(
+                    sql: "INSERT INTO scriptedError (device, operation, error) VALUES (?, ?, ?)",
+                    arguments: [device, operation, error])
+            }
+        }
+    }
+
+    /// Drops the errors still waiting for `device`.
+    public func clearScriptedErrors(device: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM scriptedError WHERE device = ?", arguments: [device])
+        }
+    }
+
+    /// Limits `account` to `maxRecords` records across its zones (nil: no limit). Saving a
+    /// new record beyond it fails that record with `quotaExceeded`; records already stored
+    /// stay, and updating them still works.
+    public func setQuota(maxRecords: Int?, account: String) throws {
+        try writer.write { db in
+            if let maxRecords {
+                try db.execute(
+                    sql: "INSERT INTO quota (account, maxRecords) VALUES (?, ?) ON CONFLICT (account) DO UPDATE SET maxRecords = excluded.maxRecords",
+                    arguments: [account, maxRecords])
+            } else {
+                try db.execute(sql: "DELETE FROM quota WHERE account = ?", arguments: [account])
+            }
+        }
+    }
+
+    /// The account and faults of `device`, with its account's quota and record count.
+    public func status(device: String) throws -> RemoteDeviceStatus {
+        try writer.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT isOffline, latencyMilliseconds FROM device WHERE name = ?", arguments: [device])
+            let account = try Self.account(of: device, db)
+            return RemoteDeviceStatus(
+                device: device,
+                account: account,
+                isOffline: row?["isOffline"] ?? false,
+                latencyMilliseconds: row?["latencyMilliseconds"] ?? 0,
+                errorRates: try Self.errorRates(of: device, operation: nil, db),
+                scriptedErrors: try Row.fetchAll(
+                    db, sql: "SELECT operation, error FROM scriptedError WHERE device = ? ORDER BY id", arguments: [device]
+                ).map { row in
+                    ScriptedError(
+                        try Self.decodeError(row["error"]),
+                        operation: (row["operation"] as String?).flatMap(CloudOperation.init(rawValue:)))
+                },
+                quota: try account.flatMap { try Self.quota(of: $0, db) },
+                recordCount: try account.map { try Self.recordCount(of: $0, db) } ?? 0)
+        }
+    }
+
+    /// Decides, in one transaction, what happens to a request of `device`: refused on the
+    /// device itself, or let through to the server with the faults that apply. Consumes the
+    /// first scripted error that matches `operation`, but only if the request gets through.
+    func admit(device: String, operation: CloudOperation) throws -> Admission {
+        try writer.write { db in
+            guard let account = try Self.account(of: device, db) else { return .refused(.notAuthenticated) }
+            let row = try Row.fetchOne(
+                db, sql: "SELECT isOffline, latencyMilliseconds FROM device WHERE name = ?", arguments: [device])
+            if row?["isOffline"] == true { return .refused(.networkUnavailable) }
+            let scripted = try Row.fetchOne(
+                db,
+                sql: "SELECT id, error FROM scriptedError WHERE device = ? AND (operation IS NULL OR operation = ?) ORDER BY id LIMIT 1",
+                arguments: [device, operation.rawValue])
+            if let scripted {
+                try db.execute(sql: "DELETE FROM scriptedError WHERE id = ?", arguments: [scripted["id"] as Int64])
+            }
+            return .admitted(Admission.Ticket(
+                account: account,
+                latencyMilliseconds: row?["latencyMilliseconds"] ?? 0,
+                scriptedError: try scripted.map { try Self.decodeError($0["error"]) },
+                errorRates: try Self.errorRates(of: device, operation: operation, db)))
+        }
+    }
+
+    /// The most records `account` may hold, or nil for no limit.
+    static func quota(of account: String, _ db: Database) throws -> Int? {
+        try Int.fetchOne(db, sql: "SELECT maxRecords FROM quota WHERE account = ?", arguments: [account])
+    }
+
+    /// How many records `account` holds across its zones.
+    static func recordCount(of account: String, _ db: Database) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM record JOIN zone ON zone.id = record.zoneId WHERE zone.account = ?",
+            arguments: [account]) ?? 0
+    }
+
+    private func updateDevice(_ device: String, sql: String, _ value: some DatabaseValueConvertible & Sendable) throws {
+        try writer.write { db in
+            try Self.ensureDevice(device, db)
+            try db.execute(sql: sql, arguments: [value, device])
+        }
+    }
+
+    /// The rates of `device` that apply to `operation` (all of them for nil), oldest first.
+    private static func errorRates(of device: String, operation: CloudOperation?, _ db: Database) throws -> [ErrorRate] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT operation, probability, error FROM errorRate WHERE device = ? AND (? IS NULL OR operation IS NULL OR operation = ?) ORDER BY id",
+            arguments: [device, operation?.rawValue, operation?.rawValue]
+        ).map { row in
+            ErrorRate(
+                probability: row["probability"], error: try decodeError(row["error"]),
+                operation: (row["operation"] as String?).flatMap(CloudOperation.init(rawValue:)))
+        }
+    }
+
+    private static func encode(_ error: CloudError) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(error), as: UTF8.self)
+    }
+
+    private static func decodeError(_ json: String) throws -> CloudError {
+        try JSONDecoder().decode(CloudError.self, from: Data(json.utf8))
+    }
+}
+
+/// What the device and the faults decided about one request.
+enum Admission {
+    /// The request reaches the server, with these faults.
+    struct Ticket {
+        /// The account the device is signed in to.
+        var account: String
+        /// How long the request takes to reach the server.
+        var latencyMilliseconds: Int
+        /// The scripted error this request consumed, if any.
+        var scriptedError: CloudError?
+        /// The random faults that may fail it.
+        var errorRates: [ErrorRate]
+    }
+
+    /// The request fails on the device without reaching the server.
+    case refused(CloudError)
+    /// The request goes out.
+    case admitted(Ticket)
+}

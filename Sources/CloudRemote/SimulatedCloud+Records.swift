@@ -1,0 +1,247 @@
+import Foundation
+import GRDB
+import IdeaBoxCore
+
+/// The server side of the record operations, on behalf of one account. Faults were already
+/// applied by the client; these only do the work.
+extension SimulatedCloud {
+    /// Creates `zone` in `account` unless it exists.
+    func createZone(_ zone: RecordZoneID, account: String) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO zone (account, name, createdAt) VALUES (?, ?, ?) ON CONFLICT (account, name) DO NOTHING",
+                arguments: [account, zone.zoneName, clock.now().milliseconds])
+        }
+    }
+
+    /// Deletes `zone` of `account` with its records and history, if it exists.
+    func deleteZone(_ zone: RecordZoneID, account: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM zone WHERE account = ? AND name = ?", arguments: [account, zone.zoneName])
+        }
+    }
+
+    /// Applies deletes, then saves, in one transaction; see `CloudDatabase.modify`.
+    func modify(account: String, saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        guard records.count + recordIDs.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+        let fields = try records.map { try FieldsCoding.encode($0.fields) }
+        return try writer.write { db in
+            let now = clock.now()
+            // Every zone of the request exists (or nothing is applied), so the lookups
+            // below always find theirs.
+            var zones = try ZoneState.fetch(Set(records.map(\.recordID.zoneID) + recordIDs.map(\.zoneID)), account: account, db)
+            var result = ModifyResult()
+            for recordID in recordIDs {
+                try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
+                result.deleted.append(recordID)
+            }
+            let quota = try Self.quota(of: account, db)
+            var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
+            for (record, fields) in zip(records, fields) {
+                let existing = try StoredRecord.fetch(record.recordID, zone: zones[record.recordID.zoneID]!, db)
+                if let failure = Self.conflict(saving: record, over: existing, policy: savePolicy) {
+                    result.failures[record.recordID] = failure
+                } else if existing == nil, let quota, recordCount >= quota {
+                    result.failures[record.recordID] = .quotaExceeded
+                } else {
+                    let saved = try save(
+                        record, fields: fields, over: existing, zone: &zones[record.recordID.zoneID]!, now: now, db)
+                    if existing == nil { recordCount += 1 }
+                    result.saved.append(saved)
+                }
+            }
+            for zone in zones.values {
+                try db.execute(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?", arguments: [zone.changeSequence, zone.rowID])
+            }
+            return result
+        }
+    }
+
+    /// One page of the changes of `zoneID` after `token`, read from one snapshot.
+    func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        let limit = max(1, resultsLimit)
+        return try writer.read { db in
+            let zone = try ZoneState.fetch(zoneID, account: account, db)
+            let since = try token.map { try zone.validate($0) } ?? 0
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields
+                    FROM record WHERE zoneId = ? AND changeSequence > ?
+                    UNION ALL
+                    SELECT recordName, changeSequence, recordType, NULL, NULL, NULL, NULL
+                    FROM deletion WHERE zoneId = ? AND changeSequence > ?
+                    ORDER BY changeSequence LIMIT ?
+                    """,
+                arguments: [zone.rowID, since, zone.rowID, since, limit + 1])
+            let page = rows.prefix(limit)
+            var changed: [RemoteRecord] = []
+            var deleted: [DeletedRecord] = []
+            for row in page {
+                let recordID = RecordID(recordName: row["recordName"], zoneID: zoneID)
+                if row["changeTag"] == nil as String? {
+                    deleted.append(DeletedRecord(recordID: recordID, recordType: row["recordType"]))
+                } else {
+                    changed.append(try StoredRecord.decode(row, recordID: recordID))
+                }
+            }
+            let moreComing = rows.count > limit
+            let through: Int64 = moreComing ? page.last!["changeSequence"] : zone.changeSequence
+            return ZoneChanges(
+                changed: changed, deleted: deleted,
+                token: ZonePosition(zoneRowID: zone.rowID, sequence: through).token, moreComing: moreComing)
+        }
+    }
+
+    /// The records of type `recordType` in `zoneID`, by name.
+    func records(account: String, in zoneID: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try writer.read { db in
+            let zone = try ZoneState.fetch(zoneID, account: account, db)
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT recordName, recordType, changeTag, creationDate, modificationDate, fields
+                    FROM record WHERE zoneId = ? AND recordType = ? ORDER BY recordName
+                    """,
+                arguments: [zone.rowID, recordType]
+            ).map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row["recordName"], zoneID: zoneID)) }
+        }
+    }
+
+    /// Why `record` may not overwrite `server` under `policy`, or nil if it may.
+    private static func conflict(saving record: RemoteRecord, over server: RemoteRecord?, policy: SavePolicy) -> CloudError? {
+        switch (policy, server) {
+        case (.allKeys, _):
+            nil
+        case let (.ifServerRecordUnchanged, server?):
+            server.changeTag == record.changeTag ? nil : .serverRecordChanged(serverRecord: server)
+        case (.ifServerRecordUnchanged, nil):
+            // A change tag says the client read a server copy that is gone: it was deleted.
+            record.changeTag == nil ? nil : .unknownItem
+        }
+    }
+
+    /// Deletes `recordID` if the server has it, remembering the deletion for change
+    /// fetches; deleting a missing record changes nothing.
+    private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
+        let recordType = try String.fetchOne(
+            db, sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?",
+            arguments: [zone.rowID, recordID.recordName])
+        guard let recordType else { return }
+        let sequence = zone.nextSequence()
+        try db.execute(
+            sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?", arguments: [zone.rowID, recordID.recordName])
+        try db.execute(
+            sql: """
+                INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (zoneId, recordName) DO UPDATE SET
+                    changeSequence = excluded.changeSequence, recordType = excluded.recordType, deletedAt = excluded.deletedAt
+                """,
+            arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds])
+    }
+
+    /// Stores `record` with a new change tag and server times, and returns it as stored.
+    private func save(
+        _ record: RemoteRecord, fields: String, over server: RemoteRecord?, zone: inout ZoneState, now: Timestamp,
+        _ db: Database
+    ) throws -> RemoteRecord {
+        let sequence = zone.nextSequence()
+        var saved = record
+        saved.changeTag = "\(zone.rowID).\(sequence)"
+        saved.creationDate = server?.creationDate ?? now
+        saved.modificationDate = now
+        try db.execute(
+            sql: "DELETE FROM deletion WHERE zoneId = ? AND recordName = ?", arguments: [zone.rowID, record.recordID.recordName])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO record
+                    (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
+                saved.creationDate?.milliseconds, now.milliseconds, fields,
+            ])
+        return saved
+    }
+}
+
+/// A zone of the account being served, and the sequence of its latest change.
+private struct ZoneState {
+    var rowID: Int64
+    var changeSequence: Int64
+    var purgedThrough: Int64
+
+    /// The zone `zoneID` of `account`; throws `zoneNotFound` if it is missing.
+    static func fetch(_ zoneID: RecordZoneID, account: String, _ db: Database) throws -> ZoneState {
+        let row = try Row.fetchOne(
+            db, sql: "SELECT id, changeSequence, purgedThrough FROM zone WHERE account = ? AND name = ?",
+            arguments: [account, zoneID.zoneName])
+        guard let row else { throw CloudError.zoneNotFound }
+        return ZoneState(rowID: row["id"], changeSequence: row["changeSequence"], purgedThrough: row["purgedThrough"])
+    }
+
+    /// The zones `zoneIDs` of `account`, by id; throws `zoneNotFound` if any is missing.
+    static func fetch(_ zoneIDs: Set<RecordZoneID>, account: String, _ db: Database) throws -> [RecordZoneID: ZoneState] {
+        try Dictionary(uniqueKeysWithValues: zoneIDs.map { ($0, try fetch($0, account: account, db)) })
+    }
+
+    /// Takes the next change sequence of the zone.
+    mutating func nextSequence() -> Int64 {
+        changeSequence += 1
+        return changeSequence
+    }
+
+    /// The sequence `token` stands for; throws `changeTokenExpired` if the token belongs
+    /// to another zone (or an earlier zone of this name) or to history since purged.
+    func validate(_ token: ChangeToken) throws -> Int64 {
+        guard let position = ZonePosition(token), position.zoneRowID == rowID,
+              (purgedThrough...changeSequence).contains(position.sequence)
+        else { throw CloudError.changeTokenExpired }
+        return position.sequence
+    }
+}
+
+/// Reading and writing records in the server's `record` table.
+private enum StoredRecord {
+    /// The stored record `recordID`, or nil.
+    static func fetch(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> RemoteRecord? {
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT recordType, changeTag, creationDate, modificationDate, fields
+                FROM record WHERE zoneId = ? AND recordName = ?
+                """,
+            arguments: [zone.rowID, recordID.recordName])
+        return try row.map { try decode($0, recordID: recordID) }
+    }
+
+    /// The record in `row`, which holds the columns of `record`.
+    static func decode(_ row: Row, recordID: RecordID) throws -> RemoteRecord {
+        RemoteRecord(
+            recordType: row["recordType"], recordID: recordID, fields: try FieldsCoding.decode(row["fields"]),
+            changeTag: row["changeTag"],
+            creationDate: (row["creationDate"] as Int64?).map(Timestamp.init(milliseconds:)),
+            modificationDate: (row["modificationDate"] as Int64?).map(Timestamp.init(milliseconds:)))
+    }
+}
+
+/// Record fields as stored: JSON with sorted keys, readable with the sqlite3 shell.
+private enum FieldsCoding {
+    private static let nonFinite = (positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+
+    static func encode(_ fields: [String: FieldValue]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
+        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+    }
+
+    static func decode(_ json: String) throws -> [String: FieldValue] {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
+        return try decoder.decode([String: FieldValue].self, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,73 @@
+
+/// One device's client of a `SimulatedCloud`: each request first passes the device's
+/// faults, then reaches the private database of the account the device is signed in to.
+///
+/// A request is refused on the device when it is signed out (`notAuthenticated`) or offline
+/// (`networkUnavailable`); otherwise it waits the device's latency, then fails with the next
+/// scripted error or a random one if any applies, and only then is carried out. Failing
+/// requests change nothing on the server.
+struct SimulatedDatabase: CloudDatabase {
+    /// The server.
+    let cloud: SimulatedCloud
+    /// The device this client belongs to.
+    let device: String
+
+    var maximumRecordsPerRequest: Int { cloud.maximumRecordsPerRequest }
+
+    func accountStatus() throws -> AccountStatus {
+        let account = try serverErrorsAsCloudErrors { try cloud.signedInAccount(device: device) }
+        return account.map { .available(accountName: $0) } ?? .noAccount
+    }
+
+    func createZone(_ zone: RecordZoneID) throws {
+        try perform(.createZone) { account in try cloud.createZone(zone, account: account) }
+    }
+
+    func deleteZone(_ zone: RecordZoneID) throws {
+        try perform(.deleteZone) { account in try cloud.deleteZone(zone, account: account) }
+    }
+
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        try perform(.modify) { account in
+            try cloud.modify(account: account, saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        }
+    }
+
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        try perform(.fetchChanges) { account in
+            try cloud.fetchChanges(account: account, in: zone, since: token, resultsLimit: resultsLimit)
+        }
+    }
+
+    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try perform(.query) { account in try cloud.records(account: account, in: zone, ofType: recordType) }
+    }
+
+    private func perform<Result>(_ operation: CloudOperation, _ work: (_ account: String) throws -> Result) throws -> Result {
+        try serverErrorsAsCloudErrors {
+            switch try cloud.admit(device: device, operation: operation) {
+            case let .refused(error):
+                throw error
+            case let .admitted(ticket):
+                if ticket.latencyMilliseconds > 0 { cloud.sleeper.sleep(milliseconds: ticket.latencyMilliseconds) }
+                if let error = ticket.scriptedError { throw error }
+                for rate in ticket.errorRates where cloud.random.nextUnitInterval() < rate.probability {
+                    throw rate.error
+                }
+                return try work(ticket.account)
+            }
+        }
+    }
+
+    /// Runs `body`, turning a failure of the server's own storage into `internalError`, so
+    /// that clients only ever see `CloudError`.
+    private func serverErrorsAsCloudErrors<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as CloudError {
+            throw error
+        } catch {
+            throw CloudError.internalError
+        }
+    }
+}
