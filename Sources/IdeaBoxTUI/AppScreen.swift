@@ -189,12 +189,15 @@ public enum AppScreen {
     }
 
     private static func drawTooSmall(_ app: AppModel, into grid: inout CellGrid) {
-        let lines = app.text.tooSmall(rows: app.size.rows, columns: app.size.columns)
+        // Wrapped, not cut: the size the notice reports comes last and must show.
+        let notice = app.text.tooSmall(rows: app.size.rows, columns: app.size.columns)
+        let lines = notice.enumerated().flatMap { index, line in
+            TextWidth.wrap(line, toWidth: grid.columns).map { (text: $0.text, isHeading: index == 0) }
+        }
         let top = max(0, (grid.rows - lines.count) / 2)
         for (offset, line) in lines.enumerated() {
-            let shown = TextWidth.truncate(line, toWidth: grid.columns, ellipsis: true)
-            let column = max(0, (grid.columns - TextWidth.width(of: shown)) / 2)
-            grid.put(shown, row: top + offset, column: column, style: offset == 0 ? accent : .plain)
+            let column = max(0, (grid.columns - TextWidth.width(of: line.text)) / 2)
+            grid.put(line.text, row: top + offset, column: column, style: line.isHeading ? accent : .plain)
         }
     }
 }
