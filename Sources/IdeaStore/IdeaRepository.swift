@@ -175,14 +175,14 @@ public struct IdeaRepository: Sendable {
         var foldedDescription: String
     }
 
-    private enum OutboxOperation: String {
+    enum OutboxOperation: String {
         case save, delete
     }
 
     /// Runs `body` in one write transaction and, if it changed anything, marks the database
     /// as changed, so every process watching it (`revision()`) notices. A request that
     /// changes nothing (an edit to the same text) leaves the revision alone.
-    private func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
+    func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
         try writer.write { db in
             let changesBefore = db.totalChangesCount
             let result = try body(db)
@@ -237,7 +237,7 @@ public struct IdeaRepository: Sendable {
         return stamped
     }
 
-    private func noteSeen(_ timestamp: Timestamp, _ db: Database) throws {
+    func noteSeen(_ timestamp: Timestamp, _ db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO meta (key, value) VALUES (?, ?)
@@ -253,7 +253,7 @@ public struct IdeaRepository: Sendable {
         return stored
     }
 
-    private func fetchStoredRow(id: UUID, _ db: Database) throws -> StoredRow? {
+    func fetchStoredRow(id: UUID, _ db: Database) throws -> StoredRow? {
         guard let row = try Row.fetchOne(
             db,
             sql: "SELECT \(Idea.selectedColumns), localId, foldedTitle, foldedDescription FROM idea WHERE id = ?",
@@ -264,7 +264,7 @@ public struct IdeaRepository: Sendable {
             foldedTitle: row["foldedTitle"], foldedDescription: row["foldedDescription"])
     }
 
-    private func insertRow(_ idea: Idea, _ db: Database) throws {
+    func insertRow(_ idea: Idea, _ db: Database) throws {
         let foldedTitle = SearchText.fold(idea.title)
         let foldedDescription = SearchText.fold(idea.description)
         try db.cachedStatement(sql: """
@@ -279,7 +279,7 @@ public struct IdeaRepository: Sendable {
             db, localId: db.lastInsertedRowID, foldedTitle: foldedTitle, foldedDescription: foldedDescription)
     }
 
-    private func updateRow(_ stored: StoredRow, to idea: Idea, _ db: Database) throws {
+    func updateRow(_ stored: StoredRow, to idea: Idea, _ db: Database) throws {
         var foldedTitle = stored.foldedTitle
         var foldedDescription = stored.foldedDescription
         if idea.title != stored.idea.title || idea.description != stored.idea.description {
@@ -301,7 +301,7 @@ public struct IdeaRepository: Sendable {
             ])
     }
 
-    private func deleteRow(_ stored: StoredRow, _ db: Database) throws {
+    func deleteRow(_ stored: StoredRow, _ db: Database) throws {
         try SearchText.unindexShortGrams(
             db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
         try db.execute(sql: "DELETE FROM idea WHERE localId = ?", arguments: [stored.localId])
@@ -309,7 +309,7 @@ public struct IdeaRepository: Sendable {
 
     /// Records that an idea must be sent. One entry per idea: a later save or delete
     /// replaces an earlier one, so save-then-delete sends the delete.
-    private func enqueue(_ operation: OutboxOperation, ideaId: String, at time: Timestamp, _ db: Database) throws {
+    func enqueue(_ operation: OutboxOperation, ideaId: String, at time: Timestamp, _ db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts) VALUES (?, ?, ?, 0)
             ON CONFLICT (ideaId) DO UPDATE SET

@@ -85,28 +85,30 @@ extension IdeaRepository {
 
     /// Records a settled conflict and its sync log line, keeping only the newest 100 conflicts.
     public func logConflict(_ conflict: ConflictRecord) throws {
+        try writer.write { db in try insertConflict(conflict, db) }
+    }
+
+    func insertConflict(_ conflict: ConflictRecord, _ db: Database) throws {
         let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
         let local = String(decoding: try encoder.encode(conflict.local), as: UTF8.self)
         let remote = String(decoding: try encoder.encode(conflict.remote), as: UTF8.self)
-        try writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO conflictLog (ideaId, occurredAt, localSnapshot, remoteSnapshot, resolution)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    conflict.ideaId.lowercasedString, conflict.occurredAt, local, remote,
-                    conflict.resolution.rawValue,
-                ])
-            try db.execute(
-                sql: "DELETE FROM conflictLog WHERE id <= (SELECT max(id) FROM conflictLog) - ?",
-                arguments: [Self.conflictLogLimit])
-            try appendLog(
-                SyncLogEntry(
-                    occurredAt: conflict.occurredAt, kind: .conflict,
-                    message: "\(conflict.ideaId.lowercasedString) resolved: \(conflict.resolution.rawValue)"),
-                db)
-        }
+        try db.execute(
+            sql: """
+                INSERT INTO conflictLog (ideaId, occurredAt, localSnapshot, remoteSnapshot, resolution)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                conflict.ideaId.lowercasedString, conflict.occurredAt, local, remote, conflict.resolution.rawValue,
+            ])
+        try db.execute(
+            sql: "DELETE FROM conflictLog WHERE id <= (SELECT max(id) FROM conflictLog) - ?",
+            arguments: [Self.conflictLogLimit])
+        try appendLog(
+            SyncLogEntry(
+                occurredAt: conflict.occurredAt, kind: .conflict,
+                message: "\(conflict.ideaId.lowercasedString) resolved: \(conflict.resolution.rawValue)"),
+            db)
     }
 
     /// The logged conflicts, newest first.
@@ -118,15 +120,15 @@ extension IdeaRepository {
                 let local: String = row["localSnapshot"]
                 let remote: String = row["remoteSnapshot"]
                 let resolution: String = row["resolution"]
-                guard let id = UUID(hexText: ideaId) else {
-                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "conflict idea id \(ideaId) is not a UUID")
+                guard let id = UUID(hexText: ideaId), let resolution = ConflictResolution(rawValue: resolution) else {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "unreadable conflict log entry for \(ideaId)")
                 }
                 return ConflictRecord(
                     ideaId: id,
                     occurredAt: row["occurredAt"],
                     local: try decoder.decode(Idea?.self, from: Data(local.utf8)),
                     remote: try decoder.decode(Idea?.self, from: Data(remote.utf8)),
-                    resolution: ConflictResolution(rawValue: resolution) ?? .tieBreaker)
+                    resolution: resolution)
             }
         }
     }
@@ -170,7 +172,7 @@ extension IdeaRepository {
         }
     }
 
-    private func appendLog(_ entry: SyncLogEntry, _ db: Database) throws {
+    func appendLog(_ entry: SyncLogEntry, _ db: Database) throws {
         try db.execute(
             sql: "INSERT INTO syncLog (occurredAt, kind, message) VALUES (?, ?, ?)",
             arguments: [entry.occurredAt, entry.kind.rawValue, entry.message])

@@ -1,0 +1,251 @@
+import Foundation
+import GRDB
+import IdeaBoxCore
+
+/// A change waiting in the outbox, as the sync engine sends it.
+public struct PendingChange: Sendable, Equatable {
+    /// What to send.
+    public enum Payload: Sendable, Equatable {
+        /// The idea as it is now.
+        case save(Idea)
+        /// The idea was deleted at this point of the sync order.
+        case delete(ideaId: UUID, order: SyncOrder)
+    }
+
+    /// What to send.
+    public var payload: Payload
+    /// When the change was queued. Acknowledging compares it, so an edit made while the
+    /// change was on its way stays queued.
+    public var enqueuedAt: Timestamp
+    /// How many times sending it has failed.
+    public var attempts: Int
+
+    /// The idea the change is about.
+    public var ideaId: UUID {
+        switch payload {
+        case .save(let idea): idea.id
+        case .delete(let ideaId, _): ideaId
+        }
+    }
+}
+
+/// One idea's state as the remote has it.
+public enum RemoteChange: Sendable, Equatable {
+    /// The remote holds this version of the idea.
+    case saved(Idea)
+    /// The remote holds a delete of the idea made at `order`.
+    case deleted(ideaId: UUID, order: SyncOrder)
+
+    /// The idea the change is about.
+    public var ideaId: UUID {
+        switch self {
+        case .saved(let idea): idea.id
+        case .deleted(let ideaId, _): ideaId
+        }
+    }
+
+    /// Where the change stands in the sync order.
+    public var order: SyncOrder {
+        switch self {
+        case .saved(let idea): SyncOrder(idea)
+        case .deleted(_, let order): order
+        }
+    }
+}
+
+/// What applying remote changes did.
+public struct MergeSummary: Sendable, Equatable {
+    /// Remote changes that are now the local state.
+    public var applied = 0
+    /// Remote changes older than what this device has, which stays (and is sent).
+    public var keptLocal = 0
+    /// Remote changes this device already had.
+    public var alreadyKnown = 0
+    /// Changes made on both sides since they last agreed; each is in the conflict log.
+    public var conflicts = 0
+
+    /// A summary with these counts.
+    public init(applied: Int = 0, keptLocal: Int = 0, alreadyKnown: Int = 0, conflicts: Int = 0) {
+        self.applied = applied
+        self.keptLocal = keptLocal
+        self.alreadyKnown = alreadyKnown
+        self.conflicts = conflicts
+    }
+}
+
+extension PendingChange.Payload {
+    fileprivate var operation: IdeaRepository.OutboxOperation {
+        switch self {
+        case .save: .save
+        case .delete: .delete
+        }
+    }
+}
+
+extension IdeaRepository {
+    /// The oldest changes waiting to be sent, at most `limit` of them.
+    public func pendingChanges(limit: Int) throws -> [PendingChange] {
+        try writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT outbox.ideaId, outbox.operation, outbox.enqueuedAt, outbox.attempts,
+                           tombstone.deletedAt, tombstone.deviceId AS deletedBy
+                    FROM outbox LEFT JOIN tombstone ON tombstone.ideaId = outbox.ideaId
+                    ORDER BY outbox.enqueuedAt, outbox.ideaId
+                    LIMIT ?
+                    """,
+                arguments: [limit])
+            return try rows.compactMap { row -> PendingChange? in
+                let idText: String = row["ideaId"]
+                guard let id = UUID(hexText: idText) else { return nil }
+                let payload: PendingChange.Payload
+                if row["operation"] == OutboxOperation.save.rawValue {
+                    guard let idea = try fetchIdea(id: id, db) else { return nil }
+                    payload = .save(idea)
+                } else {
+                    guard let deletedAt: Timestamp = row["deletedAt"], let deletedBy: String = row["deletedBy"] else {
+                        return nil
+                    }
+                    payload = .delete(ideaId: id, order: SyncOrder(timestamp: deletedAt, deviceId: deletedBy))
+                }
+                return PendingChange(payload: payload, enqueuedAt: row["enqueuedAt"], attempts: row["attempts"])
+            }
+        }
+    }
+
+    /// Takes changes the remote accepted out of the outbox, unless the idea changed again
+    /// meanwhile, and marks the saved ideas as synced.
+    public func acknowledge(_ changes: [PendingChange], syncedAt: Timestamp) throws {
+        guard !changes.isEmpty else { return }
+        try write { db in
+            for change in changes {
+                try db.execute(
+                    sql: "DELETE FROM outbox WHERE ideaId = ? AND operation = ? AND enqueuedAt = ?",
+                    arguments: [change.ideaId.lowercasedString, change.payload.operation.rawValue, change.enqueuedAt])
+                if case .save(let idea) = change.payload {
+                    try db.execute(
+                        sql: "UPDATE idea SET lastSyncedAt = ? WHERE id = ? AND updatedAt = ? AND deviceId = ?",
+                        arguments: [syncedAt, idea.idString, idea.updatedAt, idea.deviceId])
+                }
+            }
+        }
+    }
+
+    /// Counts a failed attempt to send each of `changes`.
+    public func recordFailedAttempt(_ changes: [PendingChange]) throws {
+        guard !changes.isEmpty else { return }
+        try writer.write { db in
+            for change in changes {
+                try db.execute(
+                    sql: "UPDATE outbox SET attempts = attempts + 1 WHERE ideaId = ? AND enqueuedAt = ?",
+                    arguments: [change.ideaId.lowercasedString, change.enqueuedAt])
+            }
+        }
+    }
+
+    /// Applies what the remote holds, by last write wins in the one sync order, and stores
+    /// `changeToken` in the same transaction, so a crash never skips or repeats a change.
+    ///
+    /// A remote change newer than this device's state replaces it (a pending local change
+    /// it beats is dropped and logged as a conflict). An older one is ignored, and this
+    /// device's state is queued to be sent so the remote catches up. Deletes compete in the
+    /// same order, so an older edit never brings a deleted idea back.
+    public func applyRemoteChanges(
+        _ changes: [RemoteChange], changeToken: Data?, syncedAt: Timestamp
+    ) throws -> MergeSummary {
+        try write { db in
+            var summary = MergeSummary()
+            var highest: Timestamp?
+            for change in changes {
+                highest = max(highest ?? change.order.timestamp, change.order.timestamp)
+                try merge(change, syncedAt: syncedAt, summary: &summary, db)
+            }
+            if let highest {
+                try noteSeen(highest, db)
+            }
+            try db.execute(
+                sql: "UPDATE syncMetadata SET changeToken = ? WHERE id = 1", arguments: [changeToken])
+            if summary.applied > 0 {
+                try appendLog(
+                    SyncLogEntry(occurredAt: syncedAt, kind: .download, message: "applied \(summary.applied) remote change(s)"),
+                    db)
+            }
+            return summary
+        }
+    }
+
+    private func merge(_ change: RemoteChange, syncedAt: Timestamp, summary: inout MergeSummary, _ db: Database) throws {
+        let idText = change.ideaId.lowercasedString
+        let stored = try fetchStoredRow(id: change.ideaId, db)
+        let tombstone = try Row.fetchOne(
+            db, sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idText])
+            .map { SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"]) }
+        let pending = try String.fetchOne(db, sql: "SELECT operation FROM outbox WHERE ideaId = ?", arguments: [idText])
+        let localOrder = stored.map { SyncOrder($0.idea) } ?? tombstone
+
+        guard let localOrder else {
+            try adopt(change, replacing: nil, syncedAt: syncedAt, db)
+            summary.applied += 1
+            return
+        }
+        if change.order == localOrder {
+            // The remote holds exactly this device's state: whatever was queued has arrived.
+            try db.execute(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
+            if let stored, case .saved = change {
+                try db.execute(
+                    sql: "UPDATE idea SET lastSyncedAt = ? WHERE localId = ?", arguments: [syncedAt, stored.localId])
+            }
+            summary.alreadyKnown += 1
+            return
+        }
+        let remoteWins = change.order > localOrder
+        if pending != nil {
+            let remoteIdea: Idea? = if case .saved(let idea) = change { idea } else { nil }
+            let resolution: ConflictResolution = change.order.timestamp == localOrder.timestamp
+                ? .tieBreaker
+                : (remoteWins ? .remote : .local)
+            try insertConflict(
+                ConflictRecord(
+                    ideaId: change.ideaId, occurredAt: syncedAt, local: stored?.idea, remote: remoteIdea,
+                    resolution: resolution),
+                db)
+            summary.conflicts += 1
+        }
+        if remoteWins {
+            try db.execute(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
+            try adopt(change, replacing: stored, syncedAt: syncedAt, db)
+            summary.applied += 1
+        } else {
+            if pending == nil {
+                try enqueue(stored == nil ? .delete : .save, ideaId: idText, at: syncedAt, db)
+            }
+            summary.keptLocal += 1
+        }
+    }
+
+    /// Makes a remote change the local state.
+    private func adopt(_ change: RemoteChange, replacing stored: StoredRow?, syncedAt: Timestamp, _ db: Database) throws {
+        let idText = change.ideaId.lowercasedString
+        switch change {
+        case .saved(var idea):
+            idea.lastSyncedAt = syncedAt
+            if let stored {
+                try updateRow(stored, to: idea, db)
+            } else {
+                try insertRow(idea, db)
+            }
+            try db.execute(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idText])
+        case let .deleted(_, order):
+            if let stored {
+                try deleteRow(stored, db)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
+                    ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId
+                    """,
+                arguments: [idText, order.timestamp, order.deviceId])
+        }
+    }
+}
