@@ -93,13 +93,15 @@ public struct IdeaDatabase: Sendable {
     ) throws {
         let decided = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.samples])
         guard decided == nil else { return }
-        if firstLaunch.seedsSamples {
+        // A database that already holds ideas or deletes is not new, whatever made it.
+        let isNew = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM idea) OR EXISTS (SELECT 1 FROM tombstone)")!
+        if firstLaunch.seedsSamples && isNew {
             let repository = IdeaRepository(writer: writer, deviceId: deviceId, clock: .system, ids: .random)
             _ = try repository.merge(SampleIdeas.ideas(in: firstLaunch.language), db)
         }
         try db.execute(
             sql: "INSERT INTO meta (key, value) VALUES (?, ?)",
-            arguments: [MetaKey.samples, firstLaunch.seedsSamples ? "seeded" : "skipped"])
+            arguments: [MetaKey.samples, firstLaunch.seedsSamples && isNew ? "seeded" : "skipped"])
     }
 }
 
