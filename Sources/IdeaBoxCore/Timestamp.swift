@@ -71,7 +71,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         } else if let sign = scanner.sign() {
             guard let offsetHours = scanner.number(digits: 2) else { return nil }
             _ = scanner.skip(":")
-            guard let offsetMins = scanner.number(digits: 2) else { return nil }
+            guard let offsetMins = scanner.number(digits: 2), offsetHours < 24, offsetMins < 60 else { return nil }
             offsetMinutes = sign * (offsetHours * 60 + offsetMins)
         } else {
             return nil
