@@ -4,8 +4,12 @@ import IdeaStore
 /// One list of ideas (All Ideas, Completed or search results) as the screen scrolls
 /// through it: a selection, a scroll position, and only a window of rows in memory.
 public final class IdeaListModel {
-    /// How many ideas one read loads around the part on screen.
-    static let windowSize = 120
+    /// How many ideas one read loads around the part on screen, at least.
+    static let minimumWindowSize = 120
+
+    /// How many ideas one read loads: three screenfuls, so the screen and the selection
+    /// always come from one read however tall the terminal is.
+    private var windowSize: Int { max(Self.minimumWindowSize, viewportHeight * 3) }
 
     /// Which ideas the list shows.
     public private(set) var filter: IdeaFilter
@@ -102,8 +106,8 @@ public final class IdeaListModel {
     }
 
     private func loadWindow(around index: Int) throws {
-        let start = max(0, index - Self.windowSize / 2)
-        window = try repository.ideas(filter, offset: start, limit: Self.windowSize)
+        let start = max(0, index - windowSize / 2)
+        window = try repository.ideas(filter, offset: start, limit: windowSize)
         windowStart = start
     }
 
