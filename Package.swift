@@ -18,14 +18,15 @@ let package = Package(
             dependencies: ["IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
+        .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudRemote"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         .target(name: "CloudRemote", dependencies: ["IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore"]),
+        .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
         .executableTarget(
             name: "ideabox",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,6 +42,7 @@ let package = Package(
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote"]),
+        .testTarget(name: "IdeaSyncTests", dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
     ]
 )

@@ -19,6 +19,8 @@ public struct PendingChange: Sendable, Equatable {
     public var enqueuedAt: Timestamp
     /// How many times sending it has failed.
     public var attempts: Int
+    /// The remote's version tag of the idea when this device last saw it there, if ever.
+    public var remoteTag: String?
 
     /// The idea the change is about.
     public var ideaId: UUID {
@@ -73,6 +75,14 @@ public struct MergeSummary: Sendable, Equatable {
     }
 }
 
+/// What applying remote changes does to the stored change token.
+public enum ChangeTokenUpdate: Sendable, Equatable {
+    /// Leave it: the changes did not come from a pull (a conflict answer to a save).
+    case keep
+    /// Store this token (nil: start over) in the same transaction as the changes.
+    case set(Data?)
+}
+
 extension PendingChange.Payload {
     fileprivate var operation: IdeaRepository.OutboxOperation {
         switch self {
@@ -90,8 +100,10 @@ extension IdeaRepository {
                 db,
                 sql: """
                     SELECT outbox.ideaId, outbox.operation, outbox.enqueuedAt, outbox.attempts,
-                           tombstone.deletedAt, tombstone.deviceId AS deletedBy
-                    FROM outbox LEFT JOIN tombstone ON tombstone.ideaId = outbox.ideaId
+                           tombstone.deletedAt, tombstone.deviceId AS deletedBy, remoteTag.tag
+                    FROM outbox
+                    LEFT JOIN tombstone ON tombstone.ideaId = outbox.ideaId
+                    LEFT JOIN remoteTag ON remoteTag.ideaId = outbox.ideaId
                     ORDER BY outbox.enqueuedAt, outbox.ideaId
                     LIMIT ?
                     """,
@@ -109,16 +121,18 @@ extension IdeaRepository {
                     }
                     payload = .delete(ideaId: id, order: SyncOrder(timestamp: deletedAt, deviceId: deletedBy))
                 }
-                return PendingChange(payload: payload, enqueuedAt: row["enqueuedAt"], attempts: row["attempts"])
+                return PendingChange(
+                    payload: payload, enqueuedAt: row["enqueuedAt"], attempts: row["attempts"], remoteTag: row["tag"])
             }
         }
     }
 
     /// Takes changes the remote accepted out of the outbox, unless the idea changed again
-    /// meanwhile, and marks the saved ideas as synced.
-    public func acknowledge(_ changes: [PendingChange], syncedAt: Timestamp) throws {
+    /// meanwhile, marks the saved ideas as synced, and remembers the remote's new tags.
+    public func acknowledge(_ changes: [PendingChange], tags: [UUID: String] = [:], syncedAt: Timestamp) throws {
         guard !changes.isEmpty else { return }
         try write { db in
+            try saveTags(tags, db)
             for change in changes {
                 try db.execute(
                     sql: "DELETE FROM outbox WHERE ideaId = ? AND operation = ? AND enqueuedAt = ?",
@@ -152,9 +166,10 @@ extension IdeaRepository {
     /// device's state is queued to be sent so the remote catches up. Deletes compete in the
     /// same order, so an older edit never brings a deleted idea back.
     public func applyRemoteChanges(
-        _ changes: [RemoteChange], changeToken: Data?, syncedAt: Timestamp
+        _ changes: [RemoteChange], tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp
     ) throws -> MergeSummary {
         try write { db in
+            try saveTags(tags, db)
             var summary = MergeSummary()
             var highest: Timestamp?
             for change in changes {
@@ -164,14 +179,137 @@ extension IdeaRepository {
             if let highest {
                 try noteSeen(highest, db)
             }
-            try db.execute(
-                sql: "UPDATE syncMetadata SET changeToken = ? WHERE id = 1", arguments: [changeToken])
+            if case .set(let token) = changeToken {
+                try db.execute(sql: "UPDATE syncMetadata SET changeToken = ? WHERE id = 1", arguments: [token])
+            }
             if summary.applied > 0 {
                 try appendLog(
                     SyncLogEntry(occurredAt: syncedAt, kind: .download, message: "applied \(summary.applied) remote change(s)"),
                     db)
             }
             return summary
+        }
+    }
+
+    /// Forgets the remote's tags of `ids` (nil: of every idea), so their next saves go
+    /// out as new records.
+    public func forgetRemoteTags(_ ids: [UUID]? = nil) throws {
+        try writer.write { db in
+            guard let ids else {
+                try db.execute(sql: "DELETE FROM remoteTag")
+                return
+            }
+            for id in ids {
+                try db.execute(sql: "DELETE FROM remoteTag WHERE ideaId = ?", arguments: [id.lowercasedString])
+            }
+        }
+    }
+
+    /// Remembers the remote's current tags of some ideas.
+    public func rememberRemoteTags(_ tags: [UUID: String]) throws {
+        try writer.write { db in try saveTags(tags, db) }
+    }
+
+    /// Appends a line to the sync log.
+    public func logSyncEvent(_ kind: SyncLogEntry.Kind, _ message: String, at time: Timestamp) throws {
+        try appendSyncLog(SyncLogEntry(occurredAt: time, kind: kind, message: message))
+    }
+
+    /// Queues every idea and every delete to be sent again: for a remote that lost them
+    /// (its zone was deleted).
+    public func requeueEverything() throws {
+        let now = clock.now()
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
+                    SELECT id, 'save', ?, 0 FROM idea
+                    UNION ALL
+                    SELECT ideaId, 'delete', ?, 0 FROM tombstone
+                    ON CONFLICT (ideaId) DO NOTHING
+                    """,
+                arguments: [now, now])
+        }
+    }
+
+    /// Makes this device's state the newest everywhere: every idea gets a new edit stamped
+    /// now (never earlier than anything seen), every id in `remoteOnlyIds` a delete, and all
+    /// of it is queued. Sent, it makes the remote hold exactly these ideas, and the other
+    /// devices follow by the usual last-write-wins.
+    public func restampEverything(deleting remoteOnlyIds: [UUID]) throws {
+        try write { db in
+            let stamp = try self.stamp(db)
+            try db.execute(
+                sql: "UPDATE idea SET updatedAt = ?, deviceId = ?, version = version + 1",
+                arguments: [stamp, deviceId])
+            for id in remoteOnlyIds {
+                try db.execute(
+                    sql: """
+                        INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
+                        ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId
+                        """,
+                    arguments: [id.lowercasedString, stamp, deviceId])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
+                    SELECT id, 'save', ?, 0 FROM idea
+                    UNION ALL
+                    SELECT ideaId, 'delete', ?, 0 FROM tombstone
+                    ON CONFLICT (ideaId) DO UPDATE SET
+                        operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0
+                    """,
+                arguments: [stamp, stamp])
+        }
+    }
+
+    /// Every idea and delete this device holds, with its place in the sync order, read as
+    /// it goes: for comparing with the remote.
+    public func forEachSyncState(_ body: (RemoteChange) throws -> Void) throws {
+        try writer.read { db in
+            let ideas = try Idea.fetchCursor(db, sql: "SELECT \(Idea.selectedColumns) FROM idea")
+            while let idea = try ideas.next() {
+                try body(.saved(idea))
+            }
+            let tombstones = try Row.fetchCursor(db, sql: "SELECT ideaId, deletedAt, deviceId FROM tombstone")
+            while let row = try tombstones.next() {
+                let idText: String = row["ideaId"]
+                guard let id = UUID(hexText: idText) else { continue }
+                try body(.deleted(ideaId: id, order: SyncOrder(timestamp: row["deletedAt"], deviceId: row["deviceId"])))
+            }
+        }
+    }
+
+    /// Records a finished sync: its time, and no error.
+    public func recordSyncSuccess(at time: Timestamp) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE syncMetadata SET lastSyncAt = ?, lastSyncError = NULL, isSyncEnabled = 1 WHERE id = 1",
+                arguments: [time])
+        }
+    }
+
+    /// Records why the last sync failed, and logs it.
+    public func recordSyncFailure(_ reason: String, at time: Timestamp) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE syncMetadata SET lastSyncError = ? WHERE id = 1", arguments: [reason])
+            try appendLog(SyncLogEntry(occurredAt: time, kind: .error, message: reason), db)
+        }
+    }
+
+    /// Binds this device's ideas to `account` the first time it syncs.
+    public func bindAccount(_ account: String) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE syncMetadata SET accountName = ? WHERE id = 1 AND accountName IS NULL", arguments: [account])
+        }
+    }
+
+    private func saveTags(_ tags: [UUID: String], _ db: Database) throws {
+        for (id, tag) in tags {
+            try db.execute(
+                sql: "INSERT INTO remoteTag (ideaId, tag) VALUES (?, ?) ON CONFLICT (ideaId) DO UPDATE SET tag = excluded.tag",
+                arguments: [id.lowercasedString, tag])
         }
     }
 

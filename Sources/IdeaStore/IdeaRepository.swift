@@ -37,7 +37,7 @@ public struct IdeaRepository: Sendable {
     /// The device this repository stamps edits with.
     public let deviceId: String
     let writer: any DatabaseWriter
-    private let clock: WallClock
+    let clock: WallClock
     private let ids: IdGenerator
 
     /// A repository over an opened IdeaBox database.
@@ -187,10 +187,15 @@ public struct IdeaRepository: Sendable {
             let changesBefore = db.totalChangesCount
             let result = try body(db)
             if db.totalChangesCount != changesBefore {
-                try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
+                try bumpRevision(db)
             }
             return result
         }
+    }
+
+    /// Marks the database as changed for every process watching `revision()`.
+    func bumpRevision(_ db: Database) throws {
+        try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
     }
 
     /// Imports or seeds checked ideas inside a write transaction.
@@ -228,7 +233,7 @@ public struct IdeaRepository: Sendable {
 
     /// A time for a new edit: now, but never earlier than anything this device has seen,
     /// so an edit made after seeing a change wins even if this device's clock is behind.
-    private func stamp(_ db: Database) throws -> Timestamp {
+    func stamp(_ db: Database) throws -> Timestamp {
         let highest = try Int64.fetchOne(
             db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.highestTimestamp])
         let now = clock.now()

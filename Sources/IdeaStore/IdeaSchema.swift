@@ -9,6 +9,7 @@ public enum IdeaSchema {
         case ideas = "v1-ideas"
         case sync = "v2-sync"
         case search = "v3-search"
+        case remoteState = "v4-remote-state"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -17,6 +18,7 @@ public enum IdeaSchema {
         migrator.registerMigration(Migration.ideas.rawValue, migrate: createIdeas)
         migrator.registerMigration(Migration.sync.rawValue, migrate: createSyncTables)
         migrator.registerMigration(Migration.search.rawValue, migrate: createSearchIndex)
+        migrator.registerMigration(Migration.remoteState.rawValue, migrate: createRemoteState)
         return migrator
     }
 
@@ -139,6 +141,19 @@ public enum IdeaSchema {
         try db.execute(sql: """
             INSERT INTO ideaShortGram(rowid, grams)
             SELECT localId, ideabox_short_grams(foldedTitle, foldedDescription) FROM idea
+            """)
+    }
+
+    private static func createRemoteState(_ db: Database) throws {
+        // The remote's version tag of each idea this device has seen there, sent back with
+        // the next save so the remote can tell a stale write; and the account this
+        // device's ideas belong to, so they never reach another account.
+        try db.execute(sql: """
+            CREATE TABLE remoteTag (
+                ideaId TEXT PRIMARY KEY NOT NULL,
+                tag TEXT NOT NULL
+            ) WITHOUT ROWID;
+            ALTER TABLE syncMetadata ADD COLUMN accountName TEXT;
             """)
     }
 }

@@ -67,13 +67,19 @@ public struct SyncMetadata: Sendable, Equatable {
     public var lastSyncError: String?
     /// The remote's change token after the last pull.
     public var changeToken: Data?
+    /// The account this device's ideas belong to, once it first synced.
+    public var accountName: String?
 
     /// Sync bookkeeping.
-    public init(isSyncEnabled: Bool = false, lastSyncAt: Timestamp? = nil, lastSyncError: String? = nil, changeToken: Data? = nil) {
+    public init(
+        isSyncEnabled: Bool = false, lastSyncAt: Timestamp? = nil, lastSyncError: String? = nil,
+        changeToken: Data? = nil, accountName: String? = nil
+    ) {
         self.isSyncEnabled = isSyncEnabled
         self.lastSyncAt = lastSyncAt
         self.lastSyncError = lastSyncError
         self.changeToken = changeToken
+        self.accountName = accountName
     }
 }
 
@@ -156,7 +162,8 @@ extension IdeaRepository {
                 isSyncEnabled: row?["isSyncEnabled"] ?? false,
                 lastSyncAt: row?["lastSyncAt"],
                 lastSyncError: row?["lastSyncError"],
-                changeToken: row?["changeToken"])
+                changeToken: row?["changeToken"],
+                accountName: row?["accountName"])
         }
     }
 
@@ -165,10 +172,14 @@ extension IdeaRepository {
         try writer.write { db in
             try db.execute(
                 sql: """
-                    UPDATE syncMetadata SET isSyncEnabled = ?, lastSyncAt = ?, lastSyncError = ?, changeToken = ?
+                    UPDATE syncMetadata SET isSyncEnabled = ?, lastSyncAt = ?, lastSyncError = ?, changeToken = ?,
+                        accountName = ?
                     WHERE id = 1
                     """,
-                arguments: [metadata.isSyncEnabled, metadata.lastSyncAt, metadata.lastSyncError, metadata.changeToken])
+                arguments: [
+                    metadata.isSyncEnabled, metadata.lastSyncAt, metadata.lastSyncError, metadata.changeToken,
+                    metadata.accountName,
+                ])
         }
     }
 

@@ -1,7 +1,9 @@
 import ArgumentParser
+import CloudRemote
 import Foundation
 import IdeaBoxCore
 import IdeaStore
+import IdeaSync
 
 /// The options every command takes: where the data is, and first-launch choices.
 struct StoreOptions: ParsableArguments {
@@ -32,10 +34,30 @@ struct CommandContext {
         clock = WallClock.system.offset(by: offset)
     }
 
+    /// Where the options say this profile's data lives.
+    func location(_ options: StoreOptions) throws -> DataLocation {
+        try DataLocation.resolve(dataDirectory: options.dataDirectory, profile: options.profile, environment: environment)
+    }
+
+    /// The embedded remote shared by every profile under the data root, and this profile's
+    /// name on it (the profile is the simulated device).
+    func openRemote(_ options: StoreOptions) throws -> (cloud: SimulatedCloud, device: String) {
+        let location = try location(options)
+        return (try SimulatedCloud.open(directory: location.root, clock: clock), location.profile)
+    }
+
+    /// This profile's database and its sync session with the embedded remote.
+    func openSync(_ options: StoreOptions) throws -> (repository: IdeaRepository, session: SyncSession, cloud: SimulatedCloud, device: String) {
+        let repository = try openRepository(options)
+        let remote = try openRemote(options)
+        let session = SyncSession(
+            repository: repository, database: remote.cloud.database(forDevice: remote.device), clock: clock)
+        return (repository, session, remote.cloud, remote.device)
+    }
+
     /// Opens this profile's database; `seedsSamples: false` keeps a first launch from seeding.
     func openRepository(_ options: StoreOptions, seedsSamples: Bool = true) throws -> IdeaRepository {
-        let location = try DataLocation.resolve(
-            dataDirectory: options.dataDirectory, profile: options.profile, environment: environment)
+        let location = try location(options)
         let skipSamples = options.noSamples || ["1", "true", "yes"].contains(environment["IDEABOX_NO_SAMPLES"]?.lowercased() ?? "")
         let database = try IdeaDatabase.open(
             directory: location.profileDirectory,

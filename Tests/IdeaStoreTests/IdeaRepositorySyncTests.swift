@@ -64,7 +64,7 @@ import Testing
     @Test func aNewRemoteIdeaIsInsertedAndTheTokenStoredWithIt() throws {
         let store = try StoreFixture()
         let idea = remoteIdea("00000000-0000-0000-0000-0000000000a1", title: "from B", at: 2_000)
-        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: Data([1, 2, 3]), syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .set(Data([1, 2, 3])), syncedAt: store.clock.now)
 
         #expect(summary == MergeSummary(applied: 1))
         var expected = idea
@@ -86,7 +86,7 @@ import Testing
         theirs.updatedAt = edited.updatedAt.adding(milliseconds: 1)
         theirs.deviceId = Self.otherDevice
 
-        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: nil, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
 
         #expect(summary.applied == 1 && summary.conflicts == 1)
         #expect(try store.repository.idea(id: local.id)?.description == "their newer edit")
@@ -107,7 +107,7 @@ import Testing
         theirs.updatedAt = local.updatedAt.adding(milliseconds: 500)
         theirs.deviceId = Self.otherDevice
 
-        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: nil, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
 
         #expect(summary.keptLocal == 1 && summary.conflicts == 1)
         #expect(try store.repository.idea(id: local.id) == edited)
@@ -123,7 +123,7 @@ import Testing
         theirs.deviceId = String(repeating: "f", count: 40)
         let deviceWins = store.database.deviceId > theirs.deviceId
 
-        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: nil, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
 
         #expect(try store.repository.idea(id: local.id)?.title == (deviceWins ? "mine" : "theirs"))
         #expect(try store.repository.conflicts().first?.resolution == .tieBreaker)
@@ -135,7 +135,7 @@ import Testing
         try store.repository.acknowledge(try store.repository.pendingChanges(limit: 10), syncedAt: store.clock.now)
         let deletion = SyncOrder(timestamp: idea.updatedAt.adding(milliseconds: 50), deviceId: Self.otherDevice)
 
-        _ = try store.repository.applyRemoteChanges([.deleted(ideaId: idea.id, order: deletion)], changeToken: nil, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.deleted(ideaId: idea.id, order: deletion)], changeToken: .keep, syncedAt: store.clock.now)
         #expect(try store.repository.idea(id: idea.id) == nil)
         #expect(try store.tombstones().map(\.deletedAt) == [deletion.timestamp])
 
@@ -143,7 +143,7 @@ import Testing
         olderEdit.title = "edited before the delete"
         olderEdit.updatedAt = idea.updatedAt.adding(milliseconds: 10)
         olderEdit.deviceId = "a third device"
-        let summary = try store.repository.applyRemoteChanges([.saved(olderEdit)], changeToken: nil, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(olderEdit)], changeToken: .keep, syncedAt: store.clock.now)
 
         #expect(summary.keptLocal == 1)
         #expect(try store.repository.idea(id: idea.id) == nil)
@@ -159,7 +159,7 @@ import Testing
         recreated.updatedAt = store.clock.now.adding(milliseconds: 1000)
         recreated.deviceId = Self.otherDevice
 
-        _ = try store.repository.applyRemoteChanges([.saved(recreated)], changeToken: nil, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.saved(recreated)], changeToken: .keep, syncedAt: store.clock.now)
 
         #expect(try store.repository.idea(id: idea.id)?.updatedAt == recreated.updatedAt)
         #expect(try store.tombstones().isEmpty)
@@ -168,7 +168,7 @@ import Testing
     @Test func theRemoteEchoOfOurOwnChangeClearsTheOutbox() throws {
         let store = try StoreFixture()
         let idea = try store.repository.addIdea(title: "round trip")
-        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: nil, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .keep, syncedAt: store.clock.now)
         #expect(summary.alreadyKnown == 1 && summary.conflicts == 0)
         #expect(try store.outbox().isEmpty)
         #expect(try store.repository.conflicts().isEmpty)
@@ -179,7 +179,7 @@ import Testing
         let deviceB = try StoreFixture(seedsSamples: true)
         let fromA = try deviceA.repository.ideas(.all, limit: 100).map(RemoteChange.saved)
 
-        let summary = try deviceB.repository.applyRemoteChanges(fromA, changeToken: nil, syncedAt: deviceB.clock.now)
+        let summary = try deviceB.repository.applyRemoteChanges(fromA, changeToken: .keep, syncedAt: deviceB.clock.now)
 
         #expect(summary.alreadyKnown == 7 && summary.conflicts == 0)
         #expect(try deviceB.repository.count(.all) == 7)
@@ -189,7 +189,7 @@ import Testing
         let store = try StoreFixture()
         let future = store.clock.now.adding(milliseconds: 3_600_000)
         let theirs = remoteIdea("00000000-0000-0000-0000-0000000000b2", title: "from a fast clock", at: future.milliseconds)
-        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: nil, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
 
         let edited = try store.repository.editIdea(id: theirs.id, IdeaChanges(title: "edited after seeing it"))
 

@@ -1,0 +1,79 @@
+import CloudRemote
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+
+/// How an idea travels as a remote record, and back.
+///
+/// A delete travels as a record too (`isDeleted` = 1, stamped with the delete's time and
+/// device), never as a removal: that way a delete has a place in the one sync order, and a
+/// device that missed it still can't bring the idea back with an older edit.
+enum IdeaRecord {
+    /// The record type of ideas.
+    static let recordType = "Idea"
+    /// The custom zone ideas live in (CloudKit fetches changes only for custom zones).
+    static let zone = RecordZoneID(zoneName: "Ideas")
+
+    /// The record that sends `payload`, with the remote's last known tag.
+    static func record(for payload: PendingChange.Payload, tag: String?) -> RemoteRecord {
+        var fields: [String: FieldValue]
+        let id: UUID
+        switch payload {
+        case .save(let idea):
+            id = idea.id
+            fields = [
+                "title": .string(idea.title),
+                "description": .string(idea.description),
+                "isCompleted": .int64(idea.isCompleted ? 1 : 0),
+                "createdAt": .timestamp(idea.createdAt),
+                "updatedAt": .timestamp(idea.updatedAt),
+                "deviceId": .string(idea.deviceId),
+                "version": .int64(Int64(idea.version)),
+                "isDeleted": .int64(0),
+            ]
+        case let .delete(ideaId, order):
+            id = ideaId
+            fields = [
+                "updatedAt": .timestamp(order.timestamp),
+                "deviceId": .string(order.deviceId),
+                "isDeleted": .int64(1),
+            ]
+        }
+        return RemoteRecord(
+            recordType: recordType, recordID: recordID(id), fields: fields,
+            changeTag: tag, creationDate: nil, modificationDate: nil)
+    }
+
+    /// The record id of an idea.
+    static func recordID(_ id: UUID) -> RecordID {
+        RecordID(recordName: id.lowercasedString, zoneID: zone)
+    }
+
+    /// The idea id a record stands for, if its name is one.
+    static func ideaId(of recordID: RecordID) -> UUID? {
+        UUID(hexText: recordID.recordName)
+    }
+
+    /// What a remote record says about its idea; nil for a record that isn't a valid idea
+    /// (it is skipped and logged, never trusted).
+    static func change(from record: RemoteRecord) -> RemoteChange? {
+        guard record.recordType == recordType, let id = ideaId(of: record.recordID),
+              case .timestamp(let updatedAt)? = record["updatedAt"],
+              case .string(let deviceId)? = record["deviceId"], !deviceId.isEmpty
+        else { return nil }
+        if case .int64(1)? = record["isDeleted"] {
+            return .deleted(ideaId: id, order: SyncOrder(timestamp: updatedAt, deviceId: deviceId))
+        }
+        guard case .string(let title)? = record["title"],
+              case .timestamp(let createdAt)? = record["createdAt"]
+        else { return nil }
+        let description: String = if case .string(let text)? = record["description"] { text } else { "" }
+        let isCompleted: Bool = if case .int64(let flag)? = record["isCompleted"] { flag != 0 } else { false }
+        let version: Int = if case .int64(let number)? = record["version"] { Int(number) } else { 0 }
+        let idea = Idea(
+            id: id, title: title, description: description, isCompleted: isCompleted,
+            createdAt: createdAt, updatedAt: updatedAt, deviceId: deviceId, version: version)
+        guard let valid = try? idea.validated() else { return nil }
+        return .saved(valid)
+    }
+}

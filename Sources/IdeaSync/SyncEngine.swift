@@ -1,0 +1,161 @@
+import IdeaBoxCore
+import Synchronization
+
+/// The background sync loop. Every trigger (launch, a local change, `s`, the network
+/// coming back, the periodic timer) asks for a sync at some time; the earliest request
+/// wins and the rest fold into it, and syncs run one at a time on the scheduler.
+///
+/// Failures follow the rules of DESIGN.md: retry after 1 s, 2 s, then 4 s (or when the
+/// remote's retry-after says), then wait for the next trigger. Offline, signed out, quota
+/// and a wrong account put sync in local mode until a trigger finds things changed.
+public final class SyncEngine: Sendable {
+    /// How long a local change waits for more before syncing.
+    public static let debounceMilliseconds: Int64 = 300
+    /// Waits before the retries after a failure.
+    public static let retryDelays: [Int64] = [1000, 2000, 4000]
+    /// How often an idle engine looks for changes on the remote and in the outbox.
+    public static let periodicMilliseconds: Int64 = 1000
+    /// How often an engine in local mode (offline, signed out, quota, another account)
+    /// checks whether it can sync again: a cheap look, as a reachability monitor would.
+    public static let localModeMilliseconds: Int64 = 2000
+    /// When the periodic timer next tries after three retries failed; any other trigger
+    /// (a local change, `s`, the network coming back) tries sooner.
+    public static let afterRetriesMilliseconds: Int64 = 30_000
+
+    private struct State {
+        var status: SyncStatus = .starting
+        var nextRunDue: Int64?
+        var generation = 0
+        var retryAttempt = 0
+        var hasCheckedIntegrity = false
+        var isStopped = false
+    }
+
+    private let session: SyncSession
+    private let scheduler: any SyncScheduler
+    private let onStatus: @Sendable (SyncStatus) -> Void
+    private let state = Mutex(State())
+
+    /// An engine running `session` on `scheduler`, reporting each new status to `onStatus`
+    /// (called on the scheduler's queue).
+    public init(session: SyncSession, scheduler: any SyncScheduler, onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in }) {
+        self.session = session
+        self.scheduler = scheduler
+        self.onStatus = onStatus
+    }
+
+    /// What sync is doing now.
+    public var status: SyncStatus { state.withLock { $0.status } }
+
+    /// Launch: syncs now, then checks this device against the remote.
+    public func start() {
+        request(after: 0)
+    }
+
+    /// A local change: syncs once changes stop coming for 300 ms.
+    public func localChangeHappened() {
+        request(after: Self.debounceMilliseconds)
+    }
+
+    /// `s` or `ideabox sync`: syncs now, with a fresh set of retries.
+    public func syncNow() {
+        state.withLock { $0.retryAttempt = 0 }
+        request(after: 0)
+    }
+
+    /// The network came back (or went away): look now.
+    public func networkChanged() {
+        state.withLock { $0.retryAttempt = 0 }
+        request(after: 0)
+    }
+
+    /// Stops scheduling; a sync under way finishes.
+    public func stop() {
+        state.withLock { $0.isStopped = true }
+    }
+
+    /// Asks for a sync in `milliseconds`, unless one is already due sooner.
+    private func request(after milliseconds: Int64) {
+        let now = scheduler.clock.now().milliseconds
+        let due = now + max(0, milliseconds)
+        let generation: Int? = state.withLock { state in
+            guard !state.isStopped else { return nil }
+            if let next = state.nextRunDue, next <= due { return nil }
+            state.nextRunDue = due
+            state.generation += 1
+            return state.generation
+        }
+        guard let generation else { return }
+        scheduler.schedule(after: due - now) { [self] in
+            run(generation: generation)
+        }
+    }
+
+    private func run(generation: Int) {
+        let current = state.withLock { state -> Bool in
+            guard state.generation == generation, !state.isStopped else { return false }
+            state.nextRunDue = nil
+            return true
+        }
+        guard current else { return }
+        publish(.syncing(pending: session.pendingCount()))
+        do {
+            _ = try session.run()
+            let firstSuccess = state.withLock { state -> Bool in
+                state.retryAttempt = 0
+                defer { state.hasCheckedIntegrity = true }
+                return !state.hasCheckedIntegrity
+            }
+            if firstSuccess {
+                _ = try? session.checkIntegrity()
+            }
+            publish(.synced(lastSync: scheduler.clock.now()))
+            request(after: Self.periodicMilliseconds)
+        } catch {
+            handle(error)
+        }
+    }
+
+    private func handle(_ failure: SyncFailure) {
+        let now = scheduler.clock.now()
+        switch failure {
+        case .offline:
+            publish(.offline(pending: session.pendingCount()))
+            request(after: Self.localModeMilliseconds)
+        case .notSignedIn:
+            publish(.notSignedIn)
+            request(after: Self.localModeMilliseconds)
+        case .quotaExceeded:
+            publish(.quotaExceeded)
+            request(after: Self.localModeMilliseconds)
+        case let .wrongAccount(bound, current):
+            publish(.wrongAccount(bound: bound, current: current))
+            request(after: Self.localModeMilliseconds)
+        case .transient(let reason, _), .store(let reason):
+            let attempt = state.withLock { state -> Int in
+                state.retryAttempt += 1
+                return state.retryAttempt
+            }
+            if attempt <= Self.retryDelays.count {
+                var delay = Self.retryDelays[attempt - 1]
+                if case let .transient(_, retryAfter?) = failure {
+                    delay = Int64(retryAfter * 1000)
+                }
+                publish(.retrying(attempt: attempt, retryAt: now.adding(milliseconds: delay), reason: reason))
+                request(after: delay)
+            } else {
+                state.withLock { $0.retryAttempt = 0 }
+                publish(.failed(reason: reason))
+                request(after: Self.afterRetriesMilliseconds)
+            }
+        }
+    }
+
+    private func publish(_ status: SyncStatus) {
+        let changed = state.withLock { state -> Bool in
+            defer { state.status = status }
+            return state.status != status
+        }
+        if changed { onStatus(status) }
+    }
+}

@@ -1,0 +1,67 @@
+import CloudRemote
+import IdeaBoxCore
+
+/// Why a sync could not finish, sorted by what the engine does about it.
+public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
+    /// The network is off: wait for it to come back.
+    case offline
+    /// No account: local mode.
+    case notSignedIn
+    /// The account's storage is full: local mode with a notice.
+    case quotaExceeded
+    /// Signed in to another account than the one this device's ideas belong to.
+    case wrongAccount(bound: String, current: String)
+    /// Worth retrying: the remote's error, and how long it asked to wait, if it did.
+    case transient(reason: String, retryAfter: Double?)
+    /// The local database failed.
+    case store(String)
+
+    public func message(in language: Language) -> String {
+        switch (self, language) {
+        case (.offline, .english): "The network is off; changes wait on this device."
+        case (.offline, .traditionalChinese): "網路已關閉；變更暫存在這台裝置"
+        case (.notSignedIn, .english): "Not signed in to an account; ideas stay on this device."
+        case (.notSignedIn, .traditionalChinese): "尚未登入帳號；靈感只保存在這台裝置"
+        case (.quotaExceeded, .english): "The account's storage is full; ideas stay on this device."
+        case (.quotaExceeded, .traditionalChinese): "帳號儲存空間已滿；靈感只保存在這台裝置"
+        case let (.wrongAccount(bound, current), .english):
+            "Signed in as \(current), but these ideas belong to \(bound); sign in as \(bound) to sync them."
+        case let (.wrongAccount(bound, current), .traditionalChinese):
+            "目前登入的是 \(current)，但這些靈感屬於 \(bound)；請登入 \(bound) 以同步"
+        case let (.transient(reason, _), .english): "The remote failed: \(reason)."
+        case let (.transient(reason, _), .traditionalChinese): "遠端發生錯誤：\(reason)"
+        case let (.store(reason), .english): "The local database failed: \(reason)."
+        case let (.store(reason), .traditionalChinese): "本機資料庫發生錯誤：\(reason)"
+        }
+    }
+
+    /// The failure a remote error means.
+    init(_ error: CloudError) {
+        switch error.code {
+        case .networkUnavailable: self = .offline
+        case .notAuthenticated: self = .notSignedIn
+        case .quotaExceeded: self = .quotaExceeded
+        default: self = .transient(reason: error.description, retryAfter: error.retryAfter)
+        }
+    }
+
+    /// A short English line for the sync log.
+    var logLine: String { message(in: .english) }
+}
+
+/// What one sync did.
+public struct SyncReport: Sendable, Equatable {
+    /// Changes this device sent.
+    public var sent = 0
+    /// Remote changes applied here.
+    public var received = 0
+    /// Conflicts settled (each is in the conflict log).
+    public var conflicts = 0
+
+    /// A report with these counts.
+    public init(sent: Int = 0, received: Int = 0, conflicts: Int = 0) {
+        self.sent = sent
+        self.received = received
+        self.conflicts = conflicts
+    }
+}

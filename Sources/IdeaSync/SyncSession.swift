@@ -1,0 +1,274 @@
+import CloudRemote
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+
+/// One sync of one device: check the account, fetch the remote's changes since the stored
+/// token, then send the outbox in batches. Synchronous; the engine runs it on its queue,
+/// and `ideabox sync` runs it directly.
+public struct SyncSession: Sendable {
+    /// The most changes one request sends; halved when the remote answers `limitExceeded`.
+    public static let batchLimit = 100
+    /// The most changes one fetch asks for.
+    static let fetchLimit = 400
+
+    private let repository: IdeaRepository
+    private let database: any CloudDatabase
+    private let clock: WallClock
+
+    /// A session syncing `repository` with `database`.
+    public init(repository: IdeaRepository, database: any CloudDatabase, clock: WallClock) {
+        self.repository = repository
+        self.database = database
+        self.clock = clock
+    }
+
+    /// How many changes wait to be sent.
+    public func pendingCount() -> Int {
+        (try? repository.pendingChangeCount()) ?? 0
+    }
+
+    /// Syncs once: pull, then push.
+    public func run() throws(SyncFailure) -> SyncReport {
+        var report = SyncReport()
+        try perform {
+            try prepare()
+            try pull(into: &report)
+            try push(into: &report)
+            try repository.recordSyncSuccess(at: clock.now())
+        }
+        return report
+    }
+
+    /// Makes the remote hold exactly this device's ideas: everything here is stamped anew
+    /// and sent, and whatever only the remote has is deleted; other devices follow.
+    public func overwriteRemote() throws(SyncFailure) -> SyncReport {
+        var report = SyncReport()
+        try perform {
+            try prepare()
+            let remote = try database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType)
+            var local = Set<UUID>()
+            try repository.forEachSyncState { local.insert($0.ideaId) }
+            var tags: [UUID: String] = [:]
+            for record in remote {
+                if let id = IdeaRecord.ideaId(of: record.recordID), let tag = record.changeTag { tags[id] = tag }
+            }
+            try repository.rememberRemoteTags(tags)
+            try repository.restampEverything(deleting: tags.keys.filter { !local.contains($0) })
+            try repository.logSyncEvent(.warning, "overwriting the remote with this device's \(local.count) ideas", at: clock.now())
+            try push(into: &report)
+            try pull(into: &report)
+            try repository.recordSyncSuccess(at: clock.now())
+        }
+        return report
+    }
+
+    /// Compares this device with the remote and logs each difference as a warning, apart
+    /// from changes still waiting to be sent. Returns the differences.
+    public func checkIntegrity() throws(SyncFailure) -> [String] {
+        var differences: [String] = []
+        try perform {
+            try prepare()
+            var remote: [UUID: RemoteChange] = [:]
+            for record in try database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType) {
+                if let change = IdeaRecord.change(from: record) { remote[change.ideaId] = change }
+            }
+            let pending = Set(try repository.pendingChanges(limit: Int.max).map(\.ideaId))
+            try repository.forEachSyncState { local in
+                let id = local.ideaId
+                let theirs = remote.removeValue(forKey: id)
+                guard !pending.contains(id) else { return }
+                switch (local, theirs) {
+                case (.saved, nil):
+                    differences.append("\(id.lowercasedString) is here but not on the remote")
+                case (.deleted, nil):
+                    break
+                case let (_, theirs?) where theirs.order != local.order:
+                    differences.append("\(id.lowercasedString) differs: here \(local.order.timestamp), remote \(theirs.order.timestamp)")
+                default:
+                    break
+                }
+            }
+            for (id, change) in remote where !pending.contains(id) {
+                if case .saved = change {
+                    differences.append("\(id.lowercasedString) is on the remote but not here")
+                }
+            }
+            let now = clock.now()
+            for difference in differences.prefix(20) {
+                try repository.logSyncEvent(.warning, "integrity: " + difference, at: now)
+            }
+            if differences.count > 20 {
+                try repository.logSyncEvent(.warning, "integrity: \(differences.count - 20) more differences", at: now)
+            }
+            if differences.isEmpty {
+                try repository.logSyncEvent(.info, "integrity: this device and the remote agree", at: now)
+            }
+        }
+        return differences
+    }
+
+    // MARK: Steps
+
+    /// Runs `body`, turning remote and store errors into sync failures.
+    private func perform(_ body: () throws -> Void) throws(SyncFailure) {
+        do {
+            try body()
+        } catch let failure as SyncFailure {
+            throw failure
+        } catch let error as CloudError {
+            throw SyncFailure(error)
+        } catch {
+            throw SyncFailure.store(String(describing: error))
+        }
+    }
+
+    /// The account must be signed in and the one this device's ideas belong to; the zone
+    /// must exist.
+    private func prepare() throws {
+        guard case .available(let account) = try database.accountStatus() else { throw SyncFailure.notSignedIn }
+        let bound = try repository.syncMetadata().accountName
+        if let bound, bound != account {
+            throw SyncFailure.wrongAccount(bound: bound, current: account)
+        }
+        if bound == nil {
+            try repository.bindAccount(account)
+        }
+        try database.createZone(IdeaRecord.zone)
+    }
+
+    /// Fetches the remote's changes page by page, each page applied with its token in one
+    /// transaction. An expired token starts over from the beginning; a missing zone is
+    /// created again and everything here is queued to be sent again.
+    private func pull(into report: inout SyncReport) throws {
+        var token = try repository.syncMetadata().changeToken.map(ChangeToken.init(data:))
+        var restartedZone = false
+        while true {
+            let changes: ZoneChanges
+            do {
+                changes = try database.fetchChanges(in: IdeaRecord.zone, since: token, resultsLimit: Self.fetchLimit)
+            } catch let error as CloudError where error.code == .changeTokenExpired && token != nil {
+                try repository.logSyncEvent(.warning, "change token expired: fetching everything again", at: clock.now())
+                token = nil
+                continue
+            } catch let error as CloudError where error.code == .zoneNotFound && !restartedZone {
+                restartedZone = true
+                try recreateZone()
+                token = nil
+                continue
+            }
+            var remote: [RemoteChange] = []
+            var tags: [UUID: String] = [:]
+            for record in changes.changed {
+                guard let change = IdeaRecord.change(from: record) else {
+                    try repository.logSyncEvent(.warning, "skipped an invalid remote record \(record.recordID)", at: clock.now())
+                    continue
+                }
+                remote.append(change)
+                if let tag = record.changeTag { tags[change.ideaId] = tag }
+            }
+            let deletedIds = changes.deleted.compactMap { IdeaRecord.ideaId(of: $0.recordID) }
+            if !deletedIds.isEmpty {
+                try repository.forgetRemoteTags(deletedIds)
+            }
+            if !remote.isEmpty || changes.token != token {
+                let summary = try repository.applyRemoteChanges(
+                    remote, tags: tags, changeToken: .set(changes.token.data), syncedAt: clock.now())
+                report.received += summary.applied
+                report.conflicts += summary.conflicts
+            }
+            token = changes.token
+            if !changes.moreComing { return }
+        }
+    }
+
+    /// Sends the outbox, at most `batchLimit` changes a request. A conflict answer carries
+    /// the remote's version: it is settled by last write wins, and a local version that
+    /// wins goes out again with the remote's tag. Changes that failed for another reason
+    /// stay queued, and the sync fails so the engine retries.
+    private func push(into report: inout SyncReport) throws {
+        var limit = min(Self.batchLimit, database.maximumRecordsPerRequest)
+        var transientFailure: CloudError?
+        var rounds = 0
+        while rounds < 10_000 {
+            rounds += 1
+            let pending = try repository.pendingChanges(limit: limit)
+            guard !pending.isEmpty else { break }
+            let result: ModifyResult
+            do {
+                result = try database.modify(
+                    saving: pending.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag) },
+                    deleting: [], savePolicy: .ifServerRecordUnchanged)
+            } catch let error as CloudError where error.code == .limitExceeded && limit > 1 {
+                limit = max(1, limit / 2)
+                continue
+            } catch let error as CloudError where error.code == .zoneNotFound {
+                try recreateZone()
+                continue
+            }
+            let progress = try settle(pending, result, into: &report)
+            if let failure = result.partialFailure, failure.isTransient || !progress {
+                transientFailure = failure
+                break
+            }
+            if !progress { break }
+        }
+        if let transientFailure {
+            throw SyncFailure(transientFailure)
+        }
+    }
+
+    /// Applies one modify answer; returns whether anything moved (sent, or settled).
+    private func settle(_ pending: [PendingChange], _ result: ModifyResult, into report: inout SyncReport) throws -> Bool {
+        let byId = Dictionary(pending.map { ($0.ideaId, $0) }, uniquingKeysWith: { first, _ in first })
+        var acknowledged: [PendingChange] = []
+        var tags: [UUID: String] = [:]
+        for record in result.saved {
+            guard let id = IdeaRecord.ideaId(of: record.recordID), let change = byId[id] else { continue }
+            acknowledged.append(change)
+            if let tag = record.changeTag { tags[id] = tag }
+        }
+        try repository.acknowledge(acknowledged, tags: tags, syncedAt: clock.now())
+        report.sent += acknowledged.count
+
+        var serverVersions: [RemoteChange] = []
+        var serverTags: [UUID: String] = [:]
+        var staleTags: [UUID] = []
+        var failed: [PendingChange] = []
+        for (recordID, error) in result.failures {
+            guard let id = IdeaRecord.ideaId(of: recordID), let change = byId[id] else { continue }
+            switch error {
+            case .serverRecordChanged(let server?):
+                if let version = IdeaRecord.change(from: server) {
+                    serverVersions.append(version)
+                    if let tag = server.changeTag { serverTags[id] = tag }
+                }
+            case .unknownItem:
+                staleTags.append(id)
+            case .quotaExceeded:
+                throw SyncFailure.quotaExceeded
+            default:
+                failed.append(change)
+            }
+        }
+        if !serverVersions.isEmpty {
+            let summary = try repository.applyRemoteChanges(
+                serverVersions, tags: serverTags, changeToken: .keep, syncedAt: clock.now())
+            report.received += summary.applied
+            report.conflicts += summary.conflicts
+        }
+        if !staleTags.isEmpty {
+            try repository.forgetRemoteTags(staleTags)
+        }
+        try repository.recordFailedAttempt(failed)
+        return !acknowledged.isEmpty || !serverVersions.isEmpty || !staleTags.isEmpty
+    }
+
+    private func recreateZone() throws {
+        try repository.logSyncEvent(.warning, "the remote zone was missing: creating it and sending everything again", at: clock.now())
+        try database.createZone(IdeaRecord.zone)
+        try repository.forgetRemoteTags()
+        try repository.requeueEverything()
+        _ = try repository.applyRemoteChanges([], changeToken: .set(nil), syncedAt: clock.now())
+    }
+}

@@ -1,0 +1,57 @@
+import CloudRemote
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+import IdeaSync
+import Testing
+
+/// The sync loop: triggers, debounce, retries and status, on a stepped scheduler.
+@Suite struct SyncEngineTests {
+    @Test func anIdeaAddedOnADeviceReachesAnotherWithoutAnyKey() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let b = try fixture.device("b")
+        a.engine.start()
+        b.engine.start()
+        fixture.scheduler.advance(by: 10)
+
+        let idea = try a.repository.addIdea(title: "參加 iOS 開發工作坊")
+        a.engine.localChangeHappened()
+        fixture.scheduler.advance(by: SyncEngine.debounceMilliseconds)
+        #expect(try a.repository.pendingChangeCount() == 0)
+        fixture.scheduler.advance(by: SyncEngine.periodicMilliseconds)
+
+        #expect(try b.ideas().map(\.title) == ["參加 iOS 開發工作坊"])
+        #expect(try b.ideas().first?.id == idea.id)
+        guard case .synced = a.engine.status else {
+            Issue.record("expected synced, got \(a.engine.status)")
+            return
+        }
+    }
+
+    @Test func retriesWaitOneTwoThenFourSecondsThenWaitForATrigger() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        try fixture.cloud.scriptErrors(Array(repeating: ScriptedError(CloudError.serviceUnavailable(retryAfter: nil)), count: 4), device: "a")
+        _ = try a.repository.addIdea(title: "waits")
+        a.engine.start()
+        fixture.scheduler.runDue()
+        guard case .retrying(1, let retryAt, _) = a.engine.status else {
+            Issue.record("expected the first retry, got \(a.engine.status)")
+            return
+        }
+        #expect(retryAt == fixture.scheduler.now.adding(milliseconds: 1000))
+        fixture.scheduler.advance(by: 1000)
+        guard case .retrying(2, _, _) = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        fixture.scheduler.advance(by: 2000)
+        guard case .retrying(3, _, _) = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        fixture.scheduler.advance(by: 4000)
+        guard case .failed = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        #expect(try a.repository.pendingChangeCount() == 1, "nothing is dropped")
+
+        a.engine.syncNow()
+        fixture.scheduler.runDue()
+        guard case .synced = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        #expect(try a.repository.pendingChangeCount() == 0)
+    }
+}
