@@ -40,6 +40,10 @@ public enum AppScreen {
             drawDeleteQuestion(idea, app: app, into: &grid)
             cursor = nil
         }
+        if let log = app.syncLog {
+            SyncLogScreen.draw(log, app: app, into: &grid)
+            cursor = nil
+        }
         if app.isShowingHelp {
             drawHelp(app, into: &grid)
             cursor = nil
@@ -147,7 +151,8 @@ public enum AppScreen {
     private static func drawStatusBar(_ app: AppModel, into grid: inout CellGrid) {
         let row = grid.rows - 1
         grid.fill(row: row, style: statusBar)
-        let sync = " \(app.status.syncState) · \(app.text.pending(app.status.pendingCount)) "
+        let pending = app.status.showsPendingCount ? " · \(app.text.pending(app.status.pendingCount))" : ""
+        let sync = " \(app.status.syncState)\(pending) "
         let end = grid.put(sync, row: row, column: 0, style: CellStyle(bold: true, reverse: true))
         guard let message = app.status.message else { return }
         var style = statusBar

@@ -1,5 +1,6 @@
 import IdeaBoxCore
 import IdeaStore
+import IdeaSync
 
 /// Everything the full-screen app shows and does, without a terminal: the tabs and their
 /// lists, the search field, the edit form, the delete question, help and the status bar.
@@ -43,19 +44,24 @@ public final class AppModel {
     public private(set) var wantsToQuit = false
     /// The screen size, in rows and columns.
     public private(set) var size = (rows: 24, columns: 80)
+    /// The sync log overlay's contents, while it is open.
+    public private(set) var syncLog: SyncLogView?
 
     private let repository: IdeaRepository
     private let clock: WallClock
+    private let sync: SyncHooks?
     private var lastDeleted: Idea?
     private var knownRevision: Int64 = -1
 
     /// How many search hits to count before the first frame; the exact count follows.
     static let quickSearchCount = 1000
 
-    /// The app over `repository`, speaking `language`, reading time from `clock`.
-    public init(repository: IdeaRepository, language: Language, clock: WallClock) {
+    /// The app over `repository`, speaking `language`, reading time from `clock`, with
+    /// `sync` running in the background (nil: local only).
+    public init(repository: IdeaRepository, language: Language, clock: WallClock, sync: SyncHooks? = nil) {
         self.repository = repository
         self.clock = clock
+        self.sync = sync
         text = UIText(language: language)
         status = StatusModel(syncState: text.localOnly)
         allIdeas = IdeaListModel(repository: repository, filter: .all)
@@ -114,10 +120,14 @@ public final class AppModel {
     @discardableResult
     public func tick() -> Bool {
         var changed = status.expireMessage(now: now)
+        changed = refreshSyncState() || changed
         do {
             if try repository.revision() != knownRevision {
                 try refresh()
                 changed = true
+            }
+            if syncLog != nil {
+                try loadSyncLog()
             }
             if isSearchCountCapped {
                 try searchResults.reload(count: repository.count(searchResults.filter))
@@ -159,6 +169,10 @@ public final class AppModel {
             try handleForm(key)
             return
         }
+        if syncLog != nil {
+            try handleSyncLog(key)
+            return
+        }
         if let idea = pendingDeletion {
             pendingDeletion = nil
             if key == .char("y") || key == .char("Y") {
@@ -196,6 +210,7 @@ public final class AppModel {
         case .char(" "), .char("x"):
             if let idea = list.selectedIdea {
                 let updated = try repository.toggleCompleted(id: idea.id)
+                localChangeHappened()
                 try refresh()
                 status.show(text.markedDone(updated.isCompleted), tone: .success, now: now)
             }
@@ -208,8 +223,20 @@ public final class AppModel {
             isSearchFieldFocused = true
         case .char("?"), .f(1):
             isShowingHelp = true
-        case .char("s"), .char("o"), .char("l"):
-            status.show(text.syncUnavailable, now: now)
+        case .char("s"):
+            guard let sync else { return status.show(text.syncUnavailable, now: now) }
+            sync.engine.syncNow()
+            status.show(text.syncRequested, now: now)
+        case .char("o"):
+            guard let sync else { return status.show(text.syncUnavailable, now: now) }
+            let on = try !sync.isNetworkOn()
+            try sync.setNetworkOn(on)
+            sync.engine.networkChanged()
+            status.show(text.network(on: on), now: now)
+        case .char("l"):
+            guard sync != nil else { return status.show(text.syncUnavailable, now: now) }
+            syncLog = SyncLogView()
+            try loadSyncLog()
         default:
             break
         }
@@ -262,6 +289,7 @@ public final class AppModel {
             switch form.mode {
             case .new:
                 let idea = try repository.addIdea(title: title, description: description, isCompleted: isCompleted)
+                localChangeHappened()
                 self.form = nil
                 tab = .all
                 try refresh()
@@ -270,6 +298,7 @@ public final class AppModel {
             case .edit(let original):
                 let idea = try repository.editIdea(
                     id: original.id, IdeaChanges(title: title, description: description, isCompleted: isCompleted))
+                localChangeHappened()
                 self.form = nil
                 try refresh()
                 status.show(text.saved(idea.title), tone: .success, now: now)
@@ -292,6 +321,7 @@ public final class AppModel {
 
     private func delete(_ idea: Idea) throws {
         let deleted = try repository.deleteIdea(id: idea.id)
+        localChangeHappened()
         lastDeleted = deleted
         try refresh()
         status.show(text.deleted(deleted.title), now: now)
@@ -303,6 +333,7 @@ public final class AppModel {
             return
         }
         let restored = try repository.restoreIdea(deleted)
+        localChangeHappened()
         lastDeleted = nil
         try refresh()
         status.show(text.restored(restored.title), tone: .success, now: now)
@@ -328,6 +359,69 @@ public final class AppModel {
         }
         isSearchCountCapped = false
         status.pendingCount = try repository.pendingChangeCount()
+    }
+
+    private func localChangeHappened() {
+        sync?.engine.localChangeHappened()
+    }
+
+    /// Sets the status bar's sync words from the engine; says whether they changed (they
+    /// change every second while a retry counts down).
+    private func refreshSyncState() -> Bool {
+        guard let sync else { return false }
+        let engineStatus = sync.engine.status
+        let words = text.syncState(engineStatus, now: now)
+        guard words != status.syncState else { return false }
+        status.syncState = words
+        switch engineStatus {
+        case .offline, .syncing: status.showsPendingCount = false
+        default: status.showsPendingCount = true
+        }
+        return true
+    }
+
+    private func handleSyncLog(_ key: Key) throws {
+        guard var log = syncLog else { return }
+        if log.isConfirmingOverwrite {
+            log.isConfirmingOverwrite = false
+            syncLog = log
+            if key == .char("y") || key == .char("Y"), let sync {
+                sync.engine.overwriteRemote()
+                status.show(text.overwriteRequested, now: now)
+            }
+            return
+        }
+        switch key {
+        case .escape, .char("q"), .char("l"), .enter:
+            syncLog = nil
+        case .ctrl("c"):
+            syncLog = nil
+            wantsToQuit = true
+        case .up, .char("k"):
+            log.scroll = max(0, log.scroll - 1)
+            syncLog = log
+        case .down, .char("j"):
+            log.scroll += 1
+            syncLog = log
+        case .pageUp:
+            log.scroll = max(0, log.scroll - 10)
+            syncLog = log
+        case .pageDown:
+            log.scroll += 10
+            syncLog = log
+        case .char("O"):
+            log.isConfirmingOverwrite = true
+            syncLog = log
+        default:
+            break
+        }
+    }
+
+    private func loadSyncLog() throws {
+        guard var log = syncLog else { return }
+        log.entries = try repository.syncLog(limit: 200)
+        log.conflicts = try repository.conflicts()
+        syncLog = log
     }
 
     private func report(_ error: any Error) {

@@ -24,6 +24,8 @@ public struct StatusModel: Sendable, Equatable {
     public var syncState: String
     /// How many changes wait to be sent.
     public var pendingCount = 0
+    /// Whether the bar adds the pending count (the sync words may already say it).
+    public var showsPendingCount = true
     /// The current message, if any.
     public private(set) var message: Message?
 

@@ -1,4 +1,7 @@
+import Glibc
 import IdeaBoxCore
+import IdeaStore
+import IdeaSync
 
 /// Every word the full-screen app shows, in the user's language.
 public struct UIText: Sendable {
@@ -30,6 +33,81 @@ public struct UIText: Sendable {
     public var localOnly: String { text("Local only", "僅限本機") }
     /// Changes waiting to be sent.
     public func pending(_ count: Int) -> String { text("\(count) pending", "\(count) 筆待同步") }
+
+    /// The status bar's sync part: one of DESIGN.md's states, with a live countdown while
+    /// a retry waits.
+    public func syncState(_ status: SyncStatus, now: Timestamp) -> String {
+        switch status {
+        case .starting:
+            return text("Starting sync…", "準備同步…")
+        case .synced(let time):
+            return text("Synced \(clockTime(time))", "已同步 \(clockTime(time))")
+        case .syncing(let pending):
+            return text("Syncing \(pending)…", "同步中 \(pending)…")
+        case let .retrying(attempt, retryAt, reason):
+            let seconds = max(0, (retryAt.milliseconds - now.milliseconds + 999) / 1000)
+            return text("Retrying \(attempt)/3 in \(seconds)s: \(reason)", "\(seconds) 秒後重試 \(attempt)/3：\(reason)")
+        case .offline(let pending):
+            return text("Offline: \(pending) pending", "離線：\(pending) 筆待同步")
+        case .notSignedIn:
+            return text("Not signed in — local only", "未登入 — 僅限本機")
+        case .quotaExceeded:
+            return text("Quota exceeded — local only", "超出儲存配額 — 僅限本機")
+        case .wrongAccount(_, let current):
+            return text("Signed in as \(current), another account's ideas — local only", "已登入 \(current)，靈感屬於其他帳號 — 僅限本機")
+        case .failed(let reason):
+            return text("Sync failed: \(reason)", "同步失敗：\(reason)")
+        }
+    }
+
+    /// `hh:mm:ss` in the local time zone.
+    public func clockTime(_ time: Timestamp) -> String {
+        var seconds = time_t(time.milliseconds / 1000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    /// Messages of the sync keys.
+    public var syncRequested: String { text("Syncing now", "立即同步") }
+    /// Messages of the sync keys.
+    public func network(on: Bool) -> String {
+        on ? text("Network on", "網路已開啟") : text("Network off (airplane mode)", "網路已關閉（飛航模式）")
+    }
+    /// Messages of the sync keys.
+    public var overwriteRequested: String {
+        text("Overwriting the remote with this device's ideas", "正在以這台裝置的靈感覆寫遠端")
+    }
+
+    /// The sync log overlay's title.
+    public var syncLogTitle: String { text("Sync log", "同步紀錄") }
+    /// The conflicts section's heading.
+    public var conflictsTitle: String { text("Conflicts", "衝突") }
+    /// No conflicts.
+    public var noConflicts: String { text("No conflicts.", "沒有衝突。") }
+    /// An empty sync log.
+    public var emptySyncLog: String { text("Nothing logged yet.", "尚無紀錄。") }
+    /// The sync log overlay's footer.
+    public var syncLogHints: String {
+        text("↑↓ scroll  O overwrite remote with local  Esc close", "↑↓ 捲動  O 以本機覆寫遠端  Esc 關閉")
+    }
+    /// The overwrite question.
+    public var overwriteQuestion: String {
+        text("Overwrite the remote with this device's ideas? Other devices will follow. y/n",
+             "以這台裝置的靈感覆寫遠端？其他裝置會跟著更新。y/n")
+    }
+    /// A conflict's line: which idea, what won.
+    public func conflictLine(_ conflict: ConflictRecord) -> String {
+        let winner: String
+        switch conflict.resolution {
+        case .local: winner = text("this device won", "本機勝出")
+        case .remote: winner = text("the remote won", "遠端勝出")
+        case .tieBreaker: winner = text("same time, settled by device id", "時間相同，依裝置識別碼決定")
+        }
+        let title = conflict.remote?.title ?? conflict.local?.title ?? String(conflict.ideaId.lowercasedString.prefix(8))
+        return "\(clockTime(conflict.occurredAt))  \(title) — \(winner)"
+    }
 
     /// Hints shown on the line above the status bar, per context.
     public var listHints: String {

@@ -28,6 +28,7 @@ public final class SyncEngine: Sendable {
         var generation = 0
         var retryAttempt = 0
         var hasCheckedIntegrity = false
+        var lastFailure: SyncFailure?
         var isStopped = false
     }
 
@@ -69,6 +70,21 @@ public final class SyncEngine: Sendable {
         request(after: 0)
     }
 
+    /// "Overwrite remote with local", on the sync queue: afterwards the remote holds
+    /// exactly this device's ideas, and the other devices follow.
+    public func overwriteRemote() {
+        scheduler.schedule(after: 0) { [self] in
+            publish(.syncing(pending: session.pendingCount()))
+            do throws(SyncFailure) {
+                _ = try session.overwriteRemote()
+                publish(.synced(lastSync: scheduler.clock.now()))
+                request(after: Self.periodicMilliseconds)
+            } catch {
+                handle(error)
+            }
+        }
+    }
+
     /// Stops scheduling; a sync under way finishes.
     public func stop() {
         state.withLock { $0.isStopped = true }
@@ -103,6 +119,7 @@ public final class SyncEngine: Sendable {
             _ = try session.run()
             let firstSuccess = state.withLock { state -> Bool in
                 state.retryAttempt = 0
+                state.lastFailure = nil
                 defer { state.hasCheckedIntegrity = true }
                 return !state.hasCheckedIntegrity
             }
@@ -118,6 +135,13 @@ public final class SyncEngine: Sendable {
 
     private func handle(_ failure: SyncFailure) {
         let now = scheduler.clock.now()
+        let isNew = state.withLock { state -> Bool in
+            defer { state.lastFailure = failure }
+            return state.lastFailure != failure
+        }
+        if isNew {
+            session.recordFailure(failure)
+        }
         switch failure {
         case .offline:
             publish(.offline(pending: session.pendingCount()))

@@ -23,6 +23,11 @@ public struct SyncSession: Sendable {
         self.clock = clock
     }
 
+    /// Records why a sync failed: the last error, and a line in the sync log.
+    public func recordFailure(_ failure: SyncFailure) {
+        try? repository.recordSyncFailure(failure.logLine, at: clock.now())
+    }
+
     /// How many changes wait to be sent.
     public func pendingCount() -> Int {
         (try? repository.pendingChangeCount()) ?? 0
@@ -212,6 +217,9 @@ public struct SyncSession: Sendable {
                 break
             }
             if !progress { break }
+        }
+        if report.sent > 0 {
+            try repository.logSyncEvent(.upload, "sent \(report.sent) change(s)", at: clock.now())
         }
         if let transientFailure {
             throw SyncFailure(transientFailure)

@@ -4,6 +4,7 @@ import IdeaBoxCore
 import IdeaBoxTUI
 import IdeaBoxViewModels
 import IdeaStore
+import IdeaSync
 
 /// `ideabox`: with no arguments the full-screen app; with a subcommand, headless use.
 @main
@@ -38,10 +39,18 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
 
     /// Opens the full-screen app on this profile's data.
     func run(in context: CommandContext) throws {
-        let repository = try context.openRepository(store)
-        let app = AppModel(repository: repository, language: context.language, clock: context.clock)
+        let sync = try context.openSync(store)
+        let engine = SyncEngine(session: sync.session, scheduler: DispatchSyncScheduler(clock: context.clock))
+        let (cloud, device) = (sync.cloud, sync.device)
+        let hooks = SyncHooks(
+            engine: engine,
+            isNetworkOn: { try !cloud.status(device: device).isOffline },
+            setNetworkOn: { try cloud.setOffline(!$0, device: device) })
+        let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
         try app.start()
         let terminal = try NcursesTerminal(environment: context.environment)
+        engine.start()
         TerminalApp(app: app, terminal: terminal).run()
+        engine.stop()
     }
 }

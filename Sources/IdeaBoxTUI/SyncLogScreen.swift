@@ -1,0 +1,47 @@
+import IdeaBoxCore
+import IdeaBoxViewModels
+import IdeaStore
+
+/// Draws the sync log overlay: the newest log lines, then the conflicts, scrollable, with
+/// the "overwrite remote" question at the bottom when it is asked.
+enum SyncLogScreen {
+    static func draw(_ log: SyncLogView, app: AppModel, into grid: inout CellGrid) {
+        let text = app.text
+        let box = Box(top: 2, left: 0, height: grid.rows - 4, width: grid.columns)
+        Box.clear(box, in: &grid)
+        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: text.syncLogTitle, style: AppScreen.accent)
+        var lines: [(String, CellStyle)] = []
+        if log.entries.isEmpty {
+            lines.append((text.emptySyncLog, AppScreen.muted))
+        }
+        for entry in log.entries {
+            let style: CellStyle = switch entry.kind {
+            case .error: CellStyle(color: .error)
+            case .warning, .conflict: CellStyle(color: .highlight)
+            default: .plain
+            }
+            lines.append(("\(text.clockTime(entry.occurredAt))  \(entry.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(entry.message)", style))
+        }
+        lines.append(("", .plain))
+        lines.append((text.conflictsTitle, AppScreen.accent))
+        if log.conflicts.isEmpty {
+            lines.append((text.noConflicts, AppScreen.muted))
+        }
+        for conflict in log.conflicts {
+            lines.append((text.conflictLine(conflict), .plain))
+        }
+        let footerRows = 2
+        let height = max(1, box.height - 2 - footerRows)
+        let first = min(log.scroll, max(0, lines.count - height))
+        for (offset, line) in lines.dropFirst(first).prefix(height).enumerated() {
+            grid.put(line.0, row: box.top + 1 + offset, column: box.left + 2, maxWidth: box.width - 4, style: line.1)
+        }
+        let bottom = box.top + box.height - 2
+        if log.isConfirmingOverwrite {
+            grid.put(text.overwriteQuestion, row: bottom, column: box.left + 2, maxWidth: box.width - 4,
+                     style: CellStyle(bold: true, color: .error))
+        } else {
+            grid.put(text.syncLogHints, row: bottom, column: box.left + 2, maxWidth: box.width - 4, style: AppScreen.muted)
+        }
+    }
+}
