@@ -1,3 +1,4 @@
+import Foundation
 import IdeaBoxCore
 import IdeaBoxViewModels
 
@@ -23,7 +24,9 @@ enum FormScreen {
         // Title: label with counter, then one line that scrolls sideways.
         var row = box.top + 1
         label(text.titleField, isFocused: form.focus == .title, row: row, left: left, into: &grid)
-        counter(form.title.count, limit: IdeaLimits.titleLength, row: row, right: box.left + box.width - 2, into: &grid)
+        // The title is stored trimmed, so the counter counts what the limit applies to.
+        let storedTitleLength = form.title.text.trimmingCharacters(in: .whitespaces).count
+        counter(storedTitleLength, limit: IdeaLimits.titleLength, row: row, right: box.left + box.width - 2, into: &grid)
         row += 1
         let title = TextField.visibleSlice(of: form.title, width: fieldWidth)
         grid.put(title.text, row: row, column: left, maxWidth: fieldWidth)
