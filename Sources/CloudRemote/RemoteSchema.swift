@@ -5,12 +5,16 @@ enum RemoteSchema {
     /// The migration names, oldest first.
     enum Migration: String, CaseIterable {
         case server = "v1-server"
+        case lostResponses = "v2-lost-responses"
     }
 
     /// The migrator that brings a remote file up to date.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(Migration.server.rawValue, migrate: createServer)
+        migrator.registerMigration(Migration.lostResponses.rawValue) { db in
+            try db.execute(sql: "ALTER TABLE scriptedError ADD COLUMN failsAfterApplying INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 

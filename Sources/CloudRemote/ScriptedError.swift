@@ -4,10 +4,23 @@ public struct ScriptedError: Hashable, Codable, Sendable {
     public var error: CloudError
     /// The only kind of request that consumes it, or nil for any.
     public var operation: CloudOperation?
+    /// Whether the request is carried out first and only its answer is lost, as when the
+    /// network fails on the way back: the client sees the error, the server has the change,
+    /// and a retry sends the same change again.
+    public var failsAfterApplying: Bool
 
-    /// A scripted error for the next request (of kind `operation`, or any).
-    public init(_ error: CloudError, operation: CloudOperation? = nil) {
+    /// A scripted error for the next request (of kind `operation`, or any), thrown instead
+    /// of carrying it out, or after carrying it out if `failsAfterApplying`.
+    public init(_ error: CloudError, operation: CloudOperation? = nil, failsAfterApplying: Bool = false) {
         self.error = error
         self.operation = operation
+        self.failsAfterApplying = failsAfterApplying
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        error = try container.decode(CloudError.self, forKey: .error)
+        operation = try container.decodeIfPresent(CloudOperation.self, forKey: .operation)
+        failsAfterApplying = try container.decodeIfPresent(Bool.self, forKey: .failsAfterApplying) ?? false
     }
 }

@@ -36,12 +36,12 @@ extension SimulatedCloud {
     /// Queues `errors` for `device`: each of its next requests (of a matching kind) throws
     /// the first waiting error that applies to it, instead of being carried out.
     public func scriptErrors(_ errors: [ScriptedError], device: String) throws {
-        let encoded = try errors.map { ($0.operation?.rawValue, try Self.encode($0.error)) }
+        let encoded = try errors.map { ($0.operation?.rawValue, try Self.encode($0.error), $0.failsAfterApplying) }
         try writer.write { db in
-            for (operation, error) in encoded {
+            for (operation, error, failsAfterApplying) in encoded {
                 try db.execute(
-                    sql: "INSERT INTO scriptedError (device, operation, error) VALUES (?, ?, ?)",
-                    arguments: [device, operation, error])
+                    sql: "INSERT INTO scriptedError (device, operation, error, failsAfterApplying) VALUES (?, ?, ?, ?)",
+                    arguments: [device, operation, error, failsAfterApplying])
             }
         }
     }
@@ -81,12 +81,9 @@ extension SimulatedCloud {
                 latencyMilliseconds: row?["latencyMilliseconds"] ?? 0,
                 errorRates: try Self.errorRates(of: device, operation: nil, db),
                 scriptedErrors: try Row.fetchAll(
-                    db, sql: "SELECT operation, error FROM scriptedError WHERE device = ? ORDER BY id", arguments: [device]
-                ).map { row in
-                    ScriptedError(
-                        try Self.decodeError(row["error"]),
-                        operation: (row["operation"] as String?).flatMap(CloudOperation.init(rawValue:)))
-                },
+                    db, sql: "SELECT operation, error, failsAfterApplying FROM scriptedError WHERE device = ? ORDER BY id",
+                    arguments: [device]
+                ).map(Self.scriptedError),
                 quota: try account.flatMap { try Self.quota(of: $0, db) },
                 recordCount: try account.map { try Self.recordCount(of: $0, db) } ?? 0)
         }
@@ -103,7 +100,10 @@ extension SimulatedCloud {
             if row?["isOffline"] == true { return .refused(.networkUnavailable) }
             let scripted = try Row.fetchOne(
                 db,
-                sql: "SELECT id, error FROM scriptedError WHERE device = ? AND (operation IS NULL OR operation = ?) ORDER BY id LIMIT 1",
+                sql: """
+                    SELECT id, operation, error, failsAfterApplying FROM scriptedError
+                    WHERE device = ? AND (operation IS NULL OR operation = ?) ORDER BY id LIMIT 1
+                    """,
                 arguments: [device, operation.rawValue])
             if let scripted {
                 try db.execute(sql: "DELETE FROM scriptedError WHERE id = ?", arguments: [scripted["id"] as Int64])
@@ -111,7 +111,7 @@ extension SimulatedCloud {
             return .admitted(Admission.Ticket(
                 account: account,
                 latencyMilliseconds: row?["latencyMilliseconds"] ?? 0,
-                scriptedError: try scripted.map { try Self.decodeError($0["error"]) },
+                scriptedError: try scripted.map(Self.scriptedError),
                 errorRates: try Self.errorRates(of: device, operation: operation, db)))
         }
     }
@@ -148,6 +148,14 @@ extension SimulatedCloud {
         }
     }
 
+    /// The scripted error stored in `row`.
+    private static func scriptedError(_ row: Row) throws -> ScriptedError {
+        ScriptedError(
+            try decodeError(row["error"]),
+            operation: (row["operation"] as String?).flatMap(CloudOperation.init(rawValue:)),
+            failsAfterApplying: row["failsAfterApplying"])
+    }
+
     private static func encode(_ error: CloudError) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -168,7 +176,7 @@ enum Admission {
         /// How long the request takes to reach the server.
         var latencyMilliseconds: Int
         /// The scripted error this request consumed, if any.
-        var scriptedError: CloudError?
+        var scriptedError: ScriptedError?
         /// The random faults that may fail it.
         var errorRates: [ErrorRate]
     }

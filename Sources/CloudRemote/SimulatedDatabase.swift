@@ -5,7 +5,8 @@
 /// A request is refused on the device when it is signed out (`notAuthenticated`) or offline
 /// (`networkUnavailable`); otherwise it waits the device's latency, then fails with the next
 /// scripted error or a random one if any applies, and only then is carried out. Failing
-/// requests change nothing on the server.
+/// requests change nothing on the server, except a scripted error that fails after applying
+/// (a lost response).
 struct SimulatedDatabase: CloudDatabase {
     /// The server.
     let cloud: SimulatedCloud
@@ -50,7 +51,10 @@ struct SimulatedDatabase: CloudDatabase {
                 throw error
             case let .admitted(ticket):
                 if ticket.latencyMilliseconds > 0 { cloud.sleeper.sleep(milliseconds: ticket.latencyMilliseconds) }
-                if let error = ticket.scriptedError { throw error }
+                if let scripted = ticket.scriptedError {
+                    if scripted.failsAfterApplying { _ = try work(ticket.account) }
+                    throw scripted.error
+                }
                 for rate in ticket.errorRates where cloud.random.nextUnitInterval() < rate.probability {
                     throw rate.error
                 }

@@ -63,6 +63,27 @@ import Testing
         #expect(try fixture.cloud.status(device: "laptop").scriptedErrors.isEmpty)
     }
 
+    @Test("A lost response: the request is carried out, then fails; sent again, it meets its own change")
+    func lostResponse() throws {
+        let fixture = try CloudFixture()
+        let laptop = try fixture.client("laptop")
+        try fixture.cloud.scriptErrors([ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "laptop")
+        #expect(try fixture.cloud.status(device: "laptop").scriptedErrors == [
+            ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true),
+        ])
+        #expect(cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == nil)
+        let save = { try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged) }
+        #expect(cloudError(save) == .networkFailure)
+        #expect(try fixture.cloud.status(device: "laptop").recordCount == 1)
+        let again = try save()
+        #expect(again.saved.isEmpty)
+        guard case .serverRecordChanged(let server?)? = again.failures[id("a")] else {
+            Issue.record("expected the server's copy, got \(again.failures)")
+            return
+        }
+        #expect(server["text"] == .string("text"))
+    }
+
     @Test("Scripts belong to a device, are kept while it is offline, and can be cleared")
     func scriptPerDevice() throws {
         let fixture = try CloudFixture()
