@@ -25,6 +25,8 @@ public final class SyncEngine: Sendable {
     private struct State {
         var status: SyncStatus = .starting
         var nextRunDue: Int64?
+        /// The retry-after of the server's last answer: no sync starts before it.
+        var notBefore: Int64?
         var generation = 0
         var retryAttempt = 0
         var hasCheckedIntegrity = false
@@ -90,20 +92,21 @@ public final class SyncEngine: Sendable {
         state.withLock { $0.isStopped = true }
     }
 
-    /// Asks for a sync in `milliseconds`, unless one is already due sooner.
+    /// Asks for a sync in `milliseconds` (not before a retry-after the server asked for),
+    /// unless one is already due sooner.
     private func request(after milliseconds: Int64) {
         let now = scheduler.clock.now().milliseconds
-        let due = now + max(0, milliseconds)
-        let generation: Int? = state.withLock { state in
+        let scheduled: (generation: Int, due: Int64)? = state.withLock { state in
             guard !state.isStopped else { return nil }
+            let due = max(now + max(0, milliseconds), state.notBefore ?? now)
             if let next = state.nextRunDue, next <= due { return nil }
             state.nextRunDue = due
             state.generation += 1
-            return state.generation
+            return (state.generation, due)
         }
-        guard let generation else { return }
-        scheduler.schedule(after: due - now) { [self] in
-            run(generation: generation)
+        guard let scheduled else { return }
+        scheduler.schedule(after: scheduled.due - now) { [self] in
+            run(generation: scheduled.generation)
         }
     }
 
@@ -111,6 +114,7 @@ public final class SyncEngine: Sendable {
         let current = state.withLock { state -> Bool in
             guard state.generation == generation, !state.isStopped else { return false }
             state.nextRunDue = nil
+            state.notBefore = nil
             return true
         }
         guard current else { return }
@@ -158,6 +162,10 @@ public final class SyncEngine: Sendable {
         case .transient(let reason, _), .store(let reason):
             let attempt = state.withLock { state -> Int in
                 state.retryAttempt += 1
+                // A server that asked for a wait gets it from every trigger, not just the retry.
+                if case let .transient(_, retryAfter?) = failure {
+                    state.notBefore = now.milliseconds + Int64(retryAfter * 1000)
+                }
                 return state.retryAttempt
             }
             if attempt <= Self.retryDelays.count {
