@@ -204,8 +204,8 @@ public struct SyncSession: Sendable {
                 result = try database.modify(
                     saving: pending.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag) },
                     deleting: [], savePolicy: .ifServerRecordUnchanged)
-            } catch let error as CloudError where error.code == .limitExceeded && limit > 1 {
-                limit = max(1, limit / 2)
+            } catch let error as CloudError where error.code == .limitExceeded && pending.count > 1 {
+                limit = max(1, pending.count / 2)
                 continue
             } catch let error as CloudError where error.code == .zoneNotFound {
                 try recreateZone()
