@@ -232,8 +232,8 @@ extension IdeaRepository {
         }
     }
 
-    /// Makes this device's state the newest everywhere: every idea gets a new edit stamped
-    /// now (never earlier than anything seen), every id in `remoteOnlyIds` a delete, and all
+    /// Makes this device's state the newest everywhere: every idea and every delete is
+    /// stamped now (never earlier than anything seen), every id in `remoteOnlyIds` gets a delete, and all
     /// of it is queued. Sent, it makes the remote hold exactly these ideas, and the other
     /// devices follow by the usual last-write-wins.
     public func restampEverything(deleting remoteOnlyIds: [UUID]) throws {
@@ -242,6 +242,8 @@ extension IdeaRepository {
             try db.execute(
                 sql: "UPDATE idea SET updatedAt = ?, deviceId = ?, version = version + 1",
                 arguments: [stamp, deviceId])
+            // This device's deletes are final too: a newer edit elsewhere must not undo them.
+            try db.execute(sql: "UPDATE tombstone SET deletedAt = ?, deviceId = ?", arguments: [stamp, deviceId])
             for id in remoteOnlyIds {
                 try db.execute(
                     sql: """
