@@ -232,6 +232,26 @@ extension IdeaRepository {
         }
     }
 
+    /// Queues the ideas and deletes among `ids` that this device holds to be sent again,
+    /// unless already queued: for records the remote no longer has.
+    public func requeue(_ ids: [UUID]) throws {
+        guard !ids.isEmpty else { return }
+        let now = clock.now()
+        try write { db in
+            for id in ids {
+                try db.execute(
+                    sql: """
+                        INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
+                        SELECT id, 'save', ?, 0 FROM idea WHERE id = ?
+                        UNION ALL
+                        SELECT ideaId, 'delete', ?, 0 FROM tombstone WHERE ideaId = ?
+                        ON CONFLICT (ideaId) DO NOTHING
+                        """,
+                    arguments: [now, id.lowercasedString, now, id.lowercasedString])
+            }
+        }
+    }
+
     /// Makes this device's state the newest everywhere: every idea and every delete is
     /// stamped now (never earlier than anything seen), every id in `remoteOnlyIds` gets a delete, and all
     /// of it is queued. Sent, it makes the remote hold exactly these ideas, and the other

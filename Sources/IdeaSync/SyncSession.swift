@@ -143,11 +143,14 @@ public struct SyncSession: Sendable {
     }
 
     /// Fetches the remote's changes page by page, each page applied with its token in one
-    /// transaction. An expired token starts over from the beginning; a missing zone is
-    /// created again and everything here is queued to be sent again.
+    /// transaction. An expired token starts over from the beginning, and whatever this
+    /// device holds that the remote no longer has is queued to be sent again (the zone may
+    /// have been deleted and created anew); a missing zone is created again and everything
+    /// here is queued to be sent again. So is a record someone removed outright.
     private func pull(into report: inout SyncReport) throws {
         var token = try repository.syncMetadata().changeToken.map(ChangeToken.init(data:))
         var restartedZone = false
+        var refetched: Set<UUID>?
         while true {
             let changes: ZoneChanges
             do {
@@ -155,6 +158,7 @@ public struct SyncSession: Sendable {
             } catch let error as CloudError where error.code == .changeTokenExpired && token != nil {
                 try repository.logSyncEvent(.warning, "change token expired: fetching everything again", at: clock.now())
                 token = nil
+                refetched = []
                 continue
             } catch let error as CloudError where error.code == .zoneNotFound && !restartedZone {
                 restartedZone = true
@@ -175,7 +179,9 @@ public struct SyncSession: Sendable {
             let deletedIds = changes.deleted.compactMap { IdeaRecord.ideaId(of: $0.recordID) }
             if !deletedIds.isEmpty {
                 try repository.forgetRemoteTags(deletedIds)
+                try repository.requeue(deletedIds)
             }
+            refetched?.formUnion(remote.map(\.ideaId))
             if !remote.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
                     remote, tags: tags, changeToken: .set(changes.token.data), syncedAt: clock.now())
@@ -183,7 +189,12 @@ public struct SyncSession: Sendable {
                 report.conflicts += summary.conflicts
             }
             token = changes.token
-            if !changes.moreComing { return }
+            if !changes.moreComing { break }
+        }
+        if let refetched {
+            var missing: [UUID] = []
+            try repository.forEachSyncState { if !refetched.contains($0.ideaId) { missing.append($0.ideaId) } }
+            try repository.requeue(missing)
         }
     }
 
