@@ -226,6 +226,8 @@ extension IdeaRepository {
                     SELECT id, 'save', ?, 0 FROM idea
                     UNION ALL
                     SELECT ideaId, 'delete', ?, 0 FROM tombstone
+                    -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
+                    WHERE true
                     ON CONFLICT (ideaId) DO NOTHING
                     """,
                 arguments: [now, now])
@@ -278,6 +280,8 @@ extension IdeaRepository {
                     SELECT id, 'save', ?, 0 FROM idea
                     UNION ALL
                     SELECT ideaId, 'delete', ?, 0 FROM tombstone
+                    -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
+                    WHERE true
                     ON CONFLICT (ideaId) DO UPDATE SET
                         operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0
                     """,
