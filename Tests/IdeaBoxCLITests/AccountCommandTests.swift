@@ -1,0 +1,107 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// `ideabox account status | sign-in NAME | sign-out`: the simulated account of a profile.
+@Suite struct AccountCommandTests {
+    @Test func aNewProfileIsSignedInToTheDefaultAccount() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
+        #expect(try sandbox.succeed(on: "A", ["account", "status", "--json"]) == """
+            {
+              "account" : "default",
+              "boundAccount" : null,
+              "device" : "A"
+            }
+
+            """)
+        #expect(try sandbox.succeed(on: "A", ["account", "status"], environment: ["LANG": "zh_TW.UTF-8"]) == "已登入 default\n")
+    }
+
+    @Test func signedOutEverythingLocalWorksAndSigningInSendsWhatWaited() throws {
+        let sandbox = try Sandbox()
+        let before = try sandbox.add("Before signing out", on: "A")
+        try sandbox.sync("A")
+        #expect(try sandbox.succeed(on: "A", ["account", "sign-out"]) == "Signed out; ideas stay on this device.\n")
+        #expect(try sandbox.succeed(on: "A", ["account", "status"]) == "Not signed in; ideas stay on this device.\n")
+
+        let waiting = try sandbox.add("While signed out", on: "A")
+        try sandbox.succeed(on: "A", ["edit", waiting, "--description", "still local"])
+        try sandbox.succeed(on: "A", ["done", before])
+        #expect(try sandbox.succeed(on: "A", ["search", "signed out"]).contains("While signed out"))
+        try sandbox.expectRejection(on: "A", ["sync"], message: SyncMessage.notSignedIn)
+        let status = try sandbox.status("A")
+        #expect(status.account == nil && status.pendingCount == 2 && status.boundAccount == "default")
+        #expect(try sandbox.succeed(on: "A", ["status"]).contains("account: not signed in\n"))
+
+        #expect(try sandbox.succeed(on: "A", ["account", "sign-in", "default"]) == "Signed in as default.\n")
+        let resumed = try sandbox.sync("A")
+        #expect(resumed.sent == 2 && resumed.received == 0 && resumed.pending == 0)
+        #expect(try sandbox.sync("B").received == 2)
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+    }
+
+    @Test func ideasMadeBeforeTheFirstSignInUploadThen() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(on: "A", ["account", "sign-out"])
+        let ids = try (1...3).map { try sandbox.add("Offline life \($0)", on: "A") }
+        try sandbox.expectRejection(on: "A", ["sync"], message: SyncMessage.notSignedIn)
+        #expect(try sandbox.status("A").boundAccount == nil, "no account yet")
+        try sandbox.succeed(on: "A", ["account", "sign-in", "default"])
+        #expect(try sandbox.sync("A").sent == 3)
+        #expect(try sandbox.status("A").boundAccount == "default")
+        try sandbox.sync("B")
+        #expect(try sandbox.ideas(on: "B").map(\.idString) == ids.reversed())
+    }
+
+    @Test func anotherAccountNeverReceivesThisProfilesIdeas() throws {
+        let sandbox = try Sandbox()
+        let shared = try sandbox.add("Belongs to default", on: "A")
+        try sandbox.sync("A")
+        try sandbox.sync("B")
+
+        #expect(try sandbox.succeed(on: "B", ["account", "sign-in", "work"]) == """
+            Signed in as work.
+            This profile's ideas belong to default; they don't sync while signed in as work.
+
+            """)
+        #expect(try sandbox.succeed(on: "B", ["account", "status", "--json"]) == """
+            {
+              "account" : "work",
+              "boundAccount" : "default",
+              "device" : "B"
+            }
+
+            """)
+        let madeOnB = try sandbox.add("Made on B while signed in as work", on: "B")
+        try sandbox.expectRejection(
+            on: "B", ["sync"],
+            message: "Signed in as work, but these ideas belong to default; sign in as default to sync them.")
+        try sandbox.expectRejection(
+            on: "B", ["sync", "--overwrite-remote", "--yes"],
+            message: "Signed in as work, but these ideas belong to default; sign in as default to sync them.")
+
+        try sandbox.succeed(on: "C", ["account", "sign-in", "work"])
+        #expect(try sandbox.sync("C") == SyncOutcome(sent: 0, received: 0, conflicts: 0, pending: 0, syncedAt: sandbox.status("C").lastSyncAt))
+        #expect(try sandbox.ideas(on: "C").isEmpty)
+        #expect(try sandbox.succeed(on: "C", ["remote", "status"]).contains("\naccount: work\n"))
+        #expect(try sandbox.succeed(on: "C", ["remote", "status"]).hasSuffix("\nrecords: 0\n"))
+
+        try sandbox.succeed(on: "B", ["account", "sign-in", "default"])
+        #expect(try sandbox.sync("B").sent == 1)
+        #expect(try sandbox.sync("A").received == 1)
+        #expect(try sandbox.ideas(on: "A").map(\.idString) == [madeOnB, shared])
+        #expect(try sandbox.sync("C").received == 0)
+        #expect(try sandbox.ideas(on: "C").isEmpty)
+    }
+
+    @Test func anAccountNameIsOneLine() throws {
+        let sandbox = try Sandbox()
+        try sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "  "], message: "The account name must be one line and not empty. (see `ideabox help`)")
+        try sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "two\nlines"],
+            message: "The account name must be one line and not empty. (see `ideabox help`)")
+        #expect(try sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
+    }
+}

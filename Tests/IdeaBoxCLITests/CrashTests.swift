@@ -1,0 +1,123 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// kill -9 right after an edit is reported saved loses nothing: every acknowledged change
+/// is in the list, waits in the outbox, and reaches another device with the next sync.
+@Suite struct CrashTests {
+    /// Adds and edits ideas in a row, one process each, and reports each one once its
+    /// process has said it is saved. Runs in its own session, so one kill of the process
+    /// group takes the shell and whichever `ideabox` is running.
+    private static let loop = """
+        echo "pid $$"
+        binary=$1; round=$2; i=1
+        while [ "$i" -le 500 ]; do
+            id=$("$binary" add "r$round idea $i") || exit 1
+            echo "added $id"
+            "$binary" edit "$id" --title "r$round idea $i edited" >/dev/null || exit 1
+            echo "edited $id"
+            i=$((i + 1))
+        done
+        """
+
+    /// What a round acknowledged before it was killed.
+    private struct Acknowledged {
+        var added: [String] = []
+        var edited: Set<String> = []
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func killNineAfterSavedEditsLosesNothing() throws {
+        let sandbox = try Sandbox()
+        // Odd counts stop the loop while an edit is on its way, even counts while an add is.
+        let first = try killedRound(1, afterReports: 3, sandbox: sandbox)
+        try check([first], sandbox: sandbox, pendingRounds: [1])
+        try sandbox.sync("A")
+        try sandbox.sync("B")
+        #expect(try sandbox.status("A").pendingCount == 0)
+
+        let second = try killedRound(2, afterReports: 6, sandbox: sandbox)
+        let third = try killedRound(3, afterReports: 9, sandbox: sandbox)
+        try check([first, second, third], sandbox: sandbox, pendingRounds: [2, 3])
+
+        let ideasOnA = try sandbox.ideas(on: "A")
+        let pending = try sandbox.status("A").pendingCount
+        #expect(try sandbox.sync("A").sent == pending)
+        #expect(try sandbox.sync("B").received == pending)
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+        #expect(try Set(sandbox.ideas(on: "B").map(\.idString)) == Set(ideasOnA.map(\.idString)))
+        #expect(try sandbox.status("A").pendingCount == 0)
+    }
+
+    /// Every acknowledged add is there, every acknowledged edit too, and the outbox holds one
+    /// change for each idea of `pendingRounds` (none of them has been sent).
+    private func check(_ rounds: [Acknowledged], sandbox: Sandbox, pendingRounds: [Int]) throws {
+        let ideas = try sandbox.ideas(on: "A")
+        let byId = Dictionary(uniqueKeysWithValues: ideas.map { ($0.idString, $0) })
+        for round in rounds {
+            for id in round.added {
+                #expect(byId[id] != nil, "acknowledged add \(id) is missing")
+            }
+            for id in round.edited {
+                #expect(byId[id]?.title.hasSuffix(" edited") == true, "acknowledged edit of \(id) is missing")
+            }
+        }
+        let unsent = ideas.filter { idea in pendingRounds.contains { idea.title.hasPrefix("r\($0) ") } }
+        #expect(try sandbox.status("A").pendingCount == unsent.count)
+        #expect(unsent.allSatisfy { $0.lastSyncedAt == nil })
+    }
+
+    /// Runs the loop on profile A and kills it with SIGKILL right after it has reported
+    /// `afterReports` saved changes.
+    private func killedRound(_ round: Int, afterReports: Int, sandbox: Sandbox) throws -> Acknowledged {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["/bin/sh", "-c", Self.loop, "sh", try IdeaBoxBinary.url().path, String(round)]
+        var environment = sandbox.environment
+        environment["IDEABOX_PROFILE"] = "A"
+        process.environment = environment
+        process.currentDirectoryURL = sandbox.directory
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        var group: pid_t = 0
+        let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+
+        var acknowledged = Acknowledged()
+        var buffer = Data()
+        var reports = 0
+        reading: while reports < afterReports {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { continue }
+                switch parts[0] {
+                case "pid": group = pid_t(parts[1]) ?? 0
+                case "added": acknowledged.added.append(parts[1]); reports += 1
+                case "edited": acknowledged.edited.insert(parts[1]); reports += 1
+                default: break
+                }
+                if reports == afterReports { break reading }
+            }
+        }
+        #expect(group > 0, "the loop reported its process group")
+        if group > 0 { kill(-group, SIGKILL) }
+        // Every process of the loop holds both pipes: at their end, all of them are gone.
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(reports == afterReports, "round \(round) stopped early: \(errorText)")
+        #expect(Set(acknowledged.added).count == acknowledged.added.count)
+        return acknowledged
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// `ideabox remote …`: the simulated network, latency, errors and quota of a profile.
+@Suite struct RemoteCommandTests {
+    private static let codes = """
+        networkUnavailable, networkFailure, notAuthenticated, quotaExceeded, zoneBusy, requestRateLimited, \
+        serviceUnavailable, internalError, partialFailure, limitExceeded, unknownItem, zoneNotFound, \
+        changeTokenExpired, serverRecordChanged
+        """
+
+    @Test func aNewProfileHasNoFaults() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.succeed(on: "A", ["remote", "status"]) == """
+            device: A
+            account: default
+            network: online
+            latency: 0 ms
+            error rates: none
+            scripted errors: none
+            quota: none
+            records: 0
+
+            """)
+    }
+
+    @Test func faultsAreShownAndCleared() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.succeed(
+            on: "A", ["remote", "fault", "add", "serviceunavailable", "--rate", "0.25", "--retry-after", "5", "--operation", "modify"])
+            == "Profile A: 25% of modify requests fail with serviceUnavailable (retry after 5 s).\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "fault", "add", "internalError", "--rate", "0.125"])
+            == "Profile A: 12.5% of requests fail with internalError.\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "fault", "script", "zoneBusy", "networkFailure"])
+            == "Profile A: the next 2 requests fail with zoneBusy (retry after 60 s), networkFailure, in order.\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "fault", "script", "internalError", "--operation", "fetchChanges"])
+            == "Profile A: the next fetchChanges request fails with internalError.\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "latency", "250"]) == "Profile A: 250 ms added to each request.\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "quota", "40"]) == "Account default: at most 40 records.\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "status"]) == """
+            device: A
+            account: default
+            network: online
+            latency: 250 ms
+            error rates:
+              25% of modify requests fail with serviceUnavailable (retry after 5 s)
+              12.5% of requests fail with internalError
+            scripted errors:
+              zoneBusy (retry after 60 s)
+              networkFailure
+              internalError (fetchChanges only)
+            quota: 40 records
+            records: 0
+
+            """)
+        #expect(try sandbox.succeed(on: "A", ["remote", "status", "--json"]) == """
+            {
+              "account" : "default",
+              "device" : "A",
+              "errorRates" : [
+                {
+                  "code" : "serviceUnavailable",
+                  "operation" : "modify",
+                  "probability" : 0.25,
+                  "retryAfter" : 5
+                },
+                {
+                  "code" : "internalError",
+                  "operation" : null,
+                  "probability" : 0.125,
+                  "retryAfter" : null
+                }
+              ],
+              "isOffline" : false,
+              "latencyMilliseconds" : 250,
+              "quota" : 40,
+              "recordCount" : 0,
+              "scriptedErrors" : [
+                {
+                  "code" : "zoneBusy",
+                  "operation" : null,
+                  "retryAfter" : 60
+                },
+                {
+                  "code" : "networkFailure",
+                  "operation" : null,
+                  "retryAfter" : null
+                },
+                {
+                  "code" : "internalError",
+                  "operation" : "fetchChanges",
+                  "retryAfter" : null
+                }
+              ]
+            }
+
+            """)
+        #expect(try sandbox.succeed(on: "B", ["remote", "status"]).contains("error rates: none\nscripted errors: none\nquota: 40 records\n"),
+                "faults belong to a device, the quota to the account")
+
+        #expect(try sandbox.succeed(on: "A", ["remote", "fault", "clear"]) == "Profile A: no error faults.\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "latency", "0"]) == "Profile A: no added latency.\n")
+        #expect(try sandbox.succeed(on: "A", ["remote", "status"]).contains("latency: 0 ms\nerror rates: none\nscripted errors: none\n"))
+    }
+
+    @Test func offlineIsPerProfile() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.add("From B", on: "B")
+        try sandbox.succeed(on: "A", ["remote", "offline", "on"])
+        #expect(try sandbox.succeed(on: "A", ["remote", "status"]).contains("\nnetwork: offline\n"))
+        #expect(try sandbox.sync("B").sent == 1)
+        try sandbox.expectRejection(on: "A", ["sync"], message: SyncMessage.offline)
+        try sandbox.succeed(on: "A", ["remote", "offline", "off"])
+        #expect(try sandbox.sync("A").received == 1)
+    }
+
+    @Test func aRateOfOneFailsEverySyncUntilCleared() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.add("Patient", on: "A")
+        try sandbox.succeed(on: "A", ["remote", "fault", "add", "requestRateLimited", "--retry-after", "2"])
+        try sandbox.expectRejection(on: "A", ["sync"], message: "The remote failed: request rate limited (retry after 2 s).")
+        try sandbox.expectRejection(on: "A", ["sync"], message: "The remote failed: request rate limited (retry after 2 s).")
+        try sandbox.succeed(on: "A", ["remote", "fault", "clear"])
+        #expect(try sandbox.sync("A").sent == 1)
+    }
+
+    @Test func mistakesSayWhatIsAllowed() throws {
+        let sandbox = try Sandbox()
+        let seeHelp = " (see `ideabox help`)"
+        try sandbox.expectRejection(
+            ["remote", "fault", "add", "boom"], message: "Unknown error code \"boom\"; use one of: \(Self.codes)." + seeHelp)
+        try sandbox.expectRejection(
+            ["remote", "fault", "script", "zoneBusy", "boom"],
+            message: "Unknown error code \"boom\"; use one of: \(Self.codes)." + seeHelp)
+        try sandbox.expectRejection(
+            ["remote", "fault", "add", "internalError", "--retry-after", "3"],
+            message: "--retry-after only goes with zoneBusy, requestRateLimited, serviceUnavailable." + seeHelp)
+        try sandbox.expectRejection(
+            ["remote", "fault", "add", "internalError", "--operation", "upload"],
+            message: "Unknown operation \"upload\"; use one of: createZone, deleteZone, modify, fetchChanges, query." + seeHelp)
+        try sandbox.expectRejection(
+            ["remote", "fault", "add", "internalError", "--rate", "1.5"],
+            message: "--rate must be more than 0 and at most 1, such as 0.25." + seeHelp)
+        try sandbox.expectRejection(["remote", "latency", "70000"], message: "Latency must be 0 to 60000 ms, not 70000." + seeHelp)
+        try sandbox.expectRejection(
+            ["remote", "quota", "lots"], message: "The quota must be a number of records (0 or more) or `off`, not \"lots\"." + seeHelp)
+        #expect(try sandbox.succeed(["remote", "status"]).contains("error rates: none\nscripted errors: none\nquota: none\n"))
+
+        try sandbox.succeed(on: "A", ["account", "sign-out"])
+        try sandbox.expectRejection(
+            on: "A", ["remote", "quota", "5"], message: "Profile A is not signed in; sign in first, the quota belongs to an account.")
+    }
+}
