@@ -169,13 +169,21 @@ extension IdeaRepository {
         _ changes: [RemoteChange], tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp
     ) throws -> MergeSummary {
         try write { db in
-            try saveTags(tags, db)
             var summary = MergeSummary()
             var highest: Timestamp?
             for change in changes {
                 highest = max(highest ?? change.order.timestamp, change.order.timestamp)
+                // A record carrying the very tag this device already holds is the remote's
+                // copy of what this device sent or fetched before, not news: without this,
+                // a device's own upload would come back as a conflict with its next edit.
+                if let tag = tags[change.ideaId], try String.fetchOne(
+                    db, sql: "SELECT tag FROM remoteTag WHERE ideaId = ?", arguments: [change.ideaId.lowercasedString]) == tag {
+                    summary.alreadyKnown += 1
+                    continue
+                }
                 try merge(change, syncedAt: syncedAt, summary: &summary, db)
             }
+            try saveTags(tags, db)
             if let highest {
                 try noteSeen(highest, db)
             }

@@ -124,7 +124,8 @@ public struct SyncSession: Sendable {
         } catch let error as CloudError {
             throw SyncFailure(error)
         } catch {
-            throw SyncFailure.store(String(describing: error))
+            // One line: a database error's description spans the SQL it ran.
+            throw SyncFailure.store(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))
         }
     }
 
