@@ -19,14 +19,38 @@ final class SyncFixture {
             clock: scheduler.clock, random: random, sleeper: Sleeper { _ in }, maximumRecordsPerRequest: maximumRecordsPerRequest)
     }
 
-    /// A new device named `name`, with its own database and engine.
-    func device(_ name: String, seedsSamples: Bool = false, clockOffset: Int64 = 0) throws -> Device {
+    /// A new device named `name`, with its own database and engine. `deviceIds` makes the
+    /// device's id (random unless given), `ideaIds` the ids of its new ideas, and `client`
+    /// may wrap the device's client of the remote (to watch or fault its requests).
+    func device(
+        _ name: String, seedsSamples: Bool = false, clockOffset: Int64 = 0,
+        deviceIds: IdGenerator = .random, ideaIds: IdGenerator = .random,
+        client: (any CloudDatabase) -> any CloudDatabase = { $0 }
+    ) throws -> Device {
         let database = try IdeaDatabase.inMemory(
-            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: .english))
+            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: .english), ids: deviceIds)
         let clock = scheduler.clock.offset(by: clockOffset)
-        let repository = database.repository(clock: clock, ids: .random)
-        let session = SyncSession(repository: repository, database: cloud.database(forDevice: name), clock: clock)
-        return Device(name: name, repository: repository, session: session, engine: SyncEngine(session: session, scheduler: scheduler))
+        let repository = database.repository(clock: clock, ids: ideaIds)
+        let remote = client(cloud.database(forDevice: name))
+        let session = SyncSession(repository: repository, database: remote, clock: clock)
+        return Device(
+            name: name, repository: repository, session: session, engine: SyncEngine(session: session, scheduler: scheduler),
+            remote: remote)
+    }
+
+    /// The non-deleted ideas the remote holds in `account`, read by a fault-free observer
+    /// device, by id.
+    func remoteIdeas(account: String = SimulatedCloud.defaultAccount) throws -> [IdeaSnapshot] {
+        let observer = "observer-\(account)"
+        try cloud.signIn(device: observer, account: account)
+        let records = try cloud.database(forDevice: observer).records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
+        return records.compactMap(IdeaSnapshot.init(record:)).sorted { $0.id.lowercasedString < $1.id.lowercasedString }
+    }
+
+    /// How many records the remote holds in `account`, deleted ideas included.
+    func remoteRecordCount(account: String = SimulatedCloud.defaultAccount) throws -> Int {
+        try cloud.signIn(device: "observer-\(account)", account: account)
+        return try cloud.status(device: "observer-\(account)").recordCount
     }
 }
 
@@ -36,9 +60,56 @@ struct Device {
     let repository: IdeaRepository
     let session: SyncSession
     let engine: SyncEngine
+    /// The device's client of the remote, as its session uses it.
+    let remote: any CloudDatabase
 
     /// Every idea, newest first.
     func ideas() throws -> [Idea] {
         try repository.ideas(.all, limit: 10_000)
+    }
+
+    /// Every idea as the fields sync must agree on, by id.
+    func snapshots() throws -> [IdeaSnapshot] {
+        try ideas().map(IdeaSnapshot.init).sorted { $0.id.lowercasedString < $1.id.lowercasedString }
+    }
+}
+
+/// The fields of an idea that every device and the remote must agree on.
+struct IdeaSnapshot: Hashable {
+    var id: UUID
+    var title: String
+    var description: String
+    var isCompleted: Bool
+    var updatedAt: Timestamp
+    var deviceId: String
+
+    init(_ idea: Idea) {
+        id = idea.id
+        title = idea.title
+        description = idea.description
+        isCompleted = idea.isCompleted
+        updatedAt = idea.updatedAt
+        deviceId = idea.deviceId
+    }
+
+    /// The idea a remote record holds, or nil for a deleted or foreign record.
+    init?(record: RemoteRecord) {
+        guard record.recordType == "Idea", let id = UUID(uuidString: record.recordID.recordName),
+              case .int64(0)? = record["isDeleted"],
+              case .string(let title)? = record["title"], case .string(let description)? = record["description"],
+              case .int64(let completed)? = record["isCompleted"], case .timestamp(let updatedAt)? = record["updatedAt"],
+              case .string(let deviceId)? = record["deviceId"]
+        else { return nil }
+        self.id = id
+        self.title = title
+        self.description = description
+        isCompleted = completed != 0
+        self.updatedAt = updatedAt
+        self.deviceId = deviceId
+    }
+
+    /// One line for a failure message.
+    var summary: String {
+        "\(id.lowercasedString.prefix(8)) \"\(title)\" \"\(description)\" done=\(isCompleted) at \(updatedAt.milliseconds) by \(deviceId.prefix(8))"
     }
 }

@@ -1,0 +1,66 @@
+import CloudRemote
+import Synchronization
+
+/// A client that passes every request to the real one, notes the size of each modify and
+/// counts the fetches, and can claim a larger request limit than the server's (so the
+/// server answers `limitExceeded`) or fail chosen items of a modify on its own (a partial
+/// failure the server's faults can't script).
+final class WatchedDatabase: CloudDatabase {
+    private struct State {
+        var modifySizes: [Int] = []
+        var fetchCount = 0
+        var failingItem: (@Sendable (RecordID) -> CloudError?)?
+    }
+
+    private let base: any CloudDatabase
+    private let claimedLimit: Int?
+    private let state = Mutex(State())
+
+    /// Watches `base`; `claimedLimit`, if given, is the limit the session is told.
+    init(_ base: any CloudDatabase, claimedLimit: Int? = nil) {
+        self.base = base
+        self.claimedLimit = claimedLimit
+    }
+
+    /// How many items each modify that reached this client held, in order.
+    var modifySizes: [Int] { state.withLock { $0.modifySizes } }
+    /// How many change fetches went out.
+    var fetchCount: Int { state.withLock { $0.fetchCount } }
+
+    /// From now on, fails each saved record for which `failure` gives an error, without
+    /// sending it; the rest of the request goes out. Nil stops failing items.
+    func failItems(_ failure: (@Sendable (RecordID) -> CloudError?)?) {
+        state.withLock { $0.failingItem = failure }
+    }
+
+    var maximumRecordsPerRequest: Int { claimedLimit ?? base.maximumRecordsPerRequest }
+
+    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        let failure = state.withLock { state in
+            state.modifySizes.append(records.count + recordIDs.count)
+            return state.failingItem
+        }
+        guard let failure else { return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy) }
+        var failures: [RecordID: CloudError] = [:]
+        var sent: [RemoteRecord] = []
+        for record in records {
+            if let error = failure(record.recordID) { failures[record.recordID] = error } else { sent.append(record) }
+        }
+        var result = try base.modify(saving: sent, deleting: recordIDs, savePolicy: savePolicy)
+        result.failures.merge(failures) { server, _ in server }
+        return result
+    }
+
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        state.withLock { $0.fetchCount += 1 }
+        return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+    }
+
+    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try base.records(in: zone, ofType: recordType)
+    }
+}
