@@ -91,21 +91,3 @@ public struct SimulatedCloud: Sendable {
         return configuration
     }
 }
-
-/// An exclusive advisory lock on a file, held until `unlock()`.
-private struct FileLock {
-    private let descriptor: Int32
-
-    init(url: URL) throws {
-        descriptor = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
-    }
-
-    func unlock() {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-    }
-}

@@ -275,12 +275,7 @@ extension IdeaRepository {
             // This device's deletes are final too: a newer edit elsewhere must not undo them.
             try db.execute(sql: "UPDATE tombstone SET deletedAt = ?, deviceId = ?", arguments: [stamp, deviceId])
             for id in remoteOnlyIds {
-                try db.execute(
-                    sql: """
-                        INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
-                        ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId
-                        """,
-                    arguments: [id.lowercasedString, stamp, deviceId])
+                try upsertTombstone(id, SyncOrder(timestamp: stamp, deviceId: deviceId), db)
             }
             try db.execute(
                 sql: """
@@ -412,12 +407,7 @@ extension IdeaRepository {
             if let stored {
                 try deleteRow(stored, db)
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
-                    ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId
-                    """,
-                arguments: [idText, order.timestamp, order.deviceId])
+            try upsertTombstone(change.ideaId, order, db)
         }
     }
 }

@@ -114,12 +114,7 @@ public struct IdeaRepository: Sendable {
             let stored = try storedRow(id: id, db)
             let now = try stamp(db)
             try deleteRow(stored, db)
-            try db.execute(
-                sql: """
-                    INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
-                    ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId
-                    """,
-                arguments: [stored.idea.idString, now, deviceId])
+            try upsertTombstone(stored.idea.id, SyncOrder(timestamp: now, deviceId: deviceId), db)
             try enqueue(.delete, ideaId: stored.idea.idString, at: now, db)
             return stored.idea
         }
@@ -310,6 +305,16 @@ public struct IdeaRepository: Sendable {
         try SearchText.unindexShortGrams(
             db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
         try db.execute(sql: "DELETE FROM idea WHERE localId = ?", arguments: [stored.localId])
+    }
+
+    /// Records that an idea was deleted at `order`, replacing an older record of it.
+    func upsertTombstone(_ id: UUID, _ order: SyncOrder, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
+                ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId
+                """,
+            arguments: [id.lowercasedString, order.timestamp, order.deviceId])
     }
 
     /// Records that an idea must be sent. One entry per idea: a later save or delete
