@@ -44,5 +44,6 @@ let package = Package(
         .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote"]),
         .testTarget(name: "IdeaSyncTests", dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
+        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),
     ]
 )

@@ -17,6 +17,11 @@ struct Measurement {
         return result
     }
 
+    /// Records a duration timed elsewhere (across processes, say).
+    mutating func record(_ duration: Duration) {
+        samples.append(duration)
+    }
+
     /// The value below which `fraction` of the samples fall (nearest rank).
     func percentile(_ fraction: Double) -> Duration {
         let sorted = samples.sorted()

@@ -1,5 +1,6 @@
-import IdeaBoxCore
 import Foundation
+import IdeaBoxCore
+import IdeaStore
 
 /// A seeded generator (SplitMix64): the same seed gives the same corpus on every run.
 struct SeededGenerator: RandomNumberGenerator {
@@ -74,5 +75,38 @@ struct SampleCorpus {
             result = result.trimmingCharacters(in: .whitespaces) + "x"
         }
         return result
+    }
+}
+
+extension CorpusOptions {
+    /// Opens the corpus database under `root`, generating the seeded ideas on first use, so
+    /// every benchmark runs on the same data.
+    func openRepository() throws -> IdeaRepository {
+        let location = try DataLocation(root: root)
+        let database = try IdeaDatabase.open(
+            directory: location.profileDirectory,
+            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english))
+        let repository = database.repository(clock: .system, ids: .random)
+        let existing = try repository.count(.all)
+        if existing < ideas {
+            let clock = ContinuousClock()
+            let start = clock.now
+            var texts = SampleCorpus(seed: 42)
+            var ids = SeededGenerator(seed: 7)
+            let base = Timestamp(milliseconds: 1_700_000_000_000)
+            let generated = (existing..<ideas).map { index in
+                let text = texts.nextText()
+                let created = base.adding(milliseconds: Int64(index) * 60_000)
+                let uuid = UUID(uuid: withUnsafeBytes(of: (ids.next(), ids.next())) { bytes in
+                    bytes.load(as: uuid_t.self)
+                })
+                return Idea(
+                    id: uuid, title: text.title, description: text.description,
+                    isCompleted: index % 4 == 0, createdAt: created, updatedAt: created, deviceId: "bench")
+            }
+            let summary = try repository.importIdeas(generated)
+            print("generated \(summary.inserted) ideas in \(clock.now - start)")
+        }
+        return repository
     }
 }

@@ -13,7 +13,7 @@ struct StoreBenchmark: ParsableCommand {
     @Option(help: "How many runs of each whole-process command.") var processRuns = 30
 
     func run() throws {
-        let repository = try openCorpus()
+        let repository = try corpus.openRepository()
         let counts = try repository.counts()
         print("corpus: \(counts.all) ideas (\(counts.completed) completed) in \(corpus.root.path)")
         var results: [Measurement] = []
@@ -94,35 +94,5 @@ struct StoreBenchmark: ParsableCommand {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw ExitCode(process.terminationStatus) }
         return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-    }
-
-    /// Opens the corpus database, generating it on first use.
-    private func openCorpus() throws -> IdeaRepository {
-        let location = try DataLocation(root: corpus.root)
-        let database = try IdeaDatabase.open(
-            directory: location.profileDirectory,
-            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english))
-        let repository = database.repository(clock: .system, ids: .random)
-        let existing = try repository.count(.all)
-        if existing < corpus.ideas {
-            let clock = ContinuousClock()
-            let start = clock.now
-            var texts = SampleCorpus(seed: 42)
-            var ids = SeededGenerator(seed: 7)
-            let base = Timestamp(milliseconds: 1_700_000_000_000)
-            let ideas = (existing..<corpus.ideas).map { index in
-                let text = texts.nextText()
-                let created = base.adding(milliseconds: Int64(index) * 60_000)
-                let uuid = UUID(uuid: withUnsafeBytes(of: (ids.next(), ids.next())) { bytes in
-                    bytes.load(as: uuid_t.self)
-                })
-                return Idea(
-                    id: uuid, title: text.title, description: text.description,
-                    isCompleted: index % 4 == 0, createdAt: created, updatedAt: created, deviceId: "bench")
-            }
-            let summary = try repository.importIdeas(ideas)
-            print("generated \(summary.inserted) ideas in \(clock.now - start)")
-        }
-        return repository
     }
 }

@@ -1,0 +1,252 @@
+import ArgumentParser
+import Foundation
+import IdeaBoxCore
+import IdeaBoxTUI
+import IdeaBoxViewModels
+import IdeaStore
+
+/// `ideabox-bench tui`: the full-screen app at 100,000 ideas. Keystroke to frame is the
+/// key applied to the model, the frame rendered and diffed against the previous one (what
+/// the main loop does before ncurses writes the changed cells); launch is measured both
+/// in-process and as the real binary in tmux.
+struct TUIBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tui", abstract: "Benchmark the full-screen app at 100,000 ideas: keystroke to frame, and launch.")
+
+    @OptionGroup var corpus: CorpusOptions
+    @Option(help: "How many launches, in-process and of the real binary in tmux.") var launches = 20
+    @Option(help: "Screen rows.") var rows = 24
+    @Option(help: "Screen columns.") var columns = 80
+
+    func run() throws {
+        let repository = try corpus.openRepository()
+        let counts = try repository.counts()
+        print("corpus: \(counts.all) ideas (\(counts.completed) completed) in \(corpus.root.path); screen \(columns)x\(rows)")
+        try measureKeystrokes(repository)
+        try measureHeadlessLaunch()
+        try measureLaunchInTmux()
+    }
+
+    // MARK: Keystroke to frame
+
+    private func measureKeystrokes(_ repository: IdeaRepository) throws {
+        let app = AppModel(repository: repository, language: .english, clock: .system)
+        try app.start()
+        var screen = Screen(app: app, rows: rows, columns: columns)
+        var results: [Measurement] = []
+
+        var down = Measurement(name: "j (down), \(corpus.runs * 5) presses from the top")
+        for _ in 0..<corpus.runs * 5 { screen.press(.char("j"), into: &down) }
+        results.append(down)
+
+        var paging = Measurement(name: "PgDn then PgUp, \(corpus.runs) each")
+        screen.press(.home)
+        for _ in 0..<corpus.runs { screen.press(.pageDown, into: &paging) }
+        for _ in 0..<corpus.runs { screen.press(.pageUp, into: &paging) }
+        results.append(paging)
+
+        var ends = Measurement(name: "End / Home, alternately")
+        for run in 0..<corpus.runs { screen.press(run.isMultiple(of: 2) ? .end : .home, into: &ends) }
+        results.append(ends)
+
+        var render = Measurement(name: "render alone (no key), list at the top")
+        var diff = Measurement(name: "diff alone, one row moved")
+        screen.press(.home)
+        for _ in 0..<corpus.runs {
+            render.time { _ = AppScreen.render(app) }
+        }
+        let top = AppScreen.render(app).grid
+        screen.press(.char("j"))
+        let moved = AppScreen.render(app).grid
+        for _ in 0..<corpus.runs {
+            diff.time { _ = GridDiff.runs(from: top, to: moved) }
+        }
+        results.append(render)
+        results.append(diff)
+
+        var idle = Measurement(name: "tick with nothing changed (every 250 ms)")
+        for _ in 0..<corpus.runs {
+            idle.time { _ = app.tick() }
+        }
+        results.append(idle)
+
+        screen.press(.char("/"))
+        var backspace = Measurement(name: "search: Backspace")
+        var exactCount = Measurement(name: "search: next tick (exact count) + frame")
+        let rounds = max(1, corpus.runs / 10)
+        for query in ["workshop", "靈感", "資料庫"] {
+            var typing = Measurement(name: "search: typing \(query), key by key")
+            for _ in 0..<rounds {
+                for character in query { screen.press(.char(character), into: &typing) }
+                exactCount.time { screen.tick() }
+                for _ in query { screen.press(.backspace, into: &backspace) }
+                screen.tick()
+            }
+            results.append(typing)
+        }
+        results.append(backspace)
+        results.append(exactCount)
+        print("keystroke to frame (handle + render + diff), \(columns)x\(rows):")
+        for result in results { print(result.report) }
+    }
+
+    // MARK: Launch
+
+    /// Open the database, start the model and draw the first frame, in this process:
+    /// what `ideabox` does between parsing its arguments and ncurses' first `doupdate`.
+    private func measureHeadlessLaunch() throws {
+        var launch = Measurement(name: "launch in-process: open + start + 1st frame")
+        for _ in 0..<launches {
+            try launch.time {
+                let location = try DataLocation(root: corpus.root)
+                let database = try IdeaDatabase.open(
+                    directory: location.profileDirectory,
+                    firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english))
+                let app = AppModel(repository: database.repository(clock: .system, ids: .random),
+                                   language: .english, clock: .system)
+                try app.start()
+                app.resize(rows: rows, columns: columns)
+                app.tick()
+                _ = GridDiff.runs(from: nil, to: AppScreen.render(app).grid)
+            }
+        }
+        print(launch.report)
+    }
+
+    /// The real binary in a detached tmux pane: from `respawn-pane` (tmux forks and execs
+    /// `ideabox`) until `capture-pane` shows the tab bar of the first frame. Polling adds
+    /// the time of one `capture-pane` (a few ms) at most.
+    private func measureLaunchInTmux() throws {
+        let binary = productsDirectory().appendingPathComponent("ideabox")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            print("skipped the launch in tmux: build the ideabox product first (\(binary.path))")
+            return
+        }
+        guard let tmux = Tmux(socket: "ideabox-bench-\(getpid())") else {
+            print("skipped the launch in tmux: tmux is not installed")
+            return
+        }
+        defer { tmux.killServer() }
+        try tmux.run([
+            "-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", String(columns), "-y", String(rows),
+            "sleep 3600",
+        ])
+        try tmux.run(["set-option", "-g", "remain-on-exit", "on"])
+        let command = "env LANG=C.UTF-8 '\(binary.path)' --data-dir '\(corpus.root.path)'"
+        let clock = ContinuousClock()
+        var launch = Measurement(name: "launch in tmux: process start to 1st frame")
+        var quit = Measurement(name: "quit in tmux: q to process exit")
+        for _ in 0..<launches {
+            let start = clock.now
+            try tmux.run(["respawn-pane", "-k", "-t", "bench", command])
+            try tmux.waitUntil(timeout: .seconds(10)) {
+                try tmux.run(["capture-pane", "-p", "-t", "bench"]).contains("All Ideas (")
+            }
+            launch.record(clock.now - start)
+            let quitting = clock.now
+            try tmux.run(["send-keys", "-t", "bench", "q"])
+            try tmux.waitUntil(timeout: .seconds(10)) {
+                try tmux.run(["display-message", "-p", "-t", "bench", "#{pane_dead}"]).hasPrefix("1")
+            }
+            quit.record(clock.now - quitting)
+        }
+        print(launch.report)
+        print(quit.report)
+    }
+}
+
+/// The app's model on a screen of fixed size, with the last frame kept so each key is
+/// measured the way the main loop draws it: handle, render, diff.
+private struct Screen {
+    let app: AppModel
+    private var previous: CellGrid
+
+    init(app: AppModel, rows: Int, columns: Int) {
+        self.app = app
+        app.resize(rows: rows, columns: columns)
+        app.tick()
+        previous = AppScreen.render(app).grid
+    }
+
+    /// Applies `key` and draws, timing it into `measurement`.
+    mutating func press(_ key: Key, into measurement: inout Measurement) {
+        measurement.time { press(key) }
+    }
+
+    /// Applies `key` and draws.
+    mutating func press(_ key: Key) {
+        app.handle(key)
+        draw()
+    }
+
+    /// A tick of the main loop, drawn when it changed something.
+    mutating func tick() {
+        if app.tick() { draw() }
+    }
+
+    private mutating func draw() {
+        let next = AppScreen.render(app).grid
+        _ = GridDiff.runs(from: previous, to: next)
+        previous = next
+    }
+}
+
+/// A private tmux server for the launch timings.
+private struct Tmux {
+    let executable: URL
+    let socket: String
+
+    /// tmux from `PATH`, or nil when it is not installed.
+    init?(socket: String) {
+        let folders = ProcessInfo.processInfo.environment["PATH", default: "/usr/bin:/bin"].split(separator: ":")
+        guard let found = folders.map({ URL(fileURLWithPath: String($0)).appendingPathComponent("tmux") })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else { return nil }
+        executable = found
+        self.socket = socket
+    }
+
+    /// Runs `tmux -L socket arguments…` and returns its output; fails on a non-zero exit.
+    ///
+    /// `posix_spawn` and `waitpid` rather than `Process`: the tmux server forks from its
+    /// first client and keeps what that client inherited, and `Process` waits until its
+    /// child's end of a socket (or of an output pipe) closes, which would be never.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path, "-u", "-L", socket] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, executable.path, &actions, nil, argv, environ) == 0 else {
+            throw ValidationError("cannot start \(executable.path)")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        guard status == 0 else {
+            throw ValidationError("tmux \(arguments.joined(separator: " ")) failed (wait status \(status))")
+        }
+        return try String(contentsOf: outputFile, encoding: .utf8)
+    }
+
+    /// Polls `condition` (itself a tmux command, so the polling rate is tmux's) until true.
+    func waitUntil(timeout: Duration, _ condition: () throws -> Bool) throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while try !condition() {
+            guard clock.now < deadline else { throw ValidationError("tmux: nothing after \(timeout)") }
+        }
+    }
+
+    /// Stops the server and whatever runs in it, and removes the socket tmux leaves behind.
+    func killServer() {
+        _ = try? run(["kill-server"])
+        let folder = ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        try? FileManager.default.removeItem(atPath: "\(folder)/tmux-\(getuid())/\(socket)")
+    }
+}

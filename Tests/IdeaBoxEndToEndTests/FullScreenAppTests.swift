@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+
+/// The real `ideabox` full-screen app in tmux: what a person types and what they see.
+@Suite("Full-screen app in tmux")
+struct FullScreenAppTests {
+    /// Add, complete, find on Completed and in Search, delete, undo, quit: one idea's life.
+    @Test func ideaLifecycleWithAChineseTitle() async throws {
+        let session = try TmuxSession(before: [["add", "Buy more tea"]])
+        defer { session.close() }
+        try await session.waitFor("All Ideas (1)", "Buy more tea")
+
+        try session.press("n")
+        try await session.waitFor("New idea")
+        try session.type("寫一本關於茶的書")
+        try await session.waitFor("寫一本關於茶的書")
+        try session.press("C-s")
+        var screen = try await session.waitFor("the new idea selected at the top") { screen in
+            screen.contains("All Ideas (2)") && screen.line(2).hasPrefix(">[ ] 寫一本關於茶的書")
+        }
+        #expect(screen.line(3).hasPrefix(" [ ] Buy more tea"), "\(screen)")
+        #expect(screen.width(ofLine: 2) == 79, "the row should end at the last column but one:\n\(screen)")
+
+        try session.press("x")
+        try await session.waitFor("the idea marked done") { screen in
+            screen.line(2).hasPrefix(">[x] 寫一本關於茶的書") && screen.contains("Completed (1)")
+                && screen.contains("Marked done")
+        }
+        try session.press("2")
+        try await session.waitFor("the Completed tab with the idea alone") { screen in
+            screen.line(2).hasPrefix(">[x] 寫一本關於茶的書") && !screen.contains("Buy more tea")
+        }
+
+        try session.press("/")
+        try await session.waitFor("Search:", "Type to search")
+        try session.type("茶")
+        screen = try await session.waitFor("a one-character search") { screen in
+            screen.contains("1 match") && screen.line(4).contains("寫一本關於茶的書")
+        }
+        try session.press("BSpace")
+        try session.type("的書")
+        try await session.waitFor("a two-character search") { screen in
+            screen.contains("Search: 的書") && screen.contains("1 match") && screen.line(4).contains("寫一本關於茶的書")
+        }
+
+        try session.press("Enter")
+        try await session.waitFor("the search result selected") { $0.line(4).hasPrefix(">[x] 寫一本關於茶的書") }
+        try session.press("d")
+        try await session.waitFor("Delete “寫一本關於茶的書”? y/n")
+        try session.press("y")
+        try await session.waitFor("the idea deleted") { screen in
+            screen.contains("u to undo") && screen.contains("No ideas match.") && screen.contains("Completed (0)")
+        }
+        try session.press("u")
+        try await session.waitFor("the idea restored") { screen in
+            screen.contains("Restored") && screen.line(4).contains("寫一本關於茶的書") && screen.contains("Completed (1)")
+        }
+        try session.press("1")
+        try await session.waitFor("All Ideas with both ideas") { screen in
+            screen.contains("All Ideas (2)") && screen.line(2).contains("寫一本關於茶的書")
+                && screen.line(3).contains("Buy more tea")
+        }
+
+        try session.press("q")
+        try await expectTerminalRestored(session)
+        let stored = try session.run(["list", "--completed"])
+        #expect(stored.hasSuffix("  [x] 寫一本關於茶的書\n"), "\(stored)")
+    }
+
+    /// Text typed into the form survives growing, shrinking below the minimum and back.
+    @Test func resizingKeepsTheOpenForm() async throws {
+        let session = try TmuxSession()
+        defer { session.close() }
+        try await session.waitFor("No ideas yet")
+        try session.press("n")
+        try await session.waitFor("New idea")
+        try session.type("調整視窗 resize")
+        try session.press("Tab")
+        try session.type("描述：寬字元")
+        try await session.waitFor("調整視窗 resize", "描述：寬字元")
+
+        try session.resize(columns: 100, rows: 30)
+        try await session.waitFor("the form at 100x30") { screen in
+            screen.lines.count == 30 && screen.contains("調整視窗 resize") && screen.contains("描述：寬字元")
+                && screen.line(29).contains(" pending")
+        }
+        try session.resize(columns: 30, rows: 8)
+        try await session.waitFor("the too-small notice") { screen in
+            screen.lines.count == 8 && screen.contains("Terminal too small") && !screen.contains("調整視窗")
+        }
+        try session.resize(columns: 80, rows: 24)
+        try await session.waitFor("the form back at 80x24") { screen in
+            screen.lines.count == 24 && screen.contains("New idea") && screen.contains("調整視窗 resize")
+                && screen.contains("描述：寬字元") && screen.line(23).contains(" pending")
+        }
+        try session.type("。")
+        try session.press("C-s")
+        let screen = try await session.waitFor("the saved idea") { screen in
+            screen.line(2).hasPrefix(">[ ] 調整視窗 resize") && screen.line(2).contains("描述：寬字元。")
+        }
+        #expect(screen.width(ofLine: 2) == 79, "\(screen)")
+
+        try session.resize(columns: 100, rows: 30)
+        try await session.waitFor("the list at 100x30") { screen in
+            screen.lines.count == 30 && screen.line(2).hasPrefix(">[ ] 調整視窗 resize")
+                && screen.width(ofLine: 2) == 99 && screen.line(29).contains(" pending")
+        }
+        try session.press("q")
+        try await expectTerminalRestored(session)
+    }
+
+    /// An idea added by another process shows up without a key press (the app ticks).
+    @Test func changesFromAnotherProcessAppearWithoutAKeyPress() async throws {
+        let session = try TmuxSession()
+        defer { session.close() }
+        try await session.waitFor("All Ideas (0)", "No ideas yet")
+        try session.run(["add", "另一個行程的靈感"])
+        let clock = ContinuousClock()
+        let added = clock.now
+        try await session.waitFor("the other process's idea") { screen in
+            screen.contains("All Ideas (1)") && screen.line(2).contains("另一個行程的靈感")
+        }
+        let delay = clock.now - added
+        #expect(delay < .milliseconds(1500), "the change took \(delay) to show")
+    }
+
+    /// Ctrl-C quits like q, and gives the terminal back.
+    @Test func controlCQuits() async throws {
+        let session = try TmuxSession()
+        defer { session.close() }
+        try await session.waitFor("No ideas yet")
+        try session.press("C-c")
+        try await expectTerminalRestored(session)
+    }
+
+    /// A Chinese locale that isn't installed still gets Chinese labels and UTF-8 text.
+    @Test func chineseLocaleWithoutTheLocaleInstalled() async throws {
+        let session = try TmuxSession(
+            environment: ["LANG": "zh_TW.UTF-8", "LC_ALL": nil], before: [["add", "中文介面，寬字元"]])
+        defer { session.close() }
+        let screen = try await session.waitFor("Chinese labels") { screen in
+            screen.contains("全部靈感 (1)") && screen.contains("已完成 (0)") && screen.contains("搜尋")
+                && screen.line(2).hasPrefix(">[ ] 中文介面，寬字元")
+        }
+        #expect(screen.width(ofLine: 2) == 79, "\(screen)")
+        #expect(screen.line(22).contains("n 新增"), "\(screen)")
+        try session.press("q")
+        try await expectTerminalRestored(session)
+    }
+
+    /// Without a UTF-8 locale in the environment, the app still reads and draws UTF-8.
+    @Test(arguments: [
+        ["LANG": nil, "LC_ALL": nil, "LC_CTYPE": nil],
+        ["LANG": "C", "LC_ALL": nil],
+        ["LANG": nil, "LC_ALL": "C"],
+        ["LANG": "POSIX", "LC_ALL": "C"],
+    ] as [[String: String?]])
+    func chineseTextWithoutAUTF8Locale(environment: [String: String?]) async throws {
+        let session = try TmuxSession(environment: environment, before: [["add", "終端機裡的中文"]])
+        defer { session.close() }
+        var screen = try await session.waitFor("the Chinese title in English labels") { screen in
+            screen.contains("All Ideas (1)") && screen.line(2).hasPrefix(">[ ] 終端機裡的中文")
+        }
+        #expect(screen.width(ofLine: 2) == 79, "\(screen)")
+        try session.press("/")
+        try await session.waitFor("Search:")
+        try session.type("中文")
+        screen = try await session.waitFor("typed Chinese in the search field") { screen in
+            screen.contains("Search: 中文") && screen.contains("1 match") && screen.line(4).contains("終端機裡的中文")
+        }
+        try session.press("Escape", "q")
+        try await expectTerminalRestored(session)
+    }
+
+    /// `NO_COLOR` turns colors off (bold and reverse stay); without it, colors are used.
+    @Test(arguments: [true, false])
+    func noColor(set: Bool) async throws {
+        let session = try TmuxSession(environment: ["NO_COLOR": set ? "1" : nil], before: [["add", "沒有顏色 no color"]])
+        defer { session.close() }
+        try await session.waitFor("the list") { $0.line(2).hasPrefix(">[ ] 沒有顏色 no color") }
+        let parameters = try SGR.parameters(in: session.captureWithAttributes())
+        #expect(parameters.contains(1) && parameters.contains(7), "bold and reverse are expected: \(parameters)")
+        let colors = parameters.filter(SGR.isForegroundColor)
+        if set {
+            #expect(colors.isEmpty, "NO_COLOR=1 but colors \(colors) were drawn")
+        } else {
+            #expect(!colors.isEmpty, "no color was drawn")
+        }
+        try session.press("q")
+        try await expectTerminalRestored(session)
+    }
+
+    /// Waits for the wrapper shell's `EXITED 0`, then checks that the app left the
+    /// alternate screen and keypad mode, showed the cursor and put the tty modes back as it
+    /// found them.
+    private func expectTerminalRestored(
+        _ session: TmuxSession, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let screen = try await session.waitFor("the app to exit") { $0.contains(TmuxSession.exitMarker) }
+        #expect(screen.contains("\(TmuxSession.exitMarker) 0"), "\(screen)", sourceLocation: sourceLocation)
+        #expect(!screen.contains("IdeaBox"), "the app's screen is still showing:\n\(screen)", sourceLocation: sourceLocation)
+        let modes = try session.paneFormat(
+            "alternate_on=#{alternate_on} cursor_flag=#{cursor_flag} keypad_flag=#{keypad_flag} keypad_cursor_flag=#{keypad_cursor_flag}")
+        #expect(modes == "alternate_on=0 cursor_flag=1 keypad_flag=0 keypad_cursor_flag=0", sourceLocation: sourceLocation)
+        let before = try String(contentsOf: session.file("tty-before"), encoding: .utf8)
+        let after = try String(contentsOf: session.file("tty-after"), encoding: .utf8)
+        #expect(!before.isEmpty && before == after, "stty -g before: \(before) after: \(after)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Select Graphic Rendition parameters in the escape sequences of `capture-pane -e`.
+enum SGR {
+    /// Every parameter of every `ESC [ … m` in `text` (an empty list counts as 0).
+    static func parameters(in text: String) throws -> [Int] {
+        let pattern = try Regex(#"\x1B\[([0-9;:]*)m"#)
+        return text.matches(of: pattern).flatMap { match -> [Int] in
+            let list = match.output[1].substring ?? ""
+            return list.isEmpty ? [0] : list.split(separator: ";").map { Int($0.prefix { $0.isNumber }) ?? 0 }
+        }
+    }
+
+    /// A parameter that sets the foreground color (`39`, the default, doesn't).
+    static func isForegroundColor(_ parameter: Int) -> Bool {
+        (30...38).contains(parameter) || (90...97).contains(parameter)
+    }
+}

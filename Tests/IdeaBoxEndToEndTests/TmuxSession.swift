@@ -1,0 +1,284 @@
+import Foundation
+import IdeaBoxCore
+
+/// Why an end-to-end test could not go on; its description is what the test report shows.
+struct EndToEndError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// What the pane shows at one moment, one string per screen row.
+struct Screen: CustomStringConvertible {
+    /// The rows, top to bottom, trailing blanks trimmed (as `capture-pane -p` prints them).
+    var lines: [String]
+
+    /// Whether any row holds `text`.
+    func contains(_ text: String) -> Bool {
+        lines.contains { $0.contains(text) }
+    }
+
+    /// Row `index`, or "" past the bottom.
+    func line(_ index: Int) -> String {
+        lines.indices.contains(index) ? lines[index] : ""
+    }
+
+    /// The screen in a frame, so blank rows and trailing text stay visible in a failure.
+    var description: String {
+        let numbered = lines.enumerated().map { String(format: "%2d│", $0.offset) + $0.element }
+        return (["  ┌ screen (\(lines.count) rows)"] + numbered + ["  └"]).joined(separator: "\n")
+    }
+}
+
+/// The real `ideabox` full-screen app running in a detached tmux session on a private
+/// server (`tmux -L`), with its own data root, driven the way a person would: keys in,
+/// screen text out. `close()` (or deinit) kills the server and removes the data.
+final class TmuxSession {
+    /// How long a wait for the screen lasts before the test fails.
+    static let defaultTimeout: Duration = .seconds(10)
+    /// The tmux session (and target) name on the private server.
+    static let target = "ideabox"
+    /// What the wrapper shell prints, with the app's exit status, when the app has ended.
+    static let exitMarker = "EXITED"
+
+    /// The folder holding the data root and the files the wrapper shell writes.
+    let directory: URL
+    /// `IDEABOX_HOME` of the app and of `ideabox` commands run with `run(_:)`.
+    let dataRoot: URL
+    /// The last screen captured.
+    private(set) var lastScreen = Screen(lines: [])
+
+    private let tmux: URL
+    private let ideabox: URL
+    private let socket: String
+    private let serverEnvironment: [String: String]
+    private var isClosed = false
+
+    /// Starts the app in a `columns` x `rows` window. `environment` changes the app's
+    /// environment (nil removes a variable); the app otherwise gets `LANG=C.UTF-8`,
+    /// `IDEABOX_NO_SAMPLES=1` and the session's data root. The app runs under `sh`, which
+    /// records `stty -g` before and after it and prints `EXITED <status>` when it ends, then
+    /// keeps the pane open so the restored terminal can be inspected. `before` runs
+    /// `ideabox` commands in the data root before the app starts.
+    init(
+        columns: Int = 80, rows: Int = 24, environment: [String: String?] = [:],
+        before: [[String]] = []
+    ) throws {
+        tmux = try Self.locateTmux()
+        ideabox = try IdeaBoxBinary.url()
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ideabox-e2e-\(UUID().uuidString)", isDirectory: true)
+        dataRoot = directory.appendingPathComponent("data", isDirectory: true)
+        socket = "ideabox-e2e-\(UUID().uuidString.prefix(13))"
+        let home = directory.appendingPathComponent("home", isDirectory: true)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        serverEnvironment = [
+            "HOME": home.path,
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "SHELL": "/bin/sh",
+            // The server's socket goes in the session's folder: tmux leaves it behind.
+            "TMUX_TMPDIR": directory.path,
+            "IDEABOX_HOME": dataRoot.path,
+            "IDEABOX_NO_SAMPLES": "1",
+        ]
+        for arguments in before {
+            try run(arguments)
+        }
+
+        let changes = environment.sorted { $0.key < $1.key }
+        let removals = changes.filter { $0.value == nil }.flatMap { ["-u", $0.key] }
+        let settings = changes.compactMap { name, value in value.map { "\(name)=\(Self.quoted($0))" } }
+        let before = Self.quoted(file("tty-before").path)
+        let after = Self.quoted(file("tty-after").path)
+        let app = (["env"] + removals + settings + [Self.quoted(ideabox.path)]).joined(separator: " ")
+        let script = """
+            stty -g > \(before); \(app); status=$?; stty -g > \(after); echo "\(Self.exitMarker) $status"; exec sleep 3600
+            """
+        try tmuxCommand([
+            "-f", "/dev/null", "new-session", "-d", "-s", Self.target,
+            "-x", String(columns), "-y", String(rows), script,
+        ])
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Kills the private tmux server (and the app with it) and removes the data.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        _ = try? tmuxCommand(["kill-server"])
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A file in the session's folder.
+    func file(_ name: String) -> URL {
+        directory.appendingPathComponent(name)
+    }
+
+    // MARK: Driving the app
+
+    /// Sends tmux key names (`"n"`, `"Enter"`, `"C-s"`, `"NPage"`, `"Escape"`…).
+    func press(_ keys: String...) throws {
+        try tmuxCommand(["send-keys", "-t", Self.target] + keys)
+    }
+
+    /// Types `text` literally, as UTF-8.
+    func type(_ text: String) throws {
+        try tmuxCommand(["send-keys", "-t", Self.target, "-l", text])
+    }
+
+    /// Resizes the window, as a terminal emulator's window would be.
+    func resize(columns: Int, rows: Int) throws {
+        try tmuxCommand(["resize-window", "-t", Self.target, "-x", String(columns), "-y", String(rows)])
+    }
+
+    /// The pane as it is now.
+    func capture() throws -> Screen {
+        let text = try tmuxCommand(["capture-pane", "-p", "-t", Self.target])
+        var lines = text.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        lastScreen = Screen(lines: lines)
+        return lastScreen
+    }
+
+    /// The pane with its SGR escape sequences (`capture-pane -e`), to check colors.
+    func captureWithAttributes() throws -> String {
+        try tmuxCommand(["capture-pane", "-p", "-e", "-t", Self.target])
+    }
+
+    /// A tmux format evaluated for the pane, e.g. `#{alternate_on}`.
+    func paneFormat(_ format: String) throws -> String {
+        try tmuxCommand(["display-message", "-p", "-t", Self.target, format])
+            .trimmingCharacters(in: .newlines)
+    }
+
+    /// Polls the pane until `condition` holds and returns that screen; after `timeout`,
+    /// fails with `what` and the last screen.
+    @discardableResult
+    func waitFor(
+        _ what: String, timeout: Duration = defaultTimeout, until condition: (Screen) -> Bool
+    ) async throws -> Screen {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let screen = try capture()
+            if condition(screen) { return screen }
+            if screen.contains(Self.exitMarker) {
+                throw EndToEndError(description: "The app ended while waiting for \(what).\n\(screen)")
+            }
+            guard clock.now < deadline else {
+                throw EndToEndError(description: "Timed out after \(timeout) waiting for \(what).\n\(screen)")
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+    }
+
+    /// Polls until every one of `texts` shows somewhere on the pane.
+    @discardableResult
+    func waitFor(_ texts: String..., timeout: Duration = defaultTimeout) async throws -> Screen {
+        let quoted = texts.map { "“\($0)”" }.joined(separator: ", ")
+        return try await waitFor(quoted, timeout: timeout) { screen in texts.allSatisfy(screen.contains) }
+    }
+
+    // MARK: Other processes
+
+    /// Runs `ideabox arguments…` in the session's data root; it must succeed. Returns stdout.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        let result = try Self.execute(ideabox, arguments, environment: serverEnvironment)
+        guard result.status == 0 else {
+            throw EndToEndError(description: "ideabox \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
+        }
+        return result.output
+    }
+
+    @discardableResult
+    private func tmuxCommand(_ arguments: [String]) throws -> String {
+        let result = try Self.execute(tmux, ["-u", "-L", socket] + arguments, environment: serverEnvironment)
+        guard result.status == 0 else {
+            throw EndToEndError(description: "tmux \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
+        }
+        return result.output
+    }
+
+    /// Runs `executable` to completion and returns its status and output.
+    private static func execute(
+        _ executable: URL, _ arguments: [String], environment: [String: String]
+    ) throws -> (status: Int32, output: String, error: String) {
+        let stem = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-e2e-\(UUID().uuidString)")
+        let outputFile = stem.appendingPathExtension("out")
+        let errorFile = stem.appendingPathExtension("err")
+        defer {
+            try? FileManager.default.removeItem(at: outputFile)
+            try? FileManager.default.removeItem(at: errorFile)
+        }
+        let status = try ChildProcess.run(
+            executable.path, arguments, environment: environment, output: outputFile.path, error: errorFile.path)
+        return (status,
+                try String(contentsOf: outputFile, encoding: .utf8),
+                try String(contentsOf: errorFile, encoding: .utf8))
+    }
+
+    /// `tmux` from the usual folders; these tests need it and say so rather than skip.
+    private static func locateTmux() throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH", default: ""].split(separator: ":").map(String.init)
+        for folder in path + ["/usr/local/bin", "/usr/bin", "/bin"] {
+            let candidate = URL(fileURLWithPath: folder).appendingPathComponent("tmux")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw EndToEndError(description: """
+            tmux is not installed: the end-to-end tests drive the real full-screen app in tmux. \
+            Install it (apt-get install tmux) and run the tests again.
+            """)
+    }
+
+    /// `text` in single quotes for `sh`.
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// The built `ideabox` executable, found beside the test runner.
+enum IdeaBoxBinary {
+    /// The executable: `$IDEABOX_CLI_BINARY` if set, else `ideabox` in the folder of the
+    /// running test binary or one of its parents (SwiftPM puts both in one products folder).
+    static func url() throws -> URL {
+        try located.get()
+    }
+
+    private static let located: Result<URL, EndToEndError> = {
+        let fileManager = FileManager.default
+        if let explicit = ProcessInfo.processInfo.environment["IDEABOX_CLI_BINARY"], !explicit.isEmpty {
+            return fileManager.isExecutableFile(atPath: explicit)
+                ? .success(URL(fileURLWithPath: explicit))
+                : .failure(EndToEndError(description: "IDEABOX_CLI_BINARY=\(explicit) is not an executable file."))
+        }
+        let runner = (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: runner).standardizedFileURL.deletingLastPathComponent()
+        var searched: [String] = []
+        for _ in 0..<5 {
+            let candidate = folder.appendingPathComponent("ideabox")
+            searched.append(candidate.path)
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               fileManager.isExecutableFile(atPath: candidate.path) {
+                return .success(candidate)
+            }
+            folder.deleteLastPathComponent()
+        }
+        return .failure(EndToEndError(description: """
+            The ideabox executable was not found next to the test runner \(runner); looked at \
+            \(searched.joined(separator: ", ")). Build it in the same build folder (`swift build`), \
+            or set IDEABOX_CLI_BINARY.
+            """))
+    }()
+}
+
+extension Screen {
+    /// The display width of row `index`, wide characters counting two cells.
+    func width(ofLine index: Int) -> Int {
+        TextWidth.width(of: line(index))
+    }
+}
