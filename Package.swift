@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(
             name: "ideabox-bench",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -40,19 +40,24 @@ public enum TextWidth {
 
     /// Cuts `text` to at most `maxWidth` cells without splitting a cluster; with `ellipsis`,
     /// a cut string ends in "…" within the same width.
+    ///
+    /// One pass that stops at the first cluster past `maxWidth`: a list row cuts a long
+    /// description to a few dozen cells on every frame, so it must not measure all of it.
     public static func truncate(_ text: String, toWidth maxWidth: Int, ellipsis: Bool = false) -> String {
-        guard width(of: text) > maxWidth else { return text }
         let budget = ellipsis ? maxWidth - 1 : maxWidth
-        guard budget >= 0 else { return "" }
-        var result = ""
         var used = 0
-        for character in text {
-            let characterWidth = width(of: character)
-            if used + characterWidth > budget { break }
-            result.append(character)
-            used += characterWidth
+        var cut = text.startIndex
+        var index = text.startIndex
+        while index < text.endIndex {
+            used += width(of: text[index])
+            if used > maxWidth {
+                guard budget >= 0 else { return "" }
+                return ellipsis ? text[..<cut] + "…" : String(text[..<cut])
+            }
+            index = text.index(after: index)
+            if used <= budget { cut = index }
         }
-        return ellipsis ? result + "…" : result
+        return text
     }
 
     /// Fits `text` to exactly `targetWidth` cells: cut like `truncate`, then filled with spaces.

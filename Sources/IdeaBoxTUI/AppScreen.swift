@@ -77,7 +77,7 @@ public enum AppScreen {
         grid.put(visible.text, row: 2, column: start)
         grid.fill(row: 3, character: "─", style: muted)
         if !app.searchQuery.characters.isEmpty {
-            let matches = " \(app.text.matches(app.searchResults.totalCount, capped: app.isSearchCountCapped)) "
+            let matches = " \(app.text.matches(app.searchMatchCount, capped: app.isSearchCountCapped)) "
             grid.put(matches, row: 3, column: 2, style: muted)
         }
         return app.isSearchFieldFocused ? CursorPosition(row: 2, column: start + visible.cursorColumn) : nil
@@ -130,7 +130,7 @@ public enum AppScreen {
         let afterTitle = Highlighter.put(titleShown, query: query, row: row, column: textStart, style: style, into: &grid)
         let snippetWidth = ageColumn - 2 - (afterTitle + 2)
         guard snippetWidth > 3, !idea.description.isEmpty else { return }
-        let snippet = Highlighter.snippet(of: idea.description, query: query)
+        let snippet = Highlighter.snippet(of: idea.description, query: query, width: snippetWidth)
         let snippetShown = TextWidth.truncate(snippet, toWidth: snippetWidth, ellipsis: true)
         Highlighter.put(snippetShown, query: query, row: row, column: afterTitle + 2,
                         style: isSelected ? base : muted, into: &grid)
@@ -251,15 +251,20 @@ enum Highlighter {
         return grid.put(String(text[index...]), row: row, column: cursor, style: style)
     }
 
-    /// The description on one line, starting near the first match when there is one,
-    /// so the match shows even in a long description.
-    static func snippet(of description: String, query: String?) -> String {
-        let flat = description.map { $0 == "\n" || $0 == "\t" ? " " : $0 }
-        let text = String(flat)
-        guard let first = matchRanges(of: query, in: text).first else { return text }
-        let offset = text.distance(from: text.startIndex, to: first.lowerBound)
-        guard offset > 20 else { return text }
-        return "…" + text[text.index(first.lowerBound, offsetBy: -10)...]
+    /// At most `width` cells' worth of the description on one line, starting near the first
+    /// match when there is one, so the match shows even in a long description. Only that
+    /// much of the description is read: a row never pays for the rest of a long text.
+    static func snippet(of description: String, query: String?, width: Int) -> String {
+        var start = description.startIndex
+        var lead = ""
+        if let needle = query?.trimmingCharacters(in: .whitespacesAndNewlines), !needle.isEmpty,
+           let first = description.range(of: needle, options: [.caseInsensitive]),
+           description.distance(from: start, to: first.lowerBound) > 20 {
+            start = description.index(first.lowerBound, offsetBy: -10)
+            lead = "…"
+        }
+        let shown = description[start...].prefix(max(0, width + 1)).map { $0 == "\n" || $0 == "\t" ? " " : $0 }
+        return lead + String(shown)
     }
 
     /// Where `query` (trimmed, case-insensitive) occurs in `text`, without overlaps.

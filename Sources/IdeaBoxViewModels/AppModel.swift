@@ -32,6 +32,11 @@ public final class AppModel {
     public private(set) var isSearchFieldFocused = false
     /// Whether the search count is a lower bound still being refined.
     public private(set) var isSearchCountCapped = false
+
+    /// The number of search matches to show: exact, or the lower bound while capped.
+    public var searchMatchCount: Int {
+        isSearchCountCapped ? Self.quickSearchCount : searchResults.totalCount
+    }
     /// The open edit form, if any.
     public private(set) var form: IdeaForm?
     /// The idea whose deletion awaits y/n, if any.
@@ -54,7 +59,8 @@ public final class AppModel {
     private var knownRevision: Int64 = -1
 
     /// How many search hits to count before the first frame; the exact count follows.
-    static let quickSearchCount = 1000
+    /// The same number the store's search planner needs, so one count serves both.
+    static let quickSearchCount = IdeaRepository.searchCandidateLimit
 
     /// The app over `repository`, speaking `language`, reading time from `clock`, with
     /// `sync` running in the background (nil: local only).
@@ -345,7 +351,7 @@ public final class AppModel {
         let filter = IdeaFilter.search(searchQuery.text)
         let quick = try repository.count(filter, upTo: Self.quickSearchCount + 1)
         isSearchCountCapped = quick > Self.quickSearchCount
-        try searchResults.setFilter(filter, count: min(quick, Self.quickSearchCount))
+        try searchResults.setFilter(filter, count: quick)
     }
 
     /// Re-reads counts, lists and the pending count after any change.

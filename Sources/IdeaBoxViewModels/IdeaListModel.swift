@@ -5,11 +5,11 @@ import IdeaStore
 /// through it: a selection, a scroll position, and only a window of rows in memory.
 public final class IdeaListModel {
     /// How many ideas one read loads around the part on screen, at least.
-    static let minimumWindowSize = 120
+    static let minimumWindowSize = 40
 
-    /// How many ideas one read loads: three screenfuls, so the screen and the selection
-    /// always come from one read however tall the terminal is.
-    private var windowSize: Int { max(Self.minimumWindowSize, viewportHeight * 3) }
+    /// How many ideas one read loads: two screenfuls or more, so the screen and the
+    /// selection always come from one read however tall the terminal is.
+    private var windowSize: Int { max(Self.minimumWindowSize, viewportHeight * 2) }
 
     /// Which ideas the list shows.
     public private(set) var filter: IdeaFilter
@@ -107,7 +107,7 @@ public final class IdeaListModel {
 
     private func loadWindow(around index: Int) throws {
         let start = max(0, index - windowSize / 2)
-        window = try repository.ideas(filter, offset: start, limit: windowSize)
+        window = try repository.ideas(filter, offset: start, limit: windowSize, total: totalCount)
         windowStart = start
     }
 

@@ -35,18 +35,39 @@ extension IdeaRepository {
     /// keeps the ideas among the hits, stopping once it has the page. Above it, for a small
     /// page, it walks the ideas and compares their folded text instead: a word that common
     /// fills a page within a few hundred rows, sooner than its hits could be gathered.
-    static let searchCandidateLimit = 5000
+    public static let searchCandidateLimit = 1000
 
     /// The largest `offset + limit` for which walking the text pays off; reading further,
     /// or everything, uses the index hits.
     static let searchWalkWindow = 1000
 
     /// A page of a list: at most `limit` ideas after skipping `offset`.
-    public func ideas(_ filter: IdeaFilter, offset: Int = 0, limit: Int) throws -> [Idea] {
-        try writer.read { db in
+    ///
+    /// `total`, the list's size when the caller knows it, lets a page in the back half of
+    /// All Ideas or Completed be read from the oldest end, so `End` on 100,000 ideas skips
+    /// a few rows instead of nearly all of them; for a search, it is the number of index
+    /// hits (counted at least up to `searchCandidateLimit + 1`) and spares counting them.
+    public func ideas(_ filter: IdeaFilter, offset: Int = 0, limit: Int, total: Int? = nil) throws -> [Idea] {
+        if let total, filter == .all || filter == .completed, offset > total / 2, offset < total {
+            let end = min(total, offset + limit)
+            return try writer.read { db in
+                let condition = filter == .completed ? "WHERE isCompleted = 1" : ""
+                return try Idea.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(Idea.selectedColumns) FROM idea \(condition)
+                        ORDER BY createdAt ASC, localId ASC LIMIT ? OFFSET ?
+                        """,
+                    arguments: [end - offset, total - end])
+                    .reversed()
+            }
+        }
+        return try writer.read { db in
             // `limit: .max` means "all of them": no window, and no overflow.
             let window = offset.addingReportingOverflow(limit)
-            guard let query = try listQuery(filter, window: window.overflow ? nil : window.partialValue, db)
+            let knownHits: Int? = if case .search = filter { total } else { nil }
+            guard let query = try listQuery(
+                filter, window: window.overflow ? nil : window.partialValue, knownHits: knownHits, db)
             else { return [] }
             return try Idea.fetchAll(
                 db, sql: query.sql + " LIMIT ? OFFSET ?", arguments: query.arguments + [limit, offset])
@@ -158,8 +179,11 @@ extension IdeaRepository {
 
     /// The SELECT, newest first and without LIMIT, for reading the first `window` ideas of a
     /// list (nil: all of them); nil when it can't match anything.
+    ///
+    /// `knownHits`, a search's number of index hits when the caller already counted them
+    /// (at least up to `searchCandidateLimit + 1`), spares counting them again.
     private func listQuery(
-        _ filter: IdeaFilter, window: Int?, _ db: Database
+        _ filter: IdeaFilter, window: Int?, knownHits: Int? = nil, _ db: Database
     ) throws -> (sql: String, arguments: StatementArguments)? {
         let select = "SELECT \(Idea.selectedColumns) FROM idea"
         let order = "ORDER BY createdAt DESC, localId DESC"
@@ -171,7 +195,7 @@ extension IdeaRepository {
         case .search(let query):
             guard let folded = Self.foldedQuery(query) else { return nil }
             let plan = SearchText.plan(forFoldedQuery: folded)
-            let hits = try Int.fetchOne(
+            let hits = try knownHits ?? Int.fetchOne(
                 db,
                 sql: "SELECT count(*) FROM (SELECT 1 FROM \(plan.table) WHERE \(plan.table) MATCH ? LIMIT ?)",
                 arguments: [plan.match, Self.searchCandidateLimit + 1]) ?? 0

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudRemote
 import Foundation
 import IdeaBoxCore
 import IdeaBoxTUI
@@ -117,6 +118,9 @@ struct TUIBenchmark: ParsableCommand {
     /// `ideabox`) until `capture-pane` shows the tab bar of the first frame. Polling adds
     /// the time of one `capture-pane` (a few ms) at most.
     private func measureLaunchInTmux() throws {
+        // Launches measure the app, not an initial sync of the whole corpus: the corpus's
+        // device is signed out, so the app starts in local mode.
+        try SimulatedCloud.open(directory: corpus.root, clock: .system).signOut(device: DataLocation.defaultProfile)
         let binary = productsDirectory().appendingPathComponent("ideabox")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             print("skipped the launch in tmux: build the ideabox product first (\(binary.path))")

@@ -352,10 +352,12 @@ import Testing
         app.handle(.char("/"))
         app.type("idea")
         #expect(app.isSearchCountCapped)
-        #expect(app.searchResults.totalCount == 1000)
+        #expect(app.searchMatchCount == 1000, "shown as 1000+ until the exact count")
+        #expect(app.searchResults.totalCount == 1001, "the list holds the capped count as counted")
         #expect(app.tick())
         #expect(!app.isSearchCountCapped)
         #expect(app.searchResults.totalCount == 1005)
+        #expect(app.searchMatchCount == 1005)
         #expect(!app.tick())
     }
 
