@@ -71,7 +71,7 @@ public enum IdeaRules {
         if trimmed.isEmpty {
             throw .emptyTitle
         }
-        if trimmed.count > IdeaLimits.titleLength {
+        if trimmed.exceeds(IdeaLimits.titleLength) {
             throw .titleTooLong(length: trimmed.count)
         }
         return trimmed
@@ -86,16 +86,20 @@ public enum IdeaRules {
         if unified.unicodeScalars.contains(where: isForbiddenInDescription) {
             throw .descriptionHasControlCharacters
         }
-        if unified.count > IdeaLimits.descriptionLength {
+        if unified.exceeds(IdeaLimits.descriptionLength) {
             throw .descriptionTooLong(length: unified.count)
         }
         return unified
     }
 
+    /// Control characters (general category Cc is exactly U+0000–U+001F and U+007F–U+009F)
+    /// and the line and paragraph separators (Zl, Zp: U+2028, U+2029). Checked by value:
+    /// every imported or synced idea goes through this for each of its scalars.
     private static func isForbiddenInTitle(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .control
-            || scalar.properties.generalCategory == .lineSeparator
-            || scalar.properties.generalCategory == .paragraphSeparator
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
+        default: false
+        }
     }
 
     private static func isForbiddenInDescription(_ scalar: Unicode.Scalar) -> Bool {
@@ -132,6 +136,13 @@ extension String {
               let last = lastIndex(where: { !$0.isWhitespace })
         else { return "" }
         return String(self[first...last])
+    }
+
+    /// Whether the string holds more than `limit` grapheme clusters. A cluster holds at
+    /// least one code point and one byte, so short texts are settled without the costly
+    /// grapheme count; every synced and imported idea is checked.
+    fileprivate func exceeds(_ limit: Int) -> Bool {
+        utf8.count > limit && unicodeScalars.count > limit && count > limit
     }
 
     fileprivate func replacingLineBreaks() -> String {

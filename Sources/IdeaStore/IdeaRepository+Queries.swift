@@ -174,7 +174,7 @@ extension IdeaRepository {
 
     func fetchIdea(id: UUID, _ db: Database) throws -> Idea? {
         try Idea.fetchOne(
-            db, sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id = ?", arguments: [id.lowercasedString])
+            db.cachedStatement(sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id = ?"), arguments: [id.lowercasedString])
     }
 
     /// The SELECT, newest first and without LIMIT, for reading the first `window` ideas of a

@@ -134,11 +134,11 @@ extension IdeaRepository {
         try write { db in
             try saveTags(tags, db)
             for change in changes {
-                try db.execute(
+                try db.run(
                     sql: "DELETE FROM outbox WHERE ideaId = ? AND operation = ? AND enqueuedAt = ?",
                     arguments: [change.ideaId.lowercasedString, change.payload.operation.rawValue, change.enqueuedAt])
                 if case .save(let idea) = change.payload {
-                    try db.execute(
+                    try db.run(
                         sql: "UPDATE idea SET lastSyncedAt = ? WHERE id = ? AND updatedAt = ? AND deviceId = ?",
                         arguments: [syncedAt, idea.idString, idea.updatedAt, idea.deviceId])
                 }
@@ -151,7 +151,7 @@ extension IdeaRepository {
         guard !changes.isEmpty else { return }
         try writer.write { db in
             for change in changes {
-                try db.execute(
+                try db.run(
                     sql: "UPDATE outbox SET attempts = attempts + 1 WHERE ideaId = ? AND enqueuedAt = ?",
                     arguments: [change.ideaId.lowercasedString, change.enqueuedAt])
             }
@@ -176,8 +176,7 @@ extension IdeaRepository {
                 // A record carrying the very tag this device already holds is the remote's
                 // copy of what this device sent or fetched before, not news: without this,
                 // a device's own upload would come back as a conflict with its next edit.
-                if let tag = tags[change.ideaId], try String.fetchOne(
-                    db, sql: "SELECT tag FROM remoteTag WHERE ideaId = ?", arguments: [change.ideaId.lowercasedString]) == tag {
+                if let tag = tags[change.ideaId], try db.cachedValue(String.self, sql: "SELECT tag FROM remoteTag WHERE ideaId = ?", arguments: [change.ideaId.lowercasedString]) == tag {
                     summary.alreadyKnown += 1
                     continue
                 }
@@ -188,7 +187,7 @@ extension IdeaRepository {
                 try noteSeen(highest, db)
             }
             if case .set(let token) = changeToken {
-                try db.execute(sql: "UPDATE syncMetadata SET changeToken = ? WHERE id = 1", arguments: [token])
+                try db.run(sql: "UPDATE syncMetadata SET changeToken = ? WHERE id = 1", arguments: [token])
             }
             if summary.applied > 0 {
                 try appendLog(
@@ -204,11 +203,11 @@ extension IdeaRepository {
     public func forgetRemoteTags(_ ids: [UUID]? = nil) throws {
         try writer.write { db in
             guard let ids else {
-                try db.execute(sql: "DELETE FROM remoteTag")
+                try db.run(sql: "DELETE FROM remoteTag")
                 return
             }
             for id in ids {
-                try db.execute(sql: "DELETE FROM remoteTag WHERE ideaId = ?", arguments: [id.lowercasedString])
+                try db.run(sql: "DELETE FROM remoteTag WHERE ideaId = ?", arguments: [id.lowercasedString])
             }
         }
     }
@@ -228,7 +227,7 @@ extension IdeaRepository {
     public func requeueEverything() throws {
         let now = clock.now()
         try write { db in
-            try db.execute(
+            try db.run(
                 sql: """
                     INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
                     SELECT id, 'save', ?, 0 FROM idea
@@ -249,7 +248,7 @@ extension IdeaRepository {
         let now = clock.now()
         try write { db in
             for id in ids {
-                try db.execute(
+                try db.run(
                     sql: """
                         INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
                         SELECT id, 'save', ?, 0 FROM idea WHERE id = ?
@@ -269,15 +268,15 @@ extension IdeaRepository {
     public func restampEverything(deleting remoteOnlyIds: [UUID]) throws {
         try write { db in
             let stamp = try self.stamp(db)
-            try db.execute(
+            try db.run(
                 sql: "UPDATE idea SET updatedAt = ?, deviceId = ?, version = version + 1",
                 arguments: [stamp, deviceId])
             // This device's deletes are final too: a newer edit elsewhere must not undo them.
-            try db.execute(sql: "UPDATE tombstone SET deletedAt = ?, deviceId = ?", arguments: [stamp, deviceId])
+            try db.run(sql: "UPDATE tombstone SET deletedAt = ?, deviceId = ?", arguments: [stamp, deviceId])
             for id in remoteOnlyIds {
                 try upsertTombstone(id, SyncOrder(timestamp: stamp, deviceId: deviceId), db)
             }
-            try db.execute(
+            try db.run(
                 sql: """
                     INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
                     SELECT id, 'save', ?, 0 FROM idea
@@ -312,7 +311,7 @@ extension IdeaRepository {
     /// Records a finished sync: its time, and no error.
     public func recordSyncSuccess(at time: Timestamp) throws {
         try writer.write { db in
-            try db.execute(
+            try db.run(
                 sql: "UPDATE syncMetadata SET lastSyncAt = ?, lastSyncError = NULL, isSyncEnabled = 1 WHERE id = 1",
                 arguments: [time])
         }
@@ -321,7 +320,7 @@ extension IdeaRepository {
     /// Records why the last sync failed, and logs it.
     public func recordSyncFailure(_ reason: String, at time: Timestamp) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE syncMetadata SET lastSyncError = ? WHERE id = 1", arguments: [reason])
+            try db.run(sql: "UPDATE syncMetadata SET lastSyncError = ? WHERE id = 1", arguments: [reason])
             try appendLog(SyncLogEntry(occurredAt: time, kind: .error, message: reason), db)
         }
     }
@@ -329,14 +328,14 @@ extension IdeaRepository {
     /// Binds this device's ideas to `account` the first time it syncs.
     public func bindAccount(_ account: String) throws {
         try writer.write { db in
-            try db.execute(
+            try db.run(
                 sql: "UPDATE syncMetadata SET accountName = ? WHERE id = 1 AND accountName IS NULL", arguments: [account])
         }
     }
 
     private func saveTags(_ tags: [UUID: String], _ db: Database) throws {
         for (id, tag) in tags {
-            try db.execute(
+            try db.run(
                 sql: "INSERT INTO remoteTag (ideaId, tag) VALUES (?, ?) ON CONFLICT (ideaId) DO UPDATE SET tag = excluded.tag",
                 arguments: [id.lowercasedString, tag])
         }
@@ -345,10 +344,9 @@ extension IdeaRepository {
     private func merge(_ change: RemoteChange, syncedAt: Timestamp, summary: inout MergeSummary, _ db: Database) throws {
         let idText = change.ideaId.lowercasedString
         let stored = try fetchStoredRow(id: change.ideaId, db)
-        let tombstone = try Row.fetchOne(
-            db, sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idText])
+        let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idText])
             .map { SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"]) }
-        let pending = try String.fetchOne(db, sql: "SELECT operation FROM outbox WHERE ideaId = ?", arguments: [idText])
+        let pending = try db.cachedValue(String.self, sql: "SELECT operation FROM outbox WHERE ideaId = ?", arguments: [idText])
         let localOrder = stored.map { SyncOrder($0.idea) } ?? tombstone
 
         guard let localOrder else {
@@ -358,9 +356,9 @@ extension IdeaRepository {
         }
         if change.order == localOrder {
             // The remote holds exactly this device's state: whatever was queued has arrived.
-            try db.execute(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
+            try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
             if let stored, case .saved = change {
-                try db.execute(
+                try db.run(
                     sql: "UPDATE idea SET lastSyncedAt = ? WHERE localId = ?", arguments: [syncedAt, stored.localId])
             }
             summary.alreadyKnown += 1
@@ -380,7 +378,7 @@ extension IdeaRepository {
             summary.conflicts += 1
         }
         if remoteWins {
-            try db.execute(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
+            try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
             try adopt(change, replacing: stored, syncedAt: syncedAt, db)
             summary.applied += 1
         } else {
@@ -402,7 +400,7 @@ extension IdeaRepository {
             } else {
                 try insertRow(idea, db)
             }
-            try db.execute(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idText])
+            try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idText])
         case let .deleted(_, order):
             if let stored {
                 try deleteRow(stored, db)

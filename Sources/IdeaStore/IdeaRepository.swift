@@ -132,7 +132,7 @@ public struct IdeaRepository: Sendable {
             idea.deviceId = deviceId
             idea.version += 1
             try insertRow(idea, db)
-            try db.execute(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
             try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
             return idea
         }
@@ -190,7 +190,7 @@ public struct IdeaRepository: Sendable {
 
     /// Marks the database as changed for every process watching `revision()`.
     func bumpRevision(_ db: Database) throws {
-        try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
+        try db.run(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
     }
 
     /// Imports or seeds checked ideas inside a write transaction.
@@ -209,14 +209,13 @@ public struct IdeaRepository: Sendable {
                 }
                 continue
             }
-            let tombstone = try Row.fetchOne(
-                db, sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
             if let tombstone, SyncOrder(timestamp: tombstone["deletedAt"], deviceId: tombstone["deviceId"]) > SyncOrder(idea) {
                 summary.unchanged += 1
                 continue
             }
             try insertRow(idea, db)
-            try db.execute(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
             try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
             summary.inserted += 1
         }
@@ -229,8 +228,7 @@ public struct IdeaRepository: Sendable {
     /// A time for a new edit: now, but never earlier than anything this device has seen,
     /// so an edit made after seeing a change wins even if this device's clock is behind.
     func stamp(_ db: Database) throws -> Timestamp {
-        let highest = try Int64.fetchOne(
-            db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.highestTimestamp])
+        let highest = try db.cachedValue(Int64.self, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.highestTimestamp])
         let now = clock.now()
         let stamped = highest.map { max(now, Timestamp(milliseconds: $0 + 1)) } ?? now
         try noteSeen(stamped, db)
@@ -238,7 +236,7 @@ public struct IdeaRepository: Sendable {
     }
 
     func noteSeen(_ timestamp: Timestamp, _ db: Database) throws {
-        try db.execute(
+        try db.run(
             sql: """
                 INSERT INTO meta (key, value) VALUES (?, ?)
                 ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
@@ -254,9 +252,7 @@ public struct IdeaRepository: Sendable {
     }
 
     func fetchStoredRow(id: UUID, _ db: Database) throws -> StoredRow? {
-        guard let row = try Row.fetchOne(
-            db,
-            sql: "SELECT \(Idea.selectedColumns), localId, foldedTitle, foldedDescription FROM idea WHERE id = ?",
+        guard let row = try db.cachedRow(sql: "SELECT \(Idea.selectedColumns), localId, foldedTitle, foldedDescription FROM idea WHERE id = ?",
             arguments: [id.lowercasedString])
         else { return nil }
         return StoredRow(
@@ -304,12 +300,12 @@ public struct IdeaRepository: Sendable {
     func deleteRow(_ stored: StoredRow, _ db: Database) throws {
         try SearchText.unindexShortGrams(
             db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
-        try db.execute(sql: "DELETE FROM idea WHERE localId = ?", arguments: [stored.localId])
+        try db.run(sql: "DELETE FROM idea WHERE localId = ?", arguments: [stored.localId])
     }
 
     /// Records that an idea was deleted at `order`, replacing an older record of it.
     func upsertTombstone(_ id: UUID, _ order: SyncOrder, _ db: Database) throws {
-        try db.execute(
+        try db.run(
             sql: """
                 INSERT INTO tombstone (ideaId, deletedAt, deviceId) VALUES (?, ?, ?)
                 ON CONFLICT (ideaId) DO UPDATE SET deletedAt = excluded.deletedAt, deviceId = excluded.deviceId

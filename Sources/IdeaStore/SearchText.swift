@@ -31,7 +31,7 @@ enum SearchText {
 
     /// Adds an idea's one- and two-character tokens to the short-gram index.
     static func indexShortGrams(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
-        try db.execute(
+        try db.run(
             sql: "INSERT INTO ideaShortGram(rowid, grams) VALUES (?, ?)",
             arguments: [localId, shortGrams(foldedTitle, foldedDescription)])
     }
@@ -39,7 +39,7 @@ enum SearchText {
     /// Removes an idea's tokens from the short-gram index. The folded text must be what was
     /// indexed: a contentless FTS5 table deletes by replaying the same tokens.
     static func unindexShortGrams(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
-        try db.execute(
+        try db.run(
             sql: "INSERT INTO ideaShortGram(ideaShortGram, rowid, grams) VALUES ('delete', ?, ?)",
             arguments: [localId, shortGrams(foldedTitle, foldedDescription)])
     }
@@ -47,26 +47,67 @@ enum SearchText {
     /// The distinct tokens of every character and adjacent pair, within each field (a pair
     /// never spans the title and the description). Grams holding white space are left
     /// out: a query is trimmed, so a one- or two-character query never contains any.
+    ///
+    /// Every added or synced idea goes through this, so the common case (characters of one
+    /// code point) is deduplicated by number and written straight into bytes; the tokens
+    /// are exactly those of `token(_:)`.
     static func shortGrams(_ fields: String...) -> String {
-        var seen = Set<String>()
-        var tokens: [String] = []
+        var seen = Set<UInt64>()
+        var seenComposed = Set<String>()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(fields.reduce(0) { $0 + $1.utf8.count } * 6)
+        func emit(_ key: UInt64, write: (inout [UInt8]) -> Void) {
+            guard seen.insert(key).inserted else { return }
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
+            write(&bytes)
+        }
+        func emit(composed token: String) {
+            guard seenComposed.insert(token).inserted else { return }
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
+            bytes.append(contentsOf: token.utf8)
+        }
         for field in fields {
-            var previous: String?
+            var previous: Character?
             for character in field {
                 guard !character.isWhitespace else {
                     previous = nil
                     continue
                 }
-                let current = token(character)
-                if seen.insert(current).inserted { tokens.append(current) }
-                if let previous {
-                    let pair = previous + "x" + current
-                    if seen.insert(pair).inserted { tokens.append(pair) }
+                let scalars = character.unicodeScalars
+                let single = scalars.count == 1 ? scalars.first!.value : nil
+                if let single {
+                    emit(UInt64(single)) { appendHex(single, to: &$0) }
+                } else {
+                    emit(composed: token(character))
                 }
-                previous = current
+                if let previous {
+                    let before = previous.unicodeScalars
+                    if let single, before.count == 1, let first = before.first?.value {
+                        emit(1 << 62 | UInt64(first) << 21 | UInt64(single)) { bytes in
+                            appendHex(first, to: &bytes)
+                            bytes.append(UInt8(ascii: "x"))
+                            appendHex(single, to: &bytes)
+                        }
+                    } else {
+                        emit(composed: token(previous) + "x" + token(character))
+                    }
+                }
+                previous = character
             }
         }
-        return tokens.joined(separator: " ")
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// `value` in lower-case hex without leading zeros, as `String(value, radix: 16)`.
+    private static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
+        var shift = 28
+        while shift > 0 && value >> UInt32(shift) == 0 { shift -= 4 }
+        while shift >= 0 {
+            bytes.append(hexDigits[Int(value >> UInt32(shift) & 0xF)])
+            shift -= 4
+        }
     }
 
     /// One character as an ASCII token: its code points in hex, joined by `y`.
