@@ -57,16 +57,18 @@ final class TmuxSession {
     /// `IDEABOX_NO_SAMPLES=1` and the session's data root. The app runs under `sh`, which
     /// records `stty -g` before and after it and prints `EXITED <status>` when it ends, then
     /// keeps the pane open so the restored terminal can be inspected. `before` runs
-    /// `ideabox` commands in the data root before the app starts.
+    /// `ideabox` commands in the data root before the app starts. `sharingDataWith` runs the
+    /// app on another session's data root, as a second terminal on the same machine would;
+    /// that session owns the data and removes it when it closes.
     init(
         columns: Int = 80, rows: Int = 24, environment: [String: String?] = [:],
-        before: [[String]] = []
+        before: [[String]] = [], sharingDataWith owner: TmuxSession? = nil
     ) throws {
         tmux = try Self.locateTmux()
         ideabox = try IdeaBoxBinary.url()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ideabox-e2e-\(UUID().uuidString)", isDirectory: true)
-        dataRoot = directory.appendingPathComponent("data", isDirectory: true)
+        dataRoot = owner?.dataRoot ?? directory.appendingPathComponent("data", isDirectory: true)
         socket = "ideabox-e2e-\(UUID().uuidString.prefix(13))"
         let home = directory.appendingPathComponent("home", isDirectory: true)
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -172,6 +174,25 @@ final class TmuxSession {
             }
             try await Task.sleep(for: .milliseconds(25))
         }
+    }
+
+    /// Polls the pane for `duration` and fails with `what` and the screen as soon as
+    /// `condition` stops holding; for checking that something does *not* happen.
+    func keeps(
+        _ what: String, for duration: Duration, while condition: (Screen) -> Bool
+    ) async throws {
+        let clock = ContinuousClock()
+        let end = clock.now + duration
+        repeat {
+            let screen = try capture()
+            if screen.contains(Self.exitMarker) {
+                throw EndToEndError(description: "The app ended while checking \(what).\n\(screen)")
+            }
+            guard condition(screen) else {
+                throw EndToEndError(description: "Expected \(what) for \(duration), but:\n\(screen)")
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        } while clock.now < end
     }
 
     /// Polls until every one of `texts` shows somewhere on the pane.
