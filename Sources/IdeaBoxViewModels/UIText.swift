@@ -207,10 +207,10 @@ public struct UIText: Sendable {
             ("l", text("sync log and conflicts", "同步紀錄與衝突")),
             ("?", text("this help", "這份說明")),
             ("q  Ctrl-C", text("quit", "離開")),
-            ("Form: Tab Shift-Tab", text("next / previous field", "下一欄／上一欄")),
-            ("Form: Ctrl-S F2", text("save", "儲存")),
-            ("Form: Esc", text("cancel", "取消")),
-            ("Form: Ctrl-A E K U", text("line start / end / kill", "行首／行尾／刪至行尾／刪至行首")),
+            (text("Form: ", "表單：") + "Tab Shift-Tab", text("next / previous field", "下一欄／上一欄")),
+            (text("Form: ", "表單：") + "Ctrl-S F2", text("save", "儲存")),
+            (text("Form: ", "表單：") + "Esc", text("cancel", "取消")),
+            (text("Form: ", "表單：") + "Ctrl-A E K U", text("line start / end / kill", "行首／行尾／刪至行尾／刪至行首")),
         ]
     }
 
