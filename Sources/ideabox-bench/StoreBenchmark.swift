@@ -81,18 +81,12 @@ struct StoreBenchmark: ParsableCommand {
     }
 
     private func runProcess(_ binary: URL, _ arguments: [String]) throws -> Int {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-bench-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: output) }
         var environment = ProcessInfo.processInfo.environment
         environment["IDEABOX_NO_SAMPLES"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ExitCode(process.terminationStatus) }
-        return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let status = try spawnAndWait(binary, arguments, environment: environment, output: output)
+        guard status == 0 else { throw ExitCode(status) }
+        return try Data(contentsOf: output).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 }

@@ -210,28 +210,12 @@ private struct Tmux {
     }
 
     /// Runs `tmux -L socket arguments…` and returns its output; fails on a non-zero exit.
-    ///
-    /// `posix_spawn` and `waitpid` rather than `Process`: the tmux server forks from its
-    /// first client and keeps what that client inherited, and `Process` waits until its
-    /// child's end of a socket (or of an output pipe) closes, which would be never.
     @discardableResult
     func run(_ arguments: [String]) throws -> String {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path, "-u", "-L", socket] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, executable.path, &actions, nil, argv, environ) == 0 else {
-            throw ValidationError("cannot start \(executable.path)")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let status = try spawnAndWait(
+            executable, ["-u", "-L", socket] + arguments, environment: ProcessInfo.processInfo.environment, output: outputFile)
         guard status == 0 else {
             throw ValidationError("tmux \(arguments.joined(separator: " ")) failed (wait status \(status))")
         }
