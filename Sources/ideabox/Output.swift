@@ -33,9 +33,16 @@ enum Output {
         return lines.joined(separator: "\n")
     }
 
-    /// One idea as pretty-printed JSON.
-    static func json(_ idea: Idea) throws -> String {
-        String(decoding: try encoder.encode(idea), as: UTF8.self)
+    /// A value (an idea, a status, a log) as pretty-printed JSON with sorted keys.
+    static func json(_ value: some Encodable) throws -> String {
+        // Foundation on Linux writes an empty array as `[`, a blank line and `]`; print
+        // `[]` as the list commands do. A raw newline is never inside a JSON string, so
+        // this only touches layout.
+        // `export` streams every idea through here, and ideas hold no arrays: skip the
+        // regular expression unless an array was written.
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+        guard text.contains("[\n") else { return text }
+        return text.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression)
     }
 
     /// Prints ideas as a JSON array as they come, without holding them all.

@@ -37,7 +37,7 @@ extension IdeaBoxCommand {
                 report: report, pending: try sync.repository.pendingChangeCount(),
                 syncedAt: try sync.repository.syncMetadata().lastSyncAt)
             if json {
-                print(try SyncOutput.json(summary))
+                print(try Output.json(summary))
                 return
             }
             let counts = context.text(
@@ -70,7 +70,7 @@ extension IdeaBoxCommand {
                 pendingCount: try sync.repository.pendingChangeCount(), lastSyncAt: metadata.lastSyncAt,
                 lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName)
             if json {
-                print(try SyncOutput.json(status))
+                print(try Output.json(status))
                 return
             }
             let lines: [(String, String)] = [
@@ -111,14 +111,14 @@ extension IdeaBoxCommand {
             if conflicts {
                 let records = try repository.conflicts(limit: limit ?? IdeaRepository.conflictLogLimit)
                 if json {
-                    print(try SyncOutput.json(records.map(ConflictOutput.init)))
+                    print(try Output.json(records.map(ConflictOutput.init)))
                 } else {
                     for record in records { print(Self.line(record, context: context)) }
                 }
             } else {
                 let entries = try repository.syncLog(limit: limit ?? 100)
                 if json {
-                    print(try SyncOutput.json(entries))
+                    print(try Output.json(entries))
                 } else {
                     for entry in entries { print(Self.line(entry)) }
                 }
@@ -193,7 +193,7 @@ extension IdeaBoxCommand.Remote {
             let remote = try context.openRemote(store)
             let status = try remote.cloud.status(device: remote.device)
             if json {
-                print(try SyncOutput.json(RemoteStatusOutput(status)))
+                print(try Output.json(RemoteStatusOutput(status)))
                 return
             }
             let none = context.text("none", "無")
@@ -379,7 +379,7 @@ extension IdeaBoxCommand.Account {
             let account = try remote.cloud.signedInAccount(device: remote.device)
             let bound = try context.openRepository(store).syncMetadata().accountName
             if json {
-                print(try SyncOutput.json(AccountOutput(device: remote.device, account: account, boundAccount: bound)))
+                print(try Output.json(AccountOutput(device: remote.device, account: account, boundAccount: bound)))
                 return
             }
             print(account.map { context.text("Signed in as \($0).", "已登入 \($0)") }
@@ -651,19 +651,6 @@ private struct RemoteStatusOutput: Encodable {
 }
 
 /// JSON the way the other commands print it.
-private enum SyncOutput {
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        // Sorted keys: the same output from one run to the next.
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Foundation on Linux writes an empty array as `[`, a blank line and `]`; the other
-        // commands print `[]`. A raw newline is never inside a JSON string, so this only
-        // touches layout.
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-            .replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression)
-    }
-}
-
 extension CommandContext {
     /// `english` or `chinese`, in the user's language.
     fileprivate func text(_ english: String, _ chinese: String) -> String {
