@@ -182,8 +182,6 @@ public struct UIText: Sendable {
     public var syncUnavailable: String {
         text("Sync isn't set up: ideas stay on this device", "尚未設定同步：靈感只保存在這台裝置")
     }
-    /// Status messages.
-    public var updatedElsewhere: String { text("Updated from another window", "已從其他視窗更新") }
 
     /// The help overlay's title.
     public var helpTitle: String { text("Keys", "按鍵") }
