@@ -125,19 +125,19 @@ extension SimulatedCloud {
     /// fetches; deleting a missing record changes nothing.
     private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
         let recordType = try String.fetchOne(
-            db, sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?",
+            db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
             arguments: [zone.rowID, recordID.recordName])
         guard let recordType else { return }
         let sequence = zone.nextSequence()
-        try db.execute(
-            sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?", arguments: [zone.rowID, recordID.recordName])
-        try db.execute(
+        try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
+            .execute(arguments: [zone.rowID, recordID.recordName])
+        try db.cachedStatement(
             sql: """
                 INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (zoneId, recordName) DO UPDATE SET
                     changeSequence = excluded.changeSequence, recordType = excluded.recordType, deletedAt = excluded.deletedAt
-                """,
-            arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds])
+                """
+        ).execute(arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds])
     }
 
     /// Stores `record` with a new change tag and server times, and returns it as stored.
@@ -150,14 +150,15 @@ extension SimulatedCloud {
         saved.changeTag = "\(zone.rowID).\(sequence)"
         saved.creationDate = server?.creationDate ?? now
         saved.modificationDate = now
-        try db.execute(
-            sql: "DELETE FROM deletion WHERE zoneId = ? AND recordName = ?", arguments: [zone.rowID, record.recordID.recordName])
-        try db.execute(
+        try db.cachedStatement(sql: "DELETE FROM deletion WHERE zoneId = ? AND recordName = ?")
+            .execute(arguments: [zone.rowID, record.recordID.recordName])
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO record
                     (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
                 saved.creationDate?.milliseconds, now.milliseconds, fields,
@@ -207,11 +208,10 @@ private enum StoredRecord {
     /// The stored record `recordID`, or nil.
     static func fetch(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> RemoteRecord? {
         let row = try Row.fetchOne(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT recordType, changeTag, creationDate, modificationDate, fields
                 FROM record WHERE zoneId = ? AND recordName = ?
-                """,
+                """),
             arguments: [zone.rowID, recordID.recordName])
         return try row.map { try decode($0, recordID: recordID) }
     }

@@ -80,7 +80,9 @@ public enum IdeaRules {
     /// The description as it will be stored, or why it can't be. `\r\n` and lone `\r`
     /// become `\n`; tabs and newlines are kept; other control characters are refused.
     public static func normalizedDescription(_ description: String) throws(IdeaValidationError) -> String {
-        let unified = description.contains("\r")
+        // By byte: Foundation's `contains` searches through CFString, and cost ten times
+        // the rest of checking a synced idea.
+        let unified = description.utf8.contains(UInt8(ascii: "\r"))
             ? description.replacingLineBreaks()
             : description
         if unified.unicodeScalars.contains(where: isForbiddenInDescription) {

@@ -271,7 +271,7 @@ public struct IdeaRepository: Sendable {
                 idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
                 idea.deviceId, idea.version, idea.lastSyncedAt, foldedTitle, foldedDescription,
             ])
-        try SearchText.indexShortGrams(
+        try SearchText.index(
             db, localId: db.lastInsertedRowID, foldedTitle: foldedTitle, foldedDescription: foldedDescription)
     }
 
@@ -281,9 +281,9 @@ public struct IdeaRepository: Sendable {
         if idea.title != stored.idea.title || idea.description != stored.idea.description {
             foldedTitle = SearchText.fold(idea.title)
             foldedDescription = SearchText.fold(idea.description)
-            try SearchText.unindexShortGrams(
+            try SearchText.unindex(
                 db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
-            try SearchText.indexShortGrams(
+            try SearchText.index(
                 db, localId: stored.localId, foldedTitle: foldedTitle, foldedDescription: foldedDescription)
         }
         try db.cachedStatement(sql: """
@@ -298,7 +298,7 @@ public struct IdeaRepository: Sendable {
     }
 
     func deleteRow(_ stored: StoredRow, _ db: Database) throws {
-        try SearchText.unindexShortGrams(
+        try SearchText.unindex(
             db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
         try db.run(sql: "DELETE FROM idea WHERE localId = ?", arguments: [stored.localId])
     }

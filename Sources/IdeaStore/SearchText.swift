@@ -13,8 +13,48 @@ import IdeaBoxCore
 enum SearchText {
     /// Lower-cased, NFC-normalized text: stored beside the original and compared with
     /// the query folded the same way.
+    ///
+    /// Text made only of characters that stand alone (see `standsAlone`), which is nearly
+    /// all English and Chinese text, is folded scalar by scalar: NFC can't change it, and
+    /// lower-casing maps each scalar on its own, exactly as `lowercased()` does.
     static func fold(_ text: String) -> String {
-        text.precomposedStringWithCanonicalMapping.lowercased()
+        guard text.unicodeScalars.allSatisfy({ standsAlone($0.value) }) else {
+            return text.precomposedStringWithCanonicalMapping.lowercased()
+        }
+        var folded = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x80 {
+                folded.append(0x41...0x5A ~= scalar.value ? Unicode.Scalar(UInt8(scalar.value) + 0x20) : scalar)
+            } else if (0x3000...0x9FFF).contains(scalar.value) || !scalar.properties.changesWhenLowercased {
+                folded.append(scalar)
+            } else {
+                folded.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+            }
+        }
+        return String(folded)
+    }
+
+    /// Whether a scalar is a whole character wherever it stands and NFC leaves it as it
+    /// is: printable ASCII, tab and line breaks, Latin-1 and the Latin extensions, CJK
+    /// punctuation, kana and ideographs, and full-width forms. Left out are the combining
+    /// marks (U+0300 on, U+302A–U+302F, U+3099–U+309A), joiners, variation selectors,
+    /// Hangul jamo, emoji and compatibility ideographs, so no grapheme rule joins two of
+    /// these and no canonical composition applies to them. `SearchTextTests` checks this
+    /// against the standard library for every scalar of the set.
+    static func standsAlone(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x09, 0x0A, 0x0D, 0x20...0x7E, 0xA0...0x2FF,
+             0x3001...0x3029, 0x3030...0x3098, 0x309B...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xFF01...0xFF5E:
+            true
+        default:
+            false
+        }
+    }
+
+    /// `Character.isWhitespace` for a scalar that stands alone.
+    private static func isWhitespace(standingAlone value: UInt32) -> Bool {
+        value == 0x20 || value == 0x09 || value == 0x0A || value == 0x0D || value == 0xA0
     }
 
     /// The index a folded, non-empty query uses, and the FTS5 MATCH expression for it.
@@ -29,16 +69,22 @@ enum SearchText {
         return ("ideaShortGram", token)
     }
 
-    /// Adds an idea's one- and two-character tokens to the short-gram index.
-    static func indexShortGrams(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
+    /// Adds an idea's folded text to both indexes.
+    static func index(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
+        try db.run(
+            sql: "INSERT INTO ideaTrigram(rowid, foldedTitle, foldedDescription) VALUES (?, ?, ?)",
+            arguments: [localId, foldedTitle, foldedDescription])
         try db.run(
             sql: "INSERT INTO ideaShortGram(rowid, grams) VALUES (?, ?)",
             arguments: [localId, shortGrams(foldedTitle, foldedDescription)])
     }
 
-    /// Removes an idea's tokens from the short-gram index. The folded text must be what was
-    /// indexed: a contentless FTS5 table deletes by replaying the same tokens.
-    static func unindexShortGrams(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
+    /// Removes an idea's folded text from both indexes. It must be the text that was
+    /// indexed: FTS5 deletes by replaying the same tokens.
+    static func unindex(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
+        try db.run(
+            sql: "INSERT INTO ideaTrigram(ideaTrigram, rowid, foldedTitle, foldedDescription) VALUES ('delete', ?, ?, ?)",
+            arguments: [localId, foldedTitle, foldedDescription])
         try db.run(
             sql: "INSERT INTO ideaShortGram(ideaShortGram, rowid, grams) VALUES ('delete', ?, ?)",
             arguments: [localId, shortGrams(foldedTitle, foldedDescription)])
@@ -48,25 +94,50 @@ enum SearchText {
     /// never spans the title and the description). Grams holding white space are left
     /// out: a query is trimmed, so a one- or two-character query never contains any.
     ///
-    /// Every added or synced idea goes through this, so the common case (characters of one
-    /// code point) is deduplicated by number and written straight into bytes; the tokens
-    /// are exactly those of `token(_:)`.
+    /// Every added or synced idea goes through this, so the common cases are fast: a field
+    /// whose scalars all stand alone is read scalar by scalar, without grapheme breaking,
+    /// and characters of one code point are deduplicated by number and written straight
+    /// into bytes. The tokens are exactly those of `token(_:)`.
     static func shortGrams(_ fields: String...) -> String {
         var seen = Set<UInt64>()
         var seenComposed = Set<String>()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(fields.reduce(0) { $0 + $1.utf8.count } * 6)
-        func emit(_ key: UInt64, write: (inout [UInt8]) -> Void) {
-            guard seen.insert(key).inserted else { return }
+        func separate() {
             if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
-            write(&bytes)
+        }
+        func emit(_ scalar: UInt32) {
+            guard seen.insert(UInt64(scalar)).inserted else { return }
+            separate()
+            appendHex(scalar, to: &bytes)
+        }
+        func emit(_ first: UInt32, _ second: UInt32) {
+            guard seen.insert(1 << 62 | UInt64(first) << 21 | UInt64(second)).inserted else { return }
+            separate()
+            appendHex(first, to: &bytes)
+            bytes.append(UInt8(ascii: "x"))
+            appendHex(second, to: &bytes)
         }
         func emit(composed token: String) {
             guard seenComposed.insert(token).inserted else { return }
-            if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
+            separate()
             bytes.append(contentsOf: token.utf8)
         }
         for field in fields {
+            if field.unicodeScalars.allSatisfy({ standsAlone($0.value) }) {
+                // Each scalar is a character: the same tokens, without grapheme breaking.
+                var previous: UInt32?
+                for scalar in field.unicodeScalars {
+                    guard !isWhitespace(standingAlone: scalar.value) else {
+                        previous = nil
+                        continue
+                    }
+                    emit(scalar.value)
+                    if let previous { emit(previous, scalar.value) }
+                    previous = scalar.value
+                }
+                continue
+            }
             var previous: Character?
             for character in field {
                 guard !character.isWhitespace else {
@@ -76,18 +147,14 @@ enum SearchText {
                 let scalars = character.unicodeScalars
                 let single = scalars.count == 1 ? scalars.first!.value : nil
                 if let single {
-                    emit(UInt64(single)) { appendHex(single, to: &$0) }
+                    emit(single)
                 } else {
                     emit(composed: token(character))
                 }
                 if let previous {
                     let before = previous.unicodeScalars
                     if let single, before.count == 1, let first = before.first?.value {
-                        emit(1 << 62 | UInt64(first) << 21 | UInt64(single)) { bytes in
-                            appendHex(first, to: &bytes)
-                            bytes.append(UInt8(ascii: "x"))
-                            appendHex(single, to: &bytes)
-                        }
+                        emit(first, single)
                     } else {
                         emit(composed: token(previous) + "x" + token(character))
                     }
