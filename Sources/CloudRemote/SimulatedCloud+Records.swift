@@ -228,20 +228,19 @@ private enum StoredRecord {
 
 /// Record fields as stored: JSON with sorted keys, readable with the sqlite3 shell.
 private enum FieldsCoding {
-    private static let nonFinite = (positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
-
     static func encode(_ fields: [String: FieldValue]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        let spelling = FieldValue.nonFiniteSpelling
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
+            positiveInfinity: spelling.positiveInfinity, negativeInfinity: spelling.negativeInfinity, nan: spelling.nan)
         return String(decoding: try encoder.encode(fields), as: UTF8.self)
     }
 
     static func decode(_ json: String) throws -> [String: FieldValue] {
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
-        return try decoder.decode([String: FieldValue].self, from: Data(json.utf8))
+        guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "fields are a JSON object"))
+        }
+        return try object.mapValues(FieldValue.init(jsonObject:))
     }
 }

@@ -87,6 +87,7 @@ public struct SimulatedCloud: Sendable {
         configuration.busyMode = .timeout(15)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         return configuration
     }

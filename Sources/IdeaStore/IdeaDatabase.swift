@@ -65,6 +65,13 @@ public struct IdeaDatabase: Sendable {
             // With WAL, NORMAL keeps every committed transaction through a crash of the
             // process (kill -9); only a power loss may lose the last commits.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Statement journals in memory, not in temporary files.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            if !db.configuration.readonly {
+                // Room for a whole sync page or import in the writer's page cache (32 MiB
+                // at most), so a big transaction doesn't write pages to the WAL twice.
+                try db.execute(sql: "PRAGMA cache_size = -32768")
+            }
         }
         return configuration
     }

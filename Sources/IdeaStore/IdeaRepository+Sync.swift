@@ -171,8 +171,16 @@ extension IdeaRepository {
         try write { db in
             var summary = MergeSummary()
             var highest: Timestamp?
+            var known = try idsWithLocalState(changes.map(\.ideaId), db)
             for change in changes {
                 highest = max(highest ?? change.order.timestamp, change.order.timestamp)
+                guard known.contains(change.ideaId) else {
+                    // Nothing here to compare with (every idea of a first sync): take it.
+                    try adopt(change, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
+                    known.insert(change.ideaId)
+                    summary.applied += 1
+                    continue
+                }
                 // A record carrying the very tag this device already holds is the remote's
                 // copy of what this device sent or fetched before, not news: without this,
                 // a device's own upload would come back as a conflict with its next edit.
@@ -333,6 +341,23 @@ extension IdeaRepository {
         }
     }
 
+    /// Which of `ids` this device holds anything about: an idea, a delete or a remote tag.
+    /// One query for a whole page, so that a first sync doesn't look each idea up four times.
+    private func idsWithLocalState(_ ids: [UUID], _ db: Database) throws -> Set<UUID> {
+        guard !ids.isEmpty else { return [] }
+        // Ids are hex and dashes: the JSON array needs no escaping.
+        let list = "[\"" + ids.map(\.lowercasedString).joined(separator: "\",\"") + "\"]"
+        let found = try String.fetchAll(
+            db.cachedStatement(sql: """
+                SELECT requested.value FROM json_each(?) AS requested
+                WHERE EXISTS (SELECT 1 FROM idea WHERE id = requested.value)
+                   OR EXISTS (SELECT 1 FROM tombstone WHERE ideaId = requested.value)
+                   OR EXISTS (SELECT 1 FROM remoteTag WHERE ideaId = requested.value)
+                """),
+            arguments: [list])
+        return Set(found.compactMap(UUID.init(hexText:)))
+    }
+
     private func saveTags(_ tags: [UUID: String], _ db: Database) throws {
         for (id, tag) in tags {
             try db.run(
@@ -350,7 +375,7 @@ extension IdeaRepository {
         let localOrder = stored.map { SyncOrder($0.idea) } ?? tombstone
 
         guard let localOrder else {
-            try adopt(change, replacing: nil, syncedAt: syncedAt, db)
+            try adopt(change, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
             summary.applied += 1
             return
         }
@@ -379,7 +404,7 @@ extension IdeaRepository {
         }
         if remoteWins {
             try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
-            try adopt(change, replacing: stored, syncedAt: syncedAt, db)
+            try adopt(change, replacing: stored, hasTombstone: tombstone != nil, syncedAt: syncedAt, db)
             summary.applied += 1
         } else {
             if pending == nil {
@@ -389,9 +414,11 @@ extension IdeaRepository {
         }
     }
 
-    /// Makes a remote change the local state.
-    private func adopt(_ change: RemoteChange, replacing stored: StoredRow?, syncedAt: Timestamp, _ db: Database) throws {
-        let idText = change.ideaId.lowercasedString
+    /// Makes a remote change the local state, in place of the idea `stored` or the delete
+    /// this device holds, if any.
+    private func adopt(
+        _ change: RemoteChange, replacing stored: StoredRow?, hasTombstone: Bool, syncedAt: Timestamp, _ db: Database
+    ) throws {
         switch change {
         case .saved(var idea):
             idea.lastSyncedAt = syncedAt
@@ -400,7 +427,9 @@ extension IdeaRepository {
             } else {
                 try insertRow(idea, db)
             }
-            try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idText])
+            if hasTombstone {
+                try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            }
         case let .deleted(_, order):
             if let stored {
                 try deleteRow(stored, db)

@@ -14,24 +14,15 @@ enum SearchText {
     /// Lower-cased, NFC-normalized text: stored beside the original and compared with
     /// the query folded the same way.
     ///
-    /// Text made only of characters that stand alone (see `standsAlone`), which is nearly
-    /// all English and Chinese text, is folded scalar by scalar: NFC can't change it, and
-    /// lower-casing maps each scalar on its own, exactly as `lowercased()` does.
+    /// Text whose scalars all stand alone (see `standsAlone`) and have no case beyond
+    /// ASCII, which is nearly all English and Chinese text, is folded byte by byte: NFC
+    /// can't change it, and only its ASCII letters change case.
     static func fold(_ text: String) -> String {
-        guard text.unicodeScalars.allSatisfy({ standsAlone($0.value) }) else {
-            return text.precomposedStringWithCanonicalMapping.lowercased()
+        let byByte = text.unicodeScalars.allSatisfy { scalar in
+            standsAlone(scalar.value) && (scalar.value < 0x80 || scalar.value >= 0x3000 && !(0xFF21...0xFF3A ~= scalar.value))
         }
-        var folded = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if scalar.value < 0x80 {
-                folded.append(0x41...0x5A ~= scalar.value ? Unicode.Scalar(UInt8(scalar.value) + 0x20) : scalar)
-            } else if (0x3000...0x9FFF).contains(scalar.value) || !scalar.properties.changesWhenLowercased {
-                folded.append(scalar)
-            } else {
-                folded.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
-            }
-        }
-        return String(folded)
+        guard byByte else { return text.precomposedStringWithCanonicalMapping.lowercased() }
+        return String(decoding: text.utf8.map { 0x41...0x5A ~= $0 ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Whether a scalar is a whole character wherever it stands and NFC leaves it as it
@@ -99,30 +90,7 @@ enum SearchText {
     /// and characters of one code point are deduplicated by number and written straight
     /// into bytes. The tokens are exactly those of `token(_:)`.
     static func shortGrams(_ fields: String...) -> String {
-        var seen = Set<UInt64>()
-        var seenComposed = Set<String>()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(fields.reduce(0) { $0 + $1.utf8.count } * 6)
-        func separate() {
-            if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
-        }
-        func emit(_ scalar: UInt32) {
-            guard seen.insert(UInt64(scalar)).inserted else { return }
-            separate()
-            appendHex(scalar, to: &bytes)
-        }
-        func emit(_ first: UInt32, _ second: UInt32) {
-            guard seen.insert(1 << 62 | UInt64(first) << 21 | UInt64(second)).inserted else { return }
-            separate()
-            appendHex(first, to: &bytes)
-            bytes.append(UInt8(ascii: "x"))
-            appendHex(second, to: &bytes)
-        }
-        func emit(composed token: String) {
-            guard seenComposed.insert(token).inserted else { return }
-            separate()
-            bytes.append(contentsOf: token.utf8)
-        }
+        var grams = GramWriter(utf8Count: fields.reduce(0) { $0 + $1.utf8.count })
         for field in fields {
             if field.unicodeScalars.allSatisfy({ standsAlone($0.value) }) {
                 // Each scalar is a character: the same tokens, without grapheme breaking.
@@ -132,8 +100,8 @@ enum SearchText {
                         previous = nil
                         continue
                     }
-                    emit(scalar.value)
-                    if let previous { emit(previous, scalar.value) }
+                    grams.add(scalar.value)
+                    if let previous { grams.add(previous, scalar.value) }
                     previous = scalar.value
                 }
                 continue
@@ -147,33 +115,107 @@ enum SearchText {
                 let scalars = character.unicodeScalars
                 let single = scalars.count == 1 ? scalars.first!.value : nil
                 if let single {
-                    emit(single)
+                    grams.add(single)
                 } else {
-                    emit(composed: token(character))
+                    grams.add(composed: token(character))
                 }
                 if let previous {
                     let before = previous.unicodeScalars
                     if let single, before.count == 1, let first = before.first?.value {
-                        emit(first, single)
+                        grams.add(first, single)
                     } else {
-                        emit(composed: token(previous) + "x" + token(character))
+                        grams.add(composed: token(previous) + "x" + token(character))
                     }
                 }
                 previous = character
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return grams.text
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// Distinct tokens, space-separated. Tokens of one code point and pairs of them are
+    /// deduplicated by number and written straight into bytes.
+    private struct GramWriter {
+        private var seen: KeySet
+        private var seenComposed = Set<String>()
+        private var bytes: [UInt8] = []
 
-    /// `value` in lower-case hex without leading zeros, as `String(value, radix: 16)`.
-    private static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
-        var shift = 28
-        while shift > 0 && value >> UInt32(shift) == 0 { shift -= 4 }
-        while shift >= 0 {
-            bytes.append(hexDigits[Int(value >> UInt32(shift) & 0xF)])
-            shift -= 4
+        /// A writer for the grams of text of `utf8Count` bytes in all.
+        init(utf8Count: Int) {
+            // At most one character and one pair per byte.
+            seen = KeySet(capacity: 2 * utf8Count)
+            bytes.reserveCapacity(utf8Count * 6)
+        }
+
+        var text: String { String(decoding: bytes, as: UTF8.self) }
+
+        /// A character of one code point.
+        mutating func add(_ scalar: UInt32) {
+            guard seen.insert(1 << 63 | UInt64(scalar)) else { return }
+            separate()
+            appendHex(scalar)
+        }
+
+        /// A pair of characters of one code point each.
+        mutating func add(_ first: UInt32, _ second: UInt32) {
+            guard seen.insert(1 << 62 | UInt64(first) << 21 | UInt64(second)) else { return }
+            separate()
+            appendHex(first)
+            bytes.append(UInt8(ascii: "x"))
+            appendHex(second)
+        }
+
+        /// Any other token.
+        mutating func add(composed token: String) {
+            guard seenComposed.insert(token).inserted else { return }
+            separate()
+            bytes.append(contentsOf: token.utf8)
+        }
+
+        private mutating func separate() {
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
+        }
+
+        /// `value` in lower-case hex without leading zeros, as `String(value, radix: 16)`.
+        private mutating func appendHex(_ value: UInt32) {
+            var shift: UInt32 = 28
+            while shift > 0 && value >> shift == 0 { shift -= 4 }
+            while true {
+                let digit = UInt8(value >> shift & 0xF)
+                bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+                if shift == 0 { break }
+                shift -= 4
+            }
+        }
+    }
+
+    /// A set of non-zero keys, for the grams of one idea: open addressing sized once, with
+    /// a multiplicative hash. The standard `Set` hashes every key with SipHash, which cost
+    /// more than all the rest of building the grams.
+    private struct KeySet {
+        private var slots: [UInt64]
+        private let shift: UInt64
+
+        /// A set for at most `capacity` keys, at most half full.
+        init(capacity: Int) {
+            var bits = 4
+            while 1 << bits < 2 * capacity { bits += 1 }
+            slots = Array(repeating: 0, count: 1 << bits)
+            shift = UInt64(64 - bits)
+        }
+
+        /// Adds `key` (not zero); returns whether it was new.
+        mutating func insert(_ key: UInt64) -> Bool {
+            let mask = slots.count - 1
+            var index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+            while true {
+                if slots[index] == key { return false }
+                if slots[index] == 0 {
+                    slots[index] = key
+                    return true
+                }
+                index = (index + 1) & mask
+            }
         }
     }
 

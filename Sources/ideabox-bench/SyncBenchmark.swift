@@ -12,36 +12,65 @@ struct SyncBenchmark: ParsableCommand {
         commandName: "sync", abstract: "Benchmark sync: initial sync rates, and one change's trip from device A to B.")
 
     @Option(help: "How many ideas the initial sync moves.") var ideas = 10_000
+    @Option(help: "How many initial syncs to run, each with new devices and a new remote.") var rounds = 5
     @Option(help: "How many one-change round trips to time.") var trips = 30
 
     func run() throws {
-        let root = URL(fileURLWithPath: NSTemporaryDirectory() + "ideabox-bench-sync-\(ProcessInfo.processInfo.processIdentifier)")
+        let corpus = Self.corpus(count: ideas)
+        var uploads: [Int] = []
+        var downloads: [Int] = []
+        var tripReports: [String] = []
+        for round in 0..<rounds {
+            let (upload, download) = try Self.withDevices("round-\(round)") { a, b in
+                _ = try a.repository.importIdeas(corpus)
+                let clock = ContinuousClock()
+                var start = clock.now
+                let sent = try a.session.run().sent
+                let upload = Self.rate(sent, clock.now - start)
+                start = clock.now
+                let received = try b.session.run().received
+                let download = Self.rate(received, clock.now - start)
+                guard sent == corpus.count, received == corpus.count else {
+                    throw ValidationError("sent \(sent) and received \(received) of \(corpus.count) ideas")
+                }
+                if round == rounds - 1 {
+                    // One change at a time between two devices that hold the whole corpus.
+                    tripReports = try timeTrips(a, b)
+                }
+                return (upload, download)
+            }
+            uploads.append(upload)
+            downloads.append(download)
+        }
+        print("initial sync of \(ideas) ideas, \(rounds) rounds with new devices: records/s, median (slowest–fastest)")
+        print("  A → remote: \(Self.summary(uploads))")
+        print("  remote → B: \(Self.summary(downloads))")
+        tripReports.forEach { print($0) }
+    }
+
+    /// A and B over one new remote in a new temporary data root, removed afterwards.
+    private static func withDevices<T>(
+        _ name: String, _ body: (Device, Device) throws -> T
+    ) throws -> T {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory() + "ideabox-bench-sync-\(ProcessInfo.processInfo.processIdentifier)-\(name)")
         try? FileManager.default.removeItem(at: root)
         defer { try? FileManager.default.removeItem(at: root) }
         let cloud = try SimulatedCloud.open(directory: root, clock: .system)
-        let a = try Self.device("a", root: root, cloud: cloud)
-        let b = try Self.device("b", root: root, cloud: cloud)
+        return try body(try device("a", root: root, cloud: cloud), try device("b", root: root, cloud: cloud))
+    }
 
+    private static func corpus(count: Int) -> [Idea] {
         var texts = SampleCorpus(seed: 5)
         let base = Timestamp(milliseconds: 1_700_000_000_000)
-        let corpus = (0..<ideas).map { index in
+        return (0..<count).map { index in
             let text = texts.nextText()
             let created = base.adding(milliseconds: Int64(index) * 1000)
             return Idea(id: UUID(), title: text.title, description: text.description, createdAt: created, deviceId: "bench")
         }
-        _ = try a.repository.importIdeas(corpus)
+    }
 
-        let clock = ContinuousClock()
-        var start = clock.now
-        let sent = try a.session.run().sent
-        let upload = clock.now - start
-        start = clock.now
-        let received = try b.session.run().received
-        let download = clock.now - start
-        print("initial sync of \(ideas) ideas")
-        print("  A → remote: \(sent) records in \(Measurement.milliseconds(upload))  = \(Self.rate(sent, upload)) records/s")
-        print("  remote → B: \(received) records in \(Measurement.milliseconds(download))  = \(Self.rate(received, download)) records/s")
-
+    /// Times one change's trip from A to B, by the work and with both engines running.
+    private func timeTrips(_ a: Device, _ b: Device) throws -> [String] {
         var work = Measurement(name: "one change A → B: the work (A's sync + B's sync)")
         for index in 0..<trips {
             _ = try a.repository.addIdea(title: "change \(index)")
@@ -50,7 +79,6 @@ struct SyncBenchmark: ParsableCommand {
                 _ = try b.session.run()
             }
         }
-        print(work.report)
 
         var trip = Measurement(name: "one change A → B: whole trip, engines running")
         let schedulerA = DispatchSyncScheduler(clock: .system, label: "bench.a")
@@ -73,15 +101,22 @@ struct SyncBenchmark: ParsableCommand {
         }
         engineA.stop()
         engineB.stop()
-        print(trip.report)
+        return [work.report, trip.report]
     }
 
-    private static func device(_ name: String, root: URL, cloud: SimulatedCloud) throws -> (repository: IdeaRepository, session: SyncSession) {
+    private typealias Device = (repository: IdeaRepository, session: SyncSession)
+
+    private static func device(_ name: String, root: URL, cloud: SimulatedCloud) throws -> Device {
         let location = try DataLocation(root: root, profile: name)
         let database = try IdeaDatabase.open(
             directory: location.profileDirectory, firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english))
         let repository = database.repository(clock: .system, ids: .random)
         return (repository, SyncSession(repository: repository, database: cloud.database(forDevice: name), clock: .system))
+    }
+
+    private static func summary(_ rates: [Int]) -> String {
+        let sorted = rates.sorted()
+        return "\(sorted[sorted.count / 2]) (\(sorted[0])–\(sorted[sorted.count - 1]))"
     }
 
     private static func rate(_ count: Int, _ duration: Duration) -> Int {

@@ -15,8 +15,23 @@ import Testing
         .list([.string("a"), .int64(1), .list([.bool(true)])]), .list([]),
     ])
     func roundTrip(value: FieldValue) throws {
-        let decoded = try JSONDecoder().decode(FieldValue.self, from: JSONEncoder().encode(value))
-        #expect(decoded == value)
+        let json = try JSONEncoder().encode(value)
+        #expect(try JSONDecoder().decode(FieldValue.self, from: json) == value)
+        #expect(try decode(json) == value)
+    }
+
+    @Test("Non-finite doubles survive as the strings +inf, -inf and nan")
+    func nonFinite() throws {
+        let encoder = JSONEncoder()
+        let spelling = FieldValue.nonFiniteSpelling
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: spelling.positiveInfinity, negativeInfinity: spelling.negativeInfinity, nan: spelling.nan)
+        let json = try encoder.encode([FieldValue.double(.infinity), .double(-.infinity), .double(.nan)])
+        #expect(String(decoding: json, as: UTF8.self) == #"[{"double":"+inf"},{"double":"-inf"},{"double":"nan"}]"#)
+        let decoded = try (JSONSerialization.jsonObject(with: json) as! [Any]).map(FieldValue.init(jsonObject:))
+        #expect(decoded.count == 3)
+        #expect(decoded[0] == .double(.infinity) && decoded[1] == .double(-.infinity))
+        if case .double(let value) = decoded[2] { #expect(value.isNaN) } else { Issue.record("not a double: \(decoded[2])") }
     }
 
     @Test("A value encodes as one key naming its type")
@@ -27,8 +42,17 @@ import Testing
         #expect(json == #"[{"int64":3},{"timestamp":"1970-01-01T00:00:00.000Z"}]"#)
     }
 
-    @Test("An object with no key or two keys is refused", arguments: [#"{}"#, #"{"int64":1,"bool":true}"#])
+    @Test("Anything but one key naming its type with a value of that type is refused", arguments: [
+        #"{}"#, #"{"int64":1,"bool":true}"#, #"{"text":"a"}"#, #"{"int64":1.5}"#, #"{"int64":true}"#, #"{"int64":"1"}"#,
+        #"{"bool":1}"#, #"{"double":"infinity"}"#, #"{"double":false}"#, #"{"timestamp":"yesterday"}"#,
+        #"{"bytes":"not base64!"}"#, #"{"list":[{"int64":1},{}]}"#, #"{"list":{"int64":1}}"#, #"{"string":null}"#, #"[]"#,
+    ])
     func malformed(json: String) {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)) }
+        #expect(throws: DecodingError.self) { try decode(Data(json.utf8)) }
+    }
+
+    private func decode(_ json: Data) throws -> FieldValue {
+        try FieldValue(jsonObject: JSONSerialization.jsonObject(with: json, options: .fragmentsAllowed))
     }
 }
