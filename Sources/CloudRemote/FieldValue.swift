@@ -70,6 +70,82 @@ public enum FieldValue: Hashable, Sendable, Codable {
         self = decoded
     }
 
+    /// The value in its encoded form as compact JSON text, the way the remote stores it:
+    /// written directly, because `JSONEncoder` cost more than the rest of saving a record.
+    public var jsonText: String {
+        var bytes: [UInt8] = []
+        writeJSON(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the value's compact JSON (see `jsonText`) to `bytes`.
+    func writeJSON(to bytes: inout [UInt8]) {
+        func key(_ key: CodingKeys) {
+            bytes.append(contentsOf: #"{""#.utf8)
+            bytes.append(contentsOf: key.rawValue.utf8)
+            bytes.append(contentsOf: #"":"#.utf8)
+        }
+        switch self {
+        case .string(let text):
+            key(.string)
+            Self.writeJSONString(text, to: &bytes)
+        case .int64(let number):
+            key(.int64)
+            bytes.append(contentsOf: String(number).utf8)
+        case .double(let number):
+            key(.double)
+            if number.isFinite {
+                bytes.append(contentsOf: "\(number)".utf8)
+            } else {
+                let spelling = Self.nonFiniteSpelling
+                let text = number.isNaN ? spelling.nan : number < 0 ? spelling.negativeInfinity : spelling.positiveInfinity
+                Self.writeJSONString(text, to: &bytes)
+            }
+        case .bool(let flag):
+            key(.bool)
+            bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .timestamp(let time):
+            key(.timestamp)
+            Self.writeJSONString(time.iso8601, to: &bytes)
+        case .bytes(let data):
+            key(.bytes)
+            Self.writeJSONString(data.base64EncodedString(), to: &bytes)
+        case .list(let values):
+            key(.list)
+            bytes.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.writeJSON(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped.
+    static func writeJSONString(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case UInt8(ascii: "\n"):
+                bytes.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\t"):
+                bytes.append(contentsOf: #"\t"#.utf8)
+            case ..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: #"\u00"#.utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     private static func double(_ value: Any) -> Double? {
         switch value {
         case let text as String:

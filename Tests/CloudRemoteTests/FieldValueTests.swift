@@ -18,6 +18,25 @@ import Testing
         let json = try JSONEncoder().encode(value)
         #expect(try JSONDecoder().decode(FieldValue.self, from: json) == value)
         #expect(try decode(json) == value)
+        #expect(try decode(Data(value.jsonText.utf8)) == value, "\(value.jsonText)")
+        #expect(try JSONDecoder().decode(FieldValue.self, from: Data(value.jsonText.utf8)) == value)
+    }
+
+    @Test("Text with quotes, backslashes, slashes and control characters is escaped", arguments: [
+        "say \"hi\"", #"C:\path\"#, "a/b", "tab\tnew\nline\r\u{0}\u{1F}\u{7F}", "靈感 💡 e\u{301}", "",
+    ])
+    func escaping(text: String) throws {
+        let value = FieldValue.string(text)
+        #expect(try decode(Data(value.jsonText.utf8)) == value, "\(value.jsonText)")
+        #expect(!value.jsonText.unicodeScalars.contains { $0.value < 0x20 }, "no raw control characters")
+    }
+
+    @Test("Values are written as compact JSON naming their type")
+    func jsonText() {
+        #expect(FieldValue.int64(-3).jsonText == #"{"int64":-3}"#)
+        #expect(FieldValue.timestamp(Timestamp(milliseconds: 0)).jsonText == #"{"timestamp":"1970-01-01T00:00:00.000Z"}"#)
+        #expect(FieldValue.list([.bool(true), .double(.infinity), .bytes(Data([255]))]).jsonText == #"{"list":[{"bool":true},{"double":"+inf"},{"bytes":"/w=="}]}"#)
+        #expect(FieldValue.string("a\"\n").jsonText == #"{"string":"a\"\n"}"#)
     }
 
     @Test("Non-finite doubles survive as the strings +inf, -inf and nan")
