@@ -55,6 +55,25 @@ public enum RemoteChange: Sendable, Equatable {
     }
 }
 
+/// Remote changes with the search text of their ideas worked out, ready to apply.
+/// Preparing needs no database, so a sync prepares the next page on another thread while
+/// it applies one.
+public struct PreparedRemoteChanges: Sendable {
+    /// The changes, in the order they are applied.
+    public let changes: [RemoteChange]
+    /// The search text of each saved idea, by position.
+    let indexed: [SearchText.Indexed?]
+
+    /// Works out the search text of the ideas among `changes`.
+    public init(_ changes: [RemoteChange]) {
+        self.changes = changes
+        indexed = changes.map { change in
+            guard case .saved(let idea) = change else { return nil }
+            return SearchText.Indexed(title: idea.title, description: idea.description)
+        }
+    }
+}
+
 /// What applying remote changes did.
 public struct MergeSummary: Sendable, Equatable {
     /// Remote changes that are now the local state.
@@ -168,15 +187,22 @@ extension IdeaRepository {
     public func applyRemoteChanges(
         _ changes: [RemoteChange], tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp
     ) throws -> MergeSummary {
+        try applyRemoteChanges(PreparedRemoteChanges(changes), tags: tags, changeToken: changeToken, syncedAt: syncedAt)
+    }
+
+    /// Applies remote changes prepared beforehand; see `applyRemoteChanges(_:tags:changeToken:syncedAt:)`.
+    public func applyRemoteChanges(
+        _ prepared: PreparedRemoteChanges, tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp
+    ) throws -> MergeSummary {
         try write { db in
             var summary = MergeSummary()
             var highest: Timestamp?
-            var known = try idsWithLocalState(changes.map(\.ideaId), db)
-            for change in changes {
+            var known = try idsWithLocalState(prepared.changes.map(\.ideaId), db)
+            for (change, indexed) in zip(prepared.changes, prepared.indexed) {
                 highest = max(highest ?? change.order.timestamp, change.order.timestamp)
                 guard known.contains(change.ideaId) else {
                     // Nothing here to compare with (every idea of a first sync): take it.
-                    try adopt(change, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
+                    try adopt(change, indexed: indexed, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
                     known.insert(change.ideaId)
                     summary.applied += 1
                     continue
@@ -188,7 +214,7 @@ extension IdeaRepository {
                     summary.alreadyKnown += 1
                     continue
                 }
-                try merge(change, syncedAt: syncedAt, summary: &summary, db)
+                try merge(change, indexed: indexed, syncedAt: syncedAt, summary: &summary, db)
             }
             try saveTags(tags, db)
             if let highest {
@@ -366,7 +392,10 @@ extension IdeaRepository {
         }
     }
 
-    private func merge(_ change: RemoteChange, syncedAt: Timestamp, summary: inout MergeSummary, _ db: Database) throws {
+    private func merge(
+        _ change: RemoteChange, indexed: SearchText.Indexed?, syncedAt: Timestamp, summary: inout MergeSummary,
+        _ db: Database
+    ) throws {
         let idText = change.ideaId.lowercasedString
         let stored = try fetchStoredRow(id: change.ideaId, db)
         let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idText])
@@ -375,7 +404,7 @@ extension IdeaRepository {
         let localOrder = stored.map { SyncOrder($0.idea) } ?? tombstone
 
         guard let localOrder else {
-            try adopt(change, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
+            try adopt(change, indexed: indexed, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
             summary.applied += 1
             return
         }
@@ -404,7 +433,7 @@ extension IdeaRepository {
         }
         if remoteWins {
             try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
-            try adopt(change, replacing: stored, hasTombstone: tombstone != nil, syncedAt: syncedAt, db)
+            try adopt(change, indexed: indexed, replacing: stored, hasTombstone: tombstone != nil, syncedAt: syncedAt, db)
             summary.applied += 1
         } else {
             if pending == nil {
@@ -417,15 +446,16 @@ extension IdeaRepository {
     /// Makes a remote change the local state, in place of the idea `stored` or the delete
     /// this device holds, if any.
     private func adopt(
-        _ change: RemoteChange, replacing stored: StoredRow?, hasTombstone: Bool, syncedAt: Timestamp, _ db: Database
+        _ change: RemoteChange, indexed: SearchText.Indexed?, replacing stored: StoredRow?, hasTombstone: Bool,
+        syncedAt: Timestamp, _ db: Database
     ) throws {
         switch change {
         case .saved(var idea):
             idea.lastSyncedAt = syncedAt
             if let stored {
-                try updateRow(stored, to: idea, db)
+                try updateRow(stored, to: idea, indexed: indexed, db)
             } else {
-                try insertRow(idea, db)
+                try insertRow(idea, indexed: indexed, db)
             }
             if hasTombstone {
                 try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])

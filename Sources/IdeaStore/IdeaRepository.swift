@@ -260,31 +260,32 @@ public struct IdeaRepository: Sendable {
             foldedTitle: row["foldedTitle"], foldedDescription: row["foldedDescription"])
     }
 
-    func insertRow(_ idea: Idea, _ db: Database) throws {
-        let foldedTitle = SearchText.fold(idea.title)
-        let foldedDescription = SearchText.fold(idea.description)
+    /// Inserts a new idea and indexes it, with its search text if already worked out.
+    func insertRow(_ idea: Idea, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
+        let text = indexed ?? SearchText.Indexed(title: idea.title, description: idea.description)
         try db.cachedStatement(sql: """
             INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
             .execute(arguments: [
                 idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
-                idea.deviceId, idea.version, idea.lastSyncedAt, foldedTitle, foldedDescription,
+                idea.deviceId, idea.version, idea.lastSyncedAt, text.foldedTitle, text.foldedDescription,
             ])
-        try SearchText.index(
-            db, localId: db.lastInsertedRowID, foldedTitle: foldedTitle, foldedDescription: foldedDescription)
+        try SearchText.index(db, localId: db.lastInsertedRowID, text)
     }
 
-    func updateRow(_ stored: StoredRow, to idea: Idea, _ db: Database) throws {
+    /// Replaces a stored idea, indexing its text anew if it changed (with the search text
+    /// if already worked out).
+    func updateRow(_ stored: StoredRow, to idea: Idea, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
         var foldedTitle = stored.foldedTitle
         var foldedDescription = stored.foldedDescription
         if idea.title != stored.idea.title || idea.description != stored.idea.description {
-            foldedTitle = SearchText.fold(idea.title)
-            foldedDescription = SearchText.fold(idea.description)
+            let text = indexed ?? SearchText.Indexed(title: idea.title, description: idea.description)
+            foldedTitle = text.foldedTitle
+            foldedDescription = text.foldedDescription
             try SearchText.unindex(
                 db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
-            try SearchText.index(
-                db, localId: stored.localId, foldedTitle: foldedTitle, foldedDescription: foldedDescription)
+            try SearchText.index(db, localId: stored.localId, text)
         }
         try db.cachedStatement(sql: """
             UPDATE idea SET title = ?, description = ?, isCompleted = ?, createdAt = ?, updatedAt = ?,

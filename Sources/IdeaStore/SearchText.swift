@@ -60,14 +60,27 @@ enum SearchText {
         return ("ideaShortGram", token)
     }
 
-    /// Adds an idea's folded text to both indexes.
-    static func index(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
+    /// An idea's text as the indexes hold it. Working it out needs no database, so a sync
+    /// does it for the next page on another thread.
+    struct Indexed: Sendable {
+        var foldedTitle: String
+        var foldedDescription: String
+        /// The short-gram tokens of the folded text.
+        var grams: String
+
+        init(title: String, description: String) {
+            foldedTitle = SearchText.fold(title)
+            foldedDescription = SearchText.fold(description)
+            grams = shortGrams(foldedTitle, foldedDescription)
+        }
+    }
+
+    /// Adds an idea's text to both indexes.
+    static func index(_ db: Database, localId: Int64, _ text: Indexed) throws {
         try db.run(
             sql: "INSERT INTO ideaTrigram(rowid, foldedTitle, foldedDescription) VALUES (?, ?, ?)",
-            arguments: [localId, foldedTitle, foldedDescription])
-        try db.run(
-            sql: "INSERT INTO ideaShortGram(rowid, grams) VALUES (?, ?)",
-            arguments: [localId, shortGrams(foldedTitle, foldedDescription)])
+            arguments: [localId, text.foldedTitle, text.foldedDescription])
+        try db.run(sql: "INSERT INTO ideaShortGram(rowid, grams) VALUES (?, ?)", arguments: [localId, text.grams])
     }
 
     /// Removes an idea's folded text from both indexes. It must be the text that was

@@ -144,18 +144,30 @@ public struct SyncSession: Sendable {
     }
 
     /// Fetches the remote's changes page by page, each page applied with its token in one
-    /// transaction. An expired token starts over from the beginning, and whatever this
-    /// device holds that the remote no longer has is queued to be sent again (the zone may
-    /// have been deleted and created anew); a missing zone is created again and everything
-    /// here is queued to be sent again. So is a record someone removed outright.
+    /// transaction. While a page is applied, the next one is fetched and read on another
+    /// thread (the remote and this device's database are separate files), so a first sync
+    /// keeps both cores busy.
+    ///
+    /// An expired token starts over from the beginning, and whatever this device holds
+    /// that the remote no longer has is queued to be sent again (the zone may have been
+    /// deleted and created anew); a missing zone is created again and everything here is
+    /// queued to be sent again. So is a record someone removed outright.
     private func pull(into report: inout SyncReport) throws {
         var token = try repository.syncMetadata().changeToken.map(ChangeToken.init(data:))
         var restartedZone = false
         var refetched: Set<UUID>?
+        var prefetched: BackgroundWork<Page>?
+        // Never leave a fetch running behind a failed pull.
+        defer { _ = try? prefetched?.value() }
         while true {
-            let changes: ZoneChanges
+            let page: Page
             do {
-                changes = try database.fetchChanges(in: IdeaRecord.zone, since: token, resultsLimit: Self.fetchLimit)
+                if let next = prefetched {
+                    prefetched = nil
+                    page = try next.value()
+                } else {
+                    page = try fetchPage(since: token)
+                }
             } catch let error as CloudError where error.code == .changeTokenExpired && token != nil {
                 try repository.logSyncEvent(.warning, "change token expired: fetching everything again", at: clock.now())
                 token = nil
@@ -167,25 +179,23 @@ public struct SyncSession: Sendable {
                 token = nil
                 continue
             }
-            var remote: [RemoteChange] = []
-            var tags: [UUID: String] = [:]
-            for record in changes.changed {
-                guard let change = IdeaRecord.change(from: record) else {
-                    try repository.logSyncEvent(.warning, "skipped an invalid remote record \(record.recordID)", at: clock.now())
-                    continue
-                }
-                remote.append(change)
-                if let tag = record.changeTag { tags[change.ideaId] = tag }
+            let changes = page.changes
+            if changes.moreComing {
+                let session = self
+                prefetched = BackgroundWork { try session.fetchPage(since: changes.token) }
+            }
+            for recordID in page.invalid {
+                try repository.logSyncEvent(.warning, "skipped an invalid remote record \(recordID)", at: clock.now())
             }
             let deletedIds = changes.deleted.compactMap { IdeaRecord.ideaId(of: $0.recordID) }
             if !deletedIds.isEmpty {
                 try repository.forgetRemoteTags(deletedIds)
                 try repository.requeue(deletedIds)
             }
-            refetched?.formUnion(remote.map(\.ideaId))
-            if !remote.isEmpty || changes.token != token {
+            refetched?.formUnion(page.remote.changes.map(\.ideaId))
+            if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
-                    remote, tags: tags, changeToken: .set(changes.token.data), syncedAt: clock.now())
+                    page.remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now())
                 report.received += summary.applied
                 report.conflicts += summary.conflicts
             }
@@ -197,6 +207,32 @@ public struct SyncSession: Sendable {
             try repository.forEachSyncState { if !refetched.contains($0.ideaId) { missing.append($0.ideaId) } }
             try repository.requeue(missing)
         }
+    }
+
+    /// One page of the remote's changes, read as ideas.
+    private struct Page: Sendable {
+        var changes: ZoneChanges
+        var remote = PreparedRemoteChanges([])
+        var tags: [UUID: String] = [:]
+        /// Records that are not valid ideas: skipped, and logged.
+        var invalid: [RecordID] = []
+    }
+
+    /// Fetches the page of changes after `token`, reads its records as ideas and works out
+    /// their search text.
+    private func fetchPage(since token: ChangeToken?) throws -> Page {
+        var page = Page(changes: try database.fetchChanges(in: IdeaRecord.zone, since: token, resultsLimit: Self.fetchLimit))
+        var remote: [RemoteChange] = []
+        for record in page.changes.changed {
+            guard let change = IdeaRecord.change(from: record) else {
+                page.invalid.append(record.recordID)
+                continue
+            }
+            remote.append(change)
+            if let tag = record.changeTag { page.tags[change.ideaId] = tag }
+        }
+        page.remote = PreparedRemoteChanges(remote)
+        return page
     }
 
     /// Sends the outbox, at most `batchLimit` changes a request. A conflict answer carries
@@ -290,5 +326,27 @@ public struct SyncSession: Sendable {
         try repository.forgetRemoteTags()
         try repository.requeueEverything()
         _ = try repository.applyRemoteChanges([], changeToken: .set(nil), syncedAt: clock.now())
+    }
+}
+
+/// Work started on another thread, whose result is picked up later (exactly once or more:
+/// each `value()` waits for it and returns the same result).
+private final class BackgroundWork<Value: Sendable>: @unchecked Sendable {
+    // `result` is written once, before `done` is signalled, and read only after a wait
+    // on `done`: the semaphore orders the two threads.
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, any Error>?
+
+    init(_ body: @escaping @Sendable () throws -> Value) {
+        DispatchQueue.global().async {
+            self.result = Result(catching: body)
+            self.done.signal()
+        }
+    }
+
+    func value() throws -> Value {
+        done.wait()
+        defer { done.signal() }
+        return try result!.get()
     }
 }
