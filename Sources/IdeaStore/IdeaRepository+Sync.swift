@@ -112,8 +112,9 @@ extension PendingChange.Payload {
 }
 
 extension IdeaRepository {
-    /// The oldest changes waiting to be sent, at most `limit` of them.
-    public func pendingChanges(limit: Int) throws -> [PendingChange] {
+    /// The oldest changes waiting to be sent, at most `limit` of them; after `previous`
+    /// in the outbox's order (oldest first), if given.
+    public func pendingChanges(after previous: PendingChange? = nil, limit: Int) throws -> [PendingChange] {
         try writer.read { db in
             let rows = try Row.fetchAll(
                 db,
@@ -123,10 +124,11 @@ extension IdeaRepository {
                     FROM outbox
                     LEFT JOIN tombstone ON tombstone.ideaId = outbox.ideaId
                     LEFT JOIN remoteTag ON remoteTag.ideaId = outbox.ideaId
+                    WHERE (outbox.enqueuedAt, outbox.ideaId) > (?, ?)
                     ORDER BY outbox.enqueuedAt, outbox.ideaId
                     LIMIT ?
                     """,
-                arguments: [limit])
+                arguments: [previous?.enqueuedAt.milliseconds ?? Int64.min, previous?.ideaId.lowercasedString ?? "", limit])
             return try rows.compactMap { row -> PendingChange? in
                 let idText: String = row["ideaId"]
                 guard let id = UUID(hexText: idText) else { return nil }

@@ -235,36 +235,66 @@ public struct SyncSession: Sendable {
         return page
     }
 
-    /// Sends the outbox, at most `batchLimit` changes a request. A conflict answer carries
-    /// the remote's version: it is settled by last write wins, and a local version that
-    /// wins goes out again with the remote's tag. Changes that failed for another reason
-    /// stay queued, and the sync fails so the engine retries.
+    /// Sends the outbox oldest first, at most `batchLimit` changes a request. Requests go
+    /// one after another, but while the remote works on one, the answer to the one before
+    /// is settled here (the remote and this device's database are separate files).
+    ///
+    /// A conflict answer carries the remote's version: it is settled by last write wins,
+    /// and a local version that wins goes out again with the remote's tag, in another pass
+    /// through the outbox. Changes that failed for another reason stay queued, and the
+    /// sync fails so the engine retries.
     private func push(into report: inout SyncReport) throws {
         var limit = min(Self.batchLimit, database.maximumRecordsPerRequest)
         var transientFailure: CloudError?
+        // The last change sent in this pass through the outbox.
+        var cursor: PendingChange?
+        var inFlight: Batch?
+        // Never leave a request running behind a failed push; its changes stay queued.
+        defer { _ = try? inFlight?.answer.value() }
         var rounds = 0
         while rounds < 10_000 {
             rounds += 1
-            let pending = try repository.pendingChanges(limit: limit)
-            guard !pending.isEmpty else { break }
-            let result: ModifyResult
-            do {
-                result = try database.modify(
-                    saving: pending.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag) },
-                    deleting: [], savePolicy: .ifServerRecordUnchanged)
-            } catch let error as CloudError where error.code == .limitExceeded && pending.count > 1 {
-                limit = max(1, pending.count / 2)
-                continue
-            } catch let error as CloudError where error.code == .zoneNotFound {
-                try recreateZone()
+            var pending = try repository.pendingChanges(after: cursor, limit: limit)
+            if pending.isEmpty, inFlight == nil, cursor != nil {
+                // A pass is over: start another for what is still queued.
+                cursor = nil
+                pending = try repository.pendingChanges(after: nil, limit: limit)
+            }
+            var answered: (batch: Batch, result: ModifyResult)?
+            if let sent = inFlight {
+                inFlight = nil
+                do {
+                    answered = (sent, try sent.answer.value())
+                } catch let error as CloudError where error.code == .limitExceeded && sent.changes.count > 1 {
+                    limit = max(1, sent.changes.count / 2)
+                    cursor = nil
+                    continue
+                } catch let error as CloudError where error.code == .zoneNotFound {
+                    try recreateZone()
+                    cursor = nil
+                    continue
+                }
+            }
+            if !pending.isEmpty {
+                inFlight = send(pending)
+                cursor = pending.last
+            }
+            guard let (sent, result) = answered else {
+                if inFlight == nil { break }
                 continue
             }
-            let progress = try settle(pending, result, into: &report)
+            let progress = try settle(sent.changes, result, into: &report)
             if let failure = result.partialFailure, failure.isTransient || !progress {
                 transientFailure = failure
                 break
             }
             if !progress { break }
+        }
+        // A batch sent before the loop stopped: its answer is settled too (its changes stay
+        // queued if the request failed).
+        if let sent = inFlight, let result = try? sent.answer.value() {
+            inFlight = nil
+            _ = try settle(sent.changes, result, into: &report)
         }
         if report.sent > 0 {
             try repository.logSyncEvent(.upload, "sent \(report.sent) change(s)", at: clock.now())
@@ -272,6 +302,21 @@ public struct SyncSession: Sendable {
         if let transientFailure {
             throw SyncFailure(transientFailure)
         }
+    }
+
+    /// Changes sent to the remote, and its answer once it comes.
+    private struct Batch {
+        var changes: [PendingChange]
+        var answer: BackgroundWork<ModifyResult>
+    }
+
+    /// Sends `changes` on another thread.
+    private func send(_ changes: [PendingChange]) -> Batch {
+        let records = changes.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag) }
+        let database = self.database
+        return Batch(changes: changes, answer: BackgroundWork {
+            try database.modify(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged)
+        })
     }
 
     /// Applies one modify answer; returns whether anything moved (sent, or settled).

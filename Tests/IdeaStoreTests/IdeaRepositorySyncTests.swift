@@ -34,6 +34,25 @@ import Testing
         #expect(try store.repository.pendingChanges(limit: 1).count == 1)
     }
 
+    @Test func pendingChangesAfterOneGoOnInTheOutboxOrder() throws {
+        let store = try StoreFixture()
+        for number in 1...7 {
+            _ = try store.repository.addIdea(title: "idea \(number)")
+            // Pairs share a millisecond: their ids settle the order.
+            if number.isMultiple(of: 2) { store.clock.advance(by: 5) }
+        }
+        let all = try store.repository.pendingChanges(limit: 100)
+        #expect(all.count == 7)
+        var paged: [PendingChange] = []
+        while true {
+            let page = try store.repository.pendingChanges(after: paged.last, limit: 3)
+            if page.isEmpty { break }
+            paged += page
+        }
+        #expect(paged == all)
+        #expect(try store.repository.pendingChanges(after: all.last, limit: 3).isEmpty)
+    }
+
     @Test func acknowledgingKeepsAChangeMadeWhileSending() throws {
         let store = try StoreFixture()
         let first = try store.repository.addIdea(title: "first")
