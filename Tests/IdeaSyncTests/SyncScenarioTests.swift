@@ -386,10 +386,11 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b", client: { WatchedDatabase($0) })
         let watched = try #require(b.remote as? WatchedDatabase)
-        for number in 1...450 { _ = try a.repository.addIdea(title: "idea \(number)") }
+        // Pages of 1,000.
+        for number in 1...1_050 { _ = try a.repository.addIdea(title: "idea \(number)") }
         _ = try a.session.run()
         let report = try b.session.run()
-        #expect(report.received == 450)
+        #expect(report.received == 1_050)
         #expect(watched.fetchCount == 2)
         try expectSame(a, b, remote: fixture)
     }
