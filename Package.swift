@@ -10,6 +10,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        // Without its default traits: swift-configuration is not needed and takes minutes to build.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
     ],
     targets: [
         .target(name: "IdeaBoxCore"),
@@ -21,12 +24,20 @@ let package = Package(
         .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudRemote"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         .target(name: "CloudRemote", dependencies: ["IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "CloudServer",
+            dependencies: [
+                "CloudRemote", "IdeaBoxCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
         .executableTarget(
             name: "ideabox",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "CloudServer", "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,7 +52,8 @@ let package = Package(
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
-        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote"]),
+        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote", "CloudServer"]),
+        .testTarget(name: "CloudServerTests", dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore"]),
         .testTarget(name: "IdeaSyncTests", dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),

@@ -163,7 +163,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
     }
 
     /// Whether JSON had `true` or `false` here rather than a number.
-    private static func isBoolean(_ number: NSNumber) -> Bool {
+    static func isBoolean(_ number: NSNumber) -> Bool {
         number.objCType.pointee == CChar(UInt8(ascii: "c"))
     }
 

@@ -6,6 +6,7 @@ enum RemoteSchema {
     enum Migration: String, CaseIterable {
         case server = "v1-server"
         case lostResponses = "v2-lost-responses"
+        case accessTokens = "v3-access-tokens"
     }
 
     /// The migrator that brings a remote file up to date.
@@ -14,6 +15,17 @@ enum RemoteSchema {
         migrator.registerMigration(Migration.server.rawValue, migrate: createServer)
         migrator.registerMigration(Migration.lostResponses.rawValue) { db in
             try db.execute(sql: "ALTER TABLE scriptedError ADD COLUMN failsAfterApplying INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration(Migration.accessTokens.rawValue) { db in
+            try db.execute(sql: """
+                CREATE TABLE accessToken (
+                    hash TEXT PRIMARY KEY NOT NULL,
+                    account TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    revokedAt INTEGER
+                ) WITHOUT ROWID;
+                CREATE INDEX accessToken_by_account ON accessToken(account);
+                """)
         }
         return migrator
     }

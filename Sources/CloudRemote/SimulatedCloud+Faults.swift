@@ -95,25 +95,40 @@ extension SimulatedCloud {
     func admit(device: String, operation: CloudOperation) throws -> Admission {
         try writer.write { db in
             guard let account = try Self.account(of: device, db) else { return .refused(.notAuthenticated) }
-            let row = try Row.fetchOne(
-                db, sql: "SELECT isOffline, latencyMilliseconds FROM device WHERE name = ?", arguments: [device])
-            if row?["isOffline"] == true { return .refused(.networkUnavailable) }
-            let scripted = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT id, operation, error, failsAfterApplying FROM scriptedError
-                    WHERE device = ? AND (operation IS NULL OR operation = ?) ORDER BY id LIMIT 1
-                    """,
-                arguments: [device, operation.rawValue])
-            if let scripted {
-                try db.execute(sql: "DELETE FROM scriptedError WHERE id = ?", arguments: [scripted["id"] as Int64])
-            }
-            return .admitted(Admission.Ticket(
-                account: account,
-                latencyMilliseconds: row?["latencyMilliseconds"] ?? 0,
-                scriptedError: try scripted.map(Self.scriptedError),
-                errorRates: try Self.errorRates(of: device, operation: operation, db)))
+            return try Self.admitFaults(device: device, operation: operation, db).map { .admitted(account: account, faults: $0) }
+                ?? .refused(.networkUnavailable)
         }
+    }
+
+    /// The faults a request of `device` goes out with, or nil if the device is offline;
+    /// for a client whose account is not this file's business (one of `ideabox serve`).
+    func admitFaults(device: String, operation: CloudOperation) throws -> Faults? {
+        try writer.write { db in try Self.admitFaults(device: device, operation: operation, db) }
+    }
+
+    private static func admitFaults(device: String, operation: CloudOperation, _ db: Database) throws -> Faults? {
+        let row = try Row.fetchOne(
+            db, sql: "SELECT isOffline, latencyMilliseconds FROM device WHERE name = ?", arguments: [device])
+        if row?["isOffline"] == true { return nil }
+        let scripted = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT id, operation, error, failsAfterApplying FROM scriptedError
+                WHERE device = ? AND (operation IS NULL OR operation = ?) ORDER BY id LIMIT 1
+                """,
+            arguments: [device, operation.rawValue])
+        if let scripted {
+            try db.execute(sql: "DELETE FROM scriptedError WHERE id = ?", arguments: [scripted["id"] as Int64])
+        }
+        return Faults(
+            latencyMilliseconds: row?["latencyMilliseconds"] ?? 0,
+            scriptedError: try scripted.map(Self.scriptedError),
+            errorRates: try Self.errorRates(of: device, operation: operation, db))
+    }
+
+    /// How many records `account` holds across its zones.
+    public func recordCount(account: String) throws -> Int {
+        try writer.read { db in try Self.recordCount(of: account, db) }
     }
 
     /// The most records `account` may hold, or nil for no limit.
@@ -167,22 +182,34 @@ extension SimulatedCloud {
     }
 }
 
+/// The faults one request goes out with.
+struct Faults {
+    /// How long the request takes to reach the server.
+    var latencyMilliseconds: Int
+    /// The scripted error this request consumed, if any.
+    var scriptedError: ScriptedError?
+    /// The random faults that may fail it.
+    var errorRates: [ErrorRate]
+
+    /// Waits the latency, then fails with the scripted error or a random one if any applies
+    /// (after doing `work` if the scripted error only loses the answer), or does `work`.
+    func apply<Result>(sleeper: Sleeper, random: SharedRandom, _ work: () throws -> Result) throws -> Result {
+        if latencyMilliseconds > 0 { sleeper.sleep(milliseconds: latencyMilliseconds) }
+        if let scriptedError {
+            if scriptedError.failsAfterApplying { _ = try work() }
+            throw scriptedError.error
+        }
+        for rate in errorRates where random.nextUnitInterval() < rate.probability {
+            throw rate.error
+        }
+        return try work()
+    }
+}
+
 /// What the device and the faults decided about one request.
 enum Admission {
-    /// The request reaches the server, with these faults.
-    struct Ticket {
-        /// The account the device is signed in to.
-        var account: String
-        /// How long the request takes to reach the server.
-        var latencyMilliseconds: Int
-        /// The scripted error this request consumed, if any.
-        var scriptedError: ScriptedError?
-        /// The random faults that may fail it.
-        var errorRates: [ErrorRate]
-    }
-
     /// The request fails on the device without reaching the server.
     case refused(CloudError)
-    /// The request goes out.
-    case admitted(Ticket)
+    /// The request goes out to `account` with these faults.
+    case admitted(account: String, faults: Faults)
 }

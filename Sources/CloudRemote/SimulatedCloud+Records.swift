@@ -3,10 +3,19 @@ import GRDB
 import IdeaBoxCore
 
 /// The server side of the record operations, on behalf of one account. Faults were already
-/// applied by the client; these only do the work.
+/// applied by the client; these only do the work. `ideabox serve` calls them for the account
+/// a request's token belongs to.
 extension SimulatedCloud {
+    /// The zones of `account`, by name.
+    public func zones(account: String) throws -> [RecordZoneID] {
+        try writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM zone WHERE account = ? ORDER BY name", arguments: [account])
+                .map(RecordZoneID.init(zoneName:))
+        }
+    }
+
     /// Creates `zone` in `account` unless it exists.
-    func createZone(_ zone: RecordZoneID, account: String) throws {
+    public func createZone(_ zone: RecordZoneID, account: String) throws {
         try writer.write { db in
             try db.execute(
                 sql: "INSERT INTO zone (account, name, createdAt) VALUES (?, ?, ?) ON CONFLICT (account, name) DO NOTHING",
@@ -15,7 +24,7 @@ extension SimulatedCloud {
     }
 
     /// Deletes `zone` of `account` with its records and history, if it exists.
-    func deleteZone(_ zone: RecordZoneID, account: String) throws {
+    public func deleteZone(_ zone: RecordZoneID, account: String) throws {
         try writer.write { db in
             try db.execute(sql: "DELETE FROM zone WHERE account = ? AND name = ?", arguments: [account, zone.zoneName])
         }
@@ -23,42 +32,56 @@ extension SimulatedCloud {
 
     /// Applies deletes, then saves, in one transaction; see `CloudDatabase.modify`.
     func modify(account: String, saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        guard records.count + recordIDs.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
-        let fields = records.map { FieldsCoding.encode($0.fields) }
-        return try writer.write { db in
-            let now = clock.now()
-            // Every zone of the request exists (or nothing is applied), so the lookups
-            // below always find theirs.
-            var zones = try ZoneState.fetch(Set(records.map(\.recordID.zoneID) + recordIDs.map(\.zoneID)), account: account, db)
-            var result = ModifyResult()
-            for recordID in recordIDs {
-                try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
-                result.deleted.append(recordID)
-            }
-            let quota = try Self.quota(of: account, db)
-            var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
-            for (record, fields) in zip(records, fields) {
-                let existing = try StoredRecord.fetch(record.recordID, zone: zones[record.recordID.zoneID]!, db)
-                if let failure = Self.conflict(saving: record, over: existing, policy: savePolicy) {
-                    result.failures[record.recordID] = failure
-                } else if existing == nil, let quota, recordCount >= quota {
-                    result.failures[record.recordID] = .quotaExceeded
-                } else {
-                    let saved = try save(
-                        record, fields: fields, over: existing, zone: &zones[record.recordID.zoneID]!, now: now, db)
-                    if existing == nil { recordCount += 1 }
-                    result.saved.append(saved)
+        try modify(account: account, saves: records.map { RecordSave($0, policy: savePolicy) }, deleting: recordIDs)
+    }
+
+    /// Applies deletes, then saves, each save under its own policy, in one transaction; see
+    /// `CloudDatabase.modify`. If `atomic`, a request with any failed item applies nothing
+    /// and its result lists only the failures.
+    public func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool = false) throws -> ModifyResult {
+        guard saves.count + recordIDs.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+        let fields = saves.map { FieldsCoding.encode($0.record.fields) }
+        do {
+            return try writer.write { db in
+                let now = clock.now()
+                // Every zone of the request exists (or nothing is applied), so the lookups
+                // below always find theirs.
+                var zones = try ZoneState.fetch(
+                    Set(saves.map(\.record.recordID.zoneID) + recordIDs.map(\.zoneID)), account: account, db)
+                var result = ModifyResult()
+                for recordID in recordIDs {
+                    try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
+                    result.deleted.append(recordID)
                 }
+                let quota = try Self.quota(of: account, db)
+                var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
+                for (save, fields) in zip(saves, fields) {
+                    let record = save.record
+                    let existing = try StoredRecord.fetch(record.recordID, zone: zones[record.recordID.zoneID]!, db)
+                    if let failure = Self.conflict(saving: record, over: existing, policy: save.policy) {
+                        result.failures[record.recordID] = failure
+                    } else if existing == nil, let quota, recordCount >= quota {
+                        result.failures[record.recordID] = .quotaExceeded
+                    } else {
+                        let saved = try self.save(
+                            record, fields: fields, over: existing, zone: &zones[record.recordID.zoneID]!, now: now, db)
+                        if existing == nil { recordCount += 1 }
+                        result.saved.append(saved)
+                    }
+                }
+                if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
+                for zone in zones.values {
+                    try db.execute(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?", arguments: [zone.changeSequence, zone.rowID])
+                }
+                return result
             }
-            for zone in zones.values {
-                try db.execute(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?", arguments: [zone.changeSequence, zone.rowID])
-            }
-            return result
+        } catch let failure as AtomicFailure {
+            return ModifyResult(failures: failure.failures)
         }
     }
 
     /// One page of the changes of `zoneID` after `token`, read from one snapshot.
-    func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+    public func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
         let limit = max(1, resultsLimit)
         return try writer.read { db in
             let zone = try ZoneState.fetch(zoneID, account: account, db)
@@ -95,15 +118,24 @@ extension SimulatedCloud {
 
     /// The records of type `recordType` in `zoneID`, by name.
     func records(account: String, in zoneID: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try records(account: account, in: zoneID, ofType: recordType, after: nil, limit: Int.max)
+    }
+
+    /// At most `limit` records of type `recordType` in `zoneID` whose names sort after
+    /// `after` (from the first if nil), by name: one page of a query.
+    public func records(
+        account: String, in zoneID: RecordZoneID, ofType recordType: String, after: String?, limit: Int
+    ) throws -> [RemoteRecord] {
         try writer.read { db in
             let zone = try ZoneState.fetch(zoneID, account: account, db)
             return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT recordName, recordType, changeTag, creationDate, modificationDate, fields
-                    FROM record WHERE zoneId = ? AND recordType = ? ORDER BY recordName
+                    FROM record WHERE zoneId = ? AND recordType = ? AND (? IS NULL OR recordName > ?)
+                    ORDER BY recordName LIMIT ?
                     """,
-                arguments: [zone.rowID, recordType]
+                arguments: [zone.rowID, recordType, after, after, Int64(clamping: max(0, limit))]
             ).map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row["recordName"], zoneID: zoneID)) }
         }
     }
@@ -165,6 +197,11 @@ extension SimulatedCloud {
             ])
         return saved
     }
+}
+
+/// Rolls back an atomic modify that had a failed item.
+private struct AtomicFailure: Error {
+    var failures: [RecordID: CloudError]
 }
 
 /// A zone of the account being served, and the sequence of its latest change.

@@ -49,16 +49,8 @@ struct SimulatedDatabase: CloudDatabase {
             switch try cloud.admit(device: device, operation: operation) {
             case let .refused(error):
                 throw error
-            case let .admitted(ticket):
-                if ticket.latencyMilliseconds > 0 { cloud.sleeper.sleep(milliseconds: ticket.latencyMilliseconds) }
-                if let scripted = ticket.scriptedError {
-                    if scripted.failsAfterApplying { _ = try work(ticket.account) }
-                    throw scripted.error
-                }
-                for rate in ticket.errorRates where cloud.random.nextUnitInterval() < rate.probability {
-                    throw rate.error
-                }
-                return try work(ticket.account)
+            case let .admitted(account, faults):
+                return try faults.apply(sleeper: cloud.sleeper, random: cloud.random) { try work(account) }
             }
         }
     }

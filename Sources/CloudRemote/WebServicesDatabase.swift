@@ -1,0 +1,250 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A client of `ideabox serve`: the private database of one account, reached over HTTP in
+/// CloudKit Web Services' JSON with the account's token.
+///
+/// Requests go out one at a time over one `URLSession`, which keeps the connection open
+/// between them, each with its own timeout. Whatever goes wrong reaches the caller as a
+/// `CloudError`: a transport failure or an answer that can't be read is `networkFailure`
+/// (the request may or may not have been applied), a 429 is `requestRateLimited`, a 503
+/// `serviceUnavailable` with its `Retry-After`, a refused token `notAuthenticated`.
+public struct WebServicesDatabase: CloudDatabase {
+    /// Where the server is, and the path its private database has.
+    public struct Endpoint: Sendable, Hashable {
+        /// The server's base URL, such as `http://127.0.0.1:8420`.
+        public var server: URL
+        /// The container named in every path.
+        public var container: String
+        /// `production` or `development`.
+        public var environment: String
+
+        /// The private database of `container` in `environment` on `server`.
+        public init(server: URL, container: String = WebServicesPath.defaultContainer, environment: String = "production") {
+            self.server = server
+            self.container = container
+            self.environment = environment
+        }
+
+        /// The URL of `operation`, such as `records/modify`.
+        func url(_ operation: WebServicesPath.Operation) -> URL {
+            var url = server
+            for component in ["database", "1", container, environment, "private"] + operation.rawValue.split(separator: "/").map(String.init) {
+                url.appendPathComponent(component)
+            }
+            return url
+        }
+    }
+
+    /// The most operations the server takes in one request (CloudKit's limit).
+    public static let maximumOperations = 200
+
+    private let endpoint: Endpoint
+    private let accountName: String
+    private let token: String?
+    private let transport: HTTPTransport
+    public let maximumRecordsPerRequest: Int
+
+    /// The client of `accountName` on `endpoint`, signed out if `token` is nil. Each request
+    /// fails with `networkFailure` if no answer came within `timeout` seconds.
+    public init(
+        endpoint: Endpoint, accountName: String, token: String?, timeout: Double = 30,
+        maximumRecordsPerRequest: Int = maximumOperations
+    ) {
+        self.endpoint = endpoint
+        self.accountName = accountName
+        self.token = token
+        self.transport = HTTPTransport(timeout: timeout)
+        self.maximumRecordsPerRequest = maximumRecordsPerRequest
+    }
+
+    public func accountStatus() throws -> AccountStatus {
+        token == nil ? .noAccount : .available(accountName: accountName)
+    }
+
+    public func createZone(_ zone: RecordZoneID) throws {
+        try modifyZone(zone, operationType: "create")
+    }
+
+    public func deleteZone(_ zone: RecordZoneID) throws {
+        do {
+            try modifyZone(zone, operationType: "delete")
+        } catch CloudError.zoneNotFound {
+            return
+        }
+    }
+
+    private func modifyZone(_ zone: RecordZoneID, operationType: String) throws {
+        let answer = try send(.zonesModify, [
+            "operations": [["operationType": operationType, "zone": ["zoneID": WebServicesFormat.object(zone)]]],
+        ])
+        guard let results = answer["zones"] as? [WebServicesFormat.Object], results.count == 1 else {
+            throw CloudError.networkFailure
+        }
+        if let error = WebServicesError(results[0]) { throw error.cloudError() }
+    }
+
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        guard let zone = recordIDs.first?.zoneID ?? records.first?.recordID.zoneID else { return ModifyResult() }
+        // Deletes first: the server applies them before the saves whatever the order, and
+        // answers in the order of the operations.
+        var operations: [WebServicesFormat.Object] = recordIDs.map { recordID in
+            ["operationType": "forceDelete", "record": Self.reference(recordID, in: zone)]
+        }
+        for record in records {
+            var object = WebServicesFormat.object(record)
+            object["deleted"] = nil
+            object["created"] = nil
+            object["modified"] = nil
+            if record.recordID.zoneID == zone { object["zoneID"] = nil }
+            let operationType = switch savePolicy {
+            case .allKeys: "forceReplace"
+            case .ifServerRecordUnchanged: record.changeTag == nil ? "create" : "update"
+            }
+            operations.append(["operationType": operationType, "record": object])
+        }
+        let answer = try send(.recordsModify, [
+            "operations": operations, "zoneID": WebServicesFormat.object(zone), "atomic": false,
+        ])
+        guard let results = answer["records"] as? [WebServicesFormat.Object], results.count == operations.count else {
+            throw CloudError.networkFailure
+        }
+        var result = ModifyResult()
+        for (index, object) in results.enumerated() {
+            let recordID = index < recordIDs.count ? recordIDs[index] : records[index - recordIDs.count].recordID
+            if let error = WebServicesError(object) {
+                let serverRecord = try object["serverRecord"].map { try Self.record($0, zone: recordID.zoneID) }
+                result.failures[recordID] = error.cloudError(serverRecord: serverRecord)
+            } else if index < recordIDs.count {
+                result.deleted.append(recordID)
+            } else {
+                result.saved.append(try Self.record(object, zone: recordID.zoneID))
+            }
+        }
+        return result
+    }
+
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        var body: WebServicesFormat.Object = ["zoneID": WebServicesFormat.object(zone), "resultsLimit": resultsLimit]
+        if let token { body["syncToken"] = token.data.base64EncodedString() }
+        let answer = try send(.changesZone, body)
+        guard let records = answer["records"] as? [Any], let syncToken = answer["syncToken"] as? String,
+              let tokenData = Data(base64Encoded: syncToken), let moreComing = answer["moreComing"] as? Bool
+        else { throw CloudError.networkFailure }
+        var changed: [RemoteRecord] = []
+        var deleted: [DeletedRecord] = []
+        for json in records {
+            guard let object = json as? WebServicesFormat.Object else { throw CloudError.networkFailure }
+            if object["deleted"] as? Bool == true {
+                guard let name = object["recordName"] as? String, let type = object["recordType"] as? String else {
+                    throw CloudError.networkFailure
+                }
+                deleted.append(DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: type))
+            } else {
+                changed.append(try Self.record(object, zone: zone))
+            }
+        }
+        return ZoneChanges(changed: changed, deleted: deleted, token: ChangeToken(data: tokenData), moreComing: moreComing)
+    }
+
+    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        var records: [RemoteRecord] = []
+        var marker: String?
+        repeat {
+            var body: WebServicesFormat.Object = [
+                "zoneID": WebServicesFormat.object(zone), "query": ["recordType": recordType],
+                "resultsLimit": Self.maximumOperations,
+            ]
+            if let marker { body["continuationMarker"] = marker }
+            let answer = try send(.recordsQuery, body)
+            guard let page = answer["records"] as? [Any] else { throw CloudError.networkFailure }
+            records += try page.map { try Self.record($0, zone: zone) }
+            marker = answer["continuationMarker"] as? String
+        } while marker != nil
+        return records
+    }
+
+    /// `{recordName, zoneID}`: a record named without its fields, for a delete.
+    private static func reference(_ recordID: RecordID, in zone: RecordZoneID) -> WebServicesFormat.Object {
+        var object: WebServicesFormat.Object = ["recordName": recordID.recordName]
+        if recordID.zoneID != zone { object["zoneID"] = WebServicesFormat.object(recordID.zoneID) }
+        return object
+    }
+
+    /// A record the server sent; one it should not have sent is a broken answer.
+    private static func record(_ json: Any, zone: RecordZoneID) throws -> RemoteRecord {
+        do {
+            let object = json as? WebServicesFormat.Object
+            let recordZone = try object?["zoneID"].map { try WebServicesFormat.zoneID($0) } ?? zone
+            return try WebServicesFormat.record(json, zone: recordZone, at: "record")
+        } catch {
+            throw CloudError.networkFailure
+        }
+    }
+
+    /// Posts `body` to `operation` and returns the answer's JSON object, or throws the
+    /// `CloudError` the answer means.
+    private func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) throws -> WebServicesFormat.Object {
+        guard let token else { throw CloudError.notAuthenticated }
+        var request = URLRequest(url: endpoint.url(operation))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        do {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        } catch {
+            throw CloudError.internalError
+        }
+        let (response, data) = try transport.send(request)
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? WebServicesFormat.Object
+        if response.statusCode == 200 {
+            guard let object else { throw CloudError.networkFailure }
+            return object
+        }
+        let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
+        if var error = object.flatMap(WebServicesError.init) {
+            if error.retryAfter == nil { error.retryAfter = retryAfter }
+            throw error.cloudError()
+        }
+        switch response.statusCode {
+        case 401, 403, 421: throw CloudError.notAuthenticated
+        case 429: throw CloudError.requestRateLimited(retryAfter: retryAfter ?? 30)
+        case 502, 503, 504: throw CloudError.serviceUnavailable(retryAfter: retryAfter)
+        case 500...: throw CloudError.internalError
+        default: throw CloudError.networkFailure
+        }
+    }
+}
+
+/// Sends one request at a time and waits for its answer.
+private final class HTTPTransport: Sendable {
+    private let session: URLSession
+
+    init(timeout: Double) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        configuration.httpMaximumConnectionsPerHost = 1
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// The answer to `request`, or `networkFailure` if none came.
+    func send(_ request: URLRequest) throws -> (HTTPURLResponse, Data) {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: (HTTPURLResponse, Data)?
+        let task = session.dataTask(with: request) { data, response, _ in
+            if let response = response as? HTTPURLResponse { outcome = (response, data ?? Data()) }
+            done.signal()
+        }
+        task.resume()
+        done.wait()
+        guard let outcome else { throw CloudError.networkFailure }
+        return outcome
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import IdeaBoxCore
+
+/// CloudKit Web Services' JSON for records, fields and zones, read and written the same way
+/// by `ideabox serve` and by its client.
+///
+/// Records are `{recordName, recordType, recordChangeTag, fields: {name: {value, type}},
+/// created: {timestamp}, modified: {timestamp}, deleted}` as Apple documents them. Field
+/// types are CloudKit's (`STRING`, `INT64`, `DOUBLE`, `TIMESTAMP` in milliseconds, `BYTES` in
+/// base64, and `STRING_LIST`-style lists) plus two of ours that CloudKit lacks: `BOOLEAN`,
+/// and `LIST` for a list whose items are `{value, type}` objects of mixed types.
+///
+/// Reading is strict, because the server reads what any client sends: every name, type and
+/// value is checked, and the first problem is reported as `Invalid` with a reason that
+/// names where it was.
+public enum WebServicesFormat {
+    /// A JSON object as `JSONSerialization` reads and writes it.
+    public typealias Object = [String: Any]
+
+    /// Why a JSON value is not what the format allows.
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        /// What was wrong, and where.
+        public var reason: String
+
+        /// A problem described by `reason`.
+        public init(_ reason: String) {
+            self.reason = reason
+        }
+
+        public var description: String { reason }
+    }
+
+    /// The longest record name, record type, field or zone name, in UTF-8 bytes (CloudKit's).
+    public static let maximumNameLength = 255
+
+    // MARK: Writing
+
+    /// `{zoneName}`.
+    public static func object(_ zone: RecordZoneID) -> Object {
+        ["zoneName": zone.zoneName]
+    }
+
+    /// A record as the server hands it out, with its zone.
+    public static func object(_ record: RemoteRecord) -> Object {
+        var object: Object = [
+            "recordName": record.recordID.recordName,
+            "recordType": record.recordType,
+            "fields": record.fields.mapValues(object(_:)),
+            "zoneID": object(record.recordID.zoneID),
+            "deleted": false,
+        ]
+        if let changeTag = record.changeTag { object["recordChangeTag"] = changeTag }
+        if let created = record.creationDate { object["created"] = ["timestamp": created.milliseconds] }
+        if let modified = record.modificationDate { object["modified"] = ["timestamp": modified.milliseconds] }
+        return object
+    }
+
+    /// A deleted record as a change fetch reports it.
+    public static func object(_ deleted: DeletedRecord) -> Object {
+        ["recordName": deleted.recordID.recordName, "recordType": deleted.recordType, "deleted": true]
+    }
+
+    /// `{value, type}` for one field value.
+    public static func object(_ value: FieldValue) -> Object {
+        if case .list(let items) = value {
+            if let type = commonScalarType(items) {
+                return ["value": items.map(rawValue), "type": type + "_LIST"]
+            }
+            return ["value": items.map(object(_:)), "type": "LIST"]
+        }
+        return ["value": rawValue(value), "type": scalarType(value)]
+    }
+
+    private static func scalarType(_ value: FieldValue) -> String {
+        switch value {
+        case .string: "STRING"
+        case .int64: "INT64"
+        case .double: "DOUBLE"
+        case .bool: "BOOLEAN"
+        case .timestamp: "TIMESTAMP"
+        case .bytes: "BYTES"
+        case .list: "LIST"
+        }
+    }
+
+    /// The type all of `items` share, if they are scalars of one type (an empty list is a
+    /// `STRING_LIST`).
+    private static func commonScalarType(_ items: [FieldValue]) -> String? {
+        guard let first = items.first else { return "STRING" }
+        let type = scalarType(first)
+        guard type != "LIST", items.allSatisfy({ scalarType($0) == type }) else { return nil }
+        return type
+    }
+
+    private static func rawValue(_ value: FieldValue) -> Any {
+        switch value {
+        case .string(let text): text
+        case .int64(let number): number
+        case .double(let number) where number.isFinite: number
+        case .double(let number):
+            number.isNaN ? FieldValue.nonFiniteSpelling.nan
+                : number < 0 ? FieldValue.nonFiniteSpelling.negativeInfinity : FieldValue.nonFiniteSpelling.positiveInfinity
+        case .bool(let flag): flag
+        case .timestamp(let time): time.milliseconds
+        case .bytes(let data): data.base64EncodedString()
+        case .list(let items): items.map(object(_:))
+        }
+    }
+
+    // MARK: Reading
+
+    /// The zone id in `{zoneName}`.
+    public static func zoneID(_ json: Any?, at path: String = "zoneID") throws -> RecordZoneID {
+        guard let object = json as? Object else { throw Invalid("\(path) must be an object with a zoneName") }
+        let name = try string(object["zoneName"], at: "\(path).zoneName")
+        guard isValidName(name, allowing: "_-.") else {
+            throw Invalid("\(path).zoneName must be 1 to \(maximumNameLength) letters, digits, '_', '-' or '.'")
+        }
+        return RecordZoneID(zoneName: name)
+    }
+
+    /// A record name: 1 to 255 bytes of UTF-8 with no control characters.
+    public static func recordName(_ json: Any?, at path: String) throws -> String {
+        let name = try string(json, at: path)
+        guard !name.isEmpty, name.utf8.count <= maximumNameLength,
+              !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { throw Invalid("\(path) must be 1 to \(maximumNameLength) bytes without control characters") }
+        return name
+    }
+
+    /// A record type or field name: a letter, then letters, digits or '_'.
+    public static func typeName(_ json: Any?, at path: String) throws -> String {
+        let name = try string(json, at: path)
+        guard isValidName(name, allowing: "_"), name.first!.isLetter else {
+            throw Invalid("\(path) must start with a letter and hold only letters, digits and '_'")
+        }
+        return name
+    }
+
+    /// The record a client sends in a save, or the server sends back: name, type, change tag
+    /// (optional) and fields; `created`/`modified` are read when present.
+    public static func record(_ json: Any?, zone: RecordZoneID, at path: String) throws -> RemoteRecord {
+        guard let object = json as? Object else { throw Invalid("\(path) must be an object") }
+        let name = try recordName(object["recordName"], at: "\(path).recordName")
+        let type = try typeName(object["recordType"], at: "\(path).recordType")
+        let changeTag = try object["recordChangeTag"].map { try string($0, at: "\(path).recordChangeTag") }
+        guard let fieldObjects = (object["fields"] ?? Object()) as? Object else {
+            throw Invalid("\(path).fields must be an object")
+        }
+        var fields: [String: FieldValue] = [:]
+        for (fieldName, value) in fieldObjects {
+            let fieldPath = "\(path).fields.\(fieldName)"
+            fields[try typeName(fieldName, at: "\(path).fields name")] = try fieldValue(value, at: fieldPath)
+        }
+        return RemoteRecord(
+            recordType: type, recordID: RecordID(recordName: name, zoneID: zone), fields: fields, changeTag: changeTag,
+            creationDate: try object["created"].map { try timestampObject($0, at: "\(path).created") },
+            modificationDate: try object["modified"].map { try timestampObject($0, at: "\(path).modified") })
+    }
+
+    /// One `{value, type}` field.
+    public static func fieldValue(_ json: Any?, at path: String) throws -> FieldValue {
+        guard let object = json as? Object, let value = object["value"] else {
+            throw Invalid("\(path) must be an object with a value and a type")
+        }
+        let type = try string(object["type"], at: "\(path).type")
+        if type == "LIST" {
+            guard let items = value as? [Any] else { throw Invalid("\(path).value must be an array") }
+            return .list(try items.enumerated().map { try fieldValue($1, at: "\(path).value[\($0)]") })
+        }
+        if type.hasSuffix("_LIST") {
+            let itemType = String(type.dropLast("_LIST".count))
+            guard itemType != "LIST", let items = value as? [Any] else { throw Invalid("\(path).value must be an array") }
+            return .list(try items.enumerated().map { try scalar($1, type: itemType, at: "\(path).value[\($0)]") })
+        }
+        return try scalar(value, type: type, at: "\(path).value")
+    }
+
+    private static func scalar(_ value: Any, type: String, at path: String) throws -> FieldValue {
+        let decoded: FieldValue? = switch type {
+        case "STRING": (value as? String).map(FieldValue.string)
+        case "INT64": wholeNumber(value).map(FieldValue.int64)
+        case "DOUBLE": double(value).map(FieldValue.double)
+        case "BOOLEAN": (value as? NSNumber).flatMap { FieldValue.isBoolean($0) ? $0.boolValue : nil }.map(FieldValue.bool)
+        case "TIMESTAMP": wholeNumber(value).flatMap(timestamp).map(FieldValue.timestamp)
+        case "BYTES": (value as? String).flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
+        default: throw Invalid("\(path): unknown field type \(type)")
+        }
+        guard let decoded else { throw Invalid("\(path) is not a valid \(type)") }
+        return decoded
+    }
+
+    /// `{timestamp}` in milliseconds.
+    private static func timestampObject(_ json: Any, at path: String) throws -> Timestamp {
+        guard let object = json as? Object, let milliseconds = object["timestamp"].flatMap(wholeNumber),
+              let time = timestamp(milliseconds)
+        else { throw Invalid("\(path) must be an object with a timestamp in milliseconds") }
+        return time
+    }
+
+    /// A string at `path`.
+    public static func string(_ json: Any?, at path: String) throws -> String {
+        guard let text = json as? String else { throw Invalid("\(path) must be a string") }
+        return text
+    }
+
+    /// A whole number (not a boolean) that fits in 64 bits.
+    public static func wholeNumber(_ json: Any) -> Int64? {
+        guard let number = json as? NSNumber, !FieldValue.isBoolean(number) else { return nil }
+        return Int64(exactly: number)
+    }
+
+    /// Milliseconds from year 0001 to year 9999: what ISO 8601 and every store can hold.
+    private static func timestamp(_ milliseconds: Int64) -> Timestamp? {
+        (-62_135_596_800_000...253_402_300_799_999).contains(milliseconds) ? Timestamp(milliseconds: milliseconds) : nil
+    }
+
+    private static func double(_ json: Any) -> Double? {
+        switch json {
+        case let text as String:
+            switch text {
+            case FieldValue.nonFiniteSpelling.positiveInfinity: .infinity
+            case FieldValue.nonFiniteSpelling.negativeInfinity: -.infinity
+            case FieldValue.nonFiniteSpelling.nan: .nan
+            default: nil
+            }
+        case let number as NSNumber where !FieldValue.isBoolean(number): number.doubleValue
+        default: nil
+        }
+    }
+
+    private static func isValidName(_ name: String, allowing extra: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= maximumNameLength else { return false }
+        return name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || extra.unicodeScalars.contains(scalar))
+        }
+    }
+}

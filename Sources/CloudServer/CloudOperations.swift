@@ -1,0 +1,240 @@
+import CloudRemote
+import Foundation
+
+/// The served operations for one authenticated account: each reads its request body,
+/// refusing anything malformed with `BAD_REQUEST` before the store is touched, and builds
+/// the answer CloudKit Web Services gives.
+struct CloudOperations {
+    /// The most operations one request may hold (CloudKit's limit).
+    static let maximumOperations = WebServicesDatabase.maximumOperations
+    /// The most changes one `changes/zone` answer holds.
+    static let maximumChangesPerPage = 1000
+    /// The most bytes of field data one record may hold (CloudKit's 1 MB); larger data is an asset.
+    static let maximumRecordBytes = 1 << 20
+
+    typealias Object = WebServicesFormat.Object
+
+    let store: any RecordStore
+    let account: String
+
+    func perform(_ operation: WebServicesPath.Operation, _ body: Object) async throws -> Object {
+        do {
+            switch operation {
+            case .recordsModify: return try await modifyRecords(body)
+            case .recordsQuery: return try await query(body)
+            case .changesZone: return try await zoneChanges(body)
+            case .zonesModify: return try await modifyZones(body)
+            case .zonesList: return ["zones": try await store.zones(account: account).map { ["zoneID": WebServicesFormat.object($0)] }]
+            }
+        } catch let invalid as WebServicesFormat.Invalid {
+            throw WebServicesError.badRequest(invalid.reason)
+        }
+    }
+
+    // MARK: records/modify
+
+    /// One operation of a modify request.
+    private enum Item {
+        case save(RecordSave, isCreate: Bool)
+        case delete(RecordID)
+    }
+
+    private func modifyRecords(_ body: Object) async throws -> Object {
+        let zone = try WebServicesFormat.zoneID(body["zoneID"])
+        let operations = try Self.operations(body)
+        let atomic = try Self.bool(body["atomic"], at: "atomic") ?? true
+        var items: [Item] = []
+        var saved = Set<RecordID>(), deleted = Set<RecordID>()
+        for (index, json) in operations.enumerated() {
+            let path = "operations[\(index)]"
+            guard let operation = json as? Object, let recordJSON = operation["record"] as? Object else {
+                throw WebServicesError.badRequest("\(path) must be an object with an operationType and a record.")
+            }
+            let type = try WebServicesFormat.string(operation["operationType"], at: "\(path).operationType")
+            let recordZone = try recordJSON["zoneID"].map { try WebServicesFormat.zoneID($0, at: "\(path).record.zoneID") } ?? zone
+            let item: Item
+            switch type {
+            case "delete", "forceDelete":
+                let name = try WebServicesFormat.recordName(recordJSON["recordName"], at: "\(path).record.recordName")
+                item = .delete(RecordID(recordName: name, zoneID: recordZone))
+            case "create", "update", "replace", "forceUpdate", "forceReplace":
+                var record = try WebServicesFormat.record(recordJSON, zone: recordZone, at: "\(path).record")
+                guard Self.approximateSize(record.fields) <= Self.maximumRecordBytes else {
+                    throw WebServicesError.badRequest("\(path).record holds more than 1 MB of fields; send large data as an asset.")
+                }
+                record.creationDate = nil
+                record.modificationDate = nil
+                switch type {
+                case "create":
+                    record.changeTag = nil
+                    item = .save(RecordSave(record, policy: .ifServerRecordUnchanged), isCreate: true)
+                case "update" where record.changeTag == nil:
+                    throw WebServicesError.badRequest("\(path): update needs the record's recordChangeTag.")
+                case "update", "replace":
+                    item = .save(RecordSave(record, policy: .ifServerRecordUnchanged), isCreate: false)
+                default:
+                    item = .save(RecordSave(record, policy: .allKeys), isCreate: false)
+                }
+            default:
+                throw WebServicesError.badRequest(
+                    "\(path).operationType must be create, update, replace, forceUpdate, forceReplace, delete or forceDelete.")
+            }
+            switch item {
+            case let .save(save, _):
+                guard saved.insert(save.record.recordID).inserted else {
+                    throw WebServicesError.badRequest("\(path): record \(save.record.recordID.recordName) is saved twice.")
+                }
+            case let .delete(recordID):
+                guard deleted.insert(recordID).inserted else {
+                    throw WebServicesError.badRequest("\(path): record \(recordID.recordName) is deleted twice.")
+                }
+            }
+            items.append(item)
+        }
+        var saves: [RecordSave] = []
+        var deletes: [RecordID] = []
+        for item in items {
+            switch item {
+            case let .save(save, _): saves.append(save)
+            case let .delete(recordID): deletes.append(recordID)
+            }
+        }
+        let result = try await store.modify(account: account, saves: saves, deleting: deletes, atomic: atomic)
+        let savedByID = Dictionary(result.saved.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
+        let failedAtomically = atomic && !result.failures.isEmpty
+        let answers: [Object] = items.map { item in
+            switch item {
+            case let .save(save, isCreate):
+                let recordID = save.record.recordID
+                if let failure = result.failures[recordID] {
+                    return Self.failure(failure, recordName: recordID.recordName, isCreate: isCreate)
+                }
+                if failedAtomically || savedByID[recordID] == nil { return Self.atomicError(recordID.recordName) }
+                return WebServicesFormat.object(savedByID[recordID]!)
+            case let .delete(recordID):
+                if failedAtomically { return Self.atomicError(recordID.recordName) }
+                return ["recordName": recordID.recordName, "deleted": true]
+            }
+        }
+        return ["records": answers]
+    }
+
+    /// A record's error: its code and reason, with the server's record beside a conflict.
+    private static func failure(_ error: CloudError, recordName: String, isCreate: Bool) -> Object {
+        var answer = WebServicesError(error)
+        if case .serverRecordChanged = error, isCreate { answer.code = "EXISTS" }
+        var object = answer.object
+        object["recordName"] = recordName
+        if case let .serverRecordChanged(serverRecord?) = error {
+            object["serverRecord"] = WebServicesFormat.object(serverRecord)
+        }
+        return object
+    }
+
+    private static func atomicError(_ recordName: String) -> Object {
+        ["recordName": recordName, "serverErrorCode": "ATOMIC_ERROR", "reason": "Another operation of this atomic request failed."]
+    }
+
+    /// About how many bytes `fields` take: their text and bytes, and 8 per number.
+    private static func approximateSize(_ fields: [String: FieldValue]) -> Int {
+        func size(_ value: FieldValue) -> Int {
+            switch value {
+            case .string(let text): text.utf8.count
+            case .bytes(let data): data.count
+            case .list(let items): items.reduce(0) { $0 + size($1) }
+            case .int64, .double, .bool, .timestamp: 8
+            }
+        }
+        return fields.reduce(0) { $0 + $1.key.utf8.count + size($1.value) }
+    }
+
+    // MARK: records/query
+
+    private func query(_ body: Object) async throws -> Object {
+        let zone = try WebServicesFormat.zoneID(body["zoneID"])
+        guard let query = body["query"] as? Object else { throw WebServicesError.badRequest("query must be an object with a recordType.") }
+        let recordType = try WebServicesFormat.typeName(query["recordType"], at: "query.recordType")
+        let limit = try Self.limit(body["resultsLimit"], maximum: Self.maximumOperations)
+        let after = try body["continuationMarker"].map { try WebServicesFormat.recordName($0, at: "continuationMarker") }
+        let records = try await store.records(account: account, in: zone, ofType: recordType, after: after, limit: limit + 1)
+        var answer: Object = ["records": records.prefix(limit).map(WebServicesFormat.object(_:))]
+        if records.count > limit { answer["continuationMarker"] = records[limit - 1].recordID.recordName }
+        return answer
+    }
+
+    // MARK: changes/zone
+
+    private func zoneChanges(_ body: Object) async throws -> Object {
+        let zone = try WebServicesFormat.zoneID(body["zoneID"])
+        let token = try body["syncToken"].map { json -> ChangeToken in
+            guard let text = json as? String, text.utf8.count <= 512, let data = Data(base64Encoded: text) else {
+                throw WebServicesError.badRequest("syncToken must be a token this server gave out.")
+            }
+            return ChangeToken(data: data)
+        }
+        let limit = try Self.limit(body["resultsLimit"], maximum: Self.maximumChangesPerPage)
+        let changes = try await store.fetchChanges(account: account, in: zone, since: token, resultsLimit: limit)
+        return [
+            "zoneID": WebServicesFormat.object(zone),
+            "syncToken": changes.token.data.base64EncodedString(),
+            "moreComing": changes.moreComing,
+            "records": changes.changed.map(WebServicesFormat.object(_:)) + changes.deleted.map(WebServicesFormat.object(_:)),
+        ]
+    }
+
+    // MARK: zones/modify
+
+    private func modifyZones(_ body: Object) async throws -> Object {
+        var zones: [(type: String, zone: RecordZoneID)] = []
+        for (index, json) in try Self.operations(body).enumerated() {
+            let path = "operations[\(index)]"
+            guard let operation = json as? Object, let zone = operation["zone"] as? Object else {
+                throw WebServicesError.badRequest("\(path) must be an object with an operationType and a zone.")
+            }
+            let type = try WebServicesFormat.string(operation["operationType"], at: "\(path).operationType")
+            guard type == "create" || type == "delete" else {
+                throw WebServicesError.badRequest("\(path).operationType must be create or delete.")
+            }
+            zones.append((type, try WebServicesFormat.zoneID(zone["zoneID"], at: "\(path).zone.zoneID")))
+        }
+        var answers: [Object] = []
+        for (type, zone) in zones {
+            if type == "create" {
+                try await store.createZone(zone, account: account)
+                answers.append(["zoneID": WebServicesFormat.object(zone)])
+            } else {
+                try await store.deleteZone(zone, account: account)
+                answers.append(["zoneID": WebServicesFormat.object(zone), "deleted": true])
+            }
+        }
+        return ["zones": answers]
+    }
+
+    // MARK: Reading the body
+
+    /// The `operations` array: 1 to 200 items.
+    private static func operations(_ body: Object) throws -> [Any] {
+        guard let operations = body["operations"] as? [Any] else {
+            throw WebServicesError.badRequest("operations must be an array.")
+        }
+        guard operations.count <= maximumOperations else { throw CloudError.limitExceeded }
+        return operations
+    }
+
+    private static func bool(_ json: Any?, at path: String) throws -> Bool? {
+        guard let json else { return nil }
+        guard let number = json as? NSNumber, WebServicesFormat.wholeNumber(number) == nil else {
+            throw WebServicesError.badRequest("\(path) must be true or false.")
+        }
+        return number.boolValue
+    }
+
+    /// `resultsLimit`: 1 to `maximum`, `maximum` when absent.
+    private static func limit(_ json: Any?, maximum: Int) throws -> Int {
+        guard let json else { return maximum }
+        guard let number = WebServicesFormat.wholeNumber(json), (1...Int64(maximum)).contains(number) else {
+            throw WebServicesError.badRequest("resultsLimit must be a whole number from 1 to \(maximum).")
+        }
+        return Int(number)
+    }
+}

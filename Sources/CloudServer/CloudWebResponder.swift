@@ -1,0 +1,110 @@
+import CloudRemote
+import Foundation
+import Hummingbird
+
+/// Answers CloudKit Web Services requests for the private databases in a `RecordStore`.
+///
+/// Every request is hostile until shown otherwise: the path is checked first, then the
+/// token (no token or a bad one touches nothing), then the body's size (at most
+/// `maximumBodyBytes`) and its JSON, and only then does anything reach the store. The
+/// account comes from the token alone, so no name in a body can reach another account's
+/// zones or records. Each request gets one line in the log.
+struct CloudWebResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    /// The largest body read; a larger one is refused with `LIMIT_EXCEEDED` unread.
+    static let maximumBodyBytes = 8 << 20
+
+    let store: any RecordStore
+    let container: String
+    let log: RequestLog
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        var account: String?
+        let response: Response
+        do {
+            let path = try route(request)
+            account = try await authenticate(request)
+            let body = try await readBody(request)
+            let operations = CloudOperations(store: store, account: account!)
+            response = try Self.json(status: .ok, try await operations.perform(path.operation, body))
+        } catch let error as WebServicesError {
+            response = Self.error(error)
+        } catch let error as CloudError {
+            response = Self.error(WebServicesError(error))
+        } catch {
+            response = Self.error(WebServicesError(.internalError))
+        }
+        log.record(
+            method: request.method.rawValue, path: String(request.uri.path.prefix(300)), status: response.status.code,
+            elapsed: ContinuousClock.now - started, account: account)
+        return response
+    }
+
+    /// The operation `request` asks for, or the error for a path or method that is not served.
+    private func route(_ request: Request) throws -> WebServicesPath.Parsed {
+        guard let path = WebServicesPath.parse(request.uri.path) else {
+            throw WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.")
+        }
+        guard path.container == container else {
+            throw WebServicesError(code: "NOT_FOUND", reason: "This server serves the container \(container) only.")
+        }
+        guard WebServicesPath.environments.contains(path.environment) else {
+            throw WebServicesError.badRequest("The environment is production or development.")
+        }
+        guard path.database == "private" else {
+            throw WebServicesError(code: "ACCESS_DENIED", reason: "Only the private database is served.")
+        }
+        guard request.method == .post || (request.method == .get && path.operation == .zonesList) else {
+            throw WebServicesError.badRequest("Use POST.")
+        }
+        return path
+    }
+
+    /// The account of the request's bearer token.
+    private func authenticate(_ request: Request) async throws -> String {
+        guard let header = request.headers[.authorization] else { throw WebServicesError.authenticationRequired }
+        let prefix = "Bearer "
+        guard header.hasPrefix(prefix), header.utf8.count <= 512 else { throw WebServicesError.authenticationFailed }
+        let token = String(header.dropFirst(prefix.count))
+        guard !token.isEmpty, let account = try await store.account(forAccessTokenHash: AccessToken.hash(token)) else {
+            throw WebServicesError.authenticationFailed
+        }
+        return account
+    }
+
+    /// The body as a JSON object; an empty body is `{}`.
+    private func readBody(_ request: Request) async throws -> WebServicesFormat.Object {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: Self.maximumBodyBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw WebServicesError(code: "LIMIT_EXCEEDED", reason: "The request body is over \(Self.maximumBodyBytes >> 20) MiB.")
+        }
+        guard buffer.readableBytes > 0 else { return [:] }
+        guard let json = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) else {
+            throw WebServicesError.badRequest("The body is not valid JSON.")
+        }
+        guard let object = json as? WebServicesFormat.Object else {
+            throw WebServicesError.badRequest("The body must be a JSON object.")
+        }
+        return object
+    }
+
+    private static func json(status: HTTPResponse.Status, _ object: WebServicesFormat.Object) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private static func error(_ error: WebServicesError) -> Response {
+        var response = (try? json(status: HTTPResponse.Status(code: error.httpStatus), error.object))
+            ?? Response(status: .internalServerError)
+        if let retryAfter = error.retryAfter {
+            response.headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
+        }
+        return response
+    }
+}
