@@ -40,6 +40,8 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// The most operations the server takes in one request (CloudKit's limit).
     public static let maximumOperations = 200
+    /// The most changes the server sends in one page of zone changes.
+    public static let maximumChangesPerPage = 1000
 
     private let endpoint: Endpoint
     private let accountName: String
@@ -127,7 +129,9 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        var body: WebServicesFormat.Object = ["zoneID": WebServicesFormat.object(zone), "resultsLimit": resultsLimit]
+        var body: WebServicesFormat.Object = [
+            "zoneID": WebServicesFormat.object(zone), "resultsLimit": min(max(1, resultsLimit), Self.maximumChangesPerPage),
+        ]
         if let token { body["syncToken"] = token.data.base64EncodedString() }
         let answer = try send(.changesZone, body)
         guard let records = answer["records"] as? [Any], let syncToken = answer["syncToken"] as? String,

@@ -8,7 +8,7 @@ struct CloudOperations {
     /// The most operations one request may hold (CloudKit's limit).
     static let maximumOperations = WebServicesDatabase.maximumOperations
     /// The most changes one `changes/zone` answer holds.
-    static let maximumChangesPerPage = 1000
+    static let maximumChangesPerPage = WebServicesDatabase.maximumChangesPerPage
     /// The most bytes of field data one record may hold (CloudKit's 1 MB); larger data is an asset.
     static let maximumRecordBytes = 1 << 20
 

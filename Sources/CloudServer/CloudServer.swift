@@ -3,6 +3,8 @@ import Dispatch
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
+import UnixSignals
 
 /// `ideabox serve`: CloudKit Web Services over HTTP/1.1 for the accounts of a `RecordStore`.
 public struct CloudServer: Sendable {
@@ -41,20 +43,71 @@ public struct CloudServer: Sendable {
             logger: logger)
     }
 
-    /// Serves until SIGINT or SIGTERM, then stops taking connections, lets the requests
-    /// in flight finish and returns. A store's transactions commit or roll back whole, so
-    /// stopping never leaves a request half-written.
-    public func run(onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
+    /// Starts serving in the background and returns once the server listens (or throws why
+    /// it could not, such as a port in use). Each of `gracefulShutdownSignals` stops it the
+    /// way `RunningServer.stop()` does.
+    public func start(gracefulShutdownSignals: [UnixSignal] = []) throws -> RunningServer {
+        let ready = DispatchSemaphore(value: 0)
+        let port = Mutex<Int?>(nil)
+        let failure = Mutex<(any Error)?>(nil)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application(onRunning: onRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
+            services: [application(onRunning: { listening in
+                port.withLock { $0 = listening }
+                ready.signal()
+            })],
+            gracefulShutdownSignals: gracefulShutdownSignals,
             logger: Logger(label: "ideabox.serve.lifecycle")))
-        try await Self.onBlockingExecutor { try await group.run() }
+        let finished = DispatchSemaphore(value: 0)
+        // Every request handler is a child task of this one, so all of them run on threads
+        // that may block on the store instead of Swift's few cooperative threads.
+        Task(executorPreference: BlockingTaskExecutor.shared) {
+            do {
+                try await group.run()
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            ready.signal()
+            finished.signal()
+        }
+        ready.wait()
+        guard let listening = port.withLock({ $0 }) else {
+            throw failure.withLock { $0 } ?? CancellationError()
+        }
+        return RunningServer(port: listening, group: group, finished: finished)
+    }
+}
+
+/// A server started by `CloudServer.start`.
+public final class RunningServer: Sendable {
+    /// The port it listens on.
+    public let port: Int
+    private let group: ServiceGroup
+    private let finished: DispatchSemaphore
+
+    init(port: Int, group: ServiceGroup, finished: DispatchSemaphore) {
+        self.port = port
+        self.group = group
+        self.finished = finished
     }
 
-    /// Runs `body` with its child tasks (every request handler) on threads that may block
-    /// on the store, instead of Swift's few cooperative threads.
-    public static func onBlockingExecutor<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
-        try await withTaskExecutorPreference(BlockingTaskExecutor.shared, operation: body)
+    /// Stops taking connections, lets the requests in flight finish, and returns when the
+    /// server has stopped. A store's transactions commit or roll back whole, so stopping
+    /// never leaves a request half-written.
+    public func stop() {
+        requestStop()
+        waitUntilStopped()
+    }
+
+    /// Asks the server to stop as `stop()` does, without waiting for it.
+    public func requestStop() {
+        let group = group
+        Task(executorPreference: BlockingTaskExecutor.shared) { await group.triggerGracefulShutdown() }
+    }
+
+    /// Blocks until the server has stopped (after a signal or `stop()`).
+    public func waitUntilStopped() {
+        finished.wait()
+        finished.signal()
     }
 }
 

@@ -1,33 +1,102 @@
 import CloudRemote
+import CloudServer
 import Foundation
 import IdeaBoxCore
 import Synchronization
+import Testing
+
+/// The remotes every contract test runs against.
+enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// The SQLite file the clients open themselves.
+    case embedded
+    /// The same store behind `ideabox serve` on 127.0.0.1, reached by the HTTP client.
+    case served
+
+    var testDescription: String { rawValue }
+}
 
 /// A fresh in-memory remote with a hand-moved clock, a seeded generator and a sleeper that
-/// records instead of sleeping.
+/// records instead of sleeping: embedded, or served over HTTP.
 struct CloudFixture {
     /// 2026-11-20T08:15:30.000Z.
     static let start = Timestamp(milliseconds: 1_795_162_530_000)
     /// The zone most tests use.
     static let zone = RecordZoneID(zoneName: "Ideas")
+    /// The account every client is signed in to.
+    static let account = SimulatedCloud.defaultAccount
 
+    let kind: RemoteKind
+    /// The store: the embedded file, or the one behind the server.
     let cloud: SimulatedCloud
+    /// Where the devices' faults are kept: the embedded file itself, or the clients' own.
+    let faults: SimulatedCloud
     let clock: ManualClock
     let sleeps: SleepRecorder
+    private let server: ServedRemote?
 
-    init(seed: UInt64 = 1, maximumRecordsPerRequest: Int = 400) throws {
+    init(kind: RemoteKind = .embedded, seed: UInt64 = 1, maximumRecordsPerRequest: Int = 400) throws {
+        self.kind = kind
         clock = ManualClock(start: Self.start)
         sleeps = SleepRecorder()
         cloud = try SimulatedCloud.inMemory(
             clock: clock.wallClock, random: SeededRandomNumberGenerator(seed: seed), sleeper: sleeps.sleeper,
             maximumRecordsPerRequest: maximumRecordsPerRequest)
+        switch kind {
+        case .embedded:
+            faults = cloud
+            server = nil
+        case .served:
+            faults = try SimulatedCloud.inMemory(
+                clock: clock.wallClock, random: SeededRandomNumberGenerator(seed: seed), sleeper: sleeps.sleeper)
+            server = try ServedRemote(store: cloud, account: Self.account, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        }
     }
 
     /// The client of `device`, with the test zone created in its account.
     func client(_ device: String = "laptop", createZone: Bool = true) throws -> any CloudDatabase {
-        let database = cloud.database(forDevice: device)
+        let database: any CloudDatabase = if let server {
+            FaultInjectingDatabase(base: server.client(), faults: faults, device: device)
+        } else {
+            cloud.database(forDevice: device)
+        }
         if createZone { try database.createZone(Self.zone) }
         return database
+    }
+
+    /// How many records the account holds on the server.
+    func recordCount() throws -> Int {
+        try cloud.recordCount(account: Self.account)
+    }
+}
+
+/// `ideabox serve` on a free port of 127.0.0.1, in this process, stopped when released.
+final class ServedRemote: Sendable {
+    private let running: RunningServer
+    private let token = AccessToken.generate()
+    private let maximumRecordsPerRequest: Int
+
+    init(store: SimulatedCloud, account: String, maximumRecordsPerRequest: Int) throws {
+        try store.addAccessToken(hash: AccessToken.hash(token), account: account)
+        let log = RequestLog(clock: .system) { _ in }
+        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()
+        self.maximumRecordsPerRequest = maximumRecordsPerRequest
+    }
+
+    // Not `stop()`: waiting here would hold one of the test run's few cooperative threads.
+    deinit {
+        running.requestStop()
+    }
+
+    /// The server's address.
+    var endpoint: WebServicesDatabase.Endpoint {
+        WebServicesDatabase.Endpoint(server: URL(string: "http://127.0.0.1:\(running.port)")!)
+    }
+
+    /// A client signed in with the account's token.
+    func client() -> WebServicesDatabase {
+        WebServicesDatabase(
+            endpoint: endpoint, accountName: CloudFixture.account, token: token, timeout: 10,
+            maximumRecordsPerRequest: maximumRecordsPerRequest)
     }
 }
 

@@ -4,9 +4,9 @@ import Testing
 
 /// Saving, deleting and querying records through a device's client.
 @Suite struct SimulatedDatabaseTests {
-    @Test("A save comes back with a change tag and server times; a query finds it")
-    func saveAndQuery() throws {
-        let fixture = try CloudFixture()
+    @Test("A save comes back with a change tag and server times; a query finds it", arguments: RemoteKind.allCases)
+    func saveAndQuery(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let result = try database.modify(saving: [note("a", "first")], deleting: [], savePolicy: .ifServerRecordUnchanged)
         #expect(result.failures.isEmpty && result.partialFailure == nil)
@@ -18,9 +18,9 @@ import Testing
         #expect(try database.records(in: CloudFixture.zone, ofType: "Other").isEmpty)
     }
 
-    @Test("A re-save with the current tag gets a new tag and modification time, and keeps its creation time")
-    func update() throws {
-        let fixture = try CloudFixture()
+    @Test("A re-save with the current tag gets a new tag and modification time, and keeps its creation time", arguments: RemoteKind.allCases)
+    func update(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let first = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         fixture.clock.advance(by: 5000)
@@ -33,9 +33,9 @@ import Testing
         #expect(try database.records(in: CloudFixture.zone, ofType: "Note") == [second])
     }
 
-    @Test("A stale change tag fails that item with the server's record; the rest of the request is applied")
-    func staleTag() throws {
-        let fixture = try CloudFixture()
+    @Test("A stale change tag fails that item with the server's record; the rest of the request is applied", arguments: RemoteKind.allCases)
+    func staleTag(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let original = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         var fromOtherDevice = original
@@ -51,9 +51,9 @@ import Testing
         #expect(try database.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a"), id("b")])
     }
 
-    @Test("A record without a change tag conflicts with an existing one; allKeys overwrites it")
-    func missingTagAndAllKeys() throws {
-        let fixture = try CloudFixture()
+    @Test("A record without a change tag conflicts with an existing one; allKeys overwrites it", arguments: RemoteKind.allCases)
+    func missingTagAndAllKeys(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let server = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         let conflict = try database.modify(saving: [note("a", "new")], deleting: [], savePolicy: .ifServerRecordUnchanged)
@@ -63,9 +63,9 @@ import Testing
         #expect(try database.records(in: CloudFixture.zone, ofType: "Note").map { $0["text"] } == [.string("new")])
     }
 
-    @Test("Saving with a change tag a record the server deleted fails with unknownItem; without a tag recreates it")
-    func savingDeleted() throws {
-        let fixture = try CloudFixture()
+    @Test("Saving with a change tag a record the server deleted fails with unknownItem; without a tag recreates it", arguments: RemoteKind.allCases)
+    func savingDeleted(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let saved = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         _ = try database.modify(saving: [], deleting: [id("a")], savePolicy: .ifServerRecordUnchanged)
@@ -75,9 +75,9 @@ import Testing
         #expect(recreated.saved.map(\.recordID) == [id("a")])
     }
 
-    @Test("Deleting removes the record; deleting a missing record succeeds too")
-    func deletes() throws {
-        let fixture = try CloudFixture()
+    @Test("Deleting removes the record; deleting a missing record succeeds too", arguments: RemoteKind.allCases)
+    func deletes(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .ifServerRecordUnchanged)
         let result = try database.modify(saving: [], deleting: [id("a"), id("never")], savePolicy: .ifServerRecordUnchanged)
@@ -86,9 +86,9 @@ import Testing
         #expect(try database.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("b")])
     }
 
-    @Test("More items than the server's limit fail the whole request with limitExceeded")
-    func limit() throws {
-        let fixture = try CloudFixture(maximumRecordsPerRequest: 3)
+    @Test("More items than the server's limit fail the whole request with limitExceeded", arguments: RemoteKind.allCases)
+    func limit(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind, maximumRecordsPerRequest: 3)
         let database = try fixture.client()
         #expect(database.maximumRecordsPerRequest == 3)
         #expect(cloudError {
@@ -98,9 +98,9 @@ import Testing
         #expect(try database.modify(saving: [note("a"), note("b")], deleting: [id("c")], savePolicy: .allKeys).saved.count == 2)
     }
 
-    @Test("A missing zone: zoneNotFound for every operation, nothing applied")
-    func zoneNotFound() throws {
-        let fixture = try CloudFixture()
+    @Test("A missing zone: zoneNotFound for every operation, nothing applied", arguments: RemoteKind.allCases)
+    func zoneNotFound(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let missing = RecordZoneID(zoneName: "Missing")
         #expect(cloudError {
@@ -111,9 +111,9 @@ import Testing
         #expect(cloudError { try database.records(in: missing, ofType: "Note") } == .zoneNotFound)
     }
 
-    @Test("Creating a zone twice keeps its records; deleting it removes them; both are idempotent")
-    func zones() throws {
-        let fixture = try CloudFixture()
+    @Test("Creating a zone twice keeps its records; deleting it removes them; both are idempotent", arguments: RemoteKind.allCases)
+    func zones(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         try database.createZone(CloudFixture.zone)
@@ -125,9 +125,9 @@ import Testing
         #expect(try database.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
     }
 
-    @Test("Change tags are unique per save, across zones and zone recreation")
-    func uniqueTags() throws {
-        let fixture = try CloudFixture()
+    @Test("Change tags are unique per save, across zones and zone recreation", arguments: RemoteKind.allCases)
+    func uniqueTags(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let other = RecordZoneID(zoneName: "Other")
         try database.createZone(other)

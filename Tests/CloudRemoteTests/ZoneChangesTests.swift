@@ -25,9 +25,9 @@ import Testing
         }
     }
 
-    @Test("Changes come in server order with their deletions and record types")
-    func basics() throws {
-        let fixture = try CloudFixture()
+    @Test("Changes come in server order with their deletions and record types", arguments: RemoteKind.allCases)
+    func basics(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
         _ = try database.modify(saving: [note("c")], deleting: [id("a")], savePolicy: .allKeys)
@@ -40,9 +40,9 @@ import Testing
         #expect(nothing.token == changes.token)
     }
 
-    @Test("Pages of a fixed size cover every change exactly once, deletions and re-saves included", arguments: [1, 2, 3, 7, 50])
-    func paging(limit: Int) throws {
-        let fixture = try CloudFixture()
+    @Test("Pages of a fixed size cover every change exactly once, deletions and re-saves included", arguments: RemoteKind.allCases, [1, 2, 3, 7, 50])
+    func paging(kind: RemoteKind, limit: Int) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: (0..<10).map { note("r\($0)") }, deleting: [], savePolicy: .allKeys)
         _ = try database.modify(saving: [note("r2", "again"), note("r5", "again")], deleting: [id("r3"), id("r7")], savePolicy: .allKeys)
@@ -59,9 +59,9 @@ import Testing
             == (try database.records(in: CloudFixture.zone, ofType: "Note")))
     }
 
-    @Test("Changes made between pages are picked up by the later pages; the mirror ends equal to the server")
-    func changesBetweenPages() throws {
-        let fixture = try CloudFixture()
+    @Test("Changes made between pages are picked up by the later pages; the mirror ends equal to the server", arguments: RemoteKind.allCases)
+    func changesBetweenPages(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: (0..<6).map { note("r\($0)") }, deleting: [], savePolicy: .allKeys)
         let first = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 2)
@@ -82,9 +82,9 @@ import Testing
             == (try database.records(in: CloudFixture.zone, ofType: "Note")))
     }
 
-    @Test("A token resumes exactly where it left off")
-    func resume() throws {
-        let fixture = try CloudFixture()
+    @Test("A token resumes exactly where it left off", arguments: RemoteKind.allCases)
+    func resume(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         let token = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
@@ -94,9 +94,9 @@ import Testing
         #expect(next.changed.map(\.recordID) == [id("b")])
     }
 
-    @Test("A token of a deleted and recreated zone has expired; so has one of another zone or a made-up one")
-    func expiredAfterRecreate() throws {
-        let fixture = try CloudFixture()
+    @Test("A token of a deleted and recreated zone has expired; so has one of another zone or a made-up one", arguments: RemoteKind.allCases)
+    func expiredAfterRecreate(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         let token = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
@@ -113,9 +113,9 @@ import Testing
         #expect(cloudError { try database.fetchChanges(in: CloudFixture.zone, since: madeUp, resultsLimit: 10) } == .changeTokenExpired)
     }
 
-    @Test("Purging old deletions expires tokens from before them; later tokens and nil still work")
-    func purge() throws {
-        let fixture = try CloudFixture()
+    @Test("Purging old deletions expires tokens from before them; later tokens and nil still work", arguments: RemoteKind.allCases)
+    func purge(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         let cloud = fixture.cloud
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
@@ -132,9 +132,9 @@ import Testing
         #expect(all.changed.map(\.recordID) == [id("b")] && all.deleted.isEmpty)
     }
 
-    @Test("A results limit below one is treated as one")
-    func tinyLimit() throws {
-        let fixture = try CloudFixture()
+    @Test("A results limit below one is treated as one", arguments: RemoteKind.allCases)
+    func tinyLimit(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
         let page = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 0)
