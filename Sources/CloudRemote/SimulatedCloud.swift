@@ -29,12 +29,16 @@ public struct SimulatedCloud: Sendable {
     /// Opens (creating if needed) `remote.sqlite` in `directory`, in WAL mode, safe for many
     /// processes at once. Migrating runs under an exclusive file lock, so two processes
     /// starting together create the schema once.
+    /// `fileName` names another file of the same kind, such as the one in which a profile
+    /// signed in to `ideabox serve` keeps its simulated network.
     public static func open(
-        directory: URL, clock: WallClock, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        directory: URL, fileName: String = fileName, clock: WallClock,
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         sleeper: Sleeper = .system, maximumRecordsPerRequest: Int = 400
     ) throws -> SimulatedCloud {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let lock = try FileLock(url: directory.appendingPathComponent("remote.lock"))
+        let lockName = (fileName as NSString).deletingPathExtension + ".lock"
+        let lock = try FileLock(url: directory.appendingPathComponent(lockName))
         defer { lock.unlock() }
         let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
         try RemoteSchema.migrator.migrate(pool)

@@ -19,7 +19,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         subcommands: [
             Add.self, List.self, Search.self, Show.self, Edit.self,
             Done.self, Undone.self, Remove.self, Export.self, Import.self,
-            Sync.self, Status.self, Log.self, Remote.self, Account.self,
+            Sync.self, Status.self, Log.self, Remote.self, Account.self, Serve.self,
         ]
     )
 
@@ -42,7 +42,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
     func run(in context: CommandContext) throws {
         let sync = try context.openSync(store)
         let engine = SyncEngine(session: sync.session, scheduler: DispatchSyncScheduler(clock: context.clock))
-        let (cloud, device) = (sync.cloud, sync.device)
+        let (cloud, device) = (sync.remote.cloud, sync.remote.device)
         let hooks = SyncHooks(
             engine: engine,
             isNetworkOn: { try !cloud.status(device: device).isOffline },

@@ -39,20 +39,24 @@ struct CommandContext {
         try DataLocation.resolve(dataDirectory: options.dataDirectory, profile: options.profile, environment: environment)
     }
 
-    /// The embedded remote shared by every profile under the data root, and this profile's
-    /// name on it (the profile is the simulated device).
-    func openRemote(_ options: StoreOptions) throws -> (cloud: SimulatedCloud, device: String) {
+    /// The remote this profile syncs with: the embedded one shared by every profile under
+    /// the data root, or `ideabox serve` if the profile signed in to a server.
+    func openRemote(_ options: StoreOptions) throws -> RemoteConnection {
         let location = try location(options)
-        return (try SimulatedCloud.open(directory: location.root, clock: clock), location.profile)
+        if let credentials = try ServerCredentials.load(from: location.profileDirectory) {
+            let faults = try SimulatedCloud.open(
+                directory: location.profileDirectory, fileName: ServerCredentials.faultsFileName, clock: clock)
+            return RemoteConnection(cloud: faults, device: location.profile, credentials: credentials)
+        }
+        return RemoteConnection(
+            cloud: try SimulatedCloud.open(directory: location.root, clock: clock), device: location.profile, credentials: nil)
     }
 
-    /// This profile's database and its sync session with the embedded remote.
-    func openSync(_ options: StoreOptions) throws -> (repository: IdeaRepository, session: SyncSession, cloud: SimulatedCloud, device: String) {
+    /// This profile's database and its sync session with its remote.
+    func openSync(_ options: StoreOptions) throws -> (repository: IdeaRepository, session: SyncSession, remote: RemoteConnection) {
         let repository = try openRepository(options)
         let remote = try openRemote(options)
-        let session = SyncSession(
-            repository: repository, database: remote.cloud.database(forDevice: remote.device), clock: clock)
-        return (repository, session, remote.cloud, remote.device)
+        return (repository, SyncSession(repository: repository, database: remote.database, clock: clock), remote)
     }
 
     /// Opens this profile's database; `seedsSamples: false` keeps a first launch from seeding.
@@ -63,6 +67,32 @@ struct CommandContext {
             directory: location.profileDirectory,
             firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples && !skipSamples, language: language))
         return database.repository(clock: clock, ids: .random)
+    }
+}
+
+/// The remote of one profile (its device).
+struct RemoteConnection {
+    /// Where the device's simulated network and faults are kept: the embedded remote itself,
+    /// or, for a profile signed in to a server, a file of the same kind in its folder.
+    let cloud: SimulatedCloud
+    /// The device's name: the profile.
+    let device: String
+    /// The server the profile signed in to, if it did.
+    let credentials: ServerCredentials?
+
+    /// The client the sync engine uses.
+    var database: any CloudDatabase {
+        if let credentials {
+            FaultInjectingDatabase(base: credentials.database(), faults: cloud, device: device)
+        } else {
+            cloud.database(forDevice: device)
+        }
+    }
+
+    /// The account the device is signed in to, or nil.
+    func signedInAccount() throws -> String? {
+        guard let credentials else { return try cloud.signedInAccount(device: device) }
+        return credentials.token == nil ? nil : credentials.account
     }
 }
 

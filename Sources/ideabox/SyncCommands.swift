@@ -63,10 +63,10 @@ extension IdeaBoxCommand {
 
         func run(in context: CommandContext) throws {
             let sync = try context.openSync(store)
-            let remote = try sync.cloud.status(device: sync.device)
+            let remote = try sync.remote.cloud.status(device: sync.remote.device)
             let metadata = try sync.repository.syncMetadata()
             let status = SyncStatusReport(
-                device: sync.device, account: remote.account, isOffline: remote.isOffline,
+                device: sync.remote.device, account: try sync.remote.signedInAccount(), isOffline: remote.isOffline,
                 pendingCount: try sync.repository.pendingChangeCount(), lastSyncAt: metadata.lastSyncAt,
                 lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName)
             if json {
@@ -75,6 +75,8 @@ extension IdeaBoxCommand {
             }
             let lines: [(String, String)] = [
                 (context.text("device", "裝置"), status.device),
+                (context.text("remote", "遠端"), sync.remote.credentials?.server.absoluteString
+                    ?? context.text("embedded (this data root)", "內建（此資料目錄）")),
                 (context.text("account", "帳號"), status.account.map { context.text("signed in as \($0)", "已登入 \($0)") }
                     ?? context.text("not signed in", "未登入")),
                 (context.text("network", "網路"), status.isOffline ? context.text("offline", "離線") : context.text("online", "連線中")),
@@ -259,6 +261,9 @@ extension IdeaBoxCommand.Remote {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
+            if let credentials = remote.credentials {
+                throw SyncCommandError.quotaIsTheServers(account: credentials.account)
+            }
             guard let account = try remote.cloud.signedInAccount(device: remote.device) else {
                 throw SyncCommandError.quotaNeedsAccount(device: remote.device)
             }
@@ -376,38 +381,64 @@ extension IdeaBoxCommand.Account {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
-            let account = try remote.cloud.signedInAccount(device: remote.device)
+            let account = try remote.signedInAccount()
             let bound = try context.openRepository(store).syncMetadata().accountName
             if json {
                 print(try Output.json(AccountOutput(device: remote.device, account: account, boundAccount: bound)))
                 return
             }
-            print(account.map { context.text("Signed in as \($0).", "已登入 \($0)") }
+            let server = remote.credentials.map { context.text(" on \($0.server.absoluteString)", "（伺服器 \($0.server.absoluteString)）") } ?? ""
+            print(account.map { context.text("Signed in as \($0)\(server).", "已登入 \($0)\(server)") }
                 ?? context.text("Not signed in; ideas stay on this device.", "尚未登入；靈感只保存在這台裝置"))
             if let mismatch = AccountText.mismatch(bound: bound, account: account, context: context) { print(mismatch) }
         }
     }
 
-    /// `ideabox account sign-in NAME`
+    /// `ideabox account sign-in NAME [--server URL [--token T]]`
     struct SignIn: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "sign-in", abstract: "Sign this profile in to an account; sync starts with the next run.")
+            commandName: "sign-in",
+            abstract: "Sign this profile in to an account, on the embedded remote or on `ideabox serve`; sync starts with the next run.",
+            discussion: """
+                With --server, the profile syncs with that server from now on, with the token `ideabox serve account add` \
+                printed (from --token, or else the first line of standard input, which keeps it out of shell history). \
+                The URL and token are kept in the profile's server.json, readable by you only. Without --server the \
+                profile goes back to the embedded remote.
+                """)
 
         @Argument(help: "The account name.") var name: String
+        @Option(help: ArgumentHelp("The server's URL, such as http://127.0.0.1:8420.", valueName: "url")) var server: String?
+        @Option(help: ArgumentHelp("The account's token (default: read from standard input).", valueName: "token")) var token: String?
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
                 throw ValidationError("The account name must be one line and not empty.")
             }
+            if token != nil && server == nil { throw ValidationError("--token goes with --server.") }
+            if let server {
+                guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                    throw ValidationError("--server must be an http:// or https:// URL, such as http://127.0.0.1:8420, not \"\(server)\".")
+                }
+            }
         }
 
         func run(in context: CommandContext) throws {
             let account = name.trimmingCharacters(in: .whitespaces)
-            let remote = try context.openRemote(store)
+            let location = try context.location(store)
             let bound = try context.openRepository(store).syncMetadata().accountName
-            try remote.cloud.signIn(device: remote.device, account: account)
-            print(context.text("Signed in as \(account).", "已登入 \(account)"))
+            if let server, let url = URL(string: server) {
+                guard let token = (token ?? readLine(strippingNewline: true))?.trimmingCharacters(in: .whitespaces),
+                      !token.isEmpty, !token.contains(where: \.isWhitespace)
+                else { throw SyncCommandError.tokenNeeded }
+                try ServerCredentials(server: url, account: account, token: token).save(to: location.profileDirectory)
+                print(context.text("Signed in as \(account) on \(url.absoluteString).", "已登入 \(account)（伺服器 \(url.absoluteString)）"))
+            } else {
+                try ServerCredentials.remove(from: location.profileDirectory)
+                let remote = try context.openRemote(store)
+                try remote.cloud.signIn(device: remote.device, account: account)
+                print(context.text("Signed in as \(account).", "已登入 \(account)"))
+            }
             if let mismatch = AccountText.mismatch(bound: bound, account: account, context: context) { print(mismatch) }
         }
     }
@@ -421,7 +452,12 @@ extension IdeaBoxCommand.Account {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
-            try remote.cloud.signOut(device: remote.device)
+            if var credentials = remote.credentials {
+                credentials.token = nil
+                try credentials.save(to: try context.location(store).profileDirectory)
+            } else {
+                try remote.cloud.signOut(device: remote.device)
+            }
             print(context.text("Signed out; ideas stay on this device.", "已登出；靈感只保存在這台裝置"))
         }
     }
@@ -438,6 +474,8 @@ enum OnOff: String, ExpressibleByArgument, CaseIterable {
 enum SyncCommandError: UserFacingError {
     case overwriteNeedsConfirmation
     case quotaNeedsAccount(device: String)
+    case quotaIsTheServers(account: String)
+    case tokenNeeded
 
     func message(in language: Language) -> String {
         switch (self, language) {
@@ -449,6 +487,14 @@ enum SyncCommandError: UserFacingError {
             "Profile \(device) is not signed in; sign in first, the quota belongs to an account."
         case let (.quotaNeedsAccount(device), .traditionalChinese):
             "設定檔 \(device) 尚未登入；配額屬於帳號，請先登入"
+        case let (.quotaIsTheServers(account), .english):
+            "This profile syncs with a server; its quota is set there: ideabox serve account quota \(account) N."
+        case let (.quotaIsTheServers(account), .traditionalChinese):
+            "這台裝置與伺服器同步；配額要在伺服器上設定：ideabox serve account quota \(account) N"
+        case (.tokenNeeded, .english):
+            "Signing in to a server needs the account's token: pass --token or type it on standard input."
+        case (.tokenNeeded, .traditionalChinese):
+            "登入伺服器需要帳號的權杖：請使用 --token 或從標準輸入輸入"
         }
     }
 }

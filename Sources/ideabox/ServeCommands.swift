@@ -1,0 +1,196 @@
+import ArgumentParser
+import CloudRemote
+import CloudServer
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+
+extension IdeaBoxCommand {
+    /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH]`, and `serve account …`.
+    struct Serve: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the remote over HTTP in CloudKit Web Services' JSON, for devices on other machines.",
+            discussion: """
+                Devices sign in with `ideabox account sign-in NAME --server URL` and the token that \
+                `ideabox serve account add NAME` printed. Each request is logged on standard error (method, path, \
+                status, milliseconds, account; never a token). SIGINT or SIGTERM stops the server after the \
+                requests in flight finish.
+                """,
+            subcommands: [Account.self])
+
+        @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
+        var listen = "127.0.0.1:8420"
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            _ = try ListenAddress(listen)
+        }
+
+        func run(in context: CommandContext) throws {
+            let address = try ListenAddress(listen)
+            let store = try storeOptions.open(context)
+            let server = CloudServer(
+                store: store, host: address.host, port: address.port, log: .standardError(clock: context.clock))
+            let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
+            Output.error("serve: listening on http://\(address.host):\(running.port) (store \(storeOptions.description(context)))")
+            running.waitUntilStopped()
+            Output.error("serve: stopped")
+        }
+    }
+}
+
+extension IdeaBoxCommand.Serve {
+    /// `ideabox serve account add | revoke | quota | list`
+    struct Account: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The server's accounts and their tokens.",
+            subcommands: [Add.self, Revoke.self, Quota.self, List.self])
+    }
+}
+
+extension IdeaBoxCommand.Serve.Account {
+    /// `ideabox serve account add NAME`
+    struct Add: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account (or give an existing one another token) and print the new token, once.")
+
+        @Argument(help: "The account: 1 to 64 letters, digits, '.', '_' or '-'.") var name: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            guard AccessToken.isValidAccountName(name) else {
+                throw ValidationError("The account name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")
+            }
+        }
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let token = AccessToken.generate()
+            try store.addAccessToken(hash: AccessToken.hash(token), account: name)
+            print(token)
+            Output.error(context.language == .english
+                ? "Account \(name): the token above is shown only this once. Sign a device in with: ideabox account sign-in \(name) --server URL"
+                : "帳號 \(name)：上面的權杖只會顯示這一次。用以下指令登入裝置：ideabox account sign-in \(name) --server URL")
+        }
+    }
+
+    /// `ideabox serve account revoke NAME`
+    struct Revoke: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke every token of an account; its devices are signed out and keep their changes.")
+
+        @Argument(help: "The account.") var name: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let revoked = try storeOptions.open(context).revokeAccessTokens(account: name)
+            guard revoked > 0 else { throw ServeCommandError.noValidToken(account: name) }
+            print(context.language == .english
+                ? "Account \(name): \(revoked) \(revoked == 1 ? "token" : "tokens") revoked."
+                : "帳號 \(name)：已撤銷 \(revoked) 個權杖")
+        }
+    }
+
+    /// `ideabox serve account quota NAME N|off`
+    struct Quota: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(abstract: "Limit how many records an account may hold.")
+
+        @Argument(help: "The account.") var name: String
+        @Argument(help: "The most records, or `off`.") var limit: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            guard limit.lowercased() == "off" || (Int(limit).map { $0 >= 0 } ?? false) else {
+                throw ValidationError("The quota must be a number of records (0 or more) or `off`, not \"\(limit)\".")
+            }
+        }
+
+        func run(in context: CommandContext) throws {
+            let maxRecords = limit.lowercased() == "off" ? nil : Int(limit)
+            try storeOptions.open(context).setQuota(maxRecords: maxRecords, account: name)
+            print(maxRecords.map { "Account \(name): at most \($0) records." } ?? "Account \(name): no quota.")
+        }
+    }
+
+    /// `ideabox serve account list`
+    struct List: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(abstract: "List the accounts and how many valid tokens each has.")
+
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            for (account, valid) in try storeOptions.open(context).accessTokenAccounts() {
+                print("\(account)  \(valid) \(valid == 1 ? "valid token" : "valid tokens")")
+            }
+        }
+    }
+}
+
+/// Where the server keeps its records and tokens.
+struct ServeStoreOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "sqlite:PATH, the server's SQLite file (default: server/remote.sqlite under the data root).",
+            valueName: "store"))
+    var store: String?
+
+    // The data root, for the default store: the same --data-dir as every command's (a
+    // separate declaration would be taken by the root command).
+    @OptionGroup var location: StoreOptions
+
+    func validate() throws {
+        if let store {
+            guard store.hasPrefix("sqlite:"), store.count > "sqlite:".count else {
+                throw ValidationError(store.hasPrefix("postgres")
+                    ? "PostgreSQL stores are not in this build yet; use --store sqlite:PATH."
+                    : "--store must be sqlite:PATH, not \"\(store)\".")
+            }
+        }
+    }
+
+    /// The SQLite file's URL.
+    func fileURL(_ context: CommandContext) throws -> URL {
+        if let store { return URL(fileURLWithPath: String(store.dropFirst("sqlite:".count))) }
+        let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
+        return root.appendingPathComponent("server").appendingPathComponent(SimulatedCloud.fileName)
+    }
+
+    /// Opens (creating if needed) the store, which takes at most 200 operations a request.
+    func open(_ context: CommandContext) throws -> SimulatedCloud {
+        let url = try fileURL(context)
+        return try SimulatedCloud.open(
+            directory: url.deletingLastPathComponent(), fileName: url.lastPathComponent, clock: context.clock,
+            maximumRecordsPerRequest: WebServicesDatabase.maximumOperations)
+    }
+
+    /// `sqlite:/path/to/file`, for the log.
+    func description(_ context: CommandContext) -> String {
+        "sqlite:" + ((try? fileURL(context).path) ?? "?")
+    }
+}
+
+/// `HOST:PORT`, as `--listen` takes it.
+struct ListenAddress {
+    var host: String
+    var port: Int
+
+    init(_ text: String) throws {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65_535).contains(port), colon != text.startIndex
+        else { throw ValidationError("--listen must be HOST:PORT, such as 127.0.0.1:8420, not \"\(text)\".") }
+        host = String(text[..<colon])
+        self.port = port
+    }
+}
+
+/// Errors of the serve commands.
+enum ServeCommandError: UserFacingError {
+    case noValidToken(account: String)
+
+    func message(in language: Language) -> String {
+        switch (self, language) {
+        case let (.noValidToken(account), .english): "Account \(account) has no valid token to revoke."
+        case let (.noValidToken(account), .traditionalChinese): "帳號 \(account) 沒有可撤銷的有效權杖"
+        }
+    }
+}
