@@ -53,7 +53,10 @@ let package = Package(
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote", "CloudServer"]),
-        .testTarget(name: "CloudServerTests", dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore"]),
+        .testTarget(
+            name: "CloudServerTests",
+            dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
         .testTarget(name: "IdeaSyncTests", dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),

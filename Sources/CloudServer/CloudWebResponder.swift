@@ -79,7 +79,7 @@ struct CloudWebResponder: HTTPResponder {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: Self.maximumBodyBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw WebServicesError(code: "LIMIT_EXCEEDED", reason: "The request body is over \(Self.maximumBodyBytes >> 20) MiB.")
         }
         guard buffer.readableBytes > 0 else { return [:] }

@@ -73,10 +73,8 @@ extension IdeaBoxCommand {
                 print(try Output.json(status))
                 return
             }
-            let lines: [(String, String)] = [
+            var lines: [(String, String)] = [
                 (context.text("device", "裝置"), status.device),
-                (context.text("remote", "遠端"), sync.remote.credentials?.server.absoluteString
-                    ?? context.text("embedded (this data root)", "內建（此資料目錄）")),
                 (context.text("account", "帳號"), status.account.map { context.text("signed in as \($0)", "已登入 \($0)") }
                     ?? context.text("not signed in", "未登入")),
                 (context.text("network", "網路"), status.isOffline ? context.text("offline", "離線") : context.text("online", "連線中")),
@@ -85,6 +83,9 @@ extension IdeaBoxCommand {
                 (context.text("last error", "上次錯誤"), status.lastSyncError.map(Self.oneLine) ?? context.text("none", "無")),
                 (context.text("ideas belong to", "靈感所屬帳號"), status.boundAccount ?? context.text("no account yet", "尚未綁定")),
             ]
+            if let server = sync.remote.credentials?.server {
+                lines.insert((context.text("server", "伺服器"), server.absoluteString), at: 1)
+            }
             print(lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n"))
         }
 

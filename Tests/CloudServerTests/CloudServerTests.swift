@@ -1,0 +1,168 @@
+import CloudRemote
+import CloudServer
+import Foundation
+import Testing
+
+/// `ideabox serve` as a security boundary: every hostile request gets the documented error
+/// and leaves the store exactly as it was; one account never reaches another's data.
+@Suite struct CloudServerTests {
+    static let modify = ServerFixture.path("records/modify")
+    static let changes = ServerFixture.path("changes/zone")
+    static let query = ServerFixture.path("records/query")
+    static var zone: [String: Any] { ["zoneName": "Ideas"] }
+
+    /// A modify body that saves one record named `name` with `fields`.
+    static func save(_ name: String, operation: String = "forceReplace", changeTag: String? = nil, fields: Any) -> [String: Any] {
+        var record: [String: Any] = ["recordName": name, "recordType": "Idea", "fields": fields]
+        if let changeTag { record["recordChangeTag"] = changeTag }
+        return ["zoneID": zone, "atomic": false, "operations": [["operationType": operation, "record": record]]]
+    }
+
+    static var harmless: [String: Any] { save("new", fields: ["title": ["value": "hello", "type": "STRING"]])}
+
+    @Test("No token: AUTHENTICATION_REQUIRED (421); a wrong or revoked token: AUTHENTICATION_FAILED (401); nothing written")
+    func tokens() throws {
+        let server = try ServerFixture()
+        let before = try server.snapshot()
+        let missing = try server.send(Self.modify, token: nil, json: Self.harmless)
+        #expect(missing.status == 421 && missing.json["serverErrorCode"] as? String == "AUTHENTICATION_REQUIRED")
+        for token in ["ibx_not-a-token", server.revokedToken, "", String(repeating: "x", count: 10_000)] {
+            let refused = try server.send(Self.modify, token: token, json: Self.harmless)
+            #expect(refused.status == 401 && refused.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
+        }
+        let basic = try server.send(Self.modify, authorization: "Basic YWxpY2U6eA==", body: Data("{}".utf8))
+        #expect(basic.status == 401)
+        #expect(try server.snapshot() == before)
+        #expect(server.client("carol", token: server.revokedToken).accountStatusRefused())
+    }
+
+    @Test("Another account's zone and record names reach only the sender's own namespace")
+    func isolation() throws {
+        let server = try ServerFixture()
+        let alice = server.client("alice", token: server.aliceToken)
+        let bob = server.client("bob", token: server.bobToken)
+        let secret = try #require(try alice.records(in: ServerFixture.zone, ofType: "Idea").first)
+        let before = try server.snapshot()
+
+        #expect(try bob.records(in: ServerFixture.zone, ofType: "Idea").isEmpty)
+        #expect(try bob.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 100).changed.isEmpty)
+        // Alice's record with her change tag: for bob there is no such record.
+        let update = try bob.modify(saving: [secret], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        #expect(update.failures == [secret.recordID: .unknownItem])
+        // Deleting alice's record name deletes nothing of hers.
+        _ = try bob.modify(saving: [], deleting: [secret.recordID], savePolicy: .allKeys)
+        // Alice's change token names her zone: in bob's hands it has expired.
+        let aliceToken = try alice.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 100).token
+        #expect(cloudError { try bob.fetchChanges(in: ServerFixture.zone, since: aliceToken, resultsLimit: 100) } == .changeTokenExpired)
+        // A zone only alice has does not exist for bob, and bob's list shows his own zones.
+        try alice.createZone(RecordZoneID(zoneName: "AlicePrivate"))
+        #expect(cloudError { try bob.records(in: RecordZoneID(zoneName: "AlicePrivate"), ofType: "Idea") } == .zoneNotFound)
+        let list = try server.send(ServerFixture.path("zones/list"), token: server.bobToken, json: [:])
+        #expect((list.json["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["Ideas"])
+
+        let after = try server.snapshot()
+        #expect(after == before.replacingOccurrences(of: "alice: zones [\"Ideas\"]", with: "alice: zones [\"AlicePrivate\", \"Ideas\"]"))
+        #expect(try alice.records(in: ServerFixture.zone, ofType: "Idea") == [secret])
+    }
+
+    @Test("A body over 8 MiB is refused with LIMIT_EXCEEDED unread; nothing written")
+    func hugeBody() throws {
+        let server = try ServerFixture()
+        let before = try server.snapshot()
+        let text = String(repeating: "靈", count: 10 << 20 / 3)
+        let huge = try server.send(Self.modify, token: server.aliceToken, json: Self.save("huge", fields: ["title": ["value": text, "type": "STRING"]]))
+        #expect(huge.status == 400 && huge.json["serverErrorCode"] as? String == "LIMIT_EXCEEDED", "\(huge.status) \(huge.json)")
+        #expect(try server.snapshot() == before)
+    }
+
+    @Test("Broken JSON, wrong shapes and wrong types in fields: BAD_REQUEST naming the problem; nothing written",
+          arguments: [
+            #"{"operations": [ {"operationType": "#,
+            #"[1, 2, 3]"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": "all"}"#,
+            #"{"zoneID": {"zoneName": "../Ideas"}, "operations": []}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "drop", "record": {"recordName": "a"}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "", "recordType": "Idea"}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a\nb", "recordType": "Idea"}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": "abc", "type": "INT64"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": true, "type": "INT64"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": 1, "type": "GEOMETRY"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"t": {"value": 1e300, "type": "TIMESTAMP"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"b": {"value": "%%%", "type": "BYTES"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": []}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "update", "record": {"recordName": "secret", "recordType": "Idea"}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "atomic": "no", "operations": []}"#,
+          ])
+    func malformed(body: String) throws {
+        let server = try ServerFixture()
+        let before = try server.snapshot()
+        let answer = try server.send(Self.modify, token: server.aliceToken, body: Data(body.utf8))
+        #expect(answer.status == 400)
+        #expect(answer.json["serverErrorCode"] as? String == "BAD_REQUEST")
+        #expect(!(answer.json["reason"] as? String ?? "").isEmpty)
+        #expect(try server.snapshot() == before)
+    }
+
+    @Test("A forged recordChangeTag is a CONFLICT carrying the server's record; an atomic request with one applies nothing")
+    func forgedChangeTag() throws {
+        let server = try ServerFixture()
+        let before = try server.snapshot()
+        let forged = Self.save("secret", operation: "update", changeTag: "999.999", fields: ["title": ["value": "mine now", "type": "STRING"]])
+        let answer = try server.send(Self.modify, token: server.aliceToken, json: forged)
+        let result = try #require((answer.json["records"] as? [[String: Any]])?.first)
+        #expect(answer.status == 200 && result["serverErrorCode"] as? String == "CONFLICT")
+        #expect(((result["serverRecord"] as? [String: Any])?["fields"] as? [String: Any])?["title"] as? [String: String]
+            == ["value": "alice's secret", "type": "STRING"])
+
+        var atomic = Self.save("fresh", fields: ["title": ["value": "new", "type": "STRING"]])
+        atomic["atomic"] = true
+        atomic["operations"] = (atomic["operations"] as! [Any]) + (forged["operations"] as! [Any])
+        let rolledBack = try server.send(Self.modify, token: server.aliceToken, json: atomic)
+        let codes = (rolledBack.json["records"] as? [[String: Any]])?.map { $0["serverErrorCode"] as? String }
+        #expect(codes == ["ATOMIC_ERROR", "CONFLICT"])
+        #expect(try server.snapshot() == before)
+    }
+
+    @Test("Unknown paths are NOT_FOUND, other databases ACCESS_DENIED, more than 200 operations LIMIT_EXCEEDED")
+    func paths() throws {
+        let server = try ServerFixture()
+        let before = try server.snapshot()
+        #expect(try server.send("/database/1/iCloud.ideabox/production/private/records/drop", token: server.aliceToken, json: [:]).status == 404)
+        #expect(try server.send(ServerFixture.path("records/modify", container: "iCloud.other"), token: server.aliceToken, json: Self.harmless).status == 404)
+        let publicDatabase = try server.send(ServerFixture.path("records/modify", database: "public"), token: server.aliceToken, json: Self.harmless)
+        #expect(publicDatabase.status == 403 && publicDatabase.json["serverErrorCode"] as? String == "ACCESS_DENIED")
+        let operations = (0...200).map { ["operationType": "forceDelete", "record": ["recordName": "r\($0)"]] }
+        let tooMany = try server.send(Self.modify, token: server.aliceToken, json: ["zoneID": Self.zone, "operations": operations])
+        #expect(tooMany.status == 400 && tooMany.json["serverErrorCode"] as? String == "LIMIT_EXCEEDED")
+        #expect(try server.snapshot() == before)
+    }
+
+    @Test("Each request is one log line with method, path, status and account, and never the token")
+    func log() throws {
+        let server = try ServerFixture()
+        _ = try server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
+        _ = try server.send(Self.query, token: "ibx_guess", json: [:])
+        let lines = server.logLines.lines.withLock { $0 }
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("2026-11-20T08:15:30.000Z POST \(Self.query) 200 ") && lines[0].hasSuffix(" ms alice"))
+        #expect(lines[1].hasPrefix("2026-11-20T08:15:30.000Z POST \(Self.query) 401 ") && lines[1].hasSuffix(" ms -"))
+        #expect(!lines.contains { $0.contains(server.aliceToken) || $0.contains("ibx_guess") })
+    }
+}
+
+extension WebServicesDatabase {
+    /// Whether a request with this client's token is refused as not signed in.
+    func accountStatusRefused() -> Bool {
+        cloudError { try records(in: ServerFixture.zone, ofType: "Idea") } == .notAuthenticated
+    }
+}
+
+/// Runs `body` and returns the `CloudError` it threw, or nil if it threw none.
+func cloudError(_ body: () throws -> some Any) -> CloudError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? CloudError
+    }
+}

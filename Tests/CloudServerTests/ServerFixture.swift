@@ -1,0 +1,108 @@
+import CloudRemote
+import CloudServer
+import Foundation
+import Hummingbird
+import IdeaBoxCore
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `ideabox serve` on a free port of 127.0.0.1 over an in-memory store with a fixed clock,
+/// with two accounts: alice, who has a record, and bob, who has an empty zone of the same
+/// name. Stopped when released.
+final class ServerFixture: Sendable {
+    static let start = Timestamp(milliseconds: 1_795_162_530_000)
+    static let zone = RecordZoneID(zoneName: "Ideas")
+
+    let store: SimulatedCloud
+    let aliceToken = AccessToken.generate()
+    let bobToken = AccessToken.generate()
+    let revokedToken = AccessToken.generate()
+    /// Every line the server logged.
+    let logLines = LineRecorder()
+    private let running: RunningServer
+
+    init() throws {
+        store = try SimulatedCloud.inMemory(
+            clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesDatabase.maximumOperations)
+        try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
+        try store.addAccessToken(hash: AccessToken.hash(bobToken), account: "bob")
+        try store.addAccessToken(hash: AccessToken.hash(revokedToken), account: "carol")
+        try store.revokeAccessTokens(account: "carol")
+        for account in ["alice", "bob", "carol"] { try store.createZone(Self.zone, account: account) }
+        let secret = RemoteRecord(
+            recordType: "Idea", recordID: RecordID(recordName: "secret", zoneID: Self.zone),
+            fields: ["title": .string("alice's secret")])
+        _ = try store.modify(account: "alice", saves: [RecordSave(secret, policy: .allKeys)], deleting: [])
+        let lines = logLines
+        let log = RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
+        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()
+    }
+
+    deinit {
+        running.requestStop()
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(running.port)")! }
+
+    /// The path of `operation` in the private database.
+    static func path(_ operation: String, database: String = "private", container: String = WebServicesPath.defaultContainer) -> String {
+        "/database/1/\(container)/production/\(database)/\(operation)"
+    }
+
+    /// A client of `account` with `token`.
+    func client(_ account: String, token: String?) -> WebServicesDatabase {
+        WebServicesDatabase(endpoint: .init(server: baseURL), accountName: account, token: token, timeout: 10)
+    }
+
+    /// Everything the store holds, for comparing before and after a request.
+    func snapshot() throws -> String {
+        var lines: [String] = []
+        for account in ["alice", "bob", "carol"] {
+            let zones = try store.zones(account: account)
+            lines.append("\(account): zones \(zones.map(\.zoneName))")
+            for zone in zones {
+                let changes = try store.fetchChanges(account: account, in: zone, since: nil, resultsLimit: 1000)
+                lines += changes.changed.map { "\(account) \($0.recordID) \($0.changeTag ?? "-") \($0.fields)" }
+                lines += changes.deleted.map { "\(account) deleted \($0.recordID)" }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Sends a raw request and returns the status, the answer's JSON object (empty if none)
+    /// and its headers.
+    func send(
+        _ path: String, method: String = "POST", token: String? = nil, authorization: String? = nil, body: Data
+    ) throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {
+        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
+        request.httpMethod = method
+        request.httpBody = body
+        request.timeoutInterval = 30
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var answer: (HTTPURLResponse, Data)?
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            if let response = response as? HTTPURLResponse { answer = (response, data ?? Data()) }
+            done.signal()
+        }.resume()
+        done.wait()
+        guard let (response, data) = answer else { throw URLError(.badServerResponse) }
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return (response.statusCode, json, response.allHeaderFields)
+    }
+
+    /// Sends `object` as JSON.
+    func send(_ path: String, token: String?, json object: [String: Any]) throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {
+        try send(path, token: token, body: try JSONSerialization.data(withJSONObject: object))
+    }
+}
+
+/// Lines written from any thread.
+final class LineRecorder: Sendable {
+    /// The lines so far.
+    let lines = Mutex<[String]>([])
+}

@@ -1,0 +1,60 @@
+import CloudRemote
+import CloudServer
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// The HTTP client: every error the server can answer with comes back as the same
+/// `CloudError`, retry-after included, and a server that can't be reached is a network
+/// failure to retry.
+@Suite struct WebServicesDatabaseTests {
+    /// A store that lets every token in and fails every operation with `error`.
+    struct FailingStore: RecordStore {
+        let error: CloudError
+        var maximumRecordsPerRequest: Int { 200 }
+        func account(forAccessTokenHash tokenHash: String) async throws -> String? { "alice" }
+        func addAccessToken(hash tokenHash: String, account: String) async throws { throw error }
+        func revokeAccessTokens(account: String) async throws -> Int { throw error }
+        func setQuota(maxRecords: Int?, account: String) async throws { throw error }
+        func zones(account: String) async throws -> [RecordZoneID] { throw error }
+        func createZone(_ zone: RecordZoneID, account: String) async throws { throw error }
+        func deleteZone(_ zone: RecordZoneID, account: String) async throws { throw error }
+        func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult {
+            throw error
+        }
+        func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+            throw error
+        }
+        func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {
+            throw error
+        }
+    }
+
+    @Test("Server errors reach the client as the same CloudError", arguments: [
+        CloudError.quotaExceeded, .zoneBusy(retryAfter: 7), .requestRateLimited(retryAfter: 2),
+        .serviceUnavailable(retryAfter: 5), .serviceUnavailable(retryAfter: nil), .internalError, .limitExceeded,
+        .zoneNotFound, .changeTokenExpired, .unknownItem,
+    ])
+    func errors(error: CloudError) throws {
+        let log = RequestLog(clock: .system) { _ in }
+        let running = try CloudServer(store: FailingStore(error: error), port: 0, log: log).start()
+        defer { running.requestStop() }
+        let client = WebServicesDatabase(
+            endpoint: .init(server: URL(string: "http://127.0.0.1:\(running.port)")!), accountName: "alice", token: "t", timeout: 10)
+        let zone = RecordZoneID(zoneName: "Ideas")
+        #expect(cloudError { try client.fetchChanges(in: zone, since: nil, resultsLimit: 10) } == error)
+        #expect(cloudError { try client.modify(saving: [], deleting: [RecordID(recordName: "a", zoneID: zone)], savePolicy: .allKeys) } == error)
+    }
+
+    @Test("No server listening: networkFailure, a transient error; no token: notAuthenticated without a request")
+    func unreachable() throws {
+        let client = WebServicesDatabase(
+            endpoint: .init(server: URL(string: "http://127.0.0.1:1")!), accountName: "alice", token: "t", timeout: 5)
+        let failure = cloudError { try client.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
+        #expect(failure == .networkFailure && failure?.isTransient == true)
+        let signedOut = WebServicesDatabase(
+            endpoint: .init(server: URL(string: "http://127.0.0.1:1")!), accountName: "alice", token: nil)
+        #expect(try signedOut.accountStatus() == .noAccount)
+        #expect(cloudError { try signedOut.createZone(RecordZoneID(zoneName: "Ideas")) } == .notAuthenticated)
+    }
+}
