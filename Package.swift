@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         // Without its default traits: swift-configuration is not needed and takes minutes to build.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .target(name: "IdeaBoxCore"),
@@ -32,13 +33,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
+        // minutes to build, so no other target depends on this one.
+        .target(
+            name: "PostgresStore",
+            dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
         .executableTarget(
             name: "ideabox",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "CloudServer", "IdeaBoxViewModels", "IdeaBoxTUI",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "CloudServer", "PostgresStore", "IdeaBoxViewModels",
+                "IdeaBoxTUI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -52,7 +59,7 @@ let package = Package(
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
-        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote", "CloudServer"]),
+        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote", "CloudServer", "PostgresStore"]),
         .testTarget(
             name: "CloudServerTests",
             dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "Hummingbird", package: "hummingbird")]

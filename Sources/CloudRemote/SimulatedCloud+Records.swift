@@ -40,7 +40,7 @@ extension SimulatedCloud {
     /// and its result lists only the failures.
     public func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool = false) throws -> ModifyResult {
         guard saves.count + recordIDs.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
-        let fields = saves.map { FieldsCoding.encode($0.record.fields) }
+        let fields = saves.map { StoredFields.encode($0.record.fields) }
         do {
             return try writer.write { db in
                 let now = clock.now()
@@ -58,7 +58,7 @@ extension SimulatedCloud {
                 for (save, fields) in zip(saves, fields) {
                     let record = save.record
                     let existing = try StoredRecord.fetch(record.recordID, zone: zones[record.recordID.zoneID]!, db)
-                    if let failure = Self.conflict(saving: record, over: existing, policy: save.policy) {
+                    if let failure = save.policy.refusal(saving: record, over: existing) {
                         result.failures[record.recordID] = failure
                     } else if existing == nil, let quota, recordCount >= quota {
                         result.failures[record.recordID] = .quotaExceeded
@@ -140,19 +140,6 @@ extension SimulatedCloud {
         }
     }
 
-    /// Why `record` may not overwrite `server` under `policy`, or nil if it may.
-    private static func conflict(saving record: RemoteRecord, over server: RemoteRecord?, policy: SavePolicy) -> CloudError? {
-        switch (policy, server) {
-        case (.allKeys, _):
-            nil
-        case let (.ifServerRecordUnchanged, server?):
-            server.changeTag == record.changeTag ? nil : .serverRecordChanged(serverRecord: server)
-        case (.ifServerRecordUnchanged, nil):
-            // A change tag says the client read a server copy that is gone: it was deleted.
-            record.changeTag == nil ? nil : .unknownItem
-        }
-    }
-
     /// Deletes `recordID` if the server has it, remembering the deletion for change
     /// fetches; deleting a missing record changes nothing.
     private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
@@ -230,13 +217,9 @@ private struct ZoneState {
         return changeSequence
     }
 
-    /// The sequence `token` stands for; throws `changeTokenExpired` if the token belongs
-    /// to another zone (or an earlier zone of this name) or to history since purged.
+    /// The sequence `token` stands for (see `ZonePosition.sequence`).
     func validate(_ token: ChangeToken) throws -> Int64 {
-        guard let position = ZonePosition(token), position.zoneRowID == rowID,
-              (purgedThrough...changeSequence).contains(position.sequence)
-        else { throw CloudError.changeTokenExpired }
-        return position.sequence
+        try ZonePosition.sequence(of: token, zoneRowID: rowID, history: purgedThrough...changeSequence)
     }
 }
 
@@ -256,33 +239,9 @@ private enum StoredRecord {
     /// The record in `row`, which holds the columns of `record`.
     static func decode(_ row: Row, recordID: RecordID) throws -> RemoteRecord {
         RemoteRecord(
-            recordType: row["recordType"], recordID: recordID, fields: try FieldsCoding.decode(row["fields"]),
+            recordType: row["recordType"], recordID: recordID, fields: try StoredFields.decode(row["fields"]),
             changeTag: row["changeTag"],
             creationDate: (row["creationDate"] as Int64?).map(Timestamp.init(milliseconds:)),
             modificationDate: (row["modificationDate"] as Int64?).map(Timestamp.init(milliseconds:)))
-    }
-}
-
-/// Record fields as stored: JSON with sorted keys, readable with the sqlite3 shell.
-/// Written by `FieldValue.writeJSON` and read with `JSONSerialization`: `JSONEncoder` and
-/// `JSONDecoder` each took longer than everything else the remote does for a record.
-private enum FieldsCoding {
-    static func encode(_ fields: [String: FieldValue]) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-        for (index, name) in fields.keys.sorted().enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            FieldValue.writeJSONString(name, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            fields[name]!.writeJSON(to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    static func decode(_ json: String) throws -> [String: FieldValue] {
-        guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "fields are a JSON object"))
-        }
-        return try object.mapValues(FieldValue.init(jsonObject:))
     }
 }

@@ -1,4 +1,5 @@
 import CloudRemote
+import IdeaBoxCore
 
 /// What `ideabox serve` keeps its accounts' records and tokens in, each call on behalf of
 /// one account. Every store keeps the semantics of `CloudDatabase`: change tags that change
@@ -14,8 +15,12 @@ public protocol RecordStore: Sendable {
     func addAccessToken(hash tokenHash: String, account: String) async throws
     /// Revokes every token of `account`; returns how many were valid.
     func revokeAccessTokens(account: String) async throws -> Int
+    /// The accounts that were ever given a token, with how many of their tokens are valid.
+    func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)]
     /// Limits `account` to `maxRecords` records (nil: no limit).
     func setQuota(maxRecords: Int?, account: String) async throws
+    /// How many records `account` holds across its zones.
+    func recordCount(account: String) async throws -> Int
 
     /// The zones of `account`, by name.
     func zones(account: String) async throws -> [RecordZoneID]
@@ -23,6 +28,9 @@ public protocol RecordStore: Sendable {
     func createZone(_ zone: RecordZoneID, account: String) async throws
     /// Deletes `zone` of `account` with its records and history, if it exists.
     func deleteZone(_ zone: RecordZoneID, account: String) async throws
+    /// Forgets deletions made before `cutoff`, as CloudKit trims its change history; change
+    /// tokens from before a forgotten deletion then expire. Returns how many were forgotten.
+    func purgeDeletions(before cutoff: Timestamp) async throws -> Int
     /// Deletes, then saves, in one transaction (see `CloudDatabase.modify`); if `atomic`, a
     /// request with a failed item applies nothing and its result holds only the failures.
     func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult
@@ -33,5 +41,5 @@ public protocol RecordStore: Sendable {
 }
 
 /// The embedded remote's SQLite file, served: one machine, one file, any number of `serve`
-/// processes on that machine.
+/// processes on that machine. (`PostgresRecordStore` is the store for more than one machine.)
 extension SimulatedCloud: RecordStore {}

@@ -4,9 +4,10 @@ import CloudServer
 import Foundation
 import IdeaBoxCore
 import IdeaStore
+import PostgresStore
 
 extension IdeaBoxCommand {
-    /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH]`, and `serve account …`.
+    /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.
     struct Serve: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve the remote over HTTP in CloudKit Web Services' JSON, for devices on other machines.",
@@ -66,7 +67,7 @@ extension IdeaBoxCommand.Serve.Account {
         func run(in context: CommandContext) throws {
             let store = try storeOptions.open(context)
             let token = AccessToken.generate()
-            try store.addAccessToken(hash: AccessToken.hash(token), account: name)
+            try runBlocking { [name] in try await store.addAccessToken(hash: AccessToken.hash(token), account: name) }
             print(token)
             Output.error(context.language == .english
                 ? "Account \(name): the token above is shown only this once. Sign a device in with: ideabox account sign-in \(name) --server URL"
@@ -83,7 +84,8 @@ extension IdeaBoxCommand.Serve.Account {
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {
-            let revoked = try storeOptions.open(context).revokeAccessTokens(account: name)
+            let store = try storeOptions.open(context)
+            let revoked = try runBlocking { [name] in try await store.revokeAccessTokens(account: name) }
             guard revoked > 0 else { throw ServeCommandError.noValidToken(account: name) }
             print(context.language == .english
                 ? "Account \(name): \(revoked) \(revoked == 1 ? "token" : "tokens") revoked."
@@ -107,8 +109,14 @@ extension IdeaBoxCommand.Serve.Account {
 
         func run(in context: CommandContext) throws {
             let maxRecords = limit.lowercased() == "off" ? nil : Int(limit)
-            try storeOptions.open(context).setQuota(maxRecords: maxRecords, account: name)
-            print(maxRecords.map { "Account \(name): at most \($0) records." } ?? "Account \(name): no quota.")
+            let store = try storeOptions.open(context)
+            try runBlocking { [name] in try await store.setQuota(maxRecords: maxRecords, account: name) }
+            switch (maxRecords, context.language) {
+            case let (limit?, .english): print("Account \(name): at most \(limit) records.")
+            case let (limit?, .traditionalChinese): print("帳號 \(name)：最多 \(limit) 筆紀錄")
+            case (nil, .english): print("Account \(name): no quota.")
+            case (nil, .traditionalChinese): print("帳號 \(name)：不限紀錄數")
+            }
         }
     }
 
@@ -119,18 +127,25 @@ extension IdeaBoxCommand.Serve.Account {
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {
-            for (account, valid) in try storeOptions.open(context).accessTokenAccounts() {
-                print("\(account)  \(valid) \(valid == 1 ? "valid token" : "valid tokens")")
+            let store = try storeOptions.open(context)
+            for (account, valid) in try runBlocking({ try await store.accessTokenAccounts() }) {
+                print(context.language == .english
+                    ? "\(account)  \(valid) \(valid == 1 ? "valid token" : "valid tokens")"
+                    : "\(account)  \(valid) 個有效權杖")
             }
         }
     }
 }
 
-/// Where the server keeps its records and tokens.
+/// Where the server keeps its records and tokens: a SQLite file (the default) or a
+/// PostgreSQL database that any number of `serve` processes share.
 struct ServeStoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "sqlite:PATH, the server's SQLite file (default: server/remote.sqlite under the data root).",
+            """
+            sqlite:PATH, the server's SQLite file (default: server/remote.sqlite under the data root), or \
+            postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require].
+            """,
             valueName: "store"))
     var store: String?
 
@@ -138,34 +153,59 @@ struct ServeStoreOptions: ParsableArguments {
     // separate declaration would be taken by the root command).
     @OptionGroup var location: StoreOptions
 
+    /// The two kinds of store.
+    enum Location {
+        case sqlite(URL)
+        case postgres(String)
+    }
+
     func validate() throws {
-        if let store {
-            guard store.hasPrefix("sqlite:"), store.count > "sqlite:".count else {
-                throw ValidationError(store.hasPrefix("postgres")
-                    ? "PostgreSQL stores are not in this build yet; use --store sqlite:PATH."
-                    : "--store must be sqlite:PATH, not \"\(store)\".")
+        guard let store else { return }
+        let isSQLite = store.hasPrefix("sqlite:") && store.count > "sqlite:".count
+        let isPostgres = store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")
+        guard isSQLite || isPostgres else {
+            throw ValidationError("--store must be sqlite:PATH or postgres://USER@HOST/DATABASE, not \"\(store)\".")
+        }
+    }
+
+    func location(_ context: CommandContext) throws -> Location {
+        if let store, store.hasPrefix("postgres") { return .postgres(store) }
+        if let store { return .sqlite(URL(fileURLWithPath: String(store.dropFirst("sqlite:".count)))) }
+        let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
+        return .sqlite(root.appendingPathComponent("server").appendingPathComponent(SimulatedCloud.fileName))
+    }
+
+    /// Opens the store (creating the SQLite file or the PostgreSQL tables if needed), which
+    /// takes at most 200 operations a request.
+    func open(_ context: CommandContext) throws -> any RecordStore {
+        switch try location(context) {
+        case let .sqlite(url):
+            return try SimulatedCloud.open(
+                directory: url.deletingLastPathComponent(), fileName: url.lastPathComponent, clock: context.clock,
+                maximumRecordsPerRequest: WebServicesDatabase.maximumOperations)
+        case let .postgres(url):
+            do {
+                let clock = context.clock
+                return try runBlocking { try await PostgresRecordStore.connect(url: url, clock: clock) }
+            } catch let error as PostgresStoreError {
+                throw ServeCommandError.store(error.description)
             }
         }
     }
 
-    /// The SQLite file's URL.
-    func fileURL(_ context: CommandContext) throws -> URL {
-        if let store { return URL(fileURLWithPath: String(store.dropFirst("sqlite:".count))) }
-        let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
-        return root.appendingPathComponent("server").appendingPathComponent(SimulatedCloud.fileName)
+    private static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "postgres://?"
     }
 
-    /// Opens (creating if needed) the store, which takes at most 200 operations a request.
-    func open(_ context: CommandContext) throws -> SimulatedCloud {
-        let url = try fileURL(context)
-        return try SimulatedCloud.open(
-            directory: url.deletingLastPathComponent(), fileName: url.lastPathComponent, clock: context.clock,
-            maximumRecordsPerRequest: WebServicesDatabase.maximumOperations)
-    }
-
-    /// `sqlite:/path/to/file`, for the log.
+    /// The store for the log: the SQLite file's path, or the PostgreSQL URL without its password.
     func description(_ context: CommandContext) -> String {
-        "sqlite:" + ((try? fileURL(context).path) ?? "?")
+        switch try? location(context) {
+        case let .sqlite(url): "sqlite:" + url.path
+        case let .postgres(url): Self.withoutPassword(url)
+        case nil: "?"
+        }
     }
 }
 
@@ -186,11 +226,15 @@ struct ListenAddress {
 /// Errors of the serve commands.
 enum ServeCommandError: UserFacingError {
     case noValidToken(account: String)
+    /// The store could not be opened; the store's own words (they name the database's error).
+    case store(String)
 
     func message(in language: Language) -> String {
         switch (self, language) {
         case let (.noValidToken(account), .english): "Account \(account) has no valid token to revoke."
         case let (.noValidToken(account), .traditionalChinese): "帳號 \(account) 沒有可撤銷的有效權杖"
+        case let (.store(reason), .english): reason
+        case let (.store(reason), .traditionalChinese): "無法使用伺服器的儲存區：\(reason)"
         }
     }
 }

@@ -2,6 +2,7 @@ import CloudRemote
 import CloudServer
 import Foundation
 import IdeaBoxCore
+import PostgresStore
 import Synchronization
 import Testing
 
@@ -11,8 +12,34 @@ enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case embedded
     /// The same store behind `ideabox serve` on 127.0.0.1, reached by the HTTP client.
     case served
+    /// `ideabox serve` with PostgreSQL behind it, reached by the HTTP client.
+    case servedPostgres
 
     var testDescription: String { rawValue }
+
+    /// The kinds this run can test: all three when a PostgreSQL database is configured
+    /// (`.ci/run` starts one, and insists on it), the other two otherwise.
+    static var tested: [RemoteKind] {
+        TestPostgres.url == nil ? [.embedded, .served] : allCases
+    }
+}
+
+/// The PostgreSQL database the contract tests may use, as `.ci/run` gives it.
+enum TestPostgres {
+    /// `IDEABOX_TEST_POSTGRES_URL`, such as postgres://ideabox@127.0.0.1:54329/postgres?sslmode=disable.
+    static let url = ProcessInfo.processInfo.environment["IDEABOX_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Whether this run must test PostgreSQL (`IDEABOX_REQUIRE_POSTGRES=1`, as in CI).
+    static let isRequired = ProcessInfo.processInfo.environment["IDEABOX_REQUIRE_POSTGRES"] == "1"
+
+    /// A new store in a schema of its own, so that tests running at once never meet.
+    static func store(clock: WallClock, maximumRecordsPerRequest: Int) throws -> PostgresRecordStore {
+        let url = try #require(url, "IDEABOX_TEST_POSTGRES_URL is not set")
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return try runBlocking {
+            try await PostgresRecordStore.connect(
+                url: url, schema: schema, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest, maximumConnections: 2)
+        }
+    }
 }
 
 /// A fresh in-memory remote with a hand-moved clock, a seeded generator and a sleeper that
@@ -26,8 +53,10 @@ struct CloudFixture {
     static let account = SimulatedCloud.defaultAccount
 
     let kind: RemoteKind
-    /// The store: the embedded file, or the one behind the server.
+    /// The embedded remote; for the served kinds only a place for the clients' faults.
     let cloud: SimulatedCloud
+    /// The records: the embedded file, or the store behind the server.
+    let store: any RecordStore
     /// Where the devices' faults are kept: the embedded file itself, or the clients' own.
     let faults: SimulatedCloud
     let clock: ManualClock
@@ -43,12 +72,15 @@ struct CloudFixture {
             maximumRecordsPerRequest: maximumRecordsPerRequest)
         switch kind {
         case .embedded:
+            store = cloud
             faults = cloud
             server = nil
-        case .served:
+        case .served, .servedPostgres:
+            store = kind == .served
+                ? cloud : try TestPostgres.store(clock: clock.wallClock, maximumRecordsPerRequest: maximumRecordsPerRequest)
             faults = try SimulatedCloud.inMemory(
                 clock: clock.wallClock, random: SeededRandomNumberGenerator(seed: seed), sleeper: sleeps.sleeper)
-            server = try ServedRemote(store: cloud, account: Self.account, maximumRecordsPerRequest: maximumRecordsPerRequest)
+            server = try ServedRemote(store: store, account: Self.account, maximumRecordsPerRequest: maximumRecordsPerRequest)
         }
     }
 
@@ -65,7 +97,20 @@ struct CloudFixture {
 
     /// How many records the account holds on the server.
     func recordCount() throws -> Int {
-        try cloud.recordCount(account: Self.account)
+        let store = store
+        return try runBlocking { try await store.recordCount(account: Self.account) }
+    }
+
+    /// Limits the account to `maxRecords` records (nil: no limit).
+    func setQuota(maxRecords: Int?) throws {
+        let store = store
+        try runBlocking { try await store.setQuota(maxRecords: maxRecords, account: Self.account) }
+    }
+
+    /// Forgets the server's deletions made before `cutoff`; returns how many.
+    func purgeDeletions(before cutoff: Timestamp) throws -> Int {
+        let store = store
+        return try runBlocking { try await store.purgeDeletions(before: cutoff) }
     }
 }
 
@@ -75,8 +120,9 @@ final class ServedRemote: Sendable {
     private let token = AccessToken.generate()
     private let maximumRecordsPerRequest: Int
 
-    init(store: SimulatedCloud, account: String, maximumRecordsPerRequest: Int) throws {
-        try store.addAccessToken(hash: AccessToken.hash(token), account: account)
+    init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int) throws {
+        let hash = AccessToken.hash(token)
+        try runBlocking { try await store.addAccessToken(hash: hash, account: account) }
         let log = RequestLog(clock: .system) { _ in }
         running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()
         self.maximumRecordsPerRequest = maximumRecordsPerRequest

@@ -3,7 +3,7 @@ import Testing
 
 /// Injected faults: offline, latency, scripted and random errors, quotas.
 @Suite struct FaultTests {
-    @Test("Offline: requests fail with networkUnavailable without reaching the server; other devices are unaffected", arguments: RemoteKind.allCases)
+    @Test("Offline: requests fail with networkUnavailable without reaching the server; other devices are unaffected", arguments: RemoteKind.tested)
     func offline(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -19,7 +19,7 @@ import Testing
         #expect(try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys).saved.count == 1)
     }
 
-    @Test("Latency: each request that goes out waits through the injected sleeper", arguments: RemoteKind.allCases)
+    @Test("Latency: each request that goes out waits through the injected sleeper", arguments: RemoteKind.tested)
     func latency(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -33,7 +33,7 @@ import Testing
         #expect(fixture.sleeps.milliseconds.count == 2)
     }
 
-    @Test("Scripted errors come back in order, one per request, and change nothing", arguments: RemoteKind.allCases)
+    @Test("Scripted errors come back in order, one per request, and change nothing", arguments: RemoteKind.tested)
     func script(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -49,7 +49,7 @@ import Testing
         #expect(try fixture.recordCount() == 1)
     }
 
-    @Test("A scripted error for one operation waits for that operation; other requests pass it by", arguments: RemoteKind.allCases)
+    @Test("A scripted error for one operation waits for that operation; other requests pass it by", arguments: RemoteKind.tested)
     func scriptForOperation(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -63,7 +63,7 @@ import Testing
         #expect(try fixture.faults.status(device: "laptop").scriptedErrors.isEmpty)
     }
 
-    @Test("A lost response: the request is carried out, then fails; sent again, it meets its own change", arguments: RemoteKind.allCases)
+    @Test("A lost response: the request is carried out, then fails; sent again, it meets its own change", arguments: RemoteKind.tested)
     func lostResponse(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -84,7 +84,7 @@ import Testing
         #expect(server["text"] == .string("text"))
     }
 
-    @Test("Scripts belong to a device, are kept while it is offline, and can be cleared", arguments: RemoteKind.allCases)
+    @Test("Scripts belong to a device, are kept while it is offline, and can be cleared", arguments: RemoteKind.tested)
     func scriptPerDevice(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -99,7 +99,7 @@ import Testing
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == nil)
     }
 
-    @Test("Random errors: the same seed fails the same requests; the rate shows in the status", arguments: RemoteKind.allCases)
+    @Test("Random errors: the same seed fails the same requests; the rate shows in the status", arguments: RemoteKind.tested)
     func rates(kind: RemoteKind) throws {
         func outcomes(seed: UInt64) throws -> [CloudError?] {
             let fixture = try CloudFixture(kind: kind, seed: seed)
@@ -115,7 +115,7 @@ import Testing
         #expect((10...30).contains(failures.count))
     }
 
-    @Test("Random errors: probability 0 never fails, 1 always does, only for its operation; clearing removes them", arguments: RemoteKind.allCases)
+    @Test("Random errors: probability 0 never fails, 1 always does, only for its operation; clearing removes them", arguments: RemoteKind.tested)
     func rateBounds(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -130,20 +130,19 @@ import Testing
         #expect(cloudError { try laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == nil)
     }
 
-    @Test("Quota: new records beyond it fail with quotaExceeded; updates and deletes still work, and free room", arguments: RemoteKind.allCases)
+    @Test("Quota: new records beyond it fail with quotaExceeded; updates and deletes still work, and free room", arguments: RemoteKind.tested)
     func quota(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
-        try fixture.cloud.setQuota(maxRecords: 2, account: "default")
+        try fixture.setQuota(maxRecords: 2)
         let first = try laptop.modify(saving: [note("a"), note("b"), note("c")], deleting: [], savePolicy: .allKeys)
         #expect(first.saved.map(\.recordID) == [id("a"), id("b")])
         #expect(first.failures == [id("c"): .quotaExceeded])
         #expect(try laptop.modify(saving: [note("a", "edited")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
         let swap = try laptop.modify(saving: [note("c")], deleting: [id("b")], savePolicy: .allKeys)
         #expect(swap.failures.isEmpty)
-        let status = try fixture.cloud.status(device: "laptop")
-        #expect(status.quota == 2 && status.recordCount == 2)
-        try fixture.cloud.setQuota(maxRecords: nil, account: "default")
+        #expect(try fixture.recordCount() == 2)
+        try fixture.setQuota(maxRecords: nil)
         #expect(try laptop.modify(saving: [note("d")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
     }
 

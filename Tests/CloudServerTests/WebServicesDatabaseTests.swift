@@ -15,7 +15,10 @@ import Testing
         func account(forAccessTokenHash tokenHash: String) async throws -> String? { "alice" }
         func addAccessToken(hash tokenHash: String, account: String) async throws { throw error }
         func revokeAccessTokens(account: String) async throws -> Int { throw error }
+        func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)] { throw error }
         func setQuota(maxRecords: Int?, account: String) async throws { throw error }
+        func recordCount(account: String) async throws -> Int { throw error }
+        func purgeDeletions(before cutoff: Timestamp) async throws -> Int { throw error }
         func zones(account: String) async throws -> [RecordZoneID] { throw error }
         func createZone(_ zone: RecordZoneID, account: String) async throws { throw error }
         func deleteZone(_ zone: RecordZoneID, account: String) async throws { throw error }

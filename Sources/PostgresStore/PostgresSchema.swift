@@ -1,0 +1,61 @@
+/// The PostgreSQL store's schema, built only through named migrations that are never edited.
+///
+/// The tables follow the SQLite store's (`RemoteSchema`): a record name lives in exactly one
+/// of `record` (saved) and `deletion` (deleted), stamped with the zone sequence of its
+/// latest change, so one ordered union of the two is the zone's change feed. Names compare
+/// with the "C" collation, byte by byte as SQLite does, whatever the database's locale.
+enum PostgresSchema {
+    /// The migrations, oldest first: a name and its statements.
+    static let migrations: [(name: String, statements: [String])] = [
+        ("v1-server", [
+            """
+            CREATE TABLE access_token (
+                hash TEXT PRIMARY KEY,
+                account TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX access_token_by_account ON access_token (account)",
+            "CREATE TABLE quota (account TEXT PRIMARY KEY, max_records BIGINT NOT NULL)",
+            """
+            CREATE TABLE zone (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                account TEXT COLLATE "C" NOT NULL,
+                name TEXT COLLATE "C" NOT NULL,
+                created_at BIGINT NOT NULL,
+                change_sequence BIGINT NOT NULL DEFAULT 0,
+                purged_through BIGINT NOT NULL DEFAULT 0,
+                UNIQUE (account, name)
+            )
+            """,
+            """
+            CREATE TABLE record (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                record_name TEXT COLLATE "C" NOT NULL,
+                change_sequence BIGINT NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                change_tag TEXT NOT NULL,
+                creation_date BIGINT NOT NULL,
+                modification_date BIGINT NOT NULL,
+                fields TEXT NOT NULL,
+                PRIMARY KEY (zone_id, record_name),
+                UNIQUE (zone_id, change_sequence)
+            )
+            """,
+            "CREATE INDEX record_by_type ON record (zone_id, record_type, record_name)",
+            """
+            CREATE TABLE deletion (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                record_name TEXT COLLATE "C" NOT NULL,
+                change_sequence BIGINT NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                deleted_at BIGINT NOT NULL,
+                PRIMARY KEY (zone_id, record_name),
+                UNIQUE (zone_id, change_sequence)
+            )
+            """,
+            "CREATE INDEX deletion_by_time ON deletion (deleted_at)",
+        ]),
+    ]
+}
