@@ -33,11 +33,20 @@ enum TestPostgres {
 
     /// A new store in a schema of its own, so that tests running at once never meet.
     static func store(clock: WallClock, maximumRecordsPerRequest: Int) throws -> PostgresRecordStore {
+        try stores(count: 1, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)[0]
+    }
+
+    /// `count` stores on one new schema, each with its own connections, as `count` server
+    /// processes on one database would be.
+    static func stores(count: Int, clock: WallClock, maximumRecordsPerRequest: Int = 200) throws -> [PostgresRecordStore] {
         let url = try #require(url, "IDEABOX_TEST_POSTGRES_URL is not set")
         let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return try runBlocking {
-            try await PostgresRecordStore.connect(
-                url: url, schema: schema, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest, maximumConnections: 2)
+        return try (0..<count).map { _ in
+            try runBlocking {
+                try await PostgresRecordStore.connect(
+                    url: url, schema: schema, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest,
+                    maximumConnections: 2)
+            }
         }
     }
 }
