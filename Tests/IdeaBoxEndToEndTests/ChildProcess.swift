@@ -16,6 +16,19 @@ enum ChildProcess {
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String], output: String, error: String
     ) throws -> Int32 {
+        try wait(for: spawn(executable, arguments, environment: environment, output: output, error: error), executable)
+    }
+
+    /// Starts `executable` as `run` does and returns at once.
+    static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String], output: String, error: String
+    ) throws -> RunningChild {
+        RunningChild(pid: try spawn(executable, arguments, environment: environment, output: output, error: error), name: executable)
+    }
+
+    private static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String], output: String, error: String
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -45,6 +58,11 @@ enum ChildProcess {
         guard spawnError == 0 else {
             throw EndToEndError(description: "cannot start \(executable): \(String(cString: strerror(spawnError)))")
         }
+        return pid
+    }
+
+    /// Waits for `pid` to end; its exit status, or 128 + the signal that ended it.
+    fileprivate static func wait(for pid: pid_t, _ executable: String) throws -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
             guard errno == EINTR else {
@@ -53,5 +71,41 @@ enum ChildProcess {
         }
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+}
+
+/// A program started by `ChildProcess.start`, still running until `stop` or `wait`.
+final class RunningChild {
+    let pid: pid_t
+    private let name: String
+    private var status: Int32?
+
+    fileprivate init(pid: pid_t, name: String) {
+        self.pid = pid
+        self.name = name
+    }
+
+    /// Sends `signal` (SIGTERM: stop cleanly; SIGKILL: die at once) and waits for the end;
+    /// returns the exit status.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM) throws -> Int32 {
+        if status == nil { kill(pid, signal) }
+        return try wait()
+    }
+
+    /// Waits for the program to end by itself; returns the exit status.
+    @discardableResult
+    func wait() throws -> Int32 {
+        if let status { return status }
+        let ended = try ChildProcess.wait(for: pid, name)
+        status = ended
+        return ended
+    }
+
+    deinit {
+        if status == nil {
+            kill(pid, SIGKILL)
+            _ = try? wait()
+        }
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+
+/// One device's data root, used through `ideabox` commands without the full-screen app.
+final class DeviceProcess {
+    let dataRoot = FileManager.default.temporaryDirectory
+        .appendingPathComponent("ideabox-device-\(UUID().uuidString)", isDirectory: true)
+    private let ideabox: URL
+    private var runs = 0
+
+    init() throws {
+        ideabox = try IdeaBoxBinary.url()
+        try FileManager.default.createDirectory(at: dataRoot, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: dataRoot)
+    }
+
+    /// Runs `ideabox arguments…`; returns its status and output.
+    func execute(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let (output, error) = files()
+        let status = try ChildProcess.run(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
+        return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
+    }
+
+    /// Runs `ideabox arguments…`, which must succeed; returns standard output.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        let result = try execute(arguments)
+        guard result.status == 0 else {
+            throw EndToEndError(description: "ideabox \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
+        }
+        return result.output
+    }
+
+    /// Starts `ideabox arguments…` and returns at once.
+    func start(_ arguments: [String]) throws -> RunningChild {
+        let (output, error) = files()
+        return try ChildProcess.start(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
+    }
+
+    /// A file in the data root.
+    func file(_ name: String) -> URL {
+        dataRoot.appendingPathComponent(name)
+    }
+
+    private var environment: [String: String] {
+        [
+            "HOME": dataRoot.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+            "IDEABOX_HOME": dataRoot.path, "IDEABOX_NO_SAMPLES": "1",
+        ]
+    }
+
+    private func files() -> (output: URL, error: URL) {
+        runs += 1
+        return (file("run-\(runs).out"), file("run-\(runs).err"))
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `ideabox serve` as a process of its own on 127.0.0.1, with a SQLite store in a
+/// fresh folder: what devices on other machines would reach. `close()` (or deinit) stops it
+/// and removes the folder.
+final class ServeProcess {
+    /// How long the server gets to say it is listening.
+    static let startTimeout: Duration = .seconds(20)
+
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("ideabox-serve-\(UUID().uuidString)", isDirectory: true)
+    /// The port it listens on, known once it first started; kept across restarts.
+    private(set) var port: Int?
+    private var child: RunningChild?
+    private var starts = 0
+    private let ideabox: URL
+
+    init() throws {
+        ideabox = try IdeaBoxBinary.url()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// `--store`.
+    var store: String { "sqlite:" + directory.appendingPathComponent("remote.sqlite").path }
+
+    /// The URL devices sign in with.
+    var url: String {
+        get throws {
+            guard let port else { throw EndToEndError(description: "The server has not started.") }
+            return "http://127.0.0.1:\(port)"
+        }
+    }
+
+    /// `ideabox serve account add name`; returns the token it printed.
+    func addAccount(_ name: String) throws -> String {
+        let (status, output, error) = try execute(["serve", "account", "add", name, "--store", store], log: "account-\(name)")
+        guard status == 0, output.hasPrefix("ibx_") else {
+            throw EndToEndError(description: "serve account add \(name) exited \(status): \(error)")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Starts the server (on its earlier port after a restart) and returns once it listens.
+    func start() async throws {
+        guard child == nil else { return }
+        starts += 1
+        let log = logFile(starts)
+        child = try ChildProcess.start(
+            ideabox.path, ["serve", "--listen", "127.0.0.1:\(port ?? 0)", "--store", store], environment: environment,
+            output: directory.appendingPathComponent("serve.out").path, error: log.path)
+        let clock = ContinuousClock()
+        let deadline = clock.now + Self.startTimeout
+        while true {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), let listening = Int(match.1) {
+                port = listening
+                return
+            }
+            guard clock.now < deadline else {
+                throw EndToEndError(description: "ideabox serve did not start in \(Self.startTimeout):\n\(text)")
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+    }
+
+    /// Ends the server with `signal` (SIGKILL: mid-request, as a crash or power cut would);
+    /// returns its exit status.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM) throws -> Int32 {
+        defer { child = nil }
+        return try child?.stop(signal) ?? 0
+    }
+
+    /// Everything the server logged since it was first started, one line per request.
+    var log: String {
+        (1...max(1, starts)).map { (try? String(contentsOf: logFile($0), encoding: .utf8)) ?? "" }.joined()
+    }
+
+    /// Stops the server and removes its folder.
+    func close() {
+        _ = try? stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func logFile(_ start: Int) -> URL {
+        directory.appendingPathComponent("serve-\(start).log")
+    }
+
+    private var environment: [String: String] {
+        ["HOME": directory.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "IDEABOX_HOME": directory.path]
+    }
+
+    private func execute(_ arguments: [String], log name: String) throws -> (Int32, String, String) {
+        let output = directory.appendingPathComponent("\(name).out")
+        let error = directory.appendingPathComponent("\(name).err")
+        let status = try ChildProcess.run(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
+        return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// Devices on different data roots (different machines, as far as they know) that share
+/// nothing but an `ideabox serve` process on 127.0.0.1 (issue 8).
+@Suite("Sync through ideabox serve")
+struct ServedSyncTests {
+    /// Two terminals signed in to one account see each other's add, completion, delete and
+    /// offline edit with no key pressed; a third, on another account, sees none of it.
+    @Test func twoMachinesOneAccountAndAStranger() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let aliceToken = try server.addAccount("alice")
+        let bobToken = try server.addAccount("bob")
+        try await server.start()
+        let url = try server.url
+        func signIn(_ account: String, _ token: String) -> [[String]] {
+            [["account", "sign-in", account, "--server", url, "--token", token]]
+        }
+        let a = try TmuxSession(before: signIn("alice", aliceToken))
+        defer { a.close() }
+        let b = try TmuxSession(before: signIn("alice", aliceToken))
+        defer { b.close() }
+        let stranger = try TmuxSession(before: signIn("bob", bobToken))
+        defer { stranger.close() }
+        #expect(a.dataRoot != b.dataRoot)
+        for session in [a, b, stranger] {
+            try await session.waitFor("an empty, synced app") { screen in
+                screen.contains("All Ideas (0)") && screen.statusBar.contains("Synced")
+            }
+        }
+
+        let title = "在機器 A 新增 over HTTP"
+        try a.press("n")
+        try await a.waitFor("New idea")
+        try a.type(title)
+        try await a.waitFor(title)
+        try a.press("C-s")
+        try await b.waitFor("A's new idea in B") { screen in
+            screen.contains("All Ideas (1)") && screen.line(2).contains("[ ] \(title)")
+        }
+
+        try b.press("x")
+        try await a.waitFor("B's completion in A") { screen in
+            screen.line(2).hasPrefix(">[x] \(title)") && screen.contains("Completed (1)")
+        }
+
+        let kept = "留下來的想法"
+        try b.press("n")
+        try await b.waitFor("New idea")
+        try b.type(kept)
+        try await b.waitFor(kept)
+        try b.press("C-s")
+        try await a.waitFor("B's second idea in A") { $0.contains("All Ideas (2)") && $0.contains(kept) }
+
+        // A deletes the completed idea, which is second in its list (newest first).
+        try a.press("End")
+        try await a.waitFor("the completed idea selected in A") { $0.line(3).hasPrefix(">[x] \(title)") }
+        try a.press("d")
+        try await a.waitFor("Delete “\(title)”? y/n")
+        try a.press("y")
+        try await b.waitFor("A's delete in B") { screen in
+            screen.contains("All Ideas (1)") && !screen.contains(title)
+        }
+
+        let edited = kept + "（離線修改）"
+        try a.press("o")
+        try await a.waitFor("airplane mode in A") { $0.statusBar.contains("Offline") }
+        try a.press("e")
+        try await a.waitFor("Edit idea")
+        try a.type("（離線修改）")
+        try await a.waitFor(edited)
+        try a.press("C-s")
+        try await a.waitFor("the offline edit pending in A") { screen in
+            screen.line(2).hasPrefix(">[ ] \(edited)") && screen.statusBar.contains("Offline: 1 pending")
+        }
+        try await b.keeps("B without A's offline edit", for: .seconds(2)) { screen in
+            !screen.contains(edited) && screen.line(2).contains(kept)
+        }
+        try a.press("o")
+        try await b.waitFor("A's offline edit in B once A is back online") { screen in
+            screen.contains("All Ideas (1)") && screen.line(2).contains("[ ] \(edited)")
+        }
+        try await a.waitFor("A synced again") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
+
+        try await stranger.keeps("bob's terminal empty", for: .seconds(1)) { screen in
+            screen.contains("All Ideas (0)") && screen.statusBar.contains("Synced")
+        }
+        #expect(try stranger.run(["export"]).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        #expect(server.log.contains(" alice\n") && server.log.contains(" bob\n"))
+        #expect(!server.log.contains(aliceToken) && !server.log.contains(bobToken), "a token reached the request log")
+    }
+
+    /// `kill -9` of the server while a device uploads 5,000 ideas, then a restart: the
+    /// device carries on, and the second device ends up with every idea exactly once.
+    @Test func killedServerMidUploadLosesAndDuplicatesNothing() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let token = try server.addAccount("alice")
+        try await server.start()
+        let url = try server.url
+        let a = try DeviceProcess()
+        let b = try DeviceProcess()
+        for device in [a, b] {
+            try device.run(["account", "sign-in", "alice", "--server", url, "--token", token])
+        }
+        let count = 5_000
+        try Self.ideas(count).write(to: a.file("ideas.json"))
+        try a.run(["import", a.file("ideas.json").path])
+
+        let upload = try a.start(["sync"])
+        let uploads = try await Self.waitForModifies(atLeast: 3, in: server)
+        try server.stop(SIGKILL)
+        #expect(uploads < count / 200, "the upload ended before the server was killed")
+        try await server.start()
+        let interrupted = try upload.wait()
+        print("ServedSyncTests: server killed after \(uploads) uploads of 200; the sync in flight exited \(interrupted)")
+        if interrupted != 0 {
+            try a.run(["sync"])
+        }
+        #expect(try a.run(["status"]).contains("pending changes: 0"))
+        try b.run(["sync"])
+
+        let onA = try Self.exported(a)
+        let onB = try Self.exported(b)
+        #expect(onA.count == count)
+        #expect(onB.count == count, "B has \(onB.count) of \(count) ideas")
+        #expect(Set(onB.map(\.id)).count == onB.count, "an idea came twice")
+        #expect(onA.sorted { $0.id < $1.id } == onB.sorted { $0.id < $1.id })
+    }
+
+    /// The ideas file `import` takes: `count` ideas with titles 1 … count.
+    private static func ideas(_ count: Int) throws -> Data {
+        let ideas = (1...count).map { index in
+            let id = String(format: "00000000-0000-4000-8000-%012d", index)
+            return """
+                {"id":"\(id)","title":"想法 \(index)","description":"","isCompleted":\(index % 7 == 0),\
+                "createdAt":"2026-11-20T08:00:00.000Z","updatedAt":"2026-11-20T08:00:00.000Z",\
+                "deviceId":"11111111-1111-4111-8111-111111111111","version":0,"lastSyncedAt":null}
+                """
+        }
+        return Data(("[" + ideas.joined(separator: ",") + "]").utf8)
+    }
+
+    /// Waits until the server has answered `count` record uploads; returns how many it has.
+    private static func waitForModifies(atLeast count: Int, in server: ServeProcess) async throws -> Int {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(60)
+        while true {
+            let modifies = server.log.components(separatedBy: "records/modify 200").count - 1
+            if modifies >= count { return modifies }
+            guard clock.now < deadline else {
+                throw EndToEndError(description: "The upload did not reach the server:\n\(server.log)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// The ideas of `device`, without the fields that belong to one device.
+    private static func exported(_ device: DeviceProcess) throws -> [SyncedIdea] {
+        try JSONDecoder().decode([SyncedIdea].self, from: Data(device.run(["export"]).utf8))
+    }
+}
+
+/// What every device must agree on about an idea.
+private struct SyncedIdea: Decodable, Equatable {
+    var id: String
+    var title: String
+    var description: String
+    var isCompleted: Bool
+    var updatedAt: String
+}
