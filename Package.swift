@@ -59,12 +59,18 @@ let package = Package(
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore"]),
         .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
-        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote", "CloudServer", "PostgresStore"]),
+        // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
+        .target(
+            name: "RemoteTestSupport", dependencies: ["CloudRemote", "CloudServer", "PostgresStore", "IdeaBoxCore"],
+            path: "Tests/RemoteTestSupport"),
+        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote", "CloudServer", "PostgresStore", "RemoteTestSupport"]),
         .testTarget(
             name: "CloudServerTests",
             dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "Hummingbird", package: "hummingbird")]
         ),
-        .testTarget(name: "IdeaSyncTests", dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "IdeaBoxCore"]),
+        .testTarget(
+            name: "IdeaSyncTests",
+            dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "CloudServer", "IdeaBoxCore", "RemoteTestSupport"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),
     ]

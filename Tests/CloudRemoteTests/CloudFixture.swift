@@ -3,53 +3,9 @@ import CloudServer
 import Foundation
 import IdeaBoxCore
 import PostgresStore
+import RemoteTestSupport
 import Synchronization
 import Testing
-
-/// The remotes every contract test runs against.
-enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    /// The SQLite file the clients open themselves.
-    case embedded
-    /// The same store behind `ideabox serve` on 127.0.0.1, reached by the HTTP client.
-    case served
-    /// `ideabox serve` with PostgreSQL behind it, reached by the HTTP client.
-    case servedPostgres
-
-    var testDescription: String { rawValue }
-
-    /// The kinds this run can test: all three when a PostgreSQL database is configured
-    /// (`.ci/run` starts one, and insists on it), the other two otherwise.
-    static var tested: [RemoteKind] {
-        TestPostgres.url == nil ? [.embedded, .served] : allCases
-    }
-}
-
-/// The PostgreSQL database the contract tests may use, as `.ci/run` gives it.
-enum TestPostgres {
-    /// `IDEABOX_TEST_POSTGRES_URL`, such as postgres://ideabox@127.0.0.1:54329/postgres?sslmode=disable.
-    static let url = ProcessInfo.processInfo.environment["IDEABOX_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    /// Whether this run must test PostgreSQL (`IDEABOX_REQUIRE_POSTGRES=1`, as in CI).
-    static let isRequired = ProcessInfo.processInfo.environment["IDEABOX_REQUIRE_POSTGRES"] == "1"
-
-    /// A new store in a schema of its own, so that tests running at once never meet.
-    static func store(clock: WallClock, maximumRecordsPerRequest: Int) throws -> PostgresRecordStore {
-        try stores(count: 1, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)[0]
-    }
-
-    /// `count` stores on one new schema, each with its own connections, as `count` server
-    /// processes on one database would be.
-    static func stores(count: Int, clock: WallClock, maximumRecordsPerRequest: Int = 200) throws -> [PostgresRecordStore] {
-        let url = try #require(url, "IDEABOX_TEST_POSTGRES_URL is not set")
-        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return try (0..<count).map { _ in
-            try runBlocking {
-                try await PostgresRecordStore.connect(
-                    url: url, schema: schema, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest,
-                    maximumConnections: 2)
-            }
-        }
-    }
-}
 
 /// A fresh in-memory remote with a hand-moved clock, a seeded generator and a sleeper that
 /// records instead of sleeping: embedded, or served over HTTP.
@@ -120,38 +76,6 @@ struct CloudFixture {
     func purgeDeletions(before cutoff: Timestamp) throws -> Int {
         let store = store
         return try runBlocking { try await store.purgeDeletions(before: cutoff) }
-    }
-}
-
-/// `ideabox serve` on a free port of 127.0.0.1, in this process, stopped when released.
-final class ServedRemote: Sendable {
-    private let running: RunningServer
-    private let token = AccessToken.generate()
-    private let maximumRecordsPerRequest: Int
-
-    init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int) throws {
-        let hash = AccessToken.hash(token)
-        try runBlocking { try await store.addAccessToken(hash: hash, account: account) }
-        let log = RequestLog(clock: .system) { _ in }
-        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()
-        self.maximumRecordsPerRequest = maximumRecordsPerRequest
-    }
-
-    // Not `stop()`: waiting here would hold one of the test run's few cooperative threads.
-    deinit {
-        running.requestStop()
-    }
-
-    /// The server's address.
-    var endpoint: WebServicesDatabase.Endpoint {
-        WebServicesDatabase.Endpoint(server: URL(string: "http://127.0.0.1:\(running.port)")!)
-    }
-
-    /// A client signed in with the account's token.
-    func client() -> WebServicesDatabase {
-        WebServicesDatabase(
-            endpoint: endpoint, accountName: CloudFixture.account, token: token, timeout: 10,
-            maximumRecordsPerRequest: maximumRecordsPerRequest)
     }
 }
 

@@ -1,4 +1,5 @@
 import CloudRemote
+import RemoteTestSupport
 import Testing
 
 /// Injected faults: offline, latency, scripted and random errors, quotas.

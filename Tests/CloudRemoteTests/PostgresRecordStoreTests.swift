@@ -3,6 +3,7 @@ import CloudServer
 import Foundation
 import IdeaBoxCore
 import PostgresStore
+import RemoteTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import CloudRemote
 import IdeaBoxCore
+import RemoteTestSupport
 import Testing
 
 /// Saving, deleting and querying records through a device's client.

@@ -1,3 +1,4 @@
+import RemoteTestSupport
 import Testing
 
 /// The PostgreSQL runs of the contract suite are never skipped where they are required.

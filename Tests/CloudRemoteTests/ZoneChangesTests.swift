@@ -1,6 +1,7 @@
 import CloudRemote
 import Foundation
 import IdeaBoxCore
+import RemoteTestSupport
 import Testing
 
 /// Fetching a zone's changes page by page with change tokens.

@@ -3,6 +3,7 @@ import Foundation
 import IdeaBoxCore
 import IdeaStore
 import IdeaSync
+import RemoteTestSupport
 import Testing
 
 /// Property: whatever devices do, in whatever order they sync, through whatever faults,
@@ -12,9 +13,21 @@ import Testing
     /// CI runs all of these; each is a short run of a few dozen steps.
     static let seeds: [UInt64] = Array(1...170)
 
+    /// Fewer runs over HTTP, where every request is a real one.
+    static let servedSeeds: [UInt64] = Array(1...15)
+
     @Test(arguments: seeds)
     func everyDeviceAndTheRemoteConverge(seed: UInt64) throws {
         var world = try ConvergenceWorld(seed: seed)
+        try world.run(steps: 50)
+        try world.settle()
+        world.check()
+    }
+
+    @Test("The same property through ideabox serve, with SQLite and (where configured) PostgreSQL behind it",
+          arguments: RemoteKind.tested.filter { $0 != .embedded }, servedSeeds)
+    func everyDeviceAndTheServedRemoteConverge(remote: RemoteKind, seed: UInt64) throws {
+        var world = try ConvergenceWorld(seed: seed, remote: remote)
         try world.run(steps: 50)
         try world.settle()
         world.check()
@@ -46,10 +59,11 @@ private struct ConvergenceWorld {
     var log: [String] = []
     var titleCounter = 0
 
-    init(seed: UInt64) throws {
+    init(seed: UInt64, remote: RemoteKind = .embedded) throws {
         self.seed = seed
         random = SeededRandomNumberGenerator(seed: seed)
-        fixture = try SyncFixture(random: SeededRandomNumberGenerator(seed: seed &+ 1_000_003), maximumRecordsPerRequest: 5)
+        fixture = try SyncFixture(
+            remote: remote, random: SeededRandomNumberGenerator(seed: seed &+ 1_000_003), maximumRecordsPerRequest: 5)
         let count = Int.random(in: 3...4, using: &random)
         for index in 0..<count {
             // Some devices run behind or ahead by up to five seconds.

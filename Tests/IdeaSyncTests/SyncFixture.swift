@@ -1,22 +1,45 @@
 import CloudRemote
+import CloudServer
 import Foundation
 import IdeaBoxCore
 import IdeaStore
 import IdeaSync
+import RemoteTestSupport
 import Synchronization
 
-/// Devices of one simulated account over one in-memory remote, all on one hand-stepped
-/// scheduler and clock.
+/// Devices of one simulated account over one remote, all on one hand-stepped scheduler and
+/// clock: the embedded in-memory remote, or `ideabox serve` on 127.0.0.1 (with SQLite or
+/// PostgreSQL behind it) reached over HTTP.
 final class SyncFixture {
     /// 2026-11-20T08:00:00.000Z.
     static let start = Timestamp(milliseconds: 1_795_161_600_000)
 
     let scheduler = ManualSyncScheduler(start: SyncFixture.start)
+    /// The embedded remote; for the served kinds the devices' faults only, which their
+    /// clients apply before a request goes out (as a served profile's faults.sqlite does).
     let cloud: SimulatedCloud
+    /// Where the records are: `cloud`, or the store behind the server.
+    let store: any RecordStore
+    private let server: ServedRemote?
 
-    init(random: any RandomNumberGenerator & Sendable = SeededRandomNumberGenerator(seed: 1), maximumRecordsPerRequest: Int = 400) throws {
+    init(
+        remote: RemoteKind = .embedded, random: any RandomNumberGenerator & Sendable = SeededRandomNumberGenerator(seed: 1),
+        maximumRecordsPerRequest: Int = 400
+    ) throws {
         cloud = try SimulatedCloud.inMemory(
             clock: scheduler.clock, random: random, sleeper: Sleeper { _ in }, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        switch remote {
+        case .embedded:
+            store = cloud
+            server = nil
+            return
+        case .served:
+            store = try SimulatedCloud.inMemory(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        case .servedPostgres:
+            store = try TestPostgres.store(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        }
+        server = try ServedRemote(
+            store: store, account: SimulatedCloud.defaultAccount, maximumRecordsPerRequest: maximumRecordsPerRequest)
     }
 
     /// A new device named `name`, with its own database and engine. `deviceIds` makes the
@@ -31,7 +54,8 @@ final class SyncFixture {
             firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: .english), ids: deviceIds)
         let clock = scheduler.clock.offset(by: clockOffset)
         let repository = database.repository(clock: clock, ids: ideaIds)
-        let remote = client(cloud.database(forDevice: name))
+        let remote = client(server.map { FaultInjectingDatabase(base: $0.client(), faults: cloud, device: name) }
+            ?? cloud.database(forDevice: name))
         let session = SyncSession(repository: repository, database: remote, clock: clock)
         return Device(
             name: name, repository: repository, session: session, engine: SyncEngine(session: session, scheduler: scheduler),
@@ -41,14 +65,26 @@ final class SyncFixture {
     /// The non-deleted ideas the remote holds in `account`, read by a fault-free observer
     /// device, by id.
     func remoteIdeas(account: String = SimulatedCloud.defaultAccount) throws -> [IdeaSnapshot] {
-        let observer = "observer-\(account)"
-        try cloud.signIn(device: observer, account: account)
-        let records = try cloud.database(forDevice: observer).records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
+        let records: [RemoteRecord]
+        if server == nil {
+            let observer = "observer-\(account)"
+            try cloud.signIn(device: observer, account: account)
+            records = try cloud.database(forDevice: observer).records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
+        } else {
+            let store = store
+            records = try runBlocking {
+                try await store.records(account: account, in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea", after: nil, limit: 100_000)
+            }
+        }
         return records.compactMap(IdeaSnapshot.init(record:)).sorted { $0.id.lowercasedString < $1.id.lowercasedString }
     }
 
     /// How many records the remote holds in `account`, deleted ideas included.
     func remoteRecordCount(account: String = SimulatedCloud.defaultAccount) throws -> Int {
+        if server != nil {
+            let store = store
+            return try runBlocking { try await store.recordCount(account: account) }
+        }
         try cloud.signIn(device: "observer-\(account)", account: account)
         return try cloud.status(device: "observer-\(account)").recordCount
     }
