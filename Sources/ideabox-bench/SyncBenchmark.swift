@@ -6,7 +6,8 @@ import IdeaStore
 import IdeaSync
 
 /// `ideabox-bench sync`: the initial sync of many ideas from one device through the
-/// embedded remote to a new device, and one change's round trip between two devices.
+/// embedded remote (or `ideabox serve` over HTTP) to a new device, and one change's round
+/// trip between two devices.
 struct SyncBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync", abstract: "Benchmark sync: initial sync rates, and one change's trip from device A to B.")
@@ -14,14 +15,18 @@ struct SyncBenchmark: ParsableCommand {
     @Option(help: "How many ideas the initial sync moves.") var ideas = 10_000
     @Option(help: "How many initial syncs to run, each with new devices and a new remote.") var rounds = 5
     @Option(help: "How many one-change round trips to time.") var trips = 30
+    @OptionGroup var server: BenchServer.Options
 
     func run() throws {
         let corpus = Self.corpus(count: ideas)
+        // Over HTTP: one server process for every round, a new account (an empty remote) per round.
+        let served = try server.store.map { try BenchServer(store: $0) }
+        defer { served?.stop() }
         var uploads: [Int] = []
         var downloads: [Int] = []
         var tripReports: [String] = []
         for round in 0..<rounds {
-            let (upload, download) = try Self.withDevices("round-\(round)") { a, b in
+            let (upload, download) = try Self.withDevices("round-\(round)", server: served) { a, b in
                 _ = try a.repository.importIdeas(corpus)
                 let clock = ContinuousClock()
                 var start = clock.now
@@ -42,6 +47,7 @@ struct SyncBenchmark: ParsableCommand {
             uploads.append(upload)
             downloads.append(download)
         }
+        print("remote: \(server.store.map { "ideabox serve over HTTP, store \($0)" } ?? "embedded SQLite file")")
         print("initial sync of \(ideas) ideas, \(rounds) rounds with new devices: records/s, median (slowest–fastest)")
         print("  A → remote: \(Self.summary(uploads))")
         print("  remote → B: \(Self.summary(downloads))")
@@ -50,13 +56,21 @@ struct SyncBenchmark: ParsableCommand {
 
     /// A and B over one new remote in a new temporary data root, removed afterwards.
     private static func withDevices<T>(
-        _ name: String, _ body: (Device, Device) throws -> T
+        _ name: String, server: BenchServer?, _ body: (Device, Device) throws -> T
     ) throws -> T {
-        let root = URL(fileURLWithPath: NSTemporaryDirectory() + "ideabox-bench-sync-\(ProcessInfo.processInfo.processIdentifier)-\(name)")
+        let process = ProcessInfo.processInfo.processIdentifier
+        let root = URL(fileURLWithPath: NSTemporaryDirectory() + "ideabox-bench-sync-\(process)-\(name)")
         try? FileManager.default.removeItem(at: root)
         defer { try? FileManager.default.removeItem(at: root) }
-        let cloud = try SimulatedCloud.open(directory: root, clock: .system)
-        return try body(try device("a", root: root, cloud: cloud), try device("b", root: root, cloud: cloud))
+        let remotes: (any CloudDatabase, any CloudDatabase)
+        if let server {
+            let account = try server.newAccount("bench-\(process)-\(name)")
+            remotes = (server.client(account), server.client(account))
+        } else {
+            let cloud = try SimulatedCloud.open(directory: root, clock: .system)
+            remotes = (cloud.database(forDevice: "a"), cloud.database(forDevice: "b"))
+        }
+        return try body(try device("a", root: root, remote: remotes.0), try device("b", root: root, remote: remotes.1))
     }
 
     private static func corpus(count: Int) -> [Idea] {
@@ -106,12 +120,12 @@ struct SyncBenchmark: ParsableCommand {
 
     private typealias Device = (repository: IdeaRepository, session: SyncSession)
 
-    private static func device(_ name: String, root: URL, cloud: SimulatedCloud) throws -> Device {
+    private static func device(_ name: String, root: URL, remote: any CloudDatabase) throws -> Device {
         let location = try DataLocation(root: root, profile: name)
         let database = try IdeaDatabase.open(
             directory: location.profileDirectory, firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english))
         let repository = database.repository(clock: .system, ids: .random)
-        return (repository, SyncSession(repository: repository, database: cloud.database(forDevice: name), clock: .system))
+        return (repository, SyncSession(repository: repository, database: remote, clock: .system))
     }
 
     private static func summary(_ rates: [Int]) -> String {
