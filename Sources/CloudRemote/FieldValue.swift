@@ -47,24 +47,24 @@ public enum FieldValue: Hashable, Sendable, Codable {
         }
     }
 
-    /// The value of an encoded field as `JSONSerialization` reads it: the remote's way to
-    /// read the fields of every record it serves, where `JSONDecoder` took several times
-    /// as long. `Decodable` stays for values inside other coded types (a stored
+    /// The value of an encoded field as `JSONValue` reads it: the remote's way to read the
+    /// fields of every record it serves, where `JSONDecoder` took several times as long.
+    /// `Decodable` stays for values inside other coded types (a stored
     /// `serverRecordChanged` error carries a record).
-    public init(jsonObject: Any) throws {
-        guard let object = jsonObject as? [String: Any], object.count == 1, let (name, value) = object.first,
+    public init(stored json: JSONValue) throws {
+        guard let object = json.object, object.count == 1, let (name, value) = object.first,
               let key = CodingKeys(rawValue: name)
         else {
             throw Self.corrupted("a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, list")
         }
         let decoded: FieldValue? = switch key {
-        case .string: (value as? String).map(FieldValue.string)
-        case .int64: (value as? NSNumber).flatMap { Self.isBoolean($0) ? nil : Int64(exactly: $0) }.map(FieldValue.int64)
+        case .string: value.string.map(FieldValue.string)
+        case .int64: value.wholeNumber.map(FieldValue.int64)
         case .double: Self.double(value).map(FieldValue.double)
-        case .bool: (value as? NSNumber).flatMap { Self.isBoolean($0) ? $0.boolValue : nil }.map(FieldValue.bool)
-        case .timestamp: (value as? String).flatMap(Timestamp.init(iso8601:)).map(FieldValue.timestamp)
-        case .bytes: (value as? String).flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
-        case .list: try (value as? [Any]).map { try FieldValue.list($0.map(FieldValue.init(jsonObject:))) }
+        case .bool: value.bool.map(FieldValue.bool)
+        case .timestamp: value.string.flatMap(Timestamp.init(iso8601:)).map(FieldValue.timestamp)
+        case .bytes: value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
+        case .list: try value.array.map { try FieldValue.list($0.map(FieldValue.init(stored:))) }
         }
         guard let decoded else { throw Self.corrupted("the \(name) value \(value) is not one") }
         self = decoded
@@ -88,7 +88,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
         switch self {
         case .string(let text):
             key(.string)
-            Self.writeJSONString(text, to: &bytes)
+            JSONValue.write(string: text, to: &bytes)
         case .int64(let number):
             key(.int64)
             bytes.append(contentsOf: String(number).utf8)
@@ -99,17 +99,17 @@ public enum FieldValue: Hashable, Sendable, Codable {
             } else {
                 let spelling = Self.nonFiniteSpelling
                 let text = number.isNaN ? spelling.nan : number < 0 ? spelling.negativeInfinity : spelling.positiveInfinity
-                Self.writeJSONString(text, to: &bytes)
+                JSONValue.write(string: text, to: &bytes)
             }
         case .bool(let flag):
             key(.bool)
             bytes.append(contentsOf: (flag ? "true" : "false").utf8)
         case .timestamp(let time):
             key(.timestamp)
-            Self.writeJSONString(time.iso8601, to: &bytes)
+            JSONValue.write(string: time.iso8601, to: &bytes)
         case .bytes(let data):
             key(.bytes)
-            Self.writeJSONString(data.base64EncodedString(), to: &bytes)
+            JSONValue.write(string: data.base64EncodedString(), to: &bytes)
         case .list(let values):
             key(.list)
             bytes.append(UInt8(ascii: "["))
@@ -122,49 +122,13 @@ public enum FieldValue: Hashable, Sendable, Codable {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped.
-    static func writeJSONString(_ text: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case UInt8(ascii: "\n"):
-                bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\t"):
-                bytes.append(contentsOf: #"\t"#.utf8)
-            case ..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func double(_ value: Any) -> Double? {
+    private static func double(_ value: JSONValue) -> Double? {
         switch value {
-        case let text as String:
-            switch text {
-            case nonFiniteSpelling.positiveInfinity: .infinity
-            case nonFiniteSpelling.negativeInfinity: -.infinity
-            case nonFiniteSpelling.nan: .nan
-            default: nil
-            }
-        case let number as NSNumber where !isBoolean(number):
-            number.doubleValue
-        default:
-            nil
+        case .string(nonFiniteSpelling.positiveInfinity): .infinity
+        case .string(nonFiniteSpelling.negativeInfinity): -.infinity
+        case .string(nonFiniteSpelling.nan): .nan
+        default: value.number
         }
-    }
-
-    /// Whether JSON had `true` or `false` here rather than a number.
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        number.objCType.pointee == CChar(UInt8(ascii: "c"))
     }
 
     private static func corrupted(_ description: String) -> DecodingError {

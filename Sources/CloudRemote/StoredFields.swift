@@ -2,7 +2,7 @@ import Foundation
 
 /// Record fields as a server stores them: JSON with sorted keys, readable with the sqlite3
 /// shell or psql.
-/// Written by `FieldValue.writeJSON` and read with `JSONSerialization`: `JSONEncoder` and
+/// Written by `FieldValue.writeJSON` and read with `JSONValue`: `JSONEncoder` and
 /// `JSONDecoder` each took longer than everything else the remote does for a record.
 public enum StoredFields {
     /// The JSON text of `fields`.
@@ -10,7 +10,7 @@ public enum StoredFields {
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         for (index, name) in fields.keys.sorted().enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            FieldValue.writeJSONString(name, to: &bytes)
+            JSONValue.write(string: name, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
             fields[name]!.writeJSON(to: &bytes)
         }
@@ -20,9 +20,9 @@ public enum StoredFields {
 
     /// The fields in `json`, as `encode` wrote them.
     public static func decode(_ json: String) throws -> [String: FieldValue] {
-        guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+        guard let object = try JSONValue(parsing: json).object else {
             throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "fields are a JSON object"))
         }
-        return try object.mapValues(FieldValue.init(jsonObject:))
+        return try object.mapValues(FieldValue.init(stored:))
     }
 }

@@ -80,20 +80,20 @@ public struct WebServicesDatabase: CloudDatabase {
 
     private func modifyZone(_ zone: RecordZoneID, operationType: String) throws {
         let answer = try send(.zonesModify, [
-            "operations": [["operationType": operationType, "zone": ["zoneID": WebServicesFormat.object(zone)]]],
+            "operations": [["operationType": .string(operationType), "zone": ["zoneID": WebServicesFormat.object(zone)]]],
         ])
-        guard let results = answer["zones"] as? [WebServicesFormat.Object], results.count == 1 else {
+        guard let results = answer["zones"]?.array, results.count == 1, let result = results[0].object else {
             throw CloudError.networkFailure
         }
-        if let error = WebServicesError(results[0]) { throw error.cloudError() }
+        if let error = WebServicesError(result) { throw error.cloudError() }
     }
 
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
         guard let zone = recordIDs.first?.zoneID ?? records.first?.recordID.zoneID else { return ModifyResult() }
         // Deletes first: the server applies them before the saves whatever the order, and
         // answers in the order of the operations.
-        var operations: [WebServicesFormat.Object] = recordIDs.map { recordID in
-            ["operationType": "forceDelete", "record": Self.reference(recordID, in: zone)]
+        var operations: [JSONValue] = recordIDs.map { recordID in
+            ["operationType": "forceDelete", "record": .object(Self.reference(recordID, in: zone))]
         }
         for record in records {
             var object = WebServicesFormat.object(record)
@@ -105,16 +105,17 @@ public struct WebServicesDatabase: CloudDatabase {
             case .allKeys: "forceReplace"
             case .ifServerRecordUnchanged: record.changeTag == nil ? "create" : "update"
             }
-            operations.append(["operationType": operationType, "record": object])
+            operations.append(["operationType": .string(operationType), "record": .object(object)])
         }
         let answer = try send(.recordsModify, [
-            "operations": operations, "zoneID": WebServicesFormat.object(zone), "atomic": false,
+            "operations": .array(operations), "zoneID": WebServicesFormat.object(zone), "atomic": false,
         ])
-        guard let results = answer["records"] as? [WebServicesFormat.Object], results.count == operations.count else {
+        guard let results = answer["records"]?.array, results.count == operations.count else {
             throw CloudError.networkFailure
         }
         var result = ModifyResult()
-        for (index, object) in results.enumerated() {
+        for (index, json) in results.enumerated() {
+            guard let object = json.object else { throw CloudError.networkFailure }
             let recordID = index < recordIDs.count ? recordIDs[index] : records[index - recordIDs.count].recordID
             if let error = WebServicesError(object) {
                 let serverRecord = try object["serverRecord"].map { try Self.record($0, zone: recordID.zoneID) }
@@ -122,7 +123,7 @@ public struct WebServicesDatabase: CloudDatabase {
             } else if index < recordIDs.count {
                 result.deleted.append(recordID)
             } else {
-                result.saved.append(try Self.record(object, zone: recordID.zoneID))
+                result.saved.append(try Self.record(json, zone: recordID.zoneID))
             }
         }
         return result
@@ -130,24 +131,25 @@ public struct WebServicesDatabase: CloudDatabase {
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
         var body: WebServicesFormat.Object = [
-            "zoneID": WebServicesFormat.object(zone), "resultsLimit": min(max(1, resultsLimit), Self.maximumChangesPerPage),
+            "zoneID": WebServicesFormat.object(zone),
+            "resultsLimit": .integer(Int64(min(max(1, resultsLimit), Self.maximumChangesPerPage))),
         ]
-        if let token { body["syncToken"] = token.data.base64EncodedString() }
+        if let token { body["syncToken"] = .string(token.data.base64EncodedString()) }
         let answer = try send(.changesZone, body)
-        guard let records = answer["records"] as? [Any], let syncToken = answer["syncToken"] as? String,
-              let tokenData = Data(base64Encoded: syncToken), let moreComing = answer["moreComing"] as? Bool
+        guard let records = answer["records"]?.array, let syncToken = answer["syncToken"]?.string,
+              let tokenData = Data(base64Encoded: syncToken), let moreComing = answer["moreComing"]?.bool
         else { throw CloudError.networkFailure }
         var changed: [RemoteRecord] = []
         var deleted: [DeletedRecord] = []
         for json in records {
-            guard let object = json as? WebServicesFormat.Object else { throw CloudError.networkFailure }
-            if object["deleted"] as? Bool == true {
-                guard let name = object["recordName"] as? String, let type = object["recordType"] as? String else {
+            guard let object = json.object else { throw CloudError.networkFailure }
+            if object["deleted"]?.bool == true {
+                guard let name = object["recordName"]?.string, let type = object["recordType"]?.string else {
                     throw CloudError.networkFailure
                 }
                 deleted.append(DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: type))
             } else {
-                changed.append(try Self.record(object, zone: zone))
+                changed.append(try Self.record(json, zone: zone))
             }
         }
         return ZoneChanges(changed: changed, deleted: deleted, token: ChangeToken(data: tokenData), moreComing: moreComing)
@@ -158,30 +160,29 @@ public struct WebServicesDatabase: CloudDatabase {
         var marker: String?
         repeat {
             var body: WebServicesFormat.Object = [
-                "zoneID": WebServicesFormat.object(zone), "query": ["recordType": recordType],
-                "resultsLimit": Self.maximumOperations,
+                "zoneID": WebServicesFormat.object(zone), "query": ["recordType": .string(recordType)],
+                "resultsLimit": .integer(Int64(Self.maximumOperations)),
             ]
-            if let marker { body["continuationMarker"] = marker }
+            if let marker { body["continuationMarker"] = .string(marker) }
             let answer = try send(.recordsQuery, body)
-            guard let page = answer["records"] as? [Any] else { throw CloudError.networkFailure }
+            guard let page = answer["records"]?.array else { throw CloudError.networkFailure }
             records += try page.map { try Self.record($0, zone: zone) }
-            marker = answer["continuationMarker"] as? String
+            marker = answer["continuationMarker"]?.string
         } while marker != nil
         return records
     }
 
     /// `{recordName, zoneID}`: a record named without its fields, for a delete.
     private static func reference(_ recordID: RecordID, in zone: RecordZoneID) -> WebServicesFormat.Object {
-        var object: WebServicesFormat.Object = ["recordName": recordID.recordName]
+        var object: WebServicesFormat.Object = ["recordName": .string(recordID.recordName)]
         if recordID.zoneID != zone { object["zoneID"] = WebServicesFormat.object(recordID.zoneID) }
         return object
     }
 
     /// A record the server sent; one it should not have sent is a broken answer.
-    private static func record(_ json: Any, zone: RecordZoneID) throws -> RemoteRecord {
+    private static func record(_ json: JSONValue, zone: RecordZoneID) throws -> RemoteRecord {
         do {
-            let object = json as? WebServicesFormat.Object
-            let recordZone = try object?["zoneID"].map { try WebServicesFormat.zoneID($0) } ?? zone
+            let recordZone = try json.object?["zoneID"].map { try WebServicesFormat.zoneID($0) } ?? zone
             return try WebServicesFormat.record(json, zone: recordZone, at: "record")
         } catch {
             throw CloudError.networkFailure
@@ -196,13 +197,9 @@ public struct WebServicesDatabase: CloudDatabase {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        do {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-        } catch {
-            throw CloudError.internalError
-        }
+        request.httpBody = Data(JSONValue.object(body).bytes)
         let (response, data) = try transport.send(request)
-        let object = (try? JSONSerialization.jsonObject(with: data)) as? WebServicesFormat.Object
+        let object = (try? data.withUnsafeBytes { try JSONValue(parsing: $0) })?.object
         if response.statusCode == 200 {
             guard let object else { throw CloudError.networkFailure }
             return object

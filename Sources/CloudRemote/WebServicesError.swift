@@ -89,16 +89,16 @@ public struct WebServicesError: Error, Equatable, Sendable {
 
     /// `{serverErrorCode, reason}` with `retryAfter` when there is one.
     public var object: WebServicesFormat.Object {
-        var object: WebServicesFormat.Object = ["serverErrorCode": code, "reason": reason]
-        if let retryAfter { object["retryAfter"] = retryAfter }
+        var object: WebServicesFormat.Object = ["serverErrorCode": .string(code), "reason": .string(reason)]
+        if let retryAfter { object["retryAfter"] = .double(retryAfter) }
         return object
     }
 
     /// The error in a JSON object, or nil if it holds no `serverErrorCode`.
     public init?(_ object: WebServicesFormat.Object) {
-        guard let code = object["serverErrorCode"] as? String else { return nil }
-        let retryAfter = (object["retryAfter"] as? NSNumber)?.doubleValue.clamped(to: 0...86_400)
-        self.init(code: code, reason: object["reason"] as? String ?? "", retryAfter: retryAfter)
+        guard let code = object["serverErrorCode"]?.string else { return nil }
+        let retryAfter = object["retryAfter"]?.number?.clamped(to: 0...86_400)
+        self.init(code: code, reason: object["reason"]?.string ?? "", retryAfter: retryAfter)
     }
 }
 

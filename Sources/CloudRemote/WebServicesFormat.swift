@@ -14,8 +14,8 @@ import IdeaBoxCore
 /// value is checked, and the first problem is reported as `Invalid` with a reason that
 /// names where it was.
 public enum WebServicesFormat {
-    /// A JSON object as `JSONSerialization` reads and writes it.
-    public typealias Object = [String: Any]
+    /// A JSON object.
+    public typealias Object = JSONValue.Object
 
     /// Why a JSON value is not what the format allows.
     public struct Invalid: Error, Equatable, CustomStringConvertible {
@@ -36,39 +36,39 @@ public enum WebServicesFormat {
     // MARK: Writing
 
     /// `{zoneName}`.
-    public static func object(_ zone: RecordZoneID) -> Object {
-        ["zoneName": zone.zoneName]
+    public static func object(_ zone: RecordZoneID) -> JSONValue {
+        ["zoneName": .string(zone.zoneName)]
     }
 
     /// A record as the server hands it out, with its zone.
     public static func object(_ record: RemoteRecord) -> Object {
         var object: Object = [
-            "recordName": record.recordID.recordName,
-            "recordType": record.recordType,
-            "fields": record.fields.mapValues(object(_:)),
+            "recordName": .string(record.recordID.recordName),
+            "recordType": .string(record.recordType),
+            "fields": .object(record.fields.mapValues(value(_:))),
             "zoneID": object(record.recordID.zoneID),
             "deleted": false,
         ]
-        if let changeTag = record.changeTag { object["recordChangeTag"] = changeTag }
-        if let created = record.creationDate { object["created"] = ["timestamp": created.milliseconds] }
-        if let modified = record.modificationDate { object["modified"] = ["timestamp": modified.milliseconds] }
+        if let changeTag = record.changeTag { object["recordChangeTag"] = .string(changeTag) }
+        if let created = record.creationDate { object["created"] = ["timestamp": .integer(created.milliseconds)] }
+        if let modified = record.modificationDate { object["modified"] = ["timestamp": .integer(modified.milliseconds)] }
         return object
     }
 
     /// A deleted record as a change fetch reports it.
     public static func object(_ deleted: DeletedRecord) -> Object {
-        ["recordName": deleted.recordID.recordName, "recordType": deleted.recordType, "deleted": true]
+        ["recordName": .string(deleted.recordID.recordName), "recordType": .string(deleted.recordType), "deleted": true]
     }
 
     /// `{value, type}` for one field value.
-    public static func object(_ value: FieldValue) -> Object {
+    public static func value(_ value: FieldValue) -> JSONValue {
         if case .list(let items) = value {
             if let type = commonScalarType(items) {
-                return ["value": items.map(rawValue), "type": type + "_LIST"]
+                return ["value": .array(items.map(rawValue)), "type": .string(type + "_LIST")]
             }
-            return ["value": items.map(object(_:)), "type": "LIST"]
+            return ["value": .array(items.map(self.value(_:))), "type": "LIST"]
         }
-        return ["value": rawValue(value), "type": scalarType(value)]
+        return ["value": rawValue(value), "type": .string(scalarType(value))]
     }
 
     private static func scalarType(_ value: FieldValue) -> String {
@@ -92,26 +92,26 @@ public enum WebServicesFormat {
         return type
     }
 
-    private static func rawValue(_ value: FieldValue) -> Any {
+    private static func rawValue(_ value: FieldValue) -> JSONValue {
         switch value {
-        case .string(let text): text
-        case .int64(let number): number
-        case .double(let number) where number.isFinite: number
+        case .string(let text): .string(text)
+        case .int64(let number): .integer(number)
+        case .double(let number) where number.isFinite: .double(number)
         case .double(let number):
-            number.isNaN ? FieldValue.nonFiniteSpelling.nan
-                : number < 0 ? FieldValue.nonFiniteSpelling.negativeInfinity : FieldValue.nonFiniteSpelling.positiveInfinity
-        case .bool(let flag): flag
-        case .timestamp(let time): time.milliseconds
-        case .bytes(let data): data.base64EncodedString()
-        case .list(let items): items.map(object(_:))
+            .string(number.isNaN ? FieldValue.nonFiniteSpelling.nan
+                : number < 0 ? FieldValue.nonFiniteSpelling.negativeInfinity : FieldValue.nonFiniteSpelling.positiveInfinity)
+        case .bool(let flag): .bool(flag)
+        case .timestamp(let time): .integer(time.milliseconds)
+        case .bytes(let data): .string(data.base64EncodedString())
+        case .list(let items): .array(items.map(self.value(_:)))
         }
     }
 
     // MARK: Reading
 
     /// The zone id in `{zoneName}`.
-    public static func zoneID(_ json: Any?, at path: String = "zoneID") throws -> RecordZoneID {
-        guard let object = json as? Object else { throw Invalid("\(path) must be an object with a zoneName") }
+    public static func zoneID(_ json: JSONValue?, at path: String = "zoneID") throws -> RecordZoneID {
+        guard let object = json?.object else { throw Invalid("\(path) must be an object with a zoneName") }
         let name = try string(object["zoneName"], at: "\(path).zoneName")
         guard isValidName(name, allowing: "_-.") else {
             throw Invalid("\(path).zoneName must be 1 to \(maximumNameLength) letters, digits, '_', '-' or '.'")
@@ -120,7 +120,7 @@ public enum WebServicesFormat {
     }
 
     /// A record name: 1 to 255 bytes of UTF-8 with no control characters.
-    public static func recordName(_ json: Any?, at path: String) throws -> String {
+    public static func recordName(_ json: JSONValue?, at path: String) throws -> String {
         let name = try string(json, at: path)
         guard !name.isEmpty, name.utf8.count <= maximumNameLength,
               !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
@@ -129,9 +129,9 @@ public enum WebServicesFormat {
     }
 
     /// A record type or field name: a letter, then letters, digits or '_'.
-    public static func typeName(_ json: Any?, at path: String) throws -> String {
+    public static func typeName(_ json: JSONValue?, at path: String) throws -> String {
         let name = try string(json, at: path)
-        guard isValidName(name, allowing: "_"), name.first!.isLetter else {
+        guard isValidName(name, allowing: "_"), name.unicodeScalars.first!.properties.isAlphabetic else {
             throw Invalid("\(path) must start with a letter and hold only letters, digits and '_'")
         }
         return name
@@ -139,18 +139,18 @@ public enum WebServicesFormat {
 
     /// The record a client sends in a save, or the server sends back: name, type, change tag
     /// (optional) and fields; `created`/`modified` are read when present.
-    public static func record(_ json: Any?, zone: RecordZoneID, at path: String) throws -> RemoteRecord {
-        guard let object = json as? Object else { throw Invalid("\(path) must be an object") }
+    public static func record(_ json: JSONValue?, zone: RecordZoneID, at path: String) throws -> RemoteRecord {
+        guard let object = json?.object else { throw Invalid("\(path) must be an object") }
         let name = try recordName(object["recordName"], at: "\(path).recordName")
         let type = try typeName(object["recordType"], at: "\(path).recordType")
         let changeTag = try object["recordChangeTag"].map { try string($0, at: "\(path).recordChangeTag") }
-        guard let fieldObjects = (object["fields"] ?? Object()) as? Object else {
+        guard let fieldObjects = (object["fields"] ?? .object([:])).object else {
             throw Invalid("\(path).fields must be an object")
         }
         var fields: [String: FieldValue] = [:]
         for (fieldName, value) in fieldObjects {
             let fieldPath = "\(path).fields.\(fieldName)"
-            fields[try typeName(fieldName, at: "\(path).fields name")] = try fieldValue(value, at: fieldPath)
+            fields[try typeName(.string(fieldName), at: "\(path).fields name")] = try fieldValue(value, at: fieldPath)
         }
         return RemoteRecord(
             recordType: type, recordID: RecordID(recordName: name, zoneID: zone), fields: fields, changeTag: changeTag,
@@ -159,31 +159,31 @@ public enum WebServicesFormat {
     }
 
     /// One `{value, type}` field.
-    public static func fieldValue(_ json: Any?, at path: String) throws -> FieldValue {
-        guard let object = json as? Object, let value = object["value"] else {
+    public static func fieldValue(_ json: JSONValue?, at path: String) throws -> FieldValue {
+        guard let object = json?.object, let value = object["value"] else {
             throw Invalid("\(path) must be an object with a value and a type")
         }
         let type = try string(object["type"], at: "\(path).type")
         if type == "LIST" {
-            guard let items = value as? [Any] else { throw Invalid("\(path).value must be an array") }
+            guard let items = value.array else { throw Invalid("\(path).value must be an array") }
             return .list(try items.enumerated().map { try fieldValue($1, at: "\(path).value[\($0)]") })
         }
         if type.hasSuffix("_LIST") {
             let itemType = String(type.dropLast("_LIST".count))
-            guard itemType != "LIST", let items = value as? [Any] else { throw Invalid("\(path).value must be an array") }
+            guard itemType != "LIST", let items = value.array else { throw Invalid("\(path).value must be an array") }
             return .list(try items.enumerated().map { try scalar($1, type: itemType, at: "\(path).value[\($0)]") })
         }
         return try scalar(value, type: type, at: "\(path).value")
     }
 
-    private static func scalar(_ value: Any, type: String, at path: String) throws -> FieldValue {
+    private static func scalar(_ value: JSONValue, type: String, at path: String) throws -> FieldValue {
         let decoded: FieldValue? = switch type {
-        case "STRING": (value as? String).map(FieldValue.string)
-        case "INT64": wholeNumber(value).map(FieldValue.int64)
+        case "STRING": value.string.map(FieldValue.string)
+        case "INT64": value.wholeNumber.map(FieldValue.int64)
         case "DOUBLE": double(value).map(FieldValue.double)
-        case "BOOLEAN": (value as? NSNumber).flatMap { FieldValue.isBoolean($0) ? $0.boolValue : nil }.map(FieldValue.bool)
-        case "TIMESTAMP": wholeNumber(value).flatMap(timestamp).map(FieldValue.timestamp)
-        case "BYTES": (value as? String).flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
+        case "BOOLEAN": value.bool.map(FieldValue.bool)
+        case "TIMESTAMP": value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
+        case "BYTES": value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
         default: throw Invalid("\(path): unknown field type \(type)")
         }
         guard let decoded else { throw Invalid("\(path) is not a valid \(type)") }
@@ -191,23 +191,17 @@ public enum WebServicesFormat {
     }
 
     /// `{timestamp}` in milliseconds.
-    private static func timestampObject(_ json: Any, at path: String) throws -> Timestamp {
-        guard let object = json as? Object, let milliseconds = object["timestamp"].flatMap(wholeNumber),
+    private static func timestampObject(_ json: JSONValue, at path: String) throws -> Timestamp {
+        guard let object = json.object, let milliseconds = object["timestamp"]?.wholeNumber,
               let time = timestamp(milliseconds)
         else { throw Invalid("\(path) must be an object with a timestamp in milliseconds") }
         return time
     }
 
     /// A string at `path`.
-    public static func string(_ json: Any?, at path: String) throws -> String {
-        guard let text = json as? String else { throw Invalid("\(path) must be a string") }
+    public static func string(_ json: JSONValue?, at path: String) throws -> String {
+        guard let text = json?.string else { throw Invalid("\(path) must be a string") }
         return text
-    }
-
-    /// A whole number (not a boolean) that fits in 64 bits.
-    public static func wholeNumber(_ json: Any) -> Int64? {
-        guard let number = json as? NSNumber, !FieldValue.isBoolean(number) else { return nil }
-        return Int64(exactly: number)
     }
 
     /// Milliseconds from year 0001 to year 9999: what ISO 8601 and every store can hold.
@@ -215,17 +209,12 @@ public enum WebServicesFormat {
         (-62_135_596_800_000...253_402_300_799_999).contains(milliseconds) ? Timestamp(milliseconds: milliseconds) : nil
     }
 
-    private static func double(_ json: Any) -> Double? {
+    private static func double(_ json: JSONValue) -> Double? {
         switch json {
-        case let text as String:
-            switch text {
-            case FieldValue.nonFiniteSpelling.positiveInfinity: .infinity
-            case FieldValue.nonFiniteSpelling.negativeInfinity: -.infinity
-            case FieldValue.nonFiniteSpelling.nan: .nan
-            default: nil
-            }
-        case let number as NSNumber where !FieldValue.isBoolean(number): number.doubleValue
-        default: nil
+        case .string(FieldValue.nonFiniteSpelling.positiveInfinity): .infinity
+        case .string(FieldValue.nonFiniteSpelling.negativeInfinity): -.infinity
+        case .string(FieldValue.nonFiniteSpelling.nan): .nan
+        default: json.number
         }
     }
 

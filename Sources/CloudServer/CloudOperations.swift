@@ -24,7 +24,7 @@ struct CloudOperations {
             case .recordsQuery: return try await query(body)
             case .changesZone: return try await zoneChanges(body)
             case .zonesModify: return try await modifyZones(body)
-            case .zonesList: return ["zones": try await store.zones(account: account).map { ["zoneID": WebServicesFormat.object($0)] }]
+            case .zonesList: return ["zones": .array(try await store.zones(account: account).map { ["zoneID": WebServicesFormat.object($0)] })]
             }
         } catch let invalid as WebServicesFormat.Invalid {
             throw WebServicesError.badRequest(invalid.reason)
@@ -47,7 +47,7 @@ struct CloudOperations {
         var saved = Set<RecordID>(), deleted = Set<RecordID>()
         for (index, json) in operations.enumerated() {
             let path = "operations[\(index)]"
-            guard let operation = json as? Object, let recordJSON = operation["record"] as? Object else {
+            guard let operation = json.object, let recordJSON = operation["record"]?.object else {
                 throw WebServicesError.badRequest("\(path) must be an object with an operationType and a record.")
             }
             let type = try WebServicesFormat.string(operation["operationType"], at: "\(path).operationType")
@@ -58,7 +58,7 @@ struct CloudOperations {
                 let name = try WebServicesFormat.recordName(recordJSON["recordName"], at: "\(path).record.recordName")
                 item = .delete(RecordID(recordName: name, zoneID: recordZone))
             case "create", "update", "replace", "forceUpdate", "forceReplace":
-                var record = try WebServicesFormat.record(recordJSON, zone: recordZone, at: "\(path).record")
+                var record = try WebServicesFormat.record(.object(recordJSON), zone: recordZone, at: "\(path).record")
                 guard Self.approximateSize(record.fields) <= Self.maximumRecordBytes else {
                     throw WebServicesError.badRequest("\(path).record holds more than 1 MB of fields; send large data as an asset.")
                 }
@@ -102,21 +102,21 @@ struct CloudOperations {
         let result = try await store.modify(account: account, saves: saves, deleting: deletes, atomic: atomic)
         let savedByID = Dictionary(result.saved.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
         let failedAtomically = atomic && !result.failures.isEmpty
-        let answers: [Object] = items.map { item in
+        let answers: [JSONValue] = items.map { item in
             switch item {
             case let .save(save, isCreate):
                 let recordID = save.record.recordID
                 if let failure = result.failures[recordID] {
-                    return Self.failure(failure, recordName: recordID.recordName, isCreate: isCreate)
+                    return .object(Self.failure(failure, recordName: recordID.recordName, isCreate: isCreate))
                 }
                 if failedAtomically || savedByID[recordID] == nil { return Self.atomicError(recordID.recordName) }
-                return WebServicesFormat.object(savedByID[recordID]!)
+                return .object(WebServicesFormat.object(savedByID[recordID]!))
             case let .delete(recordID):
                 if failedAtomically { return Self.atomicError(recordID.recordName) }
-                return ["recordName": recordID.recordName, "deleted": true]
+                return ["recordName": .string(recordID.recordName), "deleted": true]
             }
         }
-        return ["records": answers]
+        return ["records": .array(answers)]
     }
 
     /// A record's error: its code and reason, with the server's record beside a conflict.
@@ -124,15 +124,15 @@ struct CloudOperations {
         var answer = WebServicesError(error)
         if case .serverRecordChanged = error, isCreate { answer.code = "EXISTS" }
         var object = answer.object
-        object["recordName"] = recordName
+        object["recordName"] = .string(recordName)
         if case let .serverRecordChanged(serverRecord?) = error {
-            object["serverRecord"] = WebServicesFormat.object(serverRecord)
+            object["serverRecord"] = .object(WebServicesFormat.object(serverRecord))
         }
         return object
     }
 
-    private static func atomicError(_ recordName: String) -> Object {
-        ["recordName": recordName, "serverErrorCode": "ATOMIC_ERROR", "reason": "Another operation of this atomic request failed."]
+    private static func atomicError(_ recordName: String) -> JSONValue {
+        ["recordName": .string(recordName), "serverErrorCode": "ATOMIC_ERROR", "reason": "Another operation of this atomic request failed."]
     }
 
     /// About how many bytes `fields` take: their text and bytes, and 8 per number.
@@ -152,13 +152,13 @@ struct CloudOperations {
 
     private func query(_ body: Object) async throws -> Object {
         let zone = try WebServicesFormat.zoneID(body["zoneID"])
-        guard let query = body["query"] as? Object else { throw WebServicesError.badRequest("query must be an object with a recordType.") }
+        guard let query = body["query"]?.object else { throw WebServicesError.badRequest("query must be an object with a recordType.") }
         let recordType = try WebServicesFormat.typeName(query["recordType"], at: "query.recordType")
         let limit = try Self.limit(body["resultsLimit"], maximum: Self.maximumOperations)
         let after = try body["continuationMarker"].map { try WebServicesFormat.recordName($0, at: "continuationMarker") }
         let records = try await store.records(account: account, in: zone, ofType: recordType, after: after, limit: limit + 1)
-        var answer: Object = ["records": records.prefix(limit).map(WebServicesFormat.object(_:))]
-        if records.count > limit { answer["continuationMarker"] = records[limit - 1].recordID.recordName }
+        var answer: Object = ["records": .array(records.prefix(limit).map { .object(WebServicesFormat.object($0)) })]
+        if records.count > limit { answer["continuationMarker"] = .string(records[limit - 1].recordID.recordName) }
         return answer
     }
 
@@ -167,7 +167,7 @@ struct CloudOperations {
     private func zoneChanges(_ body: Object) async throws -> Object {
         let zone = try WebServicesFormat.zoneID(body["zoneID"])
         let token = try body["syncToken"].map { json -> ChangeToken in
-            guard let text = json as? String, text.utf8.count <= 512, let data = Data(base64Encoded: text) else {
+            guard let text = json.string, text.utf8.count <= 512, let data = Data(base64Encoded: text) else {
                 throw WebServicesError.badRequest("syncToken must be a token this server gave out.")
             }
             return ChangeToken(data: data)
@@ -176,9 +176,10 @@ struct CloudOperations {
         let changes = try await store.fetchChanges(account: account, in: zone, since: token, resultsLimit: limit)
         return [
             "zoneID": WebServicesFormat.object(zone),
-            "syncToken": changes.token.data.base64EncodedString(),
-            "moreComing": changes.moreComing,
-            "records": changes.changed.map(WebServicesFormat.object(_:)) + changes.deleted.map(WebServicesFormat.object(_:)),
+            "syncToken": .string(changes.token.data.base64EncodedString()),
+            "moreComing": .bool(changes.moreComing),
+            "records": .array(
+                changes.changed.map { .object(WebServicesFormat.object($0)) } + changes.deleted.map { .object(WebServicesFormat.object($0)) }),
         ]
     }
 
@@ -188,7 +189,7 @@ struct CloudOperations {
         var zones: [(type: String, zone: RecordZoneID)] = []
         for (index, json) in try Self.operations(body).enumerated() {
             let path = "operations[\(index)]"
-            guard let operation = json as? Object, let zone = operation["zone"] as? Object else {
+            guard let operation = json.object, let zone = operation["zone"]?.object else {
                 throw WebServicesError.badRequest("\(path) must be an object with an operationType and a zone.")
             }
             let type = try WebServicesFormat.string(operation["operationType"], at: "\(path).operationType")
@@ -197,7 +198,7 @@ struct CloudOperations {
             }
             zones.append((type, try WebServicesFormat.zoneID(zone["zoneID"], at: "\(path).zone.zoneID")))
         }
-        var answers: [Object] = []
+        var answers: [JSONValue] = []
         for (type, zone) in zones {
             if type == "create" {
                 try await store.createZone(zone, account: account)
@@ -207,32 +208,30 @@ struct CloudOperations {
                 answers.append(["zoneID": WebServicesFormat.object(zone), "deleted": true])
             }
         }
-        return ["zones": answers]
+        return ["zones": .array(answers)]
     }
 
     // MARK: Reading the body
 
     /// The `operations` array: 1 to 200 items.
-    private static func operations(_ body: Object) throws -> [Any] {
-        guard let operations = body["operations"] as? [Any] else {
+    private static func operations(_ body: Object) throws -> [JSONValue] {
+        guard let operations = body["operations"]?.array else {
             throw WebServicesError.badRequest("operations must be an array.")
         }
         guard operations.count <= maximumOperations else { throw CloudError.limitExceeded }
         return operations
     }
 
-    private static func bool(_ json: Any?, at path: String) throws -> Bool? {
+    private static func bool(_ json: JSONValue?, at path: String) throws -> Bool? {
         guard let json else { return nil }
-        guard let number = json as? NSNumber, WebServicesFormat.wholeNumber(number) == nil else {
-            throw WebServicesError.badRequest("\(path) must be true or false.")
-        }
-        return number.boolValue
+        guard let flag = json.bool else { throw WebServicesError.badRequest("\(path) must be true or false.") }
+        return flag
     }
 
     /// `resultsLimit`: 1 to `maximum`, `maximum` when absent.
-    private static func limit(_ json: Any?, maximum: Int) throws -> Int {
+    private static func limit(_ json: JSONValue?, maximum: Int) throws -> Int {
         guard let json else { return maximum }
-        guard let number = WebServicesFormat.wholeNumber(json), (1...Int64(maximum)).contains(number) else {
+        guard let number = json.wholeNumber, (1...Int64(maximum)).contains(number) else {
             throw WebServicesError.badRequest("resultsLimit must be a whole number from 1 to \(maximum).")
         }
         return Int(number)

@@ -28,7 +28,7 @@ struct CloudWebResponder: HTTPResponder {
             account = try await authenticate(request)
             let body = try await readBody(request)
             let operations = CloudOperations(store: store, account: account!)
-            response = try Self.json(status: .ok, try await operations.perform(path.operation, body))
+            response = Self.json(status: .ok, try await operations.perform(path.operation, body))
         } catch let error as WebServicesError {
             response = Self.error(error)
         } catch let error as CloudError {
@@ -83,25 +83,26 @@ struct CloudWebResponder: HTTPResponder {
             throw WebServicesError(code: "LIMIT_EXCEEDED", reason: "The request body is over \(Self.maximumBodyBytes >> 20) MiB.")
         }
         guard buffer.readableBytes > 0 else { return [:] }
-        guard let json = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) else {
-            throw WebServicesError.badRequest("The body is not valid JSON.")
+        let json: JSONValue
+        do {
+            json = try buffer.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
+        } catch {
+            throw WebServicesError.badRequest("The body is not valid JSON: \(error).")
         }
-        guard let object = json as? WebServicesFormat.Object else {
+        guard let object = json.object else {
             throw WebServicesError.badRequest("The body must be a JSON object.")
         }
         return object
     }
 
-    private static func json(status: HTTPResponse.Status, _ object: WebServicesFormat.Object) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object)
-        return Response(
+    private static func json(status: HTTPResponse.Status, _ object: WebServicesFormat.Object) -> Response {
+        Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object(object).bytes)))
     }
 
     private static func error(_ error: WebServicesError) -> Response {
-        var response = (try? json(status: HTTPResponse.Status(code: error.httpStatus), error.object))
-            ?? Response(status: .internalServerError)
+        var response = json(status: HTTPResponse.Status(code: error.httpStatus), error.object)
         if let retryAfter = error.retryAfter {
             response.headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
         }
