@@ -14,6 +14,7 @@ let package = Package(
         // Without its default traits: swift-configuration is not needed and takes minutes to build.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     ],
     targets: [
         .target(name: "IdeaBoxCore"),
@@ -24,7 +25,15 @@ let package = Package(
         // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
         .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudRemote"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
-        .target(name: "CloudRemote", dependencies: ["IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The HTTP client of `ideabox serve` is async-http-client: Foundation's URLSession on Linux
+        // spent more CPU on its dispatch sources than the sync itself (BENCHMARKS.md, "Over HTTP").
+        .target(
+            name: "CloudRemote",
+            dependencies: [
+                "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .target(
             name: "CloudServer",
             dependencies: [

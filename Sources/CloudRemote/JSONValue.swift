@@ -401,22 +401,29 @@ public enum JSONValue: Sendable, Hashable {
     /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped.
     public static func write(string text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case UInt8(ascii: "\n"):
-                bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\t"):
-                bytes.append(contentsOf: #"\t"#.utf8)
-            case ..<0x20:
-                let hex: StaticString = "0123456789abcdef"
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(hex.utf8Start[Int(byte >> 4)])
-                bytes.append(hex.utf8Start[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
+        let utf8 = text.utf8
+        // Most text needs no escapes: copy it whole, and go byte by byte only from the first
+        // byte that needs one.
+        let firstEscape = utf8.firstIndex(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        bytes.append(contentsOf: utf8[..<(firstEscape ?? utf8.endIndex)])
+        if let firstEscape {
+            for byte in utf8[firstEscape...] {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(byte)
+                case UInt8(ascii: "\n"):
+                    bytes.append(contentsOf: #"\n"#.utf8)
+                case UInt8(ascii: "\t"):
+                    bytes.append(contentsOf: #"\t"#.utf8)
+                case ..<0x20:
+                    let hex: StaticString = "0123456789abcdef"
+                    bytes.append(contentsOf: #"\u00"#.utf8)
+                    bytes.append(hex.utf8Start[Int(byte >> 4)])
+                    bytes.append(hex.utf8Start[Int(byte & 0xF)])
+                default:
+                    bytes.append(byte)
+                }
             }
         }
         bytes.append(UInt8(ascii: "\""))

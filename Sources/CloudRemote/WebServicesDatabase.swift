@@ -1,13 +1,13 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// A client of `ideabox serve`: the private database of one account, reached over HTTP in
 /// CloudKit Web Services' JSON with the account's token.
 ///
-/// Requests go out one at a time over one `URLSession`, which keeps the connection open
-/// between them, each with its own timeout. Whatever goes wrong reaches the caller as a
+/// Requests go out one at a time through async-http-client, which keeps the connection
+/// open between them, each with its own timeout. Whatever goes wrong reaches the caller as a
 /// `CloudError`: a transport failure or an answer that can't be read is `networkFailure`
 /// (the request may or may not have been applied), a 429 is `requestRateLimited`, a 503
 /// `serviceUnavailable` with its `Retry-After`, a refused token `notAuthenticated`.
@@ -58,7 +58,7 @@ public struct WebServicesDatabase: CloudDatabase {
         self.endpoint = endpoint
         self.accountName = accountName
         self.token = token
-        self.transport = HTTPTransport(timeout: timeout)
+        self.transport = HTTPTransport(timeout: .nanoseconds(Int64((timeout * 1e9).rounded())))
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
     }
 
@@ -193,23 +193,19 @@ public struct WebServicesDatabase: CloudDatabase {
     /// `CloudError` the answer means.
     private func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) throws -> WebServicesFormat.Object {
         guard let token else { throw CloudError.notAuthenticated }
-        var request = URLRequest(url: endpoint.url(operation))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.httpBody = Data(JSONValue.object(body).bytes)
-        let (response, data) = try transport.send(request)
-        let object = (try? data.withUnsafeBytes { try JSONValue(parsing: $0) })?.object
-        if response.statusCode == 200 {
+        let (status, headers, answer) = try transport.post(
+            endpoint.url(operation), body: JSONValue.object(body).bytes, token: token)
+        let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object
+        if status == 200 {
             guard let object else { throw CloudError.networkFailure }
             return object
         }
-        let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
+        let retryAfter = headers.first(name: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
         if var error = object.flatMap(WebServicesError.init) {
             if error.retryAfter == nil { error.retryAfter = retryAfter }
             throw error.cloudError()
         }
-        switch response.statusCode {
+        switch status {
         case 401, 403, 421: throw CloudError.notAuthenticated
         case 429: throw CloudError.requestRateLimited(retryAfter: retryAfter ?? 30)
         case 502, 503, 504: throw CloudError.serviceUnavailable(retryAfter: retryAfter)
@@ -219,33 +215,29 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 }
 
-/// Sends one request at a time and waits for its answer.
-private final class HTTPTransport: Sendable {
-    private let session: URLSession
+/// Posts one request at a time and waits for its answer.
+private struct HTTPTransport: Sendable {
+    /// One client for the process, so connections are reused by every database that talks
+    /// to the same server; it lives as long as the process, so it is never shut down.
+    private static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), decompression: .disabled))
 
-    init(timeout: Double) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.httpMaximumConnectionsPerHost = 1
-        session = URLSession(configuration: configuration)
-    }
+    let timeout: TimeAmount
 
-    deinit {
-        session.finishTasksAndInvalidate()
-    }
-
-    /// The answer to `request`, or `networkFailure` if none came.
-    func send(_ request: URLRequest) throws -> (HTTPURLResponse, Data) {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: (HTTPURLResponse, Data)?
-        let task = session.dataTask(with: request) { data, response, _ in
-            if let response = response as? HTTPURLResponse { outcome = (response, data ?? Data()) }
-            done.signal()
+    /// The status, headers and body of the answer to a POST of `body`, or `networkFailure`
+    /// if none came within the timeout.
+    func post(_ url: URL, body: [UInt8], token: String) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        do {
+            let request = try HTTPClient.Request(
+                url: url, method: .POST,
+                headers: ["Content-Type": "application/json", "Authorization": "Bearer \(token)"],
+                body: .bytes(body))
+            let response = try Self.client.execute(request: request, deadline: .now() + timeout).wait()
+            return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
+        } catch {
+            throw CloudError.networkFailure
         }
-        task.resume()
-        done.wait()
-        guard let outcome else { throw CloudError.networkFailure }
-        return outcome
     }
 }
