@@ -110,73 +110,74 @@ public enum WebServicesFormat {
     // MARK: Reading
 
     /// The zone id in `{zoneName}`.
-    public static func zoneID(_ json: JSONValue?, at path: String = "zoneID") throws -> RecordZoneID {
-        guard let object = json?.object else { throw Invalid("\(path) must be an object with a zoneName") }
-        let name = try string(object["zoneName"], at: "\(path).zoneName")
+    public static func zoneID(_ json: JSONValue?, at path: @autoclosure () -> String = "zoneID") throws -> RecordZoneID {
+        guard let object = json?.object else { throw Invalid("\(path()) must be an object with a zoneName") }
+        let name = try string(object["zoneName"], at: "\(path()).zoneName")
         guard isValidName(name, allowing: "_-.") else {
-            throw Invalid("\(path).zoneName must be 1 to \(maximumNameLength) letters, digits, '_', '-' or '.'")
+            throw Invalid("\(path()).zoneName must be 1 to \(maximumNameLength) letters, digits, '_', '-' or '.'")
         }
         return RecordZoneID(zoneName: name)
     }
 
     /// A record name: 1 to 255 bytes of UTF-8 with no control characters.
-    public static func recordName(_ json: JSONValue?, at path: String) throws -> String {
-        let name = try string(json, at: path)
+    public static func recordName(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> String {
+        let name = try string(json, at: path())
         guard !name.isEmpty, name.utf8.count <= maximumNameLength,
-              !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else { throw Invalid("\(path) must be 1 to \(maximumNameLength) bytes without control characters") }
+              !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        else { throw Invalid("\(path()) must be 1 to \(maximumNameLength) bytes without control characters") }
         return name
     }
 
     /// A record type or field name: a letter, then letters, digits or '_'.
-    public static func typeName(_ json: JSONValue?, at path: String) throws -> String {
-        let name = try string(json, at: path)
-        guard isValidName(name, allowing: "_"), name.unicodeScalars.first!.properties.isAlphabetic else {
-            throw Invalid("\(path) must start with a letter and hold only letters, digits and '_'")
+    public static func typeName(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> String {
+        let name = try string(json, at: path())
+        guard isValidName(name, allowing: "_"), let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+              first != UInt8(ascii: "_")
+        else {
+            throw Invalid("\(path()) must start with a letter and hold only letters, digits and '_'")
         }
         return name
     }
 
     /// The record a client sends in a save, or the server sends back: name, type, change tag
     /// (optional) and fields; `created`/`modified` are read when present.
-    public static func record(_ json: JSONValue?, zone: RecordZoneID, at path: String) throws -> RemoteRecord {
-        guard let object = json?.object else { throw Invalid("\(path) must be an object") }
-        let name = try recordName(object["recordName"], at: "\(path).recordName")
-        let type = try typeName(object["recordType"], at: "\(path).recordType")
-        let changeTag = try object["recordChangeTag"].map { try string($0, at: "\(path).recordChangeTag") }
+    public static func record(_ json: JSONValue?, zone: RecordZoneID, at path: @autoclosure () -> String) throws -> RemoteRecord {
+        guard let object = json?.object else { throw Invalid("\(path()) must be an object") }
+        let name = try recordName(object["recordName"], at: "\(path()).recordName")
+        let type = try typeName(object["recordType"], at: "\(path()).recordType")
+        let changeTag = try object["recordChangeTag"].map { try string($0, at: "\(path()).recordChangeTag") }
         guard let fieldObjects = (object["fields"] ?? .object([:])).object else {
-            throw Invalid("\(path).fields must be an object")
+            throw Invalid("\(path()).fields must be an object")
         }
         var fields: [String: FieldValue] = [:]
         for (fieldName, value) in fieldObjects {
-            let fieldPath = "\(path).fields.\(fieldName)"
-            fields[try typeName(.string(fieldName), at: "\(path).fields name")] = try fieldValue(value, at: fieldPath)
+            fields[try typeName(.string(fieldName), at: "\(path()).fields name")] = try fieldValue(value, at: "\(path()).fields.\(fieldName)")
         }
         return RemoteRecord(
             recordType: type, recordID: RecordID(recordName: name, zoneID: zone), fields: fields, changeTag: changeTag,
-            creationDate: try object["created"].map { try timestampObject($0, at: "\(path).created") },
-            modificationDate: try object["modified"].map { try timestampObject($0, at: "\(path).modified") })
+            creationDate: try object["created"].map { try timestampObject($0, at: "\(path()).created") },
+            modificationDate: try object["modified"].map { try timestampObject($0, at: "\(path()).modified") })
     }
 
     /// One `{value, type}` field.
-    public static func fieldValue(_ json: JSONValue?, at path: String) throws -> FieldValue {
+    public static func fieldValue(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> FieldValue {
         guard let object = json?.object, let value = object["value"] else {
-            throw Invalid("\(path) must be an object with a value and a type")
+            throw Invalid("\(path()) must be an object with a value and a type")
         }
-        let type = try string(object["type"], at: "\(path).type")
+        let type = try string(object["type"], at: "\(path()).type")
         if type == "LIST" {
-            guard let items = value.array else { throw Invalid("\(path).value must be an array") }
-            return .list(try items.enumerated().map { try fieldValue($1, at: "\(path).value[\($0)]") })
+            guard let items = value.array else { throw Invalid("\(path()).value must be an array") }
+            return .list(try items.enumerated().map { try fieldValue($1, at: "\(path()).value[\($0)]") })
         }
         if type.hasSuffix("_LIST") {
             let itemType = String(type.dropLast("_LIST".count))
-            guard itemType != "LIST", let items = value.array else { throw Invalid("\(path).value must be an array") }
-            return .list(try items.enumerated().map { try scalar($1, type: itemType, at: "\(path).value[\($0)]") })
+            guard itemType != "LIST", let items = value.array else { throw Invalid("\(path()).value must be an array") }
+            return .list(try items.enumerated().map { try scalar($1, type: itemType, at: "\(path()).value[\($0)]") })
         }
-        return try scalar(value, type: type, at: "\(path).value")
+        return try scalar(value, type: type, at: "\(path()).value")
     }
 
-    private static func scalar(_ value: JSONValue, type: String, at path: String) throws -> FieldValue {
+    private static func scalar(_ value: JSONValue, type: String, at path: @autoclosure () -> String) throws -> FieldValue {
         let decoded: FieldValue? = switch type {
         case "STRING": value.string.map(FieldValue.string)
         case "INT64": value.wholeNumber.map(FieldValue.int64)
@@ -184,23 +185,23 @@ public enum WebServicesFormat {
         case "BOOLEAN": value.bool.map(FieldValue.bool)
         case "TIMESTAMP": value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
         case "BYTES": value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
-        default: throw Invalid("\(path): unknown field type \(type)")
+        default: throw Invalid("\(path()): unknown field type \(type)")
         }
-        guard let decoded else { throw Invalid("\(path) is not a valid \(type)") }
+        guard let decoded else { throw Invalid("\(path()) is not a valid \(type)") }
         return decoded
     }
 
     /// `{timestamp}` in milliseconds.
-    private static func timestampObject(_ json: JSONValue, at path: String) throws -> Timestamp {
+    private static func timestampObject(_ json: JSONValue, at path: @autoclosure () -> String) throws -> Timestamp {
         guard let object = json.object, let milliseconds = object["timestamp"]?.wholeNumber,
               let time = timestamp(milliseconds)
-        else { throw Invalid("\(path) must be an object with a timestamp in milliseconds") }
+        else { throw Invalid("\(path()) must be an object with a timestamp in milliseconds") }
         return time
     }
 
     /// A string at `path`.
-    public static func string(_ json: JSONValue?, at path: String) throws -> String {
-        guard let text = json?.string else { throw Invalid("\(path) must be a string") }
+    public static func string(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> String {
+        guard let text = json?.string else { throw Invalid("\(path()) must be a string") }
         return text
     }
 
@@ -218,10 +219,15 @@ public enum WebServicesFormat {
         }
     }
 
-    private static func isValidName(_ name: String, allowing extra: String) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= maximumNameLength else { return false }
-        return name.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || extra.unicodeScalars.contains(scalar))
+    private static func isValidName(_ name: String, allowing extra: StaticString) -> Bool {
+        let utf8 = name.utf8
+        guard !utf8.isEmpty, utf8.count <= maximumNameLength else { return false }
+        let extras = UnsafeBufferPointer(start: extra.utf8Start, count: extra.utf8CodeUnitCount)
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: extras.contains(byte)
+            }
         }
     }
 }

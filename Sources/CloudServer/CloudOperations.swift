@@ -46,21 +46,21 @@ struct CloudOperations {
         var items: [Item] = []
         var saved = Set<RecordID>(), deleted = Set<RecordID>()
         for (index, json) in operations.enumerated() {
-            let path = "operations[\(index)]"
+            let path = { "operations[\(index)]" }
             guard let operation = json.object, let recordJSON = operation["record"]?.object else {
-                throw WebServicesError.badRequest("\(path) must be an object with an operationType and a record.")
+                throw WebServicesError.badRequest("\(path()) must be an object with an operationType and a record.")
             }
-            let type = try WebServicesFormat.string(operation["operationType"], at: "\(path).operationType")
-            let recordZone = try recordJSON["zoneID"].map { try WebServicesFormat.zoneID($0, at: "\(path).record.zoneID") } ?? zone
+            let type = try WebServicesFormat.string(operation["operationType"], at: "\(path()).operationType")
+            let recordZone = try recordJSON["zoneID"].map { try WebServicesFormat.zoneID($0, at: "\(path()).record.zoneID") } ?? zone
             let item: Item
             switch type {
             case "delete", "forceDelete":
-                let name = try WebServicesFormat.recordName(recordJSON["recordName"], at: "\(path).record.recordName")
+                let name = try WebServicesFormat.recordName(recordJSON["recordName"], at: "\(path()).record.recordName")
                 item = .delete(RecordID(recordName: name, zoneID: recordZone))
             case "create", "update", "replace", "forceUpdate", "forceReplace":
-                var record = try WebServicesFormat.record(.object(recordJSON), zone: recordZone, at: "\(path).record")
+                var record = try WebServicesFormat.record(.object(recordJSON), zone: recordZone, at: "\(path()).record")
                 guard Self.approximateSize(record.fields) <= Self.maximumRecordBytes else {
-                    throw WebServicesError.badRequest("\(path).record holds more than 1 MB of fields; send large data as an asset.")
+                    throw WebServicesError.badRequest("\(path()).record holds more than 1 MB of fields; send large data as an asset.")
                 }
                 record.creationDate = nil
                 record.modificationDate = nil
@@ -69,7 +69,7 @@ struct CloudOperations {
                     record.changeTag = nil
                     item = .save(RecordSave(record, policy: .ifServerRecordUnchanged), isCreate: true)
                 case "update" where record.changeTag == nil:
-                    throw WebServicesError.badRequest("\(path): update needs the record's recordChangeTag.")
+                    throw WebServicesError.badRequest("\(path()): update needs the record's recordChangeTag.")
                 case "update", "replace":
                     item = .save(RecordSave(record, policy: .ifServerRecordUnchanged), isCreate: false)
                 default:
@@ -77,16 +77,16 @@ struct CloudOperations {
                 }
             default:
                 throw WebServicesError.badRequest(
-                    "\(path).operationType must be create, update, replace, forceUpdate, forceReplace, delete or forceDelete.")
+                    "\(path()).operationType must be create, update, replace, forceUpdate, forceReplace, delete or forceDelete.")
             }
             switch item {
             case let .save(save, _):
                 guard saved.insert(save.record.recordID).inserted else {
-                    throw WebServicesError.badRequest("\(path): record \(save.record.recordID.recordName) is saved twice.")
+                    throw WebServicesError.badRequest("\(path()): record \(save.record.recordID.recordName) is saved twice.")
                 }
             case let .delete(recordID):
                 guard deleted.insert(recordID).inserted else {
-                    throw WebServicesError.badRequest("\(path): record \(recordID.recordName) is deleted twice.")
+                    throw WebServicesError.badRequest("\(path()): record \(recordID.recordName) is deleted twice.")
                 }
             }
             items.append(item)
@@ -188,15 +188,15 @@ struct CloudOperations {
     private func modifyZones(_ body: Object) async throws -> Object {
         var zones: [(type: String, zone: RecordZoneID)] = []
         for (index, json) in try Self.operations(body).enumerated() {
-            let path = "operations[\(index)]"
+            let path = { "operations[\(index)]" }
             guard let operation = json.object, let zone = operation["zone"]?.object else {
-                throw WebServicesError.badRequest("\(path) must be an object with an operationType and a zone.")
+                throw WebServicesError.badRequest("\(path()) must be an object with an operationType and a zone.")
             }
-            let type = try WebServicesFormat.string(operation["operationType"], at: "\(path).operationType")
+            let type = try WebServicesFormat.string(operation["operationType"], at: "\(path()).operationType")
             guard type == "create" || type == "delete" else {
-                throw WebServicesError.badRequest("\(path).operationType must be create or delete.")
+                throw WebServicesError.badRequest("\(path()).operationType must be create or delete.")
             }
-            zones.append((type, try WebServicesFormat.zoneID(zone["zoneID"], at: "\(path).zone.zoneID")))
+            zones.append((type, try WebServicesFormat.zoneID(zone["zoneID"], at: "\(path()).zone.zoneID")))
         }
         var answers: [JSONValue] = []
         for (type, zone) in zones {
