@@ -107,8 +107,10 @@ public struct WebServicesDatabase: CloudDatabase {
             }
             operations.append(["operationType": .string(operationType), "record": .object(object)])
         }
+        // `desiredKeys: []`: a saved record comes back without its fields, which are the ones
+        // sent; only its system fields (change tag, dates) are new.
         let answer = try send(.recordsModify, [
-            "operations": .array(operations), "zoneID": WebServicesFormat.object(zone), "atomic": false,
+            "operations": .array(operations), "zoneID": WebServicesFormat.object(zone), "atomic": false, "desiredKeys": [],
         ])
         guard let results = answer["records"]?.array, results.count == operations.count else {
             throw CloudError.networkFailure
@@ -123,7 +125,13 @@ public struct WebServicesDatabase: CloudDatabase {
             } else if index < recordIDs.count {
                 result.deleted.append(recordID)
             } else {
-                result.saved.append(try Self.record(json, zone: recordID.zoneID))
+                let answered = try Self.record(json, zone: recordID.zoneID)
+                var saved = records[index - recordIDs.count]
+                guard answered.recordID == saved.recordID else { throw CloudError.networkFailure }
+                saved.changeTag = answered.changeTag
+                saved.creationDate = answered.creationDate
+                saved.modificationDate = answered.modificationDate
+                result.saved.append(saved)
             }
         }
         return result

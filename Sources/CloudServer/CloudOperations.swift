@@ -43,6 +43,7 @@ struct CloudOperations {
         let zone = try WebServicesFormat.zoneID(body["zoneID"])
         let operations = try Self.operations(body)
         let atomic = try Self.bool(body["atomic"], at: "atomic") ?? true
+        let desiredKeys = try Self.desiredKeys(body)
         var items: [Item] = []
         var saved = Set<RecordID>(), deleted = Set<RecordID>()
         for (index, json) in operations.enumerated() {
@@ -110,7 +111,9 @@ struct CloudOperations {
                     return .object(Self.failure(failure, recordName: recordID.recordName, isCreate: isCreate))
                 }
                 if failedAtomically || savedByID[recordID] == nil { return Self.atomicError(recordID.recordName) }
-                return .object(WebServicesFormat.object(savedByID[recordID]!))
+                var record = savedByID[recordID]!
+                if let desiredKeys { record.fields = record.fields.filter { desiredKeys.contains($0.key) } }
+                return .object(WebServicesFormat.object(record))
             case let .delete(recordID):
                 if failedAtomically { return Self.atomicError(recordID.recordName) }
                 return ["recordName": .string(recordID.recordName), "deleted": true]
@@ -220,6 +223,15 @@ struct CloudOperations {
         }
         guard operations.count <= maximumOperations else { throw CloudError.limitExceeded }
         return operations
+    }
+
+    /// `desiredKeys`: the fields a saved record's answer holds; all of them when absent.
+    private static func desiredKeys(_ body: Object) throws -> Set<String>? {
+        guard let json = body["desiredKeys"] else { return nil }
+        guard let names = json.array, names.count <= maximumOperations else {
+            throw WebServicesError.badRequest("desiredKeys must be an array of at most \(maximumOperations) field names.")
+        }
+        return Set(try names.enumerated().map { try WebServicesFormat.typeName($1, at: "desiredKeys[\($0)]") })
     }
 
     private static func bool(_ json: JSONValue?, at path: String) throws -> Bool? {

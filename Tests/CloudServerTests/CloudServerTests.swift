@@ -92,6 +92,10 @@ import Testing
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": []}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "update", "record": {"recordName": "secret", "recordType": "Idea"}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "atomic": "no", "operations": []}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "desiredKeys": "title", "operations": []}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "desiredKeys": ["ti tle"], "operations": []}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [], "operations": []}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": []} trailing"#,
           ])
     func malformed(body: String) throws {
         let server = try ServerFixture()
@@ -101,6 +105,22 @@ import Testing
         #expect(answer.json["serverErrorCode"] as? String == "BAD_REQUEST")
         #expect(!(answer.json["reason"] as? String ?? "").isEmpty)
         #expect(try server.snapshot() == before)
+    }
+
+    @Test("desiredKeys limits the fields of each saved record in a modify's answer; the record keeps all of them")
+    func desiredKeys() throws {
+        let server = try ServerFixture()
+        let fields: [String: Any] = ["title": ["value": "hello", "type": "STRING"], "version": ["value": 3, "type": "INT64"]]
+        for (keys, expected) in [([String](), Set<String>()), (["title"], ["title"]), (nil, ["title", "version"])] {
+            var body = Self.save("keys", fields: fields)
+            if let keys { body["desiredKeys"] = keys }
+            let answer = try server.send(Self.modify, token: server.aliceToken, json: body)
+            let record = try #require((answer.json["records"] as? [[String: Any]])?.first)
+            #expect(answer.status == 200 && record["recordChangeTag"] is String)
+            #expect(Set((record["fields"] as? [String: Any] ?? [:]).keys) == expected)
+        }
+        let stored = try server.client("alice", token: server.aliceToken).records(in: ServerFixture.zone, ofType: "Idea")
+        #expect(stored.first { $0.recordID.recordName == "keys" }?.fields.keys.sorted() == ["title", "version"])
     }
 
     @Test("A forged recordChangeTag is a CONFLICT carrying the server's record; an atomic request with one applies nothing")
