@@ -48,12 +48,16 @@ let package = Package(
             name: "PostgresStore",
             dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
+        .target(
+            name: "LibrarySync",
+            dependencies: ["CloudRemote", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
         .executableTarget(
             name: "ideabox",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "CloudServer", "PostgresStore", "IdeaBoxViewModels",
+                "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudRemote", "CloudServer", "PostgresStore", "IdeaBoxViewModels",
                 "IdeaBoxTUI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -80,6 +84,7 @@ let package = Package(
         .testTarget(
             name: "IdeaSyncTests",
             dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "CloudServer", "IdeaBoxCore", "RemoteTestSupport"]),
+        .testTarget(name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudRemote", "IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),
     ]

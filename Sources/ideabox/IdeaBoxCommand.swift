@@ -19,7 +19,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         subcommands: [
             Add.self, List.self, Search.self, Show.self, Edit.self,
             Done.self, Undone.self, Remove.self, Export.self, Import.self,
-            Sync.self, Status.self, Log.self, Remote.self, Account.self, Serve.self,
+            Sync.self, Status.self, Log.self, Remote.self, Account.self, Library.self, Serve.self,
         ]
     )
 

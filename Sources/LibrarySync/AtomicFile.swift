@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import IdeaBoxCore
+
+/// Writes that are never seen half done: the bytes go to a temporary file beside the
+/// target, are flushed to disk, and are renamed over the target; the folder is flushed too,
+/// so after a crash the file is either the old one or the new one.
+enum AtomicFile {
+    /// Writes `data` to `url`, setting its modification time to `modified` if given.
+    static func write(_ data: some DataProtocol, to url: URL, modified: Timestamp? = nil) throws {
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max)).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw LibraryError.io(temporary.path, reason: String(cString: strerror(errno))) }
+        var written = true
+        for region in data.regions where written {
+            written = region.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { return false }
+                    offset += count
+                }
+                return true
+            }
+        }
+        let failure = errno
+        if written, let modified { setModificationTime(fd: fd, modified) }
+        guard written, fsync(fd) == 0 else {
+            let reason = String(cString: strerror(written ? errno : failure))
+            close(fd)
+            unlink(temporary.path)
+            throw LibraryError.io(url.path, reason: reason)
+        }
+        close(fd)
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw LibraryError.io(url.path, reason: reason)
+        }
+        syncFolder(folder)
+    }
+
+    /// Flushes a folder's entries (a rename or an unlink in it) to disk.
+    static func syncFolder(_ folder: URL) {
+        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    private static func setModificationTime(fd: Int32, _ time: Timestamp) {
+        let spec = timespec(time)
+        let times = [spec, spec]
+        futimens(fd, times)
+    }
+
+    /// Sets the access and modification times of the file at `url` (not following a link).
+    static func setModificationTime(_ url: URL, _ time: Timestamp) throws {
+        let spec = timespec(time)
+        guard utimensat(AT_FDCWD, url.path, [spec, spec], AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw LibraryError.io(url.path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    private static func timespec(_ time: Timestamp) -> Glibc.timespec {
+        let (seconds, milliseconds) = time.milliseconds.quotientAndRemainder(dividingBy: 1000)
+        return milliseconds >= 0
+            ? Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int(milliseconds) * 1_000_000)
+            : Glibc.timespec(tv_sec: Int(seconds) - 1, tv_nsec: Int(1000 + milliseconds) * 1_000_000)
+    }
+}

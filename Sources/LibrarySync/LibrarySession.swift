@@ -1,0 +1,420 @@
+import CloudRemote
+import Foundation
+import IdeaBoxCore
+
+/// How much a line of the library's log matters.
+public enum LibraryLogKind: String, Sendable {
+    /// A conflict settled, with where the loser is kept.
+    case conflict
+    /// Something refused or kept that a person should know about.
+    case warning
+    /// For the record.
+    case info
+}
+
+/// What one library sync did.
+public struct LibraryReport: Codable, Equatable, Sendable {
+    /// Files sent to the remote, and deletes sent.
+    public var uploaded = 0
+    public var deletedRemotely = 0
+    /// Files written from the remote, and deleted because the remote deleted them.
+    public var downloaded = 0
+    public var deletedLocally = 0
+    /// Conflicts settled by last write wins (each loser kept under `.conflicts/`).
+    public var conflicts = 0
+    /// Files and records refused (unsafe paths, links, files too large), one line each.
+    public var refused: [String] = []
+
+    public init() {}
+}
+
+/// One sync of a library folder with the `RawLibraryZone` of a remote, as the RawLibrary
+/// spec describes it: pull the zone's changes since the manifest's token, then push what
+/// changed in the folder since the manifest was written. Conflicts go to the later write
+/// (the file's modification time against the record's modification date); the loser is
+/// kept in `.conflicts/` beside the file. The remote learns nothing of files: it stores
+/// `RawLibraryFile` records with the fields `filename`, `path` and `filedata`.
+///
+/// Synchronous, like `SyncSession`; errors that stop the sync are thrown as `CloudError`
+/// or `LibraryError`, and the manifest keeps every step that finished.
+public final class LibrarySession: @unchecked Sendable {
+    /// The zone and record type of the spec.
+    public static let zone = RecordZoneID(zoneName: "RawLibraryZone")
+    public static let recordType = "RawLibraryFile"
+    /// The largest file sent inline as `filedata` (CloudKit's record limit, 1 MB).
+    public static let maximumInlineBytes = 1 << 20
+    /// The most bytes of file data in one modify request (its JSON must stay under the server's 8 MiB).
+    static let maximumRequestBytes = 4 << 20
+    static let batchLimit = 100
+    static let pageLimit = 200
+
+    public let folder: LibraryFolder
+    let database: any CloudDatabase
+    private let clock: WallClock
+    private let log: @Sendable (LibraryLogKind, String) -> Void
+
+    /// A session for the folder at `root` and `database`; `log` receives every line worth
+    /// a person's attention (refusals, conflicts, deletes kept).
+    public init(
+        root: URL, database: any CloudDatabase, clock: WallClock,
+        log: @escaping @Sendable (LibraryLogKind, String) -> Void = { _, _ in }
+    ) {
+        folder = LibraryFolder(root: root)
+        self.database = database
+        self.clock = clock
+        self.log = log
+    }
+
+    /// Pulls, then pushes; records the outcome in the manifest either way.
+    @discardableResult
+    public func sync() throws -> LibraryReport {
+        try folder.createRootIfMissing()
+        var manifest = try LibraryManifest.load(from: folder.root)
+        var report = LibraryReport()
+        do {
+            if manifest.changeTokenData == nil { try database.createZone(Self.zone) }
+            var serverTags: [LibraryPath: String] = [:]
+            try pull(&manifest, &report, serverTags: &serverTags)
+            try push(&manifest, &report, serverTags: serverTags)
+            manifest.lastSyncAt = clock.now()
+            manifest.lastError = nil
+            try save(&manifest)
+        } catch {
+            manifest.lastError = "\(error)"
+            try? save(&manifest)
+            throw error
+        }
+        return report
+    }
+
+    /// Makes the remote hold exactly the folder's files: deletes every `RawLibraryFile` the
+    /// folder lacks and saves every file over whatever the remote has. Other devices then
+    /// converge to it on their next sync.
+    @discardableResult
+    public func overwriteRemote() throws -> LibraryReport {
+        try folder.createRootIfMissing()
+        var manifest = try LibraryManifest.load(from: folder.root)
+        var report = LibraryReport()
+        do {
+            try database.createZone(Self.zone)
+            let scan = try scanAndReport(&manifest, &report)
+            let local = Set(scan.files.keys.map(\.recordName))
+            let stale = try database.records(in: Self.zone, ofType: Self.recordType)
+                .map(\.recordID).filter { !local.contains($0.recordName) }
+            for chunk in stride(from: 0, to: stale.count, by: Self.batchLimit) {
+                let ids = Array(stale[chunk..<min(chunk + Self.batchLimit, stale.count)])
+                let result = try database.modify(saving: [], deleting: ids, savePolicy: .allKeys)
+                if let failure = result.failures.first(where: { $0.value != .unknownItem })?.value { throw failure }
+                report.deletedRemotely += ids.count
+            }
+            manifest.files = manifest.files.filter { entry in (try? LibraryPath(entry.key)).map { scan.files[$0] != nil } ?? false }
+            try upload(scan.files.keys.sorted(), scan: scan, policy: .allKeys, serverTags: [:], &manifest, &report)
+            try save(&manifest)
+        } catch {
+            manifest.lastError = "\(error)"
+            try? save(&manifest)
+            throw error
+        }
+        // Take in the remote's changes (this device's own saves come back as echoes).
+        let rest = try sync()
+        report.downloaded += rest.downloaded
+        report.deletedLocally += rest.deletedLocally
+        report.conflicts += rest.conflicts
+        return report
+    }
+
+    // MARK: Pull
+
+    private func pull(_ manifest: inout LibraryManifest, _ report: inout LibraryReport, serverTags: inout [LibraryPath: String]) throws {
+        var token = manifest.changeTokenData.flatMap { Data(base64Encoded: $0) }.map(ChangeToken.init(data:))
+        var recreatedZone = false
+        while true {
+            let changes: ZoneChanges
+            do {
+                changes = try database.fetchChanges(in: Self.zone, since: token, resultsLimit: Self.pageLimit)
+            } catch CloudError.changeTokenExpired where token != nil {
+                token = nil
+                continue
+            } catch CloudError.zoneNotFound where !recreatedZone {
+                recreatedZone = true
+                try database.createZone(Self.zone)
+                token = nil
+                continue
+            }
+            let pathsByRecord = Dictionary(
+                manifest.files.values.map { ($0.recordName, $0.path) }, uniquingKeysWith: { first, _ in first })
+            for record in changes.changed where record.recordType == Self.recordType {
+                try apply(record, &manifest, &report, serverTags: &serverTags)
+            }
+            for deleted in changes.deleted {
+                guard let text = pathsByRecord[deleted.recordID.recordName], let path = try? LibraryPath(text) else { continue }
+                try applyDeletion(of: path, &manifest, &report)
+            }
+            token = changes.token
+            manifest.changeTokenData = changes.token.data.base64EncodedString()
+            // Files first, then the manifest: a crash in between leaves files the next
+            // sync recognises by their bytes.
+            try save(&manifest)
+            if !changes.moreComing { return }
+        }
+    }
+
+    private func apply(
+        _ record: RemoteRecord, _ manifest: inout LibraryManifest, _ report: inout LibraryReport,
+        serverTags: inout [LibraryPath: String]
+    ) throws {
+        let name = record.recordID.recordName.prefix(16)
+        guard case .string(let text)? = record.fields["path"] else {
+            return refuse("record \(name)… has no path: not written", &report)
+        }
+        let path: LibraryPath
+        do {
+            path = try LibraryPath(text)
+        } catch {
+            return refuse("record \(name)…: \(error): not written", &report)
+        }
+        guard path.recordName == record.recordID.recordName else {
+            return refuse("record \(name)… is not the record of \(path): not written", &report)
+        }
+        guard case .bytes(let data)? = record.fields["filedata"] else {
+            return refuse("record of \(path) has no filedata: not written", &report)
+        }
+        let entry = manifest.files[path.text]
+        let serverTime = record.modificationDate ?? clock.now()
+        if let tag = record.changeTag, entry?.recordChangeTag == tag { return }  // this device's own save
+        let local = folder.state(of: path)
+        let localChanged = local.map { state in
+            entry.map { state.modified != $0.lastLocalModifiedAt || state.size != $0.size } ?? true
+        } ?? false
+        if localChanged, let local {
+            let localData = try folder.read(path)
+            if localData == data {
+                try folder.setModified(path, serverTime)
+            } else if local.modified > serverTime {
+                // This device's edit is later: it stays, and goes out over this record.
+                let copy = try folder.keepConflictCopy(data, of: path, side: "remote", modified: serverTime)
+                report.conflicts += 1
+                log(.conflict, "\(path): this device's version (\(local.modified)) is later than the remote's (\(serverTime)); the remote's is kept as \(copy)")
+                if let tag = record.changeTag { serverTags[path] = tag }
+                return
+            } else {
+                let copy = try folder.keepConflictCopy(localData, of: path, side: "local", modified: local.modified)
+                try folder.write(data, at: path, modified: serverTime)
+                report.conflicts += 1
+                log(.conflict, "\(path): the remote's version (\(serverTime)) is later than this device's (\(local.modified)); this device's is kept as \(copy)")
+            }
+        } else {
+            try folder.write(data, at: path, modified: serverTime)
+            report.downloaded += 1
+        }
+        manifest.files[path.text] = LibraryManifest.Entry(
+            path: path.text, recordName: path.recordName, lastLocalModifiedAt: serverTime,
+            lastKnownServerModifiedAt: serverTime, recordChangeTag: record.changeTag, size: data.count)
+    }
+
+    private func applyDeletion(of path: LibraryPath, _ manifest: inout LibraryManifest, _ report: inout LibraryReport) throws {
+        guard let entry = manifest.files.removeValue(forKey: path.text) else { return }
+        guard let local = folder.state(of: path) else { return }
+        if local.modified == entry.lastLocalModifiedAt && local.size == entry.size {
+            try folder.delete(path)
+            report.deletedLocally += 1
+        } else {
+            log(.warning, "\(path) was deleted on another device after it changed here: this device's version is kept and sent again")
+        }
+    }
+
+    // MARK: Push
+
+    private func push(_ manifest: inout LibraryManifest, _ report: inout LibraryReport, serverTags: [LibraryPath: String]) throws {
+        let scan = try scanAndReport(&manifest, &report)
+        let changed = scan.files.filter { path, state in
+            guard let entry = manifest.files[path.text] else { return true }
+            return state.modified != entry.lastLocalModifiedAt || state.size != entry.size || serverTags[path] != nil
+        }.keys.sorted()
+        let gone = manifest.files.keys.compactMap { try? LibraryPath($0) }.filter { scan.files[$0] == nil }.sorted()
+        for chunk in stride(from: 0, to: gone.count, by: Self.batchLimit) {
+            let paths = Array(gone[chunk..<min(chunk + Self.batchLimit, gone.count)])
+            let ids = paths.map { RecordID(recordName: $0.recordName, zoneID: Self.zone) }
+            let result = try database.modify(saving: [], deleting: ids, savePolicy: .allKeys)
+            for path in paths {
+                let id = RecordID(recordName: path.recordName, zoneID: Self.zone)
+                if let failure = result.failures[id], failure != .unknownItem { throw failure }
+                manifest.files[path.text] = nil
+                report.deletedRemotely += 1
+            }
+            try save(&manifest)
+        }
+        try upload(changed, scan: scan, policy: .ifServerRecordUnchanged, serverTags: serverTags, &manifest, &report)
+    }
+
+    /// Sends `paths` in batches; a conflict is settled by last write wins, and a local
+    /// version that wins goes out again over the server's tag.
+    private func upload(
+        _ paths: [LibraryPath], scan: LibraryFolder.Scan, policy: SavePolicy, serverTags: [LibraryPath: String],
+        _ manifest: inout LibraryManifest, _ report: inout LibraryReport
+    ) throws {
+        var tags = serverTags
+        var queue = paths[...]
+        var resent: [LibraryPath: Int] = [:]
+        while !queue.isEmpty {
+            var batch: [(path: LibraryPath, data: Data, state: LibraryFolder.FileState)] = []
+            var bytes = 0
+            while let path = queue.first, batch.count < Self.batchLimit {
+                guard let state = scan.files[path] else { queue.removeFirst(); continue }
+                let data = try folder.read(path)
+                if data.count > Self.maximumInlineBytes {
+                    queue.removeFirst()
+                    refuse("\(path) is over 1 MB: large files are not synced yet", &report)
+                    continue
+                }
+                if !batch.isEmpty && bytes + data.count > Self.maximumRequestBytes { break }
+                queue.removeFirst()
+                bytes += data.count
+                batch.append((path, data, state))
+            }
+            guard !batch.isEmpty else { continue }
+            let records = batch.map { item in
+                var record = RemoteRecord(
+                    recordType: Self.recordType, recordID: RecordID(recordName: item.path.recordName, zoneID: Self.zone),
+                    fields: ["filename": .string(item.path.fileName), "path": .string(item.path.text), "filedata": .bytes(item.data)])
+                record.changeTag = tags[item.path] ?? manifest.files[item.path.text]?.recordChangeTag
+                return record
+            }
+            let result = try database.modify(saving: records, deleting: [], savePolicy: policy)
+            let byID = Dictionary(batch.map { (RecordID(recordName: $0.path.recordName, zoneID: Self.zone), $0) }, uniquingKeysWith: { a, _ in a })
+            for saved in result.saved {
+                guard let item = byID[saved.recordID] else { continue }
+                let serverTime = saved.modificationDate ?? clock.now()
+                // Both devices end with the record's time on the file, unless it changed meanwhile.
+                var localTime = item.state.modified
+                if folder.state(of: item.path) == item.state {
+                    try folder.setModified(item.path, serverTime)
+                    localTime = serverTime
+                }
+                manifest.files[item.path.text] = LibraryManifest.Entry(
+                    path: item.path.text, recordName: item.path.recordName, lastLocalModifiedAt: localTime,
+                    lastKnownServerModifiedAt: serverTime, recordChangeTag: saved.changeTag, size: item.state.size)
+                report.uploaded += 1
+            }
+            var failure: CloudError?
+            for (recordID, error) in result.failures {
+                guard let item = byID[recordID] else { continue }
+                switch error {
+                case .serverRecordChanged(let server?) where (resent[item.path] ?? 0) < 3:
+                    resent[item.path, default: 0] += 1
+                    let serverTime = server.modificationDate ?? clock.now()
+                    if item.state.modified > serverTime || !Self.hasData(server) {
+                        tags[item.path] = server.changeTag
+                        queue.append(item.path)
+                    } else {
+                        try settleLoss(item.path, local: item.data, localTime: item.state.modified, to: server, &manifest, &report)
+                    }
+                case .unknownItem where (resent[item.path] ?? 0) < 3:
+                    // Updated a record the remote no longer has: send it as new.
+                    resent[item.path, default: 0] += 1
+                    tags[item.path] = nil
+                    manifest.files[item.path.text]?.recordChangeTag = nil
+                    queue.append(item.path)
+                default:
+                    failure = failure ?? error
+                }
+            }
+            try save(&manifest)
+            if let failure { throw failure }
+        }
+    }
+
+    private static func hasData(_ record: RemoteRecord) -> Bool {
+        if case .bytes? = record.fields["filedata"] { true } else { false }
+    }
+
+    /// The remote's version of `path` is later: this device's is kept in `.conflicts/` and
+    /// the remote's written in its place.
+    private func settleLoss(
+        _ path: LibraryPath, local: Data, localTime: Timestamp, to server: RemoteRecord,
+        _ manifest: inout LibraryManifest, _ report: inout LibraryReport
+    ) throws {
+        guard case .bytes(let data)? = server.fields["filedata"] else { return }
+        let serverTime = server.modificationDate ?? clock.now()
+        let copy = try folder.keepConflictCopy(local, of: path, side: "local", modified: localTime)
+        try folder.write(data, at: path, modified: serverTime)
+        report.conflicts += 1
+        log(.conflict, "\(path): the remote's version (\(serverTime)) is later than this device's (\(localTime)); this device's is kept as \(copy)")
+        manifest.files[path.text] = LibraryManifest.Entry(
+            path: path.text, recordName: path.recordName, lastLocalModifiedAt: serverTime,
+            lastKnownServerModifiedAt: serverTime, recordChangeTag: server.changeTag, size: data.count)
+    }
+
+    // MARK: Shared
+
+    /// Scans the folder; files outside the layout and refused ones are reported once each.
+    private func scanAndReport(_ manifest: inout LibraryManifest, _ report: inout LibraryReport) throws -> LibraryFolder.Scan {
+        let scan = try folder.scan()
+        var reported = Set(manifest.reportedUnsynced ?? [])
+        for path in scan.unsynced where !reported.contains(path) {
+            reported.insert(path)
+            log(.info, "\(path) is not synced: the library syncs Favorite.json and the .json files in Items/ and FavoriteItems/")
+        }
+        for line in scan.refused where !reported.contains(line) {
+            reported.insert(line)
+            refuse(line, &report)
+        }
+        manifest.reportedUnsynced = reported.isEmpty ? nil : reported.sorted()
+        return scan
+    }
+
+    private func refuse(_ line: String, _ report: inout LibraryReport) {
+        report.refused.append(line)
+        log(.warning, "library: \(line)")
+    }
+
+    private func save(_ manifest: inout LibraryManifest) throws {
+        manifest.updatedAt = clock.now()
+        try manifest.save(to: folder.root)
+    }
+}
+
+/// Where a library stands: its files, what waits to go up or come down, and the last sync.
+public struct LibraryStatus: Codable, Equatable, Sendable {
+    /// Synced files in the folder now.
+    public var files: Int
+    /// New or changed files, and files deleted here, not yet sent.
+    public var pendingUploads: Int
+    public var pendingDeletes: Int
+    /// Changes on the remote not yet here; nil if the remote could not be asked.
+    public var pendingDownloads: Int?
+    /// Files in the folder outside the synced layout.
+    public var notSynced: [String]
+    public var lastSyncAt: Timestamp?
+    public var lastError: String?
+}
+
+extension LibrarySession {
+    /// The folder against its manifest, and the remote's changes since the manifest's
+    /// token (counted, not applied; nil if the remote can't be reached).
+    public func status() throws -> LibraryStatus {
+        let manifest = try LibraryManifest.load(from: folder.root)
+        let scan = try folder.scan()
+        let pending = scan.files.filter { path, state in
+            guard let entry = manifest.files[path.text] else { return true }
+            return state.modified != entry.lastLocalModifiedAt || state.size != entry.size
+        }
+        let deletes = manifest.files.keys.filter { key in (try? LibraryPath(key)).map { scan.files[$0] == nil } ?? true }
+        return LibraryStatus(
+            files: scan.files.count, pendingUploads: pending.count, pendingDeletes: deletes.count,
+            pendingDownloads: try? remoteChangeCount(manifest), notSynced: scan.unsynced,
+            lastSyncAt: manifest.lastSyncAt, lastError: manifest.lastError)
+    }
+
+    private func remoteChangeCount(_ manifest: LibraryManifest) throws -> Int {
+        let tags = Set(manifest.files.values.compactMap(\.recordChangeTag))
+        var token = manifest.changeTokenData.flatMap { Data(base64Encoded: $0) }.map(ChangeToken.init(data:))
+        var count = 0
+        while true {
+            let changes = try database.fetchChanges(in: Self.zone, since: token, resultsLimit: Self.pageLimit)
+            count += changes.changed.filter { !tags.contains($0.changeTag ?? "") }.count + changes.deleted.count
+            token = changes.token
+            if !changes.moreComing { return count }
+        }
+    }
+}
