@@ -48,9 +48,11 @@ let package = Package(
             name: "PostgresStore",
             dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
+        // syncfs(2) for the library's batched writes (glibc declares it only under _GNU_SOURCE).
+        .target(name: "CFileSystem"),
         .target(
             name: "LibrarySync",
-            dependencies: ["CloudRemote", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CFileSystem", "CloudRemote", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
@@ -64,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "ideabox-bench",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaSync", "CloudRemote", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudRemote", "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -38,7 +38,7 @@ public struct LibraryFolder: Sendable {
     public func scan() throws -> Scan {
         var scan = Scan()
         try createRootIfMissing()
-        for (name, type) in try entries(of: root) {
+        for (name, type, state) in try entries(of: root) {
             guard !name.hasPrefix(".") else { continue }
             if name == LibraryManifest.fileName { continue }
             if LibraryPath.folders.contains(name) {
@@ -46,17 +46,17 @@ public struct LibraryFolder: Sendable {
                     scan.refused.append(type == .link ? LibraryError.notAFolder(name).description : "\(name) is not a folder")
                     continue
                 }
-                for (child, childType) in try entries(of: root.appendingPathComponent(name)) where !child.hasPrefix(".") {
-                    record("\(name)/\(child)", type: childType, into: &scan)
+                for (child, childType, childState) in try entries(of: root.appendingPathComponent(name)) where !child.hasPrefix(".") {
+                    record("\(name)/\(child)", type: childType, state: childState, into: &scan)
                 }
             } else {
-                record(name, type: type, into: &scan)
+                record(name, type: type, state: state, into: &scan)
             }
         }
         return scan
     }
 
-    private func record(_ relative: String, type: EntryType, into scan: inout Scan) {
+    private func record(_ relative: String, type: EntryType, state: FileState?, into scan: inout Scan) {
         switch type {
         case .link:
             scan.refused.append("\"\(relative)\" is a symbolic link: not synced")
@@ -67,7 +67,7 @@ public struct LibraryFolder: Sendable {
                 scan.unsynced.append(relative)
                 return
             }
-            if let state = state(of: path) { scan.files[path] = state }
+            if let state { scan.files[path] = state }
         }
     }
 
@@ -75,8 +75,7 @@ public struct LibraryFolder: Sendable {
     public func state(of path: LibraryPath) -> FileState? {
         var info = stat()
         guard lstat(path.url(in: root).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        let milliseconds = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
-        return FileState(modified: Timestamp(milliseconds: milliseconds), size: Int(info.st_size))
+        return Self.state(info)
     }
 
     /// The bytes of the file at `path`.
@@ -94,6 +93,46 @@ public struct LibraryFolder: Sendable {
         let url = path.url(in: root)
         try prepareFolder(of: url)
         try AtomicFile.write(data, to: url, modified: modified)
+    }
+
+    /// Files written together: each goes to a temporary file beside its target; `commit`
+    /// flushes them all with one call, then renames each into place. A crash before the
+    /// rename leaves the old file whole (and a hidden temporary file that a later sync removes).
+    public struct StagedWrites: Sendable {
+        fileprivate var items: [(temporary: URL, target: URL)] = []
+        public init() {}
+        public var isEmpty: Bool { items.isEmpty }
+    }
+
+    /// Stages `data` for `path` with its modification time set to `modified`.
+    public func stage(_ data: Data, at path: LibraryPath, modified: Timestamp, into staged: inout StagedWrites) throws {
+        let url = path.url(in: root)
+        try prepareFolder(of: url)
+        staged.items.append((try AtomicFile.stage(data, for: url, modified: modified, durable: false), url))
+    }
+
+    /// Makes staged writes durable and puts them in place.
+    public func commit(_ staged: inout StagedWrites) throws {
+        guard !staged.isEmpty else { return }
+        try AtomicFile.syncFileSystem(of: root)
+        var folders: Set<URL> = []
+        for (temporary, target) in staged.items {
+            try AtomicFile.commit(temporary, to: target)
+            folders.insert(target.deletingLastPathComponent())
+        }
+        staged.items.removeAll()
+        folders.forEach(AtomicFile.syncFolder)
+    }
+
+    /// Removes temporary files that a crash left behind more than an hour ago.
+    public func removeStaleTemporaryFiles(now: Timestamp) {
+        for folder in [root] + LibraryPath.folders.map({ root.appendingPathComponent($0) }) {
+            guard let entries = try? entries(of: folder) else { continue }
+            for (name, type, state) in entries where type == .file && name.hasPrefix(".") && name.hasSuffix(AtomicFile.temporarySuffix) {
+                guard let state, state.modified.milliseconds < now.milliseconds - 3_600_000 else { continue }
+                unlink(folder.appendingPathComponent(name).path)
+            }
+        }
     }
 
     /// Deletes the file at `path`, if it is there.
@@ -164,29 +203,38 @@ public struct LibraryFolder: Sendable {
 
     private enum EntryType { case file, folder, link, other }
 
-    /// The entries of `folder` with their types (not following links); names that are not
-    /// UTF-8 are left out.
-    private func entries(of folder: URL) throws -> [(String, EntryType)] {
+    /// The entries of `folder` with their types (not following links) and, for files, their
+    /// times and sizes; names that are not UTF-8 are left out.
+    private func entries(of folder: URL) throws -> [(name: String, type: EntryType, state: FileState?)] {
         guard let directory = opendir(folder.path) else {
             throw LibraryError.io(folder.path, reason: String(cString: strerror(errno)))
         }
         defer { closedir(directory) }
-        var result: [(String, EntryType)] = []
+        let descriptor = dirfd(directory)
+        var result: [(name: String, type: EntryType, state: FileState?)] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(validating: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            var info = stat()
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
+                let bytes = raw.prefix(while: { $0 != 0 })
+                guard fstatat(descriptor, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    return nil
+                }
+                return String(validating: bytes, as: UTF8.self)
             }
             guard let name, name != ".", name != ".." else { continue }
-            var info = stat()
-            guard lstat(folder.appendingPathComponent(name).path, &info) == 0 else { continue }
             let type: EntryType = switch info.st_mode & S_IFMT {
             case S_IFREG: .file
             case S_IFDIR: .folder
             case S_IFLNK: .link
             default: .other
             }
-            result.append((name, type))
+            result.append((name, type, type == .file ? Self.state(info) : nil))
         }
-        return result.sorted { $0.0 < $1.0 }
+        return result.sorted { $0.name < $1.name }
+    }
+
+    private static func state(_ info: stat) -> FileState {
+        let milliseconds = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
+        return FileState(modified: Timestamp(milliseconds: milliseconds), size: Int(info.st_size))
     }
 }

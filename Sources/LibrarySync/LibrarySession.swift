@@ -69,6 +69,7 @@ public final class LibrarySession: @unchecked Sendable {
     @discardableResult
     public func sync() throws -> LibraryReport {
         try folder.createRootIfMissing()
+        folder.removeStaleTemporaryFiles(now: clock.now())
         var manifest = try LibraryManifest.load(from: folder.root)
         var report = LibraryReport()
         do {
@@ -143,9 +144,12 @@ public final class LibrarySession: @unchecked Sendable {
             }
             let pathsByRecord = Dictionary(
                 manifest.files.values.map { ($0.recordName, $0.path) }, uniquingKeysWith: { first, _ in first })
+            let before = manifest
+            var staged = LibraryFolder.StagedWrites()
             for record in changes.changed where record.recordType == Self.recordType {
-                try apply(record, &manifest, &report, serverTags: &serverTags)
+                try apply(record, &manifest, &report, serverTags: &serverTags, staged: &staged)
             }
+            try folder.commit(&staged)
             for deleted in changes.deleted {
                 guard let text = pathsByRecord[deleted.recordID.recordName], let path = try? LibraryPath(text) else { continue }
                 try applyDeletion(of: path, &manifest, &report)
@@ -154,14 +158,14 @@ public final class LibrarySession: @unchecked Sendable {
             manifest.changeTokenData = changes.token.data.base64EncodedString()
             // Files first, then the manifest: a crash in between leaves files the next
             // sync recognises by their bytes.
-            try save(&manifest)
+            if manifest != before { try save(&manifest) }
             if !changes.moreComing { return }
         }
     }
 
     private func apply(
         _ record: RemoteRecord, _ manifest: inout LibraryManifest, _ report: inout LibraryReport,
-        serverTags: inout [LibraryPath: String]
+        serverTags: inout [LibraryPath: String], staged: inout LibraryFolder.StagedWrites
     ) throws {
         let name = record.recordID.recordName.prefix(16)
         guard case .string(let text)? = record.fields["path"] else {
@@ -199,12 +203,12 @@ public final class LibrarySession: @unchecked Sendable {
                 return
             } else {
                 let copy = try folder.keepConflictCopy(localData, of: path, side: "local", modified: local.modified)
-                try folder.write(data, at: path, modified: serverTime)
+                try folder.stage(data, at: path, modified: serverTime, into: &staged)
                 report.conflicts += 1
                 log(.conflict, "\(path): the remote's version (\(serverTime)) is later than this device's (\(local.modified)); this device's is kept as \(copy)")
             }
         } else {
-            try folder.write(data, at: path, modified: serverTime)
+            try folder.stage(data, at: path, modified: serverTime, into: &staged)
             report.downloaded += 1
         }
         manifest.files[path.text] = LibraryManifest.Entry(

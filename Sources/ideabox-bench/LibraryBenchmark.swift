@@ -1,0 +1,86 @@
+import ArgumentParser
+import CloudRemote
+import Foundation
+import IdeaBoxCore
+import LibrarySync
+
+/// `ideabox-bench library`: a library folder's first sync up and down, and a sync with
+/// nothing to do (how long the scan takes), through the embedded remote or `ideabox serve`.
+struct LibraryBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "library", abstract: "Benchmark library sync: first sync up and down, and a no-change sync.")
+
+    @Option(help: "How many small files.") var files = 1_000
+    @Option(help: "The size of each small file, in bytes.") var bytes = 2_048
+    @Option(help: "How many first syncs to run, each with new folders and a new remote.") var rounds = 3
+    @Option(help: "How many no-change syncs to time.") var idle = 30
+    @OptionGroup var server: BenchServer.Options
+
+    func run() throws {
+        let served = try server.store.map { try BenchServer(store: $0) }
+        defer { served?.stop() }
+        var ups: [(files: Double, megabytes: Double)] = []
+        var downs: [(files: Double, megabytes: Double)] = []
+        var idleSync = Measurement(name: "no-change sync of \(files) files (scan + one change fetch)")
+        var scan = Measurement(name: "scan of the folder (\(files) files, no reads)")
+        for round in 0..<rounds {
+            let root = URL(fileURLWithPath: NSTemporaryDirectory() + "ideabox-bench-library-\(getpid())-\(round)")
+            try? FileManager.default.removeItem(at: root)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let remotes: (any CloudDatabase, any CloudDatabase)
+            if let served {
+                let account = try served.newAccount("library-\(getpid())-\(round)")
+                remotes = (served.client(account), served.client(account))
+            } else {
+                let cloud = try SimulatedCloud.open(directory: root, clock: .system)
+                remotes = (cloud.database(forDevice: "a"), cloud.database(forDevice: "b"))
+            }
+            let a = LibrarySession(root: root.appendingPathComponent("a"), database: remotes.0, clock: .system)
+            let b = LibrarySession(root: root.appendingPathComponent("b"), database: remotes.1, clock: .system)
+            var generator = SeededRandomNumberGenerator(seed: UInt64(round))
+            for index in 0..<files {
+                let folder = index.isMultiple(of: 2) ? "Items" : "FavoriteItems"
+                let body = String(repeating: "x", count: max(0, bytes - 40))
+                let text = #"{"n":\#(UInt32.random(in: .min ... .max, using: &generator)),"t":"\#(body)"}"#
+                try a.folder.write(Data(text.utf8.prefix(bytes)), at: LibraryPath("\(folder)/item-\(index).json"), modified: .init(Date()))
+            }
+            let total = Double(files * bytes) / 1_048_576
+            let clock = ContinuousClock()
+            var start = clock.now
+            let up = try a.sync()
+            let upSeconds = Self.seconds(clock.now - start)
+            start = clock.now
+            let down = try b.sync()
+            let downSeconds = Self.seconds(clock.now - start)
+            guard up.uploaded == files, down.downloaded == files else {
+                throw ValidationError("sent \(up.uploaded) and received \(down.downloaded) of \(files) files")
+            }
+            ups.append((Double(files) / upSeconds, total / upSeconds))
+            downs.append((Double(files) / downSeconds, total / downSeconds))
+            if round == rounds - 1 {
+                _ = try b.sync()
+                for _ in 0..<idle {
+                    let report = try idleSync.time { try b.sync() }
+                    guard report == LibraryReport() else { throw ValidationError("a no-change sync did something: \(report)") }
+                    try scan.time { _ = try b.folder.scan() }
+                }
+            }
+        }
+        print("remote: \(server.store.map { "ideabox serve over HTTP, store \($0)" } ?? "embedded SQLite file")")
+        print("first sync of \(files) files of \(bytes) bytes, \(rounds) rounds: median (slowest–fastest)")
+        print("  A → remote: \(Self.summary(ups.map(\.files))) files/s, \(Self.summary(ups.map(\.megabytes), digits: 2)) MB/s")
+        print("  remote → B: \(Self.summary(downs.map(\.files))) files/s, \(Self.summary(downs.map(\.megabytes), digits: 2)) MB/s")
+        print(idleSync.report)
+        print(scan.report)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private static func summary(_ values: [Double], digits: Int = 0) -> String {
+        let sorted = values.sorted()
+        func text(_ value: Double) -> String { String(format: "%.\(digits)f", value) }
+        return "\(text(sorted[sorted.count / 2])) (\(text(sorted[0]))–\(text(sorted[sorted.count - 1])))"
+    }
+}
