@@ -1,3 +1,4 @@
+import CloudRemote
 import IdeaBoxCore
 import Synchronization
 
@@ -35,14 +36,19 @@ public final class SyncEngine: Sendable {
     }
 
     private let session: SyncSession
+    private let companions: [any SyncCompanion]
     private let scheduler: any SyncScheduler
     private let onStatus: @Sendable (SyncStatus) -> Void
     private let state = Mutex(State())
 
-    /// An engine running `session` on `scheduler`, reporting each new status to `onStatus`
-    /// (called on the scheduler's queue).
-    public init(session: SyncSession, scheduler: any SyncScheduler, onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in }) {
+    /// An engine running `session`, then each of `companions`, on `scheduler`, reporting
+    /// each new status to `onStatus` (called on the scheduler's queue).
+    public init(
+        session: SyncSession, companions: [any SyncCompanion] = [], scheduler: any SyncScheduler,
+        onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in }
+    ) {
         self.session = session
+        self.companions = companions
         self.scheduler = scheduler
         self.onStatus = onStatus
     }
@@ -121,6 +127,17 @@ public final class SyncEngine: Sendable {
         publish(.syncing(pending: session.pendingCount()))
         do {
             _ = try session.run()
+            for companion in companions {
+                do {
+                    try companion.sync()
+                } catch let error as CloudError {
+                    throw SyncFailure(error)
+                } catch let failure as SyncFailure {
+                    throw failure
+                } catch {
+                    throw SyncFailure.store(String(describing: error))
+                }
+            }
             let firstSuccess = state.withLock { state -> Bool in
                 state.retryAttempt = 0
                 state.lastFailure = nil
@@ -132,8 +149,10 @@ public final class SyncEngine: Sendable {
             }
             publish(.synced(lastSync: scheduler.clock.now()))
             request(after: Self.periodicMilliseconds)
+        } catch let failure as SyncFailure {
+            handle(failure)
         } catch {
-            handle(error)
+            handle(.store(String(describing: error)))
         }
     }
 
@@ -190,4 +209,11 @@ public final class SyncEngine: Sendable {
         }
         if changed { onStatus(status) }
     }
+}
+
+/// Another sync job the engine runs on the ideas' schedule, right after them (the library
+/// folder): it shares their triggers, their retries and their signed-out handling.
+public protocol SyncCompanion: Sendable {
+    /// Syncs once; a `CloudError` it throws is retried the way the ideas' errors are.
+    func sync() throws
 }

@@ -77,9 +77,14 @@ public final class LibrarySession: @unchecked Sendable {
             var serverTags: [LibraryPath: String] = [:]
             try pull(&manifest, &report, serverTags: &serverTags)
             try push(&manifest, &report, serverTags: serverTags)
-            manifest.lastSyncAt = clock.now()
+            // A sync that found nothing to do (the engine runs one every second) leaves the
+            // manifest alone unless its last sync time is a minute old.
+            let now = clock.now()
+            let unchanged = report == LibraryReport() && manifest.lastError == nil
+                && manifest.lastSyncAt.map { now.milliseconds - $0.milliseconds < 60_000 } == true
+            manifest.lastSyncAt = now
             manifest.lastError = nil
-            try save(&manifest)
+            if !unchanged { try save(&manifest) }
         } catch {
             manifest.lastError = "\(error)"
             try? save(&manifest)

@@ -41,7 +41,10 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
     /// Opens the full-screen app on this profile's data.
     func run(in context: CommandContext) throws {
         let sync = try context.openSync(store)
-        let engine = SyncEngine(session: sync.session, scheduler: DispatchSyncScheduler(clock: context.clock))
+        let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
+        let engine = SyncEngine(
+            session: sync.session, companions: [LibraryCompanion(session: library)],
+            scheduler: DispatchSyncScheduler(clock: context.clock))
         let (cloud, device) = (sync.remote.cloud, sync.remote.device)
         let hooks = SyncHooks(
             engine: engine,

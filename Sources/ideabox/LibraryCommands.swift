@@ -3,6 +3,7 @@ import CloudRemote
 import Foundation
 import IdeaBoxCore
 import IdeaStore
+import IdeaSync
 import LibrarySync
 
 extension IdeaBoxCommand {
@@ -20,16 +21,24 @@ struct LibraryOptions: ParsableArguments {
     var library: String?
     @OptionGroup var store: StoreOptions
 
-    /// The session of this profile's library with its remote; its log lines go to the
-    /// profile's sync log.
+    /// The session of this profile's library with its remote.
     func session(in context: CommandContext) throws -> LibrarySession {
-        let location = try context.location(store)
-        let root = library.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? location.profileDirectory.appendingPathComponent("RawLibrary", isDirectory: true)
-        let repository = try context.openRepository(store)
-        let remote = try context.openRemote(store)
-        let clock = context.clock
-        return LibrarySession(root: root, database: remote.database, clock: clock) { kind, message in
+        try context.librarySession(
+            store, folder: library, repository: try context.openRepository(store), database: try context.openRemote(store).database)
+    }
+}
+
+extension CommandContext {
+    /// The library session of the profile in `options` (its folder `folder`, or
+    /// `<profile>/RawLibrary`) with `database`; its log lines go to the profile's sync log.
+    func librarySession(
+        _ options: StoreOptions, folder: String?, repository: IdeaRepository, database: any CloudDatabase
+    ) throws -> LibrarySession {
+        let profileFolder = try location(options).profileDirectory
+        let root = folder.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? profileFolder.appendingPathComponent("RawLibrary", isDirectory: true)
+        let clock = self.clock
+        return LibrarySession(root: root, database: database, clock: clock) { kind, message in
             let kind: SyncLogEntry.Kind = switch kind {
             case .conflict: .conflict
             case .warning: .warning
@@ -37,6 +46,15 @@ struct LibraryOptions: ParsableArguments {
             }
             try? repository.logSyncEvent(kind, message, at: clock.now())
         }
+    }
+}
+
+/// The library as the sync engine's companion: synced on the ideas' schedule.
+struct LibraryCompanion: SyncCompanion {
+    let session: LibrarySession
+
+    func sync() throws {
+        try session.sync()
     }
 }
 

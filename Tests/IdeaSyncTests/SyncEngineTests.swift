@@ -3,6 +3,7 @@ import Foundation
 import IdeaBoxCore
 import IdeaStore
 import IdeaSync
+import Synchronization
 import Testing
 
 /// The sync loop: triggers, debounce, retries and status, on a stepped scheduler.
@@ -53,5 +54,39 @@ import Testing
         fixture.scheduler.runDue()
         guard case .synced = a.engine.status else { Issue.record("\(a.engine.status)"); return }
         #expect(try a.repository.pendingChangeCount() == 0)
+    }
+
+    @Test func aCompanionRunsAfterEachSyncAndItsNetworkFailuresAreRetried() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let companion = CountingCompanion()
+        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
+        engine.start()
+        fixture.scheduler.runDue()
+        #expect(companion.runs == 1)
+        guard case .synced = engine.status else { Issue.record("\(engine.status)"); return }
+
+        companion.failures.withLock { $0 = [.networkFailure, .networkFailure] }
+        fixture.scheduler.advance(by: SyncEngine.periodicMilliseconds)
+        guard case .retrying(1, _, _) = engine.status else { Issue.record("expected a retry, got \(engine.status)"); return }
+        fixture.scheduler.advance(by: 1000)
+        guard case .retrying(2, _, _) = engine.status else { Issue.record("\(engine.status)"); return }
+        fixture.scheduler.advance(by: 2000)
+        guard case .synced = engine.status else { Issue.record("\(engine.status)"); return }
+        #expect(companion.runs == 4)
+        engine.stop()
+    }
+}
+
+/// A companion that counts its runs and throws the errors queued for it.
+private final class CountingCompanion: SyncCompanion {
+    let failures = Mutex<[CloudError]>([])
+    private let count = Mutex(0)
+
+    var runs: Int { count.withLock { $0 } }
+
+    func sync() throws {
+        count.withLock { $0 += 1 }
+        if let failure = failures.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw failure }
     }
 }
