@@ -85,6 +85,10 @@ public final class LibrarySession: @unchecked Sendable {
             manifest.lastSyncAt = now
             manifest.lastError = nil
             if !unchanged { try save(&manifest) }
+            if report.uploaded + report.deletedRemotely + report.downloaded + report.deletedLocally > 0 {
+                log(.info, "library: \(report.uploaded) file(s) sent, \(report.deletedRemotely) deleted remotely, "
+                    + "\(report.downloaded) received, \(report.deletedLocally) deleted here")
+            }
         } catch {
             manifest.lastError = "\(error)"
             try? save(&manifest)
