@@ -33,7 +33,9 @@ import Testing
             seen = Self.visibleFiles(in: itemsB).count
             Thread.sleep(forTimeInterval: 0.005)
         }
-        kill(process.processIdentifier, SIGKILL)
+        // Only a process still running is killed: once Process has reaped it, its pid may
+        // already belong to another test's process.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let atKill = Self.visibleFiles(in: itemsB)
         #expect(atKill.count >= 200 && atKill.count < 500, "the kill came at \(atKill.count) of 500 files")
