@@ -83,7 +83,7 @@ struct LibraryOverwriteCommand: IdeaBoxSubcommand {
     @OptionGroup var options: LibraryOptions
 
     func run(in context: CommandContext) throws {
-        guard yes else { throw SyncCommandError.overwriteNeedsConfirmation }
+        guard yes else { throw LibraryCommandError.overwriteNeedsConfirmation }
         let report = try options.session(in: context).overwriteRemote()
         try LibraryOutput.print(report, json: json, context: context, overwrote: true)
     }
@@ -143,5 +143,19 @@ enum LibraryOutput {
         Swift.print(overwrote
             ? (english ? "Overwrote the remote library with this folder: \(counts)." : "已用這個資料夾覆寫遠端檔案庫：\(counts)")
             : (english ? "Library synced: \(counts)." : "檔案庫已同步：\(counts)"))
+    }
+}
+
+/// Errors of the library commands themselves.
+enum LibraryCommandError: UserFacingError {
+    case overwriteNeedsConfirmation
+
+    func message(in language: Language) -> String {
+        switch language {
+        case .english:
+            "overwrite-remote makes every device's library folder the same as this one, deleting what this folder lacks; add --yes to do it."
+        case .traditionalChinese:
+            "overwrite-remote 會讓所有裝置的檔案庫與這個資料夾相同，並刪除這個資料夾沒有的檔案；確定要執行請加上 --yes"
+        }
     }
 }

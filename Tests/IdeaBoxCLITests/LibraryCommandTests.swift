@@ -21,7 +21,7 @@ import Testing
         #expect(json["files"] as? Int == 1 && json["pendingUploads"] as? Int == 0 && json["pendingDownloads"] as? Int == 0)
 
         let refused = try sandbox.run(on: "A", ["library", "overwrite-remote"])
-        #expect(refused.status != 0 && !refused.stderr.isEmpty)
+        #expect(refused.status != 0 && refused.stderr.contains("add --yes") && refused.stderr.contains("library folder"))
         try FileManager.default.removeItem(at: libraryA.appendingPathComponent("Items/one.json"))
         try sandbox.succeed(on: "A", ["library", "overwrite-remote", "--yes"])
         try sandbox.succeed(on: "B", ["library", "sync"])
