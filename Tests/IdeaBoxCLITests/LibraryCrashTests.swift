@@ -5,7 +5,7 @@ import Testing
 /// sync: no file is truncated or lost, and the manifest agrees with the folder.
 @Suite struct LibraryCrashTests {
     @Test(.timeLimit(.minutes(3)))
-    func killNineMidPullLosesAndTruncatesNothing() throws {
+    func killNineMidPullLosesAndTruncatesNothing() async throws {
         let sandbox = try Sandbox()
         let libraryA = sandbox.dataRoot.appendingPathComponent("profiles/A/RawLibrary")
         let itemsB = sandbox.dataRoot.appendingPathComponent("profiles/B/RawLibrary/Items")
@@ -31,7 +31,8 @@ import Testing
         var seen = 0
         while seen < 200 && Date() < deadline && process.isRunning {
             seen = Self.visibleFiles(in: itemsB).count
-            Thread.sleep(forTimeInterval: 0.005)
+            // Awaiting, not blocking: the other tests share the two threads of the pool.
+            try await Task.sleep(for: .milliseconds(5))
         }
         // Only a process still running is killed: once Process has reaped it, its pid may
         // already belong to another test's process.

@@ -8,7 +8,9 @@ import Testing
 /// files at random and sync now and then, while the remote fails requests, before or after
 /// carrying them out. Once the faults stop and every device has synced twice, every folder
 /// holds the same files with the same bytes, and the remote holds exactly those files.
-@Suite("Library convergence")
+// Serialized: each case keeps a thread busy for a while, and the end-to-end tests that run
+// beside it need the other one to watch their terminals.
+@Suite("Library convergence", .serialized)
 struct LibraryConvergenceTests {
     @Test("Three devices with faults and lost answers converge", arguments: 0..<24)
     func converges(seed: UInt64) throws {
