@@ -96,31 +96,43 @@ public struct LibraryFolder: Sendable {
     }
 
     /// Files written together: each goes to a temporary file beside its target; `commit`
-    /// flushes them all with one call, then renames each into place. A crash before the
+    /// flushes them (a large batch with one call), then renames each into place. A crash before the
     /// rename leaves the old file whole (and a hidden temporary file that a later sync removes).
     public struct StagedWrites: Sendable {
         fileprivate var items: [(temporary: URL, target: URL)] = []
+        fileprivate var needsFileSystemFlush = false
         public init() {}
         public var isEmpty: Bool { items.isEmpty }
     }
 
-    /// Stages `data` for `path` with its modification time set to `modified`.
-    public func stage(_ data: Data, at path: LibraryPath, modified: Timestamp, into staged: inout StagedWrites) throws {
+    /// From how many staged files on one flush of the whole file system (`syncfs`) is
+    /// cheaper than a flush per file. Below it each file is flushed on its own: `syncfs`
+    /// also writes out every other program's pending data on that disk.
+    public static let fileSystemFlushThreshold = 64
+
+    /// Stages `data` for `path` with its modification time set to `modified`. `expected` is
+    /// how many files the batch will hold: a small batch flushes each file as it is staged.
+    public func stage(
+        _ data: Data, at path: LibraryPath, modified: Timestamp, expected: Int, into staged: inout StagedWrites
+    ) throws {
         let url = path.url(in: root)
         try prepareFolder(of: url)
-        staged.items.append((try AtomicFile.stage(data, for: url, modified: modified, durable: false), url))
+        let durable = expected < Self.fileSystemFlushThreshold
+        staged.items.append((try AtomicFile.stage(data, for: url, modified: modified, durable: durable), url))
+        staged.needsFileSystemFlush = staged.needsFileSystemFlush || !durable
     }
 
     /// Makes staged writes durable and puts them in place.
     public func commit(_ staged: inout StagedWrites) throws {
         guard !staged.isEmpty else { return }
-        try AtomicFile.syncFileSystem(of: root)
+        if staged.needsFileSystemFlush { try AtomicFile.syncFileSystem(of: root) }
         var folders: Set<URL> = []
         for (temporary, target) in staged.items {
             try AtomicFile.commit(temporary, to: target)
             folders.insert(target.deletingLastPathComponent())
         }
         staged.items.removeAll()
+        staged.needsFileSystemFlush = false
         folders.forEach(AtomicFile.syncFolder)
     }
 

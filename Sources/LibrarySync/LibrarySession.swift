@@ -155,8 +155,9 @@ public final class LibrarySession: @unchecked Sendable {
                 manifest.files.values.map { ($0.recordName, $0.path) }, uniquingKeysWith: { first, _ in first })
             let before = manifest
             var staged = LibraryFolder.StagedWrites()
-            for record in changes.changed where record.recordType == Self.recordType {
-                try apply(record, &manifest, &report, serverTags: &serverTags, staged: &staged)
+            let files = changes.changed.filter { $0.recordType == Self.recordType }
+            for record in files {
+                try apply(record, &manifest, &report, serverTags: &serverTags, staged: &staged, batchSize: files.count)
             }
             try folder.commit(&staged)
             for deleted in changes.deleted {
@@ -174,7 +175,7 @@ public final class LibrarySession: @unchecked Sendable {
 
     private func apply(
         _ record: RemoteRecord, _ manifest: inout LibraryManifest, _ report: inout LibraryReport,
-        serverTags: inout [LibraryPath: String], staged: inout LibraryFolder.StagedWrites
+        serverTags: inout [LibraryPath: String], staged: inout LibraryFolder.StagedWrites, batchSize: Int
     ) throws {
         let name = record.recordID.recordName.prefix(16)
         guard case .string(let text)? = record.fields["path"] else {
@@ -212,12 +213,12 @@ public final class LibrarySession: @unchecked Sendable {
                 return
             } else {
                 let copy = try folder.keepConflictCopy(localData, of: path, side: "local", modified: local.modified)
-                try folder.stage(data, at: path, modified: serverTime, into: &staged)
+                try folder.stage(data, at: path, modified: serverTime, expected: batchSize, into: &staged)
                 report.conflicts += 1
                 log(.conflict, "\(path): the remote's version (\(serverTime)) is later than this device's (\(local.modified)); this device's is kept as \(copy)")
             }
         } else {
-            try folder.stage(data, at: path, modified: serverTime, into: &staged)
+            try folder.stage(data, at: path, modified: serverTime, expected: batchSize, into: &staged)
             report.downloaded += 1
         }
         manifest.files[path.text] = LibraryManifest.Entry(

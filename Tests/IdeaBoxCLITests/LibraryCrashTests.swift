@@ -18,8 +18,8 @@ import Testing
         }
         try sandbox.succeed(on: "A", ["library", "sync"])
 
-        // Each of B's requests waits 500 ms, so the kill lands while a later page is on its way.
-        try sandbox.succeed(on: "B", ["remote", "latency", "500"])
+        // Each of B's requests waits 1.5 s, so the kill lands while a later page is on its way.
+        try sandbox.succeed(on: "B", ["remote", "latency", "1500"])
         let process = Process()
         process.executableURL = try IdeaBoxBinary.url()
         process.arguments = ["library", "sync", "--profile", "B"]
@@ -27,16 +27,19 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        var seen = 0
-        while seen < 200 && Date() < deadline && process.isRunning {
-            seen = Self.visibleFiles(in: itemsB).count
-            // Awaiting, not blocking: the other tests share the two threads of the pool.
-            try await Task.sleep(for: .milliseconds(5))
+        // The watch runs on a thread of its own, so a busy test pool can't make it late.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                let deadline = Date().addingTimeInterval(60)
+                while Self.visibleFiles(in: itemsB).count < 200 && Date() < deadline && process.isRunning {
+                    usleep(2_000)
+                }
+                // Only a process still running is killed: once Process has reaped it, its pid
+                // may already belong to another test's process.
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                done.resume()
+            }.start()
         }
-        // Only a process still running is killed: once Process has reaped it, its pid may
-        // already belong to another test's process.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let atKill = Self.visibleFiles(in: itemsB)
         #expect(atKill.count >= 200 && atKill.count < 500, "the kill came at \(atKill.count) of 500 files")
