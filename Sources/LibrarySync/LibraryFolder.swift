@@ -8,7 +8,7 @@ import IdeaBoxCore
 /// it. Every write is atomic and lands at a `LibraryPath`, inside the folder; folders that
 /// turn out to be symbolic links are never written through.
 public struct LibraryFolder: Sendable {
-    /// The folder, such as `<root>/<profile>/RawLibrary`.
+    /// The folder, such as `<data root>/profiles/<profile>/RawLibrary`.
     public let root: URL
 
     /// Where conflict copies go, inside the folder of the file that lost.

@@ -43,9 +43,11 @@ public struct LibraryManifest: Codable, Equatable, Sendable {
     /// The manifest in `folder`, or an empty one if there is none yet.
     public static func load(from folder: URL) throws -> LibraryManifest {
         let url = folder.appendingPathComponent(fileName)
-        guard let data = try? Data(contentsOf: url) else { return LibraryManifest() }
+        // Only a missing manifest starts afresh: one that can't be read must not make every
+        // file look new.
+        guard FileManager.default.fileExists(atPath: url.path) else { return LibraryManifest() }
         do {
-            return try JSONDecoder().decode(LibraryManifest.self, from: data)
+            return try JSONDecoder().decode(LibraryManifest.self, from: Data(contentsOf: url))
         } catch {
             throw LibraryError.unreadableManifest(url.path, reason: "\(error)")
         }
