@@ -159,8 +159,21 @@ final class TmuxSession {
     /// fails with `what` and the last screen.
     @discardableResult
     func waitFor(
-        _ what: String, timeout: Duration = defaultTimeout, until condition: (Screen) -> Bool
+        _ what: String, timeout: Duration = defaultTimeout, until condition: @escaping (Screen) -> Bool
     ) async throws -> Screen {
+        // The polling runs on a thread of its own: on the test pool's two threads, busy
+        // synchronous tests could hold it back for longer than a 4-second message shows.
+        // The test awaits it and touches the session only after, so nothing is shared meanwhile.
+        nonisolated(unsafe) let session = self
+        nonisolated(unsafe) let condition = condition
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try session.poll(what, timeout: timeout, until: condition) })
+            }.start()
+        }
+    }
+
+    private func poll(_ what: String, timeout: Duration, until condition: (Screen) -> Bool) throws -> Screen {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
@@ -172,7 +185,7 @@ final class TmuxSession {
             guard clock.now < deadline else {
                 throw EndToEndError(description: "Timed out after \(timeout) waiting for \(what).\n\(screen)")
             }
-            try await Task.sleep(for: .milliseconds(25))
+            usleep(25_000)
         }
     }
 
