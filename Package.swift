@@ -32,6 +32,7 @@ let package = Package(
             dependencies: [
                 "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(

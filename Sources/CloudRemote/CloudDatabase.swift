@@ -1,3 +1,5 @@
+import Foundation
+
 /// A client's view of one account's private database on the remote.
 ///
 /// Synchronous and throwing, because the sync engine calls it from its own Dispatch queue.
@@ -33,4 +35,13 @@ public protocol CloudDatabase: Sendable {
 
     /// Every record of type `recordType` in `zone`, by record name.
     func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord]
+
+    /// Stores `data` as an asset of this account and returns its reference, for a record
+    /// field that names it. Content-addressed: the same bytes uploaded twice are one asset.
+    /// Throws `limitExceeded` above `AssetReference.maximumSize` bytes.
+    func uploadAsset(_ data: Data) throws -> AssetReference
+
+    /// The bytes of an asset this account uploaded, checked against the reference; throws
+    /// `unknownItem` if the account has no such asset.
+    func fetchAsset(_ reference: AssetReference) throws -> Data
 }

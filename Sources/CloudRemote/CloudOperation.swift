@@ -10,4 +10,8 @@ public enum CloudOperation: String, Hashable, Codable, Sendable, CaseIterable {
     case fetchChanges
     /// `records(in:ofType:)`.
     case query
+    /// `uploadAsset`.
+    case uploadAsset
+    /// `fetchAsset`.
+    case fetchAsset
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A client whose requests first pass one device's injected faults (airplane mode, latency,
 /// scripted and random errors), then go to another client.
 ///
@@ -43,6 +45,14 @@ public struct FaultInjectingDatabase: CloudDatabase {
 
     public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
         try perform(.query) { try base.records(in: zone, ofType: recordType) }
+    }
+
+    public func uploadAsset(_ data: Data) throws -> AssetReference {
+        try perform(.uploadAsset) { try base.uploadAsset(data) }
+    }
+
+    public func fetchAsset(_ reference: AssetReference) throws -> Data {
+        try perform(.fetchAsset) { try base.fetchAsset(reference) }
     }
 
     private func perform<Result>(_ operation: CloudOperation, _ work: () throws -> Result) throws -> Result {

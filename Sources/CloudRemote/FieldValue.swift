@@ -19,11 +19,13 @@ public enum FieldValue: Hashable, Sendable, Codable {
     case timestamp(Timestamp)
     /// Raw bytes (base64 in JSON).
     case bytes(Data)
+    /// A file stored beside the record, for data above the record size limit.
+    case asset(AssetReference)
     /// An ordered list of values.
     case list([FieldValue])
 
     private enum CodingKeys: String, CodingKey {
-        case string, int64, double, bool, timestamp, bytes, list
+        case string, int64, double, bool, timestamp, bytes, asset, list
     }
 
     /// The spelling of non-finite doubles, for an encoder's `nonConformingFloatEncodingStrategy`.
@@ -34,7 +36,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: decoder.codingPath,
-                debugDescription: "a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, list"))
+                debugDescription: "a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, list"))
         }
         switch key {
         case .string: self = .string(try container.decode(String.self, forKey: key))
@@ -43,6 +45,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case .bool: self = .bool(try container.decode(Bool.self, forKey: key))
         case .timestamp: self = .timestamp(try container.decode(Timestamp.self, forKey: key))
         case .bytes: self = .bytes(try container.decode(Data.self, forKey: key))
+        case .asset: self = .asset(try container.decode(AssetReference.self, forKey: key))
         case .list: self = .list(try container.decode([FieldValue].self, forKey: key))
         }
     }
@@ -55,7 +58,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
         guard let object = json.object, object.count == 1, let (name, value) = object.first,
               let key = CodingKeys(rawValue: name)
         else {
-            throw Self.corrupted("a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, list")
+            throw Self.corrupted("a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, list")
         }
         let decoded: FieldValue? = switch key {
         case .string: value.string.map(FieldValue.string)
@@ -64,6 +67,11 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case .bool: value.bool.map(FieldValue.bool)
         case .timestamp: value.string.flatMap(Timestamp.init(iso8601:)).map(FieldValue.timestamp)
         case .bytes: value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
+        case .asset:
+            value.object.flatMap { object in
+                guard let checksum = object["checksum"]?.string, let size = object["size"]?.wholeNumber else { return nil }
+                return AssetReference(checksum: checksum, size: size).map(FieldValue.asset)
+            }
         case .list: try value.array.map { try FieldValue.list($0.map(FieldValue.init(stored:))) }
         }
         guard let decoded else { throw Self.corrupted("the \(name) value \(value) is not one") }
@@ -110,6 +118,13 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case .bytes(let data):
             key(.bytes)
             JSONValue.write(string: data.base64EncodedString(), to: &bytes)
+        case .asset(let reference):
+            key(.asset)
+            bytes.append(contentsOf: #"{"checksum":"#.utf8)
+            JSONValue.write(string: reference.checksum, to: &bytes)
+            bytes.append(contentsOf: #","size":"#.utf8)
+            bytes.append(contentsOf: String(reference.size).utf8)
+            bytes.append(UInt8(ascii: "}"))
         case .list(let values):
             key(.list)
             bytes.append(UInt8(ascii: "["))
@@ -144,6 +159,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case let .bool(value): try container.encode(value, forKey: .bool)
         case let .timestamp(value): try container.encode(value, forKey: .timestamp)
         case let .bytes(value): try container.encode(value, forKey: .bytes)
+        case let .asset(value): try container.encode(value, forKey: .asset)
         case let .list(value): try container.encode(value, forKey: .list)
         }
     }

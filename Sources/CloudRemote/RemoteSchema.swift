@@ -7,6 +7,7 @@ enum RemoteSchema {
         case server = "v1-server"
         case lostResponses = "v2-lost-responses"
         case accessTokens = "v3-access-tokens"
+        case assets = "v4-assets"
     }
 
     /// The migrator that brings a remote file up to date.
@@ -25,6 +26,20 @@ enum RemoteSchema {
                     revokedAt INTEGER
                 ) WITHOUT ROWID;
                 CREATE INDEX accessToken_by_account ON accessToken(account);
+                """)
+        }
+        migrator.registerMigration(Migration.assets.rawValue) { db in
+            // A rowid table: SQLite keeps large rows out of a WITHOUT ROWID table's b-tree badly.
+            try db.execute(sql: """
+                CREATE TABLE asset (
+                    id INTEGER PRIMARY KEY,
+                    account TEXT NOT NULL,
+                    checksum TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    uploadedAt INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    UNIQUE (account, checksum)
+                );
                 """)
         }
         return migrator

@@ -60,6 +60,8 @@ extension SimulatedCloud {
                     let existing = try StoredRecord.fetch(record.recordID, zone: zones[record.recordID.zoneID]!, db)
                     if let failure = save.policy.refusal(saving: record, over: existing) {
                         result.failures[record.recordID] = failure
+                    } else if try !Self.hasAssets(of: record, account: account, db) {
+                        result.failures[record.recordID] = .unknownItem
                     } else if existing == nil, let quota, recordCount >= quota {
                         result.failures[record.recordID] = .quotaExceeded
                     } else {

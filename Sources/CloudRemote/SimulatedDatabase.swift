@@ -1,3 +1,4 @@
+import Foundation
 
 /// One device's client of a `SimulatedCloud`: each request first passes the device's
 /// faults, then reaches the private database of the account the device is signed in to.
@@ -42,6 +43,17 @@ struct SimulatedDatabase: CloudDatabase {
 
     func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
         try perform(.query) { account in try cloud.records(account: account, in: zone, ofType: recordType) }
+    }
+
+    func uploadAsset(_ data: Data) throws -> AssetReference {
+        try perform(.uploadAsset) { account in try cloud.storeAsset(data, account: account) }
+    }
+
+    func fetchAsset(_ reference: AssetReference) throws -> Data {
+        try perform(.fetchAsset) { account in
+            guard let data = try cloud.asset(reference.checksum, account: account) else { throw CloudError.unknownItem }
+            return data
+        }
     }
 
     private func perform<Result>(_ operation: CloudOperation, _ work: (_ account: String) throws -> Result) throws -> Result {

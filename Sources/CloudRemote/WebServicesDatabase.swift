@@ -180,6 +180,25 @@ public struct WebServicesDatabase: CloudDatabase {
         return records
     }
 
+    public func uploadAsset(_ data: Data) throws -> AssetReference {
+        guard data.count <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        let answer = try object(try exchange(.assetsUpload, body: [UInt8](data), contentType: "application/octet-stream"))
+        let expected = AssetReference(of: data)
+        // The server names the asset by the bytes it received: another name means they were not these.
+        guard let file = answer["singleFile"], WebServicesFormat.assetReference(file) == expected else {
+            throw CloudError.networkFailure
+        }
+        return expected
+    }
+
+    public func fetchAsset(_ reference: AssetReference) throws -> Data {
+        let body: WebServicesFormat.Object = ["fileChecksum": .string(reference.checksum)]
+        let answer = try exchange(.assetsDownload, body: JSONValue.object(body).bytes, contentType: "application/json")
+        let data = Data(answer.readableBytesView)
+        guard reference.matches(data) else { throw CloudError.networkFailure }
+        return data
+    }
+
     /// `{recordName, zoneID}`: a record named without its fields, for a delete.
     private static func reference(_ recordID: RecordID, in zone: RecordZoneID) -> WebServicesFormat.Object {
         var object: WebServicesFormat.Object = ["recordName": .string(recordID.recordName)]
@@ -200,14 +219,24 @@ public struct WebServicesDatabase: CloudDatabase {
     /// Posts `body` to `operation` and returns the answer's JSON object, or throws the
     /// `CloudError` the answer means.
     private func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) throws -> WebServicesFormat.Object {
-        guard let token else { throw CloudError.notAuthenticated }
-        let (status, headers, answer) = try transport.post(
-            endpoint.url(operation), body: JSONValue.object(body).bytes, token: token)
-        let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object
-        if status == 200 {
-            guard let object else { throw CloudError.networkFailure }
-            return object
+        try object(try exchange(operation, body: JSONValue.object(body).bytes, contentType: "application/json"))
+    }
+
+    /// The JSON object in a successful answer.
+    private func object(_ answer: ByteBuffer) throws -> WebServicesFormat.Object {
+        guard let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object else {
+            throw CloudError.networkFailure
         }
+        return object
+    }
+
+    /// Posts `body` to `operation` and returns the body of a successful answer, or throws the
+    /// `CloudError` the answer means.
+    private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) throws -> ByteBuffer {
+        guard let token else { throw CloudError.notAuthenticated }
+        let (status, headers, answer) = try transport.post(endpoint.url(operation), body: body, contentType: contentType, token: token)
+        if status == 200 { return answer }
+        let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object
         let retryAfter = headers.first(name: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
         if var error = object.flatMap(WebServicesError.init) {
             if error.retryAfter == nil { error.retryAfter = retryAfter }
@@ -236,11 +265,11 @@ private struct HTTPTransport: Sendable {
 
     /// The status, headers and body of the answer to a POST of `body`, or `networkFailure`
     /// if none came within the timeout.
-    func post(_ url: URL, body: [UInt8], token: String) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+    func post(_ url: URL, body: [UInt8], contentType: String, token: String) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
         do {
             let request = try HTTPClient.Request(
                 url: url, method: .POST,
-                headers: ["Content-Type": "application/json", "Authorization": "Bearer \(token)"],
+                headers: ["Content-Type": contentType, "Authorization": "Bearer \(token)"],
                 body: .bytes(body))
             let response = try Self.client.execute(request: request, deadline: .now() + timeout).wait()
             return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())

@@ -7,7 +7,7 @@ import IdeaBoxCore
 /// Records are `{recordName, recordType, recordChangeTag, fields: {name: {value, type}},
 /// created: {timestamp}, modified: {timestamp}, deleted}` as Apple documents them. Field
 /// types are CloudKit's (`STRING`, `INT64`, `DOUBLE`, `TIMESTAMP` in milliseconds, `BYTES` in
-/// base64, and `STRING_LIST`-style lists) plus two of ours that CloudKit lacks: `BOOLEAN`,
+/// base64, `ASSETID` as `{fileChecksum, size}`, and `STRING_LIST`-style lists) plus two of ours that CloudKit lacks: `BOOLEAN`,
 /// and `LIST` for a list whose items are `{value, type}` objects of mixed types.
 ///
 /// Reading is strict, because the server reads what any client sends: every name, type and
@@ -60,6 +60,11 @@ public enum WebServicesFormat {
         ["recordName": .string(deleted.recordID.recordName), "recordType": .string(deleted.recordType), "deleted": true]
     }
 
+    /// `{fileChecksum, size}`.
+    public static func object(_ reference: AssetReference) -> JSONValue {
+        ["fileChecksum": .string(reference.checksum), "size": .integer(reference.size)]
+    }
+
     /// `{value, type}` for one field value.
     public static func value(_ value: FieldValue) -> JSONValue {
         if case .list(let items) = value {
@@ -79,6 +84,7 @@ public enum WebServicesFormat {
         case .bool: "BOOLEAN"
         case .timestamp: "TIMESTAMP"
         case .bytes: "BYTES"
+        case .asset: "ASSETID"
         case .list: "LIST"
         }
     }
@@ -103,6 +109,7 @@ public enum WebServicesFormat {
         case .bool(let flag): .bool(flag)
         case .timestamp(let time): .integer(time.milliseconds)
         case .bytes(let data): .string(data.base64EncodedString())
+        case .asset(let reference): object(reference)
         case .list(let items): .array(items.map(self.value(_:)))
         }
     }
@@ -185,10 +192,19 @@ public enum WebServicesFormat {
         case "BOOLEAN": value.bool.map(FieldValue.bool)
         case "TIMESTAMP": value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
         case "BYTES": value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
+        case "ASSETID": assetReference(value).map(FieldValue.asset)
         default: throw Invalid("\(path()): unknown field type \(type)")
         }
         guard let decoded else { throw Invalid("\(path()) is not a valid \(type)") }
         return decoded
+    }
+
+    /// `{fileChecksum, size}`: a SHA-256 in lower-case hex and a size the remote can store.
+    public static func assetReference(_ json: JSONValue) -> AssetReference? {
+        guard let object = json.object, let checksum = object["fileChecksum"]?.string, let size = object["size"]?.wholeNumber else {
+            return nil
+        }
+        return AssetReference(checksum: checksum, size: size)
     }
 
     /// `{timestamp}` in milliseconds.

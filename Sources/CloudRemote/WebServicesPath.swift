@@ -18,6 +18,10 @@ public enum WebServicesPath {
         case zonesModify = "zones/modify"
         /// The account's zones.
         case zonesList = "zones/list"
+        /// Stores the request's body as an asset; answers `{singleFile: {fileChecksum, size}}`.
+        case assetsUpload = "assets/upload"
+        /// Answers the bytes of the asset `{fileChecksum}` names.
+        case assetsDownload = "assets/download"
     }
 
     /// What a request path names.

@@ -1,5 +1,6 @@
 import CloudRemote
 import Foundation
+import NIOCore
 
 /// The served operations for one authenticated account: each reads its request body,
 /// refusing anything malformed with `BAD_REQUEST` before the store is touched, and builds
@@ -25,10 +26,30 @@ struct CloudOperations {
             case .changesZone: return try await zoneChanges(body)
             case .zonesModify: return try await modifyZones(body)
             case .zonesList: return ["zones": .array(try await store.zones(account: account).map { ["zoneID": WebServicesFormat.object($0)] })]
+            case .assetsUpload, .assetsDownload: throw WebServicesError.badRequest("Assets are not JSON operations.")
             }
         } catch let invalid as WebServicesFormat.Invalid {
             throw WebServicesError.badRequest(invalid.reason)
         }
+    }
+
+    // MARK: assets
+
+    /// Stores an uploaded asset, named by the checksum of the bytes received.
+    func uploadAsset(_ body: ByteBuffer) async throws -> AssetReference {
+        try await store.storeAsset(Data(body.readableBytesView), account: account)
+    }
+
+    /// The bytes of the asset `{fileChecksum}` names, if this account uploaded it.
+    func downloadAsset(_ body: Object) async throws -> Data {
+        let checksum = try WebServicesFormat.string(body["fileChecksum"], at: "fileChecksum")
+        guard AssetReference(checksum: checksum, size: 0) != nil else {
+            throw WebServicesError.badRequest("fileChecksum must be a SHA-256 in lower-case hex.")
+        }
+        guard let data = try await store.asset(checksum, account: account) else {
+            throw WebServicesError(code: "NOT_FOUND", reason: "This account has no asset \(checksum).")
+        }
+        return data
     }
 
     // MARK: records/modify
@@ -146,6 +167,7 @@ struct CloudOperations {
             case .bytes(let data): data.count
             case .list(let items): items.reduce(0) { $0 + size($1) }
             case .int64, .double, .bool, .timestamp: 8
+            case .asset: 72
             }
         }
         return fields.reduce(0) { $0 + $1.key.utf8.count + size($1.value) }

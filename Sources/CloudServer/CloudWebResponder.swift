@@ -12,7 +12,8 @@ import Hummingbird
 struct CloudWebResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
-    /// The largest body read; a larger one is refused with `LIMIT_EXCEEDED` unread.
+    /// The largest JSON body read; a larger one is refused with `LIMIT_EXCEEDED` unread. (An
+    /// asset upload may be up to `AssetReference.maximumSize`.)
     static let maximumBodyBytes = 8 << 20
 
     let store: any RecordStore
@@ -26,9 +27,19 @@ struct CloudWebResponder: HTTPResponder {
         do {
             let path = try route(request)
             account = try await authenticate(request)
-            let body = try await readBody(request)
             let operations = CloudOperations(store: store, account: account!)
-            response = Self.json(status: .ok, try await operations.perform(path.operation, body))
+            switch path.operation {
+            case .assetsUpload:
+                let reference = try await operations.uploadAsset(try await readAsset(request))
+                response = Self.json(status: .ok, ["singleFile": WebServicesFormat.object(reference)])
+            case .assetsDownload:
+                let data = try await operations.downloadAsset(try await readBody(request))
+                response = Response(
+                    status: .ok, headers: [.contentType: "application/octet-stream"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            default:
+                response = Self.json(status: .ok, try await operations.perform(path.operation, try await readBody(request)))
+            }
         } catch let error as WebServicesError {
             response = Self.error(error)
         } catch let error as CloudError {
@@ -93,6 +104,15 @@ struct CloudWebResponder: HTTPResponder {
             throw WebServicesError.badRequest("The body must be a JSON object.")
         }
         return object
+    }
+
+    /// The body of an asset upload: any bytes, at most `AssetReference.maximumSize` of them.
+    private func readAsset(_ request: Request) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: AssetReference.maximumSize)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw WebServicesError(code: "LIMIT_EXCEEDED", reason: "An asset is at most \(AssetReference.maximumSize >> 20) MiB.")
+        }
     }
 
     private static func json(status: HTTPResponse.Status, _ object: WebServicesFormat.Object) -> Response {

@@ -1,4 +1,5 @@
 import CloudRemote
+import Foundation
 import IdeaBoxCore
 
 /// What `ideabox serve` keeps its accounts' records and tokens in, each call on behalf of
@@ -33,9 +34,16 @@ public protocol RecordStore: Sendable {
     func purgeDeletions(before cutoff: Timestamp) async throws -> Int
     /// Deletes, then saves, in one transaction (see `CloudDatabase.modify`); if `atomic`, a
     /// request with a failed item applies nothing and its result holds only the failures.
+    /// A save that names an asset `account` has not stored (at the size named) fails with
+    /// `unknownItem`.
     func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult
     /// One page of the changes of `zone` after `token` (see `CloudDatabase.fetchChanges`).
     func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges
+    /// Stores `data` as an asset of `account` (once, however often it comes) and returns its
+    /// reference, computed from the bytes; `limitExceeded` above `AssetReference.maximumSize`.
+    func storeAsset(_ data: Data, account: String) async throws -> AssetReference
+    /// The bytes of the asset of `account` with `checksum`, or nil if it has none.
+    func asset(_ checksum: String, account: String) async throws -> Data?
     /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
     func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
 }

@@ -41,10 +41,13 @@ public final class LibrarySession: @unchecked Sendable {
     /// The zone and record type of the spec.
     public static let zone = RecordZoneID(zoneName: "RawLibraryZone")
     public static let recordType = "RawLibraryFile"
-    /// The largest file sent inline as `filedata` (CloudKit's record limit, 1 MB).
-    public static let maximumInlineBytes = 1 << 20
+    /// The most bytes a record holds (CloudKit's limit, 1 MB): a file whose record would be
+    /// larger goes as an asset, uploaded on its own and named by `filedata`.
+    public static let maximumRecordBytes = 1 << 20
     /// The most bytes of file data in one modify request (its JSON must stay under the server's 8 MiB).
     static let maximumRequestBytes = 4 << 20
+    /// The most bytes of files held in memory for one batch of saves, assets included.
+    static let maximumBatchBytes = 64 << 20
     static let batchLimit = 100
     static let pageLimit = 200
 
@@ -190,12 +193,10 @@ public final class LibrarySession: @unchecked Sendable {
         guard path.recordName == record.recordID.recordName else {
             return refuse("record \(name)… is not the record of \(path): not written", &report)
         }
-        guard case .bytes(let data)? = record.fields["filedata"] else {
-            return refuse("record of \(path) has no filedata: not written", &report)
-        }
         let entry = manifest.files[path.text]
         let serverTime = record.modificationDate ?? clock.now()
         if let tag = record.changeTag, entry?.recordChangeTag == tag { return }  // this device's own save
+        guard let data = try fileData(of: record, path: path, &report) else { return }
         let local = folder.state(of: path)
         let localChanged = local.map { state in
             entry.map { state.modified != $0.lastLocalModifiedAt || state.size != $0.size } ?? true
@@ -271,26 +272,31 @@ public final class LibrarySession: @unchecked Sendable {
         var queue = paths[...]
         var resent: [LibraryPath: Int] = [:]
         while !queue.isEmpty {
-            var batch: [(path: LibraryPath, data: Data, state: LibraryFolder.FileState)] = []
-            var bytes = 0
+            var batch: [(path: LibraryPath, data: Data, state: LibraryFolder.FileState, filedata: FieldValue)] = []
+            var inlineBytes = 0, heldBytes = 0
             while let path = queue.first, batch.count < Self.batchLimit {
                 guard let state = scan.files[path] else { queue.removeFirst(); continue }
                 let data = try folder.read(path)
-                if data.count > Self.maximumInlineBytes {
+                if data.count > AssetReference.maximumSize {
                     queue.removeFirst()
-                    refuse("\(path) is over 1 MB: large files are not synced yet", &report)
+                    refuse("\(path) is over \(AssetReference.maximumSize >> 20) MB: not synced", &report)
                     continue
                 }
-                if !batch.isEmpty && bytes + data.count > Self.maximumRequestBytes { break }
+                let inline = Self.fitsInRecord(data, at: path)
+                if !batch.isEmpty && (heldBytes + data.count > Self.maximumBatchBytes
+                    || inline && inlineBytes + data.count > Self.maximumRequestBytes) { break }
                 queue.removeFirst()
-                bytes += data.count
-                batch.append((path, data, state))
+                heldBytes += data.count
+                if inline { inlineBytes += data.count }
+                // An asset goes up before the record that names it, which the remote refuses otherwise.
+                let filedata: FieldValue = inline ? .bytes(data) : .asset(try database.uploadAsset(data))
+                batch.append((path, data, state, filedata))
             }
             guard !batch.isEmpty else { continue }
             let records = batch.map { item in
                 var record = RemoteRecord(
                     recordType: Self.recordType, recordID: RecordID(recordName: item.path.recordName, zoneID: Self.zone),
-                    fields: ["filename": .string(item.path.fileName), "path": .string(item.path.text), "filedata": .bytes(item.data)])
+                    fields: ["filename": .string(item.path.fileName), "path": .string(item.path.text), "filedata": item.filedata])
                 record.changeTag = tags[item.path] ?? manifest.files[item.path.text]?.recordChangeTag
                 return record
             }
@@ -339,7 +345,35 @@ public final class LibrarySession: @unchecked Sendable {
     }
 
     private static func hasData(_ record: RemoteRecord) -> Bool {
-        if case .bytes? = record.fields["filedata"] { true } else { false }
+        switch record.fields["filedata"] {
+        case .bytes?, .asset?: true
+        default: false
+        }
+    }
+
+    /// The bytes of the file `record` holds: inline, or its asset fetched. Nil, with one line
+    /// in the log, if it holds none or the remote lacks its asset.
+    private func fileData(of record: RemoteRecord, path: LibraryPath, _ report: inout LibraryReport) throws -> Data? {
+        switch record.fields["filedata"] {
+        case .bytes(let data)?:
+            return data
+        case .asset(let reference)?:
+            do {
+                return try database.fetchAsset(reference)
+            } catch CloudError.unknownItem {
+                refuse("the remote has no \(reference) for \(path): not written", &report)
+                return nil
+            }
+        default:
+            refuse("record of \(path) has no filedata: not written", &report)
+            return nil
+        }
+    }
+
+    /// Whether `data` fits inline in the record of `path`, its names included.
+    private static func fitsInRecord(_ data: Data, at path: LibraryPath) -> Bool {
+        let names = "filename".utf8.count + "path".utf8.count + "filedata".utf8.count + path.fileName.utf8.count + path.text.utf8.count
+        return data.count + names <= maximumRecordBytes
     }
 
     /// The remote's version of `path` is later: this device's is kept in `.conflicts/` and
@@ -348,7 +382,7 @@ public final class LibrarySession: @unchecked Sendable {
         _ path: LibraryPath, local: Data, localTime: Timestamp, to server: RemoteRecord,
         _ manifest: inout LibraryManifest, _ report: inout LibraryReport
     ) throws {
-        guard case .bytes(let data)? = server.fields["filedata"] else { return }
+        guard let data = try fileData(of: server, path: path, &report) else { return }
         let serverTime = server.modificationDate ?? clock.now()
         let copy = try folder.keepConflictCopy(local, of: path, side: "local", modified: localTime)
         try folder.write(data, at: path, modified: serverTime)

@@ -181,6 +181,47 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
+    // MARK: Assets
+
+    public func storeAsset(_ data: Data, account: String) async throws -> AssetReference {
+        guard data.count <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        let reference = AssetReference(of: data)
+        let now = clock.now().milliseconds
+        try await run { connection in
+            try await connection.query(
+                """
+                INSERT INTO asset (account, checksum, size, uploaded_at, data)
+                VALUES (\(account), \(reference.checksum), \(reference.size), \(now), \(data))
+                ON CONFLICT (account, checksum) DO NOTHING
+                """, logger: logger)
+        }
+        return reference
+    }
+
+    public func asset(_ checksum: String, account: String) async throws -> Data? {
+        try await run { connection in
+            let rows = try await connection.query(
+                "SELECT data FROM asset WHERE account = \(account) AND checksum = \(checksum)", logger: logger)
+            for try await data in rows.decode(ByteBuffer.self) { return Data(data.readableBytesView) }
+            return nil
+        }
+    }
+
+    /// Those of `references` that `account` holds, at the size each names.
+    private static func assets(
+        _ references: [AssetReference], account: String, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Set<AssetReference> {
+        guard !references.isEmpty else { return [] }
+        let checksums = Array(Set(references.map(\.checksum)))
+        var held = Set<AssetReference>()
+        let rows = try await connection.query(
+            "SELECT checksum, size FROM asset WHERE account = \(account) AND checksum = ANY(\(checksums))", logger: logger)
+        for try await (checksum, size) in rows.decode((String, Int64).self) {
+            if let reference = AssetReference(checksum: checksum, size: size) { held.insert(reference) }
+        }
+        return held
+    }
+
     // MARK: Records
 
     public func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult {
@@ -199,12 +240,16 @@ public final class PostgresRecordStore: RecordStore {
                     "SELECT max_records FROM quota WHERE account = \(account) FOR UPDATE", logger: logger
                 ).collect().first?.decode(Int64.self)
                 var recordCount = try await quota == nil ? 0 : Int64(Self.recordCount(account, connection, logger))
+                let assets = try await Self.assets(
+                    saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, connection, logger)
                 var written: [RecordID: RemoteRecord] = [:]
                 for save in saves {
                     let record = save.record
                     let existing = stored[record.recordID]
                     if let failure = save.policy.refusal(saving: record, over: existing) {
                         result.failures[record.recordID] = failure
+                    } else if !record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
+                        result.failures[record.recordID] = .unknownItem
                     } else if existing == nil, let quota, recordCount >= quota {
                         result.failures[record.recordID] = .quotaExceeded
                     } else {

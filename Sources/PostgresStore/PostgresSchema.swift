@@ -57,5 +57,17 @@ enum PostgresSchema {
             """,
             "CREATE INDEX deletion_by_time ON deletion (deleted_at)",
         ]),
+        ("v2-assets", [
+            """
+            CREATE TABLE asset (
+                account TEXT COLLATE "C" NOT NULL,
+                checksum TEXT COLLATE "C" NOT NULL,
+                size BIGINT NOT NULL,
+                uploaded_at BIGINT NOT NULL,
+                data BYTEA NOT NULL,
+                PRIMARY KEY (account, checksum)
+            )
+            """,
+        ]),
     ]
 }

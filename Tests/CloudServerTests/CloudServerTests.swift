@@ -157,6 +157,47 @@ import Testing
         #expect(try server.snapshot() == before)
     }
 
+    @Test("An asset belongs to the account that uploaded it: another account can neither fetch it nor name it in a record")
+    func assetIsolation() throws {
+        let server = try ServerFixture()
+        let alice = server.client("alice", token: server.aliceToken)
+        let bob = server.client("bob", token: server.bobToken)
+        let data = Data(repeating: 0x41, count: 2 << 20)
+        let reference = try alice.uploadAsset(data)
+        let before = try server.snapshot()
+
+        #expect(cloudError { try bob.fetchAsset(reference) } == .unknownItem)
+        let download = try server.send(ServerFixture.path("assets/download"), token: server.bobToken, json: ["fileChecksum": reference.checksum])
+        #expect(download.status == 404 && download.json["serverErrorCode"] as? String == "NOT_FOUND")
+        let named = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "stolen", zoneID: ServerFixture.zone), fields: ["data": .asset(reference)])
+        #expect(try bob.modify(saving: [named], deleting: [], savePolicy: .allKeys).failures == [named.recordID: .unknownItem])
+        #expect(try server.snapshot() == before)
+        #expect(try server.store.asset(reference.checksum, account: "bob") == nil)
+        // The same bytes uploaded by bob are bob's own copy; alice's stays hers.
+        #expect(try bob.uploadAsset(data) == reference)
+        #expect(try bob.fetchAsset(reference) == data && alice.fetchAsset(reference) == data)
+    }
+
+    @Test("Asset requests: no token is refused, an upload over 64 MiB is LIMIT_EXCEEDED unstored, a malformed checksum BAD_REQUEST")
+    func hostileAssets() throws {
+        let server = try ServerFixture()
+        let upload = ServerFixture.path("assets/upload")
+        let unsigned = try server.send(upload, token: nil, body: Data("x".utf8))
+        #expect(unsigned.status == 421)
+        let huge = try server.send(upload, token: server.aliceToken, body: Data(count: AssetReference.maximumSize + 1))
+        #expect(huge.status == 400 && huge.json["serverErrorCode"] as? String == "LIMIT_EXCEEDED")
+        #expect(try server.store.asset(AssetReference(of: Data(count: AssetReference.maximumSize + 1)).checksum, account: "alice") == nil)
+        for checksum in ["", "../../etc/passwd", String(repeating: "A", count: 64), String(repeating: "a", count: 65)] {
+            let refused = try server.send(ServerFixture.path("assets/download"), token: server.aliceToken, json: ["fileChecksum": checksum])
+            #expect(refused.status == 400 && refused.json["serverErrorCode"] as? String == "BAD_REQUEST", "\(checksum)")
+        }
+        let broken = try server.send(ServerFixture.path("assets/download"), token: server.aliceToken, body: Data("{".utf8))
+        #expect(broken.status == 400)
+        let stored = try server.send(upload, token: server.aliceToken, body: Data("hello".utf8))
+        let file = try #require(stored.json["singleFile"] as? [String: Any])
+        #expect(file["fileChecksum"] as? String == AssetReference(of: Data("hello".utf8)).checksum && file["size"] as? Int == 5)
+    }
+
     @Test("Each request is one log line with method, path, status and account, and never the token")
     func log() throws {
         let server = try ServerFixture()

@@ -31,6 +31,8 @@ import Testing
         func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {
             throw error
         }
+        func storeAsset(_ data: Data, account: String) async throws -> AssetReference { throw error }
+        func asset(_ checksum: String, account: String) async throws -> Data? { throw error }
     }
 
     @Test("Server errors reach the client as the same CloudError", arguments: [
@@ -47,6 +49,8 @@ import Testing
         let zone = RecordZoneID(zoneName: "Ideas")
         #expect(cloudError { try client.fetchChanges(in: zone, since: nil, resultsLimit: 10) } == error)
         #expect(cloudError { try client.modify(saving: [], deleting: [RecordID(recordName: "a", zoneID: zone)], savePolicy: .allKeys) } == error)
+        #expect(cloudError { try client.uploadAsset(Data("large".utf8)) } == error)
+        #expect(cloudError { try client.fetchAsset(AssetReference(of: Data("large".utf8))) } == error)
     }
 
     @Test("No server listening: networkFailure, a transient error; no token: notAuthenticated without a request")

@@ -1,4 +1,5 @@
 import CloudRemote
+import Foundation
 import Synchronization
 
 /// A client that passes every request to the real one, notes the size of each modify and
@@ -38,6 +39,8 @@ final class WatchedDatabase: CloudDatabase {
     func accountStatus() throws -> AccountStatus { try base.accountStatus() }
     func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
     func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
 
     func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
         let failure = state.withLock { state in
