@@ -27,6 +27,37 @@ struct LibrarySessionTests {
         #expect(try fixture.b.session.status().pendingUploads == 0)
     }
 
+    @Test("A file over 1 MB goes as an asset: B has the same bytes and time, and a later edit on B comes back to A")
+    func largeFilesGoAsAssets() throws {
+        let fixture = try Fixture()
+        let large = String(repeating: #"{"title":"靈感 idea"},"#, count: 120_000)  // about 3 MB
+        try fixture.a.write("Items/large.json", large, at: 5_000)
+        try fixture.a.write("Items/small.json", "small", at: 5_000)
+        fixture.remoteClock.set(Timestamp(milliseconds: 10_000))
+        #expect(try fixture.a.session.sync().uploaded == 2)
+        let records = try fixture.cloud.database(forDevice: "a").records(in: LibrarySession.zone, ofType: LibrarySession.recordType)
+        let kinds = Dictionary(uniqueKeysWithValues: records.map { record -> (String, String) in
+            guard case .string(let path)? = record.fields["path"] else { return ("?", "?") }
+            return switch record.fields["filedata"] {
+            case .asset(let reference)?: (path, reference == AssetReference(of: Data(large.utf8)) ? "asset" : "wrong asset")
+            case .bytes?: (path, "bytes")
+            default: (path, "none")
+            }
+        })
+        #expect(kinds == ["Items/large.json": "asset", "Items/small.json": "bytes"])
+
+        #expect(try fixture.b.session.sync().downloaded == 2)
+        #expect(try fixture.b.contents("Items/large.json") == large)
+        #expect(try fixture.b.modified("Items/large.json") == Timestamp(milliseconds: 10_000))
+        let edited = large + "[]"
+        try fixture.b.write("Items/large.json", edited, at: 20_000)
+        fixture.remoteClock.set(Timestamp(milliseconds: 21_000))
+        #expect(try fixture.b.session.sync().uploaded == 1)
+        #expect(try fixture.a.session.sync().downloaded == 1)
+        #expect(try fixture.a.contents("Items/large.json") == edited)
+        #expect(try fixture.a.session.sync() == LibraryReport())
+    }
+
     @Test("A deletes a file: B deletes it")
     func deleteReachesOtherDevice() throws {
         let fixture = try Fixture()
