@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore"]),
+        .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore", "IdeaSync", "CloudRemote"]),
         .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
         .target(

@@ -151,7 +151,10 @@ public enum AppScreen {
     private static func drawStatusBar(_ app: AppModel, into grid: inout CellGrid) {
         let row = grid.rows - 1
         grid.fill(row: row, style: statusBar)
-        let pending = app.status.showsPendingCount ? " · \(app.text.pending(app.status.pendingCount))" : ""
+        var pending = app.status.showsPendingCount ? " · \(app.text.pending(app.status.pendingCount))" : ""
+        for companion in app.status.companionsPending {
+            pending += " · \(app.text.pending(companion))"
+        }
         let sync = " \(app.status.syncState)\(pending) "
         let end = grid.put(sync, row: row, column: 0, style: CellStyle(bold: true, reverse: true))
         guard let message = app.status.message else { return }

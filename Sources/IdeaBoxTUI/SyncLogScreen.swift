@@ -37,8 +37,9 @@ enum SyncLogScreen {
             grid.put(line.0, row: box.top + 1 + offset, column: box.left + 2, maxWidth: box.width - 4, style: line.1)
         }
         let bottom = box.top + box.height - 2
-        if log.isConfirmingOverwrite {
-            grid.put(text.overwriteQuestion, row: bottom, column: box.left + 2, maxWidth: box.width - 4,
+        if let overwrite = log.confirmingOverwrite {
+            let question = overwrite == .ideas ? text.overwriteQuestion : text.libraryOverwriteQuestion
+            grid.put(question, row: bottom, column: box.left + 2, maxWidth: box.width - 4,
                      style: CellStyle(bold: true, color: .error))
         } else {
             grid.put(text.syncLogHints, row: bottom, column: box.left + 2, maxWidth: box.width - 4, style: AppScreen.muted)

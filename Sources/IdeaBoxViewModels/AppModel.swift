@@ -61,6 +61,8 @@ public final class AppModel {
     /// How many search hits to count before the first frame; the exact count follows.
     /// The same number the store's search planner needs, so one count serves both.
     static let quickSearchCount = IdeaRepository.searchCandidateLimit
+    /// The name of the library folder's sync companion, whose overwrite `L` asks for.
+    static let libraryCompanion = "library"
 
     /// The app over `repository`, speaking `language`, reading time from `clock`, with
     /// `sync` running in the background (nil: local only).
@@ -377,7 +379,10 @@ public final class AppModel {
         guard let sync else { return false }
         let engineStatus = sync.engine.status
         let words = text.syncState(engineStatus, now: now)
-        guard words != status.syncState else { return false }
+        let companionsPending = sync.engine.companionsPending
+        let companionsChanged = companionsPending != status.companionsPending
+        status.companionsPending = companionsPending
+        guard words != status.syncState else { return companionsChanged }
         status.syncState = words
         switch engineStatus {
         case .offline, .syncing: status.showsPendingCount = false
@@ -388,12 +393,17 @@ public final class AppModel {
 
     private func handleSyncLog(_ key: Key) throws {
         guard var log = syncLog else { return }
-        if log.isConfirmingOverwrite {
-            log.isConfirmingOverwrite = false
+        if let overwrite = log.confirmingOverwrite {
+            log.confirmingOverwrite = nil
             syncLog = log
-            if key == .char("y") || key == .char("Y"), let sync {
+            guard key == .char("y") || key == .char("Y"), let sync else { return }
+            switch overwrite {
+            case .ideas:
                 sync.engine.overwriteRemote()
                 status.show(text.overwriteRequested, now: now)
+            case .companion(let name):
+                sync.engine.overwriteRemote(companionNamed: name)
+                status.show(text.libraryOverwriteRequested, now: now)
             }
             return
         }
@@ -416,7 +426,10 @@ public final class AppModel {
             log.scroll += 10
             syncLog = log
         case .char("O"):
-            log.isConfirmingOverwrite = true
+            log.confirmingOverwrite = .ideas
+            syncLog = log
+        case .char("L") where sync?.engine.companionNames.contains(Self.libraryCompanion) == true:
+            log.confirmingOverwrite = .companion(Self.libraryCompanion)
             syncLog = log
         default:
             break

@@ -1,4 +1,5 @@
 import IdeaBoxCore
+import IdeaSync
 
 /// The status bar: what sync is doing, how much waits to be sent, and a short message.
 public struct StatusModel: Sendable, Equatable {
@@ -26,6 +27,8 @@ public struct StatusModel: Sendable, Equatable {
     public var pendingCount = 0
     /// Whether the bar adds the pending count (the sync words may already say it).
     public var showsPendingCount = true
+    /// The sync companions (the library) with changes waiting: "library: 3 pending".
+    public var companionsPending: [CompanionPending] = []
     /// The current message, if any.
     public private(set) var message: Message?
 

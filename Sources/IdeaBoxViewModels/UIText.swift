@@ -33,6 +33,11 @@ public struct UIText: Sendable {
     public var localOnly: String { text("Local only", "僅限本機") }
     /// Changes waiting to be sent.
     public func pending(_ count: Int) -> String { text("\(count) pending", "\(count) 筆待同步") }
+    /// A sync companion's waiting changes: "library: 3 pending".
+    public func pending(_ companion: CompanionPending) -> String {
+        let name = companion.name == "library" ? text("library", "資料夾") : companion.name
+        return text("\(name): \(companion.count) pending", "\(name)：\(companion.count) 筆待同步")
+    }
 
     /// The status bar's sync part: one of DESIGN.md's states, with a live countdown while
     /// a retry waits.
@@ -79,6 +84,10 @@ public struct UIText: Sendable {
     public var overwriteRequested: String {
         text("Overwriting the remote with this device's ideas", "正在以這台裝置的靈感覆寫遠端")
     }
+    /// Messages of the sync keys.
+    public var libraryOverwriteRequested: String {
+        text("Overwriting the remote library with this device's folder", "正在以這台裝置的資料夾覆寫遠端")
+    }
 
     /// The sync log overlay's title.
     public var syncLogTitle: String { text("Sync log", "同步紀錄") }
@@ -90,12 +99,18 @@ public struct UIText: Sendable {
     public var emptySyncLog: String { text("Nothing logged yet.", "尚無紀錄。") }
     /// The sync log overlay's footer.
     public var syncLogHints: String {
-        text("↑↓ scroll  O overwrite remote with local  Esc close", "↑↓ 捲動  O 以本機覆寫遠端  Esc 關閉")
+        text("↑↓ scroll  O overwrite remote ideas  L overwrite remote library  Esc close",
+             "↑↓ 捲動  O 以本機靈感覆寫遠端  L 以本機資料夾覆寫遠端  Esc 關閉")
     }
     /// The overwrite question.
     public var overwriteQuestion: String {
         text("Overwrite the remote with this device's ideas? Other devices will follow. y/n",
              "以這台裝置的靈感覆寫遠端？其他裝置會跟著更新。y/n")
+    }
+    /// The library overwrite question.
+    public var libraryOverwriteQuestion: String {
+        text("Overwrite the remote library with this device's folder? Other devices will follow. y/n",
+             "以這台裝置的資料夾覆寫遠端？其他裝置會跟著更新。y/n")
     }
     /// A conflict's line: which idea, what won.
     public func conflictLine(_ conflict: ConflictRecord) -> String {
@@ -200,9 +215,9 @@ public struct UIText: Sendable {
             ("d  Delete", text("delete (asks y/n)", "刪除（詢問 y/n）")),
             ("u", text("undo the last delete", "復原上一次刪除")),
             ("/", text("search", "搜尋")),
-            ("s", text("sync now", "立即同步")),
-            ("o", text("network off / on", "網路關閉／開啟")),
+            ("s  o", text("sync now / network off, on", "立即同步／網路關閉、開啟")),
             ("l", text("sync log and conflicts", "同步紀錄與衝突")),
+            ("l, then O  L", text("overwrite remote ideas / library (y/n)", "以本機覆寫遠端靈感／資料夾（y/n）")),
             ("?", text("this help", "這份說明")),
             ("q  Ctrl-C", text("quit", "離開")),
             (text("Form: ", "表單：") + "Tab Shift-Tab", text("next / previous field", "下一欄／上一欄")),

@@ -33,6 +33,7 @@ public final class SyncEngine: Sendable {
         var hasCheckedIntegrity = false
         var lastFailure: SyncFailure?
         var isStopped = false
+        var companionsPending: [CompanionPending] = []
     }
 
     private let session: SyncSession
@@ -55,6 +56,12 @@ public final class SyncEngine: Sendable {
 
     /// What sync is doing now.
     public var status: SyncStatus { state.withLock { $0.status } }
+
+    /// The names of the companions, in the order they run.
+    public var companionNames: [String] { companions.map(\.name) }
+
+    /// The companions with local changes waiting to be sent, as of the last sync or failure.
+    public var companionsPending: [CompanionPending] { state.withLock { $0.companionsPending } }
 
     /// Launch: syncs now, then checks this device against the remote.
     public func start() {
@@ -93,6 +100,26 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    /// "Overwrite remote with local" for the companion named `name` (the library), on the
+    /// sync queue, with the ideas' failure handling.
+    public func overwriteRemote(companionNamed name: String) {
+        guard let companion = companions.first(where: { $0.name == name }) else { return }
+        scheduler.schedule(after: 0) { [self] in
+            publish(.syncing(pending: session.pendingCount()))
+            do {
+                try Self.asSyncFailure { try companion.overwriteRemote() }
+                refreshCompanionsPending()
+                publish(.synced(lastSync: scheduler.clock.now()))
+                request(after: Self.periodicMilliseconds)
+            } catch let failure as SyncFailure {
+                refreshCompanionsPending()
+                handle(failure)
+            } catch {
+                handle(.store(String(describing: error)))
+            }
+        }
+    }
+
     /// Stops scheduling; a sync under way finishes.
     public func stop() {
         state.withLock { $0.isStopped = true }
@@ -126,17 +153,10 @@ public final class SyncEngine: Sendable {
         guard current else { return }
         publish(.syncing(pending: session.pendingCount()))
         do {
+            defer { refreshCompanionsPending() }
             _ = try session.run()
             for companion in companions {
-                do {
-                    try companion.sync()
-                } catch let error as CloudError {
-                    throw SyncFailure(error)
-                } catch let failure as SyncFailure {
-                    throw failure
-                } catch {
-                    throw SyncFailure.store(String(describing: error))
-                }
+                try Self.asSyncFailure { try companion.sync() }
             }
             let firstSuccess = state.withLock { state -> Bool in
                 state.retryAttempt = 0
@@ -154,6 +174,27 @@ public final class SyncEngine: Sendable {
         } catch {
             handle(.store(String(describing: error)))
         }
+    }
+
+    /// Runs a companion's `work`, turning what it throws into the `SyncFailure` it means.
+    private static func asSyncFailure(_ work: () throws -> Void) throws(SyncFailure) {
+        do {
+            try work()
+        } catch let error as CloudError {
+            throw SyncFailure(error)
+        } catch let failure as SyncFailure {
+            throw failure
+        } catch {
+            throw SyncFailure.store(String(describing: error))
+        }
+    }
+
+    private func refreshCompanionsPending() {
+        guard !companions.isEmpty else { return }
+        let pending = companions.compactMap { companion in
+            companion.pendingCount().flatMap { $0 > 0 ? CompanionPending(name: companion.name, count: $0) : nil }
+        }
+        state.withLock { $0.companionsPending = pending }
     }
 
     private func handle(_ failure: SyncFailure) {
@@ -214,6 +255,25 @@ public final class SyncEngine: Sendable {
 /// Another sync job the engine runs on the ideas' schedule, right after them (the library
 /// folder): it shares their triggers, their retries and their signed-out handling.
 public protocol SyncCompanion: Sendable {
+    /// What the status bar and the keys call it, such as `library`.
+    var name: String { get }
     /// Syncs once; a `CloudError` it throws is retried the way the ideas' errors are.
     func sync() throws
+    /// How many local changes wait to be sent, counted without the remote; nil if unknown.
+    func pendingCount() -> Int?
+    /// Makes the remote hold exactly this device's data; the other devices follow.
+    func overwriteRemote() throws
+}
+
+/// A companion with local changes waiting: "library: 3 pending".
+public struct CompanionPending: Sendable, Equatable {
+    /// The companion's name.
+    public var name: String
+    /// How many changes wait.
+    public var count: Int
+
+    public init(name: String, count: Int) {
+        self.name = name
+        self.count = count
+    }
 }

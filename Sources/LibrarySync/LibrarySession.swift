@@ -443,15 +443,28 @@ extension LibrarySession {
     public func status() throws -> LibraryStatus {
         let manifest = try LibraryManifest.load(from: folder.root)
         let scan = try folder.scan()
-        let pending = scan.files.filter { path, state in
+        let local = Self.localChanges(scan, manifest)
+        return LibraryStatus(
+            files: scan.files.count, pendingUploads: local.uploads, pendingDeletes: local.deletes,
+            pendingDownloads: try? remoteChangeCount(manifest), notSynced: scan.unsynced,
+            lastSyncAt: manifest.lastSyncAt, lastError: manifest.lastError)
+    }
+
+    /// New, changed and deleted files not yet sent, counted without the remote: what the
+    /// status bar shows as "library: N pending".
+    public func localPendingCount() throws -> Int {
+        let manifest = try LibraryManifest.load(from: folder.root)
+        let local = Self.localChanges(try folder.scan(), manifest)
+        return local.uploads + local.deletes
+    }
+
+    private static func localChanges(_ scan: LibraryFolder.Scan, _ manifest: LibraryManifest) -> (uploads: Int, deletes: Int) {
+        let uploads = scan.files.count { path, state in
             guard let entry = manifest.files[path.text] else { return true }
             return state.modified != entry.lastLocalModifiedAt || state.size != entry.size
         }
-        let deletes = manifest.files.keys.filter { key in (try? LibraryPath(key)).map { scan.files[$0] == nil } ?? true }
-        return LibraryStatus(
-            files: scan.files.count, pendingUploads: pending.count, pendingDeletes: deletes.count,
-            pendingDownloads: try? remoteChangeCount(manifest), notSynced: scan.unsynced,
-            lastSyncAt: manifest.lastSyncAt, lastError: manifest.lastError)
+        let deletes = manifest.files.keys.count { key in (try? LibraryPath(key)).map { scan.files[$0] == nil } ?? true }
+        return (uploads, deletes)
     }
 
     private func remoteChangeCount(_ manifest: LibraryManifest) throws -> Int {

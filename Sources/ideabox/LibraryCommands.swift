@@ -53,8 +53,18 @@ extension CommandContext {
 struct LibraryCompanion: SyncCompanion {
     let session: LibrarySession
 
+    var name: String { "library" }
+
     func sync() throws {
         try session.sync()
+    }
+
+    func pendingCount() -> Int? {
+        try? session.localPendingCount()
+    }
+
+    func overwriteRemote() throws {
+        try session.overwriteRemote()
     }
 }
 

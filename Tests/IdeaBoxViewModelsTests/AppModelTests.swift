@@ -1,7 +1,10 @@
+import CloudRemote
 import Foundation
 import IdeaBoxCore
 import IdeaBoxViewModels
 import IdeaStore
+import IdeaSync
+import Synchronization
 import Testing
 
 /// The whole app driven by keys and ticks, over a real in-memory store.
@@ -552,5 +555,63 @@ import Testing
         #expect(app.tick())
         #expect(app.status.message == nil)
         #expect(!app.tick())
+    }
+
+    // MARK: Library
+
+    @Test func theLibrarysPendingFilesShowInTheStatusBarAndLThenYOverwritesTheRemoteLibrary() throws {
+        let fixture = try ViewModelFixture()
+        let cloud = try SimulatedCloud.inMemory(clock: fixture.clock.wallClock)
+        let scheduler = ManualSyncScheduler(start: ViewModelFixture.start)
+        let library = LibraryDouble()
+        let engine = SyncEngine(
+            session: SyncSession(repository: fixture.repository, database: cloud.database(forDevice: "a"), clock: fixture.clock.wallClock),
+            companions: [library], scheduler: scheduler)
+        let hooks = SyncHooks(engine: engine, isNetworkOn: { true }, setNetworkOn: { _ in })
+        let app = AppModel(repository: fixture.repository, language: .english, clock: fixture.clock.wallClock, sync: hooks)
+        try app.start()
+        app.resize(rows: 24, columns: 80)
+        engine.start()
+        scheduler.runDue()
+        app.tick()
+        #expect(app.status.companionsPending.isEmpty)
+
+        library.pending.withLock { $0 = 3 }
+        try cloud.setOffline(true, device: "a")
+        scheduler.advance(by: SyncEngine.periodicMilliseconds)
+        #expect(app.tick())
+        #expect(app.status.companionsPending == [CompanionPending(name: "library", count: 3)])
+        #expect(app.text.pending(app.status.companionsPending[0]) == "library: 3 pending")
+        try cloud.setOffline(false, device: "a")
+
+        app.handle(.char("l"))
+        app.handle(.char("L"))
+        #expect(app.syncLog?.confirmingOverwrite == .companion("library"))
+        app.handle(.char("n"))
+        #expect(app.syncLog?.confirmingOverwrite == nil)
+        scheduler.runDue()
+        #expect(library.overwrites.withLock { $0 } == 0, "n asks for nothing")
+        app.handle(.char("L"))
+        app.handle(.char("y"))
+        #expect(app.status.message?.text == app.text.libraryOverwriteRequested)
+        scheduler.runDue()
+        #expect(library.overwrites.withLock { $0 } == 1)
+        app.tick()
+        #expect(app.status.companionsPending.isEmpty)
+        engine.stop()
+    }
+}
+
+/// A library folder as the sync engine sees it: changes waiting, and overwrites asked for.
+private final class LibraryDouble: SyncCompanion {
+    let pending = Mutex(0)
+    let overwrites = Mutex(0)
+
+    var name: String { "library" }
+    func sync() throws { pending.withLock { $0 = 0 } }
+    func pendingCount() -> Int? { pending.withLock { $0 } }
+    func overwriteRemote() throws {
+        overwrites.withLock { $0 += 1 }
+        pending.withLock { $0 = 0 }
     }
 }

@@ -76,17 +76,55 @@ import Testing
         #expect(companion.runs == 4)
         engine.stop()
     }
+
+    @Test func aCompanionsPendingChangesShowUntilItSyncsAndItsOverwriteRunsOnTheSyncQueue() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let companion = CountingCompanion()
+        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
+        engine.start()
+        fixture.scheduler.runDue()
+        #expect(engine.companionsPending.isEmpty)
+
+        companion.pending.withLock { $0 = 3 }
+        companion.failures.withLock { $0 = [.networkFailure] }
+        fixture.scheduler.advance(by: SyncEngine.periodicMilliseconds)
+        #expect(engine.companionsPending == [CompanionPending(name: "library", count: 3)])
+        fixture.scheduler.advance(by: 1000)
+        #expect(engine.companionsPending.isEmpty)
+
+        engine.overwriteRemote(companionNamed: "elsewhere")
+        engine.overwriteRemote(companionNamed: "library")
+        #expect(companion.overwrites.withLock { $0 } == 0, "nothing runs off the sync queue")
+        fixture.scheduler.runDue()
+        #expect(companion.overwrites.withLock { $0 } == 1)
+        guard case .synced = engine.status else { Issue.record("\(engine.status)"); return }
+        engine.stop()
+    }
 }
 
-/// A companion that counts its runs and throws the errors queued for it.
+/// A companion that counts its runs and throws the errors queued for it; a successful run
+/// sends its pending changes.
 private final class CountingCompanion: SyncCompanion {
     let failures = Mutex<[CloudError]>([])
+    let pending = Mutex(0)
+    let overwrites = Mutex(0)
     private let count = Mutex(0)
 
     var runs: Int { count.withLock { $0 } }
+    var name: String { "library" }
 
     func sync() throws {
         count.withLock { $0 += 1 }
         if let failure = failures.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw failure }
+        pending.withLock { $0 = 0 }
+    }
+
+    func pendingCount() -> Int? { pending.withLock { $0 } }
+
+    func overwriteRemote() throws {
+        overwrites.withLock { $0 += 1 }
+        if let failure = failures.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw failure }
+        pending.withLock { $0 = 0 }
     }
 }
