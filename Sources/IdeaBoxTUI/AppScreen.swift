@@ -101,13 +101,14 @@ public enum AppScreen {
         for (offset, row) in list.visibleRows.enumerated() {
             drawRow(
                 row.idea, row: top + offset, isSelected: row.index == list.selectedIndex && isActive,
-                query: query, now: app.now, text: app.text, into: &grid)
+                isStale: app.staleIdeaIds.contains(row.idea.id), query: query, now: app.now, text: app.text, into: &grid)
         }
     }
 
-    /// `> [x] Title  description snippet…        3h ago`
+    /// `> [x] Title  description snippet…        3h ago`, or `… stale · 40d ago` for an
+    /// idea whose change the remote has not confirmed for 30 days.
     private static func drawRow(
-        _ idea: Idea, row: Int, isSelected: Bool, query: String?, now: Timestamp, text: UIText,
+        _ idea: Idea, row: Int, isSelected: Bool, isStale: Bool, query: String?, now: Timestamp, text: UIText,
         into grid: inout CellGrid
     ) {
         let width = grid.columns
@@ -116,10 +117,12 @@ public enum AppScreen {
         grid.put(isSelected ? ">" : " ", row: row, column: 0, style: base)
         grid.put(idea.isCompleted ? "[x]" : "[ ]", row: row, column: 1,
                  style: idea.isCompleted ? CellStyle(reverse: isSelected, color: .success) : base)
-        let age = text.age(of: idea.updatedAt, now: now)
+        let age = isStale ? text.stale(text.age(of: idea.updatedAt, now: now)) : text.age(of: idea.updatedAt, now: now)
         let ageWidth = TextWidth.width(of: age)
         let ageColumn = width - ageWidth - 1
-        grid.put(age, row: row, column: ageColumn, style: isSelected ? base : muted)
+        var ageStyle = isSelected ? base : muted
+        if isStale { ageStyle.color = .error }
+        grid.put(age, row: row, column: ageColumn, style: ageStyle)
         let textStart = 5
         let available = ageColumn - 2 - textStart
         guard available > 0 else { return }

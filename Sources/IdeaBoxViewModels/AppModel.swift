@@ -1,3 +1,4 @@
+import struct Foundation.UUID
 import IdeaBoxCore
 import IdeaStore
 import IdeaSync
@@ -51,6 +52,8 @@ public final class AppModel {
     public private(set) var size = (rows: 24, columns: 80)
     /// The sync log overlay's contents, while it is open.
     public private(set) var syncLog: SyncLogView?
+    /// The ideas with a change the remote has not confirmed for 30 days: marked in the list.
+    public private(set) var staleIdeaIds: Set<UUID> = []
 
     private let repository: IdeaRepository
     private let clock: WallClock
@@ -367,6 +370,7 @@ public final class AppModel {
         }
         isSearchCountCapped = false
         status.pendingCount = try repository.pendingChangeCount()
+        staleIdeaIds = try repository.staleIdeaIds()
     }
 
     private func localChangeHappened() {
@@ -383,6 +387,8 @@ public final class AppModel {
         let companionsChanged = companionsPending != status.companionsPending
         status.companionsPending = companionsPending
         guard words != status.syncState else { return companionsChanged }
+        // Sync finished or failed: changes may have been confirmed.
+        if let stale = try? repository.staleIdeaIds() { staleIdeaIds = stale }
         status.syncState = words
         switch engineStatus {
         case .offline, .syncing: status.showsPendingCount = false

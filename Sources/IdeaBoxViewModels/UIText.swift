@@ -237,6 +237,9 @@ public struct UIText: Sendable {
 
     /// When an idea was last updated, relative to `now`: "just now", "5m ago", "3h ago",
     /// "2d ago", then the date.
+    /// The time column of an idea whose change the remote has not confirmed for 30 days.
+    public func stale(_ age: String) -> String { text("stale · \(age)", "未確認 · \(age)") }
+
     public func age(of time: Timestamp, now: Timestamp) -> String {
         let seconds = max(0, (now.milliseconds - time.milliseconds) / 1000)
         switch seconds {

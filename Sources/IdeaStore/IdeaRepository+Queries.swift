@@ -159,6 +159,27 @@ extension IdeaRepository {
         }
     }
 
+    /// How long a change may wait for the remote's confirmation before it is stale: 30 days.
+    public static let staleAfterMilliseconds: Int64 = 30 * 24 * 3600 * 1000
+
+    /// The ideas (or deletes) with a change the remote has not confirmed for 30 days, on a
+    /// device that has synced before (a device that never synced waits for nothing). They
+    /// stay in the outbox and go out when sync works again; this only names them.
+    public func staleIdeaIds() throws -> Set<UUID> {
+        let cutoff = clock.now().milliseconds - Self.staleAfterMilliseconds
+        return try writer.read { db in
+            let ids = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT ideaId FROM outbox
+                    WHERE COALESCE(pendingSince, enqueuedAt) <= ?
+                      AND (SELECT isSyncEnabled FROM syncMetadata WHERE id = 1) = 1
+                    """,
+                arguments: [cutoff])
+            return Set(ids.compactMap(UUID.init(uuidString:)))
+        }
+    }
+
     /// How many changes wait in the outbox for the sync engine.
     public func pendingChangeCount() throws -> Int {
         try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }

@@ -158,6 +158,10 @@ extension IdeaRepository {
                 try db.run(
                     sql: "DELETE FROM outbox WHERE ideaId = ? AND operation = ? AND enqueuedAt = ?",
                     arguments: [change.ideaId.lowercasedString, change.payload.operation.rawValue, change.enqueuedAt])
+                // A newer edit still waits, but what came before it is confirmed.
+                try db.run(
+                    sql: "UPDATE outbox SET pendingSince = NULL WHERE ideaId = ? AND pendingSince IS NOT NULL",
+                    arguments: [change.ideaId.lowercasedString])
                 if case .save(let idea) = change.payload {
                     try db.run(
                         sql: "UPDATE idea SET lastSyncedAt = ? WHERE id = ? AND updatedAt = ? AND deviceId = ?",
@@ -321,7 +325,8 @@ extension IdeaRepository {
                     -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
                     WHERE true
                     ON CONFLICT (ideaId) DO UPDATE SET
-                        operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0
+                        operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
+                        pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
                     """,
                 arguments: [stamp, stamp])
         }

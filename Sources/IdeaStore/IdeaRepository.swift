@@ -320,7 +320,8 @@ public struct IdeaRepository: Sendable {
         try db.cachedStatement(sql: """
             INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts) VALUES (?, ?, ?, 0)
             ON CONFLICT (ideaId) DO UPDATE SET
-                operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0
+                operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
+                pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
             """)
             .execute(arguments: [ideaId, operation.rawValue, time])
     }

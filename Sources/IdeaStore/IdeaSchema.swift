@@ -12,6 +12,7 @@ public enum IdeaSchema {
         case remoteState = "v4-remote-state"
         case searchWithoutTriggers = "v5-search-without-triggers"
         case outboxOrder = "v6-outbox-order"
+        case pendingSince = "v7-outbox-pending-since"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -23,6 +24,11 @@ public enum IdeaSchema {
         migrator.registerMigration(Migration.remoteState.rawValue, migrate: createRemoteState)
         migrator.registerMigration(Migration.searchWithoutTriggers.rawValue, migrate: dropTrigramTriggers)
         migrator.registerMigration(Migration.outboxOrder.rawValue, migrate: indexOutboxOrder)
+        migrator.registerMigration(Migration.pendingSince.rawValue) { db in
+            // When the oldest change of the entry the remote has not confirmed was made, if
+            // earlier than `enqueuedAt` (which moves with each new edit): what makes it stale.
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN pendingSince INTEGER")
+        }
         return migrator
     }
 

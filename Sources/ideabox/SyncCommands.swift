@@ -67,7 +67,8 @@ extension IdeaBoxCommand {
             let metadata = try sync.repository.syncMetadata()
             let status = SyncStatusReport(
                 device: sync.remote.device, account: try sync.remote.signedInAccount(), isOffline: remote.isOffline,
-                pendingCount: try sync.repository.pendingChangeCount(), lastSyncAt: metadata.lastSyncAt,
+                pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
+                lastSyncAt: metadata.lastSyncAt,
                 lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName)
             if json {
                 print(try Output.json(status))
@@ -79,6 +80,9 @@ extension IdeaBoxCommand {
                     ?? context.text("not signed in", "未登入")),
                 (context.text("network", "網路"), status.isOffline ? context.text("offline", "離線") : context.text("online", "連線中")),
                 (context.text("pending changes", "待送出變更"), String(status.pendingCount)),
+                (context.text("stale changes", "逾期未確認"), status.staleCount == 0 ? "0" : context.text(
+                    "\(status.staleCount) (not confirmed by the remote for 30 days; kept and still sent)",
+                    "\(status.staleCount)（遠端已 30 天未確認；保留並會繼續送出）")),
                 (context.text("last sync", "上次同步"), status.lastSyncAt?.iso8601 ?? context.text("never", "從未")),
                 (context.text("last error", "上次錯誤"), status.lastSyncError.map(Self.oneLine) ?? context.text("none", "無")),
                 (context.text("ideas belong to", "靈感所屬帳號"), status.boundAccount ?? context.text("no account yet", "尚未綁定")),
@@ -592,12 +596,14 @@ private struct SyncStatusReport: Encodable {
     var account: String?
     var isOffline: Bool
     var pendingCount: Int
+    /// Changes the remote has not confirmed for 30 days.
+    var staleCount: Int
     var lastSyncAt: Timestamp?
     var lastSyncError: String?
     var boundAccount: String?
 
     enum CodingKeys: String, CodingKey {
-        case device, account, isOffline, pendingCount, lastSyncAt, lastSyncError, boundAccount
+        case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount
     }
 
     /// Absent values are written as `null`, so every key is always there.
@@ -607,6 +613,7 @@ private struct SyncStatusReport: Encodable {
         try container.encode(account, forKey: .account)
         try container.encode(isOffline, forKey: .isOffline)
         try container.encode(pendingCount, forKey: .pendingCount)
+        try container.encode(staleCount, forKey: .staleCount)
         try container.encode(lastSyncAt, forKey: .lastSyncAt)
         try container.encode(lastSyncError, forKey: .lastSyncError)
         try container.encode(boundAccount, forKey: .boundAccount)

@@ -138,7 +138,7 @@ import Testing
             message: "--retry-after only goes with zoneBusy, requestRateLimited, serviceUnavailable." + seeHelp)
         try sandbox.expectRejection(
             ["remote", "fault", "add", "internalError", "--operation", "upload"],
-            message: "Unknown operation \"upload\"; use one of: createZone, deleteZone, modify, fetchChanges, query." + seeHelp)
+            message: "Unknown operation \"upload\"; use one of: createZone, deleteZone, modify, fetchChanges, query, uploadAsset, fetchAsset." + seeHelp)
         try sandbox.expectRejection(
             ["remote", "fault", "add", "internalError", "--rate", "1.5"],
             message: "--rate must be more than 0 and at most 1, such as 0.25." + seeHelp)

@@ -11,6 +11,7 @@ import Testing
             account: signed in as default
             network: online
             pending changes: 0
+            stale changes: 0
             last sync: never
             last error: none
             ideas belong to: no account yet
@@ -24,7 +25,8 @@ import Testing
               "isOffline" : false,
               "lastSyncAt" : null,
               "lastSyncError" : null,
-              "pendingCount" : 0
+              "pendingCount" : 0,
+              "staleCount" : 0
             }
 
             """)
@@ -43,6 +45,7 @@ import Testing
             account: signed in as default
             network: offline
             pending changes: 1
+            stale changes: 0
             last sync: \(lastSync)
             last error: \(SyncMessage.offline)
             ideas belong to: default
@@ -56,7 +59,8 @@ import Testing
               "isOffline" : true,
               "lastSyncAt" : "\(lastSync)",
               "lastSyncError" : "\(SyncMessage.offline)",
-              "pendingCount" : 1
+              "pendingCount" : 1,
+              "staleCount" : 0
             }
 
             """)
@@ -65,11 +69,34 @@ import Testing
             帳號: 已登入 default
             網路: 離線
             待送出變更: 1
+            逾期未確認: 0
             上次同步: \(lastSync)
             上次錯誤: \(SyncMessage.offline)
             靈感所屬帳號: default
 
             """)
+    }
+
+    @Test func aChangeTheRemoteHasNotConfirmedFor30DaysIsStaleKeptAndStillSent() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.add("Synced", on: "A")
+        try sandbox.sync("A")
+        try sandbox.succeed(on: "A", ["remote", "offline", "on"])
+        let waiting = try sandbox.add("Waiting", on: "A")
+        let days29 = ["IDEABOX_CLOCK_OFFSET_MS": String(29 * 86_400_000)]
+        let days31 = ["IDEABOX_CLOCK_OFFSET_MS": String(31 * 86_400_000)]
+        #expect(try sandbox.succeed(on: "A", ["status"], environment: days29).contains("stale changes: 0\n"))
+        #expect(try sandbox.succeed(on: "A", ["status"], environment: days31).contains(
+            "stale changes: 1 (not confirmed by the remote for 30 days; kept and still sent)\n"))
+        #expect(try sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 1"#))
+        // Editing it again does not make the first change any younger.
+        try sandbox.succeed(on: "A", ["edit", waiting, "--title", "Waiting, edited"], environment: days29)
+        #expect(try sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 1"#))
+        try sandbox.succeed(on: "A", ["remote", "offline", "off"])
+        _ = try sandbox.run(on: "A", ["sync"], environment: days31)
+        #expect(try sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 0"#))
+        try sandbox.sync("B")
+        #expect(try sandbox.succeed(on: "B", ["list"]).contains("Waiting, edited"))
     }
 
     @Test func signedOut() throws {

@@ -15,6 +15,19 @@ import Testing
         #expect(frame.cursor == nil)
     }
 
+    @Test func staleIdeasAreMarkedAfter30DaysUnconfirmed() throws {
+        // Unsent for 30 seconds, 12 days, 40 days and 90 days.
+        let ideas = [0, 5, 6, 7].map { ScreenFixtures.englishIdeas[$0] }
+        let app = try ScreenFixtures.app(ideas, hasSynced: true)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: "stale-ideas")
+        checkListRows(of: app, in: frame)
+        #expect(frame.grid.renderText().components(separatedBy: "stale · ").count == 3)
+        // A device that never synced waits for nothing: its ideas are local, not stale.
+        let local = try ScreenFixtures.app(ideas)
+        #expect(!AppScreen.render(local).grid.renderText().contains("stale"))
+    }
+
     @Test func completed() throws {
         let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas)
         ScreenFixtures.press([.char("2")], on: app)

@@ -59,13 +59,16 @@ enum ScreenFixtures {
 
     /// An app over a fresh in-memory database holding `ideas`, started and sized, with
     /// its clock stopped at `now`.
+    /// The ideas wait in the outbox since their `updatedAt`; on a device that `hasSynced`
+    /// before, those 30 or more days old are stale.
     static func app(
-        _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80
+        _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80, hasSynced: Bool = false
     ) throws -> AppModel {
         let database = try IdeaDatabase.inMemory(
             firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
         let repository = database.repository(clock: .fixed(now), ids: .counting(from: 1000))
         _ = try repository.importIdeas(ideas)
+        if hasSynced { try repository.recordSyncSuccess(at: now.adding(milliseconds: -100 * 86_400_000)) }
         let app = AppModel(repository: repository, language: language, clock: .fixed(now))
         try app.start()
         app.resize(rows: rows, columns: columns)
