@@ -86,7 +86,7 @@ public struct UIText: Sendable {
     }
     /// Messages of the sync keys.
     public var libraryOverwriteRequested: String {
-        text("Overwriting the remote library with this device's folder", "正在以這台裝置的資料夾覆寫遠端")
+        text("Overwriting the remote library with this folder", "正在以這台裝置的資料夾覆寫遠端")
     }
 
     /// The sync log overlay's title.
@@ -104,12 +104,12 @@ public struct UIText: Sendable {
     }
     /// The overwrite question.
     public var overwriteQuestion: String {
-        text("Overwrite the remote with this device's ideas? Other devices will follow. y/n",
+        text("Overwrite the remote's ideas with this device's? Other devices follow. y/n",
              "以這台裝置的靈感覆寫遠端？其他裝置會跟著更新。y/n")
     }
     /// The library overwrite question.
     public var libraryOverwriteQuestion: String {
-        text("Overwrite the remote library with this device's folder? Other devices will follow. y/n",
+        text("Overwrite the remote library with this folder? Other devices follow. y/n",
              "以這台裝置的資料夾覆寫遠端？其他裝置會跟著更新。y/n")
     }
     /// A conflict's line: which idea, what won.
