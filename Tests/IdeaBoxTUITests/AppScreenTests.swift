@@ -28,6 +28,15 @@ import Testing
         #expect(!AppScreen.render(local).grid.renderText().contains("stale"))
     }
 
+    @Test func theSyncLogsQuestionsAndHintsFitIts76ColumnsAt80() throws {
+        for language in [Language.english, .traditionalChinese] {
+            let text = UIText(language: language)
+            for line in [text.overwriteQuestion, text.libraryOverwriteQuestion, text.syncLogHints] {
+                #expect(TextWidth.width(of: line) <= 76, "\(line)")
+            }
+        }
+    }
+
     @Test func completed() throws {
         let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas)
         ScreenFixtures.press([.char("2")], on: app)
