@@ -8,7 +8,9 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ideabox-bench",
         abstract: "Measure IdeaBox: p50 and p95 of its hot paths at scale.",
-        subcommands: [StoreBenchmark.self, TUIBenchmark.self, SyncBenchmark.self, LoadBenchmark.self, LibraryBenchmark.self]
+        subcommands: [
+            StoreBenchmark.self, TUIBenchmark.self, SyncBenchmark.self, LoadBenchmark.self, LibraryBenchmark.self, PeersBenchmark.self,
+        ]
     )
 }
 

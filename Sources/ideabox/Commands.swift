@@ -21,21 +21,19 @@ extension IdeaBoxCommand {
         }
     }
 
-    /// `ideabox list [--completed] [--json] [--limit N]`
+    /// `ideabox list [--completed] [--json] [--limit N | --all]`
     struct List: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "List ideas, newest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List ideas, newest first: a page (the terminal's height, or 50) unless --all or --limit.")
 
         @Flag(help: "Only ideas marked done.") var completed = false
-        @Flag(help: "Print JSON.") var json = false
-        @Option(help: "Print at most this many.") var limit: Int?
+        @Flag(help: "Print JSON (every idea unless --limit).") var json = false
+        @OptionGroup var page: PageOptions
         @OptionGroup var store: StoreOptions
 
-        func validate() throws {
-            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
-        }
-
         func run(in context: CommandContext) throws {
-            try printIdeas(completed ? .completed : .all, limit: limit, json: json, repository: context.openRepository(store))
+            try printIdeas(completed ? .completed : .all, rows: page.rows(json: json), notesMore: page.isDefaultPage(json: json), json: json,
+                context: context, store: store)
         }
     }
 
@@ -45,17 +43,14 @@ extension IdeaBoxCommand {
             abstract: "List ideas whose title or description contains QUERY, ignoring case.")
 
         @Argument(help: "Any text; one or two Chinese characters work too.") var query: String
-        @Flag(help: "Print JSON.") var json = false
-        @Option(help: "Print at most this many.") var limit: Int?
+        @Flag(help: "Print JSON (every match unless --limit).") var json = false
+        @OptionGroup var page: PageOptions
         @OptionGroup var store: StoreOptions
-
-        func validate() throws {
-            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
-        }
 
         func run(in context: CommandContext) throws {
             guard !query.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw IdeaStoreError.emptyQuery }
-            try printIdeas(.search(query), limit: limit, json: json, repository: context.openRepository(store))
+            try printIdeas(.search(query), rows: page.rows(json: json), notesMore: page.isDefaultPage(json: json), json: json,
+                context: context, store: store)
         }
     }
 
@@ -140,7 +135,7 @@ extension IdeaBoxCommand {
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) throws {
-            try printIdeas(.all, limit: nil, json: true, repository: context.openRepository(store))
+            try printIdeas(.all, rows: nil, notesMore: false, json: true, context: context, store: store)
         }
     }
 
@@ -201,16 +196,63 @@ extension IdeaBoxCommand {
     }
 }
 
-private func printIdeas(_ filter: IdeaFilter, limit: Int?, json: Bool, repository: IdeaRepository) throws {
+/// `--limit N` or `--all`: how many rows `list` and `search` print.
+struct PageOptions: ParsableArguments {
+    @Option(help: "Print at most this many.") var limit: Int?
+    @Flag(help: "Print every one.") var all = false
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+        if all && limit != nil { throw ValidationError("--all and --limit don't go together.") }
+    }
+
+    /// The most rows to print: `--limit`; everything with `--all` or as JSON; otherwise a
+    /// page, like `task list` (the rest named on standard error): the terminal's height less a line for the prompt and one for
+    /// the "more" note, or 50 when the output is not a terminal.
+    /// Whether neither `--limit` nor `--all` was given, for text: a page, which names the rest.
+    func isDefaultPage(json: Bool) -> Bool {
+        limit == nil && !all && !json
+    }
+
+    func rows(json: Bool) -> Int? {
+        if let limit { return limit }
+        if all || json { return nil }
+        var size = winsize()
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 50 }
+        return max(1, Int(size.ws_row) - 2)
+    }
+}
+
+/// Prints at most `rows` of the ideas `filter` selects (all if nil), reading no more rows
+/// than it shows (and one to know whether more are left), through one buffered writer. A
+/// default page that leaves ideas out says so on standard error (`notesMore`).
+private func printIdeas(
+    _ filter: IdeaFilter, rows: Int?, notesMore: Bool, json: Bool, context: CommandContext, store: StoreOptions
+) throws {
+    let repository = try context.openRepository(store)
+    var output = Output.BufferedWriter()
     var writer = Output.JSONArrayWriter()
-    try repository.forEachIdea(filter, limit: limit) { idea in
+    var printed = 0, isCut = false
+    try repository.forEachIdea(filter, limit: rows.map { $0 + 1 }) { idea in
+        if let rows, printed == rows {
+            isCut = true
+            return
+        }
+        printed += 1
         if json {
-            try writer.write(idea)
+            try writer.write(idea, to: &output)
         } else {
-            print(Output.line(idea))
+            output.write(Output.line(idea))
+            output.write("\n")
         }
     }
-    if json { writer.finish() }
+    if json { writer.finish(to: &output) }
+    output.flush()
+    if isCut && notesMore {
+        Output.note(context.language == .english
+            ? "… more not shown: --all prints every one, --limit N that many."
+            : "… 其餘未顯示：--all 列出全部，--limit N 列出 N 筆。")
+    }
 }
 
 private func setCompleted(_ isCompleted: Bool, id: String, json: Bool, repository: IdeaRepository) throws {

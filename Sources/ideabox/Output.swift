@@ -8,6 +8,50 @@ enum Output {
         FileHandle.standardError.write(Data("ideabox: \(message)\n".utf8))
     }
 
+    /// Writes a line to standard error as it is: a note beside the output, not an error.
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
+    /// Standard output through one buffer, written out in large pieces: a page of rows is
+    /// one `write(2)`, where `print` locks and writes line by line.
+    struct BufferedWriter: ~Copyable {
+        private var bytes: [UInt8] = []
+        private static let flushAt = 1 << 16
+
+        init() {
+            bytes.reserveCapacity(Self.flushAt)
+        }
+
+        mutating func write(_ text: String) {
+            bytes.append(contentsOf: text.utf8)
+            if bytes.count >= Self.flushAt { flush() }
+        }
+
+        /// Writes out what is buffered.
+        mutating func flush() {
+            Self.writeOut(bytes)
+            bytes.removeAll(keepingCapacity: true)
+        }
+
+        deinit {
+            Self.writeOut(bytes)
+        }
+
+        /// Writes `bytes` to standard output, retrying short writes; a closed pipe ends it.
+        private static func writeOut(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else { return }
+                    offset += written
+                }
+            }
+        }
+    }
+
     /// An idea as one list line: short id, done mark, title.
     static func line(_ idea: Idea) -> String {
         "\(idea.shortId)  [\(idea.isCompleted ? "x" : " ")] \(idea.title)"
@@ -49,14 +93,14 @@ enum Output {
     struct JSONArrayWriter {
         private var isEmpty = true
 
-        mutating func write(_ idea: Idea) throws {
+        mutating func write(_ idea: Idea, to output: inout BufferedWriter) throws {
             let body = try Output.json(idea).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
-            print(isEmpty ? "[\n" + body : ",\n" + body, terminator: "")
+            output.write(isEmpty ? "[\n" + body : ",\n" + body)
             isEmpty = false
         }
 
-        func finish() {
-            print(isEmpty ? "[]" : "\n]")
+        func finish(to output: inout BufferedWriter) {
+            output.write(isEmpty ? "[]\n" : "\n]\n")
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import IdeaBoxCore
 import Testing
 
-/// `ideabox list [--completed] [--json] [--limit N]`.
+/// `ideabox list [--completed] [--json] [--limit N | --all]`.
 @Suite struct ListCommandTests {
     /// Adds first, second (done), third and fourth (done), in that order, and returns them as stored.
     private func addFour(_ sandbox: Sandbox) throws -> [Idea] {
@@ -97,5 +97,28 @@ import Testing
             \(old.prefix(8))  [ ] old, edited
 
             """)
+    }
+
+    @Test func outsideATerminalTextIsAPageOf50TheRestNamedOnStandardErrorAndJSONIsWhole() throws {
+        let sandbox = try Sandbox()
+        let ideas = (0..<60).map { index in
+            Idea(
+                id: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", index))!, title: "idea \(index)",
+                createdAt: Timestamp(milliseconds: 1_790_000_000_000 + Int64(index) * 1000), deviceId: "test")
+        }
+        let export = try JSONEncoder().encode(ideas)
+        try sandbox.succeed(["import", "-"], input: export)
+        let newestFirst = Array(ideas.reversed())
+
+        let page = try sandbox.run(["list"])
+        #expect(page.status == 0)
+        #expect(page.stdout == Expected.lines(Array(newestFirst.prefix(50))))
+        #expect(page.stderr == "… more not shown: --all prints every one, --limit N that many.\n")
+        let search = try sandbox.run(["search", "idea"])
+        #expect(search.stdout.split(separator: "\n").count == 50 && search.stderr.hasPrefix("… more not shown"))
+        #expect(try sandbox.succeed(["list", "--all"]) == Expected.lines(newestFirst))
+        #expect(try sandbox.succeed(["list", "--limit", "55"]) == Expected.lines(Array(newestFirst.prefix(55))))
+        #expect(try sandbox.ideas().count == 60)
+        try sandbox.expectRejection(["list", "--all", "--limit", "3"], message: "--all and --limit don't go together. (see `ideabox help`)")
     }
 }
