@@ -17,7 +17,7 @@ extension IdeaBoxCommand {
 
         func run(in context: CommandContext) throws {
             let idea = try context.openRepository(store).addIdea(title: title, description: description, isCompleted: done)
-            print(json ? try Output.json(idea) : idea.idString)
+            print(json ? idea.jsonText() : idea.idString)
         }
     }
 
@@ -64,7 +64,7 @@ extension IdeaBoxCommand {
 
         func run(in context: CommandContext) throws {
             let idea = try context.openRepository(store).idea(matching: id)
-            print(json ? try Output.json(idea) : Output.details(idea, language: context.language))
+            print(json ? idea.jsonText() : Output.details(idea, language: context.language))
         }
     }
 
@@ -83,7 +83,7 @@ extension IdeaBoxCommand {
             let repository = try context.openRepository(store)
             let idea = try repository.editIdea(
                 id: repository.idea(matching: id).id, IdeaChanges(title: title, description: description))
-            print(json ? try Output.json(idea) : idea.idString)
+            print(json ? idea.jsonText() : idea.idString)
         }
     }
 
@@ -240,7 +240,7 @@ private func printIdeas(
         }
         printed += 1
         if json {
-            try writer.write(idea, to: &output)
+            writer.write(idea, to: &output)
         } else {
             output.write(Output.line(idea))
             output.write("\n")
@@ -257,5 +257,5 @@ private func printIdeas(
 
 private func setCompleted(_ isCompleted: Bool, id: String, json: Bool, repository: IdeaRepository) throws {
     let idea = try repository.setCompleted(isCompleted, id: repository.idea(matching: id).id)
-    print(json ? try Output.json(idea) : idea.idString)
+    print(json ? idea.jsonText() : idea.idString)
 }

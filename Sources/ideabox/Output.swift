@@ -93,8 +93,8 @@ enum Output {
     struct JSONArrayWriter {
         private var isEmpty = true
 
-        mutating func write(_ idea: Idea, to output: inout BufferedWriter) throws {
-            let body = try Output.json(idea).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+        mutating func write(_ idea: Idea, to output: inout BufferedWriter) {
+            let body = "  " + idea.jsonText(indent: "  ")
             output.write(isEmpty ? "[\n" + body : ",\n" + body)
             isEmpty = false
         }

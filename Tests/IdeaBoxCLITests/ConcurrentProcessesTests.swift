@@ -57,7 +57,7 @@ import Testing
             let ofGroup = ideas.filter { $0.title.hasPrefix("group \(group) ") }.reversed().map(\.title)
             #expect(ofGroup == (1...perGroup).map { "group \(group) idea \($0)" }, "each group's adds keep their order")
         }
-        let text = try sandbox.succeed(["list", "--data-dir", directory.path])
+        let text = try sandbox.succeed(["list", "--all", "--data-dir", directory.path])
         #expect(text.split(separator: "\n").count == groups.count * perGroup)
     }
 
