@@ -6,7 +6,7 @@ import IdeaStore
 extension IdeaBoxCommand {
     /// `ideabox add TITLE [-d TEXT] [--done]`
     struct Add: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Add an idea and print its id.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an idea and print its id.")
 
         @Argument(help: "The title: one line, at most 256 characters.") var title: String
         @Option(name: [.short, .customLong("description")], help: "The description, at most 4096 characters.")
@@ -23,7 +23,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox list [--completed] [--json] [--limit N | --all]`
     struct List: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "list", 
             abstract: "List ideas, newest first: a page (the terminal's height, or 50) unless --all or --limit.")
 
         @Flag(help: "Only ideas marked done.") var completed = false
@@ -39,7 +39,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox search QUERY [--json]`
     struct Search: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "search", 
             abstract: "List ideas whose title or description contains QUERY, ignoring case.")
 
         @Argument(help: "Any text; one or two Chinese characters work too.") var query: String
@@ -56,7 +56,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox show ID [--json]`
     struct Show: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Show every field of an idea.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show every field of an idea.")
 
         @Argument(help: "The id, or a unique prefix of it.") var id: String
         @Flag(help: "Print JSON.") var json = false
@@ -70,7 +70,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox edit ID [--title T] [--description D]`
     struct Edit: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Change an idea's title or description.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an idea's title or description.")
 
         @Argument(help: "The id, or a unique prefix of it.") var id: String
         @Option(help: "The new title.") var title: String?
@@ -89,7 +89,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox done ID`
     struct Done: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Mark an idea done.")
+        static let configuration = CommandConfiguration(commandName: "done", abstract: "Mark an idea done.")
 
         @Argument(help: "The id, or a unique prefix of it.") var id: String
         @Flag(help: "Print the idea as JSON instead of its id.") var json = false
@@ -102,7 +102,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox undone ID`
     struct Undone: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Mark an idea not done.")
+        static let configuration = CommandConfiguration(commandName: "undone", abstract: "Mark an idea not done.")
 
         @Argument(help: "The id, or a unique prefix of it.") var id: String
         @Flag(help: "Print the idea as JSON instead of its id.") var json = false
@@ -129,7 +129,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox export > ideas.json`
     struct Export: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "export", 
             abstract: "Print every idea as JSON, every field included; `import` reads it back.")
 
         @OptionGroup var store: StoreOptions
@@ -141,7 +141,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox import FILE`
     struct Import: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "import", 
             abstract: "Import ideas from a JSON export (`-` reads standard input); all or nothing.")
 
         @Argument(help: "The file `export` wrote, or `-`.") var file: String

@@ -9,7 +9,7 @@ import LibrarySync
 extension IdeaBoxCommand {
     /// `ideabox library sync | status | overwrite-remote --yes [--library DIR]`
     struct Library: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "library", 
             abstract: "Sync the RawLibrary folder (Items/*.json, FavoriteItems/*.json, Favorite.json) through the remote.",
             subcommands: [LibrarySyncCommand.self, LibraryStatusCommand.self, LibraryOverwriteCommand.self])
     }

@@ -9,7 +9,7 @@ import PostgresStore
 extension IdeaBoxCommand {
     /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.
     struct Serve: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "serve", 
             abstract: "Serve the remote over HTTP in CloudKit Web Services' JSON, for devices on other machines.",
             discussion: """
                 Devices sign in with `ideabox account sign-in NAME --server URL` and the token that \
@@ -43,7 +43,7 @@ extension IdeaBoxCommand {
 extension IdeaBoxCommand.Serve {
     /// `ideabox serve account add | revoke | quota | list`
     struct Account: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "account", 
             abstract: "The server's accounts and their tokens.",
             subcommands: [Add.self, Revoke.self, Quota.self, List.self])
     }
@@ -52,7 +52,7 @@ extension IdeaBoxCommand.Serve {
 extension IdeaBoxCommand.Serve.Account {
     /// `ideabox serve account add NAME`
     struct Add: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "add", 
             abstract: "Create an account (or give an existing one another token) and print the new token, once.")
 
         @Argument(help: "The account: 1 to 64 letters, digits, '.', '_' or '-'.") var name: String
@@ -77,7 +77,7 @@ extension IdeaBoxCommand.Serve.Account {
 
     /// `ideabox serve account revoke NAME`
     struct Revoke: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "revoke", 
             abstract: "Revoke every token of an account; its devices are signed out and keep their changes.")
 
         @Argument(help: "The account.") var name: String
@@ -95,7 +95,7 @@ extension IdeaBoxCommand.Serve.Account {
 
     /// `ideabox serve account quota NAME N|off`
     struct Quota: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Limit how many records an account may hold.")
+        static let configuration = CommandConfiguration(commandName: "quota", abstract: "Limit how many records an account may hold.")
 
         @Argument(help: "The account.") var name: String
         @Argument(help: "The most records, or `off`.") var limit: String
@@ -122,7 +122,7 @@ extension IdeaBoxCommand.Serve.Account {
 
     /// `ideabox serve account list`
     struct List: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "List the accounts and how many valid tokens each has.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts and how many valid tokens each has.")
 
         @OptionGroup var storeOptions: ServeStoreOptions
 

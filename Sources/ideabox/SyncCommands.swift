@@ -8,7 +8,7 @@ import IdeaSync
 extension IdeaBoxCommand {
     /// `ideabox sync [--json]`, `ideabox sync --overwrite-remote --yes`
     struct Sync: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "sync", 
             abstract: "Sync this profile with the remote now; exits non-zero with the reason if it can't.")
 
         @Flag(help: "Print what the sync did as JSON.") var json = false
@@ -55,7 +55,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox status [--json]`
     struct Status: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "status", 
             abstract: "Show the account, the network, pending changes, the last sync and its error.")
 
         @Flag(help: "Print JSON.") var json = false
@@ -101,7 +101,7 @@ extension IdeaBoxCommand {
 
     /// `ideabox log [--conflicts] [--json] [--limit N]`
     struct Log: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "log", 
             abstract: "Show the sync log, or the settled conflicts with both sides, newest first.")
 
         @Flag(help: "Show the conflicts (the last \(IdeaRepository.conflictLogLimit) are kept).") var conflicts = false
@@ -155,14 +155,14 @@ extension IdeaBoxCommand {
 
     /// `ideabox remote …`: the simulated network and faults of this profile's device.
     struct Remote: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "remote", 
             abstract: "Control the simulated remote for this profile: network, latency, errors, quota.",
             subcommands: [Offline.self, Status.self, Latency.self, Fault.self, Quota.self])
     }
 
     /// `ideabox account status | sign-in NAME | sign-out`: the simulated iCloud account.
     struct Account: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "account", 
             abstract: "The simulated account this profile is signed in to.",
             subcommands: [Status.self, SignIn.self, SignOut.self])
     }
@@ -173,7 +173,7 @@ extension IdeaBoxCommand {
 extension IdeaBoxCommand.Remote {
     /// `ideabox remote offline on|off`
     struct Offline: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "offline", 
             abstract: "Airplane mode for this profile: `on` cuts its network, `off` brings it back.")
 
         @Argument(help: "on: no network; off: network back.") var setting: OnOff
@@ -224,7 +224,7 @@ extension IdeaBoxCommand.Remote {
 
     /// `ideabox remote latency MS`
     struct Latency: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(abstract: "Add latency to each of this profile's requests.")
+        static let configuration = CommandConfiguration(commandName: "latency", abstract: "Add latency to each of this profile's requests.")
 
         @Argument(help: "Milliseconds, 0 to 60000; 0 removes it.") var milliseconds: Int
         @OptionGroup var store: StoreOptions
@@ -247,14 +247,14 @@ extension IdeaBoxCommand.Remote {
 
     /// `ideabox remote fault add | script | clear`
     struct Fault: ParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "fault", 
             abstract: "Make this profile's requests fail: at random, by script, or no more.",
             subcommands: [AddRate.self, Script.self, Clear.self])
     }
 
     /// `ideabox remote quota N|off`
     struct Quota: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "quota", 
             abstract: "Limit the records of the account this profile is signed in to.")
 
         @Argument(help: "The most records the account may hold, or `off`.") var limit: String
@@ -323,7 +323,7 @@ extension IdeaBoxCommand.Remote.Fault {
 
     /// `ideabox remote fault script CODE... [--operation OP]`
     struct Script: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "script", 
             abstract: "Fail this profile's next requests with these errors, one each, in order.")
 
         @Argument(help: "Error code names, such as serviceUnavailable internalError.") var codes: [String]
@@ -359,7 +359,7 @@ extension IdeaBoxCommand.Remote.Fault {
 
     /// `ideabox remote fault clear`
     struct Clear: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "clear", 
             abstract: "Remove this profile's random and scripted errors (the network and latency stay as set).")
 
         @OptionGroup var store: StoreOptions
