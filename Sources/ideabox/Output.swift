@@ -28,6 +28,12 @@ enum Output {
             if bytes.count >= Self.flushAt { flush() }
         }
 
+        /// Lets `body` append bytes to the buffer directly.
+        mutating func append(_ body: (inout [UInt8]) -> Void) {
+            body(&bytes)
+            if bytes.count >= Self.flushAt { flush() }
+        }
+
         /// Writes out what is buffered.
         mutating func flush() {
             Self.writeOut(bytes)
@@ -94,8 +100,8 @@ enum Output {
         private var isEmpty = true
 
         mutating func write(_ idea: Idea, to output: inout BufferedWriter) {
-            let body = "  " + idea.jsonText(indent: "  ")
-            output.write(isEmpty ? "[\n" + body : ",\n" + body)
+            output.write(isEmpty ? "[\n  " : ",\n  ")
+            output.append { idea.writeJSON(to: &$0, indent: "  ") }
             isEmpty = false
         }
 
