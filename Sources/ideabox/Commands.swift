@@ -206,14 +206,14 @@ struct PageOptions: ParsableArguments {
         if all && limit != nil { throw ValidationError("--all and --limit don't go together.") }
     }
 
-    /// The most rows to print: `--limit`; everything with `--all` or as JSON; otherwise a
-    /// page, like `task list` (the rest named on standard error): the terminal's height less a line for the prompt and one for
-    /// the "more" note, or 50 when the output is not a terminal.
     /// Whether neither `--limit` nor `--all` was given, for text: a page, which names the rest.
     func isDefaultPage(json: Bool) -> Bool {
         limit == nil && !all && !json
     }
 
+    /// The most rows to print: `--limit`; everything with `--all` or as JSON; otherwise a
+    /// page, like `task list`: the terminal's height less a line for the prompt and one for
+    /// the "more" note, or 50 when the output is not a terminal.
     func rows(json: Bool) -> Int? {
         if let limit { return limit }
         if all || json { return nil }
