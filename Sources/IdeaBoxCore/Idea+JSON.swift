@@ -23,21 +23,27 @@ extension Idea {
             Self.writeJSONString(value, to: &bytes)
             bytes.append(contentsOf: ",\n".utf8)
         }
+        func time(_ name: StaticString, _ value: Timestamp) {
+            key(name)
+            bytes.append(UInt8(ascii: "\""))
+            value.writeISO8601(to: &bytes)
+            bytes.append(contentsOf: "\",\n".utf8)
+        }
         bytes.append(contentsOf: "{\n".utf8)
-        string("createdAt", createdAt.iso8601)
+        time("createdAt", createdAt)
         string("description", description)
         string("deviceId", deviceId)
         string("id", idString)
         key("isCompleted")
         bytes.append(contentsOf: (isCompleted ? "true,\n" : "false,\n").utf8)
         if let lastSyncedAt {
-            string("lastSyncedAt", lastSyncedAt.iso8601)
+            time("lastSyncedAt", lastSyncedAt)
         } else {
             key("lastSyncedAt")
             bytes.append(contentsOf: "null,\n".utf8)
         }
         string("title", title)
-        string("updatedAt", updatedAt.iso8601)
+        time("updatedAt", updatedAt)
         key("version")
         bytes.append(contentsOf: String(version).utf8)
         bytes.append(UInt8(ascii: "\n"))

@@ -38,13 +38,42 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// `2026-11-20T08:15:30.123Z`: always UTC, always three fractional digits.
     public var iso8601: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        writeISO8601(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `iso8601` to `bytes`, digit by digit: `export` writes three per idea.
+    public func writeISO8601(to bytes: inout [UInt8]) {
         let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
         let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
-        let hours = msOfDay / 3_600_000
-        let minutes = msOfDay / 60_000 % 60
-        let seconds = msOfDay / 1000 % 60
-        let millis = msOfDay % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hours, 2)):\(pad(minutes, 2)):\(pad(seconds, 2)).\(pad(millis, 3))Z"
+        func digits(_ value: Int64, _ width: Int) {
+            if value < 0 || (width == 4 && value > 9999) {
+                bytes.append(contentsOf: pad(value, width).utf8)
+                return
+            }
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(msOfDay / 60_000 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(msOfDay / 1000 % 60, 2)
+        bytes.append(UInt8(ascii: "."))
+        digits(msOfDay % 1000, 3)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]` followed by `Z` or `+00:00`; other offsets are
