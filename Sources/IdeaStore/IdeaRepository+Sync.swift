@@ -158,10 +158,13 @@ extension IdeaRepository {
                 try db.run(
                     sql: "DELETE FROM outbox WHERE ideaId = ? AND operation = ? AND enqueuedAt = ?",
                     arguments: [change.ideaId.lowercasedString, change.payload.operation.rawValue, change.enqueuedAt])
-                // A newer edit still waits, but what came before it is confirmed.
-                try db.run(
-                    sql: "UPDATE outbox SET pendingSince = NULL WHERE ideaId = ? AND pendingSince IS NOT NULL",
-                    arguments: [change.ideaId.lowercasedString])
+                // Nothing deleted: a newer edit still waits, but what came before it is
+                // confirmed. (Checked only then, to keep a sync batch at one statement a change.)
+                if db.changesCount == 0 {
+                    try db.run(
+                        sql: "UPDATE outbox SET pendingSince = NULL WHERE ideaId = ? AND pendingSince IS NOT NULL",
+                        arguments: [change.ideaId.lowercasedString])
+                }
                 if case .save(let idea) = change.payload {
                     try db.run(
                         sql: "UPDATE idea SET lastSyncedAt = ? WHERE id = ? AND updatedAt = ? AND deviceId = ?",

@@ -69,6 +69,24 @@ import Testing
         #expect(try store.repository.pendingChangeCount() == 1)
     }
 
+    @Test func aChangeIsStaleAfter30DaysUnconfirmedCountedFromItsOldestUnconfirmedEdit() throws {
+        let store = try StoreFixture()
+        let day: Int64 = 86_400_000
+        try store.repository.recordSyncSuccess(at: store.clock.now)
+        let idea = try store.repository.addIdea(title: "waiting")
+        let sent = try store.repository.pendingChanges(limit: 10)
+        store.clock.advance(by: 10 * day)
+        _ = try store.repository.editIdea(id: idea.id, IdeaChanges(title: "edited"))
+        store.clock.advance(by: 21 * day)
+        #expect(try store.repository.staleIdeaIds() == [idea.id], "31 days since the first edit the remote never confirmed")
+        // The remote confirms the first version: only the edit of 21 days ago still waits.
+        try store.repository.acknowledge(sent, syncedAt: store.clock.now)
+        #expect(try store.repository.staleIdeaIds().isEmpty)
+        store.clock.advance(by: 9 * day)
+        #expect(try store.repository.staleIdeaIds() == [idea.id])
+        #expect(try store.repository.pendingChangeCount() == 1)
+    }
+
     @Test func failedAttemptsAreCounted() throws {
         let store = try StoreFixture()
         _ = try store.repository.addIdea(title: "x")
