@@ -5,7 +5,19 @@ let package = Package(
     name: "IdeaBox",
     products: [
         .executable(name: "ideabox", targets: ["ideabox"]),
+        .executable(name: "ideabox-full", targets: ["ideabox-full"]),
         .executable(name: "ideabox-bench", targets: ["ideabox-bench"]),
+    ],
+    traits: [
+        .default(enabledTraits: ["FullBeside"]),
+        .trait(
+            name: "FullBeside",
+            description: """
+                Builds ideabox-full whenever ideabox is built, so `swift run ideabox` can hand it the \
+                commands it does not run itself. It also links ideabox-full's libraries into ideabox \
+                (SwiftPM links an executable's library dependencies into its dependents), so the \
+                release build for installing turns it off: --disable-default-traits.
+                """),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -20,8 +32,10 @@ let package = Package(
         .target(name: "IdeaBoxCore"),
         .target(
             name: "IdeaStore",
-            dependencies: ["IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CSQLiteOptions", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // sqlite3_db_config, which is variadic and so out of Swift's reach.
+        .target(name: "CSQLiteOptions", linkerSettings: [.linkedLibrary("sqlite3")]),
         // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
         .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudRemote"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
@@ -57,11 +71,26 @@ let package = Package(
         ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
+        // The commands that need only the database, shared by both binaries.
+        .target(
+            name: "IdeaBoxCommandLine",
+            dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // `ideabox` runs the local commands and hands every other to `ideabox-full`: built
+        // without the FullBeside trait it holds no NIO, Hummingbird, postgres-nio or ncurses,
+        // so it starts in a few milliseconds.
         .executableTarget(
             name: "ideabox",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudRemote", "CloudServer", "PostgresStore", "IdeaBoxViewModels",
-                "IdeaBoxTUI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .target(name: "ideabox-full", condition: .when(traits: ["FullBeside"])), "IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "ideabox-full",
+            dependencies: [
+                "IdeaBoxCommandLine", "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudRemote", "CloudServer",
+                "PostgresStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

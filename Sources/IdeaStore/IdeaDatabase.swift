@@ -1,3 +1,4 @@
+import CSQLiteOptions
 import Foundation
 import GRDB
 import IdeaBoxCore
@@ -35,20 +36,46 @@ public struct IdeaDatabase: Sendable {
         }
     }
 
+    /// How a process uses the database.
+    public enum Use: Sendable {
+        /// A long-lived process (the full-screen app, sync, `serve`): readers beside one
+        /// writer, and the last to close copies the WAL into the database.
+        case app
+        /// One command of the command line: one connection, and nothing written unless the
+        /// command writes. Closing leaves the WAL for the next process, which replays it on
+        /// open (at most 4 MB: a checkpoint every 1,000 pages), because copying it into the
+        /// database on close costs two disk flushes, more than all the rest of `ideabox add`.
+        case command
+    }
+
     /// Opens (creating if needed) the database in `directory`, in WAL mode, safe for many
-    /// processes at once. Migrating and first-launch seeding run under an exclusive file
-    /// lock, so two processes starting together in a new directory seed exactly once.
-    public static func open(directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator = .random) throws -> IdeaDatabase {
+    /// processes at once. A database this version has opened before is only read. Otherwise
+    /// migrating and first-launch seeding run under an exclusive file lock, so two
+    /// processes starting together in a new directory seed exactly once.
+    public static func open(
+        directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator = .random, use: Use = .app
+    ) throws -> IdeaDatabase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("ideabox.sqlite").path
+        let writer: any DatabaseWriter = switch use {
+        case .app: try DatabasePool(path: path, configuration: configuration(use))
+        case .command: try DatabaseQueue(path: path, configuration: configuration(use))
+        }
+        // Any error here (another process creating the schema this instant) takes the
+        // locked path, which reads again after that process is done.
+        if let deviceId = try? preparedDeviceId(writer) {
+            return IdeaDatabase(writer: writer, deviceId: deviceId)
+        }
         let lock = try FileLock(url: directory.appendingPathComponent("ideabox.lock"))
         defer { lock.unlock() }
-        let pool = try DatabasePool(path: directory.appendingPathComponent("ideabox.sqlite").path, configuration: configuration)
-        return try prepare(pool, firstLaunch: firstLaunch, ids: ids)
+        // A pool sets WAL mode itself; a new file opened by a queue is still in rollback mode.
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
     }
 
     /// A private in-memory database, for tests and previews.
     public static func inMemory(firstLaunch: FirstLaunch, ids: IdGenerator = .random) throws -> IdeaDatabase {
-        try prepare(try DatabaseQueue(configuration: configuration), firstLaunch: firstLaunch, ids: ids)
+        try prepare(try DatabaseQueue(configuration: configuration(.app)), firstLaunch: firstLaunch, ids: ids)
     }
 
     /// A repository over this database.
@@ -56,7 +83,7 @@ public struct IdeaDatabase: Sendable {
         IdeaRepository(writer: writer, deviceId: deviceId, clock: clock, ids: ids)
     }
 
-    private static var configuration: Configuration {
+    private static func configuration(_ use: Use) -> Configuration {
         var configuration = Configuration()
         // Other processes (another shell's `ideabox add`, the other profile's app) hold the
         // write lock for a millisecond or two; wait for them instead of failing.
@@ -71,14 +98,39 @@ public struct IdeaDatabase: Sendable {
                 // Room for a whole sync page or import in the writer's page cache (32 MiB
                 // at most), so a big transaction doesn't write pages to the WAL twice.
                 try db.execute(sql: "PRAGMA cache_size = -32768")
-                // Copy the WAL into the database every 40 MB rather than every 4 MB: a
-                // first sync no longer checkpoints after each page. The file is cut back
-                // to 4 MB after a checkpoint.
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
+                switch use {
+                case .app:
+                    // Copy the WAL into the database every 40 MB rather than every 4 MB: a
+                    // first sync no longer checkpoints after each page.
+                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
+                case .command:
+                    // The next command replays what this one leaves in the WAL: keep it short.
+                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
+                    let code = csqlite_keep_wal_on_close(UnsafeMutableRawPointer(db.sqliteConnection))
+                    guard ResultCode(rawValue: code) == .SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                }
+                // The file is cut back to 4 MB after a checkpoint.
                 try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
             }
         }
         return configuration
+    }
+
+    /// The device id of a database that needs neither a migration nor its first-launch
+    /// rows, found with one read; nil if it needs either.
+    private static func preparedDeviceId(_ writer: any DatabaseWriter) throws -> String? {
+        try writer.read { db in
+            guard try IdeaSchema.migrator.hasCompletedMigrations(db) else { return nil }
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT value FROM meta WHERE key = ?),
+                        EXISTS (SELECT 1 FROM meta WHERE key = ?) AND EXISTS (SELECT 1 FROM meta WHERE key = ?)
+                    """,
+                arguments: [MetaKey.deviceId, MetaKey.revision, MetaKey.samples])
+            guard let row, row[1] as Bool else { return nil }
+            return row[0]
+        }
     }
 
     private static func prepare(_ writer: any DatabaseWriter, firstLaunch: FirstLaunch, ids: IdGenerator) throws -> IdeaDatabase {

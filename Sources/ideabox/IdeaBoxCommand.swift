@@ -1,60 +1,47 @@
 import ArgumentParser
 import Foundation
-import IdeaBoxCore
-import IdeaBoxTUI
-import IdeaBoxViewModels
-import IdeaStore
-import IdeaSync
+import IdeaBoxCommandLine
 
-/// `ideabox`: with no arguments the full-screen app; with a subcommand, headless use.
+/// `ideabox`. The local commands (add, list, search, show, edit, done, undone, rm, export,
+/// import) run here, in a binary that holds only the store: no network client, server or
+/// terminal code, so it starts in a few milliseconds (BENCHMARKS.md, "Against taskwarrior").
+/// Every other command line, the full-screen app and `help` included, is handed to
+/// `ideabox-full` beside this binary, with the same arguments and environment.
 @main
-struct IdeaBoxCommand: IdeaBoxSubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "ideabox",
-        abstract: "Catch and keep your ideas, on every device of one account.",
-        discussion: """
-            Data lives under --data-dir, else $IDEABOX_HOME, else $XDG_DATA_HOME/ideabox, \
-            else ~/.local/share/ideabox; each --profile (default: "default") is one device.
-            """,
-        subcommands: [
-            Add.self, List.self, Search.self, Show.self, Edit.self,
-            Done.self, Undone.self, Remove.self, Export.self, Import.self,
-            Sync.self, Status.self, Log.self, Remote.self, Account.self, Library.self, Serve.self,
-        ]
-    )
+struct IdeaBoxCommand: ParsableCommand {
+    static let configuration = CommandLineMain.rootConfiguration(subcommands: LocalCommands.all)
 
     @OptionGroup var store: StoreOptions
 
-    /// Parses and runs a command. A mistake in the arguments gets one line on stderr, like
-    /// every other error, rather than the usage screen; `--help` still prints help.
     static func main() {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-        } catch {
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            Output.error("\(message(for: error)) (see `ideabox help`)")
-            Foundation.exit(ExitCode.validationFailure.rawValue)
-        }
+        let arguments = CommandLine.arguments
+        guard arguments.count > 1, LocalCommands.names.contains(arguments[1]) else { FullCommandLine.exec(arguments) }
+        CommandLineMain.run(Self.self)
     }
 
-    /// Opens the full-screen app on this profile's data.
-    func run(in context: CommandContext) throws {
-        let sync = try context.openSync(store)
-        let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
-        let engine = SyncEngine(
-            session: sync.session, companions: [LibraryCompanion(session: library)],
-            scheduler: DispatchSyncScheduler(clock: context.clock))
-        let (cloud, device) = (sync.remote.cloud, sync.remote.device)
-        let hooks = SyncHooks(
-            engine: engine,
-            isNetworkOn: { try !cloud.status(device: device).isOffline },
-            setNetworkOn: { try cloud.setOffline(!$0, device: device) })
-        let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
-        try app.start()
-        let terminal = try NcursesTerminal(environment: context.environment)
-        engine.start()
-        TerminalApp(app: app, terminal: terminal).run()
-        engine.stop()
+    func run() throws {
+        FullCommandLine.exec(CommandLine.arguments)
+    }
+}
+
+/// `ideabox-full`, which runs every command.
+enum FullCommandLine {
+    /// Replaces this process with `ideabox-full` and the same arguments; if that fails, one
+    /// line on stderr and exit status 127, as a shell says of a missing command.
+    static func exec(_ arguments: [String]) -> Never {
+        let path = siblingPath()
+        var cArguments = arguments.map { strdup($0) } + [nil]
+        execv(path, &cArguments)
+        let reason = String(cString: strerror(errno))
+        Output.error("can't start \(path): \(reason). It is built with `ideabox` and installed beside it.")
+        exit(127)
+    }
+
+    /// `ideabox-full` in the folder of this executable, wherever PATH found it and whatever
+    /// links led there.
+    private static func siblingPath() -> String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("ideabox-full").path
     }
 }

@@ -2,40 +2,40 @@ import Foundation
 import IdeaBoxCore
 
 /// How the command line prints ideas, as text for people or JSON for programs.
-enum Output {
+public enum Output {
     /// Writes a line to standard error, prefixed with the program name.
-    static func error(_ message: String) {
+    public static func error(_ message: String) {
         FileHandle.standardError.write(Data("ideabox: \(message)\n".utf8))
     }
 
     /// Writes a line to standard error as it is: a note beside the output, not an error.
-    static func note(_ message: String) {
+    public static func note(_ message: String) {
         FileHandle.standardError.write(Data("\(message)\n".utf8))
     }
 
     /// Standard output through one buffer, written out in large pieces: a page of rows is
     /// one `write(2)`, where `print` locks and writes line by line.
-    struct BufferedWriter: ~Copyable {
+    public struct BufferedWriter: ~Copyable {
         private var bytes: [UInt8] = []
         private static let flushAt = 1 << 16
 
-        init() {
+        public init() {
             bytes.reserveCapacity(Self.flushAt)
         }
 
-        mutating func write(_ text: String) {
+        public mutating func write(_ text: String) {
             bytes.append(contentsOf: text.utf8)
             if bytes.count >= Self.flushAt { flush() }
         }
 
         /// Lets `body` append bytes to the buffer directly.
-        mutating func append(_ body: (inout [UInt8]) -> Void) {
+        public mutating func append(_ body: (inout [UInt8]) -> Void) {
             body(&bytes)
             if bytes.count >= Self.flushAt { flush() }
         }
 
         /// Writes out what is buffered.
-        mutating func flush() {
+        public mutating func flush() {
             Self.writeOut(bytes)
             bytes.removeAll(keepingCapacity: true)
         }
@@ -59,12 +59,12 @@ enum Output {
     }
 
     /// An idea as one list line: short id, done mark, title.
-    static func line(_ idea: Idea) -> String {
+    public static func line(_ idea: Idea) -> String {
         "\(idea.shortId)  [\(idea.isCompleted ? "x" : " ")] \(idea.title)"
     }
 
     /// Every field of an idea, one per line, labelled in `language`.
-    static func details(_ idea: Idea, language: Language) -> String {
+    public static func details(_ idea: Idea, language: Language) -> String {
         let labels = language == .english
             ? ["id", "title", "completed", "created", "updated", "device", "version", "last synced", "description"]
             : ["識別碼", "標題", "已完成", "建立時間", "更新時間", "裝置", "版本", "上次同步", "描述"]
@@ -84,7 +84,7 @@ enum Output {
     }
 
     /// A value (an idea, a status, a log) as pretty-printed JSON with sorted keys.
-    static func json(_ value: some Encodable) throws -> String {
+    public static func json(_ value: some Encodable) throws -> String {
         // Foundation on Linux writes an empty array as `[`, a blank line and `]`; print
         // `[]` as the list commands do. A raw newline is never inside a JSON string, so
         // this only touches layout.
@@ -96,16 +96,18 @@ enum Output {
     }
 
     /// Prints ideas as a JSON array as they come, without holding them all.
-    struct JSONArrayWriter {
+    public struct JSONArrayWriter {
         private var isEmpty = true
 
-        mutating func write(_ idea: Idea, to output: inout BufferedWriter) {
+        public init() {}
+
+        public mutating func write(_ idea: Idea, to output: inout BufferedWriter) {
             output.write(isEmpty ? "[\n  " : ",\n  ")
             output.append { idea.writeJSON(to: &$0, indent: "  ") }
             isEmpty = false
         }
 
-        func finish(to output: inout BufferedWriter) {
+        public func finish(to output: inout BufferedWriter) {
             output.write(isEmpty ? "[]\n" : "\n]\n")
         }
     }

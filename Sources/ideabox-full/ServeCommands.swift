@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudRemote
 import CloudServer
 import Foundation
+import IdeaBoxCommandLine
 import IdeaBoxCore
 import IdeaStore
 import PostgresStore

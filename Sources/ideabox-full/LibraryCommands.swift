@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudRemote
 import Foundation
+import IdeaBoxCommandLine
 import IdeaBoxCore
 import IdeaStore
 import IdeaSync

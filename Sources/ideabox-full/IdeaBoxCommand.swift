@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+import IdeaBoxTUI
+import IdeaBoxViewModels
+import IdeaStore
+import IdeaSync
+
+/// `ideabox-full`: every command of `ideabox`, the full-screen app (no arguments), sync,
+/// `serve` and the library among them. `ideabox` runs the local commands itself and hands
+/// the rest to this binary.
+@main
+struct IdeaBoxCommand: IdeaBoxSubcommand {
+    static let configuration = CommandLineMain.rootConfiguration(
+        subcommands: LocalCommands.all + remoteCommands)
+
+    /// The commands that reach the remote, or serve one.
+    private static let remoteCommands: [any ParsableCommand.Type] = [
+        Sync.self, Status.self, Log.self, Remote.self, Account.self, Library.self, Serve.self,
+    ]
+
+    @OptionGroup var store: StoreOptions
+
+    static func main() {
+        CommandLineMain.run(Self.self)
+    }
+
+    /// Opens the full-screen app on this profile's data.
+    func run(in context: CommandContext) throws {
+        let sync = try context.openSync(store)
+        let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
+        let engine = SyncEngine(
+            session: sync.session, companions: [LibraryCompanion(session: library)],
+            scheduler: DispatchSyncScheduler(clock: context.clock))
+        let (cloud, device) = (sync.remote.cloud, sync.remote.device)
+        let hooks = SyncHooks(
+            engine: engine,
+            isNetworkOn: { try !cloud.status(device: device).isOffline },
+            setNetworkOn: { try cloud.setOffline(!$0, device: device) })
+        let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
+        try app.start()
+        let terminal = try NcursesTerminal(environment: context.environment)
+        engine.start()
+        TerminalApp(app: app, terminal: terminal).run()
+        engine.stop()
+    }
+}
