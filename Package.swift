@@ -117,6 +117,9 @@ let package = Package(
             name: "IdeaSyncTests",
             dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "CloudServer", "IdeaBoxCore", "RemoteTestSupport"]),
         .testTarget(name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudRemote", "IdeaBoxCore"]),
+        .testTarget(
+            name: "IdeaBoxCommandLineTests",
+            dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),
     ]

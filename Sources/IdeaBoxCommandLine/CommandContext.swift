@@ -15,6 +15,25 @@ public struct StoreOptions: ParsableArguments {
     public var noSamples = false
 
     public init() {}
+
+    /// The options as plain values.
+    public var selection: StoreSelection {
+        StoreSelection(dataDirectory: dataDirectory, profile: profile, noSamples: noSamples)
+    }
+}
+
+/// Which profile's data a command works on, and whether a first launch seeds the samples:
+/// `StoreOptions` as plain values.
+public struct StoreSelection: Equatable, Sendable {
+    public var dataDirectory: String?
+    public var profile: String?
+    public var noSamples: Bool
+
+    public init(dataDirectory: String? = nil, profile: String? = nil, noSamples: Bool = false) {
+        self.dataDirectory = dataDirectory
+        self.profile = profile
+        self.noSamples = noSamples
+    }
 }
 
 /// What a command runs with: the process environment, the user's language, the clock,
@@ -36,6 +55,11 @@ public struct CommandContext {
 
     /// Where the options say this profile's data lives.
     public func location(_ options: StoreOptions) throws -> DataLocation {
+        try location(options.selection)
+    }
+
+    /// Where `selection` says this profile's data lives.
+    public func location(_ options: StoreSelection) throws -> DataLocation {
         try DataLocation.resolve(dataDirectory: options.dataDirectory, profile: options.profile, environment: environment)
     }
 
@@ -43,6 +67,13 @@ public struct CommandContext {
     /// such as the app; `seedsSamples: false` keeps a first launch from seeding.
     public func openRepository(
         _ options: StoreOptions, seedsSamples: Bool = true, use: IdeaDatabase.Use = .command
+    ) throws -> IdeaRepository {
+        try openRepository(options.selection, seedsSamples: seedsSamples, use: use)
+    }
+
+    /// Opens the database of the profile `options` selects.
+    public func openRepository(
+        _ options: StoreSelection, seedsSamples: Bool = true, use: IdeaDatabase.Use = .command
     ) throws -> IdeaRepository {
         let location = try location(options)
         let skipSamples = options.noSamples || ["1", "true", "yes"].contains(environment["IDEABOX_NO_SAMPLES"]?.lowercased() ?? "")
@@ -62,20 +93,8 @@ public protocol IdeaBoxSubcommand: ParsableCommand {
 
 extension IdeaBoxSubcommand {
     public func run() throws {
-        var language = Language.preferred(environment: ProcessInfo.processInfo.environment)
-        do {
-            let context = try CommandContext()
-            language = context.language
-            try run(in: context)
-        } catch let error as UserFacingError {
-            Output.error(error.message(in: language))
-            throw ExitCode.failure
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            Output.error(String(describing: error))
-            throw ExitCode.failure
-        }
+        let status = CommandLineMain.perform { try run(in: $0) }
+        if status != 0 { throw ExitCode(status) }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IdeaBoxCore
 
 /// How both `ideabox` binaries start: the root command's description, and a parse-and-run
 /// that reports every mistake in one line.
@@ -15,6 +16,25 @@ public enum CommandLineMain {
                 """,
             subcommands: subcommands
         )
+    }
+
+    /// Runs `work` with a new context: an error reaches the user as one line on stderr, in
+    /// their language. Returns the exit status.
+    public static func perform(_ work: (CommandContext) throws -> Void) -> Int32 {
+        var language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+        do {
+            let context = try CommandContext()
+            language = context.language
+            try work(context)
+            return 0
+        } catch let error as UserFacingError {
+            Output.error(error.message(in: language))
+        } catch let error as ExitCode {
+            return error.rawValue
+        } catch {
+            Output.error(String(describing: error))
+        }
+        return ExitCode.failure.rawValue
     }
 
     /// Parses the process's arguments with `root` and runs the command. A mistake in the

@@ -101,7 +101,8 @@ public enum Output {
 
         public init() {}
 
-        public mutating func write(_ idea: Idea, to output: inout BufferedWriter) {
+        /// Writes an idea, read as bytes.
+        public mutating func write(_ idea: IdeaBytes, to output: inout BufferedWriter) {
             output.write(isEmpty ? "[\n  " : ",\n  ")
             output.append { idea.writeJSON(to: &$0, indent: "  ") }
             isEmpty = false

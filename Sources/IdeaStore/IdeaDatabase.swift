@@ -43,8 +43,9 @@ public struct IdeaDatabase: Sendable {
         case app
         /// One command of the command line: one connection, and nothing written unless the
         /// command writes. Closing leaves the WAL for the next process, which replays it on
-        /// open (at most 4 MB: a checkpoint every 1,000 pages), because copying it into the
-        /// database on close costs two disk flushes, more than all the rest of `ideabox add`.
+        /// open (at most 4 MB: the WAL is emptied once it holds 1,000 pages), because copying
+        /// it into the database on close costs two disk flushes, more than all the rest of
+        /// `ideabox add`.
         case command
     }
 
@@ -87,7 +88,8 @@ public struct IdeaDatabase: Sendable {
         var configuration = Configuration()
         // Other processes (another shell's `ideabox add`, the other profile's app) hold the
         // write lock for a millisecond or two; wait for them instead of failing.
-        configuration.busyMode = .timeout(15)
+        let busyTimeout = 15
+        configuration.busyMode = .timeout(TimeInterval(busyTimeout))
         configuration.prepareDatabase { db in
             // With WAL, NORMAL keeps every committed transaction through a crash of the
             // process (kill -9); only a power loss may lose the last commits.
@@ -104,10 +106,15 @@ public struct IdeaDatabase: Sendable {
                     // first sync no longer checkpoints after each page.
                     try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
                 case .command:
-                    // The next command replays what this one leaves in the WAL: keep it short.
-                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
-                    let code = csqlite_keep_wal_on_close(UnsafeMutableRawPointer(db.sqliteConnection))
+                    // The next command replays what this one leaves in the WAL: keep it
+                    // short, emptying it once it holds 4 MB.
+                    let connection = UnsafeMutableRawPointer(db.sqliteConnection)
+                    let code = csqlite_keep_wal_on_close(connection)
                     guard ResultCode(rawValue: code) == .SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                    csqlite_truncate_wal_after(connection, 1000, Int32(busyTimeout * 1000))
+                    // Read the database through a memory map rather than a read(2) per page:
+                    // `export` of 10,000 ideas read 7,500 pages one system call at a time.
+                    try db.execute(sql: "PRAGMA mmap_size = 1073741824")
                 }
                 // The file is cut back to 4 MB after a checkpoint.
                 try db.execute(sql: "PRAGMA journal_size_limit = 4194304")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import IdeaBoxCore
 
 /// Which ideas a list shows. Every list is newest first, by `createdAt`.
@@ -83,6 +84,51 @@ extension IdeaRepository {
                 db, sql: query.sql + " LIMIT ?", arguments: query.arguments + [limit ?? -1])
             while let idea = try cursor.next() {
                 try body(idea)
+            }
+        }
+    }
+
+    /// Like `forEachIdea`, but hands `body` each idea's fields as bytes straight from the
+    /// row, valid until `body` returns: `export` writes them out without making a `String`,
+    /// a `UUID` or an `Idea` of each.
+    public func forEachIdeaBytes(_ filter: IdeaFilter, limit: Int? = nil, _ body: (IdeaBytes) throws -> Void) throws {
+        try writer.read { db in
+            guard let query = try listQuery(filter, window: limit, db) else { return }
+            let statement = try db.makeStatement(sql: query.sql + " LIMIT ?")
+            try statement.setArguments(query.arguments + [limit ?? -1])
+            let row = statement.sqliteStatement
+            func text(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+                let start = sqlite3_column_text(row, column)
+                return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(row, column)))
+            }
+            func time(_ column: Int32) -> Timestamp {
+                Timestamp(milliseconds: sqlite3_column_int64(row, column))
+            }
+            defer { sqlite3_reset(row) }
+            while true {
+                let code = sqlite3_step(row)
+                if code == SQLITE_DONE { return }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                // The columns of `Idea.selectedColumns`, in order, as `Idea(row:)` reads them.
+                func emit(id: UnsafeBufferPointer<UInt8>) throws {
+                    try body(IdeaBytes(
+                        id: id, title: text(1), description: text(2), isCompleted: sqlite3_column_int(row, 3) != 0,
+                        createdAt: time(4), updatedAt: time(5), deviceId: text(6), version: Int(sqlite3_column_int64(row, 7)),
+                        lastSyncedAt: sqlite3_column_type(row, 8) == SQLITE_NULL ? nil : time(8)))
+                }
+                let id = text(0)
+                if IdeaBytes.isIdText(id) {
+                    try emit(id: id)
+                } else {
+                    // Spelled some other way (upper-case, say): as `Idea.idString` spells it.
+                    let idText = String(decoding: id, as: UTF8.self)
+                    guard var spelled = UUID(hexText: idText)?.lowercasedString else {
+                        throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "idea id \(idText) is not a UUID")
+                    }
+                    try spelled.withUTF8 { try emit(id: $0) }
+                }
             }
         }
     }

@@ -14,8 +14,11 @@ struct IdeaBoxCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     static func main() {
-        let arguments = CommandLine.arguments
-        guard arguments.count > 1, LocalCommands.names.contains(arguments[1]) else { FullCommandLine.exec(arguments) }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let (command, store) = FastCommandLine.parse(arguments) {
+            Foundation.exit(CommandLineMain.perform { try command.run(store: store, context: $0) })
+        }
+        guard let name = arguments.first, LocalCommands.names.contains(name) else { FullCommandLine.exec(CommandLine.arguments) }
         CommandLineMain.run(Self.self)
     }
 

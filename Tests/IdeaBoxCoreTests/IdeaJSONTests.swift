@@ -40,7 +40,7 @@ import Testing
         let alphabet = Array("ab \"\\/\n\t\r\u{0}\u{1F}\u{7F}靈感é👍🏽🇹🇼\u{2028}".unicodeScalars)
         for _ in 0..<2_000 {
             func text() -> String {
-                String(String.UnicodeScalarView((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! }))
+                String(String.UnicodeScalarView((0..<Int.random(in: 0...40, using: &random)).map { _ in alphabet.randomElement(using: &random)! }))
             }
             let idea = Self.idea(title: text(), description: text(), synced: Bool.random(using: &random),
                                  version: Int.random(in: 0...Int.max, using: &random))

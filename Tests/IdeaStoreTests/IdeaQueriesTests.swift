@@ -115,6 +115,29 @@ import Testing
         #expect(visited.isEmpty)
     }
 
+    @Test("forEachIdeaBytes hands out the ideas forEachIdea does, byte for byte as JSON, whatever their text")
+    func forEachIdeaBytesWritesWhatIdeasWrite() throws {
+        let store = try StoreFixture(seedsSamples: true)
+        let texts = ["靈感 咖啡", "a \"quoted\" \\ back/slash", "tab\tnew\nline", "", "exactly8", String(repeating: "長", count: 300)]
+        for (index, text) in texts.enumerated() {
+            let idea = try store.repository.addIdea(title: "Idea \(index) 靈感 \"q\" \\ 咖啡", description: text)
+            if index.isMultiple(of: 2) { _ = try store.repository.setCompleted(true, id: idea.id) }
+            store.clock.advance(by: 10)
+        }
+        // An id stored in upper case still comes out as `idString` spells it.
+        try store.database.writer.write { db in
+            try db.execute(sql: "UPDATE idea SET id = upper(id) WHERE title LIKE 'Idea 1 %'")
+        }
+        func json(_ ideas: [Idea]) -> [UInt8] { ideas.reduce(into: []) { $0 += $1.jsonText(indent: "  ").utf8 } }
+        for (filter, limit) in [(IdeaFilter.all, nil), (.all, 3), (.completed, nil), (.search("咖啡"), nil), (.search("zzz"), nil)] {
+            var ideas: [Idea] = []
+            try store.repository.forEachIdea(filter, limit: limit) { ideas.append($0) }
+            var bytes: [UInt8] = []
+            try store.repository.forEachIdeaBytes(filter, limit: limit) { $0.writeJSON(to: &bytes, indent: "  ") }
+            #expect(bytes == json(ideas), "\(filter) \(String(describing: limit))")
+        }
+    }
+
     // MARK: Search basics
 
     @Test("Search ignores case", arguments: [

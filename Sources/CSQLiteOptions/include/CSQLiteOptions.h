@@ -7,4 +7,15 @@
 /// SQLite's result code.
 int csqlite_keep_wal_on_close(void *db);
 
+/// Replaces the automatic checkpoint of `db` (a `sqlite3 *`) with one that, after a commit
+/// leaves `frames` pages or more in the WAL, copies them all into the database and empties
+/// the WAL (SQLITE_CHECKPOINT_TRUNCATE), without waiting for other processes: if one is
+/// reading, a later commit tries again. It then restores a busy timeout of
+/// `busyTimeoutMilliseconds`, the connection's own.
+///
+/// A connection that leaves the WAL on close needs this: the next process to open the
+/// database rebuilds the WAL's index by reading every page in it, and forgets what earlier
+/// checkpoints copied, so SQLite's own (passive) checkpoint would never empty it.
+void csqlite_truncate_wal_after(void *db, int frames, int busyTimeoutMilliseconds);
+
 #endif

@@ -1,0 +1,124 @@
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+
+/// One local command with its arguments as plain values, whichever parser read them: the
+/// ArgumentParser commands (`AddCommand`, …) or `FastCommandLine`. Its `run` is the
+/// command's whole work.
+public enum LocalCommand: Equatable, Sendable {
+    case add(title: String, description: String, done: Bool, json: Bool)
+    case list(completed: Bool, json: Bool, page: Page)
+    case search(query: String, json: Bool, page: Page)
+    case show(id: String, json: Bool)
+    case edit(id: String, title: String?, description: String?, json: Bool)
+    case setCompleted(Bool, id: String, json: Bool)
+    case remove(id: String)
+    case export
+    case `import`(file: String)
+
+    /// `--limit N` or `--all`: how many rows `list` and `search` print.
+    public struct Page: Equatable, Sendable {
+        public var limit: Int?
+        public var all: Bool
+
+        public init(limit: Int? = nil, all: Bool = false) {
+            self.limit = limit
+            self.all = all
+        }
+
+        /// Whether neither `--limit` nor `--all` was given, for text: a page, which names the rest.
+        func isDefault(json: Bool) -> Bool {
+            limit == nil && !all && !json
+        }
+
+        /// The most rows to print: `--limit`; everything with `--all` or as JSON; otherwise a
+        /// page, like `task list`: the terminal's height less a line for the prompt and one for
+        /// the "more" note, or 50 when the output is not a terminal.
+        func rows(json: Bool) -> Int? {
+            if let limit { return limit }
+            if all || json { return nil }
+            var size = winsize()
+            guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 50 }
+            return max(1, Int(size.ws_row) - 2)
+        }
+    }
+
+    /// Does the command's work on the profile `store` selects.
+    public func run(store: StoreSelection, context: CommandContext) throws {
+        switch self {
+        case let .add(title, description, done, json):
+            let idea = try context.openRepository(store).addIdea(title: title, description: description, isCompleted: done)
+            print(json ? idea.jsonText() : idea.idString)
+        case let .list(completed, json, page):
+            try Self.printIdeas(
+                completed ? .completed : .all, rows: page.rows(json: json), notesMore: page.isDefault(json: json), json: json,
+                context: context, store: store)
+        case let .search(query, json, page):
+            guard !query.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw IdeaStoreError.emptyQuery }
+            try Self.printIdeas(
+                .search(query), rows: page.rows(json: json), notesMore: page.isDefault(json: json), json: json,
+                context: context, store: store)
+        case let .show(id, json):
+            let idea = try context.openRepository(store).idea(matching: id)
+            print(json ? idea.jsonText() : Output.details(idea, language: context.language))
+        case let .edit(id, title, description, json):
+            guard title != nil || description != nil else { throw CommandError.nothingToEdit }
+            let repository = try context.openRepository(store)
+            let idea = try repository.editIdea(
+                id: repository.idea(matching: id).id, IdeaChanges(title: title, description: description))
+            print(json ? idea.jsonText() : idea.idString)
+        case let .setCompleted(isCompleted, id, json):
+            let repository = try context.openRepository(store)
+            let idea = try repository.setCompleted(isCompleted, id: repository.idea(matching: id).id)
+            print(json ? idea.jsonText() : idea.idString)
+        case let .remove(id):
+            let repository = try context.openRepository(store)
+            let idea = try repository.deleteIdea(id: repository.idea(matching: id).id)
+            print(Output.line(idea))
+        case .export:
+            try Self.printIdeas(.all, rows: nil, notesMore: false, json: true, context: context, store: store)
+        case let .import(file):
+            let ideas = try ExportFile.read(file)
+            // Restoring an export into a new directory brings its own ideas: no samples.
+            let summary = try context.openRepository(store, seedsSamples: false).importIdeas(ideas)
+            print(context.language == .english
+                ? "Imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged."
+                : "已匯入：新增 \(summary.inserted) 筆，更新 \(summary.updated) 筆，未變更 \(summary.unchanged) 筆")
+        }
+    }
+
+    /// Prints at most `rows` of the ideas `filter` selects (all if nil), reading no more rows
+    /// than it shows (and one to know whether more are left), through one buffered writer. A
+    /// default page that leaves ideas out says so on standard error (`notesMore`).
+    private static func printIdeas(
+        _ filter: IdeaFilter, rows: Int?, notesMore: Bool, json: Bool, context: CommandContext, store: StoreSelection
+    ) throws {
+        let repository = try context.openRepository(store)
+        var output = Output.BufferedWriter()
+        var writer = Output.JSONArrayWriter()
+        var printed = 0, isCut = false
+        if json {
+            // Straight from the rows to the output: no `Idea` made of each.
+            try repository.forEachIdeaBytes(filter, limit: rows) { idea in
+                writer.write(idea, to: &output)
+            }
+        } else {
+            try repository.forEachIdea(filter, limit: rows.map { $0 + 1 }) { idea in
+                if let rows, printed == rows {
+                    isCut = true
+                    return
+                }
+                printed += 1
+                output.write(Output.line(idea))
+                output.write("\n")
+            }
+        }
+        if json { writer.finish(to: &output) }
+        output.flush()
+        if isCut && notesMore {
+            Output.note(context.language == .english
+                ? "… more not shown: --all prints every one, --limit N that many."
+                : "… 其餘未顯示：--all 列出全部，--limit N 列出 N 筆。")
+        }
+    }
+}
