@@ -112,9 +112,6 @@ public struct IdeaDatabase: Sendable {
                     let code = csqlite_keep_wal_on_close(connection)
                     guard ResultCode(rawValue: code) == .SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
                     csqlite_truncate_wal_after(connection, 1000, Int32(busyTimeout * 1000))
-                    // Read the database through a memory map rather than a read(2) per page:
-                    // `export` of 10,000 ideas read 7,500 pages one system call at a time.
-                    try db.execute(sql: "PRAGMA mmap_size = 1073741824")
                 }
                 // The file is cut back to 4 MB after a checkpoint.
                 try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
