@@ -1,6 +1,7 @@
 import Foundation
 import IdeaBoxCore
 import IdeaStore
+import Synchronization
 
 /// One local command with its arguments as plain values, whichever parser read them: the
 /// ArgumentParser commands (`AddCommand`, …) or `FastCommandLine`. Its `run` is the
@@ -47,7 +48,7 @@ public enum LocalCommand: Equatable, Sendable {
     public func run(store: StoreSelection, context: CommandContext) throws {
         switch self {
         case let .add(title, description, done, json):
-            let idea = try context.openRepository(store).addIdea(title: title, description: description, isCompleted: done)
+            let idea = try Self.openRepository(store, context).addIdea(title: title, description: description, isCompleted: done)
             print(json ? idea.jsonText() : idea.idString)
         case let .list(completed, json, page):
             try Self.printIdeas(
@@ -59,20 +60,20 @@ public enum LocalCommand: Equatable, Sendable {
                 .search(query), rows: page.rows(json: json), notesMore: page.isDefault(json: json), json: json,
                 context: context, store: store)
         case let .show(id, json):
-            let idea = try context.openRepository(store).idea(matching: id)
+            let idea = try Self.openRepository(store, context).idea(matching: id)
             print(json ? idea.jsonText() : Output.details(idea, language: context.language))
         case let .edit(id, title, description, json):
             guard title != nil || description != nil else { throw CommandError.nothingToEdit }
-            let repository = try context.openRepository(store)
+            let repository = try Self.openRepository(store, context)
             let idea = try repository.editIdea(
                 id: repository.idea(matching: id).id, IdeaChanges(title: title, description: description))
             print(json ? idea.jsonText() : idea.idString)
         case let .setCompleted(isCompleted, id, json):
-            let repository = try context.openRepository(store)
+            let repository = try Self.openRepository(store, context)
             let idea = try repository.setCompleted(isCompleted, id: repository.idea(matching: id).id)
             print(json ? idea.jsonText() : idea.idString)
         case let .remove(id):
-            let repository = try context.openRepository(store)
+            let repository = try Self.openRepository(store, context)
             let idea = try repository.deleteIdea(id: repository.idea(matching: id).id)
             print(Output.line(idea))
         case .export:
@@ -80,11 +81,26 @@ public enum LocalCommand: Equatable, Sendable {
         case let .import(file):
             let ideas = try ExportFile.read(file)
             // Restoring an export into a new directory brings its own ideas: no samples.
-            let summary = try context.openRepository(store, seedsSamples: false).importIdeas(ideas)
+            let summary = try Self.openRepository(store, context, seedsSamples: false).importIdeas(ideas)
             print(context.language == .english
                 ? "Imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged."
                 : "已匯入：新增 \(summary.inserted) 筆，更新 \(summary.updated) 筆，未變更 \(summary.unchanged) 筆")
         }
+    }
+
+    /// The repositories this process's command opened, kept open until the process exits.
+    /// Closing does no work SQLite needs (a command leaves the WAL to the next process), and
+    /// releasing GRDB's serial queue wakes Dispatch, which starts a worker thread: 3–5% of a
+    /// command (BENCHMARKS.md, "Against taskwarrior").
+    private static let openUntilExit = Mutex<[IdeaRepository]>([])
+
+    /// Opens the database `store` selects for this command, for the rest of the process.
+    private static func openRepository(
+        _ store: StoreSelection, _ context: CommandContext, seedsSamples: Bool = true
+    ) throws -> IdeaRepository {
+        let repository = try context.openRepository(store, seedsSamples: seedsSamples)
+        openUntilExit.withLock { $0.append(repository) }
+        return repository
     }
 
     /// Prints at most `rows` of the ideas `filter` selects (all if nil), reading no more rows
@@ -93,7 +109,7 @@ public enum LocalCommand: Equatable, Sendable {
     private static func printIdeas(
         _ filter: IdeaFilter, rows: Int?, notesMore: Bool, json: Bool, context: CommandContext, store: StoreSelection
     ) throws {
-        let repository = try context.openRepository(store)
+        let repository = try Self.openRepository(store, context)
         var output = Output.BufferedWriter()
         var writer = Output.JSONArrayWriter()
         var printed = 0, isCut = false

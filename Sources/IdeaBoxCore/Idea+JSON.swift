@@ -26,11 +26,4 @@ extension Idea {
             }
         }
     }
-
-    /// `text` as a JSON string the way `JSONEncoder` writes it: quotes, backslashes and
-    /// control characters escaped, everything else (slashes and non-ASCII included) as is.
-    static func writeJSONString(_ text: String, to bytes: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { IdeaBytes.writeJSONString($0, to: &bytes) }
-    }
 }

@@ -32,63 +32,84 @@ public struct IdeaBytes {
     /// Whether `bytes` spell an id as `Idea.idString` does: 36 characters, lower-case
     /// hexadecimal digits in groups of 8, 4, 4, 4 and 12, joined by dashes.
     public static func isIdText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            let isDash = index == 8 || index == 13 || index == 18 || index == 23
-            let isDigit = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            guard isDash ? byte == UInt8(ascii: "-") : isDigit else { return false }
+        guard bytes.count == 36, let start = bytes.baseAddress else { return false }
+        for index in 0..<36 {
+            let byte = start[index]
+            switch index {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            default: guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+            }
         }
         return true
     }
 
     /// Appends the idea as `Idea.jsonText(indent:)` writes it: pretty-printed, keys sorted,
-    /// each line after the first starting with `indent`.
+    /// each line after the first starting with `indent`. `export` writes ten keys and eight
+    /// values for each idea: all go through a pointer into room reserved once.
     public func writeJSON(to bytes: inout [UInt8], indent: String = "") {
-        bytes.reserveCapacity(bytes.count + 320 + title.count + description.count + deviceId.count + 6 * indent.utf8.count)
+        var indent = indent
+        indent.withUTF8 { indent in
+            // The keys, punctuation and version take under 200 bytes; a string at most 6 for
+            // each of its bytes (`\u001f`) and its quotes.
+            let strings = id.count + title.count + description.count + deviceId.count
+            let most = 400 + 11 * indent.count + 3 * Timestamp.mostISO8601Count + 6 * strings + 8
+            bytes.append(addingCapacity: most) { span in
+                span.withUnsafeMutableBufferPointer { room, count in
+                    var output = RawOutput(room.baseAddress!)
+                    write(to: &output, indent: indent)
+                    count = output.count(from: room.baseAddress!)
+                    precondition(count <= most, "IdeaBytes.writeJSON wrote past the room it reserved")
+                }
+            }
+        }
+    }
+
+    private func write(to output: inout RawOutput, indent: UnsafeBufferPointer<UInt8>) {
         func key(_ name: StaticString) {
-            bytes.append(contentsOf: indent.utf8)
-            bytes.append(contentsOf: #"  ""#.utf8)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            bytes.append(contentsOf: #"" : "#.utf8)
+            output.put(indent)
+            output.put(#"  ""#)
+            output.put(name)
+            output.put(#"" : "#)
         }
         func string(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>) {
             key(name)
-            Self.writeJSONString(value, to: &bytes)
-            bytes.append(contentsOf: ",\n".utf8)
+            Self.writeJSONString(value, to: &output)
+            output.put(",\n")
         }
         func time(_ name: StaticString, _ value: Timestamp) {
             key(name)
-            bytes.append(UInt8(ascii: "\""))
-            value.writeISO8601(to: &bytes)
-            bytes.append(contentsOf: "\",\n".utf8)
+            output.put(UInt8(ascii: "\""))
+            output.advance(by: value.writeISO8601(into: output.next))
+            output.put("\",\n")
         }
-        bytes.append(contentsOf: "{\n".utf8)
+        output.put("{\n")
         time("createdAt", createdAt)
         string("description", description)
         string("deviceId", deviceId)
         string("id", id)
         key("isCompleted")
-        bytes.append(contentsOf: (isCompleted ? "true,\n" : "false,\n").utf8)
+        output.put(isCompleted ? "true,\n" : "false,\n")
         if let lastSyncedAt {
             time("lastSyncedAt", lastSyncedAt)
         } else {
             key("lastSyncedAt")
-            bytes.append(contentsOf: "null,\n".utf8)
+            output.put("null,\n")
         }
         string("title", title)
         time("updatedAt", updatedAt)
         key("version")
-        bytes.append(contentsOf: String(version).utf8)
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.append(contentsOf: indent.utf8)
-        bytes.append(UInt8(ascii: "}"))
+        output.putDecimal(version)
+        output.put(UInt8(ascii: "\n"))
+        output.put(indent)
+        output.put(UInt8(ascii: "}"))
     }
 
     /// `utf8` as a JSON string the way `JSONEncoder` writes it: quotes, backslashes and
     /// control characters escaped, everything else (slashes and non-ASCII included) as is.
-    /// Eight bytes at a time are checked at once for one that needs escaping.
-    static func writeJSONString(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
+    /// Eight bytes at a time are checked at once for one that needs escaping. `output` has
+    /// room for 2 + 6 × `utf8.count` bytes.
+    private static func writeJSONString(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout RawOutput) {
+        output.put(UInt8(ascii: "\""))
         var start = 0, index = 0
         while index < utf8.count {
             if utf8.count - index >= 8 {
@@ -101,25 +122,25 @@ public struct IdeaBytes {
             let byte = utf8[index]
             index += 1
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
+            output.put(UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
             start = index
-            bytes.append(UInt8(ascii: "\\"))
+            output.put(UInt8(ascii: "\\"))
             switch byte {
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x08: output.put(UInt8(ascii: "b"))
+            case 0x0C: output.put(UInt8(ascii: "f"))
+            case 0x0A: output.put(UInt8(ascii: "n"))
+            case 0x0D: output.put(UInt8(ascii: "r"))
+            case 0x09: output.put(UInt8(ascii: "t"))
             case ..<0x20:
                 let hex: StaticString = "0123456789abcdef"
-                bytes.append(contentsOf: "u00".utf8)
-                bytes.append(hex.utf8Start[Int(byte >> 4)])
-                bytes.append(hex.utf8Start[Int(byte & 0x0F)])
-            default: bytes.append(byte)  // the quote or backslash itself
+                output.put("u00")
+                output.put(hex.utf8Start[Int(byte >> 4)])
+                output.put(hex.utf8Start[Int(byte & 0x0F)])
+            default: output.put(byte)  // the quote or backslash itself
             }
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
-        bytes.append(UInt8(ascii: "\""))
+        output.put(UnsafeBufferPointer(rebasing: utf8[start...]))
+        output.put(UInt8(ascii: "\""))
     }
 
     /// Whether any of the eight bytes of `word` is below 0x20, a quote or a backslash (the
@@ -129,5 +150,56 @@ public struct IdeaBytes {
         func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
         let below0x20 = (word &- ones &* 0x20) & ~word & highs != 0
         return below0x20 || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
+    }
+}
+
+/// Writes bytes one after another into memory reserved beforehand, with no check of room:
+/// whoever makes one reserves enough for everything written through it.
+private struct RawOutput {
+    private(set) var next: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutablePointer<UInt8>) {
+        next = start
+    }
+
+    /// How many bytes were written from `start`, where this output began.
+    func count(from start: UnsafeMutablePointer<UInt8>) -> Int {
+        next - start
+    }
+
+    /// Moves past `count` bytes written at `next` by someone else.
+    mutating func advance(by count: Int) {
+        next += count
+    }
+
+    mutating func put(_ byte: UInt8) {
+        next.initialize(to: byte)
+        next += 1
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        next.initialize(from: base, count: bytes.count)
+        next += bytes.count
+    }
+
+    mutating func put(_ text: StaticString) {
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Writes `value` in decimal, as `String(value)` spells it: at most 20 bytes.
+    mutating func putDecimal(_ value: Int) {
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude, digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        magnitude = value.magnitude
+        for offset in stride(from: digits - 1, through: 0, by: -1) {
+            next[offset] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        }
+        next += digits
     }
 }

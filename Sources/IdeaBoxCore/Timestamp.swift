@@ -44,36 +44,45 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `iso8601` to `bytes`, digit by digit: `export` writes three per idea.
+    /// Appends `iso8601` to `bytes`.
     public func writeISO8601(to bytes: inout [UInt8]) {
+        bytes.append(addingCapacity: Self.mostISO8601Count) { span in
+            span.withUnsafeMutableBufferPointer { room, count in count = writeISO8601(into: room.baseAddress!) }
+        }
+    }
+
+    /// The most bytes `writeISO8601(into:)` writes: a year of up to 11 characters, and 20 more.
+    public static let mostISO8601Count = 32
+
+    /// Writes `iso8601` at `text`, which has room for `mostISO8601Count` bytes, and returns
+    /// how many it wrote. `export` writes three for each idea: a year of four digits
+    /// (0000–9999) is written digit by digit, with no `String`.
+    public func writeISO8601(into text: UnsafeMutablePointer<UInt8>) -> Int {
         let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
         let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
-        func digits(_ value: Int64, _ width: Int) {
-            if value < 0 || (width == 4 && value > 9999) {
-                bytes.append(contentsOf: pad(value, width).utf8)
-                return
-            }
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
+        guard (0...9999).contains(year) else {
+            let utf8 = Array("\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z".utf8)
+            text.initialize(from: utf8, count: utf8.count)
+            return utf8.count
         }
-        digits(year, 4)
-        bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(day, 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(msOfDay / 3_600_000, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(msOfDay / 60_000 % 60, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(msOfDay / 1000 % 60, 2)
-        bytes.append(UInt8(ascii: "."))
-        digits(msOfDay % 1000, 3)
-        bytes.append(UInt8(ascii: "Z"))
+        var index = 0
+        func put(_ value: Int64, _ width: Int, then separator: UInt8) {
+            var value = value
+            for offset in stride(from: width - 1, through: 0, by: -1) {
+                text[index + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            text[index + width] = separator
+            index += width + 1
+        }
+        put(year, 4, then: UInt8(ascii: "-"))
+        put(month, 2, then: UInt8(ascii: "-"))
+        put(day, 2, then: UInt8(ascii: "T"))
+        put(msOfDay / 3_600_000, 2, then: UInt8(ascii: ":"))
+        put(msOfDay / 60_000 % 60, 2, then: UInt8(ascii: ":"))
+        put(msOfDay / 1000 % 60, 2, then: UInt8(ascii: "."))
+        put(msOfDay % 1000, 3, then: UInt8(ascii: "Z"))
+        return index
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]` followed by `Z` or `+00:00`; other offsets are

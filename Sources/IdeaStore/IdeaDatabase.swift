@@ -43,9 +43,8 @@ public struct IdeaDatabase: Sendable {
         case app
         /// One command of the command line: one connection, and nothing written unless the
         /// command writes. Closing leaves the WAL for the next process, which replays it on
-        /// open (at most 4 MB: the WAL is emptied once it holds 1,000 pages), because copying
-        /// it into the database on close costs two disk flushes, more than all the rest of
-        /// `ideabox add`.
+        /// open (the WAL is emptied once it holds 160 pages), because copying it into the
+        /// database on close costs two disk flushes, more than all the rest of `ideabox add`.
         case command
     }
 
@@ -97,21 +96,26 @@ public struct IdeaDatabase: Sendable {
             // Statement journals in memory, not in temporary files.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             if !db.configuration.readonly {
-                // Room for a whole sync page or import in the writer's page cache (32 MiB
-                // at most), so a big transaction doesn't write pages to the WAL twice.
-                try db.execute(sql: "PRAGMA cache_size = -32768")
                 switch use {
                 case .app:
+                    // Room for a whole sync page in the writer's page cache, so a big
+                    // transaction doesn't write pages to the WAL twice.
+                    try db.execute(sql: "PRAGMA cache_size = \(IdeaDatabase.bigTransactionCacheSize)")
                     // Copy the WAL into the database every 40 MB rather than every 4 MB: a
                     // first sync no longer checkpoints after each page.
                     try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
                 case .command:
-                    // The next command replays what this one leaves in the WAL: keep it
-                    // short, emptying it once it holds 4 MB.
+                    // SQLite's own 2 MB cache: a command reads a few pages, or streams the
+                    // table once (export), and a bigger cache only costs it fresh memory for
+                    // every page it reads (a page fault each). An import asks for room itself.
+                    // The next command replays what this one leaves in the WAL, about 4.5 µs
+                    // a page, and emptying it costs about 2.5 ms plus 0.03 ms a page: emptied
+                    // at 160 pages (an add writes about 20), the two together cost an add
+                    // least on average (BENCHMARKS.md, "Against taskwarrior").
                     let connection = UnsafeMutableRawPointer(db.sqliteConnection)
                     let code = csqlite_keep_wal_on_close(connection)
                     guard ResultCode(rawValue: code) == .SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-                    csqlite_truncate_wal_after(connection, 1000, Int32(busyTimeout * 1000))
+                    csqlite_truncate_wal_after(connection, 160, Int32(busyTimeout * 1000))
                 }
                 // The file is cut back to 4 MB after a checkpoint.
                 try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
@@ -119,6 +123,10 @@ public struct IdeaDatabase: Sendable {
         }
         return configuration
     }
+
+    /// The page cache a writer needs so that a transaction of a sync page or an import
+    /// fits in it (32 MiB at most), as a `cache_size` value.
+    static let bigTransactionCacheSize = -32768
 
     /// The device id of a database that needs neither a migration nor its first-launch
     /// rows, found with one read; nil if it needs either.

@@ -157,7 +157,11 @@ public struct IdeaRepository: Sendable {
                 throw IdeaStoreError.duplicateImportId(idea.idString)
             }
         }
-        return try write { db in try merge(checked, db) }
+        return try write { db in
+            // A command's connection keeps a small cache; this transaction may be big.
+            try db.execute(sql: "PRAGMA cache_size = \(IdeaDatabase.bigTransactionCacheSize)")
+            return try merge(checked, db)
+        }
     }
 
     // MARK: Rows
