@@ -16,7 +16,12 @@ let package = Package(
                 Builds ideabox-full whenever ideabox is built, so `swift run ideabox` can hand it the \
                 commands it does not run itself. It also links ideabox-full's libraries into ideabox \
                 (SwiftPM links an executable's library dependencies into its dependents), so the \
-                release build for installing turns it off: --disable-default-traits.
+                release build for installing turns it off (naming its own traits: --traits StaticExecutable).
+                """),
+        .trait(
+            name: "StaticExecutable",
+            description: """
+                Links a release build of ideabox as one static executable (the install command's build).
                 """),
     ],
     dependencies: [
@@ -83,6 +88,13 @@ let package = Package(
             name: "ideabox",
             dependencies: [
                 .target(name: "ideabox-full", condition: .when(traits: ["FullBeside"])), "IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // Built to install (trait StaticExecutable), it is one static executable, SQLite and
+            // the C++ runtime included: no loader, no shared library to map or bind, a quarter of
+            // a command's time (BENCHMARKS.md, "Against taskwarrior"). It reads no passwd or hosts
+            // entry, so it needs nothing of glibc's NSS, which static glibc loads at run time.
+            linkerSettings: [
+                .unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release, traits: ["StaticExecutable"])),
             ]
         ),
         .executableTarget(

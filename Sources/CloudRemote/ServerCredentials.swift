@@ -36,7 +36,9 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
         let data = try encoder.encode(self)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(Self.fileName).tmp")
-        FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
         let handle = try FileHandle(forWritingTo: temporary)
         try handle.write(contentsOf: data)
         try handle.synchronize()
