@@ -34,10 +34,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     ],
     targets: [
-        .target(name: "IdeaBoxCore"),
+        .target(name: "IdeaBoxCore", swiftSettings: startsFast),
         .target(
             name: "IdeaStore",
-            dependencies: ["CSQLiteOptions", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CSQLiteOptions", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: startsFast
         ),
         // sqlite3_db_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteOptions", linkerSettings: [.linkedLibrary("sqlite3")]),
@@ -79,7 +80,8 @@ let package = Package(
         // The commands that need only the database, shared by both binaries.
         .target(
             name: "IdeaBoxCommandLine",
-            dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: startsFast
         ),
         // `ideabox` runs the local commands and hands every other to `ideabox-full`: built
         // without the FullBeside trait it holds no NIO, Hummingbird, postgres-nio or ncurses,
@@ -93,6 +95,7 @@ let package = Package(
             // the C++ runtime included: no loader, no shared library to map or bind, a quarter of
             // a command's time (BENCHMARKS.md, "Against taskwarrior"). It reads no passwd or hosts
             // entry, so it needs nothing of glibc's NSS, which static glibc loads at run time.
+            swiftSettings: startsFast,
             linkerSettings: [
                 .unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release, traits: ["StaticExecutable"])),
             ]
@@ -136,3 +139,16 @@ let package = Package(
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),
     ]
 )
+
+/// The code of `ideabox` built to install (trait StaticExecutable) refers to each concrete
+/// type's metadata through an accessor function, not a mangled name the runtime decodes on
+/// first use: decoding one with a `Hashable` or other requirement scans every protocol
+/// conformance record in the binary (about 6,000), and the first uses of each command's
+/// dictionaries, sets and arrays did so dozens of times (BENCHMARKS.md, "Against taskwarrior").
+var startsFast: [SwiftSetting] {
+    [
+        .unsafeFlags(
+            ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+            .when(configuration: .release, traits: ["StaticExecutable"])),
+    ]
+}

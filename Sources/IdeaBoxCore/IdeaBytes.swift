@@ -30,21 +30,17 @@ public struct IdeaBytes {
     }
 
     /// Whether `bytes` spell an id as `Idea.idString` does: 36 characters, lower-case
-    /// hexadecimal digits in groups of 8, 4, 4, 4 and 12, joined by dashes. `export` asks
-    /// this of every row: it checks sixteen bytes at a time (0–15, 16–31 and 20–35).
+    /// hexadecimal digits in groups of 8, 4, 4, 4 and 12, joined by dashes.
     public static func isIdText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 36, let start = bytes.baseAddress else { return false }
-        func spelled(from offset: Int, dashes: SIMD16<UInt8>) -> Bool {
-            let text = UnsafeRawPointer(start + offset).loadUnaligned(as: SIMD16<UInt8>.self)
-            let isDigit = text .>= 0x30 .& text .<= 0x39
-            let isHexLetter = text .>= 0x61 .& text .<= 0x66
-            let wantsDash = dashes .== 1
-            return all(wantsDash .& text .== 0x2D .| .!wantsDash .& (isDigit .| isHexLetter))
+        for index in 0..<36 {
+            let byte = start[index]
+            switch index {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            default: guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+            }
         }
-        // A 1 where a dash belongs (offsets 8, 13, 18 and 23 of the id).
-        return spelled(from: 0, dashes: [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0])
-            && spelled(from: 16, dashes: [0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0])
-            && spelled(from: 20, dashes: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        return true
     }
 
     /// Appends the idea as `Idea.jsonText(indent:)` writes it: pretty-printed, keys sorted,
@@ -110,16 +106,16 @@ public struct IdeaBytes {
 
     /// `utf8` as a JSON string the way `JSONEncoder` writes it: quotes, backslashes and
     /// control characters escaped, everything else (slashes and non-ASCII included) as is.
-    /// Sixteen bytes at a time are checked at once for one that needs escaping. `output` has
+    /// Eight bytes at a time are checked at once for one that needs escaping. `output` has
     /// room for 2 + 6 × `utf8.count` bytes.
     private static func writeJSONString(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout RawOutput) {
         output.put(UInt8(ascii: "\""))
         var start = 0, index = 0
         while index < utf8.count {
-            if utf8.count - index >= 16 {
-                let bytes = UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: SIMD16<UInt8>.self)
-                if !any(bytes .< 0x20 .| bytes .== 0x22 .| bytes .== 0x5C) {
-                    index += 16
+            if utf8.count - index >= 8 {
+                let word = UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                if !needsEscape(word) {
+                    index += 8
                     continue
                 }
             }
@@ -145,6 +141,15 @@ public struct IdeaBytes {
         }
         output.put(UnsafeBufferPointer(rebasing: utf8[start...]))
         output.put(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes of `word` is below 0x20, a quote or a backslash (the
+    /// classic "has a zero byte" tests: exact for whether one is there, not for which).
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs != 0
+        return below0x20 || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
     }
 }
 
