@@ -106,24 +106,27 @@ public struct IdeaBytes {
 
     /// `utf8` as a JSON string the way `JSONEncoder` writes it: quotes, backslashes and
     /// control characters escaped, everything else (slashes and non-ASCII included) as is.
-    /// Eight bytes at a time are checked at once for one that needs escaping. `output` has
-    /// room for 2 + 6 × `utf8.count` bytes.
+    /// Eight bytes at a time are checked at once for one that needs escaping and, if none
+    /// does, written out in the same step: the text is read once. `output` has room for
+    /// 2 + 6 × `utf8.count` bytes.
     private static func writeJSONString(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout RawOutput) {
         output.put(UInt8(ascii: "\""))
-        var start = 0, index = 0
+        var index = 0
         while index < utf8.count {
             if utf8.count - index >= 8 {
                 let word = UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)
                 if !needsEscape(word) {
+                    output.put(eightBytes: word)
                     index += 8
                     continue
                 }
             }
             let byte = utf8[index]
             index += 1
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            output.put(UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
-            start = index
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                output.put(byte)
+                continue
+            }
             output.put(UInt8(ascii: "\\"))
             switch byte {
             case 0x08: output.put(UInt8(ascii: "b"))
@@ -139,7 +142,6 @@ public struct IdeaBytes {
             default: output.put(byte)  // the quote or backslash itself
             }
         }
-        output.put(UnsafeBufferPointer(rebasing: utf8[start...]))
         output.put(UInt8(ascii: "\""))
     }
 
@@ -175,6 +177,12 @@ private struct RawOutput {
     mutating func put(_ byte: UInt8) {
         next.initialize(to: byte)
         next += 1
+    }
+
+    /// Writes the eight bytes of `word` in memory order, as they were loaded.
+    mutating func put(eightBytes word: UInt64) {
+        UnsafeMutableRawPointer(next).storeBytes(of: word, as: UInt64.self)
+        next += 8
     }
 
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
