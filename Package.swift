@@ -92,7 +92,7 @@ let package = Package(
                 .target(name: "ideabox-full", condition: .when(traits: ["FullBeside"])), "IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Built to install (trait StaticExecutable), it is one static executable, SQLite and
-            // the C++ runtime included: no loader, no shared library to map or bind, a quarter of
+            // the C++ runtime included: no loader, no shared library to map or bind, about a third of
             // a command's time (BENCHMARKS.md, "Against taskwarrior"). It reads no passwd or hosts
             // entry, so it needs nothing of glibc's NSS, which static glibc loads at run time.
             swiftSettings: startsFast,
