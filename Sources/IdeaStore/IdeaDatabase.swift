@@ -129,22 +129,18 @@ public struct IdeaDatabase: Sendable {
     static let bigTransactionCacheSize = -32768
 
     /// The device id of a database that needs neither a migration nor its first-launch
-    /// rows, found with one statement; nil if it needs either. (It counts this version's
-    /// migrations among those applied, as `DatabaseMigrator.hasCompletedMigrations` does, in
-    /// the same read: a command pays for no schema lookup.) A database without the tables
-    /// fails the statement, which also means "not prepared".
+    /// rows, found with one read; nil if it needs either.
     private static func preparedDeviceId(_ writer: any DatabaseWriter) throws -> String? {
-        let migrations = IdeaSchema.Migration.allCases.map(\.rawValue)
-        return try writer.read { db in
+        try writer.read { db in
+            guard try IdeaSchema.migrator.hasCompletedMigrations(db) else { return nil }
             let row = try Row.fetchOne(
                 db,
                 sql: """
                     SELECT (SELECT value FROM meta WHERE key = ?),
-                        EXISTS (SELECT 1 FROM meta WHERE key = ?) AND EXISTS (SELECT 1 FROM meta WHERE key = ?),
-                        (SELECT count(*) FROM grdb_migrations WHERE identifier IN (\(databaseQuestionMarks(count: migrations.count))))
+                        EXISTS (SELECT 1 FROM meta WHERE key = ?) AND EXISTS (SELECT 1 FROM meta WHERE key = ?)
                     """,
-                arguments: StatementArguments([MetaKey.deviceId, MetaKey.revision, MetaKey.samples] + migrations))
-            guard let row, row[1] as Bool, row[2] as Int == migrations.count else { return nil }
+                arguments: [MetaKey.deviceId, MetaKey.revision, MetaKey.samples])
+            guard let row, row[1] as Bool else { return nil }
             return row[0]
         }
     }
