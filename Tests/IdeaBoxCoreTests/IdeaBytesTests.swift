@@ -43,7 +43,7 @@ import Testing
         #expect(!IdeaBytes.isIdText(UnsafeBufferPointer(start: nil, count: 0)))
     }
 
-    @Test("An escape at any offset of long text, around each sixteen-byte step, comes out as JSONEncoder writes it")
+    @Test("An escape at any offset of long text, around each eight-byte step, comes out as JSONEncoder writes it")
     func escapesAtEveryOffset() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
