@@ -12,12 +12,14 @@ import IdeaStore
 /// in-process and as the real binary in tmux.
 struct TUIBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "tui", abstract: "Benchmark the full-screen app at 100,000 ideas: keystroke to frame, and launch.")
+        commandName: "tui", abstract: "Benchmark the full-screen app at 100,000 ideas: keystroke to frame, launch, and memory.")
 
     @OptionGroup var corpus: CorpusOptions
     @Option(help: "How many launches, in-process and of the real binary in tmux.") var launches = 20
     @Option(help: "Screen rows.") var rows = 24
     @Option(help: "Screen columns.") var columns = 80
+    @Option(help: "How long to scroll and search in the real binary in tmux before reading its peak memory (0 skips it).")
+    var memorySeconds = 60
 
     func run() throws {
         let repository = try corpus.openRepository()
@@ -26,6 +28,7 @@ struct TUIBenchmark: ParsableCommand {
         try measureKeystrokes(repository)
         try measureHeadlessLaunch()
         try measureLaunchInTmux()
+        try measureMemoryInTmux()
     }
 
     // MARK: Keystroke to frame
@@ -156,6 +159,56 @@ struct TUIBenchmark: ParsableCommand {
         }
         print(launch.report)
         print(quit.report)
+    }
+}
+
+extension TUIBenchmark {
+    /// The real binary's peak resident memory (`VmHWM`) after its first frame, and after
+    /// `memorySeconds` of what a person does all day: moving down, paging, jumping to the
+    /// ends, and searches typed key by key and erased, in English and in Chinese.
+    private func measureMemoryInTmux() throws {
+        guard memorySeconds > 0 else { return }
+        let binary = productsDirectory().appendingPathComponent("ideabox")
+        guard FileManager.default.isExecutableFile(atPath: binary.path), let tmux = Tmux(socket: "ideabox-bench-memory-\(getpid())") else {
+            print("skipped the memory of the app in tmux: it needs tmux and the ideabox product")
+            return
+        }
+        defer { tmux.killServer() }
+        let command = "env LANG=C.UTF-8 '\(binary.path)' --data-dir '\(corpus.root.path)'"
+        try tmux.run(["-f", "/dev/null", "new-session", "-d", "-s", "memory", "-x", String(columns), "-y", String(rows), command])
+        try tmux.waitUntil(timeout: .seconds(10)) {
+            try tmux.run(["capture-pane", "-p", "-t", "memory"]).contains("All Ideas (")
+        }
+        let pid = try tmux.run(["display-message", "-p", "-t", "memory", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let afterFirstFrame = try Self.peakMemory(pid: pid)
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(memorySeconds)
+        var rounds = 0
+        while clock.now < end {
+            try tmux.run(["send-keys", "-t", "memory"] + Array(repeating: "j", count: 40))
+            try tmux.run(["send-keys", "-t", "memory", "NPage", "NPage", "NPage", "End", "Home", "NPage", "PPage", "G", "g"])
+            try tmux.run(["send-keys", "-t", "memory", "/"] + "workshop".map(String.init) + Array(repeating: "BSpace", count: 8))
+            for word in ["靈感", "資料庫"] {
+                try tmux.run(["send-keys", "-t", "memory", "-l", word])
+                try tmux.run(["send-keys", "-t", "memory"] + Array(repeating: "BSpace", count: word.count))
+            }
+            try tmux.run(["send-keys", "-t", "memory", "Escape", "1"])
+            rounds += 1
+        }
+        let afterScrolling = try Self.peakMemory(pid: pid)
+        try tmux.run(["send-keys", "-t", "memory", "q"])
+        print(String(format: "memory in tmux: peak RSS %.1f MiB after the first frame, %.1f MiB after %d s of scrolling and searching (%d rounds)",
+                     afterFirstFrame, afterScrolling, memorySeconds, rounds))
+    }
+
+    /// `VmHWM` of process `pid`, in MiB (the kernel's "kB" is KiB).
+    private static func peakMemory(pid: String) throws -> Double {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else {
+            throw ValidationError("no VmHWM in /proc/\(pid)/status")
+        }
+        return kilobytes / 1024
     }
 }
 
