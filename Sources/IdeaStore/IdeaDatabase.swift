@@ -49,28 +49,43 @@ public struct IdeaDatabase: Sendable {
     }
 
     /// Opens (creating if needed) the database in `directory`, in WAL mode, safe for many
-    /// processes at once. A database this version has opened before is only read. Otherwise
-    /// migrating and first-launch seeding run under an exclusive file lock, so two
-    /// processes starting together in a new directory seed exactly once.
+    /// processes at once. Migrating and first-launch seeding run under an exclusive file
+    /// lock, so two processes starting together in a new directory seed exactly once; a
+    /// command opening a database this version has opened before takes no lock and only
+    /// reads.
     public static func open(
         directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator = .random, use: Use = .app
     ) throws -> IdeaDatabase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("ideabox.sqlite").path
-        let writer: any DatabaseWriter = switch use {
-        case .app: try DatabasePool(path: path, configuration: configuration(use))
-        case .command: try DatabaseQueue(path: path, configuration: configuration(use))
+        let lockURL = directory.appendingPathComponent("ideabox.lock")
+        switch use {
+        case .app:
+            // A pool switches a new file to WAL mode as it opens. Two connections switching
+            // one file at once can fail at once with "database is locked": SQLite returns
+            // SQLITE_BUSY without waiting where waiting could deadlock. So a pool opens under
+            // the lock, as every switch does; the lock is held only while a database opens.
+            let lock = try FileLock(url: lockURL)
+            defer { lock.unlock() }
+            let writer = try DatabasePool(path: path, configuration: configuration(use))
+            if let deviceId = try? preparedDeviceId(writer) {
+                return IdeaDatabase(writer: writer, deviceId: deviceId)
+            }
+            return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
+        case .command:
+            // A command takes no lock to open a database some process has prepared: one read.
+            // Any error here (another process creating the schema this instant) takes the
+            // locked path, which reads again after that process is done.
+            let writer = try DatabaseQueue(path: path, configuration: configuration(use))
+            if let deviceId = try? preparedDeviceId(writer) {
+                return IdeaDatabase(writer: writer, deviceId: deviceId)
+            }
+            let lock = try FileLock(url: lockURL)
+            defer { lock.unlock() }
+            // A new file opened by a queue is still in rollback mode.
+            try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
         }
-        // Any error here (another process creating the schema this instant) takes the
-        // locked path, which reads again after that process is done.
-        if let deviceId = try? preparedDeviceId(writer) {
-            return IdeaDatabase(writer: writer, deviceId: deviceId)
-        }
-        let lock = try FileLock(url: directory.appendingPathComponent("ideabox.lock"))
-        defer { lock.unlock() }
-        // A pool sets WAL mode itself; a new file opened by a queue is still in rollback mode.
-        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-        return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
     }
 
     /// A private in-memory database, for tests and previews.
