@@ -15,6 +15,7 @@ struct LibraryConvergenceTests {
     @Test("Three devices with faults and lost answers converge", arguments: 0..<24)
     func converges(seed: UInt64) throws {
         var run = try Run(seed: seed)
+        defer { try? FileManager.default.removeItem(at: run.directory) }
         try run.play(steps: 90)
         try run.settle()
         let folders = try run.devices.map { try $0.snapshot() }

@@ -201,8 +201,8 @@ struct LibrarySessionTests {
 }
 
 /// Two devices, `a` and `b`, each with its own library folder, and one in-memory remote
-/// whose clock the test sets.
-private struct Fixture {
+/// whose clock the test sets. The folders are removed with the fixture.
+private final class Fixture {
     let directory: URL
     let remoteClock = ManualClock(start: Timestamp(milliseconds: 1_000_000))
     let cloud: SimulatedCloud
@@ -214,6 +214,10 @@ private struct Fixture {
         cloud = try SimulatedCloud.inMemory(clock: remoteClock.wallClock)
         a = Device(root: directory.appendingPathComponent("a/RawLibrary"), cloud: cloud, name: "a")
         b = Device(root: directory.appendingPathComponent("b/RawLibrary"), cloud: cloud, name: "b")
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// The paths of the remote's `RawLibraryFile` records.
