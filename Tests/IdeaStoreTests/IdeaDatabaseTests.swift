@@ -130,39 +130,36 @@ import Testing
     @Test func appsAndACommandOpeningANewDirectoryAtOnceAllSucceed() throws {
         for _ in 0..<100 {
             try withTemporaryDirectory { directory in
-                let deviceIds = Mutex<[String]>([])
-                let failures = Mutex<[String]>([])
-                DispatchQueue.concurrentPerform(iterations: 5) { index in
-                    do {
-                        let database = try IdeaDatabase.open(
-                            directory: directory, firstLaunch: Self.firstLaunch(true), use: index == 4 ? .command : .app)
-                        deviceIds.withLock { $0.append(database.deviceId) }
-                    } catch {
-                        failures.withLock { $0.append("\(error)") }
-                    }
-                }
-                #expect(failures.withLock { $0 }.isEmpty)
-                #expect(Set(deviceIds.withLock { $0 }).count == 1)
+                let (deviceIds, failures) = Self.openAtOnce(directory, uses: [.app, .app, .app, .app, .command])
+                #expect(failures.isEmpty)
+                #expect(Set(deviceIds).count == 1)
             }
         }
     }
 
     @Test func twoOpensAtOnceInANewDirectorySeedOnce() throws {
         try withTemporaryDirectory { directory in
-            let deviceIds = Mutex<[String]>([])
-            let failures = Mutex<[String]>([])
-            DispatchQueue.concurrentPerform(iterations: 4) { _ in
-                do {
-                    let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true))
-                    deviceIds.withLock { $0.append(database.deviceId) }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }
-            #expect(failures.withLock { $0 }.isEmpty)
-            #expect(Set(deviceIds.withLock { $0 }).count == 1)
+            let (deviceIds, failures) = Self.openAtOnce(directory, uses: [.app, .app, .app, .app])
+            #expect(failures.isEmpty)
+            #expect(Set(deviceIds).count == 1)
             let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(true))
             #expect(try Self.repository(database).count(.all) == 7)
         }
+    }
+
+    /// Opens the database in `directory` once for each of `uses`, all at the same time;
+    /// returns the device ids the opens found and the errors of those that failed.
+    private static func openAtOnce(_ directory: URL, uses: [IdeaDatabase.Use]) -> (deviceIds: [String], failures: [String]) {
+        let deviceIds = Mutex<[String]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: uses.count) { index in
+            do {
+                let database = try IdeaDatabase.open(directory: directory, firstLaunch: firstLaunch(true), use: uses[index])
+                deviceIds.withLock { $0.append(database.deviceId) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        return (deviceIds.withLock { $0 }, failures.withLock { $0 })
     }
 }
