@@ -11,9 +11,10 @@
 
 #include <locale.h>
 #include <stdbool.h>
-#include <string.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
+#include <ncursesw/term.h>
+#include <unistd.h>
 
 /* glibc declares wcwidth() only for _XOPEN_SOURCE, which the Glibc module is built without. */
 extern int wcwidth(wchar_t character);
@@ -26,6 +27,11 @@ static inline int cncurses_wcwidth(wchar_t character) {
 /* `stdscr` is a mutable C global; Swift 6 refuses to read it directly. */
 static inline WINDOW *cncurses_stdscr(void) {
     return stdscr;
+}
+
+/* So is `curscr`, ncurses's picture of what the terminal shows. */
+static inline WINDOW *cncurses_curscr(void) {
+    return curscr;
 }
 
 /* COLORS is a mutable C global too. */
@@ -43,33 +49,18 @@ static inline bool cncurses_is_active(void) {
     return stdscr != NULL && !isendwin();
 }
 
-/* A_BOLD and friends are function-like macros, which Swift cannot import. */
-static inline attr_t cncurses_attributes(bool bold, bool underline, bool reverse, bool dim) {
-    attr_t attributes = A_NORMAL;
-    if (bold) attributes |= A_BOLD;
-    if (underline) attributes |= A_UNDERLINE;
-    if (reverse) attributes |= A_REVERSE;
-    if (dim) attributes |= A_DIM;
-    return attributes;
-}
-
 /*
- * Adds one glyph: a spacing character followed by up to CCHARW_MAX - 1 characters that the
- * terminal joins to it. setcchar() would drop everything after the first later character
- * whose wcwidth() is not zero (the emoji after a ZWJ), so the cell is filled by hand;
- * ncurses advances by the width of the first character and writes every stored character.
+ * Whether $TERM names a terminal the app can draw on, read from terminfo without taking the
+ * terminal over: 1 when it can move the cursor to any cell (`cup`), -1 when it cannot (`dumb`),
+ * 0 when terminfo does not know the type.
  */
-static inline int cncurses_add_glyph(WINDOW *window, const wchar_t *characters, int count,
-                                     attr_t attributes, short pair) {
-    if (count < 1 || count > CCHARW_MAX) return ERR;
-    cchar_t cell;
-    memset(&cell, 0, sizeof cell);
-    wchar_t first[2] = { characters[0], L'\0' };
-    if (setcchar(&cell, first, attributes, pair, NULL) == ERR) return ERR;
-    for (int index = 1; index < count; index++) {
-        cell.chars[index] = characters[index];
-    }
-    return wadd_wch(window, &cell);
+static inline int cncurses_check_terminal(void) {
+    int error = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &error) != OK) return 0;
+    char *address = tigetstr("cup");
+    int usable = address != NULL && address != (char *)-1;
+    del_curterm(cur_term);
+    return usable ? 1 : -1;
 }
 
 #endif

@@ -79,7 +79,7 @@ public struct CommandContext {
         let skipSamples = options.noSamples || ["1", "true", "yes"].contains(environment["IDEABOX_NO_SAMPLES"]?.lowercased() ?? "")
         let database = try IdeaDatabase.open(
             directory: location.profileDirectory,
-            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples && !skipSamples, language: language), use: use)
+            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples && !skipSamples, language: language, clock: clock), use: use)
         return database.repository(clock: clock, ids: .random)
     }
 }

@@ -2,15 +2,28 @@ import Foundation
 
 /// The seven ideas a new data directory starts with: the old in-memory app's data.
 ///
-/// Their ids and timestamps are fixed, so the same sample seeded on two devices is one
-/// idea, not two. Each language's set has its own writer id, so when an English and a
-/// Chinese device meet, the usual last-write-wins order picks one wording deterministically.
+/// Their ids are fixed, so the same sample seeded on two devices is one idea, not two.
+/// Each language's set has its own writer id, so when an English and a Chinese device
+/// meet, the usual last-write-wins order picks one wording deterministically.
 public enum SampleIdeas {
-    /// The samples in `language`, newest last.
+    /// The samples in `language`, newest last, an hour apart, the first on the day the
+    /// original specs were written.
     public static func ideas(in language: Language) -> [Idea] {
+        ideas(in: language, times: { firstCreatedAt.adding(milliseconds: Int64($0) * 3_600_000) })
+    }
+
+    /// The samples in `language` as a first launch seeds them: stamped with the current
+    /// time `now`, each a millisecond before the next so they keep their order, the newest
+    /// a millisecond before `now` so an idea added at once still comes first.
+    public static func ideas(in language: Language, stampedAt now: Timestamp) -> [Idea] {
+        let count = english.count
+        return ideas(in: language, times: { now.adding(milliseconds: Int64($0 - count)) })
+    }
+
+    private static func ideas(in language: Language, times: (Int) -> Timestamp) -> [Idea] {
         let texts = language == .english ? english : traditionalChinese
         return texts.enumerated().map { index, text in
-            let created = firstCreatedAt.adding(milliseconds: Int64(index) * 3_600_000)
+            let created = times(index)
             return Idea(
                 id: id(index),
                 title: text.title,

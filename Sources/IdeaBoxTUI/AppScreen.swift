@@ -54,19 +54,20 @@ public enum AppScreen {
     // MARK: Parts
 
     private static func drawTabBar(_ app: AppModel, into grid: inout CellGrid) {
-        var column = grid.put(" \(app.text.appName) ", row: 0, column: 0, style: accent)
-        for tab in AppModel.Tab.allCases {
-            let count: String
-            switch tab {
-            case .all: count = " (\(app.counts.all))"
-            case .completed: count = " (\(app.counts.completed))"
-            case .search: count = ""
-            }
-            let label = " \(tab.rawValue + 1) \(app.text.tabLabel(tab))\(count) "
-            column = grid.put(" ", row: 0, column: column)
-            column = grid.put(label, row: 0, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
+        grid.put(" \(app.text.appName) ", row: 0, column: 0, style: accent)
+        for (tab, column, label) in app.tabBarLabels {
+            grid.put(label, row: 0, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
         }
         grid.fill(row: 1, character: "─", style: muted)
+        if app.tab != .search { drawPosition(app, row: 1, into: &grid) }
+    }
+
+    /// `123/1000` at the right end of the rule above a list that does not fit the screen.
+    private static func drawPosition(_ app: AppModel, row: Int, into grid: inout CellGrid) {
+        let list = app.currentList
+        guard list.totalCount > app.listHeight else { return }
+        let position = " \(app.text.position(list.selectedIndex, of: list.totalCount)) "
+        grid.put(position, row: row, column: grid.columns - TextWidth.width(of: position) - 1, style: muted)
     }
 
     /// The search field and the rule with the match count; returns the field's cursor.
@@ -80,6 +81,7 @@ public enum AppScreen {
             let matches = " \(app.text.matches(app.searchMatchCount, capped: app.isSearchCountCapped)) "
             grid.put(matches, row: 3, column: 2, style: muted)
         }
+        drawPosition(app, row: 3, into: &grid)
         return app.isSearchFieldFocused ? CursorPosition(row: 2, column: start + visible.cursorColumn) : nil
     }
 
@@ -126,7 +128,9 @@ public enum AppScreen {
         let textStart = 5
         let available = ageColumn - 2 - textStart
         guard available > 0 else { return }
-        let titleWidth = min(TextWidth.width(of: idea.title), max(available * 3 / 5, available - 8))
+        // A title with no description to share the row with takes all of it.
+        let titleShare = idea.description.isEmpty ? available : max(available * 3 / 5, available - 8)
+        let titleWidth = min(TextWidth.width(of: idea.title), titleShare)
         let titleShown = TextWidth.truncate(idea.title, toWidth: titleWidth, ellipsis: true)
         var style = base
         if !isSelected { style.bold = true }
@@ -140,7 +144,7 @@ public enum AppScreen {
     }
 
     private static func drawHints(_ app: AppModel, into grid: inout CellGrid) {
-        let hints: String
+        let hints: [String]
         if app.form != nil {
             hints = app.text.formHints
         } else if app.tab == .search && app.isSearchFieldFocused {
@@ -148,7 +152,23 @@ public enum AppScreen {
         } else {
             hints = app.text.listHints
         }
-        grid.put(" " + hints, row: grid.rows - 2, column: 0, maxWidth: grid.columns, style: muted)
+        grid.put(" " + fitted(hints, width: grid.columns - 1), row: grid.rows - 2, column: 0, maxWidth: grid.columns, style: muted)
+    }
+
+    /// The hints that fit in `width`, two spaces apart: the last ones (help and quit)
+    /// always, and the others from the first as far as room is left.
+    static func fitted(_ hints: [String], width: Int) -> String {
+        let kept = Array(hints.suffix(UIText.keptHints))
+        var shown: [String] = []
+        let separator = 2
+        var used = kept.reduce(0) { $0 + TextWidth.width(of: $1) } + separator * max(0, kept.count - 1)
+        for hint in hints.dropLast(UIText.keptHints) {
+            let needed = TextWidth.width(of: hint) + separator
+            guard used + needed <= width else { break }
+            shown.append(hint)
+            used += needed
+        }
+        return (shown + kept).joined(separator: "  ")
     }
 
     private static func drawStatusBar(_ app: AppModel, into grid: inout CellGrid) {
@@ -189,9 +209,10 @@ public enum AppScreen {
         let box = Box.centered(height: min(grid.rows - 2, entries.count + 4), width: min(grid.columns - 2, contentWidth + 4), in: grid)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.helpTitle, style: accent)
-        // The blank line above the footer goes first when the screen is short of a row.
-        let rows = min(entries.count, box.height - 3)
-        for (offset, entry) in entries.prefix(rows).enumerated() {
+        // The blank line above the footer goes first when the screen is short of a row; then
+        // the entries scroll.
+        let rows = app.helpVisibleRows
+        for (offset, entry) in entries.dropFirst(app.helpScroll).prefix(rows).enumerated() {
             let row = box.top + 1 + offset
             grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: keysWidth, style: accent)
             grid.put(entry.action, row: row, column: box.left + 4 + keysWidth, maxWidth: box.width - keysWidth - 6)

@@ -9,7 +9,8 @@ enum FormScreen {
     static func draw(_ form: IdeaForm, app: AppModel, into grid: inout CellGrid) -> CursorPosition? {
         let text = app.text
         let width = min(grid.columns, 100)
-        let box = Box(top: 2, left: (grid.columns - width) / 2, height: grid.rows - 4, width: width)
+        let layout = Layout(screenRows: grid.rows)
+        let box = Box(top: layout.top, left: (grid.columns - width) / 2, height: layout.bottom - layout.top + 1, width: width)
         Box.clear(box, in: &grid)
         let heading: String
         switch form.mode {
@@ -18,6 +19,7 @@ enum FormScreen {
         }
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: heading, style: AppScreen.accent)
         let left = box.left + 2
+        let right = box.left + box.width - 2
         let fieldWidth = AppModel.formTextWidth(columns: grid.columns)
         var cursor: CursorPosition?
 
@@ -26,7 +28,7 @@ enum FormScreen {
         label(text.titleField, isFocused: form.focus == .title, row: row, left: left, into: &grid)
         // The title is stored trimmed, so the counter counts what the limit applies to.
         let storedTitleLength = form.title.text.trimmingCharacters(in: .whitespaces).count
-        counter(storedTitleLength, limit: IdeaLimits.titleLength, row: row, right: box.left + box.width - 2, into: &grid)
+        counter(storedTitleLength, limit: IdeaLimits.titleLength, row: row, right: right, into: &grid)
         row += 1
         let title = TextField.visibleSlice(of: form.title, width: fieldWidth)
         grid.put(title.text, row: row, column: left, maxWidth: fieldWidth)
@@ -34,39 +36,86 @@ enum FormScreen {
 
         // Description: label with counter, then the text wrapped by display width,
         // scrolled so the cursor's line shows.
-        row += 2
+        row += layout.gapAfterTitle ? 2 : 1
         label(text.descriptionField, isFocused: form.focus == .description, row: row, left: left, into: &grid)
-        counter(form.description.count, limit: IdeaLimits.descriptionLength, row: row, right: box.left + box.width - 2, into: &grid)
+        counter(form.description.count, limit: IdeaLimits.descriptionLength, row: row, right: right, into: &grid)
         row += 1
-        let bottomRows = 3
-        let descriptionHeight = max(1, box.top + box.height - 1 - bottomRows - row)
         let lines = TextWidth.wrap(form.description.text, toWidth: fieldWidth)
         let location = TextWidth.locate(offset: form.description.cursor, in: lines)
-        let firstLine = max(0, location.line - descriptionHeight + 1)
-        for (offset, line) in lines.dropFirst(firstLine).prefix(descriptionHeight).enumerated() {
+        let firstLine = max(0, location.line - layout.descriptionLines + 1)
+        for (offset, line) in lines.dropFirst(firstLine).prefix(layout.descriptionLines).enumerated() {
             grid.put(line.text.replacingTabs(), row: row + offset, column: left, maxWidth: fieldWidth)
         }
         if form.focus == .description {
             cursor = CursorPosition(row: row + location.line - firstLine, column: left + location.column)
         }
 
-        // Completed toggle, then the error or the discard question.
-        row = box.top + box.height - 1 - bottomRows + 1
+        // Completed toggle, then the error or a question, on the last two rows inside.
+        row = layout.bottom - 2
         let toggle = "\(form.isCompleted ? "[x]" : "[ ]") \(text.completedField)"
         if form.focus == .completed {
-            grid.put("> " + toggle, row: row, column: left - 1, style: CellStyle(bold: true, reverse: true, color: .accent))
+            grid.put("> " + toggle, row: row, column: left - 1, maxWidth: right - left + 1,
+                     style: CellStyle(bold: true, reverse: true, color: .accent))
         } else {
-            grid.put(toggle, row: row, column: left)
+            grid.put(toggle, row: row, column: left, maxWidth: right - left)
         }
         row += 1
-        if form.isConfirmingDiscard {
-            grid.put(text.discardQuestion, row: row, column: left, maxWidth: fieldWidth, style: CellStyle(bold: true, color: .highlight))
+        let messageWidth = right - left
+        if form.isOfferingToSaveAsNew {
+            let question = TextWidth.width(of: text.deletedElsewhereQuestion) <= messageWidth
+                ? text.deletedElsewhereQuestion : text.deletedElsewhereShortQuestion
+            grid.put(question, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
+            cursor = nil
+        } else if form.isConfirmingDiscard {
+            grid.put(text.discardQuestion, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
             cursor = nil
         } else if let error = form.visibleError {
-            grid.put("! " + error.message(in: text.language), row: row, column: left, maxWidth: fieldWidth,
-                     style: CellStyle(bold: true, color: .error))
+            let message = TextWidth.truncate("! " + error.message(in: text.language), toWidth: messageWidth, ellipsis: true)
+            grid.put(message, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .error))
         }
         return cursor
+    }
+
+    /// The form's rows on a screen of a given height. It sits below the tab bar, above the
+    /// hint line and the status bar; on a short screen the description gives up lines
+    /// first (down to one), then the blank rows between fields go, and last the form rises
+    /// over the tab bar, so every field keeps a row of its own, in Tab order.
+    struct Layout: Equatable {
+        /// The row of the box's top edge.
+        var top: Int
+        /// The row of the box's bottom edge.
+        var bottom: Int
+        /// Whether a blank row separates the title from the description's label.
+        var gapAfterTitle: Bool
+        /// Whether a blank row separates the description from the completed toggle.
+        var gapAfterDescription: Bool
+        /// The description's visible lines.
+        var descriptionLines: Int
+
+        /// Rows inside the box besides the description's: two for the title, the
+        /// description's label, the toggle and the message line.
+        static let fixedRows = 5
+
+        init(screenRows: Int) {
+            bottom = screenRows - 3
+            top = 2
+            gapAfterTitle = true
+            gapAfterDescription = true
+            descriptionLines = 0
+            while true {
+                let inside = bottom - top - 1
+                descriptionLines = inside - Self.fixedRows - (gapAfterTitle ? 1 : 0) - (gapAfterDescription ? 1 : 0)
+                if descriptionLines >= 1 || top == 0 { break }
+                if gapAfterDescription {
+                    gapAfterDescription = false
+                } else if gapAfterTitle {
+                    gapAfterTitle = false
+                } else {
+                    top -= 1
+                }
+            }
+            descriptionLines = max(1, descriptionLines)
+        }
     }
 
     /// A field label; the focused one is marked with `>` so it shows in plain text too.

@@ -3,7 +3,8 @@ import CNcurses
 
 /// Turns raw terminal input (`wget_wch` results) into `Key`s: ncurses key codes, control
 /// characters, ESC-prefixed Alt keys and escape sequences ncurses left undecoded, typed
-/// text assembled into whole grapheme clusters, and bracketed pastes as one `Key.paste`.
+/// text assembled into whole grapheme clusters, bracketed pastes as one `Key.paste`, and
+/// SGR mouse reports (ESC [ < b ; x ; y M) as `Key.mouse`.
 public struct KeyDecoder: Sendable {
     private enum State: Sendable {
         case ground
@@ -91,6 +92,9 @@ public struct KeyDecoder: Sendable {
         case .keyCode(let code):
             flushTyped(into: &keys)
             if let key = Self.key(forCode: code) { keys.append(key) }
+        case .endOfInput:
+            // The app's loop ends there; the decoder has nothing to make of it.
+            flushTyped(into: &keys)
         case .character(let scalar):
             let value = scalar.value
             if value >= 0x20 && !(0x7F...0x9F).contains(value) {
@@ -139,6 +143,10 @@ public struct KeyDecoder: Sendable {
             state = .paste
             return
         }
+        if parameters.hasPrefix("<") {
+            if let event = Self.mouseEvent(parameters.dropFirst(), final: final) { keys.append(.mouse(event)) }
+            return
+        }
         if let key = Self.controlSequenceKey(parameters, final: final) { keys.append(key) }
     }
 
@@ -163,13 +171,45 @@ public struct KeyDecoder: Sendable {
         case KEY_BTAB: .backTab
         case KEY_RESIZE: .resize
         case KEY_F0 + 1...KEY_F0 + 63: .f(Int(code - KEY_F0))
+        default: extendedKey(named: keyname(code).map { String(cString: $0) })
+        }
+    }
+
+    /// Keys that terminfo lists under extended names, with a modifier number: 3 is Alt and
+    /// 5 is Ctrl (`kLFT5` is Ctrl-Left).
+    private static func extendedKey(named name: String?) -> Key? {
+        switch name {
+        case "kLFT3", "kLFT5": .wordLeft
+        case "kRIT3", "kRIT5": .wordRight
         default: nil
         }
     }
 
+    /// A press of the left button or a turn of the wheel from an SGR mouse report
+    /// (`b;x;y`, 1-based cells, final `M` for a press and `m` for a release); other buttons,
+    /// releases and motion are not used.
+    private static func mouseEvent(_ parameters: Substring, final: Unicode.Scalar) -> MouseEvent? {
+        let numbers = parameters.split(separator: ";").compactMap { Int($0) }
+        guard final == "M", numbers.count == 3, numbers[1] >= 1, numbers[2] >= 1 else { return nil }
+        let (row, column) = (numbers[2] - 1, numbers[1] - 1)
+        let modifiers = 4 | 8 | 16
+        switch numbers[0] & ~modifiers {
+        case 0: return MouseEvent(.press, row: row, column: column)
+        case 64: return MouseEvent(.wheelUp, row: row, column: column)
+        case 65: return MouseEvent(.wheelDown, row: row, column: column)
+        default: return nil
+        }
+    }
+
     /// Keys from CSI sequences (ESC [ parameters final) that ncurses did not decode
-    /// because the terminfo entry lacks them; modifier parameters are ignored.
+    /// because the terminfo entry lacks them; of the modifiers only Ctrl and Alt on the left
+    /// and right arrows count (a word back or forward).
     private static func controlSequenceKey(_ parameters: String, final: Unicode.Scalar) -> Key? {
+        let modifier = parameters.split(separator: ";").dropFirst().first.flatMap { Int($0) }
+        if modifier == 3 || modifier == 5 {
+            if final == "D" { return .wordLeft }
+            if final == "C" { return .wordRight }
+        }
         switch final {
         case "A": return .up
         case "B": return .down

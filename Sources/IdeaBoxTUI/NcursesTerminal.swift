@@ -1,47 +1,69 @@
 import CNcurses
 import Foundation
+import IdeaBoxCore
+import IdeaBoxViewModels
 
-/// The real terminal: ncursesw in raw mode on the alternate screen, with bracketed paste.
+/// The real terminal: ncursesw in raw mode on the alternate screen, with bracketed paste
+/// and, unless turned off, the mouse.
 ///
-/// One instance per process (ncurses keeps one global screen). `restore()`, `deinit`,
-/// process exit and SIGINT, SIGTERM or SIGHUP all give the terminal back; after a signal
-/// the process exits with status 128 + the signal number.
+/// ncurses sets the terminal's modes and decodes keys; frames are written by a
+/// `TerminalWriter`, which carries every cell's whole grapheme cluster (ncurses keeps at
+/// most five scalars a cell and measures each with `wcwidth`). One instance per process
+/// (ncurses keeps one global screen). `restore()`, `deinit`, process exit and SIGINT,
+/// SIGTERM or SIGHUP all give the terminal back; after a signal the process exits with
+/// status 128 + the signal number.
 public final class NcursesTerminal: TerminalBackend {
     /// Why the terminal could not be set up.
-    public enum SetupError: Error, CustomStringConvertible {
+    public enum SetupError: UserFacingError, CustomStringConvertible {
+        /// Standard input or output is not a terminal (a pipe, a file, /dev/null).
+        case notATerminal
         /// Neither the environment's locale nor C.UTF-8 could be used for LC_CTYPE.
         case noUTF8Locale
-        /// ncurses does not know the terminal type, or there is no terminal.
+        /// terminfo does not know the terminal type, or it cannot move the cursor (`dumb`).
         case unusableTerminal(String)
 
-        /// One line saying what went wrong.
-        public var description: String {
+        /// One line saying what went wrong and what to use instead.
+        public func message(in language: Language) -> String {
+            let text = UIText(language: language)
             switch self {
-            case .noUTF8Locale:
-                "no UTF-8 locale is available (tried the environment and C.UTF-8)"
-            case .unusableTerminal(let type):
-                "cannot use the terminal (TERM=\(type)); run ideabox in an interactive terminal"
+            case .notATerminal: return text.needsTerminal
+            case .noUTF8Locale: return text.needsUTF8Locale
+            case .unusableTerminal(let type): return text.unusableTerminal(type)
             }
         }
+
+        /// The English message.
+        public var description: String { message(in: .english) }
     }
 
     private static let escapeDelayMilliseconds: Int32 = 25
     private static let handledSignals = [SIGINT, SIGTERM, SIGHUP]
-    private static let enableBracketedPaste = "\u{1B}[?2004h"
-    private static let disableBracketedPaste = "\u{1B}[?2004l"
+    private static let enableModes = "\u{1B}[?2004h"
+    private static let disableModes = "\u{1B}[?2004l"
+    /// Button presses, releases and the wheel, reported in SGR form (ESC [ < b ; x ; y M).
+    private static let enableMouse = "\u{1B}[?1000h\u{1B}[?1006h"
+    private static let disableMouse = "\u{1B}[?1006l\u{1B}[?1000l"
     private static let exitHandler: Void = { atexit { NcursesTerminal.shutDownCurses() } }()
+    nonisolated(unsafe) private static var usesMouse = false
 
     private let window: UnsafeMutablePointer<WINDOW>
-    private let usesColors: Bool
-    private let joinsAfterZeroWidthJoiner: Bool
+    private var writer: TerminalWriter
     private var previousFrame: CellGrid?
-    private var cursorVisible = false
     private var isActive = true
 
+    /// Checks, before anything is opened, that both ends of the process are a terminal
+    /// that ncurses can drive: otherwise the app would draw into a pipe or wait on input
+    /// that never comes.
+    public static func checkUsable(environment: [String: String]) throws(SetupError) {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
+        guard cncurses_check_terminal() == 1 else { throw .unusableTerminal(environment["TERM"] ?? "unset") }
+    }
+
     /// Takes over the terminal. With `NO_COLOR` set and not empty no color is used (the
-    /// colors that must stand out become bold); `TMUX` tells that the terminal joins ZWJ
-    /// emoji sequences into one two-cell glyph.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    /// colors that must stand out become bold); with `mouse` clicks and the wheel arrive
+    /// as keys.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true) throws {
+        try Self.checkUsable(environment: environment)
         try Self.useUTF8Locale()
         guard cncurses_newterm() != nil, let window = cncurses_stdscr() else {
             throw SetupError.unusableTerminal(environment["TERM"] ?? "unset")
@@ -56,16 +78,16 @@ public final class NcursesTerminal: TerminalBackend {
         intrflush(window, false)
         set_escdelay(Self.escapeDelayMilliseconds)
         curs_set(0)
-        usesColors = environment["NO_COLOR", default: ""].isEmpty && has_colors()
+        let usesColors = environment["NO_COLOR", default: ""].isEmpty && has_colors()
         if usesColors {
             start_color()
             use_default_colors()
-            for color in CellColor.allCases where color != .default {
-                init_pair(Self.pairNumber(color), Self.foreground(color), -1)
-            }
         }
-        joinsAfterZeroWidthJoiner = environment["TMUX"] != nil
-        Self.writeDirectly(Self.enableBracketedPaste)
+        writer = TerminalWriter(
+            usesColors: usesColors, hasBrightColors: cncurses_colors() >= 16,
+            scalarWidth: { Int(cncurses_wcwidth(wchar_t(bitPattern: $0.value))) })
+        Self.usesMouse = mouse
+        enterProgramModes()
     }
 
     deinit {
@@ -77,37 +99,39 @@ public final class NcursesTerminal: TerminalBackend {
         return TerminalSize(rows: Int(getmaxy(window)), columns: Int(getmaxx(window)))
     }
 
-    /// Writes the runs that changed since the last frame, places the cursor, and sends the
-    /// frame with a single `doupdate`; a frame of another size repaints the whole screen.
+    /// Writes the runs that changed since the last frame and places the cursor, in one
+    /// write; a frame of another size (or the first) clears the screen and paints it all.
     public func draw(_ grid: CellGrid, cursor: CursorPosition?) {
-        if let previousFrame, previousFrame.rows != grid.rows || previousFrame.columns != grid.columns {
-            clearok(window, true)
+        if let previous = previousFrame, previous.rows != grid.rows || previous.columns != grid.columns {
+            previousFrame = nil
         }
-        let screen = size
-        for run in GridDiff.runs(from: previousFrame, to: grid) where run.row < screen.rows {
-            write(run, within: screen.columns)
+        if previousFrame == nil {
+            // ncurses clears the screen (and is done with it: its own window stays
+            // untouched, so it never draws over the frames written below).
+            clearok(cncurses_curscr(), true)
+            wnoutrefresh(window)
+            doupdate()
         }
+        let bytes = writer.frame(from: previousFrame, to: grid, screen: size, cursor: cursor)
         previousFrame = grid
-        if (cursor != nil) != cursorVisible {
-            cursorVisible = cursor != nil
-            curs_set(cursorVisible ? 1 : 0)
-        }
-        if let cursor {
-            wmove(window, Int32(cursor.row), Int32(cursor.column))
-        }
-        wnoutrefresh(window)
-        doupdate()
+        Self.writeDirectly(bytes)
     }
 
     /// Waits up to `timeoutMilliseconds` (forever when negative) for the first input, then
     /// drains whatever else is already waiting, so an escape sequence or a paste arrives in
-    /// one batch.
+    /// one batch. A terminal that hung up gives `.endOfInput`, never an endless run of
+    /// empty reads.
     public func readInput(timeoutMilliseconds: Int) -> [RawInput] {
         var inputs: [RawInput] = []
         var value: wint_t = 0
+        let started = ContinuousClock.now
         wtimeout(window, Int32(clamping: timeoutMilliseconds))
         var status = wget_wch(window, &value)
         wtimeout(window, 0)
+        let returnedEarly = timeoutMilliseconds < 0 || ContinuousClock.now - started < .milliseconds(timeoutMilliseconds)
+        if status == ERR, returnedEarly, Self.inputHasEnded() {
+            return [.endOfInput]
+        }
         while status != ERR {
             if status == KEY_CODE_YES {
                 inputs.append(.keyCode(Int32(bitPattern: value)))
@@ -119,8 +143,20 @@ public final class NcursesTerminal: TerminalBackend {
         return inputs
     }
 
-    /// Leaves the alternate screen, turns bracketed paste off and restores the tty modes
-    /// and the default signal handlers; the terminal is not drawn to afterwards.
+    /// Gives the terminal to the shell and stops the process (Ctrl-Z); when the shell's
+    /// `fg` continues it, takes the terminal back and repaints everything.
+    public func suspend() {
+        guard isActive else { return }
+        Self.shutDownCurses()
+        signal(SIGTSTP, SIG_DFL)
+        raise(SIGTSTP)
+        enterProgramModes()
+        previousFrame = nil
+        writer.reset()
+    }
+
+    /// Leaves the alternate screen, turns bracketed paste and the mouse off and restores
+    /// the tty modes and the default signal handlers; the terminal is not drawn to afterwards.
     public func restore() {
         guard isActive else { return }
         isActive = false
@@ -130,19 +166,45 @@ public final class NcursesTerminal: TerminalBackend {
         }
     }
 
+    /// Program mode (again, after a suspend): ncurses's modes through a refresh, then
+    /// bracketed paste and the mouse, which ncurses does not know of.
+    private func enterProgramModes() {
+        wnoutrefresh(window)
+        doupdate()
+        Self.writeDirectly(Array((Self.enableModes + (Self.usesMouse ? Self.enableMouse : "")).utf8))
+    }
+
     /// Safe to call at any time, from a signal handler or at exit included: it does nothing
     /// unless ncurses currently owns the terminal.
     private static func shutDownCurses() {
         guard cncurses_is_active() else { return }
+        writeDirectly(Array((disableModes + (usesMouse ? disableMouse : "") + "\u{1B}[0m").utf8))
         endwin()
-        writeDirectly(disableBracketedPaste)
     }
 
-    /// Writes a mode switch straight to the terminal: `putp` does not send strings that are
-    /// not terminfo capabilities, and ncurses has flushed its own buffer at both call sites.
-    private static func writeDirectly(_ sequence: String) {
-        sequence.utf8CString.withUnsafeBufferPointer { bytes in
-            _ = Foundation.write(STDOUT_FILENO, bytes.baseAddress, bytes.count - 1)
+    /// Whether standard input has reached its end: the terminal hung up, or a read would
+    /// return nothing at once. Called only after a read gave nothing before its timeout.
+    private static func inputHasEnded() -> Bool {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) == 1 else { return false }
+        return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+            || descriptor.revents & Int16(POLLIN) != 0
+    }
+
+    /// Writes bytes straight to the terminal, all of them, retrying after a signal.
+    private static func writeDirectly(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
         }
     }
 
@@ -163,55 +225,5 @@ public final class NcursesTerminal: TerminalBackend {
             if name == "UTF-8" || name == "UTF8" { return }
         }
         guard setlocale(LC_CTYPE, "C.UTF-8") != nil else { throw SetupError.noUTF8Locale }
-    }
-
-    /// Writes the clusters of `run` that fit in `columns`, each at its own column; a frame
-    /// drawn for a bigger screen just before a resize is clipped rather than wrapped.
-    private func write(_ run: CellRun, within columns: Int) {
-        for (offset, cell) in run.cells.enumerated() where !cell.isContinuation {
-            let isWide = offset + 1 < run.cells.count && run.cells[offset + 1].isContinuation
-            guard run.column + offset + (isWide ? 2 : 1) <= columns else { return }
-            let (attributes, pair) = rendition(of: cell.style)
-            wmove(window, Int32(run.row), Int32(run.column + offset))
-            let glyphs = TerminalGlyph.layout(
-                cell.text,
-                cellWidth: isWide ? 2 : 1,
-                joinsAfterZeroWidthJoiner: joinsAfterZeroWidthJoiner,
-                scalarWidth: { Int(cncurses_wcwidth(wchar_t(bitPattern: $0.value))) }
-            )
-            for glyph in glyphs {
-                let characters = glyph.scalars.map { wchar_t(bitPattern: $0.value) }
-                cncurses_add_glyph(window, characters, Int32(characters.count), attributes, pair)
-            }
-        }
-    }
-
-    /// The ncurses attributes and color pair for `style`; without colors the named colors
-    /// that must stand out become bold.
-    private func rendition(of style: CellStyle) -> (attr_t, Int16) {
-        var bold = style.bold
-        if !usesColors {
-            switch style.color {
-            case .accent, .error, .highlight: bold = true
-            case .default, .muted, .success: break
-            }
-        }
-        let attributes = cncurses_attributes(bold, style.underline, style.reverse, style.dim)
-        return (attributes, usesColors ? Self.pairNumber(style.color) : 0)
-    }
-
-    private static func pairNumber(_ color: CellColor) -> Int16 {
-        Int16(CellColor.allCases.firstIndex(of: color) ?? 0)
-    }
-
-    private static func foreground(_ color: CellColor) -> Int16 {
-        switch color {
-        case .default: -1
-        case .accent: Int16(COLOR_CYAN)
-        case .muted: cncurses_colors() >= 16 ? 8 : Int16(COLOR_WHITE)
-        case .error: Int16(COLOR_RED)
-        case .success: Int16(COLOR_GREEN)
-        case .highlight: Int16(COLOR_YELLOW)
-        }
     }
 }

@@ -30,8 +30,7 @@ enum SyncLogScreen {
         for conflict in log.conflicts {
             lines.append((text.conflictLine(conflict), .plain))
         }
-        let footerRows = 2
-        let height = max(1, box.height - 2 - footerRows)
+        let height = app.syncLogVisibleRows
         let first = min(log.scroll, max(0, lines.count - height))
         for (offset, line) in lines.dropFirst(first).prefix(height).enumerated() {
             grid.put(line.0, row: box.top + 1 + offset, column: box.left + 2, maxWidth: box.width - 4, style: line.1)

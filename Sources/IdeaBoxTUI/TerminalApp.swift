@@ -16,7 +16,7 @@ public struct TerminalApp {
         self.terminal = terminal
     }
 
-    /// Runs until the user quits, then gives the terminal back.
+    /// Runs until the user quits or the input ends, then gives the terminal back.
     public func run() {
         defer { terminal.restore() }
         var decoder = KeyDecoder()
@@ -28,12 +28,18 @@ public struct TerminalApp {
         var lastTick = clock.now
         while !app.wantsToQuit {
             let inputs = terminal.readInput(timeoutMilliseconds: Self.tickMilliseconds)
+            let inputEnded = inputs.last == .endOfInput
             var needsDrawing = false
             for key in decoder.decode(inputs) {
                 app.handle(key)
                 needsDrawing = true
                 if app.wantsToQuit { return }
+                if app.wantsToSuspend {
+                    app.resumed()
+                    terminal.suspend()
+                }
             }
+            if inputEnded { return }
             if terminal.size != size {
                 size = terminal.size
                 app.resize(rows: size.rows, columns: size.columns)

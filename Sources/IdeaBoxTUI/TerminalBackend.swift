@@ -37,6 +37,9 @@ public protocol TerminalBackend: AnyObject {
     /// Waits up to `timeoutMilliseconds` for input and returns everything then waiting, in
     /// order; empty when nothing came.
     func readInput(timeoutMilliseconds: Int) -> [RawInput]
+    /// Gives the terminal to the shell and stops the process until the shell continues it
+    /// (Ctrl-Z, then `fg`); the next frame is drawn whole.
+    func suspend()
     /// Gives the terminal back to the shell as it was; calling it again does nothing.
     func restore()
 }

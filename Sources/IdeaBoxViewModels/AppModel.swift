@@ -18,7 +18,7 @@ public final class AppModel {
     /// The words of the app, in the user's language.
     public let text: UIText
     /// The open tab.
-    public private(set) var tab: Tab = .all
+    public internal(set) var tab: Tab = .all
     /// The counts shown on the tabs.
     public private(set) var counts = IdeaCounts(all: 0, completed: 0)
     /// The All Ideas list.
@@ -30,7 +30,7 @@ public final class AppModel {
     /// The search field.
     public private(set) var searchQuery = TextBuffer()
     /// Whether typed keys go to the search field.
-    public private(set) var isSearchFieldFocused = false
+    public internal(set) var isSearchFieldFocused = false
     /// Whether the search count is a lower bound still being refined.
     public private(set) var isSearchCountCapped = false
 
@@ -39,26 +39,33 @@ public final class AppModel {
         isSearchCountCapped ? Self.quickSearchCount : searchResults.totalCount
     }
     /// The open edit form, if any.
-    public private(set) var form: IdeaForm?
+    public internal(set) var form: IdeaForm?
     /// The idea whose deletion awaits y/n, if any.
-    public private(set) var pendingDeletion: Idea?
+    public internal(set) var pendingDeletion: Idea?
     /// Whether the help overlay is open.
-    public private(set) var isShowingHelp = false
+    public internal(set) var isShowingHelp = false
+    /// How many lines of the help overlay are scrolled off its top.
+    public internal(set) var helpScroll = 0
+    /// Whether the user pressed Ctrl-Z: the terminal layer suspends, then calls `resumed()`.
+    public private(set) var wantsToSuspend = false
     /// The status bar.
-    public private(set) var status: StatusModel
+    public internal(set) var status: StatusModel
     /// Whether the user asked to quit.
-    public private(set) var wantsToQuit = false
+    public internal(set) var wantsToQuit = false
     /// The screen size, in rows and columns.
     public private(set) var size = (rows: 24, columns: 80)
     /// The sync log overlay's contents, while it is open.
-    public private(set) var syncLog: SyncLogView?
+    public internal(set) var syncLog: SyncLogView?
     /// The ideas with a change the remote has not confirmed for 30 days: marked in the list.
     public private(set) var staleIdeaIds: Set<UUID> = []
 
-    private let repository: IdeaRepository
-    private let clock: WallClock
-    private let sync: SyncHooks?
-    private var lastDeleted: Idea?
+    let repository: IdeaRepository
+    let clock: WallClock
+    let sync: SyncHooks?
+    /// What `u` and `Ctrl-R` undo and redo.
+    public internal(set) var history = UndoHistory()
+    /// The last left-button press, to tell a double click.
+    var lastPress: (event: MouseEvent, at: Timestamp)?
     private var knownRevision: Int64 = -1
 
     /// How many search hits to count before the first frame; the exact count follows.
@@ -152,11 +159,16 @@ public final class AppModel {
         return changed
     }
 
+    /// The terminal came back after a suspend (Ctrl-Z, then `fg`).
+    public func resumed() {
+        wantsToSuspend = false
+    }
+
     /// Applies one key press (or paste).
     public func handle(_ key: Key) {
-        // A terminal sends Alt-x as ESC x, just as a quick Esc then x arrives: the app has
-        // no Alt bindings, so it takes both keys.
-        if case .alt(let character) = key {
+        // A terminal sends Alt-x as ESC x, just as a quick Esc then x arrives: outside the
+        // form's Alt-B and Alt-F the app takes both keys.
+        if case .alt(let character) = key, !(form != nil && "bBfF".contains(character)) {
             handle(.escape)
             handle(.char(character))
             return
@@ -172,8 +184,16 @@ public final class AppModel {
 
     private func dispatch(_ key: Key) throws {
         if key == .resize { return }
+        if key == .ctrl("z") {
+            wantsToSuspend = true
+            return
+        }
+        if case .mouse(let event) = key {
+            try handleMouse(event)
+            return
+        }
         if isShowingHelp {
-            isShowingHelp = false
+            handleHelp(key)
             return
         }
         if form != nil {
@@ -221,6 +241,7 @@ public final class AppModel {
         case .char(" "), .char("x"):
             if let idea = list.selectedIdea {
                 let updated = try repository.toggleCompleted(id: idea.id)
+                history.record(.setCompleted(idea, isCompleted: updated.isCompleted))
                 localChangeHappened()
                 try refresh()
                 status.show(text.markedDone(updated.isCompleted), tone: .success, now: now)
@@ -228,16 +249,17 @@ public final class AppModel {
         case .char("d"), .delete:
             pendingDeletion = list.selectedIdea
         case .char("u"):
-            try undoDelete()
+            try undo()
+        case .ctrl("r"):
+            try redo()
         case .char("/"):
             try switchTo(.search)
             isSearchFieldFocused = true
         case .char("?"), .f(1):
             isShowingHelp = true
+            helpScroll = 0
         case .char("s"):
-            guard let sync else { return status.show(text.syncUnavailable, now: now) }
-            sync.engine.syncNow()
-            status.show(text.syncRequested, now: now)
+            try syncNow()
         case .char("o"):
             guard let sync else { return status.show(text.syncUnavailable, now: now) }
             let on = try !sync.isNetworkOn()
@@ -275,6 +297,11 @@ public final class AppModel {
         case .ctrl("u"):
             searchQuery.killToLineStart()
             try runSearch()
+        case .ctrl("w"):
+            searchQuery.deleteWordBackward()
+            try runSearch()
+        case .wordLeft: searchQuery.moveWordLeft()
+        case .wordRight: searchQuery.moveWordRight()
         case .ctrl("k"):
             searchQuery.killToLineEnd()
             try runSearch()
@@ -287,67 +314,38 @@ public final class AppModel {
         }
     }
 
-    private func handleForm(_ key: Key) throws {
-        guard var form else { return }
-        let outcome = form.handle(key)
-        self.form = form
-        switch outcome {
-        case .editing:
-            break
-        case .cancel:
-            self.form = nil
-        case let .save(title, description, isCompleted):
-            switch form.mode {
-            case .new:
-                let idea = try repository.addIdea(title: title, description: description, isCompleted: isCompleted)
-                localChangeHappened()
-                self.form = nil
-                tab = .all
-                try refresh()
-                allIdeas.select(0)
-                status.show(text.added(idea.title), tone: .success, now: now)
-            case .edit(let original):
-                let idea = try repository.editIdea(
-                    id: original.id, IdeaChanges(title: title, description: description, isCompleted: isCompleted))
-                localChangeHappened()
-                self.form = nil
-                try refresh()
-                status.show(text.saved(idea.title), tone: .success, now: now)
-            }
-        }
-    }
-
     // MARK: Actions
 
-    private func openForm(_ mode: IdeaForm.Mode) {
+    func openForm(_ mode: IdeaForm.Mode) {
         var form = IdeaForm(mode: mode)
         form.descriptionWrapWidth = Self.formTextWidth(columns: size.columns)
         self.form = form
     }
 
-    private func switchTo(_ newTab: Tab) throws {
+    func switchTo(_ newTab: Tab) throws {
         tab = newTab
         isSearchFieldFocused = newTab == .search && searchQuery.characters.isEmpty
     }
 
     private func delete(_ idea: Idea) throws {
         let deleted = try repository.deleteIdea(id: idea.id)
+        history.record(.delete(deleted))
         localChangeHappened()
-        lastDeleted = deleted
         try refresh()
         status.show(text.deleted(deleted.title), now: now)
     }
 
-    private func undoDelete() throws {
-        guard let deleted = lastDeleted else {
-            status.show(text.nothingToUndo, now: now)
-            return
+    /// `s`: a sync now, or why none can happen (offline, signed out, quota full).
+    private func syncNow() throws {
+        guard let sync else { return status.show(text.syncUnavailable, now: now) }
+        guard try sync.isNetworkOn() else { return status.show(text.syncWhileOffline, tone: .error, now: now) }
+        switch sync.engine.status {
+        case .notSignedIn: status.show(text.syncWhileSignedOut, tone: .error, now: now)
+        case .quotaExceeded: status.show(text.syncWhileQuotaExceeded, tone: .error, now: now)
+        default:
+            sync.engine.syncNow()
+            status.show(text.syncRequested, now: now)
         }
-        let restored = try repository.restoreIdea(deleted)
-        localChangeHappened()
-        lastDeleted = nil
-        try refresh()
-        status.show(text.restored(restored.title), tone: .success, now: now)
     }
 
     /// A search as you type: the first page and a quick, capped count now; `tick()`
@@ -360,7 +358,7 @@ public final class AppModel {
     }
 
     /// Re-reads counts, lists and the pending count after any change.
-    private func refresh() throws {
+    func refresh() throws {
         knownRevision = try repository.revision()
         counts = try repository.counts()
         try allIdeas.reload(count: counts.all)
@@ -373,7 +371,7 @@ public final class AppModel {
         staleIdeaIds = try repository.staleIdeaIds()
     }
 
-    private func localChangeHappened() {
+    func localChangeHappened() {
         sync?.engine.localChangeHappened()
     }
 
@@ -397,59 +395,7 @@ public final class AppModel {
         return true
     }
 
-    private func handleSyncLog(_ key: Key) throws {
-        guard var log = syncLog else { return }
-        if let overwrite = log.confirmingOverwrite {
-            log.confirmingOverwrite = nil
-            syncLog = log
-            guard key == .char("y") || key == .char("Y"), let sync else { return }
-            switch overwrite {
-            case .ideas:
-                sync.engine.overwriteRemote()
-                status.show(text.overwriteRequested, now: now)
-            case .companion(let name):
-                sync.engine.overwriteRemote(companionNamed: name)
-                status.show(text.libraryOverwriteRequested, now: now)
-            }
-            return
-        }
-        switch key {
-        case .escape, .char("q"), .char("l"), .enter:
-            syncLog = nil
-        case .ctrl("c"):
-            syncLog = nil
-            wantsToQuit = true
-        case .up, .char("k"):
-            log.scroll = max(0, log.scroll - 1)
-            syncLog = log
-        case .down, .char("j"):
-            log.scroll += 1
-            syncLog = log
-        case .pageUp:
-            log.scroll = max(0, log.scroll - 10)
-            syncLog = log
-        case .pageDown:
-            log.scroll += 10
-            syncLog = log
-        case .char("O"):
-            log.confirmingOverwrite = .ideas
-            syncLog = log
-        case .char("L") where sync?.engine.companionNames.contains(Self.libraryCompanion) == true:
-            log.confirmingOverwrite = .companion(Self.libraryCompanion)
-            syncLog = log
-        default:
-            break
-        }
-    }
-
-    private func loadSyncLog() throws {
-        guard var log = syncLog else { return }
-        log.entries = try repository.syncLog(limit: 200)
-        log.conflicts = try repository.conflicts()
-        syncLog = log
-    }
-
-    private func report(_ error: any Error) {
+    func report(_ error: any Error) {
         let message = (error as? UserFacingError)?.message(in: text.language) ?? String(describing: error)
         status.show(message, tone: .error, now: now)
     }

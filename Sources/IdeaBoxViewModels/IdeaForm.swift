@@ -22,6 +22,8 @@ public struct IdeaForm: Sendable, Equatable {
         case editing
         /// Save these values (already checked against the rules).
         case save(title: String, description: String, isCompleted: Bool)
+        /// Save these values as a new idea: the idea being edited was deleted elsewhere.
+        case saveAsNew(title: String, description: String, isCompleted: Bool)
         /// Close without saving.
         case cancel
     }
@@ -38,6 +40,8 @@ public struct IdeaForm: Sendable, Equatable {
     public private(set) var focus: Field = .title
     /// Whether the form is asking "discard changes? y/n".
     public private(set) var isConfirmingDiscard = false
+    /// Whether the form is asking "deleted on another device: save as a new idea? y/n".
+    public private(set) var isOfferingToSaveAsNew = false
     /// Whether a save was refused, which makes even an empty title's error show.
     public private(set) var triedToSave = false
     /// The width the description wraps at on screen, for moving up and down by line.
@@ -86,8 +90,21 @@ public struct IdeaForm: Sendable, Equatable {
         return error == .emptyTitle && !triedToSave ? nil : error
     }
 
+    /// The idea being edited no longer exists (another device deleted it): the form keeps
+    /// every field and asks whether to save them as a new idea.
+    public mutating func ideaWasDeletedElsewhere() {
+        isOfferingToSaveAsNew = true
+        isConfirmingDiscard = false
+    }
+
     /// Applies a key and says whether the form should save, close or stay.
     public mutating func handle(_ key: Key) -> Outcome {
+        if isOfferingToSaveAsNew {
+            isOfferingToSaveAsNew = false
+            guard key == .char("y") || key == .char("Y") else { return .editing }
+            guard validationError == nil else { return .editing }
+            return .saveAsNew(title: title.text, description: description.text, isCompleted: isCompleted)
+        }
         if isConfirmingDiscard {
             switch key {
             case .char("y"), .char("Y"), .ctrl("c"):
@@ -176,6 +193,9 @@ public struct IdeaForm: Sendable, Equatable {
         case .delete, .ctrl("d"): buffer.deleteForward()
         case .left, .ctrl("b"): buffer.moveLeft()
         case .right, .ctrl("f"): buffer.moveRight()
+        case .wordLeft, .alt("b"), .alt("B"): buffer.moveWordLeft()
+        case .wordRight, .alt("f"), .alt("F"): buffer.moveWordRight()
+        case .ctrl("w"): buffer.deleteWordBackward()
         case .home, .ctrl("a"): buffer.moveToLineStart()
         case .end, .ctrl("e"): buffer.moveToLineEnd()
         case .ctrl("k"): buffer.killToLineEnd()

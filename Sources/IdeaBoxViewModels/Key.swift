@@ -20,6 +20,10 @@ public enum Key: Hashable, Sendable {
     case left
     /// Arrow right.
     case right
+    /// Ctrl-Left (or Alt-Left): a word back.
+    case wordLeft
+    /// Ctrl-Right (or Alt-Right): a word forward.
+    case wordRight
     /// Home.
     case home
     /// End.
@@ -40,4 +44,33 @@ public enum Key: Hashable, Sendable {
     case resize
     /// Text pasted in one piece (bracketed paste), line breaks as "\n".
     case paste(String)
+    /// A mouse button or the wheel, at a cell of the screen.
+    case mouse(MouseEvent)
+}
+
+/// What the mouse did, and at which cell (0-based).
+public struct MouseEvent: Hashable, Sendable {
+    /// The kinds of mouse input the app uses.
+    public enum Action: Hashable, Sendable {
+        /// The left button went down.
+        case press
+        /// The wheel turned away from the user (scroll up).
+        case wheelUp
+        /// The wheel turned towards the user (scroll down).
+        case wheelDown
+    }
+
+    /// What happened.
+    public var action: Action
+    /// The row of the cell under the pointer.
+    public var row: Int
+    /// The column of the cell under the pointer.
+    public var column: Int
+
+    /// An event at `row`, `column`.
+    public init(_ action: Action, row: Int, column: Int) {
+        self.action = action
+        self.row = row
+        self.column = column
+    }
 }

@@ -19,4 +19,8 @@ public struct SyncLogView: Sendable, Equatable {
     public var scroll = 0
     /// The "overwrite the remote? y/n" question the overlay is asking, if any.
     public var confirmingOverwrite: Overwrite?
+
+    /// The overlay's lines: the log (or its empty notice), a blank line, the conflicts
+    /// heading and the conflicts (or their empty notice).
+    public var lineCount: Int { max(1, entries.count) + 2 + max(1, conflicts.count) }
 }

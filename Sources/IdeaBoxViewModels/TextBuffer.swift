@@ -82,6 +82,42 @@ public struct TextBuffer: Sendable, Equatable {
         cursor = start
     }
 
+    /// Alt-B, Ctrl-Left: to the start of this word, or of the one before when already there.
+    public mutating func moveWordLeft() { cursor = wordStart }
+
+    /// Alt-F, Ctrl-Right: to the end of this word, or of the next one when already there.
+    public mutating func moveWordRight() { cursor = wordEnd }
+
+    /// Ctrl-W: deletes from the start of the word before the cursor to the cursor.
+    public mutating func deleteWordBackward() {
+        let start = wordStart
+        characters.removeSubrange(start..<cursor)
+        cursor = start
+    }
+
+    /// Where Alt-B goes: back over anything that is not part of a word (spaces,
+    /// punctuation, line breaks), then over the word's letters and digits.
+    private var wordStart: Int {
+        var index = cursor
+        while index > 0 && !Self.isWordCharacter(characters[index - 1]) { index -= 1 }
+        while index > 0 && Self.isWordCharacter(characters[index - 1]) { index -= 1 }
+        return index
+    }
+
+    /// Where Alt-F goes: forward over what is not a word, then over the word.
+    private var wordEnd: Int {
+        var index = cursor
+        while index < characters.count && !Self.isWordCharacter(characters[index]) { index += 1 }
+        while index < characters.count && Self.isWordCharacter(characters[index]) { index += 1 }
+        return index
+    }
+
+    /// Letters (CJK ideographs among them), digits and emoji make words.
+    private static func isWordCharacter(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_"
+            || (character.unicodeScalars.first?.properties.isEmojiPresentation ?? false)
+    }
+
     /// Moves to the line above, as the text wraps at `width` cells, keeping the column.
     public mutating func moveUp(wrappingAt width: Int) { moveVertically(by: -1, width: width) }
 

@@ -60,8 +60,9 @@ public struct UIText: Sendable {
             return text("Quota exceeded — local only", "超出儲存配額 — 僅限本機")
         case .wrongAccount(_, let current):
             return text("Signed in as \(current), another account's ideas — local only", "已登入 \(current)，靈感屬於其他帳號 — 僅限本機")
-        case .failed(let reason):
-            return text("Sync failed: \(reason)", "同步失敗：\(reason)")
+        case let .failed(reason, retryAt):
+            let seconds = max(0, (retryAt.milliseconds - now.milliseconds + 999) / 1000)
+            return text("Sync failed: \(reason) · next try in \(seconds)s", "同步失敗：\(reason) · \(seconds) 秒後再試")
         }
     }
 
@@ -76,6 +77,20 @@ public struct UIText: Sendable {
 
     /// Messages of the sync keys.
     public var syncRequested: String { text("Syncing now", "立即同步") }
+    /// `s` while the network is off: why nothing was sent.
+    public var syncWhileOffline: String {
+        text("Offline: nothing was sent. Press o to turn the network on.", "離線中：沒有送出任何變更。按 o 開啟網路。")
+    }
+    /// `s` while signed out: why nothing was sent.
+    public var syncWhileSignedOut: String {
+        text("Not signed in: nothing was sent. Sign in with `ideabox account sign-in NAME`.",
+             "未登入：沒有送出任何變更。請以 `ideabox account sign-in 名稱` 登入。")
+    }
+    /// `s` while the account's quota is full: why nothing was sent.
+    public var syncWhileQuotaExceeded: String {
+        text("The account's storage is full: nothing was sent. Free some space, then press s.",
+             "帳號儲存空間已滿：沒有送出任何變更。釋出空間後再按 s。")
+    }
     /// Messages of the sync keys.
     public func network(on: Bool) -> String {
         on ? text("Network on", "網路已開啟") : text("Network off (airplane mode)", "網路已關閉（飛航模式）")
@@ -112,32 +127,55 @@ public struct UIText: Sendable {
         text("Overwrite the remote library with this folder? Other devices follow. y/n",
              "以這台裝置的資料夾覆寫遠端？其他裝置會跟著更新。y/n")
     }
-    /// A conflict's line: which idea, what won.
+    /// A conflict's line: which idea, which version won (whose, from when) and which lost.
     public func conflictLine(_ conflict: ConflictRecord) -> String {
-        let winner: String
+        let localWon: Bool
         switch conflict.resolution {
-        case .local: winner = text("this device won", "本機勝出")
-        case .remote: winner = text("the remote won", "遠端勝出")
-        case .tieBreaker: winner = text("same time, settled by device id", "時間相同，依裝置識別碼決定")
+        case .local: localWon = true
+        case .remote: localWon = false
+        case .tieBreaker:
+            localWon = (conflict.local?.deviceId ?? "") > (conflict.remote?.deviceId ?? "")
         }
+        let local = version(conflict.local, isThisDevice: true)
+        let remote = version(conflict.remote, isThisDevice: false)
+        let (won, lost) = localWon ? (local, remote) : (remote, local)
+        let tie = conflict.resolution == .tieBreaker ? text(" (same time: settled by device id)", "（時間相同，依裝置識別碼決定）") : ""
         let title = conflict.remote?.title ?? conflict.local?.title ?? String(conflict.ideaId.lowercasedString.prefix(8))
-        return "\(clockTime(conflict.occurredAt))  \(title) — \(winner)"
+        return clockTime(conflict.occurredAt) + "  "
+            + text("“\(title)”: won \(won); lost \(lost)\(tie)", "「\(title)」：勝出 \(won)；落敗 \(lost)\(tie)")
     }
 
-    /// Hints shown on the line above the status bar, per context.
-    public var listHints: String {
-        text("n new  e edit  x done  d delete  / search  ? help  q quit",
-             "n 新增  e 編輯  x 完成  d 刪除  / 搜尋  ? 說明  q 離開")
+    /// One side of a conflict: this device's or another device's edit (or delete), and when.
+    private func version(_ idea: Idea?, isThisDevice: Bool) -> String {
+        guard let idea else {
+            return isThisDevice ? text("this device's delete", "本機的刪除") : text("another device's delete", "其他裝置的刪除")
+        }
+        let time = "\(String(idea.updatedAt.iso8601.prefix(10))) \(clockTime(idea.updatedAt))"
+        let device = String(idea.deviceId.prefix(8))
+        return isThisDevice
+            ? text("this device's edit of \(time)", "本機 \(time) 的編輯")
+            : text("the edit from device \(device) of \(time)", "裝置 \(device) 於 \(time) 的編輯")
+    }
+
+    /// Hints shown on the line above the status bar in the lists, most useful first; the
+    /// last two (help and quit) always show, and the others as far as the width allows.
+    public var listHints: [String] {
+        language == .english
+            ? ["n new", "e edit", "x done", "d delete", "/ search", "u undo", "? help", "q quit"]
+            : ["n 新增", "e 編輯", "x 完成", "d 刪除", "/ 搜尋", "u 復原", "? 說明", "q 離開"]
     }
     /// Hints while typing a search.
-    public var searchFieldHints: String {
-        text("type to search  ↓/Enter results  Esc leave  Tab next tab",
-             "輸入即搜尋  ↓/Enter 結果  Esc 離開  Tab 下一分頁")
+    public var searchFieldHints: [String] {
+        language == .english
+            ? ["type to search", "↓/Enter results", "Tab next tab", "Esc leave"]
+            : ["輸入即搜尋", "↓/Enter 結果", "Tab 下一分頁", "Esc 離開"]
     }
     /// Hints in the edit form.
-    public var formHints: String {
-        text("Ctrl-S save  Esc cancel  Tab next field", "Ctrl-S 儲存  Esc 取消  Tab 下一欄")
+    public var formHints: [String] {
+        language == .english ? ["Tab next field", "Ctrl-S save", "Esc cancel"] : ["Tab 下一欄", "Ctrl-S 儲存", "Esc 取消"]
     }
+    /// How many hints at the end of each list always show.
+    public static let keptHints = 2
 
     /// The search field's label.
     public var searchLabel: String { text("Search:", "搜尋：") }
@@ -169,6 +207,19 @@ public struct UIText: Sendable {
     public var completedField: String { text("Completed", "已完成") }
     /// The discard question.
     public var discardQuestion: String { text("Discard your changes? y/n", "放棄變更？y/n") }
+    /// The question when the idea being edited was deleted by another device.
+    public var deletedElsewhereQuestion: String {
+        text("Deleted on another device. Save your text as a new idea? y/n",
+             "這筆靈感已在其他裝置刪除。要把內容存成新的靈感嗎？y/n")
+    }
+    /// The same question where the form is narrow.
+    public var deletedElsewhereShortQuestion: String {
+        text("Deleted elsewhere: save as new? y/n", "已在其他裝置刪除，存成新靈感？y/n")
+    }
+    /// The idea being edited was deleted elsewhere and its text was saved as a new idea.
+    public func savedAsNew(_ title: String) -> String {
+        text("Saved as a new idea: “\(title)”", "已存成新的靈感：「\(title)」")
+    }
 
     /// The delete question.
     public func deleteQuestion(_ title: String) -> String {
@@ -192,7 +243,34 @@ public struct UIText: Sendable {
         done ? text("Marked done", "已標示為完成") : text("Marked not done", "已標示為未完成")
     }
     /// Status messages.
-    public var nothingToUndo: String { text("Nothing to undo", "沒有可以復原的刪除") }
+    public var nothingToUndo: String { text("Nothing to undo", "沒有可以復原的動作") }
+    /// Status messages.
+    public var nothingToRedo: String { text("Nothing to redo", "沒有可以重做的動作") }
+    /// What `u` took back.
+    public func undid(_ action: UndoHistory.Action) -> String {
+        text("Undid \(actionName(action)) — Ctrl-R to redo", "已復原\(actionName(action))— 按 Ctrl-R 重做")
+    }
+    /// What `Ctrl-R` made again.
+    public func redid(_ action: UndoHistory.Action) -> String {
+        text("Redid \(actionName(action))", "已重做\(actionName(action))")
+    }
+    /// An undo or redo whose idea another device deleted meanwhile.
+    public func cannotUndo(_ action: UndoHistory.Action) -> String {
+        text("Can't undo \(actionName(action)): the idea was deleted on another device",
+             "無法復原\(actionName(action))：這筆靈感已在其他裝置刪除")
+    }
+
+    private func actionName(_ action: UndoHistory.Action) -> String {
+        switch action {
+        case .delete(let idea): text("delete of “\(idea.title)”", "刪除「\(idea.title)」")
+        case .setCompleted(let idea, let done):
+            done ? text("done on “\(idea.title)”", "完成「\(idea.title)」") : text("not done on “\(idea.title)”", "未完成「\(idea.title)」")
+        case .edit(_, let after): text("edit of “\(after.title)”", "編輯「\(after.title)」")
+        }
+    }
+
+    /// A list's position indicator: the selected row's number and the count.
+    public func position(_ index: Int, of count: Int) -> String { "\(index + 1)/\(count)" }
     /// Status messages.
     public var syncUnavailable: String {
         text("Sync isn't set up: ideas stay on this device", "尚未設定同步：靈感只保存在這台裝置")
@@ -201,30 +279,45 @@ public struct UIText: Sendable {
     /// The help overlay's title.
     public var helpTitle: String { text("Keys", "按鍵") }
     /// The help overlay's footer.
-    public var helpFooter: String { text("Press any key to close", "按任意鍵關閉") }
+    public var helpFooter: String { text("↑↓ PgUp PgDn scroll · any other key closes", "↑↓ PgUp PgDn 捲動 · 其他鍵關閉") }
     /// Every key of the app and what it does, in order.
     public var keyHelp: [(keys: String, action: String)] {
         [
             ("1 2 3  Tab  Shift-Tab", text("All Ideas / Completed / Search", "全部靈感／已完成／搜尋")),
             ("↑ ↓  k j", text("move", "移動")),
-            ("PgUp PgDn", text("page", "翻頁")),
-            ("Home End  g G", text("first / last", "第一筆／最後一筆")),
+            ("PgUp PgDn  Home End  g G", text("page / first / last", "翻頁／第一筆／最後一筆")),
             ("n", text("new idea", "新增靈感")),
             ("Enter  e", text("edit the selected idea", "編輯選取的靈感")),
             ("Space  x", text("toggle completed", "切換完成狀態")),
             ("d  Delete", text("delete (asks y/n)", "刪除（詢問 y/n）")),
-            ("u", text("undo the last delete", "復原上一次刪除")),
+            ("u  Ctrl-R", text("undo / redo (delete, done, edit)", "復原／重做（刪除、完成、編輯）")),
             ("/", text("search", "搜尋")),
             ("s  o", text("sync now / network off, on", "立即同步／網路關閉、開啟")),
             ("l", text("sync log and conflicts", "同步紀錄與衝突")),
             ("l, then O  L", text("overwrite remote ideas / library (y/n)", "以本機覆寫遠端靈感／資料夾（y/n）")),
+            ("Click  Wheel", text("select, double click edits / scroll", "選取、連點編輯／捲動")),
             ("?", text("this help", "這份說明")),
-            ("q  Ctrl-C", text("quit", "離開")),
-            (text("Form: ", "表單：") + "Tab Shift-Tab", text("next / previous field", "下一欄／上一欄")),
-            (text("Form: ", "表單：") + "Ctrl-S F2", text("save", "儲存")),
-            (text("Form: ", "表單：") + "Esc", text("cancel", "取消")),
-            (text("Form: ", "表單：") + "Ctrl-A E K U", text("line start / end / kill", "行首／行尾／刪至行尾／刪至行首")),
+            ("q  Ctrl-C  Ctrl-Z", text("quit / suspend (fg returns)", "離開／暫停（fg 返回）")),
+            (text("Form: ", "表單：") + "Tab  Ctrl-S  Esc", text("next field / save / cancel", "下一欄／儲存／取消")),
+            (text("Form: ", "表單：") + "Ctrl-A E K U W", text("line start / end / kill / word", "行首／行尾／刪至行尾／刪至行首／刪前一字")),
+            (text("Form: ", "表單：") + "Alt-B F", text("word back / forward", "上一字／下一字")),
         ]
+    }
+
+    /// Standard input or output is not a terminal.
+    public var needsTerminal: String {
+        text("The full-screen app needs a terminal on standard input and output; in scripts use the commands (add, list, search, show, edit, done, export, import, sync, status; see `ideabox help`).",
+             "全螢幕介面需要在終端機中執行（標準輸入與輸出都必須是終端機）；在指令稿中請改用指令（add、list、search、show、edit、done、export、import、sync、status，見 `ideabox help`）。")
+    }
+    /// No UTF-8 locale could be used.
+    public var needsUTF8Locale: String {
+        text("No UTF-8 locale is available (tried the environment's and C.UTF-8); install one, or use the commands (see `ideabox help`).",
+             "找不到可用的 UTF-8 語系（已嘗試環境設定與 C.UTF-8）；請安裝一個，或改用指令（見 `ideabox help`）。")
+    }
+    /// The terminal type is unknown or cannot move the cursor.
+    public func unusableTerminal(_ type: String) -> String {
+        text("The terminal TERM=\(type) cannot show the full-screen app (it cannot move the cursor); use a terminal such as xterm-256color, or the commands (add, list, search, show, edit, done, export, import, sync, status; see `ideabox help`).",
+             "終端機 TERM=\(type) 無法顯示全螢幕介面（無法移動游標）；請改用 xterm-256color 等終端機，或改用指令（add、list、search、show、edit、done、export、import、sync、status，見 `ideabox help`）。")
     }
 
     /// The too-small notice.

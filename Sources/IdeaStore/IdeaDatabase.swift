@@ -28,11 +28,15 @@ public struct IdeaDatabase: Sendable {
         public var seedsSamples: Bool
         /// The language of the samples.
         public var language: Language
+        /// The clock whose time the samples are stamped with (the product spec's research
+        /// decision Q3: the first launch stamps them with the current time).
+        public var clock: WallClock
 
         /// First-launch choices.
-        public init(seedsSamples: Bool, language: Language) {
+        public init(seedsSamples: Bool, language: Language, clock: WallClock = .system) {
             self.seedsSamples = seedsSamples
             self.language = language
+            self.clock = clock
         }
     }
 
@@ -187,8 +191,8 @@ public struct IdeaDatabase: Sendable {
         // A database that already holds ideas or deletes is not new, whatever made it.
         let isNew = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM idea) OR EXISTS (SELECT 1 FROM tombstone)")!
         if firstLaunch.seedsSamples && isNew {
-            let repository = IdeaRepository(writer: writer, deviceId: deviceId, clock: .system, ids: .random)
-            _ = try repository.merge(SampleIdeas.ideas(in: firstLaunch.language), db)
+            let repository = IdeaRepository(writer: writer, deviceId: deviceId, clock: firstLaunch.clock, ids: .random)
+            _ = try repository.merge(SampleIdeas.ideas(in: firstLaunch.language, stampedAt: firstLaunch.clock.now()), db)
         }
         try db.execute(
             sql: "INSERT INTO meta (key, value) VALUES (?, ?)",

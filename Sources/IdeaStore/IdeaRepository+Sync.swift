@@ -441,6 +441,23 @@ extension IdeaRepository {
                 db)
             summary.conflicts += 1
         }
+        if remoteWins, pending == nil, let stored, case .saved(let remoteIdea) = change,
+           stored.idea.deviceId == deviceId, remoteIdea.deviceId != deviceId,
+           remoteIdea.version <= stored.idea.version {
+            // This device's edit was sent, but another device edited the same version without
+            // seeing it and was later: the losing side learns of the conflict here.
+            try insertConflict(
+                ConflictRecord(
+                    ideaId: change.ideaId, occurredAt: syncedAt, local: stored.idea, remote: remoteIdea,
+                    resolution: change.order.timestamp == localOrder.timestamp ? .tieBreaker : .remote),
+                db)
+            try appendLog(
+                SyncLogEntry(
+                    occurredAt: syncedAt, kind: .conflict,
+                    message: "a newer edit from another device replaced this device's edit of “\(stored.idea.title)”"),
+                db)
+            summary.conflicts += 1
+        }
         if remoteWins {
             try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
             try adopt(change, indexed: indexed, replacing: stored, hasTombstone: tombstone != nil, syncedAt: syncedAt, db)

@@ -19,8 +19,8 @@ public final class SyncEngine: Sendable {
     /// How often an engine in local mode (offline, signed out, quota, another account)
     /// checks whether it can sync again: a cheap look, as a reachability monitor would.
     public static let localModeMilliseconds: Int64 = 2000
-    /// When the periodic timer next tries after three retries failed; any other trigger
-    /// (a local change, `s`, the network coming back) tries sooner.
+    /// The longest wait between tries once three retries failed; any other trigger (a
+    /// local change, `s`, the network coming back) tries sooner.
     public static let afterRetriesMilliseconds: Int64 = 30_000
 
     private struct State {
@@ -228,19 +228,26 @@ public final class SyncEngine: Sendable {
                 }
                 return state.retryAttempt
             }
-            if attempt <= Self.retryDelays.count {
-                var delay = Self.retryDelays[attempt - 1]
-                if case let .transient(_, retryAfter?) = failure {
-                    delay = Int64(retryAfter * 1000)
-                }
-                publish(.retrying(attempt: attempt, retryAt: now.adding(milliseconds: delay), reason: reason))
-                request(after: delay)
-            } else {
-                state.withLock { $0.retryAttempt = 0 }
-                publish(.failed(reason: reason))
-                request(after: Self.afterRetriesMilliseconds)
+            var delay = Self.retryDelay(afterFailure: attempt)
+            if case let .transient(_, retryAfter?) = failure {
+                delay = Int64(retryAfter * 1000)
             }
+            let retryAt = now.adding(milliseconds: delay)
+            if attempt <= Self.retryDelays.count {
+                publish(.retrying(attempt: attempt, retryAt: retryAt, reason: reason))
+            } else {
+                publish(.failed(reason: reason, retryAt: retryAt))
+            }
+            request(after: delay)
         }
+    }
+
+    /// The wait before the next try after `attempt` failures in a row: the seed's 1, 2 and
+    /// 4 s, then doubling up to 30 s, so a remote that heals is noticed within 30 s.
+    public static func retryDelay(afterFailure attempt: Int) -> Int64 {
+        if attempt <= retryDelays.count { return retryDelays[max(0, attempt - 1)] }
+        let doubled = retryDelays[retryDelays.count - 1] << min(attempt - retryDelays.count, 8)
+        return min(doubled, afterRetriesMilliseconds)
     }
 
     private func publish(_ status: SyncStatus) {

@@ -18,6 +18,7 @@ public enum SyncStatus: Sendable, Equatable {
     case quotaExceeded
     /// Signed in to `current`, but this device's ideas belong to `bound`: nothing is sent.
     case wrongAccount(bound: String, current: String)
-    /// Three retries failed for `reason`; sync waits for the next trigger.
-    case failed(reason: String)
+    /// Three retries failed for `reason`; sync keeps trying, more slowly, next at `retryAt`
+    /// (or sooner on a trigger).
+    case failed(reason: String, retryAt: Timestamp)
 }

@@ -22,12 +22,17 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
 
     @OptionGroup var store: StoreOptions
 
+    @Flag(help: "Leave the mouse to the terminal (also IDEABOX_MOUSE=0): no clicks or wheel in the app.")
+    var noMouse = false
+
     static func main() {
         CommandLineMain.run(Self.self)
     }
 
-    /// Opens the full-screen app on this profile's data.
+    /// Opens the full-screen app on this profile's data; without a terminal on both ends,
+    /// one line that names the commands for scripts, before anything is opened.
     func run(in context: CommandContext) throws {
+        try NcursesTerminal.checkUsable(environment: context.environment)
         let sync = try context.openSync(store)
         let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
         let engine = SyncEngine(
@@ -40,7 +45,8 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
             setNetworkOn: { try cloud.setOffline(!$0, device: device) })
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
         try app.start()
-        let terminal = try NcursesTerminal(environment: context.environment)
+        let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"
+        let terminal = try NcursesTerminal(environment: context.environment, mouse: mouse)
         engine.start()
         TerminalApp(app: app, terminal: terminal).run()
         engine.stop()

@@ -70,7 +70,7 @@ import Testing
 
     @Test(arguments: [
         ("[A", Key.up), ("[B", .down), ("[C", .right), ("[D", .left), ("[H", .home), ("[F", .end),
-        ("[Z", .backTab), ("[1;5C", .right), ("[1~", .home), ("[4~", .end), ("[3~", .delete),
+        ("[Z", .backTab), ("[1;2C", .right), ("[1~", .home), ("[4~", .end), ("[3~", .delete),
         ("[5~", .pageUp), ("[6~", .pageDown), ("[15~", .f(5)), ("[24~", .f(12)), ("[1;2P", .f(1)),
         ("OA", .up), ("OH", .home), ("OM", .enter), ("OP", .f(1)), ("OS", .f(4)),
     ])
@@ -110,5 +110,23 @@ import Testing
 
     @Test func anEmptyPasteIsStillAPaste() {
         #expect(decode(characters("\u{1B}[200~\u{1B}[201~")) == [.paste("")])
+    }
+
+    @Test func sgrMouseReportsArePressesAndWheelTurnsAtZeroBasedCells() {
+        #expect(decode(characters("\u{1B}[<0;10;5M")) == [.mouse(MouseEvent(.press, row: 4, column: 9))])
+        #expect(decode(characters("\u{1B}[<64;1;1M\u{1B}[<65;2;3M")) == [
+            .mouse(MouseEvent(.wheelUp, row: 0, column: 0)), .mouse(MouseEvent(.wheelDown, row: 2, column: 1)),
+        ])
+        // A press with Ctrl held is still a press; releases, other buttons and motion are dropped.
+        #expect(decode(characters("\u{1B}[<16;3;3M")) == [.mouse(MouseEvent(.press, row: 2, column: 2))])
+        #expect(decode(characters("\u{1B}[<0;10;5m\u{1B}[<2;1;1M\u{1B}[<32;4;4Mx")) == [.char("x")])
+    }
+
+    @Test func ctrlAndAltArrowsMoveByWord() {
+        #expect(decode(characters("\u{1B}[1;5D\u{1B}[1;5C\u{1B}[1;3D\u{1B}[1;2D")) == [.wordLeft, .wordRight, .wordLeft, .left])
+    }
+
+    @Test func endOfInputEndsNothingButTheBatch() {
+        #expect(decode(characters("ab") + [.endOfInput]) == [.char("a"), .char("b")])
     }
 }

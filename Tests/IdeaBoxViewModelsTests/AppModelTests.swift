@@ -269,7 +269,7 @@ import Testing
         #expect(restored.title == "Idea 2")
         #expect(restored.createdAt == ideas[1].createdAt)
         #expect(app.allIdeas.visibleRows.map(\.idea.id) == [ideas[2].id, ideas[1].id, ideas[0].id])
-        #expect(app.status.message?.text == "Restored “Idea 2”")
+        #expect(app.status.message?.text == "Undid delete of “Idea 2” — Ctrl-R to redo")
 
         app.handle(.char("u"))
         #expect(app.status.message?.text == "Nothing to undo")
@@ -280,7 +280,7 @@ import Testing
         let fixture = try ViewModelFixture()
         let app = try fixture.app(language: .traditionalChinese)
         app.handle(.char("u"))
-        #expect(app.status.message?.text == "沒有可以復原的刪除")
+        #expect(app.status.message?.text == "沒有可以復原的動作")
     }
 
     // MARK: Search
@@ -485,17 +485,31 @@ import Testing
         #expect(message.text.contains(language == .english ? "No idea has the id" : "找不到識別碼"))
     }
 
-    @Test func savingAnEditOfAnIdeaDeletedElsewhereKeepsTheFormAndShowsTheError() throws {
+    @Test func savingAnEditOfAnIdeaDeletedElsewhereOffersToSaveItAsANewIdea() throws {
         let fixture = try ViewModelFixture()
         let ideas = try fixture.addIdeas(1)
         let app = try fixture.app(language: .traditionalChinese)
         app.handle(.char("e"))
         app.type("!")
+        app.handle(.tab)
+        app.type(" 描述")
         _ = try fixture.otherProcess().deleteIdea(id: ideas[0].id)
         app.handle(.ctrl("s"))
-        #expect(app.status.message?.tone == .error)
-        #expect(app.status.message?.text == "找不到識別碼為「\(ideas[0].idString)」的靈感")
+        #expect(app.form?.isOfferingToSaveAsNew == true, "the form says so and asks")
+        #expect(app.status.message == nil, "no raw store error")
         #expect(app.form?.title.text == "Idea 1!", "what was typed isn't lost")
+
+        app.handle(.char("n"))
+        #expect(app.form?.isOfferingToSaveAsNew == false, "n goes back to the form, text intact")
+        #expect(app.form?.title.text == "Idea 1!")
+        app.handle(.ctrl("s"))
+        app.handle(.char("y"))
+        #expect(app.form == nil)
+        let saved = try fixture.repository.ideas(.all, limit: 10)
+        #expect(saved.map(\.title) == ["Idea 1!"])
+        #expect(saved.first?.id != ideas[0].id, "a new idea")
+        #expect(saved.first?.description.hasSuffix(" 描述") == true)
+        #expect(app.status.message?.text == "已存成新的靈感：「Idea 1!」")
     }
 
     // MARK: Screen and status

@@ -68,7 +68,9 @@ import Testing
     @Test func everyTextDiffersBetweenTheLanguages() {
         let pairs: [(String, String)] = [
             (Self.english.localOnly, Self.chinese.localOnly),
-            (Self.english.listHints, Self.chinese.listHints),
+            (Self.english.listHints.joined(), Self.chinese.listHints.joined()),
+            (Self.english.deletedElsewhereQuestion, Self.chinese.deletedElsewhereQuestion),
+            (Self.english.needsTerminal, Self.chinese.needsTerminal),
             (Self.english.searchLabel, Self.chinese.searchLabel),
             (Self.english.emptyList, Self.chinese.emptyList),
             (Self.english.noMatches, Self.chinese.noMatches),

@@ -9,7 +9,7 @@ import Testing
 /// Opening a database: first-launch samples, the device id, WAL, several connections.
 @Suite struct IdeaDatabaseTests {
     private static func firstLaunch(_ seedsSamples: Bool, _ language: Language = .english) -> IdeaDatabase.FirstLaunch {
-        IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: language)
+        IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: language, clock: .fixed(StoreFixture.start))
     }
 
     private static func repository(_ database: IdeaDatabase) -> IdeaRepository {
@@ -19,7 +19,7 @@ import Testing
     @Test("The first launch seeds the seven samples in the requested language", arguments: Language.allCases)
     func firstLaunchSeedsSamples(language: Language) throws {
         let store = try StoreFixture(seedsSamples: true, language: language)
-        let samples = SampleIdeas.ideas(in: language)
+        let samples = SampleIdeas.ideas(in: language, stampedAt: StoreFixture.start)
         #expect(try store.allIdeas() == samples.reversed())
         #expect(try store.repository.counts() == IdeaCounts(all: 7, completed: 2))
     }
@@ -60,7 +60,7 @@ import Testing
             let ideas = try Self.repository(database).ideas(.all, limit: 100)
             #expect(ideas.count == 8)
             #expect(ideas.first == added)
-            #expect(Array(ideas.dropFirst()) == SampleIdeas.ideas(in: .english).reversed(), "still the English samples")
+            #expect(Array(ideas.dropFirst()) == SampleIdeas.ideas(in: .english, stampedAt: StoreFixture.start).reversed(), "still the English samples")
         }
     }
 

@@ -15,7 +15,7 @@ struct StoreFixture {
     init(start: Timestamp = StoreFixture.start, seedsSamples: Bool = false, language: Language = .english) throws {
         let ids = IdGenerator.counting()
         database = try IdeaDatabase.inMemory(
-            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: language), ids: ids)
+            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: language, clock: .fixed(start)), ids: ids)
         clock = ManualClock(start: start)
         repository = database.repository(clock: clock.wallClock, ids: ids)
     }

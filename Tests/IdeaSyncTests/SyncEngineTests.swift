@@ -30,7 +30,31 @@ import Testing
         }
     }
 
-    @Test func retriesWaitOneTwoThenFourSecondsThenWaitForATrigger() throws {
+    @Test func retriesWaitOneTwoThenFourSecondsThenMoreSlowlyUpToThirtySeconds() throws {
+        #expect((1...8).map(SyncEngine.retryDelay(afterFailure:)) == [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000])
+    }
+
+    @Test func afterThreeRetriesSyncSaysWhenItTriesNextAndNoticesAHealedRemoteWithinThirtySeconds() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        try fixture.cloud.scriptErrors(Array(repeating: ScriptedError(CloudError.serviceUnavailable(retryAfter: nil)), count: 6), device: "a")
+        _ = try a.repository.addIdea(title: "waits")
+        a.engine.start()
+        fixture.scheduler.runDue()
+        for delay: Int64 in [1000, 2000, 4000, 8000] {
+            fixture.scheduler.advance(by: delay)
+        }
+        guard case .failed(_, let retryAt) = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        #expect(retryAt == fixture.scheduler.now.adding(milliseconds: 16_000))
+        fixture.scheduler.advance(by: 16_000)
+        guard case .failed(_, let next) = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        #expect(next == fixture.scheduler.now.adding(milliseconds: 30_000))
+        fixture.scheduler.advance(by: 30_000)
+        guard case .synced = a.engine.status else { Issue.record("the healed remote was not noticed: \(a.engine.status)"); return }
+        #expect(try a.repository.pendingChangeCount() == 0)
+    }
+
+    @Test func retriesWaitOneTwoThenFourSecondsThenAManualSyncTriesAtOnce() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         try fixture.cloud.scriptErrors(Array(repeating: ScriptedError(CloudError.serviceUnavailable(retryAfter: nil)), count: 4), device: "a")

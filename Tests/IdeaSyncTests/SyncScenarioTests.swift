@@ -84,7 +84,32 @@ import Testing
         #expect(conflicts.first?.remote.map(IdeaSnapshot.init) == IdeaSnapshot(older))
         #expect(conflicts.first?.resolution == .local)
         #expect(try b.repository.syncLog().contains { $0.kind == .conflict })
-        #expect(try a.repository.conflicts().isEmpty, "A had nothing pending when B's newer edit came: no conflict there")
+        // A had sent its edit before B's newer one came: A's log says its edit was replaced.
+        let lost = try a.repository.conflicts()
+        #expect(lost.count == 1)
+        #expect(lost.first?.local.map(IdeaSnapshot.init) == IdeaSnapshot(older))
+        #expect(lost.first?.remote.map(IdeaSnapshot.init) == IdeaSnapshot(newer))
+        #expect(lost.first?.resolution == .remote)
+        #expect(try a.repository.syncLog().contains {
+            $0.kind == .conflict && $0.message == "a newer edit from another device replaced this device's edit of “Plan a review, A”"
+        })
+    }
+
+    @Test func anEditMadeAfterSeeingAnotherIsNoConflictOnEitherDevice() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let b = try fixture.device("b")
+        let idea = try a.repository.addIdea(title: "Plan a weekly review")
+        try sync(a, b)
+        fixture.scheduler.advance(by: 1000)
+        _ = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "A's edit"))
+        try sync(a, b)
+        fixture.scheduler.advance(by: 1000)
+        _ = try b.repository.editIdea(id: idea.id, IdeaChanges(title: "B's edit, after A's"))
+        try sync(b, a)
+        #expect(try a.repository.conflicts().isEmpty)
+        #expect(try b.repository.conflicts().isEmpty)
+        #expect(try a.snapshots().map(\.title) == ["B's edit, after A's"])
     }
 
     @Test func anOlderPendingEditLosesToTheRemoteAndIsLoggedAsRemote() throws {
