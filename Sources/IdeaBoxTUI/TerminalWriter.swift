@@ -7,14 +7,14 @@
 /// 👍🏽 in four cells and 1️⃣ in one. After such a cluster the writer moves the cursor to
 /// where the grid's next cell is, and rewrites the cells a wider drawing covered, so every
 /// other cell stays where the grid put it whatever the terminal made of the cluster.
-struct TerminalWriter {
+public struct TerminalWriter {
     /// How a terminal measures a scalar: the C library's `wcwidth`, -1 for unprintable.
-    typealias ScalarWidth = (Unicode.Scalar) -> Int
+    public typealias ScalarWidth = (Unicode.Scalar) -> Int
 
     /// Whether named colors are sent (off under `NO_COLOR`, or without color support).
-    let usesColors: Bool
+    public let usesColors: Bool
     /// Whether the terminal has the 16-color palette (bright black for muted text).
-    let hasBrightColors: Bool
+    public let hasBrightColors: Bool
     private let scalarWidth: ScalarWidth
     private var bytes: [UInt8] = []
     private var currentStyle: CellStyle?
@@ -23,7 +23,7 @@ struct TerminalWriter {
     private static let replacement: Unicode.Scalar = "\u{FFFD}"
 
     /// A writer for a terminal with these abilities, measuring scalars as it does.
-    init(usesColors: Bool, hasBrightColors: Bool, scalarWidth: @escaping ScalarWidth) {
+    public init(usesColors: Bool, hasBrightColors: Bool, scalarWidth: @escaping ScalarWidth) {
         self.usesColors = usesColors
         self.hasBrightColors = hasBrightColors
         self.scalarWidth = scalarWidth
@@ -32,7 +32,7 @@ struct TerminalWriter {
     /// The bytes that turn the screen from `previous` (nil: unknown, so every cell is
     /// written) into `grid`, on a screen of `screen` cells, with the text cursor shown at
     /// `cursor` or hidden.
-    mutating func frame(
+    public mutating func frame(
         from previous: CellGrid?, to grid: CellGrid, screen: TerminalSize, cursor: CursorPosition?
     ) -> [UInt8] {
         bytes = []
@@ -52,7 +52,7 @@ struct TerminalWriter {
     }
 
     /// Forgets what the terminal shows, as after another program drew on it.
-    mutating func reset() {
+    public mutating func reset() {
         currentStyle = nil
         isCursorVisible = true
     }

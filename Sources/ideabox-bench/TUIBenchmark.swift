@@ -7,9 +7,9 @@ import IdeaBoxViewModels
 import IdeaStore
 
 /// `ideabox-bench tui`: the full-screen app at 100,000 ideas. Keystroke to frame is the
-/// key applied to the model, the frame rendered and diffed against the previous one (what
-/// the main loop does before ncurses writes the changed cells); launch is measured both
-/// in-process and as the real binary in tmux.
+/// key applied to the model, the frame rendered, diffed against the previous one and
+/// turned into the bytes for the terminal (everything the main loop does but the one
+/// write); launch is measured both in-process and as the real binary in tmux.
 struct TUIBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tui", abstract: "Benchmark the full-screen app at 100,000 ideas: keystroke to frame, launch, and memory.")
@@ -54,7 +54,7 @@ struct TUIBenchmark: ParsableCommand {
         results.append(ends)
 
         var render = Measurement(name: "render alone (no key), list at the top")
-        var diff = Measurement(name: "diff alone, one row moved")
+        var diff = Measurement(name: "diff and terminal bytes alone, one row moved")
         screen.press(.home)
         for _ in 0..<corpus.runs {
             render.time { _ = AppScreen.render(app) }
@@ -63,7 +63,8 @@ struct TUIBenchmark: ParsableCommand {
         screen.press(.char("j"))
         let moved = AppScreen.render(app).grid
         for _ in 0..<corpus.runs {
-            diff.time { _ = GridDiff.runs(from: top, to: moved) }
+            var writer = Self.writer()
+            diff.time { _ = writer.frame(from: top, to: moved, screen: TerminalSize(rows: rows, columns: columns), cursor: nil) }
         }
         results.append(render)
         results.append(diff)
@@ -111,7 +112,8 @@ struct TUIBenchmark: ParsableCommand {
                 try app.start()
                 app.resize(rows: rows, columns: columns)
                 app.tick()
-                _ = GridDiff.runs(from: nil, to: AppScreen.render(app).grid)
+                var writer = Self.writer()
+                _ = writer.frame(from: nil, to: AppScreen.render(app).grid, screen: TerminalSize(rows: rows, columns: columns), cursor: nil)
             }
         }
         print(launch.report)
@@ -202,6 +204,11 @@ extension TUIBenchmark {
     }
 
     /// `VmHWM` of process `pid`, in MiB (the kernel's "kB" is KiB).
+    /// A writer as the app makes one for a color terminal, measuring scalars by TextWidth.
+    static func writer() -> TerminalWriter {
+        TerminalWriter(usesColors: true, hasBrightColors: true, scalarWidth: { TextWidth.width(of: $0) })
+    }
+
     private static func peakMemory(pid: String) throws -> Double {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
@@ -213,10 +220,11 @@ extension TUIBenchmark {
 }
 
 /// The app's model on a screen of fixed size, with the last frame kept so each key is
-/// measured the way the main loop draws it: handle, render, diff.
+/// measured the way the main loop draws it: handle, render, diff and bytes.
 private struct Screen {
     let app: AppModel
     private var previous: CellGrid
+    private var writer = TUIBenchmark.writer()
 
     init(app: AppModel, rows: Int, columns: Int) {
         self.app = app
@@ -243,7 +251,7 @@ private struct Screen {
 
     private mutating func draw() {
         let next = AppScreen.render(app).grid
-        _ = GridDiff.runs(from: previous, to: next)
+        _ = writer.frame(from: previous, to: next, screen: TerminalSize(rows: next.rows, columns: next.columns), cursor: nil)
         previous = next
     }
 }

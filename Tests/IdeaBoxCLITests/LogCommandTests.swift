@@ -45,8 +45,11 @@ import Testing
             遠端: "Edited on A" \(remote.updatedAt.iso8601)
 
             """)
+        // A had sent its edit when B's newer one, made without seeing it, came: A's log
+        // names the conflict from the losing side.
         let conflictsOnA = try sandbox.succeed(on: "A", ["log", "--conflicts"])
-        #expect(conflictsOnA == "", "A never had a real conflict: its own upload coming back is not one")
+        #expect(conflictsOnA.split(separator: "\n").count == 1, "\(conflictsOnA)")
+        #expect(conflictsOnA.contains("  Remote  local: \"Edited on A\"") && conflictsOnA.contains("remote: \"Edited on B\""))
         #expect(try sandbox.succeed(on: "C", ["log", "--conflicts", "--json"]) == "[]\n")
     }
 

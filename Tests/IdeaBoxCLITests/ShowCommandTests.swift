@@ -4,14 +4,27 @@ import Testing
 
 /// `ideabox show ID [--json]`, and how every command taking an ID resolves it.
 @Suite struct ShowCommandTests {
+    /// The time a first launch stamped sample `prefix` with, read back, after checking that
+    /// it is the time of the launch (the product spec's research decision Q3).
+    private func stampedTime(of prefix: String, in sandbox: Sandbox, launchedBetween start: Date, and end: Date) throws -> String {
+        let idea = try sandbox.idea(prefix)
+        #expect(idea.createdAt == idea.updatedAt)
+        let time = Date(timeIntervalSince1970: Double(idea.createdAt.milliseconds) / 1000)
+        #expect(time >= start.addingTimeInterval(-1) && time <= end, "stamped at the first launch: \(idea.createdAt.iso8601)")
+        return idea.createdAt.iso8601
+    }
+
     @Test func textShowsEveryFieldOfASample() throws {
         let sandbox = try Sandbox(samples: true)
-        #expect(try sandbox.succeed(["show", "1dea0001"]) == """
+        let start = Date()
+        let shown = try sandbox.succeed(["show", "1dea0001"])
+        let time = try stampedTime(of: "1dea0001", in: sandbox, launchedBetween: start, and: Date())
+        #expect(shown == """
             id: 1dea0001-5a3e-4000-8000-5a3e1dea5a3e
             title: Learn SwiftData
             completed: no
-            created: 2025-11-04T09:00:00.000Z
-            updated: 2025-11-04T09:00:00.000Z
+            created: \(time)
+            updated: \(time)
             device: sample-en
             version: 0
             last synced: never
@@ -23,12 +36,15 @@ import Testing
 
     @Test func textIsLabelledInTraditionalChineseUnderZhTW() throws {
         let sandbox = try Sandbox(samples: true, language: "zh_TW.UTF-8")
-        #expect(try sandbox.succeed(["show", "1dea0005"]) == """
+        let start = Date()
+        let shown = try sandbox.succeed(["show", "1dea0005"])
+        let time = try stampedTime(of: "1dea0005", in: sandbox, launchedBetween: start, and: Date())
+        #expect(shown == """
             識別碼: 1dea0005-5a3e-4000-8000-5a3e1dea5a3e
             標題: 寫一篇關於 CloudKit 同步的文章
             已完成: 是
-            建立時間: 2025-11-04T13:00:00.000Z
-            更新時間: 2025-11-04T13:00:00.000Z
+            建立時間: \(time)
+            更新時間: \(time)
             裝置: sample-zh-Hant
             版本: 0
             上次同步: 從未
@@ -40,16 +56,19 @@ import Testing
 
     @Test func jsonShowsEveryFieldOfASample() throws {
         let sandbox = try Sandbox(samples: true)
-        #expect(try sandbox.succeed(["show", "1dea0002", "--json"]) == """
+        let start = Date()
+        let shown = try sandbox.succeed(["show", "1dea0002", "--json"])
+        let time = try stampedTime(of: "1dea0002", in: sandbox, launchedBetween: start, and: Date())
+        #expect(shown == """
             {
-              "createdAt" : "2025-11-04T10:00:00.000Z",
+              "createdAt" : "\(time)",
               "description" : "Redo the tab bar and the cards with the new materials.",
               "deviceId" : "sample-en",
               "id" : "1dea0002-5a3e-4000-8000-5a3e1dea5a3e",
               "isCompleted" : true,
               "lastSyncedAt" : null,
               "title" : "Finish the Liquid Glass tutorial",
-              "updatedAt" : "2025-11-04T10:00:00.000Z",
+              "updatedAt" : "\(time)",
               "version" : 0
             }
 

@@ -53,7 +53,7 @@ struct FullScreenAppTests {
         }
         try session.press("u")
         try await session.waitFor("the idea restored") { screen in
-            screen.contains("Restored") && screen.line(4).contains("寫一本關於茶的書") && screen.contains("Completed (1)")
+            screen.contains("Undid delete") && screen.line(4).contains("寫一本關於茶的書") && screen.contains("Completed (1)")
         }
         try session.press("1")
         try await session.waitFor("All Ideas with both ideas") { screen in

@@ -51,6 +51,8 @@ final class TmuxSession {
     private let socket: String
     private let serverEnvironment: [String: String]
     private var isClosed = false
+    /// The command line that starts the app, for a session with `jobControl` to type.
+    private(set) var appCommand = ""
 
     /// Starts the app in a `columns` x `rows` window. `environment` changes the app's
     /// environment (nil removes a variable); the app otherwise gets `LANG=C.UTF-8`,
@@ -59,10 +61,12 @@ final class TmuxSession {
     /// keeps the pane open so the restored terminal can be inspected. `before` runs
     /// `ideabox` commands in the data root before the app starts. `sharingDataWith` runs the
     /// app on another session's data root, as a second terminal on the same machine would;
-    /// that session owns the data and removes it when it closes.
+    /// that session owns the data and removes it when it closes. With `jobControl` the
+    /// pane is an interactive bash (prompt `$ `), where the test types `appCommand`, so
+    /// Ctrl-Z and `fg` work as in a person's shell.
     init(
         columns: Int = 80, rows: Int = 24, environment: [String: String?] = [:],
-        before: [[String]] = [], sharingDataWith owner: TmuxSession? = nil
+        before: [[String]] = [], sharingDataWith owner: TmuxSession? = nil, jobControl: Bool = false
     ) throws {
         tmux = try Self.locateTmux()
         ideabox = try IdeaBoxBinary.url()
@@ -92,7 +96,10 @@ final class TmuxSession {
         let before = Self.quoted(file("tty-before").path)
         let after = Self.quoted(file("tty-after").path)
         let app = (["env"] + removals + settings + [Self.quoted(ideabox.path)]).joined(separator: " ")
-        let script = """
+        appCommand = app
+        let script = jobControl
+            ? "PS1='$ ' exec bash --norc --noprofile -i"
+            : """
             stty -g > \(before); \(app); status=$?; stty -g > \(after); echo "\(Self.exitMarker) $status"; exec sleep 3600
             """
         try tmuxCommand([
@@ -123,6 +130,11 @@ final class TmuxSession {
     /// Sends tmux key names (`"n"`, `"Enter"`, `"C-s"`, `"NPage"`, `"Escape"`…).
     func press(_ keys: String...) throws {
         try tmuxCommand(["send-keys", "-t", Self.target] + keys)
+    }
+
+    /// Sends raw bytes, as a terminal sends a mouse report.
+    func send(bytes: [UInt8]) throws {
+        try tmuxCommand(["send-keys", "-t", Self.target, "-H"] + bytes.map { String($0, radix: 16) })
     }
 
     /// Types `text` literally, as UTF-8.

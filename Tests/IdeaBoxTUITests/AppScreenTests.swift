@@ -178,13 +178,76 @@ import Testing
         #expect(Layout.boxes(in: frame.grid).count == 1)
     }
 
+    /// What a new user sees on the first `swift run ideabox`: the samples, stamped now.
+    @Test(arguments: Language.allCases)
+    func firstLaunch(language: Language) throws {
+        let app = try ScreenFixtures.firstLaunchApp(language: language)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "first-launch" : "chinese-first-launch")
+        checkListRows(of: app, in: frame)
+        #expect(app.counts.all == 7)
+        #expect(app.allIdeas.visibleRows.allSatisfy { app.text.age(of: $0.idea.updatedAt, now: app.now) == app.text.age(of: app.now, now: app.now) })
+    }
+
+    @Test(arguments: Language.allCases)
+    func undoAndRedoNameWhatTheyDid(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let app = try ScreenFixtures.app(ideas, language: language)
+        ScreenFixtures.press([.char("d"), .char("y"), .char("x"), .char("u"), .char("u")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "undid-delete" : "chinese-undid-delete")
+        #expect(app.counts.all == 8)
+    }
+
+    /// A list longer than the screen says where the selection is; at 40 columns the hint
+    /// line keeps help and quit.
+    @Test(arguments: Language.allCases)
+    func aLongListAt40x10(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let app = try ScreenFixtures.app(ideas, language: language, rows: 10, columns: 40)
+        ScreenFixtures.press([.char("j"), .char("j")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "list-40x10" : "chinese-list-40x10")
+        checkListRows(of: app, in: frame)
+        #expect(Layout.line(1, of: frame.grid).contains(" 3/8 "))
+        let hints = Layout.line(8, of: frame.grid)
+        #expect(hints.hasSuffix(language == .english ? "? help  q quit" : "? 說明  q 離開"), "\(hints)")
+    }
+
+    @Test(arguments: Language.allCases)
+    func helpScrolledOnAShortScreen(language: Language) throws {
+        let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas, language: language, rows: 12, columns: 60)
+        ScreenFixtures.press([.char("?"), .char("G")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "help-scrolled" : "chinese-help-scrolled")
+        let text = frame.grid.renderText()
+        #expect(text.contains(app.text.keyHelp.last!.action), "the last entry shows once scrolled to the end")
+        #expect(!text.contains(app.text.keyHelp.first!.action))
+    }
+
+    /// Emoji clusters (skin tones, keycaps, flags, ZWJ sequences) in the list, the delete
+    /// question and the status message keep their whole cluster in one cell.
+    @Test func emojiClustersEverywhere() throws {
+        let titles = ["Thumbs 👍🏽 wave 👋🏿", "Keycap 1️⃣ flag 🇹🇼 👍🏽", "Family 👨‍👩‍👧‍👦 coder 🧑🏽‍💻"]
+        let ideas = titles.enumerated().map { ScreenFixtures.idea(30 + $0.offset, $0.element, "❤️ 👍🏽", age: Int64($0.offset + 1) * 60) }
+        let app = try ScreenFixtures.app(ideas)
+        ScreenFixtures.press([.char("d"), .char("y"), .char("d")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: "emoji-clusters")
+        func cells(_ row: Int) -> [String] { (0..<frame.grid.columns).map { frame.grid[row, $0].text } }
+        #expect(["👍🏽", "1️⃣", "🇹🇼"].allSatisfy(cells(2).contains), "whole clusters in the list's cells")
+        #expect(["👨‍👩‍👧‍👦", "🧑🏽‍💻", "❤️"].allSatisfy(cells(3).contains))
+        #expect(cells(11).contains("👍🏽"), "and in the delete question's")
+        #expect(cells(23).contains("👋🏿"), "and in the status message's")
+    }
+
     @Test(.disabled(if: Screens.isUpdating, "the captures are being rewritten"))
-    func readmeShowsTheAllIdeasCapture() throws {
+    func readmeShowsTheFirstLaunchCapture() throws {
         let readme = Screens.directory.deletingLastPathComponent().appendingPathComponent("README.md")
-        let capture = Screens.directory.appendingPathComponent("all-ideas.txt")
+        let capture = Screens.directory.appendingPathComponent("first-launch.txt")
         let readmeText = try String(contentsOf: readme, encoding: .utf8)
         let captureText = try String(contentsOf: capture, encoding: .utf8)
-        #expect(readmeText.contains("```\n" + captureText + "```\n"), "README.md shows Screens/all-ideas.txt as it is")
+        #expect(readmeText.contains("```\n" + captureText + "```\n"), "README.md shows Screens/first-launch.txt as it is")
     }
 
     @Test func everyScreenKeepsItsLayoutAtOddSizes() throws {

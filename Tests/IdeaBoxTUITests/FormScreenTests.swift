@@ -80,4 +80,47 @@ import Testing
         #expect(Layout.line(2, of: frame.grid).hasPrefix(">[ ] Try the terminal app"))
         #expect(Layout.line(23, of: frame.grid).contains("Added “Try the terminal app”"))
     }
+
+    /// On short screens every label, field, counter and edge keeps a row of its own, in
+    /// Tab order from the top, and the description gives up its lines first.
+    @Test(arguments: [(40, 10), (60, 10), (80, 11), (80, 12)])
+    func theFormOnShortScreens(columns: Int, rows: Int) throws {
+        let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas, rows: rows, columns: columns)
+        ScreenFixtures.press([.char("j"), .char("j"), .char("j"), .char("e"), .tab], on: app)
+        ScreenFixtures.press([.ctrl("e"), .paste(String(repeating: "x", count: 260))], on: app)
+        ScreenFixtures.press([.backTab, .end], on: app)
+        ScreenFixtures.type(String(repeating: "!", count: 250), on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: "form-\(columns)x\(rows)")
+        Layout.check(frame.grid)
+        #expect(Layout.boxes(in: frame.grid).count == 1)
+        let lines = (0..<rows).map { Layout.line($0, of: frame.grid) }
+        func row(_ text: String) -> Int? { lines.firstIndex { $0.contains(text) } }
+        let title = try #require(row("Title"))
+        let description = try #require(row("Description"))
+        let completed = try #require(row("[x] Completed"))
+        let error = try #require(row("! The title is"))
+        #expect(title < description && description < completed && completed < error, "\(frame.grid.renderText())")
+        #expect(description - title >= 2, "the title's text has a row of its own")
+        #expect(completed - description >= 2, "the description has at least one line")
+        #expect(lines[title].contains("/256") && lines[description].contains("/4096"))
+        let cursor = try #require(frame.cursor)
+        #expect(cursor.row == title + 1)
+        #expect(!lines[error + 1].contains("!"), "the error stays on its own row")
+    }
+
+    @Test(arguments: Language.allCases)
+    func anEditOfAnIdeaDeletedElsewhereOffersToSaveItAsNew(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let (app, elsewhere) = try ScreenFixtures.appAndRepository(ideas, language: language)
+        let idea = try #require(app.currentList.selectedIdea)
+        ScreenFixtures.press([.char("e"), .end], on: app)
+        ScreenFixtures.type(" 👍🏽", on: app)
+        _ = try elsewhere.deleteIdea(id: idea.id)
+        ScreenFixtures.press([.ctrl("s")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "form-deleted-elsewhere" : "chinese-form-deleted-elsewhere")
+        #expect(app.form?.isOfferingToSaveAsNew == true)
+        #expect(frame.cursor == nil)
+    }
 }

@@ -64,6 +64,14 @@ enum ScreenFixtures {
     static func app(
         _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80, hasSynced: Bool = false
     ) throws -> AppModel {
+        try appAndRepository(ideas, language: language, rows: rows, columns: columns, hasSynced: hasSynced).app
+    }
+
+    /// Like `app(_:language:rows:columns:hasSynced:)`, with a second repository on the same
+    /// database: another device's changes, as sync would apply them.
+    static func appAndRepository(
+        _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80, hasSynced: Bool = false
+    ) throws -> (app: AppModel, elsewhere: IdeaRepository) {
         let database = try IdeaDatabase.inMemory(
             firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
         let repository = database.repository(clock: .fixed(now), ids: .counting(from: 1000))
@@ -72,6 +80,19 @@ enum ScreenFixtures {
         let app = AppModel(repository: repository, language: language, clock: .fixed(now))
         try app.start()
         app.resize(rows: rows, columns: columns)
+        return (app, database.repository(clock: .fixed(now), ids: .counting(from: 5000)))
+    }
+
+    /// An app on a new data directory as a first launch at `now` makes it: the seven
+    /// samples in `language`, stamped with the current time.
+    static func firstLaunchApp(language: Language = .english) throws -> AppModel {
+        let database = try IdeaDatabase.inMemory(
+            firstLaunch: .init(seedsSamples: true, language: language, clock: .fixed(now)), ids: .counting())
+        let app = AppModel(
+            repository: database.repository(clock: .fixed(now), ids: .counting(from: 1000)), language: language,
+            clock: .fixed(now))
+        try app.start()
+        app.resize(rows: 24, columns: 80)
         return app
     }
 

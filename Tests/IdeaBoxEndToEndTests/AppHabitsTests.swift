@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// The habits of a good terminal app, in the real binary in tmux: Ctrl-Z and `fg`, the
+/// mouse, multi-level undo, an edit that survives a delete on another device, the status
+/// bar offline, and a refusal where no terminal can show the app.
+@Suite("The app's habits in tmux")
+struct AppHabitsTests {
+    @Test func ctrlZSuspendsToTheShellAndFgRedrawsTheApp() async throws {
+        let session = try TmuxSession(before: [["add", "Suspend me"]], jobControl: true)
+        defer { session.close() }
+        try await session.waitFor("the shell's prompt") { $0.lines.contains { $0.hasPrefix("$") } }
+        try session.type(session.appCommand)
+        try session.press("Enter")
+        try await session.waitFor("All Ideas (1)", "Suspend me")
+        try session.press("C-z")
+        try await session.waitFor("the shell with the app stopped") { screen in
+            screen.contains("Stopped") && !screen.contains("All Ideas (1)")
+        }
+        try session.type("fg")
+        try session.press("Enter")
+        let screen = try await session.waitFor("the app redrawn whole") { screen in
+            screen.contains("All Ideas (1)") && screen.line(2).hasPrefix(">[ ] Suspend me") && !screen.contains("Stopped")
+        }
+        #expect(screen.line(23).contains("pending"), "\(screen)")
+        try session.press("j")
+        try session.press("q")
+        try await session.waitFor("the shell back after quitting") { $0.lines.last { !$0.isEmpty } == "$" }
+    }
+
+    @Test func aClickSelectsARowAndADoubleClickEditsIt() async throws {
+        let session = try TmuxSession(before: [["add", "First"], ["add", "Second"], ["add", "Third"]])
+        defer { session.close() }
+        try await session.waitFor("All Ideas (3)")
+        // A press of the left button at column 10 of the fifth row (1-based), SGR encoded.
+        let press = Array("\u{1B}[<0;10;5M".utf8)
+        try session.send(bytes: press)
+        try await session.waitFor("the clicked row selected") { $0.line(4).hasPrefix(">[ ] First") }
+        try session.send(bytes: press + press)
+        try await session.waitFor("Edit idea", "First")
+        try session.press("Escape")
+        let tab = Array("\u{1B}[<0;35;1M".utf8)
+        try session.send(bytes: tab)
+        try await session.waitFor("the Completed tab") { $0.contains("Nothing completed yet.") }
+    }
+
+    @Test func twoDeletesAreUndoneOneByOneAndRedone() async throws {
+        let session = try TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"]])
+        defer { session.close() }
+        try await session.waitFor("All Ideas (3)")
+        try session.press("d", "y")
+        try await session.waitFor("All Ideas (2)")
+        try session.press("d", "y")
+        try await session.waitFor("All Ideas (1)")
+        try session.press("u")
+        try await session.waitFor("All Ideas (2)", "Undid delete of “Two”")
+        try session.press("u")
+        try await session.waitFor("All Ideas (3)", "Undid delete of “Three”")
+        try session.press("C-r")
+        try await session.waitFor("All Ideas (2)", "Redid delete of “Three”")
+    }
+
+    @Test func anEditOfAnIdeaDeletedOnAnotherDeviceIsSavedAsANewIdea() async throws {
+        let session = try TmuxSession(before: [["add", "Shared idea"]])
+        defer { session.close() }
+        try await session.waitFor("Shared idea")
+        let id = try session.run(["list", "--json"]).split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first.map(String.init)
+        try session.press("e")
+        try await session.waitFor("Edit idea")
+        try session.press("End")
+        try session.type(" with my words")
+        try await session.waitFor("Shared idea with my words")
+        try session.run(["rm", try #require(id)])
+        try session.press("C-s")
+        try await session.waitFor("Deleted on another device. Save your text as a new idea? y/n")
+        try session.press("y")
+        try await session.waitFor("the text saved as a new idea") { screen in
+            screen.contains("Saved as a new idea") && screen.line(2).hasPrefix(">[ ] Shared idea with my words")
+                && screen.contains("All Ideas (1)")
+        }
+    }
+
+    @Test func offlineTheStatusBarAndSSayWhyNothingIsSent() async throws {
+        let session = try TmuxSession(before: [["add", "Stays here"]])
+        defer { session.close() }
+        try await session.waitFor("Stays here")
+        try await session.waitFor("a first sync") { $0.line(23).contains("Synced") }
+        try session.press("o")
+        try await session.waitFor("the status bar offline") { $0.line(23).contains("Offline") }
+        try session.press("s")
+        try await session.waitFor("Offline: nothing was sent. Press o")
+        try session.press("x")
+        try await session.waitFor("the change waiting") { $0.line(23).contains("Offline: 1 pending") }
+        try session.press("o")
+        try await session.waitFor("the change sent once the network is back") { $0.line(23).contains("Synced") }
+    }
+
+    @Test func aTerminalThatCannotMoveTheCursorIsRefusedWithOneLine() async throws {
+        let session = try TmuxSession(environment: ["TERM": "dumb"])
+        defer { session.close() }
+        let screen = try await session.waitFor("the refusal") { $0.contains(TmuxSession.exitMarker) }
+        #expect(screen.contains("TERM=dumb cannot show the full-screen app"), "\(screen)")
+        #expect(!screen.contains("\(TmuxSession.exitMarker) 0"), "\(screen)")
+    }
+}
