@@ -118,7 +118,8 @@ let package = Package(
         .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore", "IdeaSync", "CloudRemote"]),
-        .testTarget(name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore"]),
+        .testTarget(
+            name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "CloudRemote", "IdeaBoxCore"]),
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
         .target(
             name: "RemoteTestSupport", dependencies: ["CloudRemote", "CloudServer", "PostgresStore", "IdeaBoxCore"],

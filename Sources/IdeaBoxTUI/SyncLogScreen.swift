@@ -28,7 +28,7 @@ enum SyncLogScreen {
             lines.append((text.noConflicts, AppScreen.muted))
         }
         for conflict in log.conflicts {
-            lines.append((text.conflictLine(conflict), .plain))
+            lines.append(contentsOf: text.conflictLines(conflict).map { ($0, CellStyle.plain) })
         }
         let height = app.syncLogVisibleRows
         let first = min(log.scroll, max(0, lines.count - height))

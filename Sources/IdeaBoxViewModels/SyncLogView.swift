@@ -20,7 +20,10 @@ public struct SyncLogView: Sendable, Equatable {
     /// The "overwrite the remote? y/n" question the overlay is asking, if any.
     public var confirmingOverwrite: Overwrite?
 
+    /// The lines a conflict takes: when and what, the winner, the loser.
+    public static let linesPerConflict = 3
+
     /// The overlay's lines: the log (or its empty notice), a blank line, the conflicts
     /// heading and the conflicts (or their empty notice).
-    public var lineCount: Int { max(1, entries.count) + 2 + max(1, conflicts.count) }
+    public var lineCount: Int { max(1, entries.count) + 2 + max(1, conflicts.count * Self.linesPerConflict) }
 }

@@ -127,8 +127,9 @@ public struct UIText: Sendable {
         text("Overwrite the remote library with this folder? Other devices follow. y/n",
              "以這台裝置的資料夾覆寫遠端？其他裝置會跟著更新。y/n")
     }
-    /// A conflict's line: which idea, which version won (whose, from when) and which lost.
-    public func conflictLine(_ conflict: ConflictRecord) -> String {
+    /// A conflict's lines: when and which idea, then the version that won and the one
+    /// that lost, each with its device and time.
+    public func conflictLines(_ conflict: ConflictRecord) -> [String] {
         let localWon: Bool
         switch conflict.resolution {
         case .local: localWon = true
@@ -139,10 +140,16 @@ public struct UIText: Sendable {
         let local = version(conflict.local, isThisDevice: true)
         let remote = version(conflict.remote, isThisDevice: false)
         let (won, lost) = localWon ? (local, remote) : (remote, local)
+        let winner = localWon ? conflict.local : conflict.remote
         let tie = conflict.resolution == .tieBreaker ? text(" (same time: settled by device id)", "（時間相同，依裝置識別碼決定）") : ""
-        let title = conflict.remote?.title ?? conflict.local?.title ?? String(conflict.ideaId.lowercasedString.prefix(8))
-        return clockTime(conflict.occurredAt) + "  "
-            + text("“\(title)”: won \(won); lost \(lost)\(tie)", "「\(title)」：勝出 \(won)；落敗 \(lost)\(tie)")
+        let title = winner?.title ?? conflict.local?.title ?? conflict.remote?.title
+            ?? String(conflict.ideaId.lowercasedString.prefix(8))
+        let indent = "          "
+        return [
+            clockTime(conflict.occurredAt) + "  " + text("“\(title)”", "「\(title)」"),
+            indent + text("won:  \(won)\(tie)", "勝出：\(won)\(tie)"),
+            indent + text("lost: \(lost)", "落敗：\(lost)"),
+        ]
     }
 
     /// One side of a conflict: this device's or another device's edit (or delete), and when.

@@ -225,6 +225,24 @@ import Testing
         #expect(!text.contains(app.text.keyHelp.first!.action))
     }
 
+    /// The sync log names, for each conflict, the version that won and the one that lost,
+    /// with their devices and times; on a short screen it scrolls to its end.
+    @Test(arguments: Language.allCases)
+    func syncLogWithConflicts(language: Language) throws {
+        let app = try ScreenFixtures.appWithSyncLog(language: language)
+        ScreenFixtures.press([.char("l")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "sync-log-conflicts" : "chinese-sync-log-conflicts")
+        let text = frame.grid.renderText()
+        #expect(text.contains(language == .english ? "won:  the edit from device 7c1e9a40" : "勝出：裝置 7c1e9a40"), "\(text)")
+        #expect(text.contains(language == .english ? "lost: this device's edit" : "落敗：本機"), "\(text)")
+        app.resize(rows: 12, columns: 100)
+        ScreenFixtures.press([.char("G")], on: app)
+        let scrolled = AppScreen.render(app)
+        try Screens.expect(scrolled, matches: language == .english ? "sync-log-scrolled" : "chinese-sync-log-scrolled")
+        #expect(scrolled.grid.renderText().contains(language == .english ? "lost: this device's edit" : "落敗：本機"), "scrolled to the end")
+    }
+
     /// Emoji clusters (skin tones, keycaps, flags, ZWJ sequences) in the list, the delete
     /// question and the status message keep their whole cluster in one cell.
     @Test func emojiClustersEverywhere() throws {

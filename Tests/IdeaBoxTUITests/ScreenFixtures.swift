@@ -1,8 +1,10 @@
+import CloudRemote
 import Foundation
 import IdeaBoxCore
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
 import IdeaStore
+import IdeaSync
 import Testing
 
 /// Apps over fixed ideas and a fixed clock, and the comparison of their frames with the
@@ -94,6 +96,38 @@ enum ScreenFixtures {
         try app.start()
         app.resize(rows: 24, columns: 80)
         return app
+    }
+
+    /// An app with sync hooks (an engine that is never started, over an in-memory remote)
+    /// whose log holds a few lines and two settled conflicts: one this device won and one
+    /// another device's newer edit won.
+    static func appWithSyncLog(language: Language) throws -> AppModel {
+        let ideas = language == .english ? englishIdeas : chineseIdeas
+        let database = try IdeaDatabase.inMemory(firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
+        let repository = database.repository(clock: .fixed(now), ids: .counting(from: 1000))
+        _ = try repository.importIdeas(ideas)
+        var theirs = ideas[0]
+        theirs.title += language == .english ? " (edited on the laptop)" : "（在筆電上編輯）"
+        theirs.updatedAt = now.adding(milliseconds: 5000)
+        theirs.deviceId = "7c1e9a40-laptop"
+        var older = ideas[1]
+        older.title += language == .english ? " (an older edit)" : "（較舊的編輯）"
+        older.updatedAt = older.updatedAt.adding(milliseconds: -60_000)
+        older.deviceId = "3b5d2f88-phone"
+        _ = try repository.applyRemoteChanges([.saved(theirs), .saved(older)], changeToken: .keep, syncedAt: now)
+        for (index, message) in ["sent 7 change(s)", "applied 2 remote change(s)", "integrity: 8 ideas, 8 records"].enumerated() {
+            try repository.appendSyncLog(
+                SyncLogEntry(occurredAt: now.adding(milliseconds: Int64(index) * 1000), kind: index == 0 ? .upload : .download, message: message))
+        }
+        let cloud = try SimulatedCloud.inMemory(clock: .fixed(now))
+        let engine = SyncEngine(
+            session: SyncSession(repository: repository, database: cloud.database(forDevice: "screen"), clock: .fixed(now)),
+            scheduler: ManualSyncScheduler(start: now))
+        let hooks = SyncHooks(engine: engine, isNetworkOn: { true }, setNetworkOn: { _ in })
+        let synced = AppModel(repository: repository, language: language, clock: .fixed(now), sync: hooks)
+        try synced.start()
+        synced.resize(rows: 24, columns: 100)
+        return synced
     }
 
     /// Presses `keys` in order.
