@@ -79,17 +79,15 @@ public struct UIText: Sendable {
     public var syncRequested: String { text("Syncing now", "立即同步") }
     /// `s` while the network is off: why nothing was sent.
     public var syncWhileOffline: String {
-        text("Offline: nothing was sent. Press o to turn the network on.", "離線中：沒有送出任何變更。按 o 開啟網路。")
+        text("Nothing sent: offline. Press o to go online.", "離線中，沒有送出。按 o 開啟網路。")
     }
     /// `s` while signed out: why nothing was sent.
     public var syncWhileSignedOut: String {
-        text("Not signed in: nothing was sent. Sign in with `ideabox account sign-in NAME`.",
-             "未登入：沒有送出任何變更。請以 `ideabox account sign-in 名稱` 登入。")
+        text("Nothing sent: not signed in (ideabox account sign-in).", "未登入，沒有送出（ideabox account sign-in）。")
     }
     /// `s` while the account's quota is full: why nothing was sent.
     public var syncWhileQuotaExceeded: String {
-        text("The account's storage is full: nothing was sent. Free some space, then press s.",
-             "帳號儲存空間已滿：沒有送出任何變更。釋出空間後再按 s。")
+        text("Nothing sent: the account's storage is full.", "帳號儲存空間已滿，沒有送出。")
     }
     /// Messages of the sync keys.
     public func network(on: Bool) -> String {
@@ -243,8 +241,6 @@ public struct UIText: Sendable {
     public func deleted(_ title: String) -> String {
         text("Deleted “\(title)” — u to undo", "已刪除「\(title)」— 按 u 復原")
     }
-    /// Status messages.
-    public func restored(_ title: String) -> String { text("Restored “\(title)”", "已復原「\(title)」") }
     /// Status messages.
     public func markedDone(_ done: Bool) -> String {
         done ? text("Marked done", "已標示為完成") : text("Marked not done", "已標示為未完成")

@@ -88,7 +88,7 @@ struct AppHabitsTests {
         try session.press("o")
         try await session.waitFor("the status bar offline") { $0.line(23).contains("Offline") }
         try session.press("s")
-        try await session.waitFor("Offline: nothing was sent. Press o")
+        try await session.waitFor("Nothing sent: offline. Press o to go online.")
         try session.press("x")
         try await session.waitFor("the change waiting") { $0.line(23).contains("Offline: 1 pending") }
         try session.press("o")

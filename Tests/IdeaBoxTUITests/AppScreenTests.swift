@@ -2,6 +2,7 @@ import Foundation
 import IdeaBoxCore
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
+import IdeaStore
 import Testing
 
 /// Whole screens of the app, driven by keys as a user would, compared with `Screens/`.
@@ -241,6 +242,27 @@ import Testing
         let scrolled = AppScreen.render(app)
         try Screens.expect(scrolled, matches: language == .english ? "sync-log-scrolled" : "chinese-sync-log-scrolled")
         #expect(scrolled.grid.renderText().contains(language == .english ? "lost: this device's edit" : "落敗：本機"), "scrolled to the end")
+    }
+
+    /// Offline, the status bar says so with the changes waiting, and `s` says why nothing
+    /// was sent.
+    @Test(arguments: Language.allCases)
+    func offlineSyncKeySaysWhy(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let database = try IdeaDatabase.inMemory(firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
+        let repository = database.repository(clock: .fixed(ScreenFixtures.now), ids: .counting(from: 1000))
+        _ = try repository.importIdeas(ideas)
+        let (app, engine, scheduler) = try ScreenFixtures.syncingApp(repository: repository, language: language)
+        ScreenFixtures.press([.char("o")], on: app)
+        engine.start()
+        scheduler.runDue()
+        app.tick()
+        ScreenFixtures.press([.char("s")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "offline-sync-key" : "chinese-offline-sync-key")
+        let status = Layout.line(23, of: frame.grid)
+        #expect(status.contains(language == .english ? "Offline: 8 pending" : "離線：8 筆待同步"), "\(status)")
+        engine.stop()
     }
 
     /// Emoji clusters (skin tones, keycaps, flags, ZWJ sequences) in the list, the delete

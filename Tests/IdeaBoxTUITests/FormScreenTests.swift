@@ -123,4 +123,13 @@ import Testing
         #expect(app.form?.isOfferingToSaveAsNew == true)
         #expect(frame.cursor == nil)
     }
+
+    @Test func theChineseFormAt40x10() throws {
+        let app = try ScreenFixtures.app(ScreenFixtures.chineseIdeas, language: .traditionalChinese, rows: 10, columns: 40)
+        ScreenFixtures.press([.char("e"), .tab], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: "chinese-form-40x10")
+        Layout.check(frame.grid)
+        #expect(frame.cursor?.row == 4, "in the description's one line")
+    }
 }

@@ -119,15 +119,28 @@ enum ScreenFixtures {
             try repository.appendSyncLog(
                 SyncLogEntry(occurredAt: now.adding(milliseconds: Int64(index) * 1000), kind: index == 0 ? .upload : .download, message: message))
         }
-        let cloud = try SimulatedCloud.inMemory(clock: .fixed(now))
-        let engine = SyncEngine(
-            session: SyncSession(repository: repository, database: cloud.database(forDevice: "screen"), clock: .fixed(now)),
-            scheduler: ManualSyncScheduler(start: now))
-        let hooks = SyncHooks(engine: engine, isNetworkOn: { true }, setNetworkOn: { _ in })
-        let synced = AppModel(repository: repository, language: language, clock: .fixed(now), sync: hooks)
-        try synced.start()
+        let (synced, _, _) = try syncingApp(repository: repository, language: language)
         synced.resize(rows: 24, columns: 100)
         return synced
+    }
+
+    /// An app over `repository` with sync hooks: an engine on a manual scheduler (not yet
+    /// started) over an in-memory remote whose network the app's `o` turns off and on.
+    static func syncingApp(
+        repository: IdeaRepository, language: Language
+    ) throws -> (app: AppModel, engine: SyncEngine, scheduler: ManualSyncScheduler) {
+        let cloud = try SimulatedCloud.inMemory(clock: .fixed(now))
+        let scheduler = ManualSyncScheduler(start: now)
+        let engine = SyncEngine(
+            session: SyncSession(repository: repository, database: cloud.database(forDevice: "screen"), clock: .fixed(now)),
+            scheduler: scheduler)
+        let hooks = SyncHooks(
+            engine: engine, isNetworkOn: { try !cloud.status(device: "screen").isOffline },
+            setNetworkOn: { try cloud.setOffline(!$0, device: "screen") })
+        let app = AppModel(repository: repository, language: language, clock: .fixed(now), sync: hooks)
+        try app.start()
+        app.resize(rows: 24, columns: 80)
+        return (app, engine, scheduler)
     }
 
     /// Presses `keys` in order.

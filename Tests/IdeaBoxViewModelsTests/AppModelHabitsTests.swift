@@ -185,7 +185,7 @@ import Testing
 
         app.handle(.char("o"))
         app.handle(.char("s"))
-        #expect(app.status.message?.text == "Offline: nothing was sent. Press o to turn the network on.")
+        #expect(app.status.message?.text == "Nothing sent: offline. Press o to go online.")
         app.handle(.char("o"))
 
         try cloud.signOut(device: "a")
@@ -193,7 +193,7 @@ import Testing
         scheduler.runDue()
         #expect(engine.status == .notSignedIn)
         app.handle(.char("s"))
-        #expect(app.status.message?.text == "Not signed in: nothing was sent. Sign in with `ideabox account sign-in NAME`.")
+        #expect(app.status.message?.text == "Nothing sent: not signed in (ideabox account sign-in).")
         engine.stop()
     }
 }
