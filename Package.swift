@@ -81,8 +81,11 @@ let package = Package(
         .target(
             name: "IdeaBoxCommandLine",
             dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: startsFast
+            swiftSettings: startsFast,
+            plugins: ["BuildCommit"]
         ),
+        // `ideabox --version` names the commit it was built from: git, read before each build.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // `ideabox` runs the local commands and hands every other to `ideabox-full`: built
         // without the FullBeside trait it holds no NIO, Hummingbird, postgres-nio or ncurses,
         // so it starts in a few milliseconds.

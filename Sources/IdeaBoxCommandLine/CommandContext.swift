@@ -101,8 +101,8 @@ extension IdeaBoxSubcommand {
 /// Errors of the command line itself.
 public enum CommandError: UserFacingError {
     case invalidClockOffset(String)
-    case unreadableFile(String, reason: String)
-    case invalidJSON(String, reason: String)
+    /// A file could not be read; `errno` says why, when known.
+    case unreadableFile(String, errno: Int32?)
     case nothingToEdit
 
     public func message(in language: Language) -> String {
@@ -111,14 +111,20 @@ public enum CommandError: UserFacingError {
             "IDEABOX_CLOCK_OFFSET_MS must be a whole number of milliseconds, not \"\(value)\"."
         case let (.invalidClockOffset(value), .traditionalChinese):
             "IDEABOX_CLOCK_OFFSET_MS 必須是整數毫秒，而不是「\(value)」"
-        case let (.unreadableFile(path, reason), .english):
-            "Can't read \(path): \(reason)"
-        case let (.unreadableFile(path, reason), .traditionalChinese):
-            "無法讀取 \(path)：\(reason)"
-        case let (.invalidJSON(path, reason), .english):
-            "\(path) is not a valid IdeaBox export: \(reason) Nothing was imported."
-        case let (.invalidJSON(path, reason), .traditionalChinese):
-            "\(path) 不是有效的 IdeaBox 匯出檔：\(reason)；沒有匯入任何資料"
+        case let (.unreadableFile(path, code), .english):
+            switch code {
+            case ENOENT: "Can't read \(path): there is no such file."
+            case EACCES, EPERM: "Can't read \(path): permission denied."
+            case EISDIR: "Can't read \(path): it is a folder."
+            default: "Can't read \(path)."
+            }
+        case let (.unreadableFile(path, code), .traditionalChinese):
+            switch code {
+            case ENOENT: "無法讀取 \(path)：沒有這個檔案"
+            case EACCES, EPERM: "無法讀取 \(path)：沒有讀取權限"
+            case EISDIR: "無法讀取 \(path)：這是資料夾"
+            default: "無法讀取 \(path)"
+            }
         case (.nothingToEdit, .english):
             "Nothing to change: pass --title and/or --description."
         case (.nothingToEdit, .traditionalChinese):

@@ -10,12 +10,16 @@ public enum CommandLineMain {
         CommandConfiguration(
             commandName: "ideabox",
             abstract: "Catch and keep your ideas, on every device of one account.",
-            discussion: """
-                Data lives under --data-dir, else $IDEABOX_HOME, else $XDG_DATA_HOME/ideabox, \
-                else ~/.local/share/ideabox; each --profile (default: "default") is one device.
-                """,
+            discussion: CommandLineText.rootDiscussion,
+            version: CommandLineText.version,
             subcommands: subcommands
         )
+    }
+
+    /// Whether `arguments` (without the program name) ask for the version alone: `--version`
+    /// (which ArgumentParser would answer too) or `-V`.
+    public static func asksForVersion(_ arguments: [String]) -> Bool {
+        arguments == ["--version"] || arguments == ["-V"]
     }
 
     /// Runs `work` with a new context: an error reaches the user as one line on stderr, in
@@ -40,14 +44,20 @@ public enum CommandLineMain {
     /// Parses the process's arguments with `root` and runs the command. A mistake in the
     /// arguments gets one line on stderr, like every other error, rather than the usage
     /// screen; `--help` still prints help.
+    /// ArgumentParser's common usage errors are translated for a Chinese locale.
     public static func run<Root: ParsableCommand>(_ root: Root.Type) -> Never {
+        if asksForVersion(Array(CommandLine.arguments.dropFirst())) {
+            print(CommandLineText.version)
+            Foundation.exit(0)
+        }
         do {
             var command = try Root.parseAsRoot()
             try command.run()
             Foundation.exit(0)
         } catch {
             guard Root.exitCode(for: error) == .validationFailure else { Root.exit(withError: error) }
-            Output.error("\(Root.message(for: error)) (see `ideabox help`)")
+            let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+            Output.error(CommandLineText.usageError(Root.message(for: error), language) + CommandLineText.seeHelp(language))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
     }

@@ -58,7 +58,7 @@ public enum LocalCommand: Equatable, Sendable {
             guard !query.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw IdeaStoreError.emptyQuery }
             try Self.printIdeas(
                 .search(query), rows: page.rows(json: json), notesMore: page.isDefault(json: json), json: json,
-                context: context, store: store)
+                context: context, store: store, noteIfNone: CommandLineText.noMatch(query, context.language))
         case let .show(id, json):
             let idea = try Self.openRepository(store, context).idea(matching: id)
             print(json ? idea.jsonText() : Output.details(idea, language: context.language))
@@ -82,9 +82,7 @@ public enum LocalCommand: Equatable, Sendable {
             let ideas = try ExportFile.read(file)
             // Restoring an export into a new directory brings its own ideas: no samples.
             let summary = try Self.openRepository(store, context, seedsSamples: false).importIdeas(ideas)
-            print(context.language == .english
-                ? "Imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged."
-                : "已匯入：新增 \(summary.inserted) 筆，更新 \(summary.updated) 筆，未變更 \(summary.unchanged) 筆")
+            print(CommandLineText.imported((summary.inserted, summary.updated, summary.unchanged), context.language))
         }
     }
 
@@ -105,9 +103,11 @@ public enum LocalCommand: Equatable, Sendable {
 
     /// Prints at most `rows` of the ideas `filter` selects (all if nil), reading no more rows
     /// than it shows (and one to know whether more are left), through one buffered writer. A
-    /// default page that leaves ideas out says so on standard error (`notesMore`).
+    /// default page that leaves ideas out says so on standard error (`notesMore`), and so
+    /// does text output with no idea at all (`noteIfNone`); JSON stays quiet.
     private static func printIdeas(
-        _ filter: IdeaFilter, rows: Int?, notesMore: Bool, json: Bool, context: CommandContext, store: StoreSelection
+        _ filter: IdeaFilter, rows: Int?, notesMore: Bool, json: Bool, context: CommandContext, store: StoreSelection,
+        noteIfNone: String? = nil
     ) throws {
         let repository = try Self.openRepository(store, context)
         var output = Output.BufferedWriter()
@@ -131,10 +131,11 @@ public enum LocalCommand: Equatable, Sendable {
         }
         if json { writer.finish(to: &output) }
         output.flush()
+        if !json && printed == 0, let noteIfNone {
+            Output.note(noteIfNone)
+        }
         if isCut && notesMore {
-            Output.note(context.language == .english
-                ? "… more not shown: --all prints every one, --limit N that many."
-                : "… 其餘未顯示：--all 列出全部，--limit N 列出 N 筆。")
+            Output.note(CommandLineText.moreNotShown(context.language))
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IdeaBoxCore
 
 /// The commands that need only this profile's database: `ideabox` runs them itself, and
 /// hands every other command to `ideabox-full` (see the `ideabox` target).
@@ -169,12 +170,14 @@ extension LocalSubcommand {
 
 /// `--limit N` or `--all`: how many rows `list` and `search` print.
 struct PageOptions: ParsableArguments {
-    @Option(help: "Print at most this many.") var limit: Int?
+    // Unconditional, so that `--limit -3` reaches `validate()` rather than reading as an option.
+    @Option(parsing: .unconditional, help: "Print at most this many (1 or more).") var limit: Int?
     @Flag(help: "Print every one.") var all = false
 
     func validate() throws {
-        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
-        if all && limit != nil { throw ValidationError("--all and --limit don't go together.") }
+        let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+        if let limit, limit < 1 { throw ValidationError(CommandLineText.limitNotPositive(limit, language)) }
+        if all && limit != nil { throw ValidationError(CommandLineText.allWithLimit(language)) }
     }
 
     var page: LocalCommand.Page { LocalCommand.Page(limit: limit, all: all) }

@@ -18,6 +18,17 @@ public enum IdeaValidationError: UserFacingError, Equatable, Sendable {
     case negativeVersion
     case emptyDeviceId
 
+    /// The JSON field of an idea this rule is about (`title`, `updatedAt`, …).
+    public var field: String {
+        switch self {
+        case .emptyTitle, .titleTooLong, .titleNotOneLine: "title"
+        case .descriptionTooLong, .descriptionHasControlCharacters: "description"
+        case .updatedBeforeCreated: "updatedAt"
+        case .negativeVersion: "version"
+        case .emptyDeviceId: "deviceId"
+        }
+    }
+
     public func message(in language: Language) -> String {
         switch (self, language) {
         case (.emptyTitle, .english):

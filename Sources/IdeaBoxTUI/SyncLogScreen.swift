@@ -20,7 +20,7 @@ enum SyncLogScreen {
             case .warning, .conflict: CellStyle(color: .highlight)
             default: .plain
             }
-            lines.append(("\(text.clockTime(entry.occurredAt))  \(entry.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(entry.message)", style))
+            lines.append((text.logLine(entry), style))
         }
         lines.append(("", .plain))
         lines.append((text.conflictsTitle, AppScreen.accent))

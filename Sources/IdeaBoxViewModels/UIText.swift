@@ -125,6 +125,11 @@ public struct UIText: Sendable {
         text("Overwrite the remote library with this folder? Other devices follow. y/n",
              "以這台裝置的資料夾覆寫遠端？其他裝置會跟著更新。y/n")
     }
+    /// A sync log line: its time, kind and message, in the user's language.
+    public func logLine(_ entry: SyncLogEntry) -> String {
+        "\(clockTime(entry.occurredAt))  \(SyncLogText.kind(entry.kind, language)) \(SyncLogText.message(entry.message, language))"
+    }
+
     /// A conflict's lines: when and which idea, then the version that won and the one
     /// that lost, each with its device and time.
     public func conflictLines(_ conflict: ConflictRecord) -> [String] {

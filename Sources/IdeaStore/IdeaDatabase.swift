@@ -57,11 +57,27 @@ public struct IdeaDatabase: Sendable {
     /// lock, so two processes starting together in a new directory seed exactly once; a
     /// command opening a database this version has opened before takes no lock and only
     /// reads.
+    ///
+    /// A folder that is a file, a file that is not a database, a full disk or a folder that
+    /// can't be written throws a `StorageError`.
     public static func open(
         directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator = .random, use: Use = .app
     ) throws -> IdeaDatabase {
+        do {
+            return try openUnchecked(directory: directory, firstLaunch: firstLaunch, ids: ids, use: use)
+        } catch {
+            throw StorageError(error, directory: directory) ?? error
+        }
+    }
+
+    /// The database file's name in its profile folder.
+    static let fileName = "ideabox.sqlite"
+
+    private static func openUnchecked(
+        directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator, use: Use
+    ) throws -> IdeaDatabase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("ideabox.sqlite").path
+        let path = directory.appendingPathComponent(fileName).path
         let lockURL = directory.appendingPathComponent("ideabox.lock")
         switch use {
         case .app:

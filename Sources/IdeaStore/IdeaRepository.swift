@@ -180,15 +180,20 @@ public struct IdeaRepository: Sendable {
 
     /// Runs `body` in one write transaction and, if it changed anything, marks the database
     /// as changed, so every process watching it (`revision()`) notices. A request that
-    /// changes nothing (an edit to the same text) leaves the revision alone.
+    /// changes nothing (an edit to the same text) leaves the revision alone. A full disk or
+    /// a database that can't be written throws a `StorageError`, the transaction undone.
     func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
-        try writer.write { db in
-            let changesBefore = db.totalChangesCount
-            let result = try body(db)
-            if db.totalChangesCount != changesBefore {
-                try bumpRevision(db)
+        do {
+            return try writer.write { db in
+                let changesBefore = db.totalChangesCount
+                let result = try body(db)
+                if db.totalChangesCount != changesBefore {
+                    try bumpRevision(db)
+                }
+                return result
             }
-            return result
+        } catch let error as DatabaseError {
+            throw StorageError(error, directory: URL(fileURLWithPath: writer.path).deletingLastPathComponent()) ?? error
         }
     }
 

@@ -128,16 +128,14 @@ extension IdeaBoxCommand {
                 if json {
                     print(try Output.json(entries))
                 } else {
-                    for entry in entries { print(Self.line(entry)) }
+                    for entry in entries { print(Self.line(entry, language: context.language)) }
                 }
             }
         }
 
-        /// Time, kind (padded to line up) and message.
-        static func line(_ entry: SyncLogEntry) -> String {
-            let width = SyncLogEntry.Kind.allCases.map(\.rawValue.count).max() ?? 0
-            let kind = entry.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
-            return "\(entry.occurredAt.iso8601)  \(kind)  \(entry.message)"
+        /// Time, kind (lined up) and message, in `language`.
+        static func line(_ entry: SyncLogEntry, language: Language) -> String {
+            "\(entry.occurredAt.iso8601)  \(SyncLogText.kind(entry.kind, language))  \(SyncLogText.message(entry.message, language))"
         }
 
         /// Time, the idea's full id (it may be deleted, so no prefix lookup), who won, and
@@ -148,7 +146,7 @@ extension IdeaBoxCommand {
                 return "\(label): \"\(idea.title)\" \(idea.updatedAt.iso8601)"
             }
             return [
-                record.occurredAt.iso8601, record.ideaId.lowercasedString, record.resolution.rawValue,
+                record.occurredAt.iso8601, record.ideaId.lowercasedString, SyncLogText.resolution(record.resolution, context.language),
                 side(context.text("local", "本機"), record.local), side(context.text("remote", "遠端"), record.remote),
             ].joined(separator: "  ")
         }

@@ -15,6 +15,10 @@ struct IdeaBoxCommand: ParsableCommand {
 
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if CommandLineMain.asksForVersion(arguments) {
+            print(CommandLineText.version)
+            Foundation.exit(0)
+        }
         if let (command, store) = FastCommandLine.parse(arguments) {
             Foundation.exit(CommandLineMain.perform { try command.run(store: store, context: $0) })
         }

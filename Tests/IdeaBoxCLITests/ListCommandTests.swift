@@ -44,13 +44,15 @@ import Testing
         #expect(try sandbox.succeed(["list", "--limit", "100"]) == Expected.lines(ideas.reversed()))
     }
 
-    @Test(arguments: ["--limit=0", "--limit=-1"])
-    func limitBelowOneIsRefused(option: String) throws {
+    @Test(arguments: [(["--limit=0"], "0"), (["--limit=-1"], "-1"), (["--limit", "-3"], "-3"), (["--limit", "0"], "0")])
+    func limitBelowOneIsRefused(options: [String], value: String) throws {
         let sandbox = try Sandbox()
-        let result = try sandbox.run(["list", option])
+        let result = try sandbox.run(["list"] + options)
         #expect(result.status != 0)
         #expect(result.stdout == "")
-        #expect(result.stderr == "ideabox: --limit must be at least 1. (see `ideabox help`)\n")
+        #expect(result.stderr == "ideabox: --limit must be a positive number (1 or more), not \(value). (see `ideabox help`)\n")
+        let chinese = try sandbox.run(["list"] + options, environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(chinese.stderr == "ideabox: --limit 必須是正整數（1 以上），而不是 \(value)（請見 `ideabox help`）\n")
     }
 
     @Test func limitMustBeANumber() throws {

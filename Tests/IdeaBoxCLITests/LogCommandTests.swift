@@ -19,6 +19,18 @@ import Testing
         return (sandbox, id)
     }
 
+    @Test func linesAreTranslatedUnderAChineseLocaleAndStoredInEnglish() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.add("Original", on: "A")
+        try sandbox.sync("A")
+        let english = try sandbox.succeed(on: "A", ["log"])
+        #expect(english.contains("  upload    sent 1 change(s)\n"), "\(english)")
+        let chinese = try sandbox.succeed(on: "A", ["log"], environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(chinese.contains("  上傳  已送出 1 筆變更\n"), "\(chinese)")
+        #expect(!chinese.contains("change(s)") && !chinese.contains("upload"))
+        #expect(try sandbox.succeed(on: "A", ["log", "--json"], environment: ["LANG": "zh_TW.UTF-8"]).contains("sent 1 change(s)"))
+    }
+
     @Test func bothEditTheNewestWinsSilentlyAndTheConflictIsLogged() throws {
         let (sandbox, id) = try Self.conflict()
         #expect(try sandbox.idea(id, on: "A").title == "Edited on B")
@@ -41,7 +53,7 @@ import Testing
 
             """)
         #expect(try sandbox.succeed(on: "B", ["log", "--conflicts"], environment: ["LANG": "zh_TW.UTF-8"]) == """
-            \(conflict.occurredAt)  \(id)  Local  本機: "Edited on B" \(local.updatedAt.iso8601)  \
+            \(conflict.occurredAt)  \(id)  本機勝出  本機: "Edited on B" \(local.updatedAt.iso8601)  \
             遠端: "Edited on A" \(remote.updatedAt.iso8601)
 
             """)

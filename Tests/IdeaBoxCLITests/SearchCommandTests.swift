@@ -33,8 +33,8 @@ import Testing
             """)
         #expect(try sandbox.succeed(["search", "感謝"]) == "\(thanks.prefix(8))  [x] 感謝卡\n")
         #expect(try sandbox.succeed(["search", "新的靈感"]) == "\(code.prefix(8))  [ ] 寫程式\n")
-        #expect(try sandbox.succeed(["search", "筆記本"]) == "")
-        #expect(try sandbox.succeed(["search", "感靈"]) == "")
+        #expect(try sandbox.searchFindsNothing("筆記本"))
+        #expect(try sandbox.searchFindsNothing("感靈"))
     }
 
     @Test func oneAndTwoLatinCharactersAndEmoji() throws {
@@ -47,13 +47,16 @@ import Testing
         #expect(try sandbox.succeed(["search", "o"]) == "\(go.prefix(8))  [ ] Go\n\(thumbs.prefix(8))  [ ] Nice 👍🏽 work\n")
     }
 
-    @Test func noHitPrintsNothingAndSucceeds() throws {
+    @Test func noHitPrintsNothingSaysSoOnStandardErrorAndSucceeds() throws {
         let sandbox = try Sandbox()
         _ = try sandbox.add("Something")
         let result = try sandbox.run(["search", "nothing like it"])
         #expect(result.status == 0)
         #expect(result.stdout == "")
-        #expect(result.stderr == "")
+        #expect(result.stderr == "No idea matches \"nothing like it\".\n")
+        let chinese = try sandbox.run(["search", "沒有", "--limit", "3"], environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(chinese.status == 0 && chinese.stdout == "")
+        #expect(chinese.stderr == "沒有符合「沒有」的靈感\n")
         #expect(try sandbox.succeed(["search", "nothing like it", "--json"]) == "[]\n")
     }
 
@@ -77,15 +80,15 @@ import Testing
         let sandbox = try Sandbox()
         let id = try sandbox.add("Old name", description: "靈感")
         try sandbox.succeed(["edit", id, "--title", "New name", "-d", "想法"])
-        #expect(try sandbox.succeed(["search", "old"]) == "")
-        #expect(try sandbox.succeed(["search", "靈"]) == "")
-        #expect(try sandbox.succeed(["search", "靈感"]) == "")
+        #expect(try sandbox.searchFindsNothing("old"))
+        #expect(try sandbox.searchFindsNothing("靈"))
+        #expect(try sandbox.searchFindsNothing("靈感"))
         #expect(try sandbox.succeed(["search", "new"]) == "\(id.prefix(8))  [ ] New name\n")
         #expect(try sandbox.succeed(["search", "想"]) == "\(id.prefix(8))  [ ] New name\n")
         try sandbox.succeed(["rm", id])
-        #expect(try sandbox.succeed(["search", "new"]) == "")
-        #expect(try sandbox.succeed(["search", "想"]) == "")
-        #expect(try sandbox.succeed(["search", "想法"]) == "")
+        #expect(try sandbox.searchFindsNothing("new"))
+        #expect(try sandbox.searchFindsNothing("想"))
+        #expect(try sandbox.searchFindsNothing("想法"))
     }
 
     @Test(arguments: ["\"", "d\"", "\"quoted\"", "AND", "(x)", "*", "x)", "near", "é", "ÉCOLE", "e\u{301}cole"])
@@ -100,6 +103,17 @@ import Testing
     func searchSyntaxThatIsNotInTheTextFindsNothing(query: String) throws {
         let sandbox = try Sandbox()
         _ = try sandbox.add("école \"quoted\" AND (x) * near")
-        #expect(try sandbox.succeed(["search", query]) == "")
+        #expect(try sandbox.searchFindsNothing(query))
+    }
+}
+
+extension Sandbox {
+    /// Whether `search query` found nothing, and said so: nothing on stdout, the note on
+    /// stderr, exit status 0.
+    fileprivate func searchFindsNothing(_ query: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
+        let result = try run(["search", query])
+        let found = result.status == 0 && result.stdout == "" && result.stderr == "No idea matches \"\(query)\".\n"
+        #expect(found, "search \(query.debugDescription):\n\(result)", sourceLocation: sourceLocation)
+        return found
     }
 }

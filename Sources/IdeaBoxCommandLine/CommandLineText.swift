@@ -1,0 +1,189 @@
+import IdeaBoxCore
+
+/// The command line's own words, English and Traditional Chinese side by side, so both
+/// languages are reviewed together (as `UIText` is for the app). Errors that belong to a
+/// layer below (`IdeaStoreError`, `StorageError`, …) carry their own messages.
+///
+/// Chinese lines end without a full stop, like the rest of IdeaBox's Chinese messages.
+public enum CommandLineText {
+    // MARK: Version and help
+
+    /// `ideabox --version`: the version and the commit built.
+    public static var version: String { "ideabox \(BuildInfo.version) (\(BuildInfo.commit))" }
+
+    /// The root command's discussion in `ideabox help` (ArgumentParser's help is English only).
+    static let rootDiscussion = """
+        Run `ideabox` with no subcommand to open the full-screen app (press ? in it for its keys).
+
+        Data lives under --data-dir, else $IDEABOX_HOME, else $XDG_DATA_HOME/ideabox, \
+        else ~/.local/share/ideabox; each --profile (default: "default") is one device.
+        """
+
+    // MARK: Listing
+
+    /// Standard error after a default page that left ideas out.
+    static func moreNotShown(_ language: Language) -> String {
+        switch language {
+        case .english: "… more not shown: --all prints every one, --limit N that many."
+        case .traditionalChinese: "… 其餘未顯示：--all 列出全部，--limit N 列出 N 筆"
+        }
+    }
+
+    /// Standard error when a search matched nothing (standard output stays empty).
+    static func noMatch(_ query: String, _ language: Language) -> String {
+        switch language {
+        case .english: "No idea matches \"\(query)\"."
+        case .traditionalChinese: "沒有符合「\(query)」的靈感"
+        }
+    }
+
+    /// `--limit` was zero or negative.
+    static func limitNotPositive(_ limit: Int, _ language: Language) -> String {
+        switch language {
+        case .english: "--limit must be a positive number (1 or more), not \(limit)."
+        case .traditionalChinese: "--limit 必須是正整數（1 以上），而不是 \(limit)"
+        }
+    }
+
+    /// `--all` and `--limit` together.
+    static func allWithLimit(_ language: Language) -> String {
+        switch language {
+        case .english: "--all and --limit don't go together."
+        case .traditionalChinese: "--all 與 --limit 不能同時使用"
+        }
+    }
+
+    // MARK: Import
+
+    /// What `import` did.
+    static func imported(_ summary: (inserted: Int, updated: Int, unchanged: Int), _ language: Language) -> String {
+        switch language {
+        case .english: "Imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged."
+        case .traditionalChinese: "已匯入：新增 \(summary.inserted) 筆，更新 \(summary.updated) 筆，未變更 \(summary.unchanged) 筆"
+        }
+    }
+
+    /// The import file is not JSON, stopping at `position` if known.
+    static func notJSON(_ path: String, _ position: JSONSyntax.Position?, _ language: Language) -> String {
+        switch (language, position) {
+        case let (.english, position?):
+            "\(path) is not valid JSON: line \(position.line), column \(position.column). Nothing was imported."
+        case (.english, nil):
+            "\(path) is not valid JSON. Nothing was imported."
+        case let (.traditionalChinese, position?):
+            "\(path) 不是有效的 JSON：第 \(position.line) 行第 \(position.column) 欄；沒有匯入任何資料"
+        case (.traditionalChinese, nil):
+            "\(path) 不是有效的 JSON；沒有匯入任何資料"
+        }
+    }
+
+    /// The import file is JSON but not an array of ideas.
+    static func notAnArray(_ path: String, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "\(path) is not a valid IdeaBox export: it must be a JSON array of ideas, as `ideabox export` writes. Nothing was imported."
+        case .traditionalChinese:
+            "\(path) 不是有效的 IdeaBox 匯出檔：必須是靈感的 JSON 陣列，即 `ideabox export` 的格式；沒有匯入任何資料"
+        }
+    }
+
+    /// The first line of a refused import: how many problems; one line for each follows.
+    static func invalidExport(_ path: String, problems: Int, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "\(path) is not a valid IdeaBox export (\(problems) \(problems == 1 ? "problem" : "problems")). Nothing was imported."
+        case .traditionalChinese:
+            "\(path) 不是有效的 IdeaBox 匯出檔（\(problems) 個問題）；沒有匯入任何資料"
+        }
+    }
+
+    /// One problem of a refused import: the idea's place in the file, the field, and what is wrong.
+    static func problem(_ problem: ImportError.Problem, _ language: Language) -> String {
+        let detail: String
+        switch (problem.kind, language) {
+        case (.missing, .english): detail = "missing"
+        case (.missing, .traditionalChinese): detail = "缺少此欄位"
+        case (.wrongValue, _): detail = expectedValue(of: problem.field ?? "", language)
+        case (.notAnObject, .english): detail = "not a JSON object { … }"
+        case (.notAnObject, .traditionalChinese): detail = "不是 JSON 物件 { … }"
+        case let (.invalid(error), _): detail = error.message(in: language)
+        case let (.repeated(first), .english): detail = "the same id as idea \(first)"
+        case let (.repeated(first), .traditionalChinese): detail = "與第 \(first) 筆靈感的識別碼相同"
+        }
+        switch (language, problem.field) {
+        case let (.english, field?): return "idea \(problem.position), \(field): \(detail)"
+        case (.english, nil): return "idea \(problem.position): \(detail)"
+        case let (.traditionalChinese, field?): return "第 \(problem.position) 筆靈感，\(field)：\(detail)"
+        case (.traditionalChinese, nil): return "第 \(problem.position) 筆靈感：\(detail)"
+        }
+    }
+
+    /// What the field `field` of an idea must hold.
+    private static func expectedValue(of field: String, _ language: Language) -> String {
+        switch (field, language) {
+        case ("id", .english): "must be a UUID such as 6f1c2b3a-4d5e-4f60-8172-839405a6b7c8"
+        case ("id", .traditionalChinese): "必須是 UUID，例如 6f1c2b3a-4d5e-4f60-8172-839405a6b7c8"
+        case ("isCompleted", .english): "must be true or false"
+        case ("isCompleted", .traditionalChinese): "必須是 true 或 false"
+        case ("version", .english): "must be a whole number"
+        case ("version", .traditionalChinese): "必須是整數"
+        case ("createdAt", .english), ("updatedAt", .english), ("lastSyncedAt", .english):
+            "must be a UTC time such as 2026-11-20T08:15:30.123Z"
+        case ("createdAt", .traditionalChinese), ("updatedAt", .traditionalChinese), ("lastSyncedAt", .traditionalChinese):
+            "必須是 UTC 時間，例如 2026-11-20T08:15:30.123Z"
+        case (_, .english): "must be text in quotes"
+        case (_, .traditionalChinese): "必須是加上引號的文字"
+        }
+    }
+
+    /// The last line of a refusal with more problems than it lists.
+    static func moreProblems(_ count: Int, _ language: Language) -> String {
+        switch language {
+        case .english: "… and \(count) more"
+        case .traditionalChinese: "… 另有 \(count) 個問題"
+        }
+    }
+
+    // MARK: Usage errors
+
+    /// What every usage error ends with.
+    static func seeHelp(_ language: Language) -> String {
+        switch language {
+        case .english: " (see `ideabox help`)"
+        case .traditionalChinese: "（請見 `ideabox help`）"
+        }
+    }
+
+    /// ArgumentParser's usage error `message` (always English) in `language`: the common
+    /// ones translated, the others as they are.
+    static func usageError(_ message: String, _ language: Language) -> String {
+        guard language == .traditionalChinese else { return message }
+        if let name = quoted(message, after: "Missing expected argument ") {
+            return "缺少必要的參數 \(name)"
+        }
+        if let rest = quoted(message, after: "Unknown option ") {
+            let parts = rest.components(separatedBy: "'. Did you mean '")
+            return parts.count == 2
+                ? "不認得的選項 \(parts[0])'：是否要用 '\(parts[1].dropLast(2))'？"
+                : "不認得的選項 \(rest)"
+        }
+        if let name = quoted(message, after: "Missing value for ") {
+            return "\(name) 缺少值"
+        }
+        if let names = quoted(message, after: "Unexpected argument ") ?? quoted(message, after: "Unexpected arguments ") {
+            return "多餘的參數 \(names)"
+        }
+        if message.hasPrefix("The value '"), let range = message.range(of: "' is invalid for '") {
+            let value = message[message.index(message.startIndex, offsetBy: 11)..<range.lowerBound]
+            let option = message[range.upperBound...].prefix { $0 != "'" }
+            return "「\(value)」不是 '\(option)' 的有效值"
+        }
+        return message
+    }
+
+    /// The rest of `message` after `prefix`, if it starts with it and the rest is quoted.
+    private static func quoted(_ message: String, after prefix: String) -> String? {
+        guard message.hasPrefix(prefix), message.dropFirst(prefix.count).hasPrefix("'") else { return nil }
+        return String(message.dropFirst(prefix.count))
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// A data folder or database the commands can't use gets one sentence on stderr, in the
+/// user's language, with no library's own text, a non-zero exit, and nothing changed.
+@Suite struct DataProblemTests {
+    @Test(arguments: [["list"], ["add", "x"], ["import", "-"]])
+    func aDataFolderThatIsAFile(arguments: [String]) throws {
+        let sandbox = try Sandbox()
+        try Data("a file".utf8).write(to: sandbox.dataRoot)
+        let root = sandbox.dataRoot.path
+        try sandbox.expectRejection(
+            arguments,
+            message: "\(root) is a file, not a folder: move it out of the way, or choose another data folder with --data-dir.",
+            input: Data("[]".utf8))
+        try sandbox.expectRejection(
+            arguments, message: "「\(root)」是檔案而不是資料夾：請把它移開，或用 --data-dir 指定其他資料夾",
+            environment: ["LANG": "zh_TW.UTF-8"], input: Data("[]".utf8))
+        #expect(try Data(contentsOf: sandbox.dataRoot) == Data("a file".utf8))
+    }
+
+    @Test(arguments: [["list"], ["add", "x"], ["status"]])
+    func aDatabaseThatIsNotADatabase(arguments: [String]) throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.databaseFile()
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let text = Data(String(repeating: "These are my notes, not a database.\n", count: 200).utf8)
+        try text.write(to: file)
+        try sandbox.expectRejection(arguments, message: """
+            \(file.path) is not an IdeaBox database (damaged, or another kind of file): \
+            move it away to start afresh, or restore it from a backup.
+            """)
+        try sandbox.expectRejection(
+            arguments, message: "「\(file.path)」不是 IdeaBox 資料庫（已損毀，或是其他檔案）：請把它移開以重新開始，或從備份還原",
+            environment: ["LANG": "zh_HK.UTF-8"])
+        #expect(try Data(contentsOf: file) == text)
+    }
+
+    /// Root may write anywhere, so this runs only as another user.
+    @Test(.enabled(if: geteuid() != 0)) func aFolderThatCantBeWritten() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(at: sandbox.dataRoot, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: sandbox.dataRoot.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sandbox.dataRoot.path) }
+        try sandbox.expectRejection(["add", "x"], message: """
+            IdeaBox can't write in \(sandbox.dataRoot.path): make the folder writable, or choose another data folder with --data-dir.
+            """)
+    }
+}

@@ -1,0 +1,19 @@
+import Testing
+
+/// ArgumentParser's usage errors, one line on stderr, in the user's language.
+@Suite struct UsageErrorTests {
+    @Test(arguments: [
+        (["add"], "Missing expected argument '<title>'", "缺少必要的參數 '<title>'"),
+        (["list", "--bogus"], "Unknown option '--bogus'", "不認得的選項 '--bogus'"),
+        (["list", "--limit", "many"], "The value 'many' is invalid for '--limit <limit>'", "「many」不是 '--limit <limit>' 的有效值"),
+        (["show", "abc", "more"], "Unexpected argument 'more'", "多餘的參數 'more'"),
+        (["add", "x", "-d"], "Missing value for '-d <description>'", "'-d <description>' 缺少值"),
+        (["sync", "--bogus"], "Unknown option '--bogus'", "不認得的選項 '--bogus'"),
+    ])
+    func commonMistakesAreToldInEnglishOrChinese(arguments: [String], english: String, chinese: String) throws {
+        let sandbox = try Sandbox()
+        try sandbox.expectRejection(arguments, message: english + " (see `ideabox help`)")
+        try sandbox.expectRejection(arguments, message: chinese + "（請見 `ideabox help`）", environment: ["LANG": "zh_TW.UTF-8"])
+        try sandbox.expectRejection(arguments, message: chinese + "（請見 `ideabox help`）", environment: ["LANG": "zh_HK.UTF-8"])
+    }
+}
