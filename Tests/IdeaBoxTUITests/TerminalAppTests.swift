@@ -1,0 +1,60 @@
+import IdeaBoxCore
+@testable import IdeaBoxTUI
+import IdeaBoxViewModels
+import Testing
+
+/// The main loop over a terminal that a test scripts: what it reads, draws and gives back.
+@Suite struct TerminalAppTests {
+    /// A terminal that hands out scripted batches of input and records what the loop did.
+    private final class ScriptedTerminal: TerminalBackend {
+        var batches: [[RawInput]]
+        var reads = 0
+        var frames = 0
+        var suspends = 0
+        var restores = 0
+        let size = TerminalSize(rows: 24, columns: 80)
+
+        init(_ batches: [[RawInput]]) {
+            self.batches = batches
+        }
+
+        func draw(_ grid: CellGrid, cursor: CursorPosition?) { frames += 1 }
+
+        func readInput(timeoutMilliseconds: Int) -> [RawInput] {
+            reads += 1
+            // Past the script, the input has ended: a loop that ignored it would read on.
+            return batches.isEmpty ? [.endOfInput] : batches.removeFirst()
+        }
+
+        func suspend() { suspends += 1 }
+        func restore() { restores += 1 }
+    }
+
+    @Test func theEndOfInputEndsTheLoopInAnyStateAndGivesTheTerminalBack() throws {
+        for keys in [[RawInput](), [.character("n")], [.character("?")], [.character("d")]] {
+            let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas)
+            let terminal = ScriptedTerminal([keys, [.endOfInput]])
+            TerminalApp(app: app, terminal: terminal).run()
+            #expect(terminal.reads == 2, "no read after the end of input")
+            #expect(terminal.restores == 1)
+        }
+    }
+
+    @Test func keysBeforeTheEndOfInputAreStillHandled() throws {
+        let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas)
+        let terminal = ScriptedTerminal([[.character("j"), .character("j"), .endOfInput]])
+        TerminalApp(app: app, terminal: terminal).run()
+        #expect(app.allIdeas.selectedIndex == 2)
+        #expect(terminal.reads == 1)
+    }
+
+    @Test func ctrlZSuspendsAndTheLoopGoesOn() throws {
+        let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas)
+        let terminal = ScriptedTerminal([[.character("\u{1A}")], [.character("j")], [.character("q")]])
+        TerminalApp(app: app, terminal: terminal).run()
+        #expect(terminal.suspends == 1)
+        #expect(!app.wantsToSuspend)
+        #expect(app.allIdeas.selectedIndex == 1, "keys after the resume still count")
+        #expect(terminal.restores == 1)
+    }
+}
