@@ -32,6 +32,11 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        // Already in the graph through the packages above; named so that the modules the
+        // server and its stores import are declared for them.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "IdeaBoxCore", swiftSettings: startsFast),
@@ -53,6 +58,8 @@ let package = Package(
                 "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -61,13 +68,20 @@ let package = Package(
                 "CloudRemote", "IdeaBoxCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
         // minutes to build, so no other target depends on this one.
         .target(
             name: "PostgresStore",
-            dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: [
+                "CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // syncfs(2) for the library's batched writes (glibc declares it only under _GNU_SOURCE).
         .target(name: "CFileSystem"),

@@ -1,6 +1,5 @@
 import IdeaBoxCore
 import IdeaBoxViewModels
-import IdeaStore
 
 /// Draws the sync log overlay: the newest log lines, then the conflicts, scrollable, with
 /// the "overwrite remote" question at the bottom when it is asked.
@@ -10,25 +9,15 @@ enum SyncLogScreen {
         let box = Box(top: 2, left: 0, height: grid.rows - 4, width: grid.columns)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: text.syncLogTitle, style: AppScreen.accent)
-        var lines: [(String, CellStyle)] = []
-        if log.entries.isEmpty {
-            lines.append((text.emptySyncLog, AppScreen.muted))
-        }
-        for entry in log.entries {
-            let style: CellStyle = switch entry.kind {
+        let lines = log.lines(in: text).map { line -> (String, CellStyle) in
+            let style: CellStyle = switch line.tone {
+            case .plain: .plain
+            case .muted: AppScreen.muted
+            case .heading: AppScreen.accent
+            case .warning: CellStyle(color: .highlight)
             case .error: CellStyle(color: .error)
-            case .warning, .conflict: CellStyle(color: .highlight)
-            default: .plain
             }
-            lines.append((text.logLine(entry), style))
-        }
-        lines.append(("", .plain))
-        lines.append((text.conflictsTitle, AppScreen.accent))
-        if log.conflicts.isEmpty {
-            lines.append((text.noConflicts, AppScreen.muted))
-        }
-        for conflict in log.conflicts {
-            lines.append(contentsOf: text.conflictLines(conflict).map { ($0, CellStyle.plain) })
+            return (line.text, style)
         }
         let height = app.syncLogVisibleRows
         let first = min(log.scroll, max(0, lines.count - height))

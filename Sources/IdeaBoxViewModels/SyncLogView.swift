@@ -26,4 +26,49 @@ public struct SyncLogView: Sendable, Equatable {
     /// The overlay's lines: the log (or its empty notice), a blank line, the conflicts
     /// heading and the conflicts (or their empty notice).
     public var lineCount: Int { max(1, entries.count) + 2 + max(1, conflicts.count * Self.linesPerConflict) }
+
+    /// The overlay's lines in words of `text`, each with how it should stand out: what the
+    /// screen draws, so the terminal layer needs none of the store's types.
+    public func lines(in text: UIText) -> [Line] {
+        var lines: [Line] = []
+        if entries.isEmpty {
+            lines.append(Line(text.emptySyncLog, .muted))
+        }
+        for entry in entries {
+            let tone: Line.Tone = switch entry.kind {
+            case .error: .error
+            case .warning, .conflict: .warning
+            case .upload, .download, .info: .plain
+            }
+            lines.append(Line(text.logLine(entry), tone))
+        }
+        lines.append(Line("", .plain))
+        lines.append(Line(text.conflictsTitle, .heading))
+        if conflicts.isEmpty {
+            lines.append(Line(text.noConflicts, .muted))
+        }
+        for conflict in conflicts {
+            lines.append(contentsOf: text.conflictLines(conflict).map { Line($0, .plain) })
+        }
+        return lines
+    }
+
+    /// One line of the overlay.
+    public struct Line: Sendable, Equatable {
+        /// How a line stands out.
+        public enum Tone: Sendable, Equatable {
+            case plain, muted, heading, warning, error
+        }
+
+        /// The words.
+        public var text: String
+        /// How they stand out.
+        public var tone: Tone
+
+        /// A line of `text` in `tone`.
+        public init(_ text: String, _ tone: Tone) {
+            self.text = text
+            self.tone = tone
+        }
+    }
 }
