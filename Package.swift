@@ -133,7 +133,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
-        .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore", "IdeaSync", "CloudRemote"]),
         .testTarget(
             name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "CloudRemote", "IdeaBoxCore"]),

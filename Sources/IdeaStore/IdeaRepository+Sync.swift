@@ -53,6 +53,14 @@ public enum RemoteChange: Sendable, Equatable {
         case .deleted(_, let order): order
         }
     }
+
+    /// The change as the conflict rule sees it.
+    public var side: MergeCase.Side {
+        switch self {
+        case .saved(let idea): MergeCase.Side(order: SyncOrder(idea), version: idea.version)
+        case .deleted(_, let order): MergeCase.Side(order: order, version: nil)
+        }
+    }
 }
 
 /// Remote changes with the search text of their ideas worked out, ready to apply.
@@ -189,19 +197,22 @@ extension IdeaRepository {
     /// Applies what the remote holds, by last write wins in the one sync order, and stores
     /// `changeToken` in the same transaction, so a crash never skips or repeats a change.
     ///
-    /// A remote change newer than this device's state replaces it (a pending local change
-    /// it beats is dropped and logged as a conflict). An older one is ignored, and this
-    /// device's state is queued to be sent so the remote catches up. Deletes compete in the
-    /// same order, so an older edit never brings a deleted idea back.
+    /// What becomes of each change is `rule`'s decision (the sync layer's conflict rule, a
+    /// pure function of the two sides and whether a local change is pending); the store
+    /// only applies it: the remote's version replaces this device's, or this device's stays
+    /// and is queued again, and a conflict is logged where the rule says so.
     public func applyRemoteChanges(
-        _ changes: [RemoteChange], tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp
+        _ changes: [RemoteChange], tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp,
+        rule: @escaping (MergeCase) -> MergeDecision
     ) throws -> MergeSummary {
-        try applyRemoteChanges(PreparedRemoteChanges(changes), tags: tags, changeToken: changeToken, syncedAt: syncedAt)
+        try applyRemoteChanges(
+            PreparedRemoteChanges(changes), tags: tags, changeToken: changeToken, syncedAt: syncedAt, rule: rule)
     }
 
-    /// Applies remote changes prepared beforehand; see `applyRemoteChanges(_:tags:changeToken:syncedAt:)`.
+    /// Applies remote changes prepared beforehand; see `applyRemoteChanges(_:tags:changeToken:syncedAt:rule:)`.
     public func applyRemoteChanges(
-        _ prepared: PreparedRemoteChanges, tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp
+        _ prepared: PreparedRemoteChanges, tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp,
+        rule: @escaping (MergeCase) -> MergeDecision
     ) throws -> MergeSummary {
         try write { db in
             var summary = MergeSummary()
@@ -210,10 +221,14 @@ extension IdeaRepository {
             for (change, indexed) in zip(prepared.changes, prepared.indexed) {
                 highest = max(highest ?? change.order.timestamp, change.order.timestamp)
                 guard known.contains(change.ideaId) else {
-                    // Nothing here to compare with (every idea of a first sync): take it.
-                    try adopt(change, indexed: indexed, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
+                    // Nothing here to compare with (every idea of a first sync): no reads needed.
+                    let decision = rule(
+                        MergeCase(local: nil, remote: change.side, hasPendingChange: false, thisDevice: deviceId))
+                    if decision.action == .takeRemote {
+                        try adopt(change, indexed: indexed, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
+                        summary.applied += 1
+                    }
                     known.insert(change.ideaId)
-                    summary.applied += 1
                     continue
                 }
                 // A record carrying the very tag this device already holds is the remote's
@@ -223,7 +238,7 @@ extension IdeaRepository {
                     summary.alreadyKnown += 1
                     continue
                 }
-                try merge(change, indexed: indexed, syncedAt: syncedAt, summary: &summary, db)
+                try merge(change, indexed: indexed, syncedAt: syncedAt, rule: rule, summary: &summary, db)
             }
             try saveTags(tags, db)
             if let highest {
@@ -403,37 +418,19 @@ extension IdeaRepository {
     }
 
     private func merge(
-        _ change: RemoteChange, indexed: SearchText.Indexed?, syncedAt: Timestamp, summary: inout MergeSummary,
-        _ db: Database
+        _ change: RemoteChange, indexed: SearchText.Indexed?, syncedAt: Timestamp, rule: (MergeCase) -> MergeDecision,
+        summary: inout MergeSummary, _ db: Database
     ) throws {
         let idText = change.ideaId.lowercasedString
         let stored = try fetchStoredRow(id: change.ideaId, db)
         let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idText])
             .map { SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"]) }
         let pending = try db.cachedValue(String.self, sql: "SELECT operation FROM outbox WHERE ideaId = ?", arguments: [idText])
-        let localOrder = stored.map { SyncOrder($0.idea) } ?? tombstone
-
-        guard let localOrder else {
-            try adopt(change, indexed: indexed, replacing: nil, hasTombstone: false, syncedAt: syncedAt, db)
-            summary.applied += 1
-            return
-        }
-        if change.order == localOrder {
-            // The remote holds exactly this device's state: whatever was queued has arrived.
-            try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
-            if let stored, case .saved = change {
-                try db.run(
-                    sql: "UPDATE idea SET lastSyncedAt = ? WHERE localId = ?", arguments: [syncedAt, stored.localId])
-            }
-            summary.alreadyKnown += 1
-            return
-        }
-        let remoteWins = change.order > localOrder
-        if pending != nil {
-            let remoteIdea: Idea? = if case .saved(let idea) = change { idea } else { nil }
-            let resolution: ConflictResolution = change.order.timestamp == localOrder.timestamp
-                ? .tieBreaker
-                : (remoteWins ? .remote : .local)
+        let local = stored.map { MergeCase.Side(order: SyncOrder($0.idea), version: $0.idea.version) }
+            ?? tombstone.map { MergeCase.Side(order: $0, version: nil) }
+        let remoteIdea: Idea? = if case .saved(let idea) = change { idea } else { nil }
+        let decision = rule(MergeCase(local: local, remote: change.side, hasPendingChange: pending != nil, thisDevice: deviceId))
+        if let resolution = decision.conflict {
             try insertConflict(
                 ConflictRecord(
                     ideaId: change.ideaId, occurredAt: syncedAt, local: stored?.idea, remote: remoteIdea,
@@ -441,29 +438,27 @@ extension IdeaRepository {
                 db)
             summary.conflicts += 1
         }
-        if remoteWins, pending == nil, let stored, case .saved(let remoteIdea) = change,
-           stored.idea.deviceId == deviceId, remoteIdea.deviceId != deviceId,
-           remoteIdea.version <= stored.idea.version {
-            // This device's edit was sent, but another device edited the same version without
-            // seeing it and was later: the losing side learns of the conflict here.
-            try insertConflict(
-                ConflictRecord(
-                    ideaId: change.ideaId, occurredAt: syncedAt, local: stored.idea, remote: remoteIdea,
-                    resolution: change.order.timestamp == localOrder.timestamp ? .tieBreaker : .remote),
-                db)
+        if decision.replacedThisDevicesEdit, let stored {
             try appendLog(
                 SyncLogEntry(
                     occurredAt: syncedAt, kind: .conflict,
                     message: "a newer edit from another device replaced this device's edit of “\(stored.idea.title)”"),
                 db)
-            summary.conflicts += 1
         }
-        if remoteWins {
+        switch decision.action {
+        case .alreadyHave:
+            try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
+            if let stored, remoteIdea != nil {
+                try db.run(
+                    sql: "UPDATE idea SET lastSyncedAt = ? WHERE localId = ?", arguments: [syncedAt, stored.localId])
+            }
+            summary.alreadyKnown += 1
+        case .takeRemote:
             try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
             try adopt(change, indexed: indexed, replacing: stored, hasTombstone: tombstone != nil, syncedAt: syncedAt, db)
             summary.applied += 1
-        } else {
-            if pending == nil {
+        case .keepLocal(let resend):
+            if resend {
                 try enqueue(stored == nil ? .delete : .save, ideaId: idText, at: syncedAt, db)
             }
             summary.keptLocal += 1

@@ -2,16 +2,6 @@ import Foundation
 import GRDB
 import IdeaBoxCore
 
-/// How a conflict between this device's version of an idea and the remote's was settled.
-public enum ConflictResolution: String, Sendable, Codable, CaseIterable {
-    /// This device's version was newer.
-    case local = "Local"
-    /// The remote's version was newer.
-    case remote = "Remote"
-    /// Both had the same `updatedAt`; `deviceId` decided.
-    case tieBreaker = "TieBreaker"
-}
-
 /// One settled conflict, with both sides as they were. Nil stands for a deleted side.
 public struct ConflictRecord: Sendable, Equatable, Codable {
     /// The idea both sides changed.

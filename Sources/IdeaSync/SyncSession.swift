@@ -195,7 +195,8 @@ public struct SyncSession: Sendable {
             refetched?.formUnion(page.remote.changes.map(\.ideaId))
             if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
-                    page.remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now())
+                    page.remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now(),
+                    rule: ConflictRule.decide)
                 report.received += summary.applied
                 report.conflicts += summary.conflicts
             }
@@ -354,7 +355,7 @@ public struct SyncSession: Sendable {
         }
         if !serverVersions.isEmpty {
             let summary = try repository.applyRemoteChanges(
-                serverVersions, tags: serverTags, changeToken: .keep, syncedAt: clock.now())
+                serverVersions, tags: serverTags, changeToken: .keep, syncedAt: clock.now(), rule: ConflictRule.decide)
             report.received += summary.applied
             report.conflicts += summary.conflicts
         }
@@ -370,7 +371,7 @@ public struct SyncSession: Sendable {
         try database.createZone(IdeaRecord.zone)
         try repository.forgetRemoteTags()
         try repository.requeueEverything()
-        _ = try repository.applyRemoteChanges([], changeToken: .set(nil), syncedAt: clock.now())
+        _ = try repository.applyRemoteChanges([], changeToken: .set(nil), syncedAt: clock.now(), rule: ConflictRule.decide)
     }
 }
 

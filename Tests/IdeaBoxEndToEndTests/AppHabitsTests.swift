@@ -22,7 +22,7 @@ struct AppHabitsTests {
         let screen = try await session.waitFor("the app redrawn whole") { screen in
             screen.contains("All Ideas (1)") && screen.line(2).hasPrefix(">[ ] Suspend me") && !screen.contains("Stopped")
         }
-        #expect(screen.line(23).contains("pending"), "\(screen)")
+        #expect(screen.line(22).contains("? help  q quit"), "the hint line is drawn again too:\n\(screen)")
         try session.press("j")
         try session.press("q")
         try await session.waitFor("the shell back after quitting") { $0.lines.last { !$0.isEmpty } == "$" }

@@ -1,6 +1,7 @@
 import Foundation
 import IdeaBoxCore
 import IdeaStore
+import IdeaSync
 import Testing
 
 /// The store's side of sync: reading and acknowledging the outbox, and applying the
@@ -101,7 +102,7 @@ import Testing
     @Test func aNewRemoteIdeaIsInsertedAndTheTokenStoredWithIt() throws {
         let store = try StoreFixture()
         let idea = remoteIdea("00000000-0000-0000-0000-0000000000a1", title: "from B", at: 2_000)
-        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .set(Data([1, 2, 3])), syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .set(Data([1, 2, 3])), syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary == MergeSummary(applied: 1))
         var expected = idea
@@ -123,7 +124,7 @@ import Testing
         theirs.updatedAt = edited.updatedAt.adding(milliseconds: 1)
         theirs.deviceId = Self.otherDevice
 
-        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary.applied == 1 && summary.conflicts == 1)
         #expect(try store.repository.idea(id: local.id)?.description == "their newer edit")
@@ -144,7 +145,7 @@ import Testing
         theirs.updatedAt = local.updatedAt.adding(milliseconds: 500)
         theirs.deviceId = Self.otherDevice
 
-        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary.keptLocal == 1 && summary.conflicts == 1)
         #expect(try store.repository.idea(id: local.id) == edited)
@@ -160,7 +161,7 @@ import Testing
         theirs.deviceId = String(repeating: "f", count: 40)
         let deviceWins = store.database.deviceId > theirs.deviceId
 
-        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(try store.repository.idea(id: local.id)?.title == (deviceWins ? "mine" : "theirs"))
         #expect(try store.repository.conflicts().first?.resolution == .tieBreaker)
@@ -172,7 +173,7 @@ import Testing
         try store.repository.acknowledge(try store.repository.pendingChanges(limit: 10), syncedAt: store.clock.now)
         let deletion = SyncOrder(timestamp: idea.updatedAt.adding(milliseconds: 50), deviceId: Self.otherDevice)
 
-        _ = try store.repository.applyRemoteChanges([.deleted(ideaId: idea.id, order: deletion)], changeToken: .keep, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.deleted(ideaId: idea.id, order: deletion)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
         #expect(try store.repository.idea(id: idea.id) == nil)
         #expect(try store.tombstones().map(\.deletedAt) == [deletion.timestamp])
 
@@ -180,7 +181,7 @@ import Testing
         olderEdit.title = "edited before the delete"
         olderEdit.updatedAt = idea.updatedAt.adding(milliseconds: 10)
         olderEdit.deviceId = "a third device"
-        let summary = try store.repository.applyRemoteChanges([.saved(olderEdit)], changeToken: .keep, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(olderEdit)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary.keptLocal == 1)
         #expect(try store.repository.idea(id: idea.id) == nil)
@@ -196,7 +197,7 @@ import Testing
         recreated.updatedAt = store.clock.now.adding(milliseconds: 1000)
         recreated.deviceId = Self.otherDevice
 
-        _ = try store.repository.applyRemoteChanges([.saved(recreated)], changeToken: .keep, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.saved(recreated)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(try store.repository.idea(id: idea.id)?.updatedAt == recreated.updatedAt)
         #expect(try store.tombstones().isEmpty)
@@ -205,7 +206,7 @@ import Testing
     @Test func theRemoteEchoOfOurOwnChangeClearsTheOutbox() throws {
         let store = try StoreFixture()
         let idea = try store.repository.addIdea(title: "round trip")
-        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .keep, syncedAt: store.clock.now)
+        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
         #expect(summary.alreadyKnown == 1 && summary.conflicts == 0)
         #expect(try store.outbox().isEmpty)
         #expect(try store.repository.conflicts().isEmpty)
@@ -216,7 +217,7 @@ import Testing
         let deviceB = try StoreFixture(seedsSamples: true)
         let fromA = try deviceA.repository.ideas(.all, limit: 100).map(RemoteChange.saved)
 
-        let summary = try deviceB.repository.applyRemoteChanges(fromA, changeToken: .keep, syncedAt: deviceB.clock.now)
+        let summary = try deviceB.repository.applyRemoteChanges(fromA, changeToken: .keep, syncedAt: deviceB.clock.now, rule: ConflictRule.decide)
 
         #expect(summary.alreadyKnown == 7 && summary.conflicts == 0)
         #expect(try deviceB.repository.count(.all) == 7)
@@ -226,7 +227,7 @@ import Testing
         let store = try StoreFixture()
         let future = store.clock.now.adding(milliseconds: 3_600_000)
         let theirs = remoteIdea("00000000-0000-0000-0000-0000000000b2", title: "from a fast clock", at: future.milliseconds)
-        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now)
+        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         let edited = try store.repository.editIdea(id: theirs.id, IdeaChanges(title: "edited after seeing it"))
 
