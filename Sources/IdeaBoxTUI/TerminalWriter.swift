@@ -72,6 +72,12 @@ public struct TerminalWriter {
             }
             guard column + width <= columns else { return }
             setStyle(cell.style)
+            // Most cells are one printable ASCII byte: no measuring, no encoding.
+            if width == 1, cell.text.utf8.count == 1, let byte = cell.text.utf8.first, (0x20..<0x7F).contains(byte) {
+                bytes.append(byte)
+                column += 1
+                continue
+            }
             let scalars = printableScalars(of: cell.text)
             let drawnWidth = scalars.reduce(0) { $0 + max(0, scalarWidth($1)) }
             if drawnWidth < width {

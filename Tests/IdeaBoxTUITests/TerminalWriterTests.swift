@@ -85,9 +85,11 @@ import Testing
         #expect(written == "\u{1B}[1;1H\u{1B}[0mabc\u{1B}[0m")
     }
 
+    /// What the terminal's C library calls unprintable is not sent as it is (printable ASCII
+    /// never asks).
     @Test func unprintableScalarsBecomeTheReplacementCharacter() {
         var grid = CellGrid(rows: 1, columns: 2)
-        grid.put("x", row: 0, column: 0)
+        grid.put("é", row: 0, column: 0)
         var writer = TerminalWriter(usesColors: false, hasBrightColors: true, scalarWidth: { _ in -1 })
         let written = String(decoding: writer.frame(from: nil, to: grid, screen: TerminalSize(rows: 1, columns: 2), cursor: nil), as: UTF8.self)
         #expect(written.contains("\u{FFFD}"))
