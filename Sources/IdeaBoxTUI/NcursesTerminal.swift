@@ -50,6 +50,12 @@ public final class NcursesTerminal: TerminalBackend {
     private var writer: TerminalWriter
     private var previousFrame: CellGrid?
     private var isActive = true
+    /// Reads in a row that returned nothing at once though input was said to be waiting.
+    private var emptyReads = 0
+    /// So many of those in a row mean the input has ended: a terminal whose input ended
+    /// gives them without pause, while a byte ncurses can't decode (the only other cause)
+    /// gives one each.
+    private static let emptyReadsAtEnd = 1000
 
     /// Checks, before anything is opened, that both ends of the process are a terminal
     /// that ncurses can drive: otherwise the app would draw into a pipe or wait on input
@@ -129,8 +135,18 @@ public final class NcursesTerminal: TerminalBackend {
         var status = wget_wch(window, &value)
         wtimeout(window, 0)
         let returnedEarly = timeoutMilliseconds < 0 || ContinuousClock.now - started < .milliseconds(timeoutMilliseconds)
-        if status == ERR, returnedEarly, Self.inputHasEnded() {
-            return [.endOfInput]
+        if status == ERR, returnedEarly {
+            switch Self.waitingInput() {
+            case .hungUp:
+                return [.endOfInput]
+            case .readable:
+                emptyReads += 1
+                if emptyReads >= Self.emptyReadsAtEnd { return [.endOfInput] }
+            case .none:
+                emptyReads = 0
+            }
+        } else {
+            emptyReads = 0
         }
         while status != ERR {
             if status == KEY_CODE_YES {
@@ -182,13 +198,21 @@ public final class NcursesTerminal: TerminalBackend {
         endwin()
     }
 
-    /// Whether standard input has reached its end: the terminal hung up, or a read would
-    /// return nothing at once. Called only after a read gave nothing before its timeout.
-    private static func inputHasEnded() -> Bool {
+    /// What standard input says after a read gave nothing before its timeout.
+    private enum WaitingInput {
+        /// The terminal hung up, or the descriptor is gone.
+        case hungUp
+        /// Something is said to be waiting: more input, or the end of it.
+        case readable
+        /// Nothing: a signal cut the wait short.
+        case none
+    }
+
+    private static func waitingInput() -> WaitingInput {
         var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 0) == 1 else { return false }
-        return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-            || descriptor.revents & Int16(POLLIN) != 0
+        guard poll(&descriptor, 1, 0) == 1 else { return .none }
+        if descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .hungUp }
+        return descriptor.revents & Int16(POLLIN) != 0 ? .readable : .none
     }
 
     /// Writes bytes straight to the terminal, all of them, retrying after a signal.
