@@ -212,7 +212,8 @@ public enum AppScreen {
         // The blank line above the footer goes first when the screen is short of a row; then
         // the entries scroll.
         let rows = app.helpVisibleRows
-        for (offset, entry) in entries.dropFirst(app.helpScroll).prefix(rows).enumerated() {
+        let first = min(app.helpScroll, max(0, entries.count - rows))
+        for (offset, entry) in entries.dropFirst(first).prefix(rows).enumerated() {
             let row = box.top + 1 + offset
             grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: keysWidth, style: accent)
             grid.put(entry.action, row: row, column: box.left + 4 + keysWidth, maxWidth: box.width - keysWidth - 6)

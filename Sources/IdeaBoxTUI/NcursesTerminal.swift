@@ -38,8 +38,10 @@ public final class NcursesTerminal: TerminalBackend {
 
     private static let escapeDelayMilliseconds: Int32 = 25
     private static let handledSignals = [SIGINT, SIGTERM, SIGHUP]
-    private static let enableModes = "\u{1B}[?2004h"
-    private static let disableModes = "\u{1B}[?2004l"
+    /// Bracketed paste on, and autowrap off: a cluster a terminal draws wider than the grid
+    /// measured it, in the last columns, must not spill onto the next row or scroll.
+    private static let enableModes = "\u{1B}[?2004h\u{1B}[?7l"
+    private static let disableModes = "\u{1B}[?7h\u{1B}[?2004l"
     /// Button presses, releases and the wheel, reported in SGR form (ESC [ < b ; x ; y M).
     private static let enableMouse = "\u{1B}[?1000h\u{1B}[?1006h"
     private static let disableMouse = "\u{1B}[?1006l\u{1B}[?1000l"
@@ -81,6 +83,9 @@ public final class NcursesTerminal: TerminalBackend {
         noecho()
         nonl()
         keypad(window, true)
+        // Mouse reports are decoded from their bytes (SGR): where terminfo's `kmous` is their
+        // prefix (`\E[<`, xterm-256color), ncurses must not take them for its own.
+        keyok(KEY_MOUSE, false)
         intrflush(window, false)
         set_escdelay(Self.escapeDelayMilliseconds)
         curs_set(0)
@@ -163,9 +168,16 @@ public final class NcursesTerminal: TerminalBackend {
     /// `fg` continues it, takes the terminal back and repaints everything.
     public func suspend() {
         guard isActive else { return }
+        var current = sigaction()
+        sigaction(SIGTSTP, nil, &current)
+        // A shell without job control ignores stops for its jobs: nothing could resume one.
+        guard unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(SIG_IGN, to: Int.self) else { return }
         Self.shutDownCurses()
-        signal(SIGTSTP, SIG_DFL)
+        var stop = sigaction()
+        stop.__sigaction_handler.sa_handler = SIG_DFL
+        sigaction(SIGTSTP, &stop, nil)
         raise(SIGTSTP)
+        sigaction(SIGTSTP, &current, nil)
         enterProgramModes()
         previousFrame = nil
         writer.reset()

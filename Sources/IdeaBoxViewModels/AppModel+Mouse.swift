@@ -51,7 +51,7 @@ extension AppModel {
 
     private func press(_ event: MouseEvent) throws {
         let previous = lastPress
-        lastPress = (event, now)
+        lastPress = nil
         if event.row == 0 {
             if let hit = tabBarLabels.last(where: { event.column >= $0.column }),
                event.column < hit.column + TextWidth.width(of: hit.label) {
@@ -67,9 +67,11 @@ extension AppModel {
         let offset = event.row - listTop
         guard offset >= 0, offset < listHeight, let row = list.visibleRows.dropFirst(offset).first else { return }
         isSearchFieldFocused = false
+        // The same idea twice in a short while, wherever the wheel moved it meanwhile.
         let isDoubleClick = previous.map {
-            $0.event.row == event.row && now.milliseconds - $0.at.milliseconds <= Self.doubleClickMilliseconds
+            $0.ideaId == row.idea.id && now.milliseconds - $0.at.milliseconds <= Self.doubleClickMilliseconds
         } ?? false
+        lastPress = (row.idea.id, now)
         list.select(row.index)
         if isDoubleClick, let idea = list.selectedIdea {
             lastPress = nil

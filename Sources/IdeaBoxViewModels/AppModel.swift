@@ -64,8 +64,8 @@ public final class AppModel {
     let sync: SyncHooks?
     /// What `u` and `Ctrl-R` undo and redo.
     public internal(set) var history = UndoHistory()
-    /// The last left-button press, to tell a double click.
-    var lastPress: (event: MouseEvent, at: Timestamp)?
+    /// The idea the left button last pressed on, and when, to tell a double click.
+    var lastPress: (ideaId: UUID, at: Timestamp)?
     private var knownRevision: Int64 = -1
 
     /// How many search hits to count before the first frame; the exact count follows.

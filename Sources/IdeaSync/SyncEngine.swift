@@ -224,13 +224,13 @@ public final class SyncEngine: Sendable {
                 state.retryAttempt += 1
                 // A server that asked for a wait gets it from every trigger, not just the retry.
                 if case let .transient(_, retryAfter?) = failure {
-                    state.notBefore = now.milliseconds + Int64(retryAfter * 1000)
+                    state.notBefore = now.milliseconds + Self.milliseconds(retryAfter)
                 }
                 return state.retryAttempt
             }
             var delay = Self.retryDelay(afterFailure: attempt)
             if case let .transient(_, retryAfter?) = failure {
-                delay = Int64(retryAfter * 1000)
+                delay = Self.milliseconds(retryAfter)
             }
             let retryAt = now.adding(milliseconds: delay)
             if attempt <= Self.retryDelays.count {
@@ -240,6 +240,13 @@ public final class SyncEngine: Sendable {
             }
             request(after: delay)
         }
+    }
+
+    /// A server's retry-after in milliseconds, within 0 and an hour: a value that is not a
+    /// number, or too big for one, waits the hour rather than trapping.
+    public static func milliseconds(_ retryAfter: Double) -> Int64 {
+        guard retryAfter.isFinite else { return 3_600_000 }
+        return Int64(min(max(retryAfter, 0), 3600) * 1000)
     }
 
     /// The wait before the next try after `attempt` failures in a row: the seed's 1, 2 and

@@ -28,8 +28,12 @@ struct AppHabitsTests {
         try await session.waitFor("the shell back after quitting") { $0.lines.last { !$0.isEmpty } == "$" }
     }
 
-    @Test func aClickSelectsARowAndADoubleClickEditsIt() async throws {
-        let session = try TmuxSession(before: [["add", "First"], ["add", "Second"], ["add", "Third"]])
+    /// Under tmux's own TERM and under xterm-256color, whose terminfo names the SGR mouse
+    /// prefix `\E[<` as a key of its own.
+    @Test(arguments: ["tmux-256color", "xterm-256color"])
+    func aClickSelectsARowAndADoubleClickEditsIt(term: String) async throws {
+        let session = try TmuxSession(
+            environment: ["TERM": term], before: [["add", "First"], ["add", "Second"], ["add", "Third"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (3)")
         // A press of the left button at column 10 of the fifth row (1-based), SGR encoded.

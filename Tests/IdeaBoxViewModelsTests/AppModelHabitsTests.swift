@@ -114,6 +114,22 @@ import Testing
         #expect(app.allIdeas.selectedIdea?.title == "Idea 3", "the form takes no clicks")
     }
 
+    @Test func twoClicksOnOneRowAreNoDoubleClickWhenTheWheelMovedAnotherIdeaThere() throws {
+        let fixture = try ViewModelFixture()
+        try fixture.addIdeas(30)
+        let app = try fixture.app()
+        for _ in 0..<4 { app.handle(.mouse(MouseEvent(.wheelDown, row: 5, column: 5))) }
+        let row = app.listTop + 1
+        app.handle(.mouse(MouseEvent(.press, row: row, column: 10)))
+        let first = app.allIdeas.selectedIdea
+        app.handle(.mouse(MouseEvent(.wheelDown, row: 5, column: 5)))
+        for _ in 0..<10 { app.handle(.mouse(MouseEvent(.wheelDown, row: 5, column: 5))) }
+        fixture.clock.advance(by: 100)
+        app.handle(.mouse(MouseEvent(.press, row: row, column: 10)))
+        #expect(app.allIdeas.selectedIdea != first, "another idea is under the pointer now")
+        #expect(app.form == nil, "so this is a click, not a double click")
+    }
+
     @Test func aClickOnATabOpensItAndTheWheelMovesTheSelection() throws {
         let fixture = try ViewModelFixture()
         try fixture.addIdeas(9, completedEvery: 3)

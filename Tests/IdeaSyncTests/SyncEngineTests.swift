@@ -34,6 +34,14 @@ import Testing
         #expect((1...8).map(SyncEngine.retryDelay(afterFailure:)) == [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000])
     }
 
+    @Test func aServersRetryAfterIsKeptWithinAnHourAndNeverTraps() {
+        #expect(SyncEngine.milliseconds(2.5) == 2500)
+        #expect(SyncEngine.milliseconds(-1) == 0)
+        #expect(SyncEngine.milliseconds(1e300) == 3_600_000)
+        #expect(SyncEngine.milliseconds(.infinity) == 3_600_000)
+        #expect(SyncEngine.milliseconds(.nan) == 3_600_000)
+    }
+
     @Test func afterThreeRetriesSyncSaysWhenItTriesNextAndNoticesAHealedRemoteWithinThirtySeconds() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
