@@ -48,24 +48,52 @@ let package = Package(
         // sqlite3_db_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteOptions", linkerSettings: [.linkedLibrary("sqlite3")]),
         // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
-        .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudRemote"]),
+        .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudKitModel"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
-        // The HTTP client of `ideabox serve` is async-http-client: Foundation's URLSession on Linux
-        // spent more CPU on its dispatch sources than the sync itself (BENCHMARKS.md, "Over HTTP").
+        // The remote, from the device's side down: what every remote is (CloudKitModel), the
+        // wire format of CloudKit Web Services (CloudWebServices), the HTTP client of `ideabox
+        // serve` (CloudHTTPClient, the only device-side target that links NIO), the stores a
+        // server keeps its accounts in (CloudStore's protocol, SQLiteStore, PostgresStore), the
+        // embedded remote with each device's simulated network (EmbeddedRemote), and the server.
+        .target(name: "CloudKitModel", dependencies: ["IdeaBoxCore"]),
         .target(
-            name: "CloudRemote",
+            name: "CloudWebServices",
+            dependencies: ["CloudKitModel", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // async-http-client: Foundation's URLSession on Linux spent more CPU on its dispatch
+        // sources than the sync itself (BENCHMARKS.md, "Over HTTP").
+        .target(
+            name: "CloudHTTPClient",
             dependencies: [
-                "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "CloudKitModel", "CloudWebServices",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .target(name: "CloudStore", dependencies: ["CloudKitModel", "CloudWebServices", "IdeaBoxCore"]),
+        .target(
+            name: "SQLiteStore",
+            dependencies: ["CloudKitModel", "CloudStore", "CloudWebServices", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
+        // minutes to build, so only the server's executable depends on this one.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "CloudKitModel", "CloudStore", "CloudWebServices", "IdeaBoxCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "EmbeddedRemote",
+            dependencies: ["CloudKitModel", "IdeaBoxCore", "SQLiteStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .target(
             name: "CloudServer",
             dependencies: [
-                "CloudRemote", "IdeaBoxCore",
+                "CloudKitModel", "CloudStore", "CloudWebServices", "IdeaBoxCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -74,20 +102,11 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
-        // minutes to build, so no other target depends on this one.
-        .target(
-            name: "PostgresStore",
-            dependencies: [
-                "CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         // syncfs(2) for the library's batched writes (glibc declares it only under _GNU_SOURCE).
         .target(name: "CFileSystem"),
         .target(
             name: "LibrarySync",
-            dependencies: ["CFileSystem", "CloudRemote", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CFileSystem", "CloudKitModel", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
@@ -120,36 +139,50 @@ let package = Package(
         .executableTarget(
             name: "ideabox-full",
             dependencies: [
-                "IdeaBoxCommandLine", "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudRemote", "CloudServer",
-                "PostgresStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxCommandLine", "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
+                "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore", "CloudServer", "PostgresStore", "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "ideabox-bench",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudRemote", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
+                "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore", "IdeaSync", "CloudRemote"]),
+        .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote"]),
         .testTarget(
-            name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "CloudRemote", "IdeaBoxCore"]),
+            name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote", "IdeaBoxCore"]),
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
         .target(
-            name: "RemoteTestSupport", dependencies: ["CloudRemote", "CloudServer", "PostgresStore", "IdeaBoxCore"],
+            name: "RemoteTestSupport",
+            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "CloudStore", "PostgresStore", "IdeaBoxCore"],
             path: "Tests/RemoteTestSupport"),
-        .testTarget(name: "CloudRemoteTests", dependencies: ["CloudRemote", "CloudServer", "PostgresStore", "RemoteTestSupport"]),
+        // The remote's parts, and the contract every kind of remote keeps.
+        .testTarget(
+            name: "RemoteTests",
+            dependencies: [
+                "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "IdeaBoxCore", "PostgresStore", "SQLiteStore",
+                "RemoteTestSupport",
+            ]),
         .testTarget(
             name: "CloudServerTests",
-            dependencies: ["CloudServer", "CloudRemote", "IdeaBoxCore", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "CloudServer", "CloudHTTPClient", "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore",
+                "IdeaBoxCore", .product(name: "Hummingbird", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "IdeaSyncTests",
-            dependencies: ["IdeaSync", "IdeaStore", "CloudRemote", "CloudServer", "IdeaBoxCore", "RemoteTestSupport"]),
-        .testTarget(name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudRemote", "IdeaBoxCore"]),
+            dependencies: [
+                "IdeaSync", "IdeaStore", "CloudKitModel", "CloudStore", "EmbeddedRemote", "SQLiteStore", "IdeaBoxCore", "RemoteTestSupport",
+            ]),
+        .testTarget(
+            name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxCore"]),
         .testTarget(
             name: "IdeaBoxCommandLineTests",
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -1,4 +1,6 @@
-import CloudRemote
+import CloudKitModel
+import CloudStore
+import CloudWebServices
 import Foundation
 import NIOCore
 
@@ -7,9 +9,9 @@ import NIOCore
 /// the answer CloudKit Web Services gives.
 struct CloudOperations {
     /// The most operations one request may hold (CloudKit's limit).
-    static let maximumOperations = WebServicesDatabase.maximumOperations
+    static let maximumOperations = WebServicesFormat.maximumOperations
     /// The most changes one `changes/zone` answer holds.
-    static let maximumChangesPerPage = WebServicesDatabase.maximumChangesPerPage
+    static let maximumChangesPerPage = WebServicesFormat.maximumChangesPerPage
     /// The most bytes of field data one record may hold (CloudKit's 1 MB); larger data is an asset.
     static let maximumRecordBytes = 1 << 20
 

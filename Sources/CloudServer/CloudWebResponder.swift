@@ -1,4 +1,6 @@
-import CloudRemote
+import CloudKitModel
+import CloudStore
+import CloudWebServices
 import Foundation
 import Hummingbird
 

@@ -1,4 +1,4 @@
-import CloudRemote
+import CloudKitModel
 import Foundation
 import IdeaBoxCore
 import IdeaStore

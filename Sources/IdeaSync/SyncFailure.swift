@@ -1,4 +1,4 @@
-import CloudRemote
+import CloudKitModel
 import IdeaBoxCore
 
 /// Why a sync could not finish, sorted by what the engine does about it.

@@ -1,6 +1,10 @@
+import IdeaBoxCore
+import Logging
+import PostgresNIO
+
 /// The PostgreSQL store's schema, built only through named migrations that are never edited.
 ///
-/// The tables follow the SQLite store's (`RemoteSchema`): a record name lives in exactly one
+/// The tables follow the SQLite store's (`SQLiteSchema`): a record name lives in exactly one
 /// of `record` (saved) and `deletion` (deleted), stamped with the zone sequence of its
 /// latest change, so one ordered union of the two is the zone's change feed. Names compare
 /// with the "C" collation, byte by byte as SQLite does, whatever the database's locale.
@@ -70,4 +74,26 @@ enum PostgresSchema {
             """,
         ]),
     ]
+}
+
+extension PostgresRecordStore {
+    /// Creates or updates the tables, one named migration at a time, never editing one
+    /// that shipped. An advisory lock makes servers that start together migrate once.
+    static func migrate(_ connection: PostgresConnection, schema: String?, clock: WallClock, logger: Logger) async throws {
+        try await transaction(on: connection, readOnly: false, logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(8420)", logger: logger)
+            if let schema { try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger) }
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS ideabox_migration (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", logger: logger)
+            var applied = Set<String>()
+            for try await name in try await connection.query("SELECT name FROM ideabox_migration", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            for (name, statements) in PostgresSchema.migrations where !applied.contains(name) {
+                for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await connection.query(
+                    "INSERT INTO ideabox_migration (name, applied_at) VALUES (\(name), \(clock.now().milliseconds))", logger: logger)
+            }
+        }
+    }
 }

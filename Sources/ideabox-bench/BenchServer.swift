@@ -1,5 +1,5 @@
 import ArgumentParser
-import CloudRemote
+import CloudHTTPClient
 import Foundation
 
 /// A real `ideabox serve` process on 127.0.0.1 for the benchmarks to reach over HTTP, with a

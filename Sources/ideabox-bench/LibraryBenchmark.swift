@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudRemote
+import CloudKitModel
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
 import LibrarySync

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CloudRemote
+import CloudHTTPClient
+import CloudKitModel
 import Foundation
 import Synchronization
 

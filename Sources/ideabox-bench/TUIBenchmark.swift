@@ -1,5 +1,5 @@
 import ArgumentParser
-import CloudRemote
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
 import IdeaBoxTUI

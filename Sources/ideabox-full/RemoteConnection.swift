@@ -1,4 +1,6 @@
-import CloudRemote
+import CloudHTTPClient
+import CloudKitModel
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
 import IdeaBoxCore
@@ -12,7 +14,7 @@ extension CommandContext {
         let location = try location(options)
         if let credentials = try ServerCredentials.load(from: location.profileDirectory) {
             let faults = try SimulatedCloud.open(
-                directory: location.profileDirectory, fileName: ServerCredentials.faultsFileName, clock: clock)
+                directory: location.profileDirectory, fileName: SimulatedCloud.servedFaultsFileName, clock: clock)
             return RemoteConnection(cloud: faults, device: location.profile, credentials: credentials)
         }
         return RemoteConnection(

@@ -1,5 +1,7 @@
-import CloudRemote
+import CloudHTTPClient
+import CloudKitModel
 import CloudServer
+import CloudWebServices
 import Foundation
 import Testing
 

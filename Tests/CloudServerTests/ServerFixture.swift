@@ -1,8 +1,11 @@
-import CloudRemote
+import CloudHTTPClient
+import CloudKitModel
 import CloudServer
+import CloudWebServices
 import Foundation
 import Hummingbird
 import IdeaBoxCore
+import SQLiteStore
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -15,7 +18,7 @@ final class ServerFixture: Sendable {
     static let start = Timestamp(milliseconds: 1_795_162_530_000)
     static let zone = RecordZoneID(zoneName: "Ideas")
 
-    let store: SimulatedCloud
+    let store: SQLiteRecordStore
     let aliceToken = AccessToken.generate()
     let bobToken = AccessToken.generate()
     let revokedToken = AccessToken.generate()
@@ -24,8 +27,8 @@ final class ServerFixture: Sendable {
     private let running: RunningServer
 
     init() throws {
-        store = try SimulatedCloud.inMemory(
-            clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesDatabase.maximumOperations)
+        store = try SQLiteRecordStore.inMemory(
+            clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
         try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
         try store.addAccessToken(hash: AccessToken.hash(bobToken), account: "bob")
         try store.addAccessToken(hash: AccessToken.hash(revokedToken), account: "carol")

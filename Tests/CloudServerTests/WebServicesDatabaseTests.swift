@@ -1,5 +1,8 @@
-import CloudRemote
+import CloudHTTPClient
+import CloudKitModel
 import CloudServer
+import CloudStore
+import CloudWebServices
 import Foundation
 import IdeaBoxCore
 import Testing

@@ -1,4 +1,4 @@
-import CloudRemote
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
 import IdeaBoxViewModels

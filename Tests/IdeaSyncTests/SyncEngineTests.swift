@@ -1,4 +1,5 @@
-import CloudRemote
+import CloudKitModel
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
 import IdeaStore

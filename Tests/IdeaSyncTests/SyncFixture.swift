@@ -1,10 +1,12 @@
-import CloudRemote
-import CloudServer
+import CloudKitModel
+import CloudStore
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
 import IdeaStore
 import IdeaSync
 import RemoteTestSupport
+import SQLiteStore
 import Synchronization
 
 /// Devices of one simulated account over one remote, all on one hand-stepped scheduler and
@@ -30,11 +32,11 @@ final class SyncFixture {
             clock: scheduler.clock, random: random, sleeper: Sleeper { _ in }, maximumRecordsPerRequest: maximumRecordsPerRequest)
         switch remote {
         case .embedded:
-            store = cloud
+            store = cloud.store
             server = nil
             return
         case .served:
-            store = try SimulatedCloud.inMemory(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+            store = try SQLiteRecordStore.inMemory(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
         case .servedPostgres:
             store = try TestPostgres.store(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
         }

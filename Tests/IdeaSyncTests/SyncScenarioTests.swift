@@ -1,4 +1,5 @@
-import CloudRemote
+import CloudKitModel
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
 import IdeaStore
@@ -303,7 +304,7 @@ import Testing
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
-        try fixture.cloud.setQuota(maxRecords: 2, account: SimulatedCloud.defaultAccount)
+        try fixture.cloud.store.setQuota(maxRecords: 2, account: SimulatedCloud.defaultAccount)
         let ideas = try (1...5).map { try a.repository.addIdea(title: "idea \($0)") }
         a.engine.start()
         fixture.scheduler.runDue()
@@ -313,7 +314,7 @@ import Testing
         fixture.scheduler.advance(by: 10_000)
         #expect(a.engine.status == .quotaExceeded)
 
-        try fixture.cloud.setQuota(maxRecords: nil, account: SimulatedCloud.defaultAccount)
+        try fixture.cloud.store.setQuota(maxRecords: nil, account: SimulatedCloud.defaultAccount)
         fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced after the quota was lifted, got \(a.engine.status)")
@@ -432,7 +433,7 @@ import Testing
         _ = try admin.modify(saving: [note], deleting: [], savePolicy: .allKeys)
         _ = try admin.modify(saving: [], deleting: [note.recordID], savePolicy: .allKeys)
         fixture.scheduler.advance(by: 1000)
-        #expect(try fixture.cloud.purgeDeletions(before: fixture.scheduler.now) == 1)
+        #expect(try fixture.cloud.store.purgeDeletions(before: fixture.scheduler.now) == 1)
 
         let after = try a.repository.addIdea(title: "after")
         _ = try a.session.run()

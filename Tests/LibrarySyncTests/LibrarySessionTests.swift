@@ -1,4 +1,6 @@
-import CloudRemote
+import CloudKitModel
+import CloudWebServices
+import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
 import LibrarySync

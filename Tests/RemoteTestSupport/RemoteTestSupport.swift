@@ -1,5 +1,6 @@
-import CloudRemote
+import CloudHTTPClient
 import CloudServer
+import CloudStore
 import Foundation
 import IdeaBoxCore
 import PostgresStore

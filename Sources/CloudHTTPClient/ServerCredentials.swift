@@ -1,0 +1,59 @@
+import Foundation
+
+/// How a profile reaches `ideabox serve`: the server's URL, the account, and its token
+/// (nil once signed out). Kept in the profile's folder, readable by its owner only.
+public struct ServerCredentials: Codable, Hashable, Sendable {
+    /// The file's name in the profile's folder.
+    public static let fileName = "server.json"
+
+    /// The server's base URL.
+    public var server: URL
+    /// The account signed in to.
+    public var account: String
+    /// The account's token, or nil when signed out.
+    public var token: String?
+
+    /// Credentials for `account` on `server`.
+    public init(server: URL, account: String, token: String?) {
+        self.server = server
+        self.account = account
+        self.token = token
+    }
+
+    /// The credentials stored in `directory`, or nil if the profile uses the embedded remote.
+    public static func load(from directory: URL) throws -> ServerCredentials? {
+        let url = directory.appendingPathComponent(fileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try JSONDecoder().decode(ServerCredentials.self, from: Data(contentsOf: url))
+    }
+
+    /// Writes the credentials to `directory` with mode 0600, replacing the file whole.
+    public func save(to directory: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(self)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let temporary = directory.appendingPathComponent(".\(Self.fileName).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        let handle = try FileHandle(forWritingTo: temporary)
+        try handle.write(contentsOf: data)
+        try handle.synchronize()
+        try handle.close()
+        guard rename(temporary.path, directory.appendingPathComponent(Self.fileName).path) == 0 else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+
+    /// Removes the credentials from `directory`: the profile uses the embedded remote again.
+    public static func remove(from directory: URL) throws {
+        let url = directory.appendingPathComponent(fileName)
+        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+    }
+
+    /// The client these credentials make.
+    public func database() -> WebServicesDatabase {
+        WebServicesDatabase(endpoint: WebServicesDatabase.Endpoint(server: server), accountName: account, token: token)
+    }
+}

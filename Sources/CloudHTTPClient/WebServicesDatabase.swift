@@ -1,0 +1,282 @@
+import AsyncHTTPClient
+import CloudKitModel
+import CloudWebServices
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A client of `ideabox serve`: the private database of one account, reached over HTTP in
+/// CloudKit Web Services' JSON with the account's token.
+///
+/// Requests go out one at a time through async-http-client, which keeps the connection
+/// open between them, each with its own timeout. Whatever goes wrong reaches the caller as a
+/// `CloudError`: a transport failure or an answer that can't be read is `networkFailure`
+/// (the request may or may not have been applied), a 429 is `requestRateLimited`, a 503
+/// `serviceUnavailable` with its `Retry-After`, a refused token `notAuthenticated`.
+public struct WebServicesDatabase: CloudDatabase {
+    /// Where the server is, and the path its private database has.
+    public struct Endpoint: Sendable, Hashable {
+        /// The server's base URL, such as `http://127.0.0.1:8420`.
+        public var server: URL
+        /// The container named in every path.
+        public var container: String
+        /// `production` or `development`.
+        public var environment: String
+
+        /// The private database of `container` in `environment` on `server`.
+        public init(server: URL, container: String = WebServicesPath.defaultContainer, environment: String = "production") {
+            self.server = server
+            self.container = container
+            self.environment = environment
+        }
+
+        /// The URL of `operation`, such as `records/modify`.
+        func url(_ operation: WebServicesPath.Operation) -> URL {
+            var url = server
+            for component in ["database", "1", container, environment, "private"] + operation.rawValue.split(separator: "/").map(String.init) {
+                url.appendPathComponent(component)
+            }
+            return url
+        }
+    }
+
+    /// The most operations the server takes in one request (CloudKit's limit).
+    public static let maximumOperations = WebServicesFormat.maximumOperations
+    /// The most changes the server sends in one page of zone changes.
+    public static let maximumChangesPerPage = WebServicesFormat.maximumChangesPerPage
+
+    private let endpoint: Endpoint
+    private let accountName: String
+    private let token: String?
+    private let transport: HTTPTransport
+    public let maximumRecordsPerRequest: Int
+
+    /// The client of `accountName` on `endpoint`, signed out if `token` is nil. Each request
+    /// fails with `networkFailure` if no answer came within `timeout` seconds.
+    public init(
+        endpoint: Endpoint, accountName: String, token: String?, timeout: Double = 30,
+        maximumRecordsPerRequest: Int = maximumOperations
+    ) {
+        self.endpoint = endpoint
+        self.accountName = accountName
+        self.token = token
+        self.transport = HTTPTransport(timeout: .nanoseconds(Int64((timeout * 1e9).rounded())))
+        self.maximumRecordsPerRequest = maximumRecordsPerRequest
+    }
+
+    public func accountStatus() throws -> AccountStatus {
+        token == nil ? .noAccount : .available(accountName: accountName)
+    }
+
+    public func createZone(_ zone: RecordZoneID) throws {
+        try modifyZone(zone, operationType: "create")
+    }
+
+    public func deleteZone(_ zone: RecordZoneID) throws {
+        do {
+            try modifyZone(zone, operationType: "delete")
+        } catch CloudError.zoneNotFound {
+            return
+        }
+    }
+
+    private func modifyZone(_ zone: RecordZoneID, operationType: String) throws {
+        let answer = try send(.zonesModify, [
+            "operations": [["operationType": .string(operationType), "zone": ["zoneID": WebServicesFormat.object(zone)]]],
+        ])
+        guard let results = answer["zones"]?.array, results.count == 1, let result = results[0].object else {
+            throw CloudError.networkFailure
+        }
+        if let error = WebServicesError(result) { throw error.cloudError() }
+    }
+
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        guard let zone = recordIDs.first?.zoneID ?? records.first?.recordID.zoneID else { return ModifyResult() }
+        // Deletes first: the server applies them before the saves whatever the order, and
+        // answers in the order of the operations.
+        var operations: [JSONValue] = recordIDs.map { recordID in
+            ["operationType": "forceDelete", "record": .object(Self.reference(recordID, in: zone))]
+        }
+        for record in records {
+            var object = WebServicesFormat.object(record)
+            object["deleted"] = nil
+            object["created"] = nil
+            object["modified"] = nil
+            if record.recordID.zoneID == zone { object["zoneID"] = nil }
+            let operationType = switch savePolicy {
+            case .allKeys: "forceReplace"
+            case .ifServerRecordUnchanged: record.changeTag == nil ? "create" : "update"
+            }
+            operations.append(["operationType": .string(operationType), "record": .object(object)])
+        }
+        // `desiredKeys: []`: a saved record comes back without its fields, which are the ones
+        // sent; only its system fields (change tag, dates) are new.
+        let answer = try send(.recordsModify, [
+            "operations": .array(operations), "zoneID": WebServicesFormat.object(zone), "atomic": false, "desiredKeys": [],
+        ])
+        guard let results = answer["records"]?.array, results.count == operations.count else {
+            throw CloudError.networkFailure
+        }
+        var result = ModifyResult()
+        for (index, json) in results.enumerated() {
+            guard let object = json.object else { throw CloudError.networkFailure }
+            let recordID = index < recordIDs.count ? recordIDs[index] : records[index - recordIDs.count].recordID
+            if let error = WebServicesError(object) {
+                let serverRecord = try object["serverRecord"].map { try Self.record($0, zone: recordID.zoneID) }
+                result.failures[recordID] = error.cloudError(serverRecord: serverRecord)
+            } else if index < recordIDs.count {
+                result.deleted.append(recordID)
+            } else {
+                let answered = try Self.record(json, zone: recordID.zoneID)
+                var saved = records[index - recordIDs.count]
+                guard answered.recordID == saved.recordID else { throw CloudError.networkFailure }
+                saved.changeTag = answered.changeTag
+                saved.creationDate = answered.creationDate
+                saved.modificationDate = answered.modificationDate
+                result.saved.append(saved)
+            }
+        }
+        return result
+    }
+
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        var body: WebServicesFormat.Object = [
+            "zoneID": WebServicesFormat.object(zone),
+            "resultsLimit": .integer(Int64(min(max(1, resultsLimit), Self.maximumChangesPerPage))),
+        ]
+        if let token { body["syncToken"] = .string(token.data.base64EncodedString()) }
+        let answer = try send(.changesZone, body)
+        guard let records = answer["records"]?.array, let syncToken = answer["syncToken"]?.string,
+              let tokenData = Data(base64Encoded: syncToken), let moreComing = answer["moreComing"]?.bool
+        else { throw CloudError.networkFailure }
+        var changed: [RemoteRecord] = []
+        var deleted: [DeletedRecord] = []
+        for json in records {
+            guard let object = json.object else { throw CloudError.networkFailure }
+            if object["deleted"]?.bool == true {
+                guard let name = object["recordName"]?.string, let type = object["recordType"]?.string else {
+                    throw CloudError.networkFailure
+                }
+                deleted.append(DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: type))
+            } else {
+                changed.append(try Self.record(json, zone: zone))
+            }
+        }
+        return ZoneChanges(changed: changed, deleted: deleted, token: ChangeToken(data: tokenData), moreComing: moreComing)
+    }
+
+    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        var records: [RemoteRecord] = []
+        var marker: String?
+        repeat {
+            var body: WebServicesFormat.Object = [
+                "zoneID": WebServicesFormat.object(zone), "query": ["recordType": .string(recordType)],
+                "resultsLimit": .integer(Int64(Self.maximumOperations)),
+            ]
+            if let marker { body["continuationMarker"] = .string(marker) }
+            let answer = try send(.recordsQuery, body)
+            guard let page = answer["records"]?.array else { throw CloudError.networkFailure }
+            records += try page.map { try Self.record($0, zone: zone) }
+            marker = answer["continuationMarker"]?.string
+        } while marker != nil
+        return records
+    }
+
+    public func uploadAsset(_ data: Data) throws -> AssetReference {
+        guard data.count <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        let answer = try object(try exchange(.assetsUpload, body: [UInt8](data), contentType: "application/octet-stream"))
+        let expected = AssetReference(of: data)
+        // The server names the asset by the bytes it received: another name means they were not these.
+        guard let file = answer["singleFile"], WebServicesFormat.assetReference(file) == expected else {
+            throw CloudError.networkFailure
+        }
+        return expected
+    }
+
+    public func fetchAsset(_ reference: AssetReference) throws -> Data {
+        let body: WebServicesFormat.Object = ["fileChecksum": .string(reference.checksum)]
+        let answer = try exchange(.assetsDownload, body: JSONValue.object(body).bytes, contentType: "application/json")
+        let data = Data(answer.readableBytesView)
+        guard reference.matches(data) else { throw CloudError.networkFailure }
+        return data
+    }
+
+    /// `{recordName, zoneID}`: a record named without its fields, for a delete.
+    private static func reference(_ recordID: RecordID, in zone: RecordZoneID) -> WebServicesFormat.Object {
+        var object: WebServicesFormat.Object = ["recordName": .string(recordID.recordName)]
+        if recordID.zoneID != zone { object["zoneID"] = WebServicesFormat.object(recordID.zoneID) }
+        return object
+    }
+
+    /// A record the server sent; one it should not have sent is a broken answer.
+    private static func record(_ json: JSONValue, zone: RecordZoneID) throws -> RemoteRecord {
+        do {
+            let recordZone = try json.object?["zoneID"].map { try WebServicesFormat.zoneID($0) } ?? zone
+            return try WebServicesFormat.record(json, zone: recordZone, at: "record")
+        } catch {
+            throw CloudError.networkFailure
+        }
+    }
+
+    /// Posts `body` to `operation` and returns the answer's JSON object, or throws the
+    /// `CloudError` the answer means.
+    private func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) throws -> WebServicesFormat.Object {
+        try object(try exchange(operation, body: JSONValue.object(body).bytes, contentType: "application/json"))
+    }
+
+    /// The JSON object in a successful answer.
+    private func object(_ answer: ByteBuffer) throws -> WebServicesFormat.Object {
+        guard let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object else {
+            throw CloudError.networkFailure
+        }
+        return object
+    }
+
+    /// Posts `body` to `operation` and returns the body of a successful answer, or throws the
+    /// `CloudError` the answer means.
+    private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) throws -> ByteBuffer {
+        guard let token else { throw CloudError.notAuthenticated }
+        let (status, headers, answer) = try transport.post(endpoint.url(operation), body: body, contentType: contentType, token: token)
+        if status == 200 { return answer }
+        let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object
+        let retryAfter = headers.first(name: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
+        if var error = object.flatMap(WebServicesError.init) {
+            if error.retryAfter == nil { error.retryAfter = retryAfter }
+            throw error.cloudError()
+        }
+        switch status {
+        case 401, 403, 421: throw CloudError.notAuthenticated
+        case 429: throw CloudError.requestRateLimited(retryAfter: retryAfter ?? 30)
+        case 502, 503, 504: throw CloudError.serviceUnavailable(retryAfter: retryAfter)
+        case 500...: throw CloudError.internalError
+        default: throw CloudError.networkFailure
+        }
+    }
+}
+
+/// Posts one request at a time and waits for its answer.
+private struct HTTPTransport: Sendable {
+    /// One client for the process, so connections are reused by every database that talks
+    /// to the same server; it lives as long as the process, so it is never shut down.
+    private static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), decompression: .disabled))
+
+    let timeout: TimeAmount
+
+    /// The status, headers and body of the answer to a POST of `body`, or `networkFailure`
+    /// if none came within the timeout.
+    func post(_ url: URL, body: [UInt8], contentType: String, token: String) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        do {
+            let request = try HTTPClient.Request(
+                url: url, method: .POST,
+                headers: ["Content-Type": contentType, "Authorization": "Bearer \(token)"],
+                body: .bytes(body))
+            let response = try Self.client.execute(request: request, deadline: .now() + timeout).wait()
+            return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
+        } catch {
+            throw CloudError.networkFailure
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import CloudKitModel
+import Foundation
+import IdeaBoxCore
+
+/// What `ideabox serve` keeps its accounts' records and tokens in, each call on behalf of
+/// one account. Every store keeps the semantics of `CloudDatabase`: change tags that change
+/// on every save, one change order per zone, and a modify that commits all its successful
+/// items together or none of them.
+public protocol RecordStore: Sendable {
+    /// The most saves plus deletes one modify may carry.
+    var maximumRecordsPerRequest: Int { get }
+
+    /// The account whose valid token hashes to `tokenHash`, or nil.
+    func account(forAccessTokenHash tokenHash: String) async throws -> String?
+    /// Gives `account` a token, by its hash.
+    func addAccessToken(hash tokenHash: String, account: String) async throws
+    /// Revokes every token of `account`; returns how many were valid.
+    func revokeAccessTokens(account: String) async throws -> Int
+    /// The accounts that were ever given a token, with how many of their tokens are valid.
+    func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)]
+    /// Limits `account` to `maxRecords` records (nil: no limit).
+    func setQuota(maxRecords: Int?, account: String) async throws
+    /// How many records `account` holds across its zones.
+    func recordCount(account: String) async throws -> Int
+
+    /// The zones of `account`, by name.
+    func zones(account: String) async throws -> [RecordZoneID]
+    /// Creates `zone` in `account` unless it exists.
+    func createZone(_ zone: RecordZoneID, account: String) async throws
+    /// Deletes `zone` of `account` with its records and history, if it exists.
+    func deleteZone(_ zone: RecordZoneID, account: String) async throws
+    /// Forgets deletions made before `cutoff`, as CloudKit trims its change history; change
+    /// tokens from before a forgotten deletion then expire. Returns how many were forgotten.
+    func purgeDeletions(before cutoff: Timestamp) async throws -> Int
+    /// Deletes, then saves, in one transaction (see `CloudDatabase.modify`); if `atomic`, a
+    /// request with a failed item applies nothing and its result holds only the failures.
+    /// A save that names an asset `account` has not stored (at the size named) fails with
+    /// `unknownItem`.
+    func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult
+    /// One page of the changes of `zone` after `token` (see `CloudDatabase.fetchChanges`).
+    func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges
+    /// Stores `data` as an asset of `account` (once, however often it comes) and returns its
+    /// reference, computed from the bytes; `limitExceeded` above `AssetReference.maximumSize`.
+    func storeAsset(_ data: Data, account: String) async throws -> AssetReference
+    /// The bytes of the asset of `account` with `checksum`, or nil if it has none.
+    func asset(_ checksum: String, account: String) async throws -> Data?
+    /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
+    func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
+}

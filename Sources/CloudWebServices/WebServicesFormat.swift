@@ -1,0 +1,254 @@
+import CloudKitModel
+import Foundation
+import IdeaBoxCore
+
+/// CloudKit Web Services' JSON for records, fields and zones, read and written the same way
+/// by `ideabox serve` and by its client.
+///
+/// Records are `{recordName, recordType, recordChangeTag, fields: {name: {value, type}},
+/// created: {timestamp}, modified: {timestamp}, deleted}` as Apple documents them. Field
+/// types are CloudKit's (`STRING`, `INT64`, `DOUBLE`, `TIMESTAMP` in milliseconds, `BYTES` in
+/// base64, `ASSETID` as `{fileChecksum, size}`, and `STRING_LIST`-style lists) plus two of ours that CloudKit lacks: `BOOLEAN`,
+/// and `LIST` for a list whose items are `{value, type}` objects of mixed types.
+///
+/// Reading is strict, because the server reads what any client sends: every name, type and
+/// value is checked, and the first problem is reported as `Invalid` with a reason that
+/// names where it was.
+public enum WebServicesFormat {
+    /// A JSON object.
+    public typealias Object = JSONValue.Object
+
+    /// Why a JSON value is not what the format allows.
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        /// What was wrong, and where.
+        public var reason: String
+
+        /// A problem described by `reason`.
+        public init(_ reason: String) {
+            self.reason = reason
+        }
+
+        public var description: String { reason }
+    }
+
+    /// The longest record name, record type, field or zone name, in UTF-8 bytes (CloudKit's).
+    public static let maximumNameLength = 255
+    /// The most operations a server takes in one request (CloudKit's limit).
+    public static let maximumOperations = 200
+    /// The most changes a server sends in one page of zone changes.
+    public static let maximumChangesPerPage = 1000
+
+    // MARK: Writing
+
+    /// `{zoneName}`.
+    public static func object(_ zone: RecordZoneID) -> JSONValue {
+        ["zoneName": .string(zone.zoneName)]
+    }
+
+    /// A record as the server hands it out, with its zone.
+    public static func object(_ record: RemoteRecord) -> Object {
+        var object: Object = [
+            "recordName": .string(record.recordID.recordName),
+            "recordType": .string(record.recordType),
+            "fields": .object(record.fields.mapValues(value(_:))),
+            "zoneID": object(record.recordID.zoneID),
+            "deleted": false,
+        ]
+        if let changeTag = record.changeTag { object["recordChangeTag"] = .string(changeTag) }
+        if let created = record.creationDate { object["created"] = ["timestamp": .integer(created.milliseconds)] }
+        if let modified = record.modificationDate { object["modified"] = ["timestamp": .integer(modified.milliseconds)] }
+        return object
+    }
+
+    /// A deleted record as a change fetch reports it.
+    public static func object(_ deleted: DeletedRecord) -> Object {
+        ["recordName": .string(deleted.recordID.recordName), "recordType": .string(deleted.recordType), "deleted": true]
+    }
+
+    /// `{fileChecksum, size}`.
+    public static func object(_ reference: AssetReference) -> JSONValue {
+        ["fileChecksum": .string(reference.checksum), "size": .integer(reference.size)]
+    }
+
+    /// `{value, type}` for one field value.
+    public static func value(_ value: FieldValue) -> JSONValue {
+        if case .list(let items) = value {
+            if let type = commonScalarType(items) {
+                return ["value": .array(items.map(rawValue)), "type": .string(type + "_LIST")]
+            }
+            return ["value": .array(items.map(self.value(_:))), "type": "LIST"]
+        }
+        return ["value": rawValue(value), "type": .string(scalarType(value))]
+    }
+
+    private static func scalarType(_ value: FieldValue) -> String {
+        switch value {
+        case .string: "STRING"
+        case .int64: "INT64"
+        case .double: "DOUBLE"
+        case .bool: "BOOLEAN"
+        case .timestamp: "TIMESTAMP"
+        case .bytes: "BYTES"
+        case .asset: "ASSETID"
+        case .list: "LIST"
+        }
+    }
+
+    /// The type all of `items` share, if they are scalars of one type (an empty list is a
+    /// `STRING_LIST`).
+    private static func commonScalarType(_ items: [FieldValue]) -> String? {
+        guard let first = items.first else { return "STRING" }
+        let type = scalarType(first)
+        guard type != "LIST", items.allSatisfy({ scalarType($0) == type }) else { return nil }
+        return type
+    }
+
+    private static func rawValue(_ value: FieldValue) -> JSONValue {
+        switch value {
+        case .string(let text): .string(text)
+        case .int64(let number): .integer(number)
+        case .double(let number) where number.isFinite: .double(number)
+        case .double(let number):
+            .string(number.isNaN ? FieldValue.nonFiniteSpelling.nan
+                : number < 0 ? FieldValue.nonFiniteSpelling.negativeInfinity : FieldValue.nonFiniteSpelling.positiveInfinity)
+        case .bool(let flag): .bool(flag)
+        case .timestamp(let time): .integer(time.milliseconds)
+        case .bytes(let data): .string(data.base64EncodedString())
+        case .asset(let reference): object(reference)
+        case .list(let items): .array(items.map(self.value(_:)))
+        }
+    }
+
+    // MARK: Reading
+
+    /// The zone id in `{zoneName}`.
+    public static func zoneID(_ json: JSONValue?, at path: @autoclosure () -> String = "zoneID") throws -> RecordZoneID {
+        guard let object = json?.object else { throw Invalid("\(path()) must be an object with a zoneName") }
+        let name = try string(object["zoneName"], at: "\(path()).zoneName")
+        guard isValidName(name, allowing: "_-.") else {
+            throw Invalid("\(path()).zoneName must be 1 to \(maximumNameLength) letters, digits, '_', '-' or '.'")
+        }
+        return RecordZoneID(zoneName: name)
+    }
+
+    /// A record name: 1 to 255 bytes of UTF-8 with no control characters.
+    public static func recordName(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> String {
+        let name = try string(json, at: path())
+        guard !name.isEmpty, name.utf8.count <= maximumNameLength,
+              !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        else { throw Invalid("\(path()) must be 1 to \(maximumNameLength) bytes without control characters") }
+        return name
+    }
+
+    /// A record type or field name: a letter, then letters, digits or '_'.
+    public static func typeName(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> String {
+        let name = try string(json, at: path())
+        guard isValidName(name, allowing: "_"), let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+              first != UInt8(ascii: "_")
+        else {
+            throw Invalid("\(path()) must start with a letter and hold only letters, digits and '_'")
+        }
+        return name
+    }
+
+    /// The record a client sends in a save, or the server sends back: name, type, change tag
+    /// (optional) and fields; `created`/`modified` are read when present.
+    public static func record(_ json: JSONValue?, zone: RecordZoneID, at path: @autoclosure () -> String) throws -> RemoteRecord {
+        guard let object = json?.object else { throw Invalid("\(path()) must be an object") }
+        let name = try recordName(object["recordName"], at: "\(path()).recordName")
+        let type = try typeName(object["recordType"], at: "\(path()).recordType")
+        let changeTag = try object["recordChangeTag"].map { try string($0, at: "\(path()).recordChangeTag") }
+        guard let fieldObjects = (object["fields"] ?? .object([:])).object else {
+            throw Invalid("\(path()).fields must be an object")
+        }
+        var fields: [String: FieldValue] = [:]
+        for (fieldName, value) in fieldObjects {
+            fields[try typeName(.string(fieldName), at: "\(path()).fields name")] = try fieldValue(value, at: "\(path()).fields.\(fieldName)")
+        }
+        return RemoteRecord(
+            recordType: type, recordID: RecordID(recordName: name, zoneID: zone), fields: fields, changeTag: changeTag,
+            creationDate: try object["created"].map { try timestampObject($0, at: "\(path()).created") },
+            modificationDate: try object["modified"].map { try timestampObject($0, at: "\(path()).modified") })
+    }
+
+    /// One `{value, type}` field.
+    public static func fieldValue(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> FieldValue {
+        guard let object = json?.object, let value = object["value"] else {
+            throw Invalid("\(path()) must be an object with a value and a type")
+        }
+        let type = try string(object["type"], at: "\(path()).type")
+        if type == "LIST" {
+            guard let items = value.array else { throw Invalid("\(path()).value must be an array") }
+            return .list(try items.enumerated().map { try fieldValue($1, at: "\(path()).value[\($0)]") })
+        }
+        if type.hasSuffix("_LIST") {
+            let itemType = String(type.dropLast("_LIST".count))
+            guard itemType != "LIST", let items = value.array else { throw Invalid("\(path()).value must be an array") }
+            return .list(try items.enumerated().map { try scalar($1, type: itemType, at: "\(path()).value[\($0)]") })
+        }
+        return try scalar(value, type: type, at: "\(path()).value")
+    }
+
+    private static func scalar(_ value: JSONValue, type: String, at path: @autoclosure () -> String) throws -> FieldValue {
+        let decoded: FieldValue? = switch type {
+        case "STRING": value.string.map(FieldValue.string)
+        case "INT64": value.wholeNumber.map(FieldValue.int64)
+        case "DOUBLE": double(value).map(FieldValue.double)
+        case "BOOLEAN": value.bool.map(FieldValue.bool)
+        case "TIMESTAMP": value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
+        case "BYTES": value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
+        case "ASSETID": assetReference(value).map(FieldValue.asset)
+        default: throw Invalid("\(path()): unknown field type \(type)")
+        }
+        guard let decoded else { throw Invalid("\(path()) is not a valid \(type)") }
+        return decoded
+    }
+
+    /// `{fileChecksum, size}`: a SHA-256 in lower-case hex and a size the remote can store.
+    public static func assetReference(_ json: JSONValue) -> AssetReference? {
+        guard let object = json.object, let checksum = object["fileChecksum"]?.string, let size = object["size"]?.wholeNumber else {
+            return nil
+        }
+        return AssetReference(checksum: checksum, size: size)
+    }
+
+    /// `{timestamp}` in milliseconds.
+    private static func timestampObject(_ json: JSONValue, at path: @autoclosure () -> String) throws -> Timestamp {
+        guard let object = json.object, let milliseconds = object["timestamp"]?.wholeNumber,
+              let time = timestamp(milliseconds)
+        else { throw Invalid("\(path()) must be an object with a timestamp in milliseconds") }
+        return time
+    }
+
+    /// A string at `path`.
+    public static func string(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> String {
+        guard let text = json?.string else { throw Invalid("\(path()) must be a string") }
+        return text
+    }
+
+    /// Milliseconds from year 0001 to year 9999: what ISO 8601 and every store can hold.
+    private static func timestamp(_ milliseconds: Int64) -> Timestamp? {
+        (-62_135_596_800_000...253_402_300_799_999).contains(milliseconds) ? Timestamp(milliseconds: milliseconds) : nil
+    }
+
+    private static func double(_ json: JSONValue) -> Double? {
+        switch json {
+        case .string(FieldValue.nonFiniteSpelling.positiveInfinity): .infinity
+        case .string(FieldValue.nonFiniteSpelling.negativeInfinity): -.infinity
+        case .string(FieldValue.nonFiniteSpelling.nan): .nan
+        default: json.number
+        }
+    }
+
+    private static func isValidName(_ name: String, allowing extra: StaticString) -> Bool {
+        let utf8 = name.utf8
+        guard !utf8.isEmpty, utf8.count <= maximumNameLength else { return false }
+        let extras = UnsafeBufferPointer(start: extra.utf8Start, count: extra.utf8CodeUnitCount)
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: extras.contains(byte)
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import CloudKitModel
+import Foundation
+
+/// A client whose requests first pass one device's injected faults (airplane mode, latency,
+/// scripted and random errors), then go to another client.
+///
+/// The faults are kept in a `SimulatedCloud` file under the device's name, as the embedded
+/// remote keeps them, so `ideabox remote offline|latency|fault` work the same way for a
+/// profile signed in to `ideabox serve`: the server never hears of them.
+public struct FaultInjectingDatabase: CloudDatabase {
+    /// Where the requests go once they pass the faults.
+    let base: any CloudDatabase
+    /// The file holding the device's faults.
+    let faults: SimulatedCloud
+    /// The device whose faults apply.
+    let device: String
+
+    /// Requests of `device` pass its faults in `faults`, then go to `base`.
+    public init(base: any CloudDatabase, faults: SimulatedCloud, device: String) {
+        self.base = base
+        self.faults = faults
+        self.device = device
+    }
+
+    public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
+
+    public func accountStatus() throws -> AccountStatus {
+        try base.accountStatus()
+    }
+
+    public func createZone(_ zone: RecordZoneID) throws {
+        try perform(.createZone) { try base.createZone(zone) }
+    }
+
+    public func deleteZone(_ zone: RecordZoneID) throws {
+        try perform(.deleteZone) { try base.deleteZone(zone) }
+    }
+
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        try perform(.modify) { try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy) }
+    }
+
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        try perform(.fetchChanges) { try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
+    }
+
+    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try perform(.query) { try base.records(in: zone, ofType: recordType) }
+    }
+
+    public func uploadAsset(_ data: Data) throws -> AssetReference {
+        try perform(.uploadAsset) { try base.uploadAsset(data) }
+    }
+
+    public func fetchAsset(_ reference: AssetReference) throws -> Data {
+        try perform(.fetchAsset) { try base.fetchAsset(reference) }
+    }
+
+    private func perform<Result>(_ operation: CloudOperation, _ work: () throws -> Result) throws -> Result {
+        let admitted: Faults?
+        do {
+            admitted = try faults.admitFaults(device: device, operation: operation)
+        } catch {
+            throw CloudError.internalError
+        }
+        guard let admitted else { throw CloudError.networkUnavailable }
+        return try admitted.apply(sleeper: faults.sleeper, random: faults.random, work)
+    }
+}

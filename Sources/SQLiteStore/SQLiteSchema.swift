@@ -1,0 +1,114 @@
+import GRDB
+
+/// The schema of a SQLite record store, built only through named migrations that are never
+/// edited. Its first migrations also made the embedded remote's `device`, `scriptedError`
+/// and `errorRate` tables, which `SimulatedCloud` reads and writes and this store never does.
+enum SQLiteSchema {
+    /// The migration names, oldest first.
+    enum Migration: String, CaseIterable {
+        case server = "v1-server"
+        case lostResponses = "v2-lost-responses"
+        case accessTokens = "v3-access-tokens"
+        case assets = "v4-assets"
+    }
+
+    /// The migrator that brings a remote file up to date.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration(Migration.server.rawValue, migrate: createServer)
+        migrator.registerMigration(Migration.lostResponses.rawValue) { db in
+            try db.execute(sql: "ALTER TABLE scriptedError ADD COLUMN failsAfterApplying INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration(Migration.accessTokens.rawValue) { db in
+            try db.execute(sql: """
+                CREATE TABLE accessToken (
+                    hash TEXT PRIMARY KEY NOT NULL,
+                    account TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    revokedAt INTEGER
+                ) WITHOUT ROWID;
+                CREATE INDEX accessToken_by_account ON accessToken(account);
+                """)
+        }
+        migrator.registerMigration(Migration.assets.rawValue) { db in
+            // A rowid table: SQLite keeps large rows out of a WITHOUT ROWID table's b-tree badly.
+            try db.execute(sql: """
+                CREATE TABLE asset (
+                    id INTEGER PRIMARY KEY,
+                    account TEXT NOT NULL,
+                    checksum TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    uploadedAt INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    UNIQUE (account, checksum)
+                );
+                """)
+        }
+        return migrator
+    }
+
+    private static func createServer(_ db: Database) throws {
+        // A record name lives in exactly one of `record` (saved) and `deletion` (deleted),
+        // stamped with the zone sequence of its latest change, so one ordered union of the
+        // two is the zone's change feed with every name at most once.
+        try db.execute(sql: """
+            CREATE TABLE device (
+                name TEXT PRIMARY KEY NOT NULL,
+                account TEXT,
+                isOffline INTEGER NOT NULL DEFAULT 0,
+                latencyMilliseconds INTEGER NOT NULL DEFAULT 0
+            ) WITHOUT ROWID;
+            CREATE TABLE zone (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                account TEXT NOT NULL,
+                name TEXT NOT NULL,
+                createdAt INTEGER NOT NULL,
+                changeSequence INTEGER NOT NULL DEFAULT 0,
+                purgedThrough INTEGER NOT NULL DEFAULT 0,
+                UNIQUE (account, name)
+            );
+            CREATE TABLE record (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                recordName TEXT NOT NULL,
+                changeSequence INTEGER NOT NULL,
+                recordType TEXT NOT NULL,
+                changeTag TEXT NOT NULL,
+                creationDate INTEGER NOT NULL,
+                modificationDate INTEGER NOT NULL,
+                fields TEXT NOT NULL,
+                PRIMARY KEY (zoneId, recordName)
+            ) WITHOUT ROWID;
+            CREATE UNIQUE INDEX record_by_change ON record(zoneId, changeSequence);
+            CREATE INDEX record_by_type ON record(zoneId, recordType, recordName);
+            CREATE TABLE deletion (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                recordName TEXT NOT NULL,
+                changeSequence INTEGER NOT NULL,
+                recordType TEXT NOT NULL,
+                deletedAt INTEGER NOT NULL,
+                PRIMARY KEY (zoneId, recordName)
+            ) WITHOUT ROWID;
+            CREATE UNIQUE INDEX deletion_by_change ON deletion(zoneId, changeSequence);
+            CREATE INDEX deletion_by_time ON deletion(deletedAt);
+            CREATE TABLE quota (
+                account TEXT PRIMARY KEY NOT NULL,
+                maxRecords INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE scriptedError (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                device TEXT NOT NULL,
+                operation TEXT,
+                error TEXT NOT NULL
+            );
+            CREATE INDEX scriptedError_by_device ON scriptedError(device, id);
+            CREATE TABLE errorRate (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                device TEXT NOT NULL,
+                operation TEXT,
+                probability REAL NOT NULL,
+                error TEXT NOT NULL
+            );
+            CREATE INDEX errorRate_by_device ON errorRate(device, id);
+            """)
+    }
+}

@@ -1,0 +1,366 @@
+import ArgumentParser
+import CloudKitModel
+import EmbeddedRemote
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+import IdeaStore
+import IdeaSync
+import LibrarySync
+
+/// The words of the commands only `ideabox-full` runs (sync, status, log, remote, account,
+/// library, serve): the rest of `CommandLineText`, English and Traditional Chinese side by
+/// side. Chinese lines end without a full stop.
+extension CommandLineText {
+    // MARK: sync, status, log
+
+    /// What `sync` did.
+    static func synced(_ report: SyncReport, pending: Int, overwrote: Bool, _ language: Language) -> String {
+        switch language {
+        case .english:
+            let counts = "\(report.sent) sent, \(report.received) received, \(report.conflicts) \(report.conflicts == 1 ? "conflict" : "conflicts")"
+                + (pending == 0 ? "" : ", \(pending) still pending")
+            return overwrote ? "Overwrote the remote with this profile's ideas: \(counts)." : "Synced: \(counts)."
+        case .traditionalChinese:
+            let counts = "送出 \(report.sent) 筆、收到 \(report.received) 筆、衝突 \(report.conflicts) 筆"
+                + (pending == 0 ? "" : "，仍有 \(pending) 筆待送出")
+            return overwrote ? "已用這台裝置的靈感覆寫遠端：\(counts)" : "已同步：\(counts)"
+        }
+    }
+
+    /// `status`, one field a line.
+    static func statusLines(_ status: SyncStatusReport, server: URL?, _ language: Language) -> [String] {
+        let error = status.lastSyncError.map(oneLine)
+        var lines: [String]
+        switch language {
+        case .english:
+            lines = [
+                "device: \(status.device)",
+                "account: " + (status.account.map { "signed in as \($0)" } ?? "not signed in"),
+                "network: " + (status.isOffline ? "offline" : "online"),
+                "pending changes: \(status.pendingCount)",
+                "stale changes: " + (status.staleCount == 0
+                    ? "0" : "\(status.staleCount) (not confirmed by the remote for 30 days; kept and still sent)"),
+                "last sync: " + (status.lastSyncAt?.iso8601 ?? "never"),
+                "last error: " + (error ?? "none"),
+                "ideas belong to: " + (status.boundAccount ?? "no account yet"),
+            ]
+            if let server { lines.insert("server: \(server.absoluteString)", at: 1) }
+        case .traditionalChinese:
+            lines = [
+                "裝置: \(status.device)",
+                "帳號: " + (status.account.map { "已登入 \($0)" } ?? "未登入"),
+                "網路: " + (status.isOffline ? "離線" : "連線中"),
+                "待送出變更: \(status.pendingCount)",
+                "逾期未確認: " + (status.staleCount == 0 ? "0" : "\(status.staleCount)（遠端已 30 天未確認；保留並會繼續送出）"),
+                "上次同步: " + (status.lastSyncAt?.iso8601 ?? "從未"),
+                "上次錯誤: " + (error ?? "無"),
+                "靈感所屬帳號: " + (status.boundAccount ?? "尚未綁定"),
+            ]
+            if let server { lines.insert("伺服器: \(server.absoluteString)", at: 1) }
+        }
+        return lines
+    }
+
+    /// A store error can quote SQL over several lines; each field keeps to its line.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+
+    /// One line of `log`: time, kind (lined up) and message.
+    static func logLine(_ entry: SyncLogEntry, _ language: Language) -> String {
+        "\(entry.occurredAt.iso8601)  \(SyncLogText.kind(entry.kind, language))  \(SyncLogText.message(entry.message, language))"
+    }
+
+    /// One line of `log --conflicts`: time, the idea's full id (it may be deleted, so no
+    /// prefix lookup), who won, and each side's title and `updatedAt`.
+    static func conflictLine(_ record: ConflictRecord, _ language: Language) -> String {
+        let (local, remote, deleted) = switch language {
+        case .english: ("local", "remote", "deleted")
+        case .traditionalChinese: ("本機", "遠端", "已刪除")
+        }
+        func side(_ label: String, _ idea: Idea?) -> String {
+            guard let idea else { return "\(label): \(deleted)" }
+            return "\(label): \"\(idea.title)\" \(idea.updatedAt.iso8601)"
+        }
+        return [
+            record.occurredAt.iso8601, record.ideaId.lowercasedString, SyncLogText.resolution(record.resolution, language),
+            side(local, record.local), side(remote, record.remote),
+        ].joined(separator: "  ")
+    }
+
+    // MARK: remote
+
+    /// `remote offline on|off`.
+    static func offline(_ isOffline: Bool, device: String, _ language: Language) -> String {
+        switch (language, isOffline) {
+        case (.english, true): "Profile \(device) is offline."
+        case (.english, false): "Profile \(device) is online."
+        case (.traditionalChinese, true): "設定檔 \(device) 已離線"
+        case (.traditionalChinese, false): "設定檔 \(device) 已連線"
+        }
+    }
+
+    /// `remote latency MS`.
+    static func latency(_ milliseconds: Int, device: String, _ language: Language) -> String {
+        switch (language, milliseconds) {
+        case (.english, 0): "Profile \(device): no added latency."
+        case (.english, _): "Profile \(device): \(milliseconds) ms added to each request."
+        case (.traditionalChinese, 0): "設定檔 \(device)：不加延遲"
+        case (.traditionalChinese, _): "設定檔 \(device)：每個請求延遲 \(milliseconds) 毫秒"
+        }
+    }
+
+    /// `remote quota` and `serve account quota`: the account's new limit.
+    static func quota(_ maxRecords: Int?, account: String, _ language: Language) -> String {
+        switch (language, maxRecords) {
+        case let (.english, limit?): "Account \(account): at most \(limit) records."
+        case (.english, nil): "Account \(account): no quota."
+        case let (.traditionalChinese, limit?): "帳號 \(account)：最多 \(limit) 筆記錄"
+        case (.traditionalChinese, nil): "帳號 \(account)：不限配額"
+        }
+    }
+
+    /// `remote status`, one field a line.
+    static func remoteStatusLines(_ status: RemoteDeviceStatus, _ language: Language) -> [String] {
+        let rates = status.errorRates.map { "  " + rate($0, language) }
+        let scripted = status.scriptedErrors.map { "  " + error($0.error, operation: $0.operation) }
+        switch language {
+        case .english:
+            return [
+                "device: \(status.device)",
+                "account: " + (status.account ?? "not signed in"),
+                "network: " + (status.isOffline ? "offline" : "online"),
+                "latency: \(status.latencyMilliseconds) ms",
+                "error rates:" + (rates.isEmpty ? " none" : ""),
+            ] + rates + ["scripted errors:" + (scripted.isEmpty ? " none" : "")] + scripted + [
+                "quota: " + (status.quota.map { "\($0) records" } ?? "none"),
+                "records: \(status.recordCount)",
+            ]
+        case .traditionalChinese:
+            return [
+                "裝置: \(status.device)",
+                "帳號: " + (status.account ?? "未登入"),
+                "網路: " + (status.isOffline ? "離線" : "連線中"),
+                "延遲: \(status.latencyMilliseconds) ms",
+                "隨機錯誤:" + (rates.isEmpty ? " 無" : ""),
+            ] + rates + ["排定錯誤:" + (scripted.isEmpty ? " 無" : "")] + scripted + [
+                "配額: " + (status.quota.map { "\($0) 筆記錄" } ?? "無"),
+                "記錄數: \(status.recordCount)",
+            ]
+        }
+    }
+
+    /// `remote fault add`.
+    static func faultAdded(_ fault: ErrorRate, device: String, _ language: Language) -> String {
+        switch language {
+        case .english: "Profile \(device): \(rate(fault, language))."
+        case .traditionalChinese: "設定檔 \(device)：\(rate(fault, language))"
+        }
+    }
+
+    /// `remote fault script`.
+    static func faultsScripted(_ errors: [ScriptedError], device: String, _ language: Language) -> String {
+        let names = errors.map { error($0.error, operation: nil) }
+        let kind = errors.first?.operation.map { "\($0.rawValue) " } ?? ""
+        switch (language, errors.count) {
+        case (.english, 1): return "Profile \(device): the next \(kind)request fails with \(names[0])."
+        case (.english, _):
+            return "Profile \(device): the next \(errors.count) \(kind)requests fail with \(names.joined(separator: ", ")), in order."
+        case (.traditionalChinese, 1): return "設定檔 \(device)：下一個 \(kind)請求以 \(names[0]) 失敗"
+        case (.traditionalChinese, _):
+            return "設定檔 \(device)：接下來 \(errors.count) 個 \(kind)請求依序以 \(names.joined(separator: "、")) 失敗"
+        }
+    }
+
+    /// `remote fault clear`.
+    static func faultsCleared(device: String, _ language: Language) -> String {
+        switch language {
+        case .english: "Profile \(device): no error faults."
+        case .traditionalChinese: "設定檔 \(device)：已清除錯誤故障"
+        }
+    }
+
+    /// `25% of modify requests fail with serviceUnavailable (retry after 5 s)`
+    private static func rate(_ rate: ErrorRate, _ language: Language) -> String {
+        let share = number((rate.probability * 1000).rounded() / 10) + "%"
+        let error = self.error(rate.error, operation: nil)
+        switch (language, rate.operation) {
+        case let (.english, operation?): return "\(share) of \(operation.rawValue) requests fail with \(error)"
+        case (.english, nil): return "\(share) of requests fail with \(error)"
+        case let (.traditionalChinese, operation?): return "\(share) 的 \(operation.rawValue) 請求以 \(error) 失敗"
+        case (.traditionalChinese, nil): return "\(share) 的請求以 \(error) 失敗"
+        }
+    }
+
+    /// `serviceUnavailable (retry after 5 s)`, with `, modify only` for one kind of request
+    /// (code names and units stay English in both languages, as the commands take them).
+    private static func error(_ error: CloudError, operation: CloudOperation?) -> String {
+        var details: [String] = []
+        if let seconds = error.retryAfter { details.append("retry after \(number(seconds)) s") }
+        if let operation { details.append("\(operation.rawValue) only") }
+        return error.code.rawValue + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
+    }
+
+    private static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    // MARK: account
+
+    /// `account status`.
+    static func accountStatus(_ account: String?, server: URL?, _ language: Language) -> String {
+        switch (language, account) {
+        case let (.english, account?): "Signed in as \(account)" + (server.map { " on \($0.absoluteString)" } ?? "") + "."
+        case (.english, nil): "Not signed in; ideas stay on this device."
+        case let (.traditionalChinese, account?): "已登入 \(account)" + (server.map { "（伺服器 \($0.absoluteString)）" } ?? "")
+        case (.traditionalChinese, nil): "尚未登入；靈感只保存在這台裝置"
+        }
+    }
+
+    /// `account sign-in`, on the embedded remote or on a server.
+    static func signedIn(_ account: String, server: URL?, _ language: Language) -> String {
+        switch language {
+        case .english: "Signed in as \(account)" + (server.map { " on \($0.absoluteString)" } ?? "") + "."
+        case .traditionalChinese: "已登入 \(account)" + (server.map { "（伺服器 \($0.absoluteString)）" } ?? "")
+        }
+    }
+
+    /// `account sign-out`.
+    static func signedOut(_ language: Language) -> String {
+        switch language {
+        case .english: "Signed out; ideas stay on this device."
+        case .traditionalChinese: "已登出；靈感只保存在這台裝置"
+        }
+    }
+
+    /// When a profile's ideas belong to another account than the one it is signed in to.
+    static func accountMismatch(bound: String?, account: String?, _ language: Language) -> String? {
+        guard let bound, let account, bound != account else { return nil }
+        return switch language {
+        case .english: "This profile's ideas belong to \(bound); they don't sync while signed in as \(account)."
+        case .traditionalChinese: "這台裝置的靈感屬於 \(bound)；登入 \(account) 時不會同步"
+        }
+    }
+
+    // MARK: library
+
+    /// `library status`, one field a line.
+    static func libraryStatusLines(_ status: LibraryStatus, _ language: Language) -> [String] {
+        switch language {
+        case .english:
+            [
+                "files: \(status.files)",
+                "pending up: \(status.pendingUploads) changed, \(status.pendingDeletes) deleted",
+                "pending down: \(status.pendingDownloads.map(String.init) ?? "unknown (remote unreachable)")",
+                "not synced: \(status.notSynced.isEmpty ? "none" : status.notSynced.joined(separator: ", "))",
+                "last sync: \(status.lastSyncAt?.iso8601 ?? "never")",
+                "last error: \(status.lastError ?? "none")",
+            ]
+        case .traditionalChinese:
+            [
+                "檔案：\(status.files)",
+                "待上傳：\(status.pendingUploads) 個變更、\(status.pendingDeletes) 個刪除",
+                "待下載：\(status.pendingDownloads.map(String.init) ?? "未知（無法連線遠端）")",
+                "未同步：\(status.notSynced.isEmpty ? "無" : status.notSynced.joined(separator: "、"))",
+                "上次同步：\(status.lastSyncAt?.iso8601 ?? "從未")",
+                "上次錯誤：\(status.lastError ?? "無")",
+            ]
+        }
+    }
+
+    /// What `library sync` or `library overwrite-remote` did.
+    static func librarySynced(_ report: LibraryReport, overwrote: Bool, _ language: Language) -> String {
+        switch language {
+        case .english:
+            let counts = "\(report.uploaded) sent, \(report.deletedRemotely) deleted remotely, \(report.downloaded) received, "
+                + "\(report.deletedLocally) deleted here, \(report.conflicts) \(report.conflicts == 1 ? "conflict" : "conflicts")"
+            return overwrote ? "Overwrote the remote library with this folder: \(counts)." : "Library synced: \(counts)."
+        case .traditionalChinese:
+            let counts = "送出 \(report.uploaded) 個、遠端刪除 \(report.deletedRemotely) 個、收到 \(report.downloaded) 個、"
+                + "本機刪除 \(report.deletedLocally) 個、衝突 \(report.conflicts) 個"
+            return overwrote ? "已用這個資料夾覆寫遠端檔案庫：\(counts)" : "檔案庫已同步：\(counts)"
+        }
+    }
+
+    // MARK: serve
+
+    /// Standard error after `serve account add` printed the token.
+    static func tokenShownOnce(account: String, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "Account \(account): the token above is shown only this once. Sign a device in with: ideabox account sign-in \(account) --server URL"
+        case .traditionalChinese:
+            "帳號 \(account)：上面的權杖只會顯示這一次。用以下指令登入裝置：ideabox account sign-in \(account) --server URL"
+        }
+    }
+
+    /// `serve account revoke`.
+    static func tokensRevoked(_ count: Int, account: String, _ language: Language) -> String {
+        switch language {
+        case .english: "Account \(account): \(count) \(count == 1 ? "token" : "tokens") revoked."
+        case .traditionalChinese: "帳號 \(account)：已撤銷 \(count) 個權杖"
+        }
+    }
+
+    /// One line of `serve account list`.
+    static func accountLine(_ account: String, validTokens: Int, _ language: Language) -> String {
+        switch language {
+        case .english: "\(account)  \(validTokens) \(validTokens == 1 ? "valid token" : "valid tokens")"
+        case .traditionalChinese: "\(account)  \(validTokens) 個有效權杖"
+        }
+    }
+}
+
+/// Errors of the commands only `ideabox-full` runs, in words from the table above.
+enum FullCommandError: UserFacingError {
+    case overwriteNeedsConfirmation
+    case libraryOverwriteNeedsConfirmation
+    case quotaNeedsAccount(device: String)
+    case quotaIsTheServers(account: String)
+    case tokenNeeded
+    case noValidToken(account: String)
+    /// The server's store could not be opened; the store's own words (they name the database's error).
+    case store(String)
+
+    func message(in language: Language) -> String {
+        switch (self, language) {
+        case (.overwriteNeedsConfirmation, .english):
+            "--overwrite-remote replaces the ideas of every device of the account with this profile's; add --yes to do it."
+        case (.overwriteNeedsConfirmation, .traditionalChinese):
+            "--overwrite-remote 會用這台裝置的靈感取代帳號下所有裝置的靈感；確定要執行請加上 --yes"
+        case (.libraryOverwriteNeedsConfirmation, .english):
+            "overwrite-remote makes every device's library folder the same as this one, deleting what this folder lacks; add --yes to do it."
+        case (.libraryOverwriteNeedsConfirmation, .traditionalChinese):
+            "overwrite-remote 會讓所有裝置的檔案庫與這個資料夾相同，並刪除這個資料夾沒有的檔案；確定要執行請加上 --yes"
+        case let (.quotaNeedsAccount(device), .english):
+            "Profile \(device) is not signed in; sign in first, the quota belongs to an account."
+        case let (.quotaNeedsAccount(device), .traditionalChinese):
+            "設定檔 \(device) 尚未登入；配額屬於帳號，請先登入"
+        case let (.quotaIsTheServers(account), .english):
+            "This profile syncs with a server; its quota is set there: ideabox serve account quota \(account) N."
+        case let (.quotaIsTheServers(account), .traditionalChinese):
+            "這台裝置與伺服器同步；配額要在伺服器上設定：ideabox serve account quota \(account) N"
+        case (.tokenNeeded, .english):
+            "Signing in to a server needs the account's token: pass --token or type it on standard input."
+        case (.tokenNeeded, .traditionalChinese):
+            "登入伺服器需要帳號的權杖：請使用 --token 或從標準輸入輸入"
+        case let (.noValidToken(account), .english): "Account \(account) has no valid token to revoke."
+        case let (.noValidToken(account), .traditionalChinese): "帳號 \(account) 沒有可撤銷的有效權杖"
+        case let (.store(reason), .english): reason
+        case let (.store(reason), .traditionalChinese): "無法使用伺服器的儲存區：\(reason)"
+        }
+    }
+}
+
+/// `N|off`, as `remote quota` and `serve account quota` take it: one reading, one message.
+enum QuotaLimit {
+    /// The most records `text` allows, or nil for `off`.
+    static func maxRecords(_ text: String) throws -> Int? {
+        if text.lowercased() == "off" { return nil }
+        guard let value = Int(text), value >= 0 else {
+            throw ValidationError("The quota must be a number of records (0 or more) or `off`, not \"\(text)\".")
+        }
+        return value
+    }
+}

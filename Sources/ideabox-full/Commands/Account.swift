@@ -1,0 +1,121 @@
+import ArgumentParser
+import CloudHTTPClient
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+
+extension IdeaBoxCommand {
+    /// `ideabox account status | sign-in NAME | sign-out`: the simulated iCloud account.
+    struct Account: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "account", abstract: "The simulated account this profile is signed in to.",
+            subcommands: [Status.self, SignIn.self, SignOut.self])
+    }
+}
+
+extension IdeaBoxCommand.Account {
+    /// `ideabox account status [--json]`
+    struct Status: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Show the account this profile is signed in to, and whose ideas it holds.")
+
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let remote = try context.openRemote(store)
+            let account = try remote.signedInAccount()
+            let bound = try context.openRepository(store).syncMetadata().accountName
+            if json {
+                print(try Output.json(AccountOutput(device: remote.device, account: account, boundAccount: bound)))
+                return
+            }
+            print(CommandLineText.accountStatus(account, server: remote.credentials?.server, context.language))
+            if let mismatch = CommandLineText.accountMismatch(bound: bound, account: account, context.language) { print(mismatch) }
+        }
+    }
+
+    /// `ideabox account sign-in NAME [--server URL [--token T]]`
+    struct SignIn: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-in",
+            abstract: "Sign this profile in to an account, on the embedded remote or on `ideabox serve`; sync starts with the next run.",
+            discussion: """
+                With --server, the profile syncs with that server from now on, with the token `ideabox serve account add` \
+                printed (from --token, or else the first line of standard input, which keeps it out of shell history). \
+                The URL and token are kept in the profile's server.json, readable by you only. Without --server the \
+                profile goes back to the embedded remote.
+                """)
+
+        @Argument(help: "The account name.") var name: String
+        @Option(help: ArgumentHelp("The server's URL, such as http://127.0.0.1:8420.", valueName: "url")) var server: String?
+        @Option(help: ArgumentHelp("The account's token (default: read from standard input).", valueName: "token")) var token: String?
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
+                throw ValidationError("The account name must be one line and not empty.")
+            }
+            if token != nil && server == nil { throw ValidationError("--token goes with --server.") }
+            if let server {
+                guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                    throw ValidationError("--server must be an http:// or https:// URL, such as http://127.0.0.1:8420, not \"\(server)\".")
+                }
+            }
+        }
+
+        func run(in context: CommandContext) throws {
+            let account = name.trimmingCharacters(in: .whitespaces)
+            let location = try context.location(store)
+            let bound = try context.openRepository(store).syncMetadata().accountName
+            if let server, let url = URL(string: server) {
+                guard let token = (token ?? readLine(strippingNewline: true))?.trimmingCharacters(in: .whitespaces),
+                      !token.isEmpty, !token.contains(where: \.isWhitespace)
+                else { throw FullCommandError.tokenNeeded }
+                try ServerCredentials(server: url, account: account, token: token).save(to: location.profileDirectory)
+                print(CommandLineText.signedIn(account, server: url, context.language))
+            } else {
+                try ServerCredentials.remove(from: location.profileDirectory)
+                let remote = try context.openRemote(store)
+                try remote.cloud.signIn(device: remote.device, account: account)
+                print(CommandLineText.signedIn(account, server: nil, context.language))
+            }
+            if let mismatch = CommandLineText.accountMismatch(bound: bound, account: account, context.language) { print(mismatch) }
+        }
+    }
+
+    /// `ideabox account sign-out`
+    struct SignOut: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-out", abstract: "Sign this profile out; everything keeps working on this device.")
+
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let remote = try context.openRemote(store)
+            if var credentials = remote.credentials {
+                credentials.token = nil
+                try credentials.save(to: try context.location(store).profileDirectory)
+            } else {
+                try remote.cloud.signOut(device: remote.device)
+            }
+            print(CommandLineText.signedOut(context.language))
+        }
+    }
+}
+
+/// What `account status --json` prints.
+private struct AccountOutput: Encodable {
+    var device: String
+    var account: String?
+    var boundAccount: String?
+
+    enum CodingKeys: String, CodingKey { case device, account, boundAccount }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(device, forKey: .device)
+        try container.encode(account, forKey: .account)
+        try container.encode(boundAccount, forKey: .boundAccount)
+    }
+}

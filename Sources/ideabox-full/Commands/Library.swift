@@ -1,0 +1,132 @@
+import ArgumentParser
+import CloudKitModel
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+import IdeaStore
+import IdeaSync
+import LibrarySync
+
+extension IdeaBoxCommand {
+    /// `ideabox library sync | status | overwrite-remote --yes [--library DIR]`
+    struct Library: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "library",
+            abstract: "Sync the RawLibrary folder (Items/*.json, FavoriteItems/*.json, Favorite.json) through the remote.",
+            subcommands: [Sync.self, Status.self, OverwriteRemote.self])
+    }
+}
+
+/// `--library DIR` and the store options every library command takes.
+struct LibraryOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The library folder (default: <data root>/<profile>/RawLibrary).", valueName: "dir"))
+    var library: String?
+    @OptionGroup var store: StoreOptions
+
+    /// The session of this profile's library with its remote.
+    func session(in context: CommandContext) throws -> LibrarySession {
+        try context.librarySession(
+            store, folder: library, repository: try context.openRepository(store), database: try context.openRemote(store).database)
+    }
+}
+
+extension CommandContext {
+    /// The library session of the profile in `options` (its folder `folder`, or
+    /// `<profile>/RawLibrary`) with `database`; its log lines go to the profile's sync log.
+    func librarySession(
+        _ options: StoreOptions, folder: String?, repository: IdeaRepository, database: any CloudDatabase
+    ) throws -> LibrarySession {
+        let profileFolder = try location(options).profileDirectory
+        let root = folder.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? profileFolder.appendingPathComponent("RawLibrary", isDirectory: true)
+        let clock = self.clock
+        return LibrarySession(root: root, database: database, clock: clock) { kind, message in
+            let kind: SyncLogEntry.Kind = switch kind {
+            case .conflict: .conflict
+            case .warning: .warning
+            case .info: .info
+            }
+            try? repository.logSyncEvent(kind, message, at: clock.now())
+        }
+    }
+}
+
+/// The library as the sync engine's companion: synced on the ideas' schedule.
+struct LibraryCompanion: SyncCompanion {
+    let session: LibrarySession
+
+    var name: String { "library" }
+
+    func sync() throws {
+        try session.sync()
+    }
+
+    func pendingCount() -> Int? {
+        try? session.localPendingCount()
+    }
+
+    func overwriteRemote() throws {
+        try session.overwriteRemote()
+    }
+}
+
+extension IdeaBoxCommand.Library {
+    /// `ideabox library sync [--json]`
+    struct Sync: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sync", abstract: "Sync the library folder now; exits non-zero with the reason if it can't.")
+
+        @Flag(help: "Print what the sync did as JSON.") var json = false
+        @OptionGroup var options: LibraryOptions
+
+        func run(in context: CommandContext) throws {
+            let report = try options.session(in: context).sync()
+            try LibraryOutput.print(report, json: json, context: context, overwrote: false)
+        }
+    }
+
+    /// `ideabox library overwrite-remote --yes`
+    struct OverwriteRemote: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "overwrite-remote",
+            abstract: "Make the remote hold exactly this library folder; every other device follows. Needs --yes.")
+
+        @Flag(help: "Confirm that the remote's files this folder lacks are deleted.") var yes = false
+        @Flag(help: "Print what was done as JSON.") var json = false
+        @OptionGroup var options: LibraryOptions
+
+        func run(in context: CommandContext) throws {
+            guard yes else { throw FullCommandError.libraryOverwriteNeedsConfirmation }
+            let report = try options.session(in: context).overwriteRemote()
+            try LibraryOutput.print(report, json: json, context: context, overwrote: true)
+        }
+    }
+
+    /// `ideabox library status [--json]`
+    struct Status: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Show the library's files, what waits to go up or come down, and the last sync.")
+
+        @Flag(help: "Print the status as JSON.") var json = false
+        @OptionGroup var options: LibraryOptions
+
+        func run(in context: CommandContext) throws {
+            let status = try options.session(in: context).status()
+            if json {
+                print(try Output.json(status))
+                return
+            }
+            print(CommandLineText.libraryStatusLines(status, context.language).joined(separator: "\n"))
+        }
+    }
+}
+
+enum LibraryOutput {
+    static func print(_ report: LibraryReport, json: Bool, context: CommandContext, overwrote: Bool) throws {
+        if json {
+            Swift.print(try Output.json(report))
+            return
+        }
+        report.refused.forEach { Output.error($0) }
+        Swift.print(CommandLineText.librarySynced(report, overwrote: overwrote, context.language))
+    }
+}

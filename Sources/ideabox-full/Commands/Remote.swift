@@ -1,0 +1,268 @@
+import ArgumentParser
+import CloudKitModel
+import EmbeddedRemote
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+
+extension IdeaBoxCommand {
+    /// `ideabox remote …`: the simulated network and faults of this profile's device.
+    struct Remote: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remote", abstract: "Control the simulated remote for this profile: network, latency, errors, quota.",
+            subcommands: [Offline.self, Status.self, Latency.self, Fault.self, Quota.self])
+    }
+}
+
+extension IdeaBoxCommand.Remote {
+    /// `ideabox remote offline on|off`
+    struct Offline: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "offline", abstract: "Airplane mode for this profile: `on` cuts its network, `off` brings it back.")
+
+        @Argument(help: "on: no network; off: network back.") var setting: OnOff
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let remote = try context.openRemote(store)
+            try remote.cloud.setOffline(setting == .on, device: remote.device)
+            print(CommandLineText.offline(setting == .on, device: remote.device, context.language))
+        }
+    }
+
+    /// `ideabox remote status [--json]`
+    struct Status: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Show this profile's account, network, latency, faults and quota.")
+
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let remote = try context.openRemote(store)
+            let status = try remote.cloud.status(device: remote.device)
+            if json {
+                print(try Output.json(RemoteStatusOutput(status)))
+            } else {
+                print(CommandLineText.remoteStatusLines(status, context.language).joined(separator: "\n"))
+            }
+        }
+    }
+
+    /// `ideabox remote latency MS`
+    struct Latency: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "latency", abstract: "Add latency to each of this profile's requests.")
+
+        @Argument(help: "Milliseconds, 0 to 60000; 0 removes it.") var milliseconds: Int
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard (0...60_000).contains(milliseconds) else {
+                throw ValidationError("Latency must be 0 to 60000 ms, not \(milliseconds).")
+            }
+        }
+
+        func run(in context: CommandContext) throws {
+            let remote = try context.openRemote(store)
+            try remote.cloud.setLatency(milliseconds: milliseconds, device: remote.device)
+            print(CommandLineText.latency(milliseconds, device: remote.device, context.language))
+        }
+    }
+
+    /// `ideabox remote fault add | script | clear`
+    struct Fault: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fault", abstract: "Make this profile's requests fail: at random, by script, or no more.",
+            subcommands: [Add.self, Script.self, Clear.self])
+    }
+
+    /// `ideabox remote quota N|off`
+    struct Quota: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "quota", abstract: "Limit the records of the account this profile is signed in to.")
+
+        @Argument(help: "The most records the account may hold, or `off`.") var limit: String
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            _ = try QuotaLimit.maxRecords(limit)
+        }
+
+        func run(in context: CommandContext) throws {
+            let remote = try context.openRemote(store)
+            if let credentials = remote.credentials {
+                throw FullCommandError.quotaIsTheServers(account: credentials.account)
+            }
+            guard let account = try remote.cloud.signedInAccount(device: remote.device) else {
+                throw FullCommandError.quotaNeedsAccount(device: remote.device)
+            }
+            let maxRecords = try QuotaLimit.maxRecords(limit)
+            try remote.cloud.store.setQuota(maxRecords: maxRecords, account: account)
+            print(CommandLineText.quota(maxRecords, account: account, context.language))
+        }
+    }
+}
+
+extension IdeaBoxCommand.Remote.Fault {
+    /// `ideabox remote fault add CODE [--rate P] [--retry-after S] [--operation OP]`
+    struct Add: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Fail a share of this profile's requests with an error, at random.")
+
+        @Argument(help: "The error, by its CloudError code name, such as serviceUnavailable.") var code: String
+        @Option(help: "The chance a request fails, more than 0 and at most 1 (default: 1).") var rate = 1.0
+        @Option(name: .customLong("retry-after"), help: ArgumentHelp(
+            "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable).", valueName: "seconds"))
+        var retryAfter: Double?
+        @Option(help: ArgumentHelp("Only this kind of request: \(FaultArguments.operationNames).", valueName: "op"))
+        var operation: String?
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard rate > 0 && rate <= 1 else { throw ValidationError("--rate must be more than 0 and at most 1, such as 0.25.") }
+            _ = try FaultArguments.error(code, retryAfter: retryAfter)
+            _ = try FaultArguments.operation(operation)
+        }
+
+        func run(in context: CommandContext) throws {
+            let fault = ErrorRate(
+                probability: rate, error: try FaultArguments.error(code, retryAfter: retryAfter),
+                operation: try FaultArguments.operation(operation))
+            let remote = try context.openRemote(store)
+            try remote.cloud.addErrorRate(fault, device: remote.device)
+            print(CommandLineText.faultAdded(fault, device: remote.device, context.language))
+        }
+    }
+
+    /// `ideabox remote fault script CODE... [--operation OP]`
+    struct Script: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "script", abstract: "Fail this profile's next requests with these errors, one each, in order.")
+
+        @Argument(help: "Error code names, such as serviceUnavailable internalError.") var codes: [String]
+        @Option(help: ArgumentHelp("Only this kind of request: \(FaultArguments.operationNames).", valueName: "op"))
+        var operation: String?
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard !codes.isEmpty else {
+                throw ValidationError("Name at least one error code: \(FaultArguments.codeNames).")
+            }
+            _ = try errors()
+        }
+
+        func run(in context: CommandContext) throws {
+            let errors = try errors()
+            let remote = try context.openRemote(store)
+            try remote.cloud.scriptErrors(errors, device: remote.device)
+            print(CommandLineText.faultsScripted(errors, device: remote.device, context.language))
+        }
+
+        private func errors() throws -> [ScriptedError] {
+            let operation = try FaultArguments.operation(operation)
+            return try codes.map { ScriptedError(try FaultArguments.error($0, retryAfter: nil), operation: operation) }
+        }
+    }
+
+    /// `ideabox remote fault clear`
+    struct Clear: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "clear", abstract: "Remove this profile's random and scripted errors (the network and latency stay as set).")
+
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let remote = try context.openRemote(store)
+            try remote.cloud.clearErrorRates(device: remote.device)
+            try remote.cloud.clearScriptedErrors(device: remote.device)
+            print(CommandLineText.faultsCleared(device: remote.device, context.language))
+        }
+    }
+}
+
+/// `on` or `off`.
+enum OnOff: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}
+
+/// Reading fault arguments: error codes and request kinds by name, ignoring case.
+private enum FaultArguments {
+    static let codeNames = CloudError.Code.allCases.map(\.rawValue).joined(separator: ", ")
+    static let operationNames = CloudOperation.allCases.map(\.rawValue).joined(separator: ", ")
+    static let codesWithRetryAfter: [CloudError.Code] = [.zoneBusy, .requestRateLimited, .serviceUnavailable]
+
+    static func error(_ name: String, retryAfter: Double?) throws -> CloudError {
+        guard let code = CloudError.Code.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            throw ValidationError("Unknown error code \"\(name)\"; use one of: \(codeNames).")
+        }
+        if let retryAfter {
+            guard codesWithRetryAfter.contains(code) else {
+                throw ValidationError(
+                    "--retry-after only goes with \(codesWithRetryAfter.map(\.rawValue).joined(separator: ", ")).")
+            }
+            guard retryAfter >= 0 && retryAfter.isFinite else {
+                throw ValidationError("--retry-after must be 0 or more seconds.")
+            }
+        }
+        return CloudError(code: code, retryAfter: retryAfter)
+    }
+
+    static func operation(_ name: String?) throws -> CloudOperation? {
+        guard let name else { return nil }
+        guard let operation = CloudOperation.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            throw ValidationError("Unknown operation \"\(name)\"; use one of: \(operationNames).")
+        }
+        return operation
+    }
+}
+
+/// `remote status --json`: faults by code name rather than the remote's stored form.
+private struct RemoteStatusOutput: Encodable {
+    struct Fault: Encodable {
+        var code: String
+        var retryAfter: Double?
+        var operation: String?
+        var probability: Double?
+
+        enum CodingKeys: String, CodingKey { case code, retryAfter, operation, probability }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(retryAfter, forKey: .retryAfter)
+            try container.encode(operation, forKey: .operation)
+            if let probability { try container.encode(probability, forKey: .probability) }
+        }
+    }
+
+    var status: RemoteDeviceStatus
+
+    init(_ status: RemoteDeviceStatus) {
+        self.status = status
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case device, account, isOffline, latencyMilliseconds, errorRates, scriptedErrors, quota, recordCount
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status.device, forKey: .device)
+        try container.encode(status.account, forKey: .account)
+        try container.encode(status.isOffline, forKey: .isOffline)
+        try container.encode(status.latencyMilliseconds, forKey: .latencyMilliseconds)
+        try container.encode(
+            status.errorRates.map {
+                Fault(code: $0.error.code.rawValue, retryAfter: $0.error.retryAfter, operation: $0.operation?.rawValue,
+                      probability: $0.probability)
+            },
+            forKey: .errorRates)
+        try container.encode(
+            status.scriptedErrors.map {
+                Fault(code: $0.error.code.rawValue, retryAfter: $0.error.retryAfter, operation: $0.operation?.rawValue)
+            },
+            forKey: .scriptedErrors)
+        try container.encode(status.quota, forKey: .quota)
+        try container.encode(status.recordCount, forKey: .recordCount)
+    }
+}

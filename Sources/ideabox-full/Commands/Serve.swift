@@ -1,0 +1,214 @@
+import ArgumentParser
+import CloudServer
+import CloudStore
+import CloudWebServices
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+import IdeaStore
+import PostgresStore
+import SQLiteStore
+
+extension IdeaBoxCommand {
+    /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.
+    struct Serve: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "serve",
+            abstract: "Serve the remote over HTTP in CloudKit Web Services' JSON, for devices on other machines.",
+            discussion: """
+                Devices sign in with `ideabox account sign-in NAME --server URL` and the token that \
+                `ideabox serve account add NAME` printed. Each request is logged on standard error (method, path, \
+                status, milliseconds, account; never a token). SIGINT or SIGTERM stops the server after the \
+                requests in flight finish.
+                """,
+            subcommands: [Account.self])
+
+        @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
+        var listen = "127.0.0.1:8420"
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            _ = try ListenAddress(listen)
+        }
+
+        func run(in context: CommandContext) throws {
+            let address = try ListenAddress(listen)
+            let store = try storeOptions.open(context)
+            let server = CloudServer(
+                store: store, host: address.host, port: address.port, log: .standardError(clock: context.clock))
+            let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
+            Output.error("serve: listening on http://\(address.host):\(running.port) (store \(storeOptions.description(context)))")
+            running.waitUntilStopped()
+            Output.error("serve: stopped")
+        }
+    }
+}
+
+extension IdeaBoxCommand.Serve {
+    /// `ideabox serve account add | revoke | quota | list`
+    struct Account: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "account",
+            abstract: "The server's accounts and their tokens.",
+            subcommands: [Add.self, Revoke.self, Quota.self, List.self])
+    }
+}
+
+extension IdeaBoxCommand.Serve.Account {
+    /// `ideabox serve account add NAME`
+    struct Add: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "add",
+            abstract: "Create an account (or give an existing one another token) and print the new token, once.")
+
+        @Argument(help: "The account: 1 to 64 letters, digits, '.', '_' or '-'.") var name: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            guard AccessToken.isValidAccountName(name) else {
+                throw ValidationError("The account name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")
+            }
+        }
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let token = AccessToken.generate()
+            try runBlocking { [name] in try await store.addAccessToken(hash: AccessToken.hash(token), account: name) }
+            print(token)
+            Output.error(CommandLineText.tokenShownOnce(account: name, context.language))
+        }
+    }
+
+    /// `ideabox serve account revoke NAME`
+    struct Revoke: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "revoke",
+            abstract: "Revoke every token of an account; its devices are signed out and keep their changes.")
+
+        @Argument(help: "The account.") var name: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let revoked = try runBlocking { [name] in try await store.revokeAccessTokens(account: name) }
+            guard revoked > 0 else { throw FullCommandError.noValidToken(account: name) }
+            print(CommandLineText.tokensRevoked(revoked, account: name, context.language))
+        }
+    }
+
+    /// `ideabox serve account quota NAME N|off`
+    struct Quota: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "quota", abstract: "Limit how many records an account may hold.")
+
+        @Argument(help: "The account.") var name: String
+        @Argument(help: "The most records, or `off`.") var limit: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            _ = try QuotaLimit.maxRecords(limit)
+        }
+
+        func run(in context: CommandContext) throws {
+            let maxRecords = try QuotaLimit.maxRecords(limit)
+            let store = try storeOptions.open(context)
+            try runBlocking { [name] in try await store.setQuota(maxRecords: maxRecords, account: name) }
+            print(CommandLineText.quota(maxRecords, account: name, context.language))
+        }
+    }
+
+    /// `ideabox serve account list`
+    struct List: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts and how many valid tokens each has.")
+
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            for (account, valid) in try runBlocking({ try await store.accessTokenAccounts() }) {
+                print(CommandLineText.accountLine(account, validTokens: valid, context.language))
+            }
+        }
+    }
+}
+
+/// Where the server keeps its records and tokens: a SQLite file (the default) or a
+/// PostgreSQL database that any number of `serve` processes share.
+struct ServeStoreOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            """
+            sqlite:PATH, the server's SQLite file (default: server/remote.sqlite under the data root), or \
+            postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require].
+            """,
+            valueName: "store"))
+    var store: String?
+
+    // The data root, for the default store: the same --data-dir as every command's (a
+    // separate declaration would be taken by the root command).
+    @OptionGroup var location: StoreOptions
+
+    /// The two kinds of store.
+    enum Location {
+        case sqlite(URL)
+        case postgres(String)
+    }
+
+    func validate() throws {
+        guard let store else { return }
+        let isSQLite = store.hasPrefix("sqlite:") && store.count > "sqlite:".count
+        let isPostgres = store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")
+        guard isSQLite || isPostgres else {
+            throw ValidationError("--store must be sqlite:PATH or postgres://USER@HOST/DATABASE, not \"\(store)\".")
+        }
+    }
+
+    func location(_ context: CommandContext) throws -> Location {
+        if let store, store.hasPrefix("postgres") { return .postgres(store) }
+        if let store { return .sqlite(URL(fileURLWithPath: String(store.dropFirst("sqlite:".count)))) }
+        let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
+        return .sqlite(root.appendingPathComponent("server").appendingPathComponent(SQLiteRecordStore.fileName))
+    }
+
+    /// Opens the store (creating the SQLite file or the PostgreSQL tables if needed), which
+    /// takes at most 200 operations a request.
+    func open(_ context: CommandContext) throws -> any RecordStore {
+        switch try location(context) {
+        case let .sqlite(url):
+            return try SQLiteRecordStore.open(
+                directory: url.deletingLastPathComponent(), fileName: url.lastPathComponent, clock: context.clock,
+                maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
+        case let .postgres(url):
+            do {
+                let clock = context.clock
+                return try runBlocking { try await PostgresRecordStore.connect(url: url, clock: clock) }
+            } catch let error as PostgresStoreError {
+                throw FullCommandError.store(error.description)
+            }
+        }
+    }
+
+    private static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "postgres://?"
+    }
+
+    /// The store for the log: the SQLite file's path, or the PostgreSQL URL without its password.
+    func description(_ context: CommandContext) -> String {
+        switch try? location(context) {
+        case let .sqlite(url): "sqlite:" + url.path
+        case let .postgres(url): Self.withoutPassword(url)
+        case nil: "?"
+        }
+    }
+}
+
+/// `HOST:PORT`, as `--listen` takes it.
+struct ListenAddress {
+    var host: String
+    var port: Int
+
+    init(_ text: String) throws {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65_535).contains(port), colon != text.startIndex
+        else { throw ValidationError("--listen must be HOST:PORT, such as 127.0.0.1:8420, not \"\(text)\".") }
+        host = String(text[..<colon])
+        self.port = port
+    }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+import IdeaStore
+import IdeaSync
+
+extension IdeaBoxCommand {
+    /// `ideabox sync [--json]`, `ideabox sync --overwrite-remote --yes`
+    struct Sync: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sync", abstract: "Sync this profile with the remote now; exits non-zero with the reason if it can't.")
+
+        @Flag(help: "Print what the sync did as JSON.") var json = false
+        @Flag(
+            name: .customLong("overwrite-remote"),
+            help: "Make the remote hold exactly this profile's ideas; every other device follows. Needs --yes.")
+        var overwriteRemote = false
+        @Flag(help: "Confirm --overwrite-remote.") var yes = false
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            if yes && !overwriteRemote { throw ValidationError("--yes only confirms --overwrite-remote.") }
+        }
+
+        func run(in context: CommandContext) throws {
+            guard !overwriteRemote || yes else { throw FullCommandError.overwriteNeedsConfirmation }
+            let sync = try context.openSync(store)
+            let report: SyncReport
+            do {
+                report = overwriteRemote ? try sync.session.overwriteRemote() : try sync.session.run()
+            } catch {
+                sync.session.recordFailure(error)
+                throw error
+            }
+            let summary = SyncSummary(
+                report: report, pending: try sync.repository.pendingChangeCount(),
+                syncedAt: try sync.repository.syncMetadata().lastSyncAt)
+            if json {
+                print(try Output.json(summary))
+            } else {
+                print(CommandLineText.synced(report, pending: summary.pending, overwrote: overwriteRemote, context.language))
+            }
+        }
+    }
+
+    /// `ideabox status [--json]`
+    struct Status: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Show the account, the network, pending changes, the last sync and its error.")
+
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let sync = try context.openSync(store)
+            let remote = try sync.remote.cloud.status(device: sync.remote.device)
+            let metadata = try sync.repository.syncMetadata()
+            let status = SyncStatusReport(
+                device: sync.remote.device, account: try sync.remote.signedInAccount(), isOffline: remote.isOffline,
+                pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
+                lastSyncAt: metadata.lastSyncAt,
+                lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName)
+            if json {
+                print(try Output.json(status))
+            } else {
+                print(CommandLineText.statusLines(status, server: sync.remote.credentials?.server, context.language)
+                    .joined(separator: "\n"))
+            }
+        }
+    }
+
+    /// `ideabox log [--conflicts] [--json] [--limit N]`
+    struct Log: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "log", abstract: "Show the sync log, or the settled conflicts with both sides, newest first.")
+
+        @Flag(help: "Show the conflicts (the last \(IdeaRepository.conflictLogLimit) are kept).") var conflicts = false
+        @Flag(help: "Print JSON; conflicts come with both full snapshots.") var json = false
+        @Option(help: "Print at most this many (default: 100).") var limit: Int?
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+        }
+
+        func run(in context: CommandContext) throws {
+            let repository = try context.openRepository(store)
+            if conflicts {
+                let records = try repository.conflicts(limit: limit ?? IdeaRepository.conflictLogLimit)
+                if json {
+                    print(try Output.json(records.map(ConflictOutput.init)))
+                } else {
+                    for record in records { print(CommandLineText.conflictLine(record, context.language)) }
+                }
+            } else {
+                let entries = try repository.syncLog(limit: limit ?? 100)
+                if json {
+                    print(try Output.json(entries))
+                } else {
+                    for entry in entries { print(CommandLineText.logLine(entry, context.language)) }
+                }
+            }
+        }
+    }
+}
+
+/// What `sync --json` prints.
+private struct SyncSummary: Encodable {
+    var report: SyncReport
+    var pending: Int
+    var syncedAt: Timestamp?
+
+    enum CodingKeys: String, CodingKey { case sent, received, conflicts, pending, syncedAt }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(report.sent, forKey: .sent)
+        try container.encode(report.received, forKey: .received)
+        try container.encode(report.conflicts, forKey: .conflicts)
+        try container.encode(pending, forKey: .pending)
+        try container.encode(syncedAt, forKey: .syncedAt)
+    }
+}
+
+/// What `status` shows.
+struct SyncStatusReport: Encodable {
+    var device: String
+    var account: String?
+    var isOffline: Bool
+    var pendingCount: Int
+    /// Changes the remote has not confirmed for 30 days.
+    var staleCount: Int
+    var lastSyncAt: Timestamp?
+    var lastSyncError: String?
+    var boundAccount: String?
+
+    enum CodingKeys: String, CodingKey {
+        case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount
+    }
+
+    /// Absent values are written as `null`, so every key is always there.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(device, forKey: .device)
+        try container.encode(account, forKey: .account)
+        try container.encode(isOffline, forKey: .isOffline)
+        try container.encode(pendingCount, forKey: .pendingCount)
+        try container.encode(staleCount, forKey: .staleCount)
+        try container.encode(lastSyncAt, forKey: .lastSyncAt)
+        try container.encode(lastSyncError, forKey: .lastSyncError)
+        try container.encode(boundAccount, forKey: .boundAccount)
+    }
+}
+
+/// One conflict as `log --conflicts --json` prints it: the id in lower case like every
+/// idea's, and a deleted side as `null`.
+private struct ConflictOutput: Encodable {
+    var record: ConflictRecord
+
+    enum CodingKeys: String, CodingKey { case ideaId, occurredAt, local, remote, resolution }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(record.ideaId.lowercasedString, forKey: .ideaId)
+        try container.encode(record.occurredAt, forKey: .occurredAt)
+        try container.encode(record.local, forKey: .local)
+        try container.encode(record.remote, forKey: .remote)
+        try container.encode(record.resolution, forKey: .resolution)
+    }
+}

@@ -1,0 +1,156 @@
+import CloudKitModel
+import CloudStore
+import Foundation
+import IdeaBoxCore
+import PostgresStore
+import RemoteTestSupport
+import Synchronization
+import Testing
+
+/// What only PostgreSQL promises: several `serve` processes on one database act as one
+/// server. Two stores with pools of their own stand for two processes.
+@Suite(.enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"))
+struct PostgresRecordStoreTests {
+    static let zone = CloudFixture.zone
+
+    @Test("Two servers on one database act as one: writers alternating between them lose no update, every change tag is new, and a reader paging behind them misses nothing")
+    func twoServersActAsOne() throws {
+        let clock = ManualClock(start: CloudFixture.start)
+        let stores = try TestPostgres.stores(count: 2, clock: clock.wallClock)
+        let servers = try stores.map { try ServedRemote(store: $0, account: CloudFixture.account, maximumRecordsPerRequest: 200) }
+        try servers[0].client().createZone(Self.zone)
+        let counterID = id("counter")
+        _ = try servers[1].client().modify(
+            saving: [RemoteRecord(recordType: "Counter", recordID: counterID, fields: ["n": .int64(0)])], deleting: [],
+            savePolicy: .ifServerRecordUnchanged)
+
+        let writers = 6, increments = 12
+        let tags = Mutex<[String]>([])
+        let writing = Mutex(writers)
+        let mirror = Mutex<[String: String]>([:])
+        let errors = Mutex<[String]>([])
+        // Threads 0..<6 write (`write`); thread 6 pages the changes as they commit (`follow`).
+        onThreads(writers + 1) { writer in
+            do {
+                if writer == writers {
+                    let seen = try Self.follow(servers, whileWriting: { writing.withLock { $0 > 0 } })
+                    mirror.withLock { $0 = seen }
+                } else {
+                    defer { writing.withLock { $0 -= 1 } }
+                    for step in 0..<increments {
+                        let saved = try Self.write(writer: writer, step: step, servers: servers, counterID: counterID)
+                        tags.withLock { $0.append(contentsOf: saved) }
+                    }
+                }
+            } catch {
+                errors.withLock { $0.append("thread \(writer): \(error)") }
+            }
+        }
+        // (Issues recorded on threads of their own would belong to no test.)
+        #expect(errors.withLock { $0 } == [])
+
+        let allTags = tags.withLock { $0 }
+        #expect(allTags.count == writers * increments * 2)
+        #expect(Set(allTags).count == allTags.count, "a change tag was given twice")
+        let final = try servers[1].client().records(in: Self.zone, ofType: "Counter").first
+        #expect(final?["n"] == .int64(Int64(writers * increments)), "an increment was lost")
+
+        var onServer: [String: String] = [:]
+        var token: ChangeToken?
+        var page: ZoneChanges
+        repeat {
+            page = try servers[0].client().fetchChanges(in: Self.zone, since: token, resultsLimit: 50)
+            for record in page.changed { onServer[record.recordID.recordName] = record.changeTag }
+            token = page.token
+        } while page.moreComing
+        #expect(onServer.count == writers * increments + 1)
+        #expect(mirror.withLock { $0 } == onServer, "the reader's mirror differs from the server")
+    }
+
+    /// Adds a note of its own, then 1 to the counter, with change tags (a conflict means:
+    /// take the server's copy and try again), each request going to the other server.
+    /// Returns the change tags it was given.
+    private static func write(writer: Int, step: Int, servers: [ServedRemote], counterID: RecordID) throws -> [String] {
+        let client = servers[(writer + step) % 2].client()
+        var tags = try client.modify(saving: [note("w\(writer)-\(step)")], deleting: [], savePolicy: .ifServerRecordUnchanged)
+            .saved.compactMap(\.changeTag)
+        var counter = try #require(client.records(in: zone, ofType: "Counter").first)
+        while true {
+            guard case let .int64(n) = counter["n"] else { throw CloudError.internalError }
+            counter.fields["n"] = .int64(n + 1)
+            let result = try servers[(writer + step + 1) % 2].client().modify(
+                saving: [counter], deleting: [], savePolicy: .ifServerRecordUnchanged)
+            if let saved = result.saved.first {
+                tags.append(saved.changeTag ?? "")
+                return tags
+            }
+            guard case let .serverRecordChanged(server?) = result.failures[counterID] else {
+                throw try #require(result.failures[counterID])
+            }
+            counter = server
+        }
+    }
+
+    /// Pages the zone's changes from the start, alternating servers, while `whileWriting`
+    /// holds and once more after; returns each record's last change tag seen.
+    private static func follow(_ servers: [ServedRemote], whileWriting: () -> Bool) throws -> [String: String] {
+        var token: ChangeToken?
+        var seen: [String: String] = [:]
+        var fetches = 0
+        var lastRound = false
+        while true {
+            let writersDone = !whileWriting()
+            var page: ZoneChanges
+            repeat {
+                fetches += 1
+                page = try servers[fetches % 2].client().fetchChanges(in: zone, since: token, resultsLimit: 5)
+                for record in page.changed { seen[record.recordID.recordName] = record.changeTag }
+                token = page.token
+            } while page.moreComing
+            if lastRound { return seen }
+            lastRound = writersDone
+        }
+    }
+
+    @Test("The second server to start on a database finds its tables and adds nothing")
+    func migrationsRunOnce() throws {
+        let clock = ManualClock(start: CloudFixture.start)
+        let stores = try TestPostgres.stores(count: 3, clock: clock.wallClock)
+        try runBlocking { try await stores[0].addAccessToken(hash: "h", account: "alice") }
+        let accounts = try runBlocking { try await stores[2].accessTokenAccounts() }
+        #expect(accounts.map(\.account) == ["alice"])
+    }
+
+    @Test("A database that cannot be reached, or a URL that is not PostgreSQL's, is one clear error")
+    func unreachable() throws {
+        let refused = #expect(throws: PostgresStoreError.self) {
+            try runBlocking { try await PostgresRecordStore.connect(url: "postgres://ideabox@127.0.0.1:1/none?sslmode=disable", clock: .system) }
+        }
+        #expect(refused?.description.contains("refused") == true)
+        let configured = try #require(TestPostgres.url)
+        var elsewhere = try #require(URLComponents(string: configured))
+        elsewhere.path = "/no_such_database"
+        let url = try #require(elsewhere.string)
+        let missing = #expect(throws: PostgresStoreError.self) {
+            try runBlocking { try await PostgresRecordStore.connect(url: url, clock: .system) }
+        }
+        #expect(missing?.description.contains("does not exist") == true)
+        #expect(throws: PostgresStoreError.self) {
+            try runBlocking { try await PostgresRecordStore.connect(url: "mysql://127.0.0.1/x", clock: .system) }
+        }
+    }
+}
+
+/// Runs `body(0..<count)` on `count` threads of their own, all at once (Dispatch would run
+/// only as many at a time as there are cores), and returns when every one has.
+private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let finished = DispatchGroup()
+    for index in 0..<count {
+        finished.enter()
+        Thread {
+            body(index)
+            finished.leave()
+        }.start()
+    }
+    finished.wait()
+}

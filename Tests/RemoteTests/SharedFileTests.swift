@@ -1,0 +1,79 @@
+import EmbeddedRemote
+import Foundation
+import IdeaBoxCore
+import Testing
+
+/// Two `SimulatedCloud`s on one file behave as two processes sharing one server.
+@Suite struct SharedFileTests {
+    static func open(_ directory: TemporaryDirectory, clock: ManualClock) throws -> SimulatedCloud {
+        try SimulatedCloud.open(
+            directory: directory.url, clock: clock.wallClock, random: SeededRandomNumberGenerator(seed: 1),
+            sleeper: Sleeper { _ in })
+    }
+
+    @Test("Writes and fault settings made through one instance are seen by the other")
+    func sharing() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let clock = ManualClock(start: CloudFixture.start)
+        let app = try Self.open(directory, clock: clock)
+        let command = try Self.open(directory, clock: clock)
+        #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent(SimulatedCloud.fileName).path))
+
+        let laptop = app.database(forDevice: "laptop")
+        try laptop.createZone(CloudFixture.zone)
+        _ = try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
+        let phone = command.database(forDevice: "phone")
+        #expect(try phone.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a")])
+
+        try command.setOffline(true, device: "laptop")
+        #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
+        try command.setOffline(false, device: "laptop")
+        try command.scriptErrors([ScriptedError(.zoneBusy(retryAfter: 1))], device: "laptop")
+        #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneBusy(retryAfter: 1))
+        try command.signIn(device: "laptop", account: "other")
+        #expect(try laptop.accountStatus() == .available(accountName: "other"))
+        #expect(try app.status(device: "laptop").account == "other")
+    }
+
+    @Test("Reopening the file keeps zones, records and change tokens")
+    func reopen() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let clock = ManualClock(start: CloudFixture.start)
+        let token = try {
+            let database = try Self.open(directory, clock: clock).database(forDevice: "laptop")
+            try database.createZone(CloudFixture.zone)
+            _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
+            return try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
+        }()
+        let database = try Self.open(directory, clock: clock).database(forDevice: "laptop")
+        _ = try database.modify(saving: [note("b")], deleting: [], savePolicy: .allKeys)
+        #expect(try database.fetchChanges(in: CloudFixture.zone, since: token, resultsLimit: 10).changed.map(\.recordID) == [id("b")])
+    }
+
+    @Test("Concurrent modifies from two threads through two instances keep one gapless change sequence")
+    func concurrentModifies() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let clock = ManualClock(start: CloudFixture.start)
+        let clouds = [try Self.open(directory, clock: clock), try Self.open(directory, clock: clock)]
+        try clouds[0].database(forDevice: "setup").createZone(CloudFixture.zone)
+        let perThread = 40
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            let database = clouds[thread].database(forDevice: "device\(thread)")
+            for index in 0..<perThread {
+                // Every thread also rewrites one shared record, to make the writes contend.
+                _ = try? database.modify(
+                    saving: [note("t\(thread)-\(index)"), note("shared", "\(thread)-\(index)")], deleting: [], savePolicy: .allKeys)
+            }
+        }
+        let database = clouds[1].database(forDevice: "reader")
+        let all = try ZoneChangesTests.allPages(database, since: nil, limit: 1)
+        let names = all.flatMap(\.changed).map(\.recordID.recordName)
+        #expect(names.count == 2 * perThread + 1 && Set(names).count == names.count)
+        #expect(Set(all.flatMap(\.changed).map(\.changeTag)).count == names.count)
+        // 160 saves in all, each with its own sequence: the last token covers sequence 160.
+        #expect(String(decoding: all.last!.token.data, as: UTF8.self).hasSuffix(":\(4 * perThread)"))
+    }
+}
