@@ -186,8 +186,10 @@ let package = Package(
         .testTarget(
             name: "IdeaBoxCommandLineTests",
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore"]),
-        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore"]),
+        // Finding the built `ideabox`, for the two suites that run it.
+        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
+        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore", "ProcessTestSupport"]),
+        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore", "ProcessTestSupport"]),
     ]
 )
 

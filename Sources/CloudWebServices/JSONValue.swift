@@ -1,3 +1,5 @@
+import IdeaBoxCore
+
 /// A JSON value, read from and written to UTF-8 bytes directly.
 ///
 /// The web service's bodies and the stored fields go through this type rather than
@@ -398,35 +400,9 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped.
+    /// Appends `text` as a JSON string (see `JSONString`, IdeaBox's one escaper).
     public static func write(string text: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        let utf8 = text.utf8
-        // Most text needs no escapes: copy it whole, and go byte by byte only from the first
-        // byte that needs one.
-        let firstEscape = utf8.firstIndex(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-        bytes.append(contentsOf: utf8[..<(firstEscape ?? utf8.endIndex)])
-        if let firstEscape {
-            for byte in utf8[firstEscape...] {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    bytes.append(UInt8(ascii: "\\"))
-                    bytes.append(byte)
-                case UInt8(ascii: "\n"):
-                    bytes.append(contentsOf: #"\n"#.utf8)
-                case UInt8(ascii: "\t"):
-                    bytes.append(contentsOf: #"\t"#.utf8)
-                case ..<0x20:
-                    let hex: StaticString = "0123456789abcdef"
-                    bytes.append(contentsOf: #"\u00"#.utf8)
-                    bytes.append(hex.utf8Start[Int(byte >> 4)])
-                    bytes.append(hex.utf8Start[Int(byte & 0xF)])
-                default:
-                    bytes.append(byte)
-                }
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONString.append(text, to: &bytes)
     }
 }
 

@@ -89,7 +89,7 @@ struct PeersBenchmark: ParsableCommand {
     /// one in four done, a minute apart.
     private static func corpus(count: Int) -> [Idea] {
         var texts = SampleCorpus(seed: 42)
-        var ids = SeededGenerator(seed: 7)
+        var ids = SeededRandomNumberGenerator(seed: 7)
         let base = Timestamp(milliseconds: 1_700_000_000_000)
         return (0..<count).map { index in
             let text = texts.nextText()

@@ -2,27 +2,12 @@ import Foundation
 import IdeaBoxCore
 import IdeaStore
 
-/// A seeded generator (SplitMix64): the same seed gives the same corpus on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Realistic ideas for benchmarks: English, Chinese and mixed text, 20 to 500 characters
 /// in all, with words drawn unevenly so that some are common and some rare.
 struct SampleCorpus {
-    private var random: SeededGenerator
+    private var random: SeededRandomNumberGenerator
 
-    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+    init(seed: UInt64) { random = SeededRandomNumberGenerator(seed: seed) }
 
     static let englishWords = """
         idea app sync cloud note list task plan design write read learn build test ship fix review \
@@ -92,7 +77,7 @@ extension CorpusOptions {
             let clock = ContinuousClock()
             let start = clock.now
             var texts = SampleCorpus(seed: 42)
-            var ids = SeededGenerator(seed: 7)
+            var ids = SeededRandomNumberGenerator(seed: 7)
             let base = Timestamp(milliseconds: 1_700_000_000_000)
             let generated = (existing..<ideas).map { index in
                 let text = texts.nextText()

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox` with no subcommand, the full-screen app, where no terminal can show it.

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import IdeaBoxCore
 import Testing
 
@@ -136,47 +137,10 @@ final class Sandbox: Sendable {
     }
 }
 
-/// The built `ideabox` executable, found beside the test runner.
-enum IdeaBoxBinary {
+/// Running the built `ideabox` (found by `IdeaBoxBinary.url()`, in ProcessTestSupport).
+extension IdeaBoxBinary {
     /// How long one run may take, by default, before it is killed and reported.
     static let defaultTimeLimit: TimeInterval = 120
-
-    /// The executable: `$IDEABOX_CLI_BINARY` if set, else `ideabox` in the folder of the
-    /// running test binary or one of its parents (SwiftPM puts both in one products folder).
-    static func url() throws -> URL {
-        switch located {
-        case .success(let url): return url
-        case .failure(let error): throw error
-        }
-    }
-
-    private static let located: Result<URL, IdeaBoxProcessError> = {
-        let fileManager = FileManager.default
-        if let explicit = ProcessInfo.processInfo.environment["IDEABOX_CLI_BINARY"], !explicit.isEmpty {
-            return fileManager.isExecutableFile(atPath: explicit)
-                ? .success(URL(fileURLWithPath: explicit))
-                : .failure(IdeaBoxProcessError(description: "IDEABOX_CLI_BINARY=\(explicit) is not an executable file."))
-        }
-        let runner = (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: runner).standardizedFileURL.deletingLastPathComponent()
-        var searched: [String] = []
-        for _ in 0..<5 {
-            let candidate = folder.appendingPathComponent("ideabox")
-            searched.append(candidate.path)
-            var isDirectory: ObjCBool = false
-            if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               fileManager.isExecutableFile(atPath: candidate.path) {
-                return .success(candidate)
-            }
-            folder.deleteLastPathComponent()
-        }
-        return .failure(IdeaBoxProcessError(description: """
-            The ideabox executable was not found next to the test runner \(runner); looked at \
-            \(searched.joined(separator: ", ")). Build it in the same build folder (`swift build`), \
-            or set IDEABOX_CLI_BINARY.
-            """))
-    }()
 
     /// Runs `executable` to completion, reading stdout and stderr through pipes at the same
     /// time (so a large output can't stall it), and kills it after `timeLimit` seconds.

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// kill -9 of `ideabox library sync` in the middle of pulling 500 files, then another

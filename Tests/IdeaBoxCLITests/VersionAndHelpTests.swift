@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox --version` / `-V`, `ideabox help`, and what `--generate-completion-script` prints,

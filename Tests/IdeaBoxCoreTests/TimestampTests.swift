@@ -34,7 +34,7 @@ import Testing
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
-        var generator = SeededGenerator(seed: 0x1dea)
+        var generator = SeededRandomNumberGenerator(seed: 0x1dea)
         for _ in 0..<500 {
             let milliseconds = Int64.random(in: -2_208_988_800_000...4_102_444_800_000, using: &generator)
             let timestamp = Timestamp(milliseconds: milliseconds)
@@ -45,7 +45,7 @@ import Testing
     // MARK: Parsing
 
     @Test func parsingRoundTripsManyValues() throws {
-        var generator = SeededGenerator(seed: 2026)
+        var generator = SeededRandomNumberGenerator(seed: 2026)
         for _ in 0..<2000 {
             let milliseconds = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator)
             let timestamp = Timestamp(milliseconds: milliseconds)
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func codableRoundTrip() throws {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         let values = (0..<200).map { _ in
             Timestamp(milliseconds: Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator))
         }
@@ -156,22 +156,5 @@ import Testing
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode([Timestamp].self, from: Data(json.utf8))
         }
-    }
-}
-
-/// SplitMix64: a small, seeded, reproducible random number generator for tests.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

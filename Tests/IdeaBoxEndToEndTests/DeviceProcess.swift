@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 
 /// One device's data root, used through `ideabox` commands without the full-screen app.
 final class DeviceProcess {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import IdeaBoxCore
 
 /// Why an end-to-end test could not go on; its description is what the test report shows.
@@ -283,43 +284,6 @@ final class TmuxSession {
     private static func quoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
-}
-
-/// The built `ideabox` executable, found beside the test runner.
-enum IdeaBoxBinary {
-    /// The executable: `$IDEABOX_CLI_BINARY` if set, else `ideabox` in the folder of the
-    /// running test binary or one of its parents (SwiftPM puts both in one products folder).
-    static func url() throws -> URL {
-        try located.get()
-    }
-
-    private static let located: Result<URL, EndToEndError> = {
-        let fileManager = FileManager.default
-        if let explicit = ProcessInfo.processInfo.environment["IDEABOX_CLI_BINARY"], !explicit.isEmpty {
-            return fileManager.isExecutableFile(atPath: explicit)
-                ? .success(URL(fileURLWithPath: explicit))
-                : .failure(EndToEndError(description: "IDEABOX_CLI_BINARY=\(explicit) is not an executable file."))
-        }
-        let runner = (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: runner).standardizedFileURL.deletingLastPathComponent()
-        var searched: [String] = []
-        for _ in 0..<5 {
-            let candidate = folder.appendingPathComponent("ideabox")
-            searched.append(candidate.path)
-            var isDirectory: ObjCBool = false
-            if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               fileManager.isExecutableFile(atPath: candidate.path) {
-                return .success(candidate)
-            }
-            folder.deleteLastPathComponent()
-        }
-        return .failure(EndToEndError(description: """
-            The ideabox executable was not found next to the test runner \(runner); looked at \
-            \(searched.joined(separator: ", ")). Build it in the same build folder (`swift build`), \
-            or set IDEABOX_CLI_BINARY.
-            """))
-    }()
 }
 
 extension Screen {

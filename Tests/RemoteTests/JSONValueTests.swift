@@ -1,5 +1,5 @@
 import CloudWebServices
-import EmbeddedRemote
+import IdeaBoxCore
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import IdeaBoxCore
+import IdeaStore
 import Testing
 
 /// `IdeaBytes`: what `export` writes each row with. Its JSON is compared with `JSONEncoder`

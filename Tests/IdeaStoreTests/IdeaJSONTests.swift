@@ -1,5 +1,6 @@
 import Foundation
 import IdeaBoxCore
+import IdeaStore
 import Testing
 
 /// `Idea.jsonText`: byte for byte what `JSONEncoder` writes, so the command line's `--json`

@@ -1,4 +1,5 @@
-/// A seeded generator (SplitMix64): the same seed draws the same faults on every run.
+/// A seeded generator (SplitMix64): the same seed gives the same draws on every run (the
+/// simulated faults, the benchmarks' corpora, the tests' random text).
 public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

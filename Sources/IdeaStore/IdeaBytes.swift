@@ -1,0 +1,109 @@
+import IdeaBoxCore
+
+/// An idea's fields as UTF-8 bytes and numbers, borrowed from wherever they are kept: a
+/// store's row, or an `Idea`'s strings. `export` writes ideas as JSON from these without
+/// making a `String`, a `UUID` or an `Idea` of each.
+public struct IdeaBytes {
+    /// The id as `Idea.idString` spells it: lower-case, with dashes.
+    public var id: UnsafeBufferPointer<UInt8>
+    public var title: UnsafeBufferPointer<UInt8>
+    public var description: UnsafeBufferPointer<UInt8>
+    public var isCompleted: Bool
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+    public var deviceId: UnsafeBufferPointer<UInt8>
+    public var version: Int
+    public var lastSyncedAt: Timestamp?
+
+    public init(
+        id: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, description: UnsafeBufferPointer<UInt8>,
+        isCompleted: Bool, createdAt: Timestamp, updatedAt: Timestamp, deviceId: UnsafeBufferPointer<UInt8>, version: Int,
+        lastSyncedAt: Timestamp?
+    ) {
+        self.id = id
+        self.title = title
+        self.description = description
+        self.isCompleted = isCompleted
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deviceId = deviceId
+        self.version = version
+        self.lastSyncedAt = lastSyncedAt
+    }
+
+    /// Whether `bytes` spell an id as `Idea.idString` does: 36 characters, lower-case
+    /// hexadecimal digits in groups of 8, 4, 4, 4 and 12, joined by dashes.
+    public static func isIdText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 36, let start = bytes.baseAddress else { return false }
+        for index in 0..<36 {
+            let byte = start[index]
+            switch index {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            default: guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Appends the idea as `Idea.jsonText(indent:)` writes it: pretty-printed, keys sorted,
+    /// each line after the first starting with `indent`. `export` writes ten keys and eight
+    /// values for each idea into room reserved once, through a `ByteOutput`, which checks the
+    /// room before each write: an estimate that fell short would stop the program, never
+    /// write past the room.
+    public func writeJSON(to bytes: inout [UInt8], indent: String = "") {
+        var indent = indent
+        indent.withUTF8 { indent in
+            // The keys, punctuation and version take under 200 bytes; a string at most 6 for
+            // each of its bytes (`\u001f`) and its quotes.
+            let strings = id.count + title.count + description.count + deviceId.count
+            let most = 400 + 11 * indent.count + 3 * Timestamp.mostISO8601Count + 6 * strings + 8
+            bytes.append(addingCapacity: most) { span in
+                span.withUnsafeMutableBufferPointer { room, count in
+                    var output = ByteOutput(room)
+                    write(to: &output, indent: indent)
+                    count = output.count
+                }
+            }
+        }
+    }
+
+    private func write(to output: inout ByteOutput, indent: UnsafeBufferPointer<UInt8>) {
+        func key(_ name: StaticString) {
+            output.put(indent)
+            output.put(#"  ""#)
+            output.put(name)
+            output.put(#"" : "#)
+        }
+        func string(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>) {
+            key(name)
+            JSONString.write(value, to: &output)
+            output.put(",\n")
+        }
+        func time(_ name: StaticString, _ value: Timestamp) {
+            key(name)
+            output.put(UInt8(ascii: "\""))
+            output.put(maximumCount: Timestamp.mostISO8601Count) { value.writeISO8601(into: $0) }
+            output.put("\",\n")
+        }
+        output.put("{\n")
+        time("createdAt", createdAt)
+        string("description", description)
+        string("deviceId", deviceId)
+        string("id", id)
+        key("isCompleted")
+        output.put(isCompleted ? "true,\n" : "false,\n")
+        if let lastSyncedAt {
+            time("lastSyncedAt", lastSyncedAt)
+        } else {
+            key("lastSyncedAt")
+            output.put("null,\n")
+        }
+        string("title", title)
+        time("updatedAt", updatedAt)
+        key("version")
+        output.putDecimal(version)
+        output.put(UInt8(ascii: "\n"))
+        output.put(indent)
+        output.put(UInt8(ascii: "}"))
+    }
+}
