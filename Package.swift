@@ -39,11 +39,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        .target(name: "IdeaBoxCore", swiftSettings: startsFast),
+        .target(name: "IdeaBoxCore"),
         .target(
             name: "IdeaStore",
-            dependencies: ["CSQLiteOptions", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: startsFast
+            dependencies: ["CSQLiteOptions", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // sqlite3_db_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteOptions", linkerSettings: [.linkedLibrary("sqlite3")]),
@@ -114,7 +113,6 @@ let package = Package(
         .target(
             name: "IdeaBoxCommandLine",
             dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: startsFast,
             plugins: ["BuildCommit"]
         ),
         // `ideabox --version` names the commit it was built from: git, read before each build.
@@ -131,7 +129,6 @@ let package = Package(
             // the C++ runtime included: no loader, no shared library to map or bind, about a third of
             // a command's time (BENCHMARKS.md, "Against taskwarrior"). It reads no passwd or hosts
             // entry, so it needs nothing of glibc's NSS, which static glibc loads at run time.
-            swiftSettings: startsFast,
             linkerSettings: [
                 .unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release, traits: ["StaticExecutable"])),
             ]
@@ -192,16 +189,3 @@ let package = Package(
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore", "ProcessTestSupport"]),
     ]
 )
-
-/// The code of `ideabox` built to install (trait StaticExecutable) refers to each concrete
-/// type's metadata through an accessor function, not a mangled name the runtime decodes on
-/// first use: decoding one with a `Hashable` or other requirement scans every protocol
-/// conformance record in the binary (about 6,000), and the first uses of each command's
-/// dictionaries, sets and arrays did so dozens of times (BENCHMARKS.md, "Against taskwarrior").
-var startsFast: [SwiftSetting] {
-    [
-        .unsafeFlags(
-            ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
-            .when(configuration: .release, traits: ["StaticExecutable"])),
-    ]
-}
