@@ -4,7 +4,7 @@ import IdeaStore
 import Synchronization
 
 /// One local command with its arguments as plain values, whichever parser read them: the
-/// ArgumentParser commands (`AddCommand`, …) or `FastCommandLine`. Its `run` is the
+/// ArgumentParser commands (`LocalCommands.Add`, …) or `FastCommandLine`. Its `run` is the
 /// command's whole work.
 public enum LocalCommand: Equatable, Sendable {
     case add(title: String, description: String, done: Bool, json: Bool)

@@ -7,8 +7,8 @@ import IdeaBoxCore
 public enum LocalCommands {
     /// In the order `ideabox help` lists them.
     public static let all: [any ParsableCommand.Type] = [
-        AddCommand.self, ListCommand.self, SearchCommand.self, ShowCommand.self, EditCommand.self,
-        DoneCommand.self, UndoneCommand.self, RemoveCommand.self, ExportCommand.self, ImportCommand.self,
+        Add.self, List.self, Search.self, Show.self, Edit.self,
+        Done.self, Undone.self, Remove.self, Export.self, Import.self,
     ]
 
     /// Their names on the command line.
@@ -17,141 +17,143 @@ public enum LocalCommands {
     }
 }
 
-/// `ideabox add TITLE [-d TEXT] [--done]`
-public struct AddCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an idea and print its id.")
+extension LocalCommands {
+    /// `ideabox add TITLE [-d TEXT] [--done]`
+    public struct Add: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an idea and print its id.")
 
-    @Argument(help: "The title: one line, at most 256 characters.") var title: String
-    @Option(name: [.short, .customLong("description")], help: "The description, at most 4096 characters.")
-    var description = ""
-    @Flag(help: "Mark the idea done.") var done = false
-    @Flag(help: "Print the idea as JSON instead of its id.") var json = false
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "The title: one line, at most 256 characters.") var title: String
+        @Option(name: [.short, .customLong("description")], help: "The description, at most 4096 characters.")
+        var description = ""
+        @Flag(help: "Mark the idea done.") var done = false
+        @Flag(help: "Print the idea as JSON instead of its id.") var json = false
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .add(title: title, description: description, done: done, json: json) }
-}
+        public var command: LocalCommand { .add(title: title, description: description, done: done, json: json) }
+    }
 
-/// `ideabox list [--completed] [--json] [--limit N | --all]`
-public struct ListCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "list",
-        abstract: "List ideas, newest first: a page (the terminal's height, or 50) unless --all or --limit.")
+    /// `ideabox list [--completed] [--json] [--limit N | --all]`
+    public struct List: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "list",
+            abstract: "List ideas, newest first: a page (the terminal's height, or 50) unless --all or --limit.")
 
-    @Flag(help: "Only ideas marked done.") var completed = false
-    @Flag(help: "Print JSON (every idea unless --limit).") var json = false
-    @OptionGroup var page: PageOptions
-    @OptionGroup public var store: StoreOptions
+        @Flag(help: "Only ideas marked done.") var completed = false
+        @Flag(help: "Print JSON (every idea unless --limit).") var json = false
+        @OptionGroup var page: PageOptions
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .list(completed: completed, json: json, page: page.page) }
-}
+        public var command: LocalCommand { .list(completed: completed, json: json, page: page.page) }
+    }
 
-/// `ideabox search QUERY [--json]`
-public struct SearchCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "search",
-        abstract: "List ideas whose title or description contains QUERY, ignoring case.")
+    /// `ideabox search QUERY [--json]`
+    public struct Search: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "search",
+            abstract: "List ideas whose title or description contains QUERY, ignoring case.")
 
-    @Argument(help: "Any text; one or two Chinese characters work too.") var query: String
-    @Flag(help: "Print JSON (every match unless --limit).") var json = false
-    @OptionGroup var page: PageOptions
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "Any text; one or two Chinese characters work too.") var query: String
+        @Flag(help: "Print JSON (every match unless --limit).") var json = false
+        @OptionGroup var page: PageOptions
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .search(query: query, json: json, page: page.page) }
-}
+        public var command: LocalCommand { .search(query: query, json: json, page: page.page) }
+    }
 
-/// `ideabox show ID [--json]`
-public struct ShowCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show every field of an idea.")
+    /// `ideabox show ID [--json]`
+    public struct Show: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show every field of an idea.")
 
-    @Argument(help: "The id, or a unique prefix of it.") var id: String
-    @Flag(help: "Print JSON.") var json = false
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "The id, or a unique prefix of it.") var id: String
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .show(id: id, json: json) }
-}
+        public var command: LocalCommand { .show(id: id, json: json) }
+    }
 
-/// `ideabox edit ID [--title T] [--description D]`
-public struct EditCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an idea's title or description.")
+    /// `ideabox edit ID [--title T] [--description D]`
+    public struct Edit: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an idea's title or description.")
 
-    @Argument(help: "The id, or a unique prefix of it.") var id: String
-    @Option(help: "The new title.") var title: String?
-    @Option(name: [.short, .customLong("description")], help: "The new description.") var description: String?
-    @Flag(help: "Print the idea as JSON instead of its id.") var json = false
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "The id, or a unique prefix of it.") var id: String
+        @Option(help: "The new title.") var title: String?
+        @Option(name: [.short, .customLong("description")], help: "The new description.") var description: String?
+        @Flag(help: "Print the idea as JSON instead of its id.") var json = false
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .edit(id: id, title: title, description: description, json: json) }
-}
+        public var command: LocalCommand { .edit(id: id, title: title, description: description, json: json) }
+    }
 
-/// `ideabox done ID`
-public struct DoneCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "done", abstract: "Mark an idea done.")
+    /// `ideabox done ID`
+    public struct Done: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "done", abstract: "Mark an idea done.")
 
-    @Argument(help: "The id, or a unique prefix of it.") var id: String
-    @Flag(help: "Print the idea as JSON instead of its id.") var json = false
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "The id, or a unique prefix of it.") var id: String
+        @Flag(help: "Print the idea as JSON instead of its id.") var json = false
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .setCompleted(true, id: id, json: json) }
-}
+        public var command: LocalCommand { .setCompleted(true, id: id, json: json) }
+    }
 
-/// `ideabox undone ID`
-public struct UndoneCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "undone", abstract: "Mark an idea not done.")
+    /// `ideabox undone ID`
+    public struct Undone: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "undone", abstract: "Mark an idea not done.")
 
-    @Argument(help: "The id, or a unique prefix of it.") var id: String
-    @Flag(help: "Print the idea as JSON instead of its id.") var json = false
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "The id, or a unique prefix of it.") var id: String
+        @Flag(help: "Print the idea as JSON instead of its id.") var json = false
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .setCompleted(false, id: id, json: json) }
-}
+        public var command: LocalCommand { .setCompleted(false, id: id, json: json) }
+    }
 
-/// `ideabox rm ID`
-public struct RemoveCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete an idea.")
+    /// `ideabox rm ID`
+    public struct Remove: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete an idea.")
 
-    @Argument(help: "The id, or a unique prefix of it.") var id: String
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "The id, or a unique prefix of it.") var id: String
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .remove(id: id) }
-}
+        public var command: LocalCommand { .remove(id: id) }
+    }
 
-/// `ideabox export > ideas.json`
-public struct ExportCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "export",
-        abstract: "Print every idea as JSON, every field included; `import` reads it back.")
+    /// `ideabox export > ideas.json`
+    public struct Export: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "export",
+            abstract: "Print every idea as JSON, every field included; `import` reads it back.")
 
-    @OptionGroup public var store: StoreOptions
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .export }
-}
+        public var command: LocalCommand { .export }
+    }
 
-/// `ideabox import FILE`
-public struct ImportCommand: LocalSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "import",
-        abstract: "Import ideas from a JSON export (`-` reads standard input); all or nothing.")
+    /// `ideabox import FILE`
+    public struct Import: LocalSubcommand {
+        public static let configuration = CommandConfiguration(commandName: "import",
+            abstract: "Import ideas from a JSON export (`-` reads standard input); all or nothing.")
 
-    @Argument(help: "The file `export` wrote, or `-`.") var file: String
-    @OptionGroup public var store: StoreOptions
+        @Argument(help: "The file `export` wrote, or `-`.") var file: String
+        @OptionGroup public var store: StoreOptions
 
-    public init() {}
+        public init() {}
 
-    public var command: LocalCommand { .import(file: file) }
+        public var command: LocalCommand { .import(file: file) }
+    }
 }
 
 /// A local command as ArgumentParser reads it: its values, and the profile it works on.
