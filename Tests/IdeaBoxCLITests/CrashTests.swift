@@ -10,7 +10,6 @@ import Testing
     /// process has said it is saved. Runs in its own session, so one kill of the process
     /// group takes the shell and whichever `ideabox` is running.
     private static let loop = """
-        echo "pid $$"
         binary=$1; round=$2; i=1
         while [ "$i" -le 500 ]; do
             id=$("$binary" add "r$round idea $i") || exit 1
@@ -71,52 +70,42 @@ import Testing
     /// Runs the loop on profile A and kills it with SIGKILL right after it has reported
     /// `afterReports` saved changes.
     private func killedRound(_ round: Int, afterReports: Int, sandbox: Sandbox) throws -> Acknowledged {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["/bin/sh", "-c", Self.loop, "sh", try IdeaBoxBinary.url().path, String(round)]
         var environment = sandbox.environment
         environment["IDEABOX_PROFILE"] = "A"
-        process.environment = environment
-        process.currentDirectoryURL = sandbox.directory
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-
-        var group: pid_t = 0
-        let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        defer { watchdog.cancel() }
+        let output = sandbox.directory.appendingPathComponent("loop-\(round).out")
+        let errors = sandbox.directory.appendingPathComponent("loop-\(round).err")
+        let loop = try ChildProcess.start(
+            "/bin/sh", ["-c", Self.loop, "sh", try IdeaBoxBinary.url().path, String(round)], environment: environment,
+            directory: sandbox.directory.path, output: output.path, error: errors.path, newSession: true)
+        let deadline = Date().addingTimeInterval(60)
 
         var acknowledged = Acknowledged()
-        var buffer = Data()
         var reports = 0
-        reading: while reports < afterReports {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
+        var consumed = 0
+        // The loop's reports, read from its output file as they arrive, line by line.
+        reading: while reports < afterReports && Date() < deadline {
+            let data = (try? Data(contentsOf: output)) ?? Data()
+            var lines = data.dropFirst(consumed)
+            while let newline = lines.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: lines[lines.startIndex..<newline], as: UTF8.self)
+                consumed += line.utf8.count + 1
+                lines = lines[(newline + 1)...]
                 let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { continue }
                 switch parts[0] {
-                case "pid": group = pid_t(parts[1]) ?? 0
                 case "added": acknowledged.added.append(parts[1]); reports += 1
                 case "edited": acknowledged.edited.insert(parts[1]); reports += 1
                 default: break
                 }
                 if reports == afterReports { break reading }
             }
+            if kill(loop.pid, 0) != 0 { break }
+            usleep(1_000)
         }
-        #expect(group > 0, "the loop reported its process group")
-        if group > 0 { kill(-group, SIGKILL) }
-        // Every process of the loop holds both pipes: at their end, all of them are gone.
-        _ = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // The shell leads its own group: one kill takes it and whichever `ideabox` runs, and
+        // the wait lasts until every one of them is gone.
+        try loop.killGroup()
+        let errorText = String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self)
         #expect(reports == afterReports, "round \(round) stopped early: \(errorText)")
         #expect(Set(acknowledged.added).count == acknowledged.added.count)
         return acknowledged

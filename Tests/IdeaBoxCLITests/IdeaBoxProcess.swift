@@ -142,74 +142,30 @@ extension IdeaBoxBinary {
     /// How long one run may take, by default, before it is killed and reported.
     static let defaultTimeLimit: TimeInterval = 120
 
-    /// Runs `executable` to completion, reading stdout and stderr through pipes at the same
-    /// time (so a large output can't stall it), and kills it after `timeLimit` seconds.
+    /// Runs `executable` to completion (through `ChildProcess`, standard input from `input`,
+    /// standard output and error through files), and kills it after `timeLimit` seconds.
     static func run(
         executable: URL, arguments: [String], environment: [String: String], currentDirectory: URL,
         input: Data?, timeLimit: TimeInterval = defaultTimeLimit
     ) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = currentDirectory
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-
-        let pid = process.processIdentifier
-        let timedOut = TimeoutFlag()
-        let watchdog = DispatchWorkItem {
-            timedOut.set()
-            kill(pid, SIGKILL)
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: watchdog)
-
-        let writer = stdin.fileHandleForWriting
-        let errorReader = stderr.fileHandleForReading
-        let errorData = DataBox()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
-            errorData.set(errorReader.readDataToEndOfFile())
-        }
-        DispatchQueue.global().async(group: group) {
-            if let input { writer.write(input) }
-            try? writer.close()
-        }
-        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        watchdog.cancel()
-        if timedOut.isSet {
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: files) }
+        let (stdin, stdout, stderr) = (
+            files.appendingPathComponent("stdin"), files.appendingPathComponent("stdout"), files.appendingPathComponent("stderr")
+        )
+        if let input { try input.write(to: stdin) }
+        let child = try ChildProcess.start(
+            executable.path, arguments, environment: environment, directory: currentDirectory.path,
+            input: input == nil ? nil : stdin.path, output: stdout.path, error: stderr.path)
+        guard let status = try child.wait(timeLimit: timeLimit) else {
             throw IdeaBoxProcessError(description: "ideabox \(arguments.joined(separator: " ")) took over \(Int(timeLimit)) s and was killed.")
         }
         return CommandResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: outputData, as: UTF8.self),
-            stderr: String(decoding: errorData.get(), as: UTF8.self))
+            status: status,
+            stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
     }
-}
-
-/// Bytes handed from a reader thread back to the waiting test.
-private final class DataBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    func set(_ newData: Data) { lock.withLock { data = newData } }
-    func get() -> Data { lock.withLock { data } }
-}
-
-/// Whether the watchdog fired.
-private final class TimeoutFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
 
 /// The outputs `ideabox` should print, written out independently of its own formatting code.

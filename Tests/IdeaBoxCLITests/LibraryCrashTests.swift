@@ -21,27 +21,21 @@ import Testing
 
         // Each of B's requests waits 1.5 s, so the kill lands while a later page is on its way.
         try sandbox.succeed(on: "B", ["remote", "latency", "1500"])
-        let process = Process()
-        process.executableURL = try IdeaBoxBinary.url()
-        process.arguments = ["library", "sync", "--profile", "B"]
-        process.environment = sandbox.environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let library = try ChildProcess.start(
+            try IdeaBoxBinary.url().path, ["library", "sync", "--profile", "B"], environment: sandbox.environment,
+            output: "/dev/null", error: "/dev/null")
         // The watch runs on a thread of its own, so a busy test pool can't make it late.
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
                 let deadline = Date().addingTimeInterval(60)
-                while Self.visibleFiles(in: itemsB).count < 200 && Date() < deadline && process.isRunning {
+                while Self.visibleFiles(in: itemsB).count < 200 && Date() < deadline && kill(library.pid, 0) == 0 {
                     usleep(2_000)
                 }
-                // Only a process still running is killed: once Process has reaped it, its pid
-                // may already belong to another test's process.
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                // The child is not reaped until `stop` waits for it, so its pid stays its own.
+                _ = try? library.stop(SIGKILL)
                 done.resume()
             }.start()
         }
-        process.waitUntilExit()
         let atKill = Self.visibleFiles(in: itemsB)
         #expect(atKill.count >= 200 && atKill.count < 500, "the kill came at \(atKill.count) of 500 files")
         for name in atKill {
