@@ -46,8 +46,8 @@ let package = Package(
         ),
         // sqlite3_db_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteOptions", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
         .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudKitModel"]),
+        // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         // The remote, from the device's side down: what every remote is (CloudKitModel), the
         // wire format of CloudKit Web Services (CloudWebServices), the HTTP client of `ideabox

@@ -106,7 +106,7 @@ final class SleepRecorder: Sendable {
 
 /// A fresh directory under the system's temporary directory, removed by `cleanUp()`.
 struct TemporaryDirectory {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("CloudRemoteTests-\(UUID().uuidString)")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("RemoteTests-\(UUID().uuidString)")
 
     func cleanUp() {
         try? FileManager.default.removeItem(at: url)
