@@ -158,7 +158,9 @@ struct CloudOperations {
     }
 
     private static func atomicError(_ recordName: String) -> JSONValue {
-        ["recordName": .string(recordName), "serverErrorCode": "ATOMIC_ERROR", "reason": "Another operation of this atomic request failed."]
+        var error = WebServicesError(code: "ATOMIC_ERROR", reason: "Another operation of this atomic request failed.").object
+        error["recordName"] = .string(recordName)
+        return .object(error)
     }
 
     /// About how many bytes `fields` take: their text and bytes, and 8 per number.

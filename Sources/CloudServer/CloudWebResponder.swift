@@ -14,7 +14,7 @@ import Hummingbird
 struct CloudWebResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
-    /// The largest JSON body read; a larger one is refused with `LIMIT_EXCEEDED` unread. (An
+    /// The largest JSON body read; a larger one is refused unread (`BAD_REQUEST`, `limitExceeded:`). (An
     /// asset upload may be up to `AssetReference.maximumSize`.)
     static let maximumBodyBytes = 8 << 20
 
@@ -93,7 +93,7 @@ struct CloudWebResponder: HTTPResponder {
         do {
             buffer = try await request.body.collect(upTo: Self.maximumBodyBytes)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw WebServicesError(code: "LIMIT_EXCEEDED", reason: "The request body is over \(Self.maximumBodyBytes >> 20) MiB.")
+            throw WebServicesError.limitExceeded("The request body is over \(Self.maximumBodyBytes >> 20) MiB.")
         }
         guard buffer.readableBytes > 0 else { return [:] }
         let json: JSONValue
@@ -113,7 +113,7 @@ struct CloudWebResponder: HTTPResponder {
         do {
             return try await request.body.collect(upTo: AssetReference.maximumSize)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw WebServicesError(code: "LIMIT_EXCEEDED", reason: "An asset is at most \(AssetReference.maximumSize >> 20) MiB.")
+            throw WebServicesError.limitExceeded("An asset is at most \(AssetReference.maximumSize >> 20) MiB.")
         }
     }
 

@@ -1,13 +1,18 @@
 import CloudKitModel
 import Foundation
 
-/// An error as CloudKit Web Services writes it: `{serverErrorCode, reason, retryAfter,
+/// An error as CloudKit Web Services writes it: `{uuid, serverErrorCode, reason, retryAfter,
 /// recordName}` with the HTTP status Apple documents for the code, and its meaning as a
 /// `CloudError` on the client.
 ///
-/// Two codes are ours, for errors CloudKit's native API has but its web services do not
-/// name: `CHANGE_TOKEN_EXPIRED` (400) and, in a record's result, `serverRecord` beside
-/// `CONFLICT`/`EXISTS` so that the client can settle the conflict without another fetch.
+/// The server answers with Apple's fourteen codes only (`codes`). CloudKit's native
+/// conditions that Web Services has no code for take the nearest one: a busy zone is
+/// `TRY_AGAIN_LATER` with `retryAfter`; too many operations or too big a body, and an expired
+/// or foreign sync token, are `BAD_REQUEST` whose `reason` starts with the native error's name
+/// (`limitExceeded:`, `changeTokenExpired:`), which is how IdeaBox's client tells them apart
+/// (**ours**). Also ours: `serverRecord` beside `CONFLICT`/`EXISTS` in a record's result, so
+/// that the client can settle the conflict without another fetch. The client still reads the
+/// codes earlier servers wrote (`ZONE_BUSY`, `LIMIT_EXCEEDED`, `CHANGE_TOKEN_EXPIRED`).
 public struct WebServicesError: Error, Equatable, Sendable {
     /// The server error code, such as `ZONE_NOT_FOUND`.
     public var code: String
@@ -35,21 +40,27 @@ public struct WebServicesError: Error, Equatable, Sendable {
         WebServicesError(code: "BAD_REQUEST", reason: reason)
     }
 
-    /// The HTTP status CloudKit uses for this code.
+    /// Apple's fourteen server error codes and the HTTP status of each.
+    public static let codes: [String: Int] = [
+        "ACCESS_DENIED": 403, "ATOMIC_ERROR": 400, "AUTHENTICATION_FAILED": 401, "AUTHENTICATION_REQUIRED": 421,
+        "BAD_REQUEST": 400, "CONFLICT": 409, "EXISTS": 409, "INTERNAL_ERROR": 500, "NOT_FOUND": 404,
+        "QUOTA_EXCEEDED": 413, "THROTTLED": 429, "TRY_AGAIN_LATER": 503, "VALIDATING_REFERENCE_ERROR": 412,
+        "ZONE_NOT_FOUND": 404,
+    ]
+
+    /// The start of the `reason` of a `BAD_REQUEST` that stands for `CloudError.limitExceeded`.
+    public static let limitExceededPrefix = "limitExceeded: "
+    /// The start of the `reason` of a `BAD_REQUEST` that stands for `CloudError.changeTokenExpired`.
+    public static let changeTokenExpiredPrefix = "changeTokenExpired: "
+
+    /// Too many operations, or too big a body or asset: `BAD_REQUEST`, saying so.
+    public static func limitExceeded(_ reason: String) -> WebServicesError {
+        WebServicesError(code: "BAD_REQUEST", reason: limitExceededPrefix + reason)
+    }
+
+    /// The HTTP status CloudKit uses for this code (400 for a code it does not document).
     public var httpStatus: Int {
-        switch code {
-        case "ACCESS_DENIED": 403
-        case "AUTHENTICATION_FAILED": 401
-        case "AUTHENTICATION_REQUIRED": 421
-        case "CONFLICT", "EXISTS": 409
-        case "INTERNAL_ERROR": 500
-        case "NOT_FOUND", "ZONE_NOT_FOUND": 404
-        case "QUOTA_EXCEEDED": 413
-        case "THROTTLED": 429
-        case "TRY_AGAIN_LATER", "ZONE_BUSY": 503
-        case "VALIDATING_REFERENCE_ERROR": 412
-        default: 400
-        }
+        Self.codes[code] ?? 400
     }
 
     /// The server's answer for `error`, raised while serving a request.
@@ -58,13 +69,14 @@ public struct WebServicesError: Error, Equatable, Sendable {
         switch error {
         case .notAuthenticated: self = .authenticationFailed
         case .quotaExceeded: self.init(code: "QUOTA_EXCEEDED", reason: reason)
-        case let .zoneBusy(seconds): self.init(code: "ZONE_BUSY", reason: reason, retryAfter: seconds)
+        case let .zoneBusy(seconds): self.init(code: "TRY_AGAIN_LATER", reason: reason, retryAfter: seconds)
         case let .requestRateLimited(seconds): self.init(code: "THROTTLED", reason: reason, retryAfter: seconds)
         case let .serviceUnavailable(seconds): self.init(code: "TRY_AGAIN_LATER", reason: reason, retryAfter: seconds)
-        case .limitExceeded: self.init(code: "LIMIT_EXCEEDED", reason: reason)
+        case .limitExceeded: self = .limitExceeded(reason)
         case .unknownItem: self.init(code: "NOT_FOUND", reason: reason)
         case .zoneNotFound: self.init(code: "ZONE_NOT_FOUND", reason: reason)
-        case .changeTokenExpired: self.init(code: "CHANGE_TOKEN_EXPIRED", reason: reason)
+        case .changeTokenExpired:
+            self.init(code: "BAD_REQUEST", reason: Self.changeTokenExpiredPrefix + reason + " Fetch the zone again without a token.")
         case .serverRecordChanged: self.init(code: "CONFLICT", reason: reason)
         case .networkUnavailable, .networkFailure, .internalError, .partialFailure:
             self.init(code: "INTERNAL_ERROR", reason: CloudError.internalError.description)
@@ -77,6 +89,8 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case "AUTHENTICATION_REQUIRED", "AUTHENTICATION_FAILED", "ACCESS_DENIED": .notAuthenticated
         case "QUOTA_EXCEEDED": .quotaExceeded
         case "ZONE_BUSY": .zoneBusy(retryAfter: retryAfter ?? 60)
+        case "BAD_REQUEST" where reason.hasPrefix(Self.limitExceededPrefix): .limitExceeded
+        case "BAD_REQUEST" where reason.hasPrefix(Self.changeTokenExpiredPrefix): .changeTokenExpired
         case "THROTTLED": .requestRateLimited(retryAfter: retryAfter ?? 30)
         case "TRY_AGAIN_LATER": .serviceUnavailable(retryAfter: retryAfter)
         case "LIMIT_EXCEEDED": .limitExceeded
@@ -88,9 +102,12 @@ public struct WebServicesError: Error, Equatable, Sendable {
         }
     }
 
-    /// `{serverErrorCode, reason}` with `retryAfter` when there is one.
+    /// `{uuid, serverErrorCode, reason}` with `retryAfter` when there is one; the `uuid` is
+    /// new each time, naming this answer in the server's log and the client's report.
     public var object: WebServicesFormat.Object {
-        var object: WebServicesFormat.Object = ["serverErrorCode": .string(code), "reason": .string(reason)]
+        var object: WebServicesFormat.Object = [
+            "uuid": .string(UUID().uuidString.lowercased()), "serverErrorCode": .string(code), "reason": .string(reason),
+        ]
         if let retryAfter { object["retryAfter"] = .double(retryAfter) }
         return object
     }

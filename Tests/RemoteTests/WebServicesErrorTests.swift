@@ -1,0 +1,74 @@
+import CloudKitModel
+import CloudWebServices
+import Foundation
+import Testing
+
+/// `WebServicesError`: the server writes Apple's fourteen codes only, with Apple's statuses
+/// and a `uuid`, and the client reads back what each meant.
+@Suite struct WebServicesErrorTests {
+    /// Every condition a store or the server raises, one of each.
+    static let conditions: [CloudError] = CloudError.Code.allCases.map { code in
+        switch code {
+        case .zoneBusy: .zoneBusy(retryAfter: 7)
+        case .requestRateLimited: .requestRateLimited(retryAfter: 3)
+        case .serviceUnavailable: .serviceUnavailable(retryAfter: 2)
+        case .partialFailure: .partialFailure([:])
+        case .serverRecordChanged: .serverRecordChanged(serverRecord: nil)
+        default: CloudError(code: code)
+        }
+    }
+
+    @Test("Apple's fourteen codes, with Apple's statuses")
+    func applesCodes() {
+        #expect(WebServicesError.codes == [
+            "ACCESS_DENIED": 403, "ATOMIC_ERROR": 400, "AUTHENTICATION_FAILED": 401, "AUTHENTICATION_REQUIRED": 421,
+            "BAD_REQUEST": 400, "CONFLICT": 409, "EXISTS": 409, "INTERNAL_ERROR": 500, "NOT_FOUND": 404,
+            "QUOTA_EXCEEDED": 413, "THROTTLED": 429, "TRY_AGAIN_LATER": 503, "VALIDATING_REFERENCE_ERROR": 412,
+            "ZONE_NOT_FOUND": 404,
+        ])
+    }
+
+    @Test("Every condition goes out as one of Apple's codes, with its status and a uuid", arguments: conditions)
+    func everyConditionIsApples(condition: CloudError) throws {
+        let error = WebServicesError(condition)
+        #expect(WebServicesError.codes[error.code] == error.httpStatus, "\(condition) → \(error.code)")
+        let object = error.object
+        #expect(object["serverErrorCode"]?.string == error.code)
+        let uuid = try #require(object["uuid"]?.string)
+        #expect(UUID(uuidString: uuid) != nil && uuid == uuid.lowercased())
+        #expect(object["uuid"] != error.object["uuid"], "each answer has its own uuid")
+    }
+
+    @Test("What the client needs to act on comes back as it went out", arguments: conditions)
+    func theClientReadsBackWhatItActsOn(condition: CloudError) throws {
+        let written = WebServicesError(condition)
+        let read = try #require(WebServicesError(written.object))
+        let expected: CloudError = switch condition {
+        // Network conditions never leave the device; the server has only an internal error for them.
+        case .networkUnavailable, .networkFailure, .partialFailure: .internalError
+        // TRY_AGAIN_LATER is both; the wait is what the client acts on.
+        case let .zoneBusy(seconds): .serviceUnavailable(retryAfter: seconds)
+        default: condition
+        }
+        #expect(read.cloudError() == expected)
+    }
+
+    @Test("Too much and an expired token are BAD_REQUEST whose reason names CloudKit's error")
+    func nativeConditionsWithoutACode() {
+        let limit = WebServicesError(.limitExceeded)
+        #expect(limit.code == "BAD_REQUEST" && limit.httpStatus == 400 && limit.reason.hasPrefix("limitExceeded: "))
+        let token = WebServicesError(.changeTokenExpired)
+        #expect(token.code == "BAD_REQUEST" && token.reason.hasPrefix("changeTokenExpired: "))
+        #expect(token.reason.hasSuffix("Fetch the zone again without a token."))
+        #expect(WebServicesError.badRequest("zoneID is missing").cloudError() == .internalError)
+    }
+
+    @Test("The codes earlier servers wrote are still read", arguments: [
+        ("ZONE_BUSY", CloudError.zoneBusy(retryAfter: 5)), ("LIMIT_EXCEEDED", .limitExceeded),
+        ("CHANGE_TOKEN_EXPIRED", .changeTokenExpired),
+    ])
+    func earlierCodes(code: String, meaning: CloudError) throws {
+        let read = try #require(WebServicesError(["serverErrorCode": .string(code), "reason": "", "retryAfter": 5]))
+        #expect(read.cloudError() == meaning)
+    }
+}
