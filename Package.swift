@@ -164,7 +164,8 @@ let package = Package(
             name: "RemoteTests",
             dependencies: [
                 "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "IdeaBoxCore", "PostgresStore", "SQLiteStore",
-                "RemoteTestSupport",
+                "RemoteTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "CloudServerTests",

@@ -6,6 +6,10 @@ import IdeaBoxCore
 /// Encodes as a one-key object naming its type (`{"int64": 3}`, `{"timestamp": "…Z"}`), so
 /// a value decodes back to the same case: an `int64` never comes back as a `double`.
 /// Non-finite doubles are written as the strings `+inf`, `-inf` and `nan`.
+///
+/// CloudKit has no Boolean type: a flag is an `int64` 0 or 1. A `{"bool": …}` that an earlier
+/// remote stored decodes as one. On the wire a list is one of CloudKit's `*_LIST` types, all
+/// of its items of one scalar type (`WebServicesFormat`).
 public enum FieldValue: Hashable, Sendable, Codable {
     /// Text.
     case string(String)
@@ -13,8 +17,6 @@ public enum FieldValue: Hashable, Sendable, Codable {
     case int64(Int64)
     /// A floating-point number.
     case double(Double)
-    /// True or false.
-    case bool(Bool)
     /// An instant with millisecond precision.
     case timestamp(Timestamp)
     /// Raw bytes (base64 in JSON).
@@ -25,6 +27,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
     case list([FieldValue])
 
     private enum CodingKeys: String, CodingKey {
+        // `bool` is read only: what earlier remotes stored for a flag.
         case string, int64, double, bool, timestamp, bytes, asset, list
     }
 
@@ -42,7 +45,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case .string: self = .string(try container.decode(String.self, forKey: key))
         case .int64: self = .int64(try container.decode(Int64.self, forKey: key))
         case .double: self = .double(try container.decode(Double.self, forKey: key))
-        case .bool: self = .bool(try container.decode(Bool.self, forKey: key))
+        case .bool: self = .int64(try container.decode(Bool.self, forKey: key) ? 1 : 0)
         case .timestamp: self = .timestamp(try container.decode(Timestamp.self, forKey: key))
         case .bytes: self = .bytes(try container.decode(Data.self, forKey: key))
         case .asset: self = .asset(try container.decode(AssetReference.self, forKey: key))
@@ -56,7 +59,6 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case let .string(value): try container.encode(value, forKey: .string)
         case let .int64(value): try container.encode(value, forKey: .int64)
         case let .double(value): try container.encode(value, forKey: .double)
-        case let .bool(value): try container.encode(value, forKey: .bool)
         case let .timestamp(value): try container.encode(value, forKey: .timestamp)
         case let .bytes(value): try container.encode(value, forKey: .bytes)
         case let .asset(value): try container.encode(value, forKey: .asset)

@@ -170,7 +170,7 @@ struct CloudOperations {
             case .string(let text): text.utf8.count
             case .bytes(let data): data.count
             case .list(let items): items.reduce(0) { $0 + size($1) }
-            case .int64, .double, .bool, .timestamp: 8
+            case .int64, .double, .timestamp: 8
             case .asset: 72
             }
         }

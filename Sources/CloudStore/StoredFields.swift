@@ -52,7 +52,7 @@ extension FieldValue {
         case .string: value.string.map(FieldValue.string)
         case .int64: value.wholeNumber.map(FieldValue.int64)
         case .double: Self.double(value).map(FieldValue.double)
-        case .bool: value.bool.map(FieldValue.bool)
+        case .bool: value.bool.map { FieldValue.int64($0 ? 1 : 0) }  // an earlier remote's flag
         case .timestamp: value.string.flatMap(Timestamp.init(iso8601:)).map(FieldValue.timestamp)
         case .bytes: value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
         case .asset:
@@ -97,9 +97,6 @@ extension FieldValue {
                 let text = number.isNaN ? spelling.nan : number < 0 ? spelling.negativeInfinity : spelling.positiveInfinity
                 JSONValue.write(string: text, to: &bytes)
             }
-        case .bool(let flag):
-            key(.bool)
-            bytes.append(contentsOf: (flag ? "true" : "false").utf8)
         case .timestamp(let time):
             key(.timestamp)
             JSONValue.write(string: time.iso8601, to: &bytes)

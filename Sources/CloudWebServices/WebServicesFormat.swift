@@ -70,13 +70,17 @@ public enum WebServicesFormat {
         ["fileChecksum": .string(reference.checksum), "size": .integer(reference.size)]
     }
 
-    /// `{value, type}` for one field value.
+    /// `{value, type}` for one field value, always of one of CloudKit's types. A list is a
+    /// `*_LIST` of its items' one type. A list of mixed or nested items, which only an earlier
+    /// remote could have stored (requests refuse them), goes out as a `STRING_LIST` of each
+    /// item's `{value, type}` as JSON text, so that no answer carries a type CloudKit lacks.
     public static func value(_ value: FieldValue) -> JSONValue {
         if case .list(let items) = value {
             if let type = commonScalarType(items) {
                 return ["value": .array(items.map(rawValue)), "type": .string(type + "_LIST")]
             }
-            return ["value": .array(items.map(self.value(_:))), "type": "LIST"]
+            let texts = items.map { JSONValue.string(String(decoding: self.value($0).bytes, as: UTF8.self)) }
+            return ["value": .array(texts), "type": "STRING_LIST"]
         }
         return ["value": rawValue(value), "type": .string(scalarType(value))]
     }
@@ -86,7 +90,6 @@ public enum WebServicesFormat {
         case .string: "STRING"
         case .int64: "INT64"
         case .double: "DOUBLE"
-        case .bool: "BOOLEAN"
         case .timestamp: "TIMESTAMP"
         case .bytes: "BYTES"
         case .asset: "ASSETID"
@@ -111,7 +114,6 @@ public enum WebServicesFormat {
         case .double(let number):
             .string(number.isNaN ? FieldValue.nonFiniteSpelling.nan
                 : number < 0 ? FieldValue.nonFiniteSpelling.negativeInfinity : FieldValue.nonFiniteSpelling.positiveInfinity)
-        case .bool(let flag): .bool(flag)
         case .timestamp(let time): .integer(time.milliseconds)
         case .bytes(let data): .string(data.base64EncodedString())
         case .asset(let reference): object(reference)
@@ -177,10 +179,6 @@ public enum WebServicesFormat {
             throw Invalid("\(path()) must be an object with a value and a type")
         }
         let type = try string(object["type"], at: "\(path()).type")
-        if type == "LIST" {
-            guard let items = value.array else { throw Invalid("\(path()).value must be an array") }
-            return .list(try items.enumerated().map { try fieldValue($1, at: "\(path()).value[\($0)]") })
-        }
         if type.hasSuffix("_LIST") {
             let itemType = String(type.dropLast("_LIST".count))
             guard itemType != "LIST", let items = value.array else { throw Invalid("\(path()).value must be an array") }
@@ -194,7 +192,6 @@ public enum WebServicesFormat {
         case "STRING": value.string.map(FieldValue.string)
         case "INT64": value.wholeNumber.map(FieldValue.int64)
         case "DOUBLE": double(value).map(FieldValue.double)
-        case "BOOLEAN": value.bool.map(FieldValue.bool)
         case "TIMESTAMP": value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
         case "BYTES": value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
         case "ASSETID": assetReference(value).map(FieldValue.asset)

@@ -73,6 +73,13 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // CloudKit has no Boolean type (see SQLiteSchema.booleansAsIntegers).
+        ("v3-no-booleans", [
+            """
+            UPDATE record SET fields = replace(replace(fields, '{"bool":true}', '{"int64":1}'), '{"bool":false}', '{"int64":0}')
+            WHERE strpos(fields, '{"bool":') > 0
+            """,
+        ]),
     ]
 }
 

@@ -10,7 +10,16 @@ enum SQLiteSchema {
         case lostResponses = "v2-lost-responses"
         case accessTokens = "v3-access-tokens"
         case assets = "v4-assets"
+        case noBooleans = "v5-no-booleans"
     }
+
+    /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
+    /// `{"bool":false}` become `{"int64":1}` and `{"int64":0}`. The stored JSON is compact and
+    /// escapes every quote inside a string, so these texts occur only as values.
+    static let booleansAsIntegers = """
+        UPDATE record SET fields = replace(replace(fields, '{"bool":true}', '{"int64":1}'), '{"bool":false}', '{"int64":0}')
+        WHERE instr(fields, '{"bool":') > 0
+        """
 
     /// The migrator that brings a remote file up to date.
     static var migrator: DatabaseMigrator {
@@ -43,6 +52,9 @@ enum SQLiteSchema {
                     UNIQUE (account, checksum)
                 );
                 """)
+        }
+        migrator.registerMigration(Migration.noBooleans.rawValue) { db in
+            try db.execute(sql: booleansAsIntegers)
         }
         return migrator
     }

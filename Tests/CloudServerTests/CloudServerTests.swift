@@ -89,6 +89,9 @@ import Testing
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": "abc", "type": "INT64"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": true, "type": "INT64"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": 1, "type": "GEOMETRY"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"b": {"value": true, "type": "BOOLEAN"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"l": {"value": [{"value": 1, "type": "INT64"}], "type": "LIST"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"l": {"value": [1, "a"], "type": "INT64_LIST"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"t": {"value": 1e300, "type": "TIMESTAMP"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"b": {"value": "%%%", "type": "BYTES"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": []}}]}"#,
@@ -107,6 +110,30 @@ import Testing
         #expect(answer.json["serverErrorCode"] as? String == "BAD_REQUEST")
         #expect(!(answer.json["reason"] as? String ?? "").isEmpty)
         #expect(try server.snapshot() == before)
+    }
+
+    @Test("Answers carry CloudKit's types only: typed lists come back typed, and what an earlier server stored (a mixed list) goes out as a STRING_LIST")
+    func cloudKitTypesOnly() throws {
+        let server = try ServerFixture()
+        let fields: [String: Any] = [
+            "tags": ["value": ["a", "b"], "type": "STRING_LIST"], "counts": ["value": [1, 2], "type": "INT64_LIST"],
+            "done": ["value": 1, "type": "INT64"],
+        ]
+        let saved = try server.send(Self.modify, token: server.aliceToken, json: Self.save("typed", fields: fields))
+        let record = try #require((saved.json["records"] as? [[String: Any]])?.first)
+        let types = (record["fields"] as? [String: [String: Any]])?.mapValues { $0["type"] as? String }
+        #expect(types == ["tags": "STRING_LIST", "counts": "INT64_LIST", "done": "INT64"])
+
+        // A list of mixed items, as the previous server accepted from any client.
+        let mixed = RemoteRecord(
+            recordType: "Idea", recordID: RecordID(recordName: "mixed", zoneID: ServerFixture.zone),
+            fields: ["odd": .list([.string("a"), .int64(1), .list([.int64(2)])])])
+        _ = try server.store.modify(account: "alice", saves: [RecordSave(mixed, policy: .allKeys)], deleting: [], atomic: false)
+        let answer = try server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: answer.json), as: UTF8.self)
+        #expect(answer.status == 200 && !text.contains(#""BOOLEAN""#) && !text.contains(#""LIST""#), "\(text)")
+        let odd = try #require((answer.json["records"] as? [[String: Any]])?.first { $0["recordName"] as? String == "mixed" })
+        #expect(((odd["fields"] as? [String: [String: Any]])?["odd"])?["type"] as? String == "STRING_LIST")
     }
 
     @Test("desiredKeys limits the fields of each saved record in a modify's answer; the record keeps all of them")

@@ -11,10 +11,9 @@ import Testing
         FieldValue.string("靈感 💡 \"quoted\""),
         .int64(.max), .int64(.min), .int64(0),
         .double(0.1), .double(-1e300),
-        .bool(true), .bool(false),
         .timestamp(Timestamp(milliseconds: 1_795_162_530_123)),
         .bytes(Data([0, 1, 2, 255])), .bytes(Data()),
-        .list([.string("a"), .int64(1), .list([.bool(true)])]), .list([]),
+        .list([.string("a"), .int64(1), .list([.int64(1)])]), .list([]),
     ])
     func roundTrip(value: FieldValue) throws {
         let json = try JSONEncoder().encode(value)
@@ -37,7 +36,7 @@ import Testing
     func jsonText() {
         #expect(FieldValue.int64(-3).jsonText == #"{"int64":-3}"#)
         #expect(FieldValue.timestamp(Timestamp(milliseconds: 0)).jsonText == #"{"timestamp":"1970-01-01T00:00:00.000Z"}"#)
-        #expect(FieldValue.list([.bool(true), .double(.infinity), .bytes(Data([255]))]).jsonText == #"{"list":[{"bool":true},{"double":"+inf"},{"bytes":"/w=="}]}"#)
+        #expect(FieldValue.list([.int64(1), .double(.infinity), .bytes(Data([255]))]).jsonText == #"{"list":[{"int64":1},{"double":"+inf"},{"bytes":"/w=="}]}"#)
         #expect(FieldValue.string("a\"\n").jsonText == #"{"string":"a\"\n"}"#)
     }
 
@@ -53,6 +52,15 @@ import Testing
         #expect(decoded.count == 3)
         #expect(decoded[0] == .double(.infinity) && decoded[1] == .double(-.infinity))
         if case .double(let value) = decoded[2] { #expect(value.isNaN) } else { Issue.record("not a double: \(decoded[2])") }
+    }
+
+    @Test("A flag an earlier remote stored as bool reads as the INT64 CloudKit uses", arguments: [
+        (#"{"bool":true}"#, FieldValue.int64(1)), (#"{"bool":false}"#, .int64(0)),
+        (#"{"list":[{"bool":true},{"int64":7}]}"#, .list([.int64(1), .int64(7)])),
+    ])
+    func earlierBooleans(json: String, value: FieldValue) throws {
+        #expect(try decode(Data(json.utf8)) == value)
+        #expect(try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)) == value)
     }
 
     @Test("A value encodes as one key naming its type")

@@ -2,7 +2,9 @@ import CloudKitModel
 import CloudStore
 import Foundation
 import IdeaBoxCore
-import PostgresStore
+import Logging
+import PostgresNIO
+@testable import PostgresStore
 import RemoteTestSupport
 import Synchronization
 import Testing
@@ -119,6 +121,46 @@ struct PostgresRecordStoreTests {
         try runBlocking { try await stores[0].addAccessToken(hash: "h", account: "alice") }
         let accounts = try runBlocking { try await stores[2].accessTokenAccounts() }
         #expect(accounts.map(\.account) == ["alice"])
+    }
+
+    @Test("A database an earlier server wrote, with flags stored as bool, has them as INT64 after the upgrade")
+    func earlierBooleansBecomeIntegers() throws {
+        let url = try #require(TestPostgres.url)
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let clock = ManualClock(start: CloudFixture.start).wallClock
+        let connect = { @Sendable in
+            try runBlocking { try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1) }
+        }
+        // The database as the previous release left it: the booleans' migration not yet run,
+        // and a record with flags as that release stored them.
+        let earlier = try connect()
+        try runBlocking {
+            try await earlier.run { connection in
+                let logger = Logger(label: "test")
+                try await connection.query("DELETE FROM ideabox_migration WHERE name = 'v3-no-booleans'", logger: logger)
+                try await connection.query(
+                    "INSERT INTO zone (account, name, created_at, change_sequence) VALUES ('alice', 'Ideas', 0, 1)", logger: logger)
+                let fields = #"{"done":{"bool":true},"hidden":{"bool":false},"title":{"string":"{\"bool\":true}"}}"#
+                try await connection.query(
+                    """
+                    INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+                    SELECT id, 'flags', 1, 'Idea', 'old', 0, 0, \(fields) FROM zone WHERE account = 'alice'
+                    """, logger: logger)
+            }
+        }
+        let upgraded = try connect()
+        let records = try runBlocking {
+            try await upgraded.records(account: "alice", in: Self.zone, ofType: "Idea", after: nil, limit: 10)
+        }
+        #expect(records.map(\.fields) == [["done": .int64(1), "hidden": .int64(0), "title": .string(#"{"bool":true}"#)]])
+        // Read leniently either way: the stored text itself must have changed.
+        let stored = try runBlocking {
+            try await upgraded.run { connection in
+                try await connection.query("SELECT fields FROM record", logger: Logger(label: "test")).collect()
+                    .map { try $0.decode(String.self) }
+            }
+        }
+        #expect(stored.count == 1 && !stored[0].contains(#"{"bool":"#) && stored[0].contains(#"{"int64":1}"#), "\(stored)")
     }
 
     @Test("A database that cannot be reached, or a URL that is not PostgreSQL's, is one clear error")

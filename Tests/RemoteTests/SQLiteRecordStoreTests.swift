@@ -1,0 +1,45 @@
+import CloudKitModel
+import Foundation
+import GRDB
+import IdeaBoxCore
+@testable import SQLiteStore
+import Testing
+
+/// `SQLiteRecordStore`'s own migrations (its record operations are the contract suites').
+@Suite struct SQLiteRecordStoreTests {
+    @Test("A file an earlier server wrote, with flags stored as bool, opens with them as INT64 and keeps every record")
+    func earlierBooleansBecomeIntegers() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The file as the previous release left it: its migrations, then its rows.
+        let earlier = try DatabaseQueue(path: folder.appendingPathComponent(SQLiteRecordStore.fileName).path)
+        try SQLiteSchema.migrator.migrate(earlier, upTo: SQLiteSchema.Migration.assets.rawValue)
+        try earlier.write { db in
+            try db.execute(sql: "INSERT INTO zone (account, name, createdAt) VALUES ('alice', 'Ideas', 0)")
+            let rows: [(String, String)] = [
+                ("flags", #"{"done":{"bool":true},"hidden":{"bool":false},"title":{"string":"{\"bool\":true}"}}"#),
+                ("plain", #"{"title":{"string":"no flags"},"version":{"int64":3}}"#),
+            ]
+            for (index, (name, fields)) in rows.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO record (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
+                        VALUES (1, ?, ?, 'Idea', ?, 0, 0, ?)
+                        """,
+                    arguments: [name, index + 1, "1.\(index + 1)", fields])
+            }
+            try db.execute(sql: "UPDATE zone SET changeSequence = 2")
+        }
+        try earlier.close()
+
+        let store = try SQLiteRecordStore.open(directory: folder, clock: WallClock { Timestamp(milliseconds: 0) })
+        let records = try store.records(account: "alice", in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
+        #expect(records.map(\.recordID.recordName) == ["flags", "plain"])
+        #expect(records[0].fields == ["done": .int64(1), "hidden": .int64(0), "title": .string(#"{"bool":true}"#)])
+        #expect(records[1].fields == ["title": .string("no flags"), "version": .int64(3)])
+        let stored = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT fields FROM record ORDER BY recordName") }
+        #expect(!stored[0].contains(#"{"bool":"#))
+        #expect(stored[0].contains(#"{"done":{"int64":1}"#))
+    }
+}
