@@ -27,11 +27,27 @@ struct CloudOperations {
             case .recordsQuery: return try await query(body)
             case .changesZone: return try await zoneChanges(body)
             case .zonesModify: return try await modifyZones(body)
-            case .zonesList: return ["zones": .array(try await store.zones(account: account).map { ["zoneID": WebServicesFormat.object($0)] })]
+            case .zonesList: return ["zones": .array(try await zones().map { ["zoneID": WebServicesFormat.object($0)] })]
             case .assetsUpload, .assetsDownload: throw WebServicesError.badRequest("Assets are not JSON operations.")
             }
         } catch let invalid as WebServicesFormat.Invalid {
             throw WebServicesError.badRequest(invalid.reason)
+        }
+    }
+
+    // MARK: zones
+
+    /// The account's zones, the default zone first: it always exists (its row in the store is
+    /// made by the first write to it).
+    private func zones() async throws -> [RecordZoneID] {
+        let defaultZone = WebServicesFormat.defaultZone
+        return [defaultZone] + (try await store.zones(account: account)).filter { $0 != defaultZone }
+    }
+
+    /// Makes the default zone's row if `zones` name it, before a write to it.
+    private func prepare(_ zones: some Sequence<RecordZoneID>) async throws {
+        if zones.contains(WebServicesFormat.defaultZone) {
+            try await store.createZone(WebServicesFormat.defaultZone, account: account)
         }
     }
 
@@ -63,9 +79,9 @@ struct CloudOperations {
     }
 
     private func modifyRecords(_ body: Object) async throws -> Object {
-        let zone = try WebServicesFormat.zoneID(body["zoneID"])
+        let zone = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
         let operations = try Self.operations(body)
-        let atomic = try Self.bool(body["atomic"], at: "atomic") ?? true
+        let atomicAsked = try Self.bool(body["atomic"], at: "atomic") ?? true
         let desiredKeys = try Self.desiredKeys(body)
         var items: [Item] = []
         var saved = Set<RecordID>(), deleted = Set<RecordID>()
@@ -123,6 +139,10 @@ struct CloudOperations {
             case let .delete(recordID): deletes.append(recordID)
             }
         }
+        let zones = Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.zoneID))
+        // `atomic` (default true) applies to custom zones only, as Apple documents.
+        let atomic = atomicAsked && !zones.contains(WebServicesFormat.defaultZone)
+        try await prepare(zones)
         let result = try await store.modify(account: account, saves: saves, deleting: deletes, atomic: atomic)
         let savedByID = Dictionary(result.saved.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
         let failedAtomically = atomic && !result.failures.isEmpty
@@ -180,12 +200,17 @@ struct CloudOperations {
     // MARK: records/query
 
     private func query(_ body: Object) async throws -> Object {
-        let zone = try WebServicesFormat.zoneID(body["zoneID"])
+        let zone = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
         guard let query = body["query"]?.object else { throw WebServicesError.badRequest("query must be an object with a recordType.") }
         let recordType = try WebServicesFormat.typeName(query["recordType"], at: "query.recordType")
         let limit = try Self.limit(body["resultsLimit"], maximum: Self.maximumOperations)
         let after = try body["continuationMarker"].map { try WebServicesFormat.recordName($0, at: "continuationMarker") }
-        let records = try await store.records(account: account, in: zone, ofType: recordType, after: after, limit: limit + 1)
+        let records: [RemoteRecord]
+        do {
+            records = try await store.records(account: account, in: zone, ofType: recordType, after: after, limit: limit + 1)
+        } catch CloudError.zoneNotFound where zone == WebServicesFormat.defaultZone {
+            records = []  // never written to yet
+        }
         var answer: Object = ["records": .array(records.prefix(limit).map { .object(WebServicesFormat.object($0)) })]
         if records.count > limit { answer["continuationMarker"] = .string(records[limit - 1].recordID.recordName) }
         return answer
@@ -195,6 +220,9 @@ struct CloudOperations {
 
     private func zoneChanges(_ body: Object) async throws -> Object {
         let zone = try WebServicesFormat.zoneID(body["zoneID"])
+        guard zone != WebServicesFormat.defaultZone else {
+            throw WebServicesError.badRequest("Changes are fetched for custom zones only, not the default zone.")
+        }
         let token = try body["syncToken"].map { json -> ChangeToken in
             guard let text = json.string, text.utf8.count <= 512, let data = Data(base64Encoded: text) else {
                 throw WebServicesError.badRequest("syncToken must be a token this server gave out.")
@@ -225,12 +253,17 @@ struct CloudOperations {
             guard type == "create" || type == "delete" else {
                 throw WebServicesError.badRequest("\(path()).operationType must be create or delete.")
             }
-            zones.append((type, try WebServicesFormat.zoneID(zone["zoneID"], at: "\(path()).zone.zoneID")))
+            let zoneID = try WebServicesFormat.zoneID(zone["zoneID"], at: "\(path()).zone.zoneID")
+            if type == "delete" && zoneID == WebServicesFormat.defaultZone {
+                throw WebServicesError.badRequest("\(path()): the default zone cannot be deleted.")
+            }
+            zones.append((type, zoneID))
         }
         var answers: [JSONValue] = []
         for (type, zone) in zones {
             if type == "create" {
-                try await store.createZone(zone, account: account)
+                // Creating the default zone, which always exists, changes nothing.
+                if zone != WebServicesFormat.defaultZone { try await store.createZone(zone, account: account) }
                 answers.append(["zoneID": WebServicesFormat.object(zone)])
             } else {
                 try await store.deleteZone(zone, account: account)

@@ -33,6 +33,9 @@ public enum WebServicesFormat {
 
     /// The longest record name, record type, field or zone name, in UTF-8 bytes (CloudKit's).
     public static let maximumNameLength = 255
+    /// The zone every account has, which a request without a `zoneID` means (Apple's
+    /// `_defaultZone`). Changes are fetched for custom zones only.
+    public static let defaultZone = RecordZoneID(zoneName: "_defaultZone")
     /// The most operations a server takes in one request (CloudKit's limit).
     public static let maximumOperations = 200
     /// The most changes a server sends in one page of zone changes.
@@ -124,6 +127,12 @@ public enum WebServicesFormat {
     // MARK: Reading
 
     /// The zone id in `{zoneName}`.
+    /// The zone id in `{zoneName}`, or the default zone if there is none.
+    public static func zoneIDOrDefault(_ json: JSONValue?, at path: @autoclosure () -> String = "zoneID") throws -> RecordZoneID {
+        guard let json, json != .null else { return defaultZone }
+        return try zoneID(json, at: path())
+    }
+
     public static func zoneID(_ json: JSONValue?, at path: @autoclosure () -> String = "zoneID") throws -> RecordZoneID {
         guard let object = json?.object else { throw Invalid("\(path()) must be an object with a zoneName") }
         let name = try string(object["zoneName"], at: "\(path()).zoneName")

@@ -60,7 +60,7 @@ import Testing
         try alice.createZone(RecordZoneID(zoneName: "AlicePrivate"))
         #expect(cloudError { try bob.records(in: RecordZoneID(zoneName: "AlicePrivate"), ofType: "Idea") } == .zoneNotFound)
         let list = try server.send(ServerFixture.path("zones/list"), token: server.bobToken, json: [:])
-        #expect((list.json["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["Ideas"])
+        #expect((list.json["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["_defaultZone", "Ideas"])
 
         let after = try server.snapshot()
         #expect(after == before.replacingOccurrences(of: "alice: zones [\"Ideas\"]", with: "alice: zones [\"AlicePrivate\", \"Ideas\"]"))
@@ -134,6 +134,44 @@ import Testing
         #expect(answer.status == 200 && !text.contains(#""BOOLEAN""#) && !text.contains(#""LIST""#), "\(text)")
         let odd = try #require((answer.json["records"] as? [[String: Any]])?.first { $0["recordName"] as? String == "mixed" })
         #expect(((odd["fields"] as? [String: [String: Any]])?["odd"])?["type"] as? String == "STRING_LIST")
+    }
+
+    @Test("Every account has _defaultZone: listed always, written to and queried without a zoneID, never deleted, no change feed; one account's default zone is its own")
+    func defaultZone() throws {
+        let server = try ServerFixture()
+        let zonesPath = ServerFixture.path("zones/list")
+        func zoneNames(_ token: String) throws -> [String] {
+            let answer = try server.send(zonesPath, token: token, json: [:])
+            return (answer.json["zones"] as? [[String: Any]] ?? []).compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String }
+        }
+        #expect(try zoneNames(server.aliceToken) == ["_defaultZone", "Ideas"])
+
+        let record: [String: Any] = ["recordName": "loose", "recordType": "Note", "fields": ["text": ["value": "no zone named", "type": "STRING"]]]
+        let created = try server.send(Self.modify, token: server.aliceToken, json: ["operations": [["operationType": "create", "record": record]]])
+        let saved = try #require((created.json["records"] as? [[String: Any]])?.first)
+        #expect(created.status == 200 && saved["recordChangeTag"] is String, "\(created.json)")
+        #expect(try zoneNames(server.aliceToken) == ["_defaultZone", "Ideas"])
+
+        func names(_ token: String, zone: [String: Any]?) throws -> [String] {
+            var body: [String: Any] = ["query": ["recordType": "Note"]]
+            if let zone { body["zoneID"] = zone }
+            let answer = try server.send(Self.query, token: token, json: body)
+            #expect(answer.status == 200, "\(answer.json)")
+            return (answer.json["records"] as? [[String: Any]] ?? []).compactMap { $0["recordName"] as? String }
+        }
+        #expect(try names(server.aliceToken, zone: nil) == ["loose"])
+        #expect(try names(server.aliceToken, zone: ["zoneName": "_defaultZone"]) == ["loose"])
+        #expect(try names(server.aliceToken, zone: Self.zone) == [])
+        #expect(try names(server.bobToken, zone: nil) == [], "bob's default zone is his own")
+
+        let before = try server.snapshot()
+        let deleteDefault = try server.send(
+            ServerFixture.path("zones/modify"), token: server.aliceToken,
+            json: ["operations": [["operationType": "delete", "zone": ["zoneID": ["zoneName": "_defaultZone"]]]]])
+        #expect(deleteDefault.status == 400 && deleteDefault.json["serverErrorCode"] as? String == "BAD_REQUEST")
+        let changes = try server.send(ServerFixture.path("changes/zone"), token: server.aliceToken, json: ["zoneID": ["zoneName": "_defaultZone"]])
+        #expect(changes.status == 400 && changes.json["serverErrorCode"] as? String == "BAD_REQUEST")
+        #expect(try server.snapshot() == before)
     }
 
     @Test("desiredKeys limits the fields of each saved record in a modify's answer; the record keeps all of them")
