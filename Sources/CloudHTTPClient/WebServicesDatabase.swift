@@ -140,12 +140,15 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        var body: WebServicesFormat.Object = [
+        var request: WebServicesFormat.Object = [
             "zoneID": WebServicesFormat.object(zone),
             "resultsLimit": .integer(Int64(min(max(1, resultsLimit), Self.maximumChangesPerPage))),
         ]
-        if let token { body["syncToken"] = .string(token.data.base64EncodedString()) }
-        let answer = try send(.changesZone, body)
+        if let token { request["syncToken"] = .string(token.data.base64EncodedString()) }
+        let zones = try send(.changesZone, ["zones": [.object(request)]])["zones"]?.array
+        guard let first = zones?.first?.object, zones?.count == 1 else { throw CloudError.networkFailure }
+        if let error = WebServicesError(first) { throw error.cloudError() }
+        let answer = first
         guard let records = answer["records"]?.array, let syncToken = answer["syncToken"]?.string,
               let tokenData = Data(base64Encoded: syncToken), let moreComing = answer["moreComing"]?.bool
         else { throw CloudError.networkFailure }

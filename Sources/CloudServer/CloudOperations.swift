@@ -25,7 +25,8 @@ struct CloudOperations {
             switch operation {
             case .recordsModify: return try await modifyRecords(body)
             case .recordsQuery: return try await query(body)
-            case .changesZone: return try await zoneChanges(body)
+            case .changesZone: return try await zonesChanges(body)
+            case .recordsChanges: return try await recordChanges(body)
             case .zonesModify: return try await modifyZones(body)
             case .zonesList: return ["zones": .array(try await zones().map { ["zoneID": WebServicesFormat.object($0)] })]
             case .assetsUpload, .assetsDownload: throw WebServicesError.badRequest("Assets are not JSON operations.")
@@ -216,27 +217,71 @@ struct CloudOperations {
         return answer
     }
 
-    // MARK: changes/zone
+    // MARK: changes/zone, records/changes
 
-    private func zoneChanges(_ body: Object) async throws -> Object {
-        let zone = try WebServicesFormat.zoneID(body["zoneID"])
+    /// `changes/zone`: `zones[{zoneID, syncToken?, resultsLimit?, desiredKeys?}]`, answered
+    /// with `zones[]`, each a zone's page of changes or, for that zone alone, an error. A body
+    /// with a top-level `zoneID` and no `zones` is the flat form IdeaBox's earlier clients
+    /// sent, answered as they expect (`records/changes`' keys and the `zoneID`).
+    private func zonesChanges(_ body: Object) async throws -> Object {
+        guard let zones = body["zones"] else {
+            var answer = try await changes(body, at: "")
+            answer["zoneID"] = WebServicesFormat.object(try WebServicesFormat.zoneID(body["zoneID"]))
+            answer["reverse"] = nil
+            return answer
+        }
+        guard let requests = zones.array, !requests.isEmpty, requests.count <= Self.maximumOperations else {
+            throw WebServicesError.badRequest("zones must be an array of 1 to \(Self.maximumOperations) zones.")
+        }
+        let parsed = try requests.enumerated().map { index, json in
+            guard let object = json.object else { throw WebServicesError.badRequest("zones[\(index)] must be an object with a zoneID.") }
+            return (object, try WebServicesFormat.zoneID(object["zoneID"], at: "zones[\(index)].zoneID"))
+        }
+        var answers: [JSONValue] = []
+        for (index, (request, zone)) in parsed.enumerated() {
+            do {
+                var answer = try await changes(request, at: "zones[\(index)].")
+                answer["zoneID"] = WebServicesFormat.object(zone)
+                answers.append(.object(answer))
+            } catch let error as CloudError {
+                var failure = WebServicesError(error).object
+                failure["zoneID"] = WebServicesFormat.object(zone)
+                answers.append(.object(failure))
+            }
+        }
+        return ["zones": .array(answers)]
+    }
+
+    /// `records/changes`: one zone's page, `{records, syncToken, moreComing, reverse}`.
+    private func recordChanges(_ body: Object) async throws -> Object {
+        try await changes(body, at: "")
+    }
+
+    /// One custom zone's changes after `{zoneID, syncToken?, resultsLimit?, desiredKeys?}`.
+    private func changes(_ body: Object, at path: String) async throws -> Object {
+        let zone = try WebServicesFormat.zoneID(body["zoneID"], at: path + "zoneID")
         guard zone != WebServicesFormat.defaultZone else {
             throw WebServicesError.badRequest("Changes are fetched for custom zones only, not the default zone.")
         }
         let token = try body["syncToken"].map { json -> ChangeToken in
             guard let text = json.string, text.utf8.count <= 512, let data = Data(base64Encoded: text) else {
-                throw WebServicesError.badRequest("syncToken must be a token this server gave out.")
+                throw WebServicesError.badRequest("\(path)syncToken must be a token this server gave out.")
             }
             return ChangeToken(data: data)
         }
         let limit = try Self.limit(body["resultsLimit"], maximum: Self.maximumChangesPerPage)
+        let desiredKeys = try Self.desiredKeys(body)
         let changes = try await store.fetchChanges(account: account, in: zone, since: token, resultsLimit: limit)
+        let changed = changes.changed.map { record in
+            var record = record
+            if let desiredKeys { record.fields = record.fields.filter { desiredKeys.contains($0.key) } }
+            return JSONValue.object(WebServicesFormat.object(record))
+        }
         return [
-            "zoneID": WebServicesFormat.object(zone),
             "syncToken": .string(changes.token.data.base64EncodedString()),
             "moreComing": .bool(changes.moreComing),
-            "records": .array(
-                changes.changed.map { .object(WebServicesFormat.object($0)) } + changes.deleted.map { .object(WebServicesFormat.object($0)) }),
+            "reverse": false,
+            "records": .array(changed + changes.deleted.map { .object(WebServicesFormat.object($0)) }),
         ]
     }
 

@@ -12,8 +12,10 @@ public enum WebServicesPath {
         case recordsModify = "records/modify"
         /// Records of one type in a zone.
         case recordsQuery = "records/query"
-        /// A zone's changes since a sync token.
+        /// The changes of several zones, each since its sync token (`zones[]`).
         case changesZone = "changes/zone"
+        /// One zone's changes since a sync token (Apple's older, flat form).
+        case recordsChanges = "records/changes"
         /// Creates and deletes zones.
         case zonesModify = "zones/modify"
         /// The account's zones.

@@ -174,6 +174,38 @@ import Testing
         #expect(try server.snapshot() == before)
     }
 
+    @Test("changes/zone takes Apple's zones[] and answers zones[], one entry per zone, a failing zone as its own error; records/changes and the earlier flat form answer one zone")
+    func zoneChanges() throws {
+        let server = try ServerFixture()
+        let changesZone = ServerFixture.path("changes/zone")
+        let answer = try server.send(changesZone, token: server.aliceToken, json: [
+            "zones": [["zoneID": ["zoneName": "Ideas"], "desiredKeys": ["title"]], ["zoneID": ["zoneName": "Missing"]]],
+        ])
+        #expect(answer.status == 200, "\(answer.json)")
+        let zones = try #require(answer.json["zones"] as? [[String: Any]])
+        #expect(zones.count == 2)
+        #expect((zones[0]["zoneID"] as? [String: Any])?["zoneName"] as? String == "Ideas")
+        #expect(zones[0]["syncToken"] is String && zones[0]["moreComing"] as? Bool == false)
+        let records = try #require(zones[0]["records"] as? [[String: Any]])
+        #expect(records.map { $0["recordName"] as? String } == ["secret"])
+        #expect((records[0]["fields"] as? [String: Any]).map { Set($0.keys) } == ["title"])
+        #expect(zones[1]["serverErrorCode"] as? String == "ZONE_NOT_FOUND" && zones[1]["uuid"] is String)
+        #expect((zones[1]["zoneID"] as? [String: Any])?["zoneName"] as? String == "Missing")
+
+        let flat = try server.send(ServerFixture.path("records/changes"), token: server.aliceToken, json: ["zoneID": ["zoneName": "Ideas"]])
+        #expect(flat.status == 200 && flat.json["reverse"] as? Bool == false && flat.json["zoneID"] == nil, "\(flat.json)")
+        #expect((flat.json["records"] as? [[String: Any]])?.count == 1 && flat.json["syncToken"] is String)
+        // The flat form IdeaBox's earlier clients sent to changes/zone still gets its answer.
+        let earlier = try server.send(changesZone, token: server.aliceToken, json: ["zoneID": ["zoneName": "Ideas"]])
+        #expect(earlier.status == 200 && (earlier.json["zoneID"] as? [String: Any])?["zoneName"] as? String == "Ideas")
+        #expect((earlier.json["records"] as? [[String: Any]])?.count == 1)
+
+        for bad: [String: Any] in [["zones": []], ["zones": "Ideas"], ["zones": [["syncToken": "x"]]]] {
+            let refused = try server.send(changesZone, token: server.aliceToken, json: bad)
+            #expect(refused.status == 400 && refused.json["serverErrorCode"] as? String == "BAD_REQUEST", "\(bad)")
+        }
+    }
+
     @Test("desiredKeys limits the fields of each saved record in a modify's answer; the record keeps all of them")
     func desiredKeys() throws {
         let server = try ServerFixture()
