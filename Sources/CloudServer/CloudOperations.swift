@@ -25,6 +25,7 @@ struct CloudOperations {
             switch operation {
             case .recordsModify: return try await modifyRecords(body)
             case .recordsQuery: return try await query(body)
+            case .recordsLookup: return try await lookup(body)
             case .changesZone: return try await zonesChanges(body)
             case .recordsChanges: return try await recordChanges(body)
             case .zonesModify: return try await modifyZones(body)
@@ -215,6 +216,39 @@ struct CloudOperations {
         var answer: Object = ["records": .array(records.prefix(limit).map { .object(WebServicesFormat.object($0)) })]
         if records.count > limit { answer["continuationMarker"] = .string(records[limit - 1].recordID.recordName) }
         return answer
+    }
+
+    // MARK: records/lookup
+
+    /// `records[{recordName, desiredKeys?}]` in `zoneID` (the default zone if none): each
+    /// answered, in order, with the record or a `NOT_FOUND` naming it.
+    private func lookup(_ body: Object) async throws -> Object {
+        let zone = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
+        guard let requests = body["records"]?.array, requests.count <= Self.maximumOperations else {
+            throw WebServicesError.badRequest("records must be an array of at most \(Self.maximumOperations) {recordName}.")
+        }
+        let desiredKeys = try Self.desiredKeys(body)
+        let wanted = try requests.enumerated().map { index, json in
+            guard let object = json.object else { throw WebServicesError.badRequest("records[\(index)] must be an object with a recordName.") }
+            let name = try WebServicesFormat.recordName(object["recordName"], at: "records[\(index)].recordName")
+            return (name, try Self.desiredKeys(object) ?? desiredKeys)
+        }
+        let found: [RemoteRecord]
+        do {
+            found = try await store.records(account: account, in: zone, named: wanted.map(\.0))
+        } catch CloudError.zoneNotFound where zone == WebServicesFormat.defaultZone {
+            found = []  // never written to yet
+        }
+        let byName = Dictionary(found.map { ($0.recordID.recordName, $0) }, uniquingKeysWith: { first, _ in first })
+        return ["records": .array(wanted.map { name, keys in
+            guard var record = byName[name] else {
+                var missing = WebServicesError(code: "NOT_FOUND", reason: "No record \(name) in zone \(zone.zoneName).").object
+                missing["recordName"] = .string(name)
+                return .object(missing)
+            }
+            if let keys { record.fields = record.fields.filter { keys.contains($0.key) } }
+            return .object(WebServicesFormat.object(record))
+        })]
     }
 
     // MARK: changes/zone, records/changes

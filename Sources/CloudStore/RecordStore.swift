@@ -44,6 +44,8 @@ public protocol RecordStore: Sendable {
     func storeAsset(_ data: Data, account: String) async throws -> AssetReference
     /// The bytes of the asset of `account` with `checksum`, or nil if it has none.
     func asset(_ checksum: String, account: String) async throws -> Data?
+    /// The records of `zone` named `names` that exist, in no particular order.
+    func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord]
     /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
     func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
 }

@@ -12,6 +12,8 @@ public enum WebServicesPath {
         case recordsModify = "records/modify"
         /// Records of one type in a zone.
         case recordsQuery = "records/query"
+        /// Records by name.
+        case recordsLookup = "records/lookup"
         /// The changes of several zones, each since its sync token (`zones[]`).
         case changesZone = "changes/zone"
         /// One zone's changes since a sync token (Apple's older, flat form).

@@ -99,6 +99,14 @@ extension PostgresRecordStore {
         }
     }
 
+    public func records(account: String, in zoneID: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] {
+        try await transaction(readOnly: true) { connection in
+            var zones = ZoneRows()
+            zones.rows[zoneID] = try await ZoneRows.find(zoneID, account: account, connection, logger)
+            return Array(try await Self.records(names.map { RecordID(recordName: $0, zoneID: zoneID) }, zones: zones, connection, logger).values)
+        }
+    }
+
     public func records(account: String, in zoneID: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {
         let limit = Int64(clamping: max(0, limit))
         return try await transaction(readOnly: true) { connection in

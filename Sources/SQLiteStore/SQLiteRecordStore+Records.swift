@@ -120,6 +120,14 @@ extension SQLiteRecordStore {
         }
     }
 
+    /// The records of `zoneID` named `names` that exist.
+    public func records(account: String, in zoneID: RecordZoneID, named names: [String]) throws -> [RemoteRecord] {
+        try writer.read { db in
+            let zone = try ZoneState.fetch(zoneID, account: account, db)
+            return try names.compactMap { try StoredRecord.fetch(RecordID(recordName: $0, zoneID: zoneID), zone: zone, db) }
+        }
+    }
+
     /// Deletes `recordID` if the server has it, remembering the deletion for change
     /// fetches; deleting a missing record changes nothing.
     private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {

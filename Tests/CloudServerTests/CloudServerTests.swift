@@ -206,6 +206,30 @@ import Testing
         }
     }
 
+    @Test("records/lookup answers each name in order: the record (its desiredKeys only) or NOT_FOUND naming it; another account's record is not found")
+    func lookup() throws {
+        let server = try ServerFixture()
+        let path = ServerFixture.path("records/lookup")
+        let answer = try server.send(path, token: server.aliceToken, json: [
+            "zoneID": Self.zone, "records": [["recordName": "missing"], ["recordName": "secret", "desiredKeys": []]],
+        ])
+        let records = try #require(answer.json["records"] as? [[String: Any]])
+        #expect(answer.status == 200 && records.count == 2)
+        #expect(records[0]["recordName"] as? String == "missing" && records[0]["serverErrorCode"] as? String == "NOT_FOUND")
+        #expect(records[0]["uuid"] is String)
+        #expect(records[1]["recordName"] as? String == "secret" && records[1]["recordChangeTag"] is String)
+        #expect((records[1]["fields"] as? [String: Any])?.isEmpty == true)
+        let full = try server.send(path, token: server.aliceToken, json: ["zoneID": Self.zone, "records": [["recordName": "secret"]]])
+        #expect(((full.json["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any])?.keys.sorted() == ["title"])
+
+        let bob = try server.send(path, token: server.bobToken, json: ["zoneID": Self.zone, "records": [["recordName": "secret"]]])
+        #expect((bob.json["records"] as? [[String: Any]])?.first?["serverErrorCode"] as? String == "NOT_FOUND")
+        let inDefault = try server.send(path, token: server.aliceToken, json: ["records": [["recordName": "secret"]]])
+        #expect((inDefault.json["records"] as? [[String: Any]])?.first?["serverErrorCode"] as? String == "NOT_FOUND")
+        let malformed = try server.send(path, token: server.aliceToken, json: ["records": [["name": "secret"]]])
+        #expect(malformed.status == 400)
+    }
+
     @Test("desiredKeys limits the fields of each saved record in a modify's answer; the record keeps all of them")
     func desiredKeys() throws {
         let server = try ServerFixture()

@@ -34,6 +34,7 @@ import Testing
         func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {
             throw error
         }
+        func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] { throw error }
         func storeAsset(_ data: Data, account: String) async throws -> AssetReference { throw error }
         func asset(_ checksum: String, account: String) async throws -> Data? { throw error }
     }

@@ -79,6 +79,9 @@ final class ServeProcess {
         return try child?.stop(signal) ?? 0
     }
 
+    /// The running server's process id, if it runs.
+    var pid: pid_t? { child?.pid }
+
     /// Everything the server logged since it was first started, one line per request.
     var log: String {
         (1...max(1, starts)).map { (try? String(contentsOf: logFile($0), encoding: .utf8)) ?? "" }.joined()

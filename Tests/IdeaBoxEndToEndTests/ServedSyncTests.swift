@@ -117,7 +117,7 @@ struct ServedSyncTests {
         try a.run(["remote", "latency", "150"])
 
         let upload = try a.start(["sync"])
-        let uploads = try await Self.waitForModifies(atLeast: 3, in: server)
+        let uploads = try await Self.kill(server, afterModifies: 3)
         try server.stop(SIGKILL)
         #expect(uploads < count / 100, "the upload ended before the server was killed")
         try await server.start()
@@ -151,17 +151,30 @@ struct ServedSyncTests {
         return Data(("[" + ideas.joined(separator: ",") + "]").utf8)
     }
 
-    /// Waits until the server has answered `count` record uploads; returns how many it has.
-    private static func waitForModifies(atLeast count: Int, in server: ServeProcess) async throws -> Int {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(60)
-        while true {
-            let modifies = server.log.components(separatedBy: "records/modify 200").count - 1
-            if modifies >= count { return modifies }
-            guard clock.now < deadline else {
-                throw EndToEndError(description: "The upload did not reach the server:\n\(server.log)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+    /// Kills the server with SIGKILL as soon as it has answered `count` record uploads;
+    /// returns how many it had. The watch runs on a thread of its own: on the test pool's few
+    /// threads, which other tests block while their programs run, a look could come seconds
+    /// late, after the whole upload (a CI run saw all 50 done).
+    private static func kill(_ server: ServeProcess, afterModifies count: Int) async throws -> Int {
+        nonisolated(unsafe) let watched = server
+        guard let pid = server.pid else { throw EndToEndError(description: "The server is not running.") }
+        return try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
+            Thread {
+                let deadline = Date().addingTimeInterval(60)
+                while true {
+                    let modifies = watched.log.components(separatedBy: "records/modify 200").count - 1
+                    if modifies >= count {
+                        Glibc.kill(pid, SIGKILL)
+                        done.resume(returning: modifies)
+                        return
+                    }
+                    guard Date() < deadline else {
+                        done.resume(throwing: EndToEndError(description: "The upload did not reach the server:\n\(watched.log)"))
+                        return
+                    }
+                    usleep(2_000)
+                }
+            }.start()
         }
     }
 
