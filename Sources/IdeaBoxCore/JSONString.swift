@@ -26,7 +26,7 @@ public enum JSONString {
     /// Writes `utf8` as a JSON string. Eight bytes at a time are checked at once for one
     /// that needs escaping and, if none does, written out in the same step: the text is
     /// read once.
-    package static func write(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteOutput) {
+    @inlinable public static func write(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteOutput) {
         output.put(UInt8(ascii: "\""))
         var index = 0
         while index < utf8.count {
@@ -64,7 +64,7 @@ public enum JSONString {
 
     /// Whether any of the eight bytes of `word` is below 0x20, a quote or a backslash (the
     /// classic "has a zero byte" tests: exact for whether one is there, not for which).
-    private static func needsEscape(_ word: UInt64) -> Bool {
+    @inlinable static func needsEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
         let below0x20 = (word &- ones &* 0x20) & ~word & highs != 0
