@@ -171,7 +171,7 @@ let package = Package(
             name: "CloudServerTests",
             dependencies: [
                 "CloudServer", "CloudHTTPClient", "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore",
-                "IdeaBoxCore", .product(name: "Hummingbird", package: "hummingbird"),
+                "IdeaBoxCore", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import CloudKitModel
 import CloudServer
 import CloudWebServices
 import Foundation
+import RemoteTestSupport
 import Testing
 
 /// `ideabox serve` as a security boundary: every hostile request gets the documented error
@@ -346,15 +347,5 @@ extension WebServicesDatabase {
     /// Whether a request with this client's token is refused as not signed in.
     func accountStatusRefused() -> Bool {
         cloudError { try records(in: ServerFixture.zone, ofType: "Idea") } == .notAuthenticated
-    }
-}
-
-/// Runs `body` and returns the `CloudError` it threw, or nil if it threw none.
-func cloudError(_ body: () throws -> some Any) -> CloudError? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error as? CloudError
     }
 }

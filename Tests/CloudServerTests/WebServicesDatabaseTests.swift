@@ -5,6 +5,7 @@ import CloudStore
 import CloudWebServices
 import Foundation
 import IdeaBoxCore
+import RemoteTestSupport
 import Testing
 
 /// The HTTP client: every error the server can answer with comes back as the same

@@ -1,4 +1,5 @@
 import CloudHTTPClient
+import CloudKitModel
 import CloudServer
 import CloudStore
 import Foundation
@@ -91,5 +92,15 @@ public final class ServedRemote: Sendable {
         WebServicesDatabase(
             endpoint: endpoint, accountName: account, token: token, timeout: 10,
             maximumRecordsPerRequest: maximumRecordsPerRequest)
+    }
+}
+
+/// Runs `body` and returns the `CloudError` it threw, or nil if it threw none.
+public func cloudError(_ body: () throws -> some Any) -> CloudError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? CloudError
     }
 }

@@ -1,3 +1,4 @@
+import RemoteTestSupport
 import Testing
 
 /// Which account's database each device sees.

@@ -112,13 +112,3 @@ struct TemporaryDirectory {
         try? FileManager.default.removeItem(at: url)
     }
 }
-
-/// Runs `body` and returns the `CloudError` it threw, or nil if it threw none.
-func cloudError(_ body: () throws -> some Any) -> CloudError? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error as? CloudError
-    }
-}

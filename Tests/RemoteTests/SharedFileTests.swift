@@ -1,6 +1,7 @@
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
+import RemoteTestSupport
 import Testing
 
 /// Two `SimulatedCloud`s on one file behave as two processes sharing one server.
