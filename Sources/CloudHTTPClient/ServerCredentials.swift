@@ -1,7 +1,13 @@
+import CloudWebServices
 import Foundation
 
-/// How a profile reaches `ideabox serve`: the server's URL, the account, and its token
-/// (nil once signed out). Kept in the profile's folder, readable by its owner only.
+/// How a profile reaches `ideabox serve`: the server's URL, the container, the account, its
+/// token (nil once signed out) and the container's API token if the server gave one. Kept in
+/// the profile's folder, readable by its owner only.
+///
+/// A file written before containers and API tokens were named has neither: it goes on
+/// naming the container IdeaBox used then (`WebServicesPath.legacyContainer`, which servers
+/// still serve) with the account's token alone, so an upgrade needs no new sign-in.
 public struct ServerCredentials: Codable, Hashable, Sendable {
     /// The file's name in the profile's folder.
     public static let fileName = "server.json"
@@ -12,12 +18,18 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
     public var account: String
     /// The account's token, or nil when signed out.
     public var token: String?
+    /// The container signed in to (nil in a file from before containers were named).
+    public var container: String?
+    /// The container's API token (`ckAPIToken`), if the server gave one.
+    public var apiToken: String?
 
     /// Credentials for `account` on `server`.
-    public init(server: URL, account: String, token: String?) {
+    public init(server: URL, account: String, token: String?, container: String? = WebServicesPath.defaultContainer, apiToken: String? = nil) {
         self.server = server
         self.account = account
         self.token = token
+        self.container = container
+        self.apiToken = apiToken
     }
 
     /// The credentials stored in `directory`, or nil if the profile uses the embedded remote.
@@ -54,6 +66,8 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
 
     /// The client these credentials make.
     public func database() -> WebServicesDatabase {
-        WebServicesDatabase(endpoint: WebServicesDatabase.Endpoint(server: server), accountName: account, token: token)
+        WebServicesDatabase(
+            endpoint: WebServicesDatabase.Endpoint(server: server, container: container ?? WebServicesPath.legacyContainer, apiToken: apiToken),
+            accountName: account, token: token)
     }
 }

@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTP1
 
 /// A client of `ideabox serve`: the private database of one account, reached over HTTP in
-/// CloudKit Web Services' JSON with the account's token.
+/// CloudKit Web Services' JSON with the account's token: as Apple's `ckWebAuthToken` with the
+/// container's `ckAPIToken` when there is one, else (ours) as `Authorization: Bearer`.
 ///
 /// Requests go out one at a time through async-http-client, which keeps the connection
 /// open between them, each with its own timeout. Whatever goes wrong reaches the caller as a
@@ -22,12 +23,17 @@ public struct WebServicesDatabase: CloudDatabase {
         public var container: String
         /// `production` or `development`.
         public var environment: String
+        /// The container's API token (`ckAPIToken`), if the server gave one.
+        public var apiToken: String?
 
         /// The private database of `container` in `environment` on `server`.
-        public init(server: URL, container: String = WebServicesPath.defaultContainer, environment: String = "production") {
+        public init(
+            server: URL, container: String = WebServicesPath.defaultContainer, environment: String = "production", apiToken: String? = nil
+        ) {
             self.server = server
             self.container = container
             self.environment = environment
+            self.apiToken = apiToken
         }
 
         /// The URL of `operation`, such as `records/modify`.
@@ -185,9 +191,15 @@ public struct WebServicesDatabase: CloudDatabase {
         return records
     }
 
+    /// Apple's two steps: an upload URL from `assets/upload`, then a POST of the bytes to it.
     public func uploadAsset(_ data: Data) throws -> AssetReference {
         guard data.count <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
-        let answer = try object(try exchange(.assetsUpload, body: [UInt8](data), contentType: "application/octet-stream"))
+        let tokens = try send(.assetsUpload, ["tokens": [["recordType": "Asset", "fieldName": "data"]]])["tokens"]?.array
+        guard tokens?.count == 1, let location = tokens?[0].object?["url"]?.string, let url = URL(string: location),
+              ["http", "https"].contains(url.scheme)
+        else { throw CloudError.networkFailure }
+        let (status, headers, body) = try transport.post(url, body: [UInt8](data), contentType: "application/octet-stream", credentials: nil)
+        let answer = try object(try Self.success(status: status, headers: headers, body: body))
         let expected = AssetReference(of: data)
         // The server names the asset by the bytes it received: another name means they were not these.
         guard let file = answer["singleFile"], WebServicesFormat.assetReference(file) == expected else {
@@ -239,7 +251,26 @@ public struct WebServicesDatabase: CloudDatabase {
     /// `CloudError` the answer means.
     private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) throws -> ByteBuffer {
         guard let token else { throw CloudError.notAuthenticated }
-        let (status, headers, answer) = try transport.post(endpoint.url(operation), body: body, contentType: contentType, token: token)
+        var url = endpoint.url(operation)
+        let credentials: String?
+        if let apiToken = endpoint.apiToken {
+            // Apple's way: both tokens in the query, percent-encoded ('+', '/' and '=' too).
+            var allowed = CharacterSet.urlQueryAllowed
+            allowed.remove(charactersIn: "+/=&")
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            components.percentEncodedQuery = [("ckAPIToken", apiToken), ("ckWebAuthToken", token)]
+                .map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+            url = components.url ?? url
+            credentials = nil
+        } else {
+            credentials = "Bearer \(token)"
+        }
+        let (status, headers, answer) = try transport.post(url, body: body, contentType: contentType, credentials: credentials)
+        return try Self.success(status: status, headers: headers, body: answer)
+    }
+
+    /// The body of a successful answer, or the `CloudError` the answer means.
+    private static func success(status: Int, headers: HTTPHeaders, body answer: ByteBuffer) throws -> ByteBuffer {
         if status == 200 { return answer }
         let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object
         let retryAfter = headers.first(name: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
@@ -268,14 +299,13 @@ private struct HTTPTransport: Sendable {
 
     let timeout: TimeAmount
 
-    /// The status, headers and body of the answer to a POST of `body`, or `networkFailure`
-    /// if none came within the timeout.
-    func post(_ url: URL, body: [UInt8], contentType: String, token: String) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+    /// The status, headers and body of the answer to a POST of `body` with `credentials` as
+    /// its `Authorization` (none if nil), or `networkFailure` if none came within the timeout.
+    func post(_ url: URL, body: [UInt8], contentType: String, credentials: String?) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
         do {
-            let request = try HTTPClient.Request(
-                url: url, method: .POST,
-                headers: ["Content-Type": contentType, "Authorization": "Bearer \(token)"],
-                body: .bytes(body))
+            var headers: HTTPHeaders = ["Content-Type": contentType]
+            if let credentials { headers.add(name: "Authorization", value: credentials) }
+            let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
             let response = try Self.client.execute(request: request, deadline: .now() + timeout).wait()
             return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
         } catch {

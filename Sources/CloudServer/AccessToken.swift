@@ -14,6 +14,15 @@ public enum AccessToken {
         return "ibx_" + base64url
     }
 
+    /// A new container API token (`ckAPIToken`): 32 random bytes as 64 lower-case hex digits.
+    public static func generateAPIToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in
+            let byte = UInt8.random(in: .min ... .max, using: &generator)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+
     /// The hash the server stores for `token`, in lower-case hex.
     public static func hash(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { byte in

@@ -2,6 +2,7 @@ import CloudStore
 import CloudWebServices
 import Dispatch
 import Hummingbird
+import IdeaBoxCore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -13,22 +14,28 @@ public struct CloudServer: Sendable {
     public var host: String
     /// The port; 0 takes a free one (see `onRunning`).
     public var port: Int
-    /// The container paths must name.
-    public var container: String
+    /// The containers served (at least one). The first one's databases are the accounts'
+    /// own names in the store; another container's are `account@container`, so that no two
+    /// containers share data. With the default container, its legacy name is served too.
+    public var containers: [String]
     /// Where the records and tokens are.
     public var store: any RecordStore
     /// Where each request's line goes.
     public var log: RequestLog
+    /// What asset URLs' expiry is measured by.
+    public var clock: WallClock
 
     /// A server of `store` on `host`:`port`.
     public init(
         store: any RecordStore, host: String = "127.0.0.1", port: Int = 8420,
-        container: String = WebServicesPath.defaultContainer, log: RequestLog
+        containers: [String] = [WebServicesPath.defaultContainer], clock: WallClock = .system, log: RequestLog
     ) {
+        precondition(!containers.isEmpty, "a server serves at least one container")
         self.store = store
         self.host = host
         self.port = port
-        self.container = container
+        self.containers = containers
+        self.clock = clock
         self.log = log
     }
 
@@ -38,7 +45,7 @@ public struct CloudServer: Sendable {
         var logger = Logger(label: "ideabox.serve")
         logger.logLevel = .warning
         return Application(
-            responder: CloudWebResponder(store: store, container: container, log: log),
+            responder: CloudWebResponder(store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store)),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "ideabox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

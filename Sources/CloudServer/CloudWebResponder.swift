@@ -1,46 +1,65 @@
 import CloudKitModel
 import CloudStore
 import CloudWebServices
+import Crypto
 import Foundation
 import Hummingbird
+import IdeaBoxCore
+import Synchronization
 
 /// Answers CloudKit Web Services requests for the private databases in a `RecordStore`.
 ///
 /// Every request is hostile until shown otherwise: the path is checked first, then the
-/// token (no token or a bad one touches nothing), then the body's size (at most
+/// credentials (none, or bad ones, touch nothing), then the body's size (at most
 /// `maximumBodyBytes`) and its JSON, and only then does anything reach the store. The
-/// account comes from the token alone, so no name in a body can reach another account's
-/// zones or records. Each request gets one line in the log.
+/// account comes from the web auth token alone, so no name in a body can reach another
+/// account's zones or records. Each request gets one line in the log.
 struct CloudWebResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
     /// The largest JSON body read; a larger one is refused unread (`BAD_REQUEST`, `limitExceeded:`). (An
     /// asset upload may be up to `AssetReference.maximumSize`.)
     static let maximumBodyBytes = 8 << 20
+    /// The page `redirectURL` names, which tells a person how to get a token.
+    static let signInPath = "/signin"
 
     let store: any RecordStore
-    let container: String
+    /// The containers served; the first one's databases are the accounts' own (see `owner`).
+    let containers: [String]
     let log: RequestLog
+    let clock: WallClock
+    /// Signs asset URLs: the store's `serverSecret`, read once.
+    let secret: ServerSecret
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
         var account: String?
+        var loggedPath = String(request.uri.path.prefix(300))
         let response: Response
         do {
-            let path = try route(request)
-            account = try await authenticate(request)
-            let operations = CloudOperations(store: store, account: account!)
-            switch path.operation {
-            case .assetsUpload:
-                let reference = try await operations.uploadAsset(try await readAsset(request))
-                response = Self.json(status: .ok, ["singleFile": WebServicesFormat.object(reference)])
-            case .assetsDownload:
-                let data = try await operations.downloadAsset(try await readBody(request))
+            let path = request.uri.path
+            if path.hasPrefix("/assets/") {
+                // The rest of the path is a ticket, which authorises whoever holds it: never logged.
+                loggedPath = "/" + path.split(separator: "/").prefix(2).joined(separator: "/") + "/…"
+                response = try await assetBytes(request)
+            } else if path == Self.signInPath, request.method == .get {
                 response = Response(
-                    status: .ok, headers: [.contentType: "application/octet-stream"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-            default:
-                response = Self.json(status: .ok, try await operations.perform(path.operation, try await readBody(request)))
+                    status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: Self.signInPage)))
+            } else {
+                let route = try route(request)
+                account = try await authenticate(request)
+                let operations = CloudOperations(
+                    store: store, owner: owner(account!, container: route.container),
+                    userRecordName: Self.userRecordName(owner(account!, container: route.container)),
+                    assetURLs: AssetURLs(base: baseURL(request), secret: try await secret.bytes(), clock: clock))
+                if route.operation == .assetsDownload {
+                    let data = try await operations.downloadAsset(try await readBody(request))
+                    response = Self.bytes(data)
+                } else {
+                    let body = request.method == .get ? [:] : try await readBody(request)
+                    response = Self.json(status: .ok, try await operations.perform(route.operation, body))
+                }
             }
         } catch let error as WebServicesError {
             response = Self.error(error)
@@ -50,42 +69,121 @@ struct CloudWebResponder: HTTPResponder {
             response = Self.error(WebServicesError(.internalError))
         }
         log.record(
-            method: request.method.rawValue, path: String(request.uri.path.prefix(300)), status: response.status.code,
+            method: request.method.rawValue, path: loggedPath, status: response.status.code,
             elapsed: ContinuousClock.now - started, account: account)
         return response
     }
+
+    // MARK: Routing and credentials
 
     /// The operation `request` asks for, or the error for a path or method that is not served.
     private func route(_ request: Request) throws -> WebServicesPath.Parsed {
         guard let path = WebServicesPath.parse(request.uri.path) else {
             throw WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.")
         }
-        guard path.container == container else {
-            throw WebServicesError(code: "NOT_FOUND", reason: "This server serves the container \(container) only.")
+        guard servedContainers.contains(path.container) else {
+            throw WebServicesError(code: "NOT_FOUND", reason: "This server serves the containers \(containers.joined(separator: ", ")) only.")
         }
         guard WebServicesPath.environments.contains(path.environment) else {
             throw WebServicesError.badRequest("The environment is production or development.")
         }
-        guard path.database == "private" else {
+        // Apple has users/current in the public database; everything else is private only.
+        guard path.database == "private" || (path.operation == .usersCurrent && path.database == "public") else {
             throw WebServicesError(code: "ACCESS_DENIED", reason: "Only the private database is served.")
         }
-        guard request.method == .post || (request.method == .get && path.operation == .zonesList) else {
-            throw WebServicesError.badRequest("Use POST.")
+        guard request.method == .post || (request.method == .get && path.operation.takesGet) else {
+            throw WebServicesError.methodNotAllowed(path.operation.takesGet ? "GET and POST" : "POST")
         }
         return path
     }
 
-    /// The account of the request's bearer token.
+    /// The containers paths may name: those given, and the legacy name with the default one.
+    private var servedContainers: Set<String> {
+        var served = Set(containers)
+        if served.contains(WebServicesPath.defaultContainer) { served.insert(WebServicesPath.legacyContainer) }
+        return served
+    }
+
+    /// The store's name for `account`'s database in `container`: the account's own name in
+    /// the first container served (and in the legacy name of the default one), so a store
+    /// written before containers were named keeps its data there; `account@container` in
+    /// any other (an account name never holds '@').
+    private func owner(_ account: String, container: String) -> String {
+        let container = container == WebServicesPath.legacyContainer ? WebServicesPath.defaultContainer : container
+        return container == containers[0] ? account : "\(account)@\(container)"
+    }
+
+    /// The account of the request: Apple's `ckAPIToken` (the container's) with
+    /// `ckWebAuthToken` (the account's) in the query, or (ours) `Authorization: Bearer` with
+    /// the account's token alone.
     private func authenticate(_ request: Request) async throws -> String {
-        guard let header = request.headers[.authorization] else { throw WebServicesError.authenticationRequired }
-        let prefix = "Bearer "
-        guard header.hasPrefix(prefix), header.utf8.count <= 512 else { throw WebServicesError.authenticationFailed }
-        let token = String(header.dropFirst(prefix.count))
+        if let header = request.headers[.authorization] {
+            let prefix = "Bearer "
+            guard header.hasPrefix(prefix), header.utf8.count <= 512 else { throw WebServicesError.authenticationFailed }
+            return try await account(forToken: String(header.dropFirst(prefix.count)))
+        }
+        let query = request.uri.queryParameters
+        let apiToken = query["ckAPIToken"], webToken = query["ckWebAuthToken"]
+        if apiToken == nil && webToken == nil { throw WebServicesError.authenticationRequired(redirectURL: baseURL(request) + Self.signInPath) }
+        guard let apiToken, WebServicesPath.isValidAPIToken(apiToken),
+              try await store.isValidAPIToken(hash: AccessToken.hash(apiToken.lowercased()))
+        else {
+            throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "The ckAPIToken is missing, not valid, or revoked.")
+        }
+        guard let webToken, !webToken.isEmpty else {
+            throw WebServicesError.authenticationRequired(redirectURL: baseURL(request) + Self.signInPath)
+        }
+        guard webToken.utf8.count <= 512 else { throw WebServicesError.authenticationFailed }
+        return try await account(forToken: String(webToken))
+    }
+
+    private func account(forToken token: String) async throws -> String {
         guard !token.isEmpty, let account = try await store.account(forAccessTokenHash: AccessToken.hash(token)) else {
             throw WebServicesError.authenticationFailed
         }
         return account
     }
+
+    /// The user record name of a database: `_` and 32 hex digits, as Apple's look, the same
+    /// for the same account and container every time, revealing neither.
+    static func userRecordName(_ owner: String) -> String {
+        "_" + SHA256.hash(data: Data("ideabox-user:\(owner)".utf8)).prefix(16).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// `http://host:port` as the request named the server (its `Host`).
+    private func baseURL(_ request: Request) -> String {
+        let authority = request.head.authority ?? ""
+        let safe = authority.utf8.count <= 255 && authority.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
+        return "http://" + (safe && !authority.isEmpty ? authority : "127.0.0.1")
+    }
+
+    // MARK: Asset bytes
+
+    /// A POST to an upload URL or a GET of a download URL: the signed ticket in the path is
+    /// the whole of the credentials, as with Apple's asset URLs.
+    private func assetBytes(_ request: Request) async throws -> Response {
+        let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[1] == "assets", let kind = ["upload": AssetTicket.Kind.upload, "download": .download][String(parts[2])] else {
+            throw WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.")
+        }
+        guard request.method == (kind == .upload ? .post : .get) else {
+            throw WebServicesError.methodNotAllowed(kind == .upload ? "POST" : "GET")
+        }
+        guard let ticket = AssetTicket(parts[3], secret: SymmetricKey(data: try await secret.bytes()), now: clock.now()), ticket.kind == kind else {
+            throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This asset URL is not valid, or it has expired.")
+        }
+        switch kind {
+        case .upload:
+            return Self.json(status: .ok, try await CloudOperations.upload(try await readAsset(request), owner: ticket.owner, store: store))
+        case .download:
+            return Self.bytes(try await CloudOperations.asset(ticket.checksum, owner: ticket.owner, store: store))
+        }
+    }
+
+    // MARK: Bodies
 
     /// The body as a JSON object; an empty body is `{}`.
     private func readBody(_ request: Request) async throws -> WebServicesFormat.Object {
@@ -123,11 +221,47 @@ struct CloudWebResponder: HTTPResponder {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object(object).bytes)))
     }
 
+    private static func bytes(_ data: Data) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
     private static func error(_ error: WebServicesError) -> Response {
         var response = json(status: HTTPResponse.Status(code: error.httpStatus), error.object)
         if let retryAfter = error.retryAfter {
             response.headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
         }
         return response
+    }
+
+    static let signInPage = """
+        IdeaBox server: signing in
+
+        Each account has its own token. Ask the person who runs this server for one
+        (they make it with `ideabox serve account add NAME`), then sign in on your device:
+
+            ideabox account sign-in NAME --server URL
+
+        and paste the token when asked. Other CloudKit Web Services clients send the token
+        as ckWebAuthToken, with the container's API token (`ideabox serve api-token add`)
+        as ckAPIToken, both in the query string.
+
+        """
+}
+
+/// The store's `serverSecret`, read from the store on first use.
+final class ServerSecret: Sendable {
+    private let store: any RecordStore
+    private let cached = Mutex<Data?>(nil)
+
+    init(store: any RecordStore) {
+        self.store = store
+    }
+
+    func bytes() async throws -> Data {
+        if let secret = cached.withLock({ $0 }) { return secret }
+        let secret = try await store.serverSecret()
+        cached.withLock { $0 = secret }
+        return secret
     }
 }

@@ -18,6 +18,17 @@ public protocol RecordStore: Sendable {
     func revokeAccessTokens(account: String) async throws -> Int
     /// The accounts that were ever given a token, with how many of their tokens are valid.
     func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)]
+    /// Adds a container API token (`ckAPIToken`), by its hash, named `label`.
+    func addAPIToken(hash tokenHash: String, label: String) async throws
+    /// Whether an unrevoked API token hashes to `tokenHash`.
+    func isValidAPIToken(hash tokenHash: String) async throws -> Bool
+    /// Revokes the API tokens named `label`; returns how many were valid.
+    func revokeAPITokens(label: String) async throws -> Int
+    /// Every API token ever added, oldest first.
+    func apiTokens() async throws -> [APITokenEntry]
+    /// The secret that signs the server's asset URLs: made (32 random bytes) on first use and
+    /// the same for every server process over this store from then on.
+    func serverSecret() async throws -> Data
     /// Limits `account` to `maxRecords` records (nil: no limit).
     func setQuota(maxRecords: Int?, account: String) async throws
     /// How many records `account` holds across its zones.
@@ -25,6 +36,9 @@ public protocol RecordStore: Sendable {
 
     /// The zones of `account`, by name.
     func zones(account: String) async throws -> [RecordZoneID]
+    /// The zones of `account`, each with the token of its latest change (which changes
+    /// with every change in the zone).
+    func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken]
     /// Creates `zone` in `account` unless it exists.
     func createZone(_ zone: RecordZoneID, account: String) async throws
     /// Deletes `zone` of `account` with its records and history, if it exists.
@@ -32,11 +46,12 @@ public protocol RecordStore: Sendable {
     /// Forgets deletions made before `cutoff`, as CloudKit trims its change history; change
     /// tokens from before a forgotten deletion then expire. Returns how many were forgotten.
     func purgeDeletions(before cutoff: Timestamp) async throws -> Int
-    /// Deletes, then saves, in one transaction (see `CloudDatabase.modify`); if `atomic`, a
-    /// request with a failed item applies nothing and its result holds only the failures.
-    /// A save that names an asset `account` has not stored (at the size named) fails with
-    /// `unknownItem`.
-    func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult
+    /// Deletes, then saves, in one transaction (see `CloudDatabase.modify`), each under its
+    /// own policy (`RecordDeletion.refusal`, `SavePolicy.refusal`, merging as
+    /// `RecordSave.record(over:)` says); if `atomic`, a request with a failed item applies
+    /// nothing and its result holds only the failures. A save that names an asset `account`
+    /// has not stored (at the size named) fails with `unknownItem`.
+    func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult
     /// One page of the changes of `zone` after `token` (see `CloudDatabase.fetchChanges`).
     func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges
     /// Stores `data` as an asset of `account` (once, however often it comes) and returns its
@@ -48,4 +63,21 @@ public protocol RecordStore: Sendable {
     func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord]
     /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
     func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
+}
+
+/// An API token as `serve api-token list` shows it (the token itself is never stored).
+public struct APITokenEntry: Hashable, Sendable {
+    /// The name given when it was added.
+    public var label: String
+    /// When it was added.
+    public var created: Timestamp
+    /// When it was revoked, if it was.
+    public var revoked: Timestamp?
+
+    /// An entry.
+    public init(label: String, created: Timestamp, revoked: Timestamp?) {
+        self.label = label
+        self.created = created
+        self.revoked = revoked
+    }
 }

@@ -20,17 +20,33 @@ public struct WebServicesError: Error, Equatable, Sendable {
     public var reason: String
     /// Seconds the client should wait before retrying, if the server says.
     public var retryAfter: Double?
+    /// Where a person learns how to sign in (with `AUTHENTICATION_REQUIRED`).
+    public var redirectURL: String?
+    /// The HTTP status when it is not the code's own (405 for a method an endpoint does not take).
+    public var statusOverride: Int?
 
     /// An error with this code, reason and wait.
-    public init(code: String, reason: String, retryAfter: Double? = nil) {
+    public init(code: String, reason: String, retryAfter: Double? = nil, redirectURL: String? = nil) {
         self.code = code
         self.reason = reason
         self.retryAfter = retryAfter
+        self.redirectURL = redirectURL
     }
 
-    /// The request needed a token and had none.
-    public static let authenticationRequired = WebServicesError(
-        code: "AUTHENTICATION_REQUIRED", reason: "This request needs an account token (Authorization: Bearer TOKEN).")
+    /// The request needed the account's token and had none; `redirectURL` says how to get one.
+    public static func authenticationRequired(redirectURL: String) -> WebServicesError {
+        WebServicesError(
+            code: "AUTHENTICATION_REQUIRED",
+            reason: "This request needs the account's web auth token (ckWebAuthToken, with the container's ckAPIToken).",
+            redirectURL: redirectURL)
+    }
+
+    /// The endpoint does not take this method: `BAD_REQUEST` with HTTP status 405.
+    public static func methodNotAllowed(_ allowed: String) -> WebServicesError {
+        var error = WebServicesError(code: "BAD_REQUEST", reason: "This endpoint takes \(allowed) only.")
+        error.statusOverride = 405
+        return error
+    }
     /// The token is not one the server knows, or it was revoked.
     public static let authenticationFailed = WebServicesError(
         code: "AUTHENTICATION_FAILED", reason: "The token is not valid, or it was revoked.")
@@ -60,7 +76,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
 
     /// The HTTP status CloudKit uses for this code (400 for a code it does not document).
     public var httpStatus: Int {
-        Self.codes[code] ?? 400
+        statusOverride ?? Self.codes[code] ?? 400
     }
 
     /// The server's answer for `error`, raised while serving a request.
@@ -109,6 +125,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
             "uuid": .string(UUID().uuidString.lowercased()), "serverErrorCode": .string(code), "reason": .string(reason),
         ]
         if let retryAfter { object["retryAfter"] = .double(retryAfter) }
+        if let redirectURL { object["redirectURL"] = .string(redirectURL) }
         return object
     }
 
@@ -116,7 +133,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
     public init?(_ object: WebServicesFormat.Object) {
         guard let code = object["serverErrorCode"]?.string else { return nil }
         let retryAfter = object["retryAfter"]?.number?.clamped(to: 0...86_400)
-        self.init(code: code, reason: object["reason"]?.string ?? "", retryAfter: retryAfter)
+        self.init(code: code, reason: object["reason"]?.string ?? "", retryAfter: retryAfter, redirectURL: object["redirectURL"]?.string)
     }
 }
 

@@ -7,13 +7,15 @@ import IdeaBoxCore
 ///
 /// Records are `{recordName, recordType, recordChangeTag, fields: {name: {value, type}},
 /// created: {timestamp}, modified: {timestamp}, deleted}` as Apple documents them. Field
-/// types are CloudKit's (`STRING`, `INT64`, `DOUBLE`, `TIMESTAMP` in milliseconds, `BYTES` in
-/// base64, `ASSETID` as `{fileChecksum, size}`, and `STRING_LIST`-style lists) plus two of ours that CloudKit lacks: `BOOLEAN`,
-/// and `LIST` for a list whose items are `{value, type}` objects of mixed types.
+/// types are CloudKit's only: `STRING`, `INT64`, `DOUBLE`, `TIMESTAMP` in milliseconds,
+/// `BYTES` in base64, `ASSETID` (in a save: `{fileChecksum, size, receipt}`) or `ASSET` (in
+/// an answer, with its `downloadURL`), and the homogeneous `*_LIST` of each. A boolean is an
+/// `INT64` 0 or 1.
 ///
-/// Reading is strict, because the server reads what any client sends: every name, type and
-/// value is checked, and the first problem is reported as `Invalid` with a reason that
-/// names where it was.
+/// Reading is strict where Apple is and lenient where Apple is, because the server reads
+/// what any client sends: `type` may be left out (it is inferred from the value), but every
+/// name, type and value is checked, and the first problem is reported as `Invalid` with a
+/// reason that names where it was.
 public enum WebServicesFormat {
     /// A JSON object.
     public typealias Object = JSONValue.Object
@@ -48,18 +50,41 @@ public enum WebServicesFormat {
         ["zoneName": .string(zone.zoneName)]
     }
 
-    /// A record as the server hands it out, with its zone.
-    public static func object(_ record: RemoteRecord) -> Object {
+    /// How the records of one answer are written.
+    public struct Answer: Sendable {
+        /// Whether `INT64` and `DOUBLE` values are written as strings (`numbersAsStrings`).
+        public var numbersAsStrings = false
+        /// Where a client downloads an asset's bytes: when set, assets go out as `ASSET`
+        /// values with a `downloadURL`; when nil, as the `ASSETID` a save sends.
+        public var downloadURL: (@Sendable (AssetReference) -> String)?
+        /// The record name of the user the answer is for, written in `created` and `modified`.
+        public var userRecordName: String?
+
+        /// Answers written as a save sends its records.
+        public init(numbersAsStrings: Bool = false, downloadURL: (@Sendable (AssetReference) -> String)? = nil, userRecordName: String? = nil) {
+            self.numbersAsStrings = numbersAsStrings
+            self.downloadURL = downloadURL
+            self.userRecordName = userRecordName
+        }
+    }
+
+    /// A record as the server hands it out, with its zone, or as a client saves it.
+    public static func object(_ record: RemoteRecord, _ answer: Answer = Answer()) -> Object {
         var object: Object = [
             "recordName": .string(record.recordID.recordName),
             "recordType": .string(record.recordType),
-            "fields": .object(record.fields.mapValues(value(_:))),
+            "fields": .object(record.fields.mapValues { value($0, answer) }),
             "zoneID": object(record.recordID.zoneID),
             "deleted": false,
         ]
         if let changeTag = record.changeTag { object["recordChangeTag"] = .string(changeTag) }
-        if let created = record.creationDate { object["created"] = ["timestamp": .integer(created.milliseconds)] }
-        if let modified = record.modificationDate { object["modified"] = ["timestamp": .integer(modified.milliseconds)] }
+        func stamp(_ time: Timestamp) -> JSONValue {
+            var stamp: Object = ["timestamp": .integer(time.milliseconds)]
+            if let user = answer.userRecordName { stamp["userRecordName"] = .string(user) }
+            return .object(stamp)
+        }
+        if let created = record.creationDate { object["created"] = stamp(created) }
+        if let modified = record.modificationDate { object["modified"] = stamp(modified) }
         return object
     }
 
@@ -68,59 +93,64 @@ public enum WebServicesFormat {
         ["recordName": .string(deleted.recordID.recordName), "recordType": .string(deleted.recordType), "deleted": true]
     }
 
-    /// `{fileChecksum, size}`.
+    /// `{fileChecksum, size, receipt}`: an asset as a save names it.
     public static func object(_ reference: AssetReference) -> JSONValue {
-        ["fileChecksum": .string(reference.checksum), "size": .integer(reference.size)]
+        ["fileChecksum": .string(reference.checksum), "size": .integer(reference.size), "receipt": .string(reference.checksum)]
     }
 
     /// `{value, type}` for one field value, always of one of CloudKit's types. A list is a
     /// `*_LIST` of its items' one type. A list of mixed or nested items, which only an earlier
     /// remote could have stored (requests refuse them), goes out as a `STRING_LIST` of each
     /// item's `{value, type}` as JSON text, so that no answer carries a type CloudKit lacks.
-    public static func value(_ value: FieldValue) -> JSONValue {
+    public static func value(_ value: FieldValue, _ answer: Answer = Answer()) -> JSONValue {
         if case .list(let items) = value {
-            if let type = commonScalarType(items) {
-                return ["value": .array(items.map(rawValue)), "type": .string(type + "_LIST")]
+            if let type = commonScalarType(items, answer) {
+                return ["value": .array(items.map { rawValue($0, answer) }), "type": .string(type + "_LIST")]
             }
-            let texts = items.map { JSONValue.string(String(decoding: self.value($0).bytes, as: UTF8.self)) }
+            let texts = items.map { JSONValue.string(String(decoding: self.value($0, answer).bytes, as: UTF8.self)) }
             return ["value": .array(texts), "type": "STRING_LIST"]
         }
-        return ["value": rawValue(value), "type": .string(scalarType(value))]
+        return ["value": rawValue(value, answer), "type": .string(scalarType(value, answer))]
     }
 
-    private static func scalarType(_ value: FieldValue) -> String {
+    private static func scalarType(_ value: FieldValue, _ answer: Answer) -> String {
         switch value {
         case .string: "STRING"
         case .int64: "INT64"
         case .double: "DOUBLE"
         case .timestamp: "TIMESTAMP"
         case .bytes: "BYTES"
-        case .asset: "ASSETID"
+        case .asset: answer.downloadURL == nil ? "ASSETID" : "ASSET"
         case .list: "LIST"
         }
     }
 
     /// The type all of `items` share, if they are scalars of one type (an empty list is a
     /// `STRING_LIST`).
-    private static func commonScalarType(_ items: [FieldValue]) -> String? {
+    private static func commonScalarType(_ items: [FieldValue], _ answer: Answer) -> String? {
         guard let first = items.first else { return "STRING" }
-        let type = scalarType(first)
-        guard type != "LIST", items.allSatisfy({ scalarType($0) == type }) else { return nil }
+        let type = scalarType(first, answer)
+        guard type != "LIST", items.allSatisfy({ scalarType($0, answer) == type }) else { return nil }
         return type
     }
 
-    private static func rawValue(_ value: FieldValue) -> JSONValue {
+    private static func rawValue(_ value: FieldValue, _ answer: Answer) -> JSONValue {
         switch value {
         case .string(let text): .string(text)
-        case .int64(let number): .integer(number)
-        case .double(let number) where number.isFinite: .double(number)
+        case .int64(let number): answer.numbersAsStrings ? .string(String(number)) : .integer(number)
+        case .double(let number) where number.isFinite: answer.numbersAsStrings ? .string("\(number)") : .double(number)
         case .double(let number):
             .string(number.isNaN ? FieldValue.nonFiniteSpelling.nan
                 : number < 0 ? FieldValue.nonFiniteSpelling.negativeInfinity : FieldValue.nonFiniteSpelling.positiveInfinity)
         case .timestamp(let time): .integer(time.milliseconds)
         case .bytes(let data): .string(data.base64EncodedString())
-        case .asset(let reference): object(reference)
-        case .list(let items): .array(items.map(self.value(_:)))
+        case .asset(let reference):
+            if let downloadURL = answer.downloadURL {
+                ["fileChecksum": .string(reference.checksum), "size": .integer(reference.size), "downloadURL": .string(downloadURL(reference))]
+            } else {
+                object(reference)
+            }
+        case .list(let items): .array(items.map { self.value($0, answer) })
         }
     }
 
@@ -162,18 +192,20 @@ public enum WebServicesFormat {
         return name
     }
 
-    /// The record a client sends in a save, or the server sends back: name, type, change tag
-    /// (optional) and fields; `created`/`modified` are read when present.
-    public static func record(_ json: JSONValue?, zone: RecordZoneID, at path: @autoclosure () -> String) throws -> RemoteRecord {
+    /// The record a client sends in a save, or the server sends back: name, type (optional
+    /// if `requiresType` is false: an update names only the record), change tag (optional)
+    /// and fields; `created`/`modified` are read when present. A field whose value is null is
+    /// left out (see `nullFields`).
+    public static func record(
+        _ json: JSONValue?, zone: RecordZoneID, requiresType: Bool = true, at path: @autoclosure () -> String
+    ) throws -> RemoteRecord {
         guard let object = json?.object else { throw Invalid("\(path()) must be an object") }
         let name = try recordName(object["recordName"], at: "\(path()).recordName")
-        let type = try typeName(object["recordType"], at: "\(path()).recordType")
+        let type = try requiresType || object["recordType"] != nil ? typeName(object["recordType"], at: "\(path()).recordType") : ""
         let changeTag = try object["recordChangeTag"].map { try string($0, at: "\(path()).recordChangeTag") }
-        guard let fieldObjects = (object["fields"] ?? .object([:])).object else {
-            throw Invalid("\(path()).fields must be an object")
-        }
+        let fieldObjects = try fieldObjects(object, at: path())
         var fields: [String: FieldValue] = [:]
-        for (fieldName, value) in fieldObjects {
+        for (fieldName, value) in fieldObjects where !isNull(value) {
             fields[try typeName(.string(fieldName), at: "\(path()).fields name")] = try fieldValue(value, at: "\(path()).fields.\(fieldName)")
         }
         return RemoteRecord(
@@ -182,28 +214,79 @@ public enum WebServicesFormat {
             modificationDate: try object["modified"].map { try timestampObject($0, at: "\(path()).modified") })
     }
 
-    /// One `{value, type}` field.
+    /// The fields a record in a save sets to null (`{"value": null}` or `null`): an update
+    /// clears them.
+    public static func nullFields(_ json: JSONValue?) -> Set<String> {
+        guard let object = json?.object, let fields = object["fields"]?.object else { return [] }
+        return Set(fields.filter { isNull($0.value) }.keys)
+    }
+
+    private static func fieldObjects(_ record: Object, at path: String) throws -> Object {
+        switch record["fields"] {
+        case nil, .null?: return [:]
+        case let .object(fields)?: return fields
+        default: throw Invalid("\(path).fields must be an object")
+        }
+    }
+
+    private static func isNull(_ field: JSONValue) -> Bool {
+        field == .null || field.object?["value"] == .null
+    }
+
+    /// One `{value, type}` field; `type` may be left out, and is then what the value is: a
+    /// string `STRING`, a whole number `INT64`, another number `DOUBLE`, `true`/`false`
+    /// `INT64` 1/0, `{fileChecksum, size}` `ASSETID`, an array the list of its items' one type.
     public static func fieldValue(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> FieldValue {
         guard let object = json?.object, let value = object["value"] else {
-            throw Invalid("\(path()) must be an object with a value and a type")
+            throw Invalid("\(path()) must be an object with a value")
         }
-        let type = try string(object["type"], at: "\(path()).type")
+        let type = try object["type"].map { try string($0, at: "\(path()).type") } ?? inferredType(value, at: path())
         if type.hasSuffix("_LIST") {
             let itemType = String(type.dropLast("_LIST".count))
-            guard itemType != "LIST", let items = value.array else { throw Invalid("\(path()).value must be an array") }
+            guard let items = value.array else { throw Invalid("\(path()).value must be an array") }
             return .list(try items.enumerated().map { try scalar($1, type: itemType, at: "\(path()).value[\($0)]") })
         }
         return try scalar(value, type: type, at: "\(path()).value")
     }
 
+    /// The type of a field sent without one.
+    private static func inferredType(_ value: JSONValue, at path: @autoclosure () -> String) throws -> String {
+        switch value {
+        case .array(let items):
+            let types = try Set(items.enumerated().map { try inferredType($1, at: "\(path()).value[\($0)]") })
+            guard types.count <= 1, types.first?.hasSuffix("_LIST") != true else {
+                throw Invalid("\(path()).value: a list's items must all be of one type, and not lists")
+            }
+            return (types.first ?? "STRING") + "_LIST"
+        default:
+            return try scalarType(of: value, at: path())
+        }
+    }
+
+    private static func scalarType(of value: JSONValue, at path: @autoclosure () -> String) throws -> String {
+        switch value {
+        case .string: return "STRING"
+        case .integer, .bool: return "INT64"
+        case .double: return "DOUBLE"
+        case .object(let object) where object["fileChecksum"] != nil: return "ASSETID"
+        case .object(let object) where object["recordName"] != nil: return "REFERENCE"
+        case .object(let object) where object["latitude"] != nil: return "LOCATION"
+        default: throw Invalid("\(path()).value: the type of this value cannot be told; send a type")
+        }
+    }
+
     private static func scalar(_ value: JSONValue, type: String, at path: @autoclosure () -> String) throws -> FieldValue {
         let decoded: FieldValue? = switch type {
         case "STRING": value.string.map(FieldValue.string)
-        case "INT64": value.wholeNumber.map(FieldValue.int64)
+        // `numbersAsStrings` answers write numbers as strings; a client may send them back so.
+        case "INT64": (value.wholeNumber ?? value.bool.map { $0 ? 1 : 0 } ?? value.string.flatMap { Int64($0) }).map(FieldValue.int64)
+        // Not a CloudKit type: what IdeaBox's earlier clients sent for a boolean.
+        case "BOOLEAN": value.bool.map { FieldValue.int64($0 ? 1 : 0) }
         case "DOUBLE": double(value).map(FieldValue.double)
         case "TIMESTAMP": value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
         case "BYTES": value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
-        case "ASSETID": assetReference(value).map(FieldValue.asset)
+        case "ASSETID", "ASSET": assetReference(value).map(FieldValue.asset)
+        case "REFERENCE", "LOCATION": throw Invalid("\(path()): \(type) fields are not supported by this server")
         default: throw Invalid("\(path()): unknown field type \(type)")
         }
         guard let decoded else { throw Invalid("\(path()) is not a valid \(type)") }
@@ -242,6 +325,7 @@ public enum WebServicesFormat {
         case .string(FieldValue.nonFiniteSpelling.positiveInfinity): .infinity
         case .string(FieldValue.nonFiniteSpelling.negativeInfinity): -.infinity
         case .string(FieldValue.nonFiniteSpelling.nan): .nan
+        case .string(let text): Double(text).flatMap { $0.isFinite ? $0 : nil }
         default: json.number
         }
     }

@@ -1,8 +1,27 @@
 /// The paths of CloudKit Web Services that `ideabox serve` answers:
 /// `/database/1/{container}/{environment}/{database}/{operation}`.
 public enum WebServicesPath {
-    /// The container a client names unless told otherwise.
-    public static let defaultContainer = "iCloud.ideabox"
+    /// The container a client names unless told otherwise: the product's.
+    public static let defaultContainer = "iCloud.com.buildwithharry.IdeaBox"
+    /// The container IdeaBox named before it used the product's; a server serving the
+    /// default container serves it too, as the same data, so devices signed in before the
+    /// rename keep syncing.
+    public static let legacyContainer = "iCloud.ideabox"
+    /// Whether `name` is a container id: `iCloud.` and then letters, digits, '.', '-' or
+    /// '_', at most 255 bytes in all.
+    public static func isValidContainer(_ name: String) -> Bool {
+        name.hasPrefix("iCloud.") && name.utf8.count > 7 && name.utf8.count <= 255
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0)) }
+    }
+
+    /// Whether `token` looks like a container API token (`ckAPIToken`): 64 hex digits.
+    public static func isValidAPIToken(_ token: some StringProtocol) -> Bool {
+        token.utf8.count == 64 && token.utf8.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+        }
+    }
+
     /// The environments a path may name.
     public static let environments: Set<String> = ["production", "development"]
 
@@ -18,19 +37,30 @@ public enum WebServicesPath {
         case changesZone = "changes/zone"
         /// One zone's changes since a sync token (Apple's older, flat form).
         case recordsChanges = "records/changes"
+        /// The zones changed since a database sync token.
+        case changesDatabase = "changes/database"
+        /// The zones changed since a `metaSyncToken` (Apple's older form).
+        case zonesChanges = "zones/changes"
         /// Creates and deletes zones.
         case zonesModify = "zones/modify"
         /// The account's zones.
         case zonesList = "zones/list"
-        /// Stores the request's body as an asset; answers `{singleFile: {fileChecksum, size}}`.
+        /// Zones by name.
+        case zonesLookup = "zones/lookup"
+        /// Upload URLs for assets (`tokens[]`); the bytes are then POSTed to each URL.
         case assetsUpload = "assets/upload"
-        /// Answers the bytes of the asset `{fileChecksum}` names.
+        /// Answers the bytes of the asset `{fileChecksum}` names (IdeaBox's earlier clients).
         case assetsDownload = "assets/download"
+        /// The signed-in user's record name (in the `public` database, as Apple has it).
+        case usersCurrent = "users/current"
+
+        /// Whether the operation is read with GET (Apple's) as well as POST (ours for these).
+        public var takesGet: Bool { self == .zonesList || self == .usersCurrent }
     }
 
     /// What a request path names.
     public struct Parsed: Equatable, Sendable {
-        /// The container, such as `iCloud.ideabox`.
+        /// The container, such as `iCloud.com.buildwithharry.IdeaBox`.
         public var container: String
         /// `production` or `development` (not checked here).
         public var environment: String

@@ -8,16 +8,23 @@ import PostgresNIO
 
 /// The record operations, on behalf of one account.
 extension PostgresRecordStore {
-    public func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult {
-        guard saves.count + recordIDs.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
+        guard saves.count + deletes.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
         let now = clock.now()
         do {
             return try await transaction { connection in
                 var zones = try await ZoneRows.lock(
-                    Set(saves.map(\.record.recordID.zoneID) + recordIDs.map(\.zoneID)), account: account, connection, logger)
+                    Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, connection, logger)
                 var result = ModifyResult()
-                try await Self.delete(recordIDs, zones: &zones, now: now, connection, logger)
-                result.deleted = recordIDs
+                let doomed = try await Self.records(deletes.map(\.recordID), zones: zones, connection, logger)
+                for deletion in deletes {
+                    if let failure = deletion.refusal(over: doomed[deletion.recordID]) {
+                        result.failures[deletion.recordID] = failure
+                    } else {
+                        result.deleted.append(deletion.recordID)
+                    }
+                }
+                try await Self.delete(result.deleted, zones: &zones, now: now, connection, logger)
 
                 var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
                 let quota = try await connection.query(
@@ -28,11 +35,11 @@ extension PostgresRecordStore {
                     saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, connection, logger)
                 var written: [RecordID: RemoteRecord] = [:]
                 for save in saves {
-                    let record = save.record
-                    let existing = stored[record.recordID]
-                    if let failure = save.policy.refusal(saving: record, over: existing) {
+                    let existing = stored[save.record.recordID]
+                    let record = save.record(over: existing)
+                    if let failure = save.policy.refusal(saving: save.record, over: existing) {
                         result.failures[record.recordID] = failure
-                    } else if !record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
+                    } else if !save.record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
                         result.failures[record.recordID] = .unknownItem
                     } else if existing == nil, let quota, recordCount >= quota {
                         result.failures[record.recordID] = .quotaExceeded

@@ -17,6 +17,17 @@ extension PostgresRecordStore {
         }
     }
 
+    public func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken] {
+        try await run { connection in
+            var tokens: [RecordZoneID: ChangeToken] = [:]
+            let rows = try await connection.query("SELECT id, name, change_sequence FROM zone WHERE account = \(account)", logger: logger)
+            for try await (id, name, sequence) in rows.decode((Int64, String, Int64).self) {
+                tokens[RecordZoneID(zoneName: name)] = ZonePosition(zoneRowID: id, sequence: sequence).token
+            }
+            return tokens
+        }
+    }
+
     public func createZone(_ zone: RecordZoneID, account: String) async throws {
         let now = clock.now().milliseconds
         try await run { connection in

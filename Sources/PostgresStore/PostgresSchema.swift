@@ -80,6 +80,17 @@ enum PostgresSchema {
             WHERE strpos(fields, '{"bool":') > 0
             """,
         ]),
+        ("v4-web-services", [
+            """
+            CREATE TABLE api_token (
+                hash TEXT PRIMARY KEY,
+                label TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE TABLE server_secret (id INT PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL)",
+        ]),
     ]
 }
 

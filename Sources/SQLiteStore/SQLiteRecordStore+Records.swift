@@ -10,41 +10,52 @@ import IdeaBoxCore
 extension SQLiteRecordStore {
     /// Applies deletes, then saves, in one transaction; see `CloudDatabase.modify`.
     public func modify(account: String, saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        try modify(account: account, saves: records.map { RecordSave($0, policy: savePolicy) }, deleting: recordIDs)
+        try modify(
+            account: account, saves: records.map { RecordSave($0, policy: savePolicy) },
+            deletes: recordIDs.map { RecordDeletion($0) })
     }
 
-    /// Applies deletes, then saves, each save under its own policy, in one transaction; see
-    /// `CloudDatabase.modify`. If `atomic`, a request with any failed item applies nothing
+    /// Applies deletes, then saves, each under its own policy, in one transaction; see
+    /// `RecordStore.modify`. If `atomic`, a request with any failed item applies nothing
     /// and its result lists only the failures.
-    public func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool = false) throws -> ModifyResult {
-        guard saves.count + recordIDs.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
-        let fields = saves.map { StoredFields.encode($0.record.fields) }
+    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool = false) throws -> ModifyResult {
+        guard saves.count + deletes.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+        // Encoded before the write lock is taken; a merge's fields are known only inside it.
+        let encoded = saves.map { $0.mergesFields ? nil : StoredFields.encode($0.record.fields) }
         do {
             return try writer.write { db in
                 let now = clock.now()
                 // Every zone of the request exists (or nothing is applied), so the lookups
                 // below always find theirs.
                 var zones = try ZoneState.fetch(
-                    Set(saves.map(\.record.recordID.zoneID) + recordIDs.map(\.zoneID)), account: account, db)
+                    Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, db)
                 var result = ModifyResult()
-                for recordID in recordIDs {
-                    try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
-                    result.deleted.append(recordID)
+                for deletion in deletes {
+                    let recordID = deletion.recordID
+                    let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
+                    if let failure = deletion.refusal(over: existing) {
+                        result.failures[recordID] = failure
+                    } else {
+                        if let existing { try delete(existing, zone: &zones[recordID.zoneID]!, now: now, db) }
+                        result.deleted.append(recordID)
+                    }
                 }
                 let quota = try Self.quota(of: account, db)
                 var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
-                for (save, fields) in zip(saves, fields) {
-                    let record = save.record
-                    let existing = try StoredRecord.fetch(record.recordID, zone: zones[record.recordID.zoneID]!, db)
-                    if let failure = save.policy.refusal(saving: record, over: existing) {
-                        result.failures[record.recordID] = failure
-                    } else if try !Self.hasAssets(of: record, account: account, db) {
-                        result.failures[record.recordID] = .unknownItem
+                for (save, fields) in zip(saves, encoded) {
+                    let recordID = save.record.recordID
+                    let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
+                    let record = save.record(over: existing)
+                    if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                        result.failures[recordID] = failure
+                    } else if try !Self.hasAssets(of: save.record, account: account, db) {
+                        result.failures[recordID] = .unknownItem
                     } else if existing == nil, let quota, recordCount >= quota {
-                        result.failures[record.recordID] = .quotaExceeded
+                        result.failures[recordID] = .quotaExceeded
                     } else {
                         let saved = try self.save(
-                            record, fields: fields, over: existing, zone: &zones[record.recordID.zoneID]!, now: now, db)
+                            record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
+                            zone: &zones[recordID.zoneID]!, now: now, db)
                         if existing == nil { recordCount += 1 }
                         result.saved.append(saved)
                     }
@@ -128,23 +139,18 @@ extension SQLiteRecordStore {
         }
     }
 
-    /// Deletes `recordID` if the server has it, remembering the deletion for change
-    /// fetches; deleting a missing record changes nothing.
-    private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
-        let recordType = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
-            arguments: [zone.rowID, recordID.recordName])
-        guard let recordType else { return }
+    /// Deletes `record`, remembering the deletion for change fetches.
+    private func delete(_ record: RemoteRecord, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
         let sequence = zone.nextSequence()
         try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
-            .execute(arguments: [zone.rowID, recordID.recordName])
+            .execute(arguments: [zone.rowID, record.recordID.recordName])
         try db.cachedStatement(
             sql: """
                 INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (zoneId, recordName) DO UPDATE SET
                     changeSequence = excluded.changeSequence, recordType = excluded.recordType, deletedAt = excluded.deletedAt
                 """
-        ).execute(arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds])
+        ).execute(arguments: [zone.rowID, record.recordID.recordName, sequence, record.recordType, now.milliseconds])
     }
 
     /// Stores `record` with a new change tag and server times, and returns it as stored.

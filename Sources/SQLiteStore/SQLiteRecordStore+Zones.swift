@@ -1,4 +1,5 @@
 import CloudKitModel
+import CloudStore
 import GRDB
 import IdeaBoxCore
 
@@ -9,6 +10,17 @@ extension SQLiteRecordStore {
         try writer.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM zone WHERE account = ? ORDER BY name", arguments: [account])
                 .map(RecordZoneID.init(zoneName:))
+        }
+    }
+
+    /// The zones of `account`, each with the token of its latest change.
+    public func zoneTokens(account: String) throws -> [RecordZoneID: ChangeToken] {
+        try writer.read { db in
+            var tokens: [RecordZoneID: ChangeToken] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, name, changeSequence FROM zone WHERE account = ?", arguments: [account]) {
+                tokens[RecordZoneID(zoneName: row["name"])] = ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]).token
+            }
+            return tokens
         }
     }
 

@@ -11,6 +11,7 @@ enum SQLiteSchema {
         case accessTokens = "v3-access-tokens"
         case assets = "v4-assets"
         case noBooleans = "v5-no-booleans"
+        case webServices = "v6-web-services"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -55,6 +56,17 @@ enum SQLiteSchema {
         }
         migrator.registerMigration(Migration.noBooleans.rawValue) { db in
             try db.execute(sql: booleansAsIntegers)
+        }
+        migrator.registerMigration(Migration.webServices.rawValue) { db in
+            try db.execute(sql: """
+                CREATE TABLE apiToken (
+                    hash TEXT PRIMARY KEY NOT NULL,
+                    label TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    revokedAt INTEGER
+                ) WITHOUT ROWID
+                """)
+            try db.execute(sql: "CREATE TABLE serverSecret (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)")
         }
         return migrator
     }

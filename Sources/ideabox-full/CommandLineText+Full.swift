@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudKitModel
+import CloudStore
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
@@ -303,6 +304,34 @@ extension CommandLineText {
         }
     }
 
+    /// What `serve api-token add` says on standard error under the token it printed.
+    static func apiTokenShownOnce(label: String, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "API token \(label): shown only this once. A device uses it with: ideabox account sign-in NAME --server URL --api-token TOKEN"
+        case .traditionalChinese:
+            "API 權杖 \(label)：只會顯示這一次。裝置這樣使用：ideabox account sign-in NAME --server URL --api-token TOKEN"
+        }
+    }
+
+    /// What `serve api-token revoke` says.
+    static func apiTokensRevoked(_ count: Int, label: String, _ language: Language) -> String {
+        switch language {
+        case .english: "API token \(label): \(count) \(count == 1 ? "token" : "tokens") revoked."
+        case .traditionalChinese: "API 權杖 \(label)：已撤銷 \(count) 個"
+        }
+    }
+
+    /// One line of `serve api-token list`.
+    static func apiTokenLine(_ entry: APITokenEntry, _ language: Language) -> String {
+        switch (entry.revoked, language) {
+        case (nil, .english): "\(entry.label)  added \(entry.created.iso8601)  valid"
+        case let (revoked?, .english): "\(entry.label)  added \(entry.created.iso8601)  revoked \(revoked.iso8601)"
+        case (nil, .traditionalChinese): "\(entry.label)  新增於 \(entry.created.iso8601)  有效"
+        case let (revoked?, .traditionalChinese): "\(entry.label)  新增於 \(entry.created.iso8601)  撤銷於 \(revoked.iso8601)"
+        }
+    }
+
     /// One line of `serve account list`.
     static func accountLine(_ account: String, validTokens: Int, _ language: Language) -> String {
         switch language {
@@ -320,6 +349,10 @@ enum FullCommandError: UserFacingError {
     case quotaIsTheServers(account: String)
     case tokenNeeded
     case noValidToken(account: String)
+    /// `serve api-token revoke` named no valid token.
+    case noValidAPIToken(label: String)
+    /// `serve api-token add` named a label a valid token has.
+    case apiTokenExists(label: String)
     /// The server's store could not be opened; the store's own words (they name the database's error).
     case store(String)
 
@@ -347,6 +380,10 @@ enum FullCommandError: UserFacingError {
             "登入伺服器需要帳號的權杖：請使用 --token 或從標準輸入輸入"
         case let (.noValidToken(account), .english): "Account \(account) has no valid token to revoke."
         case let (.noValidToken(account), .traditionalChinese): "帳號 \(account) 沒有可撤銷的有效權杖"
+        case let (.noValidAPIToken(label), .english): "No valid API token is named \(label)."
+        case let (.noValidAPIToken(label), .traditionalChinese): "沒有名為 \(label) 的有效 API 權杖"
+        case let (.apiTokenExists(label), .english): "A valid API token is already named \(label); revoke it first or pick another name."
+        case let (.apiTokenExists(label), .traditionalChinese): "已有名為 \(label) 的有效 API 權杖；請先撤銷，或換個名稱"
         case let (.store(reason), .english): reason
         case let (.store(reason), .traditionalChinese): "無法使用伺服器的儲存區：\(reason)"
         }

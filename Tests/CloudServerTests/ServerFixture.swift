@@ -37,7 +37,7 @@ final class ServerFixture: Sendable {
         let secret = RemoteRecord(
             recordType: "Idea", recordID: RecordID(recordName: "secret", zoneID: Self.zone),
             fields: ["title": .string("alice's secret")])
-        _ = try store.modify(account: "alice", saves: [RecordSave(secret, policy: .allKeys)], deleting: [])
+        _ = try store.modify(account: "alice", saves: [RecordSave(secret, policy: .allKeys)], deletes: [])
         let lines = logLines
         let log = RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
         running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()

@@ -26,7 +26,13 @@ import Testing
         func zones(account: String) async throws -> [RecordZoneID] { throw error }
         func createZone(_ zone: RecordZoneID, account: String) async throws { throw error }
         func deleteZone(_ zone: RecordZoneID, account: String) async throws { throw error }
-        func modify(account: String, saves: [RecordSave], deleting recordIDs: [RecordID], atomic: Bool) async throws -> ModifyResult {
+        func addAPIToken(hash tokenHash: String, label: String) async throws { throw error }
+        func isValidAPIToken(hash tokenHash: String) async throws -> Bool { true }
+        func revokeAPITokens(label: String) async throws -> Int { throw error }
+        func apiTokens() async throws -> [APITokenEntry] { throw error }
+        func serverSecret() async throws -> Data { Data(repeating: 7, count: 32) }
+        func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken] { throw error }
+        func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
             throw error
         }
         func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudHTTPClient
+import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
 import IdeaBoxCore
@@ -35,7 +36,7 @@ extension IdeaBoxCommand.Account {
         }
     }
 
-    /// `ideabox account sign-in NAME [--server URL [--token T]]`
+    /// `ideabox account sign-in NAME [--server URL [--token T] [--container ID] [--api-token T]]`
     struct SignIn: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-in",
@@ -43,20 +44,34 @@ extension IdeaBoxCommand.Account {
             discussion: """
                 With --server, the profile syncs with that server from now on, with the token `ideabox serve account add` \
                 printed (from --token, or else the first line of standard input, which keeps it out of shell history). \
-                The URL and token are kept in the profile's server.json, readable by you only. Without --server the \
-                profile goes back to the embedded remote.
+                With --api-token (from `ideabox serve api-token add`), requests carry both tokens as CloudKit Web Services \
+                clients do (ckAPIToken, ckWebAuthToken); without it, the account's token alone. The URL and tokens are kept \
+                in the profile's server.json, readable by you only. Without --server the profile goes back to the embedded \
+                remote.
                 """)
 
         @Argument(help: "The account name.") var name: String
         @Option(help: ArgumentHelp("The server's URL, such as http://127.0.0.1:8420.", valueName: "url")) var server: String?
         @Option(help: ArgumentHelp("The account's token (default: read from standard input).", valueName: "token")) var token: String?
+        @Option(help: ArgumentHelp("The server's container (default: \(WebServicesPath.defaultContainer)).", valueName: "id"))
+        var container: String = WebServicesPath.defaultContainer
+        @Option(name: .customLong("api-token"), help: ArgumentHelp("The container's API token, 64 hex digits.", valueName: "token"))
+        var apiToken: String?
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
                 throw ValidationError("The account name must be one line and not empty.")
             }
-            if token != nil && server == nil { throw ValidationError("--token goes with --server.") }
+            if server == nil && (token != nil || apiToken != nil || container != WebServicesPath.defaultContainer) {
+                throw ValidationError("--token, --api-token and --container go with --server.")
+            }
+            guard WebServicesPath.isValidContainer(container) else {
+                throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(container)\".")
+            }
+            if let apiToken, !WebServicesPath.isValidAPIToken(apiToken) {
+                throw ValidationError("--api-token must be the 64 hex digits `ideabox serve api-token add` printed.")
+            }
             if let server {
                 guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                     throw ValidationError("--server must be an http:// or https:// URL, such as http://127.0.0.1:8420, not \"\(server)\".")
@@ -72,7 +87,8 @@ extension IdeaBoxCommand.Account {
                 guard let token = (token ?? readLine(strippingNewline: true))?.trimmingCharacters(in: .whitespaces),
                       !token.isEmpty, !token.contains(where: \.isWhitespace)
                 else { throw FullCommandError.tokenNeeded }
-                try ServerCredentials(server: url, account: account, token: token).save(to: location.profileDirectory)
+                try ServerCredentials(server: url, account: account, token: token, container: container, apiToken: apiToken?.lowercased())
+                    .save(to: location.profileDirectory)
                 print(CommandLineText.signedIn(account, server: url, context.language))
             } else {
                 try ServerCredentials.remove(from: location.profileDirectory)

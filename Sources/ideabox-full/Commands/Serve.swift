@@ -18,25 +18,38 @@ extension IdeaBoxCommand {
                 Devices sign in with `ideabox account sign-in NAME --server URL` and the token that \
                 `ideabox serve account add NAME` printed. Each request is logged on standard error (method, path, \
                 status, milliseconds, account; never a token). SIGINT or SIGTERM stops the server after the \
-                requests in flight finish.
+                requests in flight finish. Other CloudKit Web Services clients send the account's token as \
+                ckWebAuthToken with an API token from `ideabox serve api-token add` as ckAPIToken.
                 """,
-            subcommands: [Account.self])
+            subcommands: [Account.self, APIToken.self])
 
         @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
         var listen = "127.0.0.1:8420"
+        @Option(
+            name: .customLong("container"),
+            help: ArgumentHelp(
+                "A container to serve (repeatable; default \(WebServicesPath.defaultContainer)). Each has its own data; the first holds what earlier servers stored.",
+                valueName: "id"))
+        var containers: [String] = []
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func validate() throws {
             _ = try ListenAddress(listen)
+            if let bad = containers.first(where: { !WebServicesPath.isValidContainer($0) }) {
+                throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(bad)\".")
+            }
         }
 
         func run(in context: CommandContext) throws {
             let address = try ListenAddress(listen)
             let store = try storeOptions.open(context)
+            let served = containers.isEmpty ? [WebServicesPath.defaultContainer] : containers
             let server = CloudServer(
-                store: store, host: address.host, port: address.port, log: .standardError(clock: context.clock))
+                store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
+                log: .standardError(clock: context.clock))
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
-            Output.error("serve: listening on http://\(address.host):\(running.port) (store \(storeOptions.description(context)))")
+            Output.error(
+                "serve: listening on http://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")))")
             running.waitUntilStopped()
             Output.error("serve: stopped")
         }

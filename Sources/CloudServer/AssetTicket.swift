@@ -1,0 +1,69 @@
+import Crypto
+import Foundation
+import IdeaBoxCore
+
+/// What an asset URL of the server allows, signed so that the URL alone authorises it, as
+/// Apple's upload and download URLs do: a POST of one asset's bytes into one account
+/// (`upload`), or a GET of one asset of one account (`download`), until it expires.
+///
+/// Written `<payload>.<signature>` in base64url, where the signature is an HMAC-SHA256 of
+/// the payload with the store's `serverSecret`, so every server process over one store
+/// reads the tickets of the others, and no client can make or alter one.
+struct AssetTicket: Equatable {
+    enum Kind: String {
+        case upload = "u"
+        case download = "d"
+    }
+
+    /// How long an upload URL is good for (Apple's 15 minutes).
+    static let uploadLifetime: Int64 = 15 * 60_000
+    /// How long a download URL is good for.
+    static let downloadLifetime: Int64 = 60 * 60_000
+
+    var kind: Kind
+    /// The database the asset belongs to (`CloudOperations.owner`).
+    var owner: String
+    /// The asset's checksum (for a download).
+    var checksum: String
+    var expires: Timestamp
+
+    /// The ticket as it appears in a URL.
+    func encoded(secret: SymmetricKey) -> String {
+        let payload = Data([kind.rawValue, owner, checksum, String(expires.milliseconds)].joined(separator: "\n").utf8)
+        let signature = Data(HMAC<SHA256>.authenticationCode(for: payload, using: secret))
+        return Self.base64url(payload) + "." + Self.base64url(signature)
+    }
+
+    /// The ticket `text` stands for, or nil if it is malformed, was not signed with
+    /// `secret`, or has expired by `now`.
+    init?(_ text: Substring, secret: SymmetricKey, now: Timestamp) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard text.utf8.count <= 1024, parts.count == 2, let payload = Self.data(base64url: parts[0]),
+              let signature = Self.data(base64url: parts[1]),
+              HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: payload, using: secret)
+        else { return nil }
+        let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard fields.count == 4, let kind = Kind(rawValue: String(fields[0])), let expires = Int64(fields[3]),
+              now.milliseconds < expires
+        else { return nil }
+        self.init(kind: kind, owner: String(fields[1]), checksum: String(fields[2]), expires: Timestamp(milliseconds: expires))
+    }
+
+    init(kind: Kind, owner: String, checksum: String = "", expires: Timestamp) {
+        self.kind = kind
+        self.owner = owner
+        self.checksum = checksum
+        self.expires = expires
+    }
+
+    private static func base64url(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    private static func data(base64url text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}

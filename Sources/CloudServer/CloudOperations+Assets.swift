@@ -1,0 +1,52 @@
+import CloudKitModel
+import CloudStore
+import CloudWebServices
+import Foundation
+import NIOCore
+
+/// `assets/upload`, Apple's two steps: the request for upload URLs, then a POST of the bytes
+/// to each URL (`AssetTicket`). `assets/download` is IdeaBox's earlier way to read an asset.
+extension CloudOperations {
+    /// `tokens[{recordName?, recordType?, fieldName}]` in `zoneID?`: an upload URL for each,
+    /// `tokens[{recordName, fieldName, url}]` (a missing `recordName` gets a new UUID).
+    func requestUploads(_ body: Object) async throws -> Object {
+        _ = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
+        guard let requests = body["tokens"]?.array, !requests.isEmpty else {
+            throw WebServicesError.badRequest("tokens must be an array of {recordName, recordType, fieldName}.")
+        }
+        guard requests.count <= Self.maximumOperations else { throw CloudError.limitExceeded }
+        return ["tokens": .array(try requests.enumerated().map { index, json in
+            guard let request = json.object else { throw WebServicesError.badRequest("tokens[\(index)] must be an object with a fieldName.") }
+            let fieldName = try WebServicesFormat.typeName(request["fieldName"], at: "tokens[\(index)].fieldName")
+            if let type = request["recordType"] { _ = try WebServicesFormat.typeName(type, at: "tokens[\(index)].recordType") }
+            let recordName = try request["recordName"].map { try WebServicesFormat.recordName($0, at: "tokens[\(index)].recordName") }
+                ?? UUID().uuidString.lowercased()
+            return ["recordName": .string(recordName), "fieldName": .string(fieldName), "url": .string(assetURLs.upload(owner: owner))]
+        })]
+    }
+
+    /// Stores the bytes POSTed to an upload URL, named by their checksum, and answers
+    /// `{singleFile: {fileChecksum, size, receipt}}`, whose inner dictionary a save names as
+    /// an `ASSETID` value.
+    static func upload(_ body: ByteBuffer, owner: String, store: any RecordStore) async throws -> Object {
+        let reference = try await store.storeAsset(Data(body.readableBytesView), account: owner)
+        return ["singleFile": WebServicesFormat.object(reference)]
+    }
+
+    /// The bytes of the asset `{fileChecksum}` names, if this account uploaded it.
+    func downloadAsset(_ body: Object) async throws -> Data {
+        let checksum = try WebServicesFormat.string(body["fileChecksum"], at: "fileChecksum")
+        guard AssetReference(checksum: checksum, size: 0) != nil else {
+            throw WebServicesError.badRequest("fileChecksum must be a SHA-256 in lower-case hex.")
+        }
+        return try await Self.asset(checksum, owner: owner, store: store)
+    }
+
+    /// The bytes of `owner`'s asset `checksum`, or `NOT_FOUND`.
+    static func asset(_ checksum: String, owner: String, store: any RecordStore) async throws -> Data {
+        guard let data = try await store.asset(checksum, account: owner) else {
+            throw WebServicesError(code: "NOT_FOUND", reason: "No asset \(checksum) in this account.")
+        }
+        return data
+    }
+}

@@ -1,0 +1,202 @@
+import CloudKitModel
+import CloudStore
+import CloudWebServices
+import Foundation
+
+/// `records/modify` and `records/lookup`.
+extension CloudOperations {
+    /// The most bytes of field data one record may hold (CloudKit's 1 MB); larger data is an asset.
+    static let maximumRecordBytes = 1 << 20
+
+    /// One operation of a modify request, with the fields its answer holds.
+    private struct Item {
+        enum Change {
+            case save(RecordSave, isCreate: Bool)
+            case delete(RecordDeletion)
+        }
+
+        var change: Change
+        var desiredKeys: Set<String>?
+
+        var recordID: RecordID {
+            switch change {
+            case let .save(save, _): save.record.recordID
+            case let .delete(deletion): deletion.recordID
+            }
+        }
+    }
+
+    /// `operations[{operationType, record, desiredKeys?}]`, `zoneID?`, `atomic?`,
+    /// `desiredKeys?`, `numbersAsStrings?`: Apple's seven operation types, each checking the
+    /// change tag as Apple documents, one operation per record; answered with one record or
+    /// error per operation, in order.
+    func modifyRecords(_ body: Object) async throws -> Object {
+        let zone = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
+        let answer = try answer(body)
+        let atomicAsked = try Self.bool(body["atomic"], at: "atomic") ?? true
+        let desiredKeys = try Self.desiredKeys(body)
+        var items: [Item] = []
+        var named = Set<RecordID>()
+        for (index, json) in try Self.operations(body).enumerated() {
+            let item = try Self.item(json, zone: zone, desiredKeys: desiredKeys, at: "operations[\(index)]")
+            guard named.insert(item.recordID).inserted else {
+                throw WebServicesError.badRequest(
+                    "operations[\(index)]: record \(item.recordID.recordName) has another operation in this request; one per record.")
+            }
+            items.append(item)
+        }
+        var saves: [RecordSave] = []
+        var deletes: [RecordDeletion] = []
+        for item in items {
+            switch item.change {
+            case let .save(save, _): saves.append(save)
+            case let .delete(deletion): deletes.append(deletion)
+            }
+        }
+        let zones = Set(items.map(\.recordID.zoneID))
+        // `atomic` (default true) applies to custom zones only, as Apple documents.
+        let atomic = atomicAsked && !zones.contains(WebServicesFormat.defaultZone)
+        try await prepare(zones)
+        let result = try await store.modify(account: owner, saves: saves, deletes: deletes, atomic: atomic)
+        let savedByID = Dictionary(result.saved.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
+        let deleted = Set(result.deleted)
+        let failedAtomically = atomic && !result.failures.isEmpty
+        return ["records": .array(items.map { item in
+            let recordID = item.recordID
+            if let failure = result.failures[recordID] {
+                var isCreate = false
+                if case let .save(_, create) = item.change { isCreate = create }
+                return .object(Self.failure(failure, recordName: recordID.recordName, isCreate: isCreate, answer))
+            }
+            switch item.change {
+            case .save:
+                guard !failedAtomically, let record = savedByID[recordID] else { return Self.atomicError(recordID.recordName) }
+                return Self.object(record, desiredKeys: item.desiredKeys, answer)
+            case .delete:
+                guard !failedAtomically, deleted.contains(recordID) else { return Self.atomicError(recordID.recordName) }
+                return ["recordName": .string(recordID.recordName), "deleted": true]
+            }
+        })]
+    }
+
+    /// One record operation, read strictly: `create` (a missing `recordName` gets a new
+    /// UUID), `update`/`replace`/`delete` (each needs the `recordChangeTag` read), and the
+    /// `force` forms, which skip the check (`forceUpdate`/`forceReplace` create a missing record).
+    private static func item(_ json: JSONValue, zone: RecordZoneID, desiredKeys: Set<String>?, at path: String) throws -> Item {
+        guard let operation = json.object, var recordJSON = operation["record"]?.object else {
+            throw WebServicesError.badRequest("\(path) must be an object with an operationType and a record.")
+        }
+        let type = try WebServicesFormat.string(operation["operationType"], at: "\(path).operationType")
+        let keys = try Self.desiredKeys(operation) ?? desiredKeys
+        let recordZone = try recordJSON["zoneID"].map { try WebServicesFormat.zoneID($0, at: "\(path).record.zoneID") } ?? zone
+        let changeTag = try recordJSON["recordChangeTag"].map { try WebServicesFormat.string($0, at: "\(path).record.recordChangeTag") }
+        if ["update", "replace", "delete"].contains(type) && changeTag == nil {
+            throw WebServicesError.badRequest("\(path): \(type) needs the record's recordChangeTag (or use force\(type.prefix(1).uppercased() + type.dropFirst())).")
+        }
+        switch type {
+        case "delete", "forceDelete":
+            let name = try WebServicesFormat.recordName(recordJSON["recordName"], at: "\(path).record.recordName")
+            let recordID = RecordID(recordName: name, zoneID: recordZone)
+            let deletion = type == "delete"
+                ? RecordDeletion(recordID, changeTag: changeTag, policy: .ifServerRecordUnchanged) : RecordDeletion(recordID)
+            return Item(change: .delete(deletion), desiredKeys: keys)
+        case "create", "update", "replace", "forceUpdate", "forceReplace":
+            if type == "create" && recordJSON["recordName"] == nil {
+                recordJSON["recordName"] = .string(UUID().uuidString.lowercased())
+            }
+            // An update or replace names an existing record, whose type it keeps.
+            let requiresType = !["update", "replace"].contains(type)
+            var record = try WebServicesFormat.record(.object(recordJSON), zone: recordZone, requiresType: requiresType, at: "\(path).record")
+            guard approximateSize(record.fields) <= maximumRecordBytes else {
+                throw WebServicesError.badRequest("\(path).record holds more than 1 MB of fields; send large data as an asset.")
+            }
+            record.creationDate = nil
+            record.modificationDate = nil
+            let merges = type == "update" || type == "forceUpdate"
+            var save: RecordSave
+            switch type {
+            case "create":
+                record.changeTag = nil
+                save = RecordSave(record, policy: .ifServerRecordUnchanged)
+            case "update", "replace":
+                save = RecordSave(record, policy: .ifServerRecordUnchanged, mergesFields: merges)
+            default:
+                save = RecordSave(record, policy: .allKeys, mergesFields: merges)
+            }
+            if merges { save.clearedFields = WebServicesFormat.nullFields(.object(recordJSON)) }
+            return Item(change: .save(save, isCreate: type == "create"), desiredKeys: keys)
+        default:
+            throw WebServicesError.badRequest(
+                "\(path).operationType must be create, update, replace, delete, forceUpdate, forceReplace or forceDelete.")
+        }
+    }
+
+    /// A record's error: its code, reason and name, with the server's record beside a
+    /// conflict (**ours**: the client settles it without another fetch).
+    private static func failure(_ error: CloudError, recordName: String, isCreate: Bool, _ answer: WebServicesFormat.Answer) -> Object {
+        var failure = WebServicesError(error)
+        if case .serverRecordChanged = error, isCreate {
+            failure.code = "EXISTS"
+            failure.reason = "A record named \(recordName) already exists."
+        }
+        var object = failure.object
+        object["recordName"] = .string(recordName)
+        if case let .serverRecordChanged(serverRecord?) = error, !isCreate {
+            object["serverRecord"] = .object(WebServicesFormat.object(serverRecord, answer))
+        }
+        return object
+    }
+
+    private static func atomicError(_ recordName: String) -> JSONValue {
+        var error = WebServicesError(code: "ATOMIC_ERROR", reason: "Another operation of this atomic request failed.").object
+        error["recordName"] = .string(recordName)
+        return .object(error)
+    }
+
+    /// About how many bytes `fields` take: their text and bytes, and 8 per number.
+    private static func approximateSize(_ fields: [String: FieldValue]) -> Int {
+        func size(_ value: FieldValue) -> Int {
+            switch value {
+            case .string(let text): text.utf8.count
+            case .bytes(let data): data.count
+            case .list(let items): items.reduce(0) { $0 + size($1) }
+            case .int64, .double, .timestamp: 8
+            case .asset: 72
+            }
+        }
+        return fields.reduce(0) { $0 + $1.key.utf8.count + size($1.value) }
+    }
+
+    // MARK: records/lookup
+
+    /// `records[{recordName, desiredKeys?}]` in `zoneID` (the default zone if none): each
+    /// answered, in order, with the record or a `NOT_FOUND` naming it.
+    func lookup(_ body: Object) async throws -> Object {
+        let zone = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
+        let answer = try answer(body)
+        guard let requests = body["records"]?.array, requests.count <= Self.maximumOperations else {
+            throw WebServicesError.badRequest("records must be an array of at most \(Self.maximumOperations) {recordName}.")
+        }
+        let desiredKeys = try Self.desiredKeys(body)
+        let wanted = try requests.enumerated().map { index, json in
+            guard let object = json.object else { throw WebServicesError.badRequest("records[\(index)] must be an object with a recordName.") }
+            let name = try WebServicesFormat.recordName(object["recordName"], at: "records[\(index)].recordName")
+            return (name, try Self.desiredKeys(object) ?? desiredKeys)
+        }
+        let found: [RemoteRecord]
+        do {
+            found = try await store.records(account: owner, in: zone, named: wanted.map(\.0))
+        } catch CloudError.zoneNotFound where zone == WebServicesFormat.defaultZone {
+            found = []  // never written to yet
+        }
+        let byName = Dictionary(found.map { ($0.recordID.recordName, $0) }, uniquingKeysWith: { first, _ in first })
+        return ["records": .array(wanted.map { name, keys in
+            guard let record = byName[name] else {
+                var missing = WebServicesError(code: "NOT_FOUND", reason: "No record \(name) in zone \(zone.zoneName).").object
+                missing["recordName"] = .string(name)
+                return .object(missing)
+            }
+            return Self.object(record, desiredKeys: keys, answer)
+        })]
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import CloudServer
+import CloudStore
+import CloudWebServices
+import Foundation
+import IdeaBoxCommandLine
+import IdeaBoxCore
+
+extension IdeaBoxCommand.Serve {
+    /// `ideabox serve api-token add | list | revoke`: the container's API tokens, which CloudKit
+    /// Web Services clients send as `ckAPIToken` beside the account's `ckWebAuthToken`.
+    struct APIToken: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "api-token",
+            abstract: "The API tokens (ckAPIToken) that CloudKit Web Services clients send with an account's token.",
+            subcommands: [Add.self, List.self, Revoke.self])
+    }
+}
+
+extension IdeaBoxCommand.Serve.APIToken {
+    /// `ideabox serve api-token add LABEL`
+    struct Add: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "add",
+            abstract: "Make an API token named LABEL and print it (64 hex digits), once.")
+
+        @Argument(help: "A name for the token, such as the app that uses it: 1 to 64 letters, digits, '.', '_' or '-'.")
+        var label: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            guard AccessToken.isValidAccountName(label) else {
+                throw ValidationError("The label must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")
+            }
+        }
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let existing = try runBlocking { try await store.apiTokens() }
+            if existing.contains(where: { $0.label == label && $0.revoked == nil }) { throw FullCommandError.apiTokenExists(label: label) }
+            let token = AccessToken.generateAPIToken()
+            try runBlocking { [label] in try await store.addAPIToken(hash: AccessToken.hash(token), label: label) }
+            print(token)
+            Output.error(CommandLineText.apiTokenShownOnce(label: label, context.language))
+        }
+    }
+
+    /// `ideabox serve api-token list`
+    struct List: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the API tokens: name, when added, whether revoked.")
+
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            for entry in try runBlocking({ try await store.apiTokens() }) { print(CommandLineText.apiTokenLine(entry, context.language)) }
+        }
+    }
+
+    /// `ideabox serve api-token revoke LABEL`
+    struct Revoke: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "revoke",
+            abstract: "Revoke the API token named LABEL; clients that send it are refused from then on.")
+
+        @Argument(help: "The token's name.") var label: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let revoked = try runBlocking { [label] in try await store.revokeAPITokens(label: label) }
+            guard revoked > 0 else { throw FullCommandError.noValidAPIToken(label: label) }
+            print(CommandLineText.apiTokensRevoked(revoked, label: label, context.language))
+        }
+    }
+}
