@@ -57,11 +57,11 @@ extension CloudOperations {
         if try Self.bool(body["reverse"], at: path + "reverse") == true {
             throw WebServicesError.badRequest("\(path)reverse: changes are served oldest first only.")
         }
+        // A token this server did not give out has expired, for that zone alone.
         let token = try body["syncToken"].flatMap { json -> ChangeToken? in
             guard json != .null else { return nil }
             guard let text = json.string, text.utf8.count <= 512, let data = Data(base64Encoded: text) else {
-                throw WebServicesError.badRequest(
-                    WebServicesError.changeTokenExpiredPrefix + "\(path)syncToken is not a token this server gave out; fetch again without one.")
+                throw CloudError.changeTokenExpired
             }
             return ChangeToken(data: data)
         }

@@ -132,7 +132,7 @@ extension CloudOperations {
     }
 
     /// A record's error: its code, reason and name, with the server's record beside a
-    /// conflict (**ours**: the client settles it without another fetch).
+    /// `CONFLICT` or `EXISTS` (**ours**: the client settles it without another fetch).
     private static func failure(_ error: CloudError, recordName: String, isCreate: Bool, _ answer: WebServicesFormat.Answer) -> Object {
         var failure = WebServicesError(error)
         if case .serverRecordChanged = error, isCreate {
@@ -141,7 +141,7 @@ extension CloudOperations {
         }
         var object = failure.object
         object["recordName"] = .string(recordName)
-        if case let .serverRecordChanged(serverRecord?) = error, !isCreate {
+        if case let .serverRecordChanged(serverRecord?) = error {
             object["serverRecord"] = .object(WebServicesFormat.object(serverRecord, answer))
         }
         return object

@@ -5,11 +5,13 @@ import Foundation
 
 /// `zones/list`, `zones/lookup` and `zones/modify`.
 extension CloudOperations {
-    /// Every zone of the account with the token of its latest change; the default zone,
-    /// which always exists, has the empty token until its first write makes its row.
+    /// Every zone of the account with the token of its latest change. The default zone
+    /// always exists; until its first write makes its row, its token is that of no history.
     func zoneTokens() async throws -> [RecordZoneID: ChangeToken] {
         var tokens = try await store.zoneTokens(account: owner)
-        if tokens[WebServicesFormat.defaultZone] == nil { tokens[WebServicesFormat.defaultZone] = ChangeToken(data: Data()) }
+        if tokens[WebServicesFormat.defaultZone] == nil {
+            tokens[WebServicesFormat.defaultZone] = ZonePosition(zoneRowID: 0, sequence: 0).token
+        }
         return tokens
     }
 

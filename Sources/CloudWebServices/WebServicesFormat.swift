@@ -59,6 +59,9 @@ public enum WebServicesFormat {
         public var downloadURL: (@Sendable (AssetReference) -> String)?
         /// The record name of the user the answer is for, written in `created` and `modified`.
         public var userRecordName: String?
+        /// The device written beside it: the server's own name, as it does not know which
+        /// device saved a record (Apple writes `iCloud` for a web service's saves).
+        public var deviceID = "ideabox"
 
         /// Answers written as a save sends its records.
         public init(numbersAsStrings: Bool = false, downloadURL: (@Sendable (AssetReference) -> String)? = nil, userRecordName: String? = nil) {
@@ -80,7 +83,10 @@ public enum WebServicesFormat {
         if let changeTag = record.changeTag { object["recordChangeTag"] = .string(changeTag) }
         func stamp(_ time: Timestamp) -> JSONValue {
             var stamp: Object = ["timestamp": .integer(time.milliseconds)]
-            if let user = answer.userRecordName { stamp["userRecordName"] = .string(user) }
+            if let user = answer.userRecordName {
+                stamp["userRecordName"] = .string(user)
+                stamp["deviceID"] = .string(answer.deviceID)
+            }
             return .object(stamp)
         }
         if let created = record.creationDate { object["created"] = stamp(created) }

@@ -88,9 +88,9 @@ import Testing
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "", "recordType": "Idea"}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a\nb", "recordType": "Idea"}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": "abc", "type": "INT64"}}}}]}"#,
-            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": true, "type": "INT64"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": [1, "a"]}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": 1, "type": "GEOMETRY"}}}}]}"#,
-            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"b": {"value": true, "type": "BOOLEAN"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"r": {"value": {"recordName": "b", "action": "NONE"}, "type": "REFERENCE"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"l": {"value": [{"value": 1, "type": "INT64"}], "type": "LIST"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"l": {"value": [1, "a"], "type": "INT64_LIST"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"t": {"value": 1e300, "type": "TIMESTAMP"}}}}]}"#,
@@ -302,13 +302,17 @@ import Testing
         #expect(try bob.fetchAsset(reference) == data && alice.fetchAsset(reference) == data)
     }
 
-    @Test("Asset requests: no token is refused, an upload over 64 MiB is refused (limitExceeded) unstored, a malformed checksum BAD_REQUEST")
+    @Test("Asset requests: no token is refused, an upload over 64 MiB is refused (limitExceeded) unstored, a malformed checksum BAD_REQUEST, a forged upload URL refused")
     func hostileAssets() throws {
         let server = try ServerFixture()
         let upload = ServerFixture.path("assets/upload")
         let unsigned = try server.send(upload, token: nil, body: Data("x".utf8))
         #expect(unsigned.status == 421)
-        let huge = try server.send(upload, token: server.aliceToken, body: Data(count: AssetReference.maximumSize + 1))
+        let tokens = try server.send(upload, token: server.aliceToken, json: ["tokens": [["recordType": "Idea", "fieldName": "data"]]])
+        let location = try #require((tokens.json["tokens"] as? [[String: Any]])?.first?["url"] as? String)
+        let url = try #require(URL(string: location))
+        #expect(url.host == "127.0.0.1" && url.path.hasPrefix("/assets/upload/"))
+        let huge = try server.send(url.path, body: Data(count: AssetReference.maximumSize + 1))
         #expect(huge.status == 400 && Self.isLimitExceeded(huge.json))
         #expect(try server.store.asset(AssetReference(of: Data(count: AssetReference.maximumSize + 1)).checksum, account: "alice") == nil)
         for checksum in ["", "../../etc/passwd", String(repeating: "A", count: 64), String(repeating: "a", count: 65)] {
@@ -317,9 +321,17 @@ import Testing
         }
         let broken = try server.send(ServerFixture.path("assets/download"), token: server.aliceToken, body: Data("{".utf8))
         #expect(broken.status == 400)
-        let stored = try server.send(upload, token: server.aliceToken, body: Data("hello".utf8))
+        // A ticket with one character changed, or cut short, authorises nothing.
+        var forged = url.path
+        forged.replaceSubrange(forged.index(forged.endIndex, offsetBy: -3)..<forged.index(forged.endIndex, offsetBy: -2), with: forged.hasSuffix("A") ? "B" : "A")
+        for path in [forged, String(url.path.dropLast(5)), "/assets/upload/", "/assets/upload/x.y"] {
+            let refused = try server.send(path, body: Data("hello".utf8))
+            #expect(refused.status == 401 || refused.status == 404, "\(path) \(refused.status)")
+        }
+        let stored = try server.send(url.path, body: Data("hello".utf8))
         let file = try #require(stored.json["singleFile"] as? [String: Any])
         #expect(file["fileChecksum"] as? String == AssetReference(of: Data("hello".utf8)).checksum && file["size"] as? Int == 5)
+        #expect(try server.store.asset(AssetReference(of: Data("hello".utf8)).checksum, account: "alice") == Data("hello".utf8))
     }
 
     @Test("Each request is one log line with method, path, status and account, and never the token")
