@@ -3,11 +3,16 @@ import Foundation
 import IdeaBoxCore
 import IdeaStore
 
-/// How an idea travels as a remote record, and back.
+/// How an idea travels as a remote record, and back: the product's CloudKit contract
+/// (`id`, `title`, `description`, `isCompleted` and `version` as `INT64`, `createdAt` and
+/// `updatedAt` as `TIMESTAMP`, `deviceId`; `lastSyncedAt` is the device's own and stays
+/// local), named by the idea's id.
 ///
 /// A delete travels as a record too (`isDeleted` = 1, stamped with the delete's time and
 /// device), never as a removal: that way a delete has a place in the one sync order, and a
-/// device that missed it still can't bring the idea back with an older edit.
+/// device that missed it still can't bring the idea back with an older edit. Its title and
+/// description are sent empty, so that a save that merges into the server's copy (Web
+/// Services' `update`) leaves none of the deleted idea's words there.
 enum IdeaRecord {
     /// The record type of ideas.
     static let recordType = "Idea"
@@ -22,6 +27,7 @@ enum IdeaRecord {
         case .save(let idea):
             id = idea.id
             fields = [
+                "id": .string(idea.id.lowercasedString),
                 "title": .string(idea.title),
                 "description": .string(idea.description),
                 "isCompleted": .int64(idea.isCompleted ? 1 : 0),
@@ -34,6 +40,9 @@ enum IdeaRecord {
         case let .delete(ideaId, order):
             id = ideaId
             fields = [
+                "id": .string(ideaId.lowercasedString),
+                "title": .string(""),
+                "description": .string(""),
                 "updatedAt": .timestamp(order.timestamp),
                 "deviceId": .string(order.deviceId),
                 "isDeleted": .int64(1),
