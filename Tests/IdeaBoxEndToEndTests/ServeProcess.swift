@@ -48,6 +48,16 @@ final class ServeProcess {
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// `ideabox serve api-token add label`; returns the API token it printed.
+    func addAPIToken(_ label: String) throws -> String {
+        let (status, output, error) = try execute(["serve", "api-token", "add", label, "--store", store], log: "api-token-\(label)")
+        let token = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0, token.count == 64 else {
+            throw EndToEndError(description: "serve api-token add \(label) exited \(status): \(error)")
+        }
+        return token
+    }
+
     /// Starts the server (on its earlier port after a restart) and returns once it listens.
     func start() async throws {
         guard child == nil else { return }

@@ -95,6 +95,38 @@ struct ServedSyncTests {
         #expect(!server.log.contains(aliceToken) && !server.log.contains(bobToken), "a token reached the request log")
     }
 
+    /// A device signed in before the server spoke Apple's dialect (its `server.json` names no
+    /// container and no API token) keeps syncing with no new sign-in, through the container
+    /// name it used then; a device signed in with an API token sends both tokens in the query,
+    /// as other CloudKit Web Services clients do; each sees the other's ideas.
+    @Test func anEarlierSignInAndAnAPITokenSignInShareOneAccount() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let token = try server.addAccount("alice")
+        let apiToken = try server.addAPIToken("devices")
+        try await server.start()
+        let url = try server.url
+        let earlier = try DeviceProcess()
+        try FileManager.default.createDirectory(at: earlier.file("profiles/default"), withIntermediateDirectories: true)
+        try Data(#"{"account":"alice","server":"\#(url)","token":"\#(token)"}"#.utf8)
+            .write(to: earlier.file("profiles/default/server.json"))
+        let current = try DeviceProcess()
+        try current.run(["account", "sign-in", "alice", "--server", url, "--token", token, "--api-token", apiToken])
+
+        try earlier.run(["add", "寫於升級之前的裝置"])
+        try earlier.run(["sync"])
+        try current.run(["add", "from the device with an API token"])
+        try current.run(["sync"])
+        try earlier.run(["sync"])
+        for device in [earlier, current] {
+            let titles = try device.run(["list"])
+            #expect(titles.contains("寫於升級之前的裝置") && titles.contains("from the device with an API token"), "\(titles)")
+        }
+        #expect(server.log.contains("/database/1/iCloud.ideabox/production/private/"))
+        #expect(server.log.contains("/database/1/iCloud.com.buildwithharry.IdeaBox/production/private/"))
+        #expect(!server.log.contains(token) && !server.log.contains(apiToken), "a token reached the request log")
+    }
+
     /// `kill -9` of the server while a device uploads 5,000 ideas, then a restart: the
     /// device carries on, and the second device ends up with every idea exactly once.
     @Test func killedServerMidUploadLosesAndDuplicatesNothing() async throws {

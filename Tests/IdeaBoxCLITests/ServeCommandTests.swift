@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// `ideabox serve api-token add | list | revoke`, `serve --container` and the sign-in
+/// options that go with them (the server's requests themselves: CloudServerTests).
+@Suite struct ServeCommandTests {
+    @Test func apiTokensAreShownOnceListedByNameAndRevoked() throws {
+        let sandbox = try Sandbox()
+        let store = ["--store", "sqlite:" + sandbox.directory.appendingPathComponent("server.sqlite").path]
+        let added = try sandbox.run(["serve", "api-token", "add", "web-app"] + store)
+        #expect(added.status == 0 && added.stderr.contains("API token web-app: shown only this once"), "\(added)")
+        let token = added.stdout.trimmingCharacters(in: .newlines)
+        #expect(token.count == 64 && token.allSatisfy(\.isHexDigit) && token == token.lowercased(), "\(token)")
+        #expect(try sandbox.succeed(["serve", "api-token", "list"] + store).hasPrefix("web-app  added "))
+        #expect(try sandbox.succeed(["serve", "api-token", "list"] + store).hasSuffix("  valid\n"))
+        try sandbox.expectRejection(
+            ["serve", "api-token", "add", "web-app"] + store,
+            message: "A valid API token is already named web-app; revoke it first or pick another name.")
+        #expect(try sandbox.succeed(["serve", "api-token", "revoke", "web-app"] + store) == "API token web-app: 1 token revoked.\n")
+        #expect(try sandbox.succeed(["serve", "api-token", "list"] + store).contains("  revoked "))
+        try sandbox.expectRejection(["serve", "api-token", "revoke", "web-app"] + store, message: "No valid API token is named web-app.")
+        // The token itself is never stored: only its hash is in the file.
+        let file = try Data(contentsOf: sandbox.directory.appendingPathComponent("server.sqlite"))
+        #expect(file.range(of: Data(token.utf8)) == nil)
+    }
+
+    @Test func containersAndAPITokensAreCheckedBeforeAnythingIsWritten() throws {
+        let sandbox = try Sandbox()
+        let bad = try sandbox.run(["serve", "--container", "com.example.notes"])
+        #expect(bad.status != 0 && bad.stderr.contains("--container must be a container id such as iCloud.com.buildwithharry.IdeaBox"), "\(bad)")
+        let short = try sandbox.run(["account", "sign-in", "alice", "--server", "http://127.0.0.1:9", "--token", "ibx_x", "--api-token", "abc"])
+        #expect(short.status != 0 && short.stderr.contains("--api-token must be the 64 hex digits"), "\(short)")
+        let alone = try sandbox.run(["account", "sign-in", "alice", "--api-token", String(repeating: "a", count: 64)])
+        #expect(alone.status != 0 && alone.stderr.contains("--token, --api-token and --container go with --server."), "\(alone)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.appendingPathComponent("profiles/default/server.json").path))
+    }
+
+    @Test func signInKeepsTheContainerAndAPIToken() throws {
+        let sandbox = try Sandbox()
+        let apiToken = String(repeating: "0123456789abcdef", count: 4)
+        try sandbox.succeed([
+            "account", "sign-in", "alice", "--server", "http://127.0.0.1:9", "--token", "ibx_secret", "--api-token", apiToken.uppercased(),
+        ])
+        let saved = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: sandbox.dataRoot.appendingPathComponent("profiles/default/server.json"))) as? [String: Any]
+        #expect(saved?["container"] as? String == "iCloud.com.buildwithharry.IdeaBox")
+        #expect(saved?["apiToken"] as? String == apiToken)
+        #expect(saved?["token"] as? String == "ibx_secret")
+    }
+}
