@@ -2,9 +2,10 @@ import Crypto
 import Foundation
 import IdeaBoxCore
 
-/// What an asset URL of the server allows, signed so that the URL alone authorises it, as
-/// Apple's upload and download URLs do: a POST of one asset's bytes into one account
-/// (`upload`), or a GET of one asset of one account (`download`), until it expires.
+/// What a URL of the server's own allows, signed so that the URL alone authorises it, as
+/// Apple's asset and webcourier URLs do: a POST of one asset's bytes into one account
+/// (`upload`), a GET of one asset of one account (`download`), or long polls for one
+/// account's notifications (`webcourier`), until it expires.
 ///
 /// Written `<payload>.<signature>` in base64url, where the signature is an HMAC-SHA256 of
 /// the payload with the store's `serverSecret`, so every server process over one store
@@ -13,23 +14,26 @@ struct AssetTicket: Equatable {
     enum Kind: String {
         case upload = "u"
         case download = "d"
+        case webcourier = "w"
     }
 
     /// How long an upload URL is good for (Apple's 15 minutes).
     static let uploadLifetime: Int64 = 15 * 60_000
     /// How long a download URL is good for.
     static let downloadLifetime: Int64 = 60 * 60_000
+    /// How long a webcourier URL is good for; a device asks `tokens/create` again after.
+    static let webcourierLifetime: Int64 = 7 * 24 * 60 * 60_000
 
     var kind: Kind
     /// The database the asset belongs to (`CloudOperations.owner`).
     var owner: String
-    /// The asset's checksum (for a download).
-    var checksum: String
+    /// The asset's checksum (for a download), or the container (for a webcourier).
+    var subject: String
     var expires: Timestamp
 
     /// The ticket as it appears in a URL.
     func encoded(secret: SymmetricKey) -> String {
-        let payload = Data([kind.rawValue, owner, checksum, String(expires.milliseconds)].joined(separator: "\n").utf8)
+        let payload = Data([kind.rawValue, owner, subject, String(expires.milliseconds)].joined(separator: "\n").utf8)
         let signature = Data(HMAC<SHA256>.authenticationCode(for: payload, using: secret))
         return Self.base64url(payload) + "." + Self.base64url(signature)
     }
@@ -46,13 +50,13 @@ struct AssetTicket: Equatable {
         guard fields.count == 4, let kind = Kind(rawValue: String(fields[0])), let expires = Int64(fields[3]),
               now.milliseconds < expires
         else { return nil }
-        self.init(kind: kind, owner: String(fields[1]), checksum: String(fields[2]), expires: Timestamp(milliseconds: expires))
+        self.init(kind: kind, owner: String(fields[1]), subject: String(fields[2]), expires: Timestamp(milliseconds: expires))
     }
 
-    init(kind: Kind, owner: String, checksum: String = "", expires: Timestamp) {
+    init(kind: Kind, owner: String, subject: String = "", expires: Timestamp) {
         self.kind = kind
         self.owner = owner
-        self.checksum = checksum
+        self.subject = subject
         self.expires = expires
     }
 

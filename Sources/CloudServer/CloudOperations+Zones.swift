@@ -89,6 +89,7 @@ extension CloudOperations {
                 try await store.deleteZone(zone, account: owner)
             }
         }
+        await hub.post(owner: owner, zones: Set(zones.filter { $0.type == "delete" }.map(\.zone)))
         let tokens = zones.contains(where: { $0.type == "create" }) ? try await zoneTokens() : [:]
         return ["zones": .array(zones.map { type, zone in
             guard type == "create", let token = tokens[zone] else { return ["zoneID": zoneIDObject(zone), "deleted": true] }

@@ -23,8 +23,12 @@ struct CloudOperations {
     let owner: String
     /// The account's user record name, as zone ids and records name their owner.
     let userRecordName: String
-    /// Makes the server's asset URLs.
+    /// The container the path names.
+    let container: String
+    /// Makes the server's asset and webcourier URLs.
     let assetURLs: AssetURLs
+    /// Wakes long polls when a request changes a zone.
+    let hub: ZoneChangeHub
 
     func perform(_ operation: WebServicesPath.Operation, _ body: Object) async throws -> Object {
         do {
@@ -42,6 +46,10 @@ struct CloudOperations {
             case .assetsUpload: return try await requestUploads(body)
             case .assetsDownload: throw WebServicesError.badRequest("assets/download answers bytes, not JSON.")
             case .usersCurrent: return ["userRecordName": .string(userRecordName)]
+            case .subscriptionsModify: return try await modifySubscriptions(body)
+            case .subscriptionsList: return try await listSubscriptions()
+            case .subscriptionsLookup: return try await lookupSubscriptions(body)
+            case .tokensCreate: return try createToken(body)
             }
         } catch let invalid as WebServicesFormat.Invalid {
             throw WebServicesError.badRequest(invalid.reason)
@@ -114,10 +122,17 @@ struct AssetURLs: Sendable {
         return "\(base)/assets/upload/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
     }
 
+    /// Where `owner`'s devices long-poll for notifications in `container`, for a week.
+    func webcourier(owner: String, container: String) -> String {
+        let ticket = AssetTicket(
+            kind: .webcourier, owner: owner, subject: container, expires: clock.now().adding(milliseconds: AssetTicket.webcourierLifetime))
+        return "\(base)/webcourier/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
+    }
+
     /// Where the bytes of `reference` of `owner` are read, for the next hour.
     func download(owner: String, reference: AssetReference) -> String {
         let ticket = AssetTicket(
-            kind: .download, owner: owner, checksum: reference.checksum,
+            kind: .download, owner: owner, subject: reference.checksum,
             expires: clock.now().adding(milliseconds: AssetTicket.downloadLifetime))
         return "\(base)/assets/download/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
     }

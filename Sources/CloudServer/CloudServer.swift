@@ -41,14 +41,19 @@ public struct CloudServer: Sendable {
 
     /// The Hummingbird application, built from the settings alone so that a test can run
     /// it in process; `onRunning` gets the port it listens on.
-    public func application(onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        var logger = Logger(label: "ideabox.serve")
-        logger.logLevel = .warning
-        return Application(
-            responder: CloudWebResponder(store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store)),
+    func application(hub: ZoneChangeHub, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            responder: CloudWebResponder(
+                store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "ideabox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-            logger: logger)
+            logger: Self.logger)
+    }
+
+    private static var logger: Logger {
+        var logger = Logger(label: "ideabox.serve")
+        logger.logLevel = .warning
+        return logger
     }
 
     /// Starts serving in the background and returns once the server listens (or throws why
@@ -58,11 +63,17 @@ public struct CloudServer: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let port = Mutex<Int?>(nil)
         let failure = Mutex<(any Error)?>(nil)
+        // The hub comes last, so that it is stopped first: its long polls are answered before
+        // the server waits for the requests in flight.
+        let hub = ZoneChangeHub(store: store, logger: Self.logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application(onRunning: { listening in
-                port.withLock { $0 = listening }
-                ready.signal()
-            })],
+            services: [
+                application(hub: hub, onRunning: { listening in
+                    port.withLock { $0 = listening }
+                    ready.signal()
+                }),
+                hub,
+            ],
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: Logger(label: "ideabox.serve.lifecycle")))
         let finished = DispatchSemaphore(value: 0)

@@ -28,8 +28,12 @@ struct CloudWebResponder: HTTPResponder {
     let containers: [String]
     let log: RequestLog
     let clock: WallClock
-    /// Signs asset URLs: the store's `serverSecret`, read once.
+    /// Signs asset and webcourier URLs: the store's `serverSecret`, read once.
     let secret: ServerSecret
+    /// Where long polls wait for changes.
+    let hub: ZoneChangeHub
+    /// The longest a long poll is held (about a minute, as CloudKit's).
+    static let longPollTimeout: Duration = .seconds(60)
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
@@ -38,7 +42,10 @@ struct CloudWebResponder: HTTPResponder {
         let response: Response
         do {
             let path = request.uri.path
-            if path.hasPrefix("/assets/") {
+            if path.hasPrefix("/webcourier/") {
+                loggedPath = "/webcourier/…"
+                response = try await longPoll(request)
+            } else if path.hasPrefix("/assets/") {
                 // The rest of the path is a ticket, which authorises whoever holds it: never logged.
                 loggedPath = "/" + path.split(separator: "/").prefix(2).joined(separator: "/") + "/…"
                 response = try await assetBytes(request)
@@ -52,7 +59,8 @@ struct CloudWebResponder: HTTPResponder {
                 let operations = CloudOperations(
                     store: store, owner: owner(account!, container: route.container),
                     userRecordName: Self.userRecordName(owner(account!, container: route.container)),
-                    assetURLs: AssetURLs(base: baseURL(request), secret: try await secret.bytes(), clock: clock))
+                    container: route.container == WebServicesPath.legacyContainer ? WebServicesPath.defaultContainer : route.container,
+                    assetURLs: AssetURLs(base: baseURL(request), secret: try await secret.bytes(), clock: clock), hub: hub)
                 if route.operation == .assetsDownload {
                     let data = try await operations.downloadAsset(try await readBody(request))
                     response = Self.bytes(data)
@@ -179,8 +187,46 @@ struct CloudWebResponder: HTTPResponder {
         case .upload:
             return Self.json(status: .ok, try await CloudOperations.upload(try await readAsset(request), owner: ticket.owner, store: store))
         case .download:
-            return Self.bytes(try await CloudOperations.asset(ticket.checksum, owner: ticket.owner, store: store))
+            return Self.bytes(try await CloudOperations.asset(ticket.subject, owner: ticket.owner, store: store))
+        case .webcourier:
+            throw WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.")
         }
+    }
+
+    // MARK: Long polls
+
+    /// A GET of a webcourier URL: held until a zone one of the account's subscriptions
+    /// watches changes, answered with CloudKit JS's notification dictionary
+    /// `{notificationID, notificationType: "recordZone", containerIdentifier, subscriptionID,
+    /// zoneID}`, or with `{}` after `?timeout=` seconds (1 to 60, default 60) or when the
+    /// server stops. The signed ticket in the path is the whole of the credentials.
+    private func longPoll(_ request: Request) async throws -> Response {
+        let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.") }
+        guard request.method == .get else { throw WebServicesError.methodNotAllowed("GET") }
+        guard let ticket = AssetTicket(parts[2], secret: SymmetricKey(data: try await secret.bytes()), now: clock.now()),
+              ticket.kind == .webcourier
+        else {
+            throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL is not valid, or it has expired; ask tokens/create again.")
+        }
+        var timeout = Self.longPollTimeout
+        if let asked = request.uri.queryParameters["timeout"] {
+            guard let seconds = Int(asked), (1...60).contains(seconds) else {
+                throw WebServicesError.badRequest("timeout is a whole number of seconds from 1 to 60.")
+            }
+            timeout = .seconds(seconds)
+        }
+        let subscriptions = try await store.subscriptions(account: ticket.owner)
+        guard let change = await hub.wait(owner: ticket.owner, subscriptions: subscriptions, timeout: timeout) else {
+            return Self.json(status: .ok, [:])
+        }
+        return Self.json(status: .ok, [
+            "notificationID": .string(UUID().uuidString.lowercased()),
+            "notificationType": "recordZone",
+            "containerIdentifier": .string(ticket.subject),
+            "subscriptionID": .string(change.subscriptionID),
+            "zoneID": ["zoneName": .string(change.zone.zoneName), "ownerRecordName": .string(Self.userRecordName(ticket.owner))],
+        ])
     }
 
     // MARK: Bodies

@@ -53,9 +53,20 @@ public enum WebServicesPath {
         case assetsDownload = "assets/download"
         /// The signed-in user's record name (in the `public` database, as Apple has it).
         case usersCurrent = "users/current"
+        /// Creates, updates and deletes zone subscriptions.
+        case subscriptionsModify = "subscriptions/modify"
+        /// The account's subscriptions.
+        case subscriptionsList = "subscriptions/list"
+        /// Subscriptions by id (Apple prints its path without a database).
+        case subscriptionsLookup = "subscriptions/lookup"
+        /// A webcourier URL to long-poll for notifications (a path without a database).
+        case tokensCreate = "tokens/create"
 
         /// Whether the operation is read with GET (Apple's) as well as POST (ours for these).
-        public var takesGet: Bool { self == .zonesList || self == .usersCurrent }
+        public var takesGet: Bool { self == .zonesList || self == .usersCurrent || self == .subscriptionsList }
+
+        /// Whether Apple's path for the operation has no database segment.
+        public var mayOmitDatabase: Bool { self == .tokensCreate || self == .subscriptionsLookup }
     }
 
     /// What a request path names.
@@ -73,6 +84,12 @@ public enum WebServicesPath {
     /// The parts of `path`, or nil if it is not the path of a served operation.
     public static func parse(_ path: String) -> Parsed? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // `tokens/create` and `subscriptions/lookup` as Apple prints them: no database; the private one is meant.
+        if parts.count == 7, parts[0].isEmpty, parts[1] == "database", parts[2] == "1",
+           let operation = Operation(rawValue: "\(parts[5])/\(parts[6])"), operation.mayOmitDatabase,
+           !parts[3].isEmpty, parts[3].utf8.count <= 255 {
+            return Parsed(container: String(parts[3]), environment: String(parts[4]), database: "private", operation: operation)
+        }
         guard parts.count == 8, parts[0].isEmpty, parts[1] == "database", parts[2] == "1",
               let operation = Operation(rawValue: "\(parts[6])/\(parts[7])"),
               !parts[3].isEmpty, parts[3].utf8.count <= 255

@@ -90,6 +90,15 @@ enum PostgresSchema {
             )
             """,
             "CREATE TABLE server_secret (id INT PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL)",
+            """
+            CREATE TABLE subscription (
+                account TEXT NOT NULL,
+                id TEXT NOT NULL,
+                zone_name TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (account, id)
+            )
+            """,
         ]),
     ]
 }

@@ -67,6 +67,15 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID
                 """)
             try db.execute(sql: "CREATE TABLE serverSecret (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)")
+            try db.execute(sql: """
+                CREATE TABLE subscription (
+                    account TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    zoneName TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    PRIMARY KEY (account, id)
+                ) WITHOUT ROWID
+                """)
         }
         return migrator
     }

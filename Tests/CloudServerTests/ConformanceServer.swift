@@ -179,6 +179,11 @@ final class ConformanceServer: Sendable {
         running.requestStop()
     }
 
+    /// Asks the server to stop (SIGTERM's way), without waiting.
+    func requestStop() {
+        running.requestStop()
+    }
+
     /// Where the server listens, such as http://127.0.0.1:41234.
     var baseURL: String { "http://127.0.0.1:\(running.port)" }
 

@@ -32,6 +32,11 @@ import Testing
         func apiTokens() async throws -> [APITokenEntry] { throw error }
         func serverSecret() async throws -> Data { Data(repeating: 7, count: 32) }
         func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken] { throw error }
+        func subscriptions(account: String) async throws -> [ZoneSubscription] { throw error }
+        func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws { throw error }
+        func deleteSubscription(id: String, account: String) async throws -> Bool { throw error }
+        func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {}
+        func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {}
         func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
             throw error
         }

@@ -1,0 +1,131 @@
+import CloudKitModel
+import CloudStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Where the long polls of one server process wait, and where the changes its requests
+/// commit (and those other processes over the same store announce) wake them.
+///
+/// A waiting poll costs an entry in a table and a suspended task, never a thread or a
+/// timer of its own: one sweep a second answers the polls whose time is up. As a service
+/// of the server, the hub listens for other processes' announcements while it runs, and
+/// answers every poll at once when the server shuts down.
+final class ZoneChangeHub: Service, Sendable {
+    /// What a woken poll learns: which zone of which subscription changed.
+    struct Change: Equatable, Sendable {
+        var subscriptionID: String
+        var zone: RecordZoneID
+    }
+
+    private struct Waiter {
+        var owner: String
+        var subscriptions: [ZoneSubscription]
+        var deadline: ContinuousClock.Instant
+        var continuation: CheckedContinuation<Change?, Never>
+    }
+
+    private struct State {
+        var waiters: [UUID: Waiter] = [:]
+        var stopped = false
+    }
+
+    /// This process, as its announcements name it (so it ignores its own).
+    let process = UUID().uuidString
+    private let store: any RecordStore
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(store: any RecordStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// How many polls wait now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
+    /// `timeout` passes (nil), or the server stops (nil).
+    func wait(owner: String, subscriptions: [ZoneSubscription], timeout: Duration) async -> Change? {
+        let id = UUID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let waiter = Waiter(
+                    owner: owner, subscriptions: subscriptions, deadline: .now + timeout, continuation: continuation)
+                let stopped = state.withLock { state in
+                    if !state.stopped { state.waiters[id] = waiter }
+                    return state.stopped
+                }
+                if stopped { continuation.resume(returning: nil) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
+        }
+    }
+
+    /// Wakes the polls of `owner` that watch one of `zones`, and tells the other processes.
+    func post(owner: String, zones: Set<RecordZoneID>) async {
+        guard !zones.isEmpty else { return }
+        deliver(owner: owner, zones: zones)
+        do {
+            try await store.announceChanges(account: owner, zones: zones, from: process)
+        } catch {
+            // The other processes' devices still converge on their next fetch.
+            logger.warning("announcing a change failed: \(error)")
+        }
+    }
+
+    /// Wakes the polls of `owner` that watch one of `zones`, in this process only.
+    func deliver(owner: String, zones: Set<RecordZoneID>) {
+        var woken: [(CheckedContinuation<Change?, Never>, Change)] = []
+        state.withLock { state in
+            for (id, waiter) in state.waiters where waiter.owner == owner {
+                guard let subscription = waiter.subscriptions.first(where: { zones.contains($0.zone) }) else { continue }
+                state.waiters[id] = nil
+                woken.append((waiter.continuation, Change(subscriptionID: subscription.id, zone: subscription.zone)))
+            }
+        }
+        for (continuation, change) in woken { continuation.resume(returning: change) }
+    }
+
+    /// Answers the polls whose time is up.
+    func sweep(now: ContinuousClock.Instant = .now) {
+        let expired = state.withLock { state in
+            let ids = state.waiters.filter { $0.value.deadline <= now }.map(\.key)
+            return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+        }
+        for continuation in expired { continuation.resume(returning: nil) }
+    }
+
+    /// Answers every poll and takes no more.
+    func stop() {
+        let all = state.withLock { state in
+            state.stopped = true
+            defer { state.waiters = [:] }
+            return state.waiters.values.map(\.continuation)
+        }
+        for continuation in all { continuation.resume(returning: nil) }
+    }
+
+    /// Sweeps once a second and listens for other processes' changes until the server
+    /// shuts down; then answers every poll.
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { [self] in
+                    try? await store.listenForChanges { [self] process, owner, zone in
+                        if process != self.process { deliver(owner: owner, zones: [zone]) }
+                    }
+                }
+                while !Task.isCancelled && !state.withLock({ $0.stopped }) {
+                    try? await Task.sleep(for: .seconds(1))
+                    sweep()
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: { [self] in
+            stop()
+        }
+    }
+}

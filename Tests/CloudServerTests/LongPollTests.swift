@@ -1,0 +1,160 @@
+import CloudKitModel
+import CloudServer
+import CloudStore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import IdeaBoxCore
+import RemoteTestSupport
+import Testing
+
+/// The long poll behind a webcourier URL (ours: Apple does not document its answer): held
+/// until a subscribed zone of the account changes, answered with a notification, or `{}`
+/// when its time is up; never woken by another account or an unsubscribed zone.
+@Suite(.serialized)
+struct LongPollTests {
+    typealias Server = ConformanceServer
+
+    /// Subscribes `account` to Ideas and returns its webcourier URL.
+    static func webcourier(_ server: ConformanceServer, _ account: ConformanceAccount) async throws -> URL {
+        _ = try await server.post("subscriptions/modify", ["operations": [[
+            "operationType": "create", "subscription": ["subscriptionType": "zone", "subscriptionID": "ideas", "zoneID": ["zoneName": "Ideas"]],
+        ]]], as: account)
+        let token = try await server.post("tokens/create", ["apnsEnvironment": "production"], as: account, in: "/database/1/\(Server.container)/production")
+        return try #require(token.json["webcourierURL"].string.flatMap(URL.init(string:)))
+    }
+
+    /// Saves a record in `zone` of `account` every 50 ms until `poll` has an answer (the poll
+    /// may not have reached the server when the first save lands), at most `tries` times.
+    static func changeUntilAnswered(
+        _ server: ConformanceServer, _ account: ConformanceAccount, zone: String = "Ideas", tries: Int = 100,
+        _ poll: Task<Answer, any Error>
+    ) async throws -> Answer {
+        let answered = Answered(poll)
+        for index in 0..<tries {
+            if let answer = await answered.value { return answer }
+            _ = try await server.post("records/modify", [
+                "zoneID": ["zoneName": zone],
+                "operations": [["operationType": "forceReplace", "record": ["recordName": "r\(index)", "recordType": "Idea", "fields": ["title": ["value": "\(index)"]]]]],
+            ], as: account)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await poll.value
+    }
+
+    @Test("A change in a subscribed zone answers the held poll with a recordZone notification", arguments: ConformanceStore.tested)
+    func wokenByAChange(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let url = try await Self.webcourier(server, server.alice)
+        let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=30")!) }
+        let answer = try await Self.changeUntilAnswered(server, server.alice, poll)
+        #expect(answer.status == 200, "\(answer)")
+        #expect(answer.json["notificationType"] == "recordZone" && answer.json["subscriptionID"] == "ideas")
+        #expect(answer.json["zoneID"]["zoneName"] == "Ideas" && answer.json["containerIdentifier"].string == Server.container)
+        #expect(answer.json["notificationID"].string?.isEmpty == false)
+    }
+
+    @Test("Changes in another account, or in a zone not subscribed to, never wake the poll: it times out with {}", arguments: ConformanceStore.tested)
+    func notWokenByOthers(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let url = try await Self.webcourier(server, server.alice)
+        _ = try await server.post("zones/modify", ["operations": [["operationType": "create", "zone": ["zoneID": ["zoneName": "Other"]]]]])
+        let started = ContinuousClock.now
+        let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=2")!) }
+        let fromBob = try await Self.changeUntilAnswered(server, server.bob, tries: 15, poll)
+        #expect(fromBob.status == 200 && fromBob.json.object?.isEmpty == true, "\(fromBob)")
+        #expect(ContinuousClock.now - started >= .seconds(2))
+        let again = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=1")!) }
+        let fromOtherZone = try await Self.changeUntilAnswered(server, server.alice, zone: "Other", tries: 10, again)
+        #expect(fromOtherZone.json.object?.isEmpty == true, "\(fromOtherZone)")
+    }
+
+    @Test("A server told to stop answers its held polls at once with {} instead of keeping them to their time", arguments: ConformanceStore.tested)
+    func stoppingAnswersHeldPolls(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let url = try await Self.webcourier(server, server.alice)
+        let started = ContinuousClock.now
+        let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=60")!) }
+        // Bob's changes never wake alice's poll; they give it time to reach the server.
+        for index in 0..<10 {
+            _ = try await server.post("records/modify", [
+                "zoneID": ["zoneName": "Ideas"],
+                "operations": [["operationType": "forceReplace", "record": ["recordName": "b\(index)", "recordType": "Idea", "fields": [:]]]],
+            ], as: server.bob)
+        }
+        server.requestStop()
+        let answer = try await poll.value
+        #expect(answer.status == 200 && answer.json.object?.isEmpty == true, "\(answer)")
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    @Test("A forged or cut webcourier URL is refused; a POST is 405; a timeout outside 1...60 is BAD_REQUEST")
+    func hostilePolls() async throws {
+        let server = try await ConformanceServer(.sqlite)
+        let url = try await Self.webcourier(server, server.alice)
+        let text = url.absoluteString
+        let forged = String(text.dropLast(2)) + (text.hasSuffix("AA") ? "BB" : "AA")
+        for candidate in [forged, String(text.dropLast(10)), server.baseURL + "/webcourier/", server.baseURL + "/webcourier/a.b"] {
+            let answer = try await server.fetch(URL(string: candidate)!)
+            #expect(answer.status == 401 || answer.status == 404, "\(candidate) \(answer)")
+        }
+        #expect(try await server.fetch(url, method: "POST", body: Data()).status == 405)
+        #expect(try await server.fetch(URL(string: text + "?timeout=600")!).status == 400)
+    }
+
+    @Test("Two serve processes over one PostgreSQL: a change written through one wakes a poll held by the other (LISTEN/NOTIFY)",
+          .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"))
+    func acrossProcesses() async throws {
+        let stores = try TestPostgres.stores(count: 2, clock: .system)
+        let account = "alice-\(UUID().uuidString.prefix(8).lowercased())"
+        let token = AccessToken.generate()
+        try await stores[0].addAccessToken(hash: AccessToken.hash(token), account: account)
+        try await stores[0].createZone(RecordZoneID(zoneName: "Ideas"), account: account)
+        try await stores[0].saveSubscription(ZoneSubscription(id: "ideas", zone: RecordZoneID(zoneName: "Ideas")), account: account)
+        let log = RequestLog(clock: .system) { _ in }
+        let servers = try stores.map { try CloudServer(store: $0, port: 0, log: log).start() }
+        defer { servers.forEach { $0.requestStop() } }
+        let base = servers.map { "http://127.0.0.1:\($0.port)/database/1/\(Server.container)/production" }
+        func post(_ server: Int, _ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+            var request = URLRequest(url: URL(string: base[server] + path)!)
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        }
+        let courier = try #require(try await post(1, "/tokens/create", ["apnsEnvironment": "production"])["webcourierURL"] as? String)
+        let poll = Task { () -> Data in
+            try await URLSession.shared.data(from: URL(string: courier + "?timeout=30")!).0
+        }
+        let answered = Answered(poll)
+        var notification: Data?
+        for index in 0..<100 {
+            notification = await answered.value
+            if notification != nil { break }
+            _ = try await post(0, "/private/records/modify", [
+                "zoneID": ["zoneName": "Ideas"],
+                "operations": [["operationType": "forceReplace", "record": ["recordName": "r\(index)", "recordType": "Idea", "fields": [:]]]],
+            ])
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let woken = try #require(notification.flatMap { ReceivedJSON(parsing: $0) })
+        #expect(woken["subscriptionID"] == "ideas" && woken["zoneID"]["zoneName"] == "Ideas", "\(woken)")
+    }
+}
+
+/// The answer of a task once it has one, without waiting for it.
+actor Answered<Value: Sendable> {
+    private var result: Value?
+
+    init(_ task: Task<Value, any Error>) {
+        Task { [weak self] in
+            if let value = try? await task.value { await self?.set(value) }
+        }
+    }
+
+    private func set(_ value: Value) { result = value }
+
+    var value: Value? { result }
+}
