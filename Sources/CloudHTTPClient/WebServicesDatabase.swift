@@ -51,10 +51,10 @@ public struct WebServicesDatabase: CloudDatabase {
     /// The most changes the server sends in one page of zone changes.
     public static let maximumChangesPerPage = WebServicesFormat.maximumChangesPerPage
 
-    private let endpoint: Endpoint
+    let endpoint: Endpoint
     private let accountName: String
     private let token: String?
-    private let transport: HTTPTransport
+    let transport: HTTPTransport
     public let maximumRecordsPerRequest: Int
 
     /// The client of `accountName` on `endpoint`, signed out if `token` is nil. Each request
@@ -235,12 +235,12 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// Posts `body` to `operation` and returns the answer's JSON object, or throws the
     /// `CloudError` the answer means.
-    private func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) throws -> WebServicesFormat.Object {
+    func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) throws -> WebServicesFormat.Object {
         try object(try exchange(operation, body: JSONValue.object(body).bytes, contentType: "application/json"))
     }
 
     /// The JSON object in a successful answer.
-    private func object(_ answer: ByteBuffer) throws -> WebServicesFormat.Object {
+    func object(_ answer: ByteBuffer) throws -> WebServicesFormat.Object {
         guard let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object else {
             throw CloudError.networkFailure
         }
@@ -270,7 +270,7 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 
     /// The body of a successful answer, or the `CloudError` the answer means.
-    private static func success(status: Int, headers: HTTPHeaders, body answer: ByteBuffer) throws -> ByteBuffer {
+    static func success(status: Int, headers: HTTPHeaders, body answer: ByteBuffer) throws -> ByteBuffer {
         if status == 200 { return answer }
         let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object
         let retryAfter = headers.first(name: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
@@ -289,7 +289,7 @@ public struct WebServicesDatabase: CloudDatabase {
 }
 
 /// Posts one request at a time and waits for its answer.
-private struct HTTPTransport: Sendable {
+struct HTTPTransport: Sendable {
     /// One client for the process, so connections are reused by every database that talks
     /// to the same server; it lives as long as the process, so it is never shut down.
     private static let client = HTTPClient(
@@ -307,6 +307,18 @@ private struct HTTPTransport: Sendable {
             if let credentials { headers.add(name: "Authorization", value: credentials) }
             let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
             let response = try Self.client.execute(request: request, deadline: .now() + timeout).wait()
+            return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
+        } catch {
+            throw CloudError.networkFailure
+        }
+    }
+
+    /// The status, headers and body of the answer to a GET of `url`, which may take up to
+    /// `wait` (a long poll), or `networkFailure` if none came by then.
+    func get(_ url: URL, wait: TimeAmount) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        do {
+            let request = try HTTPClient.Request(url: url, method: .GET)
+            let response = try Self.client.execute(request: request, deadline: .now() + wait).wait()
             return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
         } catch {
             throw CloudError.networkFailure

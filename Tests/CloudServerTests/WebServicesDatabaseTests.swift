@@ -83,3 +83,37 @@ import Testing
         #expect(cloudError { try signedOut.createZone(RecordZoneID(zoneName: "Ideas")) } == .notAuthenticated)
     }
 }
+
+extension WebServicesDatabaseTests {
+    @Test("The client subscribes once per zone, takes a webcourier URL, and its long poll names the zone that changed, or nothing when its time is up")
+    func notifications() async throws {
+        let server = try ServerFixture()
+        let alice = server.client("alice", token: server.aliceToken)
+        try alice.subscribe(to: [ServerFixture.zone])
+        try alice.subscribe(to: [ServerFixture.zone])  // again, from another launch: still one subscription
+        #expect(try server.store.subscriptions(account: "alice").map(\.id) == [WebServicesDatabase.subscriptionID(for: ServerFixture.zone)])
+        let url = try alice.webcourierURL()
+
+        #expect(try await Self.onThread { try alice.waitForChange(at: url, seconds: 1) } == nil)
+        let poll = Task { try await Self.onThread { try alice.waitForChange(at: url, seconds: 30) } }
+        let answered = Answered(poll)
+        var zone: RecordZoneID?
+        for index in 0..<100 {
+            zone = await answered.value ?? nil
+            if zone != nil { break }
+            let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "n\(index)", zoneID: ServerFixture.zone))
+            _ = try await Self.onThread { try alice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(zone == ServerFixture.zone)
+        let forged = URL(string: url.absoluteString.replacingOccurrences(of: "/webcourier/", with: "/webcourier/x"))!
+        #expect(cloudError { try alice.waitForChange(at: forged, seconds: 1) } == .notAuthenticated)
+    }
+
+    /// Runs a blocking client call on a thread of its own, off Swift's cooperative pool.
+    static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+}
