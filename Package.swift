@@ -108,7 +108,9 @@ let package = Package(
             dependencies: ["CFileSystem", "CloudKitModel", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
-        .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "IdeaBoxCore", "IdeaBoxViewModels"]),
+        // The full-screen app's async-signal-safe exit on SIGINT, SIGTERM and SIGHUP.
+        .target(name: "CTerminalExit"),
+        .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "CTerminalExit", "IdeaBoxCore", "IdeaBoxViewModels"]),
         // The commands that need only the database, shared by both binaries.
         .target(
             name: "IdeaBoxCommandLine",

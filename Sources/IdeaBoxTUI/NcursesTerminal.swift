@@ -1,4 +1,5 @@
 import CNcurses
+import CTerminalExit
 import Foundation
 import IdeaBoxCore
 import IdeaBoxViewModels
@@ -73,6 +74,7 @@ public final class NcursesTerminal: TerminalBackend {
     public init(environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true) throws {
         try Self.checkUsable(environment: environment)
         try Self.useUTF8Locale()
+        terminal_exit_save_modes()
         guard cncurses_newterm() != nil, let window = cncurses_stdscr() else {
             throw SetupError.unusableTerminal(environment["TERM"] ?? "unset")
         }
@@ -98,6 +100,7 @@ public final class NcursesTerminal: TerminalBackend {
             usesColors: usesColors, hasBrightColors: cncurses_colors() >= 16,
             scalarWidth: { Int(cncurses_wcwidth(wchar_t(bitPattern: $0.value))) })
         Self.usesMouse = mouse
+        Self.prepareSignalExit(mouse: mouse)
         enterProgramModes()
     }
 
@@ -244,12 +247,24 @@ public final class NcursesTerminal: TerminalBackend {
         }
     }
 
+    /// SIGINT, SIGTERM and SIGHUP leave through CTerminalExit's async-signal-safe handler,
+    /// which gives the terminal back without calling into Swift or ncurses.
     private static func installSignalHandlers() {
         for signalNumber in handledSignals {
-            signal(signalNumber) { received in
-                NcursesTerminal.shutDownCurses()
-                _exit(128 + received)
-            }
+            terminal_exit_on(signalNumber)
+        }
+    }
+
+    /// What that handler writes: the app's own modes off, then terminfo's `rmcup` (leave
+    /// the alternate screen) and `cnorm` (show the cursor).
+    private static func prepareSignalExit(mouse: Bool) {
+        var bytes = Array((disableModes + (mouse ? disableMouse : "") + "\u{1B}[0m").utf8)
+        for capability in ["rmcup", "cnorm"] {
+            guard let text = tigetstr(capability), Int(bitPattern: text) != -1 else { continue }
+            bytes += Array(String(cString: text).utf8)
+        }
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { terminal_exit_prepare($0.baseAddress, $0.count) }
         }
     }
 

@@ -191,6 +191,62 @@ struct FullScreenAppTests {
         try await expectTerminalRestored(session)
     }
 
+    /// SIGHUP (the terminal closed), SIGTERM or SIGINT at any moment, the very start
+    /// included, ends the app at once with 128 + the signal and gives the tty modes back. (A
+    /// handler that called into Swift could wait forever on a lock the interrupted code
+    /// held, spinning at 100% CPU after its terminal was gone: one such app was found
+    /// orphaned after an hour.)
+    @Test(arguments: [SIGHUP, SIGTERM, SIGINT, SIGHUP, SIGHUP, SIGTERM])
+    func aSignalAtAnyMomentEndsTheApp(signal: Int32) async throws {
+        let session = try TmuxSession()
+        defer { session.close() }
+        let shell = try #require(pid_t(try session.paneFormat("#{pane_pid}")))
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        var app: pid_t?
+        while app == nil, clock.now < deadline {
+            // `ideabox`, or `ideabox-full` once `ideabox` has handed the app over to it.
+            app = Self.children(of: shell).first { child in
+                Self.executable(of: child).map { $0.hasSuffix("/ideabox") || $0.hasSuffix("/ideabox-full") } ?? false
+            }
+            if app == nil { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        let seen = Self.children(of: shell).map { "\($0) \(Self.executable(of: $0) ?? "?")" }
+        let started = try #require(app, "the app never started under \(shell): \(seen)")
+        kill(started, signal)
+        let screen = try await session.waitFor("the app to end") { $0.contains(TmuxSession.exitMarker) }
+        #expect(screen.contains("\(TmuxSession.exitMarker) \(128 + signal)"), "\(screen)")
+        let before = try String(contentsOf: session.file("tty-before"), encoding: .utf8)
+        let after = try String(contentsOf: session.file("tty-after"), encoding: .utf8)
+        #expect(!before.isEmpty && before == after, "stty -g before: \(before) after: \(after)")
+    }
+
+    /// A hang-up while the app is drawn leaves the alternate screen, shows the cursor and
+    /// puts the tty modes back, from the signal handler alone.
+    @Test func aHangUpWhileDrawnGivesTheTerminalBack() async throws {
+        let session = try TmuxSession(before: [["add", "掛斷 hang up"]])
+        defer { session.close() }
+        try await session.waitFor("the list") { $0.line(2).hasPrefix(">[ ] 掛斷 hang up") }
+        let shell = try #require(pid_t(try session.paneFormat("#{pane_pid}")))
+        let app = try #require(Self.children(of: shell).first)
+        kill(app, SIGHUP)
+        let screen = try await session.waitFor("the app to end") { $0.contains(TmuxSession.exitMarker) }
+        #expect(screen.contains("\(TmuxSession.exitMarker) \(128 + SIGHUP)") && !screen.contains("All Ideas"), "\(screen)")
+        #expect(try session.paneFormat("alternate_on=#{alternate_on} cursor_flag=#{cursor_flag}") == "alternate_on=0 cursor_flag=1")
+        let before = try String(contentsOf: session.file("tty-before"), encoding: .utf8)
+        let after = try String(contentsOf: session.file("tty-after"), encoding: .utf8)
+        #expect(!before.isEmpty && before == after, "stty -g before: \(before) after: \(after)")
+    }
+
+    private static func children(of process: pid_t) -> [pid_t] {
+        let text = (try? String(contentsOfFile: "/proc/\(process)/task/\(process)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    private static func executable(of process: pid_t) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process)/exe")
+    }
+
     /// Waits for the wrapper shell's `EXITED 0`, then checks that the app left the
     /// alternate screen and keypad mode, showed the cursor and put the tty modes back as it
     /// found them.
