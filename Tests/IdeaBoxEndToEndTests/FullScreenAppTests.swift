@@ -202,14 +202,16 @@ struct FullScreenAppTests {
         defer { session.close() }
         let shell = try #require(pid_t(try session.paneFormat("#{pane_pid}")))
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
+        let deadline = clock.now + .seconds(60)
         var app: pid_t?
-        while app == nil, clock.now < deadline {
+        // Looks once more after the deadline: on a busy test pool a sleep can outlast it.
+        while true {
             // `ideabox`, or `ideabox-full` once `ideabox` has handed the app over to it.
             app = Self.children(of: shell).first { child in
                 Self.executable(of: child).map { $0.hasSuffix("/ideabox") || $0.hasSuffix("/ideabox-full") } ?? false
             }
-            if app == nil { try await Task.sleep(for: .milliseconds(2)) }
+            if app != nil || clock.now >= deadline { break }
+            try await Task.sleep(for: .milliseconds(5))
         }
         let seen = Self.children(of: shell).map { "\($0) \(Self.executable(of: $0) ?? "?")" }
         let started = try #require(app, "the app never started under \(shell): \(seen)")
