@@ -1,4 +1,5 @@
-import Crypto
+import CloudKitModel
+import CloudWebServices
 import Foundation
 
 /// The secrets that let a device into one account: 32 random bytes, shown once, of which
@@ -6,29 +7,22 @@ import Foundation
 public enum AccessToken {
     /// A new token: `ibx_` and 43 characters of base64url.
     public static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let base64url = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        return "ibx_" + base64url
+        "ibx_" + Base64URL.encode(randomBytes(32))
     }
 
     /// A new container API token (`ckAPIToken`): 32 random bytes as 64 lower-case hex digits.
     public static func generateAPIToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        randomBytes(32).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
-    /// The hash the server stores for `token`, in lower-case hex.
+    /// The hash the server stores for `token`: its SHA-256 in lower-case hex.
     public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        AssetReference.checksum(of: Data(token.utf8))
+    }
+
+    private static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
     /// Whether an account name is one the server accepts: 1 to 64 letters, digits, '.',

@@ -35,15 +35,15 @@ struct AssetTicket: Equatable {
     func encoded(secret: SymmetricKey) -> String {
         let payload = Data([kind.rawValue, owner, subject, String(expires.milliseconds)].joined(separator: "\n").utf8)
         let signature = Data(HMAC<SHA256>.authenticationCode(for: payload, using: secret))
-        return Self.base64url(payload) + "." + Self.base64url(signature)
+        return Base64URL.encode(payload) + "." + Base64URL.encode(signature)
     }
 
     /// The ticket `text` stands for, or nil if it is malformed, was not signed with
     /// `secret`, or has expired by `now`.
     init?(_ text: Substring, secret: SymmetricKey, now: Timestamp) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard text.utf8.count <= 1024, parts.count == 2, let payload = Self.data(base64url: parts[0]),
-              let signature = Self.data(base64url: parts[1]),
+        guard text.utf8.count <= 1024, parts.count == 2, let payload = Base64URL.decode(parts[0]),
+              let signature = Base64URL.decode(parts[1]),
               HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: payload, using: secret)
         else { return nil }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -58,16 +58,5 @@ struct AssetTicket: Equatable {
         self.owner = owner
         self.subject = subject
         self.expires = expires
-    }
-
-    private static func base64url(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    private static func data(base64url text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

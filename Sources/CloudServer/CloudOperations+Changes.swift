@@ -106,8 +106,9 @@ extension CloudOperations {
         let limit = try Self.limit(body["resultsLimit"], maximum: Self.maximumOperations)
         let current = try await zoneTokens()
         var changed: [(name: String, token: String?)] = []
-        for (zone, token) in current where seen[zone.zoneName] != token.data.base64EncodedString() {
-            changed.append((zone.zoneName, token.data.base64EncodedString()))
+        for (zone, token) in current {
+            let text = token.data.base64EncodedString()
+            if seen[zone.zoneName] != text { changed.append((zone.zoneName, text)) }
         }
         for name in seen.keys where !current.keys.contains(RecordZoneID(zoneName: name)) {
             changed.append((name, nil))

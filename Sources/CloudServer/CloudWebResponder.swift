@@ -155,10 +155,7 @@ struct CloudWebResponder: HTTPResponder {
     /// The user record name of a database: `_` and 32 hex digits, as Apple's look, the same
     /// for the same account and container every time, revealing neither.
     static func userRecordName(_ owner: String) -> String {
-        "_" + SHA256.hash(data: Data("ideabox-user:\(owner)".utf8)).prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        "_" + AssetReference.checksum(of: Data("ideabox-user:\(owner)".utf8)).prefix(32)
     }
 
     /// `http://host:port` as the request named the server (its `Host`).
