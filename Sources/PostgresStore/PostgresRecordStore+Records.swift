@@ -16,7 +16,9 @@ extension PostgresRecordStore {
                 var zones = try await ZoneRows.lock(
                     Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, connection, logger)
                 var result = ModifyResult()
-                let doomed = try await Self.records(deletes.map(\.recordID), zones: zones, connection, logger)
+                // Only a checked delete compares the stored record; a forced one deletes what is there.
+                let checked = deletes.filter { $0.policy == .ifServerRecordUnchanged }.map(\.recordID)
+                let doomed = try await Self.records(checked, zones: zones, connection, logger)
                 for deletion in deletes {
                     if let failure = deletion.refusal(over: doomed[deletion.recordID]) {
                         result.failures[deletion.recordID] = failure

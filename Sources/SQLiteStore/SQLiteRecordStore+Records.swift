@@ -32,11 +32,12 @@ extension SQLiteRecordStore {
                 var result = ModifyResult()
                 for deletion in deletes {
                     let recordID = deletion.recordID
-                    let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
-                    if let failure = deletion.refusal(over: existing) {
+                    // A checked delete compares the whole stored record; a forced one needs its type only.
+                    if deletion.policy == .ifServerRecordUnchanged,
+                       let failure = deletion.refusal(over: try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)) {
                         result.failures[recordID] = failure
                     } else {
-                        if let existing { try delete(existing, zone: &zones[recordID.zoneID]!, now: now, db) }
+                        try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
                         result.deleted.append(recordID)
                     }
                 }
@@ -139,18 +140,22 @@ extension SQLiteRecordStore {
         }
     }
 
-    /// Deletes `record`, remembering the deletion for change fetches.
-    private func delete(_ record: RemoteRecord, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
+    /// Deletes `recordID` if the server has it, remembering the deletion for change fetches.
+    private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
+        let recordType = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
+            arguments: [zone.rowID, recordID.recordName])
+        guard let recordType else { return }
         let sequence = zone.nextSequence()
         try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
-            .execute(arguments: [zone.rowID, record.recordID.recordName])
+            .execute(arguments: [zone.rowID, recordID.recordName])
         try db.cachedStatement(
             sql: """
                 INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (zoneId, recordName) DO UPDATE SET
                     changeSequence = excluded.changeSequence, recordType = excluded.recordType, deletedAt = excluded.deletedAt
                 """
-        ).execute(arguments: [zone.rowID, record.recordID.recordName, sequence, record.recordType, now.milliseconds])
+        ).execute(arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds])
     }
 
     /// Stores `record` with a new change tag and server times, and returns it as stored.
