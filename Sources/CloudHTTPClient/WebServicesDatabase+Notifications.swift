@@ -44,17 +44,59 @@ extension WebServicesDatabase {
     /// Waits at `url` until a subscribed zone changes (that zone) or about `seconds` pass
     /// (nil); `notAuthenticated` once the URL has expired (ask `webcourierURL()` again).
     public func waitForChange(at url: URL, seconds: Int) throws -> RecordZoneID? {
+        try waitForChange(at: url, since: nil, seconds: seconds)?.zone
+    }
+
+    /// The database's sync token now (`changes/database` without one): a long poll given
+    /// it answers at once for a zone that changes after it.
+    func databaseSyncToken() throws -> String {
+        let answer = try send(.changesDatabase, ["resultsLimit": .integer(Int64(Self.maximumOperations))])
+        guard let token = answer["syncToken"]?.string else { throw CloudError.networkFailure }
+        return token
+    }
+
+    /// Waits at `url` for a change after the sync token `since`: the zone and the
+    /// database's sync token as of the answer, or nil if `seconds` passed first.
+    func waitForChange(at url: URL, since: String?, seconds: Int) throws -> (zone: RecordZoneID, syncToken: String?)? {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "timeout", value: String(min(max(seconds, 1), 60)))]
+            + (since.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
+        // `+` and `/` of base64 must not read as a space or a separator.
+        let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        components?.percentEncodedQuery = query
         guard let pollURL = components?.url else { throw CloudError.networkFailure }
         // The server answers at `seconds`; the margin covers a slow network.
         let (status, headers, body) = try transport.get(pollURL, wait: .seconds(Int64(seconds) + 15))
         let answer = try object(try Self.success(status: status, headers: headers, body: body))
         guard let zone = answer["zoneID"] else { return nil }
         do {
-            return try WebServicesFormat.zoneID(zone)
+            return (try WebServicesFormat.zoneID(zone), answer["syncToken"]?.string)
         } catch {
             throw CloudError.networkFailure
         }
+    }
+}
+
+/// The feed of a served account: subscribe to the zones, take a webcourier URL and the
+/// database's sync token, then long-poll with the token, so that a change between two
+/// polls answers the next one at once.
+extension WebServicesDatabase: ZoneChangeFeed {
+    public func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
+        try subscribe(to: zones)
+        let url = try webcourierURL()
+        return Self.cursor(url: url, syncToken: try databaseSyncToken())
+    }
+
+    public func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+        let parts = cursor.value.split(separator: " ", maxSplits: 1).map(String.init)
+        guard let url = parts.first.flatMap(URL.init(string:)) else { throw CloudError.networkFailure }
+        let token = parts.count > 1 ? parts[1] : nil
+        guard let answer = try waitForChange(at: url, since: token, seconds: seconds) else { return nil }
+        return ZoneChangeNotice(zones: [answer.zone], cursor: Self.cursor(url: url, syncToken: answer.syncToken ?? token))
+    }
+
+    /// The webcourier URL and the sync token, spelled as one cursor.
+    private static func cursor(url: URL, syncToken: String?) -> ChangeCursor {
+        ChangeCursor([url.absoluteString, syncToken].compactMap { $0 }.joined(separator: " "))
     }
 }

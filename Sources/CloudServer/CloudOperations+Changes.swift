@@ -95,13 +95,11 @@ extension CloudOperations {
     func databaseChanges(_ body: Object, tokenKey: String) async throws -> Object {
         let seen = try body[tokenKey].flatMap { json -> [String: String]? in
             guard json != .null else { return nil }
-            guard let text = json.string, text.utf8.count <= 1 << 20, let data = Data(base64Encoded: text),
-                  let object = try? JSONValue(parsing: [UInt8](data)).object, object.values.allSatisfy({ $0.string != nil })
-            else {
+            guard let token = json.string.flatMap(DatabaseToken.init(text:)) else {
                 throw WebServicesError.badRequest(
                     WebServicesError.changeTokenExpiredPrefix + "\(tokenKey) is not a token this server gave out; fetch again without one.")
             }
-            return object.compactMapValues(\.string)
+            return token.zones
         } ?? [:]
         let limit = try Self.limit(body["resultsLimit"], maximum: Self.maximumOperations)
         let current = try await zoneTokens()
@@ -117,14 +115,13 @@ extension CloudOperations {
         let page = changed.prefix(limit)
         var next = seen
         for (name, token) in page { next[name] = token }
-        let nextToken = JSONValue.object(next.mapValues(JSONValue.string)).bytes
         return [
             "zones": .array(page.map { name, token in
                 let zone = RecordZoneID(zoneName: name)
                 guard let token else { return ["zoneID": zoneIDObject(zone), "deleted": true] }
                 return zoneObject(zone, token: token)
             }),
-            tokenKey: .string(Data(nextToken).base64EncodedString()),
+            tokenKey: .string(DatabaseToken(zones: next).text),
             "moreComing": .bool(changed.count > page.count),
         ]
     }

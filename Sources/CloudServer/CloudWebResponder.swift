@@ -195,8 +195,11 @@ struct CloudWebResponder: HTTPResponder {
     /// A GET of a webcourier URL: held until a zone one of the account's subscriptions
     /// watches changes, answered with CloudKit JS's notification dictionary
     /// `{notificationID, notificationType: "recordZone", containerIdentifier, subscriptionID,
-    /// zoneID}`, or with `{}` after `?timeout=` seconds (1 to 60, default 60) or when the
-    /// server stops. The signed ticket in the path is the whole of the credentials.
+    /// zoneID}` and (ours) the database's `syncToken` as of the answer, or with `{}` after
+    /// `?timeout=` seconds (1 to 60, default 60) or when the server stops. With `?since=` a
+    /// sync token (from `changes/database` or an earlier answer), a watched zone that changed
+    /// after it answers at once, so no change falls between two polls. The signed ticket in
+    /// the path is the whole of the credentials.
     private func longPoll(_ request: Request) async throws -> Response {
         let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.") }
@@ -207,23 +210,39 @@ struct CloudWebResponder: HTTPResponder {
             throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL is not valid, or it has expired; ask tokens/create again.")
         }
         var timeout = Self.longPollTimeout
-        if let asked = request.uri.queryParameters["timeout"] {
+        let query = request.uri.queryParameters
+        if let asked = query["timeout"] {
             guard let seconds = Int(asked), (1...60).contains(seconds) else {
                 throw WebServicesError.badRequest("timeout is a whole number of seconds from 1 to 60.")
             }
             timeout = .seconds(seconds)
         }
-        let subscriptions = try await store.subscriptions(account: ticket.owner)
-        guard let change = await hub.wait(owner: ticket.owner, subscriptions: subscriptions, timeout: timeout) else {
-            return Self.json(status: .ok, [:])
+        let since = try query["since"].map { text in
+            guard let token = DatabaseToken(text: String(text)) else {
+                throw WebServicesError.badRequest(
+                    WebServicesError.changeTokenExpiredPrefix + "since is not a sync token this server gave out; poll without it.")
+            }
+            return token
         }
-        return Self.json(status: .ok, [
+        let (store, owner) = (store, ticket.owner)
+        let subscriptions = try await store.subscriptions(account: owner)
+        let change = await hub.wait(owner: owner, subscriptions: subscriptions, timeout: timeout) {
+            guard let since, let current = try? await store.zoneTokens(account: owner) else { return nil }
+            let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
+            return subscriptions.first { changed.contains($0.zone) }.map { ZoneChangeHub.Change(subscriptionID: $0.id, zone: $0.zone) }
+        }
+        guard let change else { return Self.json(status: .ok, [:]) }
+        var answer: WebServicesFormat.Object = [
             "notificationID": .string(UUID().uuidString.lowercased()),
             "notificationType": "recordZone",
             "containerIdentifier": .string(ticket.subject),
             "subscriptionID": .string(change.subscriptionID),
             "zoneID": ["zoneName": .string(change.zone.zoneName), "ownerRecordName": .string(Self.userRecordName(ticket.owner))],
-        ])
+        ]
+        if let current = try? await store.zoneTokens(account: owner) {
+            answer["syncToken"] = .string(DatabaseToken(current).text)
+        }
+        return Self.json(status: .ok, answer)
     }
 
     // MARK: Bodies

@@ -46,8 +46,13 @@ final class ZoneChangeHub: Service, Sendable {
     var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
-    /// `timeout` passes (nil), or the server stops (nil).
-    func wait(owner: String, subscriptions: [ZoneSubscription], timeout: Duration) async -> Change? {
+    /// `timeout` passes (nil), or the server stops (nil). `alreadyChanged` runs once the poll
+    /// is registered, so a change it misses wakes the poll: a change it reports (one that
+    /// came before the poll, after the device's cursor) answers the poll at once.
+    func wait(
+        owner: String, subscriptions: [ZoneSubscription], timeout: Duration,
+        alreadyChanged: @escaping @Sendable () async -> Change? = { nil }
+    ) async -> Change? {
         let id = UUID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -57,7 +62,11 @@ final class ZoneChangeHub: Service, Sendable {
                     if !state.stopped { state.waiters[id] = waiter }
                     return state.stopped
                 }
-                if stopped { continuation.resume(returning: nil) }
+                if stopped { return continuation.resume(returning: nil) }
+                Task { [self] in
+                    guard let change = await alreadyChanged() else { return }
+                    state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: change)
+                }
             }
         } onCancel: {
             state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)

@@ -12,6 +12,13 @@ extension SimulatedCloud {
         try updateDevice(device, sql: "UPDATE device SET isOffline = ? WHERE name = ?", isOffline)
     }
 
+    /// Whether the network of `device` is off.
+    public func isOffline(device: String) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT isOffline FROM device WHERE name = ?", arguments: [device]) ?? false
+        }
+    }
+
     /// Adds `milliseconds` of latency to every request of `device` that reaches the server.
     public func setLatency(milliseconds: Int, device: String) throws {
         try updateDevice(device, sql: "UPDATE device SET latencyMilliseconds = ? WHERE name = ?", max(0, milliseconds))

@@ -28,6 +28,8 @@ public struct SimulatedCloud: Sendable {
     let sleeper: Sleeper
     /// The draws for random faults.
     let random: SharedRandom
+    /// Where writes are announced to the other processes of the data root (none in memory).
+    let changes: ZoneChangeFile?
 
     /// The connection(s) to the remote's file.
     var writer: any DatabaseWriter { store.writer }
@@ -44,7 +46,8 @@ public struct SimulatedCloud: Sendable {
     ) throws -> SimulatedCloud {
         let store = try SQLiteRecordStore.open(
             directory: directory, fileName: fileName, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
-        return SimulatedCloud(store: store, sleeper: sleeper, random: SharedRandom(random))
+        let changes = ZoneChangeFile(url: directory.appendingPathComponent(fileName + ZoneChangeFile.suffix))
+        return SimulatedCloud(store: store, sleeper: sleeper, random: SharedRandom(random), changes: changes)
     }
 
     /// A private in-memory remote, for tests.
@@ -53,12 +56,18 @@ public struct SimulatedCloud: Sendable {
         sleeper: Sleeper = .system, maximumRecordsPerRequest: Int = 400
     ) throws -> SimulatedCloud {
         let store = try SQLiteRecordStore.inMemory(clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
-        return SimulatedCloud(store: store, sleeper: sleeper, random: SharedRandom(random))
+        return SimulatedCloud(store: store, sleeper: sleeper, random: SharedRandom(random), changes: nil)
     }
 
     /// The client of the device `deviceName`: it reaches the private database of whichever
     /// account the device is signed in to at the time of each request.
     public func database(forDevice deviceName: String) -> some CloudDatabase {
         SimulatedDatabase(cloud: self, device: deviceName)
+    }
+
+    /// The feed that wakes `deviceName` when another device of its account writes to a
+    /// zone it watches; nil for an in-memory remote, which no other process shares.
+    public func changeFeed(forDevice deviceName: String) -> (any ZoneChangeFeed)? {
+        changes.map { EmbeddedChangeFeed(cloud: self, file: $0, device: deviceName) }
     }
 }

@@ -27,12 +27,18 @@ struct SimulatedDatabase: CloudDatabase {
     }
 
     func deleteZone(_ zone: RecordZoneID) throws {
-        try perform(.deleteZone) { account in try cloud.store.deleteZone(zone, account: account) }
+        try perform(.deleteZone) { account in
+            try cloud.store.deleteZone(zone, account: account)
+            cloud.changes?.announce(account: account, zones: [zone], device: device)
+        }
     }
 
     func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
         try perform(.modify) { account in
-            try cloud.store.modify(account: account, saving: records, deleting: recordIDs, savePolicy: savePolicy)
+            let result = try cloud.store.modify(account: account, saving: records, deleting: recordIDs, savePolicy: savePolicy)
+            let zones = Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID))
+            cloud.changes?.announce(account: account, zones: zones, device: device)
+            return result
         }
     }
 

@@ -178,6 +178,9 @@ public enum AppScreen {
         for companion in app.status.companionsPending {
             pending += " · \(app.text.pending(companion))"
         }
+        if let delivery = app.status.delivery {
+            pending += " · \(app.text.delivery(delivery))"
+        }
         let sync = " \(app.status.syncState)\(pending) "
         let end = grid.put(sync, row: row, column: 0, style: CellStyle(bold: true, reverse: true))
         guard let message = app.status.message else { return }

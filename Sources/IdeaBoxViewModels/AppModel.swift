@@ -382,9 +382,11 @@ public final class AppModel {
         let engineStatus = sync.engine.status
         let words = text.syncState(engineStatus, now: now)
         let companionsPending = sync.engine.companionsPending
-        let companionsChanged = companionsPending != status.companionsPending
+        let delivery = sync.engine.delivery
+        let othersChanged = companionsPending != status.companionsPending || delivery != status.delivery
         status.companionsPending = companionsPending
-        guard words != status.syncState else { return companionsChanged }
+        status.delivery = delivery
+        guard words != status.syncState else { return othersChanged }
         // Sync finished or failed: changes may have been confirmed.
         if let stale = try? repository.staleIdeaIds() { staleIdeaIds = stale }
         status.syncState = words

@@ -27,6 +27,8 @@ public struct StatusModel: Sendable, Equatable {
     public var pendingCount = 0
     /// Whether the bar adds the pending count (the sync words may already say it).
     public var showsPendingCount = true
+    /// How other devices' changes arrive (`live` or `polling`); nil while nothing listens.
+    public var delivery: ChangeDelivery?
     /// The sync companions (the library) with changes waiting: "library: 3 pending".
     public var companionsPending: [CompanionPending] = []
     /// The current message, if any.

@@ -66,6 +66,15 @@ public struct UIText: Sendable {
         }
     }
 
+    /// How changes of other devices arrive, after the sync state: `live` while a long poll
+    /// is held, `polling` while none is.
+    public func delivery(_ delivery: ChangeDelivery) -> String {
+        switch delivery {
+        case .live: text("live", "即時")
+        case .polling: text("polling", "輪詢中")
+        }
+    }
+
     /// `hh:mm:ss` in the local time zone.
     public func clockTime(_ time: Timestamp) -> String {
         var seconds = time_t(time.milliseconds / 1000)

@@ -3,8 +3,13 @@ import IdeaBoxCore
 import Synchronization
 
 /// The background sync loop. Every trigger (launch, a local change, `s`, the network
-/// coming back, the periodic timer) asks for a sync at some time; the earliest request
-/// wins and the rest fold into it, and syncs run one at a time on the scheduler.
+/// coming back, a notification, the timer) asks for a sync at some time; the earliest
+/// request wins and the rest fold into it, and syncs run one at a time on the scheduler.
+///
+/// While a `ChangeListener` holds a long poll (`live`), the remote says when it changed:
+/// a notification syncs only the zone it names, the timer is a safety fetch every five
+/// minutes, and a cheap local look every two seconds sends what other processes of this
+/// profile queued. Without one (`polling`), the engine looks every second.
 ///
 /// Failures follow the rules of DESIGN.md: retry after 1 s, 2 s, then 4 s (or when the
 /// remote's retry-after says), then wait for the next trigger. Offline, signed out, quota
@@ -14,8 +19,15 @@ public final class SyncEngine: Sendable {
     public static let debounceMilliseconds: Int64 = 300
     /// Waits before the retries after a failure.
     public static let retryDelays: [Int64] = [1000, 2000, 4000]
-    /// How often an idle engine looks for changes on the remote and in the outbox.
+    /// How often an idle engine looks for changes on the remote and in the outbox, when no
+    /// long poll tells it of them.
     public static let periodicMilliseconds: Int64 = 1000
+    /// How often an idle engine fetches anyway while a long poll is held: a notification
+    /// missed for any reason is made up for within this time.
+    public static let safetyMilliseconds: Int64 = 300_000
+    /// How often an engine with a long poll looks for local changes other processes of
+    /// this profile queued (the outbox, the library folder), without the network.
+    public static let localLookMilliseconds: Int64 = 2000
     /// How often an engine in local mode (offline, signed out, quota, another account)
     /// checks whether it can sync again: a cheap look, as a reachability monitor would.
     public static let localModeMilliseconds: Int64 = 2000
@@ -34,24 +46,31 @@ public final class SyncEngine: Sendable {
         var lastFailure: SyncFailure?
         var isStopped = false
         var companionsPending: [CompanionPending] = []
+        /// What the next sync covers: everything, or only the zones notifications named.
+        var scope = SyncScope.zones([])
+        var delivery: ChangeDelivery?
+        var isLooking = false
     }
 
     private let session: SyncSession
     private let companions: [any SyncCompanion]
     private let scheduler: any SyncScheduler
     private let onStatus: @Sendable (SyncStatus) -> Void
+    private let onSynced: @Sendable (SyncReport) -> Void
     private let state = Mutex(State())
 
     /// An engine running `session`, then each of `companions`, on `scheduler`, reporting
-    /// each new status to `onStatus` (called on the scheduler's queue).
+    /// each new status to `onStatus` and what each successful sync did with the ideas to
+    /// `onSynced` (both called on the scheduler's queue).
     public init(
         session: SyncSession, companions: [any SyncCompanion] = [], scheduler: any SyncScheduler,
-        onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in }
+        onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in }, onSynced: @escaping @Sendable (SyncReport) -> Void = { _ in }
     ) {
         self.session = session
         self.companions = companions
         self.scheduler = scheduler
         self.onStatus = onStatus
+        self.onSynced = onSynced
     }
 
     /// What sync is doing now.
@@ -63,9 +82,33 @@ public final class SyncEngine: Sendable {
     /// The companions with local changes waiting to be sent, as of the last sync or failure.
     public var companionsPending: [CompanionPending] { state.withLock { $0.companionsPending } }
 
+    /// How changes of other devices arrive; nil if nothing listens for them.
+    public var delivery: ChangeDelivery? { state.withLock { $0.delivery } }
+
     /// Launch: syncs now, then checks this device against the remote.
     public func start() {
         request(after: 0)
+    }
+
+    /// A notification: `zones` changed on the remote; syncs them now.
+    public func changesArrived(in zones: [RecordZoneID]) {
+        request(after: 0, scope: .zones(Set(zones)))
+    }
+
+    /// The listener gained or lost its long poll: the timer becomes the slow safety fetch,
+    /// or the one-second look again.
+    public func deliveryChanged(_ delivery: ChangeDelivery) {
+        let startLooking = state.withLock { state -> Bool in
+            state.delivery = delivery
+            defer { if delivery == .live { state.isLooking = true } }
+            return delivery == .live && !state.isLooking
+        }
+        if startLooking {
+            scheduler.schedule(after: Self.localLookMilliseconds) { [self] in lookLocally() }
+        }
+        if delivery == .polling {
+            request(after: Self.periodicMilliseconds)
+        }
     }
 
     /// A local change: syncs once changes stop coming for 300 ms.
@@ -93,7 +136,7 @@ public final class SyncEngine: Sendable {
             do throws(SyncFailure) {
                 _ = try session.overwriteRemote()
                 publish(.synced(lastSync: scheduler.clock.now()))
-                request(after: Self.periodicMilliseconds)
+                request(after: idleMilliseconds)
             } catch {
                 handle(error)
             }
@@ -110,7 +153,7 @@ public final class SyncEngine: Sendable {
                 try Self.asSyncFailure { try companion.overwriteRemote() }
                 refreshCompanionsPending()
                 publish(.synced(lastSync: scheduler.clock.now()))
-                request(after: Self.periodicMilliseconds)
+                request(after: idleMilliseconds)
             } catch let failure as SyncFailure {
                 refreshCompanionsPending()
                 handle(failure)
@@ -125,12 +168,36 @@ public final class SyncEngine: Sendable {
         state.withLock { $0.isStopped = true }
     }
 
-    /// Asks for a sync in `milliseconds` (not before a retry-after the server asked for),
-    /// unless one is already due sooner.
-    private func request(after milliseconds: Int64) {
+    /// The wait before the next sync of an idle engine.
+    private var idleMilliseconds: Int64 {
+        delivery == .live ? Self.safetyMilliseconds : Self.periodicMilliseconds
+    }
+
+    /// While a long poll is held, syncs what this profile's other processes queued (the
+    /// outbox, the library folder) every two seconds; a failing engine is left to its retries.
+    private func lookLocally() {
+        let keepLooking = state.withLock { state -> Bool in
+            state.isLooking = state.delivery == .live && !state.isStopped
+            return state.isLooking
+        }
+        guard keepLooking else { return }
+        defer { scheduler.schedule(after: Self.localLookMilliseconds) { [self] in lookLocally() } }
+        guard case .synced = status else { return }
+        var zones = Set<RecordZoneID>()
+        if session.pendingCount() > 0 { zones.insert(IdeaRecord.zone) }
+        for companion in companions where (companion.pendingCount() ?? 0) > 0 {
+            zones.insert(companion.zone)
+        }
+        if !zones.isEmpty { request(after: 0, scope: .zones(zones)) }
+    }
+
+    /// Asks for a sync of `scope` in `milliseconds` (not before a retry-after the server
+    /// asked for), unless one is already due sooner; the scopes of folded requests add up.
+    private func request(after milliseconds: Int64, scope: SyncScope = .everything) {
         let now = scheduler.clock.now().milliseconds
         let scheduled: (generation: Int, due: Int64)? = state.withLock { state in
             guard !state.isStopped else { return nil }
+            state.scope.add(scope)
             let due = max(now + max(0, milliseconds), state.notBefore ?? now)
             if let next = state.nextRunDue, next <= due { return nil }
             state.nextRunDue = due
@@ -144,18 +211,22 @@ public final class SyncEngine: Sendable {
     }
 
     private func run(generation: Int) {
-        let current = state.withLock { state -> Bool in
-            guard state.generation == generation, !state.isStopped else { return false }
+        let scope = state.withLock { state -> SyncScope? in
+            guard state.generation == generation, !state.isStopped else { return nil }
             state.nextRunDue = nil
             state.notBefore = nil
-            return true
+            defer { state.scope = .zones([]) }
+            return state.scope
         }
-        guard current else { return }
+        guard let scope else { return }
         publish(.syncing(pending: session.pendingCount()))
         do {
             defer { refreshCompanionsPending() }
-            _ = try session.run()
-            for companion in companions {
+            var report = SyncReport()
+            if scope.covers(IdeaRecord.zone) {
+                report = try session.run()
+            }
+            for companion in companions where scope.covers(companion.zone) {
                 try Self.asSyncFailure { try companion.sync() }
             }
             let firstSuccess = state.withLock { state -> Bool in
@@ -168,7 +239,8 @@ public final class SyncEngine: Sendable {
                 _ = try? session.checkIntegrity()
             }
             publish(.synced(lastSync: scheduler.clock.now()))
-            request(after: Self.periodicMilliseconds)
+            onSynced(report)
+            request(after: idleMilliseconds)
         } catch let failure as SyncFailure {
             handle(failure)
         } catch {
@@ -271,6 +343,8 @@ public final class SyncEngine: Sendable {
 public protocol SyncCompanion: Sendable {
     /// What the status bar and the keys call it, such as `library`.
     var name: String { get }
+    /// The remote zone it syncs: a notification for it runs this companion alone.
+    var zone: RecordZoneID { get }
     /// Syncs once; a `CloudError` it throws is retried the way the ideas' errors are.
     func sync() throws
     /// How many local changes wait to be sent, counted without the remote; nil if unknown.
@@ -289,5 +363,29 @@ public struct CompanionPending: Sendable, Equatable {
     public init(name: String, count: Int) {
         self.name = name
         self.count = count
+    }
+}
+
+/// What one sync covers.
+enum SyncScope: Equatable {
+    /// The ideas and every companion.
+    case everything
+    /// Only the parts whose zones these are.
+    case zones(Set<RecordZoneID>)
+
+    /// Adds what `other` covers.
+    mutating func add(_ other: SyncScope) {
+        switch (self, other) {
+        case (.everything, _), (_, .everything): self = .everything
+        case let (.zones(mine), .zones(theirs)): self = .zones(mine.union(theirs))
+        }
+    }
+
+    /// Whether the part syncing `zone` runs.
+    func covers(_ zone: RecordZoneID) -> Bool {
+        switch self {
+        case .everything: true
+        case .zones(let zones): zones.contains(zone)
+        }
     }
 }

@@ -16,6 +16,9 @@ public struct SyncSession: Sendable {
     private let database: any CloudDatabase
     private let clock: WallClock
 
+    /// The zone the ideas live in: what a device listens to for notifications.
+    public static let zone = IdeaRecord.zone
+
     /// A session syncing `repository` with `database`.
     public init(repository: IdeaRepository, database: any CloudDatabase, clock: WallClock) {
         self.repository = repository
@@ -130,17 +133,21 @@ public struct SyncSession: Sendable {
     }
 
     /// The account must be signed in and the one this device's ideas belong to; the zone
-    /// must exist.
+    /// must exist. It is created once, before the first fetch: a device with a change token
+    /// had it, and a fetch that finds it gone creates it again.
     private func prepare() throws {
         guard case .available(let account) = try database.accountStatus() else { throw SyncFailure.notSignedIn }
-        let bound = try repository.syncMetadata().accountName
+        let metadata = try repository.syncMetadata()
+        let bound = metadata.accountName
         if let bound, bound != account {
             throw SyncFailure.wrongAccount(bound: bound, current: account)
         }
         if bound == nil {
             try repository.bindAccount(account)
         }
-        try database.createZone(IdeaRecord.zone)
+        if metadata.changeToken == nil {
+            try database.createZone(IdeaRecord.zone)
+        }
     }
 
     /// Fetches the remote's changes page by page, each page applied with its token in one

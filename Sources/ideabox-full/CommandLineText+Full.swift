@@ -5,6 +5,7 @@ import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
 import IdeaBoxCore
+import IdeaBoxViewModels
 import IdeaStore
 import IdeaSync
 import LibrarySync
@@ -29,6 +30,37 @@ extension CommandLineText {
         }
     }
 
+    /// One line of `sync --watch`: the time, then what happened.
+    static func watchLine(_ line: WatchLine, _ language: Language) -> String {
+        let english = language == .english
+        let what: String
+        if let report = line.report {
+            what = synced(report, pending: line.pending ?? 0, overwrote: false, language)
+        } else if let status = line.status {
+            what = UIText(language: language).syncState(status, now: line.at)
+        } else if let delivery = line.delivery {
+            what = switch delivery {
+            case .live: english ? "Listening: changes of other devices arrive live." : "監聽中：其他裝置的變更即時送達"
+            case .polling: english ? "No long poll: looking for changes every second, trying again." : "無長輪詢：每秒檢查變更，稍後重試"
+            }
+        } else {
+            what = ""
+        }
+        return "\(line.at.iso8601)  \(what)"
+    }
+
+    /// How changes arrive, for `status`: from the profile's running app or `sync --watch`.
+    static func delivery(_ delivery: ChangeDelivery?, _ language: Language) -> String {
+        switch (delivery, language) {
+        case (.live, .english): "live (a long poll is held)"
+        case (.polling, .english): "polling (no long poll; looking every second)"
+        case (nil, .english): "when synced (no app or sync --watch is running)"
+        case (.live, .traditionalChinese): "即時（長輪詢中）"
+        case (.polling, .traditionalChinese): "輪詢中（無長輪詢；每秒檢查）"
+        case (nil, .traditionalChinese): "同步時（沒有執行中的全螢幕介面或 sync --watch）"
+        }
+    }
+
     /// `status`, one field a line.
     static func statusLines(_ status: SyncStatusReport, server: URL?, _ language: Language) -> [String] {
         let error = status.lastSyncError.map(oneLine)
@@ -42,6 +74,7 @@ extension CommandLineText {
                 "pending changes: \(status.pendingCount)",
                 "stale changes: " + (status.staleCount == 0
                     ? "0" : "\(status.staleCount) (not confirmed by the remote for 30 days; kept and still sent)"),
+                "changes arrive: " + delivery(status.changeDelivery, language),
                 "last sync: " + (status.lastSyncAt?.iso8601 ?? "never"),
                 "last error: " + (error ?? "none"),
                 "ideas belong to: " + (status.boundAccount ?? "no account yet"),
@@ -54,6 +87,7 @@ extension CommandLineText {
                 "網路: " + (status.isOffline ? "離線" : "連線中"),
                 "待送出變更: \(status.pendingCount)",
                 "逾期未確認: " + (status.staleCount == 0 ? "0" : "\(status.staleCount)（遠端已 30 天未確認；保留並會繼續送出）"),
+                "變更送達: " + delivery(status.changeDelivery, language),
                 "上次同步: " + (status.lastSyncAt?.iso8601 ?? "從未"),
                 "上次錯誤: " + (error ?? "無"),
                 "靈感所屬帳號: " + (status.boundAccount ?? "尚未綁定"),

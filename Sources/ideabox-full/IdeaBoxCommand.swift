@@ -35,20 +35,20 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         try NcursesTerminal.checkUsable(environment: context.environment)
         let sync = try context.openSync(store)
         let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
-        let engine = SyncEngine(
-            session: sync.session, companions: [LibraryCompanion(session: library)],
-            scheduler: DispatchSyncScheduler(clock: context.clock))
+        let live = LiveSync(
+            context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
+            companions: [LibraryCompanion(session: library)])
         let (cloud, device) = (sync.remote.cloud, sync.remote.device)
         let hooks = SyncHooks(
-            engine: engine,
+            engine: live.engine,
             isNetworkOn: { try !cloud.status(device: device).isOffline },
             setNetworkOn: { try cloud.setOffline(!$0, device: device) })
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
         try app.start()
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"
         let terminal = try NcursesTerminal(environment: context.environment, mouse: mouse)
-        engine.start()
+        live.start()
         TerminalApp(app: app, terminal: terminal).run()
-        engine.stop()
+        live.stop()
     }
 }

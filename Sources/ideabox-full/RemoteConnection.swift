@@ -48,6 +48,13 @@ struct RemoteConnection {
         }
     }
 
+    /// How the device is told of other devices' changes: the server's long poll, or the
+    /// embedded remote's change file; both cut off by the device's simulated network.
+    var changeFeed: (any ZoneChangeFeed)? {
+        let base: (any ZoneChangeFeed)? = credentials.map { $0.database() } ?? cloud.changeFeed(forDevice: device)
+        return base.map { OfflineAwareChangeFeed(base: $0, faults: cloud, device: device) }
+    }
+
     /// The account the device is signed in to, or nil.
     func signedInAccount() throws -> String? {
         guard let credentials else { return try cloud.signedInAccount(device: device) }

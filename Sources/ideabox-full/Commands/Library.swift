@@ -56,6 +56,8 @@ struct LibraryCompanion: SyncCompanion {
 
     var name: String { "library" }
 
+    var zone: RecordZoneID { LibrarySession.zone }
+
     func sync() throws {
         try session.sync()
     }

@@ -6,12 +6,17 @@ import IdeaStore
 import IdeaSync
 
 extension IdeaBoxCommand {
-    /// `ideabox sync [--json]`, `ideabox sync --overwrite-remote --yes`
+    /// `ideabox sync [--json] [--watch]`, `ideabox sync --overwrite-remote --yes`
     struct Sync: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "sync", abstract: "Sync this profile with the remote now; exits non-zero with the reason if it can't.")
 
         @Flag(help: "Print what the sync did as JSON.") var json = false
+        @Flag(help: """
+            Sync now, then keep syncing on every change of another device (a long poll) and every local change, \
+            one line per sync, until SIGINT or SIGTERM: for a machine without the app open.
+            """)
+        var watch = false
         @Flag(
             name: .customLong("overwrite-remote"),
             help: "Make the remote hold exactly this profile's ideas; every other device follows. Needs --yes.")
@@ -21,10 +26,12 @@ extension IdeaBoxCommand {
 
         func validate() throws {
             if yes && !overwriteRemote { throw ValidationError("--yes only confirms --overwrite-remote.") }
+            if watch && overwriteRemote { throw ValidationError("--watch and --overwrite-remote do not go together.") }
         }
 
         func run(in context: CommandContext) throws {
             guard !overwriteRemote || yes else { throw FullCommandError.overwriteNeedsConfirmation }
+            if watch { try runWatching(in: context) }
             let sync = try context.openSync(store)
             let report: SyncReport
             do {
@@ -43,7 +50,121 @@ extension IdeaBoxCommand {
             }
         }
     }
+}
 
+extension IdeaBoxCommand.Sync {
+    /// `--watch`: the app's sync without the app, until SIGINT or SIGTERM.
+    fileprivate func runWatching(in context: CommandContext) throws -> Never {
+        let sync = try context.openSync(store)
+        let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
+        let (json, language, clock, repository) = (json, context.language, context.clock, sync.repository)
+        let say: @Sendable (WatchLine) -> Void = { line in
+            let text = json ? (try? WatchLine.encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) } : CommandLineText.watchLine(line, language)
+            FileHandle.standardOutput.write(Data(((text ?? "") + "\n").utf8))
+        }
+        let live = LiveSync(
+            context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
+            companions: [LibraryCompanion(session: library)],
+            onStatus: { status in
+                switch status {
+                case .starting, .syncing, .synced: break
+                default: say(WatchLine(at: clock.now(), status: status))
+                }
+            },
+            onSynced: { report in
+                let pending = (try? repository.pendingChangeCount()) ?? 0
+                say(WatchLine(at: clock.now(), report: report, pending: pending))
+            },
+            onDelivery: { say(WatchLine(at: clock.now(), delivery: $0)) })
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let stops = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler {
+                live.stop()
+                Foundation.exit(0)
+            }
+            source.resume()
+            return source
+        }
+        // The main queue runs until a signal exits; the sources live as long.
+        return withExtendedLifetime(stops) { () -> Never in
+            live.start()
+            dispatchMain()
+        }
+    }
+}
+
+/// One line of `sync --watch`: a sync, a failure, or a change in how changes arrive.
+struct WatchLine: Encodable, Sendable {
+    var at: Timestamp
+    var event: String
+    var report: SyncReport?
+    var pending: Int?
+    var status: SyncStatus?
+    var delivery: ChangeDelivery?
+
+    init(at: Timestamp, report: SyncReport, pending: Int) {
+        (self.at, event, self.report, self.pending) = (at, "synced", report, pending)
+    }
+
+    init(at: Timestamp, status: SyncStatus) {
+        (self.at, event, self.status) = (at, "status", status)
+    }
+
+    init(at: Timestamp, delivery: ChangeDelivery) {
+        (self.at, event, self.delivery) = (at, "delivery", delivery)
+    }
+
+    /// `--json` writes one compact object a line.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    enum CodingKeys: String, CodingKey { case at, event, sent, received, conflicts, pending, state, reason, delivery }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(at, forKey: .at)
+        try container.encode(event, forKey: .event)
+        try container.encodeIfPresent(report?.sent, forKey: .sent)
+        try container.encodeIfPresent(report?.received, forKey: .received)
+        try container.encodeIfPresent(report?.conflicts, forKey: .conflicts)
+        try container.encodeIfPresent(pending, forKey: .pending)
+        try container.encodeIfPresent(delivery, forKey: .delivery)
+        if let status {
+            try container.encode(WatchLine.state(status), forKey: .state)
+            try container.encodeIfPresent(WatchLine.reason(status), forKey: .reason)
+        }
+    }
+
+    /// The status's name, as `--json` spells it.
+    static func state(_ status: SyncStatus) -> String {
+        switch status {
+        case .starting: "starting"
+        case .synced: "synced"
+        case .syncing: "syncing"
+        case .retrying: "retrying"
+        case .offline: "offline"
+        case .notSignedIn: "notSignedIn"
+        case .quotaExceeded: "quotaExceeded"
+        case .wrongAccount: "wrongAccount"
+        case .failed: "failed"
+        }
+    }
+
+    /// Why sync failed, if it did.
+    static func reason(_ status: SyncStatus) -> String? {
+        switch status {
+        case .retrying(_, _, let reason), .failed(let reason, _): reason
+        default: nil
+        }
+    }
+}
+
+extension IdeaBoxCommand {
     /// `ideabox status [--json]`
     struct Status: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
@@ -59,8 +180,8 @@ extension IdeaBoxCommand {
             let status = SyncStatusReport(
                 device: sync.remote.device, account: try sync.remote.signedInAccount(), isOffline: remote.isOffline,
                 pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
-                lastSyncAt: metadata.lastSyncAt,
-                lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName)
+                lastSyncAt: metadata.lastSyncAt, lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName,
+                changeDelivery: DeliveryFile(directory: try context.location(store).profileDirectory).current())
             if json {
                 print(try Output.json(status))
             } else {
@@ -134,9 +255,11 @@ struct SyncStatusReport: Encodable {
     var lastSyncAt: Timestamp?
     var lastSyncError: String?
     var boundAccount: String?
+    /// How the profile's running app or `sync --watch` learns of changes; nil if none runs.
+    var changeDelivery: ChangeDelivery?
 
     enum CodingKeys: String, CodingKey {
-        case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount
+        case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount, changeDelivery
     }
 
     /// Absent values are written as `null`, so every key is always there.
@@ -150,6 +273,7 @@ struct SyncStatusReport: Encodable {
         try container.encode(lastSyncAt, forKey: .lastSyncAt)
         try container.encode(lastSyncError, forKey: .lastSyncError)
         try container.encode(boundAccount, forKey: .boundAccount)
+        try container.encode(changeDelivery, forKey: .changeDelivery)
     }
 }
 

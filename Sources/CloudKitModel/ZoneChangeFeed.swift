@@ -1,0 +1,43 @@
+import Foundation
+
+/// Being told when zones change instead of asking: CloudKit's zone subscriptions and the
+/// long poll behind them (`ideabox serve`), or the embedded remote's wake-up between the
+/// processes of one data root.
+///
+/// Blocking and throwing (only `CloudError`), like `CloudDatabase`: a device's listener
+/// calls it from a queue of its own.
+public protocol ZoneChangeFeed: Sendable {
+    /// Subscribes to `zones` (again, harmlessly, if already subscribed) and says where the
+    /// device stands now: every change after the cursor is announced by `waitForChanges`.
+    func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor
+
+    /// Waits until a watched zone changes after `cursor` (at once if one already has), or
+    /// about `seconds` pass (nil). Answers the zones that changed, as far as the feed can
+    /// tell, and the cursor to wait after next.
+    func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice?
+}
+
+/// Where a listener stands in the feed: opaque, handed back to `waitForChanges`.
+public struct ChangeCursor: Hashable, Sendable {
+    /// The feed's own spelling of the position.
+    public var value: String
+
+    /// The cursor a feed spells `value`.
+    public init(_ value: String) {
+        self.value = value
+    }
+}
+
+/// What a woken listener learns: which zones changed, and where it stands now.
+public struct ZoneChangeNotice: Hashable, Sendable {
+    /// The zones that changed; a sync of these brings the device up to date.
+    public var zones: [RecordZoneID]
+    /// The cursor to wait after next.
+    public var cursor: ChangeCursor
+
+    /// A notice of `zones`, after which the listener waits after `cursor`.
+    public init(zones: [RecordZoneID], cursor: ChangeCursor) {
+        self.zones = zones
+        self.cursor = cursor
+    }
+}

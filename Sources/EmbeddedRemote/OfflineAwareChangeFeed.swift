@@ -1,0 +1,40 @@
+import CloudKitModel
+
+/// A device's feed that honours its simulated network: with airplane mode on
+/// (`ideabox remote offline on`, `o` in the app), watching fails as the network would,
+/// so the device reports `polling` until the network is back.
+public struct OfflineAwareChangeFeed: ZoneChangeFeed {
+    /// The feed behind the switch.
+    let base: any ZoneChangeFeed
+    /// The file holding the device's simulated network.
+    let faults: SimulatedCloud
+    /// The device whose network it is.
+    let device: String
+
+    /// `base`, cut off while `device` is offline in `faults`.
+    public init(base: any ZoneChangeFeed, faults: SimulatedCloud, device: String) {
+        self.base = base
+        self.faults = faults
+        self.device = device
+    }
+
+    public func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
+        try checkNetwork()
+        return try base.startWatching(zones)
+    }
+
+    public func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+        try checkNetwork()
+        return try base.waitForChanges(after: cursor, seconds: seconds)
+    }
+
+    private func checkNetwork() throws {
+        let offline: Bool
+        do {
+            offline = try faults.isOffline(device: device)
+        } catch {
+            throw CloudError.internalError
+        }
+        if offline { throw CloudError.networkUnavailable }
+    }
+}

@@ -1,0 +1,117 @@
+import CloudKitModel
+import IdeaBoxCore
+import Synchronization
+
+/// How changes of other devices reach this one.
+public enum ChangeDelivery: String, Sendable, Equatable, Codable {
+    /// A long poll (or the embedded remote's watch) is held: a change arrives within moments.
+    case live
+    /// None is held: the engine looks every second, and the listener tries again with backoff.
+    case polling
+}
+
+/// Holds a device's long poll: subscribes once to the zones it syncs, then waits for a
+/// change, again and again, and tells the engine which zone changed. A failure (a server
+/// restart, an expired URL, the network) reports `polling` and starts over after the
+/// engine's retry delays (1 s, 2 s, 4 s, then up to 30 s).
+///
+/// It runs on a scheduler of its own, as a long poll blocks its queue for up to a minute;
+/// tests step a manual one and hand in a feed that answers at once.
+public final class ChangeListener: Sendable {
+    /// How long one wait may take before the feed answers that nothing changed.
+    public static let pollSeconds = 60
+
+    private struct State {
+        var cursor: ChangeCursor?
+        var failures = 0
+        var delivery: ChangeDelivery?
+        var isStopped = false
+    }
+
+    private let feed: any ZoneChangeFeed
+    private let zones: [RecordZoneID]
+    private let scheduler: any SyncScheduler
+    private let pollSeconds: Int
+    private let onChange: @Sendable ([RecordZoneID]) -> Void
+    private let onDelivery: @Sendable (ChangeDelivery) -> Void
+    private let state = Mutex(State())
+
+    /// A listener for `zones` of `feed`, on `scheduler`. It calls `onChange` with the zones
+    /// that changed (and with every zone each time it starts watching, for what changed while
+    /// it was not), and `onDelivery` when it gains or loses its long poll.
+    public init(
+        feed: any ZoneChangeFeed, zones: [RecordZoneID], scheduler: any SyncScheduler, pollSeconds: Int = pollSeconds,
+        onChange: @escaping @Sendable ([RecordZoneID]) -> Void,
+        onDelivery: @escaping @Sendable (ChangeDelivery) -> Void
+    ) {
+        self.feed = feed
+        self.zones = zones
+        self.scheduler = scheduler
+        self.pollSeconds = pollSeconds
+        self.onChange = onChange
+        self.onDelivery = onDelivery
+    }
+
+    /// How changes arrive now; nil before the first try.
+    public var delivery: ChangeDelivery? { state.withLock { $0.delivery } }
+
+    /// Subscribes and starts waiting.
+    public func start() {
+        scheduler.schedule(after: 0) { [self] in connect() }
+    }
+
+    /// Stops after the wait under way (a held poll is answered within `pollSeconds`).
+    public func stop() {
+        state.withLock { $0.isStopped = true }
+    }
+
+    private var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    private func connect() {
+        guard !isStopped else { return }
+        do {
+            let cursor = try feed.startWatching(zones)
+            state.withLock {
+                $0.cursor = cursor
+                $0.failures = 0
+            }
+            report(.live)
+            onChange(zones)
+            scheduler.schedule(after: 0) { [self] in poll() }
+        } catch {
+            failed()
+        }
+    }
+
+    private func poll() {
+        guard !isStopped, let cursor = state.withLock({ $0.cursor }) else { return }
+        do {
+            if let notice = try feed.waitForChanges(after: cursor, seconds: pollSeconds) {
+                state.withLock { $0.cursor = notice.cursor }
+                onChange(notice.zones)
+            }
+            scheduler.schedule(after: 0) { [self] in poll() }
+        } catch {
+            failed()
+        }
+    }
+
+    private func failed() {
+        let attempt = state.withLock { state -> Int in
+            state.failures += 1
+            state.cursor = nil
+            return state.failures
+        }
+        report(.polling)
+        guard !isStopped else { return }
+        scheduler.schedule(after: SyncEngine.retryDelay(afterFailure: attempt)) { [self] in connect() }
+    }
+
+    private func report(_ delivery: ChangeDelivery) {
+        let changed = state.withLock { state -> Bool in
+            defer { state.delivery = delivery }
+            return state.delivery != delivery
+        }
+        if changed { onDelivery(delivery) }
+    }
+}
