@@ -153,7 +153,7 @@ let package = Package(
         ),
         .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
         .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote"]),
+        .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["CloudKitModel", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote"]),
         .testTarget(
             name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote", "IdeaBoxCore"]),
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
@@ -180,6 +180,7 @@ let package = Package(
             name: "IdeaSyncTests",
             dependencies: [
                 "IdeaSync", "IdeaStore", "CloudKitModel", "CloudStore", "EmbeddedRemote", "SQLiteStore", "IdeaBoxCore", "RemoteTestSupport",
+                "CloudHTTPClient", "CloudServer", "PostgresStore",
             ]),
         .testTarget(
             name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxCore"]),

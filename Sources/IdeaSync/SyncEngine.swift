@@ -48,6 +48,8 @@ public final class SyncEngine: Sendable {
         var companionsPending: [CompanionPending] = []
         /// What the next sync covers: everything, or only the zones notifications named.
         var scope = SyncScope.zones([])
+        /// Whether the next sync is the idle look, which a sooner request replaces.
+        var scheduledRunIsIdle = false
         var delivery: ChangeDelivery?
         var isLooking = false
     }
@@ -136,7 +138,7 @@ public final class SyncEngine: Sendable {
             do throws(SyncFailure) {
                 _ = try session.overwriteRemote()
                 publish(.synced(lastSync: scheduler.clock.now()))
-                request(after: idleMilliseconds)
+                requestIdleSync()
             } catch {
                 handle(error)
             }
@@ -153,7 +155,7 @@ public final class SyncEngine: Sendable {
                 try Self.asSyncFailure { try companion.overwriteRemote() }
                 refreshCompanionsPending()
                 publish(.synced(lastSync: scheduler.clock.now()))
-                request(after: idleMilliseconds)
+                requestIdleSync()
             } catch let failure as SyncFailure {
                 refreshCompanionsPending()
                 handle(failure)
@@ -168,9 +170,10 @@ public final class SyncEngine: Sendable {
         state.withLock { $0.isStopped = true }
     }
 
-    /// The wait before the next sync of an idle engine.
-    private var idleMilliseconds: Int64 {
-        delivery == .live ? Self.safetyMilliseconds : Self.periodicMilliseconds
+    /// Asks for the idle engine's next look: in a second while polling, in five minutes
+    /// (the safety fetch) while a long poll is held.
+    private func requestIdleSync() {
+        request(after: delivery == .live ? Self.safetyMilliseconds : Self.periodicMilliseconds, isIdle: true)
     }
 
     /// While a long poll is held, syncs what this profile's other processes queued (the
@@ -192,14 +195,23 @@ public final class SyncEngine: Sendable {
     }
 
     /// Asks for a sync of `scope` in `milliseconds` (not before a retry-after the server
-    /// asked for), unless one is already due sooner; the scopes of folded requests add up.
-    private func request(after milliseconds: Int64, scope: SyncScope = .everything) {
+    /// asked for), unless one is already due sooner; the scopes of folded requests add up,
+    /// apart from the idle look's, which only stands while nothing sooner is asked for.
+    private func request(after milliseconds: Int64, scope: SyncScope = .everything, isIdle: Bool = false) {
         let now = scheduler.clock.now().milliseconds
         let scheduled: (generation: Int, due: Int64)? = state.withLock { state in
             guard !state.isStopped else { return nil }
-            state.scope.add(scope)
             let due = max(now + max(0, milliseconds), state.notBefore ?? now)
-            if let next = state.nextRunDue, next <= due { return nil }
+            if let next = state.nextRunDue, next <= due {
+                if !isIdle { state.scope.add(scope) }
+                return nil
+            }
+            if state.nextRunDue == nil || state.scheduledRunIsIdle {
+                state.scope = scope
+            } else {
+                state.scope.add(scope)
+            }
+            state.scheduledRunIsIdle = isIdle
             state.nextRunDue = due
             state.generation += 1
             return (state.generation, due)
@@ -240,7 +252,7 @@ public final class SyncEngine: Sendable {
             }
             publish(.synced(lastSync: scheduler.clock.now()))
             onSynced(report)
-            request(after: idleMilliseconds)
+            requestIdleSync()
         } catch let failure as SyncFailure {
             handle(failure)
         } catch {

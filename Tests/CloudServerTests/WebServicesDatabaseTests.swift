@@ -110,6 +110,43 @@ extension WebServicesDatabaseTests {
         #expect(cloudError { try alice.waitForChange(at: forged, seconds: 1) } == .notAuthenticated)
     }
 
+    @Test("As a ZoneChangeFeed: woken by a change of its own account, not by another account's; a quiet wait answers nil")
+    func feedWokenByItsAccountOnly() async throws {
+        let server = try ServerFixture()
+        let alice = server.client("alice", token: server.aliceToken)
+        let bob = server.client("bob", token: server.bobToken)
+        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
+        #expect(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 1) } == nil)
+
+        let fromBob = Answered(Task { try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 2) } })
+        for index in 0..<10 {
+            let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "b\(index)", zoneID: ServerFixture.zone))
+            _ = try await Self.onThread { try bob.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+        }
+        while await fromBob.value == nil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await fromBob.value == .some(nil), "bob's changes woke alice's poll")
+
+        // A change after the cursor, made while no poll was held, answers the next poll at once.
+        let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "a", zoneID: ServerFixture.zone))
+        _ = try await Self.onThread { try alice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+        let started = ContinuousClock.now
+        let notice = try #require(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 30) })
+        #expect(notice.zones == [ServerFixture.zone] && notice.cursor != cursor)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        // The notice's cursor covers that change: the next poll waits again.
+        #expect(try await Self.onThread { try alice.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
+    }
+
+    @Test("A since token the server never gave out is refused as an expired token, not taken for no change")
+    func feedWithAForgedCursor() async throws {
+        let server = try ServerFixture()
+        let alice = server.client("alice", token: server.aliceToken)
+        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
+        let url = try #require(cursor.value.split(separator: " ").first)
+        let forged = ChangeCursor("\(url) not-base64")
+        #expect(cloudError { try alice.waitForChanges(after: forged, seconds: 1) } == .changeTokenExpired)
+    }
+
     /// Runs a blocking client call on a thread of its own, off Swift's cooperative pool.
     static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in

@@ -1,3 +1,4 @@
+import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCore
@@ -622,6 +623,7 @@ private final class LibraryDouble: SyncCompanion {
     let overwrites = Mutex(0)
 
     var name: String { "library" }
+    var zone: RecordZoneID { RecordZoneID(zoneName: "RawLibraryZone") }
     func sync() throws { pending.withLock { $0 = 0 } }
     func pendingCount() -> Int? { pending.withLock { $0 } }
     func overwriteRemote() throws {

@@ -3,13 +3,14 @@ import Foundation
 import Synchronization
 
 /// A client that passes every request to the real one, notes the size of each modify and
-/// counts the fetches, and can claim a larger request limit than the server's (so the
+/// counts the fetches and zone creations, and can claim a larger request limit than the server's (so the
 /// server answers `limitExceeded`) or fail chosen items of a modify on its own (a partial
 /// failure the server's faults can't script).
 final class WatchedDatabase: CloudDatabase {
     private struct State {
         var modifySizes: [Int] = []
         var fetchCount = 0
+        var createZoneCount = 0
         var failingItem: (@Sendable (RecordID) -> CloudError?)?
     }
 
@@ -27,6 +28,8 @@ final class WatchedDatabase: CloudDatabase {
     var modifySizes: [Int] { state.withLock { $0.modifySizes } }
     /// How many change fetches went out.
     var fetchCount: Int { state.withLock { $0.fetchCount } }
+    /// How many zone creations went out.
+    var createZoneCount: Int { state.withLock { $0.createZoneCount } }
 
     /// From now on, fails each saved record for which `failure` gives an error, without
     /// sending it; the rest of the request goes out. Nil stops failing items.
@@ -37,7 +40,10 @@ final class WatchedDatabase: CloudDatabase {
     var maximumRecordsPerRequest: Int { claimedLimit ?? base.maximumRecordsPerRequest }
 
     func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
+    func createZone(_ zone: RecordZoneID) throws {
+        state.withLock { $0.createZoneCount += 1 }
+        try base.createZone(zone)
+    }
     func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
     func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
     func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }

@@ -134,6 +134,80 @@ import Testing
         guard case .synced = engine.status else { Issue.record("\(engine.status)"); return }
         engine.stop()
     }
+
+    // MARK: Notifications
+
+    @Test func aNotificationSyncsOnlyThePartWhoseZoneItNames() throws {
+        let fixture = try SyncFixture()
+        let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
+        let a = try fixture.device("a", client: { _ in watched })
+        let companion = CountingCompanion()
+        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
+        engine.deliveryChanged(.live)
+        engine.start()
+        fixture.scheduler.runDue()
+        let (fetches, runs) = (watched.fetchCount, companion.runs)
+
+        engine.changesArrived(in: [RecordZoneID(zoneName: "Ideas")])
+        fixture.scheduler.runDue()
+        #expect(watched.fetchCount == fetches + 1 && companion.runs == runs)
+        engine.changesArrived(in: [companion.zone])
+        fixture.scheduler.runDue()
+        #expect(watched.fetchCount == fetches + 1 && companion.runs == runs + 1)
+        engine.changesArrived(in: [RecordZoneID(zoneName: "Ideas"), companion.zone])
+        fixture.scheduler.runDue()
+        #expect(watched.fetchCount == fetches + 2 && companion.runs == runs + 2)
+        engine.stop()
+    }
+
+    @Test func whileLiveAnIdleEngineFetchesEveryFiveMinutesAndWhilePollingEverySecond() throws {
+        let fixture = try SyncFixture()
+        let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
+        let a = try fixture.device("a", client: { _ in watched })
+        a.engine.deliveryChanged(.live)
+        a.engine.start()
+        fixture.scheduler.runDue()
+        let fetches = watched.fetchCount
+        fixture.scheduler.advance(by: SyncEngine.safetyMilliseconds - 1)
+        #expect(watched.fetchCount == fetches, "an idle live engine asked the remote")
+        fixture.scheduler.advance(by: 1)
+        #expect(watched.fetchCount == fetches + 1)
+
+        a.engine.deliveryChanged(.polling)
+        fixture.scheduler.advance(by: SyncEngine.periodicMilliseconds * 3)
+        #expect(watched.fetchCount == fetches + 4)
+        a.engine.stop()
+    }
+
+    @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLook() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        a.engine.deliveryChanged(.live)
+        a.engine.start()
+        fixture.scheduler.runDue()
+        // `ideabox add` in another shell: queued, but this engine was not told.
+        _ = try a.repository.addIdea(title: "另一個程序加的")
+        fixture.scheduler.advance(by: SyncEngine.localLookMilliseconds)
+        #expect(try a.repository.pendingChangeCount() == 0)
+        #expect(try fixture.remoteIdeas().map(\.title) == ["另一個程序加的"])
+        a.engine.stop()
+    }
+
+    @Test func theIdeasZoneIsCreatedOnceNotOnEverySync() throws {
+        let fixture = try SyncFixture()
+        let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
+        let a = try fixture.device("a", client: { _ in watched })
+        for title in ["one", "two", "three"] {
+            _ = try a.repository.addIdea(title: title)
+            _ = try a.session.run()
+        }
+        #expect(watched.createZoneCount == 1)
+        // Deleted on the remote: the next fetch finds it gone and creates it again.
+        try fixture.cloud.database(forDevice: "a").deleteZone(RecordZoneID(zoneName: "Ideas"))
+        _ = try a.session.run()
+        #expect(watched.createZoneCount == 2)
+        #expect(try fixture.remoteIdeas().count == 3)
+    }
 }
 
 /// A companion that counts its runs and throws the errors queued for it; a successful run
@@ -146,6 +220,7 @@ private final class CountingCompanion: SyncCompanion {
 
     var runs: Int { count.withLock { $0 } }
     var name: String { "library" }
+    var zone: RecordZoneID { RecordZoneID(zoneName: "RawLibraryZone") }
 
     func sync() throws {
         count.withLock { $0 += 1 }

@@ -1,0 +1,144 @@
+import CloudKitModel
+import IdeaBoxCore
+import IdeaSync
+import Synchronization
+import Testing
+
+/// The listener that holds a device's long poll, on a stepped scheduler with a feed that
+/// answers from a script.
+@Suite struct ChangeListenerTests {
+    static let ideas = RecordZoneID(zoneName: "Ideas")
+    static let library = RecordZoneID(zoneName: "RawLibraryZone")
+
+    /// What a listener told.
+    final class Told: Sendable {
+        let changes = Mutex<[[RecordZoneID]]>([])
+        let deliveries = Mutex<[ChangeDelivery]>([])
+    }
+
+    /// A listener over `feed`, what it told, and the scheduler it runs on.
+    struct Harness {
+        let scheduler = ManualSyncScheduler(start: Timestamp(milliseconds: 1_795_161_600_000))
+        let feed: ScriptedChangeFeed
+        let record = Told()
+        let listener: ChangeListener
+
+        init(_ feed: ScriptedChangeFeed) {
+            self.feed = feed
+            let record = record
+            listener = ChangeListener(
+                feed: feed, zones: [ChangeListenerTests.ideas, ChangeListenerTests.library], scheduler: scheduler,
+                onChange: { zones in record.changes.withLock { $0.append(zones) } },
+                onDelivery: { delivery in record.deliveries.withLock { $0.append(delivery) } })
+            // The script's end stops the listener, so that stepping the scheduler ends.
+            let listener = listener
+            feed.whenExhausted { listener.stop() }
+        }
+
+        var told: [[RecordZoneID]] { record.changes.withLock { $0 } }
+        var delivered: [ChangeDelivery] { record.deliveries.withLock { $0 } }
+    }
+
+    @Test func itSubscribesCatchesUpThenPassesOnEachNoticeAndPollsAgainAfterATimeout() {
+        let harness = Harness(ScriptedChangeFeed([
+            .timeout, .notice([Self.ideas]), .timeout, .notice([Self.library]),
+        ]))
+        harness.listener.start()
+        harness.scheduler.runDue()
+
+        #expect(harness.delivered == [.live])
+        #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas], [Self.library]])
+        #expect(harness.feed.starts == 1)
+        // Each wait starts from where the last notice left it; a timeout keeps the cursor.
+        #expect(harness.feed.waitedAfter == ["start-1", "start-1", "notice-2", "notice-2", "notice-4"])
+    }
+
+    @Test func aLostPollReportsPollingAndStartsOverAfterOneTwoThenFourSecondsThenGoesLiveAgain() {
+        let harness = Harness(ScriptedChangeFeed(
+            [.notice([Self.ideas]), .failure(.networkFailure), .notice([Self.library])],
+            startFailures: [nil, .networkFailure, .serviceUnavailable(retryAfter: nil), nil]))
+        harness.listener.start()
+        harness.scheduler.runDue()
+        #expect(harness.delivered == [.live, .polling])
+        #expect(harness.feed.starts == 1)
+
+        harness.scheduler.advance(by: 999)
+        #expect(harness.feed.starts == 1)
+        harness.scheduler.advance(by: 1)
+        #expect(harness.feed.starts == 2)
+        harness.scheduler.advance(by: 2000)
+        #expect(harness.feed.starts == 3)
+        #expect(harness.delivered == [.live, .polling])
+        harness.scheduler.advance(by: 4000)
+        #expect(harness.feed.starts == 4)
+        #expect(harness.delivered == [.live, .polling, .live])
+        // Back live, it catches up on everything it may have missed, then goes on waiting.
+        #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas], [Self.ideas, Self.library], [Self.library]])
+    }
+
+    @Test func stopEndsTheLoopAfterTheWaitUnderWay() {
+        let harness = Harness(ScriptedChangeFeed([.timeout, .timeout, .timeout]))
+        harness.listener.start()
+        harness.listener.stop()
+        harness.scheduler.runDue()
+        #expect(harness.feed.starts == 0 && harness.delivered.isEmpty)
+    }
+}
+
+/// A feed that answers each wait with the next of its script (a notice, a timeout or a
+/// failure), and each start with the next of its start failures (nil: it works).
+final class ScriptedChangeFeed: ZoneChangeFeed {
+    enum Answer: Sendable {
+        case notice([RecordZoneID])
+        case timeout
+        case failure(CloudError)
+    }
+
+    private struct State {
+        var answers: [Answer]
+        var startFailures: [CloudError?]
+        var starts = 0
+        var waits = 0
+        var waitedAfter: [String] = []
+        var whenExhausted: (@Sendable () -> Void)?
+    }
+
+    private let state: Mutex<State>
+
+    init(_ answers: [Answer], startFailures: [CloudError?] = []) {
+        state = Mutex(State(answers: answers, startFailures: startFailures))
+    }
+
+    /// How many times watching was started, failures included.
+    var starts: Int { state.withLock { $0.starts } }
+    /// The cursor each wait was given, in order.
+    var waitedAfter: [String] { state.withLock { $0.waitedAfter } }
+
+    /// Calls `action` on the first wait after the script ran out.
+    func whenExhausted(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.whenExhausted = action }
+    }
+
+    func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
+        try state.withLock { state in
+            state.starts += 1
+            if !state.startFailures.isEmpty, let failure = state.startFailures.removeFirst() { throw failure }
+            return ChangeCursor("start-\(state.starts)")
+        }
+    }
+
+    func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+        let (answer, exhausted) = state.withLock { state -> (Answer?, (@Sendable () -> Void)?) in
+            state.waitedAfter.append(cursor.value)
+            guard !state.answers.isEmpty else { return (nil, state.whenExhausted) }
+            state.waits += 1
+            return (state.answers.removeFirst(), nil)
+        }
+        exhausted?()
+        switch answer {
+        case nil, .timeout?: return nil
+        case .notice(let zones)?: return ZoneChangeNotice(zones: zones, cursor: ChangeCursor("notice-\(state.withLock { $0.waits })"))
+        case .failure(let error)?: throw error
+        }
+    }
+}
