@@ -26,6 +26,9 @@ public final class ChangeListener: Sendable {
         var failures = 0
         var delivery: ChangeDelivery?
         var isStopped = false
+        /// Counts the tries to connect, so that a try made sooner (`retryNow`) replaces the
+        /// one the backoff scheduled.
+        var attempt = 0
     }
 
     private let feed: any ZoneChangeFeed
@@ -57,7 +60,13 @@ public final class ChangeListener: Sendable {
 
     /// Subscribes and starts waiting.
     public func start() {
-        scheduler.schedule(after: 0) { [self] in connect() }
+        scheduleConnect(after: 0)
+    }
+
+    /// The network is back: a listener waiting out its backoff tries again now.
+    public func retryNow() {
+        guard state.withLock({ $0.cursor == nil && $0.delivery == .polling }) else { return }
+        scheduleConnect(after: 0)
     }
 
     /// Stops after the wait under way (a held poll is answered within `pollSeconds`).
@@ -67,8 +76,16 @@ public final class ChangeListener: Sendable {
 
     private var isStopped: Bool { state.withLock { $0.isStopped } }
 
-    private func connect() {
-        guard !isStopped else { return }
+    private func scheduleConnect(after milliseconds: Int64) {
+        let attempt = state.withLock { state -> Int in
+            state.attempt += 1
+            return state.attempt
+        }
+        scheduler.schedule(after: milliseconds) { [self] in connect(attempt: attempt) }
+    }
+
+    private func connect(attempt: Int) {
+        guard state.withLock({ !$0.isStopped && $0.attempt == attempt }) else { return }
         do {
             let cursor = try feed.startWatching(zones)
             state.withLock {
@@ -104,7 +121,7 @@ public final class ChangeListener: Sendable {
         }
         report(.polling)
         guard !isStopped else { return }
-        scheduler.schedule(after: SyncEngine.retryDelay(afterFailure: attempt)) { [self] in connect() }
+        scheduleConnect(after: SyncEngine.retryDelay(afterFailure: attempt))
     }
 
     private func report(_ delivery: ChangeDelivery) {

@@ -42,7 +42,10 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         let hooks = SyncHooks(
             engine: live.engine,
             isNetworkOn: { try !cloud.status(device: device).isOffline },
-            setNetworkOn: { try cloud.setOffline(!$0, device: device) })
+            setNetworkOn: { isOn in
+                try cloud.setOffline(!isOn, device: device)
+                if isOn { live.listener?.retryNow() }
+            })
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
         try app.start()
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"

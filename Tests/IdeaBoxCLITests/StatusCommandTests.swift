@@ -12,6 +12,7 @@ import Testing
             network: online
             pending changes: 0
             stale changes: 0
+            changes arrive: when synced (no app or sync --watch is running)
             last sync: never
             last error: none
             ideas belong to: no account yet
@@ -21,6 +22,7 @@ import Testing
             {
               "account" : "default",
               "boundAccount" : null,
+              "changeDelivery" : null,
               "device" : "default",
               "isOffline" : false,
               "lastSyncAt" : null,
@@ -46,6 +48,7 @@ import Testing
             network: offline
             pending changes: 1
             stale changes: 0
+            changes arrive: when synced (no app or sync --watch is running)
             last sync: \(lastSync)
             last error: \(SyncMessage.offline)
             ideas belong to: default
@@ -55,6 +58,7 @@ import Testing
             {
               "account" : "default",
               "boundAccount" : "default",
+              "changeDelivery" : null,
               "device" : "A",
               "isOffline" : true,
               "lastSyncAt" : "\(lastSync)",
@@ -70,6 +74,7 @@ import Testing
             網路: 離線
             待送出變更: 1
             逾期未確認: 0
+            變更送達: 同步時（沒有執行中的全螢幕介面或 sync --watch）
             上次同步: \(lastSync)
             上次錯誤: \(SyncMessage.offline)
             靈感所屬帳號: default

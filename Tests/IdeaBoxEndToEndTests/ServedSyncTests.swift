@@ -9,7 +9,8 @@ import Testing
 @Suite("Sync through ideabox serve")
 struct ServedSyncTests {
     /// Two terminals signed in to one account see each other's add, completion, delete and
-    /// offline edit with no key pressed; a third, on another account, sees none of it.
+    /// offline edit with no key pressed; a third, on another account, sees none of it. Each
+    /// holds a long poll (`live`), and idle, none sends anything else for 30 s.
     @Test func twoMachinesOneAccountAndAStranger() async throws {
         let server = try ServeProcess()
         defer { server.close() }
@@ -93,6 +94,16 @@ struct ServedSyncTests {
         #expect(try stranger.run(["export"]).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
         #expect(server.log.contains(" alice\n") && server.log.contains(" bob\n"))
         #expect(!server.log.contains(aliceToken) && !server.log.contains(bobToken), "a token reached the request log")
+
+        // Push, not polling: each app holds a long poll and says so; for 30 s of idleness the
+        // server hears nothing from them but those polls.
+        for session in [a, b, stranger] {
+            try await session.waitFor("a live app") { $0.statusBar.contains("· live") && $0.statusBar.contains("Synced") }
+        }
+        let before = server.log.split(separator: "\n").count
+        try await a.keeps("A idle and live", for: .seconds(30)) { $0.statusBar.contains("· live") }
+        let idle = server.log.split(separator: "\n").dropFirst(before).filter { !$0.contains(" /webcourier/") }
+        #expect(idle.isEmpty, "requests from idle apps: \(idle)")
     }
 
     /// A device signed in before the server spoke Apple's dialect (its `server.json` names no

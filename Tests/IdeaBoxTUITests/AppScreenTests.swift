@@ -265,6 +265,30 @@ import Testing
         engine.stop()
     }
 
+    /// Synced with a long poll held, the status bar ends with how changes arrive: `live`;
+    /// when the poll is lost, `polling`.
+    @Test(arguments: Language.allCases)
+    func liveAndPollingInTheStatusBar(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let database = try IdeaDatabase.inMemory(firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
+        let repository = database.repository(clock: .fixed(ScreenFixtures.now), ids: .counting(from: 1000))
+        _ = try repository.importIdeas(ideas)
+        let (app, engine, scheduler) = try ScreenFixtures.syncingApp(repository: repository, language: language)
+        engine.deliveryChanged(.live)
+        engine.start()
+        scheduler.runDue()
+        app.tick()
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "synced-live" : "chinese-synced-live")
+        #expect(Layout.line(23, of: frame.grid).hasSuffix(language == .english ? "· 0 pending · live" : "· 0 筆待同步 · 即時"))
+
+        engine.deliveryChanged(.polling)
+        app.tick()
+        let polling = Layout.line(23, of: AppScreen.render(app).grid)
+        #expect(polling.hasSuffix(language == .english ? "· polling" : "· 輪詢中"), "\(polling)")
+        engine.stop()
+    }
+
     /// Emoji clusters (skin tones, keycaps, flags, ZWJ sequences) in the list, the delete
     /// question and the status message keep their whole cluster in one cell.
     @Test func emojiClustersEverywhere() throws {

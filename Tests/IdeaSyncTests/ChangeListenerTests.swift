@@ -76,6 +76,23 @@ import Testing
         #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas], [Self.ideas, Self.library], [Self.library]])
     }
 
+    @Test func retryNowCutsTheBackoffShortOnceAndOnlyWhilePolling() {
+        let harness = Harness(ScriptedChangeFeed(
+            [.failure(.networkUnavailable)], startFailures: [nil, nil]))
+        harness.listener.retryNow()
+        harness.scheduler.runDue()
+        #expect(harness.feed.starts == 0, "retryNow started a listener that was never started")
+        harness.listener.start()
+        harness.scheduler.runDue()
+        #expect(harness.delivered == [.live, .polling] && harness.feed.starts == 1)
+        harness.listener.retryNow()
+        harness.scheduler.runDue()
+        #expect(harness.feed.starts == 2 && harness.delivered == [.live, .polling, .live])
+        // The backoff's own try, due at 1 s, was replaced: no third start.
+        harness.scheduler.advance(by: 1000)
+        #expect(harness.feed.starts == 2)
+    }
+
     @Test func stopEndsTheLoopAfterTheWaitUnderWay() {
         let harness = Harness(ScriptedChangeFeed([.timeout, .timeout, .timeout]))
         harness.listener.start()
