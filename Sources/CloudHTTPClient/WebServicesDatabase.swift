@@ -57,16 +57,17 @@ public struct WebServicesDatabase: CloudDatabase {
     let transport: HTTPTransport
     public let maximumRecordsPerRequest: Int
 
-    /// The client of `accountName` on `endpoint`, signed out if `token` is nil. Each request
-    /// fails with `networkFailure` if no answer came within `timeout` seconds.
+    /// The client of `accountName` on `endpoint`, signed out if `token` is nil, over the
+    /// connections of `pool`. Each request fails with `networkFailure` if no answer came
+    /// within `timeout` seconds.
     public init(
         endpoint: Endpoint, accountName: String, token: String?, timeout: Double = 30,
-        maximumRecordsPerRequest: Int = maximumOperations
+        maximumRecordsPerRequest: Int = maximumOperations, pool: HTTPConnectionPool = .shared
     ) {
         self.endpoint = endpoint
         self.accountName = accountName
         self.token = token
-        self.transport = HTTPTransport(timeout: .nanoseconds(Int64((timeout * 1e9).rounded())))
+        self.transport = HTTPTransport(timeout: .nanoseconds(Int64((timeout * 1e9).rounded())), pool: pool)
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
     }
 
@@ -288,16 +289,29 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 }
 
+/// The connections the clients of a process share, so that every database talking to one
+/// server reuses them. A device needs few (a request and a held long poll): `shared` keeps
+/// up to 8 per server. A program playing many devices at once (a benchmark) makes one pool
+/// with more, and keeps it as long as it runs: a pool is never shut down.
+public final class HTTPConnectionPool: Sendable {
+    /// The process's pool: up to 8 connections to each server.
+    public static let shared = HTTPConnectionPool(connectionsPerHost: 8)
+
+    let client: HTTPClient
+
+    /// A pool that keeps up to `connectionsPerHost` connections open to each server.
+    public init(connectionsPerHost: Int) {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), decompression: .disabled)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}
+
 /// Posts one request at a time and waits for its answer.
 struct HTTPTransport: Sendable {
-    /// One client for the process, so connections are reused by every database that talks
-    /// to the same server; it lives as long as the process, so it is never shut down.
-    private static let client = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), decompression: .disabled))
-
     let timeout: TimeAmount
+    let pool: HTTPConnectionPool
 
     /// The status, headers and body of the answer to a POST of `body` with `credentials` as
     /// its `Authorization` (none if nil), or `networkFailure` if none came within the timeout.
@@ -306,7 +320,7 @@ struct HTTPTransport: Sendable {
             var headers: HTTPHeaders = ["Content-Type": contentType]
             if let credentials { headers.add(name: "Authorization", value: credentials) }
             let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
-            let response = try Self.client.execute(request: request, deadline: .now() + timeout).wait()
+            let response = try pool.client.execute(request: request, deadline: .now() + timeout).wait()
             return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
         } catch {
             throw CloudError.networkFailure
@@ -318,7 +332,7 @@ struct HTTPTransport: Sendable {
     func get(_ url: URL, wait: TimeAmount) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
         do {
             let request = try HTTPClient.Request(url: url, method: .GET)
-            let response = try Self.client.execute(request: request, deadline: .now() + wait).wait()
+            let response = try pool.client.execute(request: request, deadline: .now() + wait).wait()
             return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
         } catch {
             throw CloudError.networkFailure

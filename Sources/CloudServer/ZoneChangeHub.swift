@@ -20,15 +20,22 @@ final class ZoneChangeHub: Service, Sendable {
     }
 
     private struct Waiter {
-        var owner: String
         var subscriptions: [ZoneSubscription]
         var deadline: ContinuousClock.Instant
         var continuation: CheckedContinuation<Change?, Never>
     }
 
     private struct State {
-        var waiters: [UUID: Waiter] = [:]
+        /// The waiting polls, by account and then by poll: a change looks at its account's only.
+        var waiters: [String: [UUID: Waiter]] = [:]
         var stopped = false
+
+        /// Takes the poll `id` of `owner` out of the table, if it still waits.
+        mutating func remove(_ id: UUID, of owner: String) -> Waiter? {
+            let waiter = waiters[owner]?.removeValue(forKey: id)
+            if waiters[owner]?.isEmpty == true { waiters[owner] = nil }
+            return waiter
+        }
     }
 
     /// This process, as its announcements name it (so it ignores its own).
@@ -43,7 +50,7 @@ final class ZoneChangeHub: Service, Sendable {
     }
 
     /// How many polls wait now.
-    var waiting: Int { state.withLock { $0.waiters.count } }
+    var waiting: Int { state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
 
     /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
     /// `timeout` passes (nil), or the server stops (nil). `alreadyChanged` runs once the poll
@@ -56,20 +63,19 @@ final class ZoneChangeHub: Service, Sendable {
         let id = UUID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let waiter = Waiter(
-                    owner: owner, subscriptions: subscriptions, deadline: .now + timeout, continuation: continuation)
+                let waiter = Waiter(subscriptions: subscriptions, deadline: .now + timeout, continuation: continuation)
                 let stopped = state.withLock { state in
-                    if !state.stopped { state.waiters[id] = waiter }
+                    if !state.stopped { state.waiters[owner, default: [:]][id] = waiter }
                     return state.stopped
                 }
                 if stopped { return continuation.resume(returning: nil) }
                 Task { [self] in
                     guard let change = await alreadyChanged() else { return }
-                    state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: change)
+                    state.withLock { $0.remove(id, of: owner) }?.continuation.resume(returning: change)
                 }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
+            state.withLock { $0.remove(id, of: owner) }?.continuation.resume(returning: nil)
         }
     }
 
@@ -89,9 +95,9 @@ final class ZoneChangeHub: Service, Sendable {
     func deliver(owner: String, zones: Set<RecordZoneID>) {
         var woken: [(CheckedContinuation<Change?, Never>, Change)] = []
         state.withLock { state in
-            for (id, waiter) in state.waiters where waiter.owner == owner {
+            for (id, waiter) in state.waiters[owner] ?? [:] {
                 guard let subscription = waiter.subscriptions.first(where: { zones.contains($0.zone) }) else { continue }
-                state.waiters[id] = nil
+                _ = state.remove(id, of: owner)
                 woken.append((waiter.continuation, Change(subscriptionID: subscription.id, zone: subscription.zone)))
             }
         }
@@ -101,8 +107,8 @@ final class ZoneChangeHub: Service, Sendable {
     /// Answers the polls whose time is up.
     func sweep(now: ContinuousClock.Instant = .now) {
         let expired = state.withLock { state in
-            let ids = state.waiters.filter { $0.value.deadline <= now }.map(\.key)
-            return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+            state.waiters.flatMap { owner, waiters in waiters.filter { $0.value.deadline <= now }.map { (owner, $0.key) } }
+                .compactMap { state.remove($0.1, of: $0.0)?.continuation }
         }
         for continuation in expired { continuation.resume(returning: nil) }
     }
@@ -112,7 +118,7 @@ final class ZoneChangeHub: Service, Sendable {
         let all = state.withLock { state in
             state.stopped = true
             defer { state.waiters = [:] }
-            return state.waiters.values.map(\.continuation)
+            return state.waiters.values.flatMap { $0.values.map(\.continuation) }
         }
         for continuation in all { continuation.resume(returning: nil) }
     }

@@ -9,7 +9,8 @@ final class BenchServer {
     private let binary: URL
     private let store: String
     private let folder: URL
-    private let pid: pid_t
+    /// The server process.
+    let pid: pid_t
 
     /// `--server sqlite` or `--server postgres://…`.
     struct Options: ParsableArguments {
@@ -85,6 +86,25 @@ final class BenchServer {
     /// A new client (a connection of its own) of `account`.
     func client(_ account: (name: String, token: String)) -> WebServicesDatabase {
         WebServicesDatabase(endpoint: endpoint, accountName: account.name, token: account.token, timeout: 60)
+    }
+
+    /// What the server logged so far: one line a request.
+    var log: String {
+        (try? String(contentsOf: folder.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
+    }
+
+    /// A new client of `account`, over the connections of `pool`.
+    func client(_ account: (name: String, token: String), pool: HTTPConnectionPool) -> WebServicesDatabase {
+        WebServicesDatabase(endpoint: endpoint, accountName: account.name, token: account.token, timeout: 60, pool: pool)
+    }
+
+    /// The server's resident memory in MiB and its open files, from /proc.
+    func usage() -> (residentMiB: Int, openFiles: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let kilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+        return (kilobytes / 1024, files)
     }
 
     /// Stops the server (SIGTERM: the requests in flight finish) and removes its folder.

@@ -47,9 +47,10 @@ extension IdeaBoxCommand {
             let server = CloudServer(
                 store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
                 log: .standardError(clock: context.clock))
+            let files = FileLimit.raiseToHardLimit()
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             Output.error(
-                "serve: listening on http://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")))")
+                "serve: listening on http://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
             running.waitUntilStopped()
             Output.error("serve: stopped")
         }
