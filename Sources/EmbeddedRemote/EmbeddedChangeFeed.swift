@@ -60,7 +60,7 @@ final class EmbeddedChangeFeed: ZoneChangeFeed {
             }
             let left = deadline - .now
             guard left > .zero else { return nil }
-            try Self.waitForEvent(on: current.descriptor, milliseconds: Int32(min(left.components.seconds * 1000 + 1, 60_000)))
+            try Self.waitForEvent(on: current.descriptor, milliseconds: Int32(min(60_000, max(1, (left / .milliseconds(1)).rounded(.up)))))
         }
     }
 

@@ -24,6 +24,8 @@ public final class ChangeListener: Sendable {
     private struct State {
         var cursor: ChangeCursor?
         var failures = 0
+        /// Empty answers in a row that came back well before their time.
+        var earlyEmptyAnswers = 0
         var delivery: ChangeDelivery?
         var isStopped = false
         /// Counts the tries to connect, so that a try made sooner (`retryNow`) replaces the
@@ -100,14 +102,23 @@ public final class ChangeListener: Sendable {
         }
     }
 
+    /// Waits once, then again at once; but an empty answer that came back in less than half
+    /// its time (a server answering `{}` as it shuts down, or a broken one) waits out the
+    /// retry delays before the next, so that no server is asked in a tight loop.
     private func poll() {
         guard !isStopped, let cursor = state.withLock({ $0.cursor }) else { return }
         do {
-            if let notice = try feed.waitForChanges(after: cursor, seconds: pollSeconds) {
-                state.withLock { $0.cursor = notice.cursor }
-                onChange(notice.zones)
+            let asked = scheduler.clock.now()
+            let notice = try feed.waitForChanges(after: cursor, seconds: pollSeconds)
+            let early = notice == nil && scheduler.clock.now().milliseconds - asked.milliseconds < Int64(pollSeconds) * 500
+            let earlyInARow = state.withLock { state -> Int in
+                if let notice { state.cursor = notice.cursor }
+                state.earlyEmptyAnswers = early ? state.earlyEmptyAnswers + 1 : 0
+                return state.earlyEmptyAnswers
             }
-            scheduler.schedule(after: 0) { [self] in poll() }
+            if let notice { onChange(notice.zones) }
+            let wait = earlyInARow == 0 ? 0 : SyncEngine.retryDelay(afterFailure: earlyInARow)
+            scheduler.schedule(after: wait) { [self] in poll() }
         } catch {
             failed()
         }

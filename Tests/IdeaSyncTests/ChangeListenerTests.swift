@@ -44,13 +44,33 @@ import Testing
             .timeout, .notice([Self.ideas]), .timeout, .notice([Self.library]),
         ]))
         harness.listener.start()
-        harness.scheduler.runDue()
+        // A stepped clock stands still while the feed answers, so each timeout here looks
+        // early and the next poll waits a second (see the next test).
+        harness.scheduler.advance(by: 2000)
 
         #expect(harness.delivered == [.live])
         #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas], [Self.library]])
         #expect(harness.feed.starts == 1)
         // Each wait starts from where the last notice left it; a timeout keeps the cursor.
         #expect(harness.feed.waitedAfter == ["start-1", "start-1", "notice-2", "notice-2", "notice-4"])
+    }
+
+    @Test func emptyAnswersThatComeBackAtOnceAreSpacedOutNotRepeatedInATightLoop() {
+        let harness = Harness(ScriptedChangeFeed([.timeout, .timeout, .timeout, .notice([Self.ideas]), .timeout]))
+        harness.listener.start()
+        harness.scheduler.runDue()
+        #expect(harness.feed.waitedAfter.count == 1)
+        harness.scheduler.advance(by: 1000)
+        #expect(harness.feed.waitedAfter.count == 2)
+        harness.scheduler.advance(by: 1999)
+        #expect(harness.feed.waitedAfter.count == 2)
+        harness.scheduler.advance(by: 1)
+        #expect(harness.feed.waitedAfter.count == 3)
+        // The fourth comes 4 s later and brings a notice: the next poll goes out at once.
+        harness.scheduler.advance(by: 4000)
+        #expect(harness.feed.waitedAfter.count == 5)
+        #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas]])
+        #expect(harness.delivered == [.live])
     }
 
     @Test func aLostPollReportsPollingAndStartsOverAfterOneTwoThenFourSecondsThenGoesLiveAgain() {

@@ -127,7 +127,7 @@ struct PushBenchmark: ParsableCommand {
         Thread.sleep(forTimeInterval: 2)
         let held = served.usage()
 
-        var notification = Measurement(name: "commit → notification at each woken device")
+        var notification = Measurement(name: "a push starts → notification at each device")
         var peak = held
         for round in 0..<rounds {
             let starts = Mutex([ContinuousClock.Instant](repeating: .now, count: writers))
