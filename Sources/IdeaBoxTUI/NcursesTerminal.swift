@@ -55,6 +55,8 @@ public final class NcursesTerminal: TerminalBackend {
     private var isActive = true
     /// Reads in a row that returned nothing at once though input was said to be waiting.
     private var emptyReads = 0
+    /// What ends a wait for a key early, besides a key.
+    private let wake: TerminalWake?
     /// So many of those in a row mean the input has ended: a terminal whose input ended
     /// gives them without pause, while a byte ncurses can't decode (the only other cause)
     /// gives one each.
@@ -70,8 +72,11 @@ public final class NcursesTerminal: TerminalBackend {
 
     /// Takes over the terminal. With `NO_COLOR` set and not empty no color is used (the
     /// colors that must stand out become bold); with `mouse` clicks and the wheel arrive
-    /// as keys.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true) throws {
+    /// as keys; `wake` cuts a wait for a key short.
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true, wake: TerminalWake? = nil
+    ) throws {
+        self.wake = wake
         try Self.checkUsable(environment: environment)
         try Self.useUTF8Locale()
         terminal_exit_save_modes()
@@ -138,11 +143,20 @@ public final class NcursesTerminal: TerminalBackend {
     public func readInput(timeoutMilliseconds: Int) -> [RawInput] {
         var inputs: [RawInput] = []
         var value: wint_t = 0
+        var timeout = timeoutMilliseconds
         let started = ContinuousClock.now
-        wtimeout(window, Int32(clamping: timeoutMilliseconds))
+        if let wake, timeout != 0 {
+            // Wait here for a key or a wake; ncurses then reads what came without waiting.
+            // A resize interrupts the wait (EINTR), and ncurses reports it as a key.
+            switch Self.waitForInput(or: wake, milliseconds: timeout) {
+            case .woken, .timedOut: return []
+            case .input: timeout = 0
+            }
+        }
+        wtimeout(window, Int32(clamping: timeout))
         var status = wget_wch(window, &value)
         wtimeout(window, 0)
-        let returnedEarly = timeoutMilliseconds < 0 || ContinuousClock.now - started < .milliseconds(timeoutMilliseconds)
+        let returnedEarly = timeout <= 0 || ContinuousClock.now - started < .milliseconds(timeout)
         if status == ERR, returnedEarly {
             switch Self.waitingInput() {
             case .hungUp:
@@ -221,6 +235,21 @@ public final class NcursesTerminal: TerminalBackend {
         case readable
         /// Nothing: a signal cut the wait short.
         case none
+    }
+
+    private enum WaitOutcome { case input, woken, timedOut }
+
+    /// Waits until the terminal has input (or hung up, or a signal came) or `wake` is
+    /// woken, at most `milliseconds` (forever when negative).
+    private static func waitForInput(or wake: TerminalWake, milliseconds: Int) -> WaitOutcome {
+        var descriptors = [
+            pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&descriptors, 2, Int32(clamping: milliseconds))
+        if ready < 0 { return .input }
+        if descriptors[1].revents != 0 { wake.drain() }
+        if descriptors[0].revents != 0 { return .input }
+        return ready == 0 ? .timedOut : .woken
     }
 
     private static func waitingInput() -> WaitingInput {

@@ -15,8 +15,9 @@ import Synchronization
 /// remote's retry-after says), then wait for the next trigger. Offline, signed out, quota
 /// and a wrong account put sync in local mode until a trigger finds things changed.
 public final class SyncEngine: Sendable {
-    /// How long a local change waits for more before syncing.
-    public static let debounceMilliseconds: Int64 = 300
+    /// How long a local change waits before it is sent, so that changes made together
+    /// (a delete and its undo, say) go in one request; short, as other devices are told at once.
+    public static let debounceMilliseconds: Int64 = 50
     /// Waits before the retries after a failure.
     public static let retryDelays: [Int64] = [1000, 2000, 4000]
     /// How often an idle engine looks for changes on the remote and in the outbox, when no
@@ -113,7 +114,7 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    /// A local change: syncs once changes stop coming for 300 ms.
+    /// A local change: syncs 50 ms later, with whatever else changed meanwhile.
     public func localChangeHappened() {
         request(after: Self.debounceMilliseconds)
     }

@@ -35,9 +35,11 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         try NcursesTerminal.checkUsable(environment: context.environment)
         let sync = try context.openSync(store)
         let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
+        // A sync that ends (with another device's change, say) wakes the screen at once.
+        let wake = TerminalWake()
         let live = LiveSync(
             context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
-            companions: [LibraryCompanion(session: library)])
+            companions: [LibraryCompanion(session: library)], onStatus: { _ in wake?.wake() }, onDelivery: { _ in wake?.wake() })
         let (cloud, device) = (sync.remote.cloud, sync.remote.device)
         let hooks = SyncHooks(
             engine: live.engine,
@@ -49,7 +51,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
         try app.start()
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"
-        let terminal = try NcursesTerminal(environment: context.environment, mouse: mouse)
+        let terminal = try NcursesTerminal(environment: context.environment, mouse: mouse, wake: wake)
         live.start()
         TerminalApp(app: app, terminal: terminal).run()
         live.stop()

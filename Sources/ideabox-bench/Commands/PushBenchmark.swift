@@ -54,8 +54,14 @@ struct PushBenchmark: ParsableCommand {
 
         var fromPush = Measurement(name: "A's push starts → B's screen model")
         var fromCommit = Measurement(name: "A's push answered → B's screen model")
+        var fromSave = Measurement(name: "A's save → B's screen model, both engines")
         var idea: Idea?
-        for index in 0..<changes {
+        for index in 0..<changes * 2 {
+            // The first half pushes by hand, to time the push; the second runs A's engine as the app does.
+            let byEngine = index >= changes
+            if index == changes { a.startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.a.notifications")) }
+            let clock = ContinuousClock()
+            let saved = clock.now
             let expected: IdeaCounts
             switch index % 3 {
             case 0:
@@ -68,20 +74,29 @@ struct PushBenchmark: ParsableCommand {
                 _ = try a.repository.deleteIdea(id: idea!.id)
                 expected = IdeaCounts(all: 0, completed: 0)
             }
-            let clock = ContinuousClock()
             let start = clock.now
-            _ = try a.session.run()
+            if byEngine {
+                a.engine.localChangeHappened()
+            } else {
+                _ = try a.session.run()
+            }
             let committed = clock.now
             try Self.wait("B's screen shows change \(index)", every: 0.0002) {
                 screen.tick()
                 return screen.counts == expected
             }
-            fromPush.record(clock.now - start)
-            fromCommit.record(clock.now - committed)
+            if byEngine {
+                fromSave.record(clock.now - saved)
+            } else {
+                fromPush.record(clock.now - start)
+                fromCommit.record(clock.now - committed)
+            }
         }
-        print("(a) one change A → B, \(changes) changes (add, complete, delete in turn), B's engine and long poll running:")
+        a.stop()
+        print("(a) one change A → B, \(changes) changes (add, complete, delete in turn) each way, B's engine and long poll running:")
         print("  " + fromPush.report)
         print("  " + fromCommit.report)
+        print("  " + fromSave.report)
     }
 
     // MARK: (b) What an idle device costs
