@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "CloudHTTPClient",
             dependencies: [
-                "CloudKitModel", "CloudWebServices",
+                "CloudKitModel", "CloudWebServices", "IdeaBoxCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

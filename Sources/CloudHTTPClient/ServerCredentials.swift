@@ -1,5 +1,6 @@
 import CloudWebServices
 import Foundation
+import IdeaBoxCore
 
 /// How a profile reaches `ideabox serve`: the server's URL, the container, the account, its
 /// token (nil once signed out) and the container's API token if the server gave one. Kept in
@@ -44,7 +45,7 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(self)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try OwnerOnly.createDirectory(directory)
         let temporary = directory.appendingPathComponent(".\(Self.fileName).tmp")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])

@@ -1,6 +1,7 @@
 import CloudKitModel
 import Foundation
 import Glibc
+import IdeaBoxCore
 
 /// How the processes of one data root tell each other that the embedded remote changed:
 /// each committed write appends a line `account<TAB>zone<TAB>device` to a small file beside
@@ -30,7 +31,7 @@ struct ZoneChangeFile: Sendable {
     func announce(account: String, zones: Set<RecordZoneID>, device: String) {
         guard !zones.isEmpty else { return }
         let text = zones.map { [account, $0.zoneName, device].map(Self.field).joined(separator: "\t") + "\n" }.joined()
-        let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, OwnerOnly.fileMode)
         guard fd >= 0 else { return }
         defer { close(fd) }
         var status = stat()
@@ -43,8 +44,9 @@ struct ZoneChangeFile: Sendable {
 
     /// Makes the file if it is missing, readable by its owner only.
     func create() throws {
-        let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, OwnerOnly.fileMode)
         guard fd >= 0 else { throw CloudError.internalError }
+        OwnerOnly.narrow(fd)
         close(fd)
     }
 

@@ -7,10 +7,11 @@ public struct FileLock: Sendable {
 
     /// Opens (creating if needed) the file at `url` and waits for its exclusive lock.
     public init(url: URL) throws {
-        descriptor = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        descriptor = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, OwnerOnly.fileMode)
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
         }
+        OwnerOnly.narrow(descriptor)
         while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
     }
 

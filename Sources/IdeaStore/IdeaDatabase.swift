@@ -76,7 +76,8 @@ public struct IdeaDatabase: Sendable {
     private static func openUnchecked(
         directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator, use: Use
     ) throws -> IdeaDatabase {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try OwnerOnly.createDirectory(directory)
+        try OwnerOnly.prepareDatabase(directory.appendingPathComponent(fileName))
         let path = directory.appendingPathComponent(fileName).path
         let lockURL = directory.appendingPathComponent("ideabox.lock")
         switch use {

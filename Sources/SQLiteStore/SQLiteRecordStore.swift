@@ -27,10 +27,11 @@ public struct SQLiteRecordStore: RecordStore {
     public static func open(
         directory: URL, fileName: String = fileName, clock: WallClock, maximumRecordsPerRequest: Int = 400
     ) throws -> SQLiteRecordStore {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try OwnerOnly.createDirectory(directory)
         let lockName = (fileName as NSString).deletingPathExtension + ".lock"
         let lock = try FileLock(url: directory.appendingPathComponent(lockName))
         defer { lock.unlock() }
+        try OwnerOnly.prepareDatabase(directory.appendingPathComponent(fileName))
         let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)
         return SQLiteRecordStore(writer: pool, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)

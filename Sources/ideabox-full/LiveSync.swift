@@ -1,6 +1,7 @@
 import CloudKitModel
 import Foundation
 import IdeaBoxCommandLine
+import IdeaBoxCore
 import IdeaSync
 
 /// The sync of a process that stays (the full-screen app, `sync --watch`): the engine on
@@ -70,6 +71,7 @@ struct DeliveryFile: Sendable {
     /// Records `delivery` for this process.
     func write(_ delivery: ChangeDelivery) {
         try? Data("\(delivery.rawValue) \(getpid())\n".utf8).write(to: url, options: .atomic)
+        OwnerOnly.narrow(path: url.path)
     }
 
     /// Forgets this process's record.
