@@ -23,14 +23,24 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
     public var container: String?
     /// The container's API token (`ckAPIToken`), if the server gave one.
     public var apiToken: String?
+    /// A certificate authority (PEM) trusted for this server besides the system's roots:
+    /// `--ca-cert`, copied in so that the file may move.
+    public var certificateAuthority: String?
+    /// Whether the user allowed plain HTTP to another machine (`--allow-insecure-http`).
+    public var allowsInsecureHTTP: Bool?
 
     /// Credentials for `account` on `server`.
-    public init(server: URL, account: String, token: String?, container: String? = WebServicesPath.defaultContainer, apiToken: String? = nil) {
+    public init(
+        server: URL, account: String, token: String?, container: String? = WebServicesPath.defaultContainer, apiToken: String? = nil,
+        certificateAuthority: String? = nil, allowsInsecureHTTP: Bool = false
+    ) {
         self.server = server
         self.account = account
         self.token = token
         self.container = container
         self.apiToken = apiToken
+        self.certificateAuthority = certificateAuthority
+        self.allowsInsecureHTTP = allowsInsecureHTTP ? true : nil
     }
 
     /// The credentials stored in `directory`, or nil if the profile uses the embedded remote.
@@ -65,10 +75,14 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
         if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
     }
 
-    /// The client these credentials make.
+    /// The client these credentials make. A stored authority that is no longer a
+    /// certificate trusts nothing more than the system's roots.
     public func database() -> WebServicesDatabase {
         WebServicesDatabase(
-            endpoint: WebServicesDatabase.Endpoint(server: server, container: container ?? WebServicesPath.legacyContainer, apiToken: apiToken),
-            accountName: account, token: token)
+            endpoint: WebServicesDatabase.Endpoint(
+                server: server, container: container ?? WebServicesPath.legacyContainer, apiToken: apiToken,
+                allowsInsecureHTTP: allowsInsecureHTTP ?? false),
+            accountName: account, token: token,
+            pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared)
     }
 }

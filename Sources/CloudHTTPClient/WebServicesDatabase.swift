@@ -25,15 +25,20 @@ public struct WebServicesDatabase: CloudDatabase {
         public var environment: String
         /// The container's API token (`ckAPIToken`), if the server gave one.
         public var apiToken: String?
+        /// Whether plain HTTP to a machine other than this one is allowed (the user said
+        /// `--allow-insecure-http`); without it such a request is refused before it is sent.
+        public var allowsInsecureHTTP: Bool
 
         /// The private database of `container` in `environment` on `server`.
         public init(
-            server: URL, container: String = WebServicesPath.defaultContainer, environment: String = "production", apiToken: String? = nil
+            server: URL, container: String = WebServicesPath.defaultContainer, environment: String = "production", apiToken: String? = nil,
+            allowsInsecureHTTP: Bool = false
         ) {
             self.server = server
             self.container = container
             self.environment = environment
             self.apiToken = apiToken
+            self.allowsInsecureHTTP = allowsInsecureHTTP
         }
 
         /// The URL of `operation`, such as `records/modify`.
@@ -67,7 +72,8 @@ public struct WebServicesDatabase: CloudDatabase {
         self.endpoint = endpoint
         self.accountName = accountName
         self.token = token
-        self.transport = HTTPTransport(timeout: .nanoseconds(Int64((timeout * 1e9).rounded())), pool: pool)
+        self.transport = HTTPTransport(
+            timeout: .nanoseconds(Int64((timeout * 1e9).rounded())), pool: pool, allowsInsecureHTTP: endpoint.allowsInsecureHTTP)
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
     }
 
@@ -289,33 +295,16 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 }
 
-/// The connections the clients of a process share, so that every database talking to one
-/// server reuses them. A device needs few (a request and a held long poll): `shared` keeps
-/// up to 8 per server. A program playing many devices at once (a benchmark) makes one pool
-/// with more, and keeps it as long as it runs: a pool is never shut down.
-public final class HTTPConnectionPool: Sendable {
-    /// The process's pool: up to 8 connections to each server.
-    public static let shared = HTTPConnectionPool(connectionsPerHost: 8)
-
-    let client: HTTPClient
-
-    /// A pool that keeps up to `connectionsPerHost` connections open to each server.
-    public init(connectionsPerHost: Int) {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), decompression: .disabled)
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-}
-
 /// Posts one request at a time and waits for its answer.
 struct HTTPTransport: Sendable {
     let timeout: TimeAmount
     let pool: HTTPConnectionPool
+    let allowsInsecureHTTP: Bool
 
     /// The status, headers and body of the answer to a POST of `body` with `credentials` as
     /// its `Authorization` (none if nil), or `networkFailure` if none came within the timeout.
     func post(_ url: URL, body: [UInt8], contentType: String, credentials: String?) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        try checkScheme(url)
         do {
             var headers: HTTPHeaders = ["Content-Type": contentType]
             if let credentials { headers.add(name: "Authorization", value: credentials) }
@@ -323,19 +312,37 @@ struct HTTPTransport: Sendable {
             let response = try pool.client.execute(request: request, deadline: .now() + timeout).wait()
             return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
         } catch {
-            throw CloudError.networkFailure
+            throw Self.cloudError(error, url: url)
         }
     }
 
     /// The status, headers and body of the answer to a GET of `url`, which may take up to
     /// `wait` (a long poll), or `networkFailure` if none came by then.
     func get(_ url: URL, wait: TimeAmount) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        try checkScheme(url)
         do {
             let request = try HTTPClient.Request(url: url, method: .GET)
             let response = try pool.client.execute(request: request, deadline: .now() + wait).wait()
             return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
         } catch {
-            throw CloudError.networkFailure
+            throw Self.cloudError(error, url: url)
         }
+    }
+
+    /// Every request carries a token, a signed ticket or an idea: over plain HTTP, only to this
+    /// machine (127.0.0.0/8, ::1, localhost), unless the user allowed it. Refused before any
+    /// packet is sent.
+    private func checkScheme(_ url: URL) throws {
+        guard url.scheme?.lowercased() == "http", !allowsInsecureHTTP else { return }
+        let host = url.host ?? ""
+        guard !LoopbackHost.contains(host) else { return }
+        throw CloudError.untrustedServer(host: host, reason: LoopbackHost.plainHTTPReason)
+    }
+
+    /// What a failed exchange means: a certificate this device does not trust, named with
+    /// its host and why; anything else is a network failure.
+    static func cloudError(_ error: any Error, url: URL) -> CloudError {
+        guard let reason = HTTPConnectionPool.certificateProblem(error) else { return .networkFailure }
+        return .untrustedServer(host: url.host ?? url.absoluteString, reason: reason)
     }
 }

@@ -7,6 +7,9 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     case networkUnavailable
     /// The network failed during the request; it may or may not have been applied.
     case networkFailure
+    /// The device would not talk to `host`: its certificate is not trusted, or the
+    /// connection is plain HTTP to another machine; `reason` says which. Nothing was sent.
+    case untrustedServer(host: String, reason: String)
     /// The device is not signed in to an account.
     case notAuthenticated
     /// The account's storage is full; saves of new records fail until records are deleted.
@@ -38,6 +41,8 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case networkUnavailable
         /// `CloudError.networkFailure`.
         case networkFailure
+        /// `CloudError.untrustedServer`.
+        case untrustedServer
         /// `CloudError.notAuthenticated`.
         case notAuthenticated
         /// `CloudError.quotaExceeded`.
@@ -71,6 +76,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         switch code {
         case .networkUnavailable: self = .networkUnavailable
         case .networkFailure: self = .networkFailure
+        case .untrustedServer: self = .untrustedServer(host: "the server", reason: "its certificate is not trusted")
         case .notAuthenticated: self = .notAuthenticated
         case .quotaExceeded: self = .quotaExceeded
         case .zoneBusy: self = .zoneBusy(retryAfter: retryAfter ?? 60)
@@ -91,6 +97,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         switch self {
         case .networkUnavailable: .networkUnavailable
         case .networkFailure: .networkFailure
+        case .untrustedServer: .untrustedServer
         case .notAuthenticated: .notAuthenticated
         case .quotaExceeded: .quotaExceeded
         case .zoneBusy: .zoneBusy
@@ -121,7 +128,8 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     /// anything. A partial failure is transient when every failed item is.
     public var isTransient: Bool {
         switch self {
-        case .networkUnavailable, .networkFailure, .zoneBusy, .requestRateLimited, .serviceUnavailable, .internalError:
+        // An untrusted server may be fixed (its certificate renewed) without the device changing.
+        case .networkUnavailable, .networkFailure, .untrustedServer, .zoneBusy, .requestRateLimited, .serviceUnavailable, .internalError:
             true
         case let .partialFailure(items):
             !items.isEmpty && items.values.allSatisfy(\.isTransient)
@@ -136,6 +144,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         switch self {
         case .networkUnavailable: "network unavailable"
         case .networkFailure: "network failure"
+        case let .untrustedServer(host, reason): "not talking to \(host): \(reason)"
         case .notAuthenticated: "not signed in to an account"
         case .quotaExceeded: "storage quota exceeded"
         case let .zoneBusy(seconds): "zone busy (retry after \(formatted(seconds)) s)"

@@ -2,6 +2,7 @@ import CloudStore
 import CloudWebServices
 import Dispatch
 import Hummingbird
+import HummingbirdTLS
 import IdeaBoxCore
 import Logging
 import ServiceLifecycle
@@ -24,11 +25,13 @@ public struct CloudServer: Sendable {
     public var log: RequestLog
     /// What asset URLs' expiry is measured by.
     public var clock: WallClock
+    /// HTTPS with this certificate, or plain HTTP if nil.
+    public var tls: ServerTLS?
 
     /// A server of `store` on `host`:`port`.
     public init(
         store: any RecordStore, host: String = "127.0.0.1", port: Int = 8420,
-        containers: [String] = [WebServicesPath.defaultContainer], clock: WallClock = .system, log: RequestLog
+        containers: [String] = [WebServicesPath.defaultContainer], clock: WallClock = .system, log: RequestLog, tls: ServerTLS? = nil
     ) {
         precondition(!containers.isEmpty, "a server serves at least one container")
         self.store = store
@@ -37,14 +40,20 @@ public struct CloudServer: Sendable {
         self.containers = containers
         self.clock = clock
         self.log = log
+        self.tls = tls
     }
+
+    /// `https` with a certificate, `http` without.
+    public var scheme: String { tls == nil ? "http" : "https" }
 
     /// The Hummingbird application, built from the settings alone so that a test can run
     /// it in process; `onRunning` gets the port it listens on.
-    func application(hub: ZoneChangeHub, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    func application(hub: ZoneChangeHub, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         Application(
             responder: CloudWebResponder(
-                store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub),
+                store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub,
+                scheme: scheme),
+            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0.configuration) } ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "ideabox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
@@ -68,7 +77,7 @@ public struct CloudServer: Sendable {
         let hub = ZoneChangeHub(store: store, logger: Self.logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
-                application(hub: hub, onRunning: { listening in
+                try application(hub: hub, onRunning: { listening in
                     port.withLock { $0 = listening }
                     ready.signal()
                 }),

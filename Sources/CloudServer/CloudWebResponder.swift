@@ -32,6 +32,8 @@ struct CloudWebResponder: HTTPResponder {
     let secret: ServerSecret
     /// Where long polls wait for changes.
     let hub: ZoneChangeHub
+    /// `http` or `https`: what the asset and webcourier URLs it hands out start with.
+    let scheme: String
     /// The longest a long poll is held (about a minute, as CloudKit's).
     static let longPollTimeout: Duration = .seconds(60)
 
@@ -162,7 +164,7 @@ struct CloudWebResponder: HTTPResponder {
     private func baseURL(_ request: Request) -> String {
         let authority = request.head.authority ?? ""
         let safe = authority.utf8.count <= 255 && authority.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
-        return "http://" + (safe && !authority.isEmpty ? authority : "127.0.0.1")
+        return scheme + "://" + (safe && !authority.isEmpty ? authority : "127.0.0.1")
     }
 
     // MARK: Asset bytes

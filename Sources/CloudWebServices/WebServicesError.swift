@@ -94,7 +94,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case .changeTokenExpired:
             self.init(code: "BAD_REQUEST", reason: Self.changeTokenExpiredPrefix + reason + " Fetch the zone again without a token.")
         case .serverRecordChanged: self.init(code: "CONFLICT", reason: reason)
-        case .networkUnavailable, .networkFailure, .internalError, .partialFailure:
+        case .networkUnavailable, .networkFailure, .untrustedServer, .internalError, .partialFailure:
             self.init(code: "INTERNAL_ERROR", reason: CloudError.internalError.description)
         }
     }

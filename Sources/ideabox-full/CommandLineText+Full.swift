@@ -389,6 +389,8 @@ enum FullCommandError: UserFacingError {
     case apiTokenExists(label: String)
     /// The server's store could not be opened; the store's own words (they name the database's error).
     case store(String)
+    /// `serve --tls-cert --tls-key` could not use the files; the words name the file and why.
+    case serverTLS(String)
 
     func message(in language: Language) -> String {
         switch (self, language) {
@@ -420,6 +422,8 @@ enum FullCommandError: UserFacingError {
         case let (.apiTokenExists(label), .traditionalChinese): "已有名為 \(label) 的有效 API 權杖；請先撤銷，或換個名稱"
         case let (.store(reason), .english): reason
         case let (.store(reason), .traditionalChinese): "無法使用伺服器的儲存區：\(reason)"
+        case let (.serverTLS(reason), .english): reason
+        case let (.serverTLS(reason), .traditionalChinese): "無法使用 TLS 憑證：\(reason)"
         }
     }
 }

@@ -110,6 +110,29 @@ extension WebServicesDatabaseTests {
         #expect(cloudError { try alice.waitForChange(at: forged, seconds: 1) } == .notAuthenticated)
     }
 
+    @Test("Plain HTTP with a token to a machine other than this one is refused before a packet is sent")
+    func plainHTTPToAnotherMachineIsRefused() throws {
+        // 192.0.2.1 is TEST-NET-1: nothing answers there, so a request that went out would
+        // wait for its 10 s connection timeout and fail as a network failure instead.
+        let client = WebServicesDatabase(
+            endpoint: .init(server: URL(string: "http://192.0.2.1:8420")!), accountName: "alice", token: "ibx_x", timeout: 10)
+        let started = ContinuousClock.now
+        let error = cloudError { try client.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 10) }
+        guard case let .untrustedServer(host, reason)? = error else {
+            Issue.record("expected untrustedServer, got \(String(describing: error))")
+            return
+        }
+        #expect(host == "192.0.2.1" && reason.contains("plain HTTP to another machine"))
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(cloudError { try client.startWatching([ServerFixture.zone]) }?.code == .untrustedServer)
+        for host in ["127.0.0.1", "127.255.0.9", "::1", "[::1]", "localhost", "LOCALHOST"] {
+            #expect(LoopbackHost.contains(host), "\(host)")
+        }
+        for host in ["192.0.2.1", "128.0.0.1", "::2", "ideas.example", "", "127.0.0.1.example"] {
+            #expect(!LoopbackHost.contains(host), "\(host)")
+        }
+    }
+
     @Test("As a ZoneChangeFeed: woken by a change of its own account, not by another account's; a quiet wait answers nil")
     func feedWokenByItsAccountOnly() async throws {
         let server = try ServerFixture()

@@ -95,6 +95,38 @@ import Testing
         #expect(try sandbox.ideas(on: "C").isEmpty)
     }
 
+    @Test func plainHTTPIsForThisMachineOnlyUnlessTheUserAllowsIt() throws {
+        let sandbox = try Sandbox()
+        let server = "profiles/default/server.json"
+        for url in ["http://192.0.2.1:8420", "http://ideas.example:8420", "http://[2001:db8::1]:8420"] {
+            let refused = try sandbox.run(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x"])
+            #expect(refused.status != 0 && refused.stderr.contains("over http://: plain HTTP to another machine would send"), "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.appendingPathComponent(server).path), "\(url) was kept")
+        }
+        for url in ["http://127.0.0.1:8420", "http://127.8.9.10:8420", "http://[::1]:8420", "http://localhost:8420"] {
+            #expect(try sandbox.succeed(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x"]).hasPrefix("Signed in as alice"))
+        }
+        #expect(try sandbox.succeed([
+            "account", "sign-in", "alice", "--server", "http://192.0.2.1:8420", "--token", "ibx_x", "--allow-insecure-http",
+        ]).hasPrefix("Signed in as alice"))
+        let kept = try String(contentsOf: sandbox.dataRoot.appendingPathComponent(server), encoding: .utf8)
+        #expect(kept.contains("\"allowsInsecureHTTP\" : true"), "\(kept)")
+    }
+
+    @Test func aCertificateAuthorityMustBeAPEMCertificateForAnHTTPSServer() throws {
+        let sandbox = try Sandbox()
+        let notPEM = try sandbox.file("ca.pem", "not a certificate\n")
+        try sandbox.expectRejection(
+            ["account", "sign-in", "alice", "--server", "https://ideas.example", "--token", "ibx_x", "--ca-cert", notPEM],
+            message: "--ca-cert \(notPEM) holds no PEM certificate (-----BEGIN CERTIFICATE-----). (see `ideabox help`)")
+        try sandbox.expectRejection(
+            ["account", "sign-in", "alice", "--server", "https://ideas.example", "--token", "ibx_x", "--ca-cert", "/nonexistent/ca.pem"],
+            message: "Cannot read the --ca-cert file /nonexistent/ca.pem. (see `ideabox help`)")
+        try sandbox.expectRejection(
+            ["account", "sign-in", "alice", "--ca-cert", notPEM],
+            message: "--token, --api-token, --container, --ca-cert and --allow-insecure-http go with --server. (see `ideabox help`)")
+    }
+
     @Test func anAccountNameIsOneLine() throws {
         let sandbox = try Sandbox()
         try sandbox.expectRejection(

@@ -24,6 +24,14 @@ import Testing
         #expect(file.range(of: Data(token.utf8)) == nil)
     }
 
+    @Test func tlsNeedsACertificateAndItsKeyAndSaysWhichFileIsWrong() throws {
+        let sandbox = try Sandbox()
+        try sandbox.expectRejection(["serve", "--tls-cert", "server.pem"], message: "--tls-cert and --tls-key go together. (see `ideabox help`)")
+        let notPEM = try sandbox.file("server.pem", "not a certificate\n")
+        let refused = try sandbox.run(["serve", "--listen", "127.0.0.1:0", "--tls-cert", notPEM, "--tls-key", notPEM])
+        #expect(refused.status != 0 && refused.stderr.contains("The TLS certificate \(notPEM)"), "\(refused)")
+    }
+
     @Test func containersAndAPITokensAreCheckedBeforeAnythingIsWritten() throws {
         let sandbox = try Sandbox()
         let bad = try sandbox.run(["serve", "--container", "com.example.notes"])
@@ -31,7 +39,7 @@ import Testing
         let short = try sandbox.run(["account", "sign-in", "alice", "--server", "http://127.0.0.1:9", "--token", "ibx_x", "--api-token", "abc"])
         #expect(short.status != 0 && short.stderr.contains("--api-token must be the 64 hex digits"), "\(short)")
         let alone = try sandbox.run(["account", "sign-in", "alice", "--api-token", String(repeating: "a", count: 64)])
-        #expect(alone.status != 0 && alone.stderr.contains("--token, --api-token and --container go with --server."), "\(alone)")
+        #expect(alone.status != 0 && alone.stderr.contains("--token, --api-token, --container, --ca-cert and --allow-insecure-http go with --server."), "\(alone)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.appendingPathComponent("profiles/default/server.json").path))
     }
 

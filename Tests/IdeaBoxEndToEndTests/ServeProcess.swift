@@ -58,19 +58,20 @@ final class ServeProcess {
         return token
     }
 
-    /// Starts the server (on its earlier port after a restart) and returns once it listens.
-    func start() async throws {
+    /// Starts the server (on its earlier port after a restart) and returns once it listens;
+    /// `arguments` go after the listen address and the store (`--tls-cert F --tls-key K`).
+    func start(_ arguments: [String] = []) async throws {
         guard child == nil else { return }
         starts += 1
         let log = logFile(starts)
         child = try ChildProcess.start(
-            ideabox.path, ["serve", "--listen", "127.0.0.1:\(port ?? 0)", "--store", store], environment: environment,
+            ideabox.path, ["serve", "--listen", "127.0.0.1:\(port ?? 0)", "--store", store] + arguments, environment: environment,
             output: directory.appendingPathComponent("serve.out").path, error: log.path)
         let clock = ContinuousClock()
         let deadline = clock.now + Self.startTimeout
         while true {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), let listening = Int(match.1) {
+            if let match = text.firstMatch(of: /listening on https?:\/\/127\.0\.0\.1:(\d+)/), let listening = Int(match.1) {
                 port = listening
                 return
             }

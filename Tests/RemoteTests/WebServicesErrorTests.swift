@@ -45,7 +45,7 @@ import Testing
         let read = try #require(WebServicesError(written.object))
         let expected: CloudError = switch condition {
         // Network conditions never leave the device; the server has only an internal error for them.
-        case .networkUnavailable, .networkFailure, .partialFailure: .internalError
+        case .networkUnavailable, .networkFailure, .untrustedServer, .partialFailure: .internalError
         // TRY_AGAIN_LATER is both; the wait is what the client acts on.
         case let .zoneBusy(seconds): .serviceUnavailable(retryAfter: seconds)
         default: condition

@@ -125,7 +125,7 @@ struct PushBenchmark: ParsableCommand {
     // MARK: (c) Many devices holding polls while others write
 
     private func fanOut(_ served: BenchServer) throws {
-        let pool = HTTPConnectionPool(connectionsPerHost: listeners + writers + 64)
+        let pool = try HTTPConnectionPool.with(connectionsPerHost: listeners + writers + 64)
         let perAccount = listeners / writers
         let accounts = try (0..<writers).map { try served.newAccount("push-fan-\(getpid())-\($0)") }
         let writerDevices = accounts.map { PushDevice(client: served.client($0, pool: pool)) }

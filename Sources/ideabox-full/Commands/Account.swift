@@ -47,7 +47,10 @@ extension IdeaBoxCommand.Account {
                 With --api-token (from `ideabox serve api-token add`), requests carry both tokens as CloudKit Web Services \
                 clients do (ckAPIToken, ckWebAuthToken); without it, the account's token alone. The URL and tokens are kept \
                 in the profile's server.json, readable by you only. Without --server the profile goes back to the embedded \
-                remote.
+                remote. An https:// server's certificate must be signed by an authority the system trusts, or by the one \
+                given with --ca-cert (a self-signed certificate on a home network, say). Plain http:// is for this machine \
+                only (127.0.0.0/8, ::1): to another one it would send the token and every idea in clear, unless you say \
+                --allow-insecure-http.
                 """)
 
         @Argument(help: "The account name.") var name: String
@@ -57,14 +60,21 @@ extension IdeaBoxCommand.Account {
         var container: String = WebServicesPath.defaultContainer
         @Option(name: .customLong("api-token"), help: ArgumentHelp("The container's API token, 64 hex digits.", valueName: "token"))
         var apiToken: String?
+        @Option(
+            name: .customLong("ca-cert"),
+            help: ArgumentHelp("A certificate authority (PEM) to trust for this server, besides the system's.", valueName: "file"))
+        var certificateAuthority: String?
+        @Flag(name: .customLong("allow-insecure-http"), help: "Allow plain http:// to another machine: the token and ideas travel in clear.")
+        var allowsInsecureHTTP = false
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
                 throw ValidationError("The account name must be one line and not empty.")
             }
-            if server == nil && (token != nil || apiToken != nil || container != WebServicesPath.defaultContainer) {
-                throw ValidationError("--token, --api-token and --container go with --server.")
+            if server == nil && (token != nil || apiToken != nil || container != WebServicesPath.defaultContainer
+                || certificateAuthority != nil || allowsInsecureHTTP) {
+                throw ValidationError("--token, --api-token, --container, --ca-cert and --allow-insecure-http go with --server.")
             }
             guard WebServicesPath.isValidContainer(container) else {
                 throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(container)\".")
@@ -73,10 +83,18 @@ extension IdeaBoxCommand.Account {
                 throw ValidationError("--api-token must be the 64 hex digits `ideabox serve api-token add` printed.")
             }
             if let server {
-                guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let host = url.host else {
                     throw ValidationError("--server must be an http:// or https:// URL, such as http://127.0.0.1:8420, not \"\(server)\".")
                 }
+                let plain = url.scheme?.lowercased() == "http"
+                if plain && !allowsInsecureHTTP && !LoopbackHost.contains(host) {
+                    throw ValidationError("Not signing in to \(host) over http://: \(LoopbackHost.plainHTTPReason).")
+                }
+                if plain && certificateAuthority != nil {
+                    throw ValidationError("--ca-cert is for an https:// server.")
+                }
             }
+            _ = try certificateAuthority.map(Self.readAuthority)
         }
 
         func run(in context: CommandContext) throws {
@@ -87,8 +105,11 @@ extension IdeaBoxCommand.Account {
                 guard let token = (token ?? readLine(strippingNewline: true))?.trimmingCharacters(in: .whitespaces),
                       !token.isEmpty, !token.contains(where: \.isWhitespace)
                 else { throw FullCommandError.tokenNeeded }
-                try ServerCredentials(server: url, account: account, token: token, container: container, apiToken: apiToken?.lowercased())
-                    .save(to: location.profileDirectory)
+                let authority = try certificateAuthority.map(Self.readAuthority)
+                try ServerCredentials(
+                    server: url, account: account, token: token, container: container, apiToken: apiToken?.lowercased(),
+                    certificateAuthority: authority, allowsInsecureHTTP: allowsInsecureHTTP
+                ).save(to: location.profileDirectory)
                 print(CommandLineText.signedIn(account, server: url, context.language))
             } else {
                 try ServerCredentials.remove(from: location.profileDirectory)
@@ -97,6 +118,17 @@ extension IdeaBoxCommand.Account {
                 print(CommandLineText.signedIn(account, server: nil, context.language))
             }
             if let mismatch = CommandLineText.accountMismatch(bound: bound, account: account, context.language) { print(mismatch) }
+        }
+
+        /// The PEM text of the authority at `path`, checked to hold a certificate.
+        private static func readAuthority(_ path: String) throws -> String {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("Cannot read the --ca-cert file \(path).")
+            }
+            guard (try? HTTPConnectionPool.certificates(text)) != nil else {
+                throw ValidationError("--ca-cert \(path) holds no PEM certificate (-----BEGIN CERTIFICATE-----).")
+            }
+            return text
         }
     }
 

@@ -31,10 +31,17 @@ extension IdeaBoxCommand {
                 "A container to serve (repeatable; default \(WebServicesPath.defaultContainer)). Each has its own data; the first holds what earlier servers stored.",
                 valueName: "id"))
         var containers: [String] = []
+        @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, the server's first).", valueName: "file"))
+        var certificateFile: String?
+        @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert.", valueName: "file"))
+        var keyFile: String?
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func validate() throws {
             _ = try ListenAddress(listen)
+            guard (certificateFile == nil) == (keyFile == nil) else {
+                throw ValidationError("--tls-cert and --tls-key go together.")
+            }
             if let bad = containers.first(where: { !WebServicesPath.isValidContainer($0) }) {
                 throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(bad)\".")
             }
@@ -44,13 +51,21 @@ extension IdeaBoxCommand {
             let address = try ListenAddress(listen)
             let store = try storeOptions.open(context)
             let served = containers.isEmpty ? [WebServicesPath.defaultContainer] : containers
+            var tls: ServerTLS?
+            if let certificateFile, let keyFile {
+                do {
+                    tls = try ServerTLS(certificateFile: certificateFile, keyFile: keyFile)
+                } catch {
+                    throw FullCommandError.serverTLS(error.description)
+                }
+            }
             let server = CloudServer(
                 store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
-                log: .standardError(clock: context.clock))
+                log: .standardError(clock: context.clock), tls: tls)
             let files = FileLimit.raiseToHardLimit()
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             Output.error(
-                "serve: listening on http://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
+                "serve: listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
             running.waitUntilStopped()
             Output.error("serve: stopped")
         }

@@ -1,0 +1,78 @@
+import AsyncHTTPClient
+import CloudKitModel
+import Foundation
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// The connections the clients of a process share, so that every database talking to one
+/// server reuses them. A device needs few (a request and a held long poll): up to 8 per
+/// server. A program playing many devices at once (a benchmark) asks for more.
+///
+/// HTTPS trusts the system's roots, plus the authority a device was given with `--ca-cert`
+/// (a self-signed certificate on a home network, say). Pools are made once per setting and
+/// kept for the life of the process: an HTTP client must not be dropped while running.
+public final class HTTPConnectionPool: Sendable {
+    /// The process's pool: up to 8 connections to each server, the system's roots trusted.
+    public static let shared = try! HTTPConnectionPool.with()
+
+    private struct Settings: Hashable {
+        var connectionsPerHost: Int
+        var trustedAuthority: String?
+    }
+
+    private static let pools = Mutex<[Settings: HTTPConnectionPool]>([:])
+
+    let client: HTTPClient
+
+    private init(_ settings: Settings) throws {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), decompression: .disabled)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.connectionsPerHost)
+        if let authority = settings.trustedAuthority {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(try Self.certificates(authority))]
+            configuration.tlsConfiguration = tls
+        }
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// The pool that keeps up to `connectionsPerHost` connections to each server and, over
+    /// HTTPS, trusts the system's roots plus the certificates in `trustedAuthority` (PEM).
+    /// Throws `untrustedServer` if that text holds no certificate.
+    public static func with(connectionsPerHost: Int = 8, trustedAuthority: String? = nil) throws -> HTTPConnectionPool {
+        let settings = Settings(connectionsPerHost: connectionsPerHost, trustedAuthority: trustedAuthority)
+        return try pools.withLock { pools in
+            if let pool = pools[settings] { return pool }
+            let pool = try HTTPConnectionPool(settings)
+            pools[settings] = pool
+            return pool
+        }
+    }
+
+    /// The certificates in a PEM text; `untrustedServer` if it holds none.
+    public static func certificates(_ pem: String) throws -> [NIOSSLCertificate] {
+        guard let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)), !certificates.isEmpty else {
+            throw CloudError.untrustedServer(host: "the server", reason: "the certificate authority given is not a PEM certificate")
+        }
+        return certificates
+    }
+
+    /// Why a failed exchange was a certificate this device would not trust, in words, or
+    /// nil if it failed for another reason.
+    static func certificateProblem(_ error: any Error) -> String? {
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return "its certificate is for another name"
+        }
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "its certificate is not signed by an authority this device trusts (self-signed or expired?); "
+                + "sign in again with --ca-cert FILE to trust a private authority"
+        }
+        if error is NIOSSLError || text.contains("NIOSSL") {
+            return "the TLS handshake failed (\(text))"
+        }
+        return nil
+    }
+}

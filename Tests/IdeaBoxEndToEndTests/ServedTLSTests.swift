@@ -1,0 +1,65 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// `ideabox serve` over HTTPS with a certificate of a private authority, made here with
+/// `openssl`: a device told to trust that authority syncs; one that was not told refuses
+/// the server, in one sentence naming the host and why.
+@Suite("Sync through ideabox serve over TLS")
+struct ServedTLSTests {
+    /// A certificate authority and a certificate it signed for 127.0.0.1, in a new folder.
+    final class Certificates {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-tls-\(UUID().uuidString)")
+        var authority: String { folder.appendingPathComponent("ca.pem").path }
+        var certificate: String { folder.appendingPathComponent("server.pem").path }
+        var key: String { folder.appendingPathComponent("server.key").path }
+
+        init() throws {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8).write(to: folder.appendingPathComponent("san.txt"))
+            for arguments in [
+                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=IdeaBox Test CA"],
+                ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
+                ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
+                 "-days", "2", "-extfile", "san.txt"],
+            ] {
+                let status = try ChildProcess.run(
+                    "/usr/bin/openssl", arguments, environment: ["PATH": "/usr/bin:/bin"], directory: folder.path,
+                    output: folder.appendingPathComponent("openssl.out").path, error: folder.appendingPathComponent("openssl.err").path)
+                guard status == 0 else {
+                    let error = (try? String(contentsOf: folder.appendingPathComponent("openssl.err"), encoding: .utf8)) ?? ""
+                    throw EndToEndError(description: "openssl \(arguments.joined(separator: " ")) failed: \(error)")
+                }
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    @Test func aDeviceTrustingThePrivateAuthoritySyncsAndOneThatDoesNotRefusesTheServer() async throws {
+        let certificates = try Certificates()
+        let server = try ServeProcess()
+        defer { server.close() }
+        let token = try server.addAccount("alice")
+        try await server.start(["--tls-cert", certificates.certificate, "--tls-key", certificates.key])
+        let url = try server.url.replacingOccurrences(of: "http://", with: "https://")
+        #expect(server.log.contains("listening on https://127.0.0.1:"))
+
+        let trusting = try DeviceProcess()
+        try trusting.run(["account", "sign-in", "alice", "--server", url, "--token", token, "--ca-cert", certificates.authority])
+        try trusting.run(["add", "經由 TLS 同步"])
+        #expect(try trusting.run(["sync"]).contains("Synced: 1 sent"))
+        let other = try DeviceProcess()
+        try other.run(["account", "sign-in", "alice", "--server", url, "--token", token, "--ca-cert", certificates.authority])
+        try other.run(["sync"])
+        #expect(try other.run(["list"]).contains("經由 TLS 同步"))
+
+        let doubting = try DeviceProcess()
+        try doubting.run(["account", "sign-in", "alice", "--server", url, "--token", token])
+        let refused = try doubting.execute(["sync"])
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("not talking to 127.0.0.1: its certificate is not signed by an authority this device trusts"), "\(refused.error)")
+        #expect(try doubting.run(["list"]).isEmpty)
+        #expect(!server.log.contains(token), "a token reached the request log")
+    }
+}
