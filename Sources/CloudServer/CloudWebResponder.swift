@@ -160,11 +160,14 @@ struct CloudWebResponder: HTTPResponder {
         "_" + AssetReference.checksum(of: Data("ideabox-user:\(owner)".utf8)).prefix(32)
     }
 
-    /// `http://host:port` as the request named the server (its `Host`).
+    /// `scheme://host:port` as the request named the server (its `Host`). Behind a proxy
+    /// that ends TLS, `X-Forwarded-Proto: https` makes the URLs it hands out https ones; the
+    /// header only changes the URLs given back to the client that sent it.
     private func baseURL(_ request: Request) -> String {
         let authority = request.head.authority ?? ""
         let safe = authority.utf8.count <= 255 && authority.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
-        return scheme + "://" + (safe && !authority.isEmpty ? authority : "127.0.0.1")
+        let forwarded = request.headers.first { $0.name.canonicalName == "x-forwarded-proto" }?.value.lowercased() == "https"
+        return (forwarded ? "https" : scheme) + "://" + (safe && !authority.isEmpty ? authority : "127.0.0.1")
     }
 
     // MARK: Asset bytes

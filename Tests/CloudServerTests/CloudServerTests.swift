@@ -68,6 +68,17 @@ import Testing
         #expect(try alice.records(in: ServerFixture.zone, ofType: "Idea") == [secret])
     }
 
+    @Test("Behind a proxy that ends TLS (X-Forwarded-Proto: https) the URLs the server hands out are https ones")
+    func forwardedProtoMakesHTTPSURLs() throws {
+        let server = try ServerFixture()
+        let body = Data(#"{"apnsEnvironment":"production"}"#.utf8)
+        let path = "/database/1/\(WebServicesPath.defaultContainer)/production/tokens/create"
+        let direct = try server.send(path, token: server.aliceToken, body: body)
+        #expect((direct.json["webcourierURL"] as? String)?.hasPrefix("http://127.0.0.1:") == true, "\(direct.json)")
+        let proxied = try server.send(path, token: server.aliceToken, headers: ["X-Forwarded-Proto": "https", "Host": "ideas.example"], body: body)
+        #expect((proxied.json["webcourierURL"] as? String)?.hasPrefix("https://ideas.example/webcourier/") == true, "\(proxied.json)")
+    }
+
     @Test("A body over 8 MiB is refused unread as BAD_REQUEST saying limitExceeded; nothing written")
     func hugeBody() throws {
         let server = try ServerFixture()

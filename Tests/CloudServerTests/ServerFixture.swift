@@ -77,7 +77,8 @@ final class ServerFixture: Sendable {
     /// Sends a raw request and returns the status, the answer's JSON object (empty if none)
     /// and its headers.
     func send(
-        _ path: String, method: String = "POST", token: String? = nil, authorization: String? = nil, body: Data
+        _ path: String, method: String = "POST", token: String? = nil, authorization: String? = nil, headers: [String: String] = [:],
+        body: Data
     ) throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {
         var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
         request.httpMethod = method
@@ -86,6 +87,7 @@ final class ServerFixture: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var answer: (HTTPURLResponse, Data)?
         URLSession.shared.dataTask(with: request) { data, response, _ in
