@@ -10,12 +10,23 @@ public protocol RecordStore: Sendable {
     /// The most saves plus deletes one modify may carry.
     var maximumRecordsPerRequest: Int { get }
 
-    /// The account whose valid token hashes to `tokenHash`, or nil.
+    /// The account whose valid token hashes to `tokenHash`, or nil. Notes when the token was
+    /// used, at most once a minute.
     func account(forAccessTokenHash tokenHash: String) async throws -> String?
-    /// Gives `account` a token, by its hash.
-    func addAccessToken(hash tokenHash: String, account: String) async throws
+    /// The account named `name` in any case, spelled as it was made, or nil if there is none
+    /// (an account exists from its first token until it is deleted).
+    func accountName(matching name: String) async throws -> String?
+    /// Gives `account` a token, by its hash, named `label`.
+    func addAccessToken(hash tokenHash: String, account: String, label: String) async throws
+    /// Every token `account` was given, oldest first.
+    func accessTokens(account: String) async throws -> [AccessTokenEntry]
+    /// Revokes the valid tokens of `account` named `label`; returns how many there were.
+    func revokeAccessToken(account: String, label: String) async throws -> Int
     /// Revokes every token of `account`; returns how many were valid.
     func revokeAccessTokens(account: String) async throws -> Int
+    /// Deletes `account`, in every container, with all it holds: zones, records, assets,
+    /// subscriptions, quota and tokens. Returns how many records went with it.
+    func deleteAccount(_ account: String) async throws -> Int
     /// The accounts that were ever given a token, with how many of their tokens are valid.
     func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)]
     /// Adds a container API token (`ckAPIToken`), by its hash, named `label`.
@@ -75,6 +86,33 @@ public protocol RecordStore: Sendable {
     func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord]
     /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
     func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
+}
+
+extension RecordStore {
+    /// Gives `account` a token, by its hash, named `token`.
+    public func addAccessToken(hash tokenHash: String, account: String) async throws {
+        try await addAccessToken(hash: tokenHash, account: account, label: "token")
+    }
+}
+
+/// One of an account's tokens, as `serve account token list` shows it.
+public struct AccessTokenEntry: Hashable, Sendable {
+    /// The name given when it was added (one per device).
+    public var label: String
+    /// When it was added.
+    public var created: Timestamp
+    /// When a request last carried it (to the minute), if one did.
+    public var lastUsed: Timestamp?
+    /// When it was revoked, if it was.
+    public var revoked: Timestamp?
+
+    /// An entry.
+    public init(label: String, created: Timestamp, lastUsed: Timestamp?, revoked: Timestamp?) {
+        self.label = label
+        self.created = created
+        self.lastUsed = lastUsed
+        self.revoked = revoked
+    }
 }
 
 /// An API token as `serve api-token list` shows it (the token itself is never stored).

@@ -8,19 +8,67 @@ import PostgresNIO
 
 /// The access tokens of `ideabox serve`'s accounts, by hash only.
 extension PostgresRecordStore {
+    /// How stale a token's last-used time may get before a request writes it again.
+    static let lastUsedResolution: Int64 = 60_000
+
     public func account(forAccessTokenHash tokenHash: String) async throws -> String? {
+        let now = clock.now().milliseconds
+        return try await run { connection in
+            let rows = try await connection.query(
+                "SELECT account, last_used_at FROM access_token WHERE hash = \(tokenHash) AND revoked_at IS NULL", logger: logger
+            ).collect()
+            guard let (account, lastUsed) = try rows.first?.decode((String, Int64?).self) else { return nil }
+            if lastUsed.map({ now - $0 >= Self.lastUsedResolution }) ?? true {
+                try await connection.query("UPDATE access_token SET last_used_at = \(now) WHERE hash = \(tokenHash)", logger: logger)
+            }
+            return account
+        }
+    }
+
+    public func accountName(matching name: String) async throws -> String? {
         try await run { connection in
             try await connection.query(
-                "SELECT account FROM access_token WHERE hash = \(tokenHash) AND revoked_at IS NULL", logger: logger
+                "SELECT account FROM access_token WHERE lower(account) = lower(\(name)) ORDER BY created_at LIMIT 1", logger: logger
             ).collect().first?.decode(String.self)
         }
     }
 
-    public func addAccessToken(hash tokenHash: String, account: String) async throws {
+    public func addAccessToken(hash tokenHash: String, account: String, label: String) async throws {
         let now = clock.now().milliseconds
         try await run { connection in
             try await connection.query(
-                "INSERT INTO access_token (hash, account, created_at) VALUES (\(tokenHash), \(account), \(now))", logger: logger)
+                "INSERT INTO access_token (hash, account, label, created_at) VALUES (\(tokenHash), \(account), \(label), \(now))",
+                logger: logger)
+        }
+    }
+
+    public func accessTokens(account: String) async throws -> [AccessTokenEntry] {
+        try await run { connection in
+            var entries: [AccessTokenEntry] = []
+            let rows = try await connection.query(
+                """
+                SELECT label, created_at, last_used_at, revoked_at FROM access_token WHERE account = \(account)
+                ORDER BY created_at, label
+                """, logger: logger)
+            for try await (label, created, lastUsed, revoked) in rows.decode((String, Int64, Int64?, Int64?).self) {
+                entries.append(AccessTokenEntry(
+                    label: label, created: Timestamp(milliseconds: created), lastUsed: lastUsed.map(Timestamp.init(milliseconds:)),
+                    revoked: revoked.map(Timestamp.init(milliseconds:))))
+            }
+            return entries
+        }
+    }
+
+    public func revokeAccessToken(account: String, label: String) async throws -> Int {
+        let now = clock.now().milliseconds
+        return try await run { connection in
+            try await Self.count(
+                """
+                WITH revoked AS (
+                    UPDATE access_token SET revoked_at = \(now)
+                    WHERE account = \(account) AND label = \(label) AND revoked_at IS NULL RETURNING 1)
+                SELECT COUNT(*) FROM revoked
+                """, connection, logger)
         }
     }
 
@@ -45,6 +93,30 @@ extension PostgresRecordStore {
                 """, logger: logger)
             for try await (account, valid) in rows.decode((String, Int64).self) { accounts.append((account, Int(valid))) }
             return accounts
+        }
+    }
+
+    /// Deletes `account` and its databases in the other containers (`account@container`, a
+    /// name never holds `@`) with everything they hold, in one transaction.
+    public func deleteAccount(_ account: String) async throws -> Int {
+        let prefix = account + "@"
+        return try await transaction { connection in
+            let records = try await Self.count(
+                """
+                SELECT COUNT(*) FROM record JOIN zone ON zone.id = record.zone_id
+                WHERE zone.account = \(account) OR left(zone.account, length(\(prefix))) = \(prefix)
+                """, connection, logger)
+            try await connection.query(
+                "DELETE FROM zone WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
+            try await connection.query(
+                "DELETE FROM asset WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
+            try await connection.query(
+                "DELETE FROM subscription WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
+            try await connection.query(
+                "DELETE FROM quota WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
+            try await connection.query(
+                "DELETE FROM access_token WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
+            return records
         }
     }
 }

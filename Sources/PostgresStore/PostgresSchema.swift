@@ -100,6 +100,11 @@ enum PostgresSchema {
             )
             """,
         ]),
+        ("v5-accounts", [
+            "ALTER TABLE access_token ADD COLUMN label TEXT NOT NULL DEFAULT 'token'",
+            "ALTER TABLE access_token ADD COLUMN last_used_at BIGINT",
+            "CREATE INDEX access_token_by_folded_account ON access_token (lower(account))",
+        ]),
     ]
 }
 

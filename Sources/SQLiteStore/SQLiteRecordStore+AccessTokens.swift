@@ -6,21 +6,75 @@ import IdeaBoxCore
 /// The access tokens of `ideabox serve`'s accounts. Only a hash of each token is stored:
 /// whoever reads the file learns no token.
 extension SQLiteRecordStore {
-    /// Gives `account` the token whose hash is `tokenHash`; the account exists from then on.
-    public func addAccessToken(hash tokenHash: String, account: String) throws {
+    /// How stale a token's last-used time may get before a request writes it again.
+    static let lastUsedResolution: Int64 = 60_000
+
+    /// Gives `account` the token whose hash is `tokenHash`, named `label`; the account exists
+    /// from then on.
+    public func addAccessToken(hash tokenHash: String, account: String, label: String) throws {
         try writer.write { db in
             try db.execute(
-                sql: "INSERT INTO accessToken (hash, account, createdAt) VALUES (?, ?, ?)",
-                arguments: [tokenHash, account, clock.now().milliseconds])
+                sql: "INSERT INTO accessToken (hash, account, label, createdAt) VALUES (?, ?, ?, ?)",
+                arguments: [tokenHash, account, label, clock.now().milliseconds])
         }
     }
 
-    /// The account whose unrevoked token hashes to `tokenHash`, or nil.
+    /// Gives `account` the token whose hash is `tokenHash`, named `token` (for callers that
+    /// name none, such as tests and the embedded remote's).
+    public func addAccessToken(hash tokenHash: String, account: String) throws {
+        try addAccessToken(hash: tokenHash, account: account, label: "token")
+    }
+
+    /// The account whose unrevoked token hashes to `tokenHash`, or nil; notes the use when
+    /// the last one noted is a minute old.
     public func account(forAccessTokenHash tokenHash: String) throws -> String? {
+        let found = try writer.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT account, lastUsedAt FROM accessToken WHERE hash = ? AND revokedAt IS NULL"),
+                arguments: [tokenHash])
+        }
+        guard let found else { return nil }
+        let now = clock.now().milliseconds
+        if (found["lastUsedAt"] as Int64?).map({ now - $0 >= Self.lastUsedResolution }) ?? true {
+            try writer.write { db in
+                try db.execute(sql: "UPDATE accessToken SET lastUsedAt = ? WHERE hash = ?", arguments: [now, tokenHash])
+            }
+        }
+        return found["account"]
+    }
+
+    /// The account named `name` in any case, as it was first spelled, or nil.
+    public func accountName(matching name: String) throws -> String? {
         try writer.read { db in
             try String.fetchOne(
-                db.cachedStatement(sql: "SELECT account FROM accessToken WHERE hash = ? AND revokedAt IS NULL"),
-                arguments: [tokenHash])
+                db, sql: "SELECT account FROM accessToken WHERE account = ? COLLATE NOCASE ORDER BY createdAt LIMIT 1",
+                arguments: [name])
+        }
+    }
+
+    /// Every token `account` was given, oldest first.
+    public func accessTokens(account: String) throws -> [AccessTokenEntry] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT label, createdAt, lastUsedAt, revokedAt FROM accessToken WHERE account = ? ORDER BY createdAt, label",
+                arguments: [account]
+            ).map {
+                AccessTokenEntry(
+                    label: $0["label"], created: Timestamp(milliseconds: $0["createdAt"]),
+                    lastUsed: ($0["lastUsedAt"] as Int64?).map(Timestamp.init(milliseconds:)),
+                    revoked: ($0["revokedAt"] as Int64?).map(Timestamp.init(milliseconds:)))
+            }
+        }
+    }
+
+    /// Revokes the valid tokens of `account` named `label`; returns how many there were.
+    @discardableResult
+    public func revokeAccessToken(account: String, label: String) throws -> Int {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE accessToken SET revokedAt = ? WHERE account = ? AND label = ? AND revokedAt IS NULL",
+                arguments: [clock.now().milliseconds, account, label])
+            return db.changesCount
         }
     }
 
@@ -44,6 +98,25 @@ extension SQLiteRecordStore {
                     SELECT account, SUM(revokedAt IS NULL) AS valid FROM accessToken GROUP BY account ORDER BY account
                     """
             ).map { ($0["account"], $0["valid"]) }
+        }
+    }
+
+    /// Deletes `account` and its databases in the other containers (`account@container`),
+    /// with everything they hold, in one transaction; returns how many records went.
+    @discardableResult
+    public func deleteAccount(_ account: String) throws -> Int {
+        try writer.write { db in
+            // The account itself, and its databases in other containers: `name@container`
+            // (a name never holds `@`, so no other account starts so).
+            let mine = "(account = ? OR substr(account, 1, length(?)) = ?)"
+            let arguments: StatementArguments = [account, account + "@", account + "@"]
+            let records = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM record JOIN zone ON zone.id = record.zoneId WHERE \(mine.replacingOccurrences(of: "account", with: "zone.account"))",
+                arguments: arguments) ?? 0
+            for table in ["zone", "asset", "subscription", "quota", "accessToken"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(mine)", arguments: arguments)
+            }
+            return records
         }
     }
 }

@@ -12,6 +12,7 @@ enum SQLiteSchema {
         case assets = "v4-assets"
         case noBooleans = "v5-no-booleans"
         case webServices = "v6-web-services"
+        case accounts = "v7-accounts"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -75,6 +76,15 @@ enum SQLiteSchema {
                     createdAt INTEGER NOT NULL,
                     PRIMARY KEY (account, id)
                 ) WITHOUT ROWID
+                """)
+        }
+        migrator.registerMigration(Migration.accounts.rawValue) { db in
+            // Tokens get a label (one per device) and the time they were last used; accounts
+            // are found by name in any case.
+            try db.execute(sql: """
+                ALTER TABLE accessToken ADD COLUMN label TEXT NOT NULL DEFAULT 'token';
+                ALTER TABLE accessToken ADD COLUMN lastUsedAt INTEGER;
+                CREATE INDEX accessToken_by_folded_account ON accessToken(account COLLATE NOCASE);
                 """)
         }
         return migrator

@@ -366,6 +366,22 @@ extension CommandLineText {
         }
     }
 
+    /// One line of `serve account token list`.
+    static func tokenLine(_ entry: AccessTokenEntry, _ language: Language) -> String {
+        let english = language == .english
+        let used = entry.lastUsed.map { (english ? "last used " : "上次使用於 ") + $0.iso8601 } ?? (english ? "never used" : "從未使用")
+        let state = entry.revoked.map { (english ? "revoked " : "撤銷於 ") + $0.iso8601 } ?? (english ? "valid" : "有效")
+        return "\(entry.label)  \(english ? "added" : "新增於") \(entry.created.iso8601)  \(used)  \(state)"
+    }
+
+    /// What `serve account delete --yes` says.
+    static func accountDeleted(_ account: String, records: Int, _ language: Language) -> String {
+        switch language {
+        case .english: "Account \(account) deleted, with its \(records) \(records == 1 ? "record" : "records"), files and tokens."
+        case .traditionalChinese: "已刪除帳號 \(account) 及其 \(records) 筆記錄、檔案與權杖"
+        }
+    }
+
     /// One line of `serve account list`.
     static func accountLine(_ account: String, validTokens: Int, _ language: Language) -> String {
         switch language {
@@ -391,6 +407,16 @@ enum FullCommandError: UserFacingError {
     case store(String)
     /// `serve --tls-cert --tls-key` could not use the files; the words name the file and why.
     case serverTLS(String)
+    /// `serve account add` named an account that exists (in any case).
+    case accountExists(String)
+    /// A `serve account` command named no account.
+    case noSuchAccount(String)
+    /// `serve account token add` named a label a valid token of the account has.
+    case tokenLabelExists(account: String, label: String)
+    /// `serve account token revoke` named no valid token.
+    case noValidTokenLabelled(account: String, label: String)
+    /// `serve account delete` without `--yes`.
+    case deleteNeedsConfirmation(account: String, records: Int)
 
     func message(in language: Language) -> String {
         switch (self, language) {
@@ -424,6 +450,21 @@ enum FullCommandError: UserFacingError {
         case let (.store(reason), .traditionalChinese): "無法使用伺服器的儲存區：\(reason)"
         case let (.serverTLS(reason), .english): reason
         case let (.serverTLS(reason), .traditionalChinese): "無法使用 TLS 憑證：\(reason)"
+        case let (.accountExists(account), .english):
+            "Account \(account) already exists; give it another token with: ideabox serve account token add \(account) --label DEVICE"
+        case let (.accountExists(account), .traditionalChinese):
+            "帳號 \(account) 已存在；要再給它一個權杖請用：ideabox serve account token add \(account) --label DEVICE"
+        case let (.noSuchAccount(name), .english): "No account is named \(name); make it with: ideabox serve account add \(name)"
+        case let (.noSuchAccount(name), .traditionalChinese): "沒有名為 \(name) 的帳號；請用 ideabox serve account add \(name) 建立"
+        case let (.tokenLabelExists(account, label), .english):
+            "Account \(account) already has a valid token named \(label); revoke it first or pick another label."
+        case let (.tokenLabelExists(account, label), .traditionalChinese): "帳號 \(account) 已有名為 \(label) 的有效權杖；請先撤銷，或換個名稱"
+        case let (.noValidTokenLabelled(account, label), .english): "Account \(account) has no valid token named \(label)."
+        case let (.noValidTokenLabelled(account, label), .traditionalChinese): "帳號 \(account) 沒有名為 \(label) 的有效權杖"
+        case let (.deleteNeedsConfirmation(account, records), .english):
+            "Deleting account \(account) removes its \(records) \(records == 1 ? "record" : "records"), files and tokens for good; add --yes to do it."
+        case let (.deleteNeedsConfirmation(account, records), .traditionalChinese):
+            "刪除帳號 \(account) 會永久移除其 \(records) 筆記錄、檔案與權杖；確定要執行請加上 --yes"
         }
     }
 }

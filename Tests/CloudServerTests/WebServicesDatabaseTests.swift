@@ -17,7 +17,11 @@ import Testing
         let error: CloudError
         var maximumRecordsPerRequest: Int { 200 }
         func account(forAccessTokenHash tokenHash: String) async throws -> String? { "alice" }
-        func addAccessToken(hash tokenHash: String, account: String) async throws { throw error }
+        func addAccessToken(hash tokenHash: String, account: String, label: String) async throws { throw error }
+        func accountName(matching name: String) async throws -> String? { throw error }
+        func accessTokens(account: String) async throws -> [AccessTokenEntry] { throw error }
+        func revokeAccessToken(account: String, label: String) async throws -> Int { throw error }
+        func deleteAccount(_ account: String) async throws -> Int { throw error }
         func revokeAccessTokens(account: String) async throws -> Int { throw error }
         func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)] { throw error }
         func setQuota(maxRecords: Int?, account: String) async throws { throw error }

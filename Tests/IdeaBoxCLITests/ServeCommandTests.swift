@@ -24,6 +24,59 @@ import Testing
         #expect(file.range(of: Data(token.utf8)) == nil)
     }
 
+    @Test func accountsCannotBeMixedUpNamesAreOneWhateverTheirCaseAndARevokedNameIsNotHandedOn() throws {
+        let sandbox = try Sandbox()
+        let store = ["--store", "sqlite:" + sandbox.directory.appendingPathComponent("server.sqlite").path]
+        let first = try sandbox.run(["serve", "account", "add", "Bob"] + store)
+        #expect(first.status == 0 && first.stdout.hasPrefix("ibx_"), "\(first)")
+        for name in ["Bob", "bob", "BOB"] {
+            try sandbox.expectRejection(
+                ["serve", "account", "add", name] + store,
+                message: "Account Bob already exists; give it another token with: ideabox serve account token add Bob --label DEVICE")
+        }
+        #expect(try sandbox.succeed(["serve", "account", "revoke", "bob"] + store) == "Account Bob: 1 token revoked.\n")
+        try sandbox.expectRejection(
+            ["serve", "account", "add", "bob"] + store,
+            message: "Account Bob already exists; give it another token with: ideabox serve account token add Bob --label DEVICE")
+        try sandbox.expectRejection(
+            ["serve", "account", "token", "add", "carol", "--label", "laptop"] + store,
+            message: "No account is named carol; make it with: ideabox serve account add carol")
+        #expect(try sandbox.succeed(["serve", "account", "list"] + store) == "Bob  0 valid tokens\n")
+    }
+
+    @Test func eachDeviceHasATokenOfItsOwnListedAndRevokedByLabel() throws {
+        let sandbox = try Sandbox()
+        let store = ["--store", "sqlite:" + sandbox.directory.appendingPathComponent("server.sqlite").path]
+        #expect(try sandbox.run(["serve", "account", "add", "alice", "--label", "desktop"] + store).status == 0)
+        let laptop = try sandbox.run(["serve", "account", "token", "add", "ALICE", "--label", "laptop"] + store)
+        #expect(laptop.status == 0 && laptop.stdout.hasPrefix("ibx_") && laptop.stderr.contains("Account alice: the token above is shown only this once"))
+        try sandbox.expectRejection(
+            ["serve", "account", "token", "add", "alice", "--label", "laptop"] + store,
+            message: "Account alice already has a valid token named laptop; revoke it first or pick another label.")
+        let listed = try sandbox.succeed(["serve", "account", "token", "list", "alice"] + store).split(separator: "\n")
+        #expect(listed.count == 2 && listed[0].hasPrefix("desktop  added ") && listed[1].hasPrefix("laptop  added "), "\(listed)")
+        #expect(listed.allSatisfy { $0.hasSuffix("  never used  valid") }, "\(listed)")
+        #expect(try sandbox.succeed(["serve", "account", "token", "revoke", "alice", "laptop"] + store) == "Account alice: 1 token revoked.\n")
+        #expect(try sandbox.succeed(["serve", "account", "token", "list", "alice"] + store).contains("laptop  added ") )
+        #expect(try sandbox.succeed(["serve", "account", "token", "list", "alice"] + store).contains("  never used  revoked "))
+        try sandbox.expectRejection(
+            ["serve", "account", "token", "revoke", "alice", "laptop"] + store, message: "Account alice has no valid token named laptop.")
+    }
+
+    @Test func deletingAnAccountAsksFirstThenTakesEverything() throws {
+        let sandbox = try Sandbox()
+        let store = ["--store", "sqlite:" + sandbox.directory.appendingPathComponent("server.sqlite").path]
+        #expect(try sandbox.run(["serve", "account", "add", "dave"] + store).status == 0)
+        try sandbox.expectRejection(
+            ["serve", "account", "delete", "Dave"] + store,
+            message: "Deleting account dave removes its 0 records, files and tokens for good; add --yes to do it.")
+        #expect(try sandbox.succeed(["serve", "account", "list"] + store) == "dave  1 valid token\n")
+        #expect(try sandbox.succeed(["serve", "account", "delete", "Dave", "--yes"] + store) == "Account dave deleted, with its 0 records, files and tokens.\n")
+        #expect(try sandbox.succeed(["serve", "account", "list"] + store) == "")
+        // Gone, so the name can be made again: a new, empty account.
+        #expect(try sandbox.run(["serve", "account", "add", "dave"] + store).status == 0)
+    }
+
     @Test func tlsNeedsACertificateAndItsKeyAndSaysWhichFileIsWrong() throws {
         let sandbox = try Sandbox()
         try sandbox.expectRejection(["serve", "--tls-cert", "server.pem"], message: "--tls-cert and --tls-key go together. (see `ideabox help`)")

@@ -1,0 +1,210 @@
+import ArgumentParser
+import CloudServer
+import CloudStore
+import IdeaBoxCommandLine
+import IdeaBoxCore
+
+extension IdeaBoxCommand.Serve {
+    /// `ideabox serve account add | token | revoke | delete | quota | list`
+    struct Account: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "account",
+            abstract: "The server's accounts and their tokens.",
+            discussion: """
+                Names are unique whatever their case: Bob and bob are one account. Each device gets a token of its \
+                own (`account token add NAME --label laptop`), so that one can be revoked alone.
+                """,
+            subcommands: [Add.self, Token.self, Revoke.self, Delete.self, Quota.self, List.self])
+    }
+}
+
+extension IdeaBoxCommand.Serve.Account {
+    /// `ideabox serve account add NAME [--label L]`
+    struct Add: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Create an account with a first token and print the token, once.")
+
+        @Argument(help: "The account: 1 to 64 letters, digits, '.', '_' or '-'.") var name: String
+        @Option(help: ArgumentHelp("The first token's name, for the device that gets it.", valueName: "label")) var label = "first"
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            guard AccessToken.isValidAccountName(name) else {
+                throw ValidationError("The account name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")
+            }
+            try Token.Add.validate(label: label)
+        }
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            if let existing = try runBlocking({ [name] in try await store.accountName(matching: name) }) {
+                throw FullCommandError.accountExists(existing)
+            }
+            try Token.Add.issue(to: name, label: label, store: store, context: context)
+        }
+    }
+
+    /// `ideabox serve account revoke NAME`
+    struct Revoke: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "revoke",
+            abstract: "Revoke every token of an account; its devices are signed out and keep their changes.")
+
+        @Argument(help: "The account.") var name: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let account = try existing(name, in: store)
+            let revoked = try runBlocking { try await store.revokeAccessTokens(account: account) }
+            guard revoked > 0 else { throw FullCommandError.noValidToken(account: account) }
+            print(CommandLineText.tokensRevoked(revoked, account: account, context.language))
+        }
+    }
+
+    /// `ideabox serve account delete NAME --yes`
+    struct Delete: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "delete",
+            abstract: "Delete an account and everything it holds (records, files, tokens). Needs --yes.")
+
+        @Argument(help: "The account.") var name: String
+        @Flag(help: "Confirm that the account's data goes for good.") var yes = false
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let account = try existing(name, in: store)
+            guard yes else {
+                let records = try runBlocking { try await store.recordCount(account: account) }
+                throw FullCommandError.deleteNeedsConfirmation(account: account, records: records)
+            }
+            let records = try runBlocking { try await store.deleteAccount(account) }
+            print(CommandLineText.accountDeleted(account, records: records, context.language))
+        }
+    }
+
+    /// `ideabox serve account quota NAME N|off`
+    struct Quota: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "quota", abstract: "Limit how many records an account may hold.")
+
+        @Argument(help: "The account.") var name: String
+        @Argument(help: "The most records, or `off`.") var limit: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            _ = try QuotaLimit.maxRecords(limit)
+        }
+
+        func run(in context: CommandContext) throws {
+            let maxRecords = try QuotaLimit.maxRecords(limit)
+            let store = try storeOptions.open(context)
+            let account = try existing(name, in: store)
+            try runBlocking { try await store.setQuota(maxRecords: maxRecords, account: account) }
+            print(CommandLineText.quota(maxRecords, account: account, context.language))
+        }
+    }
+
+    /// `ideabox serve account list`
+    struct List: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts and how many valid tokens each has.")
+
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            for (account, valid) in try runBlocking({ try await store.accessTokenAccounts() }) {
+                print(CommandLineText.accountLine(account, validTokens: valid, context.language))
+            }
+        }
+    }
+
+    /// `ideabox serve account token add | list | revoke NAME`
+    struct Token: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "token", abstract: "An account's tokens, one per device.", subcommands: [Add.self, List.self, Revoke.self])
+    }
+}
+
+extension IdeaBoxCommand.Serve.Account.Token {
+    /// `ideabox serve account token add NAME --label L`
+    struct Add: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Give an account another token, for one more device, and print it, once.")
+
+        @Argument(help: "The account.") var name: String
+        @Option(help: ArgumentHelp("The token's name, unique among the account's valid tokens, such as laptop.", valueName: "label"))
+        var label: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func validate() throws {
+            try Self.validate(label: label)
+        }
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let account = try existing(name, in: store)
+            let tokens = try runBlocking { try await store.accessTokens(account: account) }
+            guard !tokens.contains(where: { $0.label == label && $0.revoked == nil }) else {
+                throw FullCommandError.tokenLabelExists(account: account, label: label)
+            }
+            try Self.issue(to: account, label: label, store: store, context: context)
+        }
+
+        /// A label is 1 to 64 letters, digits, '.', '_' or '-', like an account name.
+        static func validate(label: String) throws {
+            guard AccessToken.isValidAccountName(label) else {
+                throw ValidationError("A token's label must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")
+            }
+        }
+
+        /// Makes a token for `account` named `label`, keeps its hash, and prints it once.
+        static func issue(to account: String, label: String, store: any RecordStore, context: CommandContext) throws {
+            let token = AccessToken.generate()
+            try runBlocking { try await store.addAccessToken(hash: AccessToken.hash(token), account: account, label: label) }
+            print(token)
+            Output.error(CommandLineText.tokenShownOnce(account: account, context.language))
+        }
+    }
+
+    /// `ideabox serve account token list NAME`
+    struct List: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List an account's tokens: label, when added, when last used, valid or revoked.")
+
+        @Argument(help: "The account.") var name: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let account = try existing(name, in: store)
+            for entry in try runBlocking({ try await store.accessTokens(account: account) }) {
+                print(CommandLineText.tokenLine(entry, context.language))
+            }
+        }
+    }
+
+    /// `ideabox serve account token revoke NAME LABEL`
+    struct Revoke: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Revoke one token of an account: that device is signed out; the others go on.")
+
+        @Argument(help: "The account.") var name: String
+        @Argument(help: "The token's label.") var label: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let account = try existing(name, in: store)
+            let revoked = try runBlocking { [label] in try await store.revokeAccessToken(account: account, label: label) }
+            guard revoked > 0 else { throw FullCommandError.noValidTokenLabelled(account: account, label: label) }
+            print(CommandLineText.tokensRevoked(revoked, account: account, context.language))
+        }
+    }
+}
+
+/// The account named `name` in any case, as it was made; an error if there is none.
+private func existing(_ name: String, in store: any RecordStore) throws -> String {
+    guard let account = try runBlocking({ try await store.accountName(matching: name) }) else {
+        throw FullCommandError.noSuchAccount(name)
+    }
+    return account
+}
