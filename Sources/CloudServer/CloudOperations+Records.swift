@@ -65,9 +65,21 @@ extension CloudOperations {
         return ["records": .array(items.map { item in
             let recordID = item.recordID
             if let failure = result.failures[recordID] {
-                var isCreate = false
-                if case let .save(_, create) = item.change { isCreate = create }
-                return .object(Self.failure(failure, recordName: recordID.recordName, isCreate: isCreate, answer))
+                guard case let .save(save, isCreate) = item.change else {
+                    return .object(Self.failure(failure, recordName: recordID.recordName, isCreate: false, answer))
+                }
+                var object = Self.failure(failure, recordName: recordID.recordName, isCreate: isCreate, answer)
+                // A saved record is refused as missing only when an asset it names is.
+                let assetFields = save.record.fields.filter {
+                    if case .asset = $0.value { return true }
+                    return false
+                }.keys.sorted()
+                if failure == .unknownItem, !assetFields.isEmpty {
+                    object["reason"] = .string(
+                        "An asset named in \(assetFields.joined(separator: ", ")) was never uploaded to this account; "
+                            + "upload it first (assets/upload), then save.")
+                }
+                return .object(object)
             }
             switch item.change {
             case .save:

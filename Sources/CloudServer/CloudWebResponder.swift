@@ -5,6 +5,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import IdeaBoxCore
+import NIOHTTP1
 import Synchronization
 
 /// Answers CloudKit Web Services requests for the private databases in a `RecordStore`.
@@ -34,6 +35,8 @@ struct CloudWebResponder: HTTPResponder {
     let hub: ZoneChangeHub
     /// `http` or `https`: what the asset and webcourier URLs it hands out start with.
     let scheme: String
+    /// What the log says of a client that left before its body arrived (as nginx does).
+    static let clientLeftStatus = 499
     /// The longest a long poll is held (about a minute, as CloudKit's).
     static let longPollTimeout: Duration = .seconds(60)
 
@@ -73,6 +76,11 @@ struct CloudWebResponder: HTTPResponder {
             }
         } catch let error as WebServicesError {
             response = Self.error(error)
+        } catch is ClientLeft {
+            log.record(
+                method: request.method.rawValue, path: loggedPath, status: Self.clientLeftStatus,
+                elapsed: ContinuousClock.now - started, account: account)
+            return Self.error(WebServicesError.badRequest("The client left before its request was read."))
         } catch let error as CloudError {
             response = Self.error(WebServicesError(error))
         } catch {
@@ -259,6 +267,8 @@ struct CloudWebResponder: HTTPResponder {
             buffer = try await request.body.collect(upTo: Self.maximumBodyBytes)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw WebServicesError.limitExceeded("The request body is over \(Self.maximumBodyBytes >> 20) MiB.")
+        } catch let error as HTTPParserError {
+            throw Self.unreadableBody(error)
         }
         guard buffer.readableBytes > 0 else { return [:] }
         let json: JSONValue
@@ -279,7 +289,20 @@ struct CloudWebResponder: HTTPResponder {
             return try await request.body.collect(upTo: AssetReference.maximumSize)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw WebServicesError.limitExceeded("An asset is at most \(AssetReference.maximumSize >> 20) MiB.")
+        } catch let error as HTTPParserError {
+            throw Self.unreadableBody(error)
         }
+    }
+
+    /// A client that left before its body arrived, so there is nobody to answer: logged as
+    /// 499 (nginx's "client closed request"), never as a server error.
+    struct ClientLeft: Error {}
+
+    /// What a body the HTTP parser gave up on means: the client left halfway, or it framed
+    /// the body in a way HTTP/1.1 has not (`Transfer-Encoding: xchunked`, say): a 400.
+    private static func unreadableBody(_ error: HTTPParserError) -> any Error {
+        if error == .invalidEOFState { return ClientLeft() }
+        return WebServicesError.badRequest("The request's body is not framed as HTTP/1.1 frames one (\(error)).")
     }
 
     private static func json(status: HTTPResponse.Status, _ object: WebServicesFormat.Object) -> Response {

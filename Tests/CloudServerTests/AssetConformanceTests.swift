@@ -57,6 +57,8 @@ struct AssetConformanceTests {
             [Server.operation("create", "stolen", fields: ["image": ["value": file.foundationValue, "type": "ASSETID"]])], as: server.bob)
         let refused = stolen.status >= 400 || stolen.records.first?["serverErrorCode"].string != nil
         #expect(refused, "bob saved alice's upload: \(stolen)")
+        // Named as the asset that is missing, not as a missing record (ours).
+        #expect(stolen.records.first?["reason"].string?.hasPrefix("An asset named in image was never uploaded to this account") == true, "\(stolen)")
         #expect(try await server.record("stolen", as: server.bob)["serverErrorCode"] == "NOT_FOUND")
         let looked = try await server.record("picture", as: server.bob)
         #expect(looked.isRecordError("NOT_FOUND", recordName: "picture"), "\(looked)")

@@ -68,6 +68,33 @@ import Testing
         #expect(try alice.records(in: ServerFixture.zone, ofType: "Idea") == [secret])
     }
 
+    @Test("A body framed as HTTP/1.1 never frames one (Transfer-Encoding: xchunked) is a 400 with the JSON error, not a 500; nothing written")
+    func badFramingIsABadRequest() throws {
+        let server = try ServerFixture()
+        let before = try server.snapshot()
+        let answer = try server.raw(
+            "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
+                + "Transfer-Encoding: xchunked\r\nConnection: close\r\n\r\n{}")
+        #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+        #expect(answer.contains("\"serverErrorCode\":\"BAD_REQUEST\""), "\(answer)")
+        #expect(try server.snapshot() == before)
+        #expect(!server.logLines.lines.withLock { $0 }.contains { $0.contains(" 500 ") })
+    }
+
+    @Test("A client that leaves halfway through its body is logged as such (499), never as a server error")
+    func aClientThatLeavesIsNotAServerError() async throws {
+        let server = try ServerFixture()
+        try server.raw(
+            "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
+                + "Content-Length: 1000\r\n\r\n{\"zoneID\":", answer: false)
+        let end = ContinuousClock.now + .seconds(10)
+        while server.logLines.lines.withLock({ $0.isEmpty }), ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let lines = server.logLines.lines.withLock { $0 }
+        #expect(lines.count == 1 && lines[0].contains("/records/modify 499 "), "\(lines)")
+    }
+
     @Test("Behind a proxy that ends TLS (X-Forwarded-Proto: https) the URLs the server hands out are https ones")
     func forwardedProtoMakesHTTPSURLs() throws {
         let server = try ServerFixture()
