@@ -96,6 +96,7 @@ let package = Package(
             dependencies: [
                 "CloudKitModel", "CloudStore", "CloudWebServices", "IdeaBoxCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),

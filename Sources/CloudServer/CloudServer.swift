@@ -2,7 +2,9 @@ import CloudStore
 import CloudWebServices
 import Dispatch
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
+import NIOCore
 import IdeaBoxCore
 import Logging
 import ServiceLifecycle
@@ -27,6 +29,11 @@ public struct CloudServer: Sendable {
     public var clock: WallClock
     /// HTTPS with this certificate, or plain HTTP if nil.
     public var tls: ServerTLS?
+    /// How long a connection may send nothing (between requests, or within one: a header or
+    /// a body that stalls) before it is closed. A held long poll, fully read, is never idle.
+    public var idleTimeout: Duration = .seconds(30)
+    /// How long a stop (SIGTERM) lets the requests in flight finish before closing them.
+    public var shutdownTimeout: Duration = .seconds(10)
 
     /// A server of `store` on `host`:`port`.
     public init(
@@ -49,11 +56,13 @@ public struct CloudServer: Sendable {
     /// The Hummingbird application, built from the settings alone so that a test can run
     /// it in process; `onRunning` gets the port it listens on.
     func application(hub: ZoneChangeHub, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idleTimeout / .nanoseconds(1)))))
+        return
         Application(
             responder: CloudWebResponder(
                 store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub,
                 scheme: scheme),
-            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0.configuration) } ?? .http1(),
+            server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "ideabox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
@@ -75,7 +84,7 @@ public struct CloudServer: Sendable {
         // The hub comes last, so that it is stopped first: its long polls are answered before
         // the server waits for the requests in flight.
         let hub = ZoneChangeHub(store: store, logger: Self.logger)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+        var configuration = ServiceGroupConfiguration(
             services: [
                 try application(hub: hub, onRunning: { listening in
                     port.withLock { $0 = listening }
@@ -84,7 +93,11 @@ public struct CloudServer: Sendable {
                 hub,
             ],
             gracefulShutdownSignals: gracefulShutdownSignals,
-            logger: Logger(label: "ideabox.serve.lifecycle")))
+            logger: Logger(label: "ideabox.serve.lifecycle"))
+        // Past the deadline the requests still in flight are cancelled and their connections closed.
+        configuration.maximumGracefulShutdownDuration = shutdownTimeout
+        configuration.maximumCancellationDuration = .seconds(2)
+        let group = ServiceGroup(configuration: configuration)
         let finished = DispatchSemaphore(value: 0)
         // Every request handler is a child task of this one, so all of them run on threads
         // that may block on the store instead of Swift's few cooperative threads.

@@ -95,6 +95,19 @@ import Testing
         #expect(lines.count == 1 && lines[0].contains("/records/modify 499 "), "\(lines)")
     }
 
+    @Test("A connection that sends nothing, or stalls halfway through a header, is closed after the idle timeout")
+    func idleAndStalledConnectionsAreClosed() throws {
+        let server = try ServerFixture(idleTimeout: .seconds(1))
+        for opening in ["", "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthor"] {
+            let started = ContinuousClock.now
+            let answer = try server.raw(opening)
+            let waited = ContinuousClock.now - started
+            // Closed by the server (recv saw the end) well before the socket's own 5 s limit.
+            #expect(waited < .seconds(4), "\(waited) for \(opening.debugDescription)")
+            #expect(!answer.contains(" 500 "), "\(answer)")
+        }
+    }
+
     @Test("Behind a proxy that ends TLS (X-Forwarded-Proto: https) the URLs the server hands out are https ones")
     func forwardedProtoMakesHTTPSURLs() throws {
         let server = try ServerFixture()

@@ -26,7 +26,8 @@ final class ServerFixture: Sendable {
     let logLines = LineRecorder()
     private let running: RunningServer
 
-    init() throws {
+    /// The server; `idleTimeout` is how long it lets a connection send nothing.
+    init(idleTimeout: Duration = .seconds(30)) throws {
         store = try SQLiteRecordStore.inMemory(
             clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
         try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
@@ -40,7 +41,9 @@ final class ServerFixture: Sendable {
         _ = try store.modify(account: "alice", saves: [RecordSave(secret, policy: .allKeys)], deletes: [])
         let lines = logLines
         let log = RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
-        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()
+        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, log: log)
+        server.idleTimeout = idleTimeout
+        running = try server.start()
     }
 
     deinit {

@@ -13,13 +13,14 @@ extension IdeaBoxCommand {
     /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.
     struct Serve: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "serve",
-            abstract: "Serve the remote over HTTP in CloudKit Web Services' JSON, for devices on other machines.",
+            abstract: "Serve the remote over HTTP or HTTPS in CloudKit Web Services' JSON, for devices on other machines.",
             discussion: """
                 Devices sign in with `ideabox account sign-in NAME --server URL` and the token that \
                 `ideabox serve account add NAME` printed. Each request is logged on standard error (method, path, \
                 status, milliseconds, account; never a token). SIGINT or SIGTERM stops the server after the \
-                requests in flight finish. Other CloudKit Web Services clients send the account's token as \
-                ckWebAuthToken with an API token from `ideabox serve api-token add` as ckAPIToken.
+                requests in flight finish, or --shutdown-timeout passes. Other CloudKit Web Services clients send the \
+                account's token as ckWebAuthToken with an API token from `ideabox serve api-token add` as ckAPIToken. \
+                Across machines, serve HTTPS (--tls-cert, --tls-key) or put it behind a proxy that does.
                 """,
             subcommands: [Account.self, APIToken.self])
 
@@ -35,12 +36,25 @@ extension IdeaBoxCommand {
         var certificateFile: String?
         @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert.", valueName: "file"))
         var keyFile: String?
+        @Option(
+            name: .customLong("idle-timeout"),
+            help: ArgumentHelp(
+                "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle.",
+                valueName: "seconds"))
+        var idleTimeout = 30
+        @Option(
+            name: .customLong("shutdown-timeout"),
+            help: ArgumentHelp("On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them.", valueName: "seconds"))
+        var shutdownTimeout = 10
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func validate() throws {
             _ = try ListenAddress(listen)
             guard (certificateFile == nil) == (keyFile == nil) else {
                 throw ValidationError("--tls-cert and --tls-key go together.")
+            }
+            guard (1...3600).contains(idleTimeout), (0...3600).contains(shutdownTimeout) else {
+                throw ValidationError("--idle-timeout is 1 to 3600 seconds and --shutdown-timeout 0 to 3600.")
             }
             if let bad = containers.first(where: { !WebServicesPath.isValidContainer($0) }) {
                 throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(bad)\".")
@@ -59,9 +73,11 @@ extension IdeaBoxCommand {
                     throw FullCommandError.serverTLS(error.description)
                 }
             }
-            let server = CloudServer(
+            var server = CloudServer(
                 store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
                 log: .standardError(clock: context.clock), tls: tls)
+            server.idleTimeout = .seconds(idleTimeout)
+            server.shutdownTimeout = .seconds(shutdownTimeout)
             let files = FileLimit.raiseToHardLimit()
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             Output.error(
