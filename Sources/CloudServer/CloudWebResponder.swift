@@ -23,6 +23,8 @@ struct CloudWebResponder: HTTPResponder {
     static let maximumBodyBytes = 8 << 20
     /// The page `redirectURL` names, which tells a person how to get a token.
     static let signInPath = "/signin"
+    /// Where a load balancer or an operator asks whether this process serves (ours).
+    static let healthPath = "/healthz"
 
     let store: any RecordStore
     /// The containers served; the first one's databases are the accounts' own (see `owner`).
@@ -54,6 +56,8 @@ struct CloudWebResponder: HTTPResponder {
                 // The rest of the path is a ticket, which authorises whoever holds it: never logged.
                 loggedPath = "/" + path.split(separator: "/").prefix(2).joined(separator: "/") + "/…"
                 response = try await assetBytes(request)
+            } else if path == Self.healthPath, request.method == .get {
+                response = await health()
             } else if path == Self.signInPath, request.method == .get {
                 response = Response(
                     status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -90,6 +94,18 @@ struct CloudWebResponder: HTTPResponder {
             method: request.method.rawValue, path: loggedPath, status: response.status.code,
             elapsed: ContinuousClock.now - started, account: account)
         return response
+    }
+
+    /// `GET /healthz`: 200 `{"status":"ok","store":"ok"}` when the process runs and its
+    /// store answers; 503 with the store's state when it does not, so a load balancer sends
+    /// requests to the other processes meanwhile.
+    private func health() async -> Response {
+        do {
+            _ = try await store.serverSecret()
+            return Self.json(status: .ok, ["status": "ok", "store": "ok"])
+        } catch {
+            return Self.json(status: .serviceUnavailable, ["status": "unavailable", "store": .string("not answering: \(error)")])
+        }
     }
 
     // MARK: Routing and credentials

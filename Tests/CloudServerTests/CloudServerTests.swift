@@ -108,6 +108,13 @@ import Testing
         }
     }
 
+    @Test("GET /healthz answers 200 while the store answers, with no credentials")
+    func health() throws {
+        let server = try ServerFixture()
+        let answer = try server.send("/healthz", method: "GET", body: Data())
+        #expect(answer.status == 200 && answer.json["status"] as? String == "ok" && answer.json["store"] as? String == "ok", "\(answer.json)")
+    }
+
     @Test("Behind a proxy that ends TLS (X-Forwarded-Proto: https) the URLs the server hands out are https ones")
     func forwardedProtoMakesHTTPSURLs() throws {
         let server = try ServerFixture()
