@@ -77,9 +77,27 @@ import Testing
         #expect(try sandbox.run(["serve", "account", "add", "dave"] + store).status == 0)
     }
 
+    @Test func settingsComeFromIDEABOX_SERVE_VariablesWhenNoFlagGivesThem() throws {
+        let sandbox = try Sandbox()
+        let file = sandbox.directory.appendingPathComponent("from-environment.sqlite")
+        let added = try sandbox.run(["serve", "account", "add", "erin"], environment: ["IDEABOX_SERVE_STORE": "sqlite:" + file.path])
+        #expect(added.status == 0 && FileManager.default.fileExists(atPath: file.path), "\(added)")
+        try sandbox.expectRejection(
+            ["serve"], message: "IDEABOX_SERVE_IDLE_TIMEOUT must be a whole number of seconds, not \"soon\". (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_IDLE_TIMEOUT": "soon"])
+        try sandbox.expectRejection(
+            ["serve"], message: "--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together. (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_TLS_CERT": "server.pem"])
+        try sandbox.expectRejection(
+            ["serve"], message: "--listen must be HOST:PORT, such as 127.0.0.1:8420, not \"nowhere\". (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_LISTEN": "nowhere"])
+    }
+
     @Test func tlsNeedsACertificateAndItsKeyAndSaysWhichFileIsWrong() throws {
         let sandbox = try Sandbox()
-        try sandbox.expectRejection(["serve", "--tls-cert", "server.pem"], message: "--tls-cert and --tls-key go together. (see `ideabox help`)")
+        try sandbox.expectRejection(
+            ["serve", "--tls-cert", "server.pem"],
+            message: "--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together. (see `ideabox help`)")
         let notPEM = try sandbox.file("server.pem", "not a certificate\n")
         let refused = try sandbox.run(["serve", "--listen", "127.0.0.1:0", "--tls-cert", notPEM, "--tls-key", notPEM])
         #expect(refused.status != 0 && refused.stderr.contains("The TLS certificate \(notPEM)"), "\(refused)")

@@ -24,49 +24,76 @@ extension IdeaBoxCommand {
                 """,
             subcommands: [Account.self, APIToken.self])
 
-        @Option(help: ArgumentHelp("The address and port to listen on.", valueName: "host:port"))
-        var listen = "127.0.0.1:8420"
+        @Option(help: ArgumentHelp("The address and port to listen on (default: $IDEABOX_SERVE_LISTEN or 127.0.0.1:8420).", valueName: "host:port"))
+        var listen: String?
         @Option(
             name: .customLong("container"),
             help: ArgumentHelp(
                 "A container to serve (repeatable; default \(WebServicesPath.defaultContainer)). Each has its own data; the first holds what earlier servers stored.",
                 valueName: "id"))
         var containers: [String] = []
-        @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, the server's first).", valueName: "file"))
+        @Option(
+            name: .customLong("tls-cert"),
+            help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, the server's first; also $IDEABOX_SERVE_TLS_CERT).", valueName: "file"))
         var certificateFile: String?
-        @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert.", valueName: "file"))
+        @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert (also $IDEABOX_SERVE_TLS_KEY).", valueName: "file"))
         var keyFile: String?
         @Option(
             name: .customLong("idle-timeout"),
             help: ArgumentHelp(
-                "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle.",
+                "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle. (Default: $IDEABOX_SERVE_IDLE_TIMEOUT or 30.)",
                 valueName: "seconds"))
-        var idleTimeout = 30
+        var idleTimeout: Int?
         @Option(
             name: .customLong("shutdown-timeout"),
-            help: ArgumentHelp("On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them.", valueName: "seconds"))
-        var shutdownTimeout = 10
+            help: ArgumentHelp(
+                "On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them. (Default: $IDEABOX_SERVE_SHUTDOWN_TIMEOUT or 10.)",
+                valueName: "seconds"))
+        var shutdownTimeout: Int?
         @OptionGroup var storeOptions: ServeStoreOptions
 
+        /// The settings as given by flags, else by `IDEABOX_SERVE_*` variables, else by default.
+        var settings: Settings {
+            get throws {
+                let environment = ServeEnvironment()
+                let settings = Settings(
+                    listen: try ListenAddress(listen ?? environment["LISTEN"] ?? "127.0.0.1:8420"),
+                    certificateFile: certificateFile ?? environment["TLS_CERT"], keyFile: keyFile ?? environment["TLS_KEY"],
+                    idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? 30,
+                    shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10)
+                guard (settings.certificateFile == nil) == (settings.keyFile == nil) else {
+                    throw ValidationError("--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together.")
+                }
+                guard (1...3600).contains(settings.idleTimeout), (0...3600).contains(settings.shutdownTimeout) else {
+                    throw ValidationError("--idle-timeout is 1 to 3600 seconds and --shutdown-timeout 0 to 3600.")
+                }
+                return settings
+            }
+        }
+
+        /// What `serve` runs with.
+        struct Settings {
+            var listen: ListenAddress
+            var certificateFile: String?
+            var keyFile: String?
+            var idleTimeout: Int
+            var shutdownTimeout: Int
+        }
+
         func validate() throws {
-            _ = try ListenAddress(listen)
-            guard (certificateFile == nil) == (keyFile == nil) else {
-                throw ValidationError("--tls-cert and --tls-key go together.")
-            }
-            guard (1...3600).contains(idleTimeout), (0...3600).contains(shutdownTimeout) else {
-                throw ValidationError("--idle-timeout is 1 to 3600 seconds and --shutdown-timeout 0 to 3600.")
-            }
+            _ = try settings
             if let bad = containers.first(where: { !WebServicesPath.isValidContainer($0) }) {
                 throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(bad)\".")
             }
         }
 
         func run(in context: CommandContext) throws {
-            let address = try ListenAddress(listen)
+            let settings = try settings
+            let address = settings.listen
             let store = try storeOptions.open(context)
             let served = containers.isEmpty ? [WebServicesPath.defaultContainer] : containers
             var tls: ServerTLS?
-            if let certificateFile, let keyFile {
+            if let certificateFile = settings.certificateFile, let keyFile = settings.keyFile {
                 do {
                     tls = try ServerTLS(certificateFile: certificateFile, keyFile: keyFile)
                 } catch {
@@ -76,8 +103,8 @@ extension IdeaBoxCommand {
             var server = CloudServer(
                 store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
                 log: .standardError(clock: context.clock), tls: tls)
-            server.idleTimeout = .seconds(idleTimeout)
-            server.shutdownTimeout = .seconds(shutdownTimeout)
+            server.idleTimeout = .seconds(settings.idleTimeout)
+            server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             let files = FileLimit.raiseToHardLimit()
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             Output.error(
@@ -100,6 +127,9 @@ struct ServeStoreOptions: ParsableArguments {
             valueName: "store"))
     var store: String?
 
+    /// `--store`, else `IDEABOX_SERVE_STORE`.
+    private var chosenStore: String? { store ?? ServeEnvironment()["STORE"] }
+
     // The data root, for the default store: the same --data-dir as every command's (a
     // separate declaration would be taken by the root command).
     @OptionGroup var location: StoreOptions
@@ -111,7 +141,7 @@ struct ServeStoreOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard let store else { return }
+        guard let store = chosenStore else { return }
         let isSQLite = store.hasPrefix("sqlite:") && store.count > "sqlite:".count
         let isPostgres = store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")
         guard isSQLite || isPostgres else {
@@ -120,8 +150,8 @@ struct ServeStoreOptions: ParsableArguments {
     }
 
     func location(_ context: CommandContext) throws -> Location {
-        if let store, store.hasPrefix("postgres") { return .postgres(store) }
-        if let store { return .sqlite(URL(fileURLWithPath: String(store.dropFirst("sqlite:".count)))) }
+        if let store = chosenStore, store.hasPrefix("postgres") { return .postgres(store) }
+        if let store = chosenStore { return .sqlite(URL(fileURLWithPath: String(store.dropFirst("sqlite:".count)))) }
         let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
         return .sqlite(root.appendingPathComponent("server").appendingPathComponent(SQLiteRecordStore.fileName))
     }
@@ -171,5 +201,24 @@ struct ListenAddress {
         else { throw ValidationError("--listen must be HOST:PORT, such as 127.0.0.1:8420, not \"\(text)\".") }
         host = String(text[..<colon])
         self.port = port
+    }
+}
+
+/// `serve`'s settings from the environment (`IDEABOX_SERVE_LISTEN`, `…_STORE`, `…_TLS_CERT`,
+/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`), for a service manager's unit; a
+/// flag given on the command line wins. An empty variable counts as unset.
+struct ServeEnvironment {
+    private let values = ProcessInfo.processInfo.environment
+
+    /// `IDEABOX_SERVE_<name>`, if set and not empty.
+    subscript(name: String) -> String? {
+        values["IDEABOX_SERVE_" + name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `IDEABOX_SERVE_<name>` as whole seconds, if set; an error naming `variable` if it is not a number.
+    func seconds(_ variable: String, _ name: String) throws -> Int? {
+        guard let text = self[name] else { return nil }
+        guard let seconds = Int(text) else { throw ValidationError("\(variable) must be a whole number of seconds, not \"\(text)\".") }
+        return seconds
     }
 }
