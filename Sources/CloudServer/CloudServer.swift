@@ -34,6 +34,9 @@ public struct CloudServer: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// How long a stop (SIGTERM) lets the requests in flight finish before closing them.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// The most connections open at once; more wait in the listen backlog. The default
+    /// leaves room under the process's limit on open files for the store and the logs.
+    public var maximumConnections = max(64, Int(min(FileLimit.current, 1 << 20)) - 64)
 
     /// A server of `store` on `host`:`port`.
     public init(
@@ -55,15 +58,19 @@ public struct CloudServer: Sendable {
 
     /// The Hummingbird application, built from the settings alone so that a test can run
     /// it in process; `onRunning` gets the port it listens on.
-    func application(hub: ZoneChangeHub, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    func application(
+        hub: ZoneChangeHub, metrics: ServerMetrics, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
         let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idleTimeout / .nanoseconds(1)))))
         return
         Application(
             responder: CloudWebResponder(
                 store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub,
-                scheme: scheme),
+                scheme: scheme, metrics: metrics),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "ideabox"),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: "ideabox",
+                availableConnectionsDelegate: ConnectionLimit(limit: maximumConnections, metrics: metrics)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
     }
@@ -86,7 +93,7 @@ public struct CloudServer: Sendable {
         let hub = ZoneChangeHub(store: store, logger: Self.logger)
         var configuration = ServiceGroupConfiguration(
             services: [
-                try application(hub: hub, onRunning: { listening in
+                try application(hub: hub, metrics: ServerMetrics(), onRunning: { listening in
                     port.withLock { $0 = listening }
                     ready.signal()
                 }),

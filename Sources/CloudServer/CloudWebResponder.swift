@@ -25,6 +25,8 @@ struct CloudWebResponder: HTTPResponder {
     static let signInPath = "/signin"
     /// Where a load balancer or an operator asks whether this process serves (ours).
     static let healthPath = "/healthz"
+    /// Where Prometheus reads the server's metrics (ours).
+    static let metricsPath = "/metrics"
 
     let store: any RecordStore
     /// The containers served; the first one's databases are the accounts' own (see `owner`).
@@ -37,6 +39,8 @@ struct CloudWebResponder: HTTPResponder {
     let hub: ZoneChangeHub
     /// `http` or `https`: what the asset and webcourier URLs it hands out start with.
     let scheme: String
+    /// What `/metrics` reports.
+    let metrics: ServerMetrics
     /// What the log says of a client that left before its body arrived (as nginx does).
     static let clientLeftStatus = 499
     /// The longest a long poll is held (about a minute, as CloudKit's).
@@ -58,6 +62,10 @@ struct CloudWebResponder: HTTPResponder {
                 response = try await assetBytes(request)
             } else if path == Self.healthPath, request.method == .get {
                 response = await health()
+            } else if path == Self.metricsPath, request.method == .get {
+                response = Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text(heldPolls: hub.waiting))))
             } else if path == Self.signInPath, request.method == .get {
                 response = Response(
                     status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -86,13 +94,15 @@ struct CloudWebResponder: HTTPResponder {
                 elapsed: ContinuousClock.now - started, account: account)
             return Self.error(WebServicesError.badRequest("The client left before its request was read."))
         } catch let error as CloudError {
+            if error == .internalError || error.code == .serviceUnavailable { metrics.storeFailed() }
             response = Self.error(WebServicesError(error))
         } catch {
+            metrics.storeFailed()
             response = Self.error(WebServicesError(.internalError))
         }
-        log.record(
-            method: request.method.rawValue, path: loggedPath, status: response.status.code,
-            elapsed: ContinuousClock.now - started, account: account)
+        let elapsed = ContinuousClock.now - started
+        log.record(method: request.method.rawValue, path: loggedPath, status: response.status.code, elapsed: elapsed, account: account)
+        metrics.record(route: Self.route(of: request.uri.path), status: response.status.code, elapsed: elapsed)
         return response
     }
 
@@ -106,6 +116,14 @@ struct CloudWebResponder: HTTPResponder {
         } catch {
             return Self.json(status: .serviceUnavailable, ["status": "unavailable", "store": .string("not answering: \(error)")])
         }
+    }
+
+    /// The route a path counts under in `/metrics`: an operation, or one of a few fixed names.
+    static func route(of path: String) -> String {
+        if path.hasPrefix("/webcourier/") { return "webcourier" }
+        if path.hasPrefix("/assets/") { return "assets" }
+        if [healthPath, metricsPath, signInPath].contains(path) { return String(path.dropFirst()) }
+        return WebServicesPath.parse(path)?.operation.rawValue ?? "unknown"
     }
 
     // MARK: Routing and credentials

@@ -115,6 +115,29 @@ import Testing
         #expect(answer.status == 200 && answer.json["status"] as? String == "ok" && answer.json["store"] as? String == "ok", "\(answer.json)")
     }
 
+    @Test("GET /metrics: requests by route and status, latency, open connections, long polls held, store errors, in Prometheus text")
+    func metrics() throws {
+        let server = try ServerFixture()
+        _ = try server.send(Self.modify, token: server.aliceToken, json: Self.harmless)
+        _ = try server.send(Self.modify, token: nil, json: Self.harmless)
+        let answer = try server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("text/plain; version=0.0.4"), "\(answer.prefix(300))")
+        for line in [
+            #"ideabox_requests_total{route="records/modify",status="200"} 1"#,
+            #"ideabox_requests_total{route="records/modify",status="421"} 1"#,
+            #"ideabox_request_duration_seconds_count{route="records/modify"} 2"#,
+            "ideabox_long_polls_held 0.0", "ideabox_store_errors_total 0",
+        ] {
+            #expect(answer.contains(line + "\n"), "no \(line) in:\n\(answer)")
+        }
+        let open = answer.split(separator: "\n").first { $0.hasPrefix("ideabox_open_connections ") }
+        #expect(open.flatMap { Double($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true, "\(String(describing: open))")
+        // A path a client chose never becomes a series of its own.
+        _ = try server.send("/database/1/x/y/private/\(UUID().uuidString)", token: server.aliceToken, json: [:])
+        let again = try server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(again.contains(#"route="unknown""#) && !again.contains("private/"), "\(again)")
+    }
+
     @Test("Behind a proxy that ends TLS (X-Forwarded-Proto: https) the URLs the server hands out are https ones")
     func forwardedProtoMakesHTTPSURLs() throws {
         let server = try ServerFixture()

@@ -1,0 +1,81 @@
+import Foundation
+import HummingbirdCore
+import Prometheus
+import Synchronization
+
+/// What `GET /metrics` tells an operator, in Prometheus's text format (ours): requests by
+/// route and status, their latency by route, the connections open, the long polls held and
+/// the store's errors. Route labels are the operations and a few fixed names, never a path
+/// a client chose, so the number of series stays bounded.
+final class ServerMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    // Descriptors are not Sendable: made where they are used.
+    private static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "ideabox", metricName: "requests", unitName: "total", helpText: "Requests answered, by route and status.")
+    }
+    private static var latency: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "ideabox", metricName: "request_duration", unitName: "seconds", helpText: "Time to answer a request, by route.")
+    }
+    private let connections: Gauge
+    private let longPolls: Gauge
+    private let storeErrors: Counter
+    private static let buckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(65),
+    ]
+
+    init() {
+        connections = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "open_connections", unitName: "", helpText: "Connections open now."))
+        longPolls = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "long_polls_held", unitName: "", helpText: "Long polls waiting for a change now."))
+        storeErrors = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "store_errors", unitName: "total", helpText: "Requests the store failed."))
+    }
+
+    /// Counts one answered request.
+    func record(route: String, status: Int, elapsed: Duration) {
+        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", String(status))]).increment()
+        registry.makeDurationHistogram(descriptor: Self.latency, labels: [("route", route)], buckets: Self.buckets).record(elapsed)
+    }
+
+    /// Counts a request the store failed.
+    func storeFailed() {
+        storeErrors.increment()
+    }
+
+    /// A connection opened (+1) or closed (-1).
+    func connectionsChanged(by change: Double) {
+        connections.increment(by: change)
+    }
+
+    /// The text of every metric now, with `heldPolls` long polls waiting.
+    func text(heldPolls: Int) -> [UInt8] {
+        longPolls.set(Double(heldPolls))
+        return registry.emitToBuffer()
+    }
+}
+
+/// Counts the server's connections for `/metrics`, and stops taking new ones (they wait in
+/// the listen backlog) while `limit` are open, so that accepting never runs the process out
+/// of file descriptors and spins on the failure.
+struct ConnectionLimit: AvailableConnectionsDelegate {
+    let limit: Int
+    let metrics: ServerMetrics
+    var open = 0
+
+    mutating func connectionOpened() {
+        open += 1
+        metrics.connectionsChanged(by: 1)
+    }
+
+    mutating func connectionClosed() {
+        open -= 1
+        metrics.connectionsChanged(by: -1)
+    }
+
+    func isAcceptingNewConnections() -> Bool {
+        open < limit
+    }
+}
