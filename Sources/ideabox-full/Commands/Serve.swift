@@ -100,12 +100,13 @@ extension IdeaBoxCommand {
                     throw FullCommandError.serverTLS(error.description)
                 }
             }
+            // Before the server is made: its connection limit follows the file limit.
+            let files = FileLimit.raiseToHardLimit()
             var server = CloudServer(
                 store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
                 log: .standardError(clock: context.clock), tls: tls)
             server.idleTimeout = .seconds(settings.idleTimeout)
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
-            let files = FileLimit.raiseToHardLimit()
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             Output.error(
                 "serve: listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
