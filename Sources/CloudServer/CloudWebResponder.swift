@@ -114,7 +114,7 @@ struct CloudWebResponder: HTTPResponder {
             _ = try await store.serverSecret()
             return Self.json(status: .ok, ["status": "ok", "store": "ok"])
         } catch {
-            return Self.json(status: .serviceUnavailable, ["status": "unavailable", "store": .string("not answering: \(error)")])
+            return Self.json(status: .serviceUnavailable, ["status": "unavailable", "store": "not answering"])
         }
     }
 
@@ -256,6 +256,13 @@ struct CloudWebResponder: HTTPResponder {
         else {
             throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL is not valid, or it has expired; ask tokens/create again.")
         }
+        // The ticket lasts a week: it serves only while its account still holds a valid token
+        // made before the ticket was, so revoking or deleting (and making the name anew) ends it.
+        let account = String(ticket.owner.split(separator: "@", maxSplits: 1)[0])
+        let issued = ticket.expires.adding(milliseconds: -AssetTicket.webcourierLifetime)
+        guard try await store.accessTokens(account: account).contains(where: { $0.revoked == nil && $0.created <= issued }) else {
+            throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
+        }
         var timeout = Self.longPollTimeout
         let query = request.uri.queryParameters
         if let asked = query["timeout"] {
@@ -286,8 +293,12 @@ struct CloudWebResponder: HTTPResponder {
             "subscriptionID": .string(change.subscriptionID),
             "zoneID": ["zoneName": .string(change.zone.zoneName), "ownerRecordName": .string(Self.userRecordName(ticket.owner))],
         ]
+        // The token to wait after next: where the device stood, moved on for the zone named
+        // only, so that another zone that changed too answers the next poll at once.
         if let current = try? await store.zoneTokens(account: owner) {
-            answer["syncToken"] = .string(DatabaseToken(current).text)
+            var next = since ?? DatabaseToken(current)
+            next.zones[change.zone.zoneName] = DatabaseToken(current).zones[change.zone.zoneName]
+            answer["syncToken"] = .string(next.text)
         }
         return Self.json(status: .ok, answer)
     }

@@ -28,6 +28,8 @@ final class ZoneChangeHub: Service, Sendable {
     private struct State {
         /// The waiting polls, by account and then by poll: a change looks at its account's only.
         var waiters: [String: [UUID: Waiter]] = [:]
+        /// Polls cancelled before they were registered: they are answered as they register.
+        var cancelledEarly: Set<UUID> = []
         var stopped = false
 
         /// Takes the poll `id` of `owner` out of the table, if it still waits.
@@ -64,18 +66,26 @@ final class ZoneChangeHub: Service, Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let waiter = Waiter(subscriptions: subscriptions, deadline: .now + timeout, continuation: continuation)
-                let stopped = state.withLock { state in
-                    if !state.stopped { state.waiters[owner, default: [:]][id] = waiter }
-                    return state.stopped
+                let answeredAtOnce = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil || state.stopped { return true }
+                    state.waiters[owner, default: [:]][id] = waiter
+                    return false
                 }
-                if stopped { return continuation.resume(returning: nil) }
+                if answeredAtOnce { return continuation.resume(returning: nil) }
                 Task { [self] in
                     guard let change = await alreadyChanged() else { return }
                     state.withLock { $0.remove(id, of: owner) }?.continuation.resume(returning: change)
                 }
             }
         } onCancel: {
-            state.withLock { $0.remove(id, of: owner) }?.continuation.resume(returning: nil)
+            let waiter = state.withLock { state in
+                guard let waiter = state.remove(id, of: owner) else {
+                    state.cancelledEarly.insert(id)
+                    return nil as Waiter?
+                }
+                return waiter
+            }
+            waiter?.continuation.resume(returning: nil)
         }
     }
 
@@ -106,9 +116,11 @@ final class ZoneChangeHub: Service, Sendable {
 
     /// Answers the polls whose time is up.
     func sweep(now: ContinuousClock.Instant = .now) {
-        let expired = state.withLock { state in
-            state.waiters.flatMap { owner, waiters in waiters.filter { $0.value.deadline <= now }.map { (owner, $0.key) } }
-                .compactMap { state.remove($0.1, of: $0.0)?.continuation }
+        let expired = state.withLock { state -> [CheckedContinuation<Change?, Never>] in
+            // A cancel that came after its poll was answered left its id here: forget them.
+            state.cancelledEarly.removeAll()
+            let due = state.waiters.flatMap { owner, waiters in waiters.filter { $0.value.deadline <= now }.map { (owner, $0.key) } }
+            return due.compactMap { state.remove($0.1, of: $0.0)?.continuation }
         }
         for continuation in expired { continuation.resume(returning: nil) }
     }

@@ -90,10 +90,14 @@ public final class ChangeListener: Sendable {
         guard state.withLock({ !$0.isStopped && $0.attempt == attempt }) else { return }
         do {
             let cursor = try feed.startWatching(zones)
-            state.withLock {
-                $0.cursor = cursor
-                $0.failures = 0
+            // A sooner try (`retryNow`) made while this one waited takes over: one poll at a time.
+            let current = state.withLock { state -> Bool in
+                guard state.attempt == attempt else { return false }
+                state.cursor = cursor
+                state.failures = 0
+                return true
             }
+            guard current else { return }
             report(.live)
             onChange(zones)
             scheduler.schedule(after: 0) { [self] in poll() }

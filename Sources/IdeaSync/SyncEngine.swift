@@ -51,6 +51,9 @@ public final class SyncEngine: Sendable {
         var scope = SyncScope.zones([])
         /// Whether the next sync is the idle look, which a sooner request replaces.
         var scheduledRunIsIdle = false
+        /// When a sync of everything last succeeded: the safety fetch counts from it, so that
+        /// notifications coming more often than it never put it off.
+        var lastFullSync: Int64?
         var delivery: ChangeDelivery?
         var isLooking = false
     }
@@ -174,7 +177,10 @@ public final class SyncEngine: Sendable {
     /// Asks for the idle engine's next look: in a second while polling, in five minutes
     /// (the safety fetch) while a long poll is held.
     private func requestIdleSync() {
-        request(after: delivery == .live ? Self.safetyMilliseconds : Self.periodicMilliseconds, isIdle: true)
+        guard delivery == .live else { return request(after: Self.periodicMilliseconds, isIdle: true) }
+        let now = scheduler.clock.now().milliseconds
+        let due = (state.withLock { $0.lastFullSync } ?? now) + Self.safetyMilliseconds
+        request(after: due - now, isIdle: true)
     }
 
     /// While a long poll is held, syncs what this profile's other processes queued (the
@@ -204,7 +210,10 @@ public final class SyncEngine: Sendable {
             guard !state.isStopped else { return nil }
             let due = max(now + max(0, milliseconds), state.notBefore ?? now)
             if let next = state.nextRunDue, next <= due {
-                if !isIdle { state.scope.add(scope) }
+                if !isIdle {
+                    state.scope.add(scope)
+                    state.scheduledRunIsIdle = false
+                }
                 return nil
             }
             if state.nextRunDue == nil || state.scheduledRunIsIdle {
@@ -238,6 +247,8 @@ public final class SyncEngine: Sendable {
             var report = SyncReport()
             if scope.covers(IdeaRecord.zone) {
                 report = try session.run()
+            } else {
+                try session.checkAccount()
             }
             for companion in companions where scope.covers(companion.zone) {
                 try Self.asSyncFailure { try companion.sync() }
@@ -245,6 +256,7 @@ public final class SyncEngine: Sendable {
             let firstSuccess = state.withLock { state -> Bool in
                 state.retryAttempt = 0
                 state.lastFailure = nil
+                if scope == .everything { state.lastFullSync = scheduler.clock.now().milliseconds }
                 defer { state.hasCheckedIntegrity = true }
                 return !state.hasCheckedIntegrity
             }

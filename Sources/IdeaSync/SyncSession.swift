@@ -136,6 +136,20 @@ public struct SyncSession: Sendable {
     /// must exist. It is created once, before the first fetch: a device with a change token
     /// had it, and a fetch that finds it gone creates it again.
     private func prepare() throws {
+        let metadata = try checkedAccount()
+        if metadata.changeToken == nil {
+            try database.createZone(IdeaRecord.zone)
+        }
+    }
+
+    /// Checks, without the network, that the device is signed in to the account its ideas
+    /// belong to (binding them to it the first time), as every sync of anything must: a sync
+    /// of the library alone runs this before it.
+    public func checkAccount() throws(SyncFailure) {
+        try perform { _ = try checkedAccount() }
+    }
+
+    private func checkedAccount() throws -> SyncMetadata {
         guard case .available(let account) = try database.accountStatus() else { throw SyncFailure.notSignedIn }
         let metadata = try repository.syncMetadata()
         let bound = metadata.accountName
@@ -145,9 +159,7 @@ public struct SyncSession: Sendable {
         if bound == nil {
             try repository.bindAccount(account)
         }
-        if metadata.changeToken == nil {
-            try database.createZone(IdeaRecord.zone)
-        }
+        return metadata
     }
 
     /// Fetches the remote's changes page by page, each page applied with its token in one

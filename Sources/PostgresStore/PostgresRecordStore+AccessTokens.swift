@@ -19,7 +19,8 @@ extension PostgresRecordStore {
             ).collect()
             guard let (account, lastUsed) = try rows.first?.decode((String, Int64?).self) else { return nil }
             if lastUsed.map({ now - $0 >= Self.lastUsedResolution }) ?? true {
-                try await connection.query("UPDATE access_token SET last_used_at = \(now) WHERE hash = \(tokenHash)", logger: logger)
+                // Best effort: a database that cannot write still lets its accounts read.
+                _ = try? await connection.query("UPDATE access_token SET last_used_at = \(now) WHERE hash = \(tokenHash)", logger: logger)
             }
             return account
         }
@@ -28,7 +29,10 @@ extension PostgresRecordStore {
     public func accountName(matching name: String) async throws -> String? {
         try await run { connection in
             try await connection.query(
-                "SELECT account FROM access_token WHERE lower(account) = lower(\(name)) ORDER BY created_at LIMIT 1", logger: logger
+                """
+                SELECT account FROM access_token WHERE lower(account) = lower(\(name))
+                ORDER BY (account = \(name)) DESC, created_at LIMIT 1
+                """, logger: logger
             ).collect().first?.decode(String.self)
         }
     }

@@ -36,19 +36,23 @@ extension SQLiteRecordStore {
         guard let found else { return nil }
         let now = clock.now().milliseconds
         if (found["lastUsedAt"] as Int64?).map({ now - $0 >= Self.lastUsedResolution }) ?? true {
-            try writer.write { db in
+            // Best effort: a store that cannot write (a full disk) still lets its accounts read.
+            try? writer.write { db in
                 try db.execute(sql: "UPDATE accessToken SET lastUsedAt = ? WHERE hash = ?", arguments: [now, tokenHash])
             }
         }
         return found["account"]
     }
 
-    /// The account named `name` in any case, as it was first spelled, or nil.
+    /// The account named `name` in any case, as it was spelled, or nil: the very spelling
+    /// first (a store from before names were one whatever their case may hold two), else
+    /// the oldest.
     public func accountName(matching name: String) throws -> String? {
         try writer.read { db in
             try String.fetchOne(
-                db, sql: "SELECT account FROM accessToken WHERE account = ? COLLATE NOCASE ORDER BY createdAt LIMIT 1",
-                arguments: [name])
+                db,
+                sql: "SELECT account FROM accessToken WHERE account = ? COLLATE NOCASE ORDER BY account = ? DESC, createdAt LIMIT 1",
+                arguments: [name, name])
         }
     }
 

@@ -6,6 +6,7 @@ import CloudWebServices
 import Foundation
 import IdeaBoxCore
 import RemoteTestSupport
+import SQLiteStore
 import Testing
 
 /// The HTTP client: every error the server can answer with comes back as the same
@@ -166,6 +167,39 @@ extension WebServicesDatabaseTests {
         #expect(took < .seconds(10))
         // The notice's cursor covers that change: the next poll waits again.
         #expect(try await Self.onThread { try alice.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
+    }
+
+    @Test("Two zones changed since the cursor: one notice names one, and its cursor makes the next answer at once with the other")
+    func twoZonesChangedAreBothNamedInTurn() async throws {
+        let server = try ServerFixture()
+        let alice = server.client("alice", token: server.aliceToken)
+        let library = RecordZoneID(zoneName: "RawLibraryZone")
+        try alice.createZone(library)
+        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone, library]) }
+        for zone in [ServerFixture.zone, library] {
+            let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "n", zoneID: zone))
+            _ = try await Self.onThread { try alice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+        }
+        let first = try #require(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 5) })
+        let second = try #require(try await Self.onThread { try alice.waitForChanges(after: first.cursor, seconds: 5) })
+        #expect(Set(first.zones + second.zones) == [ServerFixture.zone, library], "\(first) \(second)")
+        #expect(try await Self.onThread { try alice.waitForChanges(after: second.cursor, seconds: 1) } == nil)
+    }
+
+    @Test("A webcourier URL stops serving once its account has no valid token made before it (revoked, or deleted and made anew)")
+    func webcourierEndsWithItsAccountsTokens() async throws {
+        // The wall clock, so that a token made later is later than the URL.
+        let store = try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200)
+        let served = try ServedRemote(store: store, account: "alice", maximumRecordsPerRequest: 200)
+        let alice = served.client()
+        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
+        #expect(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 1) } == nil)
+        try store.deleteAccount("alice")
+        #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
+        // The name made anew, with a new token: the old URL still does not serve.
+        try await Task.sleep(for: .milliseconds(5))
+        try store.addAccessToken(hash: AccessToken.hash(AccessToken.generate()), account: "alice", label: "token")
+        #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
     }
 
     @Test("A since token the server never gave out is refused as an expired token, not taken for no change")

@@ -113,6 +113,21 @@ import Testing
         #expect(harness.feed.starts == 2)
     }
 
+    @Test func aRetryMadeWhileAConnectWaitsTakesOverSoOnlyOnePollRuns() {
+        let feed = ScriptedChangeFeed([.notice([Self.ideas])], startFailures: [.networkFailure, nil, nil])
+        let harness = Harness(feed)
+        harness.listener.start()
+        harness.scheduler.runDue()
+        #expect(harness.delivered == [.polling])
+        // The backoff's try (at 1 s) is under way when the network comes back.
+        feed.whileStarting { harness.listener.retryNow() }
+        harness.scheduler.advance(by: 1000)
+        // The retry's connect ran after it; only its poll chain waits.
+        #expect(harness.feed.starts == 3)
+        #expect(harness.feed.waitedAfter.allSatisfy { $0 != "start-2" }, "\(harness.feed.waitedAfter)")
+        #expect(harness.feed.waitedAfter.first == "start-3")
+    }
+
     @Test func stopEndsTheLoopAfterTheWaitUnderWay() {
         let harness = Harness(ScriptedChangeFeed([.timeout, .timeout, .timeout]))
         harness.listener.start()
@@ -138,6 +153,7 @@ final class ScriptedChangeFeed: ZoneChangeFeed {
         var waits = 0
         var waitedAfter: [String] = []
         var whenExhausted: (@Sendable () -> Void)?
+        var whileStarting: (@Sendable () -> Void)?
     }
 
     private let state: Mutex<State>
@@ -156,8 +172,18 @@ final class ScriptedChangeFeed: ZoneChangeFeed {
         state.withLock { $0.whenExhausted = action }
     }
 
+    /// Calls `action` (once) in the middle of the next start, as a key pressed meanwhile would.
+    func whileStarting(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.whileStarting = action }
+    }
+
     func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
-        try state.withLock { state in
+        let during = state.withLock { state in
+            defer { state.whileStarting = nil }
+            return state.whileStarting
+        }
+        during?()
+        return try state.withLock { state in
             state.starts += 1
             if !state.startFailures.isEmpty, let failure = state.startFailures.removeFirst() { throw failure }
             return ChangeCursor("start-\(state.starts)")

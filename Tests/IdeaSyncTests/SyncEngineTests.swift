@@ -179,6 +179,43 @@ import Testing
         a.engine.stop()
     }
 
+    @Test func notificationsMoreOftenThanTheSafetyFetchNeverPutItOff() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let companion = CountingCompanion()
+        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
+        engine.deliveryChanged(.live)
+        engine.start()
+        fixture.scheduler.runDue()
+        let runs = companion.runs
+        for _ in 0..<4 {
+            fixture.scheduler.advance(by: 60_000)
+            engine.changesArrived(in: [RecordZoneID(zoneName: "Ideas")])
+            fixture.scheduler.runDue()
+        }
+        #expect(companion.runs == runs, "an ideas notice ran the library")
+        fixture.scheduler.advance(by: SyncEngine.safetyMilliseconds - 4 * 60_000)
+        #expect(companion.runs == runs + 1, "the safety fetch was put off by the notices")
+        engine.stop()
+    }
+
+    @Test func aSyncOfTheLibraryAloneStillChecksTheAccount() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let companion = CountingCompanion()
+        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
+        engine.deliveryChanged(.live)
+        engine.start()
+        fixture.scheduler.runDue()
+        let runs = companion.runs
+        try fixture.cloud.signIn(device: "a", account: "someone-else")
+        engine.changesArrived(in: [companion.zone])
+        fixture.scheduler.runDue()
+        #expect(companion.runs == runs, "the library synced into another account")
+        guard case .wrongAccount = engine.status else { Issue.record("\(engine.status)"); return }
+        engine.stop()
+    }
+
     @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLook() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
