@@ -100,10 +100,11 @@ import Testing
         let server = try ServerFixture(idleTimeout: .seconds(1))
         for opening in ["", "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthor"] {
             let started = ContinuousClock.now
-            let answer = try server.raw(opening)
+            let answer = try server.raw(opening, waitingAtMost: 30)
             let waited = ContinuousClock.now - started
-            // Closed by the server (recv saw the end) well before the socket's own 5 s limit.
-            #expect(waited < .seconds(4), "\(waited) for \(opening.debugDescription)")
+            // Closed by the server (recv saw the end), not by the socket's own 30 s limit; a
+            // loaded run may take a few seconds more than the 1 s asked for.
+            #expect(waited < .seconds(15), "\(waited) for \(opening.debugDescription)")
             #expect(!answer.contains(" 500 "), "\(answer)")
         }
     }

@@ -59,7 +59,8 @@ final class ServerFixture: Sendable {
 
     /// A client of `account` with `token`.
     func client(_ account: String, token: String?) -> WebServicesDatabase {
-        WebServicesDatabase(endpoint: .init(server: baseURL), accountName: account, token: token, timeout: 10)
+        // Generous: on a loaded test run's two cores an answer can take seconds.
+        WebServicesDatabase(endpoint: .init(server: baseURL), accountName: account, token: token, timeout: 30)
     }
 
     /// Everything the store holds, for comparing before and after a request.
@@ -105,10 +106,10 @@ final class ServerFixture: Sendable {
 
     /// Sends `object` as JSON.
     /// Writes `bytes` to the server on a socket of its own, as a hostile client would; with
-    /// `answer`, reads until the server closes or 5 s pass and returns what it said, else
-    /// closes at once, mid-request.
+    /// `answer`, reads until the server closes or `seconds` pass and returns what it said,
+    /// else closes at once, mid-request.
     @discardableResult
-    func raw(_ bytes: String, answer: Bool = true) throws -> String {
+    func raw(_ bytes: String, answer: Bool = true, waitingAtMost seconds: Int = 5) throws -> String {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown) }
         defer { close(descriptor) }
@@ -120,7 +121,7 @@ final class ServerFixture: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = Array(bytes.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard answer else { return "" }

@@ -12,7 +12,9 @@ import Testing
 /// The HTTP client: every error the server can answer with comes back as the same
 /// `CloudError`, retry-after included, and a server that can't be reached is a network
 /// failure to retry.
-@Suite struct WebServicesDatabaseTests {
+// Serialized: its tests hold long polls and blocking threads, and a full run's load made
+// several at once outlast the client's timeout.
+@Suite(.serialized) struct WebServicesDatabaseTests {
     /// A store that lets every token in and fails every operation with `error`.
     struct FailingStore: RecordStore {
         let error: CloudError
@@ -128,7 +130,7 @@ extension WebServicesDatabaseTests {
             return
         }
         #expect(host == "192.0.2.1" && reason.contains("plain HTTP to another machine"))
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(5), "a request went out and waited for its connection")
         #expect(cloudError { try client.startWatching([ServerFixture.zone]) }?.code == .untrustedServer)
         for host in ["127.0.0.1", "127.255.0.9", "::1", "[::1]", "localhost", "LOCALHOST"] {
             #expect(LoopbackHost.contains(host), "\(host)")
@@ -164,7 +166,7 @@ extension WebServicesDatabaseTests {
         }
         let notice = try #require(answer)
         #expect(notice.zones == [ServerFixture.zone] && notice.cursor != cursor)
-        #expect(took < .seconds(10))
+        #expect(took < .seconds(25), "answered at \(took), not at once (the poll's own time is 30 s)")
         // The notice's cursor covers that change: the next poll waits again.
         #expect(try await Self.onThread { try alice.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
     }
