@@ -296,8 +296,9 @@ struct CloudWebResponder: HTTPResponder {
         // The token to wait after next: where the device stood, moved on for the zone named
         // only, so that another zone that changed too answers the next poll at once.
         if let current = try? await store.zoneTokens(account: owner) {
-            var next = since ?? DatabaseToken(current)
-            next.zones[change.zone.zoneName] = DatabaseToken(current).zones[change.zone.zoneName]
+            let now = DatabaseToken(current)
+            var next = since ?? now
+            next.zones[change.zone.zoneName] = now.zones[change.zone.zoneName]
             answer["syncToken"] = .string(next.text)
         }
         return Self.json(status: .ok, answer)

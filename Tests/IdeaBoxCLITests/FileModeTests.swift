@@ -1,5 +1,4 @@
 import Foundation
-import ProcessTestSupport
 import Testing
 
 /// Under the usual umask (022), what IdeaBox writes is readable by its user only: the
@@ -20,16 +19,8 @@ import Testing
         let sandbox = try Sandbox()
         _ = try sandbox.add("私人的想法", on: "A")
         // A process that stays keeps the WAL and SHM files (the last to close removes them).
-        let output = sandbox.directory.appendingPathComponent("watch.out")
-        var environment = sandbox.environment
-        environment["IDEABOX_PROFILE"] = "A"
-        let watch = try ChildProcess.start(
-            IdeaBoxBinary.url().path, ["sync", "--watch"], environment: environment, directory: sandbox.directory.path,
-            output: output.path, error: sandbox.directory.appendingPathComponent("watch.err").path)
-        let end = ContinuousClock.now + .seconds(30)
-        while !((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("Synced: 1 sent"), ContinuousClock.now < end {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let watch = try sandbox.startWatch(on: "A")
+        try await watch.waitUntil("A has sent its idea") { watch.printed.contains("Synced: 1 sent") }
         let root = sandbox.dataRoot
         for folder in ["", "profiles", "profiles/A"] {
             #expect(Self.mode(root.appendingPathComponent(folder)) == 0o700, "folder \(folder)")

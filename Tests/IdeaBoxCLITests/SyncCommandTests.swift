@@ -1,34 +1,20 @@
 import Foundation
 import IdeaBoxCore
-import ProcessTestSupport
 import Testing
 
 /// `ideabox sync` between two profiles (two devices of one account) under one data root.
 @Suite struct SyncCommandTests {
     @Test func watchSyncsEachChangeOfAnotherDeviceAsItHappensAndStopsOnSIGTERM() async throws {
         let sandbox = try Sandbox()
-        let output = sandbox.directory.appendingPathComponent("watch.out")
-        var environment = sandbox.environment
-        environment["IDEABOX_PROFILE"] = "B"
-        let watch = try ChildProcess.start(
-            IdeaBoxBinary.url().path, ["sync", "--watch"], environment: environment, directory: sandbox.directory.path,
-            output: output.path, error: sandbox.directory.appendingPathComponent("watch.err").path)
-        func watched() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
-        func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
-            let end = ContinuousClock.now + .seconds(30)
-            while try !condition() {
-                guard ContinuousClock.now < end else { throw IdeaBoxProcessError(description: "timed out until \(what):\n\(watched())") }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        try await waitUntil("B listens") { watched().contains("Listening: changes of other devices arrive live.") }
+        let watch = try sandbox.startWatch(on: "B")
+        try await watch.waitUntil("B listens") { watch.printed.contains("Listening: changes of other devices arrive live.") }
         #expect(try sandbox.succeed(on: "B", ["status"]).contains("changes arrive: live (a long poll is held)\n"))
 
         let id = try sandbox.add("從 A 來的", on: "A")
         try sandbox.sync("A")
-        try await waitUntil("B has A's idea") { try sandbox.succeed(on: "B", ["list"]).contains("\(id.prefix(8))  [ ] 從 A 來的") }
-        try await waitUntil("the watch says so") { watched().contains("Synced: 0 sent, 1 received, 0 conflicts.") }
-        #expect(watched().split(separator: "\n").allSatisfy { $0.hasPrefix("20") }, "every line starts with its time")
+        try await watch.waitUntil("B has A's idea") { try sandbox.succeed(on: "B", ["list"]).contains("\(id.prefix(8))  [ ] 從 A 來的") }
+        try await watch.waitUntil("the watch says so") { watch.printed.contains("Synced: 0 sent, 1 received, 0 conflicts.") }
+        #expect(watch.printed.split(separator: "\n").allSatisfy { $0.hasPrefix("20") }, "every line starts with its time")
 
         #expect(try watch.stop(SIGTERM) == 0)
         #expect(try sandbox.succeed(on: "B", ["status"]).contains("changes arrive: when synced"))

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import IdeaBoxCore
 import Testing
 
@@ -108,5 +109,41 @@ extension Sandbox {
 
     private func decode<Value: Decodable>(_ output: String) throws -> Value {
         try JSONDecoder().decode(Value.self, from: Data(output.utf8))
+    }
+}
+
+/// `ideabox sync --watch` running on one profile of a sandbox, until `stop`.
+struct WatchProcess {
+    let child: RunningChild
+    let output: URL
+
+    /// What it printed so far.
+    var printed: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
+    /// Waits, looking every 20 ms, until `condition` holds; throws, with what it printed, after 30 s.
+    func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
+        let end = ContinuousClock.now + .seconds(30)
+        while try !condition() {
+            guard ContinuousClock.now < end else { throw IdeaBoxProcessError(description: "timed out until \(what):\n\(printed)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Sends `signal` and returns the exit status.
+    func stop(_ signal: Int32 = SIGTERM) throws -> Int32 {
+        try child.stop(signal)
+    }
+}
+
+extension Sandbox {
+    /// Starts `ideabox sync --watch` on `profile`.
+    func startWatch(on profile: String) throws -> WatchProcess {
+        var environment = self.environment
+        environment["IDEABOX_PROFILE"] = profile
+        let output = directory.appendingPathComponent("watch-\(profile).out")
+        let child = try ChildProcess.start(
+            IdeaBoxBinary.url().path, ["sync", "--watch"], environment: environment, directory: directory.path,
+            output: output.path, error: directory.appendingPathComponent("watch-\(profile).err").path)
+        return WatchProcess(child: child, output: output)
     }
 }
