@@ -37,6 +37,9 @@ public struct CloudServer: Sendable {
     /// The most connections open at once; more wait in the listen backlog. The default
     /// leaves room under the process's limit on open files for the store and the logs.
     public var maximumConnections = max(64, Int(min(FileLimit.current, 1 << 20)) - 64)
+    /// The most bytes of header a request may have; a larger one is answered with the JSON
+    /// error (`BAD_REQUEST`) and its connection closed.
+    static let maximumHeaderBytes = 64 << 10
 
     /// A server of `store` on `host`:`port`.
     public init(
@@ -61,7 +64,11 @@ public struct CloudServer: Sendable {
     func application(
         hub: ZoneChangeHub, metrics: ServerMetrics, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idleTimeout / .nanoseconds(1)))))
+        let registry = ConnectionRegistry()
+        let http1 = HTTPServerBuilder.http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionWatch(registry: registry)],
+            idleTimeout: .nanoseconds(Int64(idleTimeout / .nanoseconds(1))),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes)))
         return
         Application(
             responder: CloudWebResponder(
@@ -70,7 +77,7 @@ public struct CloudServer: Sendable {
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: "ideabox",
-                availableConnectionsDelegate: ConnectionLimit(limit: maximumConnections, metrics: metrics)),
+                availableConnectionsDelegate: ConnectionLimit(limit: maximumConnections, metrics: metrics, registry: registry)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
     }

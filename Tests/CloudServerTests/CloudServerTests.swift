@@ -109,6 +109,29 @@ import Testing
         }
     }
 
+    @Test("A header over the limit gets the JSON error (400, BAD_REQUEST) that names the limit, not an empty 400")
+    func oversizedHeaderIsAJSONError() throws {
+        let server = try ServerFixture()
+        let answer = try server.raw(
+            "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 70_000))\r\n\r\n{}")
+        #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(300))")
+        #expect(answer.contains("application/json") && answer.contains("\"serverErrorCode\":\"BAD_REQUEST\""), "\(answer)")
+        #expect(answer.contains("over 64 KiB"), "\(answer)")
+    }
+
+    @Test("At its connection limit the server closes the connection idle longest: 40 connections that send nothing never keep a request out")
+    func idleConnectionsMakeRoomForANewOne() throws {
+        let server = try ServerFixture(maximumConnections: 16)
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<40 { idle.append(try server.connection()) }
+        let started = ContinuousClock.now
+        let answer = try server.raw("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", waitingAtMost: 20)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+        // Well under the 30 s idle timeout that would otherwise be the first to make room.
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
     @Test("GET /healthz answers 200 while the store answers, with no credentials")
     func health() throws {
         let server = try ServerFixture()

@@ -26,8 +26,9 @@ final class ServerFixture: Sendable {
     let logLines = LineRecorder()
     private let running: RunningServer
 
-    /// The server; `idleTimeout` is how long it lets a connection send nothing.
-    init(idleTimeout: Duration = .seconds(30)) throws {
+    /// The server; `idleTimeout` is how long it lets a connection send nothing, and
+    /// `maximumConnections` how many it keeps open.
+    init(idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil) throws {
         store = try SQLiteRecordStore.inMemory(
             clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
         try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
@@ -43,6 +44,7 @@ final class ServerFixture: Sendable {
         let log = RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
         var server = CloudServer(store: store, host: "127.0.0.1", port: 0, log: log)
         server.idleTimeout = idleTimeout
+        if let maximumConnections { server.maximumConnections = maximumConnections }
         running = try server.start()
     }
 
@@ -110,17 +112,8 @@ final class ServerFixture: Sendable {
     /// else closes at once, mid-request.
     @discardableResult
     func raw(_ bytes: String, answer: Bool = true, waitingAtMost seconds: Int = 5) throws -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown) }
+        let descriptor = try connection()
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!.port!).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = Array(bytes.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -133,6 +126,24 @@ final class ServerFixture: Sendable {
             received += chunk[0..<count]
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// A socket connected to the server, which the caller closes.
+    func connection() throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!.port!).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw CocoaError(.fileReadUnknown)
+        }
+        return descriptor
     }
 
     func send(_ path: String, token: String?, json object: [String: Any]) throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {

@@ -60,12 +60,16 @@ final class ServeProcess {
 
     /// Starts the server (on its earlier port after a restart) and returns once it listens;
     /// `arguments` go after the listen address and the store (`--tls-cert F --tls-key K`).
-    func start(_ arguments: [String] = []) async throws {
+    /// With `fileLimit`, the server may open that many files, soft and hard limit alike.
+    func start(_ arguments: [String] = [], fileLimit: Int? = nil) async throws {
         guard child == nil else { return }
         starts += 1
         let log = logFile(starts)
+        let command = [ideabox.path, "serve", "--listen", "127.0.0.1:\(port ?? 0)", "--store", store] + arguments
+        // prlimit sets the limits, then becomes the server (the same process).
+        let limited = fileLimit.map { ["/usr/bin/prlimit", "--nofile=\($0):\($0)"] + command } ?? command
         child = try ChildProcess.start(
-            ideabox.path, ["serve", "--listen", "127.0.0.1:\(port ?? 0)", "--store", store] + arguments, environment: environment,
+            limited[0], Array(limited.dropFirst()), environment: environment,
             output: directory.appendingPathComponent("serve.out").path, error: log.path)
         let clock = ContinuousClock()
         let deadline = clock.now + Self.startTimeout
