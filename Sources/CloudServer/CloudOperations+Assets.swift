@@ -5,7 +5,8 @@ import Foundation
 import NIOCore
 
 /// `assets/upload`, Apple's two steps: the request for upload URLs, then a POST of the bytes
-/// to each URL (`AssetTicket`). `assets/download` is IdeaBox's earlier way to read an asset.
+/// to each URL (`AssetTicket`, `CloudWebResponder.receiveAsset`). `assets/download` is
+/// IdeaBox's earlier way to read an asset.
 extension CloudOperations {
     /// `tokens[{recordName?, recordType?, fieldName}]` in `zoneID?`: an upload URL for each,
     /// `tokens[{recordName, fieldName, url}]` (a missing `recordName` gets a new UUID).
@@ -25,28 +26,12 @@ extension CloudOperations {
         })]
     }
 
-    /// Stores the bytes POSTed to an upload URL, named by their checksum, and answers
-    /// `{singleFile: {fileChecksum, size, receipt}}`, whose inner dictionary a save names as
-    /// an `ASSETID` value.
-    static func upload(_ body: ByteBuffer, owner: String, store: any RecordStore) async throws -> Object {
-        let reference = try await store.storeAsset(Data(body.readableBytesView), account: owner)
-        return ["singleFile": WebServicesFormat.object(reference)]
-    }
-
-    /// The bytes of the asset `{fileChecksum}` names, if this account uploaded it.
-    func downloadAsset(_ body: Object) async throws -> Data {
+    /// The checksum of `assets/download`'s `{fileChecksum}`.
+    static func downloadChecksum(_ body: Object) throws -> String {
         let checksum = try WebServicesFormat.string(body["fileChecksum"], at: "fileChecksum")
         guard AssetReference(checksum: checksum, size: 0) != nil else {
             throw WebServicesError.badRequest("fileChecksum must be a SHA-256 in lower-case hex.")
         }
-        return try await Self.asset(checksum, owner: owner, store: store)
-    }
-
-    /// The bytes of `owner`'s asset `checksum`, or `NOT_FOUND`.
-    static func asset(_ checksum: String, owner: String, store: any RecordStore) async throws -> Data {
-        guard let data = try await store.asset(checksum, account: owner) else {
-            throw WebServicesError(code: "NOT_FOUND", reason: "No asset \(checksum) in this account.")
-        }
-        return data
+        return checksum
     }
 }

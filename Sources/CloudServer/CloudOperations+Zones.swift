@@ -82,9 +82,15 @@ extension CloudOperations {
             }
             zones.append((type, zoneID))
         }
+        // A zone beyond the account's quota fails alone, as its own QUOTA_EXCEEDED.
+        var refused = Set<RecordZoneID>()
         for (type, zone) in zones {
             if type == "create" {
-                try await store.createZone(zone, account: owner)
+                do {
+                    try await store.createZone(zone, account: owner)
+                } catch CloudError.quotaExceeded {
+                    refused.insert(zone)
+                }
             } else {
                 try await store.deleteZone(zone, account: owner)
             }
@@ -92,6 +98,9 @@ extension CloudOperations {
         await hub.post(owner: owner, zones: Set(zones.filter { $0.type == "delete" }.map(\.zone)))
         let tokens = zones.contains(where: { $0.type == "create" }) ? try await zoneTokens() : [:]
         return ["zones": .array(zones.map { type, zone in
+            if refused.contains(zone) {
+                return ["zoneID": zoneIDObject(zone), "serverErrorCode": "QUOTA_EXCEEDED", "reason": "The account holds its quota of zones."]
+            }
             guard type == "create", let token = tokens[zone] else { return ["zoneID": zoneIDObject(zone), "deleted": true] }
             return zoneObject(zone, token: token.data.base64EncodedString())
         })]

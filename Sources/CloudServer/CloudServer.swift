@@ -37,6 +37,11 @@ public struct CloudServer: Sendable {
     /// The most connections open at once; more wait in the listen backlog. The default
     /// leaves room under the process's limit on open files for the store and the logs.
     public var maximumConnections = max(64, Int(min(FileLimit.current, 1 << 20)) - 64)
+    /// The most asset uploads received at once; more are answered `TRY_AGAIN_LATER`. Each
+    /// is written to a file as it arrives, so this bounds open files and disk, not memory.
+    public var maximumUploads = 16
+    /// How often assets no record names are collected (those uploaded over an hour before).
+    public var assetCollectionInterval: Duration = .seconds(600)
     /// The most bytes of header a request may have; a larger one is answered with the JSON
     /// error (`BAD_REQUEST`) and its connection closed.
     static let maximumHeaderBytes = 64 << 10
@@ -62,7 +67,7 @@ public struct CloudServer: Sendable {
     /// The Hummingbird application, built from the settings alone so that a test can run
     /// it in process; `onRunning` gets the port it listens on.
     func application(
-        hub: ZoneChangeHub, metrics: ServerMetrics, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let registry = ConnectionRegistry()
         let http1 = HTTPServerBuilder.http1(configuration: .init(
@@ -73,7 +78,7 @@ public struct CloudServer: Sendable {
         Application(
             responder: CloudWebResponder(
                 store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub,
-                scheme: scheme, metrics: metrics),
+                scheme: scheme, metrics: metrics, uploads: uploads),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: "ideabox",
@@ -98,12 +103,14 @@ public struct CloudServer: Sendable {
         // The hub comes last, so that it is stopped first: its long polls are answered before
         // the server waits for the requests in flight.
         let hub = ZoneChangeHub(store: store, logger: Self.logger)
+        let uploads = try UploadSpool(maximumUploads: maximumUploads)
         var configuration = ServiceGroupConfiguration(
             services: [
-                try application(hub: hub, metrics: ServerMetrics(), onRunning: { listening in
+                try application(hub: hub, metrics: ServerMetrics(), uploads: uploads, onRunning: { listening in
                     port.withLock { $0 = listening }
                     ready.signal()
                 }),
+                AssetCollector(store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval),
                 hub,
             ],
             gracefulShutdownSignals: gracefulShutdownSignals,
@@ -122,6 +129,7 @@ public struct CloudServer: Sendable {
             } catch {
                 failure.withLock { $0 = error }
             }
+            uploads.remove()
             ready.signal()
             finished.signal()
         }

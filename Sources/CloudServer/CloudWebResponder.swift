@@ -41,6 +41,8 @@ struct CloudWebResponder: HTTPResponder {
     let scheme: String
     /// What `/metrics` reports.
     let metrics: ServerMetrics
+    /// Where uploads are written as they arrive (owner-only), and how many may arrive at once.
+    let uploads: UploadSpool
     /// What the log says of a client that left before its body arrived (as nginx does).
     static let clientLeftStatus = 499
     /// The longest a long poll is held (about a minute, as CloudKit's).
@@ -79,8 +81,8 @@ struct CloudWebResponder: HTTPResponder {
                     container: route.container == WebServicesPath.legacyContainer ? WebServicesPath.defaultContainer : route.container,
                     assetURLs: AssetURLs(base: baseURL(request), secret: try await secret.bytes(), clock: clock), hub: hub)
                 if route.operation == .assetsDownload {
-                    let data = try await operations.downloadAsset(try await readBody(request))
-                    response = Self.bytes(data)
+                    let checksum = try CloudOperations.downloadChecksum(try await readBody(request))
+                    response = try await assetResponse(checksum, owner: operations.owner)
                 } else {
                     let body = request.method == .get ? [:] : try await readBody(request)
                     response = Self.json(status: .ok, try await operations.perform(route.operation, body))
@@ -229,9 +231,9 @@ struct CloudWebResponder: HTTPResponder {
         }
         switch kind {
         case .upload:
-            return Self.json(status: .ok, try await CloudOperations.upload(try await readAsset(request), owner: ticket.owner, store: store))
+            return Self.json(status: .ok, try await receiveAsset(request, owner: ticket.owner))
         case .download:
-            return Self.bytes(try await CloudOperations.asset(ticket.subject, owner: ticket.owner, store: store))
+            return try await assetResponse(ticket.subject, owner: ticket.owner)
         case .webcourier:
             throw WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.")
         }
@@ -329,15 +331,52 @@ struct CloudWebResponder: HTTPResponder {
         return object
     }
 
-    /// The body of an asset upload: any bytes, at most `AssetReference.maximumSize` of them.
-    private func readAsset(_ request: Request) async throws -> ByteBuffer {
+    /// Stores the body of an asset upload (any bytes, at most `AssetReference.maximumSize`
+    /// of them) for `owner`, streamed through a file, and answers `{singleFile: {fileChecksum,
+    /// size, receipt}}`, whose inner dictionary a save names as an `ASSETID` value. A body
+    /// its `Content-Length` shows to be too big, or beyond the account's quota, is refused
+    /// unread; past `UploadSpool.maximumUploads` at once, `TRY_AGAIN_LATER`.
+    private func receiveAsset(_ request: Request, owner: String) async throws -> WebServicesFormat.Object {
+        let announced = request.headers[.contentLength].flatMap { Int64($0) }
+        if let announced {
+            guard announced <= AssetReference.maximumSize else {
+                throw WebServicesError.limitExceeded("An asset is at most \(AssetReference.maximumSize >> 20) MiB.")
+            }
+            if let maxBytes = try await store.quota(account: owner).maxAssetBytes,
+               try await store.usage(account: owner).assetBytes + announced > maxBytes {
+                throw WebServicesError(CloudError.quotaExceeded)
+            }
+        }
+        guard uploads.claim() else {
+            throw WebServicesError(code: "TRY_AGAIN_LATER", reason: "The server takes \(uploads.maximumUploads) uploads at once.", retryAfter: 1)
+        }
+        defer { uploads.release() }
+        let upload: AssetUpload
         do {
-            return try await request.body.collect(upTo: AssetReference.maximumSize)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw WebServicesError.limitExceeded("An asset is at most \(AssetReference.maximumSize >> 20) MiB.")
+            upload = try await AssetUpload.receive(request.body, into: uploads.folder)
         } catch let error as HTTPParserError {
             throw Self.unreadableBody(error)
         }
+        defer { upload.remove() }
+        try await store.storeAsset(upload.reference, bytes: .file(upload.file), account: owner)
+        return ["singleFile": WebServicesFormat.object(upload.reference)]
+    }
+
+    /// The asset `checksum` of `owner`, streamed a stored chunk at a time, or `NOT_FOUND`.
+    private func assetResponse(_ checksum: String, owner: String) async throws -> Response {
+        guard let chunks = try await store.assetChunkCount(checksum, account: owner) else {
+            throw WebServicesError(code: "NOT_FOUND", reason: "No asset \(checksum) in this account.")
+        }
+        let store = store
+        return Response(
+            status: .ok, headers: [.contentType: "application/octet-stream"],
+            body: ResponseBody { writer in
+                for index in 0..<chunks {
+                    guard let chunk = try await store.assetChunk(checksum, account: owner, index: index) else { throw CloudError.unknownItem }
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                try await writer.finish(nil)
+            })
     }
 
     /// A client that left before its body arrived, so there is nobody to answer: logged as
@@ -355,11 +394,6 @@ struct CloudWebResponder: HTTPResponder {
         Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object(object).bytes)))
-    }
-
-    private static func bytes(_ data: Data) -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     private static func error(_ error: WebServicesError) -> Response {

@@ -1,4 +1,5 @@
 import CloudKitModel
+import CloudWebServices
 import Foundation
 import IdeaBoxCore
 
@@ -40,8 +41,14 @@ public protocol RecordStore: Sendable {
     /// The secret that signs the server's asset URLs: made (32 random bytes) on first use and
     /// the same for every server process over this store from then on.
     func serverSecret() async throws -> Data
-    /// Limits `account` to `maxRecords` records (nil: no limit).
-    func setQuota(maxRecords: Int?, account: String) async throws
+    /// Sets what `account` may hold. Saving a new record, making a zone or storing an asset
+    /// beyond it fails with `quotaExceeded`; what is already stored stays, and updating a
+    /// record still works.
+    func setQuota(_ quota: AccountQuota, account: String) async throws
+    /// What `account` may hold: the quota set for it, or `AccountQuota.defaults`.
+    func quota(account: String) async throws -> AccountQuota
+    /// What `account` holds now, as its quota counts it.
+    func usage(account: String) async throws -> AccountUsage
     /// How many records `account` holds across its zones.
     func recordCount(account: String) async throws -> Int
 
@@ -50,7 +57,8 @@ public protocol RecordStore: Sendable {
     /// The zones of `account`, each with the token of its latest change (which changes
     /// with every change in the zone).
     func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken]
-    /// Creates `zone` in `account` unless it exists.
+    /// Creates `zone` in `account` unless it exists; `quotaExceeded` if the account holds
+    /// its quota of zones.
     func createZone(_ zone: RecordZoneID, account: String) async throws
     /// Deletes `zone` of `account` with its records and history, if it exists.
     func deleteZone(_ zone: RecordZoneID, account: String) async throws
@@ -65,11 +73,18 @@ public protocol RecordStore: Sendable {
     func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult
     /// One page of the changes of `zone` after `token` (see `CloudDatabase.fetchChanges`).
     func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges
-    /// Stores `data` as an asset of `account` (once, however often it comes) and returns its
-    /// reference, computed from the bytes; `limitExceeded` above `AssetReference.maximumSize`.
-    func storeAsset(_ data: Data, account: String) async throws -> AssetReference
-    /// The bytes of the asset of `account` with `checksum`, or nil if it has none.
-    func asset(_ checksum: String, account: String) async throws -> Data?
+    /// Stores `bytes`, which `reference` names (its checksum and size computed from them by
+    /// the caller), as an asset of `account`, a chunk at a time; once, however often it
+    /// comes. `limitExceeded` above `AssetReference.maximumSize`, `quotaExceeded` beyond the
+    /// account's asset bytes.
+    func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) async throws
+    /// How many chunks the asset of `account` with `checksum` is stored in, or nil if it has none.
+    func assetChunkCount(_ checksum: String, account: String) async throws -> Int?
+    /// Chunk `index` (from 0) of the asset of `account` with `checksum`, or nil if there is none.
+    func assetChunk(_ checksum: String, account: String, index: Int) async throws -> Data?
+    /// Deletes the assets uploaded before `cutoff` that no record of their account names;
+    /// returns how many. (The cutoff spares an asset uploaded for a save still to come.)
+    func collectAssets(uploadedBefore cutoff: Timestamp) async throws -> Int
     /// The zone subscriptions of `account`, by id.
     func subscriptions(account: String) async throws -> [ZoneSubscription]
     /// Saves `subscription` for `account`, replacing one with its id.
@@ -92,6 +107,32 @@ extension RecordStore {
     /// Gives `account` a token, by its hash, named `token`.
     public func addAccessToken(hash tokenHash: String, account: String) async throws {
         try await addAccessToken(hash: tokenHash, account: account, label: "token")
+    }
+
+    /// Limits `account` to `maxRecords` records (nil: no limit), its other limits as they were.
+    public func setQuota(maxRecords: Int?, account: String) async throws {
+        var quota = try await quota(account: account)
+        quota.maxRecords = maxRecords
+        try await setQuota(quota, account: account)
+    }
+
+    /// Stores `data` as an asset of `account` and returns its reference (see `storeAsset(_:bytes:account:)`).
+    public func storeAsset(_ data: Data, account: String) async throws -> AssetReference {
+        guard data.count <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        let reference = AssetReference(of: data)
+        try await storeAsset(reference, bytes: .data(data), account: account)
+        return reference
+    }
+
+    /// The whole of the asset of `account` with `checksum`, or nil if it has none.
+    public func asset(_ checksum: String, account: String) async throws -> Data? {
+        guard let count = try await assetChunkCount(checksum, account: account) else { return nil }
+        var data = Data()
+        for index in 0..<count {
+            guard let chunk = try await assetChunk(checksum, account: account, index: index) else { return nil }
+            data.append(chunk)
+        }
+        return data
     }
 }
 

@@ -15,10 +15,15 @@ extension AssetReference {
 
     /// SHA-256 of `data` in lower-case hex.
     public static func checksum(of data: some DataProtocol) -> String {
+        checksum(of: SHA256.hash(data: data))
+    }
+
+    /// A SHA-256 digest (of bytes hashed as they came) in lower-case hex.
+    public static func checksum(of digest: SHA256.Digest) -> String {
         let hex = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
-        for byte in SHA256.hash(data: data) {
+        for byte in digest {
             text.append(hex[Int(byte >> 4)])
             text.append(hex[Int(byte & 0x0F)])
         }

@@ -78,7 +78,7 @@ extension SimulatedCloud {
                     db, sql: "SELECT operation, error, failsAfterApplying FROM scriptedError WHERE device = ? ORDER BY id",
                     arguments: [device]
                 ).map(Self.scriptedError),
-                quota: try account.flatMap { try SQLiteRecordStore.quota(of: $0, db) },
+                quota: try account.flatMap { try SQLiteRecordStore.quota(of: $0, db).maxRecords },
                 recordCount: try account.map { try SQLiteRecordStore.recordCount(of: $0, db) } ?? 0)
         }
     }

@@ -29,9 +29,11 @@ extension PostgresRecordStore {
                 try await Self.delete(result.deleted, zones: &zones, now: now, connection, logger)
 
                 var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
-                let quota = try await connection.query(
+                // Locked, so that two saves cannot both take the last place; -1 is no limit.
+                let maxRecords = try await connection.query(
                     "SELECT max_records FROM quota WHERE account = \(account) FOR UPDATE", logger: logger
                 ).collect().first?.decode(Int64.self)
+                let quota = maxRecords.flatMap { $0 < 0 ? nil : $0 }
                 var recordCount = try await quota == nil ? 0 : Int64(Self.recordCount(account, connection, logger))
                 let assets = try await Self.assets(
                     saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, connection, logger)

@@ -30,7 +30,15 @@ extension PostgresRecordStore {
 
     public func createZone(_ zone: RecordZoneID, account: String) async throws {
         let now = clock.now().milliseconds
-        try await run { connection in
+        try await transaction { connection in
+            try await Self.lockQuota(of: account, connection, logger)
+            let quota = try await Self.quota(account, locking: false, connection, logger)
+            let exists = try await Self.count(
+                "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name = \(zone.zoneName)", connection, logger) > 0
+            if !exists, zone != WebServicesFormat.defaultZone, let maxZones = quota.maxZones,
+               try await Self.zoneCount(account, connection, logger) >= maxZones {
+                throw CloudError.quotaExceeded
+            }
             try await connection.query(
                 """
                 INSERT INTO zone (account, name, created_at) VALUES (\(account), \(zone.zoneName), \(now))

@@ -105,6 +105,25 @@ enum PostgresSchema {
             "ALTER TABLE access_token ADD COLUMN last_used_at BIGINT",
             "CREATE INDEX access_token_by_folded_account ON access_token (lower(account))",
         ]),
+        // An asset's bytes in rows of at most 1 MiB (see SQLiteSchema's v8-asset-chunks);
+        // quotas count zones and asset bytes too.
+        ("v6-asset-chunks", [
+            """
+            CREATE TABLE asset_chunk (
+                account TEXT COLLATE "C" NOT NULL,
+                checksum TEXT COLLATE "C" NOT NULL,
+                seq INT NOT NULL,
+                data BYTEA NOT NULL,
+                PRIMARY KEY (account, checksum, seq),
+                FOREIGN KEY (account, checksum) REFERENCES asset (account, checksum) ON DELETE CASCADE
+            )
+            """,
+            "INSERT INTO asset_chunk (account, checksum, seq, data) SELECT account, checksum, 0, data FROM asset",
+            "ALTER TABLE asset DROP COLUMN data",
+            "CREATE INDEX asset_by_upload ON asset (uploaded_at)",
+            "ALTER TABLE quota ADD COLUMN max_zones BIGINT NOT NULL DEFAULT 100",
+            "ALTER TABLE quota ADD COLUMN max_asset_bytes BIGINT NOT NULL DEFAULT 1073741824",
+        ]),
     ]
 }
 

@@ -41,7 +41,7 @@ extension SQLiteRecordStore {
                         result.deleted.append(recordID)
                     }
                 }
-                let quota = try Self.quota(of: account, db)
+                let quota = try Self.quota(of: account, db).maxRecords
                 var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
                 for (save, fields) in zip(saves, encoded) {
                     let recordID = save.record.recordID

@@ -1,5 +1,6 @@
 import CloudKitModel
 import CloudStore
+import CloudWebServices
 import GRDB
 import IdeaBoxCore
 
@@ -27,6 +28,12 @@ extension SQLiteRecordStore {
     /// Creates `zone` in `account` unless it exists.
     public func createZone(_ zone: RecordZoneID, account: String) throws {
         try writer.write { db in
+            let exists = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM zone WHERE account = ? AND name = ?)", arguments: [account, zone.zoneName]) ?? false
+            if !exists, zone != WebServicesFormat.defaultZone, let maxZones = try Self.quota(of: account, db).maxZones,
+               try Self.zoneCount(of: account, db) >= maxZones {
+                throw CloudError.quotaExceeded
+            }
             try db.execute(
                 sql: "INSERT INTO zone (account, name, createdAt) VALUES (?, ?, ?) ON CONFLICT (account, name) DO NOTHING",
                 arguments: [account, zone.zoneName, clock.now().milliseconds])

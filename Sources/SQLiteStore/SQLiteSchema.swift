@@ -13,6 +13,7 @@ enum SQLiteSchema {
         case noBooleans = "v5-no-booleans"
         case webServices = "v6-web-services"
         case accounts = "v7-accounts"
+        case assetChunks = "v8-asset-chunks"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -85,6 +86,25 @@ enum SQLiteSchema {
                 ALTER TABLE accessToken ADD COLUMN label TEXT NOT NULL DEFAULT 'token';
                 ALTER TABLE accessToken ADD COLUMN lastUsedAt INTEGER;
                 CREATE INDEX accessToken_by_folded_account ON accessToken(account COLLATE NOCASE);
+                """)
+        }
+        migrator.registerMigration(Migration.assetChunks.rawValue) { db in
+            // An asset's bytes in rows of at most 1 MiB (AssetBytes.chunkSize), so that none is
+            // ever held in memory whole; an earlier asset becomes one chunk. Quotas count zones
+            // and asset bytes too: a quota set before counts them at their defaults.
+            try db.execute(sql: """
+                CREATE TABLE assetChunk (
+                    id INTEGER PRIMARY KEY,
+                    assetId INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    UNIQUE (assetId, seq)
+                );
+                INSERT INTO assetChunk (assetId, seq, data) SELECT id, 0, data FROM asset;
+                ALTER TABLE asset DROP COLUMN data;
+                CREATE INDEX asset_by_upload ON asset(uploadedAt);
+                ALTER TABLE quota ADD COLUMN maxZones INTEGER NOT NULL DEFAULT 100;
+                ALTER TABLE quota ADD COLUMN maxAssetBytes INTEGER NOT NULL DEFAULT 1073741824;
                 """)
         }
         return migrator

@@ -156,6 +156,33 @@ extension CommandLineText {
         }
     }
 
+    /// `serve account quota`: each limit and what the account holds against it.
+    static func accountQuota(_ quota: AccountQuota, usage: AccountUsage, account: String, _ language: Language) -> String {
+        func of(_ used: String, _ limit: String?) -> String {
+            limit.map { "\(used) / \($0)" } ?? used + (language == .english ? " (no limit)" : "（不限）")
+        }
+        let records = of(String(usage.records), quota.maxRecords.map(String.init))
+        let zones = of(String(usage.zones), quota.maxZones.map(String.init))
+        let bytes = of(byteSize(usage.assetBytes), quota.maxAssetBytes.map(byteSize))
+        return switch language {
+        case .english: "Account \(account): records \(records), zones \(zones), assets \(bytes)."
+        case .traditionalChinese: "帳號 \(account)：記錄 \(records)，區域 \(zones)，附件 \(bytes)"
+        }
+    }
+
+    /// `bytes` in the largest binary unit that keeps it at 1 or more: `512 B`, `3.5 MiB`, `1 GiB`.
+    static func byteSize(_ bytes: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        let shown = unit == 0 || value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        return "\(shown) \(units[unit])"
+    }
+
     /// `remote status`, one field a line.
     static func remoteStatusLines(_ status: RemoteDeviceStatus, _ language: Language) -> [String] {
         let rates = status.errorRates.map { "  " + rate($0, language) }
@@ -473,9 +500,30 @@ enum FullCommandError: UserFacingError {
 enum QuotaLimit {
     /// The most records `text` allows, or nil for `off`.
     static func maxRecords(_ text: String) throws -> Int? {
+        try limit(text, "The quota must be a number of records (0 or more) or `off`").map(Int.init)
+    }
+
+    /// The most zones `text` allows, or nil for `off`.
+    static func maxZones(_ text: String) throws -> Int? {
+        try limit(text, "--zones must be a number of zones (0 or more) or `off`").map(Int.init)
+    }
+
+    /// The most bytes `text` allows (`500M`, `2G`, `1048576`), or nil for `off`.
+    static func maxBytes(_ text: String) throws -> Int64? {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        let unit = text.last.flatMap { units[Character($0.uppercased())] }
+        let number = unit == nil ? text : String(text.dropLast())
+        let problem = "--asset-bytes must be a number of bytes (0 or more, with K, M, G or T for KiB, MiB, GiB or TiB) or `off`"
+        guard let limit = try limit(number == "" ? text : number, problem) else { return nil }
+        let (bytes, overflow) = limit.multipliedReportingOverflow(by: unit ?? 1)
+        guard !overflow else { throw ValidationError("\(problem), not \"\(text)\".") }
+        return bytes
+    }
+
+    private static func limit(_ text: String, _ problem: String) throws -> Int64? {
         if text.lowercased() == "off" { return nil }
-        guard let value = Int(text), value >= 0 else {
-            throw ValidationError("The quota must be a number of records (0 or more) or `off`, not \"\(text)\".")
+        guard let value = Int64(text), value >= 0, value <= Int64(Int32.max) << 16 else {
+            throw ValidationError("\(problem), not \"\(text)\".")
         }
         return value
     }

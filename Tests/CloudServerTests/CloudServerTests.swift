@@ -1,6 +1,7 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
+import CloudStore
 import CloudWebServices
 import Foundation
 import RemoteTestSupport
@@ -130,6 +131,55 @@ import Testing
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
         // Well under the 30 s idle timeout that would otherwise be the first to make room.
         #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test("Quotas over the wire: a zone past the limit is its own QUOTA_EXCEEDED; an upload past the asset bytes too, refused unread when its length shows it")
+    func quotasCountZonesAndAssetsOverTheWire() throws {
+        let server = try ServerFixture()
+        try server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 2, maxAssetBytes: 1 << 20), account: "alice")
+        let zones = try server.send(ServerFixture.path("zones/modify"), token: server.aliceToken, json: [
+            "operations": ["Second", "Third"].map { ["operationType": "create", "zone": ["zoneID": ["zoneName": $0]]] },
+        ])
+        let results = zones.json["zones"] as? [[String: Any]] ?? []
+        #expect(zones.status == 200 && results.count == 2, "\(zones.json)")
+        #expect(results.first?["serverErrorCode"] == nil && results.last?["serverErrorCode"] as? String == "QUOTA_EXCEEDED", "\(zones.json)")
+        #expect(try server.store.zones(account: "alice").map(\.zoneName).sorted() == ["Ideas", "Second"])
+
+        let alice = server.client("alice", token: server.aliceToken)
+        _ = try alice.uploadAsset(Data(repeating: 1, count: 700_000))
+        #expect(cloudError { try alice.uploadAsset(Data(repeating: 2, count: 700_000)) } == .quotaExceeded)
+        // Two megabytes announced and none sent: answered at once, not read.
+        let answer = try server.raw(
+            "POST \(try server.uploadPath()) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\nConnection: close\r\n\r\n", waitingAtMost: 20)
+        #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("QUOTA_EXCEEDED"), "\(answer)")
+        #expect(try server.store.usage(account: "alice") == AccountUsage(records: 1, zones: 2, assetBytes: 700_000))
+    }
+
+    @Test("Uploads past --max-uploads at once are asked to try again (TRY_AGAIN_LATER); once one ends, the next is taken")
+    func uploadsAtOnceAreCapped() async throws {
+        let server = try ServerFixture(maximumUploads: 1)
+        let alice = server.client("alice", token: server.aliceToken)
+        // An upload that has sent 10 of its 1,000 bytes holds the one place.
+        let held = try server.connection()
+        let request = "POST \(try server.uploadPath()) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789"
+        _ = Array(request.utf8).withUnsafeBytes { Glibc.send(held, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        var refused: CloudError?
+        while ContinuousClock.now < deadline {
+            refused = cloudError { try alice.uploadAsset(Data("second".utf8)) }
+            if refused != nil { break }
+            // The held upload may not have claimed its place yet: what went through is deleted
+            // by collection alone, so a retry is harmless.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(refused == .serviceUnavailable(retryAfter: 1))
+        close(held)
+        var taken = false
+        while !taken, ContinuousClock.now < deadline {
+            taken = cloudError { try alice.uploadAsset(Data("third".utf8)) } == nil
+            if !taken { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(taken)
     }
 
     @Test("GET /healthz answers 200 while the store answers, with no credentials")

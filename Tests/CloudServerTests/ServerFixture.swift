@@ -27,8 +27,8 @@ final class ServerFixture: Sendable {
     private let running: RunningServer
 
     /// The server; `idleTimeout` is how long it lets a connection send nothing, and
-    /// `maximumConnections` how many it keeps open.
-    init(idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil) throws {
+    /// `maximumConnections` how many it keeps open, `maximumUploads` how many uploads it receives at once.
+    init(idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil, maximumUploads: Int? = nil) throws {
         store = try SQLiteRecordStore.inMemory(
             clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
         try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
@@ -45,6 +45,7 @@ final class ServerFixture: Sendable {
         var server = CloudServer(store: store, host: "127.0.0.1", port: 0, log: log)
         server.idleTimeout = idleTimeout
         if let maximumConnections { server.maximumConnections = maximumConnections }
+        if let maximumUploads { server.maximumUploads = maximumUploads }
         running = try server.start()
     }
 
@@ -126,6 +127,14 @@ final class ServerFixture: Sendable {
             received += chunk[0..<count]
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// The path of a new upload URL of alice's.
+    func uploadPath() throws -> String {
+        let answer = try send(Self.path("assets/upload"), token: aliceToken, json: ["tokens": [["recordType": "File", "fieldName": "data"]]])
+        let url = (answer.json["tokens"] as? [[String: Any]])?.first?["url"] as? String
+        guard let path = url.flatMap(URLComponents.init(string:))?.path else { throw URLError(.badServerResponse) }
+        return path
     }
 
     /// A socket connected to the server, which the caller closes.

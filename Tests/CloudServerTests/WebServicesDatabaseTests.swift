@@ -27,7 +27,9 @@ import Testing
         func deleteAccount(_ account: String) async throws -> Int { throw error }
         func revokeAccessTokens(account: String) async throws -> Int { throw error }
         func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)] { throw error }
-        func setQuota(maxRecords: Int?, account: String) async throws { throw error }
+        func setQuota(_ quota: AccountQuota, account: String) async throws { throw error }
+        func quota(account: String) async throws -> AccountQuota { throw error }
+        func usage(account: String) async throws -> AccountUsage { throw error }
         func recordCount(account: String) async throws -> Int { throw error }
         func purgeDeletions(before cutoff: Timestamp) async throws -> Int { throw error }
         func zones(account: String) async throws -> [RecordZoneID] { throw error }
@@ -54,8 +56,10 @@ import Testing
             throw error
         }
         func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] { throw error }
-        func storeAsset(_ data: Data, account: String) async throws -> AssetReference { throw error }
-        func asset(_ checksum: String, account: String) async throws -> Data? { throw error }
+        func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) async throws { throw error }
+        func assetChunkCount(_ checksum: String, account: String) async throws -> Int? { throw error }
+        func assetChunk(_ checksum: String, account: String, index: Int) async throws -> Data? { throw error }
+        func collectAssets(uploadedBefore cutoff: Timestamp) async throws -> Int { throw error }
     }
 
     @Test("Server errors reach the client as the same CloudError (a busy zone as TRY_AGAIN_LATER with its wait)", arguments: [

@@ -1,6 +1,8 @@
 import CloudKitModel
 import CloudStore
+import CloudWebServices
 import Foundation
+import IdeaBoxCore
 import RemoteTestSupport
 import Testing
 
@@ -69,5 +71,71 @@ import Testing
         #expect(try runBlocking { try await store.accountName(matching: "CAROL") } == nil)
         #expect(try runBlocking { try await store.recordCount(account: "carola") } == 1)
         #expect(try runBlocking { try await store.account(forAccessTokenHash: "h-carola") } == "carola")
+    }
+
+    @Test("Quotas count zones and asset bytes as well as records: past each limit quotaExceeded and nothing stored; the defaults until one is set",
+          arguments: RemoteKind.tested)
+    func quotasCountZonesAndAssetBytes(kind: RemoteKind) throws {
+        let store = try CloudFixture(kind: kind).store
+        let account = "dora"
+        #expect(try runBlocking { try await store.quota(account: account) } == .defaults)
+        try runBlocking { try await store.setQuota(AccountQuota(maxRecords: 1, maxZones: 2, maxAssetBytes: 3 << 20), account: account) }
+        #expect(try runBlocking { try await store.quota(account: account) } == AccountQuota(maxRecords: 1, maxZones: 2, maxAssetBytes: 3 << 20))
+
+        for name in ["A", "B", "A"] { try runBlocking { try await store.createZone(RecordZoneID(zoneName: name), account: account) } }
+        #expect(throws: CloudError.quotaExceeded) {
+            try runBlocking { try await store.createZone(RecordZoneID(zoneName: "C"), account: account) }
+        }
+        #expect(try runBlocking { try await store.zones(account: account) }.map(\.zoneName).sorted() == ["A", "B"])
+
+        let first = Data(repeating: 1, count: 2 << 20), second = Data(repeating: 2, count: 2 << 20)
+        let reference = try runBlocking { try await store.storeAsset(first, account: account) }
+        #expect(throws: CloudError.quotaExceeded) { try runBlocking { try await store.storeAsset(second, account: account) } }
+        // The same bytes again are the asset already held: nothing more counts.
+        #expect(try runBlocking { try await store.storeAsset(first, account: account) } == reference)
+        #expect(try runBlocking { try await store.asset(AssetReference(of: second).checksum, account: account) } == nil)
+        #expect(try runBlocking { try await store.usage(account: account) } == AccountUsage(records: 0, zones: 2, assetBytes: 2 << 20))
+
+        // A limit of none lifts it; the other limits stay.
+        try runBlocking { try await store.setQuota(maxRecords: nil, account: account) }
+        #expect(try runBlocking { try await store.quota(account: account) } == AccountQuota(maxRecords: nil, maxZones: 2, maxAssetBytes: 3 << 20))
+    }
+
+    @Test("An asset is kept in chunks of at most 1 MiB and read back whole; one no record names is collected after the grace, a named one never",
+          arguments: RemoteKind.tested)
+    func assetsAreChunkedAndCollected(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
+        let store = fixture.store
+        let account = CloudFixture.account
+        var generator = SeededRandomNumberGenerator(seed: 7)
+        let named = Data((0..<(5 << 19)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let unnamed = Data("a draft never saved".utf8)
+        let reference = try runBlocking { try await store.storeAsset(named, account: account) }
+        let orphan = try runBlocking { try await store.storeAsset(unnamed, account: account) }
+        #expect(try runBlocking { try await store.assetChunkCount(reference.checksum, account: account) } == 3)
+        #expect(try runBlocking { try await store.asset(reference.checksum, account: account) } == named)
+        #expect(try runBlocking { try await store.assetChunk(reference.checksum, account: account, index: 2) }?.count == 1 << 19)
+
+        try runBlocking { try await store.createZone(CloudFixture.zone, account: account) }
+        let record = RemoteRecord(
+            recordType: "File", recordID: RecordID(recordName: "f", zoneID: CloudFixture.zone), fields: ["data": .asset(reference)])
+        _ = try runBlocking { try await store.modify(account: account, saves: [RecordSave(record, policy: .allKeys)], deletes: [], atomic: true) }
+
+        // Within the grace both stay: an upload's save may still be coming.
+        fixture.clock.advance(by: 60_000)
+        let cutoff = fixture.clock.wallClock.now().adding(milliseconds: -3_600_000)
+        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: cutoff) } == 0)
+        fixture.clock.advance(by: 3_600_000)
+        let later = fixture.clock.wallClock.now().adding(milliseconds: -3_600_000)
+        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: later) } == 1)
+        #expect(try runBlocking { try await store.asset(orphan.checksum, account: account) } == nil)
+        #expect(try runBlocking { try await store.asset(reference.checksum, account: account) } == named)
+        #expect(try runBlocking { try await store.usage(account: account) }.assetBytes == Int64(named.count))
+
+        // Once no record names it, it goes too.
+        let replaced = RemoteRecord(recordType: "File", recordID: record.recordID, fields: ["data": .string("moved elsewhere")])
+        _ = try runBlocking { try await store.modify(account: account, saves: [RecordSave(replaced, policy: .allKeys)], deletes: [], atomic: true) }
+        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: later) } == 1)
+        #expect(try runBlocking { try await store.usage(account: account) }.assetBytes == 0)
     }
 }

@@ -1,4 +1,6 @@
 import CloudKitModel
+import CloudStore
+import CloudWebServices
 import Foundation
 import GRDB
 import IdeaBoxCore
@@ -41,5 +43,29 @@ import Testing
         let stored = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT fields FROM record ORDER BY recordName") }
         #expect(!stored[0].contains(#"{"bool":"#))
         #expect(stored[0].contains(#"{"done":{"int64":1}"#))
+    }
+
+    @Test("A file an earlier server wrote keeps its assets, each as one chunk, and its record quota, now with the default zone and byte limits")
+    func earlierAssetsAndQuotasCarryOver() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let earlier = try DatabaseQueue(path: folder.appendingPathComponent(SQLiteRecordStore.fileName).path)
+        try SQLiteSchema.migrator.migrate(earlier, upTo: SQLiteSchema.Migration.accounts.rawValue)
+        let data = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0) })
+        let reference = AssetReference(of: data)
+        try earlier.write { db in
+            try db.execute(
+                sql: "INSERT INTO asset (account, checksum, size, uploadedAt, data) VALUES ('alice', ?, ?, 0, ?)",
+                arguments: [reference.checksum, reference.size, data])
+            try db.execute(sql: "INSERT INTO quota (account, maxRecords) VALUES ('alice', 40)")
+        }
+        try earlier.close()
+
+        let store = try SQLiteRecordStore.open(directory: folder, clock: WallClock { Timestamp(milliseconds: 0) })
+        #expect(try store.asset(reference.checksum, account: "alice") == data)
+        #expect(try store.assetChunkCount(reference.checksum, account: "alice") == 1)
+        #expect(try store.quota(account: "alice") == AccountQuota(maxRecords: 40, maxZones: 100, maxAssetBytes: 1 << 30))
+        #expect(try store.usage(account: "alice").assetBytes == 3_000_000)
     }
 }

@@ -50,6 +50,12 @@ extension IdeaBoxCommand {
                 "On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them. (Default: $IDEABOX_SERVE_SHUTDOWN_TIMEOUT or 10.)",
                 valueName: "seconds"))
         var shutdownTimeout: Int?
+        @Option(
+            name: .customLong("max-uploads"),
+            help: ArgumentHelp(
+                "Receive at most this many asset uploads at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS or 16.)",
+                valueName: "count"))
+        var maxUploads: Int?
         @OptionGroup var storeOptions: ServeStoreOptions
 
         /// The settings as given by flags, else by `IDEABOX_SERVE_*` variables, else by default.
@@ -60,13 +66,15 @@ extension IdeaBoxCommand {
                     listen: try ListenAddress(listen ?? environment["LISTEN"] ?? "127.0.0.1:8420"),
                     certificateFile: certificateFile ?? environment["TLS_CERT"], keyFile: keyFile ?? environment["TLS_KEY"],
                     idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? 30,
-                    shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10)
+                    shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10,
+                    maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? 16)
                 guard (settings.certificateFile == nil) == (settings.keyFile == nil) else {
                     throw ValidationError("--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together.")
                 }
                 guard (1...3600).contains(settings.idleTimeout), (0...3600).contains(settings.shutdownTimeout) else {
                     throw ValidationError("--idle-timeout is 1 to 3600 seconds and --shutdown-timeout 0 to 3600.")
                 }
+                guard (1...1000).contains(settings.maxUploads) else { throw ValidationError("--max-uploads is 1 to 1000.") }
                 return settings
             }
         }
@@ -78,6 +86,7 @@ extension IdeaBoxCommand {
             var keyFile: String?
             var idleTimeout: Int
             var shutdownTimeout: Int
+            var maxUploads: Int
         }
 
         func validate() throws {
@@ -107,6 +116,7 @@ extension IdeaBoxCommand {
                 log: .standardError(clock: context.clock), tls: tls)
             server.idleTimeout = .seconds(settings.idleTimeout)
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
+            server.maximumUploads = settings.maxUploads
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             Output.error(
                 "serve: listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
@@ -206,7 +216,7 @@ struct ListenAddress {
 }
 
 /// `serve`'s settings from the environment (`IDEABOX_SERVE_LISTEN`, `…_STORE`, `…_TLS_CERT`,
-/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`), for a service manager's unit; a
+/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`, `…_MAX_UPLOADS`), for a service manager's unit; a
 /// flag given on the command line wins. An empty variable counts as unset.
 struct ServeEnvironment {
     private let values = ProcessInfo.processInfo.environment
@@ -218,8 +228,13 @@ struct ServeEnvironment {
 
     /// `IDEABOX_SERVE_<name>` as whole seconds, if set; an error naming `variable` if it is not a number.
     func seconds(_ variable: String, _ name: String) throws -> Int? {
+        try wholeNumber(variable, name, of: "seconds")
+    }
+
+    /// The whole number `IDEABOX_SERVE_<name>` holds, if set.
+    func wholeNumber(_ variable: String, _ name: String, of unit: String) throws -> Int? {
         guard let text = self[name] else { return nil }
-        guard let seconds = Int(text) else { throw ValidationError("\(variable) must be a whole number of seconds, not \"\(text)\".") }
-        return seconds
+        guard let number = Int(text) else { throw ValidationError("\(variable) must be a whole number of \(unit), not \"\(text)\".") }
+        return number
     }
 }

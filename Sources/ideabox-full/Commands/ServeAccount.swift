@@ -82,24 +82,44 @@ extension IdeaBoxCommand.Serve.Account {
         }
     }
 
-    /// `ideabox serve account quota NAME N|off`
+    /// `ideabox serve account quota NAME [RECORDS|off] [--zones N|off] [--asset-bytes SIZE|off]`
     struct Quota: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(commandName: "quota", abstract: "Limit how many records an account may hold.")
+        static let configuration = CommandConfiguration(
+            commandName: "quota",
+            abstract: "Show or limit what an account may hold: records, zones and asset bytes.",
+            discussion: """
+                With no limit given, shows the account's quota and what it holds. An account never given a quota may hold \
+                any number of records, 100 zones and 1 GiB of assets. Saving past a limit fails with QUOTA_EXCEEDED; \
+                nothing stored is removed. Assets no record names are deleted an hour after their upload.
+                """)
 
         @Argument(help: "The account.") var name: String
-        @Argument(help: "The most records, or `off`.") var limit: String
+        @Argument(help: "The most records, or `off`.") var records: String?
+        @Option(help: ArgumentHelp("The most zones, or `off`.", valueName: "count")) var zones: String?
+        @Option(
+            name: .customLong("asset-bytes"),
+            help: ArgumentHelp("The most bytes of assets (a number, with K, M or G for KiB, MiB, GiB), or `off`.", valueName: "size"))
+        var assetBytes: String?
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func validate() throws {
-            _ = try QuotaLimit.maxRecords(limit)
+            _ = try records.map(QuotaLimit.maxRecords)
+            _ = try zones.map(QuotaLimit.maxZones)
+            _ = try assetBytes.map(QuotaLimit.maxBytes)
         }
 
         func run(in context: CommandContext) throws {
-            let maxRecords = try QuotaLimit.maxRecords(limit)
             let store = try storeOptions.open(context)
             let account = try existing(name, in: store)
-            try runBlocking { try await store.setQuota(maxRecords: maxRecords, account: account) }
-            print(CommandLineText.quota(maxRecords, account: account, context.language))
+            var quota = try runBlocking { try await store.quota(account: account) }
+            if let records { quota.maxRecords = try QuotaLimit.maxRecords(records) }
+            if let zones { quota.maxZones = try QuotaLimit.maxZones(zones) }
+            if let assetBytes { quota.maxAssetBytes = try QuotaLimit.maxBytes(assetBytes) }
+            if records != nil || zones != nil || assetBytes != nil {
+                try runBlocking { [quota] in try await store.setQuota(quota, account: account) }
+            }
+            let usage = try runBlocking { try await store.usage(account: account) }
+            print(CommandLineText.accountQuota(quota, usage: usage, account: account, context.language))
         }
     }
 
