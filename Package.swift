@@ -152,7 +152,7 @@ let package = Package(
             dependencies: [
                 "IdeaBoxCommandLine", "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
                 "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore", "CloudServer", "PostgresStore", "IdeaBoxViewModels", "IdeaBoxTUI",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -186,6 +186,7 @@ let package = Package(
             dependencies: [
                 "CloudServer", "CloudHTTPClient", "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore",
                 "IdeaBoxCore", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

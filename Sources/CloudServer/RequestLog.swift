@@ -1,16 +1,39 @@
+import CloudWebServices
 import Foundation
 import IdeaBoxCore
+import Logging
 
 /// One line per request: time, method, path, status, milliseconds and account (`-` before
 /// the token was checked). Never a token, never a body.
 public struct RequestLog: Sendable {
-    private let write: @Sendable (String) -> Void
-    private let clock: WallClock
+    private let write: @Sendable (Entry) -> Void
 
-    /// A log that hands each line to `write`, stamped by `clock`.
+    /// One answered request.
+    struct Entry {
+        var method: String
+        var path: String
+        var status: Int
+        var milliseconds: Double
+        var account: String?
+    }
+
+    /// A log that hands each line, as text, to `write`, stamped by `clock`.
     public init(clock: WallClock, write: @escaping @Sendable (String) -> Void) {
-        self.clock = clock
-        self.write = write
+        self.write = { entry in
+            write("\(clock.now().iso8601) \(entry.method) \(entry.path) \(entry.status) \(entry.milliseconds) ms \(entry.account ?? "-")")
+        }
+    }
+
+    /// A log of `logger`'s: each request a `request` message at level info, its fields as
+    /// metadata (`method`, `path`, `status`, `ms`, `account`), for `ServeLogHandler` or any
+    /// other swift-log backend to write.
+    public init(logger: Logger) {
+        write = { entry in
+            logger.info("request", metadata: [
+                "method": "\(entry.method)", "path": "\(entry.path)", "status": "\(entry.status)", "ms": "\(entry.milliseconds)",
+                "account": "\(entry.account ?? "-")",
+            ])
+        }
     }
 
     /// A log on standard error.
@@ -21,7 +44,70 @@ public struct RequestLog: Sendable {
     /// Logs one answered request.
     func record(method: String, path: String, status: Int, elapsed: Duration, account: String?) {
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        let shown = (milliseconds * 10).rounded() / 10
-        write("\(clock.now().iso8601) \(method) \(path) \(status) \(shown) ms \(account ?? "-")")
+        write(Entry(method: method, path: path, status: status, milliseconds: (milliseconds * 10).rounded() / 10, account: account))
+    }
+}
+
+/// `serve`'s swift-log backend: one line per message on standard error, as text for a person
+/// or as JSON for a log collector (`serve --log-format`).
+///
+/// Text keeps the lines `serve` always wrote: a request as `TIME METHOD PATH STATUS MS ms
+/// ACCOUNT`, anything else as `serve: MESSAGE` with its metadata as `key=value`. JSON is one
+/// object a line: `time`, `level`, `logger`, `message` and the metadata's keys.
+public struct ServeLogHandler: LogHandler {
+    /// How lines are written.
+    public enum Format: String, Sendable, CaseIterable {
+        case text, json
+    }
+
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let format: Format
+    private let clock: WallClock
+    private let write: @Sendable (String) -> Void
+
+    /// A handler for the logger `label`, writing `format` lines to `write` (standard error
+    /// by default), stamped by `clock`.
+    public init(
+        label: String, format: Format, clock: WallClock = .system,
+        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) {
+        self.label = label
+        self.format = format
+        self.clock = clock
+        self.write = write
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let fields = metadata.merging(event.metadata ?? [:]) { $1 }
+        let time = clock.now().iso8601
+        switch format {
+        case .json:
+            var object: JSONValue.Object = [
+                "time": .string(time), "level": .string(event.level.rawValue), "logger": .string(label), "message": .string("\(event.message)"),
+            ]
+            for (key, value) in fields where object[key] == nil {
+                let text = "\(value)"
+                object[key] = switch key {
+                case "status": Int64(text).map(JSONValue.integer) ?? .string(text)
+                case "ms": Double(text).map(JSONValue.double) ?? .string(text)
+                default: .string(text)
+                }
+            }
+            write(String(decoding: JSONValue.object(object).bytes, as: UTF8.self))
+        case .text:
+            if "\(event.message)" == "request", let method = fields["method"], let path = fields["path"], let status = fields["status"] {
+                write("\(time) \(method) \(path) \(status) \(fields["ms"] ?? "-") ms \(fields["account"] ?? "-")")
+            } else {
+                let extra = fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+                write("serve: \(event.message)\(extra)")
+            }
+        }
     }
 }

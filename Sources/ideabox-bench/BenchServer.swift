@@ -30,7 +30,12 @@ final class BenchServer {
         }
     }
 
-    init(store option: String) throws {
+    /// The private authority (PEM) that signed the server's certificate, when it serves HTTPS.
+    let authority: String?
+
+    /// A server of `option`'s store; with `tls`, over HTTPS with a certificate made here by
+    /// `openssl` for 127.0.0.1, signed by an authority of its own that its clients trust.
+    init(store option: String, tls: Bool = false) throws {
         binary = productsDirectory().appendingPathComponent("ideabox")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw ValidationError("Build the ideabox product first (\(binary.path)).")
@@ -38,6 +43,13 @@ final class BenchServer {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-bench-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         store = option == "sqlite" ? "sqlite:" + folder.appendingPathComponent("remote.sqlite").path : option
+        var tlsArguments: [String] = []
+        if tls {
+            authority = try Self.makeCertificates(in: folder)
+            tlsArguments = ["--tls-cert", folder.appendingPathComponent("server.pem").path, "--tls-key", folder.appendingPathComponent("server.key").path]
+        } else {
+            authority = nil
+        }
 
         let log = folder.appendingPathComponent("serve.log")
         var actions = posix_spawn_file_actions_t()
@@ -46,7 +58,7 @@ final class BenchServer {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let arguments = [binary.path, "serve", "--listen", "127.0.0.1:0", "--store", store]
+        let arguments = [binary.path, "serve", "--listen", "127.0.0.1:0", "--store", store] + tlsArguments
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
@@ -57,7 +69,7 @@ final class BenchServer {
         let deadline = Date().addingTimeInterval(30)
         while true {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let match = text.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)/), let url = URL(string: String(match.1)) {
+            if let match = text.firstMatch(of: /listening on (https?:\/\/127\.0\.0\.1:\d+)/), let url = URL(string: String(match.1)) {
                 endpoint = WebServicesDatabase.Endpoint(server: url)
                 return
             }
@@ -83,9 +95,29 @@ final class BenchServer {
         return (name, token)
     }
 
-    /// A new client (a connection of its own) of `account`.
-    func client(_ account: (name: String, token: String)) -> WebServicesDatabase {
-        WebServicesDatabase(endpoint: endpoint, accountName: account.name, token: account.token, timeout: 60)
+    /// A new client (a connection of its own) of `account`, trusting the server's authority.
+    func client(_ account: (name: String, token: String)) throws -> WebServicesDatabase {
+        guard let authority else { return WebServicesDatabase(endpoint: endpoint, accountName: account.name, token: account.token, timeout: 60) }
+        return client(account, pool: try HTTPConnectionPool.with(connectionsPerHost: 1, trustedAuthority: authority))
+    }
+
+    /// A certificate authority and a certificate it signed for 127.0.0.1 in `folder`
+    /// (`server.pem`, `server.key`); returns the authority's certificate.
+    private static func makeCertificates(in folder: URL) throws -> String {
+        try Data("subjectAltName=IP:127.0.0.1\n".utf8).write(to: folder.appendingPathComponent("san.txt"))
+        let path = { (name: String) in folder.appendingPathComponent(name).path }
+        for arguments in [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2", "-subj", "/CN=Bench CA"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
+             "-out", path("server.pem"), "-days", "2", "-extfile", path("san.txt")],
+        ] {
+            let status = try spawnAndWait(
+                URL(fileURLWithPath: "/usr/bin/openssl"), arguments, environment: ProcessInfo.processInfo.environment,
+                output: folder.appendingPathComponent("openssl.out"))
+            guard status == 0 else { throw ValidationError("openssl \(arguments[0]) failed") }
+        }
+        return try String(contentsOf: folder.appendingPathComponent("ca.pem"), encoding: .utf8)
     }
 
     /// What the server logged so far: one line a request.
@@ -100,11 +132,18 @@ final class BenchServer {
 
     /// The server's resident memory in MiB and its open files, from /proc.
     func usage() -> (residentMiB: Int, openFiles: Int) {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let kilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-            .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
         let files = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
-        return (kilobytes / 1024, files)
+        return (memory("VmRSS:") / 1024, files)
+    }
+
+    /// The most resident memory the server has had since it started, in MiB.
+    var peakResidentMiB: Int { memory("VmHWM:") / 1024 }
+
+    /// A line of /proc/PID/status in kilobytes.
+    private func memory(_ field: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").first { $0.hasPrefix(field) }
+            .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
     }
 
     /// Stops the server (SIGTERM: the requests in flight finish) and removes its folder.

@@ -27,8 +27,9 @@ final class ServerFixture: Sendable {
     private let running: RunningServer
 
     /// The server; `idleTimeout` is how long it lets a connection send nothing, and
-    /// `maximumConnections` how many it keeps open, `maximumUploads` how many uploads it receives at once.
-    init(idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil, maximumUploads: Int? = nil) throws {
+    /// `maximumConnections` how many it keeps open, `maximumUploads` how many uploads it receives at once;
+    /// its requests go to `log`, or else to `logLines`.
+    init(idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil, maximumUploads: Int? = nil, log: RequestLog? = nil) throws {
         store = try SQLiteRecordStore.inMemory(
             clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
         try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
@@ -41,7 +42,7 @@ final class ServerFixture: Sendable {
             fields: ["title": .string("alice's secret")])
         _ = try store.modify(account: "alice", saves: [RecordSave(secret, policy: .allKeys)], deletes: [])
         let lines = logLines
-        let log = RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
+        let log = log ?? RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
         var server = CloudServer(store: store, host: "127.0.0.1", port: 0, log: log)
         server.idleTimeout = idleTimeout
         if let maximumConnections { server.maximumConnections = maximumConnections }

@@ -77,6 +77,26 @@ import Testing
         #expect(try sandbox.run(["serve", "account", "add", "dave"] + store).status == 0)
     }
 
+    @Test func quotasLimitRecordsZonesAndAssetBytesAndShowWhatTheAccountHolds() throws {
+        let sandbox = try Sandbox()
+        let store = ["--store", "sqlite:" + sandbox.directory.appendingPathComponent("server.sqlite").path]
+        #expect(try sandbox.run(["serve", "account", "add", "fay"] + store).status == 0)
+        #expect(try sandbox.succeed(["serve", "account", "quota", "Fay"] + store)
+            == "Account fay: records 0 (no limit), zones 0 / 100, assets 0 B / 1 GiB.\n")
+        #expect(try sandbox.succeed(["serve", "account", "quota", "fay", "500", "--zones", "3", "--asset-bytes", "250M"] + store)
+            == "Account fay: records 0 / 500, zones 0 / 3, assets 0 B / 250 MiB.\n")
+        #expect(try sandbox.succeed(["serve", "account", "quota", "fay", "off", "--asset-bytes", "1536k"] + store)
+            == "Account fay: records 0 (no limit), zones 0 / 3, assets 0 B / 1.5 MiB.\n")
+        try sandbox.expectRejection(
+            ["serve", "account", "quota", "fay", "--asset-bytes", "lots"] + store,
+            message: "--asset-bytes must be a number of bytes (0 or more, with K, M, G or T for KiB, MiB, GiB or TiB) or `off`, not \"lots\". (see `ideabox help`)")
+        try sandbox.expectRejection(
+            ["serve", "account", "quota", "fay", "--zones=-1"] + store,
+            message: "--zones must be a number of zones (0 or more) or `off`, not \"-1\". (see `ideabox help`)")
+        #expect(try sandbox.succeed(["serve", "account", "quota", "fay"] + store)
+            == "Account fay: records 0 (no limit), zones 0 / 3, assets 0 B / 1.5 MiB.\n")
+    }
+
     @Test func settingsComeFromIDEABOX_SERVE_VariablesWhenNoFlagGivesThem() throws {
         let sandbox = try Sandbox()
         let file = sandbox.directory.appendingPathComponent("from-environment.sqlite")
@@ -91,6 +111,12 @@ import Testing
         try sandbox.expectRejection(
             ["serve"], message: "--listen must be HOST:PORT, such as 127.0.0.1:8420, not \"nowhere\". (see `ideabox help`)",
             environment: ["IDEABOX_SERVE_LISTEN": "nowhere"])
+        try sandbox.expectRejection(
+            ["serve"], message: "--log-format (or IDEABOX_SERVE_LOG_FORMAT) is text or json, not \"xml\". (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_LOG_FORMAT": "xml"])
+        try sandbox.expectRejection(
+            ["serve"], message: "IDEABOX_SERVE_MAX_UPLOADS must be a whole number of uploads, not \"many\". (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_MAX_UPLOADS": "many"])
     }
 
     @Test func tlsNeedsACertificateAndItsKeyAndSaysWhichFileIsWrong() throws {

@@ -33,7 +33,7 @@ struct LibraryBenchmark: ParsableCommand {
             let remotes: (any CloudDatabase, any CloudDatabase)
             if let served {
                 let account = try served.newAccount("library-\(getpid())-\(round)")
-                remotes = (served.client(account), served.client(account))
+                remotes = (try served.client(account), try served.client(account))
             } else {
                 let cloud = try SimulatedCloud.open(directory: root, clock: .system)
                 remotes = (cloud.database(forDevice: "a"), cloud.database(forDevice: "b"))

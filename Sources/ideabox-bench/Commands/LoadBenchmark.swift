@@ -18,11 +18,12 @@ struct LoadBenchmark: ParsableCommand {
         name: .customLong("server"),
         help: ArgumentHelp("The store behind `ideabox serve`: `sqlite` (a new file) or `postgres://…`.", valueName: "store"))
     var store = "sqlite"
+    @Flag(help: "Serve HTTPS (a certificate made with openssl for the run) instead of plain HTTP.") var tls = false
 
     static let zone = RecordZoneID(zoneName: "Load")
 
     func run() throws {
-        let server = try BenchServer(store: store)
+        let server = try BenchServer(store: store, tls: tls)
         defer { server.stop() }
         let process = ProcessInfo.processInfo.processIdentifier
         let owners = try (0..<accounts).map { try server.newAccount("load-\(process)-\($0)") }
@@ -37,7 +38,7 @@ struct LoadBenchmark: ParsableCommand {
         for client in 0..<clients {
             finished.enter()
             let account = client % accounts
-            let database = server.client(owners[account])
+            let database = try server.client(owners[account])
             Thread {
                 defer { finished.leave() }
                 var device = LoadDevice(name: "c\(client)", database: database)
@@ -59,7 +60,7 @@ struct LoadBenchmark: ParsableCommand {
         var duplicated = 0
         var records = 0
         for (index, owner) in owners.enumerated() {
-            let names = try Self.allRecordNames(server.client(owner))
+            let names = try Self.allRecordNames(try server.client(owner))
             records += names.count
             duplicated += names.count - Set(names).count
             lost += saved.withLock { $0[index, default: []] }.subtracting(names).count
@@ -68,7 +69,7 @@ struct LoadBenchmark: ParsableCommand {
         var measurement = Measurement(name: "request (modify or changes/zone)")
         latencies.withLock { $0 }.forEach { measurement.record($0) }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("ideabox serve, store \(store): \(clients) clients over \(accounts) accounts for \(String(format: "%.1f", seconds)) s")
+        print("ideabox serve\(tls ? " over HTTPS" : ""), store \(store): \(clients) clients over \(accounts) accounts for \(String(format: "%.1f", seconds)) s")
         print("  requests/s held: \(Int(Double(measurement.samples.count) / seconds)) (\(measurement.samples.count) requests)")
         print("  \(measurement.report)")
         print("  records on the server: \(records); lost: \(lost); duplicated: \(duplicated)")

@@ -44,8 +44,8 @@ struct PushBenchmark: ParsableCommand {
 
     private func latency(_ served: BenchServer) throws {
         let account = try served.newAccount("push-latency-\(getpid())")
-        let a = PushDevice(client: served.client(account))
-        let b = PushDevice(client: served.client(account))
+        let a = PushDevice(client: try served.client(account))
+        let b = PushDevice(client: try served.client(account))
         let screen = AppModel(repository: b.repository, language: .english, clock: .system)
         try screen.start()
         b.startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.b.notifications"))
@@ -103,7 +103,7 @@ struct PushBenchmark: ParsableCommand {
 
     private func idleCost(_ served: BenchServer) throws {
         let account = try served.newAccount("push-idle-\(getpid())")
-        let devices = (0..<idleDevices).map { _ in PushDevice(client: served.client(account)) }
+        let devices = try (0..<idleDevices).map { _ in PushDevice(client: try served.client(account)) }
         for (index, device) in devices.enumerated() {
             device.startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.idle.\(index)"))
         }

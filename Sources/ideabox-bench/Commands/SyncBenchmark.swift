@@ -66,7 +66,7 @@ struct SyncBenchmark: ParsableCommand {
         let remotes: (any CloudDatabase, any CloudDatabase)
         if let server {
             let account = try server.newAccount("bench-\(process)-\(name)")
-            remotes = (server.client(account), server.client(account))
+            remotes = (try server.client(account), try server.client(account))
         } else {
             let cloud = try SimulatedCloud.open(directory: root, clock: .system)
             remotes = (cloud.database(forDevice: "a"), cloud.database(forDevice: "b"))

@@ -6,6 +6,7 @@ import Foundation
 import IdeaBoxCommandLine
 import IdeaBoxCore
 import IdeaStore
+import Logging
 import PostgresStore
 import SQLiteStore
 
@@ -56,6 +57,12 @@ extension IdeaBoxCommand {
                 "Receive at most this many asset uploads at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS or 16.)",
                 valueName: "count"))
         var maxUploads: Int?
+        @Option(
+            name: .customLong("log-format"),
+            help: ArgumentHelp(
+                "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)",
+                valueName: "text|json"))
+        var logFormat: String?
         @OptionGroup var storeOptions: ServeStoreOptions
 
         /// The settings as given by flags, else by `IDEABOX_SERVE_*` variables, else by default.
@@ -67,7 +74,8 @@ extension IdeaBoxCommand {
                     certificateFile: certificateFile ?? environment["TLS_CERT"], keyFile: keyFile ?? environment["TLS_KEY"],
                     idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? 30,
                     shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10,
-                    maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? 16)
+                    maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? 16,
+                    logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"))
                 guard (settings.certificateFile == nil) == (settings.keyFile == nil) else {
                     throw ValidationError("--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together.")
                 }
@@ -87,6 +95,14 @@ extension IdeaBoxCommand {
             var idleTimeout: Int
             var shutdownTimeout: Int
             var maxUploads: Int
+            var logFormat: ServeLogHandler.Format
+        }
+
+        private static func logFormat(_ text: String) throws -> ServeLogHandler.Format {
+            guard let format = ServeLogHandler.Format(rawValue: text) else {
+                throw ValidationError("--log-format (or IDEABOX_SERVE_LOG_FORMAT) is text or json, not \"\(text)\".")
+            }
+            return format
         }
 
         func validate() throws {
@@ -111,17 +127,20 @@ extension IdeaBoxCommand {
             }
             // Before the server is made: its connection limit follows the file limit.
             let files = FileLimit.raiseToHardLimit()
+            let clock = context.clock
+            LoggingSystem.bootstrap { label in ServeLogHandler(label: label, format: settings.logFormat, clock: clock) }
+            let logger = Logger(label: "ideabox.serve")
             var server = CloudServer(
                 store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
-                log: .standardError(clock: context.clock), tls: tls)
+                log: RequestLog(logger: logger), tls: tls)
             server.idleTimeout = .seconds(settings.idleTimeout)
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             server.maximumUploads = settings.maxUploads
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
-            Output.error(
-                "serve: listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
+            logger.notice(
+                "listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
             running.waitUntilStopped()
-            Output.error("serve: stopped")
+            logger.notice("stopped")
         }
     }
 }
@@ -216,7 +235,7 @@ struct ListenAddress {
 }
 
 /// `serve`'s settings from the environment (`IDEABOX_SERVE_LISTEN`, `…_STORE`, `…_TLS_CERT`,
-/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`, `…_MAX_UPLOADS`), for a service manager's unit; a
+/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`, `…_MAX_UPLOADS`, `…_LOG_FORMAT`), for a service manager's unit; a
 /// flag given on the command line wins. An empty variable counts as unset.
 struct ServeEnvironment {
     private let values = ProcessInfo.processInfo.environment
