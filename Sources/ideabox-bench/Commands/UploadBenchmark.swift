@@ -1,6 +1,5 @@
 import ArgumentParser
 import CloudKitModel
-import CloudWebServices
 import Foundation
 import Synchronization
 
