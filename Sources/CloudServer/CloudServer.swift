@@ -69,7 +69,7 @@ public struct CloudServer: Sendable {
     func application(
         hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let registry = ConnectionRegistry()
+        let registry = ConnectionRegistry(limit: maximumConnections)
         let http1 = HTTPServerBuilder.http1(configuration: .init(
             additionalChannelHandlers: [ConnectionWatch(registry: registry)],
             idleTimeout: .nanoseconds(Int64(idleTimeout / .nanoseconds(1))),
@@ -82,7 +82,7 @@ public struct CloudServer: Sendable {
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: "ideabox",
-                availableConnectionsDelegate: ConnectionLimit(limit: maximumConnections, metrics: metrics, registry: registry)),
+                availableConnectionsDelegate: ConnectionLimit(limit: maximumConnections, metrics: metrics)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
     }

@@ -10,6 +10,11 @@ import Synchronization
 /// server at its connection limit closes the connection idle longest to take a new one. A
 /// thousand connections that never send a byte then cost a legitimate client nothing but
 /// the turn of one of them.
+///
+/// The server stops accepting at `limit` (`ConnectionLimit`), and a connection is known here
+/// only once its pipeline is set up, a moment after it was accepted: so the connection that
+/// brings the count here to the limit is the one that makes room, and accepting resumes
+/// when the connection it closed is gone.
 final class ConnectionRegistry: Sendable {
     private struct Entry {
         let channel: any Channel
@@ -23,15 +28,24 @@ final class ConnectionRegistry: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The most connections open at once.
+    let limit: Int
 
-    /// How many connections are known now.
-    var count: Int { state.withLock { $0.entries.count } }
+    init(limit: Int) {
+        self.limit = limit
+    }
 
+    /// Knows `channel`, idle until its first request; at the limit, closes the connection
+    /// idle longest (never this one).
     func opened(_ channel: any Channel) {
-        state.withLock { state in
+        let key = ObjectIdentifier(channel)
+        let evicted = state.withLock { state -> (any Channel)? in
             state.ticks += 1
-            state.entries[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: state.ticks)
+            state.entries[key] = Entry(channel: channel, idleSince: state.ticks)
+            guard state.entries.count >= limit else { return nil }
+            return Self.removeLongestIdle(from: &state, sparing: key)
         }
+        evicted?.close(promise: nil)
     }
 
     func closed(_ channel: any Channel) {
@@ -49,17 +63,13 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Closes the connection that has been idle longest, if any is idle; returns whether one was.
-    @discardableResult
-    func closeLongestIdle() -> Bool {
-        let oldest = state.withLock { state -> (any Channel)? in
-            guard let (key, entry) = state.entries.filter({ $0.value.idleSince != nil }).min(by: { $0.value.idleSince! < $1.value.idleSince! })
-            else { return nil }
-            state.entries[key] = nil
-            return entry.channel
+    private static func removeLongestIdle(from state: inout State, sparing spared: ObjectIdentifier) -> (any Channel)? {
+        var oldest: (key: ObjectIdentifier, since: UInt64)?
+        for (key, entry) in state.entries where key != spared {
+            if let since = entry.idleSince, since < oldest?.since ?? .max { oldest = (key, since) }
         }
-        oldest?.close(promise: nil)
-        return oldest != nil
+        guard let oldest else { return nil }
+        return state.entries.removeValue(forKey: oldest.key)?.channel
     }
 }
 

@@ -59,18 +59,16 @@ final class ServerMetrics: Sendable {
 
 /// Counts the server's connections for `/metrics`, and stops taking new ones (they wait in
 /// the listen backlog) while `limit` are open, so that accepting never runs the process out
-/// of file descriptors and spins on the failure. The connection that reaches the limit
-/// closes the one idle longest, so idle connections never keep a new client out.
+/// of file descriptors and spins on the failure. (At the limit the connection idle longest
+/// makes room: `ConnectionRegistry`.)
 struct ConnectionLimit: AvailableConnectionsDelegate {
     let limit: Int
     let metrics: ServerMetrics
-    let registry: ConnectionRegistry
     var open = 0
 
     mutating func connectionOpened() {
         open += 1
         metrics.connectionsChanged(by: 1)
-        if open >= limit { registry.closeLongestIdle() }
     }
 
     mutating func connectionClosed() {
