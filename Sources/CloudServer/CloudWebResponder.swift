@@ -90,6 +90,11 @@ struct CloudWebResponder: HTTPResponder {
             }
         } catch let error as WebServicesError {
             response = Self.error(error)
+        } catch let refusal as UnreadBody {
+            // The body is still on its way: the connection ends with this answer (ConnectionWatch).
+            var refused = Self.error(refusal.error)
+            refused.headers[.connection] = "close"
+            response = refused
         } catch is ClientLeft {
             log.record(
                 method: request.method.rawValue, path: loggedPath, status: Self.clientLeftStatus,
@@ -340,15 +345,16 @@ struct CloudWebResponder: HTTPResponder {
         let announced = request.headers[.contentLength].flatMap { Int64($0) }
         if let announced {
             guard announced <= AssetReference.maximumSize else {
-                throw WebServicesError.limitExceeded("An asset is at most \(AssetReference.maximumSize >> 20) MiB.")
+                throw UnreadBody(error: .limitExceeded("An asset is at most \(AssetReference.maximumSize >> 20) MiB."))
             }
             if let maxBytes = try await store.quota(account: owner).maxAssetBytes,
                try await store.usage(account: owner).assetBytes + announced > maxBytes {
-                throw WebServicesError(CloudError.quotaExceeded)
+                throw UnreadBody(error: WebServicesError(CloudError.quotaExceeded))
             }
         }
         guard uploads.claim() else {
-            throw WebServicesError(code: "TRY_AGAIN_LATER", reason: "The server takes \(uploads.maximumUploads) uploads at once.", retryAfter: 1)
+            throw UnreadBody(error: WebServicesError(
+                code: "TRY_AGAIN_LATER", reason: "The server takes \(uploads.maximumUploads) uploads at once.", retryAfter: 1))
         }
         defer { uploads.release() }
         let upload: AssetUpload
@@ -377,6 +383,12 @@ struct CloudWebResponder: HTTPResponder {
                 }
                 try await writer.finish(nil)
             })
+    }
+
+    /// A request refused before its body was read: answered with `Connection: close`, so that
+    /// the bytes still coming are never read as the next request.
+    struct UnreadBody: Error {
+        let error: WebServicesError
     }
 
     /// A client that left before its body arrived, so there is nobody to answer: logged as

@@ -74,9 +74,11 @@ final class ConnectionRegistry: Sendable {
 }
 
 /// Each connection's watch, placed after the HTTP decoder: tells the registry when the
-/// connection is idle or busy, and answers a request the decoder gives up on before its
-/// head was read (a header over the limit, a request line that is not HTTP) with the JSON
-/// error every other bad request gets, instead of Hummingbird's empty 400.
+/// connection is idle or busy; ends the connection after an answer that says
+/// `Connection: close` (Hummingbird leaves that to the client); and answers a request the
+/// decoder gives up on before its head was read (a header over the limit, a request line
+/// that is not HTTP) with the JSON error every other bad request gets, instead of
+/// Hummingbird's empty 400.
 final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -87,6 +89,8 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     /// A request's head was read and its answer not yet finished.
     private var midRequest = false
     private var answeredError = false
+    /// The answer being written says `Connection: close`.
+    private var closing = false
 
     init(registry: ConnectionRegistry) {
         self.registry = registry
@@ -114,9 +118,19 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closing = head.headerFields[.connection]?.lowercased() == "close"
+        case .body:
+            break
+        case .end:
             midRequest = false
             registry.idle(context.channel)
+            if closing {
+                context.writeAndFlush(data, promise: promise)
+                Self.finish(context)
+                return
+            }
         }
         context.write(data, promise: promise)
     }
@@ -135,11 +149,15 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
             headerFields: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
-        // Only the sending half is closed: a client still sending the rest of its header
-        // then reads the answer instead of a reset. It closes, or the idle timeout does.
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
-            context.close(mode: .output).assumeIsolated().whenFailure { _ in context.close(promise: nil) }
-        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        Self.finish(context)
+    }
+
+    /// Ends the connection once what was written is sent. Only the sending half is closed: a
+    /// client still sending (the rest of a header, a body never read) then reads the answer
+    /// instead of a reset. It closes, or the idle timeout does.
+    private static func finish(_ context: ChannelHandlerContext) {
+        context.close(mode: .output).assumeIsolated().whenFailure { _ in context.close(promise: nil) }
     }
 
     /// What the client is told of a request the decoder could not read.
