@@ -129,6 +129,9 @@ let package = Package(
             dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             plugins: ["BuildCommit"]
         ),
+        // Empty ICU data for both binaries, which format nothing through ICU: 34 MB less in each
+        // (BENCHMARKS.md, "Installed size").
+        .target(name: "CEmptyICUData"),
         // `ideabox --version` names the commit it was built from: git, read before each build.
         .plugin(name: "BuildCommit", capability: .buildTool()),
         // `ideabox` runs the local commands and hands every other to `ideabox-full`: built
@@ -138,6 +141,7 @@ let package = Package(
             name: "ideabox",
             dependencies: [
                 .target(name: "ideabox-full", condition: .when(traits: ["FullBeside"])), "IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CEmptyICUData",
             ],
             // Built to install (trait StaticExecutable), it is one static executable, SQLite and
             // the C++ runtime included: no loader, no shared library to map or bind, about a third of
@@ -153,6 +157,7 @@ let package = Package(
                 "IdeaBoxCommandLine", "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
                 "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore", "CloudServer", "PostgresStore", "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+                "CEmptyICUData",
             ]
         ),
         .executableTarget(
