@@ -34,9 +34,10 @@ public struct CloudServer: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// How long a stop (SIGTERM) lets the requests in flight finish before closing them.
     public var shutdownTimeout: Duration = .seconds(10)
-    /// The most connections open at once; more wait in the listen backlog. The default
-    /// leaves room under the process's limit on open files for the store and the logs.
-    public var maximumConnections = max(64, Int(min(FileLimit.current, 1 << 20)) - 64)
+    /// The most connections open at once; more wait in the listen backlog. The default is
+    /// what the process may still open (its limit less the files it has open: a parent's
+    /// inherited ones count too) less 64, for the store, the logs and the uploads.
+    public var maximumConnections = max(64, Int(min(FileLimit.available, 1 << 20)) - 64)
     /// The most asset uploads received at once; more are answered `TRY_AGAIN_LATER`. Each
     /// is written to a file as it arrives, so this bounds open files and disk, not memory.
     public var maximumUploads = 16
@@ -81,7 +82,9 @@ public struct CloudServer: Sendable {
                 scheme: scheme, metrics: metrics, uploads: uploads),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: "ideabox",
+                // A backlog of 1,024 (Hummingbird's default is 256): connections that come
+                // while the server is at its limit wait there, not in SYN retries.
+                address: .hostname(host, port: port), serverName: "ideabox", backlog: 1024,
                 availableConnectionsDelegate: ConnectionLimit(limit: maximumConnections, metrics: metrics)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)

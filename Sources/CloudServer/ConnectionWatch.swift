@@ -14,7 +14,10 @@ import Synchronization
 /// The server stops accepting at `limit` (`ConnectionLimit`), and a connection is known here
 /// only once its pipeline is set up, a moment after it was accepted: so the connection that
 /// brings the count here to the limit is the one that makes room, and accepting resumes
-/// when the connection it closed is gone.
+/// when the connections it closed are gone. It closes an eighth of the limit at once, the
+/// longest idle: one at a time, a flood of idle connections waiting in the listen backlog
+/// would be taken in one round trip between threads each, which on a loaded machine added
+/// up to the idle timeout.
 final class ConnectionRegistry: Sendable {
     private struct Entry {
         let channel: any Channel
@@ -35,17 +38,17 @@ final class ConnectionRegistry: Sendable {
         self.limit = limit
     }
 
-    /// Knows `channel`, idle until its first request; at the limit, closes the connection
+    /// Knows `channel`, idle until its first request; at the limit, closes the connections
     /// idle longest (never this one).
     func opened(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)
-        let evicted = state.withLock { state -> (any Channel)? in
+        let evicted = state.withLock { state -> [any Channel] in
             state.ticks += 1
             state.entries[key] = Entry(channel: channel, idleSince: state.ticks)
-            guard state.entries.count >= limit else { return nil }
-            return Self.removeLongestIdle(from: &state, sparing: key)
+            guard state.entries.count >= limit else { return [] }
+            return Self.removeLongestIdle(max(1, limit / 8), from: &state, sparing: key)
         }
-        evicted?.close(promise: nil)
+        for channel in evicted { channel.close(promise: nil) }
     }
 
     func closed(_ channel: any Channel) {
@@ -63,13 +66,11 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    private static func removeLongestIdle(from state: inout State, sparing spared: ObjectIdentifier) -> (any Channel)? {
-        var oldest: (key: ObjectIdentifier, since: UInt64)?
-        for (key, entry) in state.entries where key != spared {
-            if let since = entry.idleSince, since < oldest?.since ?? .max { oldest = (key, since) }
-        }
-        guard let oldest else { return nil }
-        return state.entries.removeValue(forKey: oldest.key)?.channel
+    private static func removeLongestIdle(_ count: Int, from state: inout State, sparing spared: ObjectIdentifier) -> [any Channel] {
+        let idle = state.entries.compactMap { key, entry in entry.idleSince.map { (key: key, since: $0) } }
+            .filter { $0.key != spared }
+            .sorted { $0.since < $1.since }
+        return idle.prefix(count).compactMap { state.entries.removeValue(forKey: $0.key)?.channel }
     }
 }
 

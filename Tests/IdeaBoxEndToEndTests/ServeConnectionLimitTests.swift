@@ -19,6 +19,10 @@ struct ServeConnectionLimitTests {
         let token = try server.addAccount("alice")
         try await server.start(fileLimit: 1_024)
         #expect(server.log.contains("open files up to 1024"), "\(server.log)")
+        // The server holds only its own files: nothing of this process's was handed down.
+        let pid = try #require(server.pid)
+        let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+        #expect(held < 64, "serve started with \(held) files open")
         let port = try #require(URLComponents(string: try server.url)?.port)
 
         var idle: [Int32] = []

@@ -44,6 +44,11 @@ public enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // The child gets those three and nothing else of this process: the suites running
+        // beside it hold sockets and files opened without close-on-exec, which would count
+        // against a child's limit on open files (a server under `prlimit`) and keep their
+        // connections open after this process closed them.
+        _ = Self.closeFrom.map { $0(&actions, 3) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -79,6 +84,12 @@ public enum ChildProcess {
     ) -> Int32)? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np").map {
         unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (since 2.34), looked up by name too.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map {
+            unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }
 
     /// glibc's `POSIX_SPAWN_SETSID` (since 2.26), which Swift does not import.
     private static let setSession: Int32 = 0x80
