@@ -53,7 +53,7 @@ public struct RequestLog: Sendable {
 ///
 /// Text keeps the lines `serve` always wrote: a request as `TIME METHOD PATH STATUS MS ms
 /// ACCOUNT`, anything else as `serve: MESSAGE` with its metadata as `key=value`. JSON is one
-/// object a line: `time`, `level`, `logger`, `message` and the metadata's keys.
+/// object a line: `time`, `level`, `logger`, `message`, then the metadata's keys by name.
 public struct ServeLogHandler: LogHandler {
     /// How lines are written.
     public enum Format: String, Sendable, CaseIterable {
@@ -89,18 +89,30 @@ public struct ServeLogHandler: LogHandler {
         let time = clock.now().iso8601
         switch format {
         case .json:
-            var object: JSONValue.Object = [
-                "time": .string(time), "level": .string(event.level.rawValue), "logger": .string(label), "message": .string("\(event.message)"),
+            // Members in a fixed order, the same on every line: the four above, then the
+            // fields by name.
+            var members: [(String, JSONValue)] = [
+                ("time", .string(time)), ("level", .string(event.level.rawValue)), ("logger", .string(label)),
+                ("message", .string("\(event.message)")),
             ]
-            for (key, value) in fields where object[key] == nil {
+            for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !members.contains(where: { $0.0 == key }) {
                 let text = "\(value)"
-                object[key] = switch key {
+                let json: JSONValue = switch key {
                 case "status": Int64(text).map(JSONValue.integer) ?? .string(text)
                 case "ms": Double(text).map(JSONValue.double) ?? .string(text)
                 default: .string(text)
                 }
+                members.append((key, json))
             }
-            write(String(decoding: JSONValue.object(object).bytes, as: UTF8.self))
+            var line: [UInt8] = [UInt8(ascii: "{")]
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { line.append(UInt8(ascii: ",")) }
+                JSONValue.write(string: key, to: &line)
+                line.append(UInt8(ascii: ":"))
+                value.write(to: &line)
+            }
+            line.append(UInt8(ascii: "}"))
+            write(String(decoding: line, as: UTF8.self))
         case .text:
             if "\(event.message)" == "request", let method = fields["method"], let path = fields["path"], let status = fields["status"] {
                 write("\(time) \(method) \(path) \(status) \(fields["ms"] ?? "-") ms \(fields["account"] ?? "-")")

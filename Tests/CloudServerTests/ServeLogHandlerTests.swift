@@ -36,6 +36,7 @@ import Testing
         logger.notice("listening on http://127.0.0.1:8420")
         let written = lines.lines.withLock { $0 }
         #expect(written.count == 2)
+        #expect(written[0].hasPrefix("{\"time\":\"\(Self.clock.now().iso8601)\",\"level\":\"info\",\"logger\":\"ideabox.serve\",\"message\":\"request\",\"account\":"), "\(written[0])")
         let request = try #require(try JSONSerialization.jsonObject(with: Data(written[0].utf8)) as? [String: Any])
         #expect(request["message"] as? String == "request" && request["level"] as? String == "info" && request["logger"] as? String == "ideabox.serve")
         #expect(request["method"] as? String == "GET" && request["path"] as? String == "/webcourier/…" && request["account"] as? String == "-")
