@@ -1,6 +1,7 @@
 import CloudStore
 import CloudWebServices
 import Dispatch
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -41,6 +42,10 @@ public struct CloudServer: Sendable {
     /// The most asset uploads received at once; more are answered `TRY_AGAIN_LATER`. Each
     /// is written to a file as it arrives, so this bounds open files and disk, not memory.
     public var maximumUploads = 16
+    /// Where uploads are written as they arrive (a folder of this process's is made in it).
+    /// On disk, not in memory: the system's temporary folder is memory on many systems, so
+    /// `serve` passes a folder beside its data.
+    public var uploadFolder = FileManager.default.temporaryDirectory
     /// How often assets no record names are collected (those uploaded over an hour before).
     public var assetCollectionInterval: Duration = .seconds(600)
     /// The most bytes of header a request may have; a larger one is answered with the JSON
@@ -70,13 +75,15 @@ public struct CloudServer: Sendable {
     func application(
         hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let registry = ConnectionRegistry(limit: maximumConnections)
+        // Each upload in flight holds a file open too.
+        let connectionLimit = min(maximumConnections, max(16, Int(min(FileLimit.available, 1 << 20)) - 64 - maximumUploads))
+        let registry = ConnectionRegistry(limit: connectionLimit)
+        let idle = TimeAmount.nanoseconds(Int64(idleTimeout / .nanoseconds(1)))
         let http1 = HTTPServerBuilder.http1(configuration: .init(
-            additionalChannelHandlers: [ConnectionWatch(registry: registry)],
-            idleTimeout: .nanoseconds(Int64(idleTimeout / .nanoseconds(1))),
+            additionalChannelHandlers: [ConnectionWatch(registry: registry, stallTimeout: idle)],
+            idleTimeout: idle,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes)))
-        return
-        Application(
+        return Application(
             responder: CloudWebResponder(
                 store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub,
                 scheme: scheme, metrics: metrics, uploads: uploads),
@@ -85,7 +92,7 @@ public struct CloudServer: Sendable {
                 // A backlog of 1,024 (Hummingbird's default is 256): connections that come
                 // while the server is at its limit wait there, not in SYN retries.
                 address: .hostname(host, port: port), serverName: "ideabox", backlog: 1024,
-                availableConnectionsDelegate: ConnectionLimit(limit: maximumConnections, metrics: metrics)),
+                availableConnectionsDelegate: ConnectionLimit(limit: connectionLimit, metrics: metrics)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
     }
@@ -106,7 +113,7 @@ public struct CloudServer: Sendable {
         // The hub comes last, so that it is stopped first: its long polls are answered before
         // the server waits for the requests in flight.
         let hub = ZoneChangeHub(store: store, logger: Self.logger)
-        let uploads = try UploadSpool(maximumUploads: maximumUploads)
+        let uploads = try UploadSpool(maximumUploads: maximumUploads, parent: uploadFolder)
         var configuration = ServiceGroupConfiguration(
             services: [
                 try application(hub: hub, metrics: ServerMetrics(), uploads: uploads, onRunning: { listening in

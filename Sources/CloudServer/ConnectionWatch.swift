@@ -74,12 +74,19 @@ final class ConnectionRegistry: Sendable {
     }
 }
 
-/// Each connection's watch, placed after the HTTP decoder: tells the registry when the
-/// connection is idle or busy; ends the connection after an answer that says
-/// `Connection: close` (Hummingbird leaves that to the client); and answers a request the
-/// decoder gives up on before its head was read (a header over the limit, a request line
-/// that is not HTTP) with the JSON error every other bad request gets, instead of
-/// Hummingbird's empty 400.
+/// Each connection's watch, placed after the HTTP decoder:
+/// - hands on one request at a time: what a client sends behind a request (HTTP/1.1
+///   pipelining) waits here, and nothing more is read, until that request's answer is
+///   written;
+/// - tells the registry when the connection is idle or busy;
+/// - ends the connection after an answer that says `Connection: close` (Hummingbird leaves
+///   that to the client), and runs nothing the client sent behind it;
+/// - closes a connection whose client stops reading an answer for `stallTimeout` (a
+///   download or a long poll's answer it never takes), which the idle timeout does not,
+///   since a request is in progress;
+/// - answers a request the decoder gives up on before its head was read (a header over the
+///   limit, a request line that is not HTTP) with the JSON error every other bad request
+///   gets, instead of Hummingbird's empty 400.
 final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -87,14 +94,24 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let registry: ConnectionRegistry
-    /// A request's head was read and its answer not yet finished.
-    private var midRequest = false
+    private let stallTimeout: TimeAmount
+    /// Requests handed on whose answer is not yet written whole (0 or 1).
+    private var requestsInFlight = 0
+    /// What the client sent behind the request in flight, held until its answer is written.
+    private var held: [NIOAny] = []
+    /// A read asked for while parts are held, done once they are handed on.
+    private var readWanted = false
     private var answeredError = false
     /// The answer being written says `Connection: close`.
     private var closing = false
+    /// The connection's sending half is closed: nothing more is read as a request.
+    private var finished = false
+    /// The close of a connection whose client stopped reading, while it has not resumed.
+    private var stalled: Scheduled<Void>?
 
-    init(registry: ConnectionRegistry) {
+    init(registry: ConnectionRegistry, stallTimeout: TimeAmount) {
         self.registry = registry
+        self.stallTimeout = stallTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -102,6 +119,7 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        stalled?.cancel()
         registry.closed(context.channel)
     }
 
@@ -111,11 +129,58 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !held.isEmpty {
+            held.append(data)
+            return
+        }
         if case .head = unwrapInboundIn(data) {
-            midRequest = true
+            // After an answer that ended the connection, a next request is never served.
+            guard !finished else {
+                context.close(promise: nil)
+                return
+            }
+            if requestsInFlight > 0 {
+                held.append(data)
+                return
+            }
+            requestsInFlight += 1
             registry.busy(context.channel)
         }
         context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if held.isEmpty {
+            context.read()
+        } else {
+            readWanted = true
+        }
+    }
+
+    /// Hands on what was held behind the answer just written, up to the next request's
+    /// answer; after an answer that ended the connection, closes it instead.
+    private func release(_ context: ChannelHandlerContext) {
+        guard !held.isEmpty else { return }
+        guard !finished else {
+            held.removeAll()
+            context.close(promise: nil)
+            return
+        }
+        while !held.isEmpty {
+            let part = held[0]
+            if case .head = unwrapInboundIn(part) {
+                guard requestsInFlight == 0 else { break }
+                requestsInFlight += 1
+                registry.busy(context.channel)
+            }
+            held.removeFirst()
+            context.fireChannelRead(part)
+        }
+        context.fireChannelReadComplete()
+        if held.isEmpty, readWanted {
+            readWanted = false
+            context.read()
+        }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -125,20 +190,38 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             break
         case .end:
-            midRequest = false
-            registry.idle(context.channel)
-            if closing {
-                context.writeAndFlush(data, promise: promise)
-                Self.finish(context)
-                return
+            requestsInFlight = max(0, requestsInFlight - 1)
+            // Idle once the answer is sent, not merely queued: an eviction then never cuts it.
+            let written = promise ?? context.eventLoop.makePromise()
+            if requestsInFlight == 0 {
+                let (registry, channel) = (registry, context.channel)
+                written.futureResult.whenSuccess { registry.idle(channel) }
             }
+            if closing {
+                context.writeAndFlush(data, promise: written)
+                finish(context)
+            } else {
+                context.write(data, promise: written)
+            }
+            release(context)
+            return
         }
         context.write(data, promise: promise)
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stalled?.cancel()
+            stalled = nil
+        } else if stalled == nil {
+            stalled = context.eventLoop.assumeIsolated().scheduleTask(in: stallTimeout) { context.close(promise: nil) }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Within a request the responder reads the error from the body and answers it.
-        guard let error = error as? HTTPParserError, !midRequest, error != .invalidEOFState else {
+        guard let error = error as? HTTPParserError, requestsInFlight == 0, error != .invalidEOFState else {
             context.fireErrorCaught(error)
             return
         }
@@ -151,13 +234,14 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        Self.finish(context)
+        finish(context)
     }
 
     /// Ends the connection once what was written is sent. Only the sending half is closed: a
     /// client still sending (the rest of a header, a body never read) then reads the answer
     /// instead of a reset. It closes, or the idle timeout does.
-    private static func finish(_ context: ChannelHandlerContext) {
+    private func finish(_ context: ChannelHandlerContext) {
+        finished = true
         context.close(mode: .output).assumeIsolated().whenFailure { _ in context.close(promise: nil) }
     }
 

@@ -10,12 +10,25 @@ final class UploadSpool: Sendable {
     /// The most uploads received at once.
     let maximumUploads: Int
     private let inFlight = Mutex(0)
+    private static let prefix = "ideabox-uploads-"
 
-    /// A new folder under `parent` (the system's temporary folder by default).
-    init(maximumUploads: Int, parent: URL = FileManager.default.temporaryDirectory) throws {
-        folder = parent.appendingPathComponent("ideabox-uploads-\(UUID().uuidString.lowercased())", isDirectory: true)
+    /// A new folder under `parent`, named for this process. The folders there of processes
+    /// that have ended (a server killed mid-upload) are removed first.
+    init(maximumUploads: Int, parent: URL) throws {
+        try OwnerOnly.createDirectory(parent)
+        Self.removeAbandoned(in: parent)
+        folder = parent.appendingPathComponent(
+            "\(Self.prefix)\(getpid())-\(UUID().uuidString.lowercased())", isDirectory: true)
         self.maximumUploads = maximumUploads
         try OwnerOnly.createDirectory(folder)
+    }
+
+    /// Removes the spool folders in `parent` whose process no longer runs.
+    private static func removeAbandoned(in parent: URL) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), kill(pid, 0) == -1, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
     }
 
     /// Takes a place for one upload; false if all are taken.

@@ -14,8 +14,15 @@ extension PostgresRecordStore {
         let now = clock.now().milliseconds
         try await transaction { connection in
             try await Self.lockQuota(of: account, connection, logger)
+            // Bytes the account holds already: only their time moves on, so that collection
+            // spares them for the save this upload is for.
             let held = try await Self.count(
-                "SELECT COUNT(*) FROM asset WHERE account = \(account) AND checksum = \(reference.checksum)", connection, logger)
+                """
+                WITH touched AS (
+                    UPDATE asset SET uploaded_at = GREATEST(uploaded_at, \(now))
+                    WHERE account = \(account) AND checksum = \(reference.checksum) RETURNING 1)
+                SELECT COUNT(*) FROM touched
+                """, connection, logger)
             guard held == 0 else { return }
             if let maxBytes = try await Self.quota(account, locking: false, connection, logger).maxAssetBytes,
                try await Self.assetBytes(account, connection, logger) + reference.size > maxBytes {
@@ -60,30 +67,59 @@ extension PostgresRecordStore {
     }
 
     /// See `SQLiteRecordStore.collectAssets`: a record names an asset by its checksum in its
-    /// fields' JSON.
+    /// fields' JSON; an asset found named has its time moved on; a batch a transaction.
     public func collectAssets(uploadedBefore cutoff: Timestamp) async throws -> Int {
-        try await run { connection in
-            try await Self.count(
-                """
-                WITH collected AS (
-                    DELETE FROM asset WHERE uploaded_at < \(cutoff.milliseconds) AND NOT EXISTS (
-                        SELECT 1 FROM record JOIN zone ON zone.id = record.zone_id
-                        WHERE zone.account = asset.account AND strpos(record.fields, asset.checksum) > 0)
-                    RETURNING 1)
-                SELECT COUNT(*) FROM collected
-                """, connection, logger)
+        let now = clock.now().milliseconds
+        var collected = 0
+        while true {
+            let (looked, deleted) = try await transaction { connection -> (Int, Int) in
+                // SKIP LOCKED: an asset a save is naming now is that save's, not this batch's.
+                let rows = try await connection.query(
+                    """
+                    SELECT account, checksum FROM asset WHERE uploaded_at < \(cutoff.milliseconds)
+                    ORDER BY uploaded_at LIMIT \(Int64(Self.collectionBatch)) FOR UPDATE SKIP LOCKED
+                    """, logger: logger)
+                var candidates: [(String, String)] = []
+                for try await row in rows.decode((String, String).self) { candidates.append(row) }
+                var deleted = 0
+                for (account, checksum) in candidates {
+                    let named = try await Self.count(
+                        """
+                        SELECT COUNT(*) FROM (SELECT 1 FROM record JOIN zone ON zone.id = record.zone_id
+                                              WHERE zone.account = \(account) AND strpos(record.fields, \(checksum)) > 0 LIMIT 1) named
+                        """, connection, logger) > 0
+                    if named {
+                        try await connection.query(
+                            "UPDATE asset SET uploaded_at = \(now) WHERE account = \(account) AND checksum = \(checksum)", logger: logger)
+                    } else {
+                        try await connection.query("DELETE FROM asset WHERE account = \(account) AND checksum = \(checksum)", logger: logger)
+                        deleted += 1
+                    }
+                }
+                return (candidates.count, deleted)
+            }
+            collected += deleted
+            if looked < Self.collectionBatch { return collected }
         }
     }
 
-    /// Those of `references` that `account` holds, at the size each names.
+    /// The most assets one transaction of `collectAssets` looks at.
+    static let collectionBatch = 100
+
+    /// Those of `references` that `account` holds, at the size each names, each locked and
+    /// its time moved on to `now` for the rest of the transaction: a collection running at
+    /// the same time then neither deletes it under the save nor (seeing the new time) after.
     static func assets(
-        _ references: [AssetReference], account: String, _ connection: PostgresConnection, _ logger: Logger
+        _ references: [AssetReference], account: String, now: Int64, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<AssetReference> {
         guard !references.isEmpty else { return [] }
         let checksums = Array(Set(references.map(\.checksum)))
         var held = Set<AssetReference>()
         let rows = try await connection.query(
-            "SELECT checksum, size FROM asset WHERE account = \(account) AND checksum = ANY(\(checksums))", logger: logger)
+            """
+            UPDATE asset SET uploaded_at = GREATEST(uploaded_at, \(now))
+            WHERE account = \(account) AND checksum = ANY(\(checksums)) RETURNING checksum, size
+            """, logger: logger)
         for try await (checksum, size) in rows.decode((String, Int64).self) {
             if let reference = AssetReference(checksum: checksum, size: size) { held.insert(reference) }
         }

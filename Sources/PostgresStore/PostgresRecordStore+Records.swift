@@ -36,7 +36,8 @@ extension PostgresRecordStore {
                 let quota = maxRecords.flatMap { $0 < 0 ? nil : $0 }
                 var recordCount = try await quota == nil ? 0 : Int64(Self.recordCount(account, connection, logger))
                 let assets = try await Self.assets(
-                    saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, connection, logger)
+                    saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, now: now.milliseconds,
+                    connection, logger)
                 var written: [RecordID: RemoteRecord] = [:]
                 for save in saves {
                     let existing = stored[save.record.recordID]

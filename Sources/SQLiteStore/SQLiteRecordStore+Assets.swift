@@ -12,15 +12,21 @@ extension SQLiteRecordStore {
     /// it is uploaded), in one transaction a chunk at a time.
     public func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) throws {
         guard reference.size <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        let now = clock.now().milliseconds
         try writer.write { db in
-            guard try Self.assetID(reference.checksum, account: account, db) == nil else { return }
+            // Bytes the account holds already: only their time moves on, so that collection
+            // spares them for the save this upload is for.
+            if let id = try Self.assetID(reference.checksum, account: account, db) {
+                try db.execute(sql: "UPDATE asset SET uploadedAt = MAX(uploadedAt, ?) WHERE id = ?", arguments: [now, id])
+                return
+            }
             if let maxBytes = try Self.quota(of: account, db).maxAssetBytes,
                try Self.assetBytes(of: account, db) + reference.size > maxBytes {
                 throw CloudError.quotaExceeded
             }
             try db.execute(
                 sql: "INSERT INTO asset (account, checksum, size, uploadedAt) VALUES (?, ?, ?, ?)",
-                arguments: [account, reference.checksum, reference.size, clock.now().milliseconds])
+                arguments: [account, reference.checksum, reference.size, now])
             let assetID = db.lastInsertedRowID
             let chunks = try bytes.chunks()
             var seq = 0
@@ -69,20 +75,44 @@ extension SQLiteRecordStore {
     /// Deletes the assets uploaded before `cutoff` that no record of their account names.
     /// A record names an asset in its fields' JSON by the asset's checksum (64 hex digits),
     /// so a text search finds every record that might: at worst one that holds the checksum
-    /// as a string keeps the asset.
+    /// as a string keeps the asset. An asset found named has its time moved on (it is looked
+    /// at again only after another grace), and the work goes in short transactions of at
+    /// most `collectionBatch` assets, so that a writer waits for one batch at most.
     @discardableResult
     public func collectAssets(uploadedBefore cutoff: Timestamp) throws -> Int {
-        try writer.write { db in
-            try db.execute(
-                sql: """
-                    DELETE FROM asset WHERE uploadedAt < ? AND NOT EXISTS (
-                        SELECT 1 FROM record JOIN zone ON zone.id = record.zoneId
-                        WHERE zone.account = asset.account AND instr(record.fields, asset.checksum) > 0)
-                    """,
-                arguments: [cutoff.milliseconds])
-            return db.changesCount
+        let now = clock.now().milliseconds
+        var collected = 0
+        while true {
+            let (looked, deleted) = try writer.write { db -> (Int, Int) in
+                let candidates = try Row.fetchAll(
+                    db, sql: "SELECT id, account, checksum FROM asset WHERE uploadedAt < ? ORDER BY uploadedAt LIMIT ?",
+                    arguments: [cutoff.milliseconds, Self.collectionBatch])
+                var deleted = 0
+                for row in candidates {
+                    let (id, account, checksum): (Int64, String, String) = (row[0], row[1], row[2])
+                    let named = try Bool.fetchOne(
+                        db,
+                        sql: """
+                            SELECT EXISTS (SELECT 1 FROM record JOIN zone ON zone.id = record.zoneId
+                                           WHERE zone.account = ? AND instr(record.fields, ?) > 0)
+                            """,
+                        arguments: [account, checksum]) ?? true
+                    if named {
+                        try db.execute(sql: "UPDATE asset SET uploadedAt = ? WHERE id = ?", arguments: [now, id])
+                    } else {
+                        try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
+                        deleted += 1
+                    }
+                }
+                return (candidates.count, deleted)
+            }
+            collected += deleted
+            if looked < Self.collectionBatch { return collected }
         }
     }
+
+    /// The most assets one transaction of `collectAssets` looks at.
+    static let collectionBatch = 100
 
     private static func assetID(_ checksum: String, account: String, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE account = ? AND checksum = ?", arguments: [account, checksum])

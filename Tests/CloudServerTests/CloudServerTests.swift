@@ -184,6 +184,44 @@ import Testing
         #expect(taken)
     }
 
+    @Test("After an answer that ends the connection, a request sent behind it on the same connection is never run")
+    func nothingIsReadAfterAnAnswerThatEndsTheConnection() throws {
+        let server = try ServerFixture()
+        try server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 10, maxAssetBytes: 5), account: "alice")
+        let modify = "{\"operations\":[{\"operationType\":\"create\",\"zone\":{\"zoneID\":{\"zoneName\":\"Sneaky\"}}}]}"
+        let answer = try server.raw(
+            "POST \(try server.uploadPath()) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n0123456789"
+                + "POST \(ServerFixture.path("zones/modify")) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
+                + "Content-Length: \(modify.utf8.count)\r\n\r\n\(modify)", waitingAtMost: 20)
+        #expect(answer.hasPrefix("HTTP/1.1 413") && answer.components(separatedBy: "HTTP/1.1 ").count == 2, "\(answer)")
+        #expect(try server.store.zones(account: "alice").map(\.zoneName) == ["Ideas"])
+    }
+
+    @Test("A client that stops reading an answer (a large download) is closed after the stall timeout, not kept busy for ever")
+    func aClientThatStopsReadingIsClosed() async throws {
+        let server = try ServerFixture(idleTimeout: .seconds(1))
+        let data = Data((0..<(24 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let reference = try server.client("alice", token: server.aliceToken).uploadAsset(data)
+        let descriptor = try server.connection()
+        defer { close(descriptor) }
+        let body = "{\"fileChecksum\":\"\(reference.checksum)\"}"
+        let request = "POST \(ServerFixture.path("assets/download")) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        _ = Array(request.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        // Reading nothing for well past the stall timeout, then everything there is.
+        try await Task.sleep(for: .seconds(6))
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received = 0
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += count
+        }
+        #expect(received > 0 && received < data.count, "\(received) bytes of \(data.count)")
+    }
+
     @Test("GET /healthz answers 200 while the store answers, with no credentials")
     func health() throws {
         let server = try ServerFixture()

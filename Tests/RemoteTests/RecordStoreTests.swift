@@ -132,10 +132,28 @@ import Testing
         #expect(try runBlocking { try await store.asset(reference.checksum, account: account) } == named)
         #expect(try runBlocking { try await store.usage(account: account) }.assetBytes == Int64(named.count))
 
-        // Once no record names it, it goes too.
+        // Found named, its time moved on: the next hour's collection leaves it alone without
+        // looking. Once no record names it, a collection after that takes it.
         let replaced = RemoteRecord(recordType: "File", recordID: record.recordID, fields: ["data": .string("moved elsewhere")])
         _ = try runBlocking { try await store.modify(account: account, saves: [RecordSave(replaced, policy: .allKeys)], deletes: [], atomic: true) }
-        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: later) } == 1)
+        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: later) } == 0)
+        fixture.clock.advance(by: 3_660_000)
+        let afterThat = fixture.clock.wallClock.now().adding(milliseconds: -3_600_000)
+        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: afterThat) } == 1)
         #expect(try runBlocking { try await store.usage(account: account) }.assetBytes == 0)
+    }
+
+    @Test("Uploading bytes the account already holds moves their time on: the save that upload is for finds them, even past the grace",
+          arguments: RemoteKind.tested)
+    func aRepeatedUploadIsSparedByCollection(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
+        let store = fixture.store
+        let data = Data("a photo uploaded twice".utf8)
+        let reference = try runBlocking { try await store.storeAsset(data, account: CloudFixture.account) }
+        fixture.clock.advance(by: 2 * 3_600_000)
+        #expect(try runBlocking { try await store.storeAsset(data, account: CloudFixture.account) } == reference)
+        let cutoff = fixture.clock.wallClock.now().adding(milliseconds: -3_600_000)
+        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: cutoff) } == 0)
+        #expect(try runBlocking { try await store.asset(reference.checksum, account: CloudFixture.account) } == data)
     }
 }

@@ -136,6 +136,7 @@ extension IdeaBoxCommand {
             server.idleTimeout = .seconds(settings.idleTimeout)
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             server.maximumUploads = settings.maxUploads
+            server.uploadFolder = try storeOptions.uploadFolder(context)
             let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             logger.notice(
                 "listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
@@ -184,6 +185,18 @@ struct ServeStoreOptions: ParsableArguments {
         if let store = chosenStore { return .sqlite(URL(fileURLWithPath: String(store.dropFirst("sqlite:".count)))) }
         let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
         return .sqlite(root.appendingPathComponent("server").appendingPathComponent(SQLiteRecordStore.fileName))
+    }
+
+    /// Where uploads are spooled as they arrive: `uploads` beside the SQLite file, or under
+    /// the data root's `server` folder with PostgreSQL.
+    func uploadFolder(_ context: CommandContext) throws -> URL {
+        switch try location(context) {
+        case let .sqlite(url):
+            return url.deletingLastPathComponent().appendingPathComponent("uploads", isDirectory: true)
+        case .postgres:
+            let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
+            return root.appendingPathComponent("server").appendingPathComponent("uploads", isDirectory: true)
+        }
     }
 
     /// Opens the store (creating the SQLite file or the PostgreSQL tables if needed), which
