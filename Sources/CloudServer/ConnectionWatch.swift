@@ -192,10 +192,11 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             requestsInFlight = max(0, requestsInFlight - 1)
             // Idle once the answer is sent, not merely queued: an eviction then never cuts it.
+            // (Unless a request held behind it has been handed on by then.)
             let written = promise ?? context.eventLoop.makePromise()
-            if requestsInFlight == 0 {
-                let (registry, channel) = (registry, context.channel)
-                written.futureResult.whenSuccess { registry.idle(channel) }
+            let channel = context.channel
+            written.futureResult.assumeIsolated().whenSuccess { [self] in
+                if requestsInFlight == 0 { registry.idle(channel) }
             }
             if closing {
                 context.writeAndFlush(data, promise: written)
