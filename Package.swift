@@ -190,7 +190,7 @@ let package = Package(
             name: "CloudServerTests",
             dependencies: [
                 "CloudServer", "CloudHTTPClient", "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore",
-                "IdeaBoxCore", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                "IdeaBoxCore", "ProcessTestSupport", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -22,7 +22,7 @@ struct AssetUpload {
         let file = folder.appendingPathComponent(UUID().uuidString.lowercased())
         let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, OwnerOnly.fileMode)
         guard descriptor >= 0 else {
-            throw WebServicesError(code: "INTERNAL_ERROR", reason: "The server cannot keep an upload now (\(String(cString: strerror(errno)))).")
+            throw Self.cannotKeep()
         }
         var hasher = SHA256()
         var size = 0
@@ -35,7 +35,9 @@ struct AssetUpload {
                 }
                 try buffer.withUnsafeReadableBytes { bytes in
                     hasher.update(bufferPointer: bytes)
-                    try Self.write(bytes, to: descriptor)
+                    guard Descriptor.writeAll(bytes, to: descriptor) else {
+                        throw Self.cannotKeep()
+                    }
                 }
             }
         } catch {
@@ -54,15 +56,8 @@ struct AssetUpload {
         try? FileManager.default.removeItem(at: file)
     }
 
-    private static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw WebServicesError(code: "INTERNAL_ERROR", reason: "The server cannot keep an upload now (\(String(cString: strerror(errno)))).")
-            }
-            offset += written
-        }
+    /// The error for a spool file that cannot be made or written (a full disk, say), by `errno`.
+    private static func cannotKeep() -> WebServicesError {
+        WebServicesError(code: "INTERNAL_ERROR", reason: "The server cannot keep an upload now (\(String(cString: strerror(errno)))).")
     }
 }

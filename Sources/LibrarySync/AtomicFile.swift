@@ -28,16 +28,7 @@ enum AtomicFile {
         guard fd >= 0 else { throw LibraryError.io(temporary.path, reason: String(cString: strerror(errno))) }
         var written = true
         for region in data.regions where written {
-            written = region.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { return false }
-                    offset += count
-                }
-                return true
-            }
+            written = region.withUnsafeBytes { Descriptor.writeAll($0, to: fd) }
         }
         let failure = errno
         if written, let modified { setModificationTime(fd: fd, modified) }

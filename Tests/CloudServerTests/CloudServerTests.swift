@@ -4,6 +4,7 @@ import CloudServer
 import CloudStore
 import CloudWebServices
 import Foundation
+import ProcessTestSupport
 import RemoteTestSupport
 import Testing
 
@@ -164,7 +165,7 @@ import Testing
         // An upload that has sent 10 of its 1,000 bytes holds the one place.
         let held = try server.connection()
         let request = "POST \(try server.uploadPath()) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789"
-        _ = Array(request.utf8).withUnsafeBytes { Glibc.send(held, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        LoopbackSocket.send(request, on: held)
         let deadline = ContinuousClock.now + .seconds(20)
         var refused: CloudError?
         while ContinuousClock.now < deadline {
@@ -207,18 +208,10 @@ import Testing
         let body = "{\"fileChecksum\":\"\(reference.checksum)\"}"
         let request = "POST \(ServerFixture.path("assets/download")) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        _ = Array(request.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        LoopbackSocket.send(request, on: descriptor)
         // Reading nothing for well past the stall timeout, then everything there is.
         try await Task.sleep(for: .seconds(6))
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var received = 0
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            received += count
-        }
+        let received = LoopbackSocket.readAll(descriptor, waitingAtMost: 20).count
         #expect(received > 0 && received < data.count, "\(received) bytes of \(data.count)")
     }
 

@@ -4,6 +4,7 @@ import CloudServer
 import CloudWebServices
 import Foundation
 import Hummingbird
+import ProcessTestSupport
 import IdeaBoxCore
 import SQLiteStore
 import Synchronization
@@ -116,18 +117,9 @@ final class ServerFixture: Sendable {
     func raw(_ bytes: String, answer: Bool = true, waitingAtMost seconds: Int = 5) throws -> String {
         let descriptor = try connection()
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = Array(bytes.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        LoopbackSocket.send(bytes, on: descriptor)
         guard answer else { return "" }
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            received += chunk[0..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
+        return String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: seconds), as: UTF8.self)
     }
 
     /// The path of a new upload URL of alice's.
@@ -140,20 +132,7 @@ final class ServerFixture: Sendable {
 
     /// A socket connected to the server, which the caller closes.
     func connection() throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!.port!).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw CocoaError(.fileReadUnknown)
-        }
-        return descriptor
+        try LoopbackSocket.connect(port: running.port)
     }
 
     func send(_ path: String, token: String?, json object: [String: Any]) throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {

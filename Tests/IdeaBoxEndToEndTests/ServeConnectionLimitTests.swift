@@ -27,14 +27,16 @@ struct ServeConnectionLimitTests {
 
         var idle: [Int32] = []
         defer { idle.forEach { close($0) } }
-        for _ in 0..<1_100 { idle.append(try Self.connect(port)) }
+        for _ in 0..<1_100 { idle.append(try LoopbackSocket.connect(port: port)) }
 
         let started = ContinuousClock.now
-        let descriptor = try Self.connect(port)
+        let descriptor = try LoopbackSocket.connect(port: port)
         defer { close(descriptor) }
-        let request = "POST /database/1/iCloud.com.buildwithharry.IdeaBox/production/private/zones/list HTTP/1.1\r\n"
-            + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-        let answer = try Self.exchange(descriptor, request, waitingAtMost: 30)
+        LoopbackSocket.send(
+            "POST /database/1/iCloud.com.buildwithharry.IdeaBox/production/private/zones/list HTTP/1.1\r\n"
+                + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+            on: descriptor)
+        let answer = String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: 30), as: UTF8.self)
         let took = ContinuousClock.now - started
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
         #expect(answer.contains("\"zoneName\":\"_defaultZone\""), "\(answer)")
@@ -42,39 +44,5 @@ struct ServeConnectionLimitTests {
         // The server is still whole: no error line, and it stops as asked.
         #expect(!server.log.contains(" 500 "), "\(server.log)")
         #expect(try server.stop(SIGTERM) == 0)
-    }
-
-    /// A blocking TCP connection to 127.0.0.1:`port`.
-    static func connect(_ port: Int) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw EndToEndError(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw EndToEndError(description: "connect: \(reason)")
-        }
-        return descriptor
-    }
-
-    /// Sends `request` and reads until the server closes or `seconds` pass.
-    static func exchange(_ descriptor: Int32, _ request: String, waitingAtMost seconds: Int) throws -> String {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = Array(request.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            received += chunk[0..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
     }
 }

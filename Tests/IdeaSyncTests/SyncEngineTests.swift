@@ -92,10 +92,7 @@ import Testing
     @Test func aCompanionRunsAfterEachSyncAndItsNetworkFailuresAreRetried() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        let companion = CountingCompanion()
-        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
-        engine.start()
-        fixture.scheduler.runDue()
+        let (engine, companion) = Self.started(a.session, live: false, fixture)
         #expect(companion.runs == 1)
         guard case .synced = engine.status else { Issue.record("\(engine.status)"); return }
 
@@ -113,10 +110,7 @@ import Testing
     @Test func aCompanionsPendingChangesShowUntilItSyncsAndItsOverwriteRunsOnTheSyncQueue() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        let companion = CountingCompanion()
-        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
-        engine.start()
-        fixture.scheduler.runDue()
+        let (engine, companion) = Self.started(a.session, live: false, fixture)
         #expect(engine.companionsPending.isEmpty)
 
         companion.pending.withLock { $0 = 3 }
@@ -141,11 +135,7 @@ import Testing
         let fixture = try SyncFixture()
         let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
         let a = try fixture.device("a", client: { _ in watched })
-        let companion = CountingCompanion()
-        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
-        engine.deliveryChanged(.live)
-        engine.start()
-        fixture.scheduler.runDue()
+        let (engine, companion) = Self.started(a.session, live: true, fixture)
         let (fetches, runs) = (watched.fetchCount, companion.runs)
 
         engine.changesArrived(in: [RecordZoneID(zoneName: "Ideas")])
@@ -182,11 +172,7 @@ import Testing
     @Test func notificationsMoreOftenThanTheSafetyFetchNeverPutItOff() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        let companion = CountingCompanion()
-        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
-        engine.deliveryChanged(.live)
-        engine.start()
-        fixture.scheduler.runDue()
+        let (engine, companion) = Self.started(a.session, live: true, fixture)
         let runs = companion.runs
         for _ in 0..<4 {
             fixture.scheduler.advance(by: 60_000)
@@ -202,11 +188,7 @@ import Testing
     @Test func aSyncOfTheLibraryAloneStillChecksTheAccount() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        let companion = CountingCompanion()
-        let engine = SyncEngine(session: a.session, companions: [companion], scheduler: fixture.scheduler)
-        engine.deliveryChanged(.live)
-        engine.start()
-        fixture.scheduler.runDue()
+        let (engine, companion) = Self.started(a.session, live: true, fixture)
         let runs = companion.runs
         try fixture.cloud.signIn(device: "a", account: "someone-else")
         engine.changesArrived(in: [companion.zone])
@@ -244,6 +226,17 @@ import Testing
         _ = try a.session.run()
         #expect(watched.createZoneCount == 2)
         #expect(try fixture.remoteIdeas().count == 3)
+    }
+
+    /// An engine of `session` with a counting companion, started and through its first sync;
+    /// `live`: told first that a long poll holds.
+    private static func started(_ session: SyncSession, live: Bool, _ fixture: SyncFixture) -> (SyncEngine, CountingCompanion) {
+        let companion = CountingCompanion()
+        let engine = SyncEngine(session: session, companions: [companion], scheduler: fixture.scheduler)
+        if live { engine.deliveryChanged(.live) }
+        engine.start()
+        fixture.scheduler.runDue()
+        return (engine, companion)
     }
 }
 

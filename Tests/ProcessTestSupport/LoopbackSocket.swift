@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw TCP connection to a server on 127.0.0.1, for the tests that speak to it as a hostile
+/// or broken client would: bytes no HTTP client sends, requests left half-sent, connections
+/// held open. The caller closes the descriptor.
+public enum LoopbackSocket {
+    /// A blocking connection to 127.0.0.1:`port`.
+    public static func connect(port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw LoopbackSocketError(description: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw LoopbackSocketError(description: "connect to 127.0.0.1:\(port): \(reason)")
+        }
+        return descriptor
+    }
+
+    /// Sends `bytes` whole, never raising SIGPIPE.
+    public static func send(_ bytes: String, on descriptor: Int32) {
+        _ = Array(bytes.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Everything the server sends until it closes, or until `seconds` pass with nothing.
+    public static func readAll(_ descriptor: Int32, waitingAtMost seconds: Int) -> [UInt8] {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += chunk[0..<count]
+        }
+        return received
+    }
+}
+
+/// A connection that could not be made.
+public struct LoopbackSocketError: Error, CustomStringConvertible {
+    public let description: String
+}
