@@ -14,6 +14,8 @@ public enum LocalCommand: Equatable, Sendable {
     case edit(id: String, title: String?, description: String?, json: Bool)
     case setCompleted(Bool, id: String, json: Bool)
     case remove(id: String)
+    case history(id: String, json: Bool)
+    case restore(id: String, version: Int64, json: Bool)
     case export
     case `import`(file: String)
 
@@ -76,6 +78,14 @@ public enum LocalCommand: Equatable, Sendable {
             let repository = try Self.openRepository(store, context)
             let idea = try repository.deleteIdea(id: repository.idea(matching: id).id)
             print(Output.line(idea))
+        case let .history(id, json):
+            let repository = try Self.openRepository(store, context)
+            let versions = try repository.history(of: repository.ideaIdWithHistory(matching: id))
+            print(json ? try Output.json(versions.map(HistoryJSON.init)) : Output.history(versions, language: context.language))
+        case let .restore(id, version, json):
+            let repository = try Self.openRepository(store, context)
+            let idea = try repository.restoreVersion(version, of: repository.ideaIdWithHistory(matching: id))
+            print(json ? idea.jsonText() : idea.idString)
         case .export:
             try Self.printIdeas(.all, rows: nil, notesMore: false, json: true, context: context, store: store)
         case let .import(file):

@@ -84,6 +84,57 @@ public enum Output {
         return lines.joined(separator: "\n")
     }
 
+    /// An idea's versions as `ideabox history` prints them: a heading line for each (its
+    /// number, or `current`; when and by which device it was written; why it was replaced
+    /// and in which fields), then its values, indented.
+    public static func history(_ versions: [IdeaVersion], language: Language) -> String {
+        let english = language == .english
+        var lines: [String] = []
+        for version in versions {
+            let number = version.number.map { (english ? "version " : "版本 ") + String($0) } ?? (english ? "current" : "目前")
+            let device = String(version.writtenBy.prefix(8))
+            var heading = "\(number)  \(version.writtenAt.iso8601)  \(english ? "by" : "裝置") \(device)"
+            if let reason = version.reason, let replacedAt = version.replacedAt {
+                let fields = version.fields.map { fieldName($0, english) }.joined(separator: ", ")
+                heading += "  " + reasonText(reason, english) + (english ? " at " : "，") + replacedAt.iso8601
+                if !fields.isEmpty { heading += english ? " (\(fields))" : "（\(fields)）" }
+            }
+            lines.append(heading)
+            if version.isDeleted {
+                lines.append(english ? "  deleted" : "  已刪除")
+            } else {
+                lines.append("  \(fieldName(.title, english)): \(version.title)")
+                lines.append("  \(fieldName(.isCompleted, english)): \(version.isCompleted ? (english ? "yes" : "是") : (english ? "no" : "否"))")
+                lines.append("  \(fieldName(.description, english)):")
+                for line in version.description.split(separator: "\n", omittingEmptySubsequences: false) where !version.description.isEmpty {
+                    lines.append("    " + line)
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func fieldName(_ field: IdeaField, _ english: Bool) -> String {
+        switch field {
+        case .title: english ? "title" : "標題"
+        case .description: english ? "description" : "描述"
+        case .isCompleted: english ? "done" : "已完成"
+        }
+    }
+
+    private static func reasonText(_ reason: HistoryReason, _ english: Bool) -> String {
+        switch reason {
+        case .edited: english ? "replaced by an edit" : "被編輯取代"
+        case .received: english ? "replaced by another device's version" : "被其他裝置的版本取代"
+        case .merged: english ? "merged with another device's version" : "與其他裝置的版本合併"
+        case .lost: english ? "lost a merge" : "合併時落敗"
+        case .deleted: english ? "deleted" : "已刪除"
+        case .undone: english ? "undone" : "已復原"
+        case .redone: english ? "redone" : "已重做"
+        case .restored: english ? "replaced by a restore" : "被還原取代"
+        }
+    }
+
     /// A value (an idea, a status, a log) as pretty-printed JSON with sorted keys.
     public static func json(_ value: some Encodable) throws -> String {
         // Foundation on Linux writes an empty array as `[`, a blank line and `]`; print

@@ -11,26 +11,30 @@ public enum ConflictResolution: String, Sendable, Codable, CaseIterable {
 /// What a device holds of an idea when the remote's version of it arrives: the input of
 /// the conflict rule, which the sync layer decides and the store applies.
 public struct MergeCase: Sendable, Equatable {
-    /// One side's last change of the idea.
-    public struct Side: Sendable, Equatable {
-        /// Its place in the sync order.
-        public var order: SyncOrder
-        /// The idea's version after it, or nil for a delete.
-        public var version: Int?
+    /// One side's state of the idea.
+    public enum Side: Sendable, Equatable {
+        /// The idea with the stamps of its fields.
+        case idea(Idea, FieldStamps)
+        /// A delete at this place in the sync order.
+        case deleted(SyncOrder)
 
-        /// A save of the idea at `version`, or a delete (`version` nil), at `order`.
-        public init(order: SyncOrder, version: Int?) {
-            self.order = order
-            self.version = version
+        /// The side's place in the sync order: its latest field stamp, or its delete.
+        public var order: SyncOrder {
+            switch self {
+            case .idea(_, let stamps): stamps.latest
+            case .deleted(let order): order
+            }
         }
 
-        /// Whether the change is a delete.
-        public var isDelete: Bool { version == nil }
+        /// Whether the side is a delete.
+        public var isDelete: Bool {
+            if case .deleted = self { true } else { false }
+        }
     }
 
-    /// This device's last change (its idea or its delete), or nil when it has none.
+    /// This device's state (its idea or its delete), or nil when it has none.
     public var local: Side?
-    /// The remote's change.
+    /// The remote's state.
     public var remote: Side
     /// Whether this device has a change of the idea the remote has not confirmed.
     public var hasPendingChange: Bool
@@ -50,26 +54,34 @@ public struct MergeCase: Sendable, Equatable {
 public struct MergeDecision: Sendable, Equatable {
     /// What becomes of the idea here.
     public enum Action: Sendable, Equatable {
-        /// The remote's version replaces this device's (a pending change is dropped).
+        /// The remote's state replaces this device's (a pending change is dropped).
         case takeRemote
-        /// This device's version stays; with `resend`, it is queued so the remote catches up.
+        /// This device's state stays; with `resend`, it is queued so the remote catches up.
         case keepLocal(resend: Bool)
         /// The remote holds exactly this device's state: whatever was queued has arrived.
         case alreadyHave
+        /// Each side won some fields: this merge becomes the state here and is sent.
+        case merged(Idea, FieldStamps)
     }
 
     /// What becomes of the idea here.
     public var action: Action
-    /// A conflict to log, settled this way; nil when there was none.
+    /// A conflict to log, settled this way (by the latest stamp); nil when there was none.
     public var conflict: ConflictResolution?
+    /// The fields whose values differed in a logged conflict, and which side each went to.
+    public var conflictFields: [IdeaField: ConflictResolution]
     /// Whether this device's sent edit was replaced by another device's newer edit made
     /// without seeing it: the losing side's log says so.
     public var replacedThisDevicesEdit: Bool
 
     /// A decision to `action`, logging `conflict` if any.
-    public init(_ action: Action, conflict: ConflictResolution? = nil, replacedThisDevicesEdit: Bool = false) {
+    public init(
+        _ action: Action, conflict: ConflictResolution? = nil, conflictFields: [IdeaField: ConflictResolution] = [:],
+        replacedThisDevicesEdit: Bool = false
+    ) {
         self.action = action
         self.conflict = conflict
+        self.conflictFields = conflictFields
         self.replacedThisDevicesEdit = replacedThisDevicesEdit
     }
 }

@@ -37,6 +37,9 @@ public enum SampleIdeas {
         }
     }
 
+    /// The fixed ids of the seven samples.
+    public static let ids: [UUID] = (0..<7).map(id)
+
     /// The fixed id of sample number `index` (0 to 6): `1dea0001-…` to `1dea0007-…`, so
     /// their short ids differ.
     static func id(_ index: Int) -> UUID {

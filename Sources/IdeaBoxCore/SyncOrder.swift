@@ -1,6 +1,6 @@
 /// The one total order of changes that every device agrees on: `updatedAt` in
 /// milliseconds, then `deviceId`. Never "prefer myself".
-public struct SyncOrder: Comparable, Sendable {
+public struct SyncOrder: Comparable, Hashable, Sendable {
     /// When the change was made.
     public var timestamp: Timestamp
     /// Who made it; breaks ties.

@@ -41,6 +41,7 @@ extension AppModel {
 
     private func addIdea(title: String, description: String, isCompleted: Bool, message: (String) -> String) throws {
         let idea = try repository.addIdea(title: title, description: description, isCompleted: isCompleted)
+        history.record(.add(idea))
         localChangeHappened()
         form = nil
         tab = .all

@@ -18,27 +18,47 @@ extension AppModel {
         status.show(text.redid(action), tone: .success, now: now)
     }
 
-    /// Takes `action` back (`backwards`) or makes it again, then refreshes; says whether it
-    /// could, or says why not in the status bar when another device deleted the idea.
+    /// Takes `action` back (`backwards`) or makes it again, as a new edit against the
+    /// present, then refreshes. Only the fields the action changed are put back, and only
+    /// where they still hold what it wrote: if another device changed one since, or deleted
+    /// the idea, nothing changes and the status bar says why.
     private func apply(_ action: UndoHistory.Action, backwards: Bool) throws -> Bool {
-        do {
-            switch action {
-            case .delete(let idea):
-                _ = try backwards ? repository.restoreIdea(idea) : repository.deleteIdea(id: idea.id)
-            case let .setCompleted(idea, isCompleted):
-                _ = try repository.setCompleted(backwards ? !isCompleted : isCompleted, id: idea.id)
-            case let .edit(before, after):
-                let target = backwards ? before : after
-                _ = try repository.editIdea(
-                    id: target.id,
-                    IdeaChanges(title: target.title, description: target.description, isCompleted: target.isCompleted))
+        let reason: HistoryReason = backwards ? .undone : .redone
+        let outcome: RevertOutcome
+        switch action {
+        case .add(let idea):
+            outcome = backwards ? try repository.deleteUnlessChanged(idea, reason: reason) : .reverted(try repository.restoreIdea(idea))
+        case .delete(let idea):
+            if backwards {
+                outcome = .reverted(try repository.restoreIdea(idea))
+            } else {
+                outcome = try repository.deleteUnlessChanged(idea, reason: reason)
             }
-        } catch IdeaStoreError.unknownId {
-            status.show(text.cannotUndo(action), tone: .error, now: now)
-            return false
+        case let .setCompleted(idea, isCompleted):
+            var done = idea
+            done.isCompleted = isCompleted
+            var notDone = idea
+            notDone.isCompleted = !isCompleted
+            outcome = try repository.revert(
+                id: idea.id, fields: [.isCompleted], from: backwards ? done : notDone, to: backwards ? notDone : done,
+                reason: reason)
+        case let .edit(before, after):
+            outcome = try repository.revert(
+                id: after.id, fields: after.fieldsDiffering(from: before),
+                from: backwards ? after : before, to: backwards ? before : after, reason: reason)
         }
-        localChangeHappened()
-        try refresh()
-        return true
+        switch outcome {
+        case .reverted:
+            localChangeHappened()
+            try refresh()
+            return true
+        case .changedElsewhere:
+            status.show(text.changedElsewhere(action, undoing: backwards), tone: .error, now: now)
+        case .gone:
+            status.show(text.cannotUndo(action), tone: .error, now: now)
+        }
+        // The action stays where it was, to try again once the other device's change is dealt with.
+        if backwards { history.redone(action) } else { history.undone(action) }
+        return false
     }
 }

@@ -277,8 +277,18 @@ public struct UIText: Sendable {
              "無法復原\(actionName(action))：這筆靈感已在其他裝置刪除")
     }
 
+    /// An undo or redo refused because another device changed the idea since the action.
+    public func changedElsewhere(_ action: UndoHistory.Action, undoing: Bool) -> String {
+        undoing
+            ? text("Changed on another device since; nothing undone — h shows the history",
+                   "其他裝置之後已修改；沒有復原任何內容 — 按 h 查看歷史")
+            : text("Changed on another device since; nothing redone — h shows the history",
+                   "其他裝置之後已修改；沒有重做任何內容 — 按 h 查看歷史")
+    }
+
     private func actionName(_ action: UndoHistory.Action) -> String {
         switch action {
+        case .add(let idea): text("add of “\(idea.title)”", "新增「\(idea.title)」")
         case .delete(let idea): text("delete of “\(idea.title)”", "刪除「\(idea.title)」")
         case .setCompleted(let idea, let done):
             done ? text("done on “\(idea.title)”", "完成「\(idea.title)」") : text("not done on “\(idea.title)”", "未完成「\(idea.title)」")

@@ -1,10 +1,13 @@
 import IdeaBoxCore
 
-/// What `u` can undo and `Ctrl-R` redo in this run of the app: deletes, done/undone and
-/// edits, newest last, at most `limit` of them.
+/// What `u` can undo and `Ctrl-R` redo in this run of the app: adds, deletes, done/undone
+/// and edits, newest last, at most `limit` of them. Each is taken back as a new edit against
+/// the present, never as a snapshot written over what another device did since.
 public struct UndoHistory: Sendable, Equatable {
     /// One change a person made, with what it takes to make it again or take it back.
     public enum Action: Sendable, Equatable {
+        /// `idea` was added (as it was stored).
+        case add(Idea)
         /// `idea` was deleted (as it was just before).
         case delete(Idea)
         /// The idea was marked done (`true`) or not done.
@@ -15,7 +18,7 @@ public struct UndoHistory: Sendable, Equatable {
         /// The title to name the action by, as it was when it was done.
         public var title: String {
             switch self {
-            case .delete(let idea), .setCompleted(let idea, _): idea.title
+            case .add(let idea), .delete(let idea), .setCompleted(let idea, _): idea.title
             case .edit(_, let after): after.title
             }
         }

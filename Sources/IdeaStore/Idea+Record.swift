@@ -35,3 +35,29 @@ extension Idea: FetchableRecord {
         )
     }
 }
+
+extension FieldStamps {
+    /// The six columns that hold an idea's field stamps, in the order `init(row:at:of:)`
+    /// reads them.
+    static let columns = "titleAt, titleBy, descriptionAt, descriptionBy, completedAt, completedBy"
+
+    /// Reads the stamp columns from position `index` of `row`. A row written before field
+    /// stamps existed (NULL columns) reads as every field stamped at the idea's `updatedAt`.
+    init(row: Row, at index: Int, of idea: Idea) {
+        func order(_ position: Int) -> SyncOrder? {
+            guard let time: Int64 = row[position], let device: String = row[position + 1] else { return nil }
+            return SyncOrder(timestamp: Timestamp(milliseconds: time), deviceId: device)
+        }
+        let legacy = FieldStamps(legacy: idea)
+        self.init(
+            title: order(index) ?? legacy.title,
+            description: order(index + 2) ?? legacy.description,
+            isCompleted: order(index + 4) ?? legacy.isCompleted)
+    }
+
+    /// The values of `columns`, for a statement.
+    var databaseValues: [(any DatabaseValueConvertible)?] {
+        [title.timestamp, title.deviceId, description.timestamp, description.deviceId,
+         isCompleted.timestamp, isCompleted.deviceId]
+    }
+}

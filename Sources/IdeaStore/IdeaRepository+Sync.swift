@@ -6,8 +6,8 @@ import IdeaBoxCore
 public struct PendingChange: Sendable, Equatable {
     /// What to send.
     public enum Payload: Sendable, Equatable {
-        /// The idea as it is now.
-        case save(Idea)
+        /// The idea as it is now, with the stamps of its fields.
+        case save(Idea, FieldStamps)
         /// The idea was deleted at this point of the sync order.
         case delete(ideaId: UUID, order: SyncOrder)
     }
@@ -25,7 +25,7 @@ public struct PendingChange: Sendable, Equatable {
     /// The idea the change is about.
     public var ideaId: UUID {
         switch payload {
-        case .save(let idea): idea.id
+        case .save(let idea, _): idea.id
         case .delete(let ideaId, _): ideaId
         }
     }
@@ -33,23 +33,23 @@ public struct PendingChange: Sendable, Equatable {
 
 /// One idea's state as the remote has it.
 public enum RemoteChange: Sendable, Equatable {
-    /// The remote holds this version of the idea.
-    case saved(Idea)
+    /// The remote holds this version of the idea, its fields stamped so.
+    case saved(Idea, FieldStamps)
     /// The remote holds a delete of the idea made at `order`.
     case deleted(ideaId: UUID, order: SyncOrder)
 
     /// The idea the change is about.
     public var ideaId: UUID {
         switch self {
-        case .saved(let idea): idea.id
+        case .saved(let idea, _): idea.id
         case .deleted(let ideaId, _): ideaId
         }
     }
 
-    /// Where the change stands in the sync order.
+    /// Where the change stands in the sync order: its latest field stamp, or its delete.
     public var order: SyncOrder {
         switch self {
-        case .saved(let idea): SyncOrder(idea)
+        case .saved(_, let stamps): stamps.latest
         case .deleted(_, let order): order
         }
     }
@@ -57,8 +57,8 @@ public enum RemoteChange: Sendable, Equatable {
     /// The change as the conflict rule sees it.
     public var side: MergeCase.Side {
         switch self {
-        case .saved(let idea): MergeCase.Side(order: SyncOrder(idea), version: idea.version)
-        case .deleted(_, let order): MergeCase.Side(order: order, version: nil)
+        case .saved(let idea, let stamps): .idea(idea, stamps)
+        case .deleted(_, let order): .deleted(order)
         }
     }
 }
@@ -76,7 +76,7 @@ public struct PreparedRemoteChanges: Sendable {
     public init(_ changes: [RemoteChange]) {
         self.changes = changes
         indexed = changes.map { change in
-            guard case .saved(let idea) = change else { return nil }
+            guard case .saved(let idea, _) = change else { return nil }
             return SearchText.Indexed(title: idea.title, description: idea.description)
         }
     }
@@ -142,8 +142,8 @@ extension IdeaRepository {
                 guard let id = UUID(hexText: idText) else { return nil }
                 let payload: PendingChange.Payload
                 if row["operation"] == OutboxOperation.save.rawValue {
-                    guard let idea = try fetchIdea(id: id, db) else { return nil }
-                    payload = .save(idea)
+                    guard let stored = try fetchStoredRow(id: id, db) else { return nil }
+                    payload = .save(stored.idea, stored.stamps)
                 } else {
                     guard let deletedAt: Timestamp = row["deletedAt"], let deletedBy: String = row["deletedBy"] else {
                         return nil
@@ -173,7 +173,7 @@ extension IdeaRepository {
                         sql: "UPDATE outbox SET pendingSince = NULL WHERE ideaId = ? AND pendingSince IS NOT NULL",
                         arguments: [change.ideaId.lowercasedString])
                 }
-                if case .save(let idea) = change.payload {
+                if case .save(let idea, _) = change.payload {
                     try db.run(
                         sql: "UPDATE idea SET lastSyncedAt = ? WHERE id = ? AND updatedAt = ? AND deviceId = ?",
                         arguments: [syncedAt, idea.idString, idea.updatedAt, idea.deviceId])
@@ -327,7 +327,10 @@ extension IdeaRepository {
         try write { db in
             let stamp = try self.stamp(db)
             try db.run(
-                sql: "UPDATE idea SET updatedAt = ?, deviceId = ?, version = version + 1",
+                sql: """
+                    UPDATE idea SET updatedAt = ?1, deviceId = ?2, version = version + 1,
+                        titleAt = ?1, titleBy = ?2, descriptionAt = ?1, descriptionBy = ?2, completedAt = ?1, completedBy = ?2
+                    """,
                 arguments: [stamp, deviceId])
             // This device's deletes are final too: a newer edit elsewhere must not undo them.
             try db.run(sql: "UPDATE tombstone SET deletedAt = ?, deviceId = ?", arguments: [stamp, deviceId])
@@ -354,15 +357,36 @@ extension IdeaRepository {
     /// it goes: for comparing with the remote.
     public func forEachSyncState(_ body: (RemoteChange) throws -> Void) throws {
         try writer.read { db in
-            let ideas = try Idea.fetchCursor(db, sql: "SELECT \(Idea.selectedColumns) FROM idea")
-            while let idea = try ideas.next() {
-                try body(.saved(idea))
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(Idea.selectedColumns), \(FieldStamps.columns) FROM idea")
+            while let row = try rows.next() {
+                let idea = try Idea(row: row)
+                try body(.saved(idea, FieldStamps(row: row, at: 9, of: idea)))
             }
             let tombstones = try Row.fetchCursor(db, sql: "SELECT ideaId, deletedAt, deviceId FROM tombstone")
             while let row = try tombstones.next() {
                 let idText: String = row["ideaId"]
                 guard let id = UUID(hexText: idText) else { continue }
                 try body(.deleted(ideaId: id, order: SyncOrder(timestamp: row["deletedAt"], deviceId: row["deviceId"])))
+            }
+        }
+    }
+
+    /// Moves this device's clock past every version among `changes` (read from the remote
+    /// for any reason), so whatever it does next is ordered after what it saw.
+    public func noteSeen(_ changes: [RemoteChange]) throws {
+        guard let highest = changes.map(\.order.timestamp).max() else { return }
+        try writer.write { db in try noteSeen(highest, db) }
+    }
+
+    /// Forgets the untouched samples this device seeded that are not among `accountIds`
+    /// (the ideas and deletes of the account it just joined), as if never seeded: an
+    /// account that already holds ideas keeps its own samples, or none.
+    public func discardUntouchedSamples(notIn accountIds: Set<UUID>) throws {
+        try write { db in
+            for id in SampleIdeas.ids where !accountIds.contains(id) {
+                guard let stored = try fetchStoredRow(id: id, db), stored.stamps.isUntouchedSample else { continue }
+                try deleteRow(stored, db)
+                try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [id.lowercasedString])
             }
         }
     }
@@ -426,15 +450,14 @@ extension IdeaRepository {
         let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idText])
             .map { SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"]) }
         let pending = try db.cachedValue(String.self, sql: "SELECT operation FROM outbox WHERE ideaId = ?", arguments: [idText])
-        let local = stored.map { MergeCase.Side(order: SyncOrder($0.idea), version: $0.idea.version) }
-            ?? tombstone.map { MergeCase.Side(order: $0, version: nil) }
-        let remoteIdea: Idea? = if case .saved(let idea) = change { idea } else { nil }
+        let local: MergeCase.Side? = stored.map { .idea($0.idea, $0.stamps) } ?? tombstone.map { .deleted($0) }
         let decision = rule(MergeCase(local: local, remote: change.side, hasPendingChange: pending != nil, thisDevice: deviceId))
         if let resolution = decision.conflict {
+            let remoteIdea: Idea? = if case .saved(let idea, _) = change { idea } else { nil }
             try insertConflict(
                 ConflictRecord(
                     ideaId: change.ideaId, occurredAt: syncedAt, local: stored?.idea, remote: remoteIdea,
-                    resolution: resolution),
+                    resolution: resolution, fields: decision.conflictFields),
                 db)
             summary.conflicts += 1
         }
@@ -445,23 +468,58 @@ extension IdeaRepository {
                     message: "a newer edit from another device replaced this device's edit of “\(stored.idea.title)”"),
                 db)
         }
+        let lostLocal = decision.conflict != nil && pending != nil
         switch decision.action {
         case .alreadyHave:
             try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
-            if let stored, remoteIdea != nil {
+            if let stored, case .saved = change {
                 try db.run(
                     sql: "UPDATE idea SET lastSyncedAt = ? WHERE localId = ?", arguments: [syncedAt, stored.localId])
             }
             summary.alreadyKnown += 1
         case .takeRemote:
             try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
+            if let stored {
+                switch change {
+                case .saved(let idea, _):
+                    try recordHistory(
+                        of: stored.idea, stamps: stored.stamps, reason: lostLocal ? .lost : .received,
+                        fields: stored.idea.fieldsDiffering(from: idea), at: syncedAt, db)
+                case .deleted:
+                    try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: syncedAt, db)
+                }
+            }
             try adopt(change, indexed: indexed, replacing: stored, hasTombstone: tombstone != nil, syncedAt: syncedAt, db)
             summary.applied += 1
         case .keepLocal(let resend):
+            if case .saved(let remoteIdea, let remoteStamps) = change, let stored {
+                let fields = remoteIdea.fieldsDiffering(from: stored.idea)
+                if !fields.isEmpty {
+                    try recordHistory(of: remoteIdea, stamps: remoteStamps, reason: .lost, fields: fields, at: syncedAt, db)
+                }
+            }
             if resend {
                 try enqueue(stored == nil ? .delete : .save, ideaId: idText, at: syncedAt, db)
             }
             summary.keptLocal += 1
+        case let .merged(idea, stamps):
+            if let stored {
+                try recordHistory(
+                    of: stored.idea, stamps: stored.stamps, reason: .merged,
+                    fields: stored.idea.fieldsDiffering(from: idea), at: syncedAt, db)
+                if case .saved(let remoteIdea, let remoteStamps) = change {
+                    let fields = remoteIdea.fieldsDiffering(from: idea)
+                    if !fields.isEmpty {
+                        try recordHistory(of: remoteIdea, stamps: remoteStamps, reason: .lost, fields: fields, at: syncedAt, db)
+                    }
+                }
+                try updateRow(stored, to: idea, stamps: stamps, db)
+            } else {
+                try insertRow(idea, stamps: stamps, db)
+                try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idText])
+            }
+            try enqueue(.save, ideaId: idText, at: syncedAt, db)
+            summary.applied += 1
         }
     }
 
@@ -472,12 +530,12 @@ extension IdeaRepository {
         syncedAt: Timestamp, _ db: Database
     ) throws {
         switch change {
-        case .saved(var idea):
+        case .saved(var idea, let stamps):
             idea.lastSyncedAt = syncedAt
             if let stored {
-                try updateRow(stored, to: idea, indexed: indexed, db)
+                try updateRow(stored, to: idea, stamps: stamps, indexed: indexed, db)
             } else {
-                try insertRow(idea, indexed: indexed, db)
+                try insertRow(idea, stamps: stamps, indexed: indexed, db)
             }
             if hasTombstone {
                 try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])

@@ -59,7 +59,7 @@ public struct IdeaRepository: Sendable {
             let idea = Idea(
                 id: ids.next(), title: title, description: description, isCompleted: isCompleted,
                 createdAt: now, updatedAt: now, deviceId: deviceId, version: 0)
-            try insertRow(idea, db)
+            try insertRow(idea, stamps: FieldStamps(all: SyncOrder(idea)), db)
             try enqueue(.save, ideaId: idea.idString, at: now, db)
             return idea
         }
@@ -77,14 +77,25 @@ public struct IdeaRepository: Sendable {
             idea.title = title ?? idea.title
             idea.description = description ?? idea.description
             idea.isCompleted = changes.isCompleted ?? idea.isCompleted
-            guard idea != stored.idea else { return idea }
-            idea.updatedAt = try stamp(db)
-            idea.deviceId = deviceId
-            idea.version += 1
-            try updateRow(stored, to: idea, db)
-            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
-            return idea
+            return try saveEdit(of: stored, to: idea, reason: .edited, db)
         }
+    }
+
+    /// Writes `idea` over `stored` as a new edit of this device: the fields whose values
+    /// changed get a new stamp, the version it replaces goes to the history, and the change
+    /// is queued. Changing nothing writes nothing.
+    func saveEdit(of stored: StoredRow, to edited: Idea, reason: HistoryReason, _ db: Database) throws -> Idea {
+        let changed = edited.fieldsDiffering(from: stored.idea)
+        guard !changed.isEmpty else { return stored.idea }
+        var idea = edited
+        idea.updatedAt = try stamp(db)
+        idea.deviceId = deviceId
+        idea.version = stored.idea.version + 1
+        let stamps = stored.stamps.setting(changed, to: SyncOrder(idea))
+        try recordHistory(of: stored.idea, stamps: stored.stamps, reason: reason, fields: changed, at: idea.updatedAt, db)
+        try updateRow(stored, to: idea, stamps: stamps, db)
+        try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+        return idea
     }
 
     /// Marks an idea done or not done.
@@ -98,12 +109,7 @@ public struct IdeaRepository: Sendable {
             let stored = try storedRow(id: id, db)
             var idea = stored.idea
             idea.isCompleted.toggle()
-            idea.updatedAt = try stamp(db)
-            idea.deviceId = deviceId
-            idea.version += 1
-            try updateRow(stored, to: idea, db)
-            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
-            return idea
+            return try saveEdit(of: stored, to: idea, reason: .edited, db)
         }
     }
 
@@ -113,6 +119,7 @@ public struct IdeaRepository: Sendable {
         try write { db in
             let stored = try storedRow(id: id, db)
             let now = try stamp(db)
+            try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: now, db)
             try deleteRow(stored, db)
             try upsertTombstone(stored.idea.id, SyncOrder(timestamp: now, deviceId: deviceId), db)
             try enqueue(.delete, ideaId: stored.idea.idString, at: now, db)
@@ -131,7 +138,7 @@ public struct IdeaRepository: Sendable {
             idea.updatedAt = try stamp(db)
             idea.deviceId = deviceId
             idea.version += 1
-            try insertRow(idea, db)
+            try insertRow(idea, stamps: FieldStamps(all: SyncOrder(idea)), db)
             try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
             try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
             return idea
@@ -170,6 +177,7 @@ public struct IdeaRepository: Sendable {
     struct StoredRow {
         var localId: Int64
         var idea: Idea
+        var stamps: FieldStamps
         var foldedTitle: String
         var foldedDescription: String
     }
@@ -208,9 +216,13 @@ public struct IdeaRepository: Sendable {
         var highest: Timestamp?
         for idea in ideas {
             highest = max(highest ?? idea.updatedAt, idea.updatedAt)
+            let stamps = FieldStamps(legacy: idea)
             if let stored = try fetchStoredRow(id: idea.id, db) {
-                if SyncOrder(idea) > SyncOrder(stored.idea) {
-                    try updateRow(stored, to: idea, db)
+                if stamps.latest > stored.stamps.latest {
+                    try recordHistory(
+                        of: stored.idea, stamps: stored.stamps, reason: .received,
+                        fields: idea.fieldsDiffering(from: stored.idea), at: clock.now(), db)
+                    try updateRow(stored, to: idea, stamps: stamps, db)
                     try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
                     summary.updated += 1
                 } else {
@@ -219,11 +231,11 @@ public struct IdeaRepository: Sendable {
                 continue
             }
             let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-            if let tombstone, SyncOrder(timestamp: tombstone["deletedAt"], deviceId: tombstone["deviceId"]) > SyncOrder(idea) {
+            if let tombstone, SyncOrder(timestamp: tombstone["deletedAt"], deviceId: tombstone["deviceId"]) > stamps.latest {
                 summary.unchanged += 1
                 continue
             }
-            try insertRow(idea, db)
+            try insertRow(idea, stamps: stamps, db)
             try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
             try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
             summary.inserted += 1
@@ -261,31 +273,38 @@ public struct IdeaRepository: Sendable {
     }
 
     func fetchStoredRow(id: UUID, _ db: Database) throws -> StoredRow? {
-        guard let row = try db.cachedRow(sql: "SELECT \(Idea.selectedColumns), localId, foldedTitle, foldedDescription FROM idea WHERE id = ?",
+        guard let row = try db.cachedRow(
+            sql: """
+                SELECT \(Idea.selectedColumns), localId, foldedTitle, foldedDescription, \(FieldStamps.columns)
+                FROM idea WHERE id = ?
+                """,
             arguments: [id.lowercasedString])
         else { return nil }
+        let idea = try Idea(row: row)
         return StoredRow(
-            localId: row["localId"], idea: try Idea(row: row),
+            localId: row["localId"], idea: idea, stamps: FieldStamps(row: row, at: 12, of: idea),
             foldedTitle: row["foldedTitle"], foldedDescription: row["foldedDescription"])
     }
 
     /// Inserts a new idea and indexes it, with its search text if already worked out.
-    func insertRow(_ idea: Idea, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
+    func insertRow(_ idea: Idea, stamps: FieldStamps, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
         let text = indexed ?? SearchText.Indexed(title: idea.title, description: idea.description)
         try db.cachedStatement(sql: """
-            INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription, \(FieldStamps.columns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-            .execute(arguments: [
+            .execute(arguments: StatementArguments([
                 idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
                 idea.deviceId, idea.version, idea.lastSyncedAt, text.foldedTitle, text.foldedDescription,
-            ])
+            ] + stamps.databaseValues))
         try SearchText.index(db, localId: db.lastInsertedRowID, text)
     }
 
     /// Replaces a stored idea, indexing its text anew if it changed (with the search text
     /// if already worked out).
-    func updateRow(_ stored: StoredRow, to idea: Idea, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
+    func updateRow(
+        _ stored: StoredRow, to idea: Idea, stamps: FieldStamps, indexed: SearchText.Indexed? = nil, _ db: Database
+    ) throws {
         var foldedTitle = stored.foldedTitle
         var foldedDescription = stored.foldedDescription
         if idea.title != stored.idea.title || idea.description != stored.idea.description {
@@ -298,13 +317,14 @@ public struct IdeaRepository: Sendable {
         }
         try db.cachedStatement(sql: """
             UPDATE idea SET title = ?, description = ?, isCompleted = ?, createdAt = ?, updatedAt = ?,
-                deviceId = ?, version = ?, lastSyncedAt = ?, foldedTitle = ?, foldedDescription = ?
+                deviceId = ?, version = ?, lastSyncedAt = ?, foldedTitle = ?, foldedDescription = ?,
+                titleAt = ?, titleBy = ?, descriptionAt = ?, descriptionBy = ?, completedAt = ?, completedBy = ?
             WHERE localId = ?
             """)
-            .execute(arguments: [
+            .execute(arguments: StatementArguments([
                 idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
-                idea.deviceId, idea.version, idea.lastSyncedAt, foldedTitle, foldedDescription, stored.localId,
-            ])
+                idea.deviceId, idea.version, idea.lastSyncedAt, foldedTitle, foldedDescription,
+            ] + stamps.databaseValues + [stored.localId]))
     }
 
     func deleteRow(_ stored: StoredRow, _ db: Database) throws {

@@ -13,6 +13,7 @@ public enum IdeaSchema {
         case searchWithoutTriggers = "v5-search-without-triggers"
         case outboxOrder = "v6-outbox-order"
         case pendingSince = "v7-outbox-pending-since"
+        case fieldStamps = "v8-field-stamps-and-history"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -29,6 +30,7 @@ public enum IdeaSchema {
             // earlier than `enqueuedAt` (which moves with each new edit): what makes it stale.
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN pendingSince INTEGER")
         }
+        migrator.registerMigration(Migration.fieldStamps.rawValue, migrate: addFieldStampsAndHistory)
         return migrator
     }
 
@@ -183,5 +185,41 @@ public enum IdeaSchema {
         // The sync engine reads the outbox oldest first, a batch at a time. Without this
         // index each batch sorted the whole outbox: quadratic in a first upload.
         try db.execute(sql: "CREATE INDEX outbox_by_enqueuedAt ON outbox(enqueuedAt, ideaId)")
+    }
+
+    private static func addFieldStampsAndHistory(_ db: Database) throws {
+        // Where each field was last written in the sync order (time, then device), so a
+        // merge takes each field from the side that wrote it later. A row written before
+        // this migration reads as every field stamped at its `updatedAt` by its `deviceId`
+        // (an untouched sample as a sample): the columns stay NULL until its next write.
+        try db.execute(sql: """
+            ALTER TABLE idea ADD COLUMN titleAt INTEGER;
+            ALTER TABLE idea ADD COLUMN titleBy TEXT;
+            ALTER TABLE idea ADD COLUMN descriptionAt INTEGER;
+            ALTER TABLE idea ADD COLUMN descriptionBy TEXT;
+            ALTER TABLE idea ADD COLUMN completedAt INTEGER;
+            ALTER TABLE idea ADD COLUMN completedBy TEXT;
+            """)
+        // Every value an idea had on this device and no longer has: the version an edit,
+        // a received version, a merge or a delete replaced, and each version that lost a
+        // merge. `writtenAt`/`writtenBy` is the version's latest field stamp; `fields` names
+        // the fields it differed in from what replaced it (comma-separated).
+        try db.execute(sql: """
+            CREATE TABLE ideaHistory (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                ideaId TEXT NOT NULL,
+                recordedAt INTEGER NOT NULL,
+                reason TEXT NOT NULL,
+                writtenAt INTEGER NOT NULL,
+                writtenBy TEXT NOT NULL,
+                fields TEXT NOT NULL,
+                isCompleted INTEGER NOT NULL,
+                title TEXT NOT NULL,
+                description TEXT NOT NULL
+            );
+            CREATE INDEX ideaHistory_by_idea ON ideaHistory(ideaId, id);
+            ALTER TABLE conflictLog ADD COLUMN fields TEXT NOT NULL DEFAULT '';
+            ALTER TABLE conflictLog ADD COLUMN title TEXT NOT NULL DEFAULT '';
+            """)
     }
 }

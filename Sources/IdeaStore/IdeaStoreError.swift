@@ -14,6 +14,8 @@ public enum IdeaStoreError: UserFacingError, Equatable, Sendable {
     case duplicateImportId(String)
     /// One idea of an import breaks a rule; nothing was imported.
     case invalidImportedIdea(position: Int, id: String, reason: IdeaValidationError)
+    /// The idea's history holds no version with this number.
+    case unknownVersion(id: String, version: Int64)
 
     public func message(in language: Language) -> String {
         switch (self, language) {
@@ -41,6 +43,10 @@ public enum IdeaStoreError: UserFacingError, Equatable, Sendable {
             "Idea \(position) (\(id)) of the import is invalid: \(reason.message(in: language)) Nothing was imported."
         case let (.invalidImportedIdea(position, id, reason), .traditionalChinese):
             "匯入檔案的第 \(position) 筆靈感（\(id)）無效：\(reason.message(in: language))；沒有匯入任何資料"
+        case let (.unknownVersion(id, version), .english):
+            "The idea \(id) has no version \(version); `ideabox history \(id.prefix(8))` lists its versions."
+        case let (.unknownVersion(id, version), .traditionalChinese):
+            "靈感 \(id) 沒有版本 \(version)；`ideabox history \(id.prefix(8))` 會列出它的版本"
         }
     }
 }

@@ -12,17 +12,30 @@ public struct ConflictRecord: Sendable, Equatable, Codable {
     public var local: Idea?
     /// The remote's version, or nil if it had deleted the idea.
     public var remote: Idea?
-    /// Which side won, and why.
+    /// Which side won, and why (by the sides' latest stamps).
     public var resolution: ConflictResolution
+    /// The fields whose values differed, and which side each went to (empty for a delete
+    /// against an edit, which is settled whole).
+    public var fields: [IdeaField: ConflictResolution]
 
     /// A conflict record.
-    public init(ideaId: UUID, occurredAt: Timestamp, local: Idea?, remote: Idea?, resolution: ConflictResolution) {
+    public init(
+        ideaId: UUID, occurredAt: Timestamp, local: Idea?, remote: Idea?, resolution: ConflictResolution,
+        fields: [IdeaField: ConflictResolution] = [:]
+    ) {
         self.ideaId = ideaId
         self.occurredAt = occurredAt
         self.local = local
         self.remote = remote
         self.resolution = resolution
+        self.fields = fields
     }
+
+    /// The idea's title on whichever side has one (the local side first).
+    public var title: String { local?.title ?? remote?.title ?? "" }
+
+    /// The differing fields, in the order of `IdeaField.allCases`.
+    public var orderedFields: [IdeaField] { IdeaField.allCases.filter { fields[$0] != nil } }
 }
 
 /// One line of the sync log.
@@ -89,13 +102,15 @@ extension IdeaRepository {
         encoder.outputFormatting = .sortedKeys
         let local = String(decoding: try encoder.encode(conflict.local), as: UTF8.self)
         let remote = String(decoding: try encoder.encode(conflict.remote), as: UTF8.self)
+        let fields = conflict.orderedFields.map { "\($0.rawValue)=\(conflict.fields[$0]!.rawValue)" }.joined(separator: ",")
         try db.execute(
             sql: """
-                INSERT INTO conflictLog (ideaId, occurredAt, localSnapshot, remoteSnapshot, resolution)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO conflictLog (ideaId, occurredAt, localSnapshot, remoteSnapshot, resolution, fields, title)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 conflict.ideaId.lowercasedString, conflict.occurredAt, local, remote, conflict.resolution.rawValue,
+                fields, conflict.title,
             ])
         try db.execute(
             sql: "DELETE FROM conflictLog WHERE id <= (SELECT max(id) FROM conflictLog) - ?",
@@ -103,7 +118,7 @@ extension IdeaRepository {
         try appendLog(
             SyncLogEntry(
                 occurredAt: conflict.occurredAt, kind: .conflict,
-                message: "\(conflict.ideaId.lowercasedString) resolved: \(conflict.resolution.rawValue)"),
+                message: Self.conflictLine(conflict)),
             db)
     }
 
@@ -116,6 +131,15 @@ extension IdeaRepository {
                 let local: String = row["localSnapshot"]
                 let remote: String = row["remoteSnapshot"]
                 let resolution: String = row["resolution"]
+                let fieldsText: String = row["fields"]
+                var fields: [IdeaField: ConflictResolution] = [:]
+                for item in fieldsText.split(separator: ",") {
+                    let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                    if parts.count == 2, let field = IdeaField(rawValue: parts[0]),
+                       let settled = ConflictResolution(rawValue: parts[1]) {
+                        fields[field] = settled
+                    }
+                }
                 guard let id = UUID(hexText: ideaId), let resolution = ConflictResolution(rawValue: resolution) else {
                     throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "unreadable conflict log entry for \(ideaId)")
                 }
@@ -124,9 +148,19 @@ extension IdeaRepository {
                     occurredAt: row["occurredAt"],
                     local: try decoder.decode(Idea?.self, from: Data(local.utf8)),
                     remote: try decoder.decode(Idea?.self, from: Data(remote.utf8)),
-                    resolution: resolution)
+                    resolution: resolution, fields: fields)
             }
         }
+    }
+
+    /// The sync log's line for a conflict: the idea's title and id, the fields that differed
+    /// and how each was settled, e.g. `conflict on “Plan” (1dea0001): title Remote,
+    /// isCompleted Local; resolved: Remote`. The TUI reads the id back to open the history.
+    static func conflictLine(_ conflict: ConflictRecord) -> String {
+        let fields = conflict.orderedFields.map { "\($0.rawValue) \(conflict.fields[$0]!.rawValue)" }
+        let detail = fields.isEmpty ? "" : ": " + fields.joined(separator: ", ")
+        return "conflict on “\(conflict.title)” (\(conflict.ideaId.lowercasedString.prefix(8)))\(detail); "
+            + "resolved: \(conflict.resolution.rawValue)"
     }
 
     /// Adds a line to the sync log, keeping only the newest 1000.

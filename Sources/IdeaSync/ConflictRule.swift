@@ -1,33 +1,106 @@
 import IdeaBoxCore
 
-/// Last write wins, decided here and applied by the store inside its transaction.
+/// Last write wins, field by field, decided here and applied by the store inside its
+/// transaction.
 ///
-/// Every change has one place in the sync order (`updatedAt` in milliseconds, then the
-/// device id), the same on every device; deletes compete in it too, so an edit older than
-/// a delete never brings the idea back. A remote change later than this device's state
-/// replaces it; an earlier one is ignored and this device's state is sent again. Where
-/// this device had a change pending, the meeting is a conflict and is logged; so is the
-/// case where this device's edit had been sent but another device, not having seen it,
-/// edited the same version later: the losing device learns of it too.
+/// Title, description and the done flag each carry a stamp in the one sync order (a hybrid
+/// clock's time in milliseconds, then the device id), the same on every device. Where both
+/// sides hold the idea, each field comes from whichever side stamped it later, so edits of
+/// different fields made apart both survive. A delete competes as a whole against the
+/// latest field stamp, so an edit older than a delete never brings the idea back, and a
+/// delete older than an edit never removes it.
+///
+/// An untouched sample (no field written by a person) yields to whatever the account holds
+/// and never counts as a conflict: a device joining an account adopts its samples.
+///
+/// Where this device had a change pending and a field's values differed, the meeting is a
+/// conflict and is logged with the fields; so is the case where this device's sent edit of
+/// a field was replaced by another device's edit made without seeing it.
 public enum ConflictRule {
     /// What to do when `merge.remote` arrives at a device holding `merge.local`.
     public static func decide(_ merge: MergeCase) -> MergeDecision {
         guard let local = merge.local else { return MergeDecision(.takeRemote) }
-        let remote = merge.remote
+        switch (local, merge.remote) {
+        case let (.idea(mine, myStamps), .idea(theirs, theirStamps)):
+            return decide(
+                mine: mine, myStamps: myStamps, theirs: theirs, theirStamps: theirStamps,
+                hasPendingChange: merge.hasPendingChange, thisDevice: merge.thisDevice)
+        default:
+            return decideWhole(local: local, remote: merge.remote, hasPendingChange: merge.hasPendingChange)
+        }
+    }
+
+    /// A delete on one side or both: the later state wins whole.
+    private static func decideWhole(
+        local: MergeCase.Side, remote: MergeCase.Side, hasPendingChange: Bool
+    ) -> MergeDecision {
         if remote.order == local.order { return MergeDecision(.alreadyHave) }
         let remoteWins = remote.order > local.order
-        let settled: ConflictResolution = remote.order.timestamp == local.order.timestamp
-            ? .tieBreaker
-            : (remoteWins ? .remote : .local)
-        if merge.hasPendingChange {
-            return MergeDecision(remoteWins ? .takeRemote : .keepLocal(resend: false), conflict: settled)
+        let action: MergeDecision.Action = remoteWins ? .takeRemote : .keepLocal(resend: !hasPendingChange)
+        let localIsSample = if case .idea(_, let stamps) = local { stamps.isUntouchedSample } else { false }
+        guard hasPendingChange, !localIsSample, !(local.isDelete && remote.isDelete) else {
+            return MergeDecision(action)
         }
-        guard remoteWins else { return MergeDecision(.keepLocal(resend: true)) }
-        if let localVersion = local.version, let remoteVersion = remote.version,
-           local.order.deviceId == merge.thisDevice, remote.order.deviceId != merge.thisDevice,
-           remoteVersion <= localVersion {
-            return MergeDecision(.takeRemote, conflict: settled, replacedThisDevicesEdit: true)
+        return MergeDecision(action, conflict: resolution(local: local.order, remote: remote.order))
+    }
+
+    /// Both sides hold the idea: each field from the side that stamped it later.
+    private static func decide(
+        mine: Idea, myStamps: FieldStamps, theirs: Idea, theirStamps: FieldStamps,
+        hasPendingChange: Bool, thisDevice: String
+    ) -> MergeDecision {
+        if myStamps == theirStamps, mine.createdAt == theirs.createdAt { return MergeDecision(.alreadyHave) }
+        if myStamps.isUntouchedSample { return MergeDecision(.takeRemote) }
+        if theirStamps.isUntouchedSample { return MergeDecision(.keepLocal(resend: !hasPendingChange)) }
+
+        var merged = mine
+        var stamps = myStamps
+        var differing: [IdeaField: ConflictResolution] = [:]
+        for field in IdeaField.allCases {
+            let my = myStamps[field]
+            let their = theirStamps[field]
+            if their > my {
+                merged = merged.taking(field, from: theirs)
+                stamps[field] = their
+            }
+            if my != their, mine.value(of: field) != theirs.value(of: field) {
+                differing[field] = resolution(local: my, remote: their)
+            }
         }
-        return MergeDecision(.takeRemote)
+        merged.createdAt = min(mine.createdAt, theirs.createdAt)
+        merged.version = max(mine.version, theirs.version)
+        let latest = stamps.latest
+        merged.deviceId = latest.deviceId
+        merged.updatedAt = max(latest.timestamp, merged.createdAt)
+
+        let action: MergeDecision.Action
+        if stamps == theirStamps, merged.createdAt == theirs.createdAt {
+            action = .takeRemote
+        } else if stamps == myStamps, merged.createdAt == mine.createdAt {
+            action = .keepLocal(resend: !hasPendingChange)
+        } else {
+            action = .merged(merged, stamps)
+        }
+        if hasPendingChange, !differing.isEmpty {
+            return MergeDecision(
+                action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest), conflictFields: differing)
+        }
+        // This device's sent edit of a field lost to another device's edit of the same
+        // version, made without seeing it: the losing side learns of it too.
+        let replaced = differing.contains { field, settled in
+            settled != .local && myStamps[field].deviceId == thisDevice && theirStamps[field].deviceId != thisDevice
+        }
+        if replaced, theirs.version <= mine.version {
+            return MergeDecision(
+                action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest),
+                conflictFields: differing, replacedThisDevicesEdit: true)
+        }
+        return MergeDecision(action)
+    }
+
+    /// How a meeting of `local` and `remote` was settled.
+    private static func resolution(local: SyncOrder, remote: SyncOrder) -> ConflictResolution {
+        if remote.timestamp == local.timestamp { return .tieBreaker }
+        return remote > local ? .remote : .local
     }
 }

@@ -8,6 +8,14 @@ import IdeaStore
 /// `updatedAt` as `TIMESTAMP`, `deviceId`; `lastSyncedAt` is the device's own and stays
 /// local), named by the idea's id.
 ///
+/// Each field's own stamp travels in one more field, `fieldStamps` (a `STRING`): the title's,
+/// the description's and the done flag's, separated by `;`, each the stamp's time in
+/// milliseconds since 1970 and, if another device than the record's `deviceId` wrote that
+/// field, a space and that device's id (`1764061200000;1764061100000 2f1c…;1764061200000`).
+/// A record without it, or whose `updatedAt` and `deviceId` are later than every stamp in it
+/// (a client that knows nothing of it wrote the record), reads as every field stamped at
+/// `updatedAt` by `deviceId`; an untouched sample's stamps are time 0.
+///
 /// A delete travels as a record too (`isDeleted` = 1, stamped with the delete's time and
 /// device), never as a removal: that way a delete has a place in the one sync order, and a
 /// device that missed it still can't bring the idea back with an older edit. Its title and
@@ -24,7 +32,7 @@ enum IdeaRecord {
         var fields: [String: FieldValue]
         let id: UUID
         switch payload {
-        case .save(let idea):
+        case let .save(idea, stamps):
             id = idea.id
             fields = [
                 "id": .string(idea.id.lowercasedString),
@@ -36,6 +44,7 @@ enum IdeaRecord {
                 "deviceId": .string(idea.deviceId),
                 "version": .int64(Int64(idea.version)),
                 "isDeleted": .int64(0),
+                "fieldStamps": .string(encode(stamps, recordDevice: idea.deviceId)),
             ]
         case let .delete(ideaId, order):
             id = ideaId
@@ -83,6 +92,41 @@ enum IdeaRecord {
             id: id, title: title, description: description, isCompleted: isCompleted,
             createdAt: createdAt, updatedAt: updatedAt, deviceId: deviceId, version: version)
         guard let valid = try? idea.validated() else { return nil }
-        return .saved(valid)
+        let text: String? = if case .string(let text)? = record["fieldStamps"] { text } else { nil }
+        return .saved(valid, stamps(text, of: valid))
+    }
+
+    /// `fieldStamps` as it travels: see the type's documentation.
+    static func encode(_ stamps: FieldStamps, recordDevice: String) -> String {
+        IdeaField.allCases.map { field in
+            let order = stamps[field]
+            let time = String(order.timestamp.milliseconds)
+            return order.deviceId == recordDevice ? time : time + " " + order.deviceId
+        }.joined(separator: ";")
+    }
+
+    /// The stamps `text` carries for `idea`, or every field stamped at its `updatedAt` when
+    /// there is no text, it can't be read, or the record was written after it.
+    static func stamps(_ text: String?, of idea: Idea) -> FieldStamps {
+        let legacy = FieldStamps(legacy: idea)
+        guard let text else { return legacy }
+        let parts = text.split(separator: ";", omittingEmptySubsequences: false)
+        guard parts.count == IdeaField.allCases.count else { return legacy }
+        var orders: [SyncOrder] = []
+        for part in parts {
+            let pieces = part.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let milliseconds = Int64(pieces[0]), milliseconds >= 0 else { return legacy }
+            let device = pieces.count == 2 ? String(pieces[1]) : idea.deviceId
+            guard !device.isEmpty, device.utf8.count <= 128 else { return legacy }
+            orders.append(SyncOrder(timestamp: Timestamp(milliseconds: milliseconds), deviceId: device))
+        }
+        let stamps = FieldStamps(title: orders[0], description: orders[1], isCompleted: orders[2])
+        // Written by IdeaBox, the record's own order is its latest stamp, its time no earlier
+        // than `createdAt` (a sample shows the time it was seeded); a record whose order is
+        // later was written by a client that knows nothing of the stamps.
+        let latest = stamps.latest
+        if latest.isSample, SyncOrder.isSampleWriter(idea.deviceId) { return stamps }
+        if latest.deviceId == idea.deviceId, max(latest.timestamp, idea.createdAt) == idea.updatedAt { return stamps }
+        return legacy
     }
 }

@@ -61,6 +61,9 @@ public struct SyncSession: Sendable {
             for record in remote {
                 if let id = IdeaRecord.ideaId(of: record.recordID), let tag = record.changeTag { tags[id] = tag }
             }
+            // What the listing showed orders the overwrite: its stamps and deletes come after
+            // every version read, whatever this device's clock says.
+            try repository.noteSeen(remote.compactMap(IdeaRecord.change(from:)))
             try repository.rememberRemoteTags(tags)
             try repository.restampEverything(deleting: tags.keys.filter { !local.contains($0) })
             try repository.logSyncEvent(.warning, "overwriting the remote with this device's \(local.count) ideas", at: clock.now())
@@ -173,6 +176,9 @@ public struct SyncSession: Sendable {
     /// queued to be sent again. So is a record someone removed outright.
     private func pull(into report: inout SyncReport) throws {
         var token = try repository.syncMetadata().changeToken.map(ChangeToken.init(data:))
+        // A first pull learns which ideas the account holds: a device joining an account
+        // that has ideas takes the account's samples, not its own.
+        var accountIds: Set<UUID>? = token == nil ? [] : nil
         var restartedZone = false
         var refetched: Set<UUID>?
         var prefetched: BackgroundWork<Page>?
@@ -212,6 +218,7 @@ public struct SyncSession: Sendable {
                 try repository.requeue(deletedIds)
             }
             refetched?.formUnion(page.remote.changes.map(\.ideaId))
+            accountIds?.formUnion(page.remote.changes.map(\.ideaId))
             if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
                     page.remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now(),
@@ -221,6 +228,9 @@ public struct SyncSession: Sendable {
             }
             token = changes.token
             if !changes.moreComing { break }
+        }
+        if let accountIds, !accountIds.isEmpty {
+            try repository.discardUntouchedSamples(notIn: accountIds)
         }
         if let refetched {
             var missing: [UUID] = []

@@ -8,7 +8,7 @@ public enum LocalCommands {
     /// In the order `ideabox help` lists them.
     public static let all: [any ParsableCommand.Type] = [
         Add.self, List.self, Search.self, Show.self, Edit.self,
-        Done.self, Undone.self, Remove.self, Export.self, Import.self,
+        Done.self, Undone.self, Remove.self, History.self, Restore.self, Export.self, Import.self,
     ]
 
     /// Their names on the command line.
@@ -103,6 +103,42 @@ extension LocalCommands {
         public init() {}
 
         public var command: LocalCommand { .setCompleted(true, id: id, json: json) }
+    }
+
+    /// `ideabox history ID [--json]`
+    public struct History: LocalSubcommand {
+        public static let configuration = CommandConfiguration(
+            commandName: "history",
+            abstract: "List every version of an idea this device knows, the current one first.",
+            discussion: """
+                Every value the idea had here: its edits, versions received from other devices \
+                and values that lost a merge, for 30 days and at least the last 50. Deleted \
+                ideas keep theirs. `ideabox restore ID VERSION` makes a version current again.
+                """)
+
+        @Argument(help: "The id, or a unique prefix of it (a deleted idea's too).") var id: String
+        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup public var store: StoreOptions
+
+        public init() {}
+
+        public var command: LocalCommand { .history(id: id, json: json) }
+    }
+
+    /// `ideabox restore ID VERSION`
+    public struct Restore: LocalSubcommand {
+        public static let configuration = CommandConfiguration(
+            commandName: "restore",
+            abstract: "Make a version from an idea's history the current one, as a new edit.")
+
+        @Argument(help: "The id, or a unique prefix of it (a deleted idea's too).") var id: String
+        @Argument(help: "The version's number, as `ideabox history` lists it.") var version: Int64
+        @Flag(help: "Print the idea as JSON instead of its id.") var json = false
+        @OptionGroup public var store: StoreOptions
+
+        public init() {}
+
+        public var command: LocalCommand { .restore(id: id, version: version, json: json) }
     }
 
     /// `ideabox undone ID`
