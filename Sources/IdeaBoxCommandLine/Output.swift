@@ -92,7 +92,7 @@ public enum Output {
         var lines: [String] = []
         for version in versions {
             let number = version.number.map { (english ? "version " : "版本 ") + String($0) } ?? (english ? "current" : "目前")
-            let device = String(version.writtenBy.prefix(8))
+            let device = SyncOrder.isSampleWriter(version.writtenBy) ? version.writtenBy : String(version.writtenBy.prefix(8))
             var heading = "\(number)  \(version.writtenAt.iso8601)  \(english ? "by" : "裝置") \(device)"
             if let reason = version.reason, let replacedAt = version.replacedAt {
                 let fields = version.fields.map { fieldName($0, english) }.joined(separator: ", ")

@@ -114,7 +114,7 @@ enum ScreenFixtures {
         older.title += language == .english ? " (an older edit)" : "（較舊的編輯）"
         older.updatedAt = older.updatedAt.adding(milliseconds: -60_000)
         older.deviceId = "3b5d2f88-phone"
-        _ = try repository.applyRemoteChanges([.saved(theirs), .saved(older)], changeToken: .keep, syncedAt: now, rule: ConflictRule.decide)
+        _ = try repository.applyRemoteChanges([.saved(theirs, FieldStamps(legacy: theirs)), .saved(older, FieldStamps(legacy: older))], changeToken: .keep, syncedAt: now, rule: ConflictRule.decide)
         for (index, message) in ["sent 7 change(s)", "applied 2 remote change(s)", "integrity: 8 ideas, 8 records"].enumerated() {
             try repository.appendSyncLog(
                 SyncLogEntry(occurredAt: now.adding(milliseconds: Int64(index) * 1000), kind: index == 0 ? .upload : .download, message: message))

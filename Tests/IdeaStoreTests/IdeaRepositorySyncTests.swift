@@ -29,7 +29,7 @@ import Testing
 
         let pending = try store.repository.pendingChanges(limit: 10)
         #expect(pending.map(\.payload) == [
-            .save(kept),
+            .save(kept, FieldStamps(all: SyncOrder(kept))),
             .delete(ideaId: gone.id, order: SyncOrder(timestamp: StoreFixture.start.adding(milliseconds: 20), deviceId: store.database.deviceId)),
         ])
         #expect(try store.repository.pendingChanges(limit: 1).count == 1)
@@ -102,7 +102,7 @@ import Testing
     @Test func aNewRemoteIdeaIsInsertedAndTheTokenStoredWithIt() throws {
         let store = try StoreFixture()
         let idea = remoteIdea("00000000-0000-0000-0000-0000000000a1", title: "from B", at: 2_000)
-        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .set(Data([1, 2, 3])), syncedAt: store.clock.now, rule: ConflictRule.decide)
+        let summary = try store.repository.applyRemoteChanges([.legacy(idea)], changeToken: .set(Data([1, 2, 3])), syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary == MergeSummary(applied: 1))
         var expected = idea
@@ -124,7 +124,7 @@ import Testing
         theirs.updatedAt = edited.updatedAt.adding(milliseconds: 1)
         theirs.deviceId = Self.otherDevice
 
-        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+        let summary = try store.repository.applyRemoteChanges([.legacy(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary.applied == 1 && summary.conflicts == 1)
         #expect(try store.repository.idea(id: local.id)?.description == "their newer edit")
@@ -145,7 +145,7 @@ import Testing
         theirs.updatedAt = local.updatedAt.adding(milliseconds: 500)
         theirs.deviceId = Self.otherDevice
 
-        let summary = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+        let summary = try store.repository.applyRemoteChanges([.legacy(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary.keptLocal == 1 && summary.conflicts == 1)
         #expect(try store.repository.idea(id: local.id) == edited)
@@ -161,7 +161,7 @@ import Testing
         theirs.deviceId = String(repeating: "f", count: 40)
         let deviceWins = store.database.deviceId > theirs.deviceId
 
-        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+        _ = try store.repository.applyRemoteChanges([.legacy(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(try store.repository.idea(id: local.id)?.title == (deviceWins ? "mine" : "theirs"))
         #expect(try store.repository.conflicts().first?.resolution == .tieBreaker)
@@ -181,7 +181,7 @@ import Testing
         olderEdit.title = "edited before the delete"
         olderEdit.updatedAt = idea.updatedAt.adding(milliseconds: 10)
         olderEdit.deviceId = "a third device"
-        let summary = try store.repository.applyRemoteChanges([.saved(olderEdit)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+        let summary = try store.repository.applyRemoteChanges([.legacy(olderEdit)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(summary.keptLocal == 1)
         #expect(try store.repository.idea(id: idea.id) == nil)
@@ -197,7 +197,7 @@ import Testing
         recreated.updatedAt = store.clock.now.adding(milliseconds: 1000)
         recreated.deviceId = Self.otherDevice
 
-        _ = try store.repository.applyRemoteChanges([.saved(recreated)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+        _ = try store.repository.applyRemoteChanges([.legacy(recreated)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         #expect(try store.repository.idea(id: idea.id)?.updatedAt == recreated.updatedAt)
         #expect(try store.tombstones().isEmpty)
@@ -206,7 +206,7 @@ import Testing
     @Test func theRemoteEchoOfOurOwnChangeClearsTheOutbox() throws {
         let store = try StoreFixture()
         let idea = try store.repository.addIdea(title: "round trip")
-        let summary = try store.repository.applyRemoteChanges([.saved(idea)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+        let summary = try store.repository.applyRemoteChanges([.legacy(idea)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
         #expect(summary.alreadyKnown == 1 && summary.conflicts == 0)
         #expect(try store.outbox().isEmpty)
         #expect(try store.repository.conflicts().isEmpty)
@@ -215,7 +215,7 @@ import Testing
     @Test func samplesSeededOnTwoDevicesStaySeven() throws {
         let deviceA = try StoreFixture(seedsSamples: true)
         let deviceB = try StoreFixture(seedsSamples: true)
-        let fromA = try deviceA.repository.ideas(.all, limit: 100).map(RemoteChange.saved)
+        let fromA = try deviceA.repository.ideas(.all, limit: 100).map(RemoteChange.legacy)
 
         let summary = try deviceB.repository.applyRemoteChanges(fromA, changeToken: .keep, syncedAt: deviceB.clock.now, rule: ConflictRule.decide)
 
@@ -227,11 +227,19 @@ import Testing
         let store = try StoreFixture()
         let future = store.clock.now.adding(milliseconds: 3_600_000)
         let theirs = remoteIdea("00000000-0000-0000-0000-0000000000b2", title: "from a fast clock", at: future.milliseconds)
-        _ = try store.repository.applyRemoteChanges([.saved(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+        _ = try store.repository.applyRemoteChanges([.legacy(theirs)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
 
         let edited = try store.repository.editIdea(id: theirs.id, IdeaChanges(title: "edited after seeing it"))
 
         #expect(edited.updatedAt > future)
         #expect(SyncOrder(edited) > SyncOrder(theirs))
+    }
+}
+
+extension RemoteChange {
+    /// A remote version of `idea` whose every field is stamped at its `updatedAt`, as an
+    /// older IdeaBox or a third-party client sends it.
+    fileprivate static func legacy(_ idea: Idea) -> RemoteChange {
+        .saved(idea, FieldStamps(legacy: idea))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import IdeaBoxCore
 import IdeaSync
 import Testing
@@ -6,13 +7,22 @@ import Testing
 @Suite struct ConflictRuleTests {
     private static let me = "device-b"
     private static let other = "device-a"
+    private static let id = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
 
+    private static func order(_ milliseconds: Int64, _ device: String) -> SyncOrder {
+        SyncOrder(timestamp: Timestamp(milliseconds: milliseconds), deviceId: device)
+    }
+
+    /// An idea whose every field was written at `milliseconds` by `device`, its title naming both.
     private static func save(_ milliseconds: Int64, by device: String, version: Int = 1) -> MergeCase.Side {
-        MergeCase.Side(order: SyncOrder(timestamp: Timestamp(milliseconds: milliseconds), deviceId: device), version: version)
+        let idea = Idea(
+            id: id, title: "v\(milliseconds) \(device)", createdAt: Timestamp(milliseconds: 1),
+            updatedAt: Timestamp(milliseconds: milliseconds), deviceId: device, version: version)
+        return .idea(idea, FieldStamps(all: order(milliseconds, device)))
     }
 
     private static func delete(_ milliseconds: Int64, by device: String) -> MergeCase.Side {
-        MergeCase.Side(order: SyncOrder(timestamp: Timestamp(milliseconds: milliseconds), deviceId: device), version: nil)
+        .deleted(order(milliseconds, device))
     }
 
     private static func decide(local: MergeCase.Side?, remote: MergeCase.Side, pending: Bool) -> MergeDecision {
@@ -33,14 +43,15 @@ import Testing
         }
     }
 
-    /// Last write wins by `updatedAt`, with or without a pending change; a pending change
-    /// makes the meeting a conflict, logged with the side that won.
+    /// Last write wins by the field stamps, with or without a pending change; a pending
+    /// change makes the meeting a conflict, logged with the side that won and the fields.
     @Test(arguments: [
         // local, remote, pending: expected
         (save(5, by: me), save(9, by: other, version: 2), false, MergeDecision(.takeRemote)),
         (save(9, by: me), save(5, by: other), false, MergeDecision(.keepLocal(resend: true))),
-        (save(5, by: me), save(9, by: other), true, MergeDecision(.takeRemote, conflict: .remote)),
-        (save(9, by: me), save(5, by: other), true, MergeDecision(.keepLocal(resend: false), conflict: .local)),
+        (save(5, by: me), save(9, by: other), true, MergeDecision(.takeRemote, conflict: .remote, conflictFields: [.title: .remote])),
+        (save(9, by: me), save(5, by: other), true,
+         MergeDecision(.keepLocal(resend: false), conflict: .local, conflictFields: [.title: .local])),
     ])
     func lastWriteWins(local: MergeCase.Side, remote: MergeCase.Side, pending: Bool, expected: MergeDecision) {
         #expect(Self.decide(local: local, remote: remote, pending: pending) == expected)
@@ -50,13 +61,14 @@ import Testing
     @Test func tiesGoToTheLargerDeviceIdOnBothDevices() {
         let mine = Self.save(7, by: Self.me)
         let theirs = Self.save(7, by: Self.other)
-        #expect(Self.decide(local: mine, remote: theirs, pending: true) == MergeDecision(.keepLocal(resend: false), conflict: .tieBreaker))
+        #expect(Self.decide(local: mine, remote: theirs, pending: true)
+            == MergeDecision(.keepLocal(resend: false), conflict: .tieBreaker, conflictFields: [.title: .tieBreaker]))
         let onTheOtherDevice = ConflictRule.decide(MergeCase(local: theirs, remote: mine, hasPendingChange: true, thisDevice: Self.other))
-        #expect(onTheOtherDevice == MergeDecision(.takeRemote, conflict: .tieBreaker))
+        #expect(onTheOtherDevice == MergeDecision(.takeRemote, conflict: .tieBreaker, conflictFields: [.title: .tieBreaker]))
     }
 
-    /// Deletes compete in the same order: an older edit never resurrects a delete, a newer
-    /// one does; a newer delete removes an edit.
+    /// Deletes compete in the same order against the latest field stamp: an older edit never
+    /// resurrects a delete, a newer one does; a newer delete removes an edit.
     @Test func deletesCompeteInTheSameOrder() {
         #expect(Self.decide(local: Self.delete(9, by: Self.me), remote: Self.save(5, by: Self.other), pending: false)
             == MergeDecision(.keepLocal(resend: true)))
@@ -75,7 +87,7 @@ import Testing
     /// device's (a higher version) is no conflict.
     @Test func theLosingDeviceLearnsOfAConflictItHadAlreadySent() {
         #expect(Self.decide(local: Self.save(5, by: Self.me, version: 1), remote: Self.save(9, by: Self.other, version: 1), pending: false)
-            == MergeDecision(.takeRemote, conflict: .remote, replacedThisDevicesEdit: true))
+            == MergeDecision(.takeRemote, conflict: .remote, conflictFields: [.title: .remote], replacedThisDevicesEdit: true))
         #expect(Self.decide(local: Self.save(5, by: Self.me, version: 1), remote: Self.save(9, by: Self.other, version: 2), pending: false)
             == MergeDecision(.takeRemote))
         // Not this device's edit, or a delete on either side: nothing to learn.
@@ -83,5 +95,55 @@ import Testing
             == MergeDecision(.takeRemote))
         #expect(Self.decide(local: Self.save(5, by: Self.me, version: 1), remote: Self.delete(9, by: Self.other), pending: false)
             == MergeDecision(.takeRemote))
+    }
+
+    /// A done-mark made offline and a later rename on another device both survive: each
+    /// field comes from the side that wrote it later, on both devices alike.
+    @Test func editsOfDifferentFieldsMadeApartBothSurvive() throws {
+        let base = Idea(id: Self.id, title: "Plan", createdAt: Timestamp(milliseconds: 1), deviceId: Self.other)
+        let baseStamps = FieldStamps(all: Self.order(1, Self.other))
+        var done = base
+        done.isCompleted = true
+        let doneStamps = baseStamps.setting([.isCompleted], to: Self.order(5, Self.me))
+        var renamed = base
+        renamed.title = "Plan the trip"
+        let renamedStamps = baseStamps.setting([.title], to: Self.order(9, Self.other))
+
+        let here = Self.decide(local: .idea(done, doneStamps), remote: .idea(renamed, renamedStamps), pending: true)
+        guard case let .merged(merged, stamps) = here.action else {
+            Issue.record("expected a merge, got \(here.action)")
+            return
+        }
+        #expect(merged.title == "Plan the trip" && merged.isCompleted)
+        #expect(stamps.title == Self.order(9, Self.other) && stamps.isCompleted == Self.order(5, Self.me))
+        #expect(merged.updatedAt == Timestamp(milliseconds: 9) && merged.deviceId == Self.other)
+        // Different fields: nothing lost, so no conflict.
+        #expect(here.conflict == nil)
+
+        // The merge arrives at the renaming device: it takes it whole.
+        let there = ConflictRule.decide(MergeCase(
+            local: .idea(renamed, renamedStamps), remote: .idea(merged, stamps), hasPendingChange: false,
+            thisDevice: Self.other))
+        #expect(there == MergeDecision(.takeRemote))
+    }
+
+    /// An untouched sample yields to whatever the account holds, with no conflict; a
+    /// person's edit of a sample is an ordinary idea, and wins over an untouched one.
+    @Test func untouchedSamplesNeverWin() {
+        let english = SampleIdeas.ideas(in: .english, stampedAt: Timestamp(milliseconds: 1_000))[0]
+        let chinese = SampleIdeas.ideas(in: .traditionalChinese, stampedAt: Timestamp(milliseconds: 9_000))[0]
+        let englishSample = MergeCase.Side.idea(english, FieldStamps(legacy: english))
+        let chineseSample = MergeCase.Side.idea(chinese, FieldStamps(legacy: chinese))
+        #expect(Self.decide(local: chineseSample, remote: englishSample, pending: true) == MergeDecision(.takeRemote))
+        #expect(Self.decide(local: Self.delete(2_000, by: Self.me), remote: chineseSample, pending: false)
+            == MergeDecision(.keepLocal(resend: true)))
+        #expect(Self.decide(local: chineseSample, remote: Self.delete(500, by: Self.other), pending: true)
+            == MergeDecision(.takeRemote))
+        var edited = english
+        edited.title = "My own plan"
+        let editedStamps = FieldStamps(legacy: english).setting([.title], to: Self.order(1_500, Self.other))
+        #expect(Self.decide(local: chineseSample, remote: .idea(edited, editedStamps), pending: true) == MergeDecision(.takeRemote))
+        #expect(Self.decide(local: .idea(edited, editedStamps), remote: chineseSample, pending: false)
+            == MergeDecision(.keepLocal(resend: true)))
     }
 }
