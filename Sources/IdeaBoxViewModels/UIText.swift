@@ -157,11 +157,22 @@ public struct UIText: Sendable {
         let title = winner?.title ?? conflict.local?.title ?? conflict.remote?.title
             ?? String(conflict.ideaId.lowercasedString.prefix(8))
         let indent = "          "
+        let fields = conflict.orderedFields.map(fieldName)
+        let fieldList = fields.isEmpty ? "" : text(" (\(fields.joined(separator: ", ")))", "（\(fields.joined(separator: "、"))）")
         return [
-            clockTime(conflict.occurredAt) + "  " + text("“\(title)”", "「\(title)」"),
+            clockTime(conflict.occurredAt) + "  " + text("“\(title)”", "「\(title)」") + fieldList,
             indent + text("won:  \(won)\(tie)", "勝出：\(won)\(tie)"),
             indent + text("lost: \(lost)", "落敗：\(lost)"),
         ]
+    }
+
+    /// A field's name as the form labels it.
+    public func fieldName(_ field: IdeaField) -> String {
+        switch field {
+        case .title: text("title", "標題")
+        case .description: text("description", "描述")
+        case .isCompleted: text("done", "完成狀態")
+        }
     }
 
     /// One side of a conflict: this device's or another device's edit (or delete), and when.

@@ -54,6 +54,16 @@ public enum RemoteChange: Sendable, Equatable {
         }
     }
 
+    /// The latest time the change shows: its place in the sync order, or the idea's
+    /// `updatedAt` if later (an untouched sample shows the time it was seeded). A device
+    /// that saw the change stamps what it does next after it.
+    public var latestTime: Timestamp {
+        switch self {
+        case let .saved(idea, stamps): max(stamps.latest.timestamp, idea.updatedAt)
+        case .deleted(_, let order): order.timestamp
+        }
+    }
+
     /// The change as the conflict rule sees it.
     public var side: MergeCase.Side {
         switch self {
@@ -219,7 +229,7 @@ extension IdeaRepository {
             var highest: Timestamp?
             var known = try idsWithLocalState(prepared.changes.map(\.ideaId), db)
             for (change, indexed) in zip(prepared.changes, prepared.indexed) {
-                highest = max(highest ?? change.order.timestamp, change.order.timestamp)
+                highest = max(highest ?? change.latestTime, change.latestTime)
                 guard known.contains(change.ideaId) else {
                     // Nothing here to compare with (every idea of a first sync): no reads needed.
                     let decision = rule(
@@ -374,7 +384,7 @@ extension IdeaRepository {
     /// Moves this device's clock past every version among `changes` (read from the remote
     /// for any reason), so whatever it does next is ordered after what it saw.
     public func noteSeen(_ changes: [RemoteChange]) throws {
-        guard let highest = changes.map(\.order.timestamp).max() else { return }
+        guard let highest = changes.map(\.latestTime).max() else { return }
         try writer.write { db in try noteSeen(highest, db) }
     }
 

@@ -88,7 +88,7 @@ public struct IdeaRepository: Sendable {
         let changed = edited.fieldsDiffering(from: stored.idea)
         guard !changed.isEmpty else { return stored.idea }
         var idea = edited
-        idea.updatedAt = try stamp(db)
+        idea.updatedAt = try stamp(db, after: stored.idea.createdAt)
         idea.deviceId = deviceId
         idea.version = stored.idea.version + 1
         let stamps = stored.stamps.setting(changed, to: SyncOrder(idea))
@@ -246,12 +246,14 @@ public struct IdeaRepository: Sendable {
         return summary
     }
 
-    /// A time for a new edit: now, but never earlier than anything this device has seen,
-    /// so an edit made after seeing a change wins even if this device's clock is behind.
-    func stamp(_ db: Database) throws -> Timestamp {
+    /// A time for a new edit: now, but later than anything this device has seen (and than
+    /// `floor`, an edited idea's `createdAt`), so an edit made after seeing a change wins
+    /// even if this device's clock is behind: the device's hybrid clock.
+    func stamp(_ db: Database, after floor: Timestamp? = nil) throws -> Timestamp {
         let highest = try db.cachedValue(Int64.self, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.highestTimestamp])
         let now = clock.now()
-        let stamped = highest.map { max(now, Timestamp(milliseconds: $0 + 1)) } ?? now
+        var stamped = highest.map { max(now, Timestamp(milliseconds: $0 + 1)) } ?? now
+        if let floor { stamped = max(stamped, floor.adding(milliseconds: 1)) }
         try noteSeen(stamped, db)
         return stamped
     }

@@ -13,9 +13,9 @@ import IdeaBoxCore
 /// An untouched sample (no field written by a person) yields to whatever the account holds
 /// and never counts as a conflict: a device joining an account adopts its samples.
 ///
-/// Where this device had a change pending and a field's values differed, the meeting is a
-/// conflict and is logged with the fields; so is the case where this device's sent edit of
-/// a field was replaced by another device's edit made without seeing it.
+/// Where this device had a change pending and both sides wrote a field to different values,
+/// the meeting is a conflict and is logged with those fields; so is the case where this
+/// device's sent edit of a field was replaced by another device's edit made without seeing it.
 public enum ConflictRule {
     /// What to do when `merge.remote` arrives at a device holding `merge.local`.
     public static func decide(_ merge: MergeCase) -> MergeDecision {
@@ -81,19 +81,27 @@ public enum ConflictRule {
         } else {
             action = .merged(merged, stamps)
         }
-        if hasPendingChange, !differing.isEmpty {
+        // A clash: a field this device wrote and another device wrote too, since this device
+        // last had the idea from the remote (or after this device's write). Fields only one
+        // side changed merge without a word.
+        let lastSynced = mine.lastSyncedAt ?? Timestamp(milliseconds: Int64.min)
+        let clashing = differing.filter { field, _ in
+            let my = myStamps[field]
+            let their = theirStamps[field]
+            return my.deviceId == thisDevice && my.timestamp > lastSynced && their.deviceId != thisDevice
+                && (their > my || their.timestamp > lastSynced)
+        }
+        if hasPendingChange, !clashing.isEmpty {
             return MergeDecision(
-                action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest), conflictFields: differing)
+                action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest), conflictFields: clashing)
         }
         // This device's sent edit of a field lost to another device's edit of the same
         // version, made without seeing it: the losing side learns of it too.
-        let replaced = differing.contains { field, settled in
-            settled != .local && myStamps[field].deviceId == thisDevice && theirStamps[field].deviceId != thisDevice
-        }
-        if replaced, theirs.version <= mine.version {
+        let replaced = clashing.contains { _, settled in settled != .local }
+        if !hasPendingChange, replaced, theirs.version <= mine.version {
             return MergeDecision(
                 action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest),
-                conflictFields: differing, replacedThisDevicesEdit: true)
+                conflictFields: clashing, replacedThisDevicesEdit: true)
         }
         return MergeDecision(action)
     }

@@ -39,7 +39,10 @@ public enum SyncLogText {
     public static func message(_ stored: String, _ language: Language) -> String {
         guard language == .traditionalChinese else { return stored }
         for (english, chinese) in patterns {
-            if let holes = match(stored, english) {
+            if var holes = match(stored, english) {
+                if english.hasPrefix("conflict on"), holes.count == 3 {
+                    holes[2] = conflictFields(holes[2])
+                }
                 return holes.enumerated().reduce(chinese) { text, hole in
                     text.replacingOccurrences(of: "%\(hole.offset + 1)", with: hole.element)
                 }
@@ -52,6 +55,12 @@ public enum SyncLogText {
     private static let patterns: [(String, String)] = [
         ("sent % change(s)", "已送出 %1 筆變更"),
         ("applied % remote change(s)", "已套用 %1 筆遠端變更"),
+        ("conflict on “%” (%): %; resolved: Local", "「%1」（%2）的衝突：%3；本機勝出"),
+        ("conflict on “%” (%): %; resolved: Remote", "「%1」（%2）的衝突：%3；遠端勝出"),
+        ("conflict on “%” (%): %; resolved: TieBreaker", "「%1」（%2）的衝突：%3；時間相同，依裝置識別碼決定"),
+        ("conflict on “%” (%); resolved: Local", "「%1」（%2）的衝突已解決：本機勝出"),
+        ("conflict on “%” (%); resolved: Remote", "「%1」（%2）的衝突已解決：遠端勝出"),
+        ("conflict on “%” (%); resolved: TieBreaker", "「%1」（%2）的衝突已解決：時間相同，依裝置識別碼決定"),
         ("% resolved: Local", "%1 的衝突已解決：本機勝出"),
         ("% resolved: Remote", "%1 的衝突已解決：遠端勝出"),
         ("% resolved: TieBreaker", "%1 的衝突已解決：時間相同，依裝置識別碼決定"),
@@ -84,6 +93,27 @@ public enum SyncLogText {
         ("The remote failed: %.", "遠端發生錯誤：%1"),
         ("The local database failed: %.", "本機資料庫發生錯誤：%1"),
     ]
+
+    /// A conflict line's fields (`title Remote, isCompleted Local`) in Chinese.
+    private static func conflictFields(_ english: String) -> String {
+        english.components(separatedBy: ", ").map { item in
+            let words = item.split(separator: " ").map(String.init)
+            guard words.count == 2, let field = IdeaField(rawValue: words[0]),
+                  let settled = ConflictResolution(rawValue: words[1])
+            else { return item }
+            let name = switch field {
+            case .title: "標題"
+            case .description: "描述"
+            case .isCompleted: "完成狀態"
+            }
+            let side = switch settled {
+            case .local: "本機"
+            case .remote: "遠端"
+            case .tieBreaker: "依裝置識別碼"
+            }
+            return "\(name)取\(side)"
+        }.joined(separator: "、")
+    }
 
     /// The texts that fill the holes (`%`) of `pattern` to make `text`, or nil if none do.
     /// Each hole takes the shortest text that lets the next literal part follow.

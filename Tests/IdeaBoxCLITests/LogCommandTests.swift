@@ -70,11 +70,12 @@ import Testing
         let entries = try JSONDecoder().decode(
             [SyncLogOutput].self, from: Data(sandbox.succeed(on: "B", ["log", "--json"]).utf8))
         #expect(entries.map(\.kind) == ["upload", "conflict", "download"])
-        #expect(entries.map(\.message) == ["sent 1 change(s)", "\(id) resolved: Local", "applied 1 remote change(s)"])
+        let conflictLine = "conflict on “Edited on B” (\(id.prefix(8))): title Local; resolved: Local"
+        #expect(entries.map(\.message) == ["sent 1 change(s)", conflictLine, "applied 1 remote change(s)"])
         #expect(entries.map(\.occurredAt) == entries.map(\.occurredAt).sorted(by: >))
         #expect(try sandbox.succeed(on: "B", ["log"]) == """
             \(entries[0].occurredAt)  upload    sent 1 change(s)
-            \(entries[1].occurredAt)  conflict  \(id) resolved: Local
+            \(entries[1].occurredAt)  conflict  \(conflictLine)
             \(entries[2].occurredAt)  download  applied 1 remote change(s)
 
             """)

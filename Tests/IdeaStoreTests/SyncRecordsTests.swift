@@ -54,9 +54,19 @@ import Testing
         let id = Self.idea(1).id
         try store.repository.logConflict(ConflictRecord(
             ideaId: id, occurredAt: StoreFixture.start, local: nil, remote: Self.idea(1), resolution: .tieBreaker))
+        try store.repository.logConflict(ConflictRecord(
+            ideaId: id, occurredAt: StoreFixture.start, local: Self.idea(1), remote: Self.idea(1), resolution: .remote,
+            fields: [.isCompleted: .local, .title: .remote]))
+        let short = id.uuidString.lowercased().prefix(8)
         #expect(try store.repository.syncLog() == [
-            SyncLogEntry(occurredAt: StoreFixture.start, kind: .conflict, message: "\(id.uuidString.lowercased()) resolved: TieBreaker"),
+            SyncLogEntry(
+                occurredAt: StoreFixture.start, kind: .conflict,
+                message: "conflict on “\(Self.idea(1).title)” (\(short)): title Remote, isCompleted Local; resolved: Remote"),
+            SyncLogEntry(
+                occurredAt: StoreFixture.start, kind: .conflict,
+                message: "conflict on “\(Self.idea(1).title)” (\(short)); resolved: TieBreaker"),
         ])
+        #expect(try store.repository.conflicts().first?.fields == [.isCompleted: .local, .title: .remote])
     }
 
     @Test func resolutionNamesAreTheDocumentedOnes() {

@@ -100,7 +100,9 @@ import Testing
     /// A done-mark made offline and a later rename on another device both survive: each
     /// field comes from the side that wrote it later, on both devices alike.
     @Test func editsOfDifferentFieldsMadeApartBothSurvive() throws {
-        let base = Idea(id: Self.id, title: "Plan", createdAt: Timestamp(milliseconds: 1), deviceId: Self.other)
+        let base = Idea(
+            id: Self.id, title: "Plan", createdAt: Timestamp(milliseconds: 1), deviceId: Self.other,
+            lastSyncedAt: Timestamp(milliseconds: 2))
         let baseStamps = FieldStamps(all: Self.order(1, Self.other))
         var done = base
         done.isCompleted = true

@@ -6,12 +6,24 @@ import IdeaSync
 import RemoteTestSupport
 import Testing
 
-/// Property: whatever devices do, in whatever order they sync, through whatever faults,
-/// once the faults clear and every device has synced a few times, every device and the
-/// remote hold the same ideas, and for every idea that is the newest write any device made.
+/// The whole sync as a model-based property. Seeded random sequences of what people do
+/// (adds, field edits, done/undone, deletes, undo and redo, form saves with a remote change
+/// in between, an overwrite of the remote, a device joining with its samples) and of what
+/// the network does (offline and back, scripted and random errors, items that fail), on
+/// devices whose clocks run up to 10 s apart; then every fault heals and every device syncs
+/// until quiet. A model keeps every write of every field and every delete, and after each
+/// sequence these hold:
+/// - every device holds the same ideas, field for field and stamp for stamp, and the
+///   remote the same values;
+/// - an idea exists exactly when some write of it is later than its latest delete, and
+///   each field written after that delete holds its latest write: so no idea a device
+///   deleted after seeing its last edit comes back, and no later edit is lost;
+/// - every value a person wrote is a current value or in a device's history;
+/// - no action is ordered before a version its device had seen.
 @Suite struct SyncConvergenceTests {
-    /// CI runs all of these; each is a short run of a few dozen steps.
-    static let seeds: [UInt64] = Array(1...170)
+    /// CI runs all of these; each is a short run of a few dozen steps. More with
+    /// `IDEABOX_PROPERTY_RUNS=N` (BENCHMARKS.md, "Sync property").
+    static let seeds: [UInt64] = Array(1...UInt64(ProcessInfo.processInfo.environment["IDEABOX_PROPERTY_RUNS"].flatMap(Int.init) ?? 170))
 
     /// Fewer runs over HTTP, where every request is a real one.
     static let servedSeeds: [UInt64] = Array(1...15)
@@ -34,19 +46,20 @@ import Testing
     }
 }
 
-/// One random run: devices, their ideas, the faults, and the log to print on failure.
+/// One random run: devices, the model of what they wrote, the faults, and the log to print
+/// on failure.
 private struct ConvergenceWorld {
-    /// The newest write to an idea any device made: its state, or its delete.
-    enum Write {
-        case saved(IdeaSnapshot)
-        case deleted(SyncOrder)
+    /// One write of one field: where it stands in the sync order and the value written.
+    struct FieldWrite {
+        var order: SyncOrder
+        var value: String
+    }
 
-        var order: SyncOrder {
-            switch self {
-            case .saved(let idea): SyncOrder(timestamp: idea.updatedAt, deviceId: idea.deviceId)
-            case .deleted(let order): order
-            }
-        }
+    /// An edit a device can undo: the idea before and after, and the fields it changed.
+    struct Edit {
+        var before: Idea
+        var after: Idea
+        var fields: [IdeaField]
     }
 
     let seed: UInt64
@@ -54,10 +67,19 @@ private struct ConvergenceWorld {
     var devices: [Device] = []
     var watched: [WatchedDatabase] = []
     var random: SeededRandomNumberGenerator
-    var newest: [UUID: Write] = [:]
+    /// Every write of every field of every idea, samples included.
+    var writes: [UUID: [IdeaField: [FieldWrite]]] = [:]
+    /// Every delete of every idea.
+    var deletes: [UUID: [SyncOrder]] = [:]
+    /// Every value a person wrote: the idea, the field, the value.
+    var personal: [(id: UUID, field: IdeaField, value: String, device: Int)] = []
     var deleted: [Int: [Idea]] = [:]
+    var undoable: [Int: [Edit]] = [:]
+    var redoable: [Int: [Edit]] = [:]
     var log: [String] = []
     var titleCounter = 0
+    var joined = false
+    var overwrote = false
 
     init(seed: UInt64, remote: RemoteKind = .embedded) throws {
         self.seed = seed
@@ -65,25 +87,35 @@ private struct ConvergenceWorld {
         fixture = try SyncFixture(
             remote: remote, random: SeededRandomNumberGenerator(seed: seed &+ 1_000_003), maximumRecordsPerRequest: 5)
         let count = Int.random(in: 3...4, using: &random)
-        for index in 0..<count {
-            // Some devices run behind or ahead by up to five seconds.
-            let offset: Int64 = Bool.random(using: &random) ? 0 : Int64.random(in: -5000...5000, using: &random)
-            let prefix = String(format: "%08x", index + 1)
-            var watchedClient: WatchedDatabase?
-            let device = try fixture.device(
-                "d\(index)", clockOffset: offset,
-                deviceIds: .fixed("dddd\(prefix.suffix(4))-0000-4000-8000-000000000000"),
-                ideaIds: .numbered(prefix: prefix),
-                client: { base in
-                    let client = WatchedDatabase(base)
-                    watchedClient = client
-                    return client
-                })
-            devices.append(device)
-            watched.append(watchedClient!)
-            log.append("d\(index): clock offset \(offset) ms, device id \(device.repository.deviceId.prefix(8))")
-            device.engine.start()
+        for _ in 0..<count {
+            try addDevice(seedsSamples: Bool.random(using: &random))
         }
+    }
+
+    /// A new device, its clock up to 10 s off, with the samples if `seedsSamples`.
+    mutating func addDevice(seedsSamples: Bool) throws {
+        let index = devices.count
+        let offset: Int64 = Bool.random(using: &random) ? 0 : Int64.random(in: -10_000...10_000, using: &random)
+        let prefix = String(format: "%08x", index + 1)
+        var watchedClient: WatchedDatabase?
+        let device = try fixture.device(
+            "d\(index)", seedsSamples: seedsSamples, clockOffset: offset,
+            deviceIds: .fixed("dddd\(prefix.suffix(4))-0000-4000-8000-000000000000"),
+            ideaIds: .numbered(prefix: prefix),
+            client: { base in
+                let client = WatchedDatabase(base)
+                watchedClient = client
+                return client
+            })
+        devices.append(device)
+        watched.append(watchedClient!)
+        log.append("d\(index): clock offset \(offset) ms, device id \(device.repository.deviceId.prefix(8))\(seedsSamples ? ", samples" : "")")
+        if seedsSamples {
+            for idea in try device.ideas() {
+                noteWrites(idea, stamps: FieldStamps(legacy: idea), fields: IdeaField.allCases)
+            }
+        }
+        device.engine.start()
     }
 
     mutating func run(steps: Int) throws {
@@ -95,7 +127,8 @@ private struct ConvergenceWorld {
             case 12..<28: try edit(index)
             case 28..<34: try toggle(index)
             case 34..<40: try delete(index)
-            case 40..<43: try undo(index)
+            case 40..<42: try undoDelete(index)
+            case 42..<43: try undoEdit(index)
             case 43..<48:
                 let offline = Bool.random(using: &random)
                 try fixture.cloud.setOffline(offline, device: device.name)
@@ -128,9 +161,16 @@ private struct ConvergenceWorld {
                     outcome = "failed: \(error)"
                 }
                 log.append("d\(index): session.run → \(outcome)")
-            case 80..<84:
+            case 80..<82:
                 device.engine.syncNow()
                 log.append("d\(index): sync now")
+            case 82..<83: try redoEdit(index)
+            case 83..<85: try formSave(index)
+            case 85..<86 where !overwrote:
+                try overwrite(index)
+            case 86..<87 where !joined:
+                joined = true
+                try addDevice(seedsSamples: true)
             default:
                 let milliseconds = Int64.random(in: 1...1500, using: &random)
                 fixture.scheduler.advance(by: milliseconds)
@@ -168,28 +208,124 @@ private struct ConvergenceWorld {
     func check() {
         let report = "seed \(seed):\n" + log.joined(separator: "\n")
         do {
-            let remote = try fixture.remoteIdeas()
-            var expected: [IdeaSnapshot] = []
-            for write in newest.values {
-                if case .saved(let idea) = write { expected.append(idea) }
-            }
-            expected.sort { $0.id.lowercasedString < $1.id.lowercasedString }
-            #expect(remote == expected, "the remote lost or changed a write: remote \(remote.map(\.summary)), expected \(expected.map(\.summary))\n\(report)")
-            for device in devices {
-                let ideas = try device.snapshots()
-                #expect(ideas == expected, "\(device.name) differs: \(ideas.map(\.summary)), expected \(expected.map(\.summary))\n\(report)")
-                #expect(try device.repository.pendingChangeCount() == 0, "\(device.name) still has changes to send\n\(report)")
-            }
+            try checkModel(report)
         } catch {
             Issue.record("\(error)\n\(report)")
         }
     }
 
+    private func checkModel(_ report: String) throws {
+        // Every device the same, field for field and stamp for stamp; the remote the same values.
+        let states = try devices.map(Self.state)
+        for (index, state) in states.enumerated().dropFirst() where state != states[0] {
+            let here = Set(state.map(\.summary)), there = Set(states[0].map(\.summary))
+            Issue.record("d\(index) differs from d0: only d\(index) \(here.subtracting(there).sorted()), only d0 \(there.subtracting(here).sorted())\n\(report)")
+        }
+        for device in devices {
+            #expect(try device.repository.pendingChangeCount() == 0, "\(device.name) still has changes to send\n\(report)")
+        }
+        let remote = try fixture.remoteIdeas()
+        let onFirst = try devices[0].snapshots()
+        #expect(remote == onFirst, "the remote differs from d0: \(remote.map(\.summary)), d0 \(onFirst.map(\.summary))\n\(report)")
+
+        // The model: an idea exists exactly when a write is later than its latest delete, and
+        // each field written after that delete holds its latest write.
+        let held = Dictionary(uniqueKeysWithValues: try devices[0].ideas().map { ($0.id, $0) })
+        for (id, fields) in writes {
+            let lastDelete = deletes[id]?.max()
+            // A sample only seeded, never written by a person, may be left out: a device
+            // joining an account that has ideas takes the account's samples, or none.
+            let lastWrite = fields.values.flatMap { $0 }.map(\.order).filter { !$0.isSample }.max()
+            let shouldExist: Bool? = switch (lastWrite, lastDelete) {
+            case let (write?, delete?): write > delete
+            case (_?, nil): true
+            case (nil, _?): false
+            case (nil, nil): nil
+            }
+            guard let idea = held[id] else {
+                #expect(shouldExist != true, "\(id.lowercasedString.prefix(8)) is gone, but a write (\(String(describing: lastWrite))) is later than its delete (\(String(describing: lastDelete)))\n\(report)")
+                continue
+            }
+            #expect(shouldExist != false, "\(id.lowercasedString.prefix(8)) came back: its latest delete (\(String(describing: lastDelete))) is later than every write (\(String(describing: lastWrite)))\n\(report)")
+            for (field, fieldWrites) in fields {
+                let newest = fieldWrites.max { $0.order < $1.order }!
+                if let lastDelete, newest.order < lastDelete { continue }
+                #expect(idea.value(of: field) == newest.value, "\(id.lowercasedString.prefix(8)) \(field): \"\(idea.value(of: field))\", the latest write was \"\(newest.value)\" at \(newest.order)\n\(report)")
+            }
+        }
+
+        // Every value a person wrote is current, or in a device's history.
+        var kept: [UUID: [IdeaField: Set<String>]] = [:]
+        for device in devices {
+            for id in writes.keys {
+                for version in try device.repository.history(of: id) where !version.isDeleted {
+                    kept[id, default: [:]][.title, default: []].insert(version.title)
+                    kept[id, default: [:]][.description, default: []].insert(version.description)
+                    kept[id, default: [:]][.isCompleted, default: []].insert(version.isCompleted ? "true" : "false")
+                }
+            }
+        }
+        for write in personal where !(kept[write.id]?[write.field]?.contains(write.value) ?? false) {
+            Issue.record("d\(write.device)'s \(write.field) \"\(write.value)\" of \(write.id.lowercasedString.prefix(8)) is nowhere: not current, not in any history\n\(report)")
+        }
+    }
+
+    /// A device's ideas with their stamps, as every device must hold them.
+    private static func state(of device: Device) throws -> [Held] {
+        var held: [Held] = []
+        try device.repository.forEachSyncState { change in
+            if case let .saved(idea, stamps) = change { held.append(Held(idea, stamps)) }
+        }
+        return held.sorted { $0.id.lowercasedString < $1.id.lowercasedString }
+    }
+
+    /// What every device must agree on about an idea.
+    struct Held: Equatable {
+        var id: UUID
+        var title: String
+        var description: String
+        var isCompleted: Bool
+        var createdAt: Timestamp
+        var updatedAt: Timestamp
+        var deviceId: String
+        var stamps: FieldStamps
+
+        init(_ idea: Idea, _ stamps: FieldStamps) {
+            id = idea.id
+            title = idea.title
+            description = idea.description
+            isCompleted = idea.isCompleted
+            createdAt = idea.createdAt
+            updatedAt = idea.updatedAt
+            deviceId = idea.deviceId
+            self.stamps = stamps
+        }
+
+        var summary: String {
+            "\(id.lowercasedString.prefix(8)) \"\(title)\" \"\(description)\" done=\(isCompleted) created \(createdAt.milliseconds) at \(updatedAt.milliseconds) by \(deviceId.prefix(8)) \(stamps)"
+        }
+    }
+
     // MARK: Operations
 
-    private mutating func note(_ write: Write, id: UUID) {
-        if let known = newest[id], known.order >= write.order { return }
-        newest[id] = write
+    private mutating func noteWrites(_ idea: Idea, stamps: FieldStamps, fields: [IdeaField], by device: Int? = nil) {
+        for field in fields {
+            writes[idea.id, default: [:]][field, default: []].append(FieldWrite(order: stamps[field], value: idea.value(of: field)))
+            if let device { personal.append((idea.id, field, idea.value(of: field), device)) }
+        }
+    }
+
+    /// The latest place in the sync order of anything device `index` holds.
+    private func latestSeen(on index: Int) throws -> SyncOrder? {
+        var latest: SyncOrder?
+        try devices[index].repository.forEachSyncState { change in latest = max(latest ?? change.order, change.order) }
+        return latest
+    }
+
+    /// Checks that an action of device `index` at `order` comes after everything it had seen.
+    private func expectAfter(_ seen: SyncOrder?, _ order: SyncOrder, on index: Int, _ what: String) {
+        guard let seen else { return }
+        #expect(order > seen, "seed \(seed): d\(index)'s \(what) at \(order) is not after \(seen), which it had seen\n\(log.joined(separator: "\n"))")
     }
 
     private mutating func someIdea(on index: Int) throws -> Idea? {
@@ -199,8 +335,10 @@ private struct ConvergenceWorld {
 
     private mutating func add(_ index: Int) throws {
         titleCounter += 1
+        let seen = try latestSeen(on: index)
         let idea = try devices[index].repository.addIdea(title: "idea \(titleCounter)")
-        note(.saved(IdeaSnapshot(idea)), id: idea.id)
+        expectAfter(seen, SyncOrder(idea), on: index, "add")
+        noteWrites(idea, stamps: FieldStamps(all: SyncOrder(idea)), fields: IdeaField.allCases, by: index)
         devices[index].engine.localChangeHappened()
         log.append("d\(index): add \(IdeaSnapshot(idea).summary)")
     }
@@ -210,16 +348,23 @@ private struct ConvergenceWorld {
         titleCounter += 1
         let changes = Bool.random(using: &random)
             ? IdeaChanges(title: "title \(titleCounter)") : IdeaChanges(description: "text \(titleCounter)")
+        let seen = try latestSeen(on: index)
         let edited = try devices[index].repository.editIdea(id: idea.id, changes)
-        note(.saved(IdeaSnapshot(edited)), id: edited.id)
+        expectAfter(seen, SyncOrder(edited), on: index, "edit")
+        let fields = edited.fieldsDiffering(from: idea)
+        noteWrites(edited, stamps: FieldStamps(all: SyncOrder(edited)), fields: fields, by: index)
+        undoable[index, default: []].append(Edit(before: idea, after: edited, fields: fields))
         devices[index].engine.localChangeHappened()
-        log.append("d\(index): edit \(IdeaSnapshot(edited).summary)")
+        log.append("d\(index): edit \(fields) \(IdeaSnapshot(edited).summary)")
     }
 
     private mutating func toggle(_ index: Int) throws {
         guard let idea = try someIdea(on: index) else { return }
+        let seen = try latestSeen(on: index)
         let toggled = try devices[index].repository.toggleCompleted(id: idea.id)
-        note(.saved(IdeaSnapshot(toggled)), id: toggled.id)
+        expectAfter(seen, SyncOrder(toggled), on: index, "toggle")
+        noteWrites(toggled, stamps: FieldStamps(all: SyncOrder(toggled)), fields: [.isCompleted], by: index)
+        undoable[index, default: []].append(Edit(before: idea, after: toggled, fields: [.isCompleted]))
         devices[index].engine.localChangeHappened()
         log.append("d\(index): toggle \(IdeaSnapshot(toggled).summary)")
     }
@@ -227,6 +372,7 @@ private struct ConvergenceWorld {
     private mutating func delete(_ index: Int) throws {
         guard let idea = try someIdea(on: index) else { return }
         let repository = devices[index].repository
+        let seen = try latestSeen(on: index)
         _ = try repository.deleteIdea(id: idea.id)
         deleted[index, default: []].append(idea)
         var order: SyncOrder?
@@ -237,19 +383,90 @@ private struct ConvergenceWorld {
             Issue.record("seed \(seed): no tombstone after deleting \(idea.id)")
             return
         }
-        note(.deleted(order), id: idea.id)
+        expectAfter(seen, order, on: index, "delete")
+        deletes[idea.id, default: []].append(order)
         devices[index].engine.localChangeHappened()
         log.append("d\(index): delete \(idea.id.lowercasedString.prefix(8)) at \(order.timestamp.milliseconds)")
     }
 
-    private mutating func undo(_ index: Int) throws {
+    private mutating func undoDelete(_ index: Int) throws {
         guard let idea = deleted[index]?.popLast() else { return }
-        let restored = try devices[index].repository.restoreIdea(idea)
-        if SyncOrder(restored) > SyncOrder(idea) || restored.version > idea.version {
-            note(.saved(IdeaSnapshot(restored)), id: restored.id)
+        let repository = devices[index].repository
+        let wasGone = try repository.idea(id: idea.id) == nil
+        let restored = try repository.restoreIdea(idea)
+        if wasGone {
+            noteWrites(restored, stamps: FieldStamps(all: SyncOrder(restored)), fields: IdeaField.allCases, by: index)
         }
         devices[index].engine.localChangeHappened()
         log.append("d\(index): undo delete → \(IdeaSnapshot(restored).summary)")
+    }
+
+    /// Undo of an edit: a new edit of its fields, or nothing where another device changed them.
+    private mutating func undoEdit(_ index: Int) throws {
+        guard let edit = undoable[index]?.popLast() else { return }
+        let outcome = try devices[index].repository.revert(
+            id: edit.after.id, fields: edit.fields, from: edit.after, to: edit.before, reason: .undone)
+        if case .reverted(let idea) = outcome {
+            noteWrites(idea, stamps: FieldStamps(all: SyncOrder(idea)), fields: edit.fields, by: index)
+            redoable[index, default: []].append(edit)
+            devices[index].engine.localChangeHappened()
+        }
+        log.append("d\(index): undo \(edit.fields) of \(edit.after.id.lowercasedString.prefix(8)) → \(outcome)")
+    }
+
+    private mutating func redoEdit(_ index: Int) throws {
+        guard let edit = redoable[index]?.popLast() else { return }
+        let outcome = try devices[index].repository.revert(
+            id: edit.after.id, fields: edit.fields, from: edit.before, to: edit.after, reason: .redone)
+        if case .reverted(let idea) = outcome {
+            noteWrites(idea, stamps: FieldStamps(all: SyncOrder(idea)), fields: edit.fields, by: index)
+            devices[index].engine.localChangeHappened()
+        }
+        log.append("d\(index): redo \(edit.fields) of \(edit.after.id.lowercasedString.prefix(8)) → \(outcome)")
+    }
+
+    /// A form opened on an idea, a sync while it is open, then a save of the one field the
+    /// person changed (or, if the idea was deleted meanwhile, a new idea with the text).
+    private mutating func formSave(_ index: Int) throws {
+        guard let opened = try someIdea(on: index) else { return }
+        let device = devices[index]
+        _ = try? device.session.run()
+        titleCounter += 1
+        let title = "form \(titleCounter)"
+        guard try device.repository.idea(id: opened.id) != nil else {
+            let idea = try device.repository.addIdea(title: title, description: opened.description, isCompleted: opened.isCompleted)
+            noteWrites(idea, stamps: FieldStamps(all: SyncOrder(idea)), fields: IdeaField.allCases, by: index)
+            log.append("d\(index): form on a deleted idea saved as new \(IdeaSnapshot(idea).summary)")
+            return
+        }
+        let saved = try device.repository.editIdea(id: opened.id, IdeaChanges(title: title))
+        noteWrites(saved, stamps: FieldStamps(all: SyncOrder(saved)), fields: [.title], by: index)
+        device.engine.localChangeHappened()
+        log.append("d\(index): form save \(IdeaSnapshot(saved).summary)")
+    }
+
+    /// `sync --overwrite-remote`: every idea and delete here stamped anew (after everything
+    /// the listing showed), and whatever only the remote has deleted.
+    private mutating func overwrite(_ index: Int) throws {
+        let device = devices[index]
+        let outcome: String
+        do {
+            let report = try device.session.overwriteRemote()
+            outcome = "sent \(report.sent)"
+        } catch {
+            outcome = "failed: \(error)"
+        }
+        overwrote = true
+        var remoteIds = Set<UUID>()
+        try device.repository.forEachSyncState { change in
+            switch change {
+            case let .saved(idea, stamps): noteWrites(idea, stamps: stamps, fields: IdeaField.allCases)
+            case let .deleted(id, order):
+                remoteIds.insert(id)
+                if deletes[id]?.contains(order) != true { deletes[id, default: []].append(order) }
+            }
+        }
+        log.append("d\(index): overwrite the remote → \(outcome)")
     }
 
     private mutating func randomScriptedError() -> ScriptedError {

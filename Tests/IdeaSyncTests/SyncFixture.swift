@@ -53,7 +53,7 @@ final class SyncFixture {
         client: (any CloudDatabase) -> any CloudDatabase = { $0 }
     ) throws -> Device {
         let database = try IdeaDatabase.inMemory(
-            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: .english), ids: deviceIds)
+            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: .english, clock: scheduler.clock.offset(by: clockOffset)), ids: deviceIds)
         let clock = scheduler.clock.offset(by: clockOffset)
         let repository = database.repository(clock: clock, ids: ideaIds)
         let remote = client(server.map { FaultInjectingDatabase(base: $0.client(), faults: cloud, device: name) }
