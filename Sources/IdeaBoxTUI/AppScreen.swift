@@ -44,6 +44,10 @@ public enum AppScreen {
             SyncLogScreen.draw(log, app: app, into: &grid)
             cursor = nil
         }
+        if let view = app.historyView {
+            HistoryScreen.draw(view, app: app, into: &grid)
+            cursor = nil
+        }
         if app.isShowingHelp {
             drawHelp(app, into: &grid)
             cursor = nil

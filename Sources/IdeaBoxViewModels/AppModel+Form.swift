@@ -19,16 +19,27 @@ extension AppModel {
             case .new:
                 try addIdea(title: title, description: description, isCompleted: isCompleted, message: text.added)
             case .edit(let original):
-                let changes = IdeaChanges(title: title, description: description, isCompleted: isCompleted)
+                // Only the fields the person changed: what another device changed meanwhile
+                // in the others stays. Where both changed one and the person kept theirs,
+                // the typed value goes to the history.
+                let fields = form.fieldsToSave
+                let changes = IdeaChanges(
+                    title: fields.contains(.title) ? title : nil,
+                    description: fields.contains(.description) ? description : nil,
+                    isCompleted: fields.contains(.isCompleted) ? isCompleted : nil)
+                let before = try repository.idea(id: original.id) ?? original
                 let idea: Idea
                 do {
                     idea = try repository.editIdea(id: original.id, changes)
+                    if form.keepsTheirs, let typed = form.values {
+                        try repository.keepInHistory(typed, fields: form.changedOnBothSides, reason: .lost)
+                    }
                 } catch IdeaStoreError.unknownId {
                     form.ideaWasDeletedElsewhere()
                     self.form = form
                     return
                 }
-                if idea != original { history.record(.edit(before: original, after: idea)) }
+                if idea != before { history.record(.edit(before: before, after: idea)) }
                 localChangeHappened()
                 self.form = nil
                 try refresh()

@@ -51,6 +51,8 @@ extension AppModel {
         case .ctrl("c"):
             syncLog = nil
             wantsToQuit = true
+        case .char("h"):
+            try openHistoryOfTopConflict()
         case .char("O"):
             log.confirmingOverwrite = .ideas
             syncLog = log

@@ -56,6 +56,8 @@ public final class AppModel {
     public private(set) var size = (rows: 24, columns: 80)
     /// The sync log overlay's contents, while it is open.
     public internal(set) var syncLog: SyncLogView?
+    /// The history overlay (`h`), if open.
+    public internal(set) var historyView: HistoryView?
     /// The ideas with a change the remote has not confirmed for 30 days: marked in the list.
     public private(set) var staleIdeaIds: Set<UUID> = []
 
@@ -147,6 +149,9 @@ public final class AppModel {
             if syncLog != nil {
                 try loadSyncLog()
             }
+            if historyView != nil {
+                try loadHistory()
+            }
             if isSearchCountCapped {
                 try searchResults.reload(count: repository.count(searchResults.filter))
                 isSearchCountCapped = false
@@ -200,6 +205,10 @@ public final class AppModel {
             try handleForm(key)
             return
         }
+        if historyView != nil {
+            try handleHistory(key)
+            return
+        }
         if syncLog != nil {
             try handleSyncLog(key)
             return
@@ -248,6 +257,9 @@ public final class AppModel {
             }
         case .char("d"), .delete:
             pendingDeletion = list.selectedIdea
+        case .char("h"):
+            guard let idea = list.selectedIdea else { return status.show(text.noHistory, now: now) }
+            try openHistory(of: idea.id, title: idea.title)
         case .char("u"):
             try undo()
         case .ctrl("r"):
@@ -360,6 +372,10 @@ public final class AppModel {
     /// Re-reads counts, lists and the pending count after any change.
     func refresh() throws {
         knownRevision = try repository.revision()
+        if var form, case .edit(let original) = form.mode, let current = try repository.idea(id: original.id) {
+            form.ideaChangedElsewhere(current)
+            self.form = form
+        }
         counts = try repository.counts()
         try allIdeas.reload(count: counts.all)
         try completedIdeas.reload(count: counts.completed)

@@ -42,6 +42,13 @@ public struct IdeaForm: Sendable, Equatable {
     public private(set) var isConfirmingDiscard = false
     /// Whether the form is asking "deleted on another device: save as a new idea? y/n".
     public private(set) var isOfferingToSaveAsNew = false
+    /// The idea as another device last changed it while the form was open, if it did.
+    public private(set) var theirs: Idea?
+    /// Whether the form is asking, for fields changed here and on another device, which to
+    /// keep: `m` mine, `t` theirs.
+    public private(set) var isAskingMineOrTheirs = false
+    /// The person's answer to that question: true keeps the other device's values.
+    public private(set) var keepsTheirs = false
     /// Whether a save was refused, which makes even an empty title's error show.
     public private(set) var triedToSave = false
     /// The width the description wraps at on screen, for moving up and down by line.
@@ -90,6 +97,52 @@ public struct IdeaForm: Sendable, Equatable {
         return error == .emptyTitle && !triedToSave ? nil : error
     }
 
+    /// The form's values as an idea (the edited idea's, with what is typed).
+    public var values: Idea? {
+        guard case .edit(let original) = mode else { return nil }
+        var idea = original
+        idea.title = title.text
+        idea.description = description.text
+        idea.isCompleted = isCompleted
+        return idea
+    }
+
+    /// The fields the person changed in the form.
+    public var changedHere: [IdeaField] {
+        guard case .edit(let original) = mode, let values else { return [] }
+        return values.fieldsDiffering(from: original)
+    }
+
+    /// The fields another device changed since the form opened.
+    public var changedElsewhere: [IdeaField] {
+        guard case .edit(let original) = mode, let theirs else { return [] }
+        return theirs.fieldsDiffering(from: original)
+    }
+
+    /// The fields changed here and on another device, to different values: the ones the
+    /// form asks about.
+    public var changedOnBothSides: [IdeaField] {
+        guard let theirs, let values else { return [] }
+        let elsewhere = changedElsewhere
+        return changedHere.filter { elsewhere.contains($0) && values.value(of: $0) != theirs.value(of: $0) }
+    }
+
+    /// The fields a save writes: those the person changed, less those where they chose to
+    /// keep the other device's value.
+    public var fieldsToSave: [IdeaField] {
+        guard case .edit = mode else { return IdeaField.allCases }
+        let both = keepsTheirs ? changedOnBothSides : []
+        return changedHere.filter { !both.contains($0) }
+    }
+
+    /// The idea being edited changed on another device: the form keeps what is typed and
+    /// notes which fields changed there.
+    public mutating func ideaChangedElsewhere(_ current: Idea) {
+        guard case .edit(let original) = mode, current != (theirs ?? original) else { return }
+        theirs = current
+        keepsTheirs = false
+    }
+
     /// The idea being edited no longer exists (another device deleted it): the form keeps
     /// every field and asks whether to save them as a new idea.
     public mutating func ideaWasDeletedElsewhere() {
@@ -99,6 +152,23 @@ public struct IdeaForm: Sendable, Equatable {
 
     /// Applies a key and says whether the form should save, close or stay.
     public mutating func handle(_ key: Key) -> Outcome {
+        if isAskingMineOrTheirs {
+            switch key {
+            case .char("m"), .char("M"):
+                isAskingMineOrTheirs = false
+                keepsTheirs = false
+                return .save(title: title.text, description: description.text, isCompleted: isCompleted)
+            case .char("t"), .char("T"):
+                isAskingMineOrTheirs = false
+                keepsTheirs = true
+                return .save(title: title.text, description: description.text, isCompleted: isCompleted)
+            case .escape, .ctrl("c"):
+                isAskingMineOrTheirs = false
+            default:
+                break
+            }
+            return .editing
+        }
         if isOfferingToSaveAsNew {
             isOfferingToSaveAsNew = false
             guard key == .char("y") || key == .char("Y") else { return .editing }
@@ -138,6 +208,10 @@ public struct IdeaForm: Sendable, Equatable {
     private mutating func save() -> Outcome {
         triedToSave = true
         guard validationError == nil else { return .editing }
+        if !changedOnBothSides.isEmpty {
+            isAskingMineOrTheirs = true
+            return .editing
+        }
         return .save(title: title.text, description: description.text, isCompleted: isCompleted)
     }
 

@@ -121,8 +121,8 @@ public struct UIText: Sendable {
     public var emptySyncLog: String { text("Nothing logged yet.", "尚無紀錄。") }
     /// The sync log overlay's footer.
     public var syncLogHints: String {
-        text("↑↓ scroll  O overwrite remote ideas  L overwrite remote library  Esc close",
-             "↑↓ 捲動  O 以本機靈感覆寫遠端  L 以本機資料夾覆寫遠端  Esc 關閉")
+        text("↑↓ scroll  h history of the top conflict  O overwrite remote ideas  L overwrite remote library  Esc close",
+             "↑↓ 捲動  h 最上方衝突的歷史  O 以本機靈感覆寫遠端  L 以本機資料夾覆寫遠端  Esc 關閉")
     }
     /// The overwrite question.
     public var overwriteQuestion: String {
@@ -174,6 +174,59 @@ public struct UIText: Sendable {
         case .isCompleted: text("done", "完成狀態")
         }
     }
+
+    /// The history overlay's title.
+    public func historyTitle(_ title: String) -> String { text("History of “\(title)”", "「\(title)」的歷史") }
+    /// The history overlay's footer.
+    public var historyHints: String {
+        text("↑↓ choose  r restore this version  Esc close", "↑↓ 選擇  r 還原這個版本  Esc 關閉")
+    }
+    /// A version's heading line in the history overlay.
+    public func versionHeading(_ version: IdeaVersion) -> String {
+        let name = version.number.map { text("version \($0)", "版本 \($0)") } ?? text("current", "目前")
+        let time = "\(String(version.writtenAt.iso8601.prefix(10))) \(clockTime(version.writtenAt))"
+        let device = SyncOrder.isSampleWriter(version.writtenBy) ? text("sample", "範例") : String(version.writtenBy.prefix(8))
+        var heading = "\(name)  \(time)  \(text("device", "裝置")) \(device)"
+        if let reason = version.reason {
+            heading += "  " + reasonText(reason)
+            if !version.fields.isEmpty {
+                let names = version.fields.map(fieldName)
+                heading += text(" (\(names.joined(separator: ", ")))", "（\(names.joined(separator: "、"))）")
+            }
+        }
+        return heading
+    }
+    /// A version's title line in the history overlay.
+    public func versionTitle(_ version: IdeaVersion) -> String { text("“\(version.title)”", "「\(version.title)」") }
+    /// A version's done flag and description, on one line.
+    public func versionDetails(_ version: IdeaVersion) -> String {
+        let done = version.isCompleted ? text("[x] done", "[x] 已完成") : text("[ ] not done", "[ ] 未完成")
+        let description = version.description.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return description.isEmpty ? done : done + " · " + description
+    }
+    /// A deleted idea's current state in the history overlay.
+    public var deletedVersion: String { text("deleted", "已刪除") }
+    /// Why a version left.
+    public func reasonText(_ reason: HistoryReason) -> String {
+        switch reason {
+        case .edited: text("replaced by an edit", "被編輯取代")
+        case .received: text("replaced by another device's", "被其他裝置的版本取代")
+        case .merged: text("merged with another device's", "與其他裝置的版本合併")
+        case .lost: text("lost a merge", "合併時落敗")
+        case .deleted: text("deleted", "已刪除")
+        case .undone: text("undone", "已復原")
+        case .redone: text("redone", "已重做")
+        case .restored: text("replaced by a restore", "被還原取代")
+        }
+    }
+    /// `r` restored a version.
+    public func restoredVersion(_ number: Int64, _ title: String) -> String {
+        text("Restored version \(number) of “\(title)” — u to undo", "已還原「\(title)」的版本 \(number)— 按 u 復原")
+    }
+    /// `r` on the current version.
+    public var alreadyCurrent: String { text("This is the current version", "這已是目前的版本") }
+    /// `h` with no idea selected, or on a sync log with no conflict.
+    public var noHistory: String { text("No idea to show the history of", "沒有可以查看歷史的靈感") }
 
     /// One side of a conflict: this device's or another device's edit (or delete), and when.
     private func version(_ idea: Idea?, isThisDevice: Bool) -> String {
@@ -249,6 +302,19 @@ public struct UIText: Sendable {
     /// The idea being edited was deleted elsewhere and its text was saved as a new idea.
     public func savedAsNew(_ title: String) -> String {
         text("Saved as a new idea: “\(title)”", "已存成新的靈感：「\(title)」")
+    }
+
+    /// The form's notice: the idea changed on another device while it was open.
+    public func changedElsewhereNotice(_ fields: [IdeaField]) -> String {
+        let names = fields.map(fieldName)
+        return text("Changed on another device: \(names.joined(separator: ", ")) — Ctrl-S saves only what you changed",
+                    "其他裝置已修改：\(names.joined(separator: "、"))— Ctrl-S 只儲存你修改的欄位")
+    }
+    /// The form's question: fields changed here and on another device.
+    public func mineOrTheirsQuestion(_ fields: [IdeaField]) -> String {
+        let names = fields.map(fieldName)
+        return text("\(names.joined(separator: ", ")) changed here and on another device: m keep mine, t keep theirs",
+                    "\(names.joined(separator: "、"))在這裡和其他裝置都被修改：m 保留我的，t 保留對方的")
     }
 
     /// The delete question.
@@ -328,7 +394,8 @@ public struct UIText: Sendable {
             ("Enter  e", text("edit the selected idea", "編輯選取的靈感")),
             ("Space  x", text("toggle completed", "切換完成狀態")),
             ("d  Delete", text("delete (asks y/n)", "刪除（詢問 y/n）")),
-            ("u  Ctrl-R", text("undo / redo (delete, done, edit)", "復原／重做（刪除、完成、編輯）")),
+            ("u  Ctrl-R", text("undo / redo (add, delete, done, edit)", "復原／重做（新增、刪除、完成、編輯）")),
+            ("h, then r", text("history of the selected idea / restore a version", "選取靈感的歷史／還原一個版本")),
             ("/", text("search", "搜尋")),
             ("s  o", text("sync now / network off, on", "立即同步／網路關閉、開啟")),
             ("l", text("sync log and conflicts", "同步紀錄與衝突")),

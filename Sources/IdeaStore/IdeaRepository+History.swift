@@ -99,6 +99,16 @@ extension IdeaRepository {
             ])
     }
 
+    /// Keeps `idea`'s values in its history as a version that never became current here
+    /// (a form's typed value the person chose not to keep), differing in `fields`.
+    public func keepInHistory(_ idea: Idea, fields: [IdeaField], reason: HistoryReason) throws {
+        try write { db in
+            let now = try stamp(db)
+            let order = SyncOrder(timestamp: now, deviceId: deviceId)
+            try recordHistory(of: idea, stamps: FieldStamps(all: order), reason: reason, fields: fields, at: now, db)
+        }
+    }
+
     /// Every version of the idea this device knows, the current one first (or the delete,
     /// for a deleted idea), then the history, newest first.
     public func history(of id: UUID) throws -> [IdeaVersion] {
