@@ -312,9 +312,9 @@ public struct UIText: Sendable {
     }
     /// The form's question: fields changed here and on another device.
     public func mineOrTheirsQuestion(_ fields: [IdeaField]) -> String {
-        let names = fields.map(fieldName)
-        return text("\(names.joined(separator: ", ")) changed here and on another device: m keep mine, t keep theirs",
-                    "\(names.joined(separator: "、"))在這裡和其他裝置都被修改：m 保留我的，t 保留對方的")
+        let names = fields.map(fieldName).joined(separator: ", ")
+        return text("\(names.prefix(1).uppercased() + names.dropFirst()) changed here and on another device: m keep mine, t keep theirs",
+                    "\(fields.map(fieldName).joined(separator: "、"))在這裡和其他裝置都被修改：m 保留我的，t 保留對方的")
     }
 
     /// The delete question.

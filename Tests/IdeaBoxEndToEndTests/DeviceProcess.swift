@@ -7,8 +7,12 @@ final class DeviceProcess {
         .appendingPathComponent("ideabox-device-\(UUID().uuidString)", isDirectory: true)
     private let ideabox: URL
     private var runs = 0
+    /// Whether a new profile starts with the seven samples.
+    private let samples: Bool
 
-    init() throws {
+    /// A device whose new profiles start without samples, or with them (`samples`).
+    init(samples: Bool = false) throws {
+        self.samples = samples
         ideabox = try IdeaBoxBinary.url()
         try FileManager.default.createDirectory(at: dataRoot, withIntermediateDirectories: true)
     }
@@ -17,17 +21,21 @@ final class DeviceProcess {
         try? FileManager.default.removeItem(at: dataRoot)
     }
 
-    /// Runs `ideabox arguments…`; returns its status and output.
-    func execute(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    /// Runs `ideabox arguments…`, with `extra` in its environment (`LANG`,
+    /// `IDEABOX_CLOCK_OFFSET_MS`); returns its status and output.
+    func execute(
+        _ arguments: [String], environment extra: [String: String] = [:]
+    ) throws -> (status: Int32, output: String, error: String) {
         let (output, error) = files()
-        let status = try ChildProcess.run(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
+        let status = try ChildProcess.run(
+            ideabox.path, arguments, environment: environment.merging(extra) { $1 }, output: output.path, error: error.path)
         return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
     }
 
     /// Runs `ideabox arguments…`, which must succeed; returns standard output.
     @discardableResult
-    func run(_ arguments: [String]) throws -> String {
-        let result = try execute(arguments)
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> String {
+        let result = try execute(arguments, environment: extra)
         guard result.status == 0 else {
             throw EndToEndError(description: "ideabox \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
         }
@@ -48,7 +56,7 @@ final class DeviceProcess {
     private var environment: [String: String] {
         [
             "HOME": dataRoot.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
-            "IDEABOX_HOME": dataRoot.path, "IDEABOX_NO_SAMPLES": "1",
+            "IDEABOX_HOME": dataRoot.path, "IDEABOX_NO_SAMPLES": samples ? "0" : "1",
         ]
     }
 
