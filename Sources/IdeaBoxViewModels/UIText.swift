@@ -121,8 +121,8 @@ public struct UIText: Sendable {
     public var emptySyncLog: String { text("Nothing logged yet.", "尚無紀錄。") }
     /// The sync log overlay's footer.
     public var syncLogHints: String {
-        text("↑↓ scroll  h history of the top conflict  O overwrite remote ideas  L overwrite remote library  Esc close",
-             "↑↓ 捲動  h 最上方衝突的歷史  O 以本機靈感覆寫遠端  L 以本機資料夾覆寫遠端  Esc 關閉")
+        text("↑↓ scroll  h history  O overwrite ideas  L overwrite library  Esc close",
+             "↑↓ 捲動  h 衝突的歷史  O 覆寫遠端靈感  L 覆寫資料夾  Esc 關閉")
     }
     /// The overwrite question.
     public var overwriteQuestion: String {

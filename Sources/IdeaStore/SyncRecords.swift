@@ -153,13 +153,13 @@ extension IdeaRepository {
         }
     }
 
-    /// The sync log's line for a conflict: the idea's title and id, the fields that differed
-    /// and how each was settled, e.g. `conflict on “Plan” (1dea0001): title Remote,
-    /// isCompleted Local; resolved: Remote`. The TUI reads the id back to open the history.
+    /// The sync log's line for a conflict: the idea's title and the start of its id, the
+    /// fields both sides wrote and how each was settled, e.g. `on “Plan” (1dea0001): title
+    /// Remote, isCompleted Local; resolved: Remote`.
     static func conflictLine(_ conflict: ConflictRecord) -> String {
         let fields = conflict.orderedFields.map { "\($0.rawValue) \(conflict.fields[$0]!.rawValue)" }
         let detail = fields.isEmpty ? "" : ": " + fields.joined(separator: ", ")
-        return "conflict on “\(conflict.title)” (\(conflict.ideaId.lowercasedString.prefix(8)))\(detail); "
+        return "on “\(conflict.title)” (\(conflict.ideaId.lowercasedString.prefix(8)))\(detail); "
             + "resolved: \(conflict.resolution.rawValue)"
     }
 

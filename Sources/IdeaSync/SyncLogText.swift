@@ -40,7 +40,7 @@ public enum SyncLogText {
         guard language == .traditionalChinese else { return stored }
         for (english, chinese) in patterns {
             if var holes = match(stored, english) {
-                if english.hasPrefix("conflict on"), holes.count == 3 {
+                if english.hasPrefix("on “"), holes.count == 3 {
                     holes[2] = conflictFields(holes[2])
                 }
                 return holes.enumerated().reduce(chinese) { text, hole in
@@ -55,12 +55,12 @@ public enum SyncLogText {
     private static let patterns: [(String, String)] = [
         ("sent % change(s)", "已送出 %1 筆變更"),
         ("applied % remote change(s)", "已套用 %1 筆遠端變更"),
-        ("conflict on “%” (%): %; resolved: Local", "「%1」（%2）的衝突：%3；本機勝出"),
-        ("conflict on “%” (%): %; resolved: Remote", "「%1」（%2）的衝突：%3；遠端勝出"),
-        ("conflict on “%” (%): %; resolved: TieBreaker", "「%1」（%2）的衝突：%3；時間相同，依裝置識別碼決定"),
-        ("conflict on “%” (%); resolved: Local", "「%1」（%2）的衝突已解決：本機勝出"),
-        ("conflict on “%” (%); resolved: Remote", "「%1」（%2）的衝突已解決：遠端勝出"),
-        ("conflict on “%” (%); resolved: TieBreaker", "「%1」（%2）的衝突已解決：時間相同，依裝置識別碼決定"),
+        ("on “%” (%): %; resolved: Local", "「%1」（%2）的衝突：%3；本機勝出"),
+        ("on “%” (%): %; resolved: Remote", "「%1」（%2）的衝突：%3；遠端勝出"),
+        ("on “%” (%): %; resolved: TieBreaker", "「%1」（%2）的衝突：%3；時間相同，依裝置識別碼決定"),
+        ("on “%” (%); resolved: Local", "「%1」（%2）的衝突已解決：本機勝出"),
+        ("on “%” (%); resolved: Remote", "「%1」（%2）的衝突已解決：遠端勝出"),
+        ("on “%” (%); resolved: TieBreaker", "「%1」（%2）的衝突已解決：時間相同，依裝置識別碼決定"),
         ("% resolved: Local", "%1 的衝突已解決：本機勝出"),
         ("% resolved: Remote", "%1 的衝突已解決：遠端勝出"),
         ("% resolved: TieBreaker", "%1 的衝突已解決：時間相同，依裝置識別碼決定"),

@@ -70,7 +70,7 @@ import Testing
         let entries = try JSONDecoder().decode(
             [SyncLogOutput].self, from: Data(sandbox.succeed(on: "B", ["log", "--json"]).utf8))
         #expect(entries.map(\.kind) == ["upload", "conflict", "download"])
-        let conflictLine = "conflict on “Edited on B” (\(id.prefix(8))): title Local; resolved: Local"
+        let conflictLine = "on “Edited on B” (\(id.prefix(8))): title Local; resolved: Local"
         #expect(entries.map(\.message) == ["sent 1 change(s)", conflictLine, "applied 1 remote change(s)"])
         #expect(entries.map(\.occurredAt) == entries.map(\.occurredAt).sorted(by: >))
         #expect(try sandbox.succeed(on: "B", ["log"]) == """

@@ -348,4 +348,29 @@ import Testing
             #expect(line.dropFirst().hasPrefix(row.idea.isCompleted ? "[x]" : "[ ]"), sourceLocation: sourceLocation)
         }
     }
+
+    /// `u` never writes over a newer edit from another device: it says so and changes
+    /// nothing; an add is undone by a delete.
+    @Test(arguments: Language.allCases)
+    func undoMessages(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let (app, elsewhere) = try ScreenFixtures.appAndRepository(ideas, language: language, columns: 100)
+        ScreenFixtures.press([.char("e"), .end], on: app)
+        ScreenFixtures.type(" v1", on: app)
+        ScreenFixtures.press([.ctrl("s")], on: app)
+        var theirs = ideas[0]
+        theirs.title = ideas[0].title + " v1 v2"
+        try ScreenFixtures.changeElsewhere(ideas[0], fields: [.title], to: theirs, in: elsewhere)
+        _ = app.tick()
+        ScreenFixtures.press([.char("u")], on: app)
+        try Screens.expect(AppScreen.render(app), matches: language == .english ? "undo-refused" : "chinese-undo-refused")
+        #expect(try elsewhere.idea(id: ideas[0].id)?.title == theirs.title)
+
+        ScreenFixtures.press([.char("n")], on: app)
+        ScreenFixtures.type(language == .english ? "Added by mistake" : "不小心新增的", on: app)
+        ScreenFixtures.press([.ctrl("s"), .char("u")], on: app)
+        try Screens.expect(AppScreen.render(app), matches: language == .english ? "undid-add" : "chinese-undid-add")
+        #expect(try elsewhere.count(.all) == ideas.count)
+    }
 }
+

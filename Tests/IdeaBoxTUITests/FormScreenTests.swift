@@ -132,4 +132,35 @@ import Testing
         Layout.check(frame.grid)
         #expect(frame.cursor?.row == 4, "in the description's one line")
     }
+
+    /// Another device changes the idea in an open form: the form says which fields, and
+    /// `Ctrl-S` asks about the field both changed.
+    @Test(arguments: Language.allCases)
+    func theFormNoticesAnotherDevicesChangeAndAsks(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let (app, elsewhere) = try ScreenFixtures.appAndRepository(ideas, language: language, columns: 100)
+        ScreenFixtures.press([.char("e"), .end], on: app)
+        ScreenFixtures.type(language == .english ? " here" : "（這裡）", on: app)
+        var theirs = ideas[0]
+        theirs.title = language == .english ? "Offline-first sync, edited on the laptop" : "學習 SwiftData（筆電）"
+        theirs.description = language == .english ? "The laptop's notes." : "筆電上的筆記。"
+        try ScreenFixtures.changeElsewhere(ideas[0], fields: [.title, .description], to: theirs, in: elsewhere)
+        _ = app.tick()
+        let notice = AppScreen.render(app)
+        try Screens.expect(notice, matches: language == .english ? "form-changed-elsewhere" : "chinese-form-changed-elsewhere")
+        #expect(app.form?.changedElsewhere == [.title, .description])
+
+        ScreenFixtures.press([.ctrl("s")], on: app)
+        let question = AppScreen.render(app)
+        try Screens.expect(question, matches: language == .english ? "form-mine-or-theirs" : "chinese-form-mine-or-theirs")
+        #expect(app.form?.changedOnBothSides == [.title])
+
+        // Theirs: their title and description stay; the typed title goes to the history.
+        ScreenFixtures.press([.char("t")], on: app)
+        #expect(app.form == nil)
+        let saved = try #require(try elsewhere.idea(id: ideas[0].id))
+        #expect(saved.title == theirs.title && saved.description == theirs.description)
+        let kept = try elsewhere.history(of: ideas[0].id).map(\.title)
+        #expect(kept.contains(ideas[0].title + (language == .english ? " here" : "（這裡）")))
+    }
 }

@@ -106,6 +106,11 @@ enum ScreenFixtures {
         let database = try IdeaDatabase.inMemory(firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
         let repository = database.repository(clock: .fixed(now), ids: .counting(from: 1000))
         _ = try repository.importIdeas(ideas)
+        // This device edits two titles, not yet sent; another device edits them too.
+        for idea in ideas.prefix(2) {
+            _ = try repository.editIdea(
+                id: idea.id, IdeaChanges(title: idea.title + (language == .english ? " (edited here)" : "（在這裡編輯）")))
+        }
         var theirs = ideas[0]
         theirs.title += language == .english ? " (edited on the laptop)" : "（在筆電上編輯）"
         theirs.updatedAt = now.adding(milliseconds: 5000)
@@ -280,5 +285,31 @@ enum Layout {
     /// The text of `row`, trailing spaces trimmed.
     static func line(_ row: Int, of grid: CellGrid) -> String {
         String(grid.renderText().split(separator: "\n", omittingEmptySubsequences: false)[row])
+    }
+}
+
+extension ScreenFixtures {
+    /// Another device's id in the captures.
+    static let laptop = "7c1e9a40-laptop"
+
+    /// Another device's change of `fields` of `idea` to `changed`'s values, stamped five
+    /// seconds after `now`, applied as sync applies it.
+    static func changeElsewhere(
+        _ idea: Idea, fields: [IdeaField], to changed: Idea, in repository: IdeaRepository, seconds: Int64 = 5
+    ) throws {
+        guard let current = try repository.idea(id: idea.id) else { return }
+        var theirs = current
+        for field in fields { theirs = theirs.taking(field, from: changed) }
+        let order = SyncOrder(timestamp: now.adding(milliseconds: seconds * 1000), deviceId: laptop)
+        theirs.updatedAt = order.timestamp
+        theirs.deviceId = laptop
+        theirs.version += 1
+        var stamps: FieldStamps?
+        try repository.forEachSyncState { change in
+            if case let .saved(stored, storedStamps) = change, stored.id == idea.id { stamps = storedStamps }
+        }
+        let theirStamps = (stamps ?? FieldStamps(legacy: current)).setting(fields, to: order)
+        _ = try repository.applyRemoteChanges(
+            [.saved(theirs, theirStamps)], changeToken: .keep, syncedAt: now, rule: ConflictRule.decide)
     }
 }

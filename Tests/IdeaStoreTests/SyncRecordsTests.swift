@@ -61,10 +61,10 @@ import Testing
         #expect(try store.repository.syncLog() == [
             SyncLogEntry(
                 occurredAt: StoreFixture.start, kind: .conflict,
-                message: "conflict on “\(Self.idea(1).title)” (\(short)): title Remote, isCompleted Local; resolved: Remote"),
+                message: "on “\(Self.idea(1).title)” (\(short)): title Remote, isCompleted Local; resolved: Remote"),
             SyncLogEntry(
                 occurredAt: StoreFixture.start, kind: .conflict,
-                message: "conflict on “\(Self.idea(1).title)” (\(short)); resolved: TieBreaker"),
+                message: "on “\(Self.idea(1).title)” (\(short)); resolved: TieBreaker"),
         ])
         #expect(try store.repository.conflicts().first?.fields == [.isCompleted: .local, .title: .remote])
     }

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// Two apps side by side in tmux, on two profiles of one data root (two devices of one
+/// account through the embedded remote), or an app and the command line signed in to one
+/// `ideabox serve`: the form notices the other device's change and asks about a field both
+/// changed; undo refuses to wipe the other device's newer edit; `h` shows a lost value and
+/// `r` restores it; undo and redo of an add.
+@Suite("Two apps side by side")
+struct TwoAppsTests {
+    @Test func theFormNoticesAnotherDevicesChangeAndAsksAboutAFieldBothChanged() async throws {
+        let a = try TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "Shared plan", "--profile", "a"]])
+        defer { a.close() }
+        let b = try TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
+        defer { b.close() }
+        try await b.waitFor("A's idea in B") { $0.contains("All Ideas (1)") && $0.line(2).contains("Shared plan") }
+        try await a.waitFor("A synced") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
+
+        // A opens the form and types; B renames the idea and gives it a description.
+        try a.press("e")
+        try await a.waitFor("Edit idea")
+        try a.type(" (A)")
+        try await a.waitFor("Shared plan (A)")
+        try b.press("e")
+        try await b.waitFor("Edit idea")
+        try b.press("C-u")
+        try b.type("Shared plan (B)")
+        try b.press("Tab")
+        try b.type("B's notes")
+        try b.press("C-s")
+        try await b.waitFor("B saved") { $0.line(2).contains("Shared plan (B)") }
+
+        try await a.waitFor("A's form notices B's change") { screen in
+            screen.contains("Changed on another device: title, description") && screen.contains("Shared plan (A)")
+        }
+        try a.press("C-s")
+        try await a.waitFor("Title changed here and on another device: m keep mine, t keep theirs")
+        try a.press("m")
+        // A's title wins, B's description stays: the save wrote only what A changed.
+        try await a.waitFor("A's title with B's notes") { $0.line(2).contains("Shared plan (A)  B's notes") }
+        try await b.waitFor("the merge in B") { $0.line(2).contains("Shared plan (A)  B's notes") }
+
+        // B's title lost: it is in B's history, and `r` makes it current again.
+        try b.press("h")
+        try await b.waitFor("B's history with its lost title") { screen in
+            screen.contains("History of “Shared plan (A)”") && screen.contains("“Shared plan (B)”")
+        }
+        let screen = try b.capture()
+        let versionRow = screen.lines.firstIndex { $0.contains("“Shared plan (B)”") }! - 1
+        let currentRow = screen.lines.firstIndex { $0.contains("> current") }!
+        for _ in 0..<((versionRow - currentRow) / 3) { try b.press("j") }
+        try await b.waitFor("the lost version under the cursor") { $0.line(versionRow).contains("> version") }
+        try b.press("r")
+        try await b.waitFor("B's title restored") { $0.contains("Restored version") }
+        try b.press("Escape")
+        try await a.waitFor("the restore in A") { $0.line(2).contains("Shared plan (B)  B's notes") }
+    }
+
+    @Test func undoRefusesToWipeAnotherDevicesNewerEdit() async throws {
+        let a = try TmuxSession(columns: 120, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "draft", "--profile", "a"]])
+        defer { a.close() }
+        try await a.waitFor("A synced") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Synced") }
+        try a.press("e")
+        try await a.waitFor("Edit idea")
+        try a.press("C-u")
+        try a.type("v1")
+        try a.press("C-s")
+        try await a.waitFor("A's edit") { $0.line(2).contains("[ ] v1") && $0.statusBar.contains("0 pending") }
+
+        // Another device (the command line on profile b) edits after seeing v1.
+        try a.run(["sync", "--profile", "b"])
+        let id = try a.run(["list", "--profile", "b"]).prefix(8)
+        try a.run(["edit", String(id), "--title", "v1 v2", "--profile", "b"])
+        try a.run(["sync", "--profile", "b"])
+        try await a.waitFor("B's edit in A") { $0.line(2).contains("[ ] v1 v2") }
+
+        try a.press("u")
+        try await a.waitFor("undo refused") { screen in
+            screen.statusBar.contains("Changed on another device since; nothing undone")
+        }
+        try await a.keeps("B's words kept", for: .seconds(1)) { $0.line(2).contains("[ ] v1 v2") }
+        #expect(try a.run(["show", String(id), "--profile", "b"]).contains("title: v1 v2"))
+    }
+
+    @Test func undoAndRedoOfAnAdd() async throws {
+        let a = try TmuxSession(environment: ["IDEABOX_PROFILE": "a"])
+        defer { a.close() }
+        let b = try TmuxSession(environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
+        defer { b.close() }
+        try await a.waitFor("All Ideas (0)")
+        try a.press("n")
+        try await a.waitFor("New idea")
+        try a.type("Added by mistake")
+        try a.press("C-s")
+        try await b.waitFor("the add in B") { $0.contains("All Ideas (1)") && $0.contains("Added by mistake") }
+        try a.press("u")
+        try await a.waitFor("the add undone") { $0.contains("All Ideas (0)") && $0.statusBar.contains("Undid add of “Added by mistake”") }
+        try await b.waitFor("the undo in B") { $0.contains("All Ideas (0)") }
+        try a.press("C-r")
+        try await a.waitFor("the add redone") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Redid add of “Added by mistake”") }
+        try await b.waitFor("the redo in B") { $0.contains("All Ideas (1)") && $0.contains("Added by mistake") }
+    }
+}
