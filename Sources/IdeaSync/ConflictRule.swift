@@ -97,11 +97,16 @@ public enum ConflictRule {
         }
         // This device's sent edit of a field lost to another device's edit of the same
         // version, made without seeing it: the losing side learns of it too.
-        let replaced = clashing.contains { _, settled in settled != .local }
-        if !hasPendingChange, replaced, theirs.version <= mine.version {
+        // (An edit, not the idea's creation; the versions say the other device had not
+        // seen it: its version is not past this device's.)
+        let replaced = differing.filter { field, settled in
+            settled != .local && myStamps[field].deviceId == thisDevice && theirStamps[field].deviceId != thisDevice
+                && myStamps[field].timestamp > mine.createdAt
+        }
+        if !hasPendingChange, !replaced.isEmpty, theirs.version <= mine.version {
             return MergeDecision(
                 action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest),
-                conflictFields: clashing, replacedThisDevicesEdit: true)
+                conflictFields: replaced, replacedThisDevicesEdit: true)
         }
         return MergeDecision(action)
     }
