@@ -100,4 +100,41 @@ struct TwoAppsTests {
         try await a.waitFor("the add redone") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Redid add of “Added by mistake”") }
         try await b.waitFor("the redo in B") { $0.contains("All Ideas (1)") && $0.contains("Added by mistake") }
     }
+
+    /// The same through `ideabox serve`: an app on one machine, the command line on another.
+    @Test func throughServeTheFormNoticesAndUndoRefuses() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let token = try server.addAccount("alice")
+        try await server.start()
+        let signIn = ["account", "sign-in", "alice", "--server", try server.url, "--token", token]
+        let a = try TmuxSession(columns: 120, before: [signIn, ["add", "draft"]])
+        defer { a.close() }
+        let b = try DeviceProcess()
+        try b.run(signIn)
+        try await a.waitFor("A synced") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
+        try b.run(["sync"])
+        let id = String(try b.run(["list"]).prefix(8))
+
+        // The form: B gives the idea a description while A types a title.
+        try a.press("e")
+        try await a.waitFor("Edit idea")
+        try a.type(" v1")
+        try b.run(["edit", id, "--description", "B's notes"])
+        try b.run(["sync"])
+        try await a.waitFor("A's form notices B's change") { $0.contains("Changed on another device: description") }
+        try a.press("C-s")
+        try await a.waitFor("both kept") { $0.line(2).contains("[ ] draft v1  B's notes") && $0.statusBar.contains("0 pending") }
+
+        // Undo: B renames after seeing A's edit; A's undo would wipe B's words.
+        try b.run(["sync"])
+        try b.run(["edit", id, "--title", "draft v1 v2"])
+        try b.run(["sync"])
+        try await a.waitFor("B's rename in A") { $0.line(2).contains("[ ] draft v1 v2  B's notes") }
+        try a.press("u")
+        try await a.waitFor("undo refused") { $0.statusBar.contains("Changed on another device since; nothing undone") }
+        try b.run(["sync"])
+        #expect(try b.run(["show", id]).contains("title: draft v1 v2"))
+    }
 }
+

@@ -283,4 +283,35 @@ import Testing
         let outcome = form.handle(.ctrl("s"))
         #expect(outcome == .save(title: "New", description: "Line one\nLine ", isCompleted: false))
     }
+
+    /// Another device changed the idea while the form was open: the form names the fields,
+    /// saves only what the person changed, and asks only about a field both changed.
+    @Test func aChangeElsewhereIsNotedAndOnlyAFieldBothChangedIsAskedAbout() {
+        var form = IdeaForm(mode: .edit(Self.existing))
+        Self.type(" here", into: &form)
+        var theirs = Self.existing
+        theirs.description = "Their notes"
+        form.ideaChangedElsewhere(theirs)
+        #expect(form.changedElsewhere == [.description] && form.changedHere == [.title])
+        #expect(form.changedOnBothSides.isEmpty && form.fieldsToSave == [.title])
+        #expect(form.handle(.ctrl("s")) == .save(title: "Old title here", description: "Line one\nLine two", isCompleted: true))
+
+        var both = IdeaForm(mode: .edit(Self.existing))
+        Self.type(" mine", into: &both)
+        theirs.title = "Their title"
+        both.ideaChangedElsewhere(theirs)
+        #expect(both.changedOnBothSides == [.title])
+        #expect(both.handle(.ctrl("s")) == .editing && both.isAskingMineOrTheirs)
+        #expect(both.handle(.char("x")) == .editing && both.isAskingMineOrTheirs, "only m, t or Esc answer")
+        #expect(both.handle(.char("t")) == .save(title: "Old title mine", description: "Line one\nLine two", isCompleted: true))
+        #expect(both.keepsTheirs && both.fieldsToSave.isEmpty)
+
+        var mine = IdeaForm(mode: .edit(Self.existing))
+        Self.type(" mine", into: &mine)
+        mine.ideaChangedElsewhere(theirs)
+        _ = mine.handle(.ctrl("s"))
+        _ = mine.handle(.char("m"))
+        #expect(!mine.keepsTheirs && mine.fieldsToSave == [.title])
+    }
 }
+
