@@ -152,8 +152,12 @@ extension IdeaRepository {
                 guard let id = UUID(hexText: idText) else { return nil }
                 let payload: PendingChange.Payload
                 if row["operation"] == OutboxOperation.save.rawValue {
-                    guard let stored = try fetchStoredRow(id: id, db) else { return nil }
-                    payload = .save(stored.idea, stored.stamps)
+                    guard let row = try db.cachedRow(
+                        sql: "SELECT \(Idea.selectedColumns), \(FieldStamps.columns) FROM idea WHERE id = ?",
+                        arguments: [idText])
+                    else { return nil }
+                    let idea = try Idea(row: row)
+                    payload = .save(idea, FieldStamps(row: row, at: 9, of: idea))
                 } else {
                     guard let deletedAt: Timestamp = row["deletedAt"], let deletedBy: String = row["deletedBy"] else {
                         return nil
