@@ -37,8 +37,11 @@ public enum ConflictRule {
         if remote.order == local.order { return MergeDecision(.alreadyHave) }
         let remoteWins = remote.order > local.order
         let action: MergeDecision.Action = remoteWins ? .takeRemote : .keepLocal(resend: !hasPendingChange)
-        let localIsSample = if case .idea(_, let stamps) = local { stamps.isUntouchedSample } else { false }
-        guard hasPendingChange, !localIsSample, !(local.isDelete && remote.isDelete) else {
+        // An untouched sample on either side is nobody's work: no conflict.
+        func isSample(_ side: MergeCase.Side) -> Bool {
+            if case .idea(_, let stamps) = side { stamps.isUntouchedSample } else { false }
+        }
+        guard hasPendingChange, !isSample(local), !isSample(remote), !(local.isDelete && remote.isDelete) else {
             return MergeDecision(action)
         }
         return MergeDecision(action, conflict: resolution(local: local.order, remote: remote.order))

@@ -139,6 +139,8 @@ import Testing
         #expect(Self.decide(local: chineseSample, remote: englishSample, pending: true) == MergeDecision(.takeRemote))
         #expect(Self.decide(local: Self.delete(2_000, by: Self.me), remote: chineseSample, pending: false)
             == MergeDecision(.keepLocal(resend: true)))
+        #expect(Self.decide(local: Self.delete(2_000, by: Self.me), remote: chineseSample, pending: true)
+            == MergeDecision(.keepLocal(resend: false)), "a delete not yet sent meets a sample: no conflict")
         #expect(Self.decide(local: chineseSample, remote: Self.delete(500, by: Self.other), pending: true)
             == MergeDecision(.takeRemote))
         var edited = english
