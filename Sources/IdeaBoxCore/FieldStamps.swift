@@ -39,6 +39,18 @@ public struct FieldStamps: Sendable, Hashable {
         }
     }
 
+    /// These stamps if they can be `idea`'s, else `FieldStamps(legacy: idea)`. Written by
+    /// this IdeaBox, an idea's own place is its latest stamp, its time no earlier than
+    /// `createdAt` (an untouched sample shows the time it was seeded); stamps that don't
+    /// fit were left behind by a writer that knows nothing of them (an older IdeaBox on the
+    /// same database, another client on the remote), which wrote the idea after them.
+    public func checked(for idea: Idea) -> FieldStamps {
+        let latest = self.latest
+        if latest.isSample, SyncOrder.isSampleWriter(idea.deviceId) { return self }
+        if latest.deviceId == idea.deviceId, max(latest.timestamp, idea.createdAt) == idea.updatedAt { return self }
+        return FieldStamps(legacy: idea)
+    }
+
     /// The stamp of `field`.
     public subscript(field: IdeaField) -> SyncOrder {
         get {

@@ -27,10 +27,10 @@ extension AppModel {
                     title: fields.contains(.title) ? title : nil,
                     description: fields.contains(.description) ? description : nil,
                     isCompleted: fields.contains(.isCompleted) ? isCompleted : nil)
-                let before = try repository.idea(id: original.id) ?? original
+                let before: Idea
                 let idea: Idea
                 do {
-                    idea = try repository.editIdea(id: original.id, changes)
+                    (before, idea) = try repository.editIdeaKeepingPrevious(id: original.id, changes)
                     if form.keepsTheirs, let typed = form.values {
                         try repository.keepInHistory(typed, fields: form.changedOnBothSides, reason: .lost)
                     }

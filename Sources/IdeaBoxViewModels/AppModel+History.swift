@@ -64,8 +64,7 @@ extension AppModel {
     private func restoreSelectedVersion() throws {
         guard let view = historyView, let version = view.selectedVersion else { return }
         guard let number = version.number else { return status.show(text.alreadyCurrent, now: now) }
-        let before = try repository.idea(id: view.ideaId)
-        let restored = try repository.restoreVersion(number, of: view.ideaId)
+        let (before, restored) = try repository.restoreVersionKeepingPrevious(number, of: view.ideaId)
         if let before {
             if restored != before { history.record(.edit(before: before, after: restored)) }
         } else {

@@ -42,17 +42,19 @@ extension FieldStamps {
     static let columns = "titleAt, titleBy, descriptionAt, descriptionBy, completedAt, completedBy"
 
     /// Reads the stamp columns from position `index` of `row`. A row written before field
-    /// stamps existed (NULL columns) reads as every field stamped at the idea's `updatedAt`.
+    /// stamps existed (NULL columns), or by an older IdeaBox since (stamps that no longer
+    /// fit the row), reads as every field stamped at the idea's `updatedAt`.
     init(row: Row, at index: Int, of idea: Idea) {
         func order(_ position: Int) -> SyncOrder? {
             guard let time: Int64 = row[position], let device: String = row[position + 1] else { return nil }
             return SyncOrder(timestamp: Timestamp(milliseconds: time), deviceId: device)
         }
         let legacy = FieldStamps(legacy: idea)
-        self.init(
+        self = FieldStamps(
             title: order(index) ?? legacy.title,
             description: order(index + 2) ?? legacy.description,
-            isCompleted: order(index + 4) ?? legacy.isCompleted)
+            isCompleted: order(index + 4) ?? legacy.isCompleted
+        ).checked(for: idea)
     }
 
     /// The values of `columns`, for a statement.

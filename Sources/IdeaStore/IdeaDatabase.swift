@@ -13,6 +13,8 @@ enum MetaKey {
     static let revision = "revision"
     /// The latest edit time this device has made or seen, in milliseconds.
     static let highestTimestamp = "highestTimestamp"
+    /// Present while a pull from the start of the account's history is not finished.
+    static let pullFromStart = "pullFromStart"
 }
 
 /// An opened, migrated IdeaBox database: one device's local store.

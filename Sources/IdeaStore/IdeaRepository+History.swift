@@ -173,6 +173,12 @@ extension IdeaRepository {
     /// Makes version `number` of the idea's history the current one, as a new edit of the
     /// fields that differ (bringing the idea back if it was deleted), and returns it.
     public func restoreVersion(_ number: Int64, of id: UUID) throws -> Idea {
+        try restoreVersionKeepingPrevious(number, of: id).idea
+    }
+
+    /// Like `restoreVersion(_:of:)`; also returns the idea as it was just before, read in
+    /// the same transaction (nil if it was deleted): what an undo puts back.
+    public func restoreVersionKeepingPrevious(_ number: Int64, of id: UUID) throws -> (previous: Idea?, idea: Idea) {
         try write { db in
             guard let row = try Row.fetchOne(
                 db, sql: "SELECT title, description, isCompleted FROM ideaHistory WHERE id = ? AND ideaId = ?",
@@ -186,7 +192,7 @@ extension IdeaRepository {
                 idea.title = title
                 idea.description = description
                 idea.isCompleted = isCompleted
-                return try saveEdit(of: stored, to: idea, reason: .restored, db)
+                return (stored.idea, try saveEdit(of: stored, to: idea, reason: .restored, db))
             }
             let now = try stamp(db)
             let createdAt = try db.cachedValue(
@@ -198,7 +204,7 @@ extension IdeaRepository {
             try insertRow(idea, stamps: FieldStamps(all: SyncOrder(idea)), db)
             try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
             try enqueue(.save, ideaId: idea.idString, at: now, db)
-            return idea
+            return (nil, idea)
         }
     }
 

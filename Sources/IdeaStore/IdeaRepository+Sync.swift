@@ -392,15 +392,32 @@ extension IdeaRepository {
         try writer.write { db in try noteSeen(highest, db) }
     }
 
-    /// Forgets the untouched samples this device seeded that are not among `accountIds`
-    /// (the ideas and deletes of the account it just joined), as if never seeded: an
-    /// account that already holds ideas keeps its own samples, or none.
-    public func discardUntouchedSamples(notIn accountIds: Set<UUID>) throws {
+    /// Notes that a pull from the start of the account's history begins (a first sync, or
+    /// one after the change token was lost): once it is done, `finishPullFromStart()`
+    /// settles this device's samples. Kept in the database, so a pull cut off and picked up
+    /// again by the next sync still settles them.
+    public func beginPullFromStart() throws {
+        try writer.write { db in
+            try db.run(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, 1)", arguments: [MetaKey.pullFromStart])
+        }
+    }
+
+    /// After a pull from the start: if the account holds ideas (this device knows remote
+    /// tags), this device's untouched samples the account does not have are forgotten, as
+    /// if never seeded; the account keeps its own samples, or none.
+    public func finishPullFromStart() throws {
         try write { db in
-            for id in SampleIdeas.ids where !accountIds.contains(id) {
-                guard let stored = try fetchStoredRow(id: id, db), stored.stamps.isUntouchedSample else { continue }
+            guard try db.cachedValue(Int64.self, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.pullFromStart]) != nil
+            else { return }
+            try db.run(sql: "DELETE FROM meta WHERE key = ?", arguments: [MetaKey.pullFromStart])
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM remoteTag)") == true else { return }
+            for id in SampleIdeas.ids {
+                let idText = id.lowercasedString
+                guard try db.cachedValue(String.self, sql: "SELECT tag FROM remoteTag WHERE ideaId = ?", arguments: [idText]) == nil,
+                      let stored = try fetchStoredRow(id: id, db), stored.stamps.isUntouchedSample
+                else { continue }
                 try deleteRow(stored, db)
-                try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [id.lowercasedString])
+                try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
             }
         }
     }

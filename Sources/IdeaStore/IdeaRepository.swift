@@ -67,6 +67,12 @@ public struct IdeaRepository: Sendable {
 
     /// Applies `changes` to an idea and returns it as stored. Changing nothing writes nothing.
     public func editIdea(id: UUID, _ changes: IdeaChanges) throws -> Idea {
+        try editIdeaKeepingPrevious(id: id, changes).idea
+    }
+
+    /// Applies `changes` to an idea; returns it as it was just before, read in the same
+    /// transaction (what an undo puts back), and as stored.
+    public func editIdeaKeepingPrevious(id: UUID, _ changes: IdeaChanges) throws -> (previous: Idea, idea: Idea) {
         let title = try changes.title.map { title throws(IdeaValidationError) in try IdeaRules.normalizedTitle(title) }
         let description = try changes.description.map { text throws(IdeaValidationError) in
             try IdeaRules.normalizedDescription(text)
@@ -77,7 +83,7 @@ public struct IdeaRepository: Sendable {
             idea.title = title ?? idea.title
             idea.description = description ?? idea.description
             idea.isCompleted = changes.isCompleted ?? idea.isCompleted
-            return try saveEdit(of: stored, to: idea, reason: .edited, db)
+            return (stored.idea, try saveEdit(of: stored, to: idea, reason: .edited, db))
         }
     }
 

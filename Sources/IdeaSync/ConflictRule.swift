@@ -34,8 +34,9 @@ public enum ConflictRule {
     private static func decideWhole(
         local: MergeCase.Side, remote: MergeCase.Side, hasPendingChange: Bool
     ) -> MergeDecision {
-        if remote.order == local.order { return MergeDecision(.alreadyHave) }
-        let remoteWins = remote.order > local.order
+        if remote.order == local.order, local.isDelete == remote.isDelete { return MergeDecision(.alreadyHave) }
+        // The same place for a delete and an edit (only a broken or hostile record): the delete.
+        let remoteWins = remote.order == local.order ? remote.isDelete : remote.order > local.order
         let action: MergeDecision.Action = remoteWins ? .takeRemote : .keepLocal(resend: !hasPendingChange)
         // An untouched sample on either side is nobody's work: no conflict.
         func isSample(_ side: MergeCase.Side) -> Bool {
@@ -52,7 +53,9 @@ public enum ConflictRule {
         mine: Idea, myStamps: FieldStamps, theirs: Idea, theirStamps: FieldStamps,
         hasPendingChange: Bool, thisDevice: String
     ) -> MergeDecision {
-        if myStamps == theirStamps, mine.createdAt == theirs.createdAt { return MergeDecision(.alreadyHave) }
+        if myStamps == theirStamps, mine.createdAt == theirs.createdAt, mine.fieldsDiffering(from: theirs).isEmpty {
+            return MergeDecision(.alreadyHave)
+        }
         if myStamps.isUntouchedSample { return MergeDecision(.takeRemote) }
         if theirStamps.isUntouchedSample { return MergeDecision(.keepLocal(resend: !hasPendingChange)) }
 
@@ -62,7 +65,9 @@ public enum ConflictRule {
         for field in IdeaField.allCases {
             let my = myStamps[field]
             let their = theirStamps[field]
-            if their > my {
+            // Equal stamps with different values come only from a broken or hostile record:
+            // the larger value, so every device settles them alike.
+            if their > my || (their == my && theirs.value(of: field) > mine.value(of: field)) {
                 merged = merged.taking(field, from: theirs)
                 stamps[field] = their
             }
@@ -77,9 +82,9 @@ public enum ConflictRule {
         merged.updatedAt = max(latest.timestamp, merged.createdAt)
 
         let action: MergeDecision.Action
-        if stamps == theirStamps, merged.createdAt == theirs.createdAt {
+        if stamps == theirStamps, merged.createdAt == theirs.createdAt, merged.fieldsDiffering(from: theirs).isEmpty {
             action = .takeRemote
-        } else if stamps == myStamps, merged.createdAt == mine.createdAt {
+        } else if stamps == myStamps, merged.createdAt == mine.createdAt, merged.fieldsDiffering(from: mine).isEmpty {
             action = .keepLocal(resend: !hasPendingChange)
         } else {
             action = .merged(merged, stamps)

@@ -76,8 +76,8 @@ enum IdeaRecord {
     /// (it is skipped and logged, never trusted).
     static func change(from record: RemoteRecord) -> RemoteChange? {
         guard record.recordType == recordType, let id = ideaId(of: record.recordID),
-              case .timestamp(let updatedAt)? = record["updatedAt"],
-              case .string(let deviceId)? = record["deviceId"], !deviceId.isEmpty
+              case .timestamp(let updatedAt)? = record["updatedAt"], updatedAt.milliseconds <= latestTime,
+              case .string(let deviceId)? = record["deviceId"], isDeviceId(deviceId)
         else { return nil }
         if case .int64(1)? = record["isDeleted"] {
             return .deleted(ideaId: id, order: SyncOrder(timestamp: updatedAt, deviceId: deviceId))
@@ -94,6 +94,17 @@ enum IdeaRecord {
         guard let valid = try? idea.validated() else { return nil }
         let text: String? = if case .string(let text)? = record["fieldStamps"] { text } else { nil }
         return .saved(valid, stamps(text, of: valid))
+    }
+
+    /// The latest time a record may show: the end of the year 9999. A later one (only a
+    /// broken or hostile record) would push this device's clock where no edit could follow.
+    static let latestTime: Int64 = 253_402_300_799_999
+
+    /// Whether `text` can be a device id here: 1 to 128 bytes of printable ASCII without
+    /// spaces or `;`, so that `fieldStamps` always reads back what it wrote.
+    static func isDeviceId(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 128
+            && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }
     }
 
     /// `fieldStamps` as it travels: see the type's documentation.
@@ -117,16 +128,9 @@ enum IdeaRecord {
             let pieces = part.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
             guard let milliseconds = Int64(pieces[0]), milliseconds >= 0 else { return legacy }
             let device = pieces.count == 2 ? String(pieces[1]) : idea.deviceId
-            guard !device.isEmpty, device.utf8.count <= 128 else { return legacy }
+            guard isDeviceId(device), milliseconds <= latestTime else { return legacy }
             orders.append(SyncOrder(timestamp: Timestamp(milliseconds: milliseconds), deviceId: device))
         }
-        let stamps = FieldStamps(title: orders[0], description: orders[1], isCompleted: orders[2])
-        // Written by IdeaBox, the record's own order is its latest stamp, its time no earlier
-        // than `createdAt` (a sample shows the time it was seeded); a record whose order is
-        // later was written by a client that knows nothing of the stamps.
-        let latest = stamps.latest
-        if latest.isSample, SyncOrder.isSampleWriter(idea.deviceId) { return stamps }
-        if latest.deviceId == idea.deviceId, max(latest.timestamp, idea.createdAt) == idea.updatedAt { return stamps }
-        return legacy
+        return FieldStamps(title: orders[0], description: orders[1], isCompleted: orders[2]).checked(for: idea)
     }
 }

@@ -94,7 +94,7 @@ public struct SyncSession: Sendable {
                     differences.append("\(id.lowercasedString) is here but not on the remote")
                 case (.deleted, nil):
                     break
-                case let (_, theirs?) where theirs.order != local.order:
+                case let (_, theirs?) where !Self.agree(local, theirs):
                     differences.append("\(id.lowercasedString) differs: here \(local.order.timestamp), remote \(theirs.order.timestamp)")
                 default:
                     break
@@ -117,6 +117,17 @@ public struct SyncSession: Sendable {
             }
         }
         return differences
+    }
+
+    /// Whether two states of an idea are the same: the same delete, or the same values with
+    /// the same field stamps.
+    private static func agree(_ here: RemoteChange, _ there: RemoteChange) -> Bool {
+        switch (here, there) {
+        case let (.deleted(_, mine), .deleted(_, theirs)): mine == theirs
+        case let (.saved(mine, myStamps), .saved(theirs, theirStamps)):
+            myStamps == theirStamps && mine.fieldsDiffering(from: theirs).isEmpty && mine.createdAt == theirs.createdAt
+        default: false
+        }
     }
 
     // MARK: Steps
@@ -176,9 +187,9 @@ public struct SyncSession: Sendable {
     /// queued to be sent again. So is a record someone removed outright.
     private func pull(into report: inout SyncReport) throws {
         var token = try repository.syncMetadata().changeToken.map(ChangeToken.init(data:))
-        // A first pull learns which ideas the account holds: a device joining an account
-        // that has ideas takes the account's samples, not its own.
-        var accountIds: Set<UUID>? = token == nil ? [] : nil
+        // A pull from the start learns which ideas the account holds: a device joining an
+        // account that has ideas takes the account's samples, not its own.
+        if token == nil { try repository.beginPullFromStart() }
         var restartedZone = false
         var refetched: Set<UUID>?
         var prefetched: BackgroundWork<Page>?
@@ -195,6 +206,7 @@ public struct SyncSession: Sendable {
                 }
             } catch let error as CloudError where error.code == .changeTokenExpired && token != nil {
                 try repository.logSyncEvent(.warning, "change token expired: fetching everything again", at: clock.now())
+                try repository.beginPullFromStart()
                 token = nil
                 refetched = []
                 continue
@@ -218,7 +230,6 @@ public struct SyncSession: Sendable {
                 try repository.requeue(deletedIds)
             }
             refetched?.formUnion(page.remote.changes.map(\.ideaId))
-            accountIds?.formUnion(page.remote.changes.map(\.ideaId))
             if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
                     page.remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now(),
@@ -229,9 +240,7 @@ public struct SyncSession: Sendable {
             token = changes.token
             if !changes.moreComing { break }
         }
-        if let accountIds, !accountIds.isEmpty {
-            try repository.discardUntouchedSamples(notIn: accountIds)
-        }
+        try repository.finishPullFromStart()
         if let refetched {
             var missing: [UUID] = []
             try repository.forEachSyncState { if !refetched.contains($0.ideaId) { missing.append($0.ideaId) } }

@@ -118,10 +118,22 @@ extension CommandLineText {
             guard let idea else { return "\(label): \(deleted)" }
             return "\(label): \"\(idea.title)\" \(idea.updatedAt.iso8601)"
         }
-        return [
+        let fields = record.orderedFields.map { field in
+            let name = switch (field, language) {
+            case (.title, .english): "title"
+            case (.description, .english): "description"
+            case (.isCompleted, .english): "done"
+            case (.title, .traditionalChinese): "標題"
+            case (.description, .traditionalChinese): "描述"
+            case (.isCompleted, .traditionalChinese): "完成狀態"
+            }
+            return "\(name) \(SyncLogText.resolution(record.fields[field]!, language))"
+        }
+        let fieldsLabel = language == .english ? "fields: " : "欄位："
+        return ([
             record.occurredAt.iso8601, record.ideaId.lowercasedString, SyncLogText.resolution(record.resolution, language),
             side(local, record.local), side(remote, record.remote),
-        ].joined(separator: "  ")
+        ] + (fields.isEmpty ? [] : [fieldsLabel + fields.joined(separator: ", ")])).joined(separator: "  ")
     }
 
     // MARK: remote

@@ -49,14 +49,15 @@ import Testing
 
         #expect(try sandbox.succeed(on: "B", ["log", "--conflicts"]) == """
             \(conflict.occurredAt)  \(id)  Local  local: "Edited on B" \(local.updatedAt.iso8601)  \
-            remote: "Edited on A" \(remote.updatedAt.iso8601)
+            remote: "Edited on A" \(remote.updatedAt.iso8601)  fields: title Local
 
             """)
         #expect(try sandbox.succeed(on: "B", ["log", "--conflicts"], environment: ["LANG": "zh_TW.UTF-8"]) == """
             \(conflict.occurredAt)  \(id)  本機勝出  本機: "Edited on B" \(local.updatedAt.iso8601)  \
-            遠端: "Edited on A" \(remote.updatedAt.iso8601)
+            遠端: "Edited on A" \(remote.updatedAt.iso8601)  欄位：標題 本機勝出
 
             """)
+        #expect(output.contains("\"fields\" : {\n      \"title\" : \"Local\"\n    }"), "\(output)")
         // A had sent its edit when B's newer one, made without seeing it, came: A's log
         // names the conflict from the losing side.
         let conflictsOnA = try sandbox.succeed(on: "A", ["log", "--conflicts"])

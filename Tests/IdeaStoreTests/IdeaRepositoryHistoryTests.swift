@@ -127,4 +127,19 @@ import Testing
         #expect(stamps[SampleIdeas.ids[0]]?.isUntouchedSample == true, "an untouched sample stays one")
         #expect(try store.repository.history(of: idea.id).count == 1)
     }
+
+    /// An older IdeaBox on the same database writes the row but not its stamps: stamps that
+    /// no longer fit the row read as every field written at its `updatedAt`.
+    @Test func stampsAnOlderIdeaBoxLeftBehindReadAsItsWrite() throws {
+        let store = try StoreFixture()
+        let idea = try store.repository.addIdea(title: "before")
+        try store.database.writer.write { db in
+            try db.execute(
+                sql: "UPDATE idea SET title = 'written by an old build', updatedAt = updatedAt + 5000, deviceId = 'old-build'")
+        }
+        var stamps: FieldStamps?
+        try store.repository.forEachSyncState { if case let .saved(_, s) = $0 { stamps = s } }
+        #expect(stamps == FieldStamps(all: SyncOrder(timestamp: idea.updatedAt.adding(milliseconds: 5000), deviceId: "old-build")))
+    }
 }
+

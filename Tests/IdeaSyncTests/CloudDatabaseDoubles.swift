@@ -12,6 +12,7 @@ final class WatchedDatabase: CloudDatabase {
         var fetchCount = 0
         var createZoneCount = 0
         var failingItem: (@Sendable (RecordID) -> CloudError?)?
+        var failingFetch: Int?
     }
 
     private let base: any CloudDatabase
@@ -35,6 +36,11 @@ final class WatchedDatabase: CloudDatabase {
     /// sending it; the rest of the request goes out. Nil stops failing items.
     func failItems(_ failure: (@Sendable (RecordID) -> CloudError?)?) {
         state.withLock { $0.failingItem = failure }
+    }
+
+    /// Fails the `number`th change fetch from now (1: the next) with a network failure, once.
+    func failFetch(number: Int) {
+        state.withLock { $0.failingFetch = $0.fetchCount + number }
     }
 
     var maximumRecordsPerRequest: Int { claimedLimit ?? base.maximumRecordsPerRequest }
@@ -65,7 +71,11 @@ final class WatchedDatabase: CloudDatabase {
     }
 
     func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        state.withLock { $0.fetchCount += 1 }
+        let fails = state.withLock { state in
+            state.fetchCount += 1
+            return state.fetchCount == state.failingFetch
+        }
+        if fails { throw CloudError.networkFailure }
         return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
 

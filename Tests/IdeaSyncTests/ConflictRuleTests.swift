@@ -150,4 +150,21 @@ import Testing
         #expect(Self.decide(local: .idea(edited, editedStamps), remote: chineseSample, pending: false)
             == MergeDecision(.keepLocal(resend: true)))
     }
+
+    /// What only a broken or hostile record brings is still settled alike everywhere: a
+    /// delete and an edit at one place go to the delete; equal stamps with different values
+    /// to the larger value.
+    @Test func tiesABrokenRecordBringsAreSettledAlikeEverywhere() {
+        #expect(Self.decide(local: Self.save(5, by: Self.other), remote: Self.delete(5, by: Self.other), pending: false)
+            == MergeDecision(.takeRemote))
+        #expect(Self.decide(local: Self.delete(5, by: Self.other), remote: Self.save(5, by: Self.other), pending: false)
+            == MergeDecision(.keepLocal(resend: true)))
+        guard case .idea(let idea, let stamps) = Self.save(5, by: Self.other) else { return }
+        var forged = idea
+        forged.title = "zzz forged"
+        let onOne = Self.decide(local: .idea(idea, stamps), remote: .idea(forged, stamps), pending: false)
+        let onOther = Self.decide(local: .idea(forged, stamps), remote: .idea(idea, stamps), pending: false)
+        #expect(onOne == MergeDecision(.takeRemote) && onOther == MergeDecision(.keepLocal(resend: true)))
+    }
 }
+

@@ -78,4 +78,20 @@ import Testing
         let json = #","fieldStamps":{"value":"\#(text)","type":"STRING"}"#
         #expect(json.utf8.count <= 200, "\(json.utf8.count) bytes")
     }
+
+    /// A device id the stamps could not carry back, or a time past the year 9999, makes the
+    /// record invalid (skipped and logged), never a clock pushed out of reach.
+    @Test func aRecordWithAnUnusableDeviceIdOrTimeIsInvalid() {
+        let idea = Self.idea(updatedAt: 9_000, by: Self.me)
+        for (field, value) in [
+            ("deviceId", FieldValue.string("a;b")), ("deviceId", .string("has space")),
+            ("deviceId", .string(String(repeating: "d", count: 129))), ("deviceId", .string("")),
+            ("updatedAt", .timestamp(Timestamp(milliseconds: IdeaRecord.latestTime + 1))),
+        ] {
+            var record = IdeaRecord.record(for: .save(idea, FieldStamps(all: SyncOrder(idea))), tag: nil)
+            record.fields[field] = value
+            #expect(IdeaRecord.change(from: record) == nil, "\(field) \(value)")
+        }
+    }
 }
+

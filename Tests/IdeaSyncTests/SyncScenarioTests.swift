@@ -619,4 +619,29 @@ import Testing
 extension Double {
     /// These seconds in whole milliseconds.
     fileprivate var milliseconds: Int64 { Int64(self * 1000) }
+
+    /// A device joining an account that has ideas (and no samples) forgets its own
+    /// untouched samples, even when its first pull is cut off after a page and finished by
+    /// the next sync.
+    @Test func aJoiningDeviceTakesTheAccountsSamplesEvenAfterAnInterruptedFirstPull() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        for number in 1...1001 { _ = try a.repository.addIdea(title: "idea \(number)") }
+        _ = try a.session.run()
+        var watched: WatchedDatabase?
+        let b = try fixture.device("b", seedsSamples: true, client: { base in
+            let client = WatchedDatabase(base)
+            watched = client
+            return client
+        })
+        #expect(try b.repository.count(.all) == 7)
+        watched?.failFetch(number: 2)
+        #expect(throws: SyncFailure.self) { try b.session.run() }
+        let report = try b.session.run()
+        #expect(report.sent == 0 && report.conflicts == 0)
+        #expect(try b.repository.count(.all) == 1001, "B's samples are gone, none reached the account")
+        #expect(try a.session.run().received == 0)
+        #expect(try fixture.remoteIdeas().count == 1001)
+    }
 }
+

@@ -278,11 +278,12 @@ struct SyncStatusReport: Encodable {
 }
 
 /// One conflict as `log --conflicts --json` prints it: the id in lower case like every
-/// idea's, and a deleted side as `null`.
+/// idea's, a deleted side as `null`, and the fields both sides wrote with the side each
+/// went to (`{"title": "Remote"}`; empty for a delete against an edit).
 private struct ConflictOutput: Encodable {
     var record: ConflictRecord
 
-    enum CodingKeys: String, CodingKey { case ideaId, occurredAt, local, remote, resolution }
+    enum CodingKeys: String, CodingKey { case ideaId, occurredAt, local, remote, resolution, fields }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -291,5 +292,7 @@ private struct ConflictOutput: Encodable {
         try container.encode(record.local, forKey: .local)
         try container.encode(record.remote, forKey: .remote)
         try container.encode(record.resolution, forKey: .resolution)
+        try container.encode(
+            Dictionary(uniqueKeysWithValues: record.fields.map { ($0.key.rawValue, $0.value.rawValue) }), forKey: .fields)
     }
 }
