@@ -513,9 +513,12 @@ extension IdeaRepository {
             if let stored {
                 switch change {
                 case .saved(let idea, _):
-                    try recordHistory(
-                        of: stored.idea, stamps: stored.stamps, reason: lostLocal ? .lost : .received,
-                        fields: stored.idea.fieldsDiffering(from: idea), at: syncedAt, db)
+                    let fields = stored.idea.fieldsDiffering(from: idea)
+                    if !fields.isEmpty {
+                        try recordHistory(
+                            of: stored.idea, stamps: stored.stamps, reason: lostLocal ? .lost : .received, fields: fields,
+                            at: syncedAt, db)
+                    }
                 case .deleted:
                     try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: syncedAt, db)
                 }
@@ -535,9 +538,10 @@ extension IdeaRepository {
             summary.keptLocal += 1
         case let .merged(idea, stamps):
             if let stored {
-                try recordHistory(
-                    of: stored.idea, stamps: stored.stamps, reason: .merged,
-                    fields: stored.idea.fieldsDiffering(from: idea), at: syncedAt, db)
+                let fields = stored.idea.fieldsDiffering(from: idea)
+                if !fields.isEmpty {
+                    try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .merged, fields: fields, at: syncedAt, db)
+                }
                 if case .saved(let remoteIdea, let remoteStamps) = change {
                     let fields = remoteIdea.fieldsDiffering(from: idea)
                     if !fields.isEmpty {
