@@ -95,44 +95,23 @@ public enum Output {
             let device = SyncOrder.isSampleWriter(version.writtenBy) ? version.writtenBy : String(version.writtenBy.prefix(8))
             var heading = "\(number)  \(version.writtenAt.iso8601)  \(english ? "by" : "裝置") \(device)"
             if let reason = version.reason, let replacedAt = version.replacedAt {
-                let fields = version.fields.map { fieldName($0, english) }.joined(separator: ", ")
-                heading += "  " + reasonText(reason, english) + (english ? " at " : "，") + replacedAt.iso8601
+                let fields = version.fields.map { $0.name(in: language) }.joined(separator: ", ")
+                heading += "  " + reason.text(in: language) + (english ? " at " : "，") + replacedAt.iso8601
                 if !fields.isEmpty { heading += english ? " (\(fields))" : "（\(fields)）" }
             }
             lines.append(heading)
             if version.isDeleted {
                 lines.append(english ? "  deleted" : "  已刪除")
             } else {
-                lines.append("  \(fieldName(.title, english)): \(version.title)")
-                lines.append("  \(fieldName(.isCompleted, english)): \(version.isCompleted ? (english ? "yes" : "是") : (english ? "no" : "否"))")
-                lines.append("  \(fieldName(.description, english)):")
+                lines.append("  \(IdeaField.title.name(in: language)): \(version.title)")
+                lines.append("  \(IdeaField.isCompleted.name(in: language)): \(version.isCompleted ? (english ? "yes" : "是") : (english ? "no" : "否"))")
+                lines.append("  \(IdeaField.description.name(in: language)):")
                 for line in version.description.split(separator: "\n", omittingEmptySubsequences: false) where !version.description.isEmpty {
                     lines.append("    " + line)
                 }
             }
         }
         return lines.joined(separator: "\n")
-    }
-
-    private static func fieldName(_ field: IdeaField, _ english: Bool) -> String {
-        switch field {
-        case .title: english ? "title" : "標題"
-        case .description: english ? "description" : "描述"
-        case .isCompleted: english ? "done" : "已完成"
-        }
-    }
-
-    private static func reasonText(_ reason: HistoryReason, _ english: Bool) -> String {
-        switch reason {
-        case .edited: english ? "replaced by an edit" : "被編輯取代"
-        case .received: english ? "replaced by another device's version" : "被其他裝置的版本取代"
-        case .merged: english ? "merged with another device's version" : "與其他裝置的版本合併"
-        case .lost: english ? "lost a merge" : "合併時落敗"
-        case .deleted: english ? "deleted" : "已刪除"
-        case .undone: english ? "undone" : "已復原"
-        case .redone: english ? "redone" : "已重做"
-        case .restored: english ? "replaced by a restore" : "被還原取代"
-        }
     }
 
     /// A value (an idea, a status, a log) as pretty-printed JSON with sorted keys.

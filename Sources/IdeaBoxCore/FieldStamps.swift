@@ -3,6 +3,18 @@ public enum IdeaField: String, Sendable, Hashable, CaseIterable, Codable {
     case title
     case description
     case isCompleted
+
+    /// The field's name as people read it: in the form, the history and the conflict lines.
+    public func name(in language: Language) -> String {
+        switch (self, language) {
+        case (.title, .english): "title"
+        case (.description, .english): "description"
+        case (.isCompleted, .english): "done"
+        case (.title, .traditionalChinese): "標題"
+        case (.description, .traditionalChinese): "描述"
+        case (.isCompleted, .traditionalChinese): "完成狀態"
+        }
+    }
 }
 
 /// Where each editable field of an idea was last written in the one sync order: a merge

@@ -144,13 +144,11 @@ public final class AppModel {
         do {
             if try repository.revision() != knownRevision {
                 try refresh()
+                if historyView != nil { try loadHistory() }
                 changed = true
             }
             if syncLog != nil {
                 try loadSyncLog()
-            }
-            if historyView != nil {
-                try loadHistory()
             }
             if isSearchCountCapped {
                 try searchResults.reload(count: repository.count(searchResults.filter))

@@ -167,13 +167,7 @@ public struct UIText: Sendable {
     }
 
     /// A field's name as the form labels it.
-    public func fieldName(_ field: IdeaField) -> String {
-        switch field {
-        case .title: text("title", "標題")
-        case .description: text("description", "描述")
-        case .isCompleted: text("done", "完成狀態")
-        }
-    }
+    public func fieldName(_ field: IdeaField) -> String { field.name(in: language) }
 
     /// The history overlay's title.
     public func historyTitle(_ title: String) -> String { text("History of “\(title)”", "「\(title)」的歷史") }
@@ -188,7 +182,7 @@ public struct UIText: Sendable {
         let device = SyncOrder.isSampleWriter(version.writtenBy) ? text("sample", "範例") : String(version.writtenBy.prefix(8))
         var heading = "\(name)  \(time)  \(text("device", "裝置")) \(device)"
         if let reason = version.reason {
-            heading += "  " + reasonText(reason)
+            heading += "  " + reason.text(in: language)
             if !version.fields.isEmpty {
                 let names = version.fields.map(fieldName)
                 heading += text(" (\(names.joined(separator: ", ")))", "（\(names.joined(separator: "、"))）")
@@ -206,19 +200,6 @@ public struct UIText: Sendable {
     }
     /// A deleted idea's current state in the history overlay.
     public var deletedVersion: String { text("deleted", "已刪除") }
-    /// Why a version left.
-    public func reasonText(_ reason: HistoryReason) -> String {
-        switch reason {
-        case .edited: text("replaced by an edit", "被編輯取代")
-        case .received: text("replaced by another device's", "被其他裝置的版本取代")
-        case .merged: text("merged with another device's", "與其他裝置的版本合併")
-        case .lost: text("lost a merge", "合併時落敗")
-        case .deleted: text("deleted", "已刪除")
-        case .undone: text("undone", "已復原")
-        case .redone: text("redone", "已重做")
-        case .restored: text("replaced by a restore", "被還原取代")
-        }
-    }
     /// `r` restored a version.
     public func restoredVersion(_ number: Int64, _ title: String) -> String {
         text("Restored version \(number) of “\(title)” — u to undo", "已還原「\(title)」的版本 \(number)— 按 u 復原")

@@ -20,6 +20,28 @@ public enum HistoryReason: String, Sendable, Codable, CaseIterable {
     case redone
     /// A restore of an older version on this device replaced it.
     case restored
+
+    /// Why the version left, as the history shows it.
+    public func text(in language: Language) -> String {
+        switch (self, language) {
+        case (.edited, .english): "replaced by an edit"
+        case (.received, .english): "replaced by another device's"
+        case (.merged, .english): "merged with another device's"
+        case (.lost, .english): "lost a merge"
+        case (.deleted, .english): "deleted"
+        case (.undone, .english): "undone"
+        case (.redone, .english): "redone"
+        case (.restored, .english): "replaced by a restore"
+        case (.edited, .traditionalChinese): "被編輯取代"
+        case (.received, .traditionalChinese): "被其他裝置的版本取代"
+        case (.merged, .traditionalChinese): "與其他裝置的版本合併"
+        case (.lost, .traditionalChinese): "合併時落敗"
+        case (.deleted, .traditionalChinese): "已刪除"
+        case (.undone, .traditionalChinese): "已復原"
+        case (.redone, .traditionalChinese): "已重做"
+        case (.restored, .traditionalChinese): "被還原取代"
+        }
+    }
 }
 
 /// One version of an idea as this device knew it.

@@ -101,17 +101,12 @@ public enum SyncLogText {
             guard words.count == 2, let field = IdeaField(rawValue: words[0]),
                   let settled = ConflictResolution(rawValue: words[1])
             else { return item }
-            let name = switch field {
-            case .title: "標題"
-            case .description: "描述"
-            case .isCompleted: "完成狀態"
-            }
             let side = switch settled {
             case .local: "本機"
             case .remote: "遠端"
             case .tieBreaker: "依裝置識別碼"
             }
-            return "\(name)取\(side)"
+            return "\(field.name(in: .traditionalChinese))取\(side)"
         }.joined(separator: "、")
     }
 

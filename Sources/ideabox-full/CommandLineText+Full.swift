@@ -119,15 +119,7 @@ extension CommandLineText {
             return "\(label): \"\(idea.title)\" \(idea.updatedAt.iso8601)"
         }
         let fields = record.orderedFields.map { field in
-            let name = switch (field, language) {
-            case (.title, .english): "title"
-            case (.description, .english): "description"
-            case (.isCompleted, .english): "done"
-            case (.title, .traditionalChinese): "標題"
-            case (.description, .traditionalChinese): "描述"
-            case (.isCompleted, .traditionalChinese): "完成狀態"
-            }
-            return "\(name) \(SyncLogText.resolution(record.fields[field]!, language))"
+            "\(field.name(in: language)) \(SyncLogText.resolution(record.fields[field]!, language))"
         }
         let fieldsLabel = language == .english ? "fields: " : "欄位："
         return ([

@@ -166,7 +166,7 @@ private struct ConvergenceWorld {
             case 28..<34: try toggle(index)
             case 34..<40: try delete(index)
             case 40..<42: try undoDelete(index)
-            case 42..<43: try undoEdit(index)
+            case 42..<43: try revertEdit(index, undoing: true)
             case 43..<48:
                 let offline = Bool.random(using: &random)
                 try fixture.cloud.setOffline(offline, device: device.name)
@@ -202,7 +202,7 @@ private struct ConvergenceWorld {
             case 80..<82:
                 device.engine.syncNow()
                 log.append("d\(index): sync now")
-            case 82..<83: try redoEdit(index)
+            case 82..<83: try revertEdit(index, undoing: false)
             case 83..<85: try formSave(index)
             case 85..<86 where !overwrote:
                 try overwrite(index)
@@ -455,28 +455,19 @@ private struct ConvergenceWorld {
         log.append("d\(index): undo delete → \(IdeaSnapshot(restored).summary)")
     }
 
-    /// Undo of an edit: a new edit of its fields, or nothing where another device changed them.
-    private mutating func undoEdit(_ index: Int) throws {
-        guard let edit = undoable[index]?.popLast() else { return }
+    /// Undo (or redo) of an edit: a new edit of its fields, or nothing where another device
+    /// changed them since. An undone edit can be redone.
+    private mutating func revertEdit(_ index: Int, undoing: Bool) throws {
+        guard let edit = undoing ? undoable[index]?.popLast() : redoable[index]?.popLast() else { return }
         let outcome = try devices[index].repository.revert(
-            id: edit.after.id, fields: edit.fields, from: edit.after, to: edit.before, reason: .undone)
+            id: edit.after.id, fields: edit.fields, from: undoing ? edit.after : edit.before,
+            to: undoing ? edit.before : edit.after, reason: undoing ? .undone : .redone)
         if case .reverted(let idea) = outcome {
             noteWrites(idea, stamps: FieldStamps(all: SyncOrder(idea)), fields: edit.fields, by: index)
-            redoable[index, default: []].append(edit)
+            if undoing { redoable[index, default: []].append(edit) }
             devices[index].engine.localChangeHappened()
         }
-        log.append("d\(index): undo \(edit.fields) of \(edit.after.id.lowercasedString.prefix(8)) → \(outcome)")
-    }
-
-    private mutating func redoEdit(_ index: Int) throws {
-        guard let edit = redoable[index]?.popLast() else { return }
-        let outcome = try devices[index].repository.revert(
-            id: edit.after.id, fields: edit.fields, from: edit.before, to: edit.after, reason: .redone)
-        if case .reverted(let idea) = outcome {
-            noteWrites(idea, stamps: FieldStamps(all: SyncOrder(idea)), fields: edit.fields, by: index)
-            devices[index].engine.localChangeHappened()
-        }
-        log.append("d\(index): redo \(edit.fields) of \(edit.after.id.lowercasedString.prefix(8)) → \(outcome)")
+        log.append("d\(index): \(undoing ? "undo" : "redo") \(edit.fields) of \(edit.after.id.lowercasedString.prefix(8)) → \(outcome)")
     }
 
     /// A form opened on an idea, a sync while it is open, then a save of the one field the
