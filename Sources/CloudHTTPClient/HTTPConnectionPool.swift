@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CloudKitModel
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOSSL
 import Synchronization
 
@@ -30,6 +31,10 @@ public final class HTTPConnectionPool: Sendable {
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)), decompression: .disabled)
         configuration.connectionPool = .init(
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.connectionsPerHost)
+        // A refused connection fails the request at once, naming the cause: the sync engine
+        // has its own retry schedule, and the client's would hold a request until the connect
+        // timeout (10 s) with the server long known to be down.
+        configuration.connectionPool.retryConnectionEstablishment = false
         if let authority = settings.trustedAuthority {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.additionalTrustRoots = [.certificates(try Self.certificates(authority))]
@@ -57,6 +62,44 @@ public final class HTTPConnectionPool: Sendable {
             throw CloudError.untrustedServer(host: "the server", reason: "the certificate authority given is not a PEM certificate")
         }
         return certificates
+    }
+
+    /// How a failed exchange failed to reach its server, or nil if it reached it.
+    static func unreachableCause(_ error: any Error) -> UnreachableCause? {
+        switch error {
+        case let error as IOError:
+            return unreachableCause(errno: error.errnoCode)
+        case let error as NIOConnectionError:
+            let causes = error.connectionErrors.compactMap { unreachableCause($0.error) }
+            if let cause = causes.first { return causes.contains(.refused) ? .refused : cause }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return .unknownHost }
+            return .refused
+        case is SocketAddressError:
+            return .unknownHost
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: return .timedOut
+            case .ioOnClosedChannel, .eof, .outputClosed, .alreadyClosed: return .connectionLost
+            default: return nil
+            }
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout: return .timedOut
+            case .remoteConnectionClosed, .cancelled: return .connectionLost
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    private static func unreachableCause(errno code: Int32) -> UnreachableCause {
+        switch code {
+        case ECONNREFUSED: .refused
+        case ETIMEDOUT: .timedOut
+        case EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL: .refused
+        default: .connectionLost
+        }
     }
 
     /// Why a failed exchange was a certificate this device would not trust, in words, or

@@ -81,6 +81,13 @@ public struct WebServicesDatabase: CloudDatabase {
         token == nil ? .noAccount : .available(accountName: accountName)
     }
 
+    /// Makes one request with these credentials (a list of the account's zones), so that a
+    /// sign-in is kept only once the server took it: throws `tokenRefused`, the server that
+    /// could not be reached, or the certificate not trusted, as any request would.
+    public func checkSignIn() throws {
+        _ = try send(.zonesList, [:])
+    }
+
     public func createZone(_ zone: RecordZoneID) throws {
         try modifyZone(zone, operationType: "create")
     }
@@ -273,7 +280,12 @@ public struct WebServicesDatabase: CloudDatabase {
             credentials = "Bearer \(token)"
         }
         let (status, headers, answer) = try transport.post(url, body: body, contentType: contentType, credentials: credentials)
-        return try Self.success(status: status, headers: headers, body: answer)
+        do {
+            return try Self.success(status: status, headers: headers, body: answer)
+        } catch CloudError.notAuthenticated {
+            // The request carried a token: the server refused it, which signing in again mends.
+            throw CloudError.tokenRefused
+        }
     }
 
     /// The body of a successful answer, or the `CloudError` the answer means.
@@ -340,9 +352,22 @@ struct HTTPTransport: Sendable {
     }
 
     /// What a failed exchange means: a certificate this device does not trust, named with
-    /// its host and why; anything else is a network failure.
+    /// its host and why; a server that could not be reached, named with its host and port
+    /// and how; anything else is a network failure.
     static func cloudError(_ error: any Error, url: URL) -> CloudError {
-        guard let reason = HTTPConnectionPool.certificateProblem(error) else { return .networkFailure }
-        return .untrustedServer(host: url.host ?? url.absoluteString, reason: reason)
+        if let reason = HTTPConnectionPool.certificateProblem(error) {
+            return .untrustedServer(host: url.host ?? url.absoluteString, reason: reason)
+        }
+        if let cause = HTTPConnectionPool.unreachableCause(error) {
+            return .serverUnreachable(host: hostAndPort(url), cause: cause)
+        }
+        return .networkFailure
+    }
+
+    /// `127.0.0.1:8420`, or the host alone when the URL names no port.
+    static func hostAndPort(_ url: URL) -> String {
+        let host = url.host ?? url.absoluteString
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return url.port.map { "\(shown):\($0)" } ?? shown
     }
 }

@@ -10,8 +10,13 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     /// The device would not talk to `host`: its certificate is not trusted, or the
     /// connection is plain HTTP to another machine; `reason` says which. Nothing was sent.
     case untrustedServer(host: String, reason: String)
+    /// Nothing answered at `host` (`cause` says how the connection failed); nothing was sent.
+    case serverUnreachable(host: String, cause: UnreachableCause)
     /// The device is not signed in to an account.
     case notAuthenticated
+    /// The server refused the device's token: wrong, revoked, or its account deleted.
+    /// Signing in again with a new token is the way back.
+    case tokenRefused
     /// The account's storage is full; saves of new records fail until records are deleted.
     case quotaExceeded
     /// The zone is busy with other requests; retry after `retryAfter` seconds.
@@ -43,8 +48,12 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case networkFailure
         /// `CloudError.untrustedServer`.
         case untrustedServer
+        /// `CloudError.serverUnreachable`.
+        case serverUnreachable
         /// `CloudError.notAuthenticated`.
         case notAuthenticated
+        /// `CloudError.tokenRefused`.
+        case tokenRefused
         /// `CloudError.quotaExceeded`.
         case quotaExceeded
         /// `CloudError.zoneBusy`.
@@ -77,7 +86,9 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .networkUnavailable: self = .networkUnavailable
         case .networkFailure: self = .networkFailure
         case .untrustedServer: self = .untrustedServer(host: "the server", reason: "its certificate is not trusted")
+        case .serverUnreachable: self = .serverUnreachable(host: "the server", cause: .refused)
         case .notAuthenticated: self = .notAuthenticated
+        case .tokenRefused: self = .tokenRefused
         case .quotaExceeded: self = .quotaExceeded
         case .zoneBusy: self = .zoneBusy(retryAfter: retryAfter ?? 60)
         case .requestRateLimited: self = .requestRateLimited(retryAfter: retryAfter ?? 30)
@@ -98,7 +109,9 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .networkUnavailable: .networkUnavailable
         case .networkFailure: .networkFailure
         case .untrustedServer: .untrustedServer
+        case .serverUnreachable: .serverUnreachable
         case .notAuthenticated: .notAuthenticated
+        case .tokenRefused: .tokenRefused
         case .quotaExceeded: .quotaExceeded
         case .zoneBusy: .zoneBusy
         case .requestRateLimited: .requestRateLimited
@@ -129,11 +142,12 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     public var isTransient: Bool {
         switch self {
         // An untrusted server may be fixed (its certificate renewed) without the device changing.
-        case .networkUnavailable, .networkFailure, .untrustedServer, .zoneBusy, .requestRateLimited, .serviceUnavailable, .internalError:
+        case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .zoneBusy, .requestRateLimited,
+             .serviceUnavailable, .internalError:
             true
         case let .partialFailure(items):
             !items.isEmpty && items.values.allSatisfy(\.isTransient)
-        case .notAuthenticated, .quotaExceeded, .limitExceeded, .unknownItem, .zoneNotFound,
+        case .notAuthenticated, .tokenRefused, .quotaExceeded, .limitExceeded, .unknownItem, .zoneNotFound,
              .changeTokenExpired, .serverRecordChanged:
             false
         }
@@ -145,7 +159,9 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .networkUnavailable: "network unavailable"
         case .networkFailure: "network failure"
         case let .untrustedServer(host, reason): "not talking to \(host): \(reason)"
+        case let .serverUnreachable(host, cause): cause.description(host: host)
         case .notAuthenticated: "not signed in to an account"
+        case .tokenRefused: "the server refused this device's token"
         case .quotaExceeded: "storage quota exceeded"
         case let .zoneBusy(seconds): "zone busy (retry after \(formatted(seconds)) s)"
         case let .requestRateLimited(seconds): "request rate limited (retry after \(formatted(seconds)) s)"
@@ -158,6 +174,28 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .zoneNotFound: "zone not found"
         case .changeTokenExpired: "change token expired"
         case .serverRecordChanged: "record changed on the server"
+        }
+    }
+}
+
+/// How a connection to a server failed before any answer came.
+public enum UnreachableCause: String, Hashable, Codable, Sendable, CaseIterable {
+    /// The host answered that nothing listens on the port (connection refused).
+    case refused
+    /// The host's name is not known (DNS).
+    case unknownHost
+    /// No answer came in time.
+    case timedOut
+    /// The connection broke before the answer was whole.
+    case connectionLost
+
+    /// A short English line naming `host`, such as `nothing listens at 127.0.0.1:8420`.
+    public func description(host: String) -> String {
+        switch self {
+        case .refused: "nothing listens at \(host) (connection refused)"
+        case .unknownHost: "no host is named \(host)"
+        case .timedOut: "\(host) did not answer in time"
+        case .connectionLost: "the connection to \(host) broke off"
         }
     }
 }

@@ -83,7 +83,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
     public init(_ error: CloudError) {
         let reason = error.description
         switch error {
-        case .notAuthenticated: self = .authenticationFailed
+        case .notAuthenticated, .tokenRefused: self = .authenticationFailed
         case .quotaExceeded: self.init(code: "QUOTA_EXCEEDED", reason: reason)
         case let .zoneBusy(seconds): self.init(code: "TRY_AGAIN_LATER", reason: reason, retryAfter: seconds)
         case let .requestRateLimited(seconds): self.init(code: "THROTTLED", reason: reason, retryAfter: seconds)
@@ -94,7 +94,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case .changeTokenExpired:
             self.init(code: "BAD_REQUEST", reason: Self.changeTokenExpiredPrefix + reason + " Fetch the zone again without a token.")
         case .serverRecordChanged: self.init(code: "CONFLICT", reason: reason)
-        case .networkUnavailable, .networkFailure, .untrustedServer, .internalError, .partialFailure:
+        case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .internalError, .partialFailure:
             self.init(code: "INTERNAL_ERROR", reason: CloudError.internalError.description)
         }
     }

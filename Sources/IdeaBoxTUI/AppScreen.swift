@@ -33,7 +33,7 @@ public enum AppScreen {
         }
         drawList(app, into: &grid)
         drawHints(app, into: &grid)
-        drawStatusBar(app, into: &grid)
+        let messageFits = drawStatusBar(app, into: &grid)
         if let form = app.form {
             cursor = FormScreen.draw(form, app: app, into: &grid)
         } else if let idea = app.pendingDeletion {
@@ -51,6 +51,9 @@ public enum AppScreen {
         if app.isShowingHelp {
             drawHelp(app, into: &grid)
             cursor = nil
+        }
+        if !messageFits {
+            drawMessageArea(app, into: &grid)
         }
         return Frame(grid: grid, cursor: cursor)
     }
@@ -175,27 +178,59 @@ public enum AppScreen {
         return (shown + kept).joined(separator: "  ")
     }
 
-    private static func drawStatusBar(_ app: AppModel, into grid: inout CellGrid) {
+    /// The bar: the sync state's words first (they always show), then what waits, how
+    /// changes arrive, and last the state's detail, cut to the room left. A message goes
+    /// beside it when it fits whole; says whether it did (or there was none).
+    private static func drawStatusBar(_ app: AppModel, into grid: inout CellGrid) -> Bool {
         let row = grid.rows - 1
         grid.fill(row: row, style: statusBar)
-        var pending = app.status.showsPendingCount ? " · \(app.text.pending(app.status.pendingCount))" : ""
-        for companion in app.status.companionsPending {
-            pending += " · \(app.text.pending(companion))"
+        var parts: [String] = []
+        if app.status.showsPendingCount { parts.append(app.text.pending(app.status.pendingCount)) }
+        parts += app.status.companionsPending.map(app.text.pending)
+        if let delivery = app.status.delivery { parts.append(app.text.delivery(delivery)) }
+        // The state's words always; then each part that fits whole; then the detail, cut to
+        // the room left (a detail cut to a few columns says nothing, and goes).
+        let room = grid.columns - 2
+        var sync = TextWidth.truncate(app.status.sync.state, toWidth: room, ellipsis: true)
+        for part in parts {
+            guard TextWidth.width(of: sync) + 3 + TextWidth.width(of: part) <= room else { break }
+            sync += " · " + part
         }
-        if let delivery = app.status.delivery {
-            pending += " · \(app.text.delivery(delivery))"
+        if let detail = app.status.sync.detail {
+            let left = room - TextWidth.width(of: sync) - 3
+            if left >= min(16, TextWidth.width(of: detail)) {
+                sync += " · " + TextWidth.truncate(detail, toWidth: left, ellipsis: true)
+            }
         }
-        let sync = " \(app.status.syncState)\(pending) "
-        let end = grid.put(sync, row: row, column: 0, style: CellStyle(bold: true, reverse: true))
+        let end = grid.put(" " + sync + " ", row: row, column: 0, maxWidth: grid.columns, style: CellStyle(bold: true, reverse: true))
+        guard let message = app.status.message else { return true }
+        guard TextWidth.width(of: message.text) <= grid.columns - end - 2 else { return false }
+        grid.put("│ " + message.text, row: row, column: end, style: messageStyle(message.tone, base: statusBar))
+        return true
+    }
+
+    /// A message too long for the bar: whole, wrapped, on the rows above it (the hints'
+    /// row first), over whatever is there for the few seconds it shows.
+    private static func drawMessageArea(_ app: AppModel, into grid: inout CellGrid) {
         guard let message = app.status.message else { return }
-        var style = statusBar
-        switch message.tone {
+        let lines = TextWidth.wrap(message.text, toWidth: grid.columns - 2).map(\.text)
+        let shown = lines.prefix(max(1, grid.rows - 3))
+        let top = grid.rows - 1 - shown.count
+        let style = messageStyle(message.tone, base: .plain)
+        for (offset, line) in shown.enumerated() {
+            grid.fill(row: top + offset, style: .plain)
+            grid.put(" " + line, row: top + offset, column: 0, maxWidth: grid.columns, style: style)
+        }
+    }
+
+    private static func messageStyle(_ tone: StatusModel.Tone, base: CellStyle) -> CellStyle {
+        var style = base
+        switch tone {
         case .info: break
         case .success: style.color = .success
         case .error: style.color = .error; style.bold = true
         }
-        let shown = TextWidth.truncate(message.text, toWidth: grid.columns - end - 3, ellipsis: true)
-        grid.put("│ " + shown, row: row, column: end, style: style)
+        return style
     }
 
     private static func drawDeleteQuestion(_ idea: Idea, app: AppModel, into grid: inout CellGrid) {

@@ -69,6 +69,9 @@ public final class AppModel {
     /// The idea the left button last pressed on, and when, to tell a double click.
     var lastPress: (ideaId: UUID, at: Timestamp)?
     private var knownRevision: Int64 = -1
+    /// The settled sync state the bar last showed (syncing between two of one kind aside):
+    /// a message explaining it goes when it changes.
+    private var shownSyncKind: SyncStatus.Kind?
 
     /// How many search hits to count before the first frame; the exact count follows.
     /// The same number the store's search planner needs, so one count serves both.
@@ -83,7 +86,7 @@ public final class AppModel {
         self.clock = clock
         self.sync = sync
         text = UIText(language: language)
-        status = StatusModel(syncState: text.localOnly)
+        status = StatusModel(sync: SyncWords(text.localOnly))
         allIdeas = IdeaListModel(repository: repository, filter: .all)
         completedIdeas = IdeaListModel(repository: repository, filter: .completed)
         searchResults = IdeaListModel(repository: repository, filter: .search(""))
@@ -116,6 +119,10 @@ public final class AppModel {
     /// Reads everything for the first frame.
     public func start() throws {
         try refresh()
+        // Airplane mode outlives the app: a launch with it on says so before anything else.
+        if let sync, (try? sync.isNetworkOn()) == false {
+            status.show(text.offlineAtLaunch, tone: .error, now: now)
+        }
     }
 
     /// Sets the screen size and lays the lists out for it.
@@ -251,7 +258,7 @@ public final class AppModel {
                 history.record(.setCompleted(idea, isCompleted: updated.isCompleted))
                 localChangeHappened()
                 try refresh()
-                status.show(text.markedDone(updated.isCompleted), tone: .success, now: now)
+                status.show(text.markedDone(updated.isCompleted, updated.title), tone: .success, now: now)
             }
         case .char("d"), .delete:
             pendingDeletion = list.selectedIdea
@@ -348,13 +355,16 @@ public final class AppModel {
     /// `s`: a sync now, or why none can happen (offline, signed out, quota full).
     private func syncNow() throws {
         guard let sync else { return status.show(text.syncUnavailable, now: now) }
-        guard try sync.isNetworkOn() else { return status.show(text.syncWhileOffline, tone: .error, now: now) }
+        guard try sync.isNetworkOn() else {
+            return status.show(text.syncWhileOffline, tone: .error, now: now, isAboutSync: true)
+        }
+        // Signed out or over quota: the engine looks again at once (the account file or the
+        // quota may have changed), and the message goes as soon as the state does.
+        sync.engine.syncNow()
         switch sync.engine.status {
-        case .notSignedIn: status.show(text.syncWhileSignedOut, tone: .error, now: now)
-        case .quotaExceeded: status.show(text.syncWhileQuotaExceeded, tone: .error, now: now)
-        default:
-            sync.engine.syncNow()
-            status.show(text.syncRequested, now: now)
+        case .notSignedIn, .signedOutByServer: status.show(text.syncWhileSignedOut, tone: .error, now: now, isAboutSync: true)
+        case .quotaExceeded: status.show(text.syncWhileQuotaExceeded, tone: .error, now: now, isAboutSync: true)
+        default: status.show(text.syncRequested, now: now, isAboutSync: true)
         }
     }
 
@@ -394,16 +404,21 @@ public final class AppModel {
     private func refreshSyncState() -> Bool {
         guard let sync else { return false }
         let engineStatus = sync.engine.status
-        let words = text.syncState(engineStatus, now: now)
+        let words = text.syncWords(engineStatus, now: now)
         let companionsPending = sync.engine.companionsPending
-        let delivery = sync.engine.delivery
+        // `live` or `polling` only while a sync could happen: offline or signed out, nothing does.
+        let delivery = engineStatus.canSync ? sync.engine.delivery : nil
         let othersChanged = companionsPending != status.companionsPending || delivery != status.delivery
         status.companionsPending = companionsPending
         status.delivery = delivery
-        guard words != status.syncState else { return othersChanged }
+        if engineStatus.kind != shownSyncKind, engineStatus.kind != .syncing {
+            shownSyncKind = engineStatus.kind
+            status.syncStateChanged()
+        }
+        guard words != status.sync else { return othersChanged }
         // Sync finished or failed: changes may have been confirmed.
         if let stale = try? repository.staleIdeaIds() { staleIdeaIds = stale }
-        status.syncState = words
+        status.sync = words
         switch engineStatus {
         case .offline, .syncing: status.showsPendingCount = false
         default: status.showsPendingCount = true

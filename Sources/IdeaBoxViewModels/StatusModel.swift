@@ -16,32 +16,43 @@ public struct StatusModel: Sendable, Equatable {
         public var tone: Tone
         /// When it disappears.
         public var expiresAt: Timestamp
+        /// Whether it answers a sync key (why `s` sent nothing, say): it goes as soon as the
+        /// sync state changes, so it never contradicts the bar.
+        public var isAboutSync: Bool
     }
 
     /// How long a message stays.
     static let messageLifetime: Int64 = 4000
 
     /// The sync state, in words.
-    public var syncState: String
+    public var sync: SyncWords
     /// How many changes wait to be sent.
     public var pendingCount = 0
     /// Whether the bar adds the pending count (the sync words may already say it).
     public var showsPendingCount = true
-    /// How other devices' changes arrive (`live` or `polling`); nil while nothing listens.
+    /// How other devices' changes arrive (`live` or `polling`); nil while nothing listens,
+    /// and while no sync can happen (offline, signed out, over quota).
     public var delivery: ChangeDelivery?
     /// The sync companions (the library) with changes waiting: "library: 3 pending".
     public var companionsPending: [CompanionPending] = []
     /// The current message, if any.
     public private(set) var message: Message?
 
-    /// A status bar showing `syncState`.
-    public init(syncState: String) {
-        self.syncState = syncState
+    /// A status bar showing `sync`.
+    public init(sync: SyncWords) {
+        self.sync = sync
     }
 
-    /// Shows `text` for a few seconds from `now`.
-    public mutating func show(_ text: String, tone: Tone = .info, now: Timestamp) {
-        message = Message(text: text, tone: tone, expiresAt: now.adding(milliseconds: Self.messageLifetime))
+    /// Shows `text` for a few seconds from `now`; `isAboutSync` if it explains the sync
+    /// state, so that it goes when the state changes.
+    public mutating func show(_ text: String, tone: Tone = .info, now: Timestamp, isAboutSync: Bool = false) {
+        message = Message(
+            text: text, tone: tone, expiresAt: now.adding(milliseconds: Self.messageLifetime), isAboutSync: isAboutSync)
+    }
+
+    /// The sync state changed: a message explaining the old one goes.
+    public mutating func syncStateChanged() {
+        if message?.isAboutSync == true { message = nil }
     }
 
     /// Drops the message once it has expired; says whether anything changed.
@@ -49,5 +60,20 @@ public struct StatusModel: Sendable, Equatable {
         guard let message, now >= message.expiresAt else { return false }
         self.message = nil
         return true
+    }
+}
+
+/// The status bar's sync part: the state's words, which always show, and a detail (why, or
+/// what to do) that a narrow bar cuts.
+public struct SyncWords: Sendable, Equatable {
+    /// The state, such as `Retrying 1/3 in 2s` or `Offline: 1 pending`.
+    public var state: String
+    /// Why, or what the person can do, such as `o to go online`.
+    public var detail: String?
+
+    /// `state` with `detail`.
+    public init(_ state: String, detail: String? = nil) {
+        self.state = state
+        self.detail = detail
     }
 }

@@ -40,30 +40,49 @@ public struct UIText: Sendable {
     }
 
     /// The status bar's sync part: one of DESIGN.md's states, with a live countdown while
-    /// a retry waits.
-    public func syncState(_ status: SyncStatus, now: Timestamp) -> String {
+    /// a retry waits. The state's own words come first and always show; the detail (why,
+    /// or what the person can do) is what a narrow bar cuts.
+    public func syncWords(_ status: SyncStatus, now: Timestamp) -> SyncWords {
+        let seconds = { (time: Timestamp) in max(0, (time.milliseconds - now.milliseconds + 999) / 1000) }
+        let signIn = "ideabox account sign-in"
         switch status {
         case .starting:
-            return text("Starting sync…", "準備同步…")
+            return SyncWords(text("Starting sync…", "準備同步…"))
         case .synced(let time):
-            return text("Synced \(clockTime(time))", "已同步 \(clockTime(time))")
+            return SyncWords(text("Synced \(clockTime(time))", "已同步 \(clockTime(time))"))
         case .syncing(let pending):
-            return text("Syncing \(pending)…", "同步中 \(pending)…")
+            return SyncWords(text("Syncing \(pending)…", "同步中 \(pending)…"))
         case let .retrying(attempt, retryAt, reason):
-            let seconds = max(0, (retryAt.milliseconds - now.milliseconds + 999) / 1000)
-            return text("Retrying \(attempt)/3 in \(seconds)s: \(reason)", "\(seconds) 秒後重試 \(attempt)/3：\(reason)")
+            return SyncWords(
+                text("Retrying \(attempt)/3 in \(seconds(retryAt))s", "\(seconds(retryAt)) 秒後重試 \(attempt)/3"),
+                detail: reason.reason(in: language))
         case .offline(let pending):
-            return text("Offline: \(pending) pending", "離線：\(pending) 筆待同步")
+            return SyncWords(
+                text("Offline: \(pending) pending", "離線：\(pending) 筆待同步"), detail: text("o to go online", "按 o 開啟網路"))
         case .notSignedIn:
-            return text("Not signed in — local only", "未登入 — 僅限本機")
+            return SyncWords(text("Not signed in — local only", "未登入 — 僅限本機"), detail: text("sign in: \(signIn)", "登入：\(signIn)"))
+        case .signedOutByServer:
+            return SyncWords(
+                text("Signed out by the server", "已被伺服器登出"), detail: text("sign in again: \(signIn)", "請重新登入：\(signIn)"))
         case .quotaExceeded:
-            return text("Quota exceeded — local only", "超出儲存配額 — 僅限本機")
-        case .wrongAccount(_, let current):
-            return text("Signed in as \(current), another account's ideas — local only", "已登入 \(current)，靈感屬於其他帳號 — 僅限本機")
+            return SyncWords(
+                text("Quota exceeded — local only", "超出儲存配額 — 僅限本機"),
+                detail: text("delete ideas or ask for a larger quota", "刪除靈感或請管理者加大配額"))
+        case let .wrongAccount(bound, current):
+            return SyncWords(
+                text("Another account's ideas — local only", "靈感屬於其他帳號 — 僅限本機"),
+                detail: text("signed in as \(current); sign in as \(bound)", "已登入 \(current)；請登入 \(bound)"))
         case let .failed(reason, retryAt):
-            let seconds = max(0, (retryAt.milliseconds - now.milliseconds + 999) / 1000)
-            return text("Sync failed: \(reason) · next try in \(seconds)s", "同步失敗：\(reason) · \(seconds) 秒後再試")
+            return SyncWords(
+                text("Sync failed · next try in \(seconds(retryAt))s", "同步失敗 · \(seconds(retryAt)) 秒後再試"),
+                detail: reason.reason(in: language))
         }
+    }
+
+    /// The sync words as one line (`sync --watch`, tests): the state, then its detail.
+    public func syncState(_ status: SyncStatus, now: Timestamp) -> String {
+        let words = syncWords(status, now: now)
+        return words.detail.map { "\(words.state): \($0)" } ?? words.state
     }
 
     /// How changes of other devices arrive, after the sync state: `live` while a long poll
@@ -97,6 +116,10 @@ public struct UIText: Sendable {
     /// `s` while the account's quota is full: why nothing was sent.
     public var syncWhileQuotaExceeded: String {
         text("Nothing sent: the account's storage is full.", "帳號儲存空間已滿，沒有送出。")
+    }
+    /// A launch with airplane mode still on from before.
+    public var offlineAtLaunch: String {
+        text("Airplane mode is still on: nothing syncs. Press o to go online.", "飛航模式仍開啟：不會同步。按 o 開啟網路。")
     }
     /// Messages of the sync keys.
     public func network(on: Bool) -> String {
@@ -314,8 +337,8 @@ public struct UIText: Sendable {
         text("Deleted “\(title)” — u to undo", "已刪除「\(title)」— 按 u 復原")
     }
     /// Status messages.
-    public func markedDone(_ done: Bool) -> String {
-        done ? text("Marked done", "已標示為完成") : text("Marked not done", "已標示為未完成")
+    public func markedDone(_ done: Bool, _ title: String) -> String {
+        done ? text("Marked done: “\(title)”", "已標示為完成：「\(title)」") : text("Marked not done: “\(title)”", "已標示為未完成：「\(title)」")
     }
     /// Status messages.
     public var nothingToUndo: String { text("Nothing to undo", "沒有可以復原的動作") }

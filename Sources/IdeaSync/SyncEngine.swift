@@ -233,15 +233,17 @@ public final class SyncEngine: Sendable {
     }
 
     private func run(generation: Int) {
-        let scope = state.withLock { state -> SyncScope? in
+        let run = state.withLock { state -> (scope: SyncScope, isLocalModeLook: Bool)? in
             guard state.generation == generation, !state.isStopped else { return nil }
             state.nextRunDue = nil
             state.notBefore = nil
             defer { state.scope = .zones([]) }
-            return state.scope
+            return (state.scope, state.scheduledRunIsIdle && !state.status.canSync)
         }
-        guard let scope else { return }
-        publish(.syncing(pending: session.pendingCount()))
+        guard let (scope, isLocalModeLook) = run else { return }
+        // Local mode's look every two seconds is quiet: the bar keeps saying why nothing is
+        // sent (and `sync --watch` prints it once) until something changed.
+        if !isLocalModeLook { publish(.syncing(pending: session.pendingCount())) }
         do {
             defer { refreshCompanionsPending() }
             var report = SyncReport()
@@ -306,34 +308,37 @@ public final class SyncEngine: Sendable {
         switch failure {
         case .offline:
             publish(.offline(pending: session.pendingCount()))
-            request(after: Self.localModeMilliseconds)
+            request(after: Self.localModeMilliseconds, isIdle: true)
         case .notSignedIn:
             publish(.notSignedIn)
-            request(after: Self.localModeMilliseconds)
+            request(after: Self.localModeMilliseconds, isIdle: true)
+        case .signedOutByServer:
+            publish(.signedOutByServer)
+            request(after: Self.localModeMilliseconds, isIdle: true)
         case .quotaExceeded:
             publish(.quotaExceeded)
-            request(after: Self.localModeMilliseconds)
+            request(after: Self.localModeMilliseconds, isIdle: true)
         case let .wrongAccount(bound, current):
             publish(.wrongAccount(bound: bound, current: current))
-            request(after: Self.localModeMilliseconds)
-        case .transient(let reason, _), .store(let reason):
+            request(after: Self.localModeMilliseconds, isIdle: true)
+        case .transient, .store:
             let attempt = state.withLock { state -> Int in
                 state.retryAttempt += 1
                 // A server that asked for a wait gets it from every trigger, not just the retry.
-                if case let .transient(_, retryAfter?) = failure {
+                if let retryAfter = failure.retryAfter {
                     state.notBefore = now.milliseconds + Self.milliseconds(retryAfter)
                 }
                 return state.retryAttempt
             }
             var delay = Self.retryDelay(afterFailure: attempt)
-            if case let .transient(_, retryAfter?) = failure {
+            if let retryAfter = failure.retryAfter {
                 delay = Self.milliseconds(retryAfter)
             }
             let retryAt = now.adding(milliseconds: delay)
             if attempt <= Self.retryDelays.count {
-                publish(.retrying(attempt: attempt, retryAt: retryAt, reason: reason))
+                publish(.retrying(attempt: attempt, retryAt: retryAt, reason: failure))
             } else {
-                publish(.failed(reason: reason, retryAt: retryAt))
+                publish(.failed(reason: failure, retryAt: retryAt))
             }
             request(after: delay)
         }

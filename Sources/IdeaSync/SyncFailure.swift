@@ -7,12 +7,15 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     case offline
     /// No account: local mode.
     case notSignedIn
+    /// The server refused the device's token (revoked, or its account deleted): local mode
+    /// until the person signs in again.
+    case signedOutByServer
     /// The account's storage is full: local mode with a notice.
     case quotaExceeded
     /// Signed in to another account than the one this device's ideas belong to.
     case wrongAccount(bound: String, current: String)
-    /// Worth retrying: the remote's error, and how long it asked to wait, if it did.
-    case transient(reason: String, retryAfter: Double?)
+    /// Worth retrying: the remote's error (with how long it asked to wait, if it did).
+    case transient(CloudError)
     /// The local database failed.
     case store(String)
 
@@ -22,17 +25,36 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
         case (.offline, .traditionalChinese): "網路已關閉；變更暫存在這台裝置"
         case (.notSignedIn, .english): "Not signed in to an account; ideas stay on this device."
         case (.notSignedIn, .traditionalChinese): "尚未登入帳號；靈感只保存在這台裝置"
+        case (.signedOutByServer, .english):
+            "The server refused this device's token (revoked?); sign in again with ideabox account sign-in."
+        case (.signedOutByServer, .traditionalChinese): "伺服器拒絕了這台裝置的權杖（已撤銷？）；請以 ideabox account sign-in 重新登入"
         case (.quotaExceeded, .english): "The account's storage is full; ideas stay on this device."
         case (.quotaExceeded, .traditionalChinese): "帳號儲存空間已滿；靈感只保存在這台裝置"
         case let (.wrongAccount(bound, current), .english):
             "Signed in as \(current), but these ideas belong to \(bound); sign in as \(bound) to sync them."
         case let (.wrongAccount(bound, current), .traditionalChinese):
             "目前登入的是 \(current)，但這些靈感屬於 \(bound)；請登入 \(bound) 以同步"
-        case let (.transient(reason, _), .english): "The remote failed: \(reason)."
-        case let (.transient(reason, _), .traditionalChinese): "遠端發生錯誤：\(reason)"
+        case let (.transient(error), .english): "The remote failed: \(error.reason(in: language))."
+        case let (.transient(error), .traditionalChinese): "遠端發生錯誤：\(error.reason(in: language))"
         case let (.store(reason), .english): "The local database failed: \(reason)."
         case let (.store(reason), .traditionalChinese): "本機資料庫發生錯誤：\(reason)"
         }
+    }
+
+    /// Why a retried sync failed, short, for the status bar after its state's words: the
+    /// remote's error or the database's.
+    public func reason(in language: Language) -> String {
+        switch self {
+        case let .transient(error): error.reason(in: language)
+        case let .store(reason): reason
+        default: message(in: language)
+        }
+    }
+
+    /// How long the remote asked to wait before the next try, if it did.
+    public var retryAfter: Double? {
+        guard case let .transient(error) = self else { return nil }
+        return error.retryAfter
     }
 
     /// The failure a remote error means.
@@ -40,8 +62,9 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
         switch error.code {
         case .networkUnavailable: self = .offline
         case .notAuthenticated: self = .notSignedIn
+        case .tokenRefused: self = .signedOutByServer
         case .quotaExceeded: self = .quotaExceeded
-        default: self = .transient(reason: error.description, retryAfter: error.retryAfter)
+        default: self = .transient(error)
         }
     }
 

@@ -9,16 +9,49 @@ public enum SyncStatus: Sendable, Equatable {
     /// Sending and fetching; `pending` changes wait to be sent.
     case syncing(pending: Int)
     /// Failed for `reason`; try `attempt` of 3 runs at `retryAt`.
-    case retrying(attempt: Int, retryAt: Timestamp, reason: String)
+    case retrying(attempt: Int, retryAt: Timestamp, reason: SyncFailure)
     /// The network is off; `pending` changes wait.
     case offline(pending: Int)
     /// No account: everything works, on this device only.
     case notSignedIn
+    /// The server refused the device's token: everything works, on this device only, until
+    /// the person signs in again.
+    case signedOutByServer
     /// The account's storage is full: everything works, on this device only.
     case quotaExceeded
     /// Signed in to `current`, but this device's ideas belong to `bound`: nothing is sent.
     case wrongAccount(bound: String, current: String)
     /// Three retries failed for `reason`; sync keeps trying, more slowly, next at `retryAt`
     /// (or sooner on a trigger).
-    case failed(reason: String, retryAt: Timestamp)
+    case failed(reason: SyncFailure, retryAt: Timestamp)
+
+    /// The state without its values, named as `sync --watch --json` spells it.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        case starting, synced, syncing, retrying, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount, failed
+    }
+
+    /// The state without its values.
+    public var kind: Kind {
+        switch self {
+        case .starting: .starting
+        case .synced: .synced
+        case .syncing: .syncing
+        case .retrying: .retrying
+        case .offline: .offline
+        case .notSignedIn: .notSignedIn
+        case .signedOutByServer: .signedOutByServer
+        case .quotaExceeded: .quotaExceeded
+        case .wrongAccount: .wrongAccount
+        case .failed: .failed
+        }
+    }
+
+    /// Whether a sync could happen now (online, signed in, not over quota, the right
+    /// account): only then do `live` and `polling` mean anything.
+    public var canSync: Bool {
+        switch self {
+        case .starting, .synced, .syncing, .retrying, .failed: true
+        case .offline, .notSignedIn, .signedOutByServer, .quotaExceeded, .wrongAccount: false
+        }
+    }
 }

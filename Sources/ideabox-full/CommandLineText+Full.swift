@@ -49,6 +49,16 @@ extension CommandLineText {
         return "\(line.at.iso8601)  \(what)"
     }
 
+    /// The line the app leaves behind when it quits with changes not yet sent.
+    static func pendingAtQuit(_ count: Int, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "\(count) \(count == 1 ? "change waits" : "changes wait") to be sent; kept on this device, "
+                + "\(count == 1 ? "it goes" : "they go") out at the next start or ideabox sync."
+        case .traditionalChinese: "\(count) 筆變更尚未送出；已保存在這台裝置，下次啟動或執行 ideabox sync 時送出"
+        }
+    }
+
     /// How changes arrive, for `status`: from the profile's running app or `sync --watch`.
     static func delivery(_ delivery: ChangeDelivery?, _ language: Language) -> String {
         switch (delivery, language) {
@@ -74,7 +84,9 @@ extension CommandLineText {
                 "pending changes: \(status.pendingCount)",
                 "stale changes: " + (status.staleCount == 0
                     ? "0" : "\(status.staleCount) (not confirmed by the remote for 30 days; kept and still sent)"),
-                "changes arrive: " + delivery(status.changeDelivery, language),
+                "changes arrive: " + (status.isOffline
+                    ? "not while offline (ideabox remote offline off, or o in the app)"
+                    : status.account == nil ? "not while signed out" : delivery(status.changeDelivery, language)),
                 "last sync: " + (status.lastSyncAt?.iso8601 ?? "never"),
                 "last error: " + (error ?? "none"),
                 "ideas belong to: " + (status.boundAccount ?? "no account yet"),
@@ -87,7 +99,9 @@ extension CommandLineText {
                 "網路: " + (status.isOffline ? "離線" : "連線中"),
                 "待送出變更: \(status.pendingCount)",
                 "逾期未確認: " + (status.staleCount == 0 ? "0" : "\(status.staleCount)（遠端已 30 天未確認；保留並會繼續送出）"),
-                "變更送達: " + delivery(status.changeDelivery, language),
+                "變更送達: " + (status.isOffline
+                    ? "離線時不會送達（ideabox remote offline off，或在介面中按 o）"
+                    : status.account == nil ? "未登入時不會送達" : delivery(status.changeDelivery, language)),
                 "上次同步: " + (status.lastSyncAt?.iso8601 ?? "從未"),
                 "上次錯誤: " + (error ?? "無"),
                 "靈感所屬帳號: " + (status.boundAccount ?? "尚未綁定"),
@@ -448,6 +462,8 @@ enum FullCommandError: UserFacingError {
     case noValidTokenLabelled(account: String, label: String)
     /// `serve account delete` without `--yes`.
     case deleteNeedsConfirmation(account: String, records: Int)
+    /// `account sign-in --server` could not be checked with the server: the sign-in before stays.
+    case signInRefused(account: String, server: String, CloudError)
 
     func message(in language: Language) -> String {
         switch (self, language) {
@@ -496,6 +512,25 @@ enum FullCommandError: UserFacingError {
             "Deleting account \(account) removes its \(records) \(records == 1 ? "record" : "records"), files and tokens for good; add --yes to do it."
         case let (.deleteNeedsConfirmation(account, records), .traditionalChinese):
             "刪除帳號 \(account) 會永久移除其 \(records) 筆記錄、檔案與權杖；確定要執行請加上 --yes"
+        case let (.signInRefused(account, server, error), .english):
+            "Not signed in as \(account): " + Self.signInProblem(error, server: server, language) + "; the sign-in before is kept."
+        case let (.signInRefused(account, server, error), .traditionalChinese):
+            "未登入 \(account)：" + Self.signInProblem(error, server: server, language) + "；保留原本的登入"
+        }
+    }
+
+    /// Why a sign-in's one request failed, naming what to do where there is something.
+    private static func signInProblem(_ error: CloudError, server: String, _ language: Language) -> String {
+        let english = language == .english
+        switch error {
+        case .tokenRefused, .notAuthenticated:
+            return english
+                ? "\(server) refused the token (mistyped, revoked, or for another container); make one with ideabox serve account token add"
+                : "\(server) 拒絕了這個權杖（打錯、已撤銷或屬於其他容器）；請以 ideabox serve account token add 產生新的"
+        case .networkUnavailable:
+            return english ? "this profile's network is off (ideabox remote offline off)" : "這個設定檔的網路已關閉（ideabox remote offline off）"
+        default:
+            return error.reason(in: language)
         }
     }
 }

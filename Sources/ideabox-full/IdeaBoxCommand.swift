@@ -55,5 +55,9 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         live.start()
         TerminalApp(app: app, terminal: terminal).run()
         live.stop()
+        // Changes not yet sent are safe on disk; say so, and when they go out.
+        if let pending = try? sync.repository.pendingChangeCount(), pending > 0 {
+            print(CommandLineText.pendingAtQuit(pending, context.language))
+        }
     }
 }

@@ -546,6 +546,6 @@ import Testing
 extension WebServicesDatabase {
     /// Whether a request with this client's token is refused as not signed in.
     func accountStatusRefused() -> Bool {
-        cloudError { try records(in: ServerFixture.zone, ofType: "Idea") } == .notAuthenticated
+        cloudError { try records(in: ServerFixture.zone, ofType: "Idea") } == .tokenRefused
     }
 }

@@ -82,12 +82,23 @@ import Testing
         #expect(cloudError { try client.fetchAsset(AssetReference(of: Data("large".utf8))) } == expected)
     }
 
-    @Test("No server listening: networkFailure, a transient error; no token: notAuthenticated without a request")
+    @Test("No server listening: named with its host and port as refused, a transient error, at once; no token: notAuthenticated without a request")
     func unreachable() throws {
         let client = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://127.0.0.1:1")!), accountName: "alice", token: "t", timeout: 5)
+        let clock = ContinuousClock()
+        let started = clock.now
         let failure = cloudError { try client.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
-        #expect(failure == .networkFailure && failure?.isTransient == true)
+        // The client's own retries of the connection held this for its 10-second connect timeout.
+        let took = clock.now - started
+        #expect(failure == .serverUnreachable(host: "127.0.0.1:1", cause: .refused) && failure?.isTransient == true)
+        #expect(failure?.description == "nothing listens at 127.0.0.1:1 (connection refused)")
+        #expect(took < .seconds(5), "a refused connection took \(took)")
+        let unknown = WebServicesDatabase(
+            endpoint: .init(server: URL(string: "http://no-such-host.invalid:8420")!, allowsInsecureHTTP: true),
+            accountName: "alice", token: "t", timeout: 5)
+        let notFound = cloudError { try unknown.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
+        #expect(notFound == .serverUnreachable(host: "no-such-host.invalid:8420", cause: .unknownHost), "\(String(describing: notFound))")
         let signedOut = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://127.0.0.1:1")!), accountName: "alice", token: nil)
         #expect(try signedOut.accountStatus() == .noAccount)

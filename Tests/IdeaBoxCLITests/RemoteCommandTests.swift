@@ -5,7 +5,7 @@ import Testing
 /// `ideabox remote …`: the simulated network, latency, errors and quota of a profile.
 @Suite struct RemoteCommandTests {
     private static let codes = """
-        networkUnavailable, networkFailure, untrustedServer, notAuthenticated, quotaExceeded, zoneBusy, requestRateLimited, \
+        networkUnavailable, networkFailure, untrustedServer, serverUnreachable, notAuthenticated, tokenRefused, quotaExceeded, zoneBusy, requestRateLimited, \
         serviceUnavailable, internalError, partialFailure, limitExceeded, unknownItem, zoneNotFound, \
         changeTokenExpired, serverRecordChanged
         """

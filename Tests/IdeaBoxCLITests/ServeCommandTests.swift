@@ -136,7 +136,7 @@ import Testing
         let short = try sandbox.run(["account", "sign-in", "alice", "--server", "http://127.0.0.1:9", "--token", "ibx_x", "--api-token", "abc"])
         #expect(short.status != 0 && short.stderr.contains("--api-token must be the 64 hex digits"), "\(short)")
         let alone = try sandbox.run(["account", "sign-in", "alice", "--api-token", String(repeating: "a", count: 64)])
-        #expect(alone.status != 0 && alone.stderr.contains("--token, --api-token, --container, --ca-cert and --allow-insecure-http go with --server."), "\(alone)")
+        #expect(alone.status != 0 && alone.stderr.contains("--token, --api-token, --container, --ca-cert, --allow-insecure-http and --no-check go with --server."), "\(alone)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.appendingPathComponent("profiles/default/server.json").path))
     }
 
@@ -145,6 +145,7 @@ import Testing
         let apiToken = String(repeating: "0123456789abcdef", count: 4)
         try sandbox.succeed([
             "account", "sign-in", "alice", "--server", "http://127.0.0.1:9", "--token", "ibx_secret", "--api-token", apiToken.uppercased(),
+            "--no-check",
         ])
         let saved = try JSONSerialization.jsonObject(
             with: Data(contentsOf: sandbox.dataRoot.appendingPathComponent("profiles/default/server.json"))) as? [String: Any]

@@ -48,6 +48,17 @@ final class ServeProcess {
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// `ideabox serve arguments… --store S` (an account command), which must succeed;
+    /// returns what it printed.
+    @discardableResult
+    func command(_ arguments: [String]) throws -> String {
+        let (status, output, error) = try execute(["serve"] + arguments + ["--store", store], log: "command-\(UUID().uuidString)")
+        guard status == 0 else {
+            throw EndToEndError(description: "serve \(arguments.joined(separator: " ")) exited \(status): \(error)")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// `ideabox serve api-token add label`; returns the API token it printed.
     func addAPIToken(_ label: String) throws -> String {
         let (status, output, error) = try execute(["serve", "api-token", "add", label, "--store", store], log: "api-token-\(label)")

@@ -185,7 +185,7 @@ enum Screens {
         let actual = frame.grid.renderText() + "\n"
         let url = directory.appendingPathComponent("\(name).txt")
         if isUpdating {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(actual.utf8).write(to: url, options: .atomic)
             return
         }

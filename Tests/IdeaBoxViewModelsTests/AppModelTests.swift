@@ -25,7 +25,7 @@ import Testing
         #expect(app.form == nil)
         #expect(!app.isShowingHelp)
         #expect(!app.wantsToQuit)
-        #expect(app.status.syncState == "Local only")
+        #expect(app.status.sync.state == "Local only")
         #expect(app.status.pendingCount == 9)
     }
 
@@ -69,7 +69,7 @@ import Testing
         let app = try fixture.app(language: .traditionalChinese)
         #expect(app.text.language == .traditionalChinese)
         #expect(AppModel.Tab.allCases.map(app.text.tabLabel) == ["全部靈感", "已完成", "搜尋"])
-        #expect(app.status.syncState == "僅限本機")
+        #expect(app.status.sync.state == "僅限本機")
         let english = try fixture.app(language: .english)
         #expect(AppModel.Tab.allCases.map(english.text.tabLabel) == ["All Ideas", "Completed", "Search"])
     }
@@ -215,10 +215,10 @@ import Testing
         #expect(app.completedIdeas.totalCount == 1)
         #expect(try fixture.repository.idea(id: ideas[2].id)?.isCompleted == true)
         #expect(app.allIdeas.selectedIdea?.isCompleted == true)
-        #expect(app.status.message?.text == "Marked done")
+        #expect(app.status.message?.text == "Marked done: “Idea 3”")
         app.handle(key)
         #expect(app.counts.completed == 0)
-        #expect(app.status.message?.text == "Marked not done")
+        #expect(app.status.message?.text == "Marked not done: “Idea 3”")
         #expect(try fixture.repository.idea(id: ideas[2].id)?.isCompleted == false)
     }
 

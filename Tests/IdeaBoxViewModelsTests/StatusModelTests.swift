@@ -7,14 +7,14 @@ import Testing
     private static let now = ViewModelFixture.start
 
     @Test func startsWithTheSyncStateAndNoMessage() {
-        let status = StatusModel(syncState: "Local only")
-        #expect(status.syncState == "Local only")
+        let status = StatusModel(sync: SyncWords("Local only"))
+        #expect(status.sync == SyncWords("Local only"))
         #expect(status.pendingCount == 0)
         #expect(status.message == nil)
     }
 
     @Test func aMessageLastsFourSeconds() throws {
-        var status = StatusModel(syncState: "Local only")
+        var status = StatusModel(sync: SyncWords("Local only"))
         status.show("Saved", tone: .success, now: Self.now)
         let message = try #require(status.message)
         #expect(message.text == "Saved")
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func aNewMessageReplacesTheOldOneAndItsDeadline() {
-        var status = StatusModel(syncState: "")
+        var status = StatusModel(sync: SyncWords(""))
         status.show("first", tone: .error, now: Self.now)
         status.show("second", now: Self.now.adding(milliseconds: 3000))
         #expect(status.message?.text == "second")

@@ -478,7 +478,7 @@ import Testing
         let ideas = try (1...10).map { try a.repository.addIdea(title: "idea \($0)") }
         let failing = Set(ideas.prefix(4).map(\.id.lowercasedString))
         watched.failItems { failing.contains($0.recordName) ? .zoneBusy(retryAfter: 1) : nil }
-        guard case .transient(_, 1)? = failure({ try a.session.run() }) else {
+        guard let failed = failure({ try a.session.run() }), case .transient = failed, failed.retryAfter == 1 else {
             Issue.record("expected a transient failure with the items' retry-after")
             return
         }

@@ -45,7 +45,9 @@ import Testing
         let read = try #require(WebServicesError(written.object))
         let expected: CloudError = switch condition {
         // Network conditions never leave the device; the server has only an internal error for them.
-        case .networkUnavailable, .networkFailure, .untrustedServer, .partialFailure: .internalError
+        case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .partialFailure: .internalError
+        // The wire has one refusal; the client names it by whether it sent a token.
+        case .tokenRefused: .notAuthenticated
         // TRY_AGAIN_LATER is both; the wait is what the client acts on.
         case let .zoneBusy(seconds): .serviceUnavailable(retryAfter: seconds)
         default: condition

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudHTTPClient
+import CloudKitModel
 import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
@@ -50,7 +51,8 @@ extension IdeaBoxCommand.Account {
                 remote. An https:// server's certificate must be signed by an authority the system trusts, or by the one \
                 given with --ca-cert (a self-signed certificate on a home network, say). Plain http:// is for this machine \
                 only (127.0.0.0/8, ::1): to another one it would send the token and every idea in clear, unless you say \
-                --allow-insecure-http.
+                --allow-insecure-http. The sign-in is kept only once the server took the token (one request); a refused \
+                token, a server not there or a certificate not trusted leaves the sign-in before as it was.
                 """)
 
         @Argument(help: "The account name.") var name: String
@@ -66,6 +68,10 @@ extension IdeaBoxCommand.Account {
         var certificateAuthority: String?
         @Flag(name: .customLong("allow-insecure-http"), help: "Allow plain http:// to another machine: the token and ideas travel in clear.")
         var allowsInsecureHTTP = false
+        @Flag(
+            name: .customLong("no-check"),
+            help: "Keep the sign-in without asking the server first (one not reachable from here yet); the first sync checks it.")
+        var skipsCheck = false
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
@@ -73,8 +79,8 @@ extension IdeaBoxCommand.Account {
                 throw ValidationError("The account name must be one line and not empty.")
             }
             if server == nil && (token != nil || apiToken != nil || container != WebServicesPath.defaultContainer
-                || certificateAuthority != nil || allowsInsecureHTTP) {
-                throw ValidationError("--token, --api-token, --container, --ca-cert and --allow-insecure-http go with --server.")
+                || certificateAuthority != nil || allowsInsecureHTTP || skipsCheck) {
+                throw ValidationError("--token, --api-token, --container, --ca-cert, --allow-insecure-http and --no-check go with --server.")
             }
             guard WebServicesPath.isValidContainer(container) else {
                 throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(container)\".")
@@ -106,10 +112,16 @@ extension IdeaBoxCommand.Account {
                       !token.isEmpty, !token.contains(where: \.isWhitespace)
                 else { throw FullCommandError.tokenNeeded }
                 let authority = try certificateAuthority.map(Self.readAuthority)
-                try ServerCredentials(
+                let credentials = ServerCredentials(
                     server: url, account: account, token: token, container: container, apiToken: apiToken?.lowercased(),
-                    certificateAuthority: authority, allowsInsecureHTTP: allowsInsecureHTTP
-                ).save(to: location.profileDirectory)
+                    certificateAuthority: authority, allowsInsecureHTTP: allowsInsecureHTTP)
+                // One request with the new credentials: a sign-in the server refuses is not kept.
+                do {
+                    if !skipsCheck { try credentials.database().checkSignIn() }
+                } catch let error as CloudError {
+                    throw FullCommandError.signInRefused(account: account, server: url.absoluteString, error)
+                }
+                try credentials.save(to: location.profileDirectory)
                 print(CommandLineText.signedIn(account, server: url, context.language))
             } else {
                 try ServerCredentials.remove(from: location.profileDirectory)

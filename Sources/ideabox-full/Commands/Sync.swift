@@ -4,6 +4,7 @@ import IdeaBoxCommandLine
 import IdeaBoxCore
 import IdeaStore
 import IdeaSync
+import Synchronization
 
 extension IdeaBoxCommand {
     /// `ideabox sync [--json] [--watch]`, `ideabox sync --overwrite-remote --yes`
@@ -62,16 +63,18 @@ extension IdeaBoxCommand.Sync {
             let text = json ? (try? WatchLine.encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) } : CommandLineText.watchLine(line, language)
             FileHandle.standardOutput.write(Data(((text ?? "") + "\n").utf8))
         }
+        let printed = PrintedState()
         let live = LiveSync(
             context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
             companions: [LibraryCompanion(session: library)],
             onStatus: { status in
                 switch status {
                 case .starting, .syncing, .synced: break
-                default: say(WatchLine(at: clock.now(), status: status))
+                default: if printed.changed(to: status) { say(WatchLine(at: clock.now(), status: status)) }
                 }
             },
             onSynced: { report in
+                printed.forget()
                 let pending = (try? repository.pendingChangeCount()) ?? 0
                 say(WatchLine(at: clock.now(), report: report, pending: pending))
             },
@@ -91,6 +94,34 @@ extension IdeaBoxCommand.Sync {
         return withExtendedLifetime(stops) { () -> Never in
             live.start()
             dispatchMain()
+        }
+    }
+}
+
+/// The failure `sync --watch` printed last: a state it stays in (signed out, offline, a
+/// retry of the same error) is one line, not one per try.
+private final class PrintedState: Sendable {
+    private let last = Mutex<SyncStatus?>(nil)
+
+    /// Whether `status` says something else than the line printed last (a countdown aside).
+    func changed(to status: SyncStatus) -> Bool {
+        last.withLock { last in
+            defer { last = status }
+            return last.map { !Self.same($0, status) } ?? true
+        }
+    }
+
+    /// A sync succeeded: the next failure is news.
+    func forget() {
+        last.withLock { $0 = nil }
+    }
+
+    private static func same(_ a: SyncStatus, _ b: SyncStatus) -> Bool {
+        switch (a, b) {
+        case let (.retrying(_, _, first), .retrying(_, _, second)), let (.failed(first, _), .failed(second, _)):
+            first == second
+        case let (.offline(first), .offline(second)): first == second
+        default: a == b
         }
     }
 }
@@ -142,23 +173,13 @@ struct WatchLine: Encodable, Sendable {
 
     /// The status's name, as `--json` spells it.
     static func state(_ status: SyncStatus) -> String {
-        switch status {
-        case .starting: "starting"
-        case .synced: "synced"
-        case .syncing: "syncing"
-        case .retrying: "retrying"
-        case .offline: "offline"
-        case .notSignedIn: "notSignedIn"
-        case .quotaExceeded: "quotaExceeded"
-        case .wrongAccount: "wrongAccount"
-        case .failed: "failed"
-        }
+        status.kind.rawValue
     }
 
     /// Why sync failed, if it did.
     static func reason(_ status: SyncStatus) -> String? {
         switch status {
-        case .retrying(_, _, let reason), .failed(let reason, _): reason
+        case .retrying(_, _, let reason), .failed(let reason, _): reason.reason(in: .english)
         default: nil
         }
     }
@@ -177,11 +198,15 @@ extension IdeaBoxCommand {
             let sync = try context.openSync(store)
             let remote = try sync.remote.cloud.status(device: sync.remote.device)
             let metadata = try sync.repository.syncMetadata()
+            let account = try sync.remote.signedInAccount()
+            // How changes arrive means something only while a sync can happen.
+            let delivery = remote.isOffline || account == nil
+                ? nil : DeliveryFile(directory: try context.location(store).profileDirectory).current()
             let status = SyncStatusReport(
-                device: sync.remote.device, account: try sync.remote.signedInAccount(), isOffline: remote.isOffline,
+                device: sync.remote.device, account: account, isOffline: remote.isOffline,
                 pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
                 lastSyncAt: metadata.lastSyncAt, lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName,
-                changeDelivery: DeliveryFile(directory: try context.location(store).profileDirectory).current())
+                changeDelivery: delivery)
             if json {
                 print(try Output.json(status))
             } else {

@@ -1,0 +1,101 @@
+import CloudHTTPClient
+import CloudKitModel
+import Foundation
+import Synchronization
+
+/// A profile's account file (`server.json`): which server, account and token its requests
+/// use. A process that stays (the app, `sync --watch`) looks at it before each request.
+struct AccountFile: Sendable {
+    /// The profile's folder.
+    let directory: URL
+    /// Opens the profile's remote as the file says now.
+    let reopen: @Sendable () throws -> RemoteConnection
+
+    /// What identifies one version of the file (it is replaced whole, by a rename), or nil
+    /// while there is none.
+    func version() -> FileVersion? {
+        var info = stat()
+        guard stat(directory.appendingPathComponent(ServerCredentials.fileName).path, &info) == 0 else { return nil }
+        return FileVersion(
+            inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// One version of the file.
+    struct FileVersion: Equatable {
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+    }
+}
+
+/// The remote connection as of the account file's latest version: reopened when the file
+/// changed (a sign-in, a sign-out, a new token), kept otherwise. A file that can't be read
+/// keeps the connection before it, and is read again at the next request.
+final class AccountFollower: Sendable {
+    private struct Current {
+        var version: AccountFile.FileVersion?
+        var connection: RemoteConnection
+    }
+
+    private let file: AccountFile
+    private let current: Mutex<Current>
+
+    init(file: AccountFile, connection: RemoteConnection) {
+        self.file = file
+        current = Mutex(Current(version: file.version(), connection: connection))
+    }
+
+    /// The connection for the next request.
+    var connection: RemoteConnection {
+        let version = file.version()
+        if let connection = current.withLock({ $0.version == version ? $0.connection : nil }) { return connection }
+        guard let reopened = try? file.reopen() else { return current.withLock { $0.connection } }
+        return current.withLock { current in
+            current = Current(version: version, connection: reopened)
+            return reopened
+        }
+    }
+}
+
+/// A database that sends each request to the follower's current connection.
+struct FollowingDatabase: CloudDatabase {
+    let follower: AccountFollower
+    let maximumRecordsPerRequest: Int
+
+    private var base: any CloudDatabase { follower.connection.database }
+
+    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+    }
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+    }
+    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try base.records(in: zone, ofType: recordType)
+    }
+    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
+}
+
+/// A change feed that watches through the follower's current connection: after a new
+/// sign-in, the listener's next start (it starts over whenever a poll fails) uses it.
+struct FollowingChangeFeed: ZoneChangeFeed {
+    let follower: AccountFollower
+
+    private func base() throws -> any ZoneChangeFeed {
+        guard let feed = follower.connection.changeFeed else { throw CloudError.networkFailure }
+        return feed
+    }
+
+    func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
+        try base().startWatching(zones)
+    }
+
+    func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+        try base().waitForChanges(after: cursor, seconds: seconds)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// The app and the command line claim only what is so, and heal without a restart: no
+/// `live` while offline, a checked sign-in, a revoked token and a new sign-in followed by a
+/// running app, a stopped server named at once.
+@Suite("Honest status", .serialized) struct HonestStatusTests {
+    /// Airplane mode: the bar says offline and how to go online, and nothing about `live`;
+    /// `status` agrees.
+    @Test func offlineIsNeverLive() async throws {
+        let session = try TmuxSession(before: [["add", "離線時的靈感"]])
+        defer { session.close() }
+        try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
+        try session.press("o")
+        let screen = try await session.waitFor("offline") { $0.statusBar.contains("Offline: 0 pending · o to go online") }
+        #expect(!screen.statusBar.contains("live") && !screen.statusBar.contains("polling"), "\(screen.statusBar)")
+        let status = try session.run(["status"])
+        #expect(status.contains("network: offline"), "\(status)")
+        #expect(status.contains("changes arrive: not while offline"), "\(status)")
+        try session.press("o")
+        try await session.waitFor("live again") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
+    }
+
+    /// Airplane mode on from before is named at launch; quitting with changes not yet sent
+    /// says how many wait and when they go out.
+    @Test func airplaneModeAtLaunchAndChangesWaitingAtQuit() async throws {
+        let session = try TmuxSession(before: [["remote", "offline", "on"], ["add", "一"], ["add", "二"]])
+        defer { session.close() }
+        try await session.waitFor("airplane mode named") {
+            $0.contains("Airplane mode is still on: nothing syncs. Press o to go online.") && $0.statusBar.contains("Offline: 2 pending")
+        }
+        try session.press("q")
+        let screen = try await session.waitFor("the app to quit") { $0.contains(TmuxSession.exitMarker) }
+        // The shell wraps the line at 80 columns.
+        #expect(screen.lines.joined().contains("2 changes wait to be sent; kept on this device, they go out at the next start or ideabox sync."),
+                "\(screen)")
+    }
+
+    /// A wrong token is refused before it is kept: one sentence, a non-zero exit, and the
+    /// sign-in that worked still syncs.
+    @Test func aSignInIsCheckedBeforeItIsKept() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let token = try server.addAccount("alice")
+        try await server.start()
+        let url = try server.url
+        let device = try DeviceProcess()
+        #expect(try device.run(["account", "sign-in", "alice", "--server", url, "--token", token]).hasPrefix("Signed in as alice"))
+        let wrong = try device.execute(["account", "sign-in", "alice", "--server", url, "--token", "ibx_WRONG"])
+        #expect(wrong.status != 0)
+        #expect(wrong.error == "ideabox: Not signed in as alice: \(url) refused the token (mistyped, revoked, or for another container); "
+            + "make one with ideabox serve account token add; the sign-in before is kept.\n", "\(wrong.error)")
+        try device.run(["add", "kept"])
+        #expect(try device.run(["sync"]).contains("1 sent"), "the sign-in before still works")
+        #expect(try device.run(["status"]).contains("last error: none"))
+    }
+
+    /// A server that stops is named at once: `sync` fails within 2 s naming the host and
+    /// that nothing listens, and the running app's bar says so within 2 s.
+    @Test func aStoppedServerIsNamedAtOnce() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let token = try server.addAccount("alice")
+        try await server.start()
+        let url = try server.url
+        let host = url.replacingOccurrences(of: "http://", with: "")
+        let signIn = ["account", "sign-in", "alice", "--server", url, "--token", token]
+        let session = try TmuxSession(columns: 120, before: [signIn])
+        defer { session.close() }
+        try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
+        let device = try DeviceProcess()
+        try device.run(signIn)
+
+        try server.stop(SIGKILL)
+        let clock = ContinuousClock()
+        let stopped = clock.now
+        let refused = try device.execute(["sync"])
+        let took = clock.now - stopped
+        #expect(refused.status != 0)
+        #expect(refused.error == "ideabox: The remote failed: nothing listens at \(host) (connection refused).\n", "\(refused.error)")
+        #expect(took < .seconds(2), "sync took \(took) to fail")
+        let screen = try await session.waitFor("the stopped server named in the bar", timeout: .seconds(2) - (clock.now - stopped)) {
+            $0.statusBar.contains("nothing listens at \(host)")
+        }
+        #expect(!screen.statusBar.contains("live"), "\(screen.statusBar)")
+        try await server.start()
+        try session.press("s")
+        try await session.waitFor("synced again") { $0.statusBar.contains("Synced") }
+    }
+
+    /// A token revoked with `serve account token revoke` shows as signed out by the server;
+    /// a new sign-in from another command reaches the running app without a restart.
+    @Test func aRevokedTokenAndANewSignInReachTheRunningApp() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let first = try server.addAccount("alice")
+        try await server.start()
+        let url = try server.url
+        let session = try TmuxSession(before: [["account", "sign-in", "alice", "--server", url, "--token", first]])
+        defer { session.close() }
+        try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
+
+        try server.command(["account", "token", "revoke", "alice", "first"])
+        try session.press("s")
+        let signedOut = try await session.waitFor("signed out by the server") {
+            $0.statusBar.contains("Signed out by the server · 0 pending · sign in again: ideabox account sign-in")
+        }
+        #expect(!signedOut.statusBar.contains("live"))
+        try session.type("n")
+        try await session.waitFor("New idea")
+        try session.type("寫在被登出時")
+        try session.press("C-s")
+        try await session.waitFor("kept locally") { $0.contains("寫在被登出時") && $0.statusBar.contains("1 pending") }
+
+        let second = try server.command(["account", "token", "add", "alice", "--label", "laptop"])
+        try session.run(["account", "sign-in", "alice", "--server", url, "--token", second])
+        try await session.waitFor("synced with the new sign-in", timeout: .seconds(10)) {
+            $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending")
+        }
+        let other = try DeviceProcess()
+        try other.run(["account", "sign-in", "alice", "--server", url, "--token", second])
+        try other.run(["sync"])
+        #expect(try other.run(["list"]).contains("寫在被登出時"))
+    }
+}

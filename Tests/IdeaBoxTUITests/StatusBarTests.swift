@@ -1,0 +1,232 @@
+import CloudKitModel
+import EmbeddedRemote
+import Foundation
+import IdeaBoxCore
+@testable import IdeaBoxTUI
+@testable import IdeaBoxViewModels
+import IdeaStore
+import IdeaSync
+import Synchronization
+import Testing
+
+/// The status bar in every sync state, reached the way the app reaches it (an engine whose
+/// remote answers so), at 80 and 40 columns in both languages, each with the longest reason
+/// its state can carry: the state's own words always show whole, `live` only while a sync
+/// could happen, and the detail is what a narrow bar cuts.
+@Suite struct StatusBarTests {
+    /// The states, each with what the remote does to reach it.
+    enum State: String, CaseIterable, Sendable {
+        case starting, syncing, synced, retrying, failed, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount
+
+        /// The state's words in the bar, which must show whole at any width.
+        func words(_ language: Language) -> String {
+            let english = language == .english
+            return switch self {
+            case .starting: english ? "Starting sync…" : "準備同步…"
+            case .syncing: english ? "Syncing 8…" : "同步中 8…"
+            case .synced: english ? "Synced " : "已同步 "
+            case .retrying: english ? "Retrying 1/3 in 1s" : "1 秒後重試 1/3"
+            case .failed: english ? "Sync failed · next try in 15s" : "同步失敗 · 15 秒後再試"
+            case .offline: english ? "Offline: 8 pending" : "離線：8 筆待同步"
+            case .notSignedIn: english ? "Not signed in — local only" : "未登入 — 僅限本機"
+            case .signedOutByServer: english ? "Signed out by the server" : "已被伺服器登出"
+            case .quotaExceeded: english ? "Quota exceeded — local only" : "超出儲存配額 — 僅限本機"
+            case .wrongAccount: english ? "Another account's ideas — local only" : "靈感屬於其他帳號 — 僅限本機"
+            }
+        }
+
+        /// Whether a sync can happen in this state, so that the bar says how changes arrive.
+        var canSync: Bool {
+            switch self {
+            case .starting, .syncing, .synced, .retrying, .failed: true
+            default: false
+            }
+        }
+    }
+
+    /// The longest reason a retry carries: a certificate this device does not trust.
+    static let longestReason = CloudError.untrustedServer(
+        host: "ideabox-server.household.example.internal",
+        reason: "its certificate is not signed by an authority this device trusts (self-signed or expired?); "
+            + "sign in again with --ca-cert FILE to trust a private authority")
+
+    @Test(arguments: State.allCases, Language.allCases)
+    func everyStateAt80And40Columns(state: State, language: Language) throws {
+        let (app, frames) = try Self.render(state, language: language)
+        for (columns, frame) in frames {
+            let name = "status-bar/\(state.rawValue)-\(columns)-\(language == .english ? "en" : "zh")"
+            try Screens.expect(frame, matches: name)
+            let bar = Layout.line(frame.grid.rows - 1, of: frame.grid).trimmingCharacters(in: .whitespaces)
+            let words = state.words(language)
+            #expect(bar.hasPrefix(words), "\(name): the state's words are cut: \(bar)")
+            let live = app.text.delivery(.live)
+            let saysLive = bar.hasSuffix(live) || bar.contains("\(live) · ")
+            #expect(state.canSync || !saysLive, "\(name): nothing is live in this state: \(bar)")
+            #expect(!state.canSync || columns < 80 || saysLive, "\(name): \(bar)")
+        }
+    }
+
+    /// A message explaining the sync state (why `s` sent nothing) goes as soon as the state
+    /// changes, so the bar and the message never contradict each other.
+    @Test func aSyncMessageGoesWhenTheStateChanges() throws {
+        let remote = try ScriptedRemote()
+        let (app, engine, scheduler) = try Self.app(remote: remote, language: .english)
+        remote.failure.withLock { $0 = .quotaExceeded }
+        engine.start()
+        scheduler.runDue()
+        app.tick()
+        app.handle(.char("s"))
+        #expect(app.status.message?.text == "Nothing sent: the account's storage is full.")
+        scheduler.runDue()
+        app.tick()
+        #expect(app.status.message != nil, "the same state again keeps the message")
+        remote.failure.withLock { $0 = nil }
+        scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        app.tick()
+        #expect(app.status.sync.state.hasPrefix("Synced"))
+        #expect(app.status.message == nil, "\(String(describing: app.status.message))")
+        engine.stop()
+    }
+
+    /// A message longer than the room beside the bar shows whole above it, wrapped.
+    @Test func aLongMessageShowsWholeAboveTheBar() throws {
+        let repository = try Self.repository(language: .english)
+        let app = AppModel(repository: repository, language: .english, clock: .fixed(ScreenFixtures.now))
+        try app.start()
+        app.resize(rows: 10, columns: 40)
+        app.handle(.char("x"))
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: "status-bar/long-message-40-en")
+        let text = (7...8).map { Layout.line($0, of: frame.grid).trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(text == "Marked done: “Offline-first sync for the ideas list”", "\(frame.grid.renderText())")
+    }
+
+    // MARK: Fixtures
+
+    private static func repository(language: Language) throws -> IdeaRepository {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let database = try IdeaDatabase.inMemory(firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
+        let repository = database.repository(clock: .fixed(ScreenFixtures.now), ids: .counting(from: 1000))
+        _ = try repository.importIdeas(ideas)
+        return repository
+    }
+
+    private static func app(
+        remote: ScriptedRemote, language: Language
+    ) throws -> (AppModel, SyncEngine, ManualSyncScheduler) {
+        let repository = try repository(language: language)
+        let scheduler = ManualSyncScheduler(start: ScreenFixtures.now)
+        remote.base = remote.cloud.database(forDevice: "screen")
+        let engine = SyncEngine(
+            session: SyncSession(repository: repository, database: remote, clock: .fixed(ScreenFixtures.now)), scheduler: scheduler)
+        let hooks = SyncHooks(
+            engine: engine, isNetworkOn: { try !remote.cloud.status(device: "screen").isOffline },
+            setNetworkOn: { try remote.cloud.setOffline(!$0, device: "screen") })
+        let app = AppModel(repository: repository, language: language, clock: .fixed(ScreenFixtures.now), sync: hooks)
+        try app.start()
+        app.resize(rows: 24, columns: 80)
+        return (app, engine, scheduler)
+    }
+
+    /// The app in `state` with a long poll held, rendered at 80x24 and 40x12.
+    private static func render(_ state: State, language: Language) throws -> (AppModel, [(Int, Frame)]) {
+        let remote = try ScriptedRemote()
+        let (app, engine, scheduler) = try app(remote: remote, language: language)
+        defer { engine.stop() }
+        engine.deliveryChanged(.live)
+        var frames: [(Int, Frame)] = []
+        func capture() {
+            app.tick()
+            for (rows, columns) in [(24, 80), (12, 40)] {
+                app.resize(rows: rows, columns: columns)
+                frames.append((columns, AppScreen.render(app)))
+            }
+        }
+        switch state {
+        case .starting:
+            capture()
+            return (app, frames)
+        case .syncing:
+            remote.during = capture
+        case .synced:
+            break
+        case .retrying, .failed:
+            remote.failure.withLock { $0 = Self.longestReason }
+        case .offline:
+            try remote.cloud.setOffline(true, device: "screen")
+        case .notSignedIn:
+            try remote.cloud.signOut(device: "screen")
+        case .signedOutByServer:
+            remote.failure.withLock { $0 = .tokenRefused }
+        case .quotaExceeded:
+            remote.failure.withLock { $0 = .quotaExceeded }
+        case .wrongAccount:
+            try app.repository.bindAccount("家裡的帳號-personal-account-of-the-family")
+            remote.account.withLock { $0 = "工作帳號" }
+        }
+        engine.start()
+        scheduler.runDue()
+        if state == .failed {
+            for _ in 1...3 { scheduler.advance(by: 4000) }
+        }
+        if state != .syncing { capture() }
+        return (app, frames)
+    }
+}
+
+/// The embedded remote, failing every request with `failure` while it is set, signed in to
+/// `account` when that is set, and calling `during` in the middle of its first request.
+final class ScriptedRemote: CloudDatabase, @unchecked Sendable {
+    let cloud: SimulatedCloud
+    nonisolated(unsafe) var base: (any CloudDatabase)!
+    let failure = Mutex<CloudError?>(nil)
+    let account = Mutex<String?>(nil)
+    nonisolated(unsafe) var during: (() -> Void)?
+
+    init() throws {
+        cloud = try SimulatedCloud.inMemory(clock: .fixed(ScreenFixtures.now))
+    }
+
+    var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
+
+    private func check() throws {
+        if let during {
+            self.during = nil
+            during()
+        }
+        if let failure = failure.withLock({ $0 }) { throw failure }
+    }
+
+    func accountStatus() throws -> AccountStatus {
+        if let account = account.withLock({ $0 }) { return .available(accountName: account) }
+        return try base.accountStatus()
+    }
+    func createZone(_ zone: RecordZoneID) throws {
+        try check()
+        try base.createZone(zone)
+    }
+    func deleteZone(_ zone: RecordZoneID) throws {
+        try check()
+        try base.deleteZone(zone)
+    }
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        try check()
+        return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+    }
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        try check()
+        return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+    }
+    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try check()
+        return try base.records(in: zone, ofType: recordType)
+    }
+    func uploadAsset(_ data: Data) throws -> AssetReference {
+        try check()
+        return try base.uploadAsset(data)
+    }
+    func fetchAsset(_ reference: AssetReference) throws -> Data {
+        try check()
+        return try base.fetchAsset(reference)
+    }
+}
