@@ -58,7 +58,7 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     }
 
     /// The failure a remote error means.
-    init(_ error: CloudError) {
+    public init(_ error: CloudError) {
         switch error.code {
         case .networkUnavailable: self = .offline
         case .notAuthenticated: self = .notSignedIn

@@ -44,4 +44,15 @@ import Testing
         expired = status.expireMessage(now: Self.now.adding(milliseconds: 7000))
         #expect(expired)
     }
+
+    /// A message that explains the sync state goes when the state changes; others stay.
+    @Test func aSyncMessageGoesWithItsState() {
+        var status = StatusModel(sync: SyncWords("Quota exceeded — local only"))
+        status.show("Nothing sent: the account's storage is full.", tone: .error, now: Self.now, isAboutSync: true)
+        status.syncStateChanged()
+        #expect(status.message == nil)
+        status.show("Saved “a”", tone: .success, now: Self.now)
+        status.syncStateChanged()
+        #expect(status.message?.text == "Saved “a”")
+    }
 }

@@ -31,6 +31,40 @@ import Testing
         }
     }
 
+    /// Local mode looks every two seconds without a word: signed out for 20 s is one status,
+    /// not ten (the bar never flickers to "Syncing", `sync --watch` prints one line); a sign-in
+    /// made meanwhile is noticed by the next look.
+    @Test func localModeLooksQuietlyAndNoticesASignIn() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let statuses = Mutex<[SyncStatus.Kind]>([])
+        let engine = SyncEngine(session: a.session, scheduler: fixture.scheduler, onStatus: { status in
+            statuses.withLock { $0.append(status.kind) }
+        })
+        try fixture.cloud.signOut(device: "a")
+        engine.start()
+        fixture.scheduler.advance(by: 20_000)
+        #expect(statuses.withLock { $0 } == [.syncing, .notSignedIn])
+        try fixture.cloud.signIn(device: "a", account: "default")
+        fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        #expect(statuses.withLock { $0 } == [.syncing, .notSignedIn, .synced])
+        engine.stop()
+    }
+
+    /// A token the server refuses is its own state, local mode until a new sign-in.
+    @Test func aRefusedTokenIsSignedOutByTheServer() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        try fixture.cloud.scriptErrors([ScriptedError(CloudError.tokenRefused)], device: "a")
+        a.engine.start()
+        fixture.scheduler.runDue()
+        #expect(a.engine.status == .signedOutByServer)
+        #expect(!a.engine.status.canSync)
+        fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        guard case .synced = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        a.engine.stop()
+    }
+
     @Test func retriesWaitOneTwoThenFourSecondsThenMoreSlowlyUpToThirtySeconds() throws {
         #expect((1...8).map(SyncEngine.retryDelay(afterFailure:)) == [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000])
     }
