@@ -9,7 +9,7 @@ enum SyncLogScreen {
         let box = Box(top: 2, left: 0, height: grid.rows - 4, width: grid.columns)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: text.syncLogTitle, style: AppScreen.accent)
-        let lines = log.lines(in: text).map { line -> (String, CellStyle) in
+        let lines = log.rows(in: text, width: app.syncLogTextWidth).map { line -> (String, CellStyle) in
             let style: CellStyle = switch line.tone {
             case .plain: .plain
             case .muted: AppScreen.muted

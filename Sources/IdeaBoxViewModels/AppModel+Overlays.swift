@@ -11,6 +11,8 @@ extension AppModel {
     /// Lines of the sync log overlay that show at once: the screen less the header, the
     /// box's edges, its footer and the status lines.
     public var syncLogVisibleRows: Int { max(1, size.rows - 8) }
+    /// The columns a sync log line may take before it wraps: the overlay's, less its frame.
+    public var syncLogTextWidth: Int { max(8, size.columns - 4) }
 
     /// A key while help is open: the scrolling keys scroll it, any other key closes it.
     func handleHelp(_ key: Key) {
@@ -39,7 +41,7 @@ extension AppModel {
             }
             return
         }
-        let limit = max(0, log.lineCount - syncLogVisibleRows)
+        let limit = max(0, log.rows(in: text, width: syncLogTextWidth).count - syncLogVisibleRows)
         if let scroll = Self.scrolled(min(log.scroll, limit), by: key, page: syncLogVisibleRows, limit: limit) {
             log.scroll = scroll
             syncLog = log

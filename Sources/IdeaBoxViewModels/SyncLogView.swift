@@ -1,3 +1,4 @@
+import IdeaBoxCore
 import IdeaStore
 
 /// The sync log overlay (`l`): the newest log lines and conflicts, a scroll position, and
@@ -51,6 +52,20 @@ public struct SyncLogView: Sendable, Equatable {
             lines.append(contentsOf: text.conflictLines(conflict).map { Line($0, .plain) })
         }
         return lines
+    }
+
+    /// The overlay's lines wrapped to `width` columns, as the screen draws them: a line too
+    /// long goes on in the rows below it, indented, and is never cut.
+    public func rows(in text: UIText, width: Int) -> [Line] {
+        let width = max(8, width)
+        return lines(in: text).flatMap { line -> [Line] in
+            guard TextWidth.width(of: line.text) > width else { return [line] }
+            let first = TextWidth.wrap(line.text, toWidth: width)
+            guard let head = first.first else { return [line] }
+            let rest = line.text.dropFirst(head.range.count).drop(while: { $0 == " " })
+            let continued = TextWidth.wrap(String(rest), toWidth: width - 2).map { Line("  " + $0.text, line.tone) }
+            return [Line(head.text, line.tone)] + continued
+        }
     }
 
     /// One line of the overlay.

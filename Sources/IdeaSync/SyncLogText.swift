@@ -87,6 +87,8 @@ public enum SyncLogText {
          "%1 不會同步：資料夾只同步 Favorite.json 以及 Items/ 與 FavoriteItems/ 中的 .json 檔"),
         ("The network is off; changes wait on this device.", "網路已關閉；變更暫存在這台裝置"),
         ("Not signed in to an account; ideas stay on this device.", "尚未登入帳號；靈感只保存在這台裝置"),
+        ("The server refused this device's token (revoked?); sign in again with ideabox account sign-in.",
+         "伺服器拒絕了這台裝置的權杖（已撤銷？）；請以 ideabox account sign-in 重新登入"),
         ("The account's storage is full; ideas stay on this device.", "帳號儲存空間已滿；靈感只保存在這台裝置"),
         ("Signed in as %, but these ideas belong to %; sign in as % to sync them.",
          "目前登入的是 %1，但這些靈感屬於 %2；請登入 %3 以同步"),
