@@ -159,7 +159,7 @@ public struct UIText: Sendable {
     }
     /// A sync log line: its time, kind and message, in the user's language.
     public func logLine(_ entry: SyncLogEntry) -> String {
-        "\(clockTime(entry.occurredAt))  \(SyncLogText.kind(entry.kind, language)) \(SyncLogText.message(entry.message, language))"
+        "\(clockTime(entry.occurredAt))  \(SyncLogText.kind(entry.kind, language)) \(SyncLogText.message(entry, language))"
     }
 
     /// A conflict's lines: when and which idea, then the version that won and the one

@@ -105,7 +105,7 @@ extension IdeaRepository {
             }
             if summary.applied > 0 {
                 try appendLog(
-                    SyncLogEntry(occurredAt: syncedAt, kind: .download, message: "applied \(summary.applied) remote change(s)"),
+                    SyncLogEntry(occurredAt: syncedAt, event: .applied(count: summary.applied)),
                     db)
             }
             return summary
@@ -150,11 +150,7 @@ extension IdeaRepository {
             summary.conflicts += 1
         }
         if decision.replacedThisDevicesEdit, let stored {
-            try appendLog(
-                SyncLogEntry(
-                    occurredAt: syncedAt, kind: .conflict,
-                    message: "a newer edit from another device replaced this device's edit of “\(stored.idea.title)”"),
-                db)
+            try appendLog(SyncLogEntry(occurredAt: syncedAt, event: .editReplaced(title: stored.idea.title)), db)
         }
         let lostLocal = decision.conflict != nil && pending != nil
         switch decision.action {

@@ -181,8 +181,16 @@ extension IdeaRepository {
     }
 
     /// Appends a line to the sync log.
-    public func logSyncEvent(_ kind: SyncLogEntry.Kind, _ message: String, at time: Timestamp) throws {
-        try appendSyncLog(SyncLogEntry(occurredAt: time, kind: kind, message: message))
+    public func logSyncEvent(_ event: SyncLogEvent, at time: Timestamp) throws {
+        try appendSyncLog(SyncLogEntry(occurredAt: time, event: event))
+    }
+
+    /// Appends a line to the sync log whose words belong to another layer (the library),
+    /// in both languages, as `kind`.
+    public func logSyncEvent(_ kind: SyncLogEntry.Kind, english: String, chinese: String, at time: Timestamp) throws {
+        var entry = SyncLogEntry(occurredAt: time, event: .words(english: english, chinese: chinese))
+        entry.kind = kind
+        try appendSyncLog(entry)
     }
 
     /// Queues every idea and every delete to be sent again: for a remote that lost them
@@ -322,11 +330,14 @@ extension IdeaRepository {
         }
     }
 
-    /// Records why the last sync failed, and logs it.
-    public func recordSyncFailure(_ reason: String, at time: Timestamp) throws {
+    /// Records why the last sync failed (in English, what `status` shows), and logs it in
+    /// both languages.
+    public func recordSyncFailure(english: String, chinese: String, at time: Timestamp) throws {
         try writer.write { db in
-            try db.run(sql: "UPDATE syncMetadata SET lastSyncError = ? WHERE id = 1", arguments: [reason])
-            try appendLog(SyncLogEntry(occurredAt: time, kind: .error, message: reason), db)
+            try db.run(sql: "UPDATE syncMetadata SET lastSyncError = ? WHERE id = 1", arguments: [english])
+            var entry = SyncLogEntry(occurredAt: time, event: .words(english: english, chinese: chinese))
+            entry.kind = .error
+            try appendLog(entry, db)
         }
     }
 

@@ -14,6 +14,7 @@ public enum IdeaSchema {
         case outboxOrder = "v6-outbox-order"
         case pendingSince = "v7-outbox-pending-since"
         case fieldStamps = "v8-field-stamps-and-history"
+        case syncLogEvents = "v9-sync-log-events"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -31,6 +32,11 @@ public enum IdeaSchema {
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN pendingSince INTEGER")
         }
         migrator.registerMigration(Migration.fieldStamps.rawValue, migrate: addFieldStampsAndHistory)
+        // What each sync log line says, with its values (JSON of `SyncLogEvent`), so that
+        // each language has its words; older lines keep only their English.
+        migrator.registerMigration(Migration.syncLogEvents.rawValue) { db in
+            try db.execute(sql: "ALTER TABLE syncLog ADD COLUMN event TEXT")
+        }
         return migrator
     }
 

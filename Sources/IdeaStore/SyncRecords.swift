@@ -49,15 +49,31 @@ public struct SyncLogEntry: Sendable, Equatable, Codable {
     public var occurredAt: Timestamp
     /// What kind of event it was.
     public var kind: Kind
-    /// What happened, in a line.
+    /// What happened, in a line of English (what `log --json` prints).
     public var message: String
+    /// What happened, with its values, for each language's words; nil on lines written
+    /// before events were kept (shown by their English, or the patterns that translate it).
+    public var event: SyncLogEvent?
 
-    /// A sync log entry.
+    /// A sync log entry with only its words.
     public init(occurredAt: Timestamp, kind: Kind, message: String) {
         self.occurredAt = occurredAt
         self.kind = kind
         self.message = message
     }
+
+    /// The entry of `event`, its kind and English words taken from it.
+    public init(occurredAt: Timestamp, event: SyncLogEvent) {
+        self.init(occurredAt: occurredAt, kind: event.kind, message: event.text(in: .english))
+        self.event = event
+    }
+
+    /// The line in `language`, if it was kept as an event.
+    public func text(in language: Language) -> String? {
+        event?.text(in: language)
+    }
+
+    enum CodingKeys: String, CodingKey { case occurredAt, kind, message }
 }
 
 /// This device's sync bookkeeping.
@@ -115,11 +131,7 @@ extension IdeaRepository {
         try db.execute(
             sql: "DELETE FROM conflictLog WHERE id <= (SELECT max(id) FROM conflictLog) - ?",
             arguments: [Self.conflictLogLimit])
-        try appendLog(
-            SyncLogEntry(
-                occurredAt: conflict.occurredAt, kind: .conflict,
-                message: Self.conflictLine(conflict)),
-            db)
+        try appendLog(SyncLogEntry(occurredAt: conflict.occurredAt, event: Self.conflictEvent(conflict)), db)
     }
 
     /// The logged conflicts, newest first.
@@ -156,11 +168,11 @@ extension IdeaRepository {
     /// The sync log's line for a conflict: the idea's title and the start of its id, the
     /// fields both sides wrote and how each was settled, e.g. `on “Plan” (1dea0001): title
     /// Remote, isCompleted Local; resolved: Remote`.
-    static func conflictLine(_ conflict: ConflictRecord) -> String {
-        let fields = conflict.orderedFields.map { "\($0.rawValue) \(conflict.fields[$0]!.rawValue)" }
-        let detail = fields.isEmpty ? "" : ": " + fields.joined(separator: ", ")
-        return "on “\(conflict.title)” (\(conflict.ideaId.lowercasedString.prefix(8)))\(detail); "
-            + "resolved: \(conflict.resolution.rawValue)"
+    static func conflictEvent(_ conflict: ConflictRecord) -> SyncLogEvent {
+        .conflict(
+            title: conflict.title, id: String(conflict.ideaId.lowercasedString.prefix(8)),
+            fields: conflict.orderedFields.map { SyncLogEvent.FieldOutcome($0, conflict.fields[$0]!) },
+            resolution: conflict.resolution)
     }
 
     /// Adds a line to the sync log, keeping only the newest 1000.
@@ -173,7 +185,10 @@ extension IdeaRepository {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM syncLog ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
                 let kind: String = row["kind"]
-                return SyncLogEntry(occurredAt: row["occurredAt"], kind: SyncLogEntry.Kind(rawValue: kind) ?? .info, message: row["message"])
+                var entry = SyncLogEntry(occurredAt: row["occurredAt"], kind: SyncLogEntry.Kind(rawValue: kind) ?? .info, message: row["message"])
+                let event: String? = row["event"]
+                entry.event = event.flatMap { try? JSONDecoder().decode(SyncLogEvent.self, from: Data($0.utf8)) }
+                return entry
             }
         }
     }
@@ -208,9 +223,10 @@ extension IdeaRepository {
     }
 
     func appendLog(_ entry: SyncLogEntry, _ db: Database) throws {
+        let event = try entry.event.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try db.execute(
-            sql: "INSERT INTO syncLog (occurredAt, kind, message) VALUES (?, ?, ?)",
-            arguments: [entry.occurredAt, entry.kind.rawValue, entry.message])
+            sql: "INSERT INTO syncLog (occurredAt, kind, message, event) VALUES (?, ?, ?, ?)",
+            arguments: [entry.occurredAt, entry.kind.rawValue, entry.message, event])
         try db.execute(
             sql: "DELETE FROM syncLog WHERE id <= (SELECT max(id) FROM syncLog) - ?",
             arguments: [Self.syncLogLimit])

@@ -67,9 +67,6 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
         default: self = .transient(error)
         }
     }
-
-    /// A short English line for the sync log.
-    var logLine: String { message(in: .english) }
 }
 
 /// What one sync did.

@@ -2,10 +2,9 @@ import IdeaBoxCore
 import IdeaStore
 
 /// The sync log as `ideabox log` and the app's log overlay show it, in the user's language.
-/// The engine, the store and the library keep their log lines in English (the stored form,
-/// also in `log --json`); this table, English and Chinese side by side, translates them
-/// when they are shown. A line no pattern matches (a remote's own error text) is shown as
-/// stored.
+/// Lines are kept as events (`SyncLogEvent`), which have both languages' words; lines kept
+/// before that have only their English, which the table below translates when they are
+/// shown. A line no pattern matches is shown as stored.
 public enum SyncLogText {
     /// `entry`'s kind as a label, padded so that the messages line up.
     public static func kind(_ kind: SyncLogEntry.Kind, _ language: Language) -> String {
@@ -33,6 +32,12 @@ public enum SyncLogText {
         case (.remote, .traditionalChinese): "遠端勝出"
         case (.tieBreaker, .traditionalChinese): "同時修改，依裝置識別碼決定"
         }
+    }
+
+    /// A log entry's line in `language`: its event's words, or for a line kept before
+    /// events were, its English translated by the patterns below.
+    public static func message(_ entry: SyncLogEntry, _ language: Language) -> String {
+        entry.text(in: language) ?? message(entry.message, language)
     }
 
     /// A stored log message in `language`.

@@ -28,7 +28,8 @@ public struct SyncSession: Sendable {
 
     /// Records why a sync failed: the last error, and a line in the sync log.
     public func recordFailure(_ failure: SyncFailure) {
-        try? repository.recordSyncFailure(failure.logLine, at: clock.now())
+        try? repository.recordSyncFailure(
+            english: failure.message(in: .english), chinese: failure.message(in: .traditionalChinese), at: clock.now())
     }
 
     /// How many changes wait to be sent.
@@ -66,7 +67,7 @@ public struct SyncSession: Sendable {
             try repository.noteSeen(remote.compactMap(IdeaRecord.change(from:)))
             try repository.rememberRemoteTags(tags)
             try repository.restampEverything(deleting: tags.keys.filter { !local.contains($0) })
-            try repository.logSyncEvent(.warning, "overwriting the remote with this device's \(local.count) ideas", at: clock.now())
+            try repository.logSyncEvent(.overwriting(count: local.count), at: clock.now())
             try push(into: &report)
             try pull(into: &report)
             try repository.recordSyncSuccess(at: clock.now())
@@ -78,6 +79,7 @@ public struct SyncSession: Sendable {
     /// from changes still waiting to be sent. Returns the differences.
     public func checkIntegrity() throws(SyncFailure) -> [String] {
         var differences: [String] = []
+        var events: [SyncLogEvent] = []
         try perform {
             try prepare()
             var remote: [UUID: RemoteChange] = [:]
@@ -89,38 +91,47 @@ public struct SyncSession: Sendable {
                 let id = local.ideaId
                 let theirs = remote.removeValue(forKey: id)
                 guard !pending.contains(id) else { return }
+                let shortId = String(id.lowercasedString.prefix(8))
                 switch (local, theirs) {
-                case (.saved, nil):
-                    differences.append("\(id.lowercasedString) is here but not on the remote")
+                case let (.saved(idea, _), nil):
+                    events.append(.onlyHere(title: idea.title, id: shortId))
                 case (.deleted, nil):
                     break
                 case let (_, theirs?) where !Self.agree(local, theirs):
-                    differences.append("\(id.lowercasedString) differs: here \(local.order.timestamp), remote \(theirs.order.timestamp)")
+                    events.append(.differs(
+                        title: Self.title(of: local) ?? Self.title(of: theirs) ?? "", id: shortId,
+                        here: local.order.timestamp, remote: theirs.order.timestamp))
                 default:
                     break
                 }
             }
             for (id, change) in remote where !pending.contains(id) {
-                if case .saved = change {
-                    differences.append("\(id.lowercasedString) is on the remote but not here")
+                if case .saved(let idea, _) = change {
+                    events.append(.onlyOnRemote(title: idea.title, id: String(id.lowercasedString.prefix(8))))
                 }
             }
             let now = clock.now()
-            for difference in differences.prefix(20) {
-                try repository.logSyncEvent(.warning, "integrity: " + difference, at: now)
+            for difference in events.prefix(20) {
+                try repository.logSyncEvent(difference, at: now)
             }
-            if differences.count > 20 {
-                try repository.logSyncEvent(.warning, "integrity: \(differences.count - 20) more differences", at: now)
+            if events.count > 20 {
+                try repository.logSyncEvent(.integrityMoreDifferences(count: events.count - 20), at: now)
             }
-            if differences.isEmpty {
-                try repository.logSyncEvent(.info, "integrity: this device and the remote agree", at: now)
+            if events.isEmpty {
+                try repository.logSyncEvent(.integrityAgrees, at: now)
             }
+            differences = events.map { $0.text(in: .english) }
         }
         return differences
     }
 
     /// Whether two states of an idea are the same: the same delete, or the same values with
     /// the same field stamps.
+    /// The idea's title, if the change holds the idea.
+    private static func title(of change: RemoteChange) -> String? {
+        if case .saved(let idea, _) = change { idea.title } else { nil }
+    }
+
     private static func agree(_ here: RemoteChange, _ there: RemoteChange) -> Bool {
         switch (here, there) {
         case let (.deleted(_, mine), .deleted(_, theirs)): mine == theirs
@@ -205,7 +216,7 @@ public struct SyncSession: Sendable {
                     page = try fetchPage(since: token)
                 }
             } catch let error as CloudError where error.code == .changeTokenExpired && token != nil {
-                try repository.logSyncEvent(.warning, "change token expired: fetching everything again", at: clock.now())
+                try repository.logSyncEvent(.changeTokenExpired, at: clock.now())
                 try repository.beginPullFromStart()
                 token = nil
                 refetched = []
@@ -222,7 +233,7 @@ public struct SyncSession: Sendable {
                 prefetched = BackgroundWork { try session.fetchPage(since: changes.token) }
             }
             for recordID in page.invalid {
-                try repository.logSyncEvent(.warning, "skipped an invalid remote record \(recordID)", at: clock.now())
+                try repository.logSyncEvent(.skippedInvalidRecord(name: "\(recordID)"), at: clock.now())
             }
             let deletedIds = changes.deleted.compactMap { IdeaRecord.ideaId(of: $0.recordID) }
             if !deletedIds.isEmpty {
@@ -336,7 +347,7 @@ public struct SyncSession: Sendable {
             _ = try settle(sent.changes, result, into: &report)
         }
         if report.sent > 0 {
-            try repository.logSyncEvent(.upload, "sent \(report.sent) change(s)", at: clock.now())
+            try repository.logSyncEvent(.sent(count: report.sent), at: clock.now())
         }
         if let transientFailure {
             throw SyncFailure(transientFailure)
@@ -405,7 +416,7 @@ public struct SyncSession: Sendable {
     }
 
     private func recreateZone() throws {
-        try repository.logSyncEvent(.warning, "the remote zone was missing: creating it and sending everything again", at: clock.now())
+        try repository.logSyncEvent(.zoneMissing, at: clock.now())
         try database.createZone(IdeaRecord.zone)
         try repository.forgetRemoteTags()
         try repository.requeueEverything()

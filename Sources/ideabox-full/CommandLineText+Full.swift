@@ -118,7 +118,7 @@ extension CommandLineText {
 
     /// One line of `log`: time, kind (lined up) and message.
     static func logLine(_ entry: SyncLogEntry, _ language: Language) -> String {
-        "\(entry.occurredAt.iso8601)  \(SyncLogText.kind(entry.kind, language))  \(SyncLogText.message(entry.message, language))"
+        "\(entry.occurredAt.iso8601)  \(SyncLogText.kind(entry.kind, language))  \(SyncLogText.message(entry, language))"
     }
 
     /// One line of `log --conflicts`: time, the idea's full id (it may be deleted, so no

@@ -31,6 +31,19 @@ import Testing
         #expect(try sandbox.succeed(on: "A", ["log", "--json"], environment: ["LANG": "zh_TW.UTF-8"]).contains("sent 1 change(s)"))
     }
 
+    /// A failure is kept with both languages' words: a server that is not there is named
+    /// in Chinese, host and cause, with no English left in the line.
+    @Test func aFailureIsLoggedInBothLanguages() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(on: "A", ["account", "sign-in", "alice", "--server", "http://127.0.0.1:1", "--token", "ibx_x", "--no-check"])
+        let failed = try sandbox.run(on: "A", ["sync"], environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(failed.status != 0 && failed.stderr == "ideabox: 遠端發生錯誤：127.0.0.1:1 沒有服務在聽（連線被拒）\n", "\(failed)")
+        let chinese = try sandbox.succeed(on: "A", ["log"], environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(chinese.hasSuffix("  錯誤  遠端發生錯誤：127.0.0.1:1 沒有服務在聽（連線被拒）\n"), "\(chinese)")
+        let english = try sandbox.succeed(on: "A", ["log"])
+        #expect(english.hasSuffix("  error     The remote failed: nothing listens at 127.0.0.1:1 (connection refused).\n"), "\(english)")
+    }
+
     @Test func bothEditTheNewestWinsSilentlyAndTheConflictIsLogged() throws {
         let (sandbox, id) = try Self.conflict()
         #expect(try sandbox.idea(id, on: "A").title == "Edited on B")

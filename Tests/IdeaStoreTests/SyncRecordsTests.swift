@@ -58,7 +58,7 @@ import Testing
             ideaId: id, occurredAt: StoreFixture.start, local: Self.idea(1), remote: Self.idea(1), resolution: .remote,
             fields: [.isCompleted: .local, .title: .remote]))
         let short = id.uuidString.lowercased().prefix(8)
-        #expect(try store.repository.syncLog() == [
+        #expect(try store.repository.syncLog().map { SyncLogEntry(occurredAt: $0.occurredAt, kind: $0.kind, message: $0.message) } == [
             SyncLogEntry(
                 occurredAt: StoreFixture.start, kind: .conflict,
                 message: "on “\(Self.idea(1).title)” (\(short)): title Remote, isCompleted Local; resolved: Remote"),
@@ -67,6 +67,11 @@ import Testing
                 message: "on “\(Self.idea(1).title)” (\(short)); resolved: TieBreaker"),
         ])
         #expect(try store.repository.conflicts().first?.fields == [.isCompleted: .local, .title: .remote])
+        // Kept as an event, the line has Chinese words too.
+        #expect(try store.repository.syncLog().map { $0.text(in: .traditionalChinese) } == [
+            "「\(Self.idea(1).title)」（\(short)）的衝突：標題取遠端、完成狀態取本機；遠端勝出",
+            "「\(Self.idea(1).title)」（\(short)）的衝突已解決：時間相同，依裝置識別碼決定",
+        ])
     }
 
     @Test func resolutionNamesAreTheDocumentedOnes() {

@@ -567,8 +567,10 @@ import Testing
         let differences = try a.session.checkIntegrity()
         #expect(differences.count == 2)
         let warnings = try a.repository.syncLog().filter { $0.kind == .warning }.map(\.message)
-        #expect(warnings.contains { $0.hasPrefix("integrity: \(idea.id.lowercasedString) differs") })
-        #expect(warnings.contains { $0.hasSuffix("is on the remote but not here") })
+        // Named by title, with the start of the id.
+        let shortId = idea.id.lowercasedString.prefix(8)
+        #expect(warnings.contains { $0.hasPrefix("integrity: “\(idea.title)” (\(shortId)) differs") }, "\(warnings)")
+        #expect(warnings.contains { $0.hasPrefix("integrity: “stray” (") && $0.hasSuffix("is on the remote but not here") }, "\(warnings)")
     }
 
     @Test func theIntegrityCheckRunsAfterTheFirstSuccessfulSync() throws {

@@ -45,7 +45,9 @@ extension CommandContext {
             case .warning: .warning
             case .info: .info
             }
-            try? repository.logSyncEvent(kind, message, at: clock.now())
+            // The library's lines are its own English; the table translates them once, here.
+            try? repository.logSyncEvent(
+                kind, english: message, chinese: SyncLogText.message(message, .traditionalChinese), at: clock.now())
         }
     }
 }
