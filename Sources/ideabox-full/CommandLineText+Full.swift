@@ -204,7 +204,7 @@ extension CommandLineText {
     /// `remote status`, one field a line.
     static func remoteStatusLines(_ status: RemoteDeviceStatus, _ language: Language) -> [String] {
         let rates = status.errorRates.map { "  " + rate($0, language) }
-        let scripted = status.scriptedErrors.map { "  " + error($0.error, operation: $0.operation) }
+        let scripted = status.scriptedErrors.map { "  " + error($0.error, operation: $0.operation, language) }
         switch language {
         case .english:
             return [
@@ -241,7 +241,7 @@ extension CommandLineText {
 
     /// `remote fault script`.
     static func faultsScripted(_ errors: [ScriptedError], device: String, _ language: Language) -> String {
-        let names = errors.map { error($0.error, operation: nil) }
+        let names = errors.map { error($0.error, operation: nil, language) }
         let kind = errors.first?.operation.map { "\($0.rawValue) " } ?? ""
         switch (language, errors.count) {
         case (.english, 1): return "Profile \(device): the next \(kind)request fails with \(names[0])."
@@ -264,7 +264,7 @@ extension CommandLineText {
     /// `25% of modify requests fail with serviceUnavailable (retry after 5 s)`
     private static func rate(_ rate: ErrorRate, _ language: Language) -> String {
         let share = number((rate.probability * 1000).rounded() / 10) + "%"
-        let error = self.error(rate.error, operation: nil)
+        let error = self.error(rate.error, operation: nil, language)
         switch (language, rate.operation) {
         case let (.english, operation?): return "\(share) of \(operation.rawValue) requests fail with \(error)"
         case (.english, nil): return "\(share) of requests fail with \(error)"
@@ -273,13 +273,14 @@ extension CommandLineText {
         }
     }
 
-    /// `serviceUnavailable (retry after 5 s)`, with `, modify only` for one kind of request
-    /// (code names and units stay English in both languages, as the commands take them).
-    private static func error(_ error: CloudError, operation: CloudOperation?) -> String {
+    /// `serviceUnavailable (retry after 5 s)`, with `, modify only` for one kind of request:
+    /// the code name as the commands take it, the rest in `language`.
+    private static func error(_ error: CloudError, operation: CloudOperation?, _ language: Language) -> String {
         var details: [String] = []
-        if let seconds = error.retryAfter { details.append("retry after \(number(seconds)) s") }
-        if let operation { details.append("\(operation.rawValue) only") }
-        return error.code.rawValue + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
+        let english = language == .english
+        if let seconds = error.retryAfter { details.append(english ? "retry after \(number(seconds)) s" : "\(number(seconds)) 秒後重試") }
+        if let operation { details.append(english ? "\(operation.rawValue) only" : "僅限 \(operation.rawValue)") }
+        return error.code.rawValue + (details.isEmpty ? "" : english ? " (\(details.joined(separator: ", ")))" : "（\(details.joined(separator: "，"))）")
     }
 
     private static func number(_ value: Double) -> String {

@@ -25,6 +25,15 @@ import Testing
             """)
     }
 
+    /// In Chinese, only the code name (as the command takes it) stays English.
+    @Test func faultsInChinese() throws {
+        let sandbox = try Sandbox()
+        let added = try sandbox.run(
+            on: "A", ["remote", "fault", "add", "serviceUnavailable", "--retry-after", "5", "--operation", "modify"],
+            environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(added.stdout == "設定檔 A：100% 的 modify 請求以 serviceUnavailable（5 秒後重試） 失敗\n", "\(added)")
+    }
+
     @Test func faultsAreShownAndCleared() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.succeed(
