@@ -44,8 +44,13 @@ final class DeviceProcess {
 
     /// Starts `ideabox arguments…` and returns at once.
     func start(_ arguments: [String]) throws -> RunningChild {
+        try startWithOutput(arguments).child
+    }
+
+    /// Starts `ideabox arguments…` and returns at once, with the file its standard output goes to.
+    func startWithOutput(_ arguments: [String]) throws -> (child: RunningChild, output: URL) {
         let (output, error) = files()
-        return try ChildProcess.start(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
+        return (try ChildProcess.start(ideabox.path, arguments, environment: environment, output: output.path, error: error.path), output)
     }
 
     /// A file in the data root.

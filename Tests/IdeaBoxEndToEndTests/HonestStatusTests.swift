@@ -36,6 +36,57 @@ import Testing
                 "\(screen)")
     }
 
+    /// On the embedded remote: a sign-out and a sign-in made by other commands reach the
+    /// running app, which says it is local only meanwhile (and nothing about `live`).
+    @Test func aSignOutAndASignInFromTheCommandLineReachTheRunningApp() async throws {
+        let session = try TmuxSession()
+        defer { session.close() }
+        try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
+        try session.run(["account", "sign-out"])
+        try session.run(["add", "寫在登出時"])
+        let signedOut = try await session.waitFor("signed out") {
+            $0.statusBar.contains("Not signed in — local only · 1 pending · sign in: ideabox account sign-in")
+        }
+        #expect(!signedOut.statusBar.contains("live") && !signedOut.statusBar.contains("polling"))
+        try session.run(["account", "sign-in", "default"])
+        try await session.waitFor("synced again") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
+    }
+
+    /// `sync --watch` says a change of state once, not once per try: a revoked token is one
+    /// line however long it lasts, and a new sign-in made by another command is noticed.
+    @Test func syncWatchPrintsOneLinePerChangeOfState() async throws {
+        let server = try ServeProcess()
+        defer { server.close() }
+        let first = try server.addAccount("alice")
+        try await server.start()
+        let url = try server.url
+        let device = try DeviceProcess()
+        try device.run(["account", "sign-in", "alice", "--server", url, "--token", first])
+        let (watch, output) = try device.startWithOutput(["sync", "--watch"])
+        defer { _ = try? watch.stop() }
+        func lines() -> [String] {
+            ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        func waitFor(_ what: String, _ condition: ([String]) -> Bool) async throws {
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(15)
+            while !condition(lines()) {
+                guard clock.now < deadline else { throw EndToEndError(description: "Timed out waiting for \(what): \(lines())") }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+        }
+        try await waitFor("the first sync") { $0.contains { $0.contains("Synced:") } }
+        try server.command(["account", "token", "revoke", "alice", "first"])
+        try device.run(["add", "after the revoke"])
+        try await waitFor("signed out") { $0.contains { $0.contains("Signed out by the server") } }
+        // Local mode looks every 2 s without a word (SyncEngineTests counts the looks with a
+        // stepped clock); here, the whole time signed out is one line.
+        let second = try server.command(["account", "token", "add", "alice", "--label", "laptop"])
+        try device.run(["account", "sign-in", "alice", "--server", url, "--token", second])
+        try await waitFor("synced after the new sign-in") { $0.contains { $0.contains("Synced: 1 sent") } }
+        #expect(lines().filter { $0.contains("Signed out by the server") }.count == 1, "\(lines())")
+    }
+
     /// A wrong token is refused before it is kept: one sentence, a non-zero exit, and the
     /// sign-in that worked still syncs.
     @Test func aSignInIsCheckedBeforeItIsKept() async throws {
