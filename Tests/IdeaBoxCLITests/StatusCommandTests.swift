@@ -48,7 +48,7 @@ import Testing
             network: offline
             pending changes: 1
             stale changes: 0
-            changes arrive: when synced (no app or sync --watch is running)
+            changes arrive: not while offline (ideabox remote offline off, or o in the app)
             last sync: \(lastSync)
             last error: \(SyncMessage.offline)
             ideas belong to: default
@@ -74,9 +74,9 @@ import Testing
             網路: 離線
             待送出變更: 1
             逾期未確認: 0
-            變更送達: 同步時（沒有執行中的全螢幕介面或 sync --watch）
+            變更送達: 離線時不會送達（ideabox remote offline off，或在介面中按 o）
             上次同步: \(lastSync)
-            上次錯誤: \(SyncMessage.offline)
+            上次錯誤: 網路已關閉；變更暫存在這台裝置
             靈感所屬帳號: default
 
             """)

@@ -101,4 +101,10 @@ extension Screen {
     var statusBar: String {
         line(lines.count - 1)
     }
+
+    /// The status bar and the three rows above it, where a message too long for the bar
+    /// shows, as one line of text (a wrapped message reads whole).
+    var messages: String {
+        lines.suffix(4).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
 }

@@ -76,7 +76,7 @@ struct TwoAppsTests {
 
         try a.press("u")
         try await a.waitFor("undo refused") { screen in
-            screen.statusBar.contains("Changed on another device since; nothing undone")
+            screen.messages.contains("Changed on another device since; nothing undone")
         }
         try await a.keeps("B's words kept", for: .seconds(1)) { $0.line(2).contains("[ ] v1 v2") }
         #expect(try a.run(["show", String(id), "--profile", "b"]).contains("title: v1 v2"))
@@ -94,10 +94,10 @@ struct TwoAppsTests {
         try a.press("C-s")
         try await b.waitFor("the add in B") { $0.contains("All Ideas (1)") && $0.contains("Added by mistake") }
         try a.press("u")
-        try await a.waitFor("the add undone") { $0.contains("All Ideas (0)") && $0.statusBar.contains("Undid add of “Added by mistake”") }
+        try await a.waitFor("the add undone") { $0.contains("All Ideas (0)") && $0.messages.contains("Undid add of “Added by mistake”") }
         try await b.waitFor("the undo in B") { $0.contains("All Ideas (0)") }
         try a.press("C-r")
-        try await a.waitFor("the add redone") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Redid add of “Added by mistake”") }
+        try await a.waitFor("the add redone") { $0.contains("All Ideas (1)") && $0.messages.contains("Redid add of “Added by mistake”") }
         try await b.waitFor("the redo in B") { $0.contains("All Ideas (1)") && $0.contains("Added by mistake") }
     }
 
@@ -132,7 +132,7 @@ struct TwoAppsTests {
         try b.run(["sync"])
         try await a.waitFor("B's rename in A") { $0.line(2).contains("[ ] draft v1 v2  B's notes") }
         try a.press("u")
-        try await a.waitFor("undo refused") { $0.statusBar.contains("Changed on another device since; nothing undone") }
+        try await a.waitFor("undo refused") { $0.messages.contains("Changed on another device since; nothing undone") }
         try b.run(["sync"])
         #expect(try b.run(["show", id]).contains("title: draft v1 v2"))
     }

@@ -83,9 +83,10 @@ import Testing
         for (english, chinese) in pairs {
             #expect(english != chinese)
         }
-        // The keys are the same in both languages; only the form's label is translated.
-        #expect(Self.english.keyHelp.map { $0.keys.replacingOccurrences(of: "Form: ", with: "") }
-            == Self.chinese.keyHelp.map { $0.keys.replacingOccurrences(of: "表單：", with: "") })
+        // The keys are the same in both languages; only their words are translated.
+        let words = [("Form: ", "表單："), (", then ", " 之後按 "), ("Click", "點按"), ("Wheel", "滾輪"), ("Space", "空白鍵")]
+        #expect(Self.english.keyHelp.map { words.reduce($0.keys) { $0.replacingOccurrences(of: $1.0, with: $1.1) } }
+            == Self.chinese.keyHelp.map(\.keys))
         #expect(Self.chinese.keyHelp.last?.keys.hasPrefix("表單：") == true)
         #expect(Self.chinese.deleteQuestion("靈感") == "刪除「靈感」？y/n")
         #expect(Self.english.deleteQuestion("Idea") == "Delete “Idea”? y/n")

@@ -210,7 +210,13 @@ extension IdeaBoxCommand {
             if json {
                 print(try Output.json(status))
             } else {
-                print(CommandLineText.statusLines(status, server: sync.remote.credentials?.server, context.language)
+                // The error is kept in English; its log line has the person's language too.
+                var shown = status
+                if let error = status.lastSyncError,
+                   let logged = try sync.repository.syncLog(limit: 20).first(where: { $0.kind == .error && $0.message == error }) {
+                    shown.lastSyncError = SyncLogText.message(logged, context.language)
+                }
+                print(CommandLineText.statusLines(shown, server: sync.remote.credentials?.server, context.language)
                     .joined(separator: "\n"))
             }
         }
