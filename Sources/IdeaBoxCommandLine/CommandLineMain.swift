@@ -50,13 +50,23 @@ public enum CommandLineMain {
             print(CommandLineText.version)
             Foundation.exit(0)
         }
+        let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+        if language == .traditionalChinese {
+            // Help is written with nothing wrapped, so that each description is one line to
+            // translate; the terminal wraps what is long.
+            setenv("COLUMNS", String(HelpText.unwrappedColumns), 1)
+        }
         do {
             var command = try Root.parseAsRoot()
             try command.run()
             Foundation.exit(0)
         } catch {
-            guard Root.exitCode(for: error) == .validationFailure else { Root.exit(withError: error) }
-            let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+            let code = Root.exitCode(for: error)
+            if code == .success, language == .traditionalChinese {
+                print(HelpText.chinese(Root.fullMessage(for: error)))
+                Foundation.exit(0)
+            }
+            guard code == .validationFailure else { Root.exit(withError: error) }
             Output.error(CommandLineText.usageError(Root.message(for: error), language) + CommandLineText.seeHelp(language))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }

@@ -29,6 +29,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path), "asking the version opens no database")
     }
 
+    /// Under a Chinese locale every command's help is Chinese: each heading and description
+    /// (only usage lines, options and code names stay as typed). A description added without
+    /// its Chinese fails here.
+    @Test func everyCommandsHelpIsChineseUnderAChineseLocale() throws {
+        let sandbox = try Sandbox(language: "zh_TW.UTF-8")
+        var commands: [[String]] = [[]]
+        var checked = 0
+        while let command = commands.popLast() {
+            let result = try Self.run(sandbox, command + ["--help"])
+            #expect(result.status == 0, "\(command): \(result)")
+            var inSubcommands = false
+            for line in result.stdout.split(separator: "\n").map(String.init) {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if line == "子命令：" { inSubcommands = true; continue }
+                if inSubcommands, line.hasPrefix("  "), let name = trimmed.split(separator: " ").first,
+                   name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) {
+                    commands.append(command + [String(name)])
+                }
+                if trimmed.hasPrefix("詳細說明請見") { inSubcommands = false }
+                guard !line.hasPrefix("用法："), !trimmed.hasPrefix("-"), !trimmed.hasPrefix("<") else { continue }
+                #expect(line.unicodeScalars.contains { (0x3000...0x9FFF).contains($0.value) || (0xFF00...0xFFEF).contains($0.value) },
+                        "ideabox \(command.joined(separator: " ")) --help: \(line)")
+            }
+            checked += 1
+        }
+        #expect((40...60).contains(checked), "every command and subcommand once: \(checked)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path), "help opens no database")
+    }
+
     @Test(arguments: [["help"], ["--help"]])
     func helpSaysThatNoSubcommandOpensTheApp(arguments: [String]) throws {
         let sandbox = try Sandbox()
