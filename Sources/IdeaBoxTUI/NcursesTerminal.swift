@@ -20,7 +20,11 @@ public final class NcursesTerminal: TerminalBackend {
         case notATerminal
         /// Neither the environment's locale nor C.UTF-8 could be used for LC_CTYPE.
         case noUTF8Locale
-        /// terminfo does not know the terminal type, or it cannot move the cursor (`dumb`).
+        /// `TERM` is not set, or empty.
+        case terminalTypeUnset
+        /// terminfo does not know the terminal type.
+        case unknownTerminal(String)
+        /// The terminal type cannot move the cursor (`dumb`).
         case unusableTerminal(String)
 
         /// One line saying what went wrong and what to use instead.
@@ -29,6 +33,8 @@ public final class NcursesTerminal: TerminalBackend {
             switch self {
             case .notATerminal: return text.needsTerminal
             case .noUTF8Locale: return text.needsUTF8Locale
+            case .terminalTypeUnset: return text.terminalTypeUnset
+            case .unknownTerminal(let type): return text.unknownTerminal(type)
             case .unusableTerminal(let type): return text.unusableTerminal(type)
             }
         }
@@ -67,7 +73,12 @@ public final class NcursesTerminal: TerminalBackend {
     /// that never comes.
     public static func checkUsable(environment: [String: String]) throws(SetupError) {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
-        guard cncurses_check_terminal() == 1 else { throw .unusableTerminal(environment["TERM"] ?? "unset") }
+        guard let type = environment["TERM"], !type.isEmpty else { throw .terminalTypeUnset }
+        switch cncurses_check_terminal() {
+        case 1: return
+        case 0: throw .unknownTerminal(type)
+        default: throw .unusableTerminal(type)
+        }
     }
 
     /// Takes over the terminal. With `NO_COLOR` set and not empty no color is used (the
@@ -81,7 +92,7 @@ public final class NcursesTerminal: TerminalBackend {
         try Self.useUTF8Locale()
         terminal_exit_save_modes()
         guard cncurses_newterm() != nil, let window = cncurses_stdscr() else {
-            throw SetupError.unusableTerminal(environment["TERM"] ?? "unset")
+            throw SetupError.unusableTerminal(environment["TERM"] ?? "")
         }
         self.window = window
         _ = Self.exitHandler
