@@ -61,7 +61,7 @@ public final class NcursesTerminal: TerminalBackend {
     private var isActive = true
     /// Reads in a row that returned nothing at once though input was said to be waiting.
     private var emptyReads = 0
-    /// What ends a wait for a key early, besides a key.
+    /// What ends a wait for a key early, besides a key: another thread, or a resize.
     private let wake: TerminalWake?
     /// So many of those in a row mean the input has ended: a terminal whose input ended
     /// gives them without pause, while a byte ncurses can't decode (the only other cause)
@@ -83,10 +83,12 @@ public final class NcursesTerminal: TerminalBackend {
 
     /// Takes over the terminal. With `NO_COLOR` set and not empty no color is used (the
     /// colors that must stand out become bold); with `mouse` clicks and the wheel arrive
-    /// as keys; `wake` cuts a wait for a key short.
+    /// as keys; `wake` cuts a wait for a key short (the terminal makes its own for resizes
+    /// when none is given).
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true, wake: TerminalWake? = nil
     ) throws {
+        let wake = wake ?? TerminalWake()
         self.wake = wake
         try Self.checkUsable(environment: environment)
         try Self.useUTF8Locale()
@@ -97,6 +99,8 @@ public final class NcursesTerminal: TerminalBackend {
         self.window = window
         _ = Self.exitHandler
         Self.installSignalHandlers()
+        // After newterm, which installed ncurses's own handler: this one calls it first.
+        if let wake { terminal_resize_wakes(wake.writeEnd) }
         raw()
         noecho()
         nonl()
@@ -158,10 +162,11 @@ public final class NcursesTerminal: TerminalBackend {
         let started = ContinuousClock.now
         if let wake, timeout != 0 {
             // Wait here for a key or a wake; ncurses then reads what came without waiting.
-            // A resize interrupts the wait (EINTR), and ncurses reports it as a key.
+            // A resize wakes the wait whenever it came (its handler writes to the wake's
+            // pipe), and only a read lets ncurses take the new size and report it as a key.
             switch Self.waitForInput(or: wake, milliseconds: timeout) {
-            case .woken, .timedOut: return []
-            case .input: timeout = 0
+            case .timedOut: return []
+            case .woken, .input: timeout = 0
             }
         }
         wtimeout(window, Int32(clamping: timeout))
@@ -216,6 +221,7 @@ public final class NcursesTerminal: TerminalBackend {
     public func restore() {
         guard isActive else { return }
         isActive = false
+        terminal_resize_stops_waking()
         Self.shutDownCurses()
         for signalNumber in Self.handledSignals {
             signal(signalNumber, SIG_DFL)
