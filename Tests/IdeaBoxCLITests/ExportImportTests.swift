@@ -144,7 +144,7 @@ import Testing
         try sandbox.expectRejection(
             ["import", file],
             message: "\(file) is not a valid IdeaBox export (1 problem). Nothing was imported.\n  idea 2, title: missing")
-        #expect(try sandbox.succeed(["list"]) == "")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path))
     }
 
     @Test(arguments: [
@@ -311,7 +311,7 @@ import Testing
         try sandbox.expectRejection(
             ["import", file],
             message: "\(file) is not a valid IdeaBox export (1 problem). Nothing was imported.\n  idea 3, id: the same id as idea 1")
-        #expect(try sandbox.succeed(["list"]) == "")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path))
     }
 
     @Test func importedTitlesAreNormalizedLikeTypedOnes() throws {
