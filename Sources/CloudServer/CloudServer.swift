@@ -104,9 +104,14 @@ public struct CloudServer: Sendable {
     }
 
     /// Starts serving in the background and returns once the server listens (or throws why
-    /// it could not, such as a port in use). Each of `gracefulShutdownSignals` stops it the
-    /// way `RunningServer.stop()` does.
+    /// it could not: a `ListenError` for a port in use, say). Each of
+    /// `gracefulShutdownSignals` stops it the way `RunningServer.stop()` does.
     public func start(gracefulShutdownSignals: [UnixSignal] = []) throws -> RunningServer {
+        // Hummingbird's own service group, winding down after its server failed to bind,
+        // deadlocked about one start in thirty (apple/swift-async-algorithms#430: `merge`
+        // under a task executor preference), so `start` never returned: the common failures
+        // are found first, with a bind of the address's own.
+        try ListenError.check(host: host, port: port)
         let ready = DispatchSemaphore(value: 0)
         let port = Mutex<Int?>(nil)
         let failure = Mutex<(any Error)?>(nil)
@@ -145,7 +150,10 @@ public struct CloudServer: Sendable {
         }
         ready.wait()
         guard let listening = port.withLock({ $0 }) else {
-            throw failure.withLock { $0 } ?? CancellationError()
+            let error: any Error = failure.withLock { $0 } ?? CancellationError()
+            // Before it listens, the only system calls that fail are the socket's own.
+            if let error = error as? IOError { throw ListenError(host: host, port: self.port, code: error.errnoCode) }
+            throw error
         }
         return RunningServer(port: listening, group: group, finished: finished)
     }

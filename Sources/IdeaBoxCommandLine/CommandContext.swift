@@ -71,6 +71,31 @@ public struct CommandContext {
         try openRepository(options.selection, seedsSamples: seedsSamples, use: use)
     }
 
+    /// Refuses, before anything is opened, a profile `options` selects that has no database:
+    /// a command that only reads creates nothing, so a mistyped `--data-dir` is said to be
+    /// empty instead of becoming a new database whose samples look as if every idea vanished.
+    public func requireExistingData(_ options: StoreOptions) throws {
+        try requireExistingData(options.selection)
+    }
+
+    /// `requireExistingData` for plain values.
+    public func requireExistingData(_ options: StoreSelection) throws {
+        let location = try location(options)
+        // A file where a folder of the path should be is a problem of its own, which opening
+        // names (creating nothing: no folder can be made under a file).
+        let folders = [location.root, location.profileDirectory.deletingLastPathComponent(), location.profileDirectory]
+        if folders.contains(where: Self.isFile) { return }
+        guard IdeaDatabase.exists(in: location.profileDirectory) else {
+            throw CommandError.noData(
+                root: location.root.path, profile: location.profile == DataLocation.defaultProfile ? nil : location.profile)
+        }
+    }
+
+    private static func isFile(_ url: URL) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && !isFolder.boolValue
+    }
+
     /// Opens the database of the profile `options` selects.
     public func openRepository(
         _ options: StoreSelection, seedsSamples: Bool = true, use: IdeaDatabase.Use = .command
@@ -104,6 +129,9 @@ public enum CommandError: UserFacingError {
     /// A file could not be read; `errno` says why, when known.
     case unreadableFile(String, errno: Int32?)
     case nothingToEdit
+    /// A command that only reads found no database at the data root `root` (for `profile`,
+    /// if not the default one).
+    case noData(root: String, profile: String?)
 
     public func message(in language: Language) -> String {
         switch (self, language) {
@@ -129,6 +157,12 @@ public enum CommandError: UserFacingError {
             "Nothing to change: pass --title and/or --description."
         case (.nothingToEdit, .traditionalChinese):
             "沒有要變更的內容：請使用 --title 或 --description"
+        case let (.noData(root, profile), .english):
+            "There are no ideas at \(root)\(profile.map { " for profile \($0)" } ?? ""): IdeaBox has stored nothing there "
+                + "(check --data-dir, IDEABOX_HOME and --profile; `ideabox add` or the app would start a new collection there)."
+        case let (.noData(root, profile), .traditionalChinese):
+            "\(root)\(profile.map { "（設定檔 \($0)）" } ?? "") 沒有任何靈感：IdeaBox 沒有在那裡儲存過資料"
+                + "（請檢查 --data-dir、IDEABOX_HOME 與 --profile；`ideabox add` 或全螢幕介面會在那裡建立新的資料）"
         }
     }
 }

@@ -51,53 +51,74 @@ enum ExportFile {
         var positions: [UUID: Int] = [:]
         for (index, entry) in entries.enumerated() {
             let position = index + 1
-            switch entry.result {
-            case let .failure(error):
-                problems.append(Self.problem(error, position: position))
-            case let .success(idea):
-                do {
-                    _ = try idea.validated()
-                } catch {
-                    problems.append(ImportError.Problem(position: position, field: error.field, kind: .invalid(error)))
-                }
-                if let first = positions[idea.id] {
+            if let id = entry.id {
+                if let first = positions[id] {
                     problems.append(ImportError.Problem(position: position, field: "id", kind: .repeated(firstPosition: first)))
                 } else {
-                    positions[idea.id] = position
+                    positions[id] = position
                 }
             }
+            problems += entry.faults.map { ImportError.Problem(position: position, field: $0.field, kind: $0.kind) }
         }
         guard problems.isEmpty else { throw ImportError.problems(path, problems) }
-        return entries.compactMap { try? $0.result.get() }
+        return entries.compactMap(\.idea)
     }
 
-    /// One element of the array: an idea, or why it isn't one. Decoding it never throws, so
-    /// one bad idea doesn't hide the problems of the next.
+    /// One element of the array: an idea, or every problem it has. Each field is read on its
+    /// own and every rule checked (`Idea`'s decoding and `validated()` stop at the first), so
+    /// one bad field hides neither the problems of the others nor those of the next idea.
     private struct Entry: Decodable {
-        let result: Result<Idea, DecodingError>
+        /// The idea, when every field could be read and keeps every rule.
+        private(set) var idea: Idea?
+        /// The id, when it could be read: a repeated one is a problem even of a broken idea.
+        private(set) var id: UUID?
+        /// What is wrong, in the order of the idea's fields.
+        private(set) var faults: [(field: String?, kind: ImportError.Problem.Kind)] = []
+
+        /// An idea's fields, as `export` writes them, in the order problems are listed.
+        private enum Field: String, CodingKey, CaseIterable {
+            case id, title, description, isCompleted, createdAt, updatedAt, deviceId, version, lastSyncedAt
+        }
 
         init(from decoder: any Decoder) throws {
-            do {
-                result = .success(try Idea(from: decoder))
-            } catch let error as DecodingError {
-                result = .failure(error)
+            guard let fields = try? decoder.container(keyedBy: Field.self) else {
+                faults = [(nil, .notAnObject)]
+                return
             }
-        }
-    }
-
-    /// The problem a decoding error of the idea at `position` stands for.
-    private static func problem(_ error: DecodingError, position: Int) -> ImportError.Problem {
-        switch error {
-        case let .keyNotFound(key, _):
-            return ImportError.Problem(position: position, field: key.stringValue, kind: .missing)
-        case let .typeMismatch(_, context), let .valueNotFound(_, context), let .dataCorrupted(context):
-            // The idea's own key: a path is [index, key] (deeper keys don't occur in an idea).
-            guard let key = context.codingPath.last(where: { $0.intValue == nil }) else {
-                return ImportError.Problem(position: position, field: nil, kind: .notAnObject)
+            var unreadable: [Field: ImportError.Problem.Kind] = [:]
+            // The value of `field`, or nil: absent (a problem if `required`), or unreadable (null
+            // where a value is required, or a value of the wrong kind).
+            func read<Value: Decodable>(_ field: Field, required: Bool = false) -> Value? {
+                do {
+                    return required ? try fields.decode(Value.self, forKey: field) : try fields.decodeIfPresent(Value.self, forKey: field)
+                } catch DecodingError.keyNotFound {
+                    unreadable[field] = .missing
+                } catch {
+                    unreadable[field] = .wrongValue
+                }
+                return nil
             }
-            return ImportError.Problem(position: position, field: key.stringValue, kind: .wrongValue)
-        @unknown default:
-            return ImportError.Problem(position: position, field: nil, kind: .notAnObject)
+            let idText: String? = read(.id, required: true)
+            id = idText.flatMap { UUID(hexText: $0) }
+            if idText != nil, id == nil { unreadable[.id] = .wrongValue }
+            let title: String? = read(.title, required: true)
+            let description: String? = read(.description)
+            let isCompleted: Bool? = read(.isCompleted)
+            let createdAt: Timestamp? = read(.createdAt, required: true)
+            let updatedAt: Timestamp? = read(.updatedAt)
+            let deviceId: String? = read(.deviceId, required: true)
+            let version: Int? = read(.version)
+            let lastSyncedAt: Timestamp? = read(.lastSyncedAt)
+            let broken = IdeaRules.violations(
+                title: title, description: description, createdAt: createdAt, updatedAt: updatedAt, deviceId: deviceId, version: version)
+            let rules = Dictionary(broken.map { ($0.field, $0) }) { first, _ in first }
+            faults = Field.allCases.compactMap { field in
+                unreadable[field].map { (field.rawValue, $0) } ?? rules[field.rawValue].map { (field.rawValue, .invalid($0)) }
+            }
+            guard faults.isEmpty, let id, let title, let createdAt, let deviceId else { return }
+            idea = Idea(
+                id: id, title: title, description: description ?? "", isCompleted: isCompleted ?? false, createdAt: createdAt,
+                updatedAt: updatedAt, deviceId: deviceId, version: version ?? 0, lastSyncedAt: lastSyncedAt)
         }
     }
 }

@@ -62,7 +62,7 @@ public enum LocalCommand: Equatable, Sendable {
                 .search(query), rows: page.rows(json: json), notesMore: page.isDefault(json: json), json: json,
                 context: context, store: store, noteIfNone: CommandLineText.noMatch(query, context.language))
         case let .show(id, json):
-            let idea = try Self.openRepository(store, context).idea(matching: id)
+            let idea = try Self.openRepository(store, context, readsOnly: true).idea(matching: id)
             print(json ? idea.jsonText() : Output.details(idea, language: context.language))
         case let .edit(id, title, description, json):
             guard title != nil || description != nil else { throw CommandError.nothingToEdit }
@@ -79,7 +79,7 @@ public enum LocalCommand: Equatable, Sendable {
             let idea = try repository.deleteIdea(id: repository.idea(matching: id).id)
             print(Output.line(idea))
         case let .history(id, json):
-            let repository = try Self.openRepository(store, context)
+            let repository = try Self.openRepository(store, context, readsOnly: true)
             let versions = try repository.history(of: repository.ideaIdWithHistory(matching: id))
             print(json ? try Output.json(versions.map(HistoryJSON.init)) : Output.history(versions, language: context.language))
         case let .restore(id, version, json):
@@ -102,10 +102,12 @@ public enum LocalCommand: Equatable, Sendable {
     /// command (BENCHMARKS.md, "Against taskwarrior").
     private static let openUntilExit = Mutex<[IdeaRepository]>([])
 
-    /// Opens the database `store` selects for this command, for the rest of the process.
+    /// Opens the database `store` selects for this command, for the rest of the process; a
+    /// command that `readsOnly` refuses a profile without one rather than create it.
     private static func openRepository(
-        _ store: StoreSelection, _ context: CommandContext, seedsSamples: Bool = true
+        _ store: StoreSelection, _ context: CommandContext, seedsSamples: Bool = true, readsOnly: Bool = false
     ) throws -> IdeaRepository {
+        if readsOnly { try context.requireExistingData(store) }
         let repository = try context.openRepository(store, seedsSamples: seedsSamples)
         openUntilExit.withLock { $0.append(repository) }
         return repository
@@ -119,7 +121,7 @@ public enum LocalCommand: Equatable, Sendable {
         _ filter: IdeaFilter, rows: Int?, notesMore: Bool, json: Bool, context: CommandContext, store: StoreSelection,
         noteIfNone: String? = nil
     ) throws {
-        let repository = try Self.openRepository(store, context)
+        let repository = try Self.openRepository(store, context, readsOnly: true)
         var output = Output.BufferedWriter()
         var writer = Output.JSONArrayWriter()
         var printed = 0, isCut = false

@@ -118,6 +118,49 @@ public enum IdeaRules {
     private static func isForbiddenInDescription(_ scalar: Unicode.Scalar) -> Bool {
         scalar != "\n" && scalar != "\t" && isForbiddenInTitle(scalar)
     }
+
+    /// Refuses an `updatedAt` earlier than its `createdAt`.
+    static func checkTimes(createdAt: Timestamp, updatedAt: Timestamp) throws(IdeaValidationError) {
+        if updatedAt < createdAt {
+            throw .updatedBeforeCreated
+        }
+    }
+
+    /// Refuses a negative version.
+    static func checkVersion(_ version: Int) throws(IdeaValidationError) {
+        if version < 0 {
+            throw .negativeVersion
+        }
+    }
+
+    /// Refuses a writer's device id that is empty or only white space.
+    static func checkDeviceId(_ deviceId: String) throws(IdeaValidationError) {
+        if deviceId.trimmingWhitespace().isEmpty {
+            throw .emptyDeviceId
+        }
+    }
+
+    /// Every rule the given fields break, at most one a field, where `Idea.validated()` stops
+    /// at the first: for an import that reports all of an idea's problems at once. A field
+    /// not given (nil: absent or unreadable) is not checked, nor are the two times unless both are.
+    public static func violations(
+        title: String?, description: String?, createdAt: Timestamp?, updatedAt: Timestamp?, deviceId: String?, version: Int?
+    ) -> [IdeaValidationError] {
+        var violations: [IdeaValidationError] = []
+        func check(_ rule: () throws(IdeaValidationError) -> Void) {
+            do throws(IdeaValidationError) {
+                try rule()
+            } catch {
+                violations.append(error)
+            }
+        }
+        if let title { check { () throws(IdeaValidationError) in _ = try normalizedTitle(title) } }
+        if let description { check { () throws(IdeaValidationError) in _ = try normalizedDescription(description) } }
+        if let createdAt, let updatedAt { check { () throws(IdeaValidationError) in try checkTimes(createdAt: createdAt, updatedAt: updatedAt) } }
+        if let deviceId { check { () throws(IdeaValidationError) in try checkDeviceId(deviceId) } }
+        if let version { check { () throws(IdeaValidationError) in try checkVersion(version) } }
+        return violations
+    }
 }
 
 extension Idea {
@@ -128,15 +171,9 @@ extension Idea {
         var idea = self
         idea.title = try IdeaRules.normalizedTitle(title)
         idea.description = try IdeaRules.normalizedDescription(description)
-        if updatedAt < createdAt {
-            throw .updatedBeforeCreated
-        }
-        if version < 0 {
-            throw .negativeVersion
-        }
-        if deviceId.trimmingWhitespace().isEmpty {
-            throw .emptyDeviceId
-        }
+        try IdeaRules.checkTimes(createdAt: createdAt, updatedAt: updatedAt)
+        try IdeaRules.checkVersion(version)
+        try IdeaRules.checkDeviceId(deviceId)
         return idea
     }
 }

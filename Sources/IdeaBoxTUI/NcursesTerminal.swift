@@ -20,7 +20,11 @@ public final class NcursesTerminal: TerminalBackend {
         case notATerminal
         /// Neither the environment's locale nor C.UTF-8 could be used for LC_CTYPE.
         case noUTF8Locale
-        /// terminfo does not know the terminal type, or it cannot move the cursor (`dumb`).
+        /// `TERM` is not set, or empty.
+        case terminalTypeUnset
+        /// terminfo does not know the terminal type.
+        case unknownTerminal(String)
+        /// The terminal type cannot move the cursor (`dumb`).
         case unusableTerminal(String)
 
         /// One line saying what went wrong and what to use instead.
@@ -29,6 +33,8 @@ public final class NcursesTerminal: TerminalBackend {
             switch self {
             case .notATerminal: return text.needsTerminal
             case .noUTF8Locale: return text.needsUTF8Locale
+            case .terminalTypeUnset: return text.terminalTypeUnset
+            case .unknownTerminal(let type): return text.unknownTerminal(type)
             case .unusableTerminal(let type): return text.unusableTerminal(type)
             }
         }
@@ -55,7 +61,7 @@ public final class NcursesTerminal: TerminalBackend {
     private var isActive = true
     /// Reads in a row that returned nothing at once though input was said to be waiting.
     private var emptyReads = 0
-    /// What ends a wait for a key early, besides a key.
+    /// What ends a wait for a key early, besides a key: another thread, or a resize.
     private let wake: TerminalWake?
     /// So many of those in a row mean the input has ended: a terminal whose input ended
     /// gives them without pause, while a byte ncurses can't decode (the only other cause)
@@ -67,25 +73,34 @@ public final class NcursesTerminal: TerminalBackend {
     /// that never comes.
     public static func checkUsable(environment: [String: String]) throws(SetupError) {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
-        guard cncurses_check_terminal() == 1 else { throw .unusableTerminal(environment["TERM"] ?? "unset") }
+        guard let type = environment["TERM"], !type.isEmpty else { throw .terminalTypeUnset }
+        switch cncurses_check_terminal() {
+        case 1: return
+        case 0: throw .unknownTerminal(type)
+        default: throw .unusableTerminal(type)
+        }
     }
 
     /// Takes over the terminal. With `NO_COLOR` set and not empty no color is used (the
     /// colors that must stand out become bold); with `mouse` clicks and the wheel arrive
-    /// as keys; `wake` cuts a wait for a key short.
+    /// as keys; `wake` cuts a wait for a key short (the terminal makes its own for resizes
+    /// when none is given).
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true, wake: TerminalWake? = nil
     ) throws {
+        let wake = wake ?? TerminalWake()
         self.wake = wake
         try Self.checkUsable(environment: environment)
         try Self.useUTF8Locale()
         terminal_exit_save_modes()
         guard cncurses_newterm() != nil, let window = cncurses_stdscr() else {
-            throw SetupError.unusableTerminal(environment["TERM"] ?? "unset")
+            throw SetupError.unusableTerminal(environment["TERM"] ?? "")
         }
         self.window = window
         _ = Self.exitHandler
         Self.installSignalHandlers()
+        // After newterm, which installed ncurses's own handler: this one calls it first.
+        if let wake { terminal_resize_wakes(wake.writeEnd) }
         raw()
         noecho()
         nonl()
@@ -147,10 +162,11 @@ public final class NcursesTerminal: TerminalBackend {
         let started = ContinuousClock.now
         if let wake, timeout != 0 {
             // Wait here for a key or a wake; ncurses then reads what came without waiting.
-            // A resize interrupts the wait (EINTR), and ncurses reports it as a key.
+            // A resize wakes the wait whenever it came (its handler writes to the wake's
+            // pipe), and only a read lets ncurses take the new size and report it as a key.
             switch Self.waitForInput(or: wake, milliseconds: timeout) {
-            case .woken, .timedOut: return []
-            case .input: timeout = 0
+            case .timedOut: return []
+            case .woken, .input: timeout = 0
             }
         }
         wtimeout(window, Int32(clamping: timeout))
@@ -205,6 +221,7 @@ public final class NcursesTerminal: TerminalBackend {
     public func restore() {
         guard isActive else { return }
         isActive = false
+        terminal_resize_stops_waking()
         Self.shutDownCurses()
         for signalNumber in Self.handledSignals {
             signal(signalNumber, SIG_DFL)

@@ -6,7 +6,8 @@ import Glibc
 public final class TerminalWake: Sendable {
     /// The end the terminal waits on.
     let readEnd: Int32
-    private let writeEnd: Int32
+    /// The end `wake()` writes to (and the resize signal's handler, see `NcursesTerminal`).
+    let writeEnd: Int32
 
     /// A new pipe; nil if the process has no file descriptors left.
     public init?() {

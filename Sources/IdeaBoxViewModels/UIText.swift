@@ -423,7 +423,17 @@ public struct UIText: Sendable {
         text("No UTF-8 locale is available (tried the environment's and C.UTF-8); install one, or use the commands (see `ideabox help`).",
              "找不到可用的 UTF-8 語系（已嘗試環境設定與 C.UTF-8）；請安裝一個，或改用指令（見 `ideabox help`）。")
     }
-    /// The terminal type is unknown or cannot move the cursor.
+    /// terminfo has no entry for the terminal type.
+    public func unknownTerminal(_ type: String) -> String {
+        text("The terminal type TERM=\(type) is unknown to this system's terminfo, so the full-screen app cannot draw on it; set TERM to a type it knows (run TERM=xterm-256color ideabox, say), install that type's terminfo entry, or use the commands (see `ideabox help`).",
+             "這台系統的 terminfo 不認得終端機類型 TERM=\(type)，無法顯示全螢幕介面；請把 TERM 設為它認得的類型（例如執行 TERM=xterm-256color ideabox）、安裝該類型的 terminfo，或改用指令（見 `ideabox help`）。")
+    }
+    /// `TERM` is not set (or empty).
+    public var terminalTypeUnset: String {
+        text("TERM is not set, so the full-screen app does not know what terminal it draws on; set it to your terminal's type (run TERM=xterm-256color ideabox, say), or use the commands (see `ideabox help`).",
+             "沒有設定 TERM，全螢幕介面不知道要在哪種終端機上顯示；請設定為你的終端機類型（例如執行 TERM=xterm-256color ideabox），或改用指令（見 `ideabox help`）。")
+    }
+    /// The terminal type is known but cannot move the cursor (`dumb`).
     public func unusableTerminal(_ type: String) -> String {
         text("The terminal TERM=\(type) cannot show the full-screen app (it cannot move the cursor); use a terminal such as xterm-256color, or the commands (add, list, search, show, edit, done, export, import, sync, status; see `ideabox help`).",
              "終端機 TERM=\(type) 無法顯示全螢幕介面（無法移動游標）；請改用 xterm-256color 等終端機，或改用指令（add、list、search、show、edit、done、export、import、sync、status，見 `ideabox help`）。")

@@ -75,6 +75,11 @@ public struct IdeaDatabase: Sendable {
     /// The database file's name in its profile folder.
     static let fileName = "ideabox.sqlite"
 
+    /// Whether `directory` holds a database, found without opening or creating anything.
+    public static func exists(in directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(fileName).path)
+    }
+
     private static func openUnchecked(
         directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator, use: Use
     ) throws -> IdeaDatabase {

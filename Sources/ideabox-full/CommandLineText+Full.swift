@@ -453,6 +453,8 @@ enum FullCommandError: UserFacingError {
     case store(String)
     /// `serve --tls-cert --tls-key` could not use the files; the words name the file and why.
     case serverTLS(String)
+    /// `serve` could not listen on `host`:`port`; `code` is the system's `errno`.
+    case cannotListen(host: String, port: Int, code: Int32)
     /// `serve account add` named an account that exists (in any case).
     case accountExists(String)
     /// A `serve account` command named no account.
@@ -498,6 +500,16 @@ enum FullCommandError: UserFacingError {
         case let (.store(reason), .traditionalChinese): "無法使用伺服器的儲存區：\(reason)"
         case let (.serverTLS(reason), .english): reason
         case let (.serverTLS(reason), .traditionalChinese): "無法使用 TLS 憑證：\(reason)"
+        case (.cannotListen(let host, let port, EADDRINUSE), .english):
+            "Another program is already listening on \(host):\(port); choose another port with --listen \(host):PORT, or stop that program."
+        case (.cannotListen(let host, let port, EADDRINUSE), .traditionalChinese):
+            "已有其他程式在 \(host):\(port) 監聽；請用 --listen \(host):PORT 改用其他連接埠，或停止那個程式"
+        case (.cannotListen(let host, let port, EADDRNOTAVAIL), .english):
+            "Can't listen on \(host):\(port): \(host) is not an address of this machine; choose one of its addresses with --listen HOST:\(port)."
+        case (.cannotListen(let host, let port, EADDRNOTAVAIL), .traditionalChinese):
+            "無法在 \(host):\(port) 監聽：\(host) 不是這台機器的位址；請用 --listen HOST:\(port) 改用它的位址"
+        case let (.cannotListen(host, port, code), .english): "Can't listen on \(host):\(port): \(String(cString: strerror(code)))."
+        case let (.cannotListen(host, port, code), .traditionalChinese): "無法在 \(host):\(port) 監聽：\(String(cString: strerror(code)))"
         case let (.accountExists(account), .english):
             "Account \(account) already exists; give it another token with: ideabox serve account token add \(account) --label DEVICE"
         case let (.accountExists(account), .traditionalChinese):

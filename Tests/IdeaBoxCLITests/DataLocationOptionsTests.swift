@@ -19,7 +19,6 @@ import Testing
         #expect(!exists(sandbox.dataRoot))
         #expect(!exists(xdg))
         #expect(try sandbox.succeed(["list", "--data-dir", root.path]) == "\(id.prefix(8))  [ ] here\n")
-        #expect(try sandbox.succeed(["list"]) == "")
     }
 
     @Test func ideaboxHomeVariable() throws {
@@ -33,7 +32,7 @@ import Testing
     @Test func ideaboxHomeWinsOverXDG() throws {
         let sandbox = try Sandbox()
         let xdg = sandbox.directory.appendingPathComponent("xdg")
-        try sandbox.succeed(["list"], environment: ["XDG_DATA_HOME": xdg.path])
+        try sandbox.succeed(["add", "in IDEABOX_HOME"], environment: ["XDG_DATA_HOME": xdg.path])
         #expect(exists(sandbox.databaseFile()))
         #expect(!exists(xdg))
     }
@@ -82,8 +81,8 @@ import Testing
         #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_PROFILE": "work"]) == line)
         #expect(try sandbox.succeed(["list", "--profile", "work"], environment: ["IDEABOX_PROFILE": "home"]) == line)
         #expect(!exists(sandbox.databaseFile(profile: "home")))
-        #expect(try sandbox.succeed(["list"]) == "")
-        #expect(exists(sandbox.databaseFile(profile: "default")))
+        #expect(try sandbox.run(["list"]).status == 1)
+        #expect(!exists(sandbox.databaseFile(profile: "default")))
     }
 
     @Test func profilesAreIsolated() throws {
@@ -116,10 +115,45 @@ import Testing
         #expect(!exists(sandbox.dataRoot))
     }
 
+    /// A command that only reads creates nothing: a mistyped `--data-dir` or `--profile` says
+    /// there are no ideas there (exit 1, nothing on standard output, even with `--json`), rather
+    /// than seeding a new database whose samples look as if every idea had vanished.
+    @Test(arguments: [
+        ["list"], ["list", "--json"], ["search", "tea"], ["show", "1dea0001"], ["export"], ["history", "1dea0001"],
+        ["status"], ["status", "--json"], ["log"],
+    ])
+    func aCommandThatOnlyReadsCreatesNoDataWhereThereIsNone(command: [String]) throws {
+        let sandbox = try Sandbox(samples: true)
+        _ = try sandbox.add("The real idea")
+        let mistyped = sandbox.directory.appendingPathComponent("ideabx")
+        let advice = "IdeaBox has stored nothing there (check --data-dir, IDEABOX_HOME and --profile; "
+            + "`ideabox add` or the app would start a new collection there)."
+        try sandbox.expectRejection(command + ["--data-dir", mistyped.path], message: "There are no ideas at \(mistyped.path): \(advice)")
+        #expect(!exists(mistyped))
+        try sandbox.expectRejection(
+            command + ["--profile", "wrok"], message: "There are no ideas at \(sandbox.dataRoot.path) for profile wrok: \(advice)")
+        #expect(!exists(sandbox.databaseFile(profile: "wrok").deletingLastPathComponent()))
+        try sandbox.expectRejection(
+            command, message: """
+                \(mistyped.path) 沒有任何靈感：IdeaBox 沒有在那裡儲存過資料\
+                （請檢查 --data-dir、IDEABOX_HOME 與 --profile；`ideabox add` 或全螢幕介面會在那裡建立新的資料）
+                """,
+            environment: ["IDEABOX_HOME": mistyped.path, "LANG": "zh_TW.UTF-8"])
+        #expect(!exists(mistyped))
+        #expect(try sandbox.succeed(["list"]).contains("The real idea"))
+    }
+
+    @Test func aCommandThatWritesStillStartsANewCollectionWithTheSamples() throws {
+        let sandbox = try Sandbox(samples: true)
+        let fresh = sandbox.directory.appendingPathComponent("fresh")
+        let id = try sandbox.add("First here", extra: ["--data-dir", fresh.path])
+        #expect(try sandbox.succeed(["list", "--data-dir", fresh.path]) == "\(id.prefix(8))  [ ] First here\n" + SampleIdeasTests.englishList)
+    }
+
     @Test func longestValidProfileName() throws {
         let sandbox = try Sandbox()
         let name = "a.b_c-" + String(repeating: "9", count: 58)
-        try sandbox.succeed(["list", "--profile", name])
+        try sandbox.succeed(["add", "longest", "--profile", name])
         #expect(exists(sandbox.databaseFile(profile: name)))
     }
 }

@@ -102,6 +102,21 @@ final class Sandbox: Sendable {
         #expect(result.stderr == "ideabox: \(message)\n", sourceLocation: sourceLocation)
     }
 
+    /// Makes the profile's database as a first launch does (with the samples, unless this
+    /// sandbox or `changes` skip them), writing nothing else; a command that only reads never
+    /// makes one. `undone` of a sample that is not done changes nothing; without samples,
+    /// `import` of no ideas.
+    func launch(
+        _ extra: [String] = [], environment changes: [String: String?] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let noSamples = (changes["IDEABOX_NO_SAMPLES"] ?? environment["IDEABOX_NO_SAMPLES"])?.lowercased()
+        if ["1", "true", "yes"].contains(noSamples) || extra.contains("--no-samples") {
+            try succeed(["import", "-"] + extra, environment: changes, input: Data("[]".utf8), sourceLocation: sourceLocation)
+        } else {
+            try succeed(["undone", "1dea0001"] + extra, environment: changes, sourceLocation: sourceLocation)
+        }
+    }
+
     /// Adds an idea and returns its id (the one line `add` prints).
     func add(
         _ title: String, description: String? = nil, done: Bool = false, extra: [String] = [],

@@ -17,6 +17,7 @@ import Testing
 
     @Test func emptyListPrintsNothing() throws {
         let sandbox = try Sandbox()
+        try sandbox.launch()
         #expect(try sandbox.succeed(["list"]) == "")
         #expect(try sandbox.succeed(["list", "--completed"]) == "")
         #expect(try sandbox.succeed(["list", "--json"]) == "[]\n")

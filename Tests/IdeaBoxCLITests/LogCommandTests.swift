@@ -76,6 +76,7 @@ import Testing
         let conflictsOnA = try sandbox.succeed(on: "A", ["log", "--conflicts"])
         #expect(conflictsOnA.split(separator: "\n").count == 1, "\(conflictsOnA)")
         #expect(conflictsOnA.contains("  Remote  local: \"Edited on A\"") && conflictsOnA.contains("remote: \"Edited on B\""))
+        try sandbox.sync("C")
         #expect(try sandbox.succeed(on: "C", ["log", "--conflicts", "--json"]) == "[]\n")
     }
 
@@ -98,6 +99,7 @@ import Testing
 
     @Test func aFailedSyncIsLogged() throws {
         let sandbox = try Sandbox()
+        try sandbox.launch()
         #expect(try sandbox.succeed(["log"]) == "")
         #expect(try sandbox.succeed(["log", "--json"]) == "[]\n")
         try sandbox.succeed(["account", "sign-out"])

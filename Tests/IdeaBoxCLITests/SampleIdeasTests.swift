@@ -17,6 +17,7 @@ import Testing
 
     @Test func firstLaunchSeedsSevenEnglishSamples() throws {
         let sandbox = try Sandbox(samples: true)
+        try sandbox.launch()
         #expect(try sandbox.succeed(["list"]) == Self.englishList)
         let ideas = try sandbox.ideas()
         #expect(ideas.count == 7)
@@ -25,6 +26,7 @@ import Testing
 
     @Test func firstLaunchUnderZhTWSeedsChineseSamples() throws {
         let sandbox = try Sandbox(samples: true, language: "zh_TW.UTF-8")
+        try sandbox.launch()
         #expect(try sandbox.succeed(["list"]) == """
             1dea0007  [ ] 規劃每週靈感回顧
             1dea0006  [ ] 畫一個今日靈感小工具的草圖
@@ -68,25 +70,29 @@ import Testing
 
     @Test func noSamplesFlagSkipsThemForGood() throws {
         let sandbox = try Sandbox(samples: true)
-        #expect(try sandbox.succeed(["list", "--no-samples"]) == "")
-        #expect(try sandbox.succeed(["list"]) == "")
+        let id = try sandbox.add("Mine", extra: ["--no-samples"])
+        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
+        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
     }
 
     @Test(arguments: ["1", "true", "YES"])
     func environmentVariableSkipsThemForGood(value: String) throws {
         let sandbox = try Sandbox(samples: true)
-        #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": value]) == "")
-        #expect(try sandbox.succeed(["list"]) == "")
+        let id = try sandbox.succeed(["add", "Mine"], environment: ["IDEABOX_NO_SAMPLES": value]).trimmingCharacters(in: .newlines)
+        #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": value]) == "\(id.prefix(8))  [ ] Mine\n")
+        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
     }
 
     @Test func environmentVariableSetToZeroStillSeeds() throws {
         let sandbox = try Sandbox(samples: true)
+        try sandbox.launch(environment: ["IDEABOX_NO_SAMPLES": "0"])
         #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": "0"]) == Self.englishList)
     }
 
     @Test func eachProfileIsSeededOnItsOwnFirstLaunch() throws {
         let sandbox = try Sandbox(samples: true)
         try sandbox.succeed(["rm", "1dea0001"])
+        try sandbox.launch(["--profile", "laptop"])
         #expect(try sandbox.succeed(["list", "--profile", "laptop"]) == Self.englishList)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox serve api-token add | list | revoke`, `serve --container` and the sign-in
@@ -127,6 +128,19 @@ import Testing
         let notPEM = try sandbox.file("server.pem", "not a certificate\n")
         let refused = try sandbox.run(["serve", "--listen", "127.0.0.1:0", "--tls-cert", notPEM, "--tls-key", notPEM])
         #expect(refused.status != 0 && refused.stderr.contains("The TLS certificate \(notPEM)"), "\(refused)")
+    }
+
+    @Test func aPortAnotherProgramListensOnIsNamedInOneLine() throws {
+        let sandbox = try Sandbox()
+        let (descriptor, port) = try LoopbackSocket.listen()
+        defer { close(descriptor) }
+        try sandbox.expectRejection(
+            ["serve", "--listen", "127.0.0.1:\(port)"],
+            message: "Another program is already listening on 127.0.0.1:\(port); choose another port with --listen 127.0.0.1:PORT, or stop that program.")
+        try sandbox.expectRejection(
+            ["serve", "--listen", "127.0.0.1:\(port)"],
+            message: "已有其他程式在 127.0.0.1:\(port) 監聽；請用 --listen 127.0.0.1:PORT 改用其他連接埠，或停止那個程式",
+            environment: ["LANG": "zh_TW.UTF-8"])
     }
 
     @Test func containersAndAPITokensAreCheckedBeforeAnythingIsWritten() throws {

@@ -17,6 +17,7 @@ import Testing
     @Test func textShowsEveryFieldOfASample() throws {
         let sandbox = try Sandbox(samples: true)
         let start = Date()
+        try sandbox.launch()
         let shown = try sandbox.succeed(["show", "1dea0001"])
         let time = try stampedTime(of: "1dea0001", in: sandbox, launchedBetween: start, and: Date())
         #expect(shown == """
@@ -37,6 +38,7 @@ import Testing
     @Test func textIsLabelledInTraditionalChineseUnderZhTW() throws {
         let sandbox = try Sandbox(samples: true, language: "zh_TW.UTF-8")
         let start = Date()
+        try sandbox.launch()
         let shown = try sandbox.succeed(["show", "1dea0005"])
         let time = try stampedTime(of: "1dea0005", in: sandbox, launchedBetween: start, and: Date())
         #expect(shown == """
@@ -57,6 +59,7 @@ import Testing
     @Test func jsonShowsEveryFieldOfASample() throws {
         let sandbox = try Sandbox(samples: true)
         let start = Date()
+        try sandbox.launch()
         let shown = try sandbox.succeed(["show", "1dea0002", "--json"])
         let time = try stampedTime(of: "1dea0002", in: sandbox, launchedBetween: start, and: Date())
         #expect(shown == """
@@ -108,6 +111,7 @@ import Testing
     @Test(arguments: ["whole", "short", "upper", "oneCharacter", "spaces"])
     func findsAnIdeaByAUniquePrefix(form: String) throws {
         let sandbox = try Sandbox(samples: true)
+        try sandbox.launch()
         let id = "1dea0004-5a3e-4000-8000-5a3e1dea5a3e"
         let text = switch form {
         case "whole": id
@@ -139,6 +143,7 @@ import Testing
     @Test(arguments: idCommands)
     func anAmbiguousPrefixIsRefused(command: [String]) throws {
         let sandbox = try Sandbox(samples: true)
+        try sandbox.launch()
         let before = try sandbox.succeed(["export"])
         try sandbox.expectRejection(
             withId("1dea", command), message: "The id \"1dea\" matches 7 ideas; type more of it.")
@@ -153,6 +158,7 @@ import Testing
     @Test(arguments: idCommands)
     func anUnknownIdIsRefused(command: [String]) throws {
         let sandbox = try Sandbox(samples: true)
+        try sandbox.launch()
         let before = try sandbox.succeed(["export"])
         try sandbox.expectRejection(withId("ffff", command), message: "No idea has the id \"ffff\".")
         try sandbox.expectRejection(
@@ -166,6 +172,7 @@ import Testing
     @Test(arguments: idCommands)
     func aMalformedIdIsRefused(command: [String]) throws {
         let sandbox = try Sandbox(samples: true)
+        try sandbox.launch()
         let before = try sandbox.succeed(["export"])
         for text in ["xyz", "1dea*", "1dea?", "", "1dea0001-5a3e-4000-8000-5a3e1dea5a3e0", "靈感"] {
             try sandbox.expectRejection(

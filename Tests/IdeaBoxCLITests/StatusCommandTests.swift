@@ -6,6 +6,7 @@ import Testing
 @Suite struct StatusCommandTests {
     @Test func aNewProfile() throws {
         let sandbox = try Sandbox()
+        try sandbox.launch()
         #expect(try sandbox.succeed(["status"]) == """
             device: default
             account: signed in as default
@@ -106,6 +107,7 @@ import Testing
 
     @Test func signedOut() throws {
         let sandbox = try Sandbox()
+        try sandbox.launch()
         try sandbox.succeed(["account", "sign-out"])
         #expect(try sandbox.succeed(["status"]).hasPrefix("device: default\naccount: not signed in\nnetwork: online\n"))
         #expect(try sandbox.status("default").account == nil)

@@ -107,4 +107,34 @@ struct AppHabitsTests {
         #expect(screen.contains("TERM=dumb cannot show the full-screen app"), "\(screen)")
         #expect(!screen.contains("\(TmuxSession.exitMarker) 0"), "\(screen)")
     }
+
+    /// A type terminfo has no entry for is called unknown, not unable to move the cursor, in a
+    /// window wide enough to hold the whole line on one row.
+    @Test(arguments: [
+        ("C.UTF-8", "ideabox: The terminal type TERM=nosuchterm is unknown to this system's terminfo"),
+        ("zh_TW.UTF-8", "ideabox: 這台系統的 terminfo 不認得終端機類型 TERM=nosuchterm"),
+    ])
+    func anUnknownTerminalTypeIsCalledUnknown(language: String, refusal: String) async throws {
+        let session = try TmuxSession(columns: 400, environment: ["TERM": "nosuchterm", "LANG": language])
+        defer { session.close() }
+        let screen = try await session.waitFor("the refusal") { $0.contains(TmuxSession.exitMarker) }
+        #expect(screen.line(0).hasPrefix(refusal), "\(screen)")
+        #expect(screen.line(0).contains("TERM=xterm-256color ideabox"), "\(screen)")
+        #expect(!screen.contains("cursor") && !screen.contains("游標"), "\(screen)")
+        #expect(!screen.contains("\(TmuxSession.exitMarker) 0"), "\(screen)")
+    }
+
+    @Test(arguments: [
+        ("C.UTF-8", "ideabox: TERM is not set, so the full-screen app does not know what terminal it draws on; "),
+        ("zh_TW.UTF-8", "ideabox: 沒有設定 TERM，全螢幕介面不知道要在哪種終端機上顯示；"),
+    ])
+    func anUnsetTermIsSaidToBeNotSet(language: String, refusal: String) async throws {
+        let session = try TmuxSession(columns: 400, environment: ["TERM": nil, "LANG": language])
+        defer { session.close() }
+        let screen = try await session.waitFor("the refusal") { $0.contains(TmuxSession.exitMarker) }
+        #expect(screen.line(0).hasPrefix(refusal), "\(screen)")
+        #expect(screen.line(0).contains("TERM=xterm-256color ideabox"), "\(screen)")
+        #expect(!screen.contains("TERM=unset"), "\(screen)")
+        #expect(!screen.contains("\(TmuxSession.exitMarker) 0"), "\(screen)")
+    }
 }

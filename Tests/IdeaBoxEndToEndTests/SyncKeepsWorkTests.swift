@@ -18,7 +18,6 @@ struct SyncKeepsWorkTests {
     @Test(arguments: Remote.allCases)
     func aNewDeviceKeepsWhatWasDoneToTheSamples(remote: Remote) async throws {
         let devices = try await Devices(remote, samples: true)
-        _ = try devices.run(0, ["list"])
         try devices.sync(0)
         try devices.run(0, ["edit", "1dea0001", "--title", "My own plan"])
         try devices.run(0, ["done", "1dea0003"])

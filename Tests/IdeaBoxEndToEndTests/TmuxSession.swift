@@ -148,6 +148,18 @@ final class TmuxSession {
         try tmuxCommand(["resize-window", "-t", Self.target, "-x", String(columns), "-y", String(rows)])
     }
 
+    /// Types `text`, then resizes the window `delay` later, timed by tmux itself (one tmux
+    /// command), so that the resize can come while the app is still handling or drawing the
+    /// keys: a test process spawning a second tmux would come later, and by how much, no one knows.
+    func type(_ text: String, thenResizeTo columns: Int, rows: Int, after delay: Duration) throws {
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        try tmuxCommand([
+            "send-keys", "-t", Self.target, "-l", text, ";",
+            "run-shell", "-d", String(format: "%.4f", seconds), ";",
+            "resize-window", "-t", Self.target, "-x", String(columns), "-y", String(rows),
+        ])
+    }
+
     /// The pane as it is now.
     func capture() throws -> Screen {
         let text = try tmuxCommand(["capture-pane", "-p", "-t", Self.target])

@@ -26,6 +26,29 @@ public enum LoopbackSocket {
         return descriptor
     }
 
+    /// A socket listening on 127.0.0.1 at a port the system picks, as another program on
+    /// the machine would hold it; returns the descriptor and the port.
+    public static func listen() throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw LoopbackSocketError(description: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(descriptor, $0, length) == 0 && Glibc.listen(descriptor, 1) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard listening else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw LoopbackSocketError(description: "listen on 127.0.0.1: \(reason)")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     /// Sends `bytes` whole, never raising SIGPIPE.
     public static func send(_ bytes: String, on descriptor: Int32) {
         _ = Array(bytes.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

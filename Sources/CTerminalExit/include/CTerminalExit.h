@@ -22,4 +22,19 @@ void terminal_exit_prepare(const char *bytes, size_t length);
 /* Makes `signal_number` leave through the handler. */
 void terminal_exit_on(int signal_number);
 
+/*
+ * A resize (SIGWINCH) must end the app's wait for input whenever it comes. ncurses's own
+ * handler only sets a flag that its next read looks at; a signal that came while the app was
+ * handling a key or drawing (or on another thread) cut no wait short, and the app kept its old
+ * size until the next key. So the handler installed here calls the one it replaces (ncurses's:
+ * install it after ncurses has set its own) and then writes one byte to `descriptor`, a
+ * non-blocking pipe the app waits on beside the terminal. Both are async-signal-safe.
+ */
+
+/* Makes SIGWINCH also write a byte to `descriptor`. */
+void terminal_resize_wakes(int descriptor);
+
+/* Puts back the handler `terminal_resize_wakes` replaced; no byte is written afterwards. */
+void terminal_resize_stops_waking(void);
+
 #endif

@@ -137,7 +137,12 @@ extension IdeaBoxCommand {
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             server.maximumUploads = settings.maxUploads
             server.uploadFolder = try storeOptions.uploadFolder(context)
-            let running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
+            let running: RunningServer
+            do {
+                running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
+            } catch let error as ListenError {
+                throw FullCommandError.cannotListen(host: error.host, port: error.port, code: error.code)
+            }
             logger.notice(
                 "listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
             running.waitUntilStopped()

@@ -195,6 +195,7 @@ extension IdeaBoxCommand {
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) throws {
+            try context.requireExistingData(store)
             let sync = try context.openSync(store)
             let remote = try sync.remote.cloud.status(device: sync.remote.device)
             let metadata = try sync.repository.syncMetadata()
@@ -237,6 +238,7 @@ extension IdeaBoxCommand {
         }
 
         func run(in context: CommandContext) throws {
+            try context.requireExistingData(store)
             let repository = try context.openRepository(store)
             if conflicts {
                 let records = try repository.conflicts(limit: limit ?? IdeaRepository.conflictLogLimit)
