@@ -164,7 +164,7 @@ public final class SyncEngine: Sendable {
                 refreshCompanionsPending()
                 handle(failure)
             } catch {
-                handle(.store(String(describing: error)))
+                handle(SyncFailure(localError: error))
             }
         }
     }
@@ -269,7 +269,7 @@ public final class SyncEngine: Sendable {
         } catch let failure as SyncFailure {
             handle(failure)
         } catch {
-            handle(.store(String(describing: error)))
+            handle(SyncFailure(localError: error))
         }
     }
 
@@ -282,7 +282,7 @@ public final class SyncEngine: Sendable {
         } catch let failure as SyncFailure {
             throw failure
         } catch {
-            throw SyncFailure.store(String(describing: error))
+            throw SyncFailure(localError: error)
         }
     }
 
@@ -316,7 +316,8 @@ public final class SyncEngine: Sendable {
         case let .wrongAccount(bound, current):
             publish(.wrongAccount(bound: bound, current: current))
             request(after: Self.localModeMilliseconds)
-        case .transient(let reason, _), .store(let reason):
+        case .transient, .store, .storage:
+            let reason = failure.retryReason
             let attempt = state.withLock { state -> Int in
                 state.retryAttempt += 1
                 // A server that asked for a wait gets it from every trigger, not just the retry.
