@@ -47,6 +47,21 @@ import Testing
         #expect(result.stderr == "ideabox: " + sandbox.damagedSentence(profile: "phone", options: " --profile phone") + "\n")
     }
 
+    /// `export` makes the whole JSON before it writes a byte: on a damaged database it
+    /// writes nothing (not the first half of an array), and a file it was to replace is left
+    /// as it was, with no temporary file beside it.
+    @Test func exportOfADamagedDatabaseWritesNothing() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.importIdeas()
+        _ = try sandbox.damageIdeas()
+        try sandbox.expectRejection(["export"], message: sandbox.damagedSentence())
+        let output = try sandbox.file("ideas.json", "the last export\n")
+        let before = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted()
+        try sandbox.expectRejection(["export", "--output", output], message: sandbox.damagedSentence())
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "the last export\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted() == before)
+    }
+
     /// Root may write anywhere, so this runs only as another user.
     @Test(.enabled(if: geteuid() != 0)) func aFolderThatCantBeWritten() throws {
         let sandbox = try Sandbox()
