@@ -8,7 +8,7 @@ public enum LocalCommands {
     /// In the order `ideabox help` lists them.
     public static let all: [any ParsableCommand.Type] = [
         Add.self, List.self, Search.self, Show.self, Edit.self,
-        Done.self, Undone.self, Remove.self, History.self, Restore.self, Export.self, Import.self,
+        Done.self, Undone.self, Remove.self, History.self, Restore.self, Export.self, Import.self, Repair.self,
     ]
 
     /// Their names on the command line.
