@@ -206,7 +206,7 @@ public enum DatabaseRepair {
         try holder?.close()
     }
 
-    /// `ideabox.sqlite.damaged-20261120-081530` beside `file` (a number added if taken).
+    /// `ideabox.sqlite.damaged-20261120-081530` (UTC) beside `file`, a number added if taken.
     private static func damagedCopyName(for file: URL, at time: Timestamp) -> URL {
         let digits = time.iso8601.filter(\.isNumber)
         let stamp = digits.prefix(8) + "-" + digits.dropFirst(8).prefix(6)
