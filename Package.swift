@@ -170,7 +170,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
-        .testTarget(name: "IdeaStoreTests", dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "IdeaStoreTests",
+            dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxCore", "DatabaseDamage", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Pages of a database file overwritten on purpose, for the tests of `ideabox repair`.
+        .target(name: "DatabaseDamage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/DatabaseDamage"),
         .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["CloudKitModel", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote"]),
         .testTarget(
             name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote", "IdeaBoxCore"]),
@@ -199,7 +203,7 @@ let package = Package(
             name: "IdeaSyncTests",
             dependencies: [
                 "IdeaSync", "IdeaStore", "CloudKitModel", "CloudStore", "EmbeddedRemote", "SQLiteStore", "IdeaBoxCore", "RemoteTestSupport",
-                "CloudHTTPClient", "CloudServer", "PostgresStore",
+                "CloudHTTPClient", "CloudServer", "PostgresStore", "DatabaseDamage",
             ]),
         .testTarget(
             name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxCore"]),
@@ -208,7 +212,7 @@ let package = Package(
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Finding the built `ideabox`, for the two suites that run it.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
-        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore", "ProcessTestSupport"]),
+        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore", "ProcessTestSupport", "DatabaseDamage"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore", "ProcessTestSupport"]),
     ]
 )

@@ -34,6 +34,12 @@ public struct StoreSelection: Equatable, Sendable {
         self.profile = profile
         self.noSamples = noSamples
     }
+
+    /// The options that chose this profile, as the person typed them (`--data-dir D`,
+    /// `--profile P`): what a command named in a message needs to reach the same data.
+    public var commandLineOptions: [String] {
+        (dataDirectory.map { ["--data-dir", $0] } ?? []) + (profile.map { ["--profile", $0] } ?? [])
+    }
 }
 
 /// What a command runs with: the process environment, the user's language, the clock,
@@ -104,7 +110,8 @@ public struct CommandContext {
         let skipSamples = options.noSamples || ["1", "true", "yes"].contains(environment["IDEABOX_NO_SAMPLES"]?.lowercased() ?? "")
         let database = try IdeaDatabase.open(
             directory: location.profileDirectory,
-            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples && !skipSamples, language: language, clock: clock), use: use)
+            firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples && !skipSamples, language: language, clock: clock), use: use,
+            options: options.commandLineOptions)
         return database.repository(clock: clock, ids: .random)
     }
 }

@@ -60,7 +60,7 @@ public enum FastCommandLine {
         "done": Grammar(arguments: 1, flags: ["--json"]),
         "undone": Grammar(arguments: 1, flags: ["--json"]),
         "rm": Grammar(arguments: 1),
-        "export": Grammar(),
+        "export": Grammar(options: ["-o": "--output", "--output": "--output"]),
         "import": Grammar(arguments: 1),
     ]
 
@@ -84,7 +84,7 @@ public enum FastCommandLine {
         case "rm":
             return .remove(id: arguments[0])
         case "export":
-            return .export
+            return .export(output: values["--output"])
         case "import":
             return .import(file: arguments[0])
         default:

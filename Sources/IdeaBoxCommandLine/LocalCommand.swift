@@ -16,7 +16,8 @@ public enum LocalCommand: Equatable, Sendable {
     case remove(id: String)
     case history(id: String, json: Bool)
     case restore(id: String, version: Int64, json: Bool)
-    case export
+    /// `export`, to standard output or (`output`) a file it replaces whole.
+    case export(output: String?)
     case `import`(file: String)
 
     /// `--limit N` or `--all`: how many rows `list` and `search` print.
@@ -86,8 +87,8 @@ public enum LocalCommand: Equatable, Sendable {
             let repository = try Self.openRepository(store, context)
             let idea = try repository.restoreVersion(version, of: repository.ideaIdWithHistory(matching: id))
             print(json ? idea.jsonText() : idea.idString)
-        case .export:
-            try Self.printIdeas(.all, rows: nil, notesMore: false, json: true, context: context, store: store)
+        case let .export(output):
+            try Self.export(to: output, context: context, store: store)
         case let .import(file):
             let ideas = try ExportFile.read(file)
             // Restoring an export into a new directory brings its own ideas: no samples.
@@ -111,6 +112,24 @@ public enum LocalCommand: Equatable, Sendable {
         let repository = try context.openRepository(store, seedsSamples: seedsSamples)
         openUntilExit.withLock { $0.append(repository) }
         return repository
+    }
+
+    /// Writes every idea as JSON to standard output, or to `file`, which it replaces whole
+    /// (`OutputFile`). The JSON is made whole before a byte goes out: a read that fails half
+    /// way (a damaged database) writes nothing and leaves `file` as it was.
+    private static func export(to file: String?, context: CommandContext, store: StoreSelection) throws {
+        let repository = try Self.openRepository(store, context)
+        var output = Output.BufferedWriter(holdsEverything: true)
+        var writer = Output.JSONArrayWriter()
+        try repository.forEachIdeaBytes(.all) { idea in
+            writer.write(idea, to: &output)
+        }
+        writer.finish(to: &output)
+        if let file {
+            try OutputFile.replace(file, with: output.buffered)
+        } else {
+            output.flush()
+        }
     }
 
     /// Prints at most `rows` of the ideas `filter` selects (all if nil), reading no more rows

@@ -19,21 +19,29 @@ public enum Output {
     public struct BufferedWriter: ~Copyable {
         private var bytes: [UInt8] = []
         private static let flushAt = 1 << 16
+        /// Whether the output is written only by `flush()`: all of it or, if whatever makes
+        /// it fails first, none.
+        private let holdsEverything: Bool
 
-        public init() {
+        /// A writer that writes out every 64 KB, or (`holdsEverything`) only when flushed.
+        public init(holdsEverything: Bool = false) {
+            self.holdsEverything = holdsEverything
             bytes.reserveCapacity(Self.flushAt)
         }
 
         public mutating func write(_ text: String) {
             bytes.append(contentsOf: text.utf8)
-            if bytes.count >= Self.flushAt { flush() }
+            if bytes.count >= Self.flushAt && !holdsEverything { flush() }
         }
 
         /// Lets `body` append bytes to the buffer directly.
         public mutating func append(_ body: (inout [UInt8]) -> Void) {
             body(&bytes)
-            if bytes.count >= Self.flushAt { flush() }
+            if bytes.count >= Self.flushAt && !holdsEverything { flush() }
         }
+
+        /// What is buffered, not yet written out.
+        public var buffered: [UInt8] { bytes }
 
         /// Writes out what is buffered.
         public mutating func flush() {
@@ -42,7 +50,7 @@ public enum Output {
         }
 
         deinit {
-            Self.writeOut(bytes)
+            if !holdsEverything { Self.writeOut(bytes) }
         }
 
         /// Writes `bytes` to standard output, retrying short writes; a closed pipe ends it.

@@ -23,6 +23,9 @@ public struct IdeaDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// This device's stable id, made on first open.
     public let deviceId: String
+    /// The command-line options that chose this database (`--data-dir D`, `--profile P`),
+    /// which the sentence about a damaged database repeats in the command it names.
+    var options: [String] = []
 
     /// What the first open of a new database does.
     public struct FirstLaunch: Sendable {
@@ -60,15 +63,18 @@ public struct IdeaDatabase: Sendable {
     /// command opening a database this version has opened before takes no lock and only
     /// reads.
     ///
-    /// A folder that is a file, a file that is not a database, a full disk or a folder that
-    /// can't be written throws a `StorageError`.
+    /// A folder that is a file, a damaged database or a file that is not one, a full disk or
+    /// a folder that can't be written throws a `StorageError`, then or on any later read or
+    /// write; its sentences repeat `options`, the command-line options that chose `directory`.
     public static func open(
-        directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator = .random, use: Use = .app
+        directory: URL, firstLaunch: FirstLaunch, ids: IdGenerator = .random, use: Use = .app, options: [String] = []
     ) throws -> IdeaDatabase {
         do {
-            return try openUnchecked(directory: directory, firstLaunch: firstLaunch, ids: ids, use: use)
+            var database = try openUnchecked(directory: directory, firstLaunch: firstLaunch, ids: ids, use: use)
+            database.options = options
+            return database
         } catch {
-            throw StorageError(error, directory: directory) ?? error
+            throw StorageError(error, directory: directory, options: options) ?? error
         }
     }
 
@@ -123,7 +129,13 @@ public struct IdeaDatabase: Sendable {
 
     /// A repository over this database.
     public func repository(clock: WallClock, ids: IdGenerator) -> IdeaRepository {
-        IdeaRepository(writer: writer, deviceId: deviceId, clock: clock, ids: ids)
+        IdeaRepository(writer: StoreWriter(base: writer, options: options), deviceId: deviceId, clock: clock, ids: ids)
+    }
+
+    /// Closes every connection (of a database opened for `.app`, the last copies the WAL
+    /// into the database file). Nothing may use this database or its repositories afterwards.
+    public func close() throws {
+        try writer.close()
     }
 
     private static func configuration(_ use: Use) -> Configuration {

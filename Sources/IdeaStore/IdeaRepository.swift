@@ -36,12 +36,17 @@ public struct ImportSummary: Sendable, Equatable {
 public struct IdeaRepository: Sendable {
     /// The device this repository stamps edits with.
     public let deviceId: String
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
     let clock: WallClock
     private let ids: IdGenerator
 
     /// A repository over an opened IdeaBox database.
     public init(writer: any DatabaseWriter, deviceId: String, clock: WallClock, ids: IdGenerator) {
+        self.init(writer: StoreWriter(base: writer, options: []), deviceId: deviceId, clock: clock, ids: ids)
+    }
+
+    /// A repository over an opened IdeaBox database, through `writer`.
+    init(writer: StoreWriter, deviceId: String, clock: WallClock, ids: IdGenerator) {
         self.writer = writer
         self.deviceId = deviceId
         self.clock = clock
@@ -195,19 +200,16 @@ public struct IdeaRepository: Sendable {
     /// Runs `body` in one write transaction and, if it changed anything, marks the database
     /// as changed, so every process watching it (`revision()`) notices. A request that
     /// changes nothing (an edit to the same text) leaves the revision alone. A full disk or
-    /// a database that can't be written throws a `StorageError`, the transaction undone.
+    /// a database that can't be written throws a `StorageError` (see `StoreWriter`), the
+    /// transaction undone.
     func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
-        do {
-            return try writer.write { db in
-                let changesBefore = db.totalChangesCount
-                let result = try body(db)
-                if db.totalChangesCount != changesBefore {
-                    try bumpRevision(db)
-                }
-                return result
+        try writer.write { db in
+            let changesBefore = db.totalChangesCount
+            let result = try body(db)
+            if db.totalChangesCount != changesBefore {
+                try bumpRevision(db)
             }
-        } catch let error as DatabaseError {
-            throw StorageError(error, directory: URL(fileURLWithPath: writer.path).deletingLastPathComponent()) ?? error
+            return result
         }
     }
 

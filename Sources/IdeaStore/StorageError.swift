@@ -8,22 +8,28 @@ import IdeaBoxCore
 public enum StorageError: UserFacingError, Equatable, Sendable {
     /// Something on the way to the data folder (the folder itself, or a parent) is a file.
     case folderIsAFile(path: String)
-    /// The database file is not an SQLite database, or is damaged.
-    case notADatabase(path: String)
+    /// The database file is damaged, or is not an SQLite database at all: `ideabox repair`
+    /// keeps what can still be read. `options` are the command-line options that chose this
+    /// database (`--data-dir D`, `--profile P`), which the repair needs too.
+    case damaged(path: String, options: [String] = [])
     /// The disk holding the data folder has no room left.
     case diskFull(path: String)
     /// The data folder or its database can't be written (permissions, a read-only disk).
     case readOnly(path: String)
+    /// Another process has the database open (the app, `sync --watch`), so it can't be
+    /// repaired now; `options` as for `damaged`.
+    case inUse(path: String, options: [String] = [])
 
-    /// What `error`, thrown while opening or writing the database in the folder `directory`,
-    /// means to a person; nil for any other error.
-    public init?(_ error: any Error, directory: URL) {
+    /// What `error`, thrown while opening, reading or writing the database in the folder
+    /// `directory` (which `options` chose on the command line), means to a person; nil for
+    /// any other error.
+    public init?(_ error: any Error, directory: URL, options: [String] = []) {
         if let error = error as? StorageError {
             self = error
         } else if let error = error as? DatabaseError {
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-                self = .notADatabase(path: directory.appendingPathComponent(IdeaDatabase.fileName).path)
+                self = .damaged(path: directory.appendingPathComponent(IdeaDatabase.fileName).path, options: options)
             case .SQLITE_FULL:
                 self = .diskFull(path: directory.path)
             case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
@@ -51,10 +57,10 @@ public enum StorageError: UserFacingError, Equatable, Sendable {
             "\(path) is a file, not a folder: move it out of the way, or choose another data folder with --data-dir."
         case let (.folderIsAFile(path), .traditionalChinese):
             "「\(path)」是檔案而不是資料夾：請把它移開，或用 --data-dir 指定其他資料夾"
-        case let (.notADatabase(path), .english):
-            "\(path) is not an IdeaBox database (damaged, or another kind of file): move it away to start afresh, or restore it from a backup."
-        case let (.notADatabase(path), .traditionalChinese):
-            "「\(path)」不是 IdeaBox 資料庫（已損毀，或是其他檔案）：請把它移開以重新開始，或從備份還原"
+        case let (.damaged(path, options), .english):
+            "\(path) is damaged: run `\(Self.repairCommand(options))`, which keeps every idea it can still read and sets the damaged file aside; the next sync brings back the rest."
+        case let (.damaged(path, options), .traditionalChinese):
+            "「\(path)」已損毀：請執行 `\(Self.repairCommand(options))`，它會保留所有仍可讀取的靈感，並把損毀的檔案留在一旁；下次同步會補回其餘部分"
         case let (.diskFull(path), .english):
             "The disk holding \(path) is full: free some space and try again; nothing was changed."
         case let (.diskFull(path), .traditionalChinese):
@@ -63,7 +69,25 @@ public enum StorageError: UserFacingError, Equatable, Sendable {
             "IdeaBox can't write in \(path): make the folder writable, or choose another data folder with --data-dir."
         case let (.readOnly(path), .traditionalChinese):
             "IdeaBox 無法寫入「\(path)」：請讓這個資料夾可以寫入，或用 --data-dir 指定其他資料夾"
+        case let (.inUse(path, options), .english):
+            "\(path) is open in another IdeaBox (the app, or `sync --watch`): quit it, then run `\(Self.repairCommand(options))` again."
+        case let (.inUse(path, options), .traditionalChinese):
+            "「\(path)」正由另一個 IdeaBox（App 或 `sync --watch`）使用中：請先結束它，再執行 `\(Self.repairCommand(options))`"
         }
+    }
+
+    /// `ideabox repair` with `options`, each quoted for a POSIX shell where it needs it.
+    private static func repairCommand(_ options: [String]) -> String {
+        (["ideabox", "repair"] + options.map(shellWord)).joined(separator: " ")
+    }
+
+    /// `word` as a shell reads it back: as it is if it holds only characters no shell treats
+    /// specially, else in single quotes.
+    private static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_./:=@%+,".unicodeScalars.contains($0)
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// The first file (not a folder) on the path from `/` down to `directory`, if any.

@@ -32,6 +32,8 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
     case zoneMissing
     /// The remote is being overwritten with this device's `count` ideas.
     case overwriting(count: Int)
+    /// A damaged database was repaired: what it kept, and the name the damaged file is kept under.
+    case repaired(ideas: Int, deletes: Int, pendingChanges: Int, damagedCopy: String)
     /// A line whose words belong to another layer (a failure, the library), in both languages.
     case words(english: String, chinese: String)
 
@@ -85,6 +87,11 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
                 ? "the remote zone was missing: creating it and sending everything again" : "遠端區域不存在：建立後重新送出全部資料"
         case .overwriting(let count):
             return english ? "overwriting the remote with this device's \(count) ideas" : "以這台裝置的 \(count) 筆靈感覆寫遠端"
+        case let .repaired(ideas, deletes, pendingChanges, damagedCopy):
+            return english
+                ? "repair: kept \(ideas) idea(s), \(deletes) delete(s) and \(pendingChanges) change(s) to send of a damaged database, "
+                    + "kept as \(damagedCopy); the next sync fetches everything again"
+                : "修復：從損壞的資料庫保留 \(ideas) 筆靈感、\(deletes) 筆刪除與 \(pendingChanges) 筆待送出變更，損壞的檔案另存為 \(damagedCopy)；下次同步會重新取得全部資料"
         case let .words(englishText, chineseText):
             return english ? englishText : chineseText
         }
@@ -98,7 +105,7 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
         case .conflict, .editReplaced: .conflict
         case .integrityAgrees: .info
         case .integrityMoreDifferences, .onlyHere, .onlyOnRemote, .differs, .changeTokenExpired, .skippedInvalidRecord,
-             .zoneMissing, .overwriting:
+             .zoneMissing, .overwriting, .repaired:
             .warning
         case .words: .info
         }

@@ -164,7 +164,7 @@ public final class SyncEngine: Sendable {
                 refreshCompanionsPending()
                 handle(failure)
             } catch {
-                handle(.store(String(describing: error)))
+                handle(SyncFailure(localError: error))
             }
         }
     }
@@ -271,7 +271,7 @@ public final class SyncEngine: Sendable {
         } catch let failure as SyncFailure {
             handle(failure)
         } catch {
-            handle(.store(String(describing: error)))
+            handle(SyncFailure(localError: error))
         }
     }
 
@@ -284,7 +284,7 @@ public final class SyncEngine: Sendable {
         } catch let failure as SyncFailure {
             throw failure
         } catch {
-            throw SyncFailure.store(String(describing: error))
+            throw SyncFailure(localError: error)
         }
     }
 
@@ -321,7 +321,7 @@ public final class SyncEngine: Sendable {
         case let .wrongAccount(bound, current):
             publish(.wrongAccount(bound: bound, current: current))
             request(after: Self.localModeMilliseconds, isIdle: true)
-        case .transient, .store:
+        case .transient, .store, .storage:
             let attempt = state.withLock { state -> Int in
                 state.retryAttempt += 1
                 // A server that asked for a wait gets it from every trigger, not just the retry.

@@ -1,5 +1,6 @@
 import CloudKitModel
 import IdeaBoxCore
+import IdeaStore
 
 /// Why a sync could not finish, sorted by what the engine does about it.
 public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
@@ -18,6 +19,9 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     case transient(CloudError)
     /// The local database failed.
     case store(String)
+    /// The local database can't be used, for a reason a person can act on (it is damaged:
+    /// `ideabox repair`); said in the store's own sentence.
+    case storage(StorageError)
 
     public func message(in language: Language) -> String {
         switch (self, language) {
@@ -38,6 +42,17 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
         case let (.transient(error), .traditionalChinese): "遠端發生錯誤：\(error.reason(in: language))"
         case let (.store(reason), .english): "The local database failed: \(reason)."
         case let (.store(reason), .traditionalChinese): "本機資料庫發生錯誤：\(reason)"
+        case let (.storage(error), _): error.message(in: language)
+        }
+    }
+
+    /// The failure an error of the local database means: the store's own sentence if it has
+    /// one, else the error's description on one line (a database error's spans its SQL).
+    init(localError error: any Error) {
+        if let error = error as? StorageError {
+            self = .storage(error)
+        } else {
+            self = .store(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))
         }
     }
 

@@ -152,8 +152,7 @@ public struct SyncSession: Sendable {
         } catch let error as CloudError {
             throw SyncFailure(error)
         } catch {
-            // One line: a database error's description spans the SQL it ran.
-            throw SyncFailure.store(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))
+            throw SyncFailure(localError: error)
         }
     }
 

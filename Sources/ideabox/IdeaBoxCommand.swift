@@ -3,7 +3,7 @@ import Foundation
 import IdeaBoxCommandLine
 
 /// `ideabox`. The local commands (add, list, search, show, edit, done, undone, rm, export,
-/// import) run here, in a binary that holds only the store: no network client, server or
+/// import, repair) run here, in a binary that holds only the store: no network client, server or
 /// terminal code, so it starts in a few milliseconds (BENCHMARKS.md, "Against taskwarrior").
 /// Every other command line, the full-screen app and `help` included, is handed to
 /// `ideabox-full` beside this binary, with the same arguments and environment.

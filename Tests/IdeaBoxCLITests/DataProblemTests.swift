@@ -26,14 +26,40 @@ import Testing
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         let text = Data(String(repeating: "These are my notes, not a database.\n", count: 200).utf8)
         try text.write(to: file)
-        try sandbox.expectRejection(arguments, message: """
-            \(file.path) is not an IdeaBox database (damaged, or another kind of file): \
-            move it away to start afresh, or restore it from a backup.
-            """)
+        try sandbox.expectRejection(arguments, message: sandbox.damagedSentence())
         try sandbox.expectRejection(
-            arguments, message: "「\(file.path)」不是 IdeaBox 資料庫（已損毀，或是其他檔案）：請把它移開以重新開始，或從備份還原",
+            arguments, message: """
+                「\(file.path)」已損毀：請執行 `ideabox repair`，它會保留所有仍可讀取的靈感，並把損毀的檔案留在一旁；下次同步會補回其餘部分
+                """,
             environment: ["LANG": "zh_HK.UTF-8"])
         #expect(try Data(contentsOf: file) == text)
+    }
+
+    /// A page of ideas in the middle of the file overwritten: every command that reads it,
+    /// `sync` too, says the one sentence, naming the options that chose the profile.
+    @Test(arguments: [["export"], ["list", "--all"], ["sync"]])
+    func aDamagedPageIsOneSentenceNamingTheRepair(arguments: [String]) throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.importIdeas(profile: "phone")
+        _ = try sandbox.damageIdeas(profile: "phone")
+        let result = try sandbox.run(arguments + ["--profile", "phone"])
+        #expect(result.status != 0)
+        #expect(result.stderr == "ideabox: " + sandbox.damagedSentence(profile: "phone", options: " --profile phone") + "\n")
+    }
+
+    /// `export` makes the whole JSON before it writes a byte: on a damaged database it
+    /// writes nothing (not the first half of an array), and a file it was to replace is left
+    /// as it was, with no temporary file beside it.
+    @Test func exportOfADamagedDatabaseWritesNothing() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.importIdeas()
+        _ = try sandbox.damageIdeas()
+        try sandbox.expectRejection(["export"], message: sandbox.damagedSentence())
+        let output = try sandbox.file("ideas.json", "the last export\n")
+        let before = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted()
+        try sandbox.expectRejection(["export", "--output", output], message: sandbox.damagedSentence())
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "the last export\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted() == before)
     }
 
     /// Root may write anywhere, so this runs only as another user.

@@ -321,4 +321,29 @@ import Testing
         let idea = try sandbox.idea("abcdef01")
         #expect(idea.title == "padded" && idea.description == "a\nb")
     }
+
+    /// `--output FILE` writes what standard output would get; a new file is the user's
+    /// alone, a file that was there is replaced whole and keeps its permissions.
+    @Test func exportToAFileWritesWhatStandardOutputGets() throws {
+        let sandbox = try Sandbox()
+        let exported = try fill(sandbox)
+        let new = sandbox.directory.appendingPathComponent("new.json").path
+        #expect(try sandbox.succeed(["export", "--output", new]) == "")
+        #expect(try String(contentsOfFile: new, encoding: .utf8) == exported)
+        #expect(try FileManager.default.attributesOfItem(atPath: new)[.posixPermissions] as? Int == 0o600)
+
+        let existing = try sandbox.file("existing.json", "an older export, longer than the new one will be" + String(repeating: "!", count: 10_000))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: existing)
+        #expect(try sandbox.succeed(["export", "-o", existing]) == "")
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == exported)
+        #expect(try FileManager.default.attributesOfItem(atPath: existing)[.posixPermissions] as? Int == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+
+    @Test func exportToAFolderThatIsMissingSaysSo() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.add("An idea")
+        let path = sandbox.directory.appendingPathComponent("missing/ideas.json").path
+        try sandbox.expectRejection(["export", "--output", path], message: "Can't write \(path): there is no such folder.")
+    }
 }

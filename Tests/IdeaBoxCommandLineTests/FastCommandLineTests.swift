@@ -26,7 +26,7 @@ import Testing
         ["search", "garden"], ["search", "咖啡", "--limit", "20", "--json"], ["search", "", "--all"],
         ["show", id], ["show", "6f1c", "--json"], ["edit", id, "--title", "New"], ["edit", id, "--description", ""],
         ["edit", id], ["done", id], ["undone", id, "--json"], ["rm", id], ["export"], ["import", "ideas.json"],
-        ["export", "--profile", "phone"],
+        ["export", "--profile", "phone"], ["export", "--output", "ideas.json"], ["export", "-o", "backup/ideas.json", "--data-dir", "/d"],
     ])
     func everydayLines(_ arguments: [String]) throws {
         let fast = try #require(FastCommandLine.parse(arguments))
@@ -39,7 +39,7 @@ import Testing
         ["add"], ["add", "a", "b"], ["add", "--help"], ["add", "-h"], ["add", "x", "--description=y"], ["add", "x", "-d"],
         ["add", "x", "-d", "-y"], ["add", "-x"], ["add", "x", "--done", "--done"], ["add", "--", "-x"], ["list", "--limit", "0"],
         ["list", "--limit", "-1"], ["list", "--limit", "+5"], ["list", "--limit", "5", "--all"], ["list", "--bogus"],
-        ["show"], ["export", "x"], ["import", "-"], ["help"], ["sync"], [], ["list", "--profile", "a", "--profile", "b"],
+        ["show"], ["export", "x"], ["export", "--output"], ["export", "-o", "a", "--output", "b"], ["import", "-"], ["help"], ["sync"], [], ["list", "--profile", "a", "--profile", "b"],
     ])
     func leftToArgumentParser(_ arguments: [String]) {
         #expect(FastCommandLine.parse(arguments) == nil)

@@ -1,3 +1,4 @@
+import DatabaseDamage
 import Foundation
 import GRDB
 import IdeaBoxCore
@@ -26,7 +27,7 @@ import Testing
             let file = directory.appendingPathComponent("ideabox.sqlite")
             let text = Data(String(repeating: "These are my notes, not a database.\n", count: 200).utf8)
             try text.write(to: file)
-            #expect(throws: StorageError.notADatabase(path: file.path)) {
+            #expect(throws: StorageError.damaged(path: file.path)) {
                 try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: use)
             }
             #expect(try Data(contentsOf: file) == text)
@@ -60,7 +61,10 @@ import Testing
     @Test func sqliteCodesMapToWhatAPersonCanDo() throws {
         try withTemporaryDirectory { directory in
             let database = directory.appendingPathComponent("ideabox.sqlite").path
-            #expect(StorageError(DatabaseError(resultCode: .SQLITE_NOTADB), directory: directory) == .notADatabase(path: database))
+            #expect(StorageError(DatabaseError(resultCode: .SQLITE_NOTADB), directory: directory) == .damaged(path: database))
+            #expect(
+                StorageError(DatabaseError(resultCode: .SQLITE_CORRUPT), directory: directory, options: ["--profile", "phone"])
+                    == .damaged(path: database, options: ["--profile", "phone"]))
             #expect(StorageError(DatabaseError(resultCode: .SQLITE_FULL), directory: directory) == .diskFull(path: directory.path))
             for code in [ResultCode.SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM] {
                 #expect(StorageError(DatabaseError(resultCode: code), directory: directory) == .readOnly(path: directory.path))
@@ -78,5 +82,40 @@ import Testing
         #expect(error.message(in: .traditionalChinese) == "IdeaBox 無法寫入「/data」：請讓這個資料夾可以寫入，或用 --data-dir 指定其他資料夾")
         #expect(StorageError.diskFull(path: "/data").message(in: .english)
             == "The disk holding /data is full: free some space and try again; nothing was changed.")
+    }
+
+    @Test func aDamagedDatabaseNamesTheRepairWithTheOptionsThatChoseIt() {
+        let damaged = StorageError.damaged(path: "/d/ideabox.sqlite", options: ["--data-dir", "/my data", "--profile", "phone"])
+        #expect(damaged.message(in: .english) == """
+            /d/ideabox.sqlite is damaged: run `ideabox repair --data-dir '/my data' --profile phone`, which keeps every idea \
+            it can still read and sets the damaged file aside; the next sync brings back the rest.
+            """)
+        #expect(damaged.message(in: .traditionalChinese) == """
+            「/d/ideabox.sqlite」已損毀：請執行 `ideabox repair --data-dir '/my data' --profile phone`，它會保留所有仍可讀取的靈感，\
+            並把損毀的檔案留在一旁；下次同步會補回其餘部分
+            """)
+        #expect(StorageError.damaged(path: "/d/ideabox.sqlite").message(in: .english).contains("run `ideabox repair`,"))
+        #expect(StorageError.inUse(path: "/d/ideabox.sqlite", options: ["--profile", "it's"]).message(in: .english) == """
+            /d/ideabox.sqlite is open in another IdeaBox (the app, or `sync --watch`): quit it, then run \
+            `ideabox repair --profile 'it'\\''s'` again.
+            """)
+    }
+
+    @Test func aDamagedPageFoundByAReadIsTheSameSentence() throws {
+        try withTemporaryDirectory { directory in
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, options: ["--profile", "phone"])
+            let repository = database.repository(clock: .system, ids: .random)
+            for number in 1...400 {
+                _ = try repository.addIdea(title: "Idea \(number)", description: String(repeating: "d", count: 200))
+            }
+            try database.close()
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let pages = try DatabaseDamage.leafPages(of: "idea", in: file)
+            try DatabaseDamage.overwrite(pages: [pages[pages.count / 2]], of: file)
+            let reopened = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, options: ["--profile", "phone"])
+            #expect(throws: StorageError.damaged(path: file.path, options: ["--profile", "phone"])) {
+                try reopened.repository(clock: .system, ids: .random).forEachIdea(.all) { _ in }
+            }
+        }
     }
 }

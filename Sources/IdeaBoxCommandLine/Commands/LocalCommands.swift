@@ -8,7 +8,7 @@ public enum LocalCommands {
     /// In the order `ideabox help` lists them.
     public static let all: [any ParsableCommand.Type] = [
         Add.self, List.self, Search.self, Show.self, Edit.self,
-        Done.self, Undone.self, Remove.self, History.self, Restore.self, Export.self, Import.self,
+        Done.self, Undone.self, Remove.self, History.self, Restore.self, Export.self, Import.self, Repair.self,
     ]
 
     /// Their names on the command line.
@@ -166,16 +166,20 @@ extension LocalCommands {
         public var command: LocalCommand { .remove(id: id) }
     }
 
-    /// `ideabox export > ideas.json`
+    /// `ideabox export > ideas.json`, `ideabox export --output ideas.json`
     public struct Export: LocalSubcommand {
         public static let configuration = CommandConfiguration(commandName: "export",
-            abstract: "Print every idea as JSON, every field included; `import` reads it back.")
+            abstract: "Print every idea as JSON, every field included; `import` reads it back.",
+            discussion: "All or nothing: an export that can't read every idea prints nothing, and leaves --output's file as it was.")
 
+        @Option(name: [.short, .customLong("output")], help: ArgumentHelp(
+            "Write to this file instead, replacing it only once the whole export is written.", valueName: "file"))
+        var output: String?
         @OptionGroup public var store: StoreOptions
 
         public init() {}
 
-        public var command: LocalCommand { .export }
+        public var command: LocalCommand { .export(output: output) }
     }
 
     /// `ideabox import FILE`

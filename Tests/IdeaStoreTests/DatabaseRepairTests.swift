@@ -1,0 +1,153 @@
+import DatabaseDamage
+import Foundation
+import IdeaBoxCore
+import IdeaStore
+import Testing
+
+/// `DatabaseRepair`: what it keeps of a damaged database, and what it leaves alone.
+@Suite struct DatabaseRepairTests {
+    private static let firstLaunch = IdeaDatabase.FirstLaunch(seedsSamples: true, language: .english, clock: .fixed(StoreFixture.start))
+
+    @Test func theHistoryTheLogsAndTheDeletesOnWholePagesAreKept() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let clock = ManualClock(start: StoreFixture.start)
+            let database = try IdeaDatabase.open(
+                directory: directory, firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), use: .app)
+            let repository = database.repository(clock: clock.wallClock, ids: .random)
+            var ideas: [Idea] = []
+            for number in 1...600 {
+                ideas.append(try repository.addIdea(title: "Idea \(number)", description: "About \(number)"))
+            }
+            clock.advance(by: 1000)
+            let edited = try repository.editIdea(id: ideas[0].id, IdeaChanges(title: "Idea 1, edited"))
+            let deleted = try repository.deleteIdea(id: ideas[599].id)
+            try repository.logSyncEvent(.sent(count: 3), at: clock.wallClock.now())
+            let history = try repository.history(of: edited.id)
+            let deletedHistory = try repository.history(of: deleted.id)
+            let log = try repository.syncLog()
+            try database.close()
+
+            let pages = try DatabaseDamage.leafPages(of: "idea", in: file)
+            let page = pages[pages.count / 2]
+            let lost = try DatabaseDamage.values(of: "id", in: "idea", onLeafPage: page, of: file)
+            try DatabaseDamage.overwrite(pages: [page], of: file)
+            let outcome = try DatabaseRepair.repair(directory: directory, clock: clock.wallClock, wait: 0)
+            guard case let .repaired(_, _, kept) = outcome else {
+                Issue.record("expected a repair, got \(outcome)")
+                return
+            }
+            #expect(kept == DatabaseRepair.Kept(ideas: 599 - lost.count, deletes: 1, pendingChanges: 600 - lost.count))
+
+            let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            let after = repaired.repository(clock: clock.wallClock, ids: .random)
+            #expect(repaired.deviceId == database.deviceId)
+            #expect(try after.history(of: edited.id) == history)
+            #expect(try after.history(of: deleted.id) == deletedHistory)
+            #expect(try after.idea(id: deleted.id) == nil)
+            #expect(try after.syncLog().dropFirst().elementsEqual(log))
+            #expect(try after.syncLog().first?.message.hasPrefix("repair: kept \(599 - lost.count) idea(s)") == true)
+            // The repaired database is the same as any other: it takes edits, and the clock
+            // keeps moving forward.
+            let next = try after.editIdea(id: edited.id, IdeaChanges(title: "Idea 1, edited again"))
+            #expect(next.updatedAt > edited.updatedAt)
+        }
+    }
+
+    /// Two pages damaged far apart in one table: the rows of the whole pages between them
+    /// are found too, in a table of rowids (the ideas) as in one keyed by UUID (the deletes).
+    @Test(arguments: ["idea", "tombstone"])
+    func theRowsBetweenTwoDamagedPagesAreKept(table: String) throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let database = try IdeaDatabase.open(
+                directory: directory, firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), use: .app)
+            let repository = database.repository(clock: .fixed(StoreFixture.start), ids: .random)
+            var random = SeededRandomNumberGenerator(seed: 5)
+            let imported = (0..<1_500).map { number in
+                Idea(
+                    id: UUID.random(using: &random), title: "Idea \(number)",
+                    createdAt: StoreFixture.start.adding(milliseconds: Int64(number) * 1000), deviceId: "elsewhere", version: 0)
+            }
+            _ = try repository.importIdeas(imported)
+            for idea in imported.prefix(1_200) {
+                _ = try repository.deleteIdea(id: idea.id)
+            }
+            // All sent: no delete waiting in the outbox could stand in for a lost tombstone.
+            try repository.acknowledge(repository.pendingChanges(limit: .max), syncedAt: StoreFixture.start)
+            let before = try Self.state(repository)
+            try database.close()
+
+            let pages = try DatabaseDamage.leafPages(of: table, in: file)
+            try #require(pages.count >= 9, "\(table) has \(pages.count) leaf pages")
+            let damaged = [pages[pages.count / 3], pages[2 * pages.count / 3]]
+            let rowsOnThem = try damaged.reduce(0) { $0 + (try DatabaseDamage.cellCount(onLeafPage: $1, of: file)) }
+            try DatabaseDamage.overwrite(pages: damaged, of: file)
+            _ = try DatabaseRepair.repair(directory: directory, wait: 0)
+
+            let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            let after = try Self.state(repaired.repository(clock: .system, ids: .random))
+            let (kept, whole) = table == "idea" ? (after.ideas, before.ideas) : (after.deletes, before.deletes)
+            #expect(kept.isSubset(of: whole))
+            #expect(whole.count - kept.count == rowsOnThem)
+            #expect(after.ideas.isSubset(of: before.ideas) && after.deletes.isSubset(of: before.deletes))
+        }
+    }
+
+    /// The ids of the ideas and of the deletes a repository holds.
+    private static func state(_ repository: IdeaRepository) throws -> (ideas: Set<UUID>, deletes: Set<UUID>) {
+        var ideas: Set<UUID> = [], deletes: Set<UUID> = []
+        try repository.forEachSyncState { change in
+            if case .saved = change { ideas.insert(change.ideaId) } else { deletes.insert(change.ideaId) }
+        }
+        return (ideas, deletes)
+    }
+
+    @Test func aDatabaseAnotherConnectionHasOpenIsLeftAlone() throws {
+        try withTemporaryDirectory { directory in
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            _ = try database.repository(clock: .system, ids: .random).addIdea(title: "The app is running")
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            #expect(throws: StorageError.inUse(path: file.path, options: ["--profile", "phone"])) {
+                try DatabaseRepair.repair(directory: directory, options: ["--profile", "phone"], wait: 0)
+            }
+            #expect(try database.repository(clock: .system, ids: .random).ideas(.all, limit: 10).count == 8)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains("damaged") })
+        }
+    }
+
+    @Test func aFileThatIsNotADatabaseIsSetAsideAndNoSamplesComeBack() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let text = Data(String(repeating: "These are my notes, not a database.\n", count: 200).utf8)
+            try text.write(to: file)
+            let outcome = try DatabaseRepair.repair(directory: directory, clock: .fixed(StoreFixture.start), wait: 0)
+            let copy = file.path + ".damaged-20261120-081530"
+            #expect(outcome == .repaired(path: file.path, damagedCopy: copy, kept: DatabaseRepair.Kept(ideas: 0, deletes: 0, pendingChanges: 0)))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == text)
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .command)
+            #expect(try database.repository(clock: .system, ids: .random).ideas(.all, limit: 10).isEmpty)
+            #expect(try DatabaseDamage.integrityCheck(file) == ["ok"])
+        }
+    }
+
+    @Test func aFolderWithoutADatabaseIsLeftEmpty() throws {
+        try withTemporaryDirectory { directory in
+            let outcome = try DatabaseRepair.repair(directory: directory, wait: 0)
+            #expect(outcome == .noDatabase(path: directory.appendingPathComponent("ideabox.sqlite").path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
+}
+
+extension UUID {
+    /// A version-4 UUID drawn from `generator`.
+    fileprivate static func random(using generator: inout some RandomNumberGenerator) -> UUID {
+        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}
