@@ -51,11 +51,6 @@ public enum CommandLineMain {
             Foundation.exit(0)
         }
         let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
-        if language == .traditionalChinese {
-            // Help is written with nothing wrapped, so that each description is one line to
-            // translate; the terminal wraps what is long.
-            setenv("COLUMNS", String(HelpText.unwrappedColumns), 1)
-        }
         do {
             var command = try Root.parseAsRoot()
             try command.run()
@@ -63,6 +58,10 @@ public enum CommandLineMain {
         } catch {
             let code = Root.exitCode(for: error)
             if code == .success, language == .traditionalChinese {
+                // Help is written with nothing wrapped, so that each description is one line
+                // to translate; the terminal wraps what is long. (Only here: the app's
+                // ncurses reads COLUMNS too.)
+                setenv("COLUMNS", String(HelpText.unwrappedColumns), 1)
                 print(HelpText.chinese(Root.fullMessage(for: error)))
                 Foundation.exit(0)
             }

@@ -141,6 +141,14 @@ public enum HelpText {
         "The id, or a unique prefix of it (a deleted idea's too).": "識別碼，或它唯一的開頭（已刪除的靈感也可以）。",
         "The version's number, as `ideabox history` lists it.": "版本編號，如 `ideabox history` 所列。",
         "The file `export` wrote, or `-`.": "`export` 寫出的檔案，或 `-`。",
+        "All or nothing: an export that can't read every idea prints nothing, and leaves --output's file as it was.":
+            "全有或全無：無法讀取每筆靈感的匯出什麼都不印，並讓 --output 的檔案維持原樣。",
+        "Write to this file instead, replacing it only once the whole export is written.": "改寫入這個檔案，整份匯出寫完後才取代它。",
+        // repair
+        "Repair a damaged database: keep every idea that can still be read; the next sync brings back the rest.":
+            "修復損壞的資料庫：保留每筆還讀得到的靈感；下次同步會取回其餘的。",
+        "A damaged database is replaced by a fresh one holding what can still be read of it (ideas, deletes, changes waiting to be sent, history), and kept beside it as ideabox.sqlite.damaged-DATE-TIME. The next sync fetches everything from the remote again. A whole database is left as it is. Quit the app and `sync --watch` first.":
+            "損壞的資料庫會換成一個新的，保存其中還讀得到的內容（靈感、刪除、待送出的變更、歷史），損壞的檔案另存在旁邊，名為 ideabox.sqlite.damaged-日期-時間。下次同步會從遠端重新取得全部資料。完好的資料庫維持原樣。請先結束全螢幕介面與 `sync --watch`。",
         // sync, status, log
         "Print what the sync did as JSON.": "以 JSON 印出同步做了什麼。",
         "Sync now, then keep syncing on every change of another device (a long poll) and every local change, one line per sync, until SIGINT or SIGTERM: for a machine without the app open.":

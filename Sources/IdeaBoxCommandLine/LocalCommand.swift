@@ -118,7 +118,7 @@ public enum LocalCommand: Equatable, Sendable {
     /// (`OutputFile`). The JSON is made whole before a byte goes out: a read that fails half
     /// way (a damaged database) writes nothing and leaves `file` as it was.
     private static func export(to file: String?, context: CommandContext, store: StoreSelection) throws {
-        let repository = try Self.openRepository(store, context)
+        let repository = try Self.openRepository(store, context, readsOnly: true)
         var output = Output.BufferedWriter(holdsEverything: true)
         var writer = Output.JSONArrayWriter()
         try repository.forEachIdeaBytes(.all) { idea in
