@@ -2,19 +2,24 @@ import Foundation
 import Synchronization
 
 /// The source of "now", injected everywhere time matters so tests can fix or step it.
+/// With the time zone a person reads its times in: the machine's for the system clock, UTC
+/// for a test's unless it says otherwise, so that what a screen shows is the same anywhere.
 public struct WallClock: Sendable {
     private let read: @Sendable () -> Timestamp
+    /// The time zone a person reads this clock's times in.
+    public let timeZone: TimeZone
 
-    /// A clock that calls `read` for the current time.
-    public init(_ read: @escaping @Sendable () -> Timestamp) {
+    /// A clock that calls `read` for the current time, read in `timeZone` (default UTC).
+    public init(timeZone: TimeZone = .utc, _ read: @escaping @Sendable () -> Timestamp) {
         self.read = read
+        self.timeZone = timeZone
     }
 
     /// The current time according to this clock.
     public func now() -> Timestamp { read() }
 
-    /// The machine's clock.
-    public static let system = WallClock { Timestamp(Date()) }
+    /// The machine's clock, read in the machine's time zone (`TZ`).
+    public static let system = WallClock(timeZone: .autoupdatingCurrent) { Timestamp(Date()) }
 
     /// A clock that always answers `timestamp`.
     public static func fixed(_ timestamp: Timestamp) -> WallClock {
@@ -24,8 +29,18 @@ public struct WallClock: Sendable {
     /// This clock shifted by `milliseconds`, to simulate a device whose clock is wrong.
     public func offset(by milliseconds: Int64) -> WallClock {
         guard milliseconds != 0 else { return self }
-        return WallClock { read().adding(milliseconds: milliseconds) }
+        return WallClock(timeZone: timeZone) { read().adding(milliseconds: milliseconds) }
     }
+
+    /// This clock, its times read in `timeZone`.
+    public func reading(in timeZone: TimeZone) -> WallClock {
+        WallClock(timeZone: timeZone, read)
+    }
+}
+
+extension TimeZone {
+    /// Coordinated Universal Time.
+    public static let utc = TimeZone(secondsFromGMT: 0)!
 }
 
 /// A clock a test moves by hand.

@@ -85,7 +85,7 @@ public final class AppModel {
         self.repository = repository
         self.clock = clock
         self.sync = sync
-        text = UIText(language: language)
+        text = UIText(language: language, timeZone: clock.timeZone)
         status = StatusModel(sync: SyncWords(text.localOnly))
         allIdeas = IdeaListModel(repository: repository, filter: .all)
         completedIdeas = IdeaListModel(repository: repository, filter: .completed)

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import IdeaBoxCore
 import IdeaStore
@@ -7,10 +8,13 @@ import IdeaSync
 public struct UIText: Sendable {
     /// The language of these texts.
     public let language: Language
+    /// The time zone their times are shown in.
+    public let timeZone: TimeZone
 
-    /// Texts in `language`.
-    public init(language: Language) {
+    /// Texts in `language`, times shown in `timeZone` (default: the machine's).
+    public init(language: Language, timeZone: TimeZone = .autoupdatingCurrent) {
         self.language = language
+        self.timeZone = timeZone
     }
 
     private func text(_ english: String, _ chinese: String) -> String {
@@ -94,14 +98,29 @@ public struct UIText: Sendable {
         }
     }
 
-    /// `hh:mm:ss` in the local time zone.
+    /// `hh:mm:ss` in the person's time zone.
     public func clockTime(_ time: Timestamp) -> String {
-        var seconds = time_t(time.milliseconds / 1000)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        let parts = localParts(time)
+        return "\(Self.two(parts.tm_hour)):\(Self.two(parts.tm_min)):\(Self.two(parts.tm_sec))"
     }
+
+    /// `yyyy-mm-dd` in the person's time zone.
+    public func localDate(_ time: Timestamp) -> String {
+        let parts = localParts(time)
+        return "\(parts.tm_year + 1900)-\(Self.two(parts.tm_mon + 1))-\(Self.two(parts.tm_mday))"
+    }
+
+    /// The calendar fields of `time` in `timeZone`.
+    private func localParts(_ time: Timestamp) -> tm {
+        let seconds = time.milliseconds / 1000
+        let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        var shifted = time_t(seconds + Int64(offset))
+        var parts = tm()
+        gmtime_r(&shifted, &parts)
+        return parts
+    }
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// Messages of the sync keys.
     public var syncRequested: String { text("Syncing now", "立即同步") }
@@ -201,7 +220,7 @@ public struct UIText: Sendable {
     /// A version's heading line in the history overlay.
     public func versionHeading(_ version: IdeaVersion) -> String {
         let name = version.number.map { text("version \($0)", "版本 \($0)") } ?? text("current", "目前")
-        let time = "\(String(version.writtenAt.iso8601.prefix(10))) \(clockTime(version.writtenAt))"
+        let time = "\(localDate(version.writtenAt)) \(clockTime(version.writtenAt))"
         let device = SyncOrder.isSampleWriter(version.writtenBy) ? text("sample", "範例") : String(version.writtenBy.prefix(8))
         var heading = "\(name)  \(time)  \(text("device", "裝置")) \(device)"
         if let reason = version.reason {
@@ -237,7 +256,7 @@ public struct UIText: Sendable {
         guard let idea else {
             return isThisDevice ? text("this device's delete", "本機的刪除") : text("another device's delete", "其他裝置的刪除")
         }
-        let time = "\(String(idea.updatedAt.iso8601.prefix(10))) \(clockTime(idea.updatedAt))"
+        let time = "\(localDate(idea.updatedAt)) \(clockTime(idea.updatedAt))"
         let device = String(idea.deviceId.prefix(8))
         return isThisDevice
             ? text("this device's edit of \(time)", "本機 \(time) 的編輯")

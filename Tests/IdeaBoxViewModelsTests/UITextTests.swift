@@ -1,3 +1,4 @@
+import Foundation
 import IdeaBoxCore
 import IdeaBoxViewModels
 import Testing
@@ -95,5 +96,19 @@ import Testing
     @Test func tooSmallNoticeNamesBothSizes() {
         #expect(Self.english.tooSmall(rows: 8, columns: 30) == ["Terminal too small", "IdeaBox needs 40×10; this is 30×8."])
         #expect(Self.chinese.tooSmall(rows: 8, columns: 30)[1] == "IdeaBox 需要 40×10，目前為 30×8。")
+    }
+
+    /// Times are shown in the clock's time zone, never the test machine's: 23:30 UTC is the
+    /// next morning in Taipei and the same afternoon in Los Angeles, date included.
+    @Test func timesAreShownInTheGivenTimeZone() throws {
+        let time = Timestamp(milliseconds: 1_772_494_200_000)  // 2026-03-02T23:30:00Z
+        let taipei = UIText(language: .english, timeZone: try #require(TimeZone(identifier: "Asia/Taipei")))
+        #expect(taipei.clockTime(time) == "07:30:00" && taipei.localDate(time) == "2026-03-03")
+        let losAngeles = UIText(language: .english, timeZone: try #require(TimeZone(identifier: "America/Los_Angeles")))
+        #expect(losAngeles.clockTime(time) == "15:30:00" && losAngeles.localDate(time) == "2026-03-02")
+        let utc = UIText(language: .english, timeZone: .utc)
+        #expect(utc.clockTime(time) == "23:30:00" && utc.localDate(time) == "2026-03-02")
+        #expect(WallClock.fixed(time).timeZone == .utc, "a test's clock reads in UTC")
+        #expect(WallClock.system.offset(by: 5).timeZone == WallClock.system.timeZone, "an offset keeps the zone")
     }
 }
