@@ -61,12 +61,13 @@ public enum AppScreen {
     // MARK: Parts
 
     private static func drawTabBar(_ app: AppModel, into grid: inout CellGrid) {
-        grid.put(" \(app.text.appName) ", row: 0, column: 0, style: accent)
+        let layout = app.layout
+        grid.put(" \(app.text.appName) ", row: layout.tabBarRow, column: 0, style: accent)
         for (tab, column, label) in app.tabBarLabels {
-            grid.put(label, row: 0, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
+            grid.put(label, row: layout.tabBarRow, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
         }
-        grid.fill(row: 1, character: "─", style: muted)
-        if app.tab != .search { drawPosition(app, row: 1, into: &grid) }
+        grid.fill(row: layout.tabRuleRow, character: "─", style: muted)
+        if !layout.hasSearchField { drawPosition(app, row: layout.tabRuleRow, into: &grid) }
     }
 
     /// `123/1000` at the right end of the rule above a list that does not fit the screen.
@@ -79,17 +80,18 @@ public enum AppScreen {
 
     /// The search field and the rule with the match count; returns the field's cursor.
     private static func drawSearchField(_ app: AppModel, into grid: inout CellGrid) -> CursorPosition? {
+        guard let fieldRow = app.layout.searchFieldRow, let ruleRow = app.layout.searchRuleRow else { return nil }
         let label = app.text.searchLabel
-        let start = grid.put(label, row: 2, column: 1, style: app.isSearchFieldFocused ? accent : .plain) + 1
+        let start = grid.put(label, row: fieldRow, column: 1, style: app.isSearchFieldFocused ? accent : .plain) + 1
         let visible = TextField.visibleSlice(of: app.searchQuery, width: grid.columns - start - 1)
-        grid.put(visible.text, row: 2, column: start)
-        grid.fill(row: 3, character: "─", style: muted)
+        grid.put(visible.text, row: fieldRow, column: start)
+        grid.fill(row: ruleRow, character: "─", style: muted)
         if !app.searchQuery.characters.isEmpty {
             let matches = " \(app.text.matches(app.searchMatchCount, capped: app.isSearchCountCapped)) "
-            grid.put(matches, row: 3, column: 2, style: muted)
+            grid.put(matches, row: ruleRow, column: 2, style: muted)
         }
-        drawPosition(app, row: 3, into: &grid)
-        return app.isSearchFieldFocused ? CursorPosition(row: 2, column: start + visible.cursorColumn) : nil
+        drawPosition(app, row: ruleRow, into: &grid)
+        return app.isSearchFieldFocused ? CursorPosition(row: fieldRow, column: start + visible.cursorColumn) : nil
     }
 
     private static func drawList(_ app: AppModel, into grid: inout CellGrid) {
@@ -159,7 +161,7 @@ public enum AppScreen {
         } else {
             hints = app.text.listHints
         }
-        grid.put(" " + fitted(hints, width: grid.columns - 1), row: grid.rows - 2, column: 0, maxWidth: grid.columns, style: muted)
+        grid.put(" " + fitted(hints, width: grid.columns - 1), row: app.layout.hintsRow, column: 0, maxWidth: grid.columns, style: muted)
     }
 
     /// The hints that fit in `width`, two spaces apart: the last ones (help and quit)
@@ -182,7 +184,7 @@ public enum AppScreen {
     /// changes arrive, and last the state's detail, cut to the room left. A message goes
     /// beside it when it fits whole; says whether it did (or there was none).
     private static func drawStatusBar(_ app: AppModel, into grid: inout CellGrid) -> Bool {
-        let row = grid.rows - 1
+        let row = app.layout.statusRow
         grid.fill(row: row, style: statusBar)
         var parts: [String] = []
         if app.status.showsPendingCount { parts.append(app.text.pending(app.status.pendingCount)) }

@@ -6,7 +6,8 @@ import IdeaBoxViewModels
 enum HistoryScreen {
     static func draw(_ view: HistoryView, app: AppModel, into grid: inout CellGrid) {
         let text = app.text
-        let box = Box(top: 2, left: 0, height: grid.rows - 4, width: grid.columns)
+        let layout = app.layout
+        let box = Box(top: layout.overlayTop, left: 0, height: layout.overlayHeight, width: grid.columns)
         Box.clear(box, in: &grid)
         let title = TextWidth.truncate(text.historyTitle(view.title), toWidth: max(1, box.width - 6), ellipsis: true)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: title, style: AppScreen.accent)

@@ -6,7 +6,8 @@ import IdeaBoxViewModels
 enum SyncLogScreen {
     static func draw(_ log: SyncLogView, app: AppModel, into grid: inout CellGrid) {
         let text = app.text
-        let box = Box(top: 2, left: 0, height: grid.rows - 4, width: grid.columns)
+        let layout = app.layout
+        let box = Box(top: layout.overlayTop, left: 0, height: layout.overlayHeight, width: grid.columns)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: text.syncLogTitle, style: AppScreen.accent)
         let lines = log.rows(in: text, width: app.syncLogTextWidth).map { line -> (String, CellStyle) in

@@ -31,7 +31,7 @@ extension AppModel {
     }
 
     /// Lines of the history overlay that show at once.
-    public var historyVisibleRows: Int { max(1, size.rows - 8) }
+    public var historyVisibleRows: Int { layout.overlayTextRows }
 
     /// A key while the history is open: move, restore the version under the cursor, close.
     func handleHistory(_ key: Key) throws {

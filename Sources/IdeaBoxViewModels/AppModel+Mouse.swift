@@ -52,14 +52,14 @@ extension AppModel {
     private func press(_ event: MouseEvent) throws {
         let previous = lastPress
         lastPress = nil
-        if event.row == 0 {
+        if event.row == layout.tabBarRow {
             if let hit = tabBarLabels.last(where: { event.column >= $0.column }),
                event.column < hit.column + TextWidth.width(of: hit.label) {
                 try switchTo(hit.tab)
             }
             return
         }
-        if tab == .search && event.row == 2 {
+        if event.row == layout.searchFieldRow {
             isSearchFieldFocused = true
             return
         }

@@ -10,9 +10,9 @@ extension AppModel {
 
     /// Lines of the sync log overlay that show at once: the screen less the header, the
     /// box's edges, its footer and the status lines.
-    public var syncLogVisibleRows: Int { max(1, size.rows - 8) }
+    public var syncLogVisibleRows: Int { layout.overlayTextRows }
     /// The columns a sync log line may take before it wraps: the overlay's, less its frame.
-    public var syncLogTextWidth: Int { max(8, size.columns - 4) }
+    public var syncLogTextWidth: Int { layout.overlayTextWidth }
 
     /// A key while help is open: the scrolling keys scroll it, any other key closes it.
     func handleHelp(_ key: Key) {

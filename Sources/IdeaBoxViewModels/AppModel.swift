@@ -109,12 +109,15 @@ public final class AppModel {
         size.rows < Self.minimumSize.rows || size.columns < Self.minimumSize.columns
     }
 
+    /// Where each part of the screen is now.
+    public var layout: ScreenLayout { ScreenLayout(rows: size.rows, columns: size.columns, tab: tab) }
+
     /// Rows above a tab's list: the tab bar and a rule, plus the search field and a
     /// rule on the Search tab.
-    public var listTop: Int { tab == .search ? 4 : 2 }
+    public var listTop: Int { layout.listTop }
 
     /// Rows of a tab's list: all but the header, the hint line and the status bar.
-    public var listHeight: Int { max(1, size.rows - listTop - 2) }
+    public var listHeight: Int { layout.listHeight }
 
     /// Reads everything for the first frame.
     public func start() throws {
@@ -129,7 +132,7 @@ public final class AppModel {
     public func resize(rows: Int, columns: Int) {
         size = (rows, columns)
         for (list, tab) in [(allIdeas, Tab.all), (completedIdeas, .completed), (searchResults, .search)] {
-            list.setViewportHeight(max(1, rows - (tab == .search ? 4 : 2) - 2))
+            list.setViewportHeight(ScreenLayout(rows: rows, columns: columns, tab: tab).listHeight)
         }
         if var form {
             form.descriptionWrapWidth = Self.formTextWidth(columns: columns)
