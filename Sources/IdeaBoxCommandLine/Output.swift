@@ -55,15 +55,7 @@ public enum Output {
 
         /// Writes `bytes` to standard output, retrying short writes; a closed pipe ends it.
         private static func writeOut(_ bytes: [UInt8]) {
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    guard written > 0 else { return }
-                    offset += written
-                }
-            }
+            _ = bytes.withUnsafeBytes { Descriptor.writeAll($0, to: STDOUT_FILENO) }
         }
     }
 

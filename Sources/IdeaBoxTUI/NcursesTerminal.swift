@@ -278,19 +278,7 @@ public final class NcursesTerminal: TerminalBackend {
 
     /// Writes bytes straight to the terminal, all of them, retrying after a signal.
     private static func writeDirectly(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        _ = bytes.withUnsafeBytes { Descriptor.writeAll($0, to: STDOUT_FILENO) }
     }
 
     /// SIGINT, SIGTERM and SIGHUP leave through CTerminalExit's async-signal-safe handler,
