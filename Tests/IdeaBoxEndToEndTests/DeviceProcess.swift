@@ -44,13 +44,16 @@ final class DeviceProcess {
 
     /// Starts `ideabox arguments…` and returns at once.
     func start(_ arguments: [String]) throws -> RunningChild {
-        try startWithOutput(arguments).child
+        let (output, error) = files()
+        return try ChildProcess.start(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
     }
 
-    /// Starts `ideabox arguments…` and returns at once, with the file its standard output goes to.
-    func startWithOutput(_ arguments: [String]) throws -> (child: RunningChild, output: URL) {
-        let (output, error) = files()
-        return (try ChildProcess.start(ideabox.path, arguments, environment: environment, output: output.path, error: error.path), output)
+    /// Starts `ideabox arguments…` and returns at once, with its standard output's lines as
+    /// they come.
+    func startReadingOutput(_ arguments: [String]) throws -> (child: RunningChild, output: OutputLines) {
+        let (file, error) = files()
+        let output = try OutputLines(path: file.appendingPathExtension("fifo"))
+        return (try ChildProcess.start(ideabox.path, arguments, environment: environment, output: output.path.path, error: error.path), output)
     }
 
     /// A file in the data root.

@@ -62,29 +62,18 @@ import Testing
         let url = try server.url
         let device = try DeviceProcess()
         try device.run(["account", "sign-in", "alice", "--server", url, "--token", first])
-        let (watch, output) = try device.startWithOutput(["sync", "--watch"])
+        let (watch, output) = try device.startReadingOutput(["sync", "--watch"])
         defer { _ = try? watch.stop() }
-        func lines() -> [String] {
-            ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-        }
-        func waitFor(_ what: String, _ condition: ([String]) -> Bool) async throws {
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(15)
-            while !condition(lines()) {
-                guard clock.now < deadline else { throw EndToEndError(description: "Timed out waiting for \(what): \(lines())") }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-        }
-        try await waitFor("the first sync") { $0.contains { $0.contains("Synced:") } }
+        try await output.waitFor("the first sync") { $0.contains { $0.contains("Synced:") } }
         try server.command(["account", "token", "revoke", "alice", "first"])
         try device.run(["add", "after the revoke"])
-        try await waitFor("signed out") { $0.contains { $0.contains("Signed out by the server") } }
+        try await output.waitFor("signed out") { $0.contains { $0.contains("Signed out by the server") } }
         // Local mode looks every 2 s without a word (SyncEngineTests counts the looks with a
         // stepped clock); here, the whole time signed out is one line.
         let second = try server.command(["account", "token", "add", "alice", "--label", "laptop"])
         try device.run(["account", "sign-in", "alice", "--server", url, "--token", second])
-        try await waitFor("synced after the new sign-in") { $0.contains { $0.contains("Synced: 1 sent") } }
-        #expect(lines().filter { $0.contains("Signed out by the server") }.count == 1, "\(lines())")
+        try await output.waitFor("synced after the new sign-in") { $0.contains { $0.contains("Synced: 1 sent") } }
+        #expect(output.lines.filter { $0.contains("Signed out by the server") }.count == 1, "\(output.lines)")
     }
 
     /// A wrong token is refused before it is kept: one sentence, a non-zero exit, and the

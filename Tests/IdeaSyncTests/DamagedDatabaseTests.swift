@@ -216,15 +216,3 @@ private final class TemporaryFolder {
         try? FileManager.default.removeItem(at: url)
     }
 }
-
-extension UUID {
-    /// A version-4 UUID drawn from `generator`.
-    fileprivate static func random(using generator: inout some RandomNumberGenerator) -> UUID {
-        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-    }
-}
