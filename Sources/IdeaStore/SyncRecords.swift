@@ -182,12 +182,13 @@ extension IdeaRepository {
 
     /// The sync log, newest first.
     public func syncLog(limit: Int = 100) throws -> [SyncLogEntry] {
-        try writer.read { db in
+        let decoder = JSONDecoder()
+        return try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM syncLog ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
                 let kind: String = row["kind"]
                 var entry = SyncLogEntry(occurredAt: row["occurredAt"], kind: SyncLogEntry.Kind(rawValue: kind) ?? .info, message: row["message"])
                 let event: String? = row["event"]
-                entry.event = event.flatMap { try? JSONDecoder().decode(SyncLogEvent.self, from: Data($0.utf8)) }
+                entry.event = event.flatMap { try? decoder.decode(SyncLogEvent.self, from: Data($0.utf8)) }
                 return entry
             }
         }

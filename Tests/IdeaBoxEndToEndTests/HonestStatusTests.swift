@@ -55,11 +55,8 @@ import Testing
     /// `sync --watch` says a change of state once, not once per try: a revoked token is one
     /// line however long it lasts, and a new sign-in made by another command is noticed.
     @Test func syncWatchPrintsOneLinePerChangeOfState() async throws {
-        let server = try ServeProcess()
+        let (server, first, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
-        let first = try server.addAccount("alice")
-        try await server.start()
-        let url = try server.url
         let device = try DeviceProcess()
         try device.run(["account", "sign-in", "alice", "--server", url, "--token", first])
         let (watch, output) = try device.startReadingOutput(["sync", "--watch"])
@@ -79,11 +76,8 @@ import Testing
     /// A wrong token is refused before it is kept: one sentence, a non-zero exit, and the
     /// sign-in that worked still syncs.
     @Test func aSignInIsCheckedBeforeItIsKept() async throws {
-        let server = try ServeProcess()
+        let (server, token, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
-        let token = try server.addAccount("alice")
-        try await server.start()
-        let url = try server.url
         let device = try DeviceProcess()
         #expect(try device.run(["account", "sign-in", "alice", "--server", url, "--token", token]).hasPrefix("Signed in as alice"))
         let wrong = try device.execute(["account", "sign-in", "alice", "--server", url, "--token", "ibx_WRONG"])
@@ -98,11 +92,8 @@ import Testing
     /// A server that stops is named at once: `sync` fails within 2 s naming the host and
     /// that nothing listens, and the running app's bar says so within 2 s.
     @Test func aStoppedServerIsNamedAtOnce() async throws {
-        let server = try ServeProcess()
+        let (server, token, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
-        let token = try server.addAccount("alice")
-        try await server.start()
-        let url = try server.url
         let host = url.replacingOccurrences(of: "http://", with: "")
         let signIn = ["account", "sign-in", "alice", "--server", url, "--token", token]
         let session = try TmuxSession(columns: 120, before: [signIn])
@@ -131,11 +122,8 @@ import Testing
     /// A token revoked with `serve account token revoke` shows as signed out by the server;
     /// a new sign-in from another command reaches the running app without a restart.
     @Test func aRevokedTokenAndANewSignInReachTheRunningApp() async throws {
-        let server = try ServeProcess()
+        let (server, first, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
-        let first = try server.addAccount("alice")
-        try await server.start()
-        let url = try server.url
         let session = try TmuxSession(before: [["account", "sign-in", "alice", "--server", url, "--token", first]])
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }

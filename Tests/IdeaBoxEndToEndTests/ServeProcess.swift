@@ -39,6 +39,15 @@ final class ServeProcess {
         }
     }
 
+    /// A server started with one account `name`: the server (close it), the account's token
+    /// and the server's URL.
+    static func running(withAccount name: String) async throws -> (server: ServeProcess, token: String, url: String) {
+        let server = try ServeProcess()
+        let token = try server.addAccount(name)
+        try await server.start()
+        return (server, token, try server.url)
+    }
+
     /// `ideabox serve account add name`; returns the token it printed.
     func addAccount(_ name: String) throws -> String {
         let (status, output, error) = try execute(["serve", "account", "add", name, "--store", store], log: "account-\(name)")
