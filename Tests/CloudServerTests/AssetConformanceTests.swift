@@ -184,7 +184,6 @@ struct AssetConformanceTests {
     }
 
     private static func changingLastCharacter(_ text: String) -> String {
-        guard let last = text.last else { return text }
-        return String(text.dropLast()) + (last == "a" ? "b" : "a")
+        text.isEmpty ? text : Forgery.replacing(characterAt: text.count - 1, of: text)
     }
 }

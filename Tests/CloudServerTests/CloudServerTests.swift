@@ -509,10 +509,11 @@ import Testing
         }
         let broken = try server.send(ServerFixture.path("assets/download"), token: server.aliceToken, body: Data("{".utf8))
         #expect(broken.status == 400)
-        // A ticket with one character changed, or cut short, authorises nothing.
-        var forged = url.path
-        forged.replaceSubrange(forged.index(forged.endIndex, offsetBy: -3)..<forged.index(forged.endIndex, offsetBy: -2), with: forged.hasSuffix("A") ? "B" : "A")
-        for path in [forged, String(url.path.dropLast(5)), "/assets/upload/", "/assets/upload/x.y"] {
+        // A ticket with any one character changed, or cut short, authorises nothing.
+        let ticket = url.lastPathComponent
+        let forgeries = ticket.indices.map { "/assets/upload/" + Forgery.replacing(characterAt: ticket.distance(from: ticket.startIndex, to: $0), of: ticket) }
+        #expect(forgeries.count == ticket.count && !forgeries.contains(url.path))
+        for path in forgeries + [String(url.path.dropLast(5)), "/assets/upload/", "/assets/upload/x.y"] {
             let refused = try server.send(path, body: Data("hello".utf8))
             #expect(refused.status == 401 || refused.status == 404, "\(path) \(refused.status)")
         }

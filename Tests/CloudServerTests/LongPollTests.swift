@@ -94,8 +94,10 @@ struct LongPollTests {
         let server = try await ConformanceServer(.sqlite)
         let url = try await Self.webcourier(server, server.alice)
         let text = url.absoluteString
-        let forged = String(text.dropLast(2)) + (text.hasSuffix("AA") ? "BB" : "AA")
-        for candidate in [forged, String(text.dropLast(10)), server.baseURL + "/webcourier/", server.baseURL + "/webcourier/a.b"] {
+        let ticket = url.lastPathComponent
+        let forgeries = (0..<ticket.count).map { server.baseURL + "/webcourier/" + Forgery.replacing(characterAt: $0, of: ticket) }
+        #expect(!forgeries.contains(text))
+        for candidate in forgeries + [String(text.dropLast(10)), server.baseURL + "/webcourier/", server.baseURL + "/webcourier/a.b"] {
             let answer = try await server.fetch(URL(string: candidate)!)
             #expect(answer.status == 401 || answer.status == 404, "\(candidate) \(answer)")
         }
