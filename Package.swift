@@ -43,32 +43,38 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        .target(name: "IdeaBoxCore"),
+        // What every layer stands on, ideas or not: timestamps, clocks, ids, the JSON and byte
+        // writers, owner-only files, locks, limits, descriptors and the seeded generator.
+        .target(name: "IdeaBoxFoundation"),
+        // The idea: its fields and rules, the samples, the sync order and the conflict rule's
+        // input and output. Nothing of the remote depends on it.
+        .target(name: "IdeaModel", dependencies: ["IdeaBoxFoundation"]),
         .target(
             name: "IdeaStore",
-            dependencies: ["CSQLiteOptions", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CSQLiteOptions", "IdeaBoxFoundation", "IdeaModel", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // sqlite3_db_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteOptions", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .target(name: "IdeaSync", dependencies: ["IdeaBoxCore", "IdeaStore", "CloudKitModel"]),
+        .target(name: "IdeaSync", dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", "CloudKitModel"]),
         // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         // The remote, from the device's side down: what every remote is (CloudKitModel), the
         // wire format of CloudKit Web Services (CloudWebServices), the HTTP client of `ideabox
         // serve` (CloudHTTPClient, the only device-side target that links NIO), the stores a
-        // server keeps its accounts in (CloudStore's protocol, SQLiteStore, PostgresStore), the
-        // embedded remote with each device's simulated network (EmbeddedRemote), and the server.
-        .target(name: "CloudKitModel", dependencies: ["IdeaBoxCore"]),
+        // server keeps its accounts in (ServerStore's protocols, SQLiteServerStore,
+        // PostgresServerStore), the embedded remote with each device's simulated network
+        // (EmbeddedRemote), and the server. All of them stand on IdeaBoxFoundation alone.
+        .target(name: "CloudKitModel", dependencies: ["IdeaBoxFoundation"]),
         .target(
             name: "CloudWebServices",
-            dependencies: ["CloudKitModel", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CloudKitModel", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // async-http-client: Foundation's URLSession on Linux spent more CPU on its dispatch
         // sources than the sync itself (BENCHMARKS.md, "Over HTTP").
         .target(
             name: "CloudHTTPClient",
             dependencies: [
-                "CloudKitModel", "CloudWebServices", "IdeaBoxCore",
+                "CloudKitModel", "CloudWebServices", "IdeaBoxFoundation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -76,29 +82,29 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .target(name: "CloudStore", dependencies: ["CloudKitModel", "CloudWebServices", "IdeaBoxCore"]),
+        .target(name: "ServerStore", dependencies: ["CloudKitModel", "CloudWebServices", "IdeaBoxFoundation"]),
         .target(
-            name: "SQLiteStore",
-            dependencies: ["CloudKitModel", "CloudStore", "CloudWebServices", "IdeaBoxCore", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "SQLiteServerStore",
+            dependencies: ["CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
         // minutes to build, so only the server's executable depends on this one.
         .target(
-            name: "PostgresStore",
+            name: "PostgresServerStore",
             dependencies: [
-                "CloudKitModel", "CloudStore", "CloudWebServices", "IdeaBoxCore",
+                "CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "EmbeddedRemote",
-            dependencies: ["CloudKitModel", "IdeaBoxCore", "SQLiteStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "SQLiteServerStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "CloudServer",
             dependencies: [
-                "CloudKitModel", "CloudStore", "CloudWebServices", "IdeaBoxCore",
+                "CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -118,16 +124,16 @@ let package = Package(
         .target(name: "CFileSystem"),
         .target(
             name: "LibrarySync",
-            dependencies: ["CFileSystem", "CloudKitModel", "IdeaBoxCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CFileSystem", "CloudKitModel", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxCore", "IdeaStore", "IdeaSync"]),
+        .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync"]),
         // The full-screen app's async-signal-safe exit on SIGINT, SIGTERM and SIGHUP.
         .target(name: "CTerminalExit"),
-        .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "CTerminalExit", "IdeaBoxCore", "IdeaBoxViewModels"]),
+        .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "CTerminalExit", "IdeaBoxFoundation", "IdeaModel", "IdeaBoxViewModels"]),
         // The commands that need only the database, shared by both binaries.
         .target(
             name: "IdeaBoxCommandLine",
-            dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             plugins: ["BuildCommit"]
         ),
         // Empty ICU data for both binaries, which format nothing through ICU: 34 MB less in each
@@ -155,8 +161,8 @@ let package = Package(
         .executableTarget(
             name: "ideabox-full",
             dependencies: [
-                "IdeaBoxCommandLine", "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
-                "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore", "CloudServer", "PostgresStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
+                "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore", "CloudServer", "PostgresServerStore", "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 "CEmptyICUData",
             ]
@@ -164,55 +170,60 @@ let package = Package(
         .executableTarget(
             name: "ideabox-bench",
             dependencies: [
-                "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
+                "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
                 "IdeaBoxViewModels", "IdeaBoxTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "IdeaBoxCoreTests", dependencies: ["IdeaBoxCore"]),
+        .testTarget(name: "IdeaBoxFoundationTests", dependencies: ["IdeaBoxFoundation"]),
+        .testTarget(name: "IdeaModelTests", dependencies: ["IdeaBoxFoundation", "IdeaModel"]),
+        // The layers of docs/ARCHITECTURE.md, read from this file and every import line.
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(
             name: "IdeaStoreTests",
-            dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxCore", "DatabaseDamage", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxFoundation", "IdeaModel", "DatabaseDamage", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pages of a database file overwritten on purpose, for the tests of `ideabox repair`.
         .target(name: "DatabaseDamage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/DatabaseDamage"),
-        .testTarget(name: "IdeaBoxViewModelsTests", dependencies: ["CloudKitModel", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote"]),
         .testTarget(
-            name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote", "IdeaBoxCore"]),
+            name: "IdeaBoxViewModelsTests",
+            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "IdeaModel", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote"]),
+        .testTarget(
+            name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote", "IdeaBoxFoundation", "IdeaModel"]),
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
         .target(
             name: "RemoteTestSupport",
-            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "CloudStore", "PostgresStore", "IdeaBoxCore"],
+            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "ServerStore", "PostgresServerStore", "IdeaBoxFoundation"],
             path: "Tests/RemoteTestSupport"),
         // The remote's parts, and the contract every kind of remote keeps.
         .testTarget(
             name: "RemoteTests",
             dependencies: [
-                "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "IdeaBoxCore", "PostgresStore", "SQLiteStore",
+                "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation", "PostgresServerStore", "SQLiteServerStore",
                 "RemoteTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "CloudServerTests",
             dependencies: [
-                "CloudServer", "CloudHTTPClient", "CloudKitModel", "CloudStore", "CloudWebServices", "EmbeddedRemote", "SQLiteStore",
-                "IdeaBoxCore", "ProcessTestSupport", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                "CloudServer", "CloudHTTPClient", "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore",
+                "IdeaBoxFoundation", "ProcessTestSupport", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "IdeaSyncTests",
             dependencies: [
-                "IdeaSync", "IdeaStore", "CloudKitModel", "CloudStore", "EmbeddedRemote", "SQLiteStore", "IdeaBoxCore", "RemoteTestSupport",
-                "CloudHTTPClient", "CloudServer", "PostgresStore", "DatabaseDamage",
+                "IdeaSync", "IdeaStore", "CloudKitModel", "ServerStore", "EmbeddedRemote", "SQLiteServerStore", "IdeaBoxFoundation", "RemoteTestSupport",
+                "CloudHTTPClient", "CloudServer", "PostgresServerStore", "DatabaseDamage",
             ]),
         .testTarget(
-            name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxCore"]),
+            name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation"]),
         .testTarget(
             name: "IdeaBoxCommandLineTests",
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Finding the built `ideabox`, for the two suites that run it.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
-        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore", "ProcessTestSupport", "DatabaseDamage"]),
-        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore", "ProcessTestSupport"]),
+        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
+        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),
     ]
 )

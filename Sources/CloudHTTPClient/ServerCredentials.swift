@@ -1,6 +1,6 @@
 import CloudWebServices
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// How a profile reaches `ideabox serve`: the server's URL, the container, the account, its
 /// token (nil once signed out) and the container's API token if the server gave one. Kept in

@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// One value of a record's field: the types a CloudKit record can hold that the app needs.
 ///

@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// A generic record as the remote stores it: a type, an id and named fields, plus the
 /// bookkeeping the server sets on every save.

@@ -1,5 +1,5 @@
-import CloudStore
-import IdeaBoxCore
+import IdeaBoxFoundation
+import ServerStore
 import Logging
 import ServiceLifecycle
 

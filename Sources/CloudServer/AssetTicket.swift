@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// What a URL of the server's own allows, signed so that the URL alone authorises it, as
 /// Apple's asset and webcourier URLs do: a POST of one asset's bytes into one account

@@ -3,7 +3,7 @@ import CloudWebServices
 import Crypto
 import Foundation
 import Hummingbird
-import IdeaBoxCore
+import IdeaBoxFoundation
 import NIOCore
 
 /// The bytes POSTed to an upload URL, written to a file of their own as they arrive and

@@ -1,5 +1,5 @@
 import CloudKitModel
-import CloudStore
+import ServerStore
 import CloudWebServices
 import Foundation
 

@@ -1,4 +1,5 @@
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import CloudWebServices
 import Dispatch
 import Foundation
@@ -6,7 +7,6 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import NIOCore
-import IdeaBoxCore
 import Logging
 import ServiceLifecycle
 import Synchronization

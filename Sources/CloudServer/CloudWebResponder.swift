@@ -1,10 +1,10 @@
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import CloudWebServices
 import Crypto
 import Foundation
 import Hummingbird
-import IdeaBoxCore
 import NIOHTTP1
 import Synchronization
 

@@ -1,6 +1,5 @@
 import CloudKitModel
 import CloudWebServices
-import IdeaBoxCore
 
 /// A `records/query` query: `{recordType, filterBy[], sortBy[]}`, read strictly (an unknown
 /// key, comparator or system field is `BAD_REQUEST`, never ignored) and applied to records.

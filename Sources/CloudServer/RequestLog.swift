@@ -1,6 +1,6 @@
 import CloudWebServices
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import Logging
 
 /// One line per request: time, method, path, status, milliseconds and account (`-` before

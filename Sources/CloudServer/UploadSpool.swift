@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import Synchronization
 
 /// Where a server writes asset uploads as they arrive: a folder of its own, readable by its

@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// A JSON value, read from and written to UTF-8 bytes directly.
 ///

@@ -1,6 +1,6 @@
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// CloudKit Web Services' JSON for records, fields and zones, read and written the same way
 /// by `ideabox serve` and by its client.

@@ -1,7 +1,7 @@
 import CloudKitModel
 import Foundation
 import GRDB
-import SQLiteStore
+import SQLiteServerStore
 
 /// Faults are stored in the remote's file, so that a setting made by one process reaches
 /// the clients of every other process. They belong to a device; the quota, which belongs to

@@ -1,8 +1,8 @@
 import CloudKitModel
 import Foundation
 import GRDB
-import IdeaBoxCore
-import SQLiteStore
+import IdeaBoxFoundation
+import SQLiteServerStore
 
 /// The embedded remote: a CloudKit-like server in one SQLite file beside the profiles, and
 /// the simulated network of each device that reaches it.

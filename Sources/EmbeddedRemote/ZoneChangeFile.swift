@@ -1,7 +1,7 @@
 import CloudKitModel
 import Foundation
 import Glibc
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// How the processes of one data root tell each other that the embedded remote changed:
 /// each committed write appends a line `account<TAB>zone<TAB>device` to a small file beside

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 
 /// The options every command takes: where the data is, and first-launch choices.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 
 /// How both `ideabox` binaries start: the root command's description, and a parse-and-run
 /// that reports every mistake in one line.

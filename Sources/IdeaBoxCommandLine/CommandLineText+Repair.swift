@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 import IdeaStore
 
 extension CommandLineText {

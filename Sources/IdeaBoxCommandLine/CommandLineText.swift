@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 
 /// The command line's own words, English and Traditional Chinese side by side, so both
 /// languages are reviewed together (as `UIText` is for the app). Errors that belong to a

@@ -1,5 +1,6 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// The file `import` reads: an `export` of ideas, JSON.
 enum ExportFile {

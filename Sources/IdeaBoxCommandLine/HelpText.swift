@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 
 /// `--help` in Chinese. ArgumentParser writes the help from the commands' English
 /// declarations, at a width that wraps nothing (the terminal wraps the long lines); each

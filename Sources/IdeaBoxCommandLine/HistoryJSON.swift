@@ -1,4 +1,5 @@
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 
 /// One version of an idea as `ideabox history --json` prints it: `version` (null for the

@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 
 /// Why `import` refused a file; it imported nothing.
 enum ImportError: UserFacingError, Equatable {

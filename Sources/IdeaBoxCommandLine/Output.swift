@@ -1,5 +1,6 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 
 /// How the command line prints ideas, as text for people or JSON for programs.

@@ -1,5 +1,6 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// A file a command writes whole, never seen half done: the bytes go to a temporary file in
 /// the same folder, are flushed to disk and renamed over the file; the folder is flushed

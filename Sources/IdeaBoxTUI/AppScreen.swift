@@ -1,6 +1,7 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaBoxViewModels
+import IdeaModel
 
 /// One drawn frame: the grid and where the terminal cursor goes (nil: hidden).
 public struct Frame: Sendable, Equatable {

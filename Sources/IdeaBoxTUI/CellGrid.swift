@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaBoxViewModels
 
 /// An in-memory screen of `rows` x `columns` cells that the UI draws into; a wide cluster
 /// takes its cell and a continuation cell to its right.

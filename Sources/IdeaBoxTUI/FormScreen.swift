@@ -1,6 +1,6 @@
 import Foundation
-import IdeaBoxCore
 import IdeaBoxViewModels
+import IdeaModel
 
 /// Draws the edit form over the list: title, description, completed toggle, live
 /// counters, the error in place, and the discard question.

@@ -1,4 +1,3 @@
-import IdeaBoxCore
 import IdeaBoxViewModels
 
 /// Draws the history overlay: one idea's versions, the one under the cursor marked, with

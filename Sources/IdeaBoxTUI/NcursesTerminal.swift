@@ -1,8 +1,9 @@
 import CNcurses
 import CTerminalExit
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaBoxViewModels
+import IdeaModel
 
 /// The real terminal: ncursesw in raw mode on the alternate screen, with bracketed paste
 /// and, unless turned off, the mouse.

@@ -1,4 +1,3 @@
-import IdeaBoxCore
 import IdeaBoxViewModels
 
 /// Draws the sync log overlay: the newest log lines, then the conflicts, scrollable, with

@@ -1,4 +1,3 @@
-import IdeaBoxCore
 import IdeaBoxViewModels
 
 /// The app's main loop: reads keys, feeds them to the model, and draws a frame when

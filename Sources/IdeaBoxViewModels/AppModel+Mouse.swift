@@ -1,4 +1,3 @@
-import IdeaBoxCore
 
 extension AppModel {
     /// Two presses of the left button on one row within this many milliseconds are a

@@ -1,4 +1,3 @@
-import IdeaBoxCore
 
 extension AppModel {
     /// Lines of the help overlay that show at once: all of them on a tall enough screen.

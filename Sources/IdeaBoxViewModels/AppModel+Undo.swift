@@ -1,4 +1,3 @@
-import IdeaBoxCore
 import IdeaStore
 
 extension AppModel {

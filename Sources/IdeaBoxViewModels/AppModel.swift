@@ -1,5 +1,6 @@
 import struct Foundation.UUID
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import IdeaSync
 

@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import IdeaStore
 
 /// The history overlay (`h`): every version of one idea this device knows, the current one

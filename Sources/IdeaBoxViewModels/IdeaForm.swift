@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 
 /// The edit form for a new or an existing idea: a one-line title, a multi-line
 /// description and a completed toggle, checked live against the idea's rules.

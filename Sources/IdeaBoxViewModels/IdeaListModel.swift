@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 import IdeaStore
 
 /// One list of ideas (All Ideas, Completed or search results) as the screen scrolls

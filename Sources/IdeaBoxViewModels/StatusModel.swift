@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaSync
 
 /// The status bar: what sync is doing, how much waits to be sent, and a short message.

@@ -1,4 +1,3 @@
-import IdeaBoxCore
 import IdeaStore
 
 /// The sync log overlay (`l`): the newest log lines and conflicts, a scroll position, and

@@ -1,4 +1,3 @@
-import IdeaBoxCore
 
 /// Editable text with a cursor that always sits between two grapheme clusters, so it can
 /// never land inside a wide character or an emoji.

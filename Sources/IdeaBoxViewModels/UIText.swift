@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import IdeaSync
 

@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 
 /// What `u` can undo and `Ctrl-R` redo in this run of the app: adds, deletes, done/undone
 /// and edits, newest last, at most `limit` of them. Each is taken back as a new edit against

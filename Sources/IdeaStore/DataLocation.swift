@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 
 /// Where one profile's data lives: a root shared by every profile (and, later, the
 /// embedded remote), and a folder per profile under it.

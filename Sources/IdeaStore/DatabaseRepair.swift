@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// `ideabox repair`: a damaged database is replaced by a fresh one (made by the migrations)
 /// holding everything that could still be read of it, and kept beside it; a whole one is

@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 
 /// An idea as the command line prints it in JSON, written directly into bytes: `export` of
 /// 100,000 ideas spent most of its time in `JSONEncoder`. The bytes are exactly those of a

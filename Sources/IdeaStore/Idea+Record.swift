@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 extension Timestamp: DatabaseValueConvertible {
     /// Stored as INTEGER milliseconds: exact, and sorted by SQLite as numbers.

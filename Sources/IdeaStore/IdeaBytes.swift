@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// An idea's fields as UTF-8 bytes and numbers, borrowed from wherever they are kept: a
 /// store's row, or an `Idea`'s strings. `export` writes ideas as JSON from these without

@@ -1,7 +1,8 @@
 import CSQLiteOptions
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// Keys of the `meta` table.
 enum MetaKey {

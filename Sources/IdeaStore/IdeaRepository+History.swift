@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// Why a version of an idea left the current state on this device.
 public enum HistoryReason: String, Sendable, Codable, CaseIterable {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// Which ideas a list shows. Every list is newest first, by `createdAt`.
 public enum IdeaFilter: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// Remote changes with the search text of their ideas worked out, ready to apply.
 /// Preparing needs no database, so a sync prepares the next page on another thread while

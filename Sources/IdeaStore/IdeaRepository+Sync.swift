@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// A change waiting in the outbox, as the sync engine sends it.
 public struct PendingChange: Sendable, Equatable {

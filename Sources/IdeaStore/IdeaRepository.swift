@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// What to change in an idea; nil leaves a field as it is.
 public struct IdeaChanges: Sendable, Equatable {

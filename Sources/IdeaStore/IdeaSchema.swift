@@ -1,5 +1,4 @@
 import GRDB
-import IdeaBoxCore
 
 /// The database schema, built only through named migrations. A shipped migration is never
 /// edited: later changes add a new one, so any older database upgrades without losing a row.

@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 
 /// Why the store refused a request.
 public enum IdeaStoreError: UserFacingError, Equatable, Sendable {

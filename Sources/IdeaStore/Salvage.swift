@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// Everything that could still be read of a damaged IdeaBox database, table by table, and
 /// how it goes into a fresh one: the ideas (indexed for search anew), deletes, changes

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
 
 /// How text is prepared for case-insensitive substring search, and how a query picks
 /// the index that answers it.

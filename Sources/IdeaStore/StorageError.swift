@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaModel
 
 /// Why the data folder or its database can't be used, told so that a person can act on it:
 /// the store turns Foundation's and SQLite's errors into these, so no library's own text

@@ -1,5 +1,6 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// What a sync log line says happened, with its values, kept as such (JSON beside the
 /// line), so that each surface says it in the person's language: a new kind of line has

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// One settled conflict, with both sides as they were. Nil stands for a deleted side.
 public struct ConflictRecord: Sendable, Equatable, Codable {

@@ -1,5 +1,4 @@
 import CloudKitModel
-import IdeaBoxCore
 import Synchronization
 
 /// How changes of other devices reach this one.

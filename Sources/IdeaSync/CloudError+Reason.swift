@@ -1,5 +1,5 @@
 import CloudKitModel
-import IdeaBoxCore
+import IdeaModel
 
 extension CloudError {
     /// Why the remote refused, short, in `language`: what the status bar, `sync` and the

@@ -1,4 +1,5 @@
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 
 /// Last write wins, field by field, decided here and applied by the store inside its
 /// transaction.

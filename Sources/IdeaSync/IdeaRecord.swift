@@ -1,6 +1,7 @@
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 
 /// How an idea travels as a remote record, and back: the product's CloudKit contract

@@ -1,5 +1,4 @@
 import CloudKitModel
-import IdeaBoxCore
 import Synchronization
 
 /// The background sync loop. Every trigger (launch, a local change, `s`, the network

@@ -1,5 +1,5 @@
 import CloudKitModel
-import IdeaBoxCore
+import IdeaModel
 import IdeaStore
 
 /// Why a sync could not finish, sorted by what the engine does about it.

@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaModel
 import IdeaStore
 
 /// The sync log as `ideabox log` and the app's log overlay show it, in the user's language.

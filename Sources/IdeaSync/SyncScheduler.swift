@@ -1,5 +1,5 @@
 import Dispatch
-import IdeaBoxCore
+import IdeaBoxFoundation
 import Synchronization
 
 /// Where the sync loop runs, and its sense of time: a serial Dispatch queue in the app, a

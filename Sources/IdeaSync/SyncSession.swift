@@ -1,6 +1,6 @@
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaStore
 
 /// One sync of one device: check the account, fetch the remote's changes since the stored

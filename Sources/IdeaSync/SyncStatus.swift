@@ -1,4 +1,4 @@
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// What sync is doing, as the status bar says it.
 public enum SyncStatus: Sendable, Equatable {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CFileSystem
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// Writes that are never seen half done: the bytes go to a temporary file beside the
 /// target, are flushed to disk, and are renamed over the target; the folder is flushed too,

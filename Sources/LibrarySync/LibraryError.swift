@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 
 /// Why the library could not be synced at all (a single file's trouble is logged instead).
 public enum LibraryError: Error, Equatable, CustomStringConvertible {

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// The library folder on disk: what a scan finds in it, and the only code that writes into
 /// it. Every write is atomic and lands at a `LibraryPath`, inside the folder; folders that

@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// `RawLibrary/sync_manifest.json`: what the library looked like after the last sync, in
 /// the spec's format (`v`, `updatedAt`, `changeTokenData`, `files`), with a few keys of

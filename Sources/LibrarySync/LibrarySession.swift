@@ -1,6 +1,6 @@
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 
 /// How much a line of the library's log matters.
 public enum LibraryLogKind: String, Sendable {

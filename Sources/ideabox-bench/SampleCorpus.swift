@@ -1,5 +1,6 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 
 /// Realistic ideas for benchmarks: English, Chinese and mixed text, 20 to 500 characters

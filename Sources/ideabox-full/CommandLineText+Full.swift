@@ -1,10 +1,11 @@
 import ArgumentParser
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import IdeaModel
+import ServerStore
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
 import IdeaBoxViewModels
 import IdeaStore
 import IdeaSync

@@ -1,6 +1,6 @@
 import Foundation
 import CloudKitModel
-import IdeaBoxCore
+import IdeaModel
 import IdeaSync
 
 /// Errors of the commands only `ideabox-full` runs, English and Traditional Chinese side by side.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
 import IdeaBoxTUI
 import IdeaBoxViewModels
 import IdeaStore

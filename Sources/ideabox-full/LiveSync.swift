@@ -1,7 +1,7 @@
 import CloudKitModel
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaSync
 
 /// The sync of a process that stays (the full-screen app, `sync --watch`): the engine on

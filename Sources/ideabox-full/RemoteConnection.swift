@@ -3,7 +3,7 @@ import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaStore
 import IdeaSync
 

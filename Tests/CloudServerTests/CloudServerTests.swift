@@ -1,7 +1,7 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import CloudStore
+import ServerStore
 import CloudWebServices
 import Foundation
 import ProcessTestSupport

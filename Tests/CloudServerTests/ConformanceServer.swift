@@ -1,10 +1,10 @@
 import CloudKitModel
 import CloudServer
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import Foundation
-import IdeaBoxCore
 import RemoteTestSupport
-import SQLiteStore
+import SQLiteServerStore
 import Synchronization
 import Testing
 #if canImport(FoundationNetworking)

@@ -1,11 +1,10 @@
 import CloudKitModel
 import CloudServer
-import CloudStore
+import ServerStore
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import IdeaBoxCore
 import RemoteTestSupport
 import Testing
 

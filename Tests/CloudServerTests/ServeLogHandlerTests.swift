@@ -1,6 +1,6 @@
 import CloudServer
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import Logging
 import Testing
 

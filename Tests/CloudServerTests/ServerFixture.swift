@@ -4,9 +4,9 @@ import CloudServer
 import CloudWebServices
 import Foundation
 import Hummingbird
+import IdeaBoxFoundation
 import ProcessTestSupport
-import IdeaBoxCore
-import SQLiteStore
+import SQLiteServerStore
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking

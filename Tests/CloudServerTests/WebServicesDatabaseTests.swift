@@ -1,12 +1,12 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import CloudWebServices
 import Foundation
-import IdeaBoxCore
 import RemoteTestSupport
-import SQLiteStore
+import SQLiteServerStore
 import Testing
 
 /// The HTTP client: every error the server can answer with comes back as the same

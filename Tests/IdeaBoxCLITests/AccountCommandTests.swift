@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// `ideabox account status | sign-in NAME | sign-out`: the simulated account of a profile.

@@ -1,5 +1,6 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import Testing
 
 /// `IDEABOX_CLOCK_OFFSET_MS`: a device whose clock is wrong.

@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// `ideabox done ID` and `ideabox undone ID`.

@@ -1,6 +1,5 @@
 import Foundation
 import ProcessTestSupport
-import IdeaBoxCore
 import Testing
 
 /// Several `ideabox` processes writing one data directory at the same time.

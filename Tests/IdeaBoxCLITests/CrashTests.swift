@@ -1,6 +1,5 @@
 import Foundation
 import ProcessTestSupport
-import IdeaBoxCore
 import Testing
 
 /// kill -9 right after an edit is reported saved loses nothing: every acknowledged change

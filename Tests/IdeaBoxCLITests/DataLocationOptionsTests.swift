@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 import Testing
 
 /// Where the data goes: `--data-dir`, `$IDEABOX_HOME`, `$XDG_DATA_HOME/ideabox`,

@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// `ideabox edit ID [--title T] [--description D] [--json]`.

@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 import Testing
 
 /// `ideabox export` and `ideabox import FILE`.

@@ -1,5 +1,6 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import Testing
 
 /// `ideabox list [--completed] [--json] [--limit N | --all]`.

@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 import Testing
 
 /// `ideabox log [--conflicts]`: what sync did, and how conflicts were settled.

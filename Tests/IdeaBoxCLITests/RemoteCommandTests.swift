@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// `ideabox remote …`: the simulated network, latency, errors and quota of a profile.

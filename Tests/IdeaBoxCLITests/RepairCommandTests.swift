@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// `ideabox repair`: a damaged database gives way to a fresh one holding what can still be

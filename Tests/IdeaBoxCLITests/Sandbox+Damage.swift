@@ -1,6 +1,7 @@
 import DatabaseDamage
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import Testing
 
 /// A sandbox profile whose database is damaged in the middle, and what the commands say of it.

@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 import Testing
 
 /// `ideabox show ID [--json]`, and how every command taking an ID resolves it.

@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// `ideabox status`: account, network, pending changes, last sync and its error.

@@ -1,6 +1,6 @@
 import Foundation
+import IdeaModel
 import ProcessTestSupport
-import IdeaBoxCore
 import Testing
 
 /// `ideabox sync --json`, decoded.

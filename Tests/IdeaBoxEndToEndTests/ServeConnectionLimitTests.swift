@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import ProcessTestSupport
 import Testing
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
+import IdeaBoxViewModels
 import ProcessTestSupport
-import IdeaBoxCore
 
 /// Why an end-to-end test could not go on; its description is what the test report shows.
 struct EndToEndError: Error, CustomStringConvertible {

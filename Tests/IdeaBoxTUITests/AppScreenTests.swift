@@ -1,7 +1,7 @@
 import Foundation
-import IdeaBoxCore
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import Testing
 

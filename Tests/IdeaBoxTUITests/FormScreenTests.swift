@@ -1,6 +1,6 @@
-import IdeaBoxCore
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
+import IdeaModel
 import Testing
 
 /// The edit form, driven by keys as a user would, compared with `Screens/`.

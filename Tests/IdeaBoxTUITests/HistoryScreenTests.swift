@@ -1,6 +1,6 @@
-import IdeaBoxCore
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import Testing
 

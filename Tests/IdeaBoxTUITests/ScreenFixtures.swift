@@ -1,8 +1,9 @@
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import Testing

@@ -1,9 +1,9 @@
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
 @testable import IdeaBoxTUI
 @testable import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import Synchronization

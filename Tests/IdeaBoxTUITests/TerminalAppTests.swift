@@ -1,4 +1,3 @@
-import IdeaBoxCore
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
 import Testing

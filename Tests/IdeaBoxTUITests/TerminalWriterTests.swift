@@ -1,7 +1,7 @@
 import CNcurses
 import Glibc
-import IdeaBoxCore
 @testable import IdeaBoxTUI
+import IdeaBoxViewModels
 import Testing
 
 /// The bytes sent to the terminal for a frame: every cell's whole cluster, the cursor put

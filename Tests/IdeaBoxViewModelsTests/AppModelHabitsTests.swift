@@ -1,7 +1,7 @@
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import Testing

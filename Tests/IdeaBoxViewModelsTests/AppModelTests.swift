@@ -1,8 +1,9 @@
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import Synchronization

@@ -1,6 +1,6 @@
 import Foundation
-import IdeaBoxCore
 import IdeaBoxViewModels
+import IdeaModel
 import Testing
 
 /// The edit form: focus, typing, live validation, saving and cancelling.

@@ -1,5 +1,5 @@
-import IdeaBoxCore
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import Testing
 

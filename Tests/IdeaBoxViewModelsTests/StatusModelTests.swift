@@ -1,4 +1,3 @@
-import IdeaBoxCore
 import IdeaBoxViewModels
 import Testing
 

@@ -1,5 +1,5 @@
-import IdeaBoxCore
 import IdeaBoxViewModels
+import IdeaModel
 import Testing
 
 /// Editing text one grapheme cluster at a time: wide characters, emoji and combining marks

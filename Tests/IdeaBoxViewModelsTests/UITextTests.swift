@@ -1,6 +1,7 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaBoxViewModels
+import IdeaModel
 import Testing
 
 /// The app's words in English and Traditional Chinese.

@@ -1,6 +1,7 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 
 /// A fresh in-memory database, a repository over it and a clock the test moves by hand.

@@ -1,5 +1,4 @@
 import Foundation
-import IdeaBoxCore
 import IdeaStore
 import Testing
 

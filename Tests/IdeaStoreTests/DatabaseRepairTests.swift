@@ -1,6 +1,7 @@
 import DatabaseDamage
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import Testing
 

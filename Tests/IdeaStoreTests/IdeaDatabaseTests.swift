@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaModel
 import IdeaStore
 import Synchronization
 import Testing

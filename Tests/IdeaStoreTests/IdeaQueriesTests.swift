@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 @testable import IdeaStore
 import Testing
 

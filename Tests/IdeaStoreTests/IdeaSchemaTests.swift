@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 @testable import IdeaStore
 import Testing
 

@@ -1,7 +1,7 @@
 import DatabaseDamage
 import Foundation
 import GRDB
-import IdeaBoxCore
+import IdeaModel
 import IdeaStore
 import Testing
 

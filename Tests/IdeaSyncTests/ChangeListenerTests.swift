@@ -1,5 +1,5 @@
 import CloudKitModel
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaSync
 import Synchronization
 import Testing

@@ -1,7 +1,8 @@
 import DatabaseDamage
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import Testing

@@ -1,6 +1,7 @@
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 @testable import IdeaSync
 import Testing

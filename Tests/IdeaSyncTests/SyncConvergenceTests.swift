@@ -1,6 +1,7 @@
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import RemoteTestSupport

@@ -1,7 +1,6 @@
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
 import IdeaStore
 import IdeaSync
 import Synchronization

@@ -1,5 +1,4 @@
 import CloudKitModel
-import IdeaBoxCore
 import IdeaSync
 import Testing
 

@@ -1,12 +1,13 @@
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import IdeaModel
+import ServerStore
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
 import IdeaStore
 import IdeaSync
 import RemoteTestSupport
-import SQLiteStore
+import SQLiteServerStore
 import Synchronization
 
 /// Devices of one simulated account over one remote, all on one hand-stepped scheduler and

@@ -1,7 +1,8 @@
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import Testing

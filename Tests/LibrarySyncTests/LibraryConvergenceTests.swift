@@ -1,7 +1,7 @@
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import LibrarySync
 import Testing
 

@@ -2,7 +2,7 @@ import CloudKitModel
 import CloudWebServices
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import LibrarySync
 import Synchronization
 import Testing

@@ -1,10 +1,10 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import Foundation
-import IdeaBoxCore
-import PostgresStore
+import PostgresServerStore
 import Testing
 
 // What the test suites of several targets share to run against `ideabox serve`.

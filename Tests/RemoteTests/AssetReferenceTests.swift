@@ -1,9 +1,8 @@
 import CloudKitModel
-import CloudStore
+import ServerStore
 import CloudWebServices
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
 import RemoteTestSupport
 import Testing
 

@@ -1,9 +1,9 @@
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
-import PostgresStore
+import PostgresServerStore
 import RemoteTestSupport
 import Synchronization
 import Testing

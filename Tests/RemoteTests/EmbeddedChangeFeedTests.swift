@@ -1,7 +1,6 @@
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// The embedded remote's feed: processes of one data root wake each other through the

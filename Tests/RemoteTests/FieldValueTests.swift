@@ -1,8 +1,8 @@
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import CloudWebServices
 import Foundation
-import IdeaBoxCore
 import Testing
 
 /// Field values keep their type and exact value through JSON.

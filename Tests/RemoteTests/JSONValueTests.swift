@@ -1,6 +1,6 @@
 import CloudWebServices
-import IdeaBoxCore
 import Foundation
+import IdeaBoxFoundation
 import Testing
 
 @Suite("JSONValue")

@@ -1,10 +1,10 @@
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import Foundation
-import IdeaBoxCore
 import Logging
 import PostgresNIO
-@testable import PostgresStore
+@testable import PostgresServerStore
 import RemoteTestSupport
 import Synchronization
 import Testing

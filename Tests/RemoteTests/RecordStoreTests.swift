@@ -1,8 +1,8 @@
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import CloudWebServices
 import Foundation
-import IdeaBoxCore
 import RemoteTestSupport
 import Testing
 

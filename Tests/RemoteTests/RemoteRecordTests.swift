@@ -1,6 +1,6 @@
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import Testing
 
 /// Records and the small values around them survive JSON, as a client may store them.

@@ -1,10 +1,10 @@
 import CloudKitModel
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import CloudWebServices
 import Foundation
 import GRDB
-import IdeaBoxCore
-@testable import SQLiteStore
+@testable import SQLiteServerStore
 import Testing
 
 /// `SQLiteRecordStore`'s own migrations (its record operations are the contract suites').

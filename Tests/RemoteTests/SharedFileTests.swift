@@ -1,6 +1,6 @@
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import RemoteTestSupport
 import Testing
 

@@ -1,5 +1,4 @@
 import CloudKitModel
-import IdeaBoxCore
 import RemoteTestSupport
 import Testing
 

@@ -1,6 +1,5 @@
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
 import RemoteTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import IdeaBoxCore
+import IdeaModel
 
 /// The commands that need only this profile's database: `ideabox` runs them itself, and
 /// hands every other command to `ideabox-full` (see the `ideabox` target).

@@ -2,7 +2,7 @@ import ArgumentParser
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import LibrarySync
 
 /// `ideabox-bench library`: a library folder's first sync up and down, of many small files

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 
 /// `ideabox-bench peers`: whole `ideabox` processes against whole `task` (taskwarrior)

@@ -2,8 +2,9 @@ import ArgumentParser
 import CloudHTTPClient
 import CloudKitModel
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import Synchronization

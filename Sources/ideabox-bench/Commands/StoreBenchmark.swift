@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import IdeaBoxCore
 import IdeaStore
 
 /// `ideabox-bench store`: the repository's adds, pages, counts and searches at scale, and the

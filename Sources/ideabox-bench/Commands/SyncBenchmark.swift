@@ -2,7 +2,8 @@ import ArgumentParser
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import IdeaSync
 

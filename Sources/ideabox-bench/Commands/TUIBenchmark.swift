@@ -1,7 +1,6 @@
 import ArgumentParser
 import EmbeddedRemote
 import Foundation
-import IdeaBoxCore
 import IdeaBoxTUI
 import IdeaBoxViewModels
 import IdeaStore

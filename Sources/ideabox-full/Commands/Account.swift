@@ -4,7 +4,6 @@ import CloudKitModel
 import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
 
 extension IdeaBoxCommand {
     /// `ideabox account status | sign-in NAME | sign-out`: the simulated iCloud account.

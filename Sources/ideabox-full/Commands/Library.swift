@@ -2,7 +2,6 @@ import ArgumentParser
 import CloudKitModel
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
 import IdeaStore
 import IdeaSync
 import LibrarySync

@@ -3,7 +3,6 @@ import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
 
 extension IdeaBoxCommand {
     /// `ideabox remote …`: the simulated network and faults of this profile's device.

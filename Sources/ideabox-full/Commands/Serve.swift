@@ -1,14 +1,14 @@
 import ArgumentParser
 import CloudServer
-import CloudStore
+import IdeaBoxFoundation
+import ServerStore
 import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
 import IdeaStore
 import Logging
-import PostgresStore
-import SQLiteStore
+import PostgresServerStore
+import SQLiteServerStore
 
 extension IdeaBoxCommand {
     /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.

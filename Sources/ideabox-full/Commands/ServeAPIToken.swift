@@ -1,10 +1,9 @@
 import ArgumentParser
 import CloudServer
-import CloudStore
+import ServerStore
 import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
 
 extension IdeaBoxCommand.Serve {
     /// `ideabox serve api-token add | list | revoke`: the container's API tokens, which CloudKit

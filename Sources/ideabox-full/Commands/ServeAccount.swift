@@ -1,8 +1,7 @@
 import ArgumentParser
 import CloudServer
-import CloudStore
+import ServerStore
 import IdeaBoxCommandLine
-import IdeaBoxCore
 
 extension IdeaBoxCommand.Serve {
     /// `ideabox serve account add | token | revoke | delete | quota | list`

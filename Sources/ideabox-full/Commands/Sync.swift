@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import IdeaBoxCommandLine
-import IdeaBoxCore
+import IdeaBoxFoundation
 import IdeaStore
 import IdeaSync
 import Synchronization

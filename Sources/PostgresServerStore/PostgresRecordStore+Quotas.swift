@@ -1,0 +1,77 @@
+import CloudKitModel
+import ServerStore
+import CloudWebServices
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What each account may hold: records, zones and asset bytes (`AccountQuota`); a limit of
+/// none is stored as -1.
+extension PostgresRecordStore {
+    public func setQuota(_ quota: AccountQuota, account: String) async throws {
+        let (records, zones, bytes) = (Int64(quota.maxRecords ?? -1), Int64(quota.maxZones ?? -1), quota.maxAssetBytes ?? -1)
+        try await run { connection in
+            try await connection.query(
+                """
+                INSERT INTO quota (account, max_records, max_zones, max_asset_bytes) VALUES (\(account), \(records), \(zones), \(bytes))
+                ON CONFLICT (account) DO UPDATE
+                SET max_records = excluded.max_records, max_zones = excluded.max_zones, max_asset_bytes = excluded.max_asset_bytes
+                """, logger: logger)
+        }
+    }
+
+    public func quota(account: String) async throws -> AccountQuota {
+        try await run { connection in try await Self.quota(account, locking: false, connection, logger) }
+    }
+
+    public func usage(account: String) async throws -> AccountUsage {
+        try await transaction(readOnly: true) { connection in
+            AccountUsage(
+                records: try await Self.recordCount(account, connection, logger), zones: try await Self.zoneCount(account, connection, logger),
+                assetBytes: try await Self.assetBytes(account, connection, logger))
+        }
+    }
+
+    public func recordCount(account: String) async throws -> Int {
+        try await run { connection in try await Self.recordCount(account, connection, logger) }
+    }
+
+    /// What `account` may hold; with `locking`, its row is locked to the end of the transaction.
+    static func quota(_ account: String, locking: Bool, _ connection: PostgresConnection, _ logger: Logger) async throws -> AccountQuota {
+        let query: PostgresQuery = locking
+            ? "SELECT max_records, max_zones, max_asset_bytes FROM quota WHERE account = \(account) FOR UPDATE"
+            : "SELECT max_records, max_zones, max_asset_bytes FROM quota WHERE account = \(account)"
+        for try await (records, zones, bytes) in try await connection.query(query, logger: logger).decode((Int64, Int64, Int64).self) {
+            func limit(_ value: Int64) -> Int64? { value < 0 ? nil : value }
+            return AccountQuota(maxRecords: limit(records).map(Int.init), maxZones: limit(zones).map(Int.init), maxAssetBytes: limit(bytes))
+        }
+        return .defaults
+    }
+
+    /// Orders, to the end of the transaction, the writes that count against `account`'s
+    /// zones or asset bytes, in every process over this database (a quota row may not exist
+    /// to lock).
+    static func lockQuota(of account: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(8421, hashtext(\(account)))", logger: logger)
+    }
+
+    static func recordCount(_ account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        try await count(
+            "SELECT COUNT(*) FROM record JOIN zone ON zone.id = record.zone_id WHERE zone.account = \(account)", connection, logger)
+    }
+
+    /// How many zones `account` has (its `_defaultZone` not counted).
+    static func zoneCount(_ account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        try await count(
+            "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name <> \(WebServicesFormat.defaultZone.zoneName)", connection, logger)
+    }
+
+    /// How many bytes of assets `account` holds.
+    static func assetBytes(_ account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
+        Int64(try await count("SELECT COALESCE(SUM(size), 0)::BIGINT FROM asset WHERE account = \(account)", connection, logger))
+    }
+
+    static func count(_ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        Int(try await connection.query(query, logger: logger).collect().first?.decode(Int64.self) ?? 0)
+    }
+}

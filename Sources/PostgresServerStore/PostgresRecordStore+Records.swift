@@ -1,0 +1,318 @@
+import CloudKitModel
+import IdeaBoxFoundation
+import ServerStore
+import CloudWebServices
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The record operations, on behalf of one account.
+extension PostgresRecordStore {
+    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
+        guard saves.count + deletes.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+        let now = clock.now()
+        do {
+            return try await transaction { connection in
+                var zones = try await ZoneRows.lock(
+                    Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, connection, logger)
+                var result = ModifyResult()
+                // Only a checked delete compares the stored record; a forced one deletes what is there.
+                let checked = deletes.filter { $0.policy == .ifServerRecordUnchanged }.map(\.recordID)
+                let doomed = try await Self.records(checked, zones: zones, connection, logger)
+                for deletion in deletes {
+                    if let failure = deletion.refusal(over: doomed[deletion.recordID]) {
+                        result.failures[deletion.recordID] = failure
+                    } else {
+                        result.deleted.append(deletion.recordID)
+                    }
+                }
+                try await Self.delete(result.deleted, zones: &zones, now: now, connection, logger)
+
+                var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
+                // Locked, so that two saves cannot both take the last place; -1 is no limit.
+                let maxRecords = try await connection.query(
+                    "SELECT max_records FROM quota WHERE account = \(account) FOR UPDATE", logger: logger
+                ).collect().first?.decode(Int64.self)
+                let quota = maxRecords.flatMap { $0 < 0 ? nil : $0 }
+                var recordCount = try await quota == nil ? 0 : Int64(Self.recordCount(account, connection, logger))
+                let assets = try await Self.assets(
+                    saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, now: now.milliseconds,
+                    connection, logger)
+                var written: [RecordID: RemoteRecord] = [:]
+                for save in saves {
+                    let existing = stored[save.record.recordID]
+                    let record = save.record(over: existing)
+                    if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                        result.failures[record.recordID] = failure
+                    } else if !save.record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
+                        result.failures[record.recordID] = .unknownItem
+                    } else if existing == nil, let quota, recordCount >= quota {
+                        result.failures[record.recordID] = .quotaExceeded
+                    } else {
+                        let zone = zones.rows[record.recordID.zoneID]!.id
+                        var saved = record
+                        saved.changeTag = "\(zone).\(zones.nextSequence(of: record.recordID.zoneID))"
+                        saved.creationDate = existing?.creationDate ?? now
+                        saved.modificationDate = now
+                        if existing == nil { recordCount += 1 }
+                        stored[record.recordID] = saved
+                        written[record.recordID] = saved
+                        result.saved.append(saved)
+                    }
+                }
+                if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
+                try await Self.write(Array(written.values), zones: zones, connection, logger)
+                try await zones.saveSequences(connection, logger)
+                return result
+            }
+        } catch let failure as AtomicFailure {
+            return ModifyResult(failures: failure.failures)
+        }
+    }
+
+    public func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        let limit = Int64(max(1, resultsLimit))
+        return try await transaction(readOnly: true) { connection in
+            let zone = try await ZoneRows.find(zoneID, account: account, connection, logger)
+            let since = try token.map {
+                try ZonePosition.sequence(of: $0, zoneRowID: zone.id, history: zone.purgedThrough...zone.changeSequence)
+            } ?? 0
+            let rows = try await connection.query(
+                """
+                SELECT record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields
+                FROM record WHERE zone_id = \(zone.id) AND change_sequence > \(since)
+                UNION ALL
+                SELECT record_name, change_sequence, record_type, NULL, NULL, NULL, NULL
+                FROM deletion WHERE zone_id = \(zone.id) AND change_sequence > \(since)
+                ORDER BY change_sequence LIMIT \(limit + 1)
+                """, logger: logger)
+            var changed: [RemoteRecord] = []
+            var deleted: [DeletedRecord] = []
+            var through = zone.changeSequence
+            var count: Int64 = 0
+            for try await (name, sequence, type, tag, created, modified, fields) in rows.decode(
+                (String, Int64, String, String?, Int64?, Int64?, String?).self)
+            {
+                count += 1
+                guard count <= limit else { break }
+                let recordID = RecordID(recordName: name, zoneID: zoneID)
+                if let tag, let created, let modified, let fields {
+                    changed.append(try Self.record(recordID, type: type, tag: tag, created: created, modified: modified, fields: fields))
+                } else {
+                    deleted.append(DeletedRecord(recordID: recordID, recordType: type))
+                }
+                through = sequence
+            }
+            let moreComing = count > limit
+            if !moreComing { through = zone.changeSequence }
+            return ZoneChanges(
+                changed: changed, deleted: deleted, token: ZonePosition(zoneRowID: zone.id, sequence: through).token,
+                moreComing: moreComing)
+        }
+    }
+
+    public func records(account: String, in zoneID: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] {
+        try await transaction(readOnly: true) { connection in
+            var zones = ZoneRows()
+            zones.rows[zoneID] = try await ZoneRows.find(zoneID, account: account, connection, logger)
+            return Array(try await Self.records(names.map { RecordID(recordName: $0, zoneID: zoneID) }, zones: zones, connection, logger).values)
+        }
+    }
+
+    public func records(account: String, in zoneID: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {
+        let limit = Int64(clamping: max(0, limit))
+        return try await transaction(readOnly: true) { connection in
+            let zone = try await ZoneRows.find(zoneID, account: account, connection, logger)
+            let rows = try await connection.query(
+                """
+                SELECT record_name, record_type, change_tag, creation_date, modification_date, fields
+                FROM record WHERE zone_id = \(zone.id) AND record_type = \(recordType) AND (\(after)::text IS NULL OR record_name > \(after))
+                ORDER BY record_name LIMIT \(limit)
+                """, logger: logger)
+            var records: [RemoteRecord] = []
+            for try await (name, type, tag, created, modified, fields) in rows.decode((String, String, String, Int64, Int64, String).self) {
+                records.append(try Self.record(
+                    RecordID(recordName: name, zoneID: zoneID), type: type, tag: tag, created: created, modified: modified, fields: fields))
+            }
+            return records
+        }
+    }
+
+    // MARK: Writing records
+
+    /// Deletes those of `recordIDs` that exist, each with the next sequence of its zone, and
+    /// remembers the deletions for change fetches.
+    static func delete(
+        _ recordIDs: [RecordID], zones: inout ZoneRows, now: Timestamp, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        guard !recordIDs.isEmpty else { return }
+        let keys = RecordKeys(recordIDs, zones: zones)
+        let rows = try await connection.query(
+            """
+            DELETE FROM record WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            RETURNING zone_id, record_name, record_type
+            """, logger: logger)
+        var types: [Key: String] = [:]
+        for try await (zone, name, type) in rows.decode((Int64, String, String).self) { types[Key(zone: zone, name: name)] = type }
+        var deletion = (zones: [Int64](), names: [String](), sequences: [Int64](), types: [String]())
+        for recordID in recordIDs {
+            let key = Key(zone: zones.rows[recordID.zoneID]!.id, name: recordID.recordName)
+            guard let type = types.removeValue(forKey: key) else { continue }
+            deletion.zones.append(key.zone)
+            deletion.names.append(key.name)
+            deletion.sequences.append(zones.nextSequence(of: recordID.zoneID))
+            deletion.types.append(type)
+        }
+        guard !deletion.zones.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO deletion (zone_id, record_name, change_sequence, record_type, deleted_at)
+            SELECT zone_id, record_name, change_sequence, record_type, \(now.milliseconds)
+            FROM unnest(\(deletion.zones)::int8[], \(deletion.names)::text[], \(deletion.sequences)::int8[], \(deletion.types)::text[])
+                AS d(zone_id, record_name, change_sequence, record_type)
+            ON CONFLICT (zone_id, record_name) DO UPDATE SET
+                change_sequence = excluded.change_sequence, record_type = excluded.record_type, deleted_at = excluded.deleted_at
+            """, logger: logger)
+    }
+
+    /// The stored records among `recordIDs`.
+    static func records(
+        _ recordIDs: [RecordID], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [RecordID: RemoteRecord] {
+        guard !recordIDs.isEmpty else { return [:] }
+        let keys = RecordKeys(recordIDs, zones: zones)
+        let rows = try await connection.query(
+            """
+            SELECT zone_id, record_name, record_type, change_tag, creation_date, modification_date, fields
+            FROM record WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            """, logger: logger)
+        var records: [RecordID: RemoteRecord] = [:]
+        for try await (zone, name, type, tag, created, modified, fields) in rows.decode(
+            (Int64, String, String, String, Int64, Int64, String).self)
+        {
+            guard let zoneID = zones.zoneID(ofRow: zone) else { continue }
+            let recordID = RecordID(recordName: name, zoneID: zoneID)
+            records[recordID] = try record(recordID, type: type, tag: tag, created: created, modified: modified, fields: fields)
+        }
+        return records
+    }
+
+    /// Stores `records` (as saved: tags, times and sequences set) in one statement, and
+    /// forgets any deletion of their names.
+    static func write(_ records: [RemoteRecord], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !records.isEmpty else { return }
+        let keys = RecordKeys(records.map(\.recordID), zones: zones)
+        let sequences = records.map { Int64($0.changeTag!.split(separator: ".").last!)! }
+        let types = records.map(\.recordType)
+        let tags = records.map { $0.changeTag! }
+        let created = records.map { $0.creationDate!.milliseconds }
+        let modified = records.map { $0.modificationDate!.milliseconds }
+        let fields = records.map { StoredFields.encode($0.fields) }
+        try await connection.query(
+            """
+            DELETE FROM deletion WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            """, logger: logger)
+        try await connection.query(
+            """
+            INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+            SELECT * FROM unnest(
+                \(keys.zones)::int8[], \(keys.names)::text[], \(sequences)::int8[], \(types)::text[], \(tags)::text[],
+                \(created)::int8[], \(modified)::int8[], \(fields)::text[])
+            ON CONFLICT (zone_id, record_name) DO UPDATE SET
+                change_sequence = excluded.change_sequence, record_type = excluded.record_type, change_tag = excluded.change_tag,
+                creation_date = excluded.creation_date, modification_date = excluded.modification_date, fields = excluded.fields
+            """, logger: logger)
+    }
+
+    static func record(
+        _ recordID: RecordID, type: String, tag: String, created: Int64, modified: Int64, fields: String
+    ) throws -> RemoteRecord {
+        RemoteRecord(
+            recordType: type, recordID: recordID, fields: try StoredFields.decode(fields), changeTag: tag,
+            creationDate: Timestamp(milliseconds: created), modificationDate: Timestamp(milliseconds: modified))
+    }
+}
+
+/// Rolls back an atomic modify that had a failed item.
+struct AtomicFailure: Error {
+    var failures: [RecordID: CloudError]
+}
+
+/// A record's key in the tables.
+struct Key: Hashable {
+    var zone: Int64
+    var name: String
+}
+
+/// Record ids as the two arrays `unnest` pairs up.
+struct RecordKeys {
+    var zones: [Int64] = []
+    var names: [String] = []
+
+    init(_ recordIDs: [RecordID], zones rows: ZoneRows) {
+        for recordID in recordIDs {
+            zones.append(rows.rows[recordID.zoneID]!.id)
+            names.append(recordID.recordName)
+        }
+    }
+}
+
+/// The zones a request touches, as their rows say, with the sequences taken so far.
+struct ZoneRows {
+    struct Row {
+        var id: Int64
+        var changeSequence: Int64
+        var purgedThrough: Int64
+    }
+
+    var rows: [RecordZoneID: Row] = [:]
+
+    /// The zone `zoneID` of `account`, unlocked; throws `zoneNotFound` if it is missing.
+    static func find(_ zoneID: RecordZoneID, account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Row {
+        let rows = try await connection.query(
+            "SELECT id, change_sequence, purged_through FROM zone WHERE account = \(account) AND name = \(zoneID.zoneName)",
+            logger: logger)
+        for try await (id, sequence, purged) in rows.decode((Int64, Int64, Int64).self) {
+            return Row(id: id, changeSequence: sequence, purgedThrough: purged)
+        }
+        throw CloudError.zoneNotFound
+    }
+
+    /// Locks the rows of `zoneIDs` of `account` until the transaction ends, in id order so
+    /// that two writers never wait for each other; throws `zoneNotFound` if any is missing.
+    static func lock(
+        _ zoneIDs: Set<RecordZoneID>, account: String, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> ZoneRows {
+        var zones = ZoneRows()
+        guard !zoneIDs.isEmpty else { return zones }
+        let names = zoneIDs.map(\.zoneName)
+        let rows = try await connection.query(
+            """
+            SELECT name, id, change_sequence, purged_through FROM zone WHERE account = \(account) AND name = ANY(\(names)::text[])
+            ORDER BY id FOR UPDATE
+            """, logger: logger)
+        for try await (name, id, sequence, purged) in rows.decode((String, Int64, Int64, Int64).self) {
+            zones.rows[RecordZoneID(zoneName: name)] = Row(id: id, changeSequence: sequence, purgedThrough: purged)
+        }
+        guard zones.rows.count == zoneIDs.count else { throw CloudError.zoneNotFound }
+        return zones
+    }
+
+    /// The zone whose row id is `id`.
+    func zoneID(ofRow id: Int64) -> RecordZoneID? {
+        rows.first { $0.value.id == id }?.key
+    }
+
+    /// Takes the next change sequence of `zoneID`.
+    mutating func nextSequence(of zoneID: RecordZoneID) -> Int64 {
+        rows[zoneID]!.changeSequence += 1
+        return rows[zoneID]!.changeSequence
+    }
+
+    /// Stores each zone's latest sequence.
+    func saveSequences(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        for row in rows.values {
+            try await connection.query("UPDATE zone SET change_sequence = \(row.changeSequence) WHERE id = \(row.id)", logger: logger)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import CloudKitModel
+import ServerStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Zone subscriptions, and changes announced to every `serve` process over this database
+/// through PostgreSQL's `LISTEN`/`NOTIFY` on the channel `ideabox_changes`.
+extension PostgresRecordStore {
+    /// The channel changes are announced on.
+    static let changeChannel = "ideabox_changes"
+
+    public func subscriptions(account: String) async throws -> [ZoneSubscription] {
+        try await run { connection in
+            var subscriptions: [ZoneSubscription] = []
+            let rows = try await connection.query(
+                "SELECT id, zone_name FROM subscription WHERE account = \(account) ORDER BY id", logger: logger)
+            for try await (id, zone) in rows.decode((String, String).self) {
+                subscriptions.append(ZoneSubscription(id: id, zone: RecordZoneID(zoneName: zone)))
+            }
+            return subscriptions
+        }
+    }
+
+    public func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws {
+        let now = clock.now().milliseconds
+        try await run { connection in
+            try await connection.query(
+                """
+                INSERT INTO subscription (account, id, zone_name, created_at) VALUES (\(account), \(subscription.id), \(subscription.zone.zoneName), \(now))
+                ON CONFLICT (account, id) DO UPDATE SET zone_name = excluded.zone_name
+                """, logger: logger)
+        }
+    }
+
+    public func deleteSubscription(id: String, account: String) async throws -> Bool {
+        try await run { connection in
+            try await Self.count(
+                "WITH gone AS (DELETE FROM subscription WHERE account = \(account) AND id = \(id) RETURNING 1) SELECT COUNT(*) FROM gone",
+                connection, logger) > 0
+        }
+    }
+
+    /// `NOTIFY ideabox_changes` with `process`, `account` and each zone's name, one line each.
+    public func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {
+        guard !zones.isEmpty else { return }
+        try await run { connection in
+            for zone in zones {
+                let payload = [process, account, zone.zoneName].joined(separator: "\n")
+                try await connection.query("SELECT pg_notify(\(Self.changeChannel), \(payload))", logger: logger)
+            }
+        }
+    }
+
+    /// Holds one pooled connection that `LISTEN`s, and hands each announcement to
+    /// `handler`; after a lost connection it listens again, a second later.
+    public func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.changeChannel) { notifications in
+                        for try await notification in notifications {
+                            let parts = notification.payload.split(separator: "\n", omittingEmptySubsequences: false)
+                            guard parts.count == 3 else { continue }
+                            handler(String(parts[0]), String(parts[1]), RecordZoneID(zoneName: String(parts[2])))
+                        }
+                    }
+                }
+            } catch where !Task.isCancelled {
+                logger.warning("listening for changes: \(Self.describe(error)); again in a second")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}

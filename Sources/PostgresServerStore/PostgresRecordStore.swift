@@ -1,0 +1,170 @@
+import CloudKitModel
+import IdeaBoxFoundation
+import ServerStore
+import CloudWebServices
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `serve`'s records and tokens in PostgreSQL, for any number of `ideabox serve` processes
+/// on any number of machines: they behave as one server.
+///
+/// Every write takes the rows of the zones it touches with `FOR UPDATE`, in id order, before
+/// it reads or writes a record, so writers of one zone take turns: each gets the next change
+/// sequences, its conflict checks see the latest committed records, and a change token
+/// (a zone sequence) never skips a change that commits later. A modify is one transaction,
+/// so it applies whole or not at all. Reads run in one `REPEATABLE READ` snapshot.
+public final class PostgresRecordStore: RecordStore {
+    public let maximumRecordsPerRequest: Int
+    let client: PostgresClient
+    let running: Task<Void, Never>
+    let clock: WallClock
+    let logger: Logger
+
+    init(client: PostgresClient, clock: WallClock, maximumRecordsPerRequest: Int, logger: Logger) {
+        self.client = client
+        self.clock = clock
+        self.maximumRecordsPerRequest = maximumRecordsPerRequest
+        self.logger = logger
+        running = Task(executorPreference: BlockingTaskExecutor.shared) { await client.run() }
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    /// Connects to the database `url` names (`postgres://user:password@host:port/database`)
+    /// and brings its schema up to date; throws `PostgresStoreError` if it cannot.
+    /// `schema` keeps the tables in a schema of that name (created if missing) instead of
+    /// `public`, so that tests can share one database. Each process keeps at most
+    /// `maximumConnections` connections open.
+    public static func connect(
+        url: String, schema: String? = nil, clock: WallClock,
+        maximumRecordsPerRequest: Int = WebServicesFormat.maximumOperations, maximumConnections: Int = 16
+    ) async throws -> PostgresRecordStore {
+        let location = try PostgresURL(url)
+        if let schema {
+            guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
+                throw PostgresStoreError.invalidURL("The schema must be lower-case letters, digits and _, not \"\(schema)\".")
+            }
+        }
+        let startup = schema.map { [("options", "-c search_path=\($0)")] } ?? []
+        var logger = Logger(label: "ideabox.serve.postgres")
+        logger.logLevel = .error
+
+        // One connection of its own first, given a few seconds, so that a wrong address, user,
+        // password or database fails now with PostgreSQL's own words (the pool would retry
+        // quietly for a minute); the schema is brought up to date on it.
+        do {
+            var configuration = try location.connectionConfiguration()
+            configuration.options.connectTimeout = .seconds(5)
+            configuration.options.additionalStartupParameters = startup
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            do {
+                try await migrate(connection, schema: schema, clock: clock, logger: logger)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try? await connection.close()
+        } catch {
+            throw PostgresStoreError.unreachable(Self.describe(error))
+        }
+
+        var configuration = location.clientConfiguration
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.additionalStartupParameters = startup
+        return PostgresRecordStore(
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), clock: clock,
+            maximumRecordsPerRequest: maximumRecordsPerRequest, logger: logger)
+    }
+
+    // MARK: Connections and transactions
+
+    /// Runs `body` on a pooled connection, outside a transaction.
+    @discardableResult
+    func run<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await retrying {
+            try await client.withConnection { connection in try await body(connection) }
+        }
+    }
+
+    /// Runs `body` in a transaction that commits if it returns and rolls back if it throws
+    /// (rethrowing its error as is); `readOnly` reads one snapshot.
+    func transaction<Result: Sendable>(
+        readOnly: Bool = false, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await retrying {
+            try await client.withConnection { connection in
+                try await Self.transaction(on: connection, readOnly: readOnly, logger: logger, body)
+            }
+        }
+    }
+
+    nonisolated(nonsending) static func transaction<Result: Sendable>(
+        on connection: PostgresConnection, readOnly: Bool, logger: Logger, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await connection.query(
+            readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN ISOLATION LEVEL READ COMMITTED",
+            logger: logger)
+        let result: Result
+        do {
+            result = try await body(connection)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+        try await connection.query("COMMIT", logger: logger)
+        return result
+    }
+
+    /// Runs `body` again (up to twice more) when PostgreSQL gave up on it for a deadlock or
+    /// a serialization failure; maps a lost or refused connection to `serviceUnavailable`,
+    /// which clients retry.
+    func retrying<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+        var attempt = 0
+        while true {
+            do {
+                return try await body()
+            } catch let error as PSQLError {
+                attempt += 1
+                switch error.code {
+                case .server where Self.retriedStates.contains(error.serverInfo?[.sqlState] ?? "") && attempt < 3:
+                    continue
+                case .server where Self.retriedStates.contains(error.serverInfo?[.sqlState] ?? ""):
+                    throw CloudError.zoneBusy(retryAfter: 1)
+                case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
+                    throw CloudError.serviceUnavailable(retryAfter: 2)
+                default:
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Serialization failure and deadlock: the transaction was rolled back and may be rerun.
+    static let retriedStates: Set<String> = ["40001", "40P01"]
+
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] { return message }
+        if error.code == .sslUnsupported { return "the server does not offer TLS, which sslmode=require asks for." }
+        if let underlying = error.underlying { return String(describing: underlying) }
+        return error.code.description
+    }
+}
+
+/// Why the PostgreSQL store could not open.
+public enum PostgresStoreError: Error, CustomStringConvertible {
+    /// The URL is not one the store can use.
+    case invalidURL(String)
+    /// The database refused or could not be reached.
+    case unreachable(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidURL(reason): reason
+        case let .unreachable(reason): "Cannot use the PostgreSQL database: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import IdeaBoxFoundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL store's schema, built only through named migrations that are never edited.
+///
+/// The tables follow the SQLite store's (`SQLiteSchema`): a record name lives in exactly one
+/// of `record` (saved) and `deletion` (deleted), stamped with the zone sequence of its
+/// latest change, so one ordered union of the two is the zone's change feed. Names compare
+/// with the "C" collation, byte by byte as SQLite does, whatever the database's locale.
+enum PostgresSchema {
+    /// The migrations, oldest first: a name and its statements.
+    static let migrations: [(name: String, statements: [String])] = [
+        ("v1-server", [
+            """
+            CREATE TABLE access_token (
+                hash TEXT PRIMARY KEY,
+                account TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX access_token_by_account ON access_token (account)",
+            "CREATE TABLE quota (account TEXT PRIMARY KEY, max_records BIGINT NOT NULL)",
+            """
+            CREATE TABLE zone (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                account TEXT COLLATE "C" NOT NULL,
+                name TEXT COLLATE "C" NOT NULL,
+                created_at BIGINT NOT NULL,
+                change_sequence BIGINT NOT NULL DEFAULT 0,
+                purged_through BIGINT NOT NULL DEFAULT 0,
+                UNIQUE (account, name)
+            )
+            """,
+            """
+            CREATE TABLE record (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                record_name TEXT COLLATE "C" NOT NULL,
+                change_sequence BIGINT NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                change_tag TEXT NOT NULL,
+                creation_date BIGINT NOT NULL,
+                modification_date BIGINT NOT NULL,
+                fields TEXT NOT NULL,
+                PRIMARY KEY (zone_id, record_name),
+                UNIQUE (zone_id, change_sequence)
+            )
+            """,
+            "CREATE INDEX record_by_type ON record (zone_id, record_type, record_name)",
+            """
+            CREATE TABLE deletion (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                record_name TEXT COLLATE "C" NOT NULL,
+                change_sequence BIGINT NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                deleted_at BIGINT NOT NULL,
+                PRIMARY KEY (zone_id, record_name),
+                UNIQUE (zone_id, change_sequence)
+            )
+            """,
+            "CREATE INDEX deletion_by_time ON deletion (deleted_at)",
+        ]),
+        ("v2-assets", [
+            """
+            CREATE TABLE asset (
+                account TEXT COLLATE "C" NOT NULL,
+                checksum TEXT COLLATE "C" NOT NULL,
+                size BIGINT NOT NULL,
+                uploaded_at BIGINT NOT NULL,
+                data BYTEA NOT NULL,
+                PRIMARY KEY (account, checksum)
+            )
+            """,
+        ]),
+        // CloudKit has no Boolean type (see SQLiteSchema.booleansAsIntegers).
+        ("v3-no-booleans", [
+            """
+            UPDATE record SET fields = replace(replace(fields, '{"bool":true}', '{"int64":1}'), '{"bool":false}', '{"int64":0}')
+            WHERE strpos(fields, '{"bool":') > 0
+            """,
+        ]),
+        ("v4-web-services", [
+            """
+            CREATE TABLE api_token (
+                hash TEXT PRIMARY KEY,
+                label TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE TABLE server_secret (id INT PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL)",
+            """
+            CREATE TABLE subscription (
+                account TEXT NOT NULL,
+                id TEXT NOT NULL,
+                zone_name TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (account, id)
+            )
+            """,
+        ]),
+        ("v5-accounts", [
+            "ALTER TABLE access_token ADD COLUMN label TEXT NOT NULL DEFAULT 'token'",
+            "ALTER TABLE access_token ADD COLUMN last_used_at BIGINT",
+            "CREATE INDEX access_token_by_folded_account ON access_token (lower(account))",
+        ]),
+        // An asset's bytes in rows of at most 1 MiB (see SQLiteSchema's v8-asset-chunks);
+        // quotas count zones and asset bytes too.
+        ("v6-asset-chunks", [
+            """
+            CREATE TABLE asset_chunk (
+                account TEXT COLLATE "C" NOT NULL,
+                checksum TEXT COLLATE "C" NOT NULL,
+                seq INT NOT NULL,
+                data BYTEA NOT NULL,
+                PRIMARY KEY (account, checksum, seq),
+                FOREIGN KEY (account, checksum) REFERENCES asset (account, checksum) ON DELETE CASCADE
+            )
+            """,
+            "INSERT INTO asset_chunk (account, checksum, seq, data) SELECT account, checksum, 0, data FROM asset",
+            "ALTER TABLE asset DROP COLUMN data",
+            "CREATE INDEX asset_by_upload ON asset (uploaded_at)",
+            "ALTER TABLE quota ADD COLUMN max_zones BIGINT NOT NULL DEFAULT 100",
+            "ALTER TABLE quota ADD COLUMN max_asset_bytes BIGINT NOT NULL DEFAULT 1073741824",
+        ]),
+    ]
+}
+
+extension PostgresRecordStore {
+    /// Creates or updates the tables, one named migration at a time, never editing one
+    /// that shipped. An advisory lock makes servers that start together migrate once.
+    static func migrate(_ connection: PostgresConnection, schema: String?, clock: WallClock, logger: Logger) async throws {
+        try await transaction(on: connection, readOnly: false, logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(8420)", logger: logger)
+            if let schema { try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger) }
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS ideabox_migration (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)", logger: logger)
+            var applied = Set<String>()
+            for try await name in try await connection.query("SELECT name FROM ideabox_migration", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            for (name, statements) in PostgresSchema.migrations where !applied.contains(name) {
+                for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await connection.query(
+                    "INSERT INTO ideabox_migration (name, applied_at) VALUES (\(name), \(clock.now().milliseconds))", logger: logger)
+            }
+        }
+    }
+}

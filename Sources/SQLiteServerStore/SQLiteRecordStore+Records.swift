@@ -1,0 +1,246 @@
+import CloudKitModel
+import IdeaBoxFoundation
+import ServerStore
+import Foundation
+import GRDB
+
+/// The record operations, on behalf of one account. `ideabox serve` calls them for the
+/// account a request's token belongs to; the embedded remote, for the account a device is
+/// signed in to, once the device's faults let the request through.
+extension SQLiteRecordStore {
+    /// Applies deletes, then saves, in one transaction; see `CloudDatabase.modify`.
+    public func modify(account: String, saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        try modify(
+            account: account, saves: records.map { RecordSave($0, policy: savePolicy) },
+            deletes: recordIDs.map { RecordDeletion($0) })
+    }
+
+    /// Applies deletes, then saves, each under its own policy, in one transaction; see
+    /// `RecordStore.modify`. If `atomic`, a request with any failed item applies nothing
+    /// and its result lists only the failures.
+    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool = false) throws -> ModifyResult {
+        guard saves.count + deletes.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+        // Encoded before the write lock is taken; a merge's fields are known only inside it.
+        let encoded = saves.map { $0.mergesFields ? nil : StoredFields.encode($0.record.fields) }
+        do {
+            return try writer.write { db in
+                let now = clock.now()
+                // Every zone of the request exists (or nothing is applied), so the lookups
+                // below always find theirs.
+                var zones = try ZoneState.fetch(
+                    Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, db)
+                var result = ModifyResult()
+                for deletion in deletes {
+                    let recordID = deletion.recordID
+                    // A checked delete compares the whole stored record; a forced one needs its type only.
+                    if deletion.policy == .ifServerRecordUnchanged,
+                       let failure = deletion.refusal(over: try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)) {
+                        result.failures[recordID] = failure
+                    } else {
+                        try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
+                        result.deleted.append(recordID)
+                    }
+                }
+                let quota = try Self.quota(of: account, db).maxRecords
+                var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
+                for (save, fields) in zip(saves, encoded) {
+                    let recordID = save.record.recordID
+                    let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
+                    let record = save.record(over: existing)
+                    if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                        result.failures[recordID] = failure
+                    } else if try !Self.hasAssets(of: save.record, account: account, db) {
+                        result.failures[recordID] = .unknownItem
+                    } else if existing == nil, let quota, recordCount >= quota {
+                        result.failures[recordID] = .quotaExceeded
+                    } else {
+                        let saved = try self.save(
+                            record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
+                            zone: &zones[recordID.zoneID]!, now: now, db)
+                        if existing == nil { recordCount += 1 }
+                        result.saved.append(saved)
+                    }
+                }
+                if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
+                for zone in zones.values {
+                    try db.execute(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?", arguments: [zone.changeSequence, zone.rowID])
+                }
+                return result
+            }
+        } catch let failure as AtomicFailure {
+            return ModifyResult(failures: failure.failures)
+        }
+    }
+
+    /// One page of the changes of `zoneID` after `token`, read from one snapshot.
+    public func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        let limit = max(1, resultsLimit)
+        return try writer.read { db in
+            let zone = try ZoneState.fetch(zoneID, account: account, db)
+            let since = try token.map { try zone.validate($0) } ?? 0
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields
+                    FROM record WHERE zoneId = ? AND changeSequence > ?
+                    UNION ALL
+                    SELECT recordName, changeSequence, recordType, NULL, NULL, NULL, NULL
+                    FROM deletion WHERE zoneId = ? AND changeSequence > ?
+                    ORDER BY changeSequence LIMIT ?
+                    """,
+                arguments: [zone.rowID, since, zone.rowID, since, limit + 1])
+            let page = rows.prefix(limit)
+            var changed: [RemoteRecord] = []
+            var deleted: [DeletedRecord] = []
+            for row in page {
+                let recordID = RecordID(recordName: row["recordName"], zoneID: zoneID)
+                if row["changeTag"] == nil as String? {
+                    deleted.append(DeletedRecord(recordID: recordID, recordType: row["recordType"]))
+                } else {
+                    changed.append(try StoredRecord.decode(row, recordID: recordID))
+                }
+            }
+            let moreComing = rows.count > limit
+            let through: Int64 = moreComing ? page.last!["changeSequence"] : zone.changeSequence
+            return ZoneChanges(
+                changed: changed, deleted: deleted,
+                token: ZonePosition(zoneRowID: zone.rowID, sequence: through).token, moreComing: moreComing)
+        }
+    }
+
+    /// The records of type `recordType` in `zoneID`, by name.
+    public func records(account: String, in zoneID: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try records(account: account, in: zoneID, ofType: recordType, after: nil, limit: Int.max)
+    }
+
+    /// At most `limit` records of type `recordType` in `zoneID` whose names sort after
+    /// `after` (from the first if nil), by name: one page of a query.
+    public func records(
+        account: String, in zoneID: RecordZoneID, ofType recordType: String, after: String?, limit: Int
+    ) throws -> [RemoteRecord] {
+        try writer.read { db in
+            let zone = try ZoneState.fetch(zoneID, account: account, db)
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT recordName, recordType, changeTag, creationDate, modificationDate, fields
+                    FROM record WHERE zoneId = ? AND recordType = ? AND (? IS NULL OR recordName > ?)
+                    ORDER BY recordName LIMIT ?
+                    """,
+                arguments: [zone.rowID, recordType, after, after, Int64(clamping: max(0, limit))]
+            ).map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row["recordName"], zoneID: zoneID)) }
+        }
+    }
+
+    /// The records of `zoneID` named `names` that exist.
+    public func records(account: String, in zoneID: RecordZoneID, named names: [String]) throws -> [RemoteRecord] {
+        try writer.read { db in
+            let zone = try ZoneState.fetch(zoneID, account: account, db)
+            return try names.compactMap { try StoredRecord.fetch(RecordID(recordName: $0, zoneID: zoneID), zone: zone, db) }
+        }
+    }
+
+    /// Deletes `recordID` if the server has it, remembering the deletion for change fetches.
+    private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
+        let recordType = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
+            arguments: [zone.rowID, recordID.recordName])
+        guard let recordType else { return }
+        let sequence = zone.nextSequence()
+        try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
+            .execute(arguments: [zone.rowID, recordID.recordName])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (zoneId, recordName) DO UPDATE SET
+                    changeSequence = excluded.changeSequence, recordType = excluded.recordType, deletedAt = excluded.deletedAt
+                """
+        ).execute(arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds])
+    }
+
+    /// Stores `record` with a new change tag and server times, and returns it as stored.
+    private func save(
+        _ record: RemoteRecord, fields: String, over server: RemoteRecord?, zone: inout ZoneState, now: Timestamp,
+        _ db: Database
+    ) throws -> RemoteRecord {
+        let sequence = zone.nextSequence()
+        var saved = record
+        saved.changeTag = "\(zone.rowID).\(sequence)"
+        saved.creationDate = server?.creationDate ?? now
+        saved.modificationDate = now
+        try db.cachedStatement(sql: "DELETE FROM deletion WHERE zoneId = ? AND recordName = ?")
+            .execute(arguments: [zone.rowID, record.recordID.recordName])
+        try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO record
+                    (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
+                saved.creationDate?.milliseconds, now.milliseconds, fields,
+            ])
+        return saved
+    }
+}
+
+/// Rolls back an atomic modify that had a failed item.
+private struct AtomicFailure: Error {
+    var failures: [RecordID: CloudError]
+}
+
+/// A zone of the account being served, and the sequence of its latest change.
+private struct ZoneState {
+    var rowID: Int64
+    var changeSequence: Int64
+    var purgedThrough: Int64
+
+    /// The zone `zoneID` of `account`; throws `zoneNotFound` if it is missing.
+    static func fetch(_ zoneID: RecordZoneID, account: String, _ db: Database) throws -> ZoneState {
+        let row = try Row.fetchOne(
+            db, sql: "SELECT id, changeSequence, purgedThrough FROM zone WHERE account = ? AND name = ?",
+            arguments: [account, zoneID.zoneName])
+        guard let row else { throw CloudError.zoneNotFound }
+        return ZoneState(rowID: row["id"], changeSequence: row["changeSequence"], purgedThrough: row["purgedThrough"])
+    }
+
+    /// The zones `zoneIDs` of `account`, by id; throws `zoneNotFound` if any is missing.
+    static func fetch(_ zoneIDs: Set<RecordZoneID>, account: String, _ db: Database) throws -> [RecordZoneID: ZoneState] {
+        try Dictionary(uniqueKeysWithValues: zoneIDs.map { ($0, try fetch($0, account: account, db)) })
+    }
+
+    /// Takes the next change sequence of the zone.
+    mutating func nextSequence() -> Int64 {
+        changeSequence += 1
+        return changeSequence
+    }
+
+    /// The sequence `token` stands for (see `ZonePosition.sequence`).
+    func validate(_ token: ChangeToken) throws -> Int64 {
+        try ZonePosition.sequence(of: token, zoneRowID: rowID, history: purgedThrough...changeSequence)
+    }
+}
+
+/// Reading and writing records in the server's `record` table.
+private enum StoredRecord {
+    /// The stored record `recordID`, or nil.
+    static func fetch(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> RemoteRecord? {
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT recordType, changeTag, creationDate, modificationDate, fields
+                FROM record WHERE zoneId = ? AND recordName = ?
+                """),
+            arguments: [zone.rowID, recordID.recordName])
+        return try row.map { try decode($0, recordID: recordID) }
+    }
+
+    /// The record in `row`, which holds the columns of `record`.
+    static func decode(_ row: Row, recordID: RecordID) throws -> RemoteRecord {
+        RemoteRecord(
+            recordType: row["recordType"], recordID: recordID, fields: try StoredFields.decode(row["fields"]),
+            changeTag: row["changeTag"],
+            creationDate: (row["creationDate"] as Int64?).map(Timestamp.init(milliseconds:)),
+            modificationDate: (row["modificationDate"] as Int64?).map(Timestamp.init(milliseconds:)))
+    }
+}

@@ -1,0 +1,59 @@
+import CloudKitModel
+import IdeaBoxFoundation
+import ServerStore
+import Foundation
+import GRDB
+
+/// The records, assets, access tokens and quotas of a CloudKit-like server's accounts, in
+/// one SQLite file: what `ideabox serve --store sqlite` serves (one machine, any number of
+/// `serve` processes on it) and what the embedded remote (`SimulatedCloud`) keeps its
+/// accounts in. `PostgresRecordStore` is the store for more than one machine.
+///
+/// The file is opened in WAL mode, safe for many processes at once. Its schema (`SQLiteSchema`)
+/// also holds the embedded remote's device and fault tables, which this store never reads.
+public struct SQLiteRecordStore: RecordStore {
+    /// The file name of the embedded remote under the data root, and of `serve`'s store.
+    public static let fileName = "remote.sqlite"
+
+    /// The connection(s) to the file, for this store and for the embedded remote's devices.
+    package let writer: any DatabaseWriter
+    /// The server's clock, for creation and modification times.
+    let clock: WallClock
+    /// The most items the server accepts in one `modify`.
+    public let maximumRecordsPerRequest: Int
+
+    /// Opens (creating if needed) `fileName` in `directory`. Migrating runs under an exclusive
+    /// file lock, so two processes starting together create the schema once.
+    public static func open(
+        directory: URL, fileName: String = fileName, clock: WallClock, maximumRecordsPerRequest: Int = 400
+    ) throws -> SQLiteRecordStore {
+        try OwnerOnly.createDirectory(directory)
+        let lockName = (fileName as NSString).deletingPathExtension + ".lock"
+        let lock = try FileLock(url: directory.appendingPathComponent(lockName))
+        defer { lock.unlock() }
+        try OwnerOnly.prepareDatabase(directory.appendingPathComponent(fileName))
+        let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
+        try SQLiteSchema.migrator.migrate(pool)
+        return SQLiteRecordStore(writer: pool, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+    }
+
+    /// A private in-memory store, for tests.
+    public static func inMemory(clock: WallClock, maximumRecordsPerRequest: Int = 400) throws -> SQLiteRecordStore {
+        let queue = try DatabaseQueue(configuration: configuration)
+        try SQLiteSchema.migrator.migrate(queue)
+        return SQLiteRecordStore(writer: queue, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+    }
+
+    private static var configuration: Configuration {
+        var configuration = Configuration()
+        // Other processes (another profile's app, a `remote` command) hold the write lock
+        // for a millisecond or two; wait for them instead of failing. GRDB opens every
+        // write transaction IMMEDIATE, so the wait happens at BEGIN, never halfway through.
+        configuration.busyMode = .timeout(15)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
+        return configuration
+    }
+}
