@@ -51,7 +51,7 @@ extension CloudOperations {
     /// desiredRecordTypes?}`.
     private func changes(_ body: Object, at path: String) async throws -> Object {
         let zone = try WebServicesFormat.zoneID(body["zoneID"], at: path + "zoneID")
-        guard zone != WebServicesFormat.defaultZone else {
+        guard zone != RecordZoneID.defaultZone else {
             throw WebServicesError.badRequest("Changes are fetched for custom zones only, not the default zone.")
         }
         if try Self.bool(body["reverse"], at: path + "reverse") == true {

@@ -48,7 +48,7 @@ extension CloudOperations {
                 records += batch
                 if batch.count < Self.queryBatch { return records }
             }
-        } catch CloudError.zoneNotFound where zone == WebServicesFormat.defaultZone {
+        } catch CloudError.zoneNotFound where zone == RecordZoneID.defaultZone {
             return []
         }
     }

@@ -55,7 +55,7 @@ extension CloudOperations {
         }
         let zones = Set(items.map(\.recordID.zoneID))
         // `atomic` (default true) applies to custom zones only, as Apple documents.
-        let atomic = atomicAsked && !zones.contains(WebServicesFormat.defaultZone)
+        let atomic = atomicAsked && !zones.contains(RecordZoneID.defaultZone)
         try await prepare(zones)
         let result = try await store.modify(account: owner, saves: saves, deletes: deletes, atomic: atomic)
         await hub.post(owner: owner, zones: Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID)))
@@ -199,7 +199,7 @@ extension CloudOperations {
         let found: [RemoteRecord]
         do {
             found = try await store.records(account: owner, in: zone, named: wanted.map(\.0))
-        } catch CloudError.zoneNotFound where zone == WebServicesFormat.defaultZone {
+        } catch CloudError.zoneNotFound where zone == RecordZoneID.defaultZone {
             found = []  // never written to yet
         }
         let byName = Dictionary(found.map { ($0.recordID.recordName, $0) }, uniquingKeysWith: { first, _ in first })

@@ -26,7 +26,7 @@ extension CloudOperations {
             let id = try subscription["subscriptionID"].map { try Self.subscriptionID($0, at: "\(path).subscription.subscriptionID") }
             if type == "delete" {
                 guard let id else { throw WebServicesError.badRequest("\(path): delete needs the subscriptionID.") }
-                changes.append((true, ZoneSubscription(id: id, zone: WebServicesFormat.defaultZone)))
+                changes.append((true, ZoneSubscription(id: id, zone: RecordZoneID.defaultZone)))
             } else {
                 let kind = try subscription["subscriptionType"].map { try WebServicesFormat.string($0, at: "\(path).subscription.subscriptionType") }
                 guard kind == nil || kind == "zone" else {

@@ -9,16 +9,16 @@ extension CloudOperations {
     /// always exists; until its first write makes its row, its token is that of no history.
     func zoneTokens() async throws -> [RecordZoneID: ChangeToken] {
         var tokens = try await store.zoneTokens(account: owner)
-        if tokens[WebServicesFormat.defaultZone] == nil {
-            tokens[WebServicesFormat.defaultZone] = ZonePosition(zoneRowID: 0, sequence: 0).token
+        if tokens[RecordZoneID.defaultZone] == nil {
+            tokens[RecordZoneID.defaultZone] = ZonePosition(zoneRowID: 0, sequence: 0).token
         }
         return tokens
     }
 
     /// Makes the default zone's row if `zones` name it, before a write to it.
     func prepare(_ zones: some Sequence<RecordZoneID>) async throws {
-        if zones.contains(WebServicesFormat.defaultZone) {
-            try await store.createZone(WebServicesFormat.defaultZone, account: owner)
+        if zones.contains(RecordZoneID.defaultZone) {
+            try await store.createZone(RecordZoneID.defaultZone, account: owner)
         }
     }
 
@@ -29,14 +29,14 @@ extension CloudOperations {
 
     /// A zone dictionary: `{zoneID, syncToken, atomic}` (atomic for custom zones only).
     func zoneObject(_ zone: RecordZoneID, token: String) -> JSONValue {
-        ["zoneID": zoneIDObject(zone), "syncToken": .string(token), "atomic": .bool(zone != WebServicesFormat.defaultZone)]
+        ["zoneID": zoneIDObject(zone), "syncToken": .string(token), "atomic": .bool(zone != RecordZoneID.defaultZone)]
     }
 
     /// The account's zones, the default zone first.
     func listZones() async throws -> Object {
         let tokens = try await zoneTokens()
-        let custom = tokens.keys.filter { $0 != WebServicesFormat.defaultZone }.sorted { $0.zoneName < $1.zoneName }
-        let zones = [WebServicesFormat.defaultZone] + custom
+        let custom = tokens.keys.filter { $0 != RecordZoneID.defaultZone }.sorted { $0.zoneName < $1.zoneName }
+        let zones = [RecordZoneID.defaultZone] + custom
         return ["zones": .array(zones.map { zoneObject($0, token: tokens[$0]!.data.base64EncodedString()) })]
     }
 
@@ -74,7 +74,7 @@ extension CloudOperations {
                 throw WebServicesError.badRequest("\(path()).operationType must be create or delete.")
             }
             let zoneID = try WebServicesFormat.zoneID(zone["zoneID"], at: "\(path()).zone.zoneID")
-            if type == "delete" && zoneID == WebServicesFormat.defaultZone {
+            if type == "delete" && zoneID == RecordZoneID.defaultZone {
                 throw WebServicesError.badRequest("\(path()): the default zone cannot be deleted.")
             }
             guard named.insert(zoneID).inserted else {

@@ -35,9 +35,6 @@ public enum WebServicesFormat {
 
     /// The longest record name, record type, field or zone name, in UTF-8 bytes (CloudKit's).
     public static let maximumNameLength = 255
-    /// The zone every account has, which a request without a `zoneID` means (Apple's
-    /// `_defaultZone`). Changes are fetched for custom zones only.
-    public static let defaultZone = RecordZoneID(zoneName: "_defaultZone")
     /// The most operations a server takes in one request (CloudKit's limit).
     public static let maximumOperations = 200
     /// The most changes a server sends in one page of zone changes.
@@ -165,7 +162,7 @@ public enum WebServicesFormat {
     /// The zone id in `{zoneName}`.
     /// The zone id in `{zoneName}`, or the default zone if there is none.
     public static func zoneIDOrDefault(_ json: JSONValue?, at path: @autoclosure () -> String = "zoneID") throws -> RecordZoneID {
-        guard let json, json != .null else { return defaultZone }
+        guard let json, json != .null else { return RecordZoneID.defaultZone }
         return try zoneID(json, at: path())
     }
 

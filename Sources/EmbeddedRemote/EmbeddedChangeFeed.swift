@@ -53,7 +53,7 @@ final class EmbeddedChangeFeed: ZoneChangeFeed {
                 return ZoneChangeNotice(zones: current.zones.sorted { $0.zoneName < $1.zoneName }, cursor: ChangeCursor(String(file.size())))
             }
             offset = read.end
-            let account = try cloud.signedInAccount(device: device)
+            let account = try cloud.network.signedInAccount(device: device)
             let zones = Set(read.lines.filter { $0.account == account && $0.device != device && current.zones.contains($0.zone) }.map(\.zone))
             if !zones.isEmpty {
                 return ZoneChangeNotice(zones: zones.sorted { $0.zoneName < $1.zoneName }, cursor: ChangeCursor(String(offset)))

@@ -4,19 +4,19 @@ import Foundation
 /// A client whose requests first pass one device's injected faults (airplane mode, latency,
 /// scripted and random errors), then go to another client.
 ///
-/// The faults are kept in a `SimulatedCloud` file under the device's name, as the embedded
+/// The faults are kept in a `SimulatedNetwork` file under the device's name, as the embedded
 /// remote keeps them, so `ideabox remote offline|latency|fault` work the same way for a
 /// profile signed in to `ideabox serve`: the server never hears of them.
 public struct FaultInjectingDatabase: CloudDatabase {
     /// Where the requests go once they pass the faults.
     let base: any CloudDatabase
     /// The file holding the device's faults.
-    let faults: SimulatedCloud
+    let faults: SimulatedNetwork
     /// The device whose faults apply.
     let device: String
 
     /// Requests of `device` pass its faults in `faults`, then go to `base`.
-    public init(base: any CloudDatabase, faults: SimulatedCloud, device: String) {
+    public init(base: any CloudDatabase, faults: SimulatedNetwork, device: String) {
         self.base = base
         self.faults = faults
         self.device = device

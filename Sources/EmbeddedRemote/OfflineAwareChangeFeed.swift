@@ -7,12 +7,12 @@ public struct OfflineAwareChangeFeed: ZoneChangeFeed {
     /// The feed behind the switch.
     let base: any ZoneChangeFeed
     /// The file holding the device's simulated network.
-    let faults: SimulatedCloud
+    let faults: SimulatedNetwork
     /// The device whose network it is.
     let device: String
 
     /// `base`, cut off while `device` is offline in `faults`.
-    public init(base: any ZoneChangeFeed, faults: SimulatedCloud, device: String) {
+    public init(base: any ZoneChangeFeed, faults: SimulatedNetwork, device: String) {
         self.base = base
         self.faults = faults
         self.device = device

@@ -18,7 +18,7 @@ struct SimulatedDatabase: CloudDatabase {
     var maximumRecordsPerRequest: Int { cloud.maximumRecordsPerRequest }
 
     func accountStatus() throws -> AccountStatus {
-        let account = try serverErrorsAsCloudErrors { try cloud.signedInAccount(device: device) }
+        let account = try serverErrorsAsCloudErrors { try cloud.network.signedInAccount(device: device) }
         return account.map { .available(accountName: $0) } ?? .noAccount
     }
 
@@ -65,11 +65,11 @@ struct SimulatedDatabase: CloudDatabase {
 
     private func perform<Result>(_ operation: CloudOperation, _ work: (_ account: String) throws -> Result) throws -> Result {
         try serverErrorsAsCloudErrors {
-            switch try cloud.admit(device: device, operation: operation) {
+            switch try cloud.network.admit(device: device, operation: operation) {
             case let .refused(error):
                 throw error
             case let .admitted(account, faults):
-                return try faults.apply(sleeper: cloud.sleeper, random: cloud.random) { try work(account) }
+                return try faults.apply(sleeper: cloud.network.sleeper, random: cloud.network.random) { try work(account) }
             }
         }
     }

@@ -24,7 +24,8 @@ public struct IdeaChanges: Sendable, Equatable {
 public struct ImportSummary: Sendable, Equatable {
     /// Ideas that were not here before.
     public var inserted = 0
-    /// Ideas that were here, older than the imported ones, and were replaced.
+    /// Ideas that were here and took fields the import had written later (all of them, or
+    /// some: each field goes to whichever side wrote it later, as in a sync).
     public var updated = 0
     /// Ideas left as they were: this device had the same or a newer version, or a newer delete.
     public var unchanged = 0
@@ -219,35 +220,52 @@ public struct IdeaRepository: Sendable {
         try db.run(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
     }
 
-    /// Imports or seeds checked ideas inside a write transaction.
+    /// Imports or seeds checked ideas inside a write transaction. Each meets what this device
+    /// holds of it as a remote change would: `ConflictRule` decides, field by field, and a
+    /// delete competes whole. An import has no pending change of its own and logs no conflict:
+    /// its summary is its report.
     func merge(_ ideas: [Idea], _ db: Database) throws -> ImportSummary {
         var summary = ImportSummary()
         var highest: Timestamp?
         for idea in ideas {
             highest = max(highest ?? idea.updatedAt, idea.updatedAt)
-            let stamps = FieldStamps(legacy: idea)
-            if let stored = try fetchStoredRow(id: idea.id, db) {
-                if stamps.latest > stored.stamps.latest {
-                    try recordHistory(
-                        of: stored.idea, stamps: stored.stamps, reason: .received,
-                        fields: idea.fieldsDiffering(from: stored.idea), at: clock.now(), db)
-                    try updateRow(stored, to: idea, stamps: stamps, db)
-                    try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
-                    summary.updated += 1
-                } else {
-                    summary.unchanged += 1
+            let stored = try fetchStoredRow(id: idea.id, db)
+            // An import file carries no stamps: each field reads as written at the idea's
+            // `updatedAt`, except one it holds as this device does, which was not written by
+            // it and keeps this device's stamp.
+            var stamps = FieldStamps(legacy: idea)
+            if let stored {
+                for field in IdeaField.allCases where idea.value(of: field) == stored.idea.value(of: field) {
+                    stamps[field] = stored.stamps[field]
                 }
-                continue
             }
             let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-            if let tombstone, SyncOrder(timestamp: tombstone["deletedAt"], deviceId: tombstone["deviceId"]) > stamps.latest {
+                .map { SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"]) }
+            let local: MergeCase.Side? = stored.map { .idea($0.idea, $0.stamps) } ?? tombstone.map { .deleted($0) }
+            let decision = ConflictRule.decide(
+                MergeCase(local: local, remote: .idea(idea, stamps), hasPendingChange: false, thisDevice: deviceId))
+            let (kept, keptStamps): (Idea, FieldStamps)
+            switch decision.action {
+            case .alreadyHave, .keepLocal:
                 summary.unchanged += 1
                 continue
+            case .takeRemote:
+                (kept, keptStamps) = (idea, stamps)
+            case let .merged(merged, mergedStamps):
+                (kept, keptStamps) = (merged, mergedStamps)
             }
-            try insertRow(idea, stamps: stamps, db)
-            try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
-            summary.inserted += 1
+            if let stored {
+                try recordHistory(
+                    of: stored.idea, stamps: stored.stamps, reason: .received,
+                    fields: kept.fieldsDiffering(from: stored.idea), at: clock.now(), db)
+                try updateRow(stored, to: kept, stamps: keptStamps, db)
+                summary.updated += 1
+            } else {
+                try insertRow(kept, stamps: keptStamps, db)
+                try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+                summary.inserted += 1
+            }
+            try enqueue(.save, ideaId: idea.idString, at: kept.updatedAt, db)
         }
         if let highest {
             try noteSeen(highest, db)

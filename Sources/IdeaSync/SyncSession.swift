@@ -1,6 +1,7 @@
 import CloudKitModel
 import Foundation
 import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 
 /// One sync of one device: check the account, fetch the remote's changes since the stored

@@ -1,7 +1,6 @@
 import CloudKitModel
 import IdeaBoxFoundation
 import ServerStore
-import CloudWebServices
 import Foundation
 import Logging
 import PostgresNIO

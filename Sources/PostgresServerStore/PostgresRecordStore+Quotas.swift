@@ -1,6 +1,5 @@
 import CloudKitModel
 import ServerStore
-import CloudWebServices
 import Foundation
 import Logging
 import PostgresNIO
@@ -63,7 +62,7 @@ extension PostgresRecordStore {
     /// How many zones `account` has (its `_defaultZone` not counted).
     static func zoneCount(_ account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
         try await count(
-            "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name <> \(WebServicesFormat.defaultZone.zoneName)", connection, logger)
+            "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name <> \(RecordZoneID.defaultZone.zoneName)", connection, logger)
     }
 
     /// How many bytes of assets `account` holds.

@@ -1,7 +1,6 @@
 import CloudKitModel
 import IdeaBoxFoundation
 import ServerStore
-import CloudWebServices
 import Foundation
 import Logging
 import PostgresNIO
@@ -35,7 +34,7 @@ extension PostgresRecordStore {
             let quota = try await Self.quota(account, locking: false, connection, logger)
             let exists = try await Self.count(
                 "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name = \(zone.zoneName)", connection, logger) > 0
-            if !exists, zone != WebServicesFormat.defaultZone, let maxZones = quota.maxZones,
+            if !exists, zone != RecordZoneID.defaultZone, let maxZones = quota.maxZones,
                try await Self.zoneCount(account, connection, logger) >= maxZones {
                 throw CloudError.quotaExceeded
             }

@@ -1,6 +1,5 @@
 import CloudKitModel
 import ServerStore
-import CloudWebServices
 import GRDB
 
 /// What each account may hold: records, zones and asset bytes (`AccountQuota`). A limit of
@@ -47,7 +46,7 @@ extension SQLiteRecordStore {
     }
 
     /// What `account` may hold.
-    package static func quota(of account: String, _ db: Database) throws -> AccountQuota {
+    static func quota(of account: String, _ db: Database) throws -> AccountQuota {
         guard let row = try Row.fetchOne(db, sql: "SELECT maxRecords, maxZones, maxAssetBytes FROM quota WHERE account = ?", arguments: [account])
         else { return .defaults }
         func limit(_ value: Int64) -> Int64? { value < 0 ? nil : value }
@@ -56,7 +55,7 @@ extension SQLiteRecordStore {
     }
 
     /// How many records `account` holds across its zones.
-    package static func recordCount(of account: String, _ db: Database) throws -> Int {
+    static func recordCount(of account: String, _ db: Database) throws -> Int {
         try Int.fetchOne(
             db, sql: "SELECT COUNT(*) FROM record JOIN zone ON zone.id = record.zoneId WHERE zone.account = ?",
             arguments: [account]) ?? 0
@@ -65,7 +64,7 @@ extension SQLiteRecordStore {
     /// How many zones `account` has (its `_defaultZone` not counted).
     static func zoneCount(of account: String, _ db: Database) throws -> Int {
         try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM zone WHERE account = ? AND name <> ?", arguments: [account, WebServicesFormat.defaultZone.zoneName]) ?? 0
+            db, sql: "SELECT COUNT(*) FROM zone WHERE account = ? AND name <> ?", arguments: [account, RecordZoneID.defaultZone.zoneName]) ?? 0
     }
 
     /// How many bytes of assets `account` holds.

@@ -1,7 +1,6 @@
 import CloudKitModel
 import IdeaBoxFoundation
 import ServerStore
-import CloudWebServices
 import GRDB
 
 /// The zones of each account, and the change history they keep.
@@ -30,7 +29,7 @@ extension SQLiteRecordStore {
         try writer.write { db in
             let exists = try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM zone WHERE account = ? AND name = ?)", arguments: [account, zone.zoneName]) ?? false
-            if !exists, zone != WebServicesFormat.defaultZone, let maxZones = try Self.quota(of: account, db).maxZones,
+            if !exists, zone != RecordZoneID.defaultZone, let maxZones = try Self.quota(of: account, db).maxZones,
                try Self.zoneCount(of: account, db) >= maxZones {
                 throw CloudError.quotaExceeded
             }

@@ -9,14 +9,13 @@ import GRDB
 /// `serve` processes on it) and what the embedded remote (`SimulatedCloud`) keeps its
 /// accounts in. `PostgresRecordStore` is the store for more than one machine.
 ///
-/// The file is opened in WAL mode, safe for many processes at once. Its schema (`SQLiteSchema`)
-/// also holds the embedded remote's device and fault tables, which this store never reads.
+/// The file is opened in WAL mode, safe for many processes at once; its schema is `SQLiteSchema`.
 public struct SQLiteRecordStore: RecordStore {
     /// The file name of the embedded remote under the data root, and of `serve`'s store.
     public static let fileName = "remote.sqlite"
 
-    /// The connection(s) to the file, for this store and for the embedded remote's devices.
-    package let writer: any DatabaseWriter
+    /// The connection(s) to the file.
+    let writer: any DatabaseWriter
     /// The server's clock, for creation and modification times.
     let clock: WallClock
     /// The most items the server accepts in one `modify`.

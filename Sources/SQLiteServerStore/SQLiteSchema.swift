@@ -2,7 +2,8 @@ import GRDB
 
 /// The schema of a SQLite record store, built only through named migrations that are never
 /// edited. Its first migrations also made the embedded remote's `device`, `scriptedError`
-/// and `errorRate` tables, which `SimulatedCloud` reads and writes and this store never does.
+/// and `errorRate` tables; the simulated network has had a file of its own since
+/// (`SimulatedNetwork`, which copies them out first), and `v9-server-tables-only` drops them.
 enum SQLiteSchema {
     /// The migration names, oldest first.
     enum Migration: String, CaseIterable {
@@ -14,6 +15,7 @@ enum SQLiteSchema {
         case webServices = "v6-web-services"
         case accounts = "v7-accounts"
         case assetChunks = "v8-asset-chunks"
+        case serverTablesOnly = "v9-server-tables-only"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -106,6 +108,9 @@ enum SQLiteSchema {
                 ALTER TABLE quota ADD COLUMN maxZones INTEGER NOT NULL DEFAULT 100;
                 ALTER TABLE quota ADD COLUMN maxAssetBytes INTEGER NOT NULL DEFAULT 1073741824;
                 """)
+        }
+        migrator.registerMigration(Migration.serverTablesOnly.rawValue) { db in
+            try db.execute(sql: "DROP TABLE scriptedError; DROP TABLE errorRate; DROP TABLE device")
         }
         return migrator
     }

@@ -39,12 +39,12 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         let live = LiveSync(
             context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
             companions: [LibraryCompanion(session: library)], onStatus: { _ in wake?.wake() }, onDelivery: { _ in wake?.wake() })
-        let (cloud, device) = (sync.remote.cloud, sync.remote.device)
+        let (network, device) = (sync.remote.network, sync.remote.device)
         let hooks = SyncHooks(
             engine: live.engine,
-            isNetworkOn: { try !cloud.status(device: device).isOffline },
+            isNetworkOn: { try !network.isOffline(device: device) },
             setNetworkOn: { isOn in
-                try cloud.setOffline(!isOn, device: device)
+                try network.setOffline(!isOn, device: device)
                 if isOn { live.listener?.retryNow() }
             })
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)

@@ -28,9 +28,11 @@ extension CommandContext {
 
 /// The remote of one profile (its device).
 struct RemoteConnection {
-    /// Where the device's simulated network and faults are kept: the embedded remote itself,
-    /// or, for a profile signed in to a server, a file of the same kind in its folder.
-    let cloud: SimulatedCloud
+    /// The device's simulated network and faults: the embedded remote's, beside it, or, for a
+    /// profile signed in to a server, a file in the profile's folder.
+    let network: SimulatedNetwork
+    /// The embedded remote, when the profile syncs with it rather than a server.
+    let embedded: SimulatedCloud?
     /// The device's name: the profile.
     let device: String
     /// The server the profile signed in to, if it did.
@@ -41,30 +43,36 @@ struct RemoteConnection {
     /// embedded remote's change file; both cut off by the device's simulated network.
     private(set) var changeFeed: (any ZoneChangeFeed)?
 
-    init(cloud: SimulatedCloud, device: String, credentials: ServerCredentials?) {
-        self.cloud = cloud
+    /// The connection of `device` to a server (`credentials`) through `network`.
+    init(network: SimulatedNetwork, device: String, credentials: ServerCredentials) {
+        self.network = network
+        self.embedded = nil
         self.device = device
         self.credentials = credentials
-        if let credentials {
-            let served = credentials.database()
-            database = FaultInjectingDatabase(base: served, faults: cloud, device: device)
-            changeFeed = OfflineAwareChangeFeed(base: served, faults: cloud, device: device)
-        } else {
-            database = cloud.database(forDevice: device)
-            changeFeed = cloud.changeFeed(forDevice: device).map { OfflineAwareChangeFeed(base: $0, faults: cloud, device: device) }
-        }
+        let served = credentials.database()
+        database = FaultInjectingDatabase(base: served, faults: network, device: device)
+        changeFeed = OfflineAwareChangeFeed(base: served, faults: network, device: device)
+    }
+
+    /// The connection of `device` to the embedded remote `cloud`.
+    init(embedded cloud: SimulatedCloud, device: String) {
+        self.network = cloud.network
+        self.embedded = cloud
+        self.device = device
+        self.credentials = nil
+        database = cloud.database(forDevice: device)
+        changeFeed = cloud.changeFeed(forDevice: device).map { OfflineAwareChangeFeed(base: $0, faults: cloud.network, device: device) }
     }
 
     /// The remote of the profile at `location`: the embedded one shared by every profile
     /// under the data root, or `ideabox serve` if the profile signed in to a server.
     static func open(_ location: DataLocation, clock: WallClock) throws -> RemoteConnection {
         if let credentials = try ServerCredentials.load(from: location.profileDirectory) {
-            let faults = try SimulatedCloud.open(
-                directory: location.profileDirectory, fileName: SimulatedCloud.servedFaultsFileName, clock: clock)
-            return RemoteConnection(cloud: faults, device: location.profile, credentials: credentials)
+            let network = try SimulatedNetwork.open(
+                directory: location.profileDirectory, earlierFile: SimulatedCloud.servedFaultsFileName)
+            return RemoteConnection(network: network, device: location.profile, credentials: credentials)
         }
-        return RemoteConnection(
-            cloud: try SimulatedCloud.open(directory: location.root, clock: clock), device: location.profile, credentials: nil)
+        return RemoteConnection(embedded: try SimulatedCloud.open(directory: location.root, clock: clock), device: location.profile)
     }
 
     /// This connection, with a database and a change feed that follow `file`: each request
@@ -79,7 +87,13 @@ struct RemoteConnection {
 
     /// The account the device is signed in to, or nil.
     func signedInAccount() throws -> String? {
-        guard let credentials else { return try cloud.signedInAccount(device: device) }
+        guard let credentials else { return try network.signedInAccount(device: device) }
         return credentials.token == nil ? nil : credentials.account
+    }
+
+    /// The device's account and faults, with the embedded account's quota and record count
+    /// (a server's are its own business: nil and 0).
+    func deviceStatus() throws -> RemoteDeviceStatus {
+        try embedded?.status(device: device) ?? network.status(device: device)
     }
 }

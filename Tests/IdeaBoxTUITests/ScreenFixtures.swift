@@ -142,7 +142,7 @@ enum ScreenFixtures {
             scheduler: scheduler)
         let hooks = SyncHooks(
             engine: engine, isNetworkOn: { try !cloud.status(device: "screen").isOffline },
-            setNetworkOn: { try cloud.setOffline(!$0, device: "screen") })
+            setNetworkOn: { try cloud.network.setOffline(!$0, device: "screen") })
         let app = AppModel(repository: repository, language: language, clock: .fixed(now), sync: hooks)
         try app.start()
         app.resize(rows: 24, columns: 80)

@@ -121,7 +121,7 @@ import Testing
             session: SyncSession(repository: repository, database: remote, clock: .fixed(ScreenFixtures.now)), scheduler: scheduler)
         let hooks = SyncHooks(
             engine: engine, isNetworkOn: { try !remote.cloud.status(device: "screen").isOffline },
-            setNetworkOn: { try remote.cloud.setOffline(!$0, device: "screen") })
+            setNetworkOn: { try remote.cloud.network.setOffline(!$0, device: "screen") })
         let app = AppModel(repository: repository, language: language, clock: .fixed(ScreenFixtures.now), sync: hooks)
         try app.start()
         app.resize(rows: 24, columns: 80)
@@ -153,9 +153,9 @@ import Testing
         case .retrying, .failed:
             remote.failure.withLock { $0 = Self.longestReason }
         case .offline:
-            try remote.cloud.setOffline(true, device: "screen")
+            try remote.cloud.network.setOffline(true, device: "screen")
         case .notSignedIn:
-            try remote.cloud.signOut(device: "screen")
+            try remote.cloud.network.signOut(device: "screen")
         case .signedOutByServer:
             remote.failure.withLock { $0 = .tokenRefused }
         case .quotaExceeded:

@@ -190,7 +190,7 @@ import Testing
             scheduler: scheduler)
         let hooks = SyncHooks(
             engine: engine, isNetworkOn: { try !cloud.status(device: "a").isOffline },
-            setNetworkOn: { try cloud.setOffline(!$0, device: "a") })
+            setNetworkOn: { try cloud.network.setOffline(!$0, device: "a") })
         let app = AppModel(repository: fixture.repository, language: .english, clock: fixture.clock.wallClock, sync: hooks)
         try app.start()
         app.resize(rows: 24, columns: 80)
@@ -204,7 +204,7 @@ import Testing
         #expect(app.status.message?.text == "Nothing sent: offline. Press o to go online.")
         app.handle(.char("o"))
 
-        try cloud.signOut(device: "a")
+        try cloud.network.signOut(device: "a")
         engine.syncNow()
         scheduler.runDue()
         #expect(engine.status == .notSignedIn)

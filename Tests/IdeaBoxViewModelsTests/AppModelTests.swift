@@ -593,12 +593,12 @@ import Testing
         #expect(app.status.companionsPending.isEmpty)
 
         library.pending.withLock { $0 = 3 }
-        try cloud.setOffline(true, device: "a")
+        try cloud.network.setOffline(true, device: "a")
         scheduler.advance(by: SyncEngine.periodicMilliseconds)
         #expect(app.tick())
         #expect(app.status.companionsPending == [CompanionPending(name: "library", count: 3)])
         #expect(app.text.pending(app.status.companionsPending[0]) == "library: 3 pending")
-        try cloud.setOffline(false, device: "a")
+        try cloud.network.setOffline(false, device: "a")
 
         app.handle(.char("l"))
         app.handle(.char("L"))

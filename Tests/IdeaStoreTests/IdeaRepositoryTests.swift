@@ -287,6 +287,43 @@ import Testing
         #expect(added.createdAt == future.adding(milliseconds: 2))
     }
 
+    @Test("An import meets what the device holds as a sync would: each field from the side that wrote it later")
+    func importMergesFieldByField() throws {
+        let store = try StoreFixture()
+        let added = try store.repository.addIdea(title: "Plan", description: "Old notes")
+        store.clock.advance(by: 10)
+        _ = try store.repository.editIdea(id: added.id, IdeaChanges(title: "Plan B"))
+        // Another device's copy: the title as it was, the description rewritten at +5,
+        // between this device's add and its edit of the title.
+        var theirs = added
+        theirs.description = "New notes"
+        theirs.updatedAt = StoreFixture.start.adding(milliseconds: 5)
+        theirs.deviceId = "other-device"
+        theirs.version = 2
+        let summary = try store.repository.importIdeas([theirs])
+        #expect(summary.counts == [0, 1, 0])
+        let merged = try #require(try store.repository.idea(id: added.id))
+        #expect(merged.title == "Plan B" && merged.description == "New notes")
+        #expect(try store.repository.importIdeas([theirs]).counts == [0, 0, 1])
+    }
+
+    @Test("An import older than a delete here leaves the idea deleted; a newer one brings it back")
+    func importCompetesWithADeleteWhole() throws {
+        let store = try StoreFixture()
+        let added = try store.repository.addIdea(title: "Gone")
+        store.clock.advance(by: 10)
+        _ = try store.repository.deleteIdea(id: added.id)
+        var older = added
+        older.updatedAt = StoreFixture.start.adding(milliseconds: 5)
+        older.title = "Edited before the delete"
+        #expect(try store.repository.importIdeas([older]).counts == [0, 0, 1])
+        #expect(try store.repository.idea(id: added.id) == nil)
+        var newer = older
+        newer.updatedAt = StoreFixture.start.adding(milliseconds: 20)
+        #expect(try store.repository.importIdeas([newer]).counts == [1, 0, 0])
+        #expect(try store.repository.idea(id: added.id)?.title == "Edited before the delete")
+    }
+
     @Test func importingOlderIdeasDoesNotPullStampsBack() throws {
         let store = try StoreFixture()
         _ = try store.repository.addIdea(title: "Now")

@@ -170,19 +170,19 @@ private struct ConvergenceWorld {
             case 42..<43: try revertEdit(index, undoing: true)
             case 43..<48:
                 let offline = Bool.random(using: &random)
-                try fixture.cloud.setOffline(offline, device: device.name)
+                try fixture.cloud.network.setOffline(offline, device: device.name)
                 log.append("d\(index): network \(offline ? "off" : "on")")
                 device.engine.networkChanged()
             case 48..<52:
                 let errors = (0..<Int.random(in: 1...3, using: &random)).map { _ in randomScriptedError() }
-                try fixture.cloud.scriptErrors(errors, device: device.name)
+                try fixture.cloud.network.scriptErrors(errors, device: device.name)
                 log.append("d\(index): scripted \(errors.map { "\($0.error)\($0.failsAfterApplying ? " after applying" : "")" })")
             case 52..<54:
                 let probability = Double.random(in: 0.1...0.5, using: &random)
-                try fixture.cloud.addErrorRate(ErrorRate(probability: probability, error: .internalError), device: device.name)
+                try fixture.cloud.network.addErrorRate(ErrorRate(probability: probability, error: .internalError), device: device.name)
                 log.append("d\(index): error rate \(probability)")
             case 54..<56:
-                try fixture.cloud.clearErrorRates(device: device.name)
+                try fixture.cloud.network.clearErrorRates(device: device.name)
                 log.append("d\(index): error rates cleared")
             case 56..<58:
                 let parity = Int.random(in: 0...2, using: &random)
@@ -221,9 +221,9 @@ private struct ConvergenceWorld {
     /// Clears every fault and syncs every device until a whole round moves nothing.
     mutating func settle() throws {
         for (index, device) in devices.enumerated() {
-            try fixture.cloud.setOffline(false, device: device.name)
-            try fixture.cloud.clearErrorRates(device: device.name)
-            try fixture.cloud.clearScriptedErrors(device: device.name)
+            try fixture.cloud.network.setOffline(false, device: device.name)
+            try fixture.cloud.network.clearErrorRates(device: device.name)
+            try fixture.cloud.network.clearScriptedErrors(device: device.name)
             watched[index].failItems(nil)
             device.engine.stop()
         }

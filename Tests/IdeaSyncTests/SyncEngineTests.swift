@@ -40,11 +40,11 @@ import Testing
         let engine = SyncEngine(session: a.session, scheduler: fixture.scheduler, onStatus: { status in
             statuses.withLock { $0.append(status.kind) }
         })
-        try fixture.cloud.signOut(device: "a")
+        try fixture.cloud.network.signOut(device: "a")
         engine.start()
         fixture.scheduler.advance(by: 20_000)
         #expect(statuses.withLock { $0 } == [.syncing, .notSignedIn])
-        try fixture.cloud.signIn(device: "a", account: "default")
+        try fixture.cloud.network.signIn(device: "a", account: "default")
         fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         #expect(statuses.withLock { $0 } == [.syncing, .notSignedIn, .synced])
         engine.stop()
@@ -54,7 +54,7 @@ import Testing
     @Test func aRefusedTokenIsSignedOutByTheServer() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        try fixture.cloud.scriptErrors([ScriptedError(CloudError.tokenRefused)], device: "a")
+        try fixture.cloud.network.scriptErrors([ScriptedError(CloudError.tokenRefused)], device: "a")
         a.engine.start()
         fixture.scheduler.runDue()
         #expect(a.engine.status == .signedOutByServer)
@@ -79,7 +79,7 @@ import Testing
     @Test func afterThreeRetriesSyncSaysWhenItTriesNextAndNoticesAHealedRemoteWithinThirtySeconds() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        try fixture.cloud.scriptErrors(Array(repeating: ScriptedError(CloudError.serviceUnavailable(retryAfter: nil)), count: 6), device: "a")
+        try fixture.cloud.network.scriptErrors(Array(repeating: ScriptedError(CloudError.serviceUnavailable(retryAfter: nil)), count: 6), device: "a")
         _ = try a.repository.addIdea(title: "waits")
         a.engine.start()
         fixture.scheduler.runDue()
@@ -99,7 +99,7 @@ import Testing
     @Test func retriesWaitOneTwoThenFourSecondsThenAManualSyncTriesAtOnce() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        try fixture.cloud.scriptErrors(Array(repeating: ScriptedError(CloudError.serviceUnavailable(retryAfter: nil)), count: 4), device: "a")
+        try fixture.cloud.network.scriptErrors(Array(repeating: ScriptedError(CloudError.serviceUnavailable(retryAfter: nil)), count: 4), device: "a")
         _ = try a.repository.addIdea(title: "waits")
         a.engine.start()
         fixture.scheduler.runDue()
@@ -223,7 +223,7 @@ import Testing
         let a = try fixture.device("a")
         let (engine, companion) = Self.started(a.session, live: true, fixture)
         let runs = companion.runs
-        try fixture.cloud.signIn(device: "a", account: "someone-else")
+        try fixture.cloud.network.signIn(device: "a", account: "someone-else")
         engine.changesArrived(in: [companion.zone])
         fixture.scheduler.runDue()
         #expect(companion.runs == runs, "the library synced into another account")

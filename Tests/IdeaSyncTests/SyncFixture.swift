@@ -57,7 +57,7 @@ final class SyncFixture {
             firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: .english, clock: scheduler.clock.offset(by: clockOffset)), ids: deviceIds)
         let clock = scheduler.clock.offset(by: clockOffset)
         let repository = database.repository(clock: clock, ids: ideaIds)
-        let remote = client(server.map { FaultInjectingDatabase(base: $0.client(), faults: cloud, device: name) }
+        let remote = client(server.map { FaultInjectingDatabase(base: $0.client(), faults: cloud.network, device: name) }
             ?? cloud.database(forDevice: name))
         let session = SyncSession(repository: repository, database: remote, clock: clock)
         return Device(
@@ -71,7 +71,7 @@ final class SyncFixture {
         let records: [RemoteRecord]
         if server == nil {
             let observer = "observer-\(account)"
-            try cloud.signIn(device: observer, account: account)
+            try cloud.network.signIn(device: observer, account: account)
             records = try cloud.database(forDevice: observer).records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
         } else {
             let store = store
@@ -88,7 +88,7 @@ final class SyncFixture {
             let store = store
             return try runBlocking { try await store.recordCount(account: account) }
         }
-        try cloud.signIn(device: "observer-\(account)", account: account)
+        try cloud.network.signIn(device: "observer-\(account)", account: account)
         return try cloud.status(device: "observer-\(account)").recordCount
     }
 }

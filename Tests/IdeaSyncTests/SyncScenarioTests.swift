@@ -165,14 +165,14 @@ import Testing
         let kept = try a.repository.addIdea(title: "staying")
         try sync(a, b, c)
 
-        try fixture.cloud.setOffline(true, device: "b")
+        try fixture.cloud.network.setOffline(true, device: "b")
         fixture.scheduler.advance(by: 1000)
         _ = try b.repository.deleteIdea(id: idea.id)
         #expect(failure { try b.session.run() } == .offline)
         _ = try a.session.run()
         #expect(try a.repository.idea(id: idea.id) != nil)
 
-        try fixture.cloud.setOffline(false, device: "b")
+        try fixture.cloud.network.setOffline(false, device: "b")
         try sync(b, a, c)
         for device in [a, b, c] {
             #expect(try device.snapshots() == [IdeaSnapshot(kept)], "\(device.name)")
@@ -187,14 +187,14 @@ import Testing
         let idea = try a.repository.addIdea(title: "deleted for good")
         try sync(a, b)
 
-        try fixture.cloud.setOffline(true, device: "a")
+        try fixture.cloud.network.setOffline(true, device: "a")
         fixture.scheduler.advance(by: 1000)
         _ = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "an edit made offline, before the delete"))
         fixture.scheduler.advance(by: 1000)
         _ = try b.repository.deleteIdea(id: idea.id)
         _ = try b.session.run()
 
-        try fixture.cloud.setOffline(false, device: "a")
+        try fixture.cloud.network.setOffline(false, device: "a")
         try sync(a, b)
         #expect(try a.ideas().isEmpty)
         #expect(try b.ideas().isEmpty)
@@ -225,7 +225,7 @@ import Testing
 
     @Test func localIdeasUploadOnFirstSignInWithoutARestart() throws {
         let fixture = try SyncFixture()
-        try fixture.cloud.signOut(device: "a")
+        try fixture.cloud.network.signOut(device: "a")
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         a.engine.start()
@@ -238,7 +238,7 @@ import Testing
         #expect(a.engine.status == .notSignedIn)
         #expect(try a.repository.pendingChangeCount() == 2)
 
-        try fixture.cloud.signIn(device: "a", account: SimulatedCloud.defaultAccount)
+        try fixture.cloud.network.signIn(device: "a", account: SimulatedCloud.defaultAccount)
         fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced after signing in, got \(a.engine.status)")
@@ -251,7 +251,7 @@ import Testing
 
     @Test func notSignedInEveryLocalFeatureWorks() throws {
         let fixture = try SyncFixture()
-        try fixture.cloud.signOut(device: "a")
+        try fixture.cloud.network.signOut(device: "a")
         let a = try fixture.device("a")
         a.engine.start()
         fixture.scheduler.runDue()
@@ -280,7 +280,7 @@ import Testing
         _ = try a.session.run()
         let before = try fixture.remoteIdeas()
 
-        try fixture.cloud.signIn(device: "a", account: "work")
+        try fixture.cloud.network.signIn(device: "a", account: "work")
         _ = try a.repository.addIdea(title: "written while signed in as work")
         a.engine.start()
         fixture.scheduler.advance(by: 5000)
@@ -291,7 +291,7 @@ import Testing
         #expect(try fixture.remoteIdeas() == before)
         #expect(try a.repository.pendingChangeCount() == 1)
 
-        try fixture.cloud.signIn(device: "a", account: SimulatedCloud.defaultAccount)
+        try fixture.cloud.network.signIn(device: "a", account: SimulatedCloud.defaultAccount)
         fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced once back on the right account, got \(a.engine.status)")
@@ -346,7 +346,7 @@ import Testing
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let wait = try #require(error.retryAfter).milliseconds
-        try fixture.cloud.scriptErrors([ScriptedError(error, operation: .modify)], device: "a")
+        try fixture.cloud.network.scriptErrors([ScriptedError(error, operation: .modify)], device: "a")
         _ = try a.repository.addIdea(title: "waits for the server")
         a.engine.start()
         fixture.scheduler.runDue()
@@ -370,7 +370,7 @@ import Testing
         let fixture = try SyncFixture()
         let a = try fixture.device("a", client: { WatchedDatabase($0) })
         let watched = try #require(a.remote as? WatchedDatabase)
-        try fixture.cloud.scriptErrors([ScriptedError(.requestRateLimited(retryAfter: 10), operation: .modify)], device: "a")
+        try fixture.cloud.network.scriptErrors([ScriptedError(.requestRateLimited(retryAfter: 10), operation: .modify)], device: "a")
         _ = try a.repository.addIdea(title: "first")
         a.engine.start()
         fixture.scheduler.runDue()
@@ -495,9 +495,9 @@ import Testing
         let fixture = try SyncFixture(random: SeededRandomNumberGenerator(seed: 7))
         let a = try fixture.device("a")
         let b = try fixture.device("b")
-        try fixture.cloud.addErrorRate(ErrorRate(probability: 0.4, error: .internalError), device: "a")
-        try fixture.cloud.addErrorRate(ErrorRate(probability: 0.3, error: .networkFailure), device: "b")
-        try fixture.cloud.scriptErrors(
+        try fixture.cloud.network.addErrorRate(ErrorRate(probability: 0.4, error: .internalError), device: "a")
+        try fixture.cloud.network.addErrorRate(ErrorRate(probability: 0.3, error: .networkFailure), device: "b")
+        try fixture.cloud.network.scriptErrors(
             [ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "a")
         a.engine.start()
         b.engine.start()
@@ -508,8 +508,8 @@ import Testing
             (number.isMultiple(of: 2) ? a : b).engine.localChangeHappened()
             fixture.scheduler.advance(by: 700)
         }
-        try fixture.cloud.clearErrorRates(device: "a")
-        try fixture.cloud.clearErrorRates(device: "b")
+        try fixture.cloud.network.clearErrorRates(device: "a")
+        try fixture.cloud.network.clearErrorRates(device: "b")
         a.engine.syncNow()
         b.engine.syncNow()
         fixture.scheduler.advance(by: 5000)
@@ -527,14 +527,14 @@ import Testing
         let kept = try a.repository.addIdea(title: "kept")
         let dropped = try a.repository.addIdea(title: "deleted here")
         try sync(a, b, c)
-        try fixture.cloud.setOffline(true, device: "a")
+        try fixture.cloud.network.setOffline(true, device: "a")
         _ = try a.repository.deleteIdea(id: dropped.id)
         fixture.scheduler.advance(by: 1000)
         // Newer than A's delete, but A's word is final.
         _ = try b.repository.editIdea(id: dropped.id, IdeaChanges(title: "edited on B after A's delete"))
         _ = try b.repository.addIdea(title: "only on the remote")
         _ = try b.session.run()
-        try fixture.cloud.setOffline(false, device: "a")
+        try fixture.cloud.network.setOffline(false, device: "a")
         fixture.scheduler.advance(by: 1000)
 
         _ = try a.session.overwriteRemote()
@@ -605,7 +605,7 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "sent twice")
-        try fixture.cloud.scriptErrors([ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "a")
+        try fixture.cloud.network.scriptErrors([ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "a")
         guard case .transient? = failure({ try a.session.run() }) else {
             Issue.record("expected the lost response to fail the sync")
             return

@@ -77,14 +77,14 @@ private struct Run {
                         [CloudError.networkFailure, .internalError, .zoneBusy(retryAfter: 1)].randomElement(using: &random)!,
                         failsAfterApplying: Bool.random(using: &random))
                 }
-                try cloud.scriptErrors(errors, device: device.name)
+                try cloud.network.scriptErrors(errors, device: device.name)
                 log.append("\(device.name): scripted \(errors.map { "\($0.error)\($0.failsAfterApplying ? " after applying" : "")" })")
             case 54..<58:
                 let probability = Double.random(in: 0.1...0.5, using: &random)
-                try cloud.addErrorRate(ErrorRate(probability: probability, error: .networkFailure), device: device.name)
+                try cloud.network.addErrorRate(ErrorRate(probability: probability, error: .networkFailure), device: device.name)
                 log.append("\(device.name): error rate \(probability)")
             case 58..<62:
-                try cloud.clearErrorRates(device: device.name)
+                try cloud.network.clearErrorRates(device: device.name)
                 log.append("\(device.name): error rates cleared")
             default:
                 log.append("\(device.name): sync → \(device.sync())")
@@ -95,8 +95,8 @@ private struct Run {
     /// Stops every fault, then every device syncs twice, in turn.
     mutating func settle() throws {
         for device in devices {
-            try cloud.clearErrorRates(device: device.name)
-            try cloud.clearScriptedErrors(device: device.name)
+            try cloud.network.clearErrorRates(device: device.name)
+            try cloud.network.clearScriptedErrors(device: device.name)
         }
         for round in 0..<2 {
             for device in devices {

@@ -186,10 +186,10 @@ struct LibrarySessionTests {
     func failureMidWay() throws {
         let fixture = try Fixture()
         for index in 0..<5 { try fixture.a.write("Items/\(index).json", "\(index)", at: 1_000) }
-        try fixture.cloud.setOffline(true, device: "a")
+        try fixture.cloud.network.setOffline(true, device: "a")
         #expect(throws: CloudError.self) { try fixture.a.session.sync() }
         #expect(try fixture.a.session.status().lastError != nil)
-        try fixture.cloud.setOffline(false, device: "a")
+        try fixture.cloud.network.setOffline(false, device: "a")
         #expect(try fixture.a.session.sync().uploaded == 5)
         try fixture.b.session.sync()
         #expect(try fixture.b.files().count == 5)

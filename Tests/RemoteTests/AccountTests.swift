@@ -6,7 +6,7 @@ import Testing
     @Test("A new device is signed in to the default account; two new devices share it")
     func defaultAccount() throws {
         let fixture = try CloudFixture()
-        #expect(try fixture.cloud.signedInAccount(device: "laptop") == "default")
+        #expect(try fixture.cloud.network.signedInAccount(device: "laptop") == "default")
         let laptop = try fixture.client("laptop")
         let phone = try fixture.client("phone", createZone: false)
         #expect(try laptop.accountStatus() == .available(accountName: "default"))
@@ -17,8 +17,8 @@ import Testing
     @Test("Accounts are isolated: a device never sees another account's zones or records")
     func isolation() throws {
         let fixture = try CloudFixture()
-        try fixture.cloud.signIn(device: "alice-laptop", account: "alice")
-        try fixture.cloud.signIn(device: "bob-laptop", account: "bob")
+        try fixture.cloud.network.signIn(device: "alice-laptop", account: "alice")
+        try fixture.cloud.network.signIn(device: "bob-laptop", account: "bob")
         let alice = try fixture.client("alice-laptop")
         let bob = try fixture.client("bob-laptop", createZone: false)
         _ = try alice.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
@@ -35,12 +35,12 @@ import Testing
         let fixture = try CloudFixture()
         let laptop = try fixture.client("laptop")
         _ = try laptop.modify(saving: [note("in-default")], deleting: [], savePolicy: .allKeys)
-        try fixture.cloud.signIn(device: "laptop", account: "work")
+        try fixture.cloud.network.signIn(device: "laptop", account: "work")
         #expect(try laptop.accountStatus() == .available(accountName: "work"))
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneNotFound)
         try laptop.createZone(CloudFixture.zone)
         _ = try laptop.modify(saving: [note("in-work")], deleting: [], savePolicy: .allKeys)
-        try fixture.cloud.signIn(device: "laptop", account: "default")
+        try fixture.cloud.network.signIn(device: "laptop", account: "default")
         #expect(try laptop.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("in-default")])
     }
 
@@ -48,14 +48,14 @@ import Testing
     func signedOut() throws {
         let fixture = try CloudFixture()
         let laptop = try fixture.client("laptop")
-        try fixture.cloud.signOut(device: "laptop")
-        #expect(try fixture.cloud.signedInAccount(device: "laptop") == nil)
+        try fixture.cloud.network.signOut(device: "laptop")
+        #expect(try fixture.cloud.network.signedInAccount(device: "laptop") == nil)
         #expect(try laptop.accountStatus() == .noAccount)
         #expect(cloudError { try laptop.createZone(CloudFixture.zone) } == .notAuthenticated)
         #expect(cloudError { try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) } == .notAuthenticated)
         #expect(cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .notAuthenticated)
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .notAuthenticated)
-        try fixture.cloud.signIn(device: "laptop", account: "default")
+        try fixture.cloud.network.signIn(device: "laptop", account: "default")
         #expect(try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys).saved.count == 1)
     }
 }

@@ -53,7 +53,7 @@ struct CloudFixture {
     /// The client of `device`, with the test zone created in its account.
     func client(_ device: String = "laptop", createZone: Bool = true) throws -> any CloudDatabase {
         let database: any CloudDatabase = if let server {
-            FaultInjectingDatabase(base: server.client(), faults: faults, device: device)
+            FaultInjectingDatabase(base: server.client(), faults: faults.network, device: device)
         } else {
             cloud.database(forDevice: device)
         }

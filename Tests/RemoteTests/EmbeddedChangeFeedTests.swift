@@ -34,7 +34,7 @@ import Testing
 
     @Test func anotherDevicesWriteWakesTheWaitWithItsZoneButOwnWritesAndOtherAccountsDoNot() async throws {
         let root = try Root()
-        try root.writer.signIn(device: "stranger", account: "bob")
+        try root.writer.network.signIn(device: "stranger", account: "bob")
         let feed = try #require(root.reader.changeFeed(forDevice: "b"))
         let cursor = try feed.startWatching([Self.ideas, Self.library])
 

@@ -10,14 +10,14 @@ import Testing
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
         let phone = try fixture.client("phone", createZone: false)
-        try fixture.faults.setLatency(milliseconds: 50, device: "laptop")
-        try fixture.faults.setOffline(true, device: "laptop")
+        try fixture.faults.network.setLatency(milliseconds: 50, device: "laptop")
+        try fixture.faults.network.setOffline(true, device: "laptop")
         #expect(cloudError { try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) } == .networkUnavailable)
         #expect(cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .networkUnavailable)
         #expect(fixture.sleeps.milliseconds.isEmpty)
         #expect(try laptop.accountStatus() == .available(accountName: "default"))
         #expect(try phone.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
-        try fixture.faults.setOffline(false, device: "laptop")
+        try fixture.faults.network.setOffline(false, device: "laptop")
         #expect(try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys).saved.count == 1)
     }
 
@@ -25,12 +25,12 @@ import Testing
     func latency(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
-        try fixture.faults.setLatency(milliseconds: 250, device: "laptop")
+        try fixture.faults.network.setLatency(milliseconds: 250, device: "laptop")
         _ = try laptop.records(in: CloudFixture.zone, ofType: "Note")
-        try fixture.faults.scriptErrors([ScriptedError(.networkFailure)], device: "laptop")
+        try fixture.faults.network.scriptErrors([ScriptedError(.networkFailure)], device: "laptop")
         _ = cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) }
         #expect(fixture.sleeps.milliseconds == [250, 250])
-        try fixture.faults.setLatency(milliseconds: 0, device: "laptop")
+        try fixture.faults.network.setLatency(milliseconds: 0, device: "laptop")
         _ = try laptop.records(in: CloudFixture.zone, ofType: "Note")
         #expect(fixture.sleeps.milliseconds.count == 2)
     }
@@ -39,7 +39,7 @@ import Testing
     func script(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
-        try fixture.faults.scriptErrors(
+        try fixture.faults.network.scriptErrors(
             [ScriptedError(.zoneBusy(retryAfter: 2)), ScriptedError(.internalError), ScriptedError(.serviceUnavailable(retryAfter: nil))],
             device: "laptop")
         let save = { try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) }
@@ -55,7 +55,7 @@ import Testing
     func scriptForOperation(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
-        try fixture.faults.scriptErrors(
+        try fixture.faults.network.scriptErrors(
             [ScriptedError(.networkFailure, operation: .modify), ScriptedError(.requestRateLimited(retryAfter: 1))],
             device: "laptop")
         #expect(cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .requestRateLimited(retryAfter: 1))
@@ -69,7 +69,7 @@ import Testing
     func lostResponse(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
-        try fixture.faults.scriptErrors([ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "laptop")
+        try fixture.faults.network.scriptErrors([ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "laptop")
         #expect(try fixture.faults.status(device: "laptop").scriptedErrors == [
             ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true),
         ])
@@ -91,13 +91,13 @@ import Testing
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
         let phone = try fixture.client("phone", createZone: false)
-        try fixture.faults.scriptErrors([ScriptedError(.internalError), ScriptedError(.internalError)], device: "laptop")
+        try fixture.faults.network.scriptErrors([ScriptedError(.internalError), ScriptedError(.internalError)], device: "laptop")
         #expect(cloudError { try phone.records(in: CloudFixture.zone, ofType: "Note") } == nil)
-        try fixture.faults.setOffline(true, device: "laptop")
+        try fixture.faults.network.setOffline(true, device: "laptop")
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
-        try fixture.faults.setOffline(false, device: "laptop")
+        try fixture.faults.network.setOffline(false, device: "laptop")
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .internalError)
-        try fixture.faults.clearScriptedErrors(device: "laptop")
+        try fixture.faults.network.clearScriptedErrors(device: "laptop")
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == nil)
     }
 
@@ -106,7 +106,7 @@ import Testing
         func outcomes(seed: UInt64) throws -> [CloudError?] {
             let fixture = try CloudFixture(kind: kind, seed: seed)
             let laptop = try fixture.client("laptop")
-            try fixture.faults.addErrorRate(ErrorRate(probability: 0.5, error: .networkFailure), device: "laptop")
+            try fixture.faults.network.addErrorRate(ErrorRate(probability: 0.5, error: .networkFailure), device: "laptop")
             return (0..<40).map { _ in cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } }
         }
         let first = try outcomes(seed: 42)
@@ -121,14 +121,14 @@ import Testing
     func rateBounds(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
-        try fixture.faults.addErrorRate(ErrorRate(probability: 0, error: .internalError), device: "laptop")
-        try fixture.faults.addErrorRate(ErrorRate(probability: 1, error: .zoneBusy(retryAfter: 3), operation: .modify), device: "laptop")
+        try fixture.faults.network.addErrorRate(ErrorRate(probability: 0, error: .internalError), device: "laptop")
+        try fixture.faults.network.addErrorRate(ErrorRate(probability: 1, error: .zoneBusy(retryAfter: 3), operation: .modify), device: "laptop")
         #expect(try fixture.faults.status(device: "laptop").errorRates.count == 2)
         for _ in 0..<10 {
             #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == nil)
             #expect(cloudError { try laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == .zoneBusy(retryAfter: 3))
         }
-        try fixture.faults.clearErrorRates(device: "laptop")
+        try fixture.faults.network.clearErrorRates(device: "laptop")
         #expect(cloudError { try laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == nil)
     }
 
@@ -151,11 +151,11 @@ import Testing
     @Test("The status shows every setting of a device")
     func status() throws {
         let fixture = try CloudFixture()
-        try fixture.cloud.signIn(device: "laptop", account: "work")
-        try fixture.cloud.setOffline(true, device: "laptop")
-        try fixture.cloud.setLatency(milliseconds: 120, device: "laptop")
-        try fixture.cloud.addErrorRate(ErrorRate(probability: 0.25, error: .internalError, operation: .fetchChanges), device: "laptop")
-        try fixture.cloud.scriptErrors([ScriptedError(.quotaExceeded, operation: .modify)], device: "laptop")
+        try fixture.cloud.network.signIn(device: "laptop", account: "work")
+        try fixture.cloud.network.setOffline(true, device: "laptop")
+        try fixture.cloud.network.setLatency(milliseconds: 120, device: "laptop")
+        try fixture.cloud.network.addErrorRate(ErrorRate(probability: 0.25, error: .internalError, operation: .fetchChanges), device: "laptop")
+        try fixture.cloud.network.scriptErrors([ScriptedError(.quotaExceeded, operation: .modify)], device: "laptop")
         try fixture.cloud.store.setQuota(maxRecords: 10, account: "work")
         #expect(try fixture.cloud.status(device: "laptop") == RemoteDeviceStatus(
             device: "laptop", account: "work", isOffline: true, latencyMilliseconds: 120,

@@ -27,12 +27,12 @@ import Testing
         let phone = command.database(forDevice: "phone")
         #expect(try phone.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a")])
 
-        try command.setOffline(true, device: "laptop")
+        try command.network.setOffline(true, device: "laptop")
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
-        try command.setOffline(false, device: "laptop")
-        try command.scriptErrors([ScriptedError(.zoneBusy(retryAfter: 1))], device: "laptop")
+        try command.network.setOffline(false, device: "laptop")
+        try command.network.scriptErrors([ScriptedError(.zoneBusy(retryAfter: 1))], device: "laptop")
         #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneBusy(retryAfter: 1))
-        try command.signIn(device: "laptop", account: "other")
+        try command.network.signIn(device: "laptop", account: "other")
         #expect(try laptop.accountStatus() == .available(accountName: "other"))
         #expect(try app.status(device: "laptop").account == "other")
     }

@@ -124,7 +124,7 @@ struct TUIBenchmark: ParsableCommand {
     private func measureLaunchInTmux() throws {
         // Launches measure the app, not an initial sync of the whole corpus: the corpus's
         // device is signed out, so the app starts in local mode.
-        try SimulatedCloud.open(directory: corpus.root, clock: .system).signOut(device: DataLocation.defaultProfile)
+        try SimulatedCloud.open(directory: corpus.root, clock: .system).network.signOut(device: DataLocation.defaultProfile)
         let binary = productsDirectory().appendingPathComponent("ideabox")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             print("skipped the launch in tmux: build the ideabox product first (\(binary.path))")

@@ -125,7 +125,7 @@ extension IdeaBoxCommand.Account {
             } else {
                 try ServerCredentials.remove(from: location.profileDirectory)
                 let remote = try context.openRemote(store)
-                try remote.cloud.signIn(device: remote.device, account: account)
+                try remote.network.signIn(device: remote.device, account: account)
                 print(CommandLineText.signedIn(account, server: nil, context.language))
             }
             if let mismatch = CommandLineText.accountMismatch(bound: bound, account: account, context.language) { print(mismatch) }
@@ -156,7 +156,7 @@ extension IdeaBoxCommand.Account {
                 credentials.token = nil
                 try credentials.save(to: try context.location(store).profileDirectory)
             } else {
-                try remote.cloud.signOut(device: remote.device)
+                try remote.network.signOut(device: remote.device)
             }
             print(CommandLineText.signedOut(context.language))
         }

@@ -24,7 +24,7 @@ extension IdeaBoxCommand.Remote {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
-            try remote.cloud.setOffline(setting == .on, device: remote.device)
+            try remote.network.setOffline(setting == .on, device: remote.device)
             print(CommandLineText.offline(setting == .on, device: remote.device, context.language))
         }
     }
@@ -39,7 +39,7 @@ extension IdeaBoxCommand.Remote {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
-            let status = try remote.cloud.status(device: remote.device)
+            let status = try remote.deviceStatus()
             if json {
                 print(try Output.json(RemoteStatusOutput(status)))
             } else {
@@ -63,7 +63,7 @@ extension IdeaBoxCommand.Remote {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
-            try remote.cloud.setLatency(milliseconds: milliseconds, device: remote.device)
+            try remote.network.setLatency(milliseconds: milliseconds, device: remote.device)
             print(CommandLineText.latency(milliseconds, device: remote.device, context.language))
         }
     }
@@ -92,11 +92,11 @@ extension IdeaBoxCommand.Remote {
             if let credentials = remote.credentials {
                 throw FullCommandError.quotaIsTheServers(account: credentials.account)
             }
-            guard let account = try remote.cloud.signedInAccount(device: remote.device) else {
+            guard let embedded = remote.embedded, let account = try remote.network.signedInAccount(device: remote.device) else {
                 throw FullCommandError.quotaNeedsAccount(device: remote.device)
             }
             let maxRecords = try QuotaLimit.maxRecords(limit)
-            try remote.cloud.store.setQuota(maxRecords: maxRecords, account: account)
+            try embedded.store.setQuota(maxRecords: maxRecords, account: account)
             print(CommandLineText.quota(maxRecords, account: account, context.language))
         }
     }
@@ -128,7 +128,7 @@ extension IdeaBoxCommand.Remote.Fault {
                 probability: rate, error: try FaultArguments.error(code, retryAfter: retryAfter),
                 operation: try FaultArguments.operation(operation))
             let remote = try context.openRemote(store)
-            try remote.cloud.addErrorRate(fault, device: remote.device)
+            try remote.network.addErrorRate(fault, device: remote.device)
             print(CommandLineText.faultAdded(fault, device: remote.device, context.language))
         }
     }
@@ -153,7 +153,7 @@ extension IdeaBoxCommand.Remote.Fault {
         func run(in context: CommandContext) throws {
             let errors = try errors()
             let remote = try context.openRemote(store)
-            try remote.cloud.scriptErrors(errors, device: remote.device)
+            try remote.network.scriptErrors(errors, device: remote.device)
             print(CommandLineText.faultsScripted(errors, device: remote.device, context.language))
         }
 
@@ -172,8 +172,8 @@ extension IdeaBoxCommand.Remote.Fault {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
-            try remote.cloud.clearErrorRates(device: remote.device)
-            try remote.cloud.clearScriptedErrors(device: remote.device)
+            try remote.network.clearErrorRates(device: remote.device)
+            try remote.network.clearScriptedErrors(device: remote.device)
             print(CommandLineText.faultsCleared(device: remote.device, context.language))
         }
     }

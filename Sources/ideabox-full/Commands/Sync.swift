@@ -197,7 +197,7 @@ extension IdeaBoxCommand {
         func run(in context: CommandContext) throws {
             try context.requireExistingData(store)
             let sync = try context.openSync(store)
-            let remote = try sync.remote.cloud.status(device: sync.remote.device)
+            let remote = try sync.remote.deviceStatus()
             let metadata = try sync.repository.syncMetadata()
             let account = try sync.remote.signedInAccount()
             // How changes arrive means something only while a sync can happen.

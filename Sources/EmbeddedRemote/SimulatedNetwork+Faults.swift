@@ -1,12 +1,11 @@
 import CloudKitModel
 import Foundation
 import GRDB
-import SQLiteServerStore
 
-/// Faults are stored in the remote's file, so that a setting made by one process reaches
+/// Faults are stored in the network's file, so that a setting made by one process reaches
 /// the clients of every other process. They belong to a device; the quota, which belongs to
-/// an account, is the record store's (`store.setQuota`).
-extension SimulatedCloud {
+/// an account, is the record store's (`SimulatedCloud.store`).
+extension SimulatedNetwork {
     /// Turns the network of `device` off (its requests fail with `networkUnavailable`) or on.
     public func setOffline(_ isOffline: Bool, device: String) throws {
         try updateDevice(device, sql: "UPDATE device SET isOffline = ? WHERE name = ?", isOffline)
@@ -62,7 +61,8 @@ extension SimulatedCloud {
         }
     }
 
-    /// The account and faults of `device`, with its account's quota and record count.
+    /// The account and faults of `device`; its account's quota and record count are the
+    /// record store's business (`SimulatedCloud.status(device:)`), nil and 0 here.
     public func status(device: String) throws -> RemoteDeviceStatus {
         try writer.read { db in
             let row = try Row.fetchOne(
@@ -78,8 +78,7 @@ extension SimulatedCloud {
                     db, sql: "SELECT operation, error, failsAfterApplying FROM scriptedError WHERE device = ? ORDER BY id",
                     arguments: [device]
                 ).map(Self.scriptedError),
-                quota: try account.flatMap { try SQLiteRecordStore.quota(of: $0, db).maxRecords },
-                recordCount: try account.map { try SQLiteRecordStore.recordCount(of: $0, db) } ?? 0)
+                quota: nil, recordCount: 0)
         }
     }
 

@@ -1,8 +1,8 @@
 import IdeaBoxFoundation
-import IdeaModel
 
 /// Last write wins, field by field, decided here and applied by the store inside its
-/// transaction.
+/// transaction: for a record from the remote (`IdeaSync`) and for an idea from an import
+/// file alike, so a device settles both the same way.
 ///
 /// Title, description and the done flag each carry a stamp in the one sync order (a hybrid
 /// clock's time in milliseconds, then the device id), the same on every device. Where both

@@ -1,6 +1,10 @@
 import GRDB
 
-extension SimulatedCloud {
+extension SimulatedNetwork {
+    /// The account a device that has never signed in or out is signed in to, so that two
+    /// new profiles under one root are two devices of one account.
+    public static let defaultAccount = "default"
+
     /// Signs `device` in to `account`; from its next request on, the device's client sees
     /// that account's database only.
     public func signIn(device: String, account: String) throws {

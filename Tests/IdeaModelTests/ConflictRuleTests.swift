@@ -1,7 +1,6 @@
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
-import IdeaSync
 import Testing
 
 /// DESIGN.md's sync rules as a decision table over plain values: no database, no remote.
