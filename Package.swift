@@ -207,7 +207,8 @@ let package = Package(
             dependencies: [
                 "CloudServer", "CloudHTTPClient", "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore",
                 "IdeaBoxFoundation", "ProcessTestSupport", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// `grace` ago (the grace spares an asset uploaded for a save still to come: an upload URL
 /// lasts 15 minutes), so that what records stop naming stops counting against the quota.
 struct AssetCollector: Service {
-    let store: any RecordStore
+    let store: any AssetStore
     let clock: WallClock
     let logger: Logger
     var interval: Duration = .seconds(600)

@@ -5,7 +5,7 @@ import Foundation
 import NIOCore
 
 /// `assets/upload`, Apple's two steps: the request for upload URLs, then a POST of the bytes
-/// to each URL (`AssetTicket`, `CloudWebResponder.receiveAsset`). `assets/download` is
+/// to each URL (`AssetTicket`, `AssetRoutes`). `assets/download` is
 /// IdeaBox's earlier way to read an asset.
 extension CloudOperations {
     /// `tokens[{recordName?, recordType?, fieldName}]` in `zoneID?`: an upload URL for each,

@@ -17,7 +17,7 @@ struct CloudOperations {
 
     typealias Object = WebServicesFormat.Object
 
-    let store: any RecordStore
+    let store: any RecordZoneStore & SubscriptionStore
     /// The database the request reaches, as the store names it: the account's own in the
     /// server's first container, `account@container` in another (see `CloudServer.containers`).
     let owner: String

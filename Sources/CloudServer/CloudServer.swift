@@ -71,9 +71,12 @@ public struct CloudServer: Sendable {
     public var scheme: String { tls == nil ? "http" : "https" }
 
     /// The Hummingbird application, built from the settings alone so that a test can run
-    /// it in process; `onRunning` gets the port it listens on.
+    /// it in process (`app.test(.router)`); `services` run beside it there (`start` runs the
+    /// hub and the collector in a group of its own, which stops the hub first). `onRunning`
+    /// gets the port it listens on.
     func application(
-        hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, services: [any Service] = [],
+        onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         // Each upload in flight holds a file open too.
         let connectionLimit = min(maximumConnections, max(16, Int(min(FileLimit.available, 1 << 20)) - 64 - maximumUploads))
@@ -84,15 +87,14 @@ public struct CloudServer: Sendable {
             idleTimeout: idle,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes)))
         return Application(
-            responder: CloudWebResponder(
-                store: store, containers: containers, log: log, clock: clock, secret: ServerSecret(store: store), hub: hub,
-                scheme: scheme, metrics: metrics, uploads: uploads),
+            router: router(hub: hub, metrics: metrics, uploads: uploads),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 // A backlog of 1,024 (Hummingbird's default is 256): connections that come
                 // while the server is at its limit wait there, not in SYN retries.
                 address: .hostname(host, port: port), serverName: "ideabox", backlog: 1024,
                 availableConnectionsDelegate: ConnectionLimit(limit: connectionLimit, metrics: metrics)),
+            services: services,
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
     }

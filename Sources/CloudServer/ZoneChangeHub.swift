@@ -42,11 +42,11 @@ final class ZoneChangeHub: Service, Sendable {
 
     /// This process, as its announcements name it (so it ignores its own).
     let process = UUID().uuidString
-    private let store: any RecordStore
+    private let store: any SubscriptionStore
     private let state = Mutex(State())
     private let logger: Logger
 
-    init(store: any RecordStore, logger: Logger) {
+    init(store: any SubscriptionStore, logger: Logger) {
         self.store = store
         self.logger = logger
     }

@@ -26,24 +26,24 @@ import Testing
     static var harmless: [String: Any] { save("new", fields: ["title": ["value": "hello", "type": "STRING"]])}
 
     @Test("No token: AUTHENTICATION_REQUIRED (421); a wrong or revoked token: AUTHENTICATION_FAILED (401); nothing written")
-    func tokens() throws {
-        let server = try ServerFixture()
+    func tokens() async throws {
+        let server = try await ServerFixture(socket: true)
         let before = try server.snapshot()
-        let missing = try server.send(Self.modify, token: nil, json: Self.harmless)
+        let missing = try await server.send(Self.modify, token: nil, json: Self.harmless)
         #expect(missing.status == 421 && missing.json["serverErrorCode"] as? String == "AUTHENTICATION_REQUIRED")
         for token in ["ibx_not-a-token", server.revokedToken, "", String(repeating: "x", count: 10_000)] {
-            let refused = try server.send(Self.modify, token: token, json: Self.harmless)
+            let refused = try await server.send(Self.modify, token: token, json: Self.harmless)
             #expect(refused.status == 401 && refused.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
         }
-        let basic = try server.send(Self.modify, authorization: "Basic YWxpY2U6eA==", body: Data("{}".utf8))
+        let basic = try await server.send(Self.modify, authorization: "Basic YWxpY2U6eA==", body: Data("{}".utf8))
         #expect(basic.status == 401)
         #expect(try server.snapshot() == before)
         #expect(server.client("carol", token: server.revokedToken).accountStatusRefused())
     }
 
     @Test("Another account's zone and record names reach only the sender's own namespace")
-    func isolation() throws {
-        let server = try ServerFixture()
+    func isolation() async throws {
+        let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let bob = server.client("bob", token: server.bobToken)
         let secret = try #require(try alice.records(in: ServerFixture.zone, ofType: "Idea").first)
@@ -62,7 +62,7 @@ import Testing
         // A zone only alice has does not exist for bob, and bob's list shows his own zones.
         try alice.createZone(RecordZoneID(zoneName: "AlicePrivate"))
         #expect(cloudError { try bob.records(in: RecordZoneID(zoneName: "AlicePrivate"), ofType: "Idea") } == .zoneNotFound)
-        let list = try server.send(ServerFixture.path("zones/list"), token: server.bobToken, json: [:])
+        let list = try await server.send(ServerFixture.path("zones/list"), token: server.bobToken, json: [:])
         #expect((list.json["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["_defaultZone", "Ideas"])
 
         let after = try server.snapshot()
@@ -71,8 +71,8 @@ import Testing
     }
 
     @Test("A body framed as HTTP/1.1 never frames one (Transfer-Encoding: xchunked) is a 400 with the JSON error, not a 500; nothing written")
-    func badFramingIsABadRequest() throws {
-        let server = try ServerFixture()
+    func badFramingIsABadRequest() async throws {
+        let server = try await ServerFixture(socket: true)
         let before = try server.snapshot()
         let answer = try server.raw(
             "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
@@ -85,7 +85,7 @@ import Testing
 
     @Test("A client that leaves halfway through its body is logged as such (499), never as a server error")
     func aClientThatLeavesIsNotAServerError() async throws {
-        let server = try ServerFixture()
+        let server = try await ServerFixture(socket: true)
         try server.raw(
             "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
                 + "Content-Length: 1000\r\n\r\n{\"zoneID\":", answer: false)
@@ -98,8 +98,8 @@ import Testing
     }
 
     @Test("A connection that sends nothing, or stalls halfway through a header, is closed after the idle timeout")
-    func idleAndStalledConnectionsAreClosed() throws {
-        let server = try ServerFixture(idleTimeout: .seconds(1))
+    func idleAndStalledConnectionsAreClosed() async throws {
+        let server = try await ServerFixture(socket: true, idleTimeout: .seconds(1))
         for opening in ["", "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthor"] {
             let started = ContinuousClock.now
             let answer = try server.raw(opening, waitingAtMost: 30)
@@ -112,8 +112,8 @@ import Testing
     }
 
     @Test("A header over the limit gets the JSON error (400, BAD_REQUEST) that names the limit, not an empty 400")
-    func oversizedHeaderIsAJSONError() throws {
-        let server = try ServerFixture()
+    func oversizedHeaderIsAJSONError() async throws {
+        let server = try await ServerFixture(socket: true)
         let answer = try server.raw(
             "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 70_000))\r\n\r\n{}")
         #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(300))")
@@ -122,8 +122,8 @@ import Testing
     }
 
     @Test("At its connection limit the server closes the connection idle longest: 40 connections that send nothing never keep a request out")
-    func idleConnectionsMakeRoomForANewOne() throws {
-        let server = try ServerFixture(maximumConnections: 16)
+    func idleConnectionsMakeRoomForANewOne() async throws {
+        let server = try await ServerFixture(socket: true, maximumConnections: 16)
         var idle: [Int32] = []
         defer { idle.forEach { close($0) } }
         for _ in 0..<40 { idle.append(try server.connection()) }
@@ -135,10 +135,10 @@ import Testing
     }
 
     @Test("Quotas over the wire: a zone past the limit is its own QUOTA_EXCEEDED; an upload past the asset bytes too, refused unread when its length shows it")
-    func quotasCountZonesAndAssetsOverTheWire() throws {
-        let server = try ServerFixture()
+    func quotasCountZonesAndAssetsOverTheWire() async throws {
+        let server = try await ServerFixture(socket: true)
         try server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 2, maxAssetBytes: 1 << 20), account: "alice")
-        let zones = try server.send(ServerFixture.path("zones/modify"), token: server.aliceToken, json: [
+        let zones = try await server.send(ServerFixture.path("zones/modify"), token: server.aliceToken, json: [
             "operations": ["Second", "Third"].map { ["operationType": "create", "zone": ["zoneID": ["zoneName": $0]]] },
         ])
         let results = zones.json["zones"] as? [[String: Any]] ?? []
@@ -152,7 +152,8 @@ import Testing
         // Two megabytes announced and none sent: answered at once, unread, and the connection
         // ended, so that the bytes still to come are never read as a request.
         let started = ContinuousClock.now
-        let answer = try server.raw("POST \(try server.uploadPath()) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", waitingAtMost: 20)
+        let uploadPath = try await server.uploadPath()
+        let answer = try server.raw("POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", waitingAtMost: 20)
         #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("QUOTA_EXCEEDED") && answer.lowercased().contains("connection: close"), "\(answer)")
         #expect(ContinuousClock.now - started < .seconds(10), "the server kept the connection open")
         #expect(try server.store.usage(account: "alice") == AccountUsage(records: 1, zones: 2, assetBytes: 700_000))
@@ -160,11 +161,12 @@ import Testing
 
     @Test("Uploads past --max-uploads at once are asked to try again (TRY_AGAIN_LATER); once one ends, the next is taken")
     func uploadsAtOnceAreCapped() async throws {
-        let server = try ServerFixture(maximumUploads: 1)
+        let server = try await ServerFixture(socket: true, maximumUploads: 1)
         let alice = server.client("alice", token: server.aliceToken)
         // An upload that has sent 10 of its 1,000 bytes holds the one place.
         let held = try server.connection()
-        let request = "POST \(try server.uploadPath()) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789"
+        let uploadPath = try await server.uploadPath()
+        let request = "POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789"
         LoopbackSocket.send(request, on: held)
         let deadline = ContinuousClock.now + .seconds(20)
         var refused: CloudError?
@@ -186,12 +188,13 @@ import Testing
     }
 
     @Test("After an answer that ends the connection, a request sent behind it on the same connection is never run")
-    func nothingIsReadAfterAnAnswerThatEndsTheConnection() throws {
-        let server = try ServerFixture()
+    func nothingIsReadAfterAnAnswerThatEndsTheConnection() async throws {
+        let server = try await ServerFixture(socket: true)
         try server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 10, maxAssetBytes: 5), account: "alice")
         let modify = "{\"operations\":[{\"operationType\":\"create\",\"zone\":{\"zoneID\":{\"zoneName\":\"Sneaky\"}}}]}"
+        let uploadPath = try await server.uploadPath()
         let answer = try server.raw(
-            "POST \(try server.uploadPath()) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n0123456789"
+            "POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n0123456789"
                 + "POST \(ServerFixture.path("zones/modify")) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
                 + "Content-Length: \(modify.utf8.count)\r\n\r\n\(modify)", waitingAtMost: 20)
         #expect(answer.hasPrefix("HTTP/1.1 413") && answer.components(separatedBy: "HTTP/1.1 ").count == 2, "\(answer)")
@@ -200,7 +203,7 @@ import Testing
 
     @Test("A client that stops reading an answer (a large download) is closed after the stall timeout, not kept busy for ever")
     func aClientThatStopsReadingIsClosed() async throws {
-        let server = try ServerFixture(idleTimeout: .seconds(1))
+        let server = try await ServerFixture(socket: true, idleTimeout: .seconds(1))
         let data = Data((0..<(24 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let reference = try server.client("alice", token: server.aliceToken).uploadAsset(data)
         let descriptor = try server.connection()
@@ -216,17 +219,17 @@ import Testing
     }
 
     @Test("GET /healthz answers 200 while the store answers, with no credentials")
-    func health() throws {
-        let server = try ServerFixture()
-        let answer = try server.send("/healthz", method: "GET", body: Data())
+    func health() async throws {
+        let server = try await ServerFixture()
+        let answer = try await server.send("/healthz", method: "GET", body: Data())
         #expect(answer.status == 200 && answer.json["status"] as? String == "ok" && answer.json["store"] as? String == "ok", "\(answer.json)")
     }
 
     @Test("GET /metrics: requests by route and status, latency, open connections, long polls held, store errors, in Prometheus text")
-    func metrics() throws {
-        let server = try ServerFixture()
-        _ = try server.send(Self.modify, token: server.aliceToken, json: Self.harmless)
-        _ = try server.send(Self.modify, token: nil, json: Self.harmless)
+    func metrics() async throws {
+        let server = try await ServerFixture(socket: true)
+        _ = try await server.send(Self.modify, token: server.aliceToken, json: Self.harmless)
+        _ = try await server.send(Self.modify, token: nil, json: Self.harmless)
         let answer = try server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("text/plain; version=0.0.4"), "\(answer.prefix(300))")
         for line in [
@@ -240,28 +243,28 @@ import Testing
         let open = answer.split(separator: "\n").first { $0.hasPrefix("ideabox_open_connections ") }
         #expect(open.flatMap { Double($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true, "\(String(describing: open))")
         // A path a client chose never becomes a series of its own.
-        _ = try server.send("/database/1/x/y/private/\(UUID().uuidString)", token: server.aliceToken, json: [:])
+        _ = try await server.send("/database/1/x/y/private/\(UUID().uuidString)", token: server.aliceToken, json: [:])
         let again = try server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         #expect(again.contains(#"route="unknown""#) && !again.contains("private/"), "\(again)")
     }
 
     @Test("Behind a proxy that ends TLS (X-Forwarded-Proto: https) the URLs the server hands out are https ones")
-    func forwardedProtoMakesHTTPSURLs() throws {
-        let server = try ServerFixture()
+    func forwardedProtoMakesHTTPSURLs() async throws {
+        let server = try await ServerFixture(socket: true)
         let body = Data(#"{"apnsEnvironment":"production"}"#.utf8)
         let path = "/database/1/\(WebServicesPath.defaultContainer)/production/tokens/create"
-        let direct = try server.send(path, token: server.aliceToken, body: body)
+        let direct = try await server.send(path, token: server.aliceToken, body: body)
         #expect((direct.json["webcourierURL"] as? String)?.hasPrefix("http://127.0.0.1:") == true, "\(direct.json)")
-        let proxied = try server.send(path, token: server.aliceToken, headers: ["X-Forwarded-Proto": "https", "Host": "ideas.example"], body: body)
+        let proxied = try await server.send(path, token: server.aliceToken, headers: ["X-Forwarded-Proto": "https", "Host": "ideas.example"], body: body)
         #expect((proxied.json["webcourierURL"] as? String)?.hasPrefix("https://ideas.example/webcourier/") == true, "\(proxied.json)")
     }
 
     @Test("A body over 8 MiB is refused unread as BAD_REQUEST saying limitExceeded; nothing written")
-    func hugeBody() throws {
-        let server = try ServerFixture()
+    func hugeBody() async throws {
+        let server = try await ServerFixture()
         let before = try server.snapshot()
         let text = String(repeating: "靈", count: 10 << 20 / 3)
-        let huge = try server.send(Self.modify, token: server.aliceToken, json: Self.save("huge", fields: ["title": ["value": text, "type": "STRING"]]))
+        let huge = try await server.send(Self.modify, token: server.aliceToken, json: Self.save("huge", fields: ["title": ["value": text, "type": "STRING"]]))
         #expect(huge.status == 400 && Self.isLimitExceeded(huge.json), "\(huge.status) \(huge.json)")
         #expect(try server.snapshot() == before)
     }
@@ -291,10 +294,10 @@ import Testing
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [], "operations": []}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": []} trailing"#,
           ])
-    func malformed(body: String) throws {
-        let server = try ServerFixture()
+    func malformed(body: String) async throws {
+        let server = try await ServerFixture()
         let before = try server.snapshot()
-        let answer = try server.send(Self.modify, token: server.aliceToken, body: Data(body.utf8))
+        let answer = try await server.send(Self.modify, token: server.aliceToken, body: Data(body.utf8))
         #expect(answer.status == 400)
         #expect(answer.json["serverErrorCode"] as? String == "BAD_REQUEST")
         #expect(!(answer.json["reason"] as? String ?? "").isEmpty)
@@ -302,13 +305,13 @@ import Testing
     }
 
     @Test("Answers carry CloudKit's types only: typed lists come back typed, and what an earlier server stored (a mixed list) goes out as a STRING_LIST")
-    func cloudKitTypesOnly() throws {
-        let server = try ServerFixture()
+    func cloudKitTypesOnly() async throws {
+        let server = try await ServerFixture()
         let fields: [String: Any] = [
             "tags": ["value": ["a", "b"], "type": "STRING_LIST"], "counts": ["value": [1, 2], "type": "INT64_LIST"],
             "done": ["value": 1, "type": "INT64"],
         ]
-        let saved = try server.send(Self.modify, token: server.aliceToken, json: Self.save("typed", fields: fields))
+        let saved = try await server.send(Self.modify, token: server.aliceToken, json: Self.save("typed", fields: fields))
         let record = try #require((saved.json["records"] as? [[String: Any]])?.first)
         let types = (record["fields"] as? [String: [String: Any]])?.mapValues { $0["type"] as? String }
         #expect(types == ["tags": "STRING_LIST", "counts": "INT64_LIST", "done": "INT64"])
@@ -318,7 +321,7 @@ import Testing
             recordType: "Idea", recordID: RecordID(recordName: "mixed", zoneID: ServerFixture.zone),
             fields: ["odd": .list([.string("a"), .int64(1), .list([.int64(2)])])])
         _ = try server.store.modify(account: "alice", saves: [RecordSave(mixed, policy: .allKeys)], deletes: [], atomic: false)
-        let answer = try server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
+        let answer = try await server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
         let text = String(decoding: try JSONSerialization.data(withJSONObject: answer.json), as: UTF8.self)
         #expect(answer.status == 200 && !text.contains(#""BOOLEAN""#) && !text.contains(#""LIST""#), "\(text)")
         let odd = try #require((answer.json["records"] as? [[String: Any]])?.first { $0["recordName"] as? String == "mixed" })
@@ -326,48 +329,48 @@ import Testing
     }
 
     @Test("Every account has _defaultZone: listed always, written to and queried without a zoneID, never deleted, no change feed; one account's default zone is its own")
-    func defaultZone() throws {
-        let server = try ServerFixture()
+    func defaultZone() async throws {
+        let server = try await ServerFixture()
         let zonesPath = ServerFixture.path("zones/list")
-        func zoneNames(_ token: String) throws -> [String] {
-            let answer = try server.send(zonesPath, token: token, json: [:])
+        func zoneNames(_ token: String) async throws -> [String] {
+            let answer = try await server.send(zonesPath, token: token, json: [:])
             return (answer.json["zones"] as? [[String: Any]] ?? []).compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String }
         }
-        #expect(try zoneNames(server.aliceToken) == ["_defaultZone", "Ideas"])
+        #expect(try await zoneNames(server.aliceToken) == ["_defaultZone", "Ideas"])
 
         let record: [String: Any] = ["recordName": "loose", "recordType": "Note", "fields": ["text": ["value": "no zone named", "type": "STRING"]]]
-        let created = try server.send(Self.modify, token: server.aliceToken, json: ["operations": [["operationType": "create", "record": record]]])
+        let created = try await server.send(Self.modify, token: server.aliceToken, json: ["operations": [["operationType": "create", "record": record]]])
         let saved = try #require((created.json["records"] as? [[String: Any]])?.first)
         #expect(created.status == 200 && saved["recordChangeTag"] is String, "\(created.json)")
-        #expect(try zoneNames(server.aliceToken) == ["_defaultZone", "Ideas"])
+        #expect(try await zoneNames(server.aliceToken) == ["_defaultZone", "Ideas"])
 
-        func names(_ token: String, zone: [String: Any]?) throws -> [String] {
+        func names(_ token: String, zone: [String: Any]?) async throws -> [String] {
             var body: [String: Any] = ["query": ["recordType": "Note"]]
             if let zone { body["zoneID"] = zone }
-            let answer = try server.send(Self.query, token: token, json: body)
+            let answer = try await server.send(Self.query, token: token, json: body)
             #expect(answer.status == 200, "\(answer.json)")
             return (answer.json["records"] as? [[String: Any]] ?? []).compactMap { $0["recordName"] as? String }
         }
-        #expect(try names(server.aliceToken, zone: nil) == ["loose"])
-        #expect(try names(server.aliceToken, zone: ["zoneName": "_defaultZone"]) == ["loose"])
-        #expect(try names(server.aliceToken, zone: Self.zone) == [])
-        #expect(try names(server.bobToken, zone: nil) == [], "bob's default zone is his own")
+        #expect(try await names(server.aliceToken, zone: nil) == ["loose"])
+        #expect(try await names(server.aliceToken, zone: ["zoneName": "_defaultZone"]) == ["loose"])
+        #expect(try await names(server.aliceToken, zone: Self.zone) == [])
+        #expect(try await names(server.bobToken, zone: nil) == [], "bob's default zone is his own")
 
         let before = try server.snapshot()
-        let deleteDefault = try server.send(
+        let deleteDefault = try await server.send(
             ServerFixture.path("zones/modify"), token: server.aliceToken,
             json: ["operations": [["operationType": "delete", "zone": ["zoneID": ["zoneName": "_defaultZone"]]]]])
         #expect(deleteDefault.status == 400 && deleteDefault.json["serverErrorCode"] as? String == "BAD_REQUEST")
-        let changes = try server.send(ServerFixture.path("changes/zone"), token: server.aliceToken, json: ["zoneID": ["zoneName": "_defaultZone"]])
+        let changes = try await server.send(ServerFixture.path("changes/zone"), token: server.aliceToken, json: ["zoneID": ["zoneName": "_defaultZone"]])
         #expect(changes.status == 400 && changes.json["serverErrorCode"] as? String == "BAD_REQUEST")
         #expect(try server.snapshot() == before)
     }
 
     @Test("changes/zone takes Apple's zones[] and answers zones[], one entry per zone, a failing zone as its own error; records/changes and the earlier flat form answer one zone")
-    func zoneChanges() throws {
-        let server = try ServerFixture()
+    func zoneChanges() async throws {
+        let server = try await ServerFixture()
         let changesZone = ServerFixture.path("changes/zone")
-        let answer = try server.send(changesZone, token: server.aliceToken, json: [
+        let answer = try await server.send(changesZone, token: server.aliceToken, json: [
             "zones": [["zoneID": ["zoneName": "Ideas"], "desiredKeys": ["title"]], ["zoneID": ["zoneName": "Missing"]]],
         ])
         #expect(answer.status == 200, "\(answer.json)")
@@ -381,25 +384,25 @@ import Testing
         #expect(zones[1]["serverErrorCode"] as? String == "ZONE_NOT_FOUND" && zones[1]["uuid"] is String)
         #expect((zones[1]["zoneID"] as? [String: Any])?["zoneName"] as? String == "Missing")
 
-        let flat = try server.send(ServerFixture.path("records/changes"), token: server.aliceToken, json: ["zoneID": ["zoneName": "Ideas"]])
+        let flat = try await server.send(ServerFixture.path("records/changes"), token: server.aliceToken, json: ["zoneID": ["zoneName": "Ideas"]])
         #expect(flat.status == 200 && flat.json["reverse"] as? Bool == false && flat.json["zoneID"] == nil, "\(flat.json)")
         #expect((flat.json["records"] as? [[String: Any]])?.count == 1 && flat.json["syncToken"] is String)
         // The flat form IdeaBox's earlier clients sent to changes/zone still gets its answer.
-        let earlier = try server.send(changesZone, token: server.aliceToken, json: ["zoneID": ["zoneName": "Ideas"]])
+        let earlier = try await server.send(changesZone, token: server.aliceToken, json: ["zoneID": ["zoneName": "Ideas"]])
         #expect(earlier.status == 200 && (earlier.json["zoneID"] as? [String: Any])?["zoneName"] as? String == "Ideas")
         #expect((earlier.json["records"] as? [[String: Any]])?.count == 1)
 
         for bad: [String: Any] in [["zones": []], ["zones": "Ideas"], ["zones": [["syncToken": "x"]]]] {
-            let refused = try server.send(changesZone, token: server.aliceToken, json: bad)
+            let refused = try await server.send(changesZone, token: server.aliceToken, json: bad)
             #expect(refused.status == 400 && refused.json["serverErrorCode"] as? String == "BAD_REQUEST", "\(bad)")
         }
     }
 
     @Test("records/lookup answers each name in order: the record (its desiredKeys only) or NOT_FOUND naming it; another account's record is not found")
-    func lookup() throws {
-        let server = try ServerFixture()
+    func lookup() async throws {
+        let server = try await ServerFixture()
         let path = ServerFixture.path("records/lookup")
-        let answer = try server.send(path, token: server.aliceToken, json: [
+        let answer = try await server.send(path, token: server.aliceToken, json: [
             "zoneID": Self.zone, "records": [["recordName": "missing"], ["recordName": "secret", "desiredKeys": []]],
         ])
         let records = try #require(answer.json["records"] as? [[String: Any]])
@@ -408,25 +411,25 @@ import Testing
         #expect(records[0]["uuid"] is String)
         #expect(records[1]["recordName"] as? String == "secret" && records[1]["recordChangeTag"] is String)
         #expect((records[1]["fields"] as? [String: Any])?.isEmpty == true)
-        let full = try server.send(path, token: server.aliceToken, json: ["zoneID": Self.zone, "records": [["recordName": "secret"]]])
+        let full = try await server.send(path, token: server.aliceToken, json: ["zoneID": Self.zone, "records": [["recordName": "secret"]]])
         #expect(((full.json["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any])?.keys.sorted() == ["title"])
 
-        let bob = try server.send(path, token: server.bobToken, json: ["zoneID": Self.zone, "records": [["recordName": "secret"]]])
+        let bob = try await server.send(path, token: server.bobToken, json: ["zoneID": Self.zone, "records": [["recordName": "secret"]]])
         #expect((bob.json["records"] as? [[String: Any]])?.first?["serverErrorCode"] as? String == "NOT_FOUND")
-        let inDefault = try server.send(path, token: server.aliceToken, json: ["records": [["recordName": "secret"]]])
+        let inDefault = try await server.send(path, token: server.aliceToken, json: ["records": [["recordName": "secret"]]])
         #expect((inDefault.json["records"] as? [[String: Any]])?.first?["serverErrorCode"] as? String == "NOT_FOUND")
-        let malformed = try server.send(path, token: server.aliceToken, json: ["records": [["name": "secret"]]])
+        let malformed = try await server.send(path, token: server.aliceToken, json: ["records": [["name": "secret"]]])
         #expect(malformed.status == 400)
     }
 
     @Test("desiredKeys limits the fields of each saved record in a modify's answer; the record keeps all of them")
-    func desiredKeys() throws {
-        let server = try ServerFixture()
+    func desiredKeys() async throws {
+        let server = try await ServerFixture(socket: true)
         let fields: [String: Any] = ["title": ["value": "hello", "type": "STRING"], "version": ["value": 3, "type": "INT64"]]
         for (keys, expected) in [([String](), Set<String>()), (["title"], ["title"]), (nil, ["title", "version"])] {
             var body = Self.save("keys", fields: fields)
             if let keys { body["desiredKeys"] = keys }
-            let answer = try server.send(Self.modify, token: server.aliceToken, json: body)
+            let answer = try await server.send(Self.modify, token: server.aliceToken, json: body)
             let record = try #require((answer.json["records"] as? [[String: Any]])?.first)
             #expect(answer.status == 200 && record["recordChangeTag"] is String)
             #expect(Set((record["fields"] as? [String: Any] ?? [:]).keys) == expected)
@@ -436,11 +439,11 @@ import Testing
     }
 
     @Test("A forged recordChangeTag is a CONFLICT carrying the server's record; an atomic request with one applies nothing")
-    func forgedChangeTag() throws {
-        let server = try ServerFixture()
+    func forgedChangeTag() async throws {
+        let server = try await ServerFixture()
         let before = try server.snapshot()
         let forged = Self.save("secret", operation: "update", changeTag: "999.999", fields: ["title": ["value": "mine now", "type": "STRING"]])
-        let answer = try server.send(Self.modify, token: server.aliceToken, json: forged)
+        let answer = try await server.send(Self.modify, token: server.aliceToken, json: forged)
         let result = try #require((answer.json["records"] as? [[String: Any]])?.first)
         #expect(answer.status == 200 && result["serverErrorCode"] as? String == "CONFLICT")
         #expect(((result["serverRecord"] as? [String: Any])?["fields"] as? [String: Any])?["title"] as? [String: String]
@@ -449,29 +452,29 @@ import Testing
         var atomic = Self.save("fresh", fields: ["title": ["value": "new", "type": "STRING"]])
         atomic["atomic"] = true
         atomic["operations"] = (atomic["operations"] as! [Any]) + (forged["operations"] as! [Any])
-        let rolledBack = try server.send(Self.modify, token: server.aliceToken, json: atomic)
+        let rolledBack = try await server.send(Self.modify, token: server.aliceToken, json: atomic)
         let codes = (rolledBack.json["records"] as? [[String: Any]])?.map { $0["serverErrorCode"] as? String }
         #expect(codes == ["ATOMIC_ERROR", "CONFLICT"])
         #expect(try server.snapshot() == before)
     }
 
     @Test("Unknown paths are NOT_FOUND, other databases ACCESS_DENIED, more than 200 operations BAD_REQUEST saying limitExceeded")
-    func paths() throws {
-        let server = try ServerFixture()
+    func paths() async throws {
+        let server = try await ServerFixture()
         let before = try server.snapshot()
-        #expect(try server.send("/database/1/iCloud.ideabox/production/private/records/drop", token: server.aliceToken, json: [:]).status == 404)
-        #expect(try server.send(ServerFixture.path("records/modify", container: "iCloud.other"), token: server.aliceToken, json: Self.harmless).status == 404)
-        let publicDatabase = try server.send(ServerFixture.path("records/modify", database: "public"), token: server.aliceToken, json: Self.harmless)
+        #expect(try await server.send("/database/1/iCloud.ideabox/production/private/records/drop", token: server.aliceToken, json: [:]).status == 404)
+        #expect(try await server.send(ServerFixture.path("records/modify", container: "iCloud.other"), token: server.aliceToken, json: Self.harmless).status == 404)
+        let publicDatabase = try await server.send(ServerFixture.path("records/modify", database: "public"), token: server.aliceToken, json: Self.harmless)
         #expect(publicDatabase.status == 403 && publicDatabase.json["serverErrorCode"] as? String == "ACCESS_DENIED")
         let operations = (0...200).map { ["operationType": "forceDelete", "record": ["recordName": "r\($0)"]] }
-        let tooMany = try server.send(Self.modify, token: server.aliceToken, json: ["zoneID": Self.zone, "operations": operations])
+        let tooMany = try await server.send(Self.modify, token: server.aliceToken, json: ["zoneID": Self.zone, "operations": operations])
         #expect(tooMany.status == 400 && Self.isLimitExceeded(tooMany.json), "\(tooMany.json)")
         #expect(try server.snapshot() == before)
     }
 
     @Test("An asset belongs to the account that uploaded it: another account can neither fetch it nor name it in a record")
-    func assetIsolation() throws {
-        let server = try ServerFixture()
+    func assetIsolation() async throws {
+        let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let bob = server.client("bob", token: server.bobToken)
         let data = Data(repeating: 0x41, count: 2 << 20)
@@ -479,55 +482,55 @@ import Testing
         let before = try server.snapshot()
 
         #expect(cloudError { try bob.fetchAsset(reference) } == .unknownItem)
-        let download = try server.send(ServerFixture.path("assets/download"), token: server.bobToken, json: ["fileChecksum": reference.checksum])
+        let download = try await server.send(ServerFixture.path("assets/download"), token: server.bobToken, json: ["fileChecksum": reference.checksum])
         #expect(download.status == 404 && download.json["serverErrorCode"] as? String == "NOT_FOUND")
         let named = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "stolen", zoneID: ServerFixture.zone), fields: ["data": .asset(reference)])
         #expect(try bob.modify(saving: [named], deleting: [], savePolicy: .allKeys).failures == [named.recordID: .unknownItem])
         #expect(try server.snapshot() == before)
-        #expect(try server.store.asset(reference.checksum, account: "bob") == nil)
+        #expect(try await server.store.asset(reference.checksum, account: "bob") == nil)
         // The same bytes uploaded by bob are bob's own copy; alice's stays hers.
         #expect(try bob.uploadAsset(data) == reference)
         #expect(try bob.fetchAsset(reference) == data && alice.fetchAsset(reference) == data)
     }
 
     @Test("Asset requests: no token is refused, an upload over 64 MiB is refused (limitExceeded) unstored, a malformed checksum BAD_REQUEST, a forged upload URL refused")
-    func hostileAssets() throws {
-        let server = try ServerFixture()
+    func hostileAssets() async throws {
+        let server = try await ServerFixture(socket: true)
         let upload = ServerFixture.path("assets/upload")
-        let unsigned = try server.send(upload, token: nil, body: Data("x".utf8))
+        let unsigned = try await server.send(upload, token: nil, body: Data("x".utf8))
         #expect(unsigned.status == 421)
-        let tokens = try server.send(upload, token: server.aliceToken, json: ["tokens": [["recordType": "Idea", "fieldName": "data"]]])
+        let tokens = try await server.send(upload, token: server.aliceToken, json: ["tokens": [["recordType": "Idea", "fieldName": "data"]]])
         let location = try #require((tokens.json["tokens"] as? [[String: Any]])?.first?["url"] as? String)
         let url = try #require(URL(string: location))
         #expect(url.host == "127.0.0.1" && url.path.hasPrefix("/assets/upload/"))
-        let huge = try server.send(url.path, body: Data(count: AssetReference.maximumSize + 1))
+        let huge = try await server.send(url.path, body: Data(count: AssetReference.maximumSize + 1))
         #expect(huge.status == 400 && Self.isLimitExceeded(huge.json))
-        #expect(try server.store.asset(AssetReference(of: Data(count: AssetReference.maximumSize + 1)).checksum, account: "alice") == nil)
+        #expect(try await server.store.asset(AssetReference(of: Data(count: AssetReference.maximumSize + 1)).checksum, account: "alice") == nil)
         for checksum in ["", "../../etc/passwd", String(repeating: "A", count: 64), String(repeating: "a", count: 65)] {
-            let refused = try server.send(ServerFixture.path("assets/download"), token: server.aliceToken, json: ["fileChecksum": checksum])
+            let refused = try await server.send(ServerFixture.path("assets/download"), token: server.aliceToken, json: ["fileChecksum": checksum])
             #expect(refused.status == 400 && refused.json["serverErrorCode"] as? String == "BAD_REQUEST", "\(checksum)")
         }
-        let broken = try server.send(ServerFixture.path("assets/download"), token: server.aliceToken, body: Data("{".utf8))
+        let broken = try await server.send(ServerFixture.path("assets/download"), token: server.aliceToken, body: Data("{".utf8))
         #expect(broken.status == 400)
         // A ticket with any one character changed, or cut short, authorises nothing.
         let ticket = url.lastPathComponent
         let forgeries = ticket.indices.map { "/assets/upload/" + Forgery.replacing(characterAt: ticket.distance(from: ticket.startIndex, to: $0), of: ticket) }
         #expect(forgeries.count == ticket.count && !forgeries.contains(url.path))
         for path in forgeries + [String(url.path.dropLast(5)), "/assets/upload/", "/assets/upload/x.y"] {
-            let refused = try server.send(path, body: Data("hello".utf8))
+            let refused = try await server.send(path, body: Data("hello".utf8))
             #expect(refused.status == 401 || refused.status == 404, "\(path) \(refused.status)")
         }
-        let stored = try server.send(url.path, body: Data("hello".utf8))
+        let stored = try await server.send(url.path, body: Data("hello".utf8))
         let file = try #require(stored.json["singleFile"] as? [String: Any])
         #expect(file["fileChecksum"] as? String == AssetReference(of: Data("hello".utf8)).checksum && file["size"] as? Int == 5)
-        #expect(try server.store.asset(AssetReference(of: Data("hello".utf8)).checksum, account: "alice") == Data("hello".utf8))
+        #expect(try await server.store.asset(AssetReference(of: Data("hello".utf8)).checksum, account: "alice") == Data("hello".utf8))
     }
 
     @Test("Each request is one log line with method, path, status and account, and never the token")
-    func log() throws {
-        let server = try ServerFixture()
-        _ = try server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
-        _ = try server.send(Self.query, token: "ibx_guess", json: [:])
+    func log() async throws {
+        let server = try await ServerFixture()
+        _ = try await server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
+        _ = try await server.send(Self.query, token: "ibx_guess", json: [:])
         let lines = server.logLines.lines.withLock { $0 }
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("2026-11-20T08:15:30.000Z POST \(Self.query) 200 ") && lines[0].hasSuffix(" ms alice"))

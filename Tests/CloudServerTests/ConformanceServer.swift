@@ -3,6 +3,9 @@ import CloudServer
 import IdeaBoxFoundation
 import ServerStore
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import RemoteTestSupport
 import SQLiteServerStore
 import Synchronization
@@ -111,8 +114,9 @@ extension ReceivedJSON {
     }
 }
 
-/// `ideabox serve` in this process on a free port of 127.0.0.1 over a new store, reached as
-/// any CloudKit Web Services client reaches Apple's: an API token for the container and a web
+/// `ideabox serve`'s application in this process over a new store, its requests sent to its
+/// router without a socket (`InProcessServer`), reached as any CloudKit Web Services client
+/// reaches Apple's: an API token for the container and a web
 /// auth token per account, as query parameters. Seeded with two accounts, alice and bob (names
 /// made unique per instance), each with a token and a custom zone `Ideas`. Every answer it
 /// receives goes through `ConformanceSweep`; `sweepFindings` holds what the sweep found.
@@ -143,7 +147,7 @@ final class ConformanceServer: Sendable {
     let aliceBase64Token: String
     /// The web token of a third account, revoked.
     let revokedWebToken: String
-    private let running: RunningServer
+    private let running: InProcessServer
     private let findings = Mutex<[String]>([])
 
     init(_ kind: ConformanceStore) async throws {
@@ -166,7 +170,7 @@ final class ConformanceServer: Sendable {
         _ = try await store.revokeAccessTokens(account: carol)
 
         let log = RequestLog(clock: .fixed(Timestamp(milliseconds: Self.start))) { _ in }
-        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()
+        running = try await InProcessServer(CloudServer(store: store, host: "127.0.0.1", port: 0, log: log))
         self.store = store
         self.apiToken = apiToken
         self.alice = alice
@@ -175,17 +179,14 @@ final class ConformanceServer: Sendable {
         self.revokedWebToken = revokedWebToken
     }
 
-    deinit {
-        running.requestStop()
-    }
-
     /// Asks the server to stop (SIGTERM's way), without waiting.
     func requestStop() {
-        running.requestStop()
+        running.stop()
     }
 
-    /// Where the server listens, such as http://127.0.0.1:41234.
-    var baseURL: String { "http://127.0.0.1:\(running.port)" }
+    /// The server as the URLs it hands out name it: the router framework's requests name
+    /// the host `localhost`.
+    var baseURL: String { "http://localhost" }
 
     /// What the sweep found in every answer so far (case 60); empty when all conform.
     var sweepFindings: [String] { findings.withLock { $0 } }
@@ -230,33 +231,30 @@ final class ConformanceServer: Sendable {
         case let .header(value): authorization = value
         }
         let query = parameters.isEmpty ? "" : "?" + parameters.map { "\($0.name)=\(Self.percentEncoded($0.value))" }.joined(separator: "&")
-        guard let url = URL(string: baseURL + path + query) else { throw URLError(.badURL) }
-        return try await exchange(url, method: method, body: body, contentType: "application/json", authorization: authorization)
+        return try await exchange(path + query, method: method, body: body, contentType: "application/json", authorization: authorization)
     }
 
     /// Sends `body` to an absolute `url` the server gave out (an asset's upload or download
     /// URL), with no credentials at all.
     func fetch(_ url: URL, method: String = "GET", body: Data? = nil) async throws -> Answer {
-        try await exchange(url, method: method, body: body, contentType: "application/octet-stream", authorization: nil)
+        guard url.absoluteString.hasPrefix(baseURL + "/") else { throw URLError(.badURL) }
+        let uri = String(url.absoluteString.dropFirst(baseURL.count))
+        return try await exchange(uri, method: method, body: body, contentType: "application/octet-stream", authorization: nil)
     }
 
-    private func exchange(_ url: URL, method: String, body: Data?, contentType: String, authorization: String?) async throws -> Answer {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = 30
-        if let body {
-            request.httpBody = body
-            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        }
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        let found = ConformanceSweep.findings(status: http.statusCode, body: data)
+    private func exchange(_ uri: String, method: String, body: Data?, contentType: String, authorization: String?) async throws -> Answer {
+        var headers: HTTPFields = [:]
+        if body != nil { headers[.contentType] = contentType }
+        if let authorization { headers[.authorization] = authorization }
+        guard let method = HTTPRequest.Method(method) else { throw URLError(.badURL) }
+        let response = try await running.client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+        let data = Data(response.body.readableBytesView)
+        let found = ConformanceSweep.findings(status: Int(response.status.code), body: data)
         if !found.isEmpty {
             // The path only: a query may hold tokens.
-            findings.withLock { $0 += found.map { "\(method) \(url.path): \($0)" } }
+            findings.withLock { $0 += found.map { "\(method) \(uri.prefix { $0 != "?" }): \($0)" } }
         }
-        return Answer(status: http.statusCode, json: ReceivedJSON(parsing: data) ?? .null, body: data)
+        return Answer(status: Int(response.status.code), json: ReceivedJSON(parsing: data) ?? .null, body: data)
     }
 
     // MARK: Shorthands for the suites

@@ -49,8 +49,8 @@ import Testing
     @Test("A request log of a logger writes each request as a `request` message, and never the token")
     func requestLogThroughALogger() async throws {
         let (logger, lines) = Self.logger(.json)
-        let server = try ServerFixture(log: RequestLog(logger: logger))
-        _ = try server.send(ServerFixture.path("zones/list"), token: server.aliceToken, json: [:])
+        let server = try await ServerFixture(log: RequestLog(logger: logger))
+        _ = try await server.send(ServerFixture.path("zones/list"), token: server.aliceToken, json: [:])
         let written = lines.lines.withLock { $0 }
         #expect(written.count == 1 && !written[0].contains(server.aliceToken), "\(written)")
         let request = try #require(try JSONSerialization.jsonObject(with: Data(written[0].utf8)) as? [String: Any])

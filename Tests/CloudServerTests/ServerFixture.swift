@@ -3,8 +3,11 @@ import CloudKitModel
 import CloudServer
 import CloudWebServices
 import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
 import IdeaBoxFoundation
+import NIOCore
 import ProcessTestSupport
 import SQLiteServerStore
 import Synchronization
@@ -12,9 +15,11 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// `ideabox serve` on a free port of 127.0.0.1 over an in-memory store with a fixed clock,
-/// with two accounts: alice, who has a record, and bob, who has an empty zone of the same
-/// name. Stopped when released.
+/// `ideabox serve` over an in-memory store with a fixed clock, with two accounts: alice, who
+/// has a record, and bob, who has an empty zone of the same name. Its application runs in
+/// this process and takes requests at its router (`InProcessServer`), or, for what only a
+/// socket shows (connections, their limits and timeouts, raw bytes, the HTTP client), on a
+/// free port of 127.0.0.1. Stopped when released.
 final class ServerFixture: Sendable {
     static let start = Timestamp(milliseconds: 1_795_162_530_000)
     static let zone = RecordZoneID(zoneName: "Ideas")
@@ -25,37 +30,58 @@ final class ServerFixture: Sendable {
     let revokedToken = AccessToken.generate()
     /// Every line the server logged.
     let logLines = LineRecorder()
-    private let running: RunningServer
+    private let running: Running
 
-    /// The server; `idleTimeout` is how long it lets a connection send nothing, and
-    /// `maximumConnections` how many it keeps open, `maximumUploads` how many uploads it receives at once;
-    /// its requests go to `log`, or else to `logLines`.
-    init(idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil, maximumUploads: Int? = nil, log: RequestLog? = nil) throws {
-        store = try SQLiteRecordStore.inMemory(
-            clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
-        try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
-        try store.addAccessToken(hash: AccessToken.hash(bobToken), account: "bob")
-        try store.addAccessToken(hash: AccessToken.hash(revokedToken), account: "carol")
-        try store.revokeAccessTokens(account: "carol")
-        for account in ["alice", "bob", "carol"] { try store.createZone(Self.zone, account: account) }
-        let secret = RemoteRecord(
-            recordType: "Idea", recordID: RecordID(recordName: "secret", zoneID: Self.zone),
-            fields: ["title": .string("alice's secret")])
-        _ = try store.modify(account: "alice", saves: [RecordSave(secret, policy: .allKeys)], deletes: [])
+    /// Where the server takes requests.
+    private enum Running {
+        /// At its router, in this process.
+        case router(InProcessServer)
+        /// On a socket.
+        case socket(RunningServer)
+    }
+
+    /// The server, on a socket if `socket`; `idleTimeout` is how long it lets a connection
+    /// send nothing, and `maximumConnections` how many it keeps open, `maximumUploads` how
+    /// many uploads it receives at once; its requests go to `log`, or else to `logLines`.
+    init(
+        socket: Bool = false, idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil, maximumUploads: Int? = nil,
+        log: RequestLog? = nil
+    ) async throws {
+        store = try Self.seededStore(aliceToken: aliceToken, bobToken: bobToken, revokedToken: revokedToken)
         let lines = logLines
         let log = log ?? RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
         var server = CloudServer(store: store, host: "127.0.0.1", port: 0, log: log)
         server.idleTimeout = idleTimeout
         if let maximumConnections { server.maximumConnections = maximumConnections }
         if let maximumUploads { server.maximumUploads = maximumUploads }
-        running = try server.start()
+        running = socket ? .socket(try server.start()) : .router(try await InProcessServer(server))
+    }
+
+    /// The store with the three accounts, their tokens, zones and alice's record.
+    private static func seededStore(aliceToken: String, bobToken: String, revokedToken: String) throws -> SQLiteRecordStore {
+        let store = try SQLiteRecordStore.inMemory(
+            clock: WallClock { ServerFixture.start }, maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
+        try store.addAccessToken(hash: AccessToken.hash(aliceToken), account: "alice")
+        try store.addAccessToken(hash: AccessToken.hash(bobToken), account: "bob")
+        try store.addAccessToken(hash: AccessToken.hash(revokedToken), account: "carol")
+        try store.revokeAccessTokens(account: "carol")
+        for account in ["alice", "bob", "carol"] { try store.createZone(zone, account: account) }
+        let secret = RemoteRecord(
+            recordType: "Idea", recordID: RecordID(recordName: "secret", zoneID: zone),
+            fields: ["title": .string("alice's secret")])
+        _ = try store.modify(account: "alice", saves: [RecordSave(secret, policy: .allKeys)], deletes: [])
+        return store
     }
 
     deinit {
-        running.requestStop()
+        if case .socket(let server) = running { server.requestStop() }
     }
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(running.port)")! }
+    /// Where the server listens; only a server on a socket has one.
+    var baseURL: URL {
+        guard case .socket(let server) = running else { preconditionFailure("a server at its router has no address: ServerFixture(socket: true)") }
+        return URL(string: "http://127.0.0.1:\(server.port)")!
+    }
 
     /// The path of `operation` in the private database.
     static func path(_ operation: String, database: String = "private", container: String = WebServicesPath.defaultContainer) -> String {
@@ -88,28 +114,35 @@ final class ServerFixture: Sendable {
     func send(
         _ path: String, method: String = "POST", token: String? = nil, authorization: String? = nil, headers: [String: String] = [:],
         body: Data
-    ) throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {
-        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
-        request.httpMethod = method
-        request.httpBody = body
-        request.timeoutInterval = 30
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var answer: (HTTPURLResponse, Data)?
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            if let response = response as? HTTPURLResponse { answer = (response, data ?? Data()) }
-            done.signal()
-        }.resume()
-        done.wait()
-        guard let (response, data) = answer else { throw URLError(.badServerResponse) }
+    ) async throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {
+        var fields: [String: String] = ["Content-Type": "application/json"]
+        if let token { fields["Authorization"] = "Bearer \(token)" }
+        if let authorization { fields["Authorization"] = authorization }
+        fields.merge(headers) { $1 }
+        let (status, data, answerHeaders): (Int, Data, [AnyHashable: Any])
+        switch running {
+        case .router(let server):
+            var httpFields = HTTPFields()
+            for (name, value) in fields { if let name = HTTPField.Name(name) { httpFields[name] = value } }
+            let response = try await server.client.execute(
+                uri: path, method: HTTPRequest.Method(method) ?? .post, headers: httpFields, body: ByteBuffer(bytes: body))
+            status = response.status.code
+            data = Data(response.body.readableBytesView)
+            answerHeaders = Dictionary(response.headers.map { ($0.name.rawName as AnyHashable, $0.value as Any) }) { $1 }
+        case .socket:
+            var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
+            request.httpMethod = method
+            request.httpBody = body
+            request.timeoutInterval = 30
+            for (name, value) in fields { request.setValue(value, forHTTPHeaderField: name) }
+            let (received, response) = try await URLSession.shared.data(for: request)
+            guard let response = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+            (status, data, answerHeaders) = (response.statusCode, received, response.allHeaderFields)
+        }
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        return (response.statusCode, json, response.allHeaderFields)
+        return (status, json, answerHeaders)
     }
 
-    /// Sends `object` as JSON.
     /// Writes `bytes` to the server on a socket of its own, as a hostile client would; with
     /// `answer`, reads until the server closes or `seconds` pass and returns what it said,
     /// else closes at once, mid-request.
@@ -123,8 +156,8 @@ final class ServerFixture: Sendable {
     }
 
     /// The path of a new upload URL of alice's.
-    func uploadPath() throws -> String {
-        let answer = try send(Self.path("assets/upload"), token: aliceToken, json: ["tokens": [["recordType": "File", "fieldName": "data"]]])
+    func uploadPath() async throws -> String {
+        let answer = try await send(Self.path("assets/upload"), token: aliceToken, json: ["tokens": [["recordType": "File", "fieldName": "data"]]])
         let url = (answer.json["tokens"] as? [[String: Any]])?.first?["url"] as? String
         guard let path = url.flatMap(URLComponents.init(string:))?.path else { throw URLError(.badServerResponse) }
         return path
@@ -132,11 +165,12 @@ final class ServerFixture: Sendable {
 
     /// A socket connected to the server, which the caller closes.
     func connection() throws -> Int32 {
-        try LoopbackSocket.connect(port: running.port)
+        try LoopbackSocket.connect(port: baseURL.port ?? 0)
     }
 
-    func send(_ path: String, token: String?, json object: [String: Any]) throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {
-        try send(path, token: token, body: try JSONSerialization.data(withJSONObject: object))
+    /// Sends `object` as JSON.
+    func send(_ path: String, token: String?, json object: [String: Any]) async throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any]) {
+        try await send(path, token: token, body: try JSONSerialization.data(withJSONObject: object))
     }
 }
 

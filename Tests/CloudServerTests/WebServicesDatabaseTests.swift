@@ -109,7 +109,7 @@ import Testing
 extension WebServicesDatabaseTests {
     @Test("The client subscribes once per zone, takes a webcourier URL, and its long poll names the zone that changed, or nothing when its time is up")
     func notifications() async throws {
-        let server = try ServerFixture()
+        let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         try alice.subscribe(to: [ServerFixture.zone])
         try alice.subscribe(to: [ServerFixture.zone])  // again, from another launch: still one subscription
@@ -157,7 +157,7 @@ extension WebServicesDatabaseTests {
 
     @Test("As a ZoneChangeFeed: woken by a change of its own account, not by another account's; a quiet wait answers nil")
     func feedWokenByItsAccountOnly() async throws {
-        let server = try ServerFixture()
+        let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let bob = server.client("bob", token: server.bobToken)
         let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
@@ -188,7 +188,7 @@ extension WebServicesDatabaseTests {
 
     @Test("Two zones changed since the cursor: one notice names one, and its cursor makes the next answer at once with the other")
     func twoZonesChangedAreBothNamedInTurn() async throws {
-        let server = try ServerFixture()
+        let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let library = RecordZoneID(zoneName: "RawLibraryZone")
         try alice.createZone(library)
@@ -221,7 +221,7 @@ extension WebServicesDatabaseTests {
 
     @Test("A since token the server never gave out is refused as an expired token, not taken for no change")
     func feedWithAForgedCursor() async throws {
-        let server = try ServerFixture()
+        let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
         let url = try #require(cursor.value.split(separator: " ").first)

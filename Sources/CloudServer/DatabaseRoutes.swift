@@ -1,0 +1,105 @@
+import CloudKitModel
+import IdeaBoxFoundation
+import ServerStore
+import CloudWebServices
+import Foundation
+import Hummingbird
+
+/// CloudKit Web Services' operations, `/database/1/CONTAINER/ENVIRONMENT/DATABASE/FAMILY/ACTION`,
+/// a route group per family of operations. Every request is hostile until shown otherwise:
+/// the path is checked first (`DatabasePathMiddleware`), then the credentials
+/// (`AuthenticationMiddleware`: none, or bad ones, touch nothing), then the body's size (at
+/// most `maximumBodyBytes`) and its JSON, and only then does anything reach the store. The
+/// account comes from the web auth token alone, so no name in a body can reach another
+/// account's zones or records.
+struct DatabaseRoutes {
+    /// The largest JSON body read; a larger one is refused unread (`BAD_REQUEST`, `limitExceeded:`).
+    static let maximumBodyBytes = 8 << 20
+
+    typealias Operation = WebServicesPath.Operation
+
+    let store: any RecordStore
+    /// The containers served; the first one's databases are the accounts' own (see `owner`).
+    let containers: [String]
+    /// `http` or `https`: what the asset and webcourier URLs it hands out start with.
+    let scheme: String
+    let secret: ServerSecret
+    let clock: WallClock
+    /// Where long polls wait for changes.
+    let hub: ZoneChangeHub
+
+    /// Adds the operations to `router`.
+    func add(to router: Router<ServerRequestContext>) {
+        let container = router.group("database/1/:container/:environment")
+            .add(middleware: DatabasePathMiddleware(containers: containers))
+            .add(middleware: AuthenticationMiddleware(store: store, scheme: scheme))
+            .add(middleware: BodyLimitMiddleware(maximumBytes: Self.maximumBodyBytes))
+        let database = container.group(":database")
+        database.group("records")
+            .onEveryMethod("modify", use: perform(.recordsModify))
+            .onEveryMethod("query", use: perform(.recordsQuery))
+            .onEveryMethod("lookup", use: perform(.recordsLookup))
+            .onEveryMethod("changes", use: perform(.recordsChanges))
+        database.group("zones")
+            .onEveryMethod("list", use: perform(.zonesList))
+            .onEveryMethod("lookup", use: perform(.zonesLookup))
+            .onEveryMethod("modify", use: perform(.zonesModify))
+            .onEveryMethod("changes", use: perform(.zonesChanges))
+        database.group("changes")
+            .onEveryMethod("zone", use: perform(.changesZone))
+            .onEveryMethod("database", use: perform(.changesDatabase))
+        database.group("assets")
+            .onEveryMethod("upload", use: perform(.assetsUpload))
+            .onEveryMethod("download", use: download)
+        database.group("subscriptions")
+            .onEveryMethod("list", use: perform(.subscriptionsList))
+            .onEveryMethod("lookup", use: perform(.subscriptionsLookup))
+            .onEveryMethod("modify", use: perform(.subscriptionsModify))
+        database.group("users").onEveryMethod("current", use: perform(.usersCurrent))
+        database.group("tokens").onEveryMethod("create", use: perform(.tokensCreate))
+        // As Apple prints these two: without a database (the private one is meant).
+        container.group("subscriptions").onEveryMethod("lookup", use: perform(.subscriptionsLookup))
+        container.group("tokens").onEveryMethod("create", use: perform(.tokensCreate))
+    }
+
+    /// Answers `operation` with the JSON its body asks for (a GET has none).
+    private func perform(_ operation: Operation) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
+        { request, context in
+            let operations = try await operations(request, context)
+            let body = request.method == .get ? [:] : try await request.jsonObject(context: context)
+            return .json(try await operations.perform(operation, body))
+        }
+    }
+
+    /// `assets/download` (IdeaBox's earlier clients): the bytes of the asset `{fileChecksum}` names.
+    private func download(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let operations = try await operations(request, context)
+        let checksum = try CloudOperations.downloadChecksum(try await request.jsonObject(context: context))
+        return try await AssetRoutes.download(checksum, owner: operations.owner, from: store)
+    }
+
+    /// The operations of the database the request reaches.
+    private func operations(_ request: Request, _ context: ServerRequestContext) async throws -> CloudOperations {
+        guard let path = context.path, let account = context.account else { throw WebServicesErrorMiddleware.noSuchEndpoint }
+        let owner = owner(account, container: path.container)
+        return CloudOperations(
+            store: store, owner: owner, userRecordName: Self.userRecordName(owner),
+            container: path.container == WebServicesPath.legacyContainer ? WebServicesPath.defaultContainer : path.container,
+            assetURLs: AssetURLs(base: request.baseURL(scheme: scheme), secret: try await secret.bytes(), clock: clock), hub: hub)
+    }
+
+    /// The store's name for `account`'s database in `container`: the account's own name in
+    /// the first container served (and in the legacy name of the default one), so a store
+    /// written before containers were named keeps its data there; `account@container` in
+    /// any other (an account name never holds '@').
+    private func owner(_ account: String, container: String) -> String {
+        let container = container == WebServicesPath.legacyContainer ? WebServicesPath.defaultContainer : container
+        return container == containers[0] ? account : "\(account)@\(container)"
+    }
+
+    /// The user record name of a database: `_` and 32 hex digits, as Apple's look, the same
+    /// for the same account and container every time, revealing neither.
+    static func userRecordName(_ owner: String) -> String {
+        "_" + AssetReference.checksum(of: Data("ideabox-user:\(owner)".utf8)).prefix(32)
+    }
+}

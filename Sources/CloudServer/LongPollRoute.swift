@@ -1,0 +1,89 @@
+import CloudKitModel
+import IdeaBoxFoundation
+import ServerStore
+import CloudWebServices
+import Foundation
+import Hummingbird
+import HummingbirdCore
+
+/// `GET /webcourier/TICKET`, the long poll behind a webcourier URL: held until a zone one
+/// of the account's subscriptions watches changes, answered with CloudKit JS's notification
+/// dictionary `{notificationID, notificationType: "recordZone", containerIdentifier,
+/// subscriptionID, zoneID}` and (ours) the database's `syncToken` as of the answer, or with
+/// `{}` after `?timeout=` seconds (1 to 60, default 60) or when the server stops. With
+/// `?since=` a sync token (from `changes/database` or an earlier answer), a watched zone
+/// that changed after it answers at once, so no change falls between two polls.
+struct LongPollRoute {
+    /// The longest a long poll is held (about a minute, as CloudKit's).
+    static let longestTimeout: Duration = .seconds(60)
+
+    let store: any AccountStore & SubscriptionStore & RecordZoneStore
+    let hub: ZoneChangeHub
+    let secret: ServerSecret
+    let clock: WallClock
+
+    /// Adds the route to `router`.
+    func add(to router: Router<ServerRequestContext>) {
+        let refusal = "This webcourier URL is not valid, or it has expired; ask tokens/create again."
+        router.group("webcourier")
+            .add(middleware: TicketMiddleware(kind: .webcourier, method: .get, refusal: refusal, secret: secret, clock: clock))
+            .onEveryMethod(":ticket") { request, context in
+                guard let ticket = context.ticket else { throw WebServicesErrorMiddleware.noSuchEndpoint }
+                return try await poll(request, ticket: ticket)
+            }
+    }
+
+    private func poll(_ request: Request, ticket: AssetTicket) async throws -> Response {
+        // The ticket lasts a week: it serves only while its account still holds a valid token
+        // made before the ticket was, so revoking or deleting (and making the name anew) ends it.
+        let account = String(ticket.owner.split(separator: "@", maxSplits: 1)[0])
+        let issued = ticket.expires.adding(milliseconds: -AssetTicket.webcourierLifetime)
+        guard try await store.accessTokens(account: account).contains(where: { $0.revoked == nil && $0.created <= issued }) else {
+            throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
+        }
+        let (timeout, since) = try Self.parameters(request.uri.queryParameters)
+        let (store, owner) = (store, ticket.owner)
+        let subscriptions = try await store.subscriptions(account: owner)
+        let change = await hub.wait(owner: owner, subscriptions: subscriptions, timeout: timeout) {
+            guard let since, let current = try? await store.zoneTokens(account: owner) else { return nil }
+            let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
+            return subscriptions.first { changed.contains($0.zone) }.map { ZoneChangeHub.Change(subscriptionID: $0.id, zone: $0.zone) }
+        }
+        guard let change else { return .json([:]) }
+        var answer: WebServicesFormat.Object = [
+            "notificationID": .string(UUID().uuidString.lowercased()),
+            "notificationType": "recordZone",
+            "containerIdentifier": .string(ticket.subject),
+            "subscriptionID": .string(change.subscriptionID),
+            "zoneID": ["zoneName": .string(change.zone.zoneName), "ownerRecordName": .string(DatabaseRoutes.userRecordName(ticket.owner))],
+        ]
+        // The token to wait after next: where the device stood, moved on for the zone named
+        // only, so that another zone that changed too answers the next poll at once.
+        if let current = try? await store.zoneTokens(account: owner) {
+            let now = DatabaseToken(current)
+            var next = since ?? now
+            next.zones[change.zone.zoneName] = now.zones[change.zone.zoneName]
+            answer["syncToken"] = .string(next.text)
+        }
+        return .json(answer)
+    }
+
+    /// `?timeout=` (how long to hold the poll) and `?since=` (the sync token to wait after).
+    private static func parameters(_ query: FlatDictionary<Substring, Substring>) throws -> (timeout: Duration, since: DatabaseToken?) {
+        var timeout = longestTimeout
+        if let asked = query["timeout"] {
+            guard let seconds = Int(asked), (1...60).contains(seconds) else {
+                throw WebServicesError.badRequest("timeout is a whole number of seconds from 1 to 60.")
+            }
+            timeout = .seconds(seconds)
+        }
+        let since = try query["since"].map { text in
+            guard let token = DatabaseToken(text: String(text)) else {
+                throw WebServicesError.badRequest(
+                    WebServicesError.changeTokenExpiredPrefix + "since is not a sync token this server gave out; poll without it.")
+            }
+            return token
+        }
+        return (timeout, since)
+    }
+}

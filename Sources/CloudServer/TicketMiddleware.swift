@@ -1,0 +1,32 @@
+import Crypto
+import CloudWebServices
+import Hummingbird
+import IdeaBoxFoundation
+
+/// Admits a request to a URL the server signed (an asset's upload or download URL, a
+/// webcourier URL): the signed ticket at the end of the path is the whole of its
+/// credentials, as with Apple's asset URLs. A wrong method is 405; a ticket forged,
+/// expired or of another kind `AUTHENTICATION_FAILED`, saying `refusal`.
+struct TicketMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    /// The kind of ticket the path takes.
+    let kind: AssetTicket.Kind
+    /// The one method the URL takes.
+    let method: HTTPRequest.Method
+    /// Why a ticket is refused, as the client is told.
+    let refusal: String
+    let secret: ServerSecret
+    let clock: WallClock
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == method else { throw WebServicesError.methodNotAllowed(method.rawValue) }
+        let text = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard let ticket = AssetTicket(text, secret: SymmetricKey(data: try await secret.bytes()), now: clock.now()), ticket.kind == kind else {
+            throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: refusal)
+        }
+        var context = context
+        context.ticket = ticket
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,34 @@
+import CloudKitModel
+import ServerStore
+import CloudWebServices
+import Hummingbird
+
+/// Admits an asset upload before its body is read: one whose `Content-Length` is over the
+/// body limit, or beyond its account's quota of asset bytes, is refused unread; past
+/// `UploadSpool.maximumUploads` at once, `TRY_AGAIN_LATER`. An admitted upload holds its
+/// place in the spool until it is answered.
+struct UploadAdmissionMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let store: any AccountStore
+    let uploads: UploadSpool
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let owner = context.ticket?.owner ?? ""
+        if let announced = request.headers[.contentLength].flatMap({ Int64($0) }) {
+            guard announced <= Int64(context.maxUploadSize) else {
+                throw UnreadBody(error: .limitExceeded("An asset is at most \(context.maxUploadSize >> 20) MiB."))
+            }
+            if let maxBytes = try await store.quota(account: owner).maxAssetBytes,
+               try await store.usage(account: owner).assetBytes + announced > maxBytes {
+                throw UnreadBody(error: WebServicesError(CloudError.quotaExceeded))
+            }
+        }
+        guard uploads.claim() else {
+            throw UnreadBody(error: WebServicesError(
+                code: "TRY_AGAIN_LATER", reason: "The server takes \(uploads.maximumUploads) uploads at once.", retryAfter: 1))
+        }
+        defer { uploads.release() }
+        return try await next(request, context)
+    }
+}

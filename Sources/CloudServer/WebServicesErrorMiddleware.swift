@@ -1,0 +1,38 @@
+import CloudKitModel
+import CloudWebServices
+import Hummingbird
+
+/// Answers whatever a route threw as CloudKit Web Services does: Apple's error dictionary
+/// at its status. A path nothing is routed to is `NOT_FOUND`; a failure of the store's own
+/// counts in `/metrics` and says no more than `INTERNAL_ERROR`.
+struct WebServicesErrorMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as WebServicesError {
+            return .error(error)
+        } catch let refusal as UnreadBody {
+            // The body is still on its way: the connection ends with this answer (ConnectionWatch).
+            var refused = Response.error(refusal.error)
+            refused.headers[.connection] = "close"
+            return refused
+        } catch let left as ClientLeft {
+            throw left
+        } catch let error as CloudError {
+            if error == .internalError || error.code == .serviceUnavailable { metrics.storeFailed() }
+            return .error(WebServicesError(error))
+        } catch let error as HTTPError where error.status == .notFound {
+            return .error(Self.noSuchEndpoint)
+        } catch {
+            metrics.storeFailed()
+            return .error(WebServicesError(.internalError))
+        }
+    }
+
+    /// The answer for a path that names nothing served.
+    static let noSuchEndpoint = WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.")
+}

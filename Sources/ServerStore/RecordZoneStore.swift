@@ -1,0 +1,39 @@
+import CloudKitModel
+import Foundation
+import IdeaBoxFoundation
+
+/// The records and zones of each account's databases: what `records/*`, `zones/*` and
+/// `changes/*` read and write. Every store keeps the semantics of `CloudDatabase`: change
+/// tags that change on every save, one change order per zone, and a modify that commits all
+/// its successful items together or none of them.
+public protocol RecordZoneStore: Sendable {
+    /// The most saves plus deletes one modify may carry.
+    var maximumRecordsPerRequest: Int { get }
+    /// How many records `account` holds across its zones.
+    func recordCount(account: String) async throws -> Int
+    /// The zones of `account`, by name.
+    func zones(account: String) async throws -> [RecordZoneID]
+    /// The zones of `account`, each with the token of its latest change (which changes
+    /// with every change in the zone).
+    func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken]
+    /// Creates `zone` in `account` unless it exists; `quotaExceeded` if the account holds
+    /// its quota of zones.
+    func createZone(_ zone: RecordZoneID, account: String) async throws
+    /// Deletes `zone` of `account` with its records and history, if it exists.
+    func deleteZone(_ zone: RecordZoneID, account: String) async throws
+    /// Forgets deletions made before `cutoff`, as CloudKit trims its change history; change
+    /// tokens from before a forgotten deletion then expire. Returns how many were forgotten.
+    func purgeDeletions(before cutoff: Timestamp) async throws -> Int
+    /// Deletes, then saves, in one transaction (see `CloudDatabase.modify`), each under its
+    /// own policy (`RecordDeletion.refusal`, `SavePolicy.refusal`, merging as
+    /// `RecordSave.record(over:)` says); if `atomic`, a request with a failed item applies
+    /// nothing and its result holds only the failures. A save that names an asset `account`
+    /// has not stored (at the size named) fails with `unknownItem`.
+    func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult
+    /// One page of the changes of `zone` after `token` (see `CloudDatabase.fetchChanges`).
+    func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges
+    /// The records of `zone` named `names` that exist, in no particular order.
+    func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord]
+    /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
+    func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
+}

@@ -1,0 +1,19 @@
+import CloudKitModel
+import Foundation
+
+/// Each account's zone subscriptions, and the change announcements that wake long polls
+/// in every server process over one store.
+public protocol SubscriptionStore: Sendable {
+    /// The zone subscriptions of `account`, by id.
+    func subscriptions(account: String) async throws -> [ZoneSubscription]
+    /// Saves `subscription` for `account`, replacing one with its id.
+    func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws
+    /// Deletes the subscription `id` of `account`; returns whether there was one.
+    func deleteSubscription(id: String, account: String) async throws -> Bool
+    /// Tells the other server processes over this store that `zones` of `account` changed
+    /// (PostgreSQL's `NOTIFY`); a store that one process serves alone has no one to tell.
+    func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws
+    /// Calls `handler` with every change another process announces, until the task is
+    /// cancelled; returns at once for a store that one process serves alone.
+    func listenForChanges(_ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void) async throws
+}

@@ -1,0 +1,47 @@
+@testable import CloudServer
+import ServerStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+
+/// A server's Hummingbird application run in this process through HummingbirdTesting's
+/// router framework (`app.test(.router)`): requests go straight to its router, no socket.
+/// Its long-poll hub runs as the application's service, as in `serve`, and is stopped (its
+/// held polls answered) by `stop()` or when this is released.
+final class InProcessServer: Sendable {
+    /// What sends requests to the router.
+    let client: any TestClientProtocol
+    private let stopping: AsyncStream<Void>.Continuation
+    private let uploads: UploadSpool
+
+    /// Runs `server`'s application until `stop()`.
+    init(_ server: CloudServer) async throws {
+        let hub = ZoneChangeHub(store: server.store, logger: Logger(label: "ideabox.serve.test"))
+        let uploads = try UploadSpool(maximumUploads: server.maximumUploads, parent: server.uploadFolder)
+        let app = try server.application(hub: hub, metrics: ServerMetrics(), uploads: uploads, services: [hub])
+        let (clients, handOver) = AsyncStream.makeStream(of: (any TestClientProtocol).self)
+        let (stopped, stopping) = AsyncStream.makeStream(of: Void.self)
+        Task {
+            try await app.test(.router) { client in
+                handOver.yield(client)
+                handOver.finish()
+                for await _ in stopped {}
+            }
+        }
+        guard let client = await clients.first(where: { _ in true }) else { throw CancellationError() }
+        self.client = client
+        self.stopping = stopping
+        self.uploads = uploads
+    }
+
+    deinit {
+        stop()
+        uploads.remove()
+    }
+
+    /// Stops the application as a SIGTERM stops `serve`: its held polls are answered at once.
+    func stop() {
+        stopping.finish()
+    }
+}
