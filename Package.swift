@@ -130,6 +130,8 @@ let package = Package(
             dependencies: ["IdeaBoxCore", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             plugins: ["BuildCommit"]
         ),
+        // Starting a program (posix_spawn, files for its output): the tests' one spawner and the benchmarks'.
+        .target(name: "ChildProcess"),
         // Empty ICU data for both binaries, which format nothing through ICU: 34 MB less in each
         // (BENCHMARKS.md, "Installed size").
         .target(name: "CEmptyICUData"),
@@ -165,7 +167,7 @@ let package = Package(
             name: "ideabox-bench",
             dependencies: [
                 "IdeaBoxCore", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
-                "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -212,7 +214,7 @@ let package = Package(
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Finding the built `ideabox`, for the two suites that run it.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
-        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxCore", "ProcessTestSupport", "DatabaseDamage"]),
-        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxCore", "ProcessTestSupport"]),
+        .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxCore", "ProcessTestSupport", "DatabaseDamage"]),
+        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["ChildProcess", "IdeaBoxCore", "ProcessTestSupport"]),
     ]
 )
