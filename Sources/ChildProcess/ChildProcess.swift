@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,8 +32,8 @@ public enum ChildProcess {
     /// Starts `executable` as `run` does and returns at once. The child's environment is
     /// exactly `environment`, but for one variable: when this process has `LLVM_PROFILE_FILE`
     /// and `environment` does not, the child gets it too, so that a run with code coverage
-    /// (`swift test --enable-code-coverage`, `.ci/coverage`) counts the programs it starts; its
-    /// patterns (`%p`, `%m`) keep each program's counts apart. With `newSession`, the program
+    /// (`.ci/run`, `.ci/coverage`) counts the programs it starts, each in a file of its own
+    /// (`childProfileFile`). With `newSession`, the program
     /// leads a session and process group of its own (as under `setsid`), so that
     /// `RunningChild.killGroup` ends it with every program it started.
     public static func start(
@@ -76,7 +77,7 @@ public enum ChildProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         var environment = environment
         if environment["LLVM_PROFILE_FILE"] == nil, let profile = getenv("LLVM_PROFILE_FILE") {
-            environment["LLVM_PROFILE_FILE"] = String(cString: profile)
+            environment["LLVM_PROFILE_FILE"] = Self.childProfileFile(String(cString: profile))
         }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -86,6 +87,20 @@ public enum ChildProcess {
             throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(spawnError)))")
         }
         return RunningChild(pid: pid, name: executable)
+    }
+
+    /// The children started so far: what tells their profile files apart.
+    private static let started = Mutex(0)
+
+    /// `pattern` with its `%p` (the process id) followed by this process's id and a number of
+    /// its own for each child: a test run starts more processes and threads than there are
+    /// process ids, and a child given the id of an earlier one would write over its counts.
+    private static func childProfileFile(_ pattern: String) -> String {
+        let number = started.withLock { count in
+            count += 1
+            return count
+        }
+        return pattern.replacing("%p", with: "%p-\(getpid())-\(number)")
     }
 
     /// glibc's `posix_spawn_file_actions_addchdir_np` (since 2.29), which Swift's Glibc module

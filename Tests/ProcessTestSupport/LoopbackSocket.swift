@@ -76,7 +76,10 @@ extension LoopbackSocket {
     /// any help from the server, that the server has read a request, or has closed the connection.
     public static func serverEnd(of descriptor: Int32) -> (isOpen: Bool, unread: Int)? {
         guard let ours = port(of: descriptor, getsockname), let theirs = port(of: descriptor, getpeername),
-              let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+              // Read to its end: Foundation reads a file of /proc, whose size says 0, one page only.
+              let bytes = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/tcp")).readToEnd()
+        else { return nil }
+        let table = String(decoding: bytes ?? Data(), as: UTF8.self)
         // "sl local_address rem_address st tx_queue:rx_queue …", addresses as HEXADDR:HEXPORT.
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")

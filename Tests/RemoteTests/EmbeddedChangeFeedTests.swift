@@ -56,8 +56,8 @@ import Testing
         // The write comes once the wait has read the change file to its end: what wakes it is
         // the write itself (inotify), not a line already there when it looked.
         let reads = try ReadWatch(root.changeFile)
-        let waiting = Task { try await Self.onThread { try feed.waitForChanges(after: cursor, seconds: 30) } }
-        #expect(try await Self.onThread { reads.waitForRead(seconds: 10) }, "the wait never read the change file")
+        let waiting = Self.threadStarted { try feed.waitForChanges(after: cursor, seconds: 60) }
+        #expect(try await Self.onThread { reads.waitForRead(seconds: 30) }, "the wait never read the change file")
         try root.save("a's", in: Self.library, as: "a")
         let notice = try #require(try await waiting.value)
         #expect(notice.zones == [Self.library])
@@ -112,6 +112,20 @@ import Testing
             guard poll(&request, 1, seconds * 1000) == 1 else { return false }
             var buffer = [UInt8](repeating: 0, count: 4096)
             return buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } > 0
+        }
+    }
+
+    /// Starts a blocking call on a thread of its own now (a `Task` would start it only once
+    /// the busy test pool gets to it), and returns its result to await.
+    static func threadStarted<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) -> Task<Value, any Error> {
+        let (results, continuation) = AsyncThrowingStream<Value, any Error>.makeStream()
+        Thread {
+            continuation.yield(with: Result { try work() })
+            continuation.finish()
+        }.start()
+        return Task {
+            for try await value in results { return value }
+            throw CancellationError()
         }
     }
 
