@@ -136,6 +136,8 @@ let package = Package(
             dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             plugins: ["BuildCommit"]
         ),
+        // Starting a program (posix_spawn, files for its output): the tests' one spawner and the benchmarks'.
+        .target(name: "ChildProcess"),
         // Empty ICU data for both binaries, which format nothing through ICU: 34 MB less in each
         // (BENCHMARKS.md, "Installed size").
         .target(name: "CEmptyICUData"),
@@ -171,7 +173,7 @@ let package = Package(
             name: "ideabox-bench",
             dependencies: [
                 "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
-                "IdeaBoxViewModels", "IdeaBoxTUI",
+                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -224,7 +226,7 @@ let package = Package(
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Finding the built `ideabox`, for the two suites that run it.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
-        .testTarget(name: "IdeaBoxCLITests", dependencies: ["IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
-        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),
+        .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
+        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),
     ]
 )

@@ -46,7 +46,8 @@ enum ExportFile {
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
             throw ImportError.notAnArray(path)
         } catch {
-            throw ImportError.notJSON(path, at: JSONSyntax.firstError(in: Array(data)))
+            // The syntax held (checked above): what the decoder refused has no position to name.
+            throw ImportError.notJSON(path, at: nil)
         }
         var problems: [ImportError.Problem] = []
         var positions: [UUID: Int] = [:]

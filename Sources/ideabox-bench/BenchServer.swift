@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcess
 import CloudHTTPClient
 import Foundation
 
@@ -10,7 +11,9 @@ final class BenchServer {
     private let store: String
     private let folder: URL
     /// The server process.
-    let pid: pid_t
+    private let process: RunningChild
+    /// The server process's id.
+    var pid: pid_t { process.pid }
 
     /// `--server sqlite` or `--server postgres://…`.
     struct Options: ParsableArguments {
@@ -52,28 +55,17 @@ final class BenchServer {
         }
 
         let log = folder.appendingPathComponent("serve.log")
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let arguments = [binary.path, "serve", "--listen", "127.0.0.1:0", "--store", store] + tlsArguments
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, binary.path, &actions, nil, argv, environ) == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: binary.path])
-        }
-        self.pid = pid
-        let deadline = Date().addingTimeInterval(30)
+        process = try ChildProcess.start(
+            binary.path, ["serve", "--listen", "127.0.0.1:0", "--store", store] + tlsArguments,
+            environment: ProcessInfo.processInfo.environment, output: "/dev/null", error: log.path)
+        let deadline = ContinuousClock.now + .seconds(30)
         while true {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if let match = text.firstMatch(of: /listening on (https?:\/\/127\.0\.0\.1:\d+)/), let url = URL(string: String(match.1)) {
                 endpoint = WebServicesDatabase.Endpoint(server: url)
                 return
             }
-            guard Date() < deadline, waitpid(pid, nil, WNOHANG) == 0 else {
+            guard ContinuousClock.now < deadline, try process.endedStatus() == nil else {
                 throw ValidationError("ideabox serve did not start:\n\(text)")
             }
             Thread.sleep(forTimeInterval: 0.02)
@@ -89,7 +81,8 @@ final class BenchServer {
         let output = folder.appendingPathComponent("token")
         var environment = ProcessInfo.processInfo.environment
         environment["IDEABOX_HOME"] = folder.path
-        let status = try spawnAndWait(binary, ["serve", "account", "add", name, "--store", store], environment: environment, output: output)
+        let status = try ChildProcess.run(
+            binary.path, ["serve", "account", "add", name, "--store", store], environment: environment, output: output.path, error: "/dev/null")
         let token = try String(contentsOf: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         guard status == 0, !token.isEmpty else { throw ValidationError("serve account add \(name) failed") }
         return (name, token)
@@ -112,9 +105,9 @@ final class BenchServer {
             ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
              "-out", path("server.pem"), "-days", "2", "-extfile", path("san.txt")],
         ] {
-            let status = try spawnAndWait(
-                URL(fileURLWithPath: "/usr/bin/openssl"), arguments, environment: ProcessInfo.processInfo.environment,
-                output: folder.appendingPathComponent("openssl.out"))
+            let status = try ChildProcess.run(
+                "/usr/bin/openssl", arguments, environment: ProcessInfo.processInfo.environment,
+                output: folder.appendingPathComponent("openssl.out").path, error: "/dev/null")
             guard status == 0 else { throw ValidationError("openssl \(arguments[0]) failed") }
         }
         return try String(contentsOf: folder.appendingPathComponent("ca.pem"), encoding: .utf8)
@@ -148,8 +141,7 @@ final class BenchServer {
 
     /// Stops the server (SIGTERM: the requests in flight finish) and removes its folder.
     func stop() {
-        guard kill(pid, SIGTERM) == 0 else { return }
-        while waitpid(pid, nil, 0) == -1 && errno == EINTR {}
+        _ = try? process.stop(SIGTERM)
         try? FileManager.default.removeItem(at: folder)
     }
 }

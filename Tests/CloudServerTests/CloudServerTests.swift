@@ -212,8 +212,10 @@ import Testing
         let request = "POST \(ServerFixture.path("assets/download")) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
         LoopbackSocket.send(request, on: descriptor)
-        // Reading nothing for well past the stall timeout, then everything there is.
-        try await Task.sleep(for: .seconds(6))
+        // Reading nothing until the server has closed its end, then everything there is.
+        try await Poll.until("the server closed the stalled download", timeout: .seconds(30)) {
+            LoopbackSocket.serverEnd(of: descriptor)?.isOpen != true
+        }
         let received = LoopbackSocket.readAll(descriptor, waitingAtMost: 20).count
         #expect(received > 0 && received < data.count, "\(received) bytes of \(data.count)")
     }

@@ -7,6 +7,7 @@ import CloudWebServices
 import Foundation
 import RemoteTestSupport
 import SQLiteServerStore
+import Synchronization
 import Testing
 
 /// The HTTP client: every error the server can answer with comes back as the same
@@ -205,16 +206,18 @@ extension WebServicesDatabaseTests {
 
     @Test("A webcourier URL stops serving once its account has no valid token made before it (revoked, or deleted and made anew)")
     func webcourierEndsWithItsAccountsTokens() async throws {
-        // The wall clock, so that a token made later is later than the URL.
-        let store = try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200)
-        let served = try ServedRemote(store: store, account: "alice", maximumRecordsPerRequest: 200)
+        // A clock the test moves on, so that the token made anew is later than the URL.
+        let now = Mutex(Timestamp(milliseconds: 1_767_225_600_000))
+        let clock = WallClock { now.withLock { $0 } }
+        let store = try SQLiteRecordStore.inMemory(clock: clock, maximumRecordsPerRequest: 200)
+        let served = try ServedRemote(store: store, account: "alice", maximumRecordsPerRequest: 200, clock: clock)
         let alice = served.client()
         let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
         #expect(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 1) } == nil)
         try store.deleteAccount("alice")
         #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
         // The name made anew, with a new token: the old URL still does not serve.
-        try await Task.sleep(for: .milliseconds(5))
+        now.withLock { $0 = $0.adding(milliseconds: 1) }
         try store.addAccessToken(hash: AccessToken.hash(AccessToken.generate()), account: "alice", label: "token")
         #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
     }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ProcessTestSupport
 import Testing
@@ -76,13 +77,13 @@ import Testing
         let loop = try ChildProcess.start(
             "/bin/sh", ["-c", Self.loop, "sh", try IdeaBoxBinary.url().path, String(round)], environment: environment,
             directory: sandbox.directory.path, output: output.path, error: errors.path, newSession: true)
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = ContinuousClock.now + .seconds(60)
 
         var acknowledged = Acknowledged()
         var reports = 0
         var consumed = 0
         // The loop's reports, read from its output file as they arrive, line by line.
-        reading: while reports < afterReports && Date() < deadline {
+        reading: while reports < afterReports && ContinuousClock.now < deadline {
             let data = (try? Data(contentsOf: output)) ?? Data()
             var lines = data.dropFirst(consumed)
             while let newline = lines.firstIndex(of: UInt8(ascii: "\n")) {

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ProcessTestSupport
 import Testing
@@ -27,8 +28,8 @@ import Testing
         // The watch runs on a thread of its own, so a busy test pool can't make it late.
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
-                let deadline = Date().addingTimeInterval(60)
-                while Self.visibleFiles(in: itemsB).count < 200 && Date() < deadline && kill(library.pid, 0) == 0 {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while Self.visibleFiles(in: itemsB).count < 200 && ContinuousClock.now < deadline && kill(library.pid, 0) == 0 {
                     usleep(2_000)
                 }
                 // The child is not reaped until `stop` waits for it, so its pid stays its own.

@@ -20,7 +20,8 @@ struct ServeShutdownTests {
             "POST /database/1/iCloud.com.buildwithharry.IdeaBox/production/private/records/modify HTTP/1.1\r\n"
                 + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 1000\r\n\r\n{\"zoneID\":",
             on: descriptor)
-        try await Task.sleep(for: .milliseconds(300))
+        // SIGTERM only once serve has read all of it: the request is in flight, not in a socket's buffer.
+        try await Poll.until("serve has read the request") { LoopbackSocket.serverEnd(of: descriptor)?.unread == 0 }
 
         let started = ContinuousClock.now
         let status = try server.stop(SIGTERM)

@@ -203,7 +203,7 @@ struct ServedSyncTests {
         guard let pid = server.pid else { throw EndToEndError(description: "The server is not running.") }
         return try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
             Thread {
-                let deadline = Date().addingTimeInterval(60)
+                let deadline = ContinuousClock.now + .seconds(60)
                 while true {
                     let modifies = watched.log.components(separatedBy: "records/modify 200").count - 1
                     if modifies >= count {
@@ -211,7 +211,7 @@ struct ServedSyncTests {
                         done.resume(returning: modifies)
                         return
                     }
-                    guard Date() < deadline else {
+                    guard ContinuousClock.now < deadline else {
                         done.resume(throwing: EndToEndError(description: "The upload did not reach the server:\n\(watched.log)"))
                         return
                     }

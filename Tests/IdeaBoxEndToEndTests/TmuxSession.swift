@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import IdeaBoxViewModels
 import ProcessTestSupport
@@ -215,13 +216,27 @@ final class TmuxSession {
     }
 
     /// Polls the pane for `duration` and fails with `what` and the screen as soon as
-    /// `condition` stops holding; for checking that something does *not* happen.
+    /// `condition` stops holding; for checking that something does *not* happen. The last
+    /// look begins only once `duration` is over, so what happens late in the window (after a
+    /// look, before the window's end) fails the test as well; the test's next step comes after
+    /// it. The looks run on a thread of their own, as `waitFor`'s do.
     func keeps(
-        _ what: String, for duration: Duration, while condition: (Screen) -> Bool
+        _ what: String, for duration: Duration, while condition: @escaping (Screen) -> Bool
     ) async throws {
+        nonisolated(unsafe) let session = self
+        nonisolated(unsafe) let condition = condition
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                continuation.resume(with: Result { try session.check(what, for: duration, while: condition) })
+            }.start()
+        }
+    }
+
+    private func check(_ what: String, for duration: Duration, while condition: (Screen) -> Bool) throws {
         let clock = ContinuousClock()
         let end = clock.now + duration
-        repeat {
+        while true {
+            let looked = clock.now
             let screen = try capture()
             if screen.contains(Self.exitMarker) {
                 throw EndToEndError(description: "The app ended while checking \(what).\n\(screen)")
@@ -229,8 +244,9 @@ final class TmuxSession {
             guard condition(screen) else {
                 throw EndToEndError(description: "Expected \(what) for \(duration), but:\n\(screen)")
             }
-            try await Task.sleep(for: .milliseconds(25))
-        } while clock.now < end
+            if looked >= end { return }
+            usleep(UInt32(min(.milliseconds(25), end - looked) / .microseconds(1)))
+        }
     }
 
     /// Polls until every one of `texts` shows somewhere on the pane.

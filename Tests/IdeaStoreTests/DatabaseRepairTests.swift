@@ -87,7 +87,7 @@ import Testing
             _ = try DatabaseRepair.repair(directory: directory, wait: 0)
 
             let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
-            let after = try Self.state(repaired.repository(clock: .system, ids: .random))
+            let after = try Self.state(repaired.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1)))
             let (kept, whole) = table == "idea" ? (after.ideas, before.ideas) : (after.deletes, before.deletes)
             #expect(kept.isSubset(of: whole))
             #expect(whole.count - kept.count == rowsOnThem)
@@ -107,12 +107,12 @@ import Testing
     @Test func aDatabaseAnotherConnectionHasOpenIsLeftAlone() throws {
         try withTemporaryDirectory { directory in
             let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
-            _ = try database.repository(clock: .system, ids: .random).addIdea(title: "The app is running")
+            _ = try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1)).addIdea(title: "The app is running")
             let file = directory.appendingPathComponent("ideabox.sqlite")
             #expect(throws: StorageError.inUse(path: file.path, options: ["--profile", "phone"])) {
                 try DatabaseRepair.repair(directory: directory, options: ["--profile", "phone"], wait: 0)
             }
-            #expect(try database.repository(clock: .system, ids: .random).ideas(.all, limit: 10).count == 8)
+            #expect(try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1)).ideas(.all, limit: 10).count == 8)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains("damaged") })
         }
     }
@@ -127,7 +127,7 @@ import Testing
             #expect(outcome == .repaired(path: file.path, damagedCopy: copy, kept: DatabaseRepair.Kept(ideas: 0, deletes: 0, pendingChanges: 0)))
             #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == text)
             let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .command)
-            #expect(try database.repository(clock: .system, ids: .random).ideas(.all, limit: 10).isEmpty)
+            #expect(try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1)).ideas(.all, limit: 10).isEmpty)
             #expect(try DatabaseDamage.integrityCheck(file) == ["ok"])
         }
     }

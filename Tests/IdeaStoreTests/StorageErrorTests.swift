@@ -104,7 +104,7 @@ import Testing
     @Test func aDamagedPageFoundByAReadIsTheSameSentence() throws {
         try withTemporaryDirectory { directory in
             let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, options: ["--profile", "phone"])
-            let repository = database.repository(clock: .system, ids: .random)
+            let repository = database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1))
             for number in 1...400 {
                 _ = try repository.addIdea(title: "Idea \(number)", description: String(repeating: "d", count: 200))
             }
@@ -114,7 +114,7 @@ import Testing
             try DatabaseDamage.overwrite(pages: [pages[pages.count / 2]], of: file)
             let reopened = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, options: ["--profile", "phone"])
             #expect(throws: StorageError.damaged(path: file.path, options: ["--profile", "phone"])) {
-                try reopened.repository(clock: .system, ids: .random).forEachIdea(.all) { _ in }
+                try reopened.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1)).forEachIdea(.all) { _ in }
             }
         }
     }

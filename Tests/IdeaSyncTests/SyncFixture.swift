@@ -42,7 +42,7 @@ final class SyncFixture {
             store = try TestPostgres.store(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
         }
         server = try ServedRemote(
-            store: store, account: SimulatedCloud.defaultAccount, maximumRecordsPerRequest: maximumRecordsPerRequest)
+            store: store, account: SimulatedCloud.defaultAccount, maximumRecordsPerRequest: maximumRecordsPerRequest, clock: scheduler.clock)
     }
 
     /// A new device named `name`, with its own database and engine. `deviceIds` makes the

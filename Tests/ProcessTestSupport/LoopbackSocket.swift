@@ -69,6 +69,41 @@ public enum LoopbackSocket {
     }
 }
 
+extension LoopbackSocket {
+    /// The server's end of the connection `descriptor` as the kernel lists it (`/proc/net/tcp`):
+    /// whether it is still open (ESTABLISHED) and how many of the bytes sent to it the server
+    /// has not read yet; nil when the kernel no longer knows it. A test learns from it, without
+    /// any help from the server, that the server has read a request, or has closed the connection.
+    public static func serverEnd(of descriptor: Int32) -> (isOpen: Bool, unread: Int)? {
+        guard let ours = port(of: descriptor, getsockname), let theirs = port(of: descriptor, getpeername),
+              // Read to its end: Foundation reads a file of /proc, whose size says 0, one page only.
+              let bytes = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/tcp")).readToEnd()
+        else { return nil }
+        let table = String(decoding: bytes ?? Data(), as: UTF8.self)
+        // "sl local_address rem_address st tx_queue:rx_queue …", addresses as HEXADDR:HEXPORT.
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, Self.port(inColumn: fields[1]) == theirs, Self.port(inColumn: fields[2]) == ours,
+                  let unread = fields[4].split(separator: ":").last.flatMap({ Int($0, radix: 16) }) else { continue }
+            return (fields[3] == "01", unread)
+        }
+        return nil
+    }
+
+    private static func port(
+        of descriptor: Int32, _ name: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> Int? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { name(descriptor, $0, &length) } }
+        return named == 0 ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    private static func port(inColumn column: Substring) -> Int? {
+        column.split(separator: ":").last.flatMap { Int($0, radix: 16) }
+    }
+}
+
 /// A connection that could not be made.
 public struct LoopbackSocketError: Error, CustomStringConvertible {
     public let description: String

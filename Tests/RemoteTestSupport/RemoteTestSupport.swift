@@ -68,11 +68,12 @@ public final class ServedRemote: Sendable {
     private let maximumRecordsPerRequest: Int
     private let account: String
 
-    public init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int) throws {
+    /// `clock` is the server's: the store's, so that the times of tickets and tokens agree.
+    public init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int, clock: WallClock) throws {
         let hash = AccessToken.hash(token)
         try runBlocking { try await store.addAccessToken(hash: hash, account: account) }
-        let log = RequestLog(clock: .system) { _ in }
-        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, log: log).start()
+        let log = RequestLog(clock: clock) { _ in }
+        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, clock: clock, log: log).start()
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
         self.account = account
     }

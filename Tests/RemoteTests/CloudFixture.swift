@@ -46,7 +46,7 @@ struct CloudFixture {
                 ? cloud.store : try TestPostgres.store(clock: clock.wallClock, maximumRecordsPerRequest: maximumRecordsPerRequest)
             faults = try SimulatedCloud.inMemory(
                 clock: clock.wallClock, random: SeededRandomNumberGenerator(seed: seed), sleeper: sleeps.sleeper)
-            server = try ServedRemote(store: store, account: Self.account, maximumRecordsPerRequest: maximumRecordsPerRequest)
+            server = try ServedRemote(store: store, account: Self.account, maximumRecordsPerRequest: maximumRecordsPerRequest, clock: clock.wallClock)
         }
     }
 

@@ -1,6 +1,7 @@
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
+import IdeaBoxFoundation
 import Testing
 
 /// The embedded remote's feed: processes of one data root wake each other through the
@@ -8,6 +9,8 @@ import Testing
 @Suite struct EmbeddedChangeFeedTests {
     static let ideas = RecordZoneID(zoneName: "Ideas")
     static let library = RecordZoneID(zoneName: "RawLibraryZone")
+    /// The remote's clock: what it stamps plays no part in waking.
+    static let clock = WallClock.fixed(Timestamp(milliseconds: 1_767_225_600_000))
 
     /// A remote file in a new folder, opened twice as two processes would.
     final class Root: Sendable {
@@ -17,11 +20,14 @@ import Testing
 
         init() throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            writer = try SimulatedCloud.open(directory: directory, clock: .system)
-            reader = try SimulatedCloud.open(directory: directory, clock: .system)
+            writer = try SimulatedCloud.open(directory: directory, clock: EmbeddedChangeFeedTests.clock)
+            reader = try SimulatedCloud.open(directory: directory, clock: EmbeddedChangeFeedTests.clock)
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
+
+        /// The change file the feeds watch.
+        var changeFile: URL { directory.appendingPathComponent(SimulatedCloud.fileName + "-changes") }
 
         /// Saves one record in `zone` as `device`.
         func save(_ name: String, in zone: RecordZoneID, as device: String) throws {
@@ -47,8 +53,11 @@ import Testing
         }
         #expect(quiet == nil && waited >= .seconds(1))
 
-        let waiting = Task { try await Self.onThread { try feed.waitForChanges(after: cursor, seconds: 30) } }
-        try await Task.sleep(for: .milliseconds(50))
+        // The write comes once the wait has read the change file to its end: what wakes it is
+        // the write itself (inotify), not a line already there when it looked.
+        let reads = try ReadWatch(root.changeFile)
+        let waiting = Self.threadStarted { try feed.waitForChanges(after: cursor, seconds: 60) }
+        #expect(try await Self.onThread { reads.waitForRead(seconds: 30) }, "the wait never read the change file")
         try root.save("a's", in: Self.library, as: "a")
         let notice = try #require(try await waiting.value)
         #expect(notice.zones == [Self.library])
@@ -75,13 +84,49 @@ import Testing
         try root.save("one", in: Self.ideas, as: "a")
         let feed = try #require(root.reader.changeFeed(forDevice: "b"))
         let cursor = try feed.startWatching([Self.ideas, Self.library])
-        try Data().write(to: root.directory.appendingPathComponent(SimulatedCloud.fileName + "-changes"))
+        try Data().write(to: root.changeFile)
         let notice = try await Self.onThread { try feed.waitForChanges(after: cursor, seconds: 5) }
         #expect(notice?.zones == [Self.ideas, Self.library])
     }
 
     @Test func anInMemoryRemoteHasNoFeed() throws {
-        #expect(try SimulatedCloud.inMemory(clock: .system).changeFeed(forDevice: "b") == nil)
+        #expect(try SimulatedCloud.inMemory(clock: Self.clock).changeFeed(forDevice: "b") == nil)
+    }
+
+    /// Reads of a file, seen through inotify: a reader that opened it read-only and closed it.
+    final class ReadWatch: Sendable {
+        private let descriptor: Int32
+
+        init(_ file: URL) throws {
+            descriptor = inotify_init1(Int32(IN_CLOEXEC))
+            guard descriptor >= 0, inotify_add_watch(descriptor, file.path, UInt32(IN_CLOSE_NOWRITE)) >= 0 else {
+                throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: file.path])
+            }
+        }
+
+        deinit { close(descriptor) }
+
+        /// Whether a read ended (since the watch began or the last one seen) within `seconds`.
+        func waitForRead(seconds: Int32) -> Bool {
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&request, 1, seconds * 1000) == 1 else { return false }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            return buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } > 0
+        }
+    }
+
+    /// Starts a blocking call on a thread of its own now (a `Task` would start it only once
+    /// the busy test pool gets to it), and returns its result to await.
+    static func threadStarted<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) -> Task<Value, any Error> {
+        let (results, continuation) = AsyncThrowingStream<Value, any Error>.makeStream()
+        Thread {
+            continuation.yield(with: Result { try work() })
+            continuation.finish()
+        }.start()
+        return Task {
+            for try await value in results { return value }
+            throw CancellationError()
+        }
     }
 
     /// Runs a blocking call on a thread of its own, off Swift's cooperative pool.

@@ -19,7 +19,7 @@ struct PostgresRecordStoreTests {
     func twoServersActAsOne() throws {
         let clock = ManualClock(start: CloudFixture.start)
         let stores = try TestPostgres.stores(count: 2, clock: clock.wallClock)
-        let servers = try stores.map { try ServedRemote(store: $0, account: CloudFixture.account, maximumRecordsPerRequest: 200) }
+        let servers = try stores.map { try ServedRemote(store: $0, account: CloudFixture.account, maximumRecordsPerRequest: 200, clock: clock.wallClock) }
         try servers[0].client().createZone(Self.zone)
         let counterID = id("counter")
         _ = try servers[1].client().modify(
@@ -166,7 +166,7 @@ struct PostgresRecordStoreTests {
     @Test("A database that cannot be reached, or a URL that is not PostgreSQL's, is one clear error")
     func unreachable() throws {
         let refused = #expect(throws: PostgresStoreError.self) {
-            try runBlocking { try await PostgresRecordStore.connect(url: "postgres://ideabox@127.0.0.1:1/none?sslmode=disable", clock: .system) }
+            try runBlocking { try await PostgresRecordStore.connect(url: "postgres://ideabox@127.0.0.1:1/none?sslmode=disable", clock: .fixed(CloudFixture.start)) }
         }
         #expect(refused?.description.contains("refused") == true)
         let configured = try #require(TestPostgres.url)
@@ -174,11 +174,11 @@ struct PostgresRecordStoreTests {
         elsewhere.path = "/no_such_database"
         let url = try #require(elsewhere.string)
         let missing = #expect(throws: PostgresStoreError.self) {
-            try runBlocking { try await PostgresRecordStore.connect(url: url, clock: .system) }
+            try runBlocking { try await PostgresRecordStore.connect(url: url, clock: .fixed(CloudFixture.start)) }
         }
         #expect(missing?.description.contains("does not exist") == true)
         #expect(throws: PostgresStoreError.self) {
-            try runBlocking { try await PostgresRecordStore.connect(url: "mysql://127.0.0.1/x", clock: .system) }
+            try runBlocking { try await PostgresRecordStore.connect(url: "mysql://127.0.0.1/x", clock: .fixed(CloudFixture.start)) }
         }
     }
 }

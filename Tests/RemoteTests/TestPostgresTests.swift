@@ -8,6 +8,6 @@ import Testing
     func configuredWhenRequired() throws {
         #expect(TestPostgres.url != nil)
         #expect(RemoteKind.tested.contains(.servedPostgres))
-        _ = try TestPostgres.store(clock: .system, maximumRecordsPerRequest: 200)
+        _ = try TestPostgres.store(clock: .fixed(CloudFixture.start), maximumRecordsPerRequest: 200)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcess
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
@@ -166,10 +167,10 @@ struct PeersBenchmark: ParsableCommand {
     private static func time(_ binary: URL, _ arguments: [String], environment: [String: String]) throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
-        let status = try spawnAndWait(binary, arguments, environment: environment, output: URL(fileURLWithPath: "/dev/null"))
+        let status = try ChildProcess.run(binary.path, arguments, environment: environment, output: "/dev/null", error: "/dev/null")
         let elapsed = clock.now - start
         guard status == 0 else {
-            throw ValidationError("\(binary.lastPathComponent) \(arguments.joined(separator: " ")) failed (wait status \(status))")
+            throw ValidationError("\(binary.lastPathComponent) \(arguments.joined(separator: " ")) failed (exit status \(status))")
         }
         return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }

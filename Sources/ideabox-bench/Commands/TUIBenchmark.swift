@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcess
 import EmbeddedRemote
 import Foundation
 import IdeaBoxTUI
@@ -274,10 +275,11 @@ private struct Tmux {
     func run(_ arguments: [String]) throws -> String {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
-        let status = try spawnAndWait(
-            executable, ["-u", "-L", socket] + arguments, environment: ProcessInfo.processInfo.environment, output: outputFile)
+        let status = try ChildProcess.run(
+            executable.path, ["-u", "-L", socket] + arguments, environment: ProcessInfo.processInfo.environment,
+            output: outputFile.path, error: "/dev/null")
         guard status == 0 else {
-            throw ValidationError("tmux \(arguments.joined(separator: " ")) failed (wait status \(status))")
+            throw ValidationError("tmux \(arguments.joined(separator: " ")) failed (exit status \(status))")
         }
         return try String(contentsOf: outputFile, encoding: .utf8)
     }

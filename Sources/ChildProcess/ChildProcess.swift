@@ -1,9 +1,12 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// How every test starts a program: `posix_spawn`, not `Process`.
+/// How the tests and the benchmarks start a program: `posix_spawn`, not `Process`, whose
+/// spawning costs tens of milliseconds on Linux (more than the `ideabox` commands the
+/// benchmarks time) and which waits until its child's end of a pipe closes.
 ///
 /// A test runs on a Dispatch thread that blocks most signals, and a child inherits that
 /// mask: the tmux server forks from its first client, so with that mask it never sees
@@ -12,10 +15,11 @@ import Glibc
 /// output and error go to files rather than pipes (which a tmux server would hold open for
 /// its whole life, and which a killed program's children would keep open after it).
 public enum ChildProcess {
-    /// Runs `executable` with `arguments` and exactly `environment`, standard input from the
-    /// file at `input` (empty if nil), standard output and error written to the files at
-    /// `output` and `error`; returns the exit status (128 + the signal number if a signal
-    /// ended it). `directory` is its working directory (this process's if nil).
+    /// Runs `executable` with `arguments` and `environment` (and `LLVM_PROFILE_FILE`:
+    /// `start`), standard input from the file at `input` (empty if nil), standard output and
+    /// error written to the files at `output` and `error`; returns the exit status (128 + the
+    /// signal number if a signal ended it). `directory` is its working directory (this
+    /// process's if nil).
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String], directory: String? = nil,
         input: String? = nil, output: String, error: String
@@ -25,7 +29,11 @@ public enum ChildProcess {
         ).wait()
     }
 
-    /// Starts `executable` as `run` does and returns at once. With `newSession`, the program
+    /// Starts `executable` as `run` does and returns at once. The child's environment is
+    /// exactly `environment`, but for one variable: when this process has `LLVM_PROFILE_FILE`
+    /// and `environment` does not, the child gets it too, so that a run with code coverage
+    /// (`.ci/run`, `.ci/coverage`) counts the programs it starts, each in a file of its own
+    /// (`childProfileFile`). With `newSession`, the program
     /// leads a session and process group of its own (as under `setsid`), so that
     /// `RunningChild.killGroup` ends it with every program it started.
     public static func start(
@@ -48,7 +56,7 @@ public enum ChildProcess {
         // beside it hold sockets and files opened without close-on-exec, which would count
         // against a child's limit on open files (a server under `prlimit`) and keep their
         // connections open after this process closed them.
-        _ = Self.closeFrom.map { $0(&actions, 3) }
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -67,6 +75,10 @@ public enum ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        var environment = environment
+        if environment["LLVM_PROFILE_FILE"] == nil, let profile = getenv("LLVM_PROFILE_FILE") {
+            environment["LLVM_PROFILE_FILE"] = Self.childProfileFile(String(cString: profile))
+        }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
@@ -75,6 +87,20 @@ public enum ChildProcess {
             throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(spawnError)))")
         }
         return RunningChild(pid: pid, name: executable)
+    }
+
+    /// The children started so far: what tells their profile files apart.
+    private static let started = Mutex(0)
+
+    /// `pattern` with its `%p` (the process id) followed by this process's id and a number of
+    /// its own for each child: a test run starts more processes and threads than there are
+    /// process ids, and a child given the id of an earlier one would write over its counts.
+    private static func childProfileFile(_ pattern: String) -> String {
+        let number = started.withLock { count in
+            count += 1
+            return count
+        }
+        return pattern.replacing("%p", with: "%p-\(getpid())-\(number)")
     }
 
     /// glibc's `posix_spawn_file_actions_addchdir_np` (since 2.29), which Swift's Glibc module
@@ -102,6 +128,11 @@ public enum ChildProcess {
                 throw ChildProcessError(description: "waiting for \(executable): \(String(cString: strerror(errno)))")
             }
         }
+        return Self.status(fromWaitStatus: status)
+    }
+
+    /// The exit status in a wait status, or 128 + the signal that ended the program.
+    fileprivate static func status(fromWaitStatus status: Int32) -> Int32 {
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
@@ -128,11 +159,34 @@ public final class RunningChild: @unchecked Sendable {
     }
 
     /// Kills the program's whole process group (it must lead one: `newSession`) and waits
-    /// until no program of the group is left, the program's children included.
+    /// until no program of the group is left, the program's children included (they are
+    /// not ours to wait for: this looks every millisecond, for at most 10 seconds).
     public func killGroup() throws {
         kill(-pid, SIGKILL)
         _ = try wait()
-        while kill(-pid, 0) == 0 { usleep(1_000) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while kill(-pid, 0) == 0 {
+            guard ContinuousClock.now < deadline else {
+                throw ChildProcessError(description: "the process group of \(name) outlived SIGKILL by 10 s")
+            }
+            usleep(1_000)
+        }
+    }
+
+    /// The exit status if the program has ended, else nil at once.
+    public func endedStatus() throws -> Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let status { return status }
+        var raw: Int32 = 0
+        let result = waitpid(pid, &raw, WNOHANG)
+        guard result != -1 else {
+            throw ChildProcessError(description: "waiting for \(name): \(String(cString: strerror(errno)))")
+        }
+        guard result == pid else { return nil }
+        let ended = ChildProcess.status(fromWaitStatus: raw)
+        status = ended
+        return ended
     }
 
     /// Waits for the program to end by itself; returns the exit status.
