@@ -7,8 +7,9 @@ import IdeaBoxFoundation
 /// the profile's folder, readable by its owner only.
 ///
 /// A file written before containers and API tokens were named has neither: it goes on
-/// naming the container IdeaBox used then (`WebServicesPath.legacyContainer`, which servers
-/// still serve) with the account's token alone, so an upgrade needs no new sign-in.
+/// naming the container the product used then (which `database(unnamedContainer:)` is
+/// told, and servers still serve) with the account's token alone, so an upgrade needs no
+/// new sign-in.
 public struct ServerCredentials: Codable, Hashable, Sendable {
     /// The file's name in the profile's folder.
     public static let fileName = "server.json"
@@ -31,7 +32,7 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
 
     /// Credentials for `account` on `server`.
     public init(
-        server: URL, account: String, token: String?, container: String? = WebServicesPath.defaultContainer, apiToken: String? = nil,
+        server: URL, account: String, token: String?, container: String?, apiToken: String? = nil,
         certificateAuthority: String? = nil, allowsInsecureHTTP: Bool = false
     ) {
         self.server = server
@@ -75,12 +76,13 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
         if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
     }
 
-    /// The client these credentials make. A stored authority that is no longer a
-    /// certificate trusts nothing more than the system's roots.
-    public func database() -> WebServicesDatabase {
+    /// The client these credentials make; a file that names no container reaches
+    /// `unnamedContainer`. A stored authority that is no longer a certificate trusts nothing
+    /// more than the system's roots.
+    public func database(unnamedContainer: String) -> WebServicesDatabase {
         WebServicesDatabase(
             endpoint: WebServicesDatabase.Endpoint(
-                server: server, container: container ?? WebServicesPath.legacyContainer, apiToken: apiToken,
+                server: server, container: container ?? unnamedContainer, apiToken: apiToken,
                 allowsInsecureHTTP: allowsInsecureHTTP ?? false),
             accountName: account, token: token,
             pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared)

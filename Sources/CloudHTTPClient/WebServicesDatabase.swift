@@ -31,7 +31,7 @@ public struct WebServicesDatabase: CloudDatabase {
 
         /// The private database of `container` in `environment` on `server`.
         public init(
-            server: URL, container: String = WebServicesPath.defaultContainer, environment: String = "production", apiToken: String? = nil,
+            server: URL, container: String, environment: String = "production", apiToken: String? = nil,
             allowsInsecureHTTP: Bool = false
         ) {
             self.server = server

@@ -14,7 +14,7 @@ extension CloudServer {
         OperatorRoutes(store: store, metrics: metrics, hub: hub).add(to: router)
         LongPollRoute(store: store, hub: hub, secret: secret, clock: clock).add(to: router)
         AssetRoutes(store: store, secret: secret, clock: clock, uploads: uploads).add(to: router)
-        DatabaseRoutes(store: store, containers: containers, scheme: scheme, secret: secret, clock: clock, hub: hub).add(to: router)
+        DatabaseRoutes(store: store, containers: containers, aliases: containerAliases, scheme: scheme, secret: secret, clock: clock, hub: hub).add(to: router)
         return router
     }
 }

@@ -20,8 +20,12 @@ public struct CloudServer: Sendable {
     public var port: Int
     /// The containers served (at least one). The first one's databases are the accounts'
     /// own names in the store; another container's are `account@container`, so that no two
-    /// containers share data. With the default container, its legacy name is served too.
+    /// containers share data.
     public var containers: [String]
+    /// Other names a client may give a served container, each for the same data (alias →
+    /// container): the product's earlier container name, say. An alias of a container not
+    /// served is not served either.
+    public var containerAliases: [String: String] = [:]
     /// Where the records and tokens are.
     public var store: any RecordStore
     /// Where each request's line goes.
@@ -55,7 +59,7 @@ public struct CloudServer: Sendable {
     /// A server of `store` on `host`:`port`.
     public init(
         store: any RecordStore, host: String = "127.0.0.1", port: Int = 8420,
-        containers: [String] = [WebServicesPath.defaultContainer], clock: WallClock = .system, log: RequestLog, tls: ServerTLS? = nil
+        containers: [String], clock: WallClock = .system, log: RequestLog, tls: ServerTLS? = nil
     ) {
         precondition(!containers.isEmpty, "a server serves at least one container")
         self.store = store

@@ -10,6 +10,8 @@ struct DatabasePathMiddleware: RouterMiddleware {
 
     /// The containers served.
     let containers: [String]
+    /// Other names of served containers (alias → container).
+    let aliases: [String: String]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -34,10 +36,8 @@ struct DatabasePathMiddleware: RouterMiddleware {
         return path
     }
 
-    /// The containers paths may name: those given, and the legacy name with the default one.
+    /// The containers paths may name: those given, and the aliases of those.
     private var servedContainers: Set<String> {
-        var served = Set(containers)
-        if served.contains(WebServicesPath.defaultContainer) { served.insert(WebServicesPath.legacyContainer) }
-        return served
+        Set(containers).union(aliases.filter { containers.contains($0.value) }.keys)
     }
 }

@@ -21,6 +21,8 @@ struct DatabaseRoutes {
     let store: any RecordStore
     /// The containers served; the first one's databases are the accounts' own (see `owner`).
     let containers: [String]
+    /// Other names of served containers (alias → container).
+    let aliases: [String: String]
     /// `http` or `https`: what the asset and webcourier URLs it hands out start with.
     let scheme: String
     let secret: ServerSecret
@@ -31,7 +33,7 @@ struct DatabaseRoutes {
     /// Adds the operations to `router`.
     func add(to router: Router<ServerRequestContext>) {
         let container = router.group("database/1/:container/:environment")
-            .add(middleware: DatabasePathMiddleware(containers: containers))
+            .add(middleware: DatabasePathMiddleware(containers: containers, aliases: aliases))
             .add(middleware: AuthenticationMiddleware(store: store, scheme: scheme))
             .add(middleware: BodyLimitMiddleware(maximumBytes: Self.maximumBodyBytes))
         let database = container.group(":database")
@@ -84,16 +86,16 @@ struct DatabaseRoutes {
         let owner = owner(account, container: path.container)
         return CloudOperations(
             store: store, owner: owner, userRecordName: Self.userRecordName(owner),
-            container: path.container == WebServicesPath.legacyContainer ? WebServicesPath.defaultContainer : path.container,
+            container: aliases[path.container] ?? path.container,
             assetURLs: AssetURLs(base: request.baseURL(scheme: scheme), secret: try await secret.bytes(), clock: clock), hub: hub)
     }
 
     /// The store's name for `account`'s database in `container`: the account's own name in
-    /// the first container served (and in the legacy name of the default one), so a store
+    /// the first container served (and under its aliases), so a store
     /// written before containers were named keeps its data there; `account@container` in
     /// any other (an account name never holds '@').
     private func owner(_ account: String, container: String) -> String {
-        let container = container == WebServicesPath.legacyContainer ? WebServicesPath.defaultContainer : container
+        let container = aliases[container] ?? container
         return container == containers[0] ? account : "\(account)@\(container)"
     }
 

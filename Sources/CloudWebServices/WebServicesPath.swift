@@ -1,12 +1,6 @@
 /// The paths of CloudKit Web Services that `ideabox serve` answers:
 /// `/database/1/{container}/{environment}/{database}/{operation}`.
 public enum WebServicesPath {
-    /// The container a client names unless told otherwise: the product's.
-    public static let defaultContainer = "iCloud.com.buildwithharry.IdeaBox"
-    /// The container IdeaBox named before it used the product's; a server serving the
-    /// default container serves it too, as the same data, so devices signed in before the
-    /// rename keep syncing.
-    public static let legacyContainer = "iCloud.ideabox"
     /// Whether `name` is a container id: `iCloud.` and then letters, digits, '.', '-' or
     /// '_', at most 255 bytes in all.
     public static func isValidContainer(_ name: String) -> Bool {

@@ -6,6 +6,8 @@ import Foundation
 /// A real `ideabox serve` process on 127.0.0.1 for the benchmarks to reach over HTTP, with a
 /// SQLite store in a temporary folder or the PostgreSQL database given; killed on `stop()`.
 final class BenchServer {
+    /// The container the benchmarks' server serves and their clients name.
+    static let container = "iCloud.ideabox.bench"
     let endpoint: WebServicesDatabase.Endpoint
     private let binary: URL
     private let store: String
@@ -56,13 +58,13 @@ final class BenchServer {
 
         let log = folder.appendingPathComponent("serve.log")
         process = try ChildProcess.start(
-            binary.path, ["serve", "--listen", "127.0.0.1:0", "--store", store] + tlsArguments,
+            binary.path, ["serve", "--listen", "127.0.0.1:0", "--store", store, "--container", Self.container] + tlsArguments,
             environment: ProcessInfo.processInfo.environment, output: "/dev/null", error: log.path)
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if let match = text.firstMatch(of: /listening on (https?:\/\/127\.0\.0\.1:\d+)/), let url = URL(string: String(match.1)) {
-                endpoint = WebServicesDatabase.Endpoint(server: url)
+                endpoint = WebServicesDatabase.Endpoint(server: url, container: Self.container)
                 return
             }
             guard ContinuousClock.now < deadline, try process.endedStatus() == nil else {

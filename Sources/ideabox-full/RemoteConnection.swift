@@ -49,7 +49,7 @@ struct RemoteConnection {
         self.embedded = nil
         self.device = device
         self.credentials = credentials
-        let served = credentials.database()
+        let served = credentials.database(unnamedContainer: ProductContainer.legacy)
         database = FaultInjectingDatabase(base: served, faults: network, device: device)
         changeFeed = OfflineAwareChangeFeed(base: served, faults: network, device: device)
     }

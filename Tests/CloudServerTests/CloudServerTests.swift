@@ -254,7 +254,7 @@ import Testing
     func forwardedProtoMakesHTTPSURLs() async throws {
         let server = try await ServerFixture(socket: true)
         let body = Data(#"{"apnsEnvironment":"production"}"#.utf8)
-        let path = "/database/1/\(WebServicesPath.defaultContainer)/production/tokens/create"
+        let path = "/database/1/\(ServedRemote.container)/production/tokens/create"
         let direct = try await server.send(path, token: server.aliceToken, body: body)
         #expect((direct.json["webcourierURL"] as? String)?.hasPrefix("http://127.0.0.1:") == true, "\(direct.json)")
         let proxied = try await server.send(path, token: server.aliceToken, headers: ["X-Forwarded-Proto": "https", "Host": "ideas.example"], body: body)

@@ -170,7 +170,10 @@ final class ConformanceServer: Sendable {
         _ = try await store.revokeAccessTokens(account: carol)
 
         let log = RequestLog(clock: .fixed(Timestamp(milliseconds: Self.start))) { _ in }
-        running = try await InProcessServer(CloudServer(store: store, host: "127.0.0.1", port: 0, log: log))
+        // Served as `ideabox serve` serves the product's container: its legacy name too.
+        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container], log: log)
+        server.containerAliases = [Self.legacyContainer: Self.container]
+        running = try await InProcessServer(server)
         self.store = store
         self.apiToken = apiToken
         self.alice = alice

@@ -9,6 +9,7 @@ import HummingbirdTesting
 import IdeaBoxFoundation
 import NIOCore
 import ProcessTestSupport
+import RemoteTestSupport
 import SQLiteServerStore
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -50,7 +51,7 @@ final class ServerFixture: Sendable {
         store = try Self.seededStore(aliceToken: aliceToken, bobToken: bobToken, revokedToken: revokedToken)
         let lines = logLines
         let log = log ?? RequestLog(clock: WallClock { ServerFixture.start }) { line in lines.lines.withLock { $0.append(line) } }
-        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, log: log)
+        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [ServedRemote.container], log: log)
         server.idleTimeout = idleTimeout
         if let maximumConnections { server.maximumConnections = maximumConnections }
         if let maximumUploads { server.maximumUploads = maximumUploads }
@@ -84,14 +85,14 @@ final class ServerFixture: Sendable {
     }
 
     /// The path of `operation` in the private database.
-    static func path(_ operation: String, database: String = "private", container: String = WebServicesPath.defaultContainer) -> String {
+    static func path(_ operation: String, database: String = "private", container: String = ServedRemote.container) -> String {
         "/database/1/\(container)/production/\(database)/\(operation)"
     }
 
     /// A client of `account` with `token`.
     func client(_ account: String, token: String?) -> WebServicesDatabase {
         // Generous: on a loaded test run's two cores an answer can take seconds.
-        WebServicesDatabase(endpoint: .init(server: baseURL), accountName: account, token: token, timeout: 30)
+        WebServicesDatabase(endpoint: .init(server: baseURL, container: ServedRemote.container), accountName: account, token: token, timeout: 30)
     }
 
     /// Everything the store holds, for comparing before and after a request.

@@ -70,10 +70,11 @@ import Testing
     ])
     func errors(error: CloudError) throws {
         let log = RequestLog(clock: .system) { _ in }
-        let running = try CloudServer(store: FailingStore(error: error), port: 0, log: log).start()
+        let running = try CloudServer(store: FailingStore(error: error), port: 0, containers: [ServedRemote.container], log: log).start()
         defer { running.requestStop() }
         let client = WebServicesDatabase(
-            endpoint: .init(server: URL(string: "http://127.0.0.1:\(running.port)")!), accountName: "alice", token: "t", timeout: 10)
+            endpoint: .init(server: URL(string: "http://127.0.0.1:\(running.port)")!, container: ServedRemote.container), accountName: "alice",
+            token: "t", timeout: 10)
         let zone = RecordZoneID(zoneName: "Ideas")
         // Web Services has no code for a busy zone: Apple's TRY_AGAIN_LATER, with the wait.
         let expected = if case let .zoneBusy(seconds) = error { CloudError.serviceUnavailable(retryAfter: seconds) } else { error }
@@ -86,7 +87,7 @@ import Testing
     @Test("No server listening: named with its host and port as refused, a transient error, at once; no token: notAuthenticated without a request")
     func unreachable() throws {
         let client = WebServicesDatabase(
-            endpoint: .init(server: URL(string: "http://127.0.0.1:1")!), accountName: "alice", token: "t", timeout: 5)
+            endpoint: .init(server: URL(string: "http://127.0.0.1:1")!, container: ServedRemote.container), accountName: "alice", token: "t", timeout: 5)
         let clock = ContinuousClock()
         let started = clock.now
         let failure = cloudError { try client.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
@@ -96,12 +97,12 @@ import Testing
         #expect(failure?.description == "nothing listens at 127.0.0.1:1 (connection refused)")
         #expect(took < .seconds(5), "a refused connection took \(took)")
         let unknown = WebServicesDatabase(
-            endpoint: .init(server: URL(string: "http://no-such-host.invalid:8420")!, allowsInsecureHTTP: true),
+            endpoint: .init(server: URL(string: "http://no-such-host.invalid:8420")!, container: ServedRemote.container, allowsInsecureHTTP: true),
             accountName: "alice", token: "t", timeout: 5)
         let notFound = cloudError { try unknown.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
         #expect(notFound == .serverUnreachable(host: "no-such-host.invalid:8420", cause: .unknownHost), "\(String(describing: notFound))")
         let signedOut = WebServicesDatabase(
-            endpoint: .init(server: URL(string: "http://127.0.0.1:1")!), accountName: "alice", token: nil)
+            endpoint: .init(server: URL(string: "http://127.0.0.1:1")!, container: ServedRemote.container), accountName: "alice", token: nil)
         #expect(try signedOut.accountStatus() == .noAccount)
         #expect(cloudError { try signedOut.createZone(RecordZoneID(zoneName: "Ideas")) } == .notAuthenticated)
     }
@@ -138,7 +139,7 @@ extension WebServicesDatabaseTests {
         // 192.0.2.1 is TEST-NET-1: nothing answers there, so a request that went out would
         // wait for its 10 s connection timeout and fail as a network failure instead.
         let client = WebServicesDatabase(
-            endpoint: .init(server: URL(string: "http://192.0.2.1:8420")!), accountName: "alice", token: "ibx_x", timeout: 10)
+            endpoint: .init(server: URL(string: "http://192.0.2.1:8420")!, container: ServedRemote.container), accountName: "alice", token: "ibx_x", timeout: 10)
         let started = ContinuousClock.now
         let error = cloudError { try client.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 10) }
         guard case let .untrustedServer(host, reason)? = error else {

@@ -114,7 +114,8 @@ extension ChangeListenerServedTests {
                 try runBlocking { try await store.addAccessToken(hash: hash, account: "default") }
                 self.token = token
             }
-            running = try CloudServer(store: store, host: "127.0.0.1", port: port, log: RequestLog(clock: .system) { _ in }).start()
+            running = try CloudServer(
+                store: store, host: "127.0.0.1", port: port, containers: [ServedRemote.container], log: RequestLog(clock: .system) { _ in }).start()
         }
 
         var port: Int { running.port }
@@ -122,7 +123,7 @@ extension ChangeListenerServedTests {
         /// A device signed in to the account, with an engine and a listener on Dispatch queues.
         func device(_ name: String) -> LiveDevice {
             let client = WebServicesDatabase(
-                endpoint: .init(server: URL(string: "http://127.0.0.1:\(port)")!), accountName: "default", token: token, timeout: 10)
+                endpoint: .init(server: URL(string: "http://127.0.0.1:\(port)")!, container: ServedRemote.container), accountName: "default", token: token, timeout: 10)
             return LiveDevice(name: name, client: client)
         }
     }

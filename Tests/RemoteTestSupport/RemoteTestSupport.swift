@@ -68,12 +68,15 @@ public final class ServedRemote: Sendable {
     private let maximumRecordsPerRequest: Int
     private let account: String
 
+    /// The container the served remotes serve: the product's, as `ideabox serve` does.
+    public static let container = "iCloud.com.buildwithharry.IdeaBox"
+
     /// `clock` is the server's: the store's, so that the times of tickets and tokens agree.
     public init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int, clock: WallClock) throws {
         let hash = AccessToken.hash(token)
         try runBlocking { try await store.addAccessToken(hash: hash, account: account) }
         let log = RequestLog(clock: clock) { _ in }
-        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, clock: clock, log: log).start()
+        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container], clock: clock, log: log).start()
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
         self.account = account
     }
@@ -85,7 +88,7 @@ public final class ServedRemote: Sendable {
 
     /// The server's address.
     public var endpoint: WebServicesDatabase.Endpoint {
-        WebServicesDatabase.Endpoint(server: URL(string: "http://127.0.0.1:\(running.port)")!)
+        WebServicesDatabase.Endpoint(server: URL(string: "http://127.0.0.1:\(running.port)")!, container: Self.container)
     }
 
     /// A client signed in with the account's token.

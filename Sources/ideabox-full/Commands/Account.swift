@@ -57,8 +57,8 @@ extension IdeaBoxCommand.Account {
         @Argument(help: "The account name.") var name: String
         @Option(help: ArgumentHelp("The server's URL, such as http://127.0.0.1:8420.", valueName: "url")) var server: String?
         @Option(help: ArgumentHelp("The account's token (default: read from standard input).", valueName: "token")) var token: String?
-        @Option(help: ArgumentHelp("The server's container (default: \(WebServicesPath.defaultContainer)).", valueName: "id"))
-        var container: String = WebServicesPath.defaultContainer
+        @Option(help: ArgumentHelp("The server's container (default: \(ProductContainer.id)).", valueName: "id"))
+        var container: String = ProductContainer.id
         @Option(name: .customLong("api-token"), help: ArgumentHelp("The container's API token, 64 hex digits.", valueName: "token"))
         var apiToken: String?
         @Option(
@@ -77,12 +77,12 @@ extension IdeaBoxCommand.Account {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
                 throw ValidationError("The account name must be one line and not empty.")
             }
-            if server == nil && (token != nil || apiToken != nil || container != WebServicesPath.defaultContainer
+            if server == nil && (token != nil || apiToken != nil || container != ProductContainer.id
                 || certificateAuthority != nil || allowsInsecureHTTP || skipsCheck) {
                 throw ValidationError("--token, --api-token, --container, --ca-cert, --allow-insecure-http and --no-check go with --server.")
             }
             guard WebServicesPath.isValidContainer(container) else {
-                throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(container)\".")
+                throw ValidationError("--container must be a container id such as \(ProductContainer.id), not \"\(container)\".")
             }
             if let apiToken, !WebServicesPath.isValidAPIToken(apiToken) {
                 throw ValidationError("--api-token must be the 64 hex digits `ideabox serve api-token add` printed.")
@@ -116,7 +116,7 @@ extension IdeaBoxCommand.Account {
                     certificateAuthority: authority, allowsInsecureHTTP: allowsInsecureHTTP)
                 // One request with the new credentials: a sign-in the server refuses is not kept.
                 do {
-                    if !skipsCheck { try credentials.database().checkSignIn() }
+                    if !skipsCheck { try credentials.database(unnamedContainer: ProductContainer.legacy).checkSignIn() }
                 } catch let error as CloudError {
                     throw FullCommandError.signInRefused(account: account, server: url.absoluteString, error)
                 }

@@ -30,7 +30,7 @@ extension IdeaBoxCommand {
         @Option(
             name: .customLong("container"),
             help: ArgumentHelp(
-                "A container to serve (repeatable; default \(WebServicesPath.defaultContainer)). Each has its own data; the first holds what earlier servers stored.",
+                "A container to serve (repeatable; default \(ProductContainer.id)). Each has its own data; the first holds what earlier servers stored.",
                 valueName: "id"))
         var containers: [String] = []
         @Option(
@@ -108,7 +108,7 @@ extension IdeaBoxCommand {
         func validate() throws {
             _ = try settings
             if let bad = containers.first(where: { !WebServicesPath.isValidContainer($0) }) {
-                throw ValidationError("--container must be a container id such as \(WebServicesPath.defaultContainer), not \"\(bad)\".")
+                throw ValidationError("--container must be a container id such as \(ProductContainer.id), not \"\(bad)\".")
             }
         }
 
@@ -116,7 +116,7 @@ extension IdeaBoxCommand {
             let settings = try settings
             let address = settings.listen
             let store = try storeOptions.open(context)
-            let served = containers.isEmpty ? [WebServicesPath.defaultContainer] : containers
+            let served = containers.isEmpty ? [ProductContainer.id] : containers
             var tls: ServerTLS?
             if let certificateFile = settings.certificateFile, let keyFile = settings.keyFile {
                 do {
@@ -133,6 +133,7 @@ extension IdeaBoxCommand {
             var server = CloudServer(
                 store: store, host: address.host, port: address.port, containers: served, clock: context.clock,
                 log: RequestLog(logger: logger), tls: tls)
+            server.containerAliases = [ProductContainer.legacy: ProductContainer.id]
             server.idleTimeout = .seconds(settings.idleTimeout)
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             server.maximumUploads = settings.maxUploads
