@@ -1,6 +1,6 @@
 import IdeaBoxFoundation
-import ServerStore
 import Logging
+import ServerStore
 import ServiceLifecycle
 
 /// Deletes, every `interval`, the assets no record names that were uploaded more than

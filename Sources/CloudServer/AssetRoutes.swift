@@ -1,10 +1,10 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Hummingbird
+import IdeaBoxFoundation
 import NIOCore
 import NIOHTTP1
+import ServerStore
 
 /// The asset bytes behind the URLs `assets/upload` and a record's `downloadURL` hand out
 /// (ours: served by the same process): `POST /assets/upload/TICKET` and

@@ -1,6 +1,6 @@
-import ServerStore
 import CloudWebServices
 import Hummingbird
+import ServerStore
 
 /// Finds the account a request's credentials name, or refuses it: Apple's `ckAPIToken`
 /// (the container's) with `ckWebAuthToken` (the account's) in the query, or (ours)

@@ -1,8 +1,8 @@
 import CloudKitModel
-import ServerStore
 import CloudWebServices
 import Foundation
 import NIOCore
+import ServerStore
 
 /// `assets/upload`, Apple's two steps: the request for upload URLs, then a POST of the bytes
 /// to each URL (`AssetTicket`, `AssetRoutes`). `assets/download` is

@@ -1,7 +1,7 @@
 import CloudKitModel
-import ServerStore
 import CloudWebServices
 import Foundation
+import ServerStore
 
 /// `changes/zone`, `records/changes`, `changes/database` and `zones/changes`.
 extension CloudOperations {

@@ -1,7 +1,7 @@
 import CloudKitModel
-import ServerStore
 import CloudWebServices
 import Foundation
+import ServerStore
 
 /// `records/modify` and `records/lookup`.
 extension CloudOperations {

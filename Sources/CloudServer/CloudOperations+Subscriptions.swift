@@ -1,7 +1,7 @@
 import CloudKitModel
-import ServerStore
 import CloudWebServices
 import Foundation
+import ServerStore
 
 /// `subscriptions/modify`, `/list`, `/lookup` and `tokens/create`: how a device asks to be
 /// told when its zones change, and where it waits to be told (see `ZoneChangeHub`).

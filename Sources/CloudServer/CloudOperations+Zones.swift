@@ -1,7 +1,7 @@
 import CloudKitModel
-import ServerStore
 import CloudWebServices
 import Foundation
+import ServerStore
 
 /// `zones/list`, `zones/lookup` and `zones/modify`.
 extension CloudOperations {

@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Crypto
 import Foundation
+import IdeaBoxFoundation
+import ServerStore
 
 /// The served operations for one authenticated account in one container: each reads its
 /// request body, refusing anything malformed with `BAD_REQUEST` before the store is

@@ -1,13 +1,13 @@
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Dispatch
 import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import NIOCore
+import IdeaBoxFoundation
 import Logging
+import NIOCore
+import ServerStore
 import ServiceLifecycle
 import Synchronization
 import UnixSignals

@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
 import Hummingbird
+import IdeaBoxFoundation
+import ServerStore
 
 /// CloudKit Web Services' operations, `/database/1/CONTAINER/ENVIRONMENT/DATABASE/FAMILY/ACTION`,
 /// a route group per family of operations. Every request is hostile until shown otherwise:

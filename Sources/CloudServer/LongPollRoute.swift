@@ -1,10 +1,10 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import IdeaBoxFoundation
+import ServerStore
 
 /// `GET /webcourier/TICKET`, the long poll behind a webcourier URL: held until a zone one
 /// of the account's subscriptions watches changes, answered with CloudKit JS's notification

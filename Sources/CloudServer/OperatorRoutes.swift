@@ -1,6 +1,6 @@
-import ServerStore
 import Hummingbird
 import NIOCore
+import ServerStore
 
 /// What the server answers beside CloudKit's paths, without credentials (ours):
 /// `GET /healthz` for a load balancer, `GET /metrics` for Prometheus, and `GET /signin`,

@@ -1,5 +1,5 @@
-import ServerStore
 import Foundation
+import ServerStore
 import Synchronization
 
 /// The store's `serverSecret`, read from the store on first use.

@@ -1,5 +1,5 @@
-import Crypto
 import CloudWebServices
+import Crypto
 import Hummingbird
 import IdeaBoxFoundation
 

@@ -1,7 +1,7 @@
 import CloudKitModel
-import ServerStore
 import CloudWebServices
 import Hummingbird
+import ServerStore
 
 /// Admits an asset upload before its body is read: one whose `Content-Length` is over the
 /// body limit, or beyond its account's quota of asset bytes, is refused unread; past

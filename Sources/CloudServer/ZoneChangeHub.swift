@@ -1,7 +1,7 @@
 import CloudKitModel
-import ServerStore
 import Foundation
 import Logging
+import ServerStore
 import ServiceLifecycle
 import Synchronization
 

@@ -1,5 +1,5 @@
-import IdeaBoxViewModels
 import CNcurses
+import IdeaBoxViewModels
 
 /// Turns raw terminal input (`wget_wch` results) into `Key`s: ncurses key codes, control
 /// characters, ESC-prefixed Alt keys and escape sequences ncurses left undecoded, typed

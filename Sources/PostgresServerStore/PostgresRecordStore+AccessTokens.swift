@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
+import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// The access tokens of `ideabox serve`'s accounts, by hash only.
 extension PostgresRecordStore {

@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
+import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// Files stored per account by their SHA-256, in chunks of at most `AssetBytes.chunkSize`,
 /// beside the records that name them.

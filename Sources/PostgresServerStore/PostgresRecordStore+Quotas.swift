@@ -1,8 +1,8 @@
 import CloudKitModel
-import ServerStore
 import Foundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// What each account may hold: records, zones and asset bytes (`AccountQuota`); a limit of
 /// none is stored as -1.

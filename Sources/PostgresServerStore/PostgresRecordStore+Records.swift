@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
+import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// The record operations, on behalf of one account.
 extension PostgresRecordStore {

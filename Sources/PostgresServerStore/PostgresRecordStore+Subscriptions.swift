@@ -1,8 +1,8 @@
 import CloudKitModel
-import ServerStore
 import Foundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// Zone subscriptions, and changes announced to every `serve` process over this database
 /// through PostgreSQL's `LISTEN`/`NOTIFY` on the channel `ideabox_changes`.

@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
+import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// The zones of each account, and the change history they keep.
 extension PostgresRecordStore {

@@ -1,10 +1,10 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// `serve`'s records and tokens in PostgreSQL, for any number of `ideabox serve` processes
 /// on any number of machines: they behave as one server.

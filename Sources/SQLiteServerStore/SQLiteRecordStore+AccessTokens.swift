@@ -1,7 +1,7 @@
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
 import GRDB
+import IdeaBoxFoundation
+import ServerStore
 
 /// The access tokens of `ideabox serve`'s accounts. Only a hash of each token is stored:
 /// whoever reads the file learns no token.

@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
 import GRDB
+import IdeaBoxFoundation
+import ServerStore
 
 /// The server side of assets: files stored per account by their SHA-256, in chunks of at
 /// most `AssetBytes.chunkSize`, beside the records that name them.

@@ -1,6 +1,6 @@
 import CloudKitModel
-import ServerStore
 import GRDB
+import ServerStore
 
 /// What each account may hold: records, zones and asset bytes (`AccountQuota`). A limit of
 /// none is stored as -1.

@@ -1,8 +1,8 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
 import GRDB
+import IdeaBoxFoundation
+import ServerStore
 
 /// The record operations, on behalf of one account. `ideabox serve` calls them for the
 /// account a request's token belongs to; the embedded remote, for the account a device is

@@ -1,6 +1,6 @@
 import CloudKitModel
-import ServerStore
 import GRDB
+import ServerStore
 
 /// Zone subscriptions. One process serves a SQLite store, so its changes are announced
 /// within that process (`CloudServer`'s hub) and there is no one else to tell.

@@ -1,7 +1,7 @@
 import CloudKitModel
+import GRDB
 import IdeaBoxFoundation
 import ServerStore
-import GRDB
 
 /// The zones of each account, and the change history they keep.
 extension SQLiteRecordStore {

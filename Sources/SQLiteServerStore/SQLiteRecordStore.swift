@@ -1,8 +1,8 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
 import GRDB
+import IdeaBoxFoundation
+import ServerStore
 
 /// The records, assets, access tokens and quotas of a CloudKit-like server's accounts, in
 /// one SQLite file: what `ideabox serve --store sqlite` serves (one machine, any number of

@@ -1,15 +1,15 @@
 import ArgumentParser
 import CloudKitModel
-import IdeaBoxFoundation
-import IdeaModel
-import ServerStore
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
+import IdeaBoxFoundation
 import IdeaBoxViewModels
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import LibrarySync
+import ServerStore
 
 /// The words of the commands only `ideabox-full` runs (sync, status, log, remote, account,
 /// library, serve): the rest of `CommandLineText`, English and Traditional Chinese side by

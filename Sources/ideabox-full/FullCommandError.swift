@@ -1,5 +1,5 @@
-import Foundation
 import CloudKitModel
+import Foundation
 import IdeaModel
 import IdeaSync
 

@@ -1,11 +1,11 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import ServerStore
 import CloudWebServices
 import Foundation
 import ProcessTestSupport
 import RemoteTestSupport
+import ServerStore
 import Testing
 
 /// `ideabox serve` as a security boundary: every hostile request gets the documented error
@@ -164,11 +164,14 @@ import Testing
 
     @Test("Uploads past --max-uploads at once are asked to try again (TRY_AGAIN_LATER); once one ends, the next is taken")
     func uploadsAtOnceAreCapped() async throws {
-        let server = try await ServerFixture(socket: true, maximumUploads: 1)
+        // An idle timeout far past the deadline below: a busy test run may take seconds to
+        // come back to this test, and the held upload must still hold its place then.
+        let server = try await ServerFixture(socket: true, idleTimeout: .seconds(300), maximumUploads: 1)
         let alice = server.client("alice", token: server.aliceToken)
-        // An upload that has sent 10 of its 1,000 bytes holds the one place.
-        let held = try server.connection()
+        // An upload that has sent 10 of its 1,000 bytes holds the one place (connected just
+        // before it sends, so that it is never the connection idle longest).
         let uploadPath = try await server.uploadPath()
+        let held = try server.connection()
         let request = "POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789"
         LoopbackSocket.send(request, on: held)
         // A deadline for a loaded machine only; the place is refused in milliseconds here.
@@ -181,7 +184,7 @@ import Testing
             // by collection alone, so a retry is harmless.
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(refused == .serviceUnavailable(retryAfter: 1))
+        #expect(refused == .serviceUnavailable(retryAfter: 1), "the server's log: \(server.logLines.lines.withLock { $0 })")
         close(held)
         var taken = false
         while !taken, ContinuousClock.now < deadline {

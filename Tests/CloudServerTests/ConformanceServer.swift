@@ -1,13 +1,13 @@
 import CloudKitModel
 import CloudServer
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import IdeaBoxFoundation
 import NIOCore
 import RemoteTestSupport
 import SQLiteServerStore
+import ServerStore
 import Synchronization
 import Testing
 #if canImport(FoundationNetworking)

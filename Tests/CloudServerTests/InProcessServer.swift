@@ -1,9 +1,9 @@
 @testable import CloudServer
-import ServerStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ServerStore
 
 /// A server's Hummingbird application run in this process through HummingbirdTesting's
 /// router framework (`app.test(.router)`): requests go straight to its router, no socket.

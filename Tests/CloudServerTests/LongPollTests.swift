@@ -1,7 +1,7 @@
 import CloudKitModel
 import CloudServer
-import ServerStore
 import Foundation
+import ServerStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

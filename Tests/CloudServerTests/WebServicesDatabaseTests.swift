@@ -1,12 +1,12 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import RemoteTestSupport
 import SQLiteServerStore
+import ServerStore
 import Synchronization
 import Testing
 

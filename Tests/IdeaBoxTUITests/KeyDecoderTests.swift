@@ -1,6 +1,6 @@
-import IdeaBoxViewModels
 import CNcurses
 import IdeaBoxTUI
+import IdeaBoxViewModels
 import Testing
 
 @Suite struct KeyDecoderTests {

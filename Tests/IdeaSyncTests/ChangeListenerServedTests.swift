@@ -1,13 +1,13 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
+import IdeaBoxFoundation
 import IdeaStore
 import IdeaSync
 import RemoteTestSupport
 import SQLiteServerStore
+import ServerStore
 import Testing
 
 /// Devices that hold a real long poll on `ideabox serve` (in this process, on 127.0.0.1):

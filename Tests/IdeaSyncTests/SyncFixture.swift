@@ -1,13 +1,13 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import IdeaModel
-import ServerStore
 import EmbeddedRemote
 import Foundation
+import IdeaBoxFoundation
+import IdeaModel
 import IdeaStore
 import IdeaSync
 import RemoteTestSupport
 import SQLiteServerStore
+import ServerStore
 import Synchronization
 
 /// Devices of one simulated account over one remote, all on one hand-stepped scheduler and

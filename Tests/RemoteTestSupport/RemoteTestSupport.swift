@@ -1,10 +1,10 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
+import IdeaBoxFoundation
 import PostgresServerStore
+import ServerStore
 import Testing
 
 // What the test suites of several targets share to run against `ideabox serve`.

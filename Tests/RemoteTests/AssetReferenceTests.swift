@@ -1,9 +1,9 @@
 import CloudKitModel
-import ServerStore
 import CloudWebServices
 import EmbeddedRemote
 import Foundation
 import RemoteTestSupport
+import ServerStore
 import Testing
 
 /// Assets: files above the record size limit, stored by their SHA-256 beside the records

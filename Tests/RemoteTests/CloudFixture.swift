@@ -1,10 +1,10 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import EmbeddedRemote
 import Foundation
+import IdeaBoxFoundation
 import PostgresServerStore
 import RemoteTestSupport
+import ServerStore
 import Synchronization
 import Testing
 

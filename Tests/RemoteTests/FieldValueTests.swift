@@ -1,8 +1,8 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
+import ServerStore
 import Testing
 
 /// Field values keep their type and exact value through JSON.

@@ -1,11 +1,11 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import Foundation
+import IdeaBoxFoundation
 import Logging
 import PostgresNIO
 @testable import PostgresServerStore
 import RemoteTestSupport
+import ServerStore
 import Synchronization
 import Testing
 

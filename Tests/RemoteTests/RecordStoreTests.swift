@@ -1,9 +1,9 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import RemoteTestSupport
+import ServerStore
 import Testing
 
 /// What every `RecordStore` answers the same way, SQLite and PostgreSQL alike (the rest of

@@ -1,10 +1,10 @@
 import CloudKitModel
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
 import GRDB
+import IdeaBoxFoundation
 @testable import SQLiteServerStore
+import ServerStore
 import Testing
 
 /// `SQLiteRecordStore`'s own migrations (its record operations are the contract suites').

@@ -1,14 +1,14 @@
 import ArgumentParser
 import CloudServer
-import IdeaBoxFoundation
-import ServerStore
 import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
+import IdeaBoxFoundation
 import IdeaStore
 import Logging
 import PostgresServerStore
 import SQLiteServerStore
+import ServerStore
 
 extension IdeaBoxCommand {
     /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CloudServer
-import ServerStore
 import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
+import ServerStore
 
 extension IdeaBoxCommand.Serve {
     /// `ideabox serve api-token add | list | revoke`: the container's API tokens, which CloudKit

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudServer
-import ServerStore
 import IdeaBoxCommandLine
+import ServerStore
 
 extension IdeaBoxCommand.Serve {
     /// `ideabox serve account add | token | revoke | delete | quota | list`
