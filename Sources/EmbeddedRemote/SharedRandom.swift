@@ -1,6 +1,6 @@
 import Synchronization
 
-/// One random number generator shared by every client of a `SimulatedCloud`, so a seeded
+/// One random number generator shared by every client of a `SimulatedNetwork`, so a seeded
 /// generator gives one reproducible sequence of draws however many clients there are.
 final class SharedRandom: Sendable {
     private let generator: Mutex<any RandomNumberGenerator & Sendable>
