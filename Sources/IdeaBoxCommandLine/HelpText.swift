@@ -210,6 +210,8 @@ public enum HelpText {
             "要提供的容器（可重複；預設 iCloud.com.buildwithharry.IdeaBox）。每個容器有自己的資料；第一個保存先前伺服器存下的資料。",
         "Serve HTTPS with this certificate chain (PEM, the server's first; also $IDEABOX_SERVE_TLS_CERT).": "以這個憑證鏈提供 HTTPS（PEM，伺服器的憑證在最前；也可設 $IDEABOX_SERVE_TLS_CERT）。",
         "The private key (PEM) of --tls-cert (also $IDEABOX_SERVE_TLS_KEY).": "--tls-cert 的私鑰（PEM；也可設 $IDEABOX_SERVE_TLS_KEY）。",
+        "The oldest TLS version answered: 1.2 or 1.3. (Default: $IDEABOX_SERVE_TLS_MIN or 1.2.)":
+            "接受的最舊 TLS 版本：1.2 或 1.3。（預設：$IDEABOX_SERVE_TLS_MIN 或 1.2。）",
         "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle. (Default: $IDEABOX_SERVE_IDLE_TIMEOUT or 30.)":
             "關閉這麼多秒沒有送出任何東西的連線：請求之間閒置，或標頭、內容停滯。保持中的長輪詢不算閒置。（預設：$IDEABOX_SERVE_IDLE_TIMEOUT 或 30。）",
         "On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them. (Default: $IDEABOX_SERVE_SHUTDOWN_TIMEOUT or 10.)":

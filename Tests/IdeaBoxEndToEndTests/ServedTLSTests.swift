@@ -67,4 +67,40 @@ struct ServedTLSTests {
         #expect(try doubting.run(["list"]).isEmpty)
         #expect(!server.log.contains(token), "a token reached the request log")
     }
+
+    @Test("TLS 1.2 with forward-secret AEAD suites and TLS 1.3 are answered; TLS 1.0, 1.1 and suites without forward secrecy are refused; --tls-min 1.3 refuses 1.2")
+    func onlyTLSWorthTrustingIsAnswered() async throws {
+        let certificates = try Certificates()
+        let server = try ServeProcess()
+        defer { server.close() }
+        try await server.start(["--tls-cert", certificates.certificate, "--tls-key", certificates.key])
+        let port = try #require(server.port)
+        // The client allows everything it can (security level 0), so a refusal is the server's.
+        let any = ["-cipher", "ALL:@SECLEVEL=0"]
+        #expect(try Self.handshake(port, ["-tls1_3"], in: certificates))
+        #expect(try Self.handshake(port, ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"], in: certificates))
+        #expect(try Self.handshake(port, ["-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305"], in: certificates))
+        #expect(try !Self.handshake(port, ["-tls1_1"] + any, in: certificates), "TLS 1.1 answered")
+        #expect(try !Self.handshake(port, ["-tls1"] + any, in: certificates), "TLS 1.0 answered")
+        for suite in ["AES128-SHA", "AES256-SHA", "AES128-GCM-SHA256", "ECDHE-RSA-AES128-SHA"] {
+            #expect(try !Self.handshake(port, ["-tls1_2", "-cipher", suite + ":@SECLEVEL=0"], in: certificates), "\(suite) answered")
+        }
+
+        let strict = try ServeProcess()
+        defer { strict.close() }
+        try await strict.start(["--tls-cert", certificates.certificate, "--tls-key", certificates.key, "--tls-min", "1.3"])
+        let strictPort = try #require(strict.port)
+        #expect(try Self.handshake(strictPort, ["-tls1_3"], in: certificates))
+        #expect(try !Self.handshake(strictPort, ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"], in: certificates), "TLS 1.2 answered")
+    }
+
+    /// Whether `openssl s_client` with `arguments` completes a handshake with 127.0.0.1:`port`.
+    private static func handshake(_ port: Int, _ arguments: [String], in certificates: Certificates) throws -> Bool {
+        let status = try ChildProcess.run(
+            "/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-brief", "-CAfile", certificates.authority] + arguments,
+            environment: ["PATH": "/usr/bin:/bin"], directory: certificates.folder.path, input: "/dev/null",
+            output: certificates.folder.appendingPathComponent("s_client.out").path,
+            error: certificates.folder.appendingPathComponent("s_client.err").path)
+        return status == 0
+    }
 }

@@ -40,6 +40,10 @@ extension IdeaBoxCommand {
         @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert (also $IDEABOX_SERVE_TLS_KEY).", valueName: "file"))
         var keyFile: String?
         @Option(
+            name: .customLong("tls-min"),
+            help: ArgumentHelp("The oldest TLS version answered: 1.2 or 1.3. (Default: $IDEABOX_SERVE_TLS_MIN or 1.2.)", valueName: "1.2|1.3"))
+        var tlsMinimum: String?
+        @Option(
             name: .customLong("idle-timeout"),
             help: ArgumentHelp(
                 "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle. (Default: $IDEABOX_SERVE_IDLE_TIMEOUT or 30.)",
@@ -72,6 +76,7 @@ extension IdeaBoxCommand {
                 let settings = Settings(
                     listen: try ListenAddress(listen ?? environment["LISTEN"] ?? "127.0.0.1:8420"),
                     certificateFile: certificateFile ?? environment["TLS_CERT"], keyFile: keyFile ?? environment["TLS_KEY"],
+                    tlsMinimum: try Self.tlsMinimum(tlsMinimum ?? environment["TLS_MIN"] ?? "1.2"),
                     idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? 30,
                     shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10,
                     maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? 16,
@@ -92,10 +97,18 @@ extension IdeaBoxCommand {
             var listen: ListenAddress
             var certificateFile: String?
             var keyFile: String?
+            var tlsMinimum: ServerTLS.MinimumVersion
             var idleTimeout: Int
             var shutdownTimeout: Int
             var maxUploads: Int
             var logFormat: ServeLogHandler.Format
+        }
+
+        private static func tlsMinimum(_ text: String) throws -> ServerTLS.MinimumVersion {
+            guard let version = ServerTLS.MinimumVersion(rawValue: text) else {
+                throw ValidationError("--tls-min (or IDEABOX_SERVE_TLS_MIN) is 1.2 or 1.3, not \"\(text)\".")
+            }
+            return version
         }
 
         private static func logFormat(_ text: String) throws -> ServeLogHandler.Format {
@@ -120,7 +133,7 @@ extension IdeaBoxCommand {
             var tls: ServerTLS?
             if let certificateFile = settings.certificateFile, let keyFile = settings.keyFile {
                 do {
-                    tls = try ServerTLS(certificateFile: certificateFile, keyFile: keyFile)
+                    tls = try ServerTLS(certificateFile: certificateFile, keyFile: keyFile, minimumVersion: settings.tlsMinimum)
                 } catch {
                     throw FullCommandError.serverTLS(error.description)
                 }
