@@ -24,7 +24,7 @@ enum AtomicFile {
     static func stage(_ data: some DataProtocol, for url: URL, modified: Timestamp?, durable: Bool) throws -> URL {
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max))\(temporarySuffix)")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, OwnerOnly.fileMode)
         guard fd >= 0 else { throw LibraryError.io(temporary.path, reason: String(cString: strerror(errno))) }
         var written = true
         for region in data.regions where written {

@@ -190,7 +190,7 @@ public struct LibraryFolder: Sendable {
             return
         }
         do {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try OwnerOnly.createDirectory(root)
         } catch {
             throw LibraryError.io(root.path, reason: error.localizedDescription)
         }
@@ -207,7 +207,7 @@ public struct LibraryFolder: Sendable {
             var info = stat()
             if lstat(folder.path, &info) == 0 {
                 guard info.st_mode & S_IFMT == S_IFDIR else { throw LibraryError.notAFolder(folder.path) }
-            } else if mkdir(folder.path, 0o755) != 0 && errno != EEXIST {
+            } else if mkdir(folder.path, OwnerOnly.directoryMode) != 0 && errno != EEXIST {
                 throw LibraryError.io(folder.path, reason: String(cString: strerror(errno)))
             }
         }
