@@ -19,12 +19,12 @@ struct AssetRoutes {
     func add(to router: Router<ServerRequestContext>) {
         let refusal = "This asset URL is not valid, or it has expired."
         router.group("assets/upload")
-            .add(middleware: TicketMiddleware(kind: .upload, method: .post, refusal: refusal, secret: secret, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .upload, method: .post, refusal: refusal, secret: secret, store: store, clock: clock))
             .add(middleware: BodyLimitMiddleware(maximumBytes: AssetReference.maximumSize))
             .add(middleware: UploadAdmissionMiddleware(store: store, uploads: uploads))
             .onEveryMethod(":ticket") { request, context in try await receive(request, owner: context.ticket?.owner ?? "") }
         router.group("assets/download")
-            .add(middleware: TicketMiddleware(kind: .download, method: .get, refusal: refusal, secret: secret, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .download, method: .get, refusal: refusal, secret: secret, store: store, clock: clock))
             .onEveryMethod(":ticket") { _, context in
                 try await Self.download(context.ticket?.subject ?? "", owner: context.ticket?.owner ?? "", from: store)
             }

@@ -10,6 +10,11 @@ import IdeaBoxFoundation
 /// Written `<payload>.<signature>` in base64url, where the signature is an HMAC-SHA256 of
 /// the payload with the store's `serverSecret`, so every server process over one store
 /// reads the tickets of the others, and no client can make or alter one.
+///
+/// A ticket names the access token that asked for it (by its hash) and serves only while
+/// that token is valid (`TicketMiddleware`): revoking it, revoking or deleting the account
+/// ends the URL at once, and a URL of a deleted account never reaches a new account of the
+/// same name. A ticket of the release before, which names none, is read as it was then.
 struct AssetTicket: Equatable {
     enum Kind: String {
         case upload = "u"
@@ -30,10 +35,13 @@ struct AssetTicket: Equatable {
     /// The asset's checksum (for a download), or the container (for a webcourier).
     var subject: String
     var expires: Timestamp
+    /// The hash of the access token the ticket was made for; nil in an earlier release's.
+    var tokenHash: String?
 
     /// The ticket as it appears in a URL.
     func encoded(secret: SymmetricKey) -> String {
-        let payload = Data([kind.rawValue, owner, subject, String(expires.milliseconds)].joined(separator: "\n").utf8)
+        let fields = [kind.rawValue, owner, subject, String(expires.milliseconds)] + (tokenHash.map { [$0] } ?? [])
+        let payload = Data(fields.joined(separator: "\n").utf8)
         let signature = Data(HMAC<SHA256>.authenticationCode(for: payload, using: secret))
         return Base64URL.encode(payload) + "." + Base64URL.encode(signature)
     }
@@ -47,16 +55,22 @@ struct AssetTicket: Equatable {
               HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: payload, using: secret)
         else { return nil }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard fields.count == 4, let kind = Kind(rawValue: String(fields[0])), let expires = Int64(fields[3]),
-              now.milliseconds < expires
+        guard fields.count == 4 || (fields.count == 5 && !fields[4].isEmpty), let kind = Kind(rawValue: String(fields[0])),
+              let expires = Int64(fields[3]), now.milliseconds < expires
         else { return nil }
-        self.init(kind: kind, owner: String(fields[1]), subject: String(fields[2]), expires: Timestamp(milliseconds: expires))
+        self.init(
+            kind: kind, owner: String(fields[1]), subject: String(fields[2]), expires: Timestamp(milliseconds: expires),
+            tokenHash: fields.count == 5 ? String(fields[4]) : nil)
     }
 
-    init(kind: Kind, owner: String, subject: String = "", expires: Timestamp) {
+    init(kind: Kind, owner: String, subject: String = "", expires: Timestamp, tokenHash: String? = nil) {
         self.kind = kind
         self.owner = owner
         self.subject = subject
         self.expires = expires
+        self.tokenHash = tokenHash
     }
+
+    /// The account the ticket's database belongs to (its owner without `@container`).
+    var account: String { String(owner.split(separator: "@", maxSplits: 1).first ?? "") }
 }

@@ -16,11 +16,12 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.account = try await account(of: request)
+        (context.account, context.tokenHash) = try await account(of: request)
         return try await next(request, context)
     }
 
-    private func account(of request: Request) async throws -> String {
+    /// The account the request's credentials name, and the hash of its access token.
+    private func account(of request: Request) async throws -> (String, String) {
         if let header = request.headers[.authorization] {
             let prefix = "Bearer "
             guard header.hasPrefix(prefix), header.utf8.count <= 512 else { throw WebServicesError.authenticationFailed }
@@ -40,10 +41,11 @@ struct AuthenticationMiddleware: RouterMiddleware {
         return try await account(forToken: String(webToken))
     }
 
-    private func account(forToken token: String) async throws -> String {
-        guard !token.isEmpty, let account = try await store.account(forAccessTokenHash: AccessToken.hash(token)) else {
+    private func account(forToken token: String) async throws -> (String, String) {
+        let hash = AccessToken.hash(token)
+        guard !token.isEmpty, let account = try await store.account(forAccessTokenHash: hash) else {
             throw WebServicesError.authenticationFailed
         }
-        return account
+        return (account, hash)
     }
 }

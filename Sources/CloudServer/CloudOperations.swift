@@ -114,18 +114,22 @@ struct AssetURLs: Sendable {
     /// `http://host:port`, as the request named the server.
     let base: String
     let secret: Data
+    /// The hash of the access token that asked: each URL serves only while it is valid.
+    let tokenHash: String?
     let clock: WallClock
 
     /// Where the bytes of one asset of `owner` are POSTed, for the next 15 minutes.
     func upload(owner: String) -> String {
-        let ticket = AssetTicket(kind: .upload, owner: owner, expires: clock.now().adding(milliseconds: AssetTicket.uploadLifetime))
+        let ticket = AssetTicket(
+            kind: .upload, owner: owner, expires: clock.now().adding(milliseconds: AssetTicket.uploadLifetime), tokenHash: tokenHash)
         return "\(base)/assets/upload/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
     }
 
     /// Where `owner`'s devices long-poll for notifications in `container`, for a week.
     func webcourier(owner: String, container: String) -> String {
         let ticket = AssetTicket(
-            kind: .webcourier, owner: owner, subject: container, expires: clock.now().adding(milliseconds: AssetTicket.webcourierLifetime))
+            kind: .webcourier, owner: owner, subject: container, expires: clock.now().adding(milliseconds: AssetTicket.webcourierLifetime),
+            tokenHash: tokenHash)
         return "\(base)/webcourier/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
     }
 
@@ -133,7 +137,7 @@ struct AssetURLs: Sendable {
     func download(owner: String, reference: AssetReference) -> String {
         let ticket = AssetTicket(
             kind: .download, owner: owner, subject: reference.checksum,
-            expires: clock.now().adding(milliseconds: AssetTicket.downloadLifetime))
+            expires: clock.now().adding(milliseconds: AssetTicket.downloadLifetime), tokenHash: tokenHash)
         return "\(base)/assets/download/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
     }
 }

@@ -87,7 +87,9 @@ struct DatabaseRoutes {
         return CloudOperations(
             store: store, owner: owner, userRecordName: Self.userRecordName(owner),
             container: aliases[path.container] ?? path.container,
-            assetURLs: AssetURLs(base: request.baseURL(scheme: scheme), secret: try await secret.bytes(), clock: clock), hub: hub)
+            assetURLs: AssetURLs(
+                base: request.baseURL(scheme: scheme), secret: try await secret.bytes(), tokenHash: context.tokenHash, clock: clock),
+            hub: hub)
     }
 
     /// The store's name for `account`'s database in `container`: the account's own name in

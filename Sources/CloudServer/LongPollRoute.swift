@@ -26,7 +26,7 @@ struct LongPollRoute {
     func add(to router: Router<ServerRequestContext>) {
         let refusal = "This webcourier URL is not valid, or it has expired; ask tokens/create again."
         router.group("webcourier")
-            .add(middleware: TicketMiddleware(kind: .webcourier, method: .get, refusal: refusal, secret: secret, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .webcourier, method: .get, refusal: refusal, secret: secret, store: store, clock: clock))
             .onEveryMethod(":ticket") { request, context in
                 guard let ticket = context.ticket else { throw WebServicesErrorMiddleware.noSuchEndpoint }
                 return try await poll(request, ticket: ticket)
@@ -34,12 +34,14 @@ struct LongPollRoute {
     }
 
     private func poll(_ request: Request, ticket: AssetTicket) async throws -> Response {
-        // The ticket lasts a week: it serves only while its account still holds a valid token
-        // made before the ticket was, so revoking or deleting (and making the name anew) ends it.
-        let account = String(ticket.owner.split(separator: "@", maxSplits: 1)[0])
-        let issued = ticket.expires.adding(milliseconds: -AssetTicket.webcourierLifetime)
-        guard try await store.accessTokens(account: account).contains(where: { $0.revoked == nil && $0.created <= issued }) else {
-            throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
+        // A ticket of the release before names no token (`TicketMiddleware` checks those that
+        // do): it serves only while its account still holds a valid token made before the
+        // ticket was, so revoking or deleting (and making the name anew) ends it.
+        if ticket.tokenHash == nil {
+            let issued = ticket.expires.adding(milliseconds: -AssetTicket.webcourierLifetime)
+            guard try await store.accessTokens(account: ticket.account).contains(where: { $0.revoked == nil && $0.created <= issued }) else {
+                throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
+            }
         }
         let (timeout, since) = try Self.parameters(request.uri.queryParameters)
         let (store, owner) = (store, ticket.owner)

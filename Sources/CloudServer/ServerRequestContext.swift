@@ -13,6 +13,9 @@ struct ServerRequestContext: RequestContext {
     var account: String? {
         didSet { logged.account = account }
     }
+    /// The hash of the access token the credentials hold (`AuthenticationMiddleware`): the
+    /// asset and webcourier URLs the request is given serve only while it is valid.
+    var tokenHash: String?
     /// The signed ticket of an asset or webcourier URL (`TicketMiddleware`).
     var ticket: AssetTicket?
     /// The most body bytes read (`BodyLimitMiddleware`); a larger body is refused.

@@ -2,11 +2,13 @@ import CloudWebServices
 import Crypto
 import Hummingbird
 import IdeaBoxFoundation
+import ServerStore
 
 /// Admits a request to a URL the server signed (an asset's upload or download URL, a
 /// webcourier URL): the signed ticket at the end of the path is the whole of its
 /// credentials, as with Apple's asset URLs. A wrong method is 405; a ticket forged,
-/// expired or of another kind `AUTHENTICATION_FAILED`, saying `refusal`.
+/// expired or of another kind, or made for a token no longer valid for its account,
+/// `AUTHENTICATION_FAILED`, saying `refusal`.
 struct TicketMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -17,6 +19,7 @@ struct TicketMiddleware: RouterMiddleware {
     /// Why a ticket is refused, as the client is told.
     let refusal: String
     let secret: ServerSecret
+    let store: any AccountStore
     let clock: WallClock
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -24,6 +27,11 @@ struct TicketMiddleware: RouterMiddleware {
         let text = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         guard let ticket = AssetTicket(text, secret: SymmetricKey(data: try await secret.bytes()), now: clock.now()), ticket.kind == kind else {
             throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: refusal)
+        }
+        if let tokenHash = ticket.tokenHash {
+            guard try await store.account(forAccessTokenHash: tokenHash) == ticket.account else {
+                throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: refusal)
+            }
         }
         var context = context
         context.ticket = ticket

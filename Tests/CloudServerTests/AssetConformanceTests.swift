@@ -1,3 +1,4 @@
+import CloudServer
 import Foundation
 import Testing
 
@@ -93,6 +94,67 @@ struct AssetConformanceTests {
         #expect(server.sweepFindings == [])
     }
 
+    @Test(
+        "Signed URLs end with their token: revoking the token that asked, revoking the account or deleting it (and making the name anew) refuses its upload, download and webcourier URLs at once",
+        arguments: ConformanceStore.tested)
+    func signedURLsEndWithTheirToken(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let alice = server.alice.name
+        // A second device of alice's, with a token of its own.
+        let phone = ConformanceAccount(name: alice, webToken: AccessToken.generate())
+        try await server.store.addAccessToken(hash: AccessToken.hash(phone.webToken), account: alice, label: "phone")
+        let download = try await Self.storedAsset(Self.bytes("alice's"), server: server, as: phone)
+        let upload = try await Self.uploadURL(server, recordName: "later", as: phone)
+        let webcourier = try await Self.webcourierURL(server, as: phone)
+        let kept = try await Self.uploadURL(server, recordName: "kept", as: server.alice)
+        #expect(try await server.fetch(download).status == 200)
+
+        #expect(try await server.store.revokeAccessToken(account: alice, label: "phone") == 1)
+        try await Self.expectRefused(download, upload, webcourier, server: server)
+        // The other device's URLs still serve.
+        #expect(try await server.fetch(kept, method: "POST", body: Self.bytes("kept")).status == 200)
+
+        let laptop = try await Self.urls(server, as: server.alice)
+        _ = try await server.store.revokeAccessTokens(account: alice)
+        try await Self.expectRefused(laptop.download, laptop.upload, laptop.webcourier, server: server)
+
+        // Deleted, then made anew under the same name: the old account's URLs reach nothing.
+        let renewed = ConformanceAccount(name: alice, webToken: AccessToken.generate())
+        try await server.store.addAccessToken(hash: AccessToken.hash(renewed.webToken), account: alice, label: "laptop")
+        let before = try await Self.urls(server, as: renewed)
+        _ = try await server.store.deleteAccount(alice)
+        try await server.store.addAccessToken(hash: AccessToken.hash(AccessToken.generate()), account: alice, label: "laptop")
+        try await Self.expectRefused(before.download, before.upload, before.webcourier, server: server)
+        #expect(try await server.store.usage(account: alice).assetBytes == 0, "an old URL wrote into the new account")
+        #expect(server.sweepFindings == [])
+    }
+
+    /// A download, an upload and a webcourier URL made for `account`'s token.
+    private static func urls(_ server: ConformanceServer, as account: ConformanceAccount) async throws -> (download: URL, upload: URL, webcourier: URL) {
+        _ = try await server.post("zones/modify", ["operations": [["operationType": "create", "zone": ["zoneID": ["zoneName": Server.ideas]]]]], as: account)
+        let download = try await storedAsset(bytes("mine"), server: server, as: account, recordName: "asset-\(UUID().uuidString)")
+        return (download, try await uploadURL(server, recordName: "next", as: account), try await webcourierURL(server, as: account))
+    }
+
+    /// A webcourier URL for `account`, whose poll watches the Ideas zone.
+    private static func webcourierURL(_ server: ConformanceServer, as account: ConformanceAccount) async throws -> URL {
+        _ = try await server.post("subscriptions/modify", ["operations": [[
+            "operationType": "create", "subscription": ["subscriptionType": "zone", "subscriptionID": "ideas", "zoneID": ["zoneName": Server.ideas]],
+        ]]], as: account)
+        let token = try await server.post("tokens/create", ["apnsEnvironment": "production"], as: account, in: "/database/1/\(Server.container)/production")
+        return try #require(token.json["webcourierURL"].string.flatMap(URL.init(string:)), "\(token)")
+    }
+
+    /// Whether each URL is refused (401 `AUTHENTICATION_FAILED`), writing and reading nothing.
+    private static func expectRefused(_ download: URL, _ upload: URL, _ webcourier: URL, server: ConformanceServer) async throws {
+        let read = try await server.fetch(download)
+        #expect(read.isError("AUTHENTICATION_FAILED", status: 401), "GET \(download.path): \(read)")
+        let written = try await server.fetch(upload, method: "POST", body: bytes("after"))
+        #expect(written.isError("AUTHENTICATION_FAILED", status: 401), "POST \(upload.path): \(written)")
+        let polled = try await server.fetch(URL(string: webcourier.absoluteString + "?timeout=1")!)
+        #expect(polled.isError("AUTHENTICATION_FAILED", status: 401), "GET \(webcourier.path): \(polled)")
+    }
+
     @Test("assets/upload takes at most 200 tokens (201 is a 400 BAD_REQUEST), and each needs a fieldName", arguments: ConformanceStore.tested)
     func tokenLimits(store: ConformanceStore) async throws {
         let server = try await ConformanceServer(store)
@@ -129,14 +191,17 @@ struct AssetConformanceTests {
         return file
     }
 
-    /// Uploads `data` for `account`, saves it in a record, and returns the record's downloadURL.
-    static func storedAsset(_ data: Data, server: ConformanceServer, as account: ConformanceAccount) async throws -> URL {
-        let url = try await uploadURL(server, recordName: "asset", as: account)
+    /// Uploads `data` for `account`, saves it in the record `recordName`, and returns the
+    /// record's downloadURL.
+    static func storedAsset(
+        _ data: Data, server: ConformanceServer, as account: ConformanceAccount, recordName: String = "asset"
+    ) async throws -> URL {
+        let url = try await uploadURL(server, recordName: recordName, as: account)
         let file = try await upload(data, to: url, server: server)
         let saved = try await server.modify(
-            [Server.operation("create", "asset", fields: ["image": ["value": file.foundationValue, "type": "ASSETID"]])], as: account)
-        #expect(saved.records.first?.isRecord("asset") == true, "\(saved)")
-        let record = try await server.record("asset", as: account)
+            [Server.operation("create", recordName, fields: ["image": ["value": file.foundationValue, "type": "ASSETID"]])], as: account)
+        #expect(saved.records.first?.isRecord(recordName) == true, "\(saved)")
+        let record = try await server.record(recordName, as: account)
         return try #require(record.field("image")["downloadURL"].string.flatMap { URL(string: $0) }, "\(record)")
     }
 
