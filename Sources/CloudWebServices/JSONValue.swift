@@ -68,7 +68,9 @@ public enum JSONValue: Sendable, Hashable {
     public var wholeNumber: Int64? {
         switch self {
         case .integer(let number): number
-        case .double(let number): Int64(exactly: number)
+        // Above −2^63: a literal below Int64's range rounds to −2^63 as a Double, and must
+        // not be read as it (−2^63 itself is written as an integer, and read as one).
+        case .double(let number): number > -0x1p63 ? Int64(exactly: number) : nil
         default: nil
         }
     }

@@ -46,6 +46,29 @@ struct FieldTypeConformanceTests {
     }
 
     @Test(
+        "INT64 holds -2^63 to 2^63-1 exactly; one past either end is a 400 BAD_REQUEST and nothing is saved, never rounded to the end",
+        arguments: ConformanceStore.tested)
+    func int64Range(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        func save(_ name: String, _ literal: String) async throws -> Answer {
+            let body = #"{"zoneID":{"zoneName":"Ideas"},"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Idea","fields":{"rank":{"value":\#(literal),"type":"INT64"}}}}]}"#
+            return try await server.send("POST", ConformanceServer.privateDatabase + "/records/modify", body: Data(body.utf8))
+        }
+        for (name, literal) in [("lowest", "-9223372036854775808"), ("highest", "9223372036854775807")] {
+            let saved = try await save(name, literal)
+            #expect(saved.status == 200 && saved.records.first?.isRecord(name) == true, "\(saved)")
+            let rank = try await server.record(name)["fields"]["rank"]
+            #expect(rank["value"] == .integer(Int64(literal)!), "\(name): \(rank)")
+        }
+        for (name, literal) in [("below", "-9223372036854775809"), ("above", "9223372036854775808")] {
+            let refused = try await save(name, literal)
+            #expect(refused.isError("BAD_REQUEST", status: 400) || refused.records.first?.isRecordError("BAD_REQUEST", recordName: name) == true, "\(refused)")
+            #expect(try await server.record(name)["serverErrorCode"] == "NOT_FOUND", "\(name) was saved")
+        }
+        #expect(server.sweepFindings == [])
+    }
+
+    @Test(
         "TIMESTAMP round-trips as whole milliseconds, BYTES as base64, DOUBLE as a JSON number, and their lists likewise, each with its type",
         arguments: ConformanceStore.tested)
     func scalarTypes(store: ConformanceStore) async throws {

@@ -38,6 +38,10 @@ struct JSONValueTests {
         #expect(try JSONValue(parsing: "9223372036854775807") == .integer(.max))
         #expect(try JSONValue(parsing: "-9223372036854775808") == .integer(.min))
         #expect(try JSONValue(parsing: "9223372036854775808") == .double(9_223_372_036_854_775_808))
+        // Past Int64 either way, a number is no whole number (not rounded to the nearest end).
+        #expect(try JSONValue(parsing: "9223372036854775808").wholeNumber == nil)
+        #expect(try JSONValue(parsing: "-9223372036854775809").wholeNumber == nil)
+        #expect(try JSONValue(parsing: "-9223372036854775808").wholeNumber == .min)
         #expect(try JSONValue(parsing: "1.0") == .double(1))
         #expect(try JSONValue(parsing: "1.0").wholeNumber == 1)
         #expect(try JSONValue(parsing: "1.5").wholeNumber == nil)
