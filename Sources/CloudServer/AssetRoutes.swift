@@ -10,6 +10,10 @@ import ServerStore
 /// (ours: served by the same process): `POST /assets/upload/TICKET` and
 /// `GET /assets/download/TICKET`.
 struct AssetRoutes {
+    /// Why an asset URL is refused: a ticket forged, expired, of another kind or of a token
+    /// no longer valid.
+    static let refusal = "This asset URL is not valid, or it has expired."
+
     let store: any AccountStore & AssetStore
     let secret: ServerSecret
     let clock: WallClock
@@ -17,14 +21,13 @@ struct AssetRoutes {
 
     /// Adds the two routes to `router`.
     func add(to router: Router<ServerRequestContext>) {
-        let refusal = "This asset URL is not valid, or it has expired."
         router.group("assets/upload")
-            .add(middleware: TicketMiddleware(kind: .upload, method: .post, refusal: refusal, secret: secret, store: store, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .upload, method: .post, refusal: Self.refusal, secret: secret, store: store, clock: clock))
             .add(middleware: BodyLimitMiddleware(maximumBytes: AssetReference.maximumSize))
             .add(middleware: UploadAdmissionMiddleware(store: store, uploads: uploads))
             .onEveryMethod(":ticket") { request, context in try await receive(request, owner: context.ticket?.owner ?? "") }
         router.group("assets/download")
-            .add(middleware: TicketMiddleware(kind: .download, method: .get, refusal: refusal, secret: secret, store: store, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .download, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock))
             .onEveryMethod(":ticket") { _, context in
                 try await Self.download(context.ticket?.subject ?? "", owner: context.ticket?.owner ?? "", from: store)
             }

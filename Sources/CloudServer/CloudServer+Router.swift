@@ -9,7 +9,7 @@ extension CloudServer {
         router.add(middleware: RequestLogMiddleware(log: log))
             .add(middleware: MetricsMiddleware(metrics: metrics))
             .add(middleware: WebServicesErrorMiddleware(metrics: metrics))
-            .add(middleware: PathSegmentsMiddleware())
+            .add(middleware: PathSegmentsMiddleware(databasePaths: DatabasePathMiddleware(containers: containers, aliases: containerAliases)))
         let secret = ServerSecret(store: store)
         OperatorRoutes(store: store, metrics: metrics, hub: hub).add(to: router)
         LongPollRoute(store: store, hub: hub, secret: secret, clock: clock).add(to: router)

@@ -19,7 +19,8 @@ struct DatabasePathMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func path(_ request: Request) throws -> WebServicesPath.Parsed {
+    /// The path `request` names, or the error for a path or method that is not served.
+    func path(_ request: Request) throws -> WebServicesPath.Parsed {
         guard let path = WebServicesPath.parse(request.uri.path) else { throw WebServicesErrorMiddleware.noSuchEndpoint }
         guard servedContainers.contains(path.container) else {
             throw WebServicesError(code: "NOT_FOUND", reason: "This server serves the containers \(containers.joined(separator: ", ")) only.")

@@ -14,6 +14,9 @@ import ServerStore
 /// `?since=` a sync token (from `changes/database` or an earlier answer), a watched zone
 /// that changed after it answers at once, so no change falls between two polls.
 struct LongPollRoute {
+    /// Why a webcourier URL is refused: a ticket forged, expired, of another kind or of a
+    /// token no longer valid.
+    static let refusal = "This webcourier URL is not valid, or it has expired; ask tokens/create again."
     /// The longest a long poll is held (about a minute, as CloudKit's).
     static let longestTimeout: Duration = .seconds(60)
 
@@ -24,9 +27,8 @@ struct LongPollRoute {
 
     /// Adds the route to `router`.
     func add(to router: Router<ServerRequestContext>) {
-        let refusal = "This webcourier URL is not valid, or it has expired; ask tokens/create again."
         router.group("webcourier")
-            .add(middleware: TicketMiddleware(kind: .webcourier, method: .get, refusal: refusal, secret: secret, store: store, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .webcourier, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock))
             .onEveryMethod(":ticket") { request, context in
                 guard let ticket = context.ticket else { throw WebServicesErrorMiddleware.noSuchEndpoint }
                 return try await poll(request, ticket: ticket)

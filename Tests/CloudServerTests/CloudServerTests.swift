@@ -467,6 +467,28 @@ import Testing
         #expect(try server.snapshot() == before)
     }
 
+    @Test("A path with an empty segment is answered as before the router: a signed URL without its ticket 401 (405 for another method), an empty environment 400, an empty database 403, anything else 404")
+    func emptySegments() async throws {
+        let server = try await ServerFixture()
+        let container = ServedRemote.container
+        let cases: [(method: String, path: String, status: Int, code: String?)] = [
+            ("GET", "/webcourier/", 401, "AUTHENTICATION_FAILED"),
+            ("POST", "/webcourier/", 405, nil),
+            ("POST", "/assets/upload/", 401, "AUTHENTICATION_FAILED"),
+            ("GET", "/assets/upload/", 405, nil),
+            ("GET", "/assets/download/", 401, "AUTHENTICATION_FAILED"),
+            ("POST", "/database/1/\(container)//private/records/modify", 400, "BAD_REQUEST"),
+            ("POST", "/database/1/\(container)/production//records/modify", 403, "ACCESS_DENIED"),
+            ("POST", "/database/1/\(container)/production/private/records//modify", 404, "NOT_FOUND"),
+            ("GET", "/healthz/", 404, "NOT_FOUND"),
+        ]
+        for (method, path, status, code) in cases {
+            let answer = try await server.send(path, method: method, token: server.aliceToken, body: Data("{}".utf8))
+            #expect(answer.status == status, "\(method) \(path): \(answer.status) \(answer.json)")
+            if let code { #expect(answer.json["serverErrorCode"] as? String == code, "\(method) \(path): \(answer.json)") }
+        }
+    }
+
     @Test("Unknown paths are NOT_FOUND, other databases ACCESS_DENIED, more than 200 operations BAD_REQUEST saying limitExceeded")
     func paths() async throws {
         let server = try await ServerFixture()
