@@ -239,9 +239,11 @@ public struct IdeaRepository: Sendable {
                     stamps[field] = stored.stamps[field]
                 }
             }
-            let tombstone = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-                .map { SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"]) }
-            let local: MergeCase.Side? = stored.map { .idea($0.idea, $0.stamps) } ?? tombstone.map { .deleted($0) }
+            // A tombstone matters only where the idea is not here (an idea and its tombstone
+            // never stand together): one read per idea, as before.
+            let local: MergeCase.Side? = try stored.map { .idea($0.idea, $0.stamps) }
+                ?? db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+                .map { .deleted(SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"])) }
             let decision = ConflictRule.decide(
                 MergeCase(local: local, remote: .idea(idea, stamps), hasPendingChange: false, thisDevice: deviceId))
             let (kept, keptStamps): (Idea, FieldStamps)
