@@ -18,13 +18,14 @@ struct AssetRoutes {
     let secret: ServerSecret
     let clock: WallClock
     let uploads: UploadSpool
+    let shares: FairShares
 
     /// Adds the two routes to `router`.
     func add(to router: Router<ServerRequestContext>) {
         router.group("assets/upload")
             .add(middleware: TicketMiddleware(kind: .upload, method: .post, refusal: Self.refusal, secret: secret, store: store, clock: clock))
             .add(middleware: BodyLimitMiddleware(maximumBytes: AssetReference.maximumSize))
-            .add(middleware: UploadAdmissionMiddleware(store: store, uploads: uploads))
+            .add(middleware: UploadAdmissionMiddleware(store: store, uploads: uploads, shares: shares))
             .onEveryMethod(":ticket") { request, context in try await receive(request, owner: context.ticket?.owner ?? "") }
         router.group("assets/download")
             .add(middleware: TicketMiddleware(kind: .download, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock))

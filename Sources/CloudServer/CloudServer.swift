@@ -46,6 +46,8 @@ public struct CloudServer: Sendable {
     /// The most asset uploads received at once; more are answered `TRY_AGAIN_LATER`. Each
     /// is written to a file as it arrives, so this bounds open files and disk, not memory.
     public var maximumUploads = 16
+    /// What one account may hold at once: long polls, request bodies and uploads in progress.
+    public var fairShares = FairShareLimits.defaults
     /// Where uploads are written as they arrive (a folder of this process's is made in it).
     /// On disk, not in memory: the system's temporary folder is memory on many systems, so
     /// `serve` passes a folder beside its data.
@@ -91,7 +93,7 @@ public struct CloudServer: Sendable {
             idleTimeout: idle,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes)))
         return Application(
-            router: router(hub: hub, metrics: metrics, uploads: uploads),
+            router: router(hub: hub, metrics: metrics, uploads: uploads, connections: registry),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 // A backlog of 1,024 (Hummingbird's default is 256): connections that come
@@ -123,7 +125,7 @@ public struct CloudServer: Sendable {
         let failure = Mutex<(any Error)?>(nil)
         // The hub comes last, so that it is stopped first: its long polls are answered before
         // the server waits for the requests in flight.
-        let hub = ZoneChangeHub(store: store, logger: Self.logger)
+        let hub = ZoneChangeHub(store: store, logger: Self.logger, limits: fairShares)
         let uploads = try UploadSpool(maximumUploads: maximumUploads, parent: uploadFolder)
         var configuration = ServiceGroupConfiguration(
             services: [

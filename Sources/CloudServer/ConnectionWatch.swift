@@ -6,10 +6,15 @@ import NIOHTTPTypes
 import Synchronization
 
 /// The server's open connections, each known as idle (between requests, or not yet sent
-/// one) or busy (a request read and not yet answered: a held long poll is busy), so that a
-/// server at its connection limit closes the connection idle longest to take a new one. A
-/// thousand connections that never send a byte then cost a legitimate client nothing but
-/// the turn of one of them.
+/// one) or busy (a request read and not yet answered), so that a server at its connection
+/// limit closes the connection idle longest to take a new one. A thousand connections that
+/// never send a byte then cost a legitimate client nothing but the turn of one of them.
+///
+/// A busy connection may be held for an account (`hold`: a long poll it holds, a body it is
+/// sending): when too few are idle, those are closed too, the account holding the most
+/// going first, so that no account's polls or slow bodies keep the others out. And a
+/// request may ask to learn when its client has gone (`whenClientGone`: it closed its
+/// sending half, or the connection), as a long poll does to let go of it at once.
 ///
 /// The server stops accepting at `limit` (`ConnectionLimit`), and a connection is known here
 /// only once its pipeline is set up, a moment after it was accepted: so the connection that
@@ -23,6 +28,12 @@ final class ConnectionRegistry: Sendable {
         let channel: any Channel
         /// When it last became idle, in the order of `ticks`; nil while busy.
         var idleSince: UInt64?
+        /// The account a busy connection is held for (it may be closed to make room), and since when.
+        var heldFor: (account: String, since: UInt64)?
+        /// Its client has closed its sending half: it will send nothing more.
+        var clientGone = false
+        /// What to run once its client has gone.
+        var onClientGone: (@Sendable () -> Void)?
     }
 
     private struct State {
@@ -39,20 +50,23 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Knows `channel`, idle until its first request; at the limit, closes the connections
-    /// idle longest (never this one).
+    /// idle longest, then those held for the accounts holding the most (never this one).
     func opened(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)
         let evicted = state.withLock { state -> [any Channel] in
             state.ticks += 1
             state.entries[key] = Entry(channel: channel, idleSince: state.ticks)
             guard state.entries.count >= limit else { return [] }
-            return Self.removeLongestIdle(max(1, limit / 8), from: &state, sparing: key)
+            let wanted = max(1, limit / 8)
+            let idle = Self.removeLongestIdle(wanted, from: &state, sparing: key)
+            return idle + Self.removeHeld(wanted - idle.count, from: &state)
         }
         for channel in evicted { channel.close(promise: nil) }
     }
 
+    /// Forgets `channel`, closed; what waited for its client to go runs now.
     func closed(_ channel: any Channel) {
-        _ = state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
+        state.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }?.onClientGone?()
     }
 
     func busy(_ channel: any Channel) {
@@ -63,7 +77,50 @@ final class ConnectionRegistry: Sendable {
         state.withLock { state in
             state.ticks += 1
             state.entries[ObjectIdentifier(channel)]?.idleSince = state.ticks
+            state.entries[ObjectIdentifier(channel)]?.heldFor = nil
         }
+    }
+
+    /// Marks the busy `channel` as held for `account` until it is idle again or `letGo`:
+    /// closed to make room when too few connections are idle.
+    func hold(_ channel: any Channel, for account: String) {
+        state.withLock { state in
+            state.ticks += 1
+            state.entries[ObjectIdentifier(channel)]?.heldFor = (account, state.ticks)
+        }
+    }
+
+    /// Undoes `hold`.
+    func letGo(_ channel: any Channel) {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.heldFor = nil }
+    }
+
+    /// Runs `action` once the client of `channel` has gone (it closed its sending half, or
+    /// the connection is closed), at once if it already has; until `forgetClientGone`. A
+    /// channel this registry never knew (a test's, with no connection) never goes.
+    func whenClientGone(_ channel: any Channel, _ action: @escaping @Sendable () -> Void) {
+        let goneAlready = state.withLock { state -> Bool in
+            guard let entry = state.entries[ObjectIdentifier(channel)] else { return !channel.isActive }
+            guard !entry.clientGone else { return true }
+            state.entries[ObjectIdentifier(channel)]?.onClientGone = action
+            return false
+        }
+        if goneAlready { action() }
+    }
+
+    /// Undoes `whenClientGone`.
+    func forgetClientGone(_ channel: any Channel) {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.onClientGone = nil }
+    }
+
+    /// The client of `channel` closed its sending half: what waits for that runs now.
+    func clientGone(_ channel: any Channel) {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            state.entries[ObjectIdentifier(channel)]?.clientGone = true
+            defer { state.entries[ObjectIdentifier(channel)]?.onClientGone = nil }
+            return state.entries[ObjectIdentifier(channel)]?.onClientGone
+        }
+        action?()
     }
 
     private static func removeLongestIdle(_ count: Int, from state: inout State, sparing spared: ObjectIdentifier) -> [any Channel] {
@@ -71,6 +128,26 @@ final class ConnectionRegistry: Sendable {
             .filter { $0.key != spared }
             .sorted { $0.since < $1.since }
         return idle.prefix(count).compactMap { state.entries.removeValue(forKey: $0.key)?.channel }
+    }
+
+    /// Takes `count` held connections, each from the account holding the most at that
+    /// moment, its longest held first.
+    private static func removeHeld(_ count: Int, from state: inout State) -> [any Channel] {
+        guard count > 0 else { return [] }
+        var byAccount: [String: [(key: ObjectIdentifier, since: UInt64)]] = [:]
+        for (key, entry) in state.entries {
+            guard let held = entry.heldFor else { continue }
+            byAccount[held.account, default: []].append((key, held.since))
+        }
+        // Longest held last, where it is taken from first.
+        for account in byAccount.keys { byAccount[account]?.sort { $0.since > $1.since } }
+        var removed: [any Channel] = []
+        while removed.count < count, let most = byAccount.max(by: { $0.value.count < $1.value.count }), let taken = most.value.last {
+            byAccount[most.key]?.removeLast()
+            if byAccount[most.key]?.isEmpty == true { byAccount[most.key] = nil }
+            if let entry = state.entries.removeValue(forKey: taken.key) { removed.append(entry.channel) }
+        }
+        return removed
     }
 }
 
@@ -86,7 +163,9 @@ final class ConnectionRegistry: Sendable {
 ///   since a request is in progress;
 /// - answers a request the decoder gives up on before its head was read (a header over the
 ///   limit, a request line that is not HTTP) with the JSON error every other bad request
-///   gets, instead of Hummingbird's empty 400.
+///   gets, instead of Hummingbird's empty 400; and a CONNECT with 405 at once (its parser
+///   would wait for the end of a tunnel);
+/// - tells the registry when the client has closed its sending half.
 final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -128,15 +207,28 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { registry.clientGone(context.channel) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !held.isEmpty {
             held.append(data)
             return
         }
-        if case .head = unwrapInboundIn(data) {
+        if case .head(let head) = unwrapInboundIn(data) {
             // After an answer that ended the connection, a next request is never served.
             guard !finished else {
                 context.close(promise: nil)
+                return
+            }
+            // What follows a CONNECT is a tunnel's bytes, not HTTP: the parser waits for no
+            // end of it, so the request is answered here and the connection ended.
+            if head.method == .connect, requestsInFlight == 0 {
+                var refusal = WebServicesError.badRequest("CONNECT is not served: this server is not a proxy.")
+                refusal.statusOverride = 405
+                answer(refusal, context: context)
                 return
             }
             if requestsInFlight > 0 {
@@ -226,11 +318,17 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
+        answer(Self.error(for: error), context: context)
+    }
+
+    /// Answers `error` with `Connection: close` and ends the connection, once: for what
+    /// never reaches the routes.
+    private func answer(_ error: WebServicesError, context: ChannelHandlerContext) {
         guard !answeredError else { return }
         answeredError = true
-        let body = ByteBuffer(bytes: JSONValue.object(Self.error(for: error).object).bytes)
+        let body = ByteBuffer(bytes: JSONValue.object(error.object).bytes)
         let head = HTTPResponse(
-            status: .badRequest,
+            status: HTTPResponse.Status(code: error.httpStatus),
             headerFields: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)

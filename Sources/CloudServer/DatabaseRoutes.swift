@@ -29,12 +29,15 @@ struct DatabaseRoutes {
     let clock: WallClock
     /// Where long polls wait for changes.
     let hub: ZoneChangeHub
+    /// What each account may have in progress at once.
+    let shares: FairShares
 
     /// Adds the operations to `router`.
     func add(to router: Router<ServerRequestContext>) {
         let container = router.group("database/1/:container/:environment")
             .add(middleware: DatabasePathMiddleware(containers: containers, aliases: aliases))
             .add(middleware: AuthenticationMiddleware(store: store, scheme: scheme))
+            .add(middleware: BodyShareMiddleware(shares: shares))
             .add(middleware: BodyLimitMiddleware(maximumBytes: Self.maximumBodyBytes))
         let database = container.group(":database")
         database.group("records")

@@ -4,7 +4,9 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import IdeaBoxFoundation
+import NIOCore
 import ServerStore
+import Synchronization
 
 /// `GET /webcourier/TICKET`, the long poll behind a webcourier URL: held until a zone one
 /// of the account's subscriptions watches changes, answered with CloudKit JS's notification
@@ -22,6 +24,7 @@ struct LongPollRoute {
 
     let store: any AccountStore & SubscriptionStore & RecordZoneStore
     let hub: ZoneChangeHub
+    let shares: FairShares
     let secret: ServerSecret
     let clock: WallClock
 
@@ -31,11 +34,11 @@ struct LongPollRoute {
             .add(middleware: TicketMiddleware(kind: .webcourier, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock))
             .onEveryMethod(":ticket") { request, context in
                 guard let ticket = context.ticket else { throw WebServicesErrorMiddleware.noSuchEndpoint }
-                return try await poll(request, ticket: ticket)
+                return try await poll(request, ticket: ticket, channel: context.channel)
             }
     }
 
-    private func poll(_ request: Request, ticket: AssetTicket) async throws -> Response {
+    private func poll(_ request: Request, ticket: AssetTicket, channel: any Channel) async throws -> Response {
         // A ticket of the release before names no token (`TicketMiddleware` checks those that
         // do): it serves only while its account still holds a valid token made before the
         // ticket was, so revoking or deleting (and making the name anew) ends it.
@@ -48,11 +51,23 @@ struct LongPollRoute {
         let (timeout, since) = try Self.parameters(request.uri.queryParameters)
         let (store, owner) = (store, ticket.owner)
         let subscriptions = try await store.subscriptions(account: owner)
-        let change = await hub.wait(owner: owner, subscriptions: subscriptions, timeout: timeout) {
+        // A client that has gone (closed its sending half, or the connection) takes its poll
+        // with it at once: its file, its place in the hub, its memory. While held, the
+        // connection may be closed to make room (the account's, if it holds the most).
+        let (id, hub, gone) = (UUID(), hub, Flag())
+        shares.connections?.whenClientGone(channel) {
+            gone.raise()
+            hub.release(id)
+        }
+        shares.connections?.hold(channel, for: ticket.account)
+        defer { shares.connections?.forgetClientGone(channel) }
+        let holder = ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash)
+        let change = await hub.wait(id: id, owner: owner, holder: holder, subscriptions: subscriptions, timeout: timeout) {
             guard let since, let current = try? await store.zoneTokens(account: owner) else { return nil }
             let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
             return subscriptions.first { changed.contains($0.zone) }.map { ZoneChangeHub.Change(subscriptionID: $0.id, zone: $0.zone) }
         }
+        guard !gone.isRaised else { throw ClientLeft() }
         guard let change else { return .json([:]) }
         var answer: WebServicesFormat.Object = [
             "notificationID": .string(UUID().uuidString.lowercased()),
@@ -89,5 +104,16 @@ struct LongPollRoute {
             return token
         }
         return (timeout, since)
+    }
+}
+
+/// A flag raised once, from any thread.
+private final class Flag: Sendable {
+    private let raised = Mutex(false)
+
+    var isRaised: Bool { raised.withLock { $0 } }
+
+    func raise() {
+        raised.withLock { $0 = true }
     }
 }

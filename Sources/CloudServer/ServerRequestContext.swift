@@ -1,5 +1,6 @@
 import CloudWebServices
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// What a request carries from one middleware to the next: the operation its path names,
@@ -23,9 +24,12 @@ struct ServerRequestContext: RequestContext {
     /// What the request log learns from within: shared with the middleware outside, which
     /// sees its own copy of the context.
     let logged = LoggedRequest()
+    /// The connection the request came on.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
     }
 }
 

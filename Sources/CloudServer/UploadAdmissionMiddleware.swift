@@ -12,6 +12,7 @@ struct UploadAdmissionMiddleware: RouterMiddleware {
 
     let store: any AccountStore
     let uploads: UploadSpool
+    let shares: FairShares
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let owner = context.ticket?.owner ?? ""
@@ -24,11 +25,18 @@ struct UploadAdmissionMiddleware: RouterMiddleware {
                 throw UnreadBody(error: WebServicesError(CloudError.quotaExceeded))
             }
         }
+        let account = context.ticket?.account ?? ""
+        guard shares.uploads.claim(account) else { throw FairShares.refusal("asset uploads", limit: shares.limits.uploadsPerAccount) }
+        defer { shares.uploads.release(account) }
         guard uploads.claim() else {
             throw UnreadBody(error: WebServicesError(
                 code: "TRY_AGAIN_LATER", reason: "The server takes \(uploads.maximumUploads) uploads at once.", retryAfter: 1))
         }
-        defer { uploads.release() }
+        shares.connections?.hold(context.channel, for: account)
+        defer {
+            shares.connections?.letGo(context.channel)
+            uploads.release()
+        }
         return try await next(request, context)
     }
 }

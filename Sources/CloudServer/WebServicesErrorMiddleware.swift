@@ -3,8 +3,9 @@ import CloudWebServices
 import Hummingbird
 
 /// Answers whatever a route threw as CloudKit Web Services does: Apple's error dictionary
-/// at its status. A path nothing is routed to is `NOT_FOUND`; a failure of the store's own
-/// counts in `/metrics` and says no more than `INTERNAL_ERROR`.
+/// at its status. A path nothing is routed to is `NOT_FOUND`; a request the server's stop
+/// cut off is `TRY_AGAIN_LATER` (503); a failure of the store's own counts in `/metrics` and
+/// says no more than `INTERNAL_ERROR`.
 struct WebServicesErrorMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -13,6 +14,10 @@ struct WebServicesErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error where Task.isCancelled || error is CancellationError {
+            // Cut off by the server's stop, past its deadline (whatever the cut made the
+            // request throw): not the client's fault, nor a failure of the store.
+            return .error(Self.stopping)
         } catch let error as WebServicesError {
             return .error(error)
         } catch let refusal as UnreadBody {
@@ -32,6 +37,9 @@ struct WebServicesErrorMiddleware: RouterMiddleware {
             return .error(WebServicesError(.internalError))
         }
     }
+
+    /// The answer for a request the server's stop cut off.
+    static let stopping = WebServicesError(code: "TRY_AGAIN_LATER", reason: "The server is stopping; try again.", retryAfter: 5)
 
     /// The answer for a path that names nothing served.
     static let noSuchEndpoint = WebServicesError(code: "NOT_FOUND", reason: "No such endpoint.")

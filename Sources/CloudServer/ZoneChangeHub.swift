@@ -19,7 +19,15 @@ final class ZoneChangeHub: Service, Sendable {
         var zone: RecordZoneID
     }
 
+    /// Who holds a poll, as the fair shares count it: the account (in every container) and
+    /// the access token its webcourier URL was made for (nil for an earlier release's URL).
+    struct Holder: Hashable, Sendable {
+        var account: String
+        var token: String?
+    }
+
     private struct Waiter {
+        var holder: Holder
         var subscriptions: [ZoneSubscription]
         var deadline: ContinuousClock.Instant
         var continuation: CheckedContinuation<Change?, Never>
@@ -28,15 +36,49 @@ final class ZoneChangeHub: Service, Sendable {
     private struct State {
         /// The waiting polls, by account and then by poll: a change looks at its account's only.
         var waiters: [String: [UUID: Waiter]] = [:]
-        /// Polls cancelled before they were registered: they are answered as they register.
-        var cancelledEarly: Set<UUID> = []
+        /// The owner of each waiting poll.
+        var owners: [UUID: String] = [:]
+        /// Each account's and each token's polls, oldest first.
+        var byAccount: [String: [UUID]] = [:]
+        var byToken: [String: [UUID]] = [:]
+        /// Polls released (cancelled, or their client gone) before they were registered, with
+        /// when: they are answered as they register, and forgotten after a while.
+        var releasedEarly: [UUID: ContinuousClock.Instant] = [:]
         var stopped = false
 
-        /// Takes the poll `id` of `owner` out of the table, if it still waits.
-        mutating func remove(_ id: UUID, of owner: String) -> Waiter? {
-            let waiter = waiters[owner]?.removeValue(forKey: id)
+        /// Takes the poll `id` out of the table, if it still waits.
+        mutating func remove(_ id: UUID) -> Waiter? {
+            guard let owner = owners.removeValue(forKey: id), let waiter = waiters[owner]?.removeValue(forKey: id) else { return nil }
             if waiters[owner]?.isEmpty == true { waiters[owner] = nil }
+            Self.forget(id, in: &byAccount, at: waiter.holder.account)
+            if let token = waiter.holder.token { Self.forget(id, in: &byToken, at: token) }
             return waiter
+        }
+
+        /// Registers `waiter` as `id` of `owner`; returns the polls answered to make room for
+        /// it: the oldest of its account past `limits.pollsPerAccount`, and of its token past
+        /// `limits.pollsPerToken`.
+        mutating func add(_ waiter: Waiter, id: UUID, owner: String, limits: FairShareLimits) -> [Waiter] {
+            waiters[owner, default: [:]][id] = waiter
+            owners[id] = owner
+            byAccount[waiter.holder.account, default: []].append(id)
+            var evicted: [Waiter] = []
+            while let polls = byAccount[waiter.holder.account], polls.count > limits.pollsPerAccount, let oldest = remove(polls[0]) {
+                evicted.append(oldest)
+            }
+            if let token = waiter.holder.token, owners[id] != nil {
+                byToken[token, default: []].append(id)
+                while let polls = byToken[token], polls.count > limits.pollsPerToken, let oldest = remove(polls[0]) {
+                    evicted.append(oldest)
+                }
+            }
+            return evicted
+        }
+
+        private static func forget(_ id: UUID, in table: inout [String: [UUID]], at key: String) {
+            guard var ids = table[key], let index = ids.firstIndex(of: id) else { return }
+            ids.remove(at: index)
+            table[key] = ids.isEmpty ? nil : ids
         }
     }
 
@@ -45,48 +87,58 @@ final class ZoneChangeHub: Service, Sendable {
     private let store: any SubscriptionStore
     private let state = Mutex(State())
     private let logger: Logger
+    /// How many polls one account, and one token, may hold.
+    let limits: FairShareLimits
 
-    init(store: any SubscriptionStore, logger: Logger) {
+    init(store: any SubscriptionStore, logger: Logger, limits: FairShareLimits = .defaults) {
         self.store = store
         self.logger = logger
+        self.limits = limits
     }
 
     /// How many polls wait now.
     var waiting: Int { state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
 
     /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
-    /// `timeout` passes (nil), or the server stops (nil). `alreadyChanged` runs once the poll
-    /// is registered, so a change it misses wakes the poll: a change it reports (one that
-    /// came before the poll, after the device's cursor) answers the poll at once.
+    /// `timeout` passes (nil), or the server stops (nil), or the poll is released (nil:
+    /// `release(id)`, or a newer poll of its holder past its share). `alreadyChanged` runs
+    /// once the poll is registered, so a change it misses wakes the poll: a change it
+    /// reports (one that came before the poll, after the device's cursor) answers the poll at
+    /// once.
     func wait(
-        owner: String, subscriptions: [ZoneSubscription], timeout: Duration,
+        id: UUID = UUID(), owner: String, holder: Holder, subscriptions: [ZoneSubscription], timeout: Duration,
         alreadyChanged: @escaping @Sendable () async -> Change? = { nil }
     ) async -> Change? {
-        let id = UUID()
-        return await withTaskCancellationHandler {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let waiter = Waiter(subscriptions: subscriptions, deadline: .now + timeout, continuation: continuation)
-                let answeredAtOnce = state.withLock { state in
-                    if state.cancelledEarly.remove(id) != nil || state.stopped { return true }
-                    state.waiters[owner, default: [:]][id] = waiter
-                    return false
+                let waiter = Waiter(holder: holder, subscriptions: subscriptions, deadline: .now + timeout, continuation: continuation)
+                let (answeredAtOnce, evicted) = state.withLock { state -> (Bool, [Waiter]) in
+                    if state.releasedEarly.removeValue(forKey: id) != nil || state.stopped { return (true, []) }
+                    return (false, state.add(waiter, id: id, owner: owner, limits: limits))
                 }
+                for poll in evicted { poll.continuation.resume(returning: nil) }
                 if answeredAtOnce { return continuation.resume(returning: nil) }
                 Task { [self] in
                     guard let change = await alreadyChanged() else { return }
-                    state.withLock { $0.remove(id, of: owner) }?.continuation.resume(returning: change)
+                    state.withLock { $0.remove(id) }?.continuation.resume(returning: change)
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { state in
-                guard let waiter = state.remove(id, of: owner) else {
-                    state.cancelledEarly.insert(id)
-                    return nil as Waiter?
-                }
-                return waiter
-            }
-            waiter?.continuation.resume(returning: nil)
+            release(id)
         }
+    }
+
+    /// Answers the poll `id` at once with nil (its client has gone), or if it is not yet
+    /// registered, as soon as it is.
+    func release(_ id: UUID) {
+        let waiter = state.withLock { state in
+            guard let waiter = state.remove(id) else {
+                state.releasedEarly[id] = .now
+                return nil as Waiter?
+            }
+            return waiter
+        }
+        waiter?.continuation.resume(returning: nil)
     }
 
     /// Wakes the polls of `owner` that watch one of `zones`, and tells the other processes.
@@ -107,7 +159,7 @@ final class ZoneChangeHub: Service, Sendable {
         state.withLock { state in
             for (id, waiter) in state.waiters[owner] ?? [:] {
                 guard let subscription = waiter.subscriptions.first(where: { zones.contains($0.zone) }) else { continue }
-                _ = state.remove(id, of: owner)
+                _ = state.remove(id)
                 woken.append((waiter.continuation, Change(subscriptionID: subscription.id, zone: subscription.zone)))
             }
         }
@@ -117,10 +169,11 @@ final class ZoneChangeHub: Service, Sendable {
     /// Answers the polls whose time is up.
     func sweep(now: ContinuousClock.Instant = .now) {
         let expired = state.withLock { state -> [CheckedContinuation<Change?, Never>] in
-            // A cancel that came after its poll was answered left its id here: forget them.
-            state.cancelledEarly.removeAll()
-            let due = state.waiters.flatMap { owner, waiters in waiters.filter { $0.value.deadline <= now }.map { (owner, $0.key) } }
-            return due.compactMap { state.remove($0.1, of: $0.0)?.continuation }
+            // A release that came after its poll was answered left its id here: forget them
+            // (a poll registers within moments of its release, if at all).
+            state.releasedEarly = state.releasedEarly.filter { now - $0.value < .seconds(10) }
+            let due = state.waiters.flatMap { _, waiters in waiters.filter { $0.value.deadline <= now }.map(\.key) }
+            return due.compactMap { state.remove($0)?.continuation }
         }
         for continuation in expired { continuation.resume(returning: nil) }
     }
@@ -129,7 +182,7 @@ final class ZoneChangeHub: Service, Sendable {
     func stop() {
         let all = state.withLock { state in
             state.stopped = true
-            defer { state.waiters = [:] }
+            defer { state = State(stopped: true) }
             return state.waiters.values.flatMap { $0.values.map(\.continuation) }
         }
         for continuation in all { continuation.resume(returning: nil) }

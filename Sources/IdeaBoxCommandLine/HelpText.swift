@@ -218,6 +218,14 @@ public enum HelpText {
             "收到 SIGTERM 或 SIGINT 時，讓進行中的請求最多再進行這麼多秒，然後關閉。（預設：$IDEABOX_SERVE_SHUTDOWN_TIMEOUT 或 10。）",
         "Receive at most this many asset uploads at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS or 16.)":
             "同時最多接收這麼多個檔案上傳；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_UPLOADS 或 16。）",
+        "Hold at most this many long polls of one account; past it its oldest is answered at once. (Default: $IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT or 64.)":
+            "每個帳號最多保持這麼多個長輪詢；超過時，最舊的一個會立即得到回應。（預設：$IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT 或 64。）",
+        "Hold at most this many long polls of one access token (one device). (Default: $IDEABOX_SERVE_MAX_POLLS_PER_TOKEN or 4.)":
+            "每個存取權杖（一台裝置）最多保持這麼多個長輪詢。（預設：$IDEABOX_SERVE_MAX_POLLS_PER_TOKEN 或 4。）",
+        "Receive at most this many request bodies of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT or 16.)":
+            "每個帳號同時最多接收這麼多個請求內容；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT 或 16。）",
+        "Receive at most this many asset uploads of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT or 4.)":
+            "每個帳號同時最多接收這麼多個檔案上傳；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT 或 4。）",
         "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)":
             "標準錯誤上的記錄格式：text 給人看，或 json，每行一個物件給記錄收集器。（預設：$IDEABOX_SERVE_LOG_FORMAT 或 text。）",
         "sqlite:PATH, the server's SQLite file (default: server/remote.sqlite under the data root), or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require].":

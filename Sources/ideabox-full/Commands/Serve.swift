@@ -62,6 +62,30 @@ extension IdeaBoxCommand {
                 valueName: "count"))
         var maxUploads: Int?
         @Option(
+            name: .customLong("max-polls-per-account"),
+            help: ArgumentHelp(
+                "Hold at most this many long polls of one account; past it its oldest is answered at once. (Default: $IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT or 64.)",
+                valueName: "count"))
+        var maxPollsPerAccount: Int?
+        @Option(
+            name: .customLong("max-polls-per-token"),
+            help: ArgumentHelp(
+                "Hold at most this many long polls of one access token (one device). (Default: $IDEABOX_SERVE_MAX_POLLS_PER_TOKEN or 4.)",
+                valueName: "count"))
+        var maxPollsPerToken: Int?
+        @Option(
+            name: .customLong("max-bodies-per-account"),
+            help: ArgumentHelp(
+                "Receive at most this many request bodies of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT or 16.)",
+                valueName: "count"))
+        var maxBodiesPerAccount: Int?
+        @Option(
+            name: .customLong("max-uploads-per-account"),
+            help: ArgumentHelp(
+                "Receive at most this many asset uploads of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT or 4.)",
+                valueName: "count"))
+        var maxUploadsPerAccount: Int?
+        @Option(
             name: .customLong("log-format"),
             help: ArgumentHelp(
                 "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)",
@@ -80,6 +104,19 @@ extension IdeaBoxCommand {
                     idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? 30,
                     shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10,
                     maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? 16,
+                    fairShares: FairShareLimits(
+                        pollsPerAccount: try maxPollsPerAccount
+                            ?? environment.wholeNumber("IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT", "MAX_POLLS_PER_ACCOUNT", of: "polls")
+                            ?? FairShareLimits.defaults.pollsPerAccount,
+                        pollsPerToken: try maxPollsPerToken
+                            ?? environment.wholeNumber("IDEABOX_SERVE_MAX_POLLS_PER_TOKEN", "MAX_POLLS_PER_TOKEN", of: "polls")
+                            ?? FairShareLimits.defaults.pollsPerToken,
+                        bodiesPerAccount: try maxBodiesPerAccount
+                            ?? environment.wholeNumber("IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT", "MAX_BODIES_PER_ACCOUNT", of: "bodies")
+                            ?? FairShareLimits.defaults.bodiesPerAccount,
+                        uploadsPerAccount: try maxUploadsPerAccount
+                            ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT", "MAX_UPLOADS_PER_ACCOUNT", of: "uploads")
+                            ?? FairShareLimits.defaults.uploadsPerAccount),
                     logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"))
                 guard (settings.certificateFile == nil) == (settings.keyFile == nil) else {
                     throw ValidationError("--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together.")
@@ -88,6 +125,13 @@ extension IdeaBoxCommand {
                     throw ValidationError("--idle-timeout is 1 to 3600 seconds and --shutdown-timeout 0 to 3600.")
                 }
                 guard (1...1000).contains(settings.maxUploads) else { throw ValidationError("--max-uploads is 1 to 1000.") }
+                let shares = settings.fairShares
+                guard (1...1_000_000).contains(shares.pollsPerAccount), (1...1_000_000).contains(shares.pollsPerToken),
+                      (1...1_000_000).contains(shares.bodiesPerAccount), (1...1000).contains(shares.uploadsPerAccount)
+                else {
+                    throw ValidationError(
+                        "--max-polls-per-account, --max-polls-per-token and --max-bodies-per-account are 1 to 1000000, --max-uploads-per-account 1 to 1000.")
+                }
                 return settings
             }
         }
@@ -101,6 +145,7 @@ extension IdeaBoxCommand {
             var idleTimeout: Int
             var shutdownTimeout: Int
             var maxUploads: Int
+            var fairShares: FairShareLimits
             var logFormat: ServeLogHandler.Format
         }
 
@@ -150,6 +195,7 @@ extension IdeaBoxCommand {
             server.idleTimeout = .seconds(settings.idleTimeout)
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             server.maximumUploads = settings.maxUploads
+            server.fairShares = settings.fairShares
             server.uploadFolder = try storeOptions.uploadFolder(context)
             let running: RunningServer
             do {

@@ -1,0 +1,29 @@
+import Hummingbird
+
+/// Counts each account's requests with a body in progress against its share
+/// (`FairShareLimits.bodiesPerAccount`): past it, a new one is answered `TRY_AGAIN_LATER`
+/// unread. One in progress holds its connection for the account, so a server short of
+/// connections may close it (`ConnectionRegistry.hold`): a thousand bodies sent a byte at a
+/// time by one account keep nobody else out.
+struct BodyShareMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let shares: FairShares
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let account = context.account, Self.hasBody(request) else { return try await next(request, context) }
+        guard shares.bodies.claim(account) else { throw FairShares.refusal("request bodies", limit: shares.limits.bodiesPerAccount) }
+        shares.connections?.hold(context.channel, for: account)
+        defer {
+            shares.connections?.letGo(context.channel)
+            shares.bodies.release(account)
+        }
+        return try await next(request, context)
+    }
+
+    /// Whether `request` says a body follows.
+    static func hasBody(_ request: Request) -> Bool {
+        if request.headers[.transferEncoding] != nil { return true }
+        return request.headers[.contentLength].map { $0 != "0" } ?? false
+    }
+}
