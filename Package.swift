@@ -201,7 +201,7 @@ let package = Package(
             name: "RemoteTests",
             dependencies: [
                 "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation", "PostgresServerStore", "SQLiteServerStore",
-                "RemoteTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "RemoteTestSupport", "ProcessTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -78,10 +78,11 @@ public struct CloudServer: Sendable {
 
     /// The Hummingbird application, built from the settings alone so that a test can run
     /// it in process (`app.test(.router)`); `services` run beside it there (`start` runs the
-    /// hub and the collector in a group of its own, which stops the hub first). `onRunning`
-    /// gets the port it listens on.
+    /// hub and the collector in a group of its own, which stops the hub first), and
+    /// `inProcess` says so: its requests come on no connection of the server's, so none is
+    /// watched for a client that leaves. `onRunning` gets the port it listens on.
     func application(
-        hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, services: [any Service] = [],
+        hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, services: [any Service] = [], inProcess: Bool = false,
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         // Each upload in flight holds a file open too.
@@ -93,7 +94,7 @@ public struct CloudServer: Sendable {
             idleTimeout: idle,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes)))
         return Application(
-            router: router(hub: hub, metrics: metrics, uploads: uploads, connections: registry),
+            router: router(hub: hub, metrics: metrics, uploads: uploads, connections: inProcess ? nil : registry),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 // A backlog of 1,024 (Hummingbird's default is 256): connections that come

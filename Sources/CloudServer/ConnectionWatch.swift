@@ -53,7 +53,7 @@ final class ConnectionRegistry: Sendable {
     /// idle longest, then those held for the accounts holding the most (never this one).
     func opened(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)
-        let evicted = state.withLock { state -> [any Channel] in
+        let evicted = state.withLock { state -> [Entry] in
             state.ticks += 1
             state.entries[key] = Entry(channel: channel, idleSince: state.ticks)
             guard state.entries.count >= limit else { return [] }
@@ -61,7 +61,10 @@ final class ConnectionRegistry: Sendable {
             let idle = Self.removeLongestIdle(wanted, from: &state, sparing: key)
             return idle + Self.removeHeld(wanted - idle.count, from: &state)
         }
-        for channel in evicted { channel.close(promise: nil) }
+        for entry in evicted {
+            entry.channel.close(promise: nil)
+            entry.onClientGone?()
+        }
     }
 
     /// Forgets `channel`, closed; what waited for its client to go runs now.
@@ -96,11 +99,11 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Runs `action` once the client of `channel` has gone (it closed its sending half, or
-    /// the connection is closed), at once if it already has; until `forgetClientGone`. A
-    /// channel this registry never knew (a test's, with no connection) never goes.
+    /// the connection is closed), at once if it already has; until `forgetClientGone`. (Every
+    /// connection is known from its start to its close: one not known has closed.)
     func whenClientGone(_ channel: any Channel, _ action: @escaping @Sendable () -> Void) {
         let goneAlready = state.withLock { state -> Bool in
-            guard let entry = state.entries[ObjectIdentifier(channel)] else { return !channel.isActive }
+            guard let entry = state.entries[ObjectIdentifier(channel)] else { return true }
             guard !entry.clientGone else { return true }
             state.entries[ObjectIdentifier(channel)]?.onClientGone = action
             return false
@@ -123,16 +126,16 @@ final class ConnectionRegistry: Sendable {
         action?()
     }
 
-    private static func removeLongestIdle(_ count: Int, from state: inout State, sparing spared: ObjectIdentifier) -> [any Channel] {
+    private static func removeLongestIdle(_ count: Int, from state: inout State, sparing spared: ObjectIdentifier) -> [Entry] {
         let idle = state.entries.compactMap { key, entry in entry.idleSince.map { (key: key, since: $0) } }
             .filter { $0.key != spared }
             .sorted { $0.since < $1.since }
-        return idle.prefix(count).compactMap { state.entries.removeValue(forKey: $0.key)?.channel }
+        return idle.prefix(count).compactMap { state.entries.removeValue(forKey: $0.key) }
     }
 
     /// Takes `count` held connections, each from the account holding the most at that
     /// moment, its longest held first.
-    private static func removeHeld(_ count: Int, from state: inout State) -> [any Channel] {
+    private static func removeHeld(_ count: Int, from state: inout State) -> [Entry] {
         guard count > 0 else { return [] }
         var byAccount: [String: [(key: ObjectIdentifier, since: UInt64)]] = [:]
         for (key, entry) in state.entries {
@@ -141,11 +144,11 @@ final class ConnectionRegistry: Sendable {
         }
         // Longest held last, where it is taken from first.
         for account in byAccount.keys { byAccount[account]?.sort { $0.since > $1.since } }
-        var removed: [any Channel] = []
+        var removed: [Entry] = []
         while removed.count < count, let most = byAccount.max(by: { $0.value.count < $1.value.count }), let taken = most.value.last {
             byAccount[most.key]?.removeLast()
             if byAccount[most.key]?.isEmpty == true { byAccount[most.key] = nil }
-            if let entry = state.entries.removeValue(forKey: taken.key) { removed.append(entry.channel) }
+            if let entry = state.entries.removeValue(forKey: taken.key) { removed.append(entry) }
         }
         return removed
     }

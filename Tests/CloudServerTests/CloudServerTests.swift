@@ -121,6 +121,29 @@ import Testing
         #expect(answer.contains("over 64 KiB"), "\(answer)")
     }
 
+    @Test("A request without a Host header, or with two, is a 400 (RFC 9112) that reaches nothing; one Host is served")
+    func exactlyOneHostHeader() async throws {
+        let server = try await ServerFixture(socket: true)
+        let body = "Authorization: Bearer \(server.aliceToken)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+        for hosts in ["", "Host: 127.0.0.1\r\nHost: evil.example\r\n"] {
+            let answer = try server.raw("POST \(ServerFixture.path("zones/list")) HTTP/1.1\r\n\(hosts)\(body)")
+            #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("exactly one Host header"), "\(answer.prefix(300))")
+        }
+        let served = try server.raw("POST \(ServerFixture.path("zones/list")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(body)")
+        #expect(served.hasPrefix("HTTP/1.1 200"), "\(served.prefix(300))")
+    }
+
+    @Test("A CONNECT is answered 405 at once and its connection ended, not left to the idle timeout")
+    func connectIsRefusedAtOnce() async throws {
+        let server = try await ServerFixture(socket: true, idleTimeout: .seconds(60))
+        for target in ["127.0.0.1:80", ServerFixture.path("zones/list")] {
+            let started = ContinuousClock.now
+            let answer = try server.raw("CONNECT \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", waitingAtMost: 30)
+            #expect(answer.hasPrefix("HTTP/1.1 405"), "\(answer.prefix(300))")
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
     @Test("At its connection limit the server closes the connection idle longest: 40 connections that send nothing never keep a request out")
     func idleConnectionsMakeRoomForANewOne() async throws {
         // An idle timeout far past the bound below, so that only making room can pass in time

@@ -19,7 +19,7 @@ final class InProcessServer: Sendable {
     init(_ server: CloudServer) async throws {
         let hub = ZoneChangeHub(store: server.store, logger: Logger(label: "ideabox.serve.test"), limits: server.fairShares)
         let uploads = try UploadSpool(maximumUploads: server.maximumUploads, parent: server.uploadFolder)
-        let app = try server.application(hub: hub, metrics: ServerMetrics(), uploads: uploads, services: [hub])
+        let app = try server.application(hub: hub, metrics: ServerMetrics(), uploads: uploads, services: [hub], inProcess: true)
         let (clients, handOver) = AsyncStream.makeStream(of: (any TestClientProtocol).self)
         let (stopped, stopping) = AsyncStream.makeStream(of: Void.self)
         Task {

@@ -3,7 +3,8 @@ import ProcessTestSupport
 import Testing
 
 /// `ideabox serve` stopped while a client holds a request open: it lets requests in flight
-/// finish for `--shutdown-timeout`, then closes the rest and exits.
+/// finish for `--shutdown-timeout`, then closes the rest (each logged 503, the stop's, not
+/// the store's) and exits.
 @Suite("serve stops within its shutdown deadline")
 struct ServeShutdownTests {
     @Test func sigtermWithABodyThatNeverFinishesExitsWithinTheDeadline() async throws {
@@ -30,5 +31,8 @@ struct ServeShutdownTests {
         // A graceful stop: the server's own exit, its last line logged; not killed by the signal.
         #expect(status == 0, "exit status \(status)")
         #expect(server.log.contains("serve: stopped"), "\(server.log.suffix(500))")
+        // The request the deadline cut off is the stop's doing: 503, never a server error.
+        let cut = server.log.split(separator: "\n").first { $0.contains("/records/modify") }
+        #expect(cut?.contains(" 503 ") == true, "\(server.log.suffix(500))")
     }
 }

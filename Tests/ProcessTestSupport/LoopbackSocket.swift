@@ -108,3 +108,22 @@ extension LoopbackSocket {
 public struct LoopbackSocketError: Error, CustomStringConvertible {
     public let description: String
 }
+
+extension LoopbackSocket {
+    /// Sends `request` (a whole HTTP/1.1 request that says `Connection: close`) on a new
+    /// connection and returns the answer, read until the server closes, or after `seconds`.
+    public static func exchange(port: Int, _ request: String, waitingAtMost seconds: Int = 30) throws -> String {
+        let descriptor = try connect(port: port)
+        defer { close(descriptor) }
+        send(request, on: descriptor)
+        return String(decoding: readAll(descriptor, waitingAtMost: seconds), as: UTF8.self)
+    }
+
+    /// Closes `descriptor` with a reset (RST) instead of an orderly close (FIN), as a client
+    /// that crashed, or one that means harm, does.
+    public static func reset(_ descriptor: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(descriptor)
+    }
+}

@@ -2,6 +2,7 @@ import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
+import ProcessTestSupport
 import Testing
 
 /// The embedded remote's feed: processes of one data root wake each other through the
@@ -47,7 +48,7 @@ import Testing
         try root.save("own", in: Self.ideas, as: "b")
         try root.save("bob's", in: Self.ideas, as: "stranger")
         try root.save("unwatched", in: RecordZoneID(zoneName: "Other"), as: "a")
-        let (quiet, waited) = try await Self.onThread {
+        let (quiet, waited) = try await OwnThread.run {
             let started = ContinuousClock.now
             return (try feed.waitForChanges(after: cursor, seconds: 1), ContinuousClock.now - started)
         }
@@ -57,12 +58,12 @@ import Testing
         // the write itself (inotify), not a line already there when it looked.
         let reads = try ReadWatch(root.changeFile)
         let waiting = Self.threadStarted { try feed.waitForChanges(after: cursor, seconds: 60) }
-        #expect(try await Self.onThread { reads.waitForRead(seconds: 30) }, "the wait never read the change file")
+        #expect(try await OwnThread.run { reads.waitForRead(seconds: 30) }, "the wait never read the change file")
         try root.save("a's", in: Self.library, as: "a")
         let notice = try #require(try await waiting.value)
         #expect(notice.zones == [Self.library])
         // Past that line, nothing new: the next wait times out.
-        #expect(try await Self.onThread { try feed.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
+        #expect(try await OwnThread.run { try feed.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
     }
 
     @Test func aWriteBeforeTheWaitAnswersItAtOnce() async throws {
@@ -71,7 +72,7 @@ import Testing
         let cursor = try feed.startWatching([Self.ideas])
         try root.save("early", in: Self.ideas, as: "a")
         // Timed on the waiting thread: a busy test pool may resume this test much later.
-        let (notice, took) = try await Self.onThread {
+        let (notice, took) = try await OwnThread.run {
             let started = ContinuousClock.now
             return (try feed.waitForChanges(after: cursor, seconds: 30), ContinuousClock.now - started)
         }
@@ -85,7 +86,7 @@ import Testing
         let feed = try #require(root.reader.changeFeed(forDevice: "b"))
         let cursor = try feed.startWatching([Self.ideas, Self.library])
         try Data().write(to: root.changeFile)
-        let notice = try await Self.onThread { try feed.waitForChanges(after: cursor, seconds: 5) }
+        let notice = try await OwnThread.run { try feed.waitForChanges(after: cursor, seconds: 5) }
         #expect(notice?.zones == [Self.ideas, Self.library])
     }
 
@@ -126,13 +127,6 @@ import Testing
         return Task {
             for try await value in results { return value }
             throw CancellationError()
-        }
-    }
-
-    /// Runs a blocking call on a thread of its own, off Swift's cooperative pool.
-    static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 }

@@ -1,0 +1,82 @@
+import CloudKitModel
+@testable import CloudServer
+import Foundation
+import Logging
+import ProcessTestSupport
+import ServerStore
+import SQLiteServerStore
+import Testing
+
+/// The hub's fair shares of long polls: past its account's or its token's share, the oldest
+/// poll of that account or token is answered at once (its device polls again); a poll
+/// released before it registered (its client gone) is answered as it registers; another
+/// account's polls are never touched.
+struct ZoneChangeHubTests {
+    private static let zone = RecordZoneID(zoneName: "Ideas")
+    private static let subscriptions = [ZoneSubscription(id: "ideas", zone: zone)]
+
+    private static func hub(pollsPerAccount: Int, pollsPerToken: Int) throws -> ZoneChangeHub {
+        let store = try SQLiteRecordStore.inMemory(clock: .system)
+        let limits = FairShareLimits(pollsPerAccount: pollsPerAccount, pollsPerToken: pollsPerToken, bodiesPerAccount: 1, uploadsPerAccount: 1)
+        return ZoneChangeHub(store: store, logger: Logger(label: "test"), limits: limits)
+    }
+
+    /// A poll of `owner` held for `holder`, registered once this returns.
+    private static func poll(_ hub: ZoneChangeHub, owner: String, _ holder: ZoneChangeHub.Holder) async throws -> Task<ZoneChangeHub.Change?, Never> {
+        let before = hub.waiting
+        let task = Task { await hub.wait(owner: owner, holder: holder, subscriptions: subscriptions, timeout: .seconds(60)) }
+        try await Poll.until("the poll is registered") { hub.waiting > before }
+        return task
+    }
+
+    @Test("Past an account's share, its oldest poll is answered at once; another account's polls wait on")
+    func accountShare() async throws {
+        let hub = try Self.hub(pollsPerAccount: 2, pollsPerToken: 10)
+        let bob = try await Self.poll(hub, owner: "bob", .init(account: "bob", token: "b1"))
+        let first = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a1"))
+        // In another container, the same account: its polls count together.
+        _ = try await Self.poll(hub, owner: "alice@iCloud.other", .init(account: "alice", token: "a2"))
+        #expect(hub.waiting == 3)
+        let before = hub.waiting
+        let third = Task { await hub.wait(owner: "alice", holder: .init(account: "alice", token: "a3"), subscriptions: Self.subscriptions, timeout: .seconds(60)) }
+        #expect(await first.value == nil)
+        try await Poll.until("the third poll is registered") { hub.waiting == before }
+        // Bob's poll still waits, and wakes on his change.
+        hub.deliver(owner: "bob", zones: [Self.zone])
+        #expect(await bob.value == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        #expect(await third.value != nil)
+        hub.stop()
+    }
+
+    @Test("Past a token's share, that token's oldest poll is answered at once")
+    func tokenShare() async throws {
+        let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 1)
+        let first = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a1"))
+        let other = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a2"))
+        let second = Task { await hub.wait(owner: "alice", holder: .init(account: "alice", token: "a1"), subscriptions: Self.subscriptions, timeout: .seconds(60)) }
+        #expect(await first.value == nil)
+        #expect(hub.waiting == 2)
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        let (woken, alsoWoken) = (await other.value, await second.value)
+        #expect(woken != nil && alsoWoken != nil)
+    }
+
+    @Test("A poll released (its client gone) is answered at once, and one released before it registered as it registers")
+    func released() async throws {
+        let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 10)
+        let id = UUID()
+        let before = hub.waiting
+        let held = Task { await hub.wait(id: id, owner: "alice", holder: .init(account: "alice"), subscriptions: Self.subscriptions, timeout: .seconds(60)) }
+        try await Poll.until("the poll is registered") { hub.waiting > before }
+        hub.release(id)
+        #expect(await held.value == nil)
+        #expect(hub.waiting == 0)
+
+        let early = UUID()
+        hub.release(early)
+        let late = await hub.wait(id: early, owner: "alice", holder: .init(account: "alice"), subscriptions: Self.subscriptions, timeout: .seconds(60))
+        #expect(late == nil)
+        #expect(hub.waiting == 0)
+    }
+}

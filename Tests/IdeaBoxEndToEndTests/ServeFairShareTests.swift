@@ -1,0 +1,249 @@
+import Foundation
+import IdeaBoxFoundation
+import ProcessTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A signed-in account that means harm, against the real `ideabox serve` limited to 1,024
+/// open files: long polls sent and dropped (FIN or RST), long polls and bodies held open by
+/// the thousand, slow uploads. Each attack runs from a thread of its own, over loopback, in
+/// bounded count and time; another account's requests are answered within a second while
+/// it runs, and what the attack took (files, polls, memory) is given back.
+@Suite("serve gives every account its fair share", .serialized)
+struct ServeFairShareTests {
+    static let container = "iCloud.com.buildwithharry.IdeaBox"
+
+    /// A server limited to 1,024 files (unless `fileLimit` is nil) with accounts alice, the
+    /// attacker, and bob; `arguments` go to `serve`.
+    private static func server(_ arguments: [String] = [], fileLimit: Int? = 1_024) async throws -> Served {
+        // This test process holds more than a thousand sockets of its own.
+        #expect(FileLimit.raiseToHardLimit() > 2_400)
+        let server = try ServeProcess()
+        let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
+        try await server.start(arguments, fileLimit: fileLimit)
+        let port = try #require(URLComponents(string: try server.url)?.port)
+        return Served(process: server, port: port, alice: alice, bob: bob)
+    }
+
+    @Test("Polls sent and dropped at once (FIN and RST) are let go at once: another account is answered within a second")
+    func hitAndRunPolls() async throws {
+        let served = try await Self.server()
+        defer { served.process.close() }
+        let poll = try served.webcourierRequest(token: served.alice)
+        let baseline = try served.openFiles()
+
+        // 1,000 polls in bursts of 100, each connection dropped as soon as it is sent; bob
+        // asks between the bursts.
+        var slowest: Duration = .zero
+        for burst in 0..<10 {
+            let port = served.port
+            try await OwnThread.run {
+                for index in 0..<100 {
+                    let descriptor = try LoopbackSocket.connect(port: port)
+                    LoopbackSocket.send(poll, on: descriptor)
+                    if (burst + index).isMultiple(of: 2) {
+                        shutdown(descriptor, Int32(SHUT_WR))
+                        close(descriptor)
+                    } else {
+                        LoopbackSocket.reset(descriptor)
+                    }
+                }
+            }
+            if burst.isMultiple(of: 3) { slowest = max(slowest, try await served.bobListsZones()) }
+        }
+        slowest = max(slowest, try await served.bobListsZones())
+        #expect(slowest < .seconds(1), "bob waited \(slowest)")
+        // Everything the polls took is given back: their files, their places in the hub.
+        try await Poll.until("the dropped polls' files are closed", timeout: .seconds(5)) { try served.openFiles() <= baseline + 8 }
+        let metrics = try served.get("/metrics")
+        #expect(metrics.contains("ideabox_long_polls_held 0.0"), "\(metrics)")
+        #expect(!served.process.log.contains(" 500 "))
+    }
+
+    @Test("Twenty thousand polls reset at once leave the server's memory where it was within five seconds")
+    func resetPollsLeaveNoMemory() async throws {
+        let served = try await Self.server(fileLimit: nil)
+        defer { served.process.close() }
+        let poll = try served.webcourierRequest(token: served.alice)
+        // Warm: the first requests of a process grow its heap for good.
+        for _ in 0..<200 {
+            let descriptor = try LoopbackSocket.connect(port: served.port)
+            LoopbackSocket.send(poll, on: descriptor)
+            LoopbackSocket.reset(descriptor)
+        }
+        try await Poll.until("the warm-up's polls are let go", timeout: .seconds(5)) { try served.get("/metrics").contains("ideabox_long_polls_held 0.0") }
+        let before = try served.residentBytes()
+        let port = served.port
+        try await OwnThread.run {
+            for _ in 0..<20_000 {
+                let descriptor = try LoopbackSocket.connect(port: port)
+                LoopbackSocket.send(poll, on: descriptor)
+                LoopbackSocket.reset(descriptor)
+            }
+        }
+        let ended = ContinuousClock.now
+        try await Poll.until("the server's memory is back within 20 MiB", timeout: .seconds(5)) { try served.residentBytes() < before + 20 << 20 }
+        #expect(ContinuousClock.now - ended < .seconds(5))
+        #expect(try served.get("/metrics").contains("ideabox_long_polls_held 0.0"))
+    }
+
+    @Test("Eleven hundred polls and slow bodies held open by one account keep nobody out: its own are closed to make room")
+    func heldPollsAndBodiesMakeRoom() async throws {
+        // Shares this large let one account hold more than the server's connections.
+        let served = try await Self.server(["--max-polls-per-account", "5000", "--max-polls-per-token", "5000", "--max-bodies-per-account", "5000"])
+        defer { served.process.close() }
+        let poll = try served.webcourierRequest(token: served.alice)
+        let body = served.slowBody(token: served.alice)
+        let port = served.port
+        let held = try await OwnThread.run {
+            try (0..<1_100).map { index in
+                let descriptor = try LoopbackSocket.connect(port: port)
+                LoopbackSocket.send(index.isMultiple(of: 2) ? poll : body, on: descriptor)
+                return descriptor
+            }
+        }
+        defer { held.forEach { close($0) } }
+        // Once the server has taken the last of them (to read it, or to close it).
+        try await Poll.until("serve has taken the last connection", timeout: .seconds(20)) {
+            LoopbackSocket.serverEnd(of: held[held.count - 1]).map { !$0.isOpen || $0.unread == 0 } ?? true
+        }
+        let took = try await served.bobListsZones()
+        #expect(took < .seconds(1), "bob waited \(took)")
+        #expect(!served.process.log.contains(" 500 "))
+    }
+
+    @Test("One account's slow bodies get its share (16), the rest TRY_AGAIN_LATER at once; another account is answered within a second")
+    func slowBodiesPastTheShare() async throws {
+        let served = try await Self.server()
+        defer { served.process.close() }
+        let body = served.slowBody(token: served.alice)
+        let port = served.port
+        let held = try await OwnThread.run {
+            try (0..<1_100).map { _ in
+                let descriptor = try LoopbackSocket.connect(port: port)
+                LoopbackSocket.send(body, on: descriptor)
+                return descriptor
+            }
+        }
+        defer { held.forEach { close($0) } }
+        try await Poll.until("serve has taken the last connection", timeout: .seconds(20)) {
+            LoopbackSocket.serverEnd(of: held[held.count - 1]).map { !$0.isOpen || $0.unread == 0 } ?? true
+        }
+        let took = try await served.bobListsZones()
+        #expect(took < .seconds(1), "bob waited \(took)")
+        // The last one was refused unread, and told when to try again.
+        let refusal = String(decoding: LoopbackSocket.readAll(held[held.count - 1], waitingAtMost: 5), as: UTF8.self)
+        #expect(refusal.hasPrefix("HTTP/1.1 503") && refusal.contains("TRY_AGAIN_LATER") && refusal.contains("Retry-After: 1"), "\(refusal.prefix(400))")
+    }
+
+    @Test("Sixteen slow uploads of one account leave another account's upload answered: each account has its share")
+    func slowUploadsPastTheShare() async throws {
+        let served = try await Self.server()
+        defer { served.process.close() }
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        for _ in 0..<16 {
+            let descriptor = try LoopbackSocket.connect(port: served.port)
+            LoopbackSocket.send(
+                "POST \(try served.uploadPath(token: served.alice)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\nx", on: descriptor)
+            held.append(descriptor)
+        }
+        try await Poll.until("serve has read every upload's start", timeout: .seconds(10)) {
+            held.allSatisfy { LoopbackSocket.serverEnd(of: $0).map { !$0.isOpen || $0.unread == 0 } ?? true }
+        }
+        let answer = try LoopbackSocket.exchange(
+            port: served.port,
+            "POST \(try served.uploadPath(token: served.bob)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            waitingAtMost: 10)
+        #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("fileChecksum"), "\(answer.prefix(400))")
+        // Past its share, alice's next upload is refused unread.
+        let refused = try LoopbackSocket.exchange(
+            port: served.port,
+            "POST \(try served.uploadPath(token: served.alice)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            waitingAtMost: 10)
+        #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("TRY_AGAIN_LATER"), "\(refused.prefix(400))")
+    }
+}
+
+/// A server started for one test, with the tokens of its two accounts.
+private struct Served {
+    let process: ServeProcess
+    let port: Int
+    let alice: String
+    let bob: String
+
+    /// `POST /database/1/CONTAINER/production/private/PATH` with `body`, as `token`'s account.
+    func post(_ path: String, _ body: String, token: String) throws -> (status: Int, json: [String: Any]) {
+        let answer = try LoopbackSocket.exchange(
+            port: port,
+            "POST /database/1/\(ServeFairShareTests.container)/production/private/\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(token)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let status = Int(answer.dropFirst("HTTP/1.1 ".count).prefix(3)) ?? 0
+        let json = parts.count > 1 ? (try? JSONSerialization.jsonObject(with: Data(parts[1].utf8))) as? [String: Any] : nil
+        return (status, json ?? [:])
+    }
+
+    /// `GET path` (the operator's pages), its body.
+    func get(_ path: String) throws -> String {
+        let answer = try LoopbackSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        return answer.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    }
+
+    /// How long bob's `zones/list` takes to be answered (it must be answered: 200).
+    func bobListsZones() async throws -> Duration {
+        let (port, bob) = (port, bob)
+        return try await OwnThread.run {
+            let started = ContinuousClock.now
+            let answer = try LoopbackSocket.exchange(
+                port: port,
+                "POST /database/1/\(ServeFairShareTests.container)/production/private/zones/list HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer \(bob)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+                waitingAtMost: 30)
+            let took = ContinuousClock.now - started
+            guard answer.hasPrefix("HTTP/1.1 200") else { throw EndToEndError(description: "bob was answered \(answer.prefix(200))") }
+            return took
+        }
+    }
+
+    /// A long poll of `token`'s account, subscribed to its default zone: the whole request.
+    func webcourierRequest(token: String) throws -> String {
+        let subscribed = try post(
+            "subscriptions/modify",
+            #"{"operations":[{"operationType":"create","subscription":{"subscriptionType":"zone","subscriptionID":"s","zoneID":{"zoneName":"_defaultZone"}}}]}"#,
+            token: token)
+        #expect(subscribed.status == 200)
+        let created = try post("tokens/create", #"{"apnsEnvironment":"production"}"#, token: token)
+        let url = try #require(created.json["webcourierURL"] as? String)
+        let path = try #require(URLComponents(string: url)?.path)
+        return "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    }
+
+    /// The start of a request whose body (100,000 bytes, it says) never comes.
+    func slowBody(token: String) -> String {
+        "POST /database/1/\(ServeFairShareTests.container)/production/private/records/modify HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "Authorization: Bearer \(token)\r\nContent-Length: 100000\r\n\r\n{"
+    }
+
+    /// The path of a new upload URL of `token`'s account.
+    func uploadPath(token: String) throws -> String {
+        let answer = try post("assets/upload", #"{"tokens":[{"recordType":"File","fieldName":"contents"}]}"#, token: token)
+        let tokens = try #require(answer.json["tokens"] as? [[String: Any]])
+        let url = try #require(tokens.first?["url"] as? String)
+        return try #require(URLComponents(string: url)?.path)
+    }
+
+    func openFiles() throws -> Int {
+        let pid = try #require(process.pid)
+        return try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+    }
+
+    /// The server's resident memory, in bytes.
+    func residentBytes() throws -> Int {
+        let pid = try #require(process.pid)
+        let fields = try String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8).split(separator: " ")
+        return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
