@@ -118,6 +118,16 @@ import Testing
         try sandbox.expectRejection(
             ["serve"], message: "IDEABOX_SERVE_MAX_UPLOADS must be a whole number of uploads, not \"many\". (see `ideabox help`)",
             environment: ["IDEABOX_SERVE_MAX_UPLOADS": "many"])
+        try sandbox.expectRejection(
+            ["serve"], message: "IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT must be a whole number of polls, not \"lots\". (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT": "lots"])
+        try sandbox.expectRejection(
+            ["serve"],
+            message: "--max-polls-per-account, --max-polls-per-token and --max-bodies-per-account are 1 to 1000000, --max-uploads-per-account 1 to 1000. (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT": "0"])
+        try sandbox.expectRejection(
+            ["serve", "--max-bodies-per-account", "0"],
+            message: "--max-polls-per-account, --max-polls-per-token and --max-bodies-per-account are 1 to 1000000, --max-uploads-per-account 1 to 1000. (see `ideabox help`)")
     }
 
     @Test func tlsNeedsACertificateAndItsKeyAndSaysWhichFileIsWrong() throws {
