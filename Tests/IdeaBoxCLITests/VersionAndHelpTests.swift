@@ -51,7 +51,7 @@ import Testing
                 // An option or argument alone on its line has its description on the next;
                 // otherwise its description starts at column 26.
                 let characters = Array(line)
-                let describes = characters.count > 26 && characters[25] == " " && characters[26] != " "
+                let describes = characters.count > 26 && characters[25] == " " && characters[26] != " " && characters[26] != "<"
                 guard !line.hasPrefix("用法："), !(trimmed.hasPrefix("-") || trimmed.hasPrefix("<")) || describes else { continue }
                 #expect(line.unicodeScalars.contains { (0x3000...0x9FFF).contains($0.value) || (0xFF00...0xFFEF).contains($0.value) },
                         "ideabox \(command.joined(separator: " ")) --help: \(line)")
