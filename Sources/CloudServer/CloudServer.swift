@@ -52,6 +52,12 @@ public struct CloudServer: Sendable {
     public var uploadFolder = FileManager.default.temporaryDirectory
     /// How often assets no record names are collected (those uploaded over an hour before).
     public var assetCollectionInterval: Duration = .seconds(600)
+    /// How long a record's deletion is remembered (for the devices that have not seen it
+    /// yet, and against its account's quota of records) before the collection forgets it
+    /// (`serve --tombstone-retention-days`).
+    public var tombstoneRetention = defaultTombstoneRetention
+    /// 90 days: a device that syncs less often than that fetches its zones anew.
+    public static let defaultTombstoneRetention: Duration = .seconds(90 * 86_400)
     /// The most bytes of header a request may have; a larger one is answered with the JSON
     /// error (`BAD_REQUEST`) and its connection closed.
     static let maximumHeaderBytes = 64 << 10
@@ -131,7 +137,8 @@ public struct CloudServer: Sendable {
                     port.withLock { $0 = listening }
                     ready.signal()
                 }),
-                AssetCollector(store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval),
+                AssetCollector(
+                    store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval, tombstoneRetention: tombstoneRetention),
                 hub,
             ],
             gracefulShutdownSignals: gracefulShutdownSignals,

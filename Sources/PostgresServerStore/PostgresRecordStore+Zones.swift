@@ -34,8 +34,7 @@ extension PostgresRecordStore {
             let quota = try await Self.quota(account, locking: false, connection, logger)
             let exists = try await Self.count(
                 "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name = \(zone.zoneName)", connection, logger) > 0
-            if !exists, zone != RecordZoneID.defaultZone, let maxZones = quota.maxZones,
-               try await Self.zoneCount(account, connection, logger) >= maxZones {
+            if !exists, zone != RecordZoneID.defaultZone, try await !quota.admits(zones: Self.zoneCount(account, connection, logger) + 1) {
                 throw CloudError.quotaExceeded
             }
             try await connection.query(

@@ -41,23 +41,27 @@ extension SQLiteRecordStore {
                         result.deleted.append(recordID)
                     }
                 }
-                let quota = try Self.quota(of: account, db).maxRecords
-                var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
+                // Counted across the account's databases, deletions still remembered included;
+                // a save over a remembered deletion takes its row and adds none.
+                let quota = try Self.quota(of: account, db)
+                var recordCount = try quota.maxRecords == nil ? 0 : Self.recordCount(of: account, db)
                 for (save, fields) in zip(saves, encoded) {
                     let recordID = save.record.recordID
                     let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
                     let record = save.record(over: existing)
+                    let adds = try existing == nil && quota.maxRecords != nil
+                        && !StoredRecord.isDeletionRemembered(recordID, zone: zones[recordID.zoneID]!, db)
                     if let failure = save.policy.refusal(saving: save.record, over: existing) {
                         result.failures[recordID] = failure
                     } else if try !Self.hasAssets(of: save.record, account: account, db) {
                         result.failures[recordID] = .unknownItem
-                    } else if existing == nil, let quota, recordCount >= quota {
+                    } else if adds, !quota.admits(records: recordCount + 1) {
                         result.failures[recordID] = .quotaExceeded
                     } else {
                         let saved = try self.save(
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
                             zone: &zones[recordID.zoneID]!, now: now, db)
-                        if existing == nil { recordCount += 1 }
+                        if adds { recordCount += 1 }
                         result.saved.append(saved)
                     }
                 }
@@ -233,6 +237,13 @@ private enum StoredRecord {
                 """),
             arguments: [zone.rowID, recordID.recordName])
         return try row.map { try decode($0, recordID: recordID) }
+    }
+
+    /// Whether the server remembers a deletion of `recordID`.
+    static func isDeletionRemembered(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM deletion WHERE zoneId = ? AND recordName = ?)"),
+            arguments: [zone.rowID, recordID.recordName]) ?? false
     }
 
     /// The record in `row`, which holds the columns of `record`.

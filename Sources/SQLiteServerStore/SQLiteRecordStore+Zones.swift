@@ -29,8 +29,7 @@ extension SQLiteRecordStore {
         try writer.write { db in
             let exists = try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM zone WHERE account = ? AND name = ?)", arguments: [account, zone.zoneName]) ?? false
-            if !exists, zone != RecordZoneID.defaultZone, let maxZones = try Self.quota(of: account, db).maxZones,
-               try Self.zoneCount(of: account, db) >= maxZones {
+            if !exists, zone != RecordZoneID.defaultZone, try !Self.quota(of: account, db).admits(zones: Self.zoneCount(of: account, db) + 1) {
                 throw CloudError.quotaExceeded
             }
             try db.execute(

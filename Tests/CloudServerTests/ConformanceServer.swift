@@ -150,7 +150,8 @@ final class ConformanceServer: Sendable {
     private let running: InProcessServer
     private let findings = Mutex<[String]>([])
 
-    init(_ kind: ConformanceStore) async throws {
+    /// A server of a new store of `kind`, serving `otherContainers` after its own container.
+    init(_ kind: ConformanceStore, otherContainers: [String] = []) async throws {
         let store = try kind.makeStore(clock: Self.steppingClock())
         let suffix = Self.randomHex(byteCount: 4)
         let alice = ConformanceAccount(name: "alice-\(suffix)", webToken: AccessToken.generate())
@@ -171,7 +172,7 @@ final class ConformanceServer: Sendable {
 
         let log = RequestLog(clock: .fixed(Timestamp(milliseconds: Self.start))) { _ in }
         // Served as `ideabox serve` serves the product's container: its legacy name too.
-        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container], log: log)
+        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container] + otherContainers, log: log)
         server.containerAliases = [Self.legacyContainer: Self.container]
         running = try await InProcessServer(server)
         self.store = store

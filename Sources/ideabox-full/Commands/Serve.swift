@@ -67,6 +67,12 @@ extension IdeaBoxCommand {
                 "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)",
                 valueName: "text|json"))
         var logFormat: String?
+        @Option(
+            name: .customLong("tombstone-retention-days"),
+            help: ArgumentHelp(
+                "Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or 90.)",
+                valueName: "days"))
+        var tombstoneRetentionDays: Int?
         @OptionGroup var storeOptions: ServeStoreOptions
 
         /// The settings as given by flags, else by `IDEABOX_SERVE_*` variables, else by default.
@@ -80,7 +86,9 @@ extension IdeaBoxCommand {
                     idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? 30,
                     shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10,
                     maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? 16,
-                    logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"))
+                    logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"),
+                    tombstoneRetentionDays: try tombstoneRetentionDays
+                        ?? environment.wholeNumber("IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS", "TOMBSTONE_RETENTION_DAYS", of: "days") ?? 90)
                 guard (settings.certificateFile == nil) == (settings.keyFile == nil) else {
                     throw ValidationError("--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together.")
                 }
@@ -88,6 +96,9 @@ extension IdeaBoxCommand {
                     throw ValidationError("--idle-timeout is 1 to 3600 seconds and --shutdown-timeout 0 to 3600.")
                 }
                 guard (1...1000).contains(settings.maxUploads) else { throw ValidationError("--max-uploads is 1 to 1000.") }
+                guard (1...3650).contains(settings.tombstoneRetentionDays) else {
+                    throw ValidationError("--tombstone-retention-days (or IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS) is 1 to 3650 days.")
+                }
                 return settings
             }
         }
@@ -102,6 +113,7 @@ extension IdeaBoxCommand {
             var shutdownTimeout: Int
             var maxUploads: Int
             var logFormat: ServeLogHandler.Format
+            var tombstoneRetentionDays: Int
         }
 
         private static func tlsMinimum(_ text: String) throws -> ServerTLS.MinimumVersion {
@@ -150,6 +162,7 @@ extension IdeaBoxCommand {
             server.idleTimeout = .seconds(settings.idleTimeout)
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             server.maximumUploads = settings.maxUploads
+            server.tombstoneRetention = .seconds(settings.tombstoneRetentionDays * 86_400)
             server.uploadFolder = try storeOptions.uploadFolder(context)
             let running: RunningServer
             do {
@@ -267,7 +280,8 @@ struct ListenAddress {
 }
 
 /// `serve`'s settings from the environment (`IDEABOX_SERVE_LISTEN`, `…_STORE`, `…_TLS_CERT`,
-/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`, `…_MAX_UPLOADS`, `…_LOG_FORMAT`), for a service manager's unit; a
+/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`, `…_MAX_UPLOADS`, `…_LOG_FORMAT`,
+/// `…_TOMBSTONE_RETENTION_DAYS`), for a service manager's unit; a
 /// flag given on the command line wins. An empty variable counts as unset.
 struct ServeEnvironment {
     private let values = ProcessInfo.processInfo.environment
