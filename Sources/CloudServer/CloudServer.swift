@@ -18,9 +18,10 @@ public struct CloudServer: Sendable {
     public var host: String
     /// The port; 0 takes a free one (see `onRunning`).
     public var port: Int
-    /// The containers served (at least one). The first one's databases are the accounts'
-    /// own names in the store; another container's are `account@container`, so that no two
-    /// containers share data.
+    /// The containers served (at least one). The first one's production databases are the
+    /// accounts' own names in the store; another container's are `account@container`, and
+    /// development has databases of its own (`DatabaseOwner.key`), so that no two containers
+    /// or environments share data.
     public var containers: [String]
     /// Other names a client may give a served container, each for the same data (alias →
     /// container): the product's earlier container name, say. An alias of a container not

@@ -126,7 +126,8 @@ final class ConformanceServer: Sendable {
     static let container = "iCloud.com.buildwithharry.IdeaBox"
     /// The container name devices signed in before the rename still use.
     static let legacyContainer = "iCloud.ideabox"
-    /// The path prefix of the private database of the default container, development environment.
+    /// The path prefix of the private database of the default container, production
+    /// environment (where the zones seeded through the store are, as an earlier release kept them).
     static let privateDatabase = database("private")
     /// Apple's limit on operations (and asset tokens) per request.
     static let maximumOperations = 200
@@ -196,7 +197,7 @@ final class ConformanceServer: Sendable {
     var sweepFindings: [String] { findings.withLock { $0 } }
 
     /// The path prefix of `database` in `container` and `environment`.
-    static func database(_ database: String, container: String = container, environment: String = "development") -> String {
+    static func database(_ database: String, container: String = container, environment: String = "production") -> String {
         "/database/1/\(container)/\(environment)/\(database)"
     }
 

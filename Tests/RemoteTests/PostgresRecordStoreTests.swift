@@ -137,7 +137,9 @@ struct PostgresRecordStoreTests {
             }
         }
         #expect(errors.withLock { $0 } == [])
-        #expect(try runBlocking { try await stores[1].usage(account: "erin") } == AccountUsage(records: 5, zones: 4, assetBytes: 0))
+        for owner in owners {
+            #expect(try runBlocking { try await stores[1].usage(account: owner) } == AccountUsage(records: 5, zones: 4, assetBytes: 0))
+        }
     }
 
     @Test("The second server to start on a database finds its tables and adds nothing")
