@@ -38,7 +38,7 @@ extension PostgresRecordStore {
                 let assets = try await Self.assets(
                     saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, now: now.milliseconds,
                     connection, logger)
-                var written: [RecordID: RemoteRecord] = [:]
+                var written: [RecordID: (record: RemoteRecord, sequence: Int64)] = [:]
                 for save in saves {
                     let existing = stored[save.record.recordID]
                     let record = save.record(over: existing)
@@ -51,13 +51,14 @@ extension PostgresRecordStore {
                         result.failures[record.recordID] = .quotaExceeded
                     } else {
                         let zone = zones.rows[record.recordID.zoneID]!.id
+                        let sequence = zones.nextSequence(of: record.recordID.zoneID)
                         var saved = record
-                        saved.changeTag = "\(zone).\(zones.nextSequence(of: record.recordID.zoneID))"
+                        saved.changeTag = positions.changeTag(ZonePosition(zoneRowID: zone, sequence: sequence))
                         saved.creationDate = existing?.creationDate ?? now
                         saved.modificationDate = now
                         if existing == nil, !remembered.contains(record.recordID) { recordCount += 1 }
                         stored[record.recordID] = saved
-                        written[record.recordID] = saved
+                        written[record.recordID] = (saved, sequence)
                         result.saved.append(saved)
                     }
                 }
@@ -76,7 +77,7 @@ extension PostgresRecordStore {
         return try await transaction(readOnly: true) { connection in
             let zone = try await ZoneRows.find(zoneID, account: account, connection, logger)
             let since = try token.map {
-                try ZonePosition.sequence(of: $0, zoneRowID: zone.id, history: zone.purgedThrough...zone.changeSequence)
+                try positions.sequence(of: $0, zoneRowID: zone.id, history: zone.purgedThrough...zone.changeSequence)
             } ?? 0
             let rows = try await connection.query(
                 """
@@ -107,7 +108,7 @@ extension PostgresRecordStore {
             let moreComing = count > limit
             if !moreComing { through = zone.changeSequence }
             return ZoneChanges(
-                changed: changed, deleted: deleted, token: ZonePosition(zoneRowID: zone.id, sequence: through).token,
+                changed: changed, deleted: deleted, token: positions.token(ZonePosition(zoneRowID: zone.id, sequence: through)),
                 moreComing: moreComing)
         }
     }
@@ -216,12 +217,15 @@ extension PostgresRecordStore {
         return remembered
     }
 
-    /// Stores `records` (as saved: tags, times and sequences set) in one statement, and
-    /// forgets any deletion of their names.
-    static func write(_ records: [RemoteRecord], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        guard !records.isEmpty else { return }
+    /// Stores `records` (as saved: tags and times set), each at its change sequence, in one
+    /// statement, and forgets any deletion of their names.
+    static func write(
+        _ saves: [(record: RemoteRecord, sequence: Int64)], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        guard !saves.isEmpty else { return }
+        let records = saves.map(\.record)
         let keys = RecordKeys(records.map(\.recordID), zones: zones)
-        let sequences = records.map { Int64($0.changeTag!.split(separator: ".").last!)! }
+        let sequences = saves.map(\.sequence)
         let types = records.map(\.recordType)
         let tags = records.map { $0.changeTag! }
         let created = records.map { $0.creationDate!.milliseconds }

@@ -21,7 +21,7 @@ extension PostgresRecordStore {
             var tokens: [RecordZoneID: ChangeToken] = [:]
             let rows = try await connection.query("SELECT id, name, change_sequence FROM zone WHERE account = \(account)", logger: logger)
             for try await (id, name, sequence) in rows.decode((Int64, String, Int64).self) {
-                tokens[RecordZoneID(zoneName: name)] = ZonePosition(zoneRowID: id, sequence: sequence).token
+                tokens[RecordZoneID(zoneName: name)] = positions.token(ZonePosition(zoneRowID: id, sequence: sequence))
             }
             return tokens
         }

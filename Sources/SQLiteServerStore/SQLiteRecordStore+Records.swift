@@ -81,7 +81,7 @@ extension SQLiteRecordStore {
         let limit = max(1, resultsLimit)
         return try writer.read { db in
             let zone = try ZoneState.fetch(zoneID, account: account, db)
-            let since = try token.map { try zone.validate($0) } ?? 0
+            let since = try token.map { try positions.sequence(of: $0, zoneRowID: zone.rowID, history: zone.history) } ?? 0
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -108,7 +108,7 @@ extension SQLiteRecordStore {
             let through: Int64 = moreComing ? page.last!["changeSequence"] : zone.changeSequence
             return ZoneChanges(
                 changed: changed, deleted: deleted,
-                token: ZonePosition(zoneRowID: zone.rowID, sequence: through).token, moreComing: moreComing)
+                token: positions.token(ZonePosition(zoneRowID: zone.rowID, sequence: through)), moreComing: moreComing)
         }
     }
 
@@ -169,7 +169,7 @@ extension SQLiteRecordStore {
     ) throws -> RemoteRecord {
         let sequence = zone.nextSequence()
         var saved = record
-        saved.changeTag = "\(zone.rowID).\(sequence)"
+        saved.changeTag = positions.changeTag(ZonePosition(zoneRowID: zone.rowID, sequence: sequence))
         saved.creationDate = server?.creationDate ?? now
         saved.modificationDate = now
         try db.cachedStatement(sql: "DELETE FROM deletion WHERE zoneId = ? AND recordName = ?")
@@ -220,10 +220,8 @@ private struct ZoneState {
         return changeSequence
     }
 
-    /// The sequence `token` stands for (see `ZonePosition.sequence`).
-    func validate(_ token: ChangeToken) throws -> Int64 {
-        try ZonePosition.sequence(of: token, zoneRowID: rowID, history: purgedThrough...changeSequence)
-    }
+    /// The sequences whose changes the zone still holds: purged through, latest change.
+    var history: ClosedRange<Int64> { purgedThrough...changeSequence }
 }
 
 /// Reading and writing records in the server's `record` table.

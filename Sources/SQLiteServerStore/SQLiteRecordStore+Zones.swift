@@ -18,7 +18,7 @@ extension SQLiteRecordStore {
         try writer.read { db in
             var tokens: [RecordZoneID: ChangeToken] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, name, changeSequence FROM zone WHERE account = ?", arguments: [account]) {
-                tokens[RecordZoneID(zoneName: row["name"])] = ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]).token
+                tokens[RecordZoneID(zoneName: row["name"])] = positions.token(ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]))
             }
             return tokens
         }
