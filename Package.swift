@@ -82,7 +82,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .target(name: "ServerStore", dependencies: ["CloudKitModel", "CloudWebServices", "IdeaBoxFoundation"]),
+        .target(
+            name: "ServerStore",
+            dependencies: ["CloudKitModel", "CloudWebServices", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "SQLiteServerStore",
             dependencies: ["CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation", .product(name: "GRDB", package: "GRDB.swift")]

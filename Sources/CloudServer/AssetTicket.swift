@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import IdeaBoxFoundation
+import ServerStore
 
 /// What a URL of the server's own allows, signed so that the URL alone authorises it, as
 /// Apple's asset and webcourier URLs do: a POST of one asset's bytes into one account
@@ -72,5 +73,5 @@ struct AssetTicket: Equatable {
     }
 
     /// The account the ticket's database belongs to (its owner without `@container`).
-    var account: String { String(owner.split(separator: "@", maxSplits: 1).first ?? "") }
+    var account: String { DatabaseOwner.account(of: owner) }
 }

@@ -6,14 +6,19 @@ import ServerStore
 /// `zones/list`, `zones/lookup` and `zones/modify`.
 extension CloudOperations {
     /// Every zone of the account with the token of its latest change. The default zone
-    /// always exists; until its first write makes its row, its token is that of no history.
+    /// always exists; until its first write makes its row, its token is `noHistory`.
     func zoneTokens() async throws -> [RecordZoneID: ChangeToken] {
         var tokens = try await store.zoneTokens(account: owner)
         if tokens[RecordZoneID.defaultZone] == nil {
-            tokens[RecordZoneID.defaultZone] = ZonePosition(zoneRowID: 0, sequence: 0).token
+            tokens[RecordZoneID.defaultZone] = Self.noHistory
         }
         return tokens
     }
+
+    /// The token of a default zone with no row yet: the same for every account (so it shows
+    /// nothing), and the same bytes as the release before gave, so that a database token a
+    /// device holds does not see the default zone change.
+    static let noHistory = ChangeToken(data: Data("z1:0:0".utf8))
 
     /// Makes the default zone's row if `zones` name it, before a write to it.
     func prepare(_ zones: some Sequence<RecordZoneID>) async throws {

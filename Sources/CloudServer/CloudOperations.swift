@@ -18,8 +18,9 @@ struct CloudOperations {
     typealias Object = WebServicesFormat.Object
 
     let store: any RecordZoneStore & SubscriptionStore
-    /// The database the request reaches, as the store names it: the account's own in the
-    /// server's first container, `account@container` in another (see `CloudServer.containers`).
+    /// The database the request reaches, as the store names it (`DatabaseOwner.key`): one
+    /// per container and environment. Every URL it hands out (assets, webcourier) names it,
+    /// so those stay in this database too.
     let owner: String
     /// The account's user record name, as zone ids and records name their owner.
     let userRecordName: String

@@ -18,9 +18,10 @@ public struct CloudServer: Sendable {
     public var host: String
     /// The port; 0 takes a free one (see `onRunning`).
     public var port: Int
-    /// The containers served (at least one). The first one's databases are the accounts'
-    /// own names in the store; another container's are `account@container`, so that no two
-    /// containers share data.
+    /// The containers served (at least one). The first one's production databases are the
+    /// accounts' own names in the store; another container's are `account@container`, and
+    /// development has databases of its own (`DatabaseOwner.key`), so that no two containers
+    /// or environments share data.
     public var containers: [String]
     /// Other names a client may give a served container, each for the same data (alias →
     /// container): the product's earlier container name, say. An alias of a container not
@@ -54,6 +55,12 @@ public struct CloudServer: Sendable {
     public var uploadFolder = FileManager.default.temporaryDirectory
     /// How often assets no record names are collected (those uploaded over an hour before).
     public var assetCollectionInterval: Duration = .seconds(600)
+    /// How long a record's deletion is remembered (for the devices that have not seen it
+    /// yet, and against its account's quota of records) before the collection forgets it
+    /// (`serve --tombstone-retention-days`).
+    public var tombstoneRetention = defaultTombstoneRetention
+    /// 90 days: a device that syncs less often than that fetches its zones anew.
+    public static let defaultTombstoneRetention: Duration = .seconds(90 * 86_400)
     /// The most bytes of header a request may have; a larger one is answered with the JSON
     /// error (`BAD_REQUEST`) and its connection closed.
     static let maximumHeaderBytes = 64 << 10
@@ -134,7 +141,8 @@ public struct CloudServer: Sendable {
                     port.withLock { $0 = listening }
                     ready.signal()
                 }),
-                AssetCollector(store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval),
+                AssetCollector(
+                    store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval, tombstoneRetention: tombstoneRetention),
                 hub,
             ],
             gracefulShutdownSignals: gracefulShutdownSignals,

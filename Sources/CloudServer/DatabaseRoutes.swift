@@ -86,7 +86,7 @@ struct DatabaseRoutes {
     /// The operations of the database the request reaches.
     private func operations(_ request: Request, _ context: ServerRequestContext) async throws -> CloudOperations {
         guard let path = context.path, let account = context.account else { throw WebServicesErrorMiddleware.noSuchEndpoint }
-        let owner = owner(account, container: path.container)
+        let owner = owner(account, path: path)
         return CloudOperations(
             store: store, owner: owner, userRecordName: Self.userRecordName(owner),
             container: aliases[path.container] ?? path.container,
@@ -95,13 +95,15 @@ struct DatabaseRoutes {
             hub: hub)
     }
 
-    /// The store's name for `account`'s database in `container`: the account's own name in
-    /// the first container served (and under its aliases), so a store
-    /// written before containers were named keeps its data there; `account@container` in
-    /// any other (an account name never holds '@').
-    private func owner(_ account: String, container: String) -> String {
-        let container = aliases[container] ?? container
-        return container == containers[0] ? account : "\(account)@\(container)"
+    /// The store's name for `account`'s database in the container and environment `path`
+    /// names (`DatabaseOwner.key`): production's in the first container served (and under
+    /// its aliases) is the account's own name, so a store written before containers or
+    /// environments were apart keeps its data there; development is a database of its own.
+    private func owner(_ account: String, path: WebServicesPath.Parsed) -> String {
+        let container = aliases[path.container] ?? path.container
+        return DatabaseOwner.key(
+            account: account, container: container, isFirstContainer: container == containers[0],
+            development: path.environment == "development")
     }
 
     /// The user record name of a database: `_` and 32 hex digits, as Apple's look, the same

@@ -15,17 +15,17 @@ struct UploadAdmissionMiddleware: RouterMiddleware {
     let shares: FairShares
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let owner = context.ticket?.owner ?? ""
+        // The account's quota and usage across its databases, as the store checks them again
+        // when it stores the bytes.
+        let account = context.ticket?.account ?? ""
         if let announced = request.headers[.contentLength].flatMap({ Int64($0) }) {
             guard announced <= Int64(context.maxUploadSize) else {
                 throw UnreadBody(error: .limitExceeded("An asset is at most \(context.maxUploadSize >> 20) MiB."))
             }
-            if let maxBytes = try await store.quota(account: owner).maxAssetBytes,
-               try await store.usage(account: owner).assetBytes + announced > maxBytes {
+            if try await !store.quota(account: account).admits(assetBytes: store.usage(account: account).assetBytes + announced) {
                 throw UnreadBody(error: WebServicesError(CloudError.quotaExceeded))
             }
         }
-        let account = context.ticket?.account ?? ""
         guard shares.uploads.claim(account) else { throw FairShares.refusal("asset uploads", limit: shares.limits.uploadsPerAccount) }
         defer { shares.uploads.release(account) }
         guard uploads.claim() else {

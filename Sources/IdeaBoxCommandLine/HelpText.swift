@@ -228,6 +228,8 @@ public enum HelpText {
             "每個帳號同時最多接收這麼多個檔案上傳；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT 或 4。）",
         "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)":
             "標準錯誤上的記錄格式：text 給人看，或 json，每行一個物件給記錄收集器。（預設：$IDEABOX_SERVE_LOG_FORMAT 或 text。）",
+        "Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or 90.)":
+            "已刪除的紀錄保留這麼多天，給之後還沒同步的裝置，然後忘記；在那之前它計入帳號的紀錄配額。（預設：$IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS 或 90。）",
         "sqlite:PATH, the server's SQLite file (default: server/remote.sqlite under the data root), or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require].":
             "sqlite:PATH，伺服器的 SQLite 檔案（預設：資料根目錄下的 server/remote.sqlite），或 postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]。",
         "The server's accounts and their tokens.": "伺服器的帳號與其權杖。",
@@ -249,8 +251,8 @@ public enum HelpText {
         "The token's name, unique among the account's valid tokens, such as laptop.": "權杖的名稱，在帳號的有效權杖中唯一，例如 laptop。",
         "The token's label.": "權杖的名稱。",
         "Confirm that the account's data goes for good.": "確認永久刪除帳號的資料。",
-        "With no limit given, shows the account's quota and what it holds. An account never given a quota may hold any number of records, 100 zones and 1 GiB of assets. Saving past a limit fails with QUOTA_EXCEEDED; nothing stored is removed. Assets no record names are deleted an hour after their upload.":
-            "沒有指定限制時，顯示帳號的配額與它保存的內容。從未設定配額的帳號可保存任意數量的紀錄、100 個區域與 1 GiB 的檔案。超過限制的儲存會以 QUOTA_EXCEEDED 失敗；已保存的不會被移除。沒有紀錄引用的檔案會在上傳一小時後刪除。",
+        "With no limit given, shows the account's quota and what it holds. The quota covers all the account's data, in every container and environment. An account never given a quota may hold any number of records, 100 zones and 1 GiB of assets. A deleted record counts until serve forgets its deletion (--tombstone-retention-days). Saving past a limit fails with QUOTA_EXCEEDED; nothing stored is removed. Assets no record names are deleted an hour after their upload.":
+            "沒有指定限制時，顯示帳號的配額與它保存的內容。配額涵蓋帳號在每個容器與環境中的所有資料。從未設定配額的帳號可保存任意數量的紀錄、100 個區域與 1 GiB 的檔案。已刪除的紀錄在 serve 忘記這次刪除之前仍會計入（--tombstone-retention-days）。超過限制的儲存會以 QUOTA_EXCEEDED 失敗；已保存的不會被移除。沒有紀錄引用的檔案會在上傳一小時後刪除。",
         "The most records, or `off`.": "最多的紀錄數，或 `off`。",
         "The most zones, or `off`.": "最多的區域數，或 `off`。",
         "The most bytes of assets (a number, with K, M or G for KiB, MiB, GiB), or `off`.": "檔案的最大位元組數（數字，可加 K、M 或 G 表示 KiB、MiB、GiB），或 `off`。",

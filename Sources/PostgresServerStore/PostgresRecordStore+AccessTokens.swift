@@ -170,14 +170,17 @@ extension PostgresRecordStore {
 
 extension PostgresRecordStore {
     public func serverSecret() async throws -> Data {
+        try await run { connection in try await Self.serverSecret(connection, logger: logger) }
+    }
+
+    /// The secret, read on `connection`: the first process to ask stores a candidate of its
+    /// own; every process reads the stored one.
+    static func serverSecret(_ connection: PostgresConnection, logger: Logger) async throws -> Data {
         var generator = SystemRandomNumberGenerator()
         let candidate = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        return try await run { connection in
-            // The first process to ask stores its candidate; every process reads the stored one.
-            try await connection.query(
-                "INSERT INTO server_secret (id, secret) VALUES (1, \(candidate)) ON CONFLICT (id) DO NOTHING", logger: logger)
-            let rows = try await connection.query("SELECT secret FROM server_secret WHERE id = 1", logger: logger).collect()
-            return Data(try rows.first!.decode(ByteBuffer.self).readableBytesView)
-        }
+        try await connection.query(
+            "INSERT INTO server_secret (id, secret) VALUES (1, \(candidate)) ON CONFLICT (id) DO NOTHING", logger: logger)
+        let rows = try await connection.query("SELECT secret FROM server_secret WHERE id = 1", logger: logger).collect()
+        return Data(try rows.first!.decode(ByteBuffer.self).readableBytesView)
     }
 }

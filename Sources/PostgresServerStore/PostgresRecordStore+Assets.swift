@@ -23,8 +23,8 @@ extension PostgresRecordStore {
                 SELECT COUNT(*) FROM touched
                 """, connection, logger)
             guard held == 0 else { return }
-            if let maxBytes = try await Self.quota(account, locking: false, connection, logger).maxAssetBytes,
-               try await Self.assetBytes(account, connection, logger) + reference.size > maxBytes {
+            if try await !Self.quota(account, locking: false, connection, logger)
+                .admits(assetBytes: Self.assetBytes(account, connection, logger) + reference.size) {
                 throw CloudError.quotaExceeded
             }
             try await connection.query(

@@ -28,16 +28,17 @@ extension PostgresRecordStore {
                 try await Self.delete(result.deleted, zones: &zones, now: now, connection, logger)
 
                 var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
-                // Locked, so that two saves cannot both take the last place; -1 is no limit.
-                let maxRecords = try await connection.query(
-                    "SELECT max_records FROM quota WHERE account = \(account) FOR UPDATE", logger: logger
-                ).collect().first?.decode(Int64.self)
-                let quota = maxRecords.flatMap { $0 < 0 ? nil : $0 }
-                var recordCount = try await quota == nil ? 0 : Int64(Self.recordCount(account, connection, logger))
+                // The account's row locked, so that two saves in any of its databases cannot
+                // both take the last place. Counted across its databases, deletions still
+                // remembered included; a save over a remembered deletion takes its row.
+                let quota = try await Self.quota(account, locking: true, connection, logger)
+                var recordCount = try await quota.maxRecords == nil ? 0 : Self.recordCount(account, connection, logger)
+                let remembered = try await quota.maxRecords == nil
+                    ? [] : Self.rememberedDeletions(saves.map(\.record.recordID), zones: zones, connection, logger)
                 let assets = try await Self.assets(
                     saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, now: now.milliseconds,
                     connection, logger)
-                var written: [RecordID: RemoteRecord] = [:]
+                var written: [RecordID: (record: RemoteRecord, sequence: Int64)] = [:]
                 for save in saves {
                     let existing = stored[save.record.recordID]
                     let record = save.record(over: existing)
@@ -45,17 +46,19 @@ extension PostgresRecordStore {
                         result.failures[record.recordID] = failure
                     } else if !save.record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
                         result.failures[record.recordID] = .unknownItem
-                    } else if existing == nil, let quota, recordCount >= quota {
+                    } else if existing == nil, quota.maxRecords != nil, !remembered.contains(record.recordID),
+                              !quota.admits(records: recordCount + 1) {
                         result.failures[record.recordID] = .quotaExceeded
                     } else {
                         let zone = zones.rows[record.recordID.zoneID]!.id
+                        let sequence = zones.nextSequence(of: record.recordID.zoneID)
                         var saved = record
-                        saved.changeTag = "\(zone).\(zones.nextSequence(of: record.recordID.zoneID))"
+                        saved.changeTag = positions.changeTag(ZonePosition(zoneRowID: zone, sequence: sequence))
                         saved.creationDate = existing?.creationDate ?? now
                         saved.modificationDate = now
-                        if existing == nil { recordCount += 1 }
+                        if existing == nil, !remembered.contains(record.recordID) { recordCount += 1 }
                         stored[record.recordID] = saved
-                        written[record.recordID] = saved
+                        written[record.recordID] = (saved, sequence)
                         result.saved.append(saved)
                     }
                 }
@@ -74,7 +77,7 @@ extension PostgresRecordStore {
         return try await transaction(readOnly: true) { connection in
             let zone = try await ZoneRows.find(zoneID, account: account, connection, logger)
             let since = try token.map {
-                try ZonePosition.sequence(of: $0, zoneRowID: zone.id, history: zone.purgedThrough...zone.changeSequence)
+                try positions.sequence(of: $0, zoneRowID: zone.id, history: zone.purgedThrough...zone.changeSequence)
             } ?? 0
             let rows = try await connection.query(
                 """
@@ -105,7 +108,7 @@ extension PostgresRecordStore {
             let moreComing = count > limit
             if !moreComing { through = zone.changeSequence }
             return ZoneChanges(
-                changed: changed, deleted: deleted, token: ZonePosition(zoneRowID: zone.id, sequence: through).token,
+                changed: changed, deleted: deleted, token: positions.token(ZonePosition(zoneRowID: zone.id, sequence: through)),
                 moreComing: moreComing)
         }
     }
@@ -196,12 +199,33 @@ extension PostgresRecordStore {
         return records
     }
 
-    /// Stores `records` (as saved: tags, times and sequences set) in one statement, and
-    /// forgets any deletion of their names.
-    static func write(_ records: [RemoteRecord], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        guard !records.isEmpty else { return }
+    /// Those of `recordIDs` whose deletion the server remembers.
+    static func rememberedDeletions(
+        _ recordIDs: [RecordID], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Set<RecordID> {
+        guard !recordIDs.isEmpty else { return [] }
+        let keys = RecordKeys(recordIDs, zones: zones)
+        let rows = try await connection.query(
+            """
+            SELECT zone_id, record_name FROM deletion
+            WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            """, logger: logger)
+        var remembered = Set<RecordID>()
+        for try await (zone, name) in rows.decode((Int64, String).self) {
+            if let zoneID = zones.zoneID(ofRow: zone) { remembered.insert(RecordID(recordName: name, zoneID: zoneID)) }
+        }
+        return remembered
+    }
+
+    /// Stores `records` (as saved: tags and times set), each at its change sequence, in one
+    /// statement, and forgets any deletion of their names.
+    static func write(
+        _ saves: [(record: RemoteRecord, sequence: Int64)], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        guard !saves.isEmpty else { return }
+        let records = saves.map(\.record)
         let keys = RecordKeys(records.map(\.recordID), zones: zones)
-        let sequences = records.map { Int64($0.changeTag!.split(separator: ".").last!)! }
+        let sequences = saves.map(\.sequence)
         let types = records.map(\.recordType)
         let tags = records.map { $0.changeTag! }
         let created = records.map { $0.creationDate!.milliseconds }

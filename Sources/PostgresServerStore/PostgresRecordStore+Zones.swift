@@ -21,7 +21,7 @@ extension PostgresRecordStore {
             var tokens: [RecordZoneID: ChangeToken] = [:]
             let rows = try await connection.query("SELECT id, name, change_sequence FROM zone WHERE account = \(account)", logger: logger)
             for try await (id, name, sequence) in rows.decode((Int64, String, Int64).self) {
-                tokens[RecordZoneID(zoneName: name)] = ZonePosition(zoneRowID: id, sequence: sequence).token
+                tokens[RecordZoneID(zoneName: name)] = positions.token(ZonePosition(zoneRowID: id, sequence: sequence))
             }
             return tokens
         }
@@ -34,8 +34,7 @@ extension PostgresRecordStore {
             let quota = try await Self.quota(account, locking: false, connection, logger)
             let exists = try await Self.count(
                 "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name = \(zone.zoneName)", connection, logger) > 0
-            if !exists, zone != RecordZoneID.defaultZone, let maxZones = quota.maxZones,
-               try await Self.zoneCount(account, connection, logger) >= maxZones {
+            if !exists, zone != RecordZoneID.defaultZone, try await !quota.admits(zones: Self.zoneCount(account, connection, logger) + 1) {
                 throw CloudError.quotaExceeded
             }
             try await connection.query(

@@ -20,10 +20,13 @@ public final class PostgresRecordStore: RecordStore {
     let running: Task<Void, Never>
     let clock: WallClock
     let logger: Logger
+    /// What makes the tokens and change tags it hands out, from the database's `serverSecret`.
+    let positions: PositionKeys
 
-    init(client: PostgresClient, clock: WallClock, maximumRecordsPerRequest: Int, logger: Logger) {
+    init(client: PostgresClient, clock: WallClock, maximumRecordsPerRequest: Int, positions: PositionKeys, logger: Logger) {
         self.client = client
         self.clock = clock
+        self.positions = positions
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
         self.logger = logger
         running = Task(executorPreference: BlockingTaskExecutor.shared) { await client.run() }
@@ -52,6 +55,7 @@ public final class PostgresRecordStore: RecordStore {
         var logger = Logger(label: "ideabox.serve.postgres")
         logger.logLevel = .error
 
+        let secret: Data
         // One connection of its own first, given a few seconds, so that a wrong address, user,
         // password or database fails now with PostgreSQL's own words (the pool would retry
         // quietly for a minute); the schema is brought up to date on it.
@@ -62,6 +66,7 @@ public final class PostgresRecordStore: RecordStore {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             do {
                 try await migrate(connection, schema: schema, clock: clock, logger: logger)
+                secret = try await serverSecret(connection, logger: logger)
             } catch {
                 try? await connection.close()
                 throw error
@@ -76,7 +81,7 @@ public final class PostgresRecordStore: RecordStore {
         configuration.options.additionalStartupParameters = startup
         return PostgresRecordStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: logger), clock: clock,
-            maximumRecordsPerRequest: maximumRecordsPerRequest, logger: logger)
+            maximumRecordsPerRequest: maximumRecordsPerRequest, positions: PositionKeys(serverSecret: secret), logger: logger)
     }
 
     // MARK: Connections and transactions

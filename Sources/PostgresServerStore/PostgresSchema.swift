@@ -124,6 +124,11 @@ enum PostgresSchema {
             "ALTER TABLE quota ADD COLUMN max_zones BIGINT NOT NULL DEFAULT 100",
             "ALTER TABLE quota ADD COLUMN max_asset_bytes BIGINT NOT NULL DEFAULT 1073741824",
         ]),
+        // A quota is an account's, across its databases, under its own name (see
+        // SQLiteSchema's v10-account-quotas): a row under `account@container` is dropped.
+        ("v7-account-quotas", [
+            "DELETE FROM quota WHERE strpos(account, '@') > 0",
+        ]),
     ]
 }
 

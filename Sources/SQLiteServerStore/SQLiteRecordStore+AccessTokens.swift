@@ -170,6 +170,11 @@ extension SQLiteRecordStore {
 extension SQLiteRecordStore {
     /// The secret that signs asset URLs, made on first use.
     public func serverSecret() throws -> Data {
+        try Self.serverSecret(writer)
+    }
+
+    /// The secret of the file `writer` writes, made on first use.
+    static func serverSecret(_ writer: any DatabaseWriter) throws -> Data {
         try writer.write { db in
             if let secret = try Data.fetchOne(db, sql: "SELECT secret FROM serverSecret WHERE id = 1") { return secret }
             var generator = SystemRandomNumberGenerator()

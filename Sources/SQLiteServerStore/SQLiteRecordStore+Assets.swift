@@ -20,8 +20,7 @@ extension SQLiteRecordStore {
                 try db.execute(sql: "UPDATE asset SET uploadedAt = MAX(uploadedAt, ?) WHERE id = ?", arguments: [now, id])
                 return
             }
-            if let maxBytes = try Self.quota(of: account, db).maxAssetBytes,
-               try Self.assetBytes(of: account, db) + reference.size > maxBytes {
+            if try !Self.quota(of: account, db).admits(assetBytes: Self.assetBytes(of: account, db) + reference.size) {
                 throw CloudError.quotaExceeded
             }
             try db.execute(

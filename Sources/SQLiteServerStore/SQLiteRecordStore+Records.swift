@@ -41,23 +41,27 @@ extension SQLiteRecordStore {
                         result.deleted.append(recordID)
                     }
                 }
-                let quota = try Self.quota(of: account, db).maxRecords
-                var recordCount = try quota == nil ? 0 : Self.recordCount(of: account, db)
+                // Counted across the account's databases, deletions still remembered included;
+                // a save over a remembered deletion takes its row and adds none.
+                let quota = try Self.quota(of: account, db)
+                var recordCount = try quota.maxRecords == nil ? 0 : Self.recordCount(of: account, db)
                 for (save, fields) in zip(saves, encoded) {
                     let recordID = save.record.recordID
                     let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
                     let record = save.record(over: existing)
+                    let adds = try existing == nil && quota.maxRecords != nil
+                        && !StoredRecord.isDeletionRemembered(recordID, zone: zones[recordID.zoneID]!, db)
                     if let failure = save.policy.refusal(saving: save.record, over: existing) {
                         result.failures[recordID] = failure
                     } else if try !Self.hasAssets(of: save.record, account: account, db) {
                         result.failures[recordID] = .unknownItem
-                    } else if existing == nil, let quota, recordCount >= quota {
+                    } else if adds, !quota.admits(records: recordCount + 1) {
                         result.failures[recordID] = .quotaExceeded
                     } else {
                         let saved = try self.save(
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
                             zone: &zones[recordID.zoneID]!, now: now, db)
-                        if existing == nil { recordCount += 1 }
+                        if adds { recordCount += 1 }
                         result.saved.append(saved)
                     }
                 }
@@ -77,7 +81,7 @@ extension SQLiteRecordStore {
         let limit = max(1, resultsLimit)
         return try writer.read { db in
             let zone = try ZoneState.fetch(zoneID, account: account, db)
-            let since = try token.map { try zone.validate($0) } ?? 0
+            let since = try token.map { try positions.sequence(of: $0, zoneRowID: zone.rowID, history: zone.history) } ?? 0
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -104,7 +108,7 @@ extension SQLiteRecordStore {
             let through: Int64 = moreComing ? page.last!["changeSequence"] : zone.changeSequence
             return ZoneChanges(
                 changed: changed, deleted: deleted,
-                token: ZonePosition(zoneRowID: zone.rowID, sequence: through).token, moreComing: moreComing)
+                token: positions.token(ZonePosition(zoneRowID: zone.rowID, sequence: through)), moreComing: moreComing)
         }
     }
 
@@ -165,7 +169,7 @@ extension SQLiteRecordStore {
     ) throws -> RemoteRecord {
         let sequence = zone.nextSequence()
         var saved = record
-        saved.changeTag = "\(zone.rowID).\(sequence)"
+        saved.changeTag = positions.changeTag(ZonePosition(zoneRowID: zone.rowID, sequence: sequence))
         saved.creationDate = server?.creationDate ?? now
         saved.modificationDate = now
         try db.cachedStatement(sql: "DELETE FROM deletion WHERE zoneId = ? AND recordName = ?")
@@ -216,10 +220,8 @@ private struct ZoneState {
         return changeSequence
     }
 
-    /// The sequence `token` stands for (see `ZonePosition.sequence`).
-    func validate(_ token: ChangeToken) throws -> Int64 {
-        try ZonePosition.sequence(of: token, zoneRowID: rowID, history: purgedThrough...changeSequence)
-    }
+    /// The sequences whose changes the zone still holds: purged through, latest change.
+    var history: ClosedRange<Int64> { purgedThrough...changeSequence }
 }
 
 /// Reading and writing records in the server's `record` table.
@@ -233,6 +235,13 @@ private enum StoredRecord {
                 """),
             arguments: [zone.rowID, recordID.recordName])
         return try row.map { try decode($0, recordID: recordID) }
+    }
+
+    /// Whether the server remembers a deletion of `recordID`.
+    static func isDeletionRemembered(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM deletion WHERE zoneId = ? AND recordName = ?)"),
+            arguments: [zone.rowID, recordID.recordName]) ?? false
     }
 
     /// The record in `row`, which holds the columns of `record`.

@@ -18,7 +18,7 @@ extension SQLiteRecordStore {
         try writer.read { db in
             var tokens: [RecordZoneID: ChangeToken] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, name, changeSequence FROM zone WHERE account = ?", arguments: [account]) {
-                tokens[RecordZoneID(zoneName: row["name"])] = ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]).token
+                tokens[RecordZoneID(zoneName: row["name"])] = positions.token(ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]))
             }
             return tokens
         }
@@ -29,8 +29,7 @@ extension SQLiteRecordStore {
         try writer.write { db in
             let exists = try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM zone WHERE account = ? AND name = ?)", arguments: [account, zone.zoneName]) ?? false
-            if !exists, zone != RecordZoneID.defaultZone, let maxZones = try Self.quota(of: account, db).maxZones,
-               try Self.zoneCount(of: account, db) >= maxZones {
+            if !exists, zone != RecordZoneID.defaultZone, try !Self.quota(of: account, db).admits(zones: Self.zoneCount(of: account, db) + 1) {
                 throw CloudError.quotaExceeded
             }
             try db.execute(

@@ -20,6 +20,15 @@ public struct SQLiteRecordStore: RecordStore {
     let clock: WallClock
     /// The most items the server accepts in one `modify`.
     public let maximumRecordsPerRequest: Int
+    /// What makes the tokens and change tags it hands out, from the file's `serverSecret`.
+    let positions: PositionKeys
+
+    private init(writer: any DatabaseWriter, clock: WallClock, maximumRecordsPerRequest: Int) throws {
+        self.writer = writer
+        self.clock = clock
+        self.maximumRecordsPerRequest = maximumRecordsPerRequest
+        positions = PositionKeys(serverSecret: try Self.serverSecret(writer))
+    }
 
     /// Opens (creating if needed) `fileName` in `directory`. Migrating runs under an exclusive
     /// file lock, so two processes starting together create the schema once.
@@ -33,14 +42,14 @@ public struct SQLiteRecordStore: RecordStore {
         try OwnerOnly.prepareDatabase(directory.appendingPathComponent(fileName))
         let pool = try DatabasePool(path: directory.appendingPathComponent(fileName).path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)
-        return SQLiteRecordStore(writer: pool, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        return try SQLiteRecordStore(writer: pool, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
     }
 
     /// A private in-memory store, for tests.
     public static func inMemory(clock: WallClock, maximumRecordsPerRequest: Int = 400) throws -> SQLiteRecordStore {
         let queue = try DatabaseQueue(configuration: configuration)
         try SQLiteSchema.migrator.migrate(queue)
-        return SQLiteRecordStore(writer: queue, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        return try SQLiteRecordStore(writer: queue, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
     }
 
     private static var configuration: Configuration {

@@ -16,6 +16,7 @@ enum SQLiteSchema {
         case accounts = "v7-accounts"
         case assetChunks = "v8-asset-chunks"
         case serverTablesOnly = "v9-server-tables-only"
+        case accountQuotas = "v10-account-quotas"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -111,6 +112,13 @@ enum SQLiteSchema {
         }
         migrator.registerMigration(Migration.serverTablesOnly.rawValue) { db in
             try db.execute(sql: "DROP TABLE scriptedError; DROP TABLE errorRate; DROP TABLE device")
+        }
+        migrator.registerMigration(Migration.accountQuotas.rawValue) { db in
+            // A quota is an account's, across its databases, kept under its own name; a row
+            // under the key of one of its other databases (`account@container`, which only a
+            // store's own callers could make, never `serve account quota`) limited nothing
+            // the account's own row did not, and would never be read again.
+            try db.execute(sql: "DELETE FROM quota WHERE instr(account, '@') > 0")
         }
         return migrator
     }

@@ -1,6 +1,7 @@
-/// What one account may hold: records, zones and the bytes of its assets. Each limit is nil
-/// for none. An account never given a quota has `defaults`, so that one token cannot fill
-/// the server's disk with zones or assets.
+/// What one account may hold: records, zones and the bytes of its assets, across all its
+/// databases (every container, both environments). Each limit is nil for none. An account
+/// never given a quota has `defaults`, so that one token cannot fill the server's disk with
+/// zones or assets.
 public struct AccountQuota: Hashable, Sendable {
     /// The most records across its zones.
     public var maxRecords: Int?
@@ -20,11 +21,30 @@ public struct AccountQuota: Hashable, Sendable {
     /// without limit, as before quotas counted anything else; 100 zones (IdeaBox uses two);
     /// 1 GiB of assets.
     public static let defaults = AccountQuota(maxRecords: nil, maxZones: 100, maxAssetBytes: 1 << 30)
+
+    /// Whether an account may hold `records` records: every store asks this (and the two
+    /// below) with what the account would hold after the record, zone or asset it is about
+    /// to add, inside the transaction that adds it.
+    public func admits(records: Int) -> Bool {
+        records <= maxRecords ?? .max
+    }
+
+    /// Whether an account may hold `zones` zones.
+    public func admits(zones: Int) -> Bool {
+        zones <= maxZones ?? .max
+    }
+
+    /// Whether an account may hold `assetBytes` bytes of assets.
+    public func admits(assetBytes: Int64) -> Bool {
+        assetBytes <= maxAssetBytes ?? .max
+    }
 }
 
-/// What one account holds now, as its quota counts it.
+/// What one account holds now, across all its databases, as its quota counts it.
 public struct AccountUsage: Hashable, Sendable {
-    /// Records across its zones.
+    /// Records across its zones, with the deleted ones whose deletion the server still
+    /// remembers (until `RecordZoneStore.purgeDeletions` forgets it): each is a row, so
+    /// that saving and deleting new names without end is refused like saving them.
     public var records: Int
     /// Zones, `_defaultZone` not counted.
     public var zones: Int

@@ -35,13 +35,14 @@ public protocol AccountStore: Sendable {
     /// The secret that signs the server's asset URLs: made (32 random bytes) on first use and
     /// the same for every server process over this store from then on.
     func serverSecret() async throws -> Data
-    /// Sets what `account` may hold. Saving a new record, making a zone or storing an asset
-    /// beyond it fails with `quotaExceeded`; what is already stored stays, and updating a
-    /// record still works.
+    /// Sets what `account` may hold, across all its databases (a database's key names its
+    /// account: `DatabaseOwner.account(of:)`). Saving a new record, making a zone or storing
+    /// an asset beyond it fails with `quotaExceeded`; what is already stored stays, and
+    /// updating a record still works.
     func setQuota(_ quota: AccountQuota, account: String) async throws
-    /// What `account` may hold: the quota set for it, or `AccountQuota.defaults`.
+    /// What `account` may hold: the quota set for its name, or `AccountQuota.defaults`.
     func quota(account: String) async throws -> AccountQuota
-    /// What `account` holds now, as its quota counts it.
+    /// What `account` holds now in all its databases, as its quota counts it.
     func usage(account: String) async throws -> AccountUsage
 }
 

@@ -1,15 +1,15 @@
 import CloudKitModel
 import Foundation
 
-/// What a change token means to a server of ours (the simulated one, or `serve`'s stores):
-/// a point in one zone's history.
-///
-/// The zone is named by its row id, which neither SQLite nor PostgreSQL ever reuses, so a token of a deleted zone
-/// never matches a new zone of the same name (nor a zone of another account).
+/// A point in one zone's history, as our servers (the embedded remote, `serve`'s stores)
+/// keep it: the zone's row id, which neither SQLite nor PostgreSQL ever reuses, so a point of
+/// a deleted zone never matches a new zone of the same name (nor a zone of another account),
+/// and the last change sequence it covers. Devices never see it as such: `PositionKeys`
+/// makes the tokens and change tags they hold.
 public struct ZonePosition: Equatable, Sendable {
     /// The zone's row id.
     public var zoneRowID: Int64
-    /// The last change sequence the token covers.
+    /// The last change sequence the position covers.
     public var sequence: Int64
 
     /// The position `sequence` of the zone `zoneRowID`.
@@ -18,28 +18,15 @@ public struct ZonePosition: Equatable, Sendable {
         self.sequence = sequence
     }
 
-    /// The position a token stands for, or nil if the token was not made by this server.
-    public init?(_ token: ChangeToken) {
+    /// The position a token of the release before stands for (`z1:<zone>:<sequence>` in
+    /// UTF-8, which showed the row id), or nil if `token` is not one. Devices that synced
+    /// with that release hold such tokens; they are read for one release more.
+    public init?(releaseBeforeToken token: ChangeToken) {
+        guard token.data.count <= 64 else { return nil }
         let parts = String(decoding: token.data, as: UTF8.self).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "z1", let zoneRowID = Int64(parts[1]), let sequence = Int64(parts[2]) else {
             return nil
         }
         self.init(zoneRowID: zoneRowID, sequence: sequence)
-    }
-
-    /// The token for this position: `z1:<zone>:<sequence>` in UTF-8.
-    public var token: ChangeToken {
-        ChangeToken(data: Data("z1:\(zoneRowID):\(sequence)".utf8))
-    }
-
-    /// The sequence `token` stands for in the zone `zoneRowID`, whose history the server
-    /// still holds over `history` (purged through, latest change); throws
-    /// `changeTokenExpired` if the token belongs to another zone (or an earlier zone of this
-    /// name) or to history since purged.
-    public static func sequence(of token: ChangeToken, zoneRowID: Int64, history: ClosedRange<Int64>) throws -> Int64 {
-        guard let position = ZonePosition(token), position.zoneRowID == zoneRowID, history.contains(position.sequence) else {
-            throw CloudError.changeTokenExpired
-        }
-        return position.sequence
     }
 }

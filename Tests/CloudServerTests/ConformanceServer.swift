@@ -126,7 +126,8 @@ final class ConformanceServer: Sendable {
     static let container = "iCloud.com.buildwithharry.IdeaBox"
     /// The container name devices signed in before the rename still use.
     static let legacyContainer = "iCloud.ideabox"
-    /// The path prefix of the private database of the default container, development environment.
+    /// The path prefix of the private database of the default container, production
+    /// environment (where the zones seeded through the store are, as an earlier release kept them).
     static let privateDatabase = database("private")
     /// Apple's limit on operations (and asset tokens) per request.
     static let maximumOperations = 200
@@ -150,7 +151,8 @@ final class ConformanceServer: Sendable {
     private let running: InProcessServer
     private let findings = Mutex<[String]>([])
 
-    init(_ kind: ConformanceStore) async throws {
+    /// A server of a new store of `kind`, serving `otherContainers` after its own container.
+    init(_ kind: ConformanceStore, otherContainers: [String] = []) async throws {
         let store = try kind.makeStore(clock: Self.steppingClock())
         let suffix = Self.randomHex(byteCount: 4)
         let alice = ConformanceAccount(name: "alice-\(suffix)", webToken: AccessToken.generate())
@@ -171,7 +173,7 @@ final class ConformanceServer: Sendable {
 
         let log = RequestLog(clock: .fixed(Timestamp(milliseconds: Self.start))) { _ in }
         // Served as `ideabox serve` serves the product's container: its legacy name too.
-        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container], log: log)
+        var server = CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container] + otherContainers, log: log)
         server.containerAliases = [Self.legacyContainer: Self.container]
         running = try await InProcessServer(server)
         self.store = store
@@ -195,7 +197,7 @@ final class ConformanceServer: Sendable {
     var sweepFindings: [String] { findings.withLock { $0 } }
 
     /// The path prefix of `database` in `container` and `environment`.
-    static func database(_ database: String, container: String = container, environment: String = "development") -> String {
+    static func database(_ database: String, container: String = container, environment: String = "production") -> String {
         "/database/1/\(container)/\(environment)/\(database)"
     }
 

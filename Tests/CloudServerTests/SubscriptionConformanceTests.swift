@@ -24,7 +24,7 @@ struct SubscriptionConformanceTests {
             try await server.post("subscriptions/lookup", ["subscriptions": [["subscriptionID": "ideas-zone"], ["subscriptionID": "x"]]]),
             try await server.post(
                 "subscriptions/lookup", ["subscriptions": [["subscriptionID": "ideas-zone"], ["subscriptionID": "x"]]],
-                in: "/database/1/\(Server.container)/development"),
+                in: "/database/1/\(Server.container)/production"),
         ]
         for lookup in lookups {
             #expect(lookup.status == 200, "\(lookup)")

@@ -128,6 +128,15 @@ import Testing
         try sandbox.expectRejection(
             ["serve", "--max-bodies-per-account", "0"],
             message: "--max-polls-per-account, --max-polls-per-token and --max-bodies-per-account are 1 to 1000000, --max-uploads-per-account 1 to 1000. (see `ideabox help`)")
+        try sandbox.expectRejection(
+            ["serve"], message: "IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS must be a whole number of days, not \"a while\". (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS": "a while"])
+        try sandbox.expectRejection(
+            ["serve"], message: "--tombstone-retention-days (or IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS) is 1 to 3650 days. (see `ideabox help`)",
+            environment: ["IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS": "0"])
+        try sandbox.expectRejection(
+            ["serve", "--tombstone-retention-days", "3651"],
+            message: "--tombstone-retention-days (or IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS) is 1 to 3650 days. (see `ideabox help`)")
     }
 
     @Test func tlsNeedsACertificateAndItsKeyAndSaysWhichFileIsWrong() throws {

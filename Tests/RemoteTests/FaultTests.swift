@@ -132,7 +132,9 @@ import Testing
         #expect(cloudError { try laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == nil)
     }
 
-    @Test("Quota: new records beyond it fail with quotaExceeded; updates and deletes still work, and free room", arguments: RemoteKind.tested)
+    @Test(
+        "Quota: new records beyond it fail with quotaExceeded; updates and deletes still work, and a deletion frees room once the server forgets it",
+        arguments: RemoteKind.tested)
     func quota(kind: RemoteKind) throws {
         let fixture = try CloudFixture(kind: kind)
         let laptop = try fixture.client("laptop")
@@ -142,7 +144,10 @@ import Testing
         #expect(first.failures == [id("c"): .quotaExceeded])
         #expect(try laptop.modify(saving: [note("a", "edited")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
         let swap = try laptop.modify(saving: [note("c")], deleting: [id("b")], savePolicy: .allKeys)
-        #expect(swap.failures.isEmpty)
+        #expect(swap.failures == [id("c"): .quotaExceeded])
+        fixture.clock.advance(by: 1)
+        #expect(try fixture.purgeDeletions(before: fixture.clock.now) == 1)
+        #expect(try laptop.modify(saving: [note("c")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
         #expect(try fixture.recordCount() == 2)
         try fixture.setQuota(maxRecords: nil)
         #expect(try laptop.modify(saving: [note("d")], deleting: [], savePolicy: .allKeys).failures.isEmpty)

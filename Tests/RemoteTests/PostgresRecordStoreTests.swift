@@ -114,6 +114,34 @@ struct PostgresRecordStoreTests {
         }
     }
 
+    @Test("Two servers saving into two containers of one account at once, zones and records, never pass its one quota between them")
+    func twoServersHoldOneQuotaAcrossContainers() throws {
+        let clock = ManualClock(start: CloudFixture.start)
+        let stores = try TestPostgres.stores(count: 2, clock: clock.wallClock)
+        let owners = ["erin", "erin@iCloud.example.Other"]
+        try runBlocking { try await stores[0].setQuota(AccountQuota(maxRecords: 5, maxZones: 4, maxAssetBytes: nil), account: "erin") }
+        let errors = Mutex<[String]>([])
+        // Eight writers, alternating servers and containers: each makes a zone of its own and
+        // saves two records in its container's zone Ideas.
+        for owner in owners { try runBlocking { try await stores[0].createZone(Self.zone, account: owner) } }
+        onThreads(8) { writer in
+            let store = stores[writer % 2], owner = owners[(writer / 2) % 2]
+            do {
+                try? runBlocking { try await store.createZone(RecordZoneID(zoneName: "Z\(writer)"), account: owner) }
+                let saves = (0..<2).map {
+                    RecordSave(RemoteRecord(recordType: "Note", recordID: id("w\(writer)-\($0)"), fields: [:]), policy: .allKeys)
+                }
+                _ = try runBlocking { try await store.modify(account: owner, saves: saves, deletes: [], atomic: false) }
+            } catch {
+                errors.withLock { $0.append("\(writer): \(error)") }
+            }
+        }
+        #expect(errors.withLock { $0 } == [])
+        for owner in owners {
+            #expect(try runBlocking { try await stores[1].usage(account: owner) } == AccountUsage(records: 5, zones: 4, assetBytes: 0))
+        }
+    }
+
     @Test("The second server to start on a database finds its tables and adds nothing")
     func migrationsRunOnce() throws {
         let clock = ManualClock(start: CloudFixture.start)

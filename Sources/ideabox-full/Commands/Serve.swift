@@ -91,6 +91,12 @@ extension IdeaBoxCommand {
                 "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)",
                 valueName: "text|json"))
         var logFormat: String?
+        @Option(
+            name: .customLong("tombstone-retention-days"),
+            help: ArgumentHelp(
+                "Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or 90.)",
+                valueName: "days"))
+        var tombstoneRetentionDays: Int?
         @OptionGroup var storeOptions: ServeStoreOptions
 
         /// The settings as given by flags, else by `IDEABOX_SERVE_*` variables, else by default.
@@ -117,7 +123,9 @@ extension IdeaBoxCommand {
                         uploadsPerAccount: try maxUploadsPerAccount
                             ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT", "MAX_UPLOADS_PER_ACCOUNT", of: "uploads")
                             ?? FairShareLimits.defaults.uploadsPerAccount),
-                    logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"))
+                    logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"),
+                    tombstoneRetentionDays: try tombstoneRetentionDays
+                        ?? environment.wholeNumber("IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS", "TOMBSTONE_RETENTION_DAYS", of: "days") ?? 90)
                 guard (settings.certificateFile == nil) == (settings.keyFile == nil) else {
                     throw ValidationError("--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together.")
                 }
@@ -131,6 +139,9 @@ extension IdeaBoxCommand {
                 else {
                     throw ValidationError(
                         "--max-polls-per-account, --max-polls-per-token and --max-bodies-per-account are 1 to 1000000, --max-uploads-per-account 1 to 1000.")
+                }
+                guard (1...3650).contains(settings.tombstoneRetentionDays) else {
+                    throw ValidationError("--tombstone-retention-days (or IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS) is 1 to 3650 days.")
                 }
                 return settings
             }
@@ -147,6 +158,7 @@ extension IdeaBoxCommand {
             var maxUploads: Int
             var fairShares: FairShareLimits
             var logFormat: ServeLogHandler.Format
+            var tombstoneRetentionDays: Int
         }
 
         private static func tlsMinimum(_ text: String) throws -> ServerTLS.MinimumVersion {
@@ -196,6 +208,7 @@ extension IdeaBoxCommand {
             server.shutdownTimeout = .seconds(settings.shutdownTimeout)
             server.maximumUploads = settings.maxUploads
             server.fairShares = settings.fairShares
+            server.tombstoneRetention = .seconds(settings.tombstoneRetentionDays * 86_400)
             server.uploadFolder = try storeOptions.uploadFolder(context)
             let running: RunningServer
             do {
@@ -313,7 +326,8 @@ struct ListenAddress {
 }
 
 /// `serve`'s settings from the environment (`IDEABOX_SERVE_LISTEN`, `…_STORE`, `…_TLS_CERT`,
-/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`, `…_MAX_UPLOADS`, `…_LOG_FORMAT`), for a service manager's unit; a
+/// `…_TLS_KEY`, `…_IDLE_TIMEOUT`, `…_SHUTDOWN_TIMEOUT`, `…_MAX_UPLOADS`, `…_LOG_FORMAT`,
+/// `…_TOMBSTONE_RETENTION_DAYS`), for a service manager's unit; a
 /// flag given on the command line wins. An empty variable counts as unset.
 struct ServeEnvironment {
     private let values = ProcessInfo.processInfo.environment

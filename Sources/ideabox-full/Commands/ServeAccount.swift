@@ -87,8 +87,10 @@ extension IdeaBoxCommand.Serve.Account {
             commandName: "quota",
             abstract: "Show or limit what an account may hold: records, zones and asset bytes.",
             discussion: """
-                With no limit given, shows the account's quota and what it holds. An account never given a quota may hold \
-                any number of records, 100 zones and 1 GiB of assets. Saving past a limit fails with QUOTA_EXCEEDED; \
+                With no limit given, shows the account's quota and what it holds. The quota covers all the account's data, \
+                in every container and environment. An account never given a quota may hold \
+                any number of records, 100 zones and 1 GiB of assets. A deleted record counts until serve forgets its \
+                deletion (--tombstone-retention-days). Saving past a limit fails with QUOTA_EXCEEDED; \
                 nothing stored is removed. Assets no record names are deleted an hour after their upload.
                 """)
 

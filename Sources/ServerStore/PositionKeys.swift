@@ -1,0 +1,82 @@
+import CloudKitModel
+import Crypto
+import Foundation
+
+/// The keys that make the sync tokens and change tags a server hands out opaque: a token or
+/// tag names its zone by a keyed hash of the zone's row id, never the row id itself, so one
+/// account learns nothing from them of how many zones or records other accounts made, or when.
+///
+/// Derived from the store's `serverSecret` with HKDF-SHA256, one key per use (`zoneTokenInfo`,
+/// `changeTagInfo`), so every server process over one store makes and reads the same ones.
+/// - A zone's token: `z2`, the HMAC-SHA256 of the zone's row id (32 bytes), then the change
+///   sequence it covers (8 bytes, big-endian): the zone's own count of changes, nothing more.
+/// - A change tag: the first 16 bytes of the HMAC-SHA256 of the row id and the sequence, in
+///   base64url (22 characters); a zone deleted and made anew has a new row id, so its tags
+///   never match the old zone's.
+public struct PositionKeys: Sendable {
+    /// What the token key is derived for.
+    public static let zoneTokenInfo = "ideabox zone token v2"
+    /// What the change tag key is derived for.
+    public static let changeTagInfo = "ideabox change tag v2"
+    /// What a token of this form starts with.
+    static let tokenPrefix = Data("z2".utf8)
+
+    // The keys' bytes (swift-crypto's SymmetricKey is not Sendable), made into keys where used.
+    private let zoneTokenKeyBytes: Data
+    private let changeTagKeyBytes: Data
+
+    /// The keys of a store whose secret is `serverSecret`.
+    public init(serverSecret: Data) {
+        let secret = SymmetricKey(data: serverSecret)
+        func derive(_ info: String) -> Data {
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Data(info.utf8), outputByteCount: 32).withUnsafeBytes { Data($0) }
+        }
+        zoneTokenKeyBytes = derive(Self.zoneTokenInfo)
+        changeTagKeyBytes = derive(Self.changeTagInfo)
+    }
+
+    private var zoneTokenKey: SymmetricKey { SymmetricKey(data: zoneTokenKeyBytes) }
+    private var changeTagKey: SymmetricKey { SymmetricKey(data: changeTagKeyBytes) }
+
+    /// The token a device is given for `position`.
+    public func token(_ position: ZonePosition) -> ChangeToken {
+        ChangeToken(data: Self.tokenPrefix + zoneCode(position.zoneRowID) + Self.bigEndian(position.sequence))
+    }
+
+    /// The change tag of the save at `position`.
+    public func changeTag(_ position: ZonePosition) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Self.bigEndian(position.zoneRowID) + Self.bigEndian(position.sequence), using: changeTagKey)
+        return Data(code).prefix(16).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The sequence `token` stands for in the zone `zoneRowID`, whose history the server
+    /// still holds over `history` (purged through, latest change). A token of the release
+    /// before (`ZonePosition(releaseBeforeToken:)`) is read too. Throws `changeTokenExpired`
+    /// for a token of another zone (or an earlier zone of this name), of history since
+    /// purged, or not made by this server.
+    public func sequence(of token: ChangeToken, zoneRowID: Int64, history: ClosedRange<Int64>) throws -> Int64 {
+        let position: ZonePosition? = if let earlier = ZonePosition(releaseBeforeToken: token) {
+            earlier
+        } else if token.data.count == Self.tokenPrefix.count + 32 + 8, token.data.starts(with: Self.tokenPrefix),
+                  HMAC<SHA256>.isValidAuthenticationCode(
+                      token.data.dropFirst(Self.tokenPrefix.count).prefix(32), authenticating: Self.bigEndian(zoneRowID), using: zoneTokenKey) {
+            ZonePosition(zoneRowID: zoneRowID, sequence: token.data.suffix(8).reduce(0) { $0 << 8 | Int64($1) })
+        } else {
+            nil
+        }
+        guard let position, position.zoneRowID == zoneRowID, history.contains(position.sequence) else {
+            throw CloudError.changeTokenExpired
+        }
+        return position.sequence
+    }
+
+    /// The zone's name in its tokens: the HMAC of its row id.
+    private func zoneCode(_ zoneRowID: Int64) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Self.bigEndian(zoneRowID), using: zoneTokenKey))
+    }
+
+    private static func bigEndian(_ value: Int64) -> Data {
+        withUnsafeBytes(of: value.bigEndian) { Data($0) }
+    }
+}
