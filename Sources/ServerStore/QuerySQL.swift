@@ -212,9 +212,9 @@ extension QuerySQL {
             case .equals: return equal(value, operand)
             case .notEquals: return not { equal(value, operand) }
             case .lessThan: return less(value, operand)
-            case .lessThanOrEquals: return any([less(value, operand), equal(value, operand)])
+            case .lessThanOrEquals: return any([{ self.less(value, operand) }, { self.equal(value, operand) }])
             case .greaterThan: return greater(value, operand)
-            case .greaterThanOrEquals: return any([greater(value, operand), equal(value, operand)])
+            case .greaterThanOrEquals: return any([{ self.greater(value, operand) }, { self.equal(value, operand) }])
             case .in: return member(value, operand)
             case .notIn: return not { member(value, operand) }
             case .beginsWith:
@@ -349,11 +349,15 @@ extension QuerySQL {
         /// field (which `admits` then checks).
         private func not(_ condition: () -> String) -> String {
             let wasExact = isExact
+            let bound = arguments.count
             isExact = true
             let inner = condition()
             let exact = isExact
             isExact = wasExact && exact
-            guard exact else { return "TRUE" }
+            guard exact else {
+                arguments.removeLast(arguments.count - bound)
+                return "TRUE"
+            }
             switch inner {
             case "TRUE": return "FALSE"
             case "FALSE": return "TRUE"
@@ -361,9 +365,15 @@ extension QuerySQL {
             }
         }
 
-        private func any(_ conditions: [String]) -> String {
-            let possible = conditions.filter { $0 != "FALSE" }
-            if possible.contains("TRUE") { return "TRUE" }
+        /// Where any of `conditions` holds; the arguments of those left out of the text are
+        /// unbound.
+        private func any(_ conditions: [() -> String]) -> String {
+            let bound = arguments.count
+            let possible = conditions.map { $0() }.filter { $0 != "FALSE" }
+            if possible.contains("TRUE") {
+                arguments.removeLast(arguments.count - bound)
+                return "TRUE"
+            }
             return possible.isEmpty ? "FALSE" : "(" + possible.map { "(\($0))" }.joined(separator: " OR ") + ")"
         }
 
