@@ -20,7 +20,7 @@ public protocol QueryReading {
 /// records, whatever the records' sizes.
 public enum QueryPager {
     /// How many records a query reads at once to check those its SQL cannot decide.
-    public static let checkedBatch = 16
+    public static let checkedBatch = 8
 
     /// The page of `query` that `reading` finds, with SQL in `dialect`.
     public static func page(_ query: StoredQuery, dialect: QuerySQL.Dialect, reading: some QueryReading) async throws -> StoredQueryPage {

@@ -150,8 +150,13 @@ final class ConformanceServer: Sendable {
     private let running: InProcessServer
     private let findings = Mutex<[String]>([])
 
-    init(_ kind: ConformanceStore) async throws {
-        let store = try kind.makeStore(clock: Self.steppingClock())
+    /// The server over a new, empty store of `kind`.
+    convenience init(_ kind: ConformanceStore) async throws {
+        try await self.init(store: kind.makeStore(clock: Self.steppingClock()))
+    }
+
+    /// The server over `store`, which holds nothing of the fixture's accounts yet.
+    init(store: any RecordStore) async throws {
         let suffix = Self.randomHex(byteCount: 4)
         let alice = ConformanceAccount(name: "alice-\(suffix)", webToken: AccessToken.generate())
         let bob = ConformanceAccount(name: "bob-\(suffix)", webToken: AccessToken.generate())
