@@ -149,6 +149,10 @@ extension PostgresRecordStore {
     ) async throws {
         guard !recordIDs.isEmpty else { return }
         let keys = RecordKeys(recordIDs, zones: zones)
+        try await connection.query(
+            """
+            DELETE FROM record_field WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            """, logger: logger)
         let rows = try await connection.query(
             """
             DELETE FROM record WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
@@ -244,6 +248,34 @@ extension PostgresRecordStore {
             ON CONFLICT (zone_id, record_name) DO UPDATE SET
                 change_sequence = excluded.change_sequence, record_type = excluded.record_type, change_tag = excluded.change_tag,
                 creation_date = excluded.creation_date, modification_date = excluded.modification_date, fields = excluded.fields
+            """, logger: logger)
+        try await connection.query(
+            """
+            DELETE FROM record_field WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            """, logger: logger)
+        try await writeFieldKeys(zip(keys.zones, records).map { ($0, $1.recordID.recordName, $1.recordType, $1.fields) }, connection, logger)
+    }
+
+    /// Stores the key of each field of `records` (`QueryKey`), which have none stored.
+    static func writeFieldKeys(
+        _ records: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])], _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws {
+        var rows = (zones: [Int64](), names: [String](), fields: [String](), types: [String](), keys: [ByteBuffer]())
+        for record in records {
+            for (fieldName, key) in QueryKey.keys(of: record.fields) {
+                rows.zones.append(record.zone)
+                rows.names.append(record.name)
+                rows.fields.append(fieldName)
+                rows.types.append(record.type)
+                rows.keys.append(ByteBuffer(bytes: key))
+            }
+        }
+        guard !rows.zones.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO record_field (zone_id, record_name, field_name, record_type, value_key)
+            SELECT * FROM unnest(\(rows.zones)::int8[], \(rows.names)::text[], \(rows.fields)::text[], \(rows.types)::text[], \(rows.keys)::bytea[])
             """, logger: logger)
     }
 

@@ -1,6 +1,8 @@
+import CloudKitModel
 import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ServerStore
 
 /// The PostgreSQL store's schema, built only through named migrations that are never edited.
 ///
@@ -129,7 +131,27 @@ enum PostgresSchema {
         ("v7-account-quotas", [
             "DELETE FROM quota WHERE strpos(account, '@') > 0",
         ]),
+        // The key of every field of every record (see SQLiteSchema's v11-query-keys), filled
+        // for the records stored before by `fillQueryKeys`.
+        ("v8-query-keys", [
+            """
+            CREATE TABLE record_field (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                record_name TEXT COLLATE "C" NOT NULL,
+                field_name TEXT COLLATE "C" NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                value_key BYTEA NOT NULL,
+                PRIMARY KEY (zone_id, record_name, field_name)
+            )
+            """,
+            "CREATE INDEX record_field_by_key ON record_field (zone_id, record_type, field_name, value_key, record_name)",
+            "CREATE INDEX record_by_creation ON record (zone_id, record_type, creation_date, record_name)",
+            "CREATE INDEX record_by_modification ON record (zone_id, record_type, modification_date, record_name)",
+        ]),
     ]
+
+    /// The migration whose new table `fillQueryKeys` fills from the records.
+    static let queryKeysMigration = "v8-query-keys"
 }
 
 extension PostgresRecordStore {
@@ -147,9 +169,29 @@ extension PostgresRecordStore {
             }
             for (name, statements) in PostgresSchema.migrations where !applied.contains(name) {
                 for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                if name == PostgresSchema.queryKeysMigration { try await fillQueryKeys(connection, logger: logger) }
                 try await connection.query(
                     "INSERT INTO ideabox_migration (name, applied_at) VALUES (\(name), \(clock.now().milliseconds))", logger: logger)
             }
+        }
+    }
+
+    /// Stores the field keys of every record, 500 records at a time.
+    private static func fillQueryKeys(_ connection: PostgresConnection, logger: Logger) async throws {
+        var after = (zone: Int64(-1), name: "")
+        while true {
+            let rows = try await connection.query(
+                """
+                SELECT zone_id, record_name, record_type, fields FROM record
+                WHERE (zone_id, record_name) > (\(after.zone), \(after.name)) ORDER BY zone_id, record_name LIMIT 500
+                """, logger: logger)
+            var records: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])] = []
+            for try await (zone, name, type, fields) in rows.decode((Int64, String, String, String).self) {
+                records.append((zone, name, type, try StoredFields.decode(fields)))
+            }
+            try await writeFieldKeys(records, connection, logger)
+            guard records.count == 500, let last = records.last else { return }
+            after = (last.zone, last.name)
         }
     }
 }

@@ -136,6 +136,9 @@ extension SQLiteRecordStore {
         }
     }
 
+    /// Stores the key of one field of a record (`QueryKey`).
+    static let insertFieldKey = "INSERT INTO recordField (zoneId, recordName, fieldName, recordType, valueKey) VALUES (?, ?, ?, ?, ?)"
+
     /// The records of `zoneID` named `names` that exist.
     public func records(account: String, in zoneID: RecordZoneID, named names: [String]) throws -> [RemoteRecord] {
         try writer.read { db in
@@ -152,6 +155,8 @@ extension SQLiteRecordStore {
         guard let recordType else { return }
         let sequence = zone.nextSequence()
         try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
+            .execute(arguments: [zone.rowID, recordID.recordName])
+        try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
             .execute(arguments: [zone.rowID, recordID.recordName])
         try db.cachedStatement(
             sql: """
@@ -185,6 +190,12 @@ extension SQLiteRecordStore {
                 zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
                 saved.creationDate?.milliseconds, now.milliseconds, fields,
             ])
+        try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
+            .execute(arguments: [zone.rowID, record.recordID.recordName])
+        let insert = try db.cachedStatement(sql: Self.insertFieldKey)
+        for (fieldName, key) in QueryKey.keys(of: record.fields) {
+            try insert.execute(arguments: [zone.rowID, record.recordID.recordName, fieldName, record.recordType, key])
+        }
         return saved
     }
 }
@@ -225,9 +236,9 @@ private struct ZoneState {
 }
 
 /// Reading and writing records in the server's `record` table.
-private enum StoredRecord {
+enum StoredRecord {
     /// The stored record `recordID`, or nil.
-    static func fetch(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> RemoteRecord? {
+    fileprivate static func fetch(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> RemoteRecord? {
         let row = try Row.fetchOne(
             db.cachedStatement(sql: """
                 SELECT recordType, changeTag, creationDate, modificationDate, fields
@@ -238,7 +249,7 @@ private enum StoredRecord {
     }
 
     /// Whether the server remembers a deletion of `recordID`.
-    static func isDeletionRemembered(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> Bool {
+    fileprivate static func isDeletionRemembered(_ recordID: RecordID, zone: ZoneState, _ db: Database) throws -> Bool {
         try Bool.fetchOne(
             db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM deletion WHERE zoneId = ? AND recordName = ?)"),
             arguments: [zone.rowID, recordID.recordName]) ?? false

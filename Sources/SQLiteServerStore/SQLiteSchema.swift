@@ -1,4 +1,5 @@
 import GRDB
+import ServerStore
 
 /// The schema of a SQLite record store, built only through named migrations that are never
 /// edited. Its first migrations also made the embedded remote's `device`, `scriptedError`
@@ -17,6 +18,7 @@ enum SQLiteSchema {
         case assetChunks = "v8-asset-chunks"
         case serverTablesOnly = "v9-server-tables-only"
         case accountQuotas = "v10-account-quotas"
+        case queryKeys = "v11-query-keys"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -120,7 +122,33 @@ enum SQLiteSchema {
             // the account's own row did not, and would never be read again.
             try db.execute(sql: "DELETE FROM quota WHERE instr(account, '@') > 0")
         }
+        migrator.registerMigration(Migration.queryKeys.rawValue, migrate: createQueryKeys)
         return migrator
+    }
+
+    /// The key of every field of every record (`QueryKey`), which queries filter and sort
+    /// by in SQL, and indexes on the record times they sort by.
+    private static func createQueryKeys(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE recordField (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                recordName TEXT NOT NULL,
+                fieldName TEXT NOT NULL,
+                recordType TEXT NOT NULL,
+                valueKey BLOB NOT NULL,
+                PRIMARY KEY (zoneId, recordName, fieldName)
+            ) WITHOUT ROWID;
+            CREATE INDEX recordField_by_key ON recordField(zoneId, recordType, fieldName, valueKey, recordName);
+            CREATE INDEX record_by_creation ON record(zoneId, recordType, creationDate, recordName);
+            CREATE INDEX record_by_modification ON record(zoneId, recordType, modificationDate, recordName);
+            """)
+        let insert = try db.makeStatement(sql: SQLiteRecordStore.insertFieldKey)
+        let records = try Row.fetchCursor(db, sql: "SELECT zoneId, recordName, recordType, fields FROM record")
+        while let record = try records.next() {
+            for (fieldName, key) in QueryKey.keys(of: try StoredFields.decode(record["fields"])) {
+                try insert.execute(arguments: [record["zoneId"], record["recordName"], fieldName, record["recordType"], key])
+            }
+        }
     }
 
     private static func createServer(_ db: Database) throws {

@@ -36,4 +36,8 @@ public protocol RecordZoneStore: Sendable {
     func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord]
     /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
     func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
+    /// One page of `query` over the zones it names of `account`, filtered and sorted by the
+    /// store and read from where the previous page ended (see `QueryPager`); throws
+    /// `zoneNotFound` if a zone is missing.
+    func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage
 }

@@ -151,9 +151,14 @@ final class ConformanceServer: Sendable {
     private let running: InProcessServer
     private let findings = Mutex<[String]>([])
 
-    /// A server of a new store of `kind`, serving `otherContainers` after its own container.
-    init(_ kind: ConformanceStore, otherContainers: [String] = []) async throws {
-        let store = try kind.makeStore(clock: Self.steppingClock())
+    /// The server over a new, empty store of `kind`, serving `otherContainers` after its own container.
+    convenience init(_ kind: ConformanceStore, otherContainers: [String] = []) async throws {
+        try await self.init(store: kind.makeStore(clock: Self.steppingClock()), otherContainers: otherContainers)
+    }
+
+    /// The server over `store`, which holds nothing of the fixture's accounts yet, serving
+    /// `otherContainers` after its own container.
+    init(store: any RecordStore, otherContainers: [String] = []) async throws {
         let suffix = Self.randomHex(byteCount: 4)
         let alice = ConformanceAccount(name: "alice-\(suffix)", webToken: AccessToken.generate())
         let bob = ConformanceAccount(name: "bob-\(suffix)", webToken: AccessToken.generate())

@@ -57,6 +57,7 @@ import Testing
             throw error
         }
         func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] { throw error }
+        func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage { throw error }
         func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) async throws { throw error }
         func assetChunkCount(_ checksum: String, account: String) async throws -> Int? { throw error }
         func assetChunk(_ checksum: String, account: String, index: Int) async throws -> Data? { throw error }

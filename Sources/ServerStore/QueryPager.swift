@@ -1,0 +1,86 @@
+import CloudKitModel
+
+/// What a store reads to answer a query (see `QueryPager`), in one snapshot where it can.
+public protocol QueryReading {
+    /// The row id of `zone`; throws `zoneNotFound` if the account has no such zone.
+    func zoneRowID(_ zone: RecordZoneID) async throws -> Int64
+    /// The positions `statement` selects in `zone`: its first column is the record name,
+    /// then one value per sort of the query (a field's key, or NULL if the record has none;
+    /// the record name; a time).
+    func positions(_ statement: QuerySQL.Statement, in zone: RecordZoneID) async throws -> [QueryPosition]
+    /// The records named `names` in the zone `zoneRowID`, in any order.
+    func records(named names: [String], zoneRowID: Int64, in zone: RecordZoneID) async throws -> [RemoteRecord]
+}
+
+/// One page of a query, read with a store's SQL (`QuerySQL`): the positions of at most one
+/// page and one record more (which tells whether more follow), zone by zone and segment by
+/// segment from where the last page ended, then the records of the page alone. When the
+/// SQL is not exact, candidates are checked `checkedBatch` records at a time, so a query
+/// holds at most a page of positions, one batch of records being checked, and the page's
+/// records, whatever the records' sizes.
+public enum QueryPager {
+    /// How many records a query reads at once to check those its SQL cannot decide.
+    public static let checkedBatch = 8
+
+    /// The page of `query` that `reading` finds, with SQL in `dialect`.
+    public static func page(_ query: StoredQuery, dialect: QuerySQL.Dialect, reading: some QueryReading) async throws -> StoredQueryPage {
+        let sql = QuerySQL(query, dialect: dialect)
+        let wanted = max(1, query.limit) + 1
+        var found: [QueryPosition] = []
+        var zoneRows: [String: Int64] = [:]
+        for zone in query.zones {
+            let zoneRowID = try await reading.zoneRowID(zone)
+            zoneRows[zone.zoneName] = zoneRowID
+            var inZone: [QueryPosition] = []
+            segments: for (segment, start) in sql.segments() {
+                var after = start
+                while true {
+                    let batch = sql.isExact ? wanted - inZone.count : checkedBatch
+                    let statement = sql.statement(segment, zoneRowID: zoneRowID, zoneName: zone.zoneName, after: after, limit: batch)
+                    let positions = try await reading.positions(statement, in: zone)
+                    if sql.isExact {
+                        inZone += positions
+                    } else {
+                        let records = try await reading.records(named: positions.map(\.recordName), zoneRowID: zoneRowID, in: zone)
+                        let admitted = Set(records.filter(query.admits).map(\.recordID.recordName))
+                        inZone += positions.filter { admitted.contains($0.recordName) }
+                    }
+                    if inZone.count >= wanted { break segments }
+                    guard positions.count == batch, let last = positions.last else { break }
+                    after = last
+                }
+            }
+            found = Array(merge(found, inZone, sorts: query.sorts).prefix(wanted))
+        }
+        let page = Array(found.prefix(max(1, query.limit)))
+        var records: [RemoteRecord] = []
+        for zone in query.zones {
+            let names = page.filter { $0.zoneName == zone.zoneName }.map(\.recordName)
+            guard !names.isEmpty, let zoneRowID = zoneRows[zone.zoneName] else { continue }
+            records += try await reading.records(named: names, zoneRowID: zoneRowID, in: zone)
+        }
+        let byPosition = Dictionary(records.map { ("\($0.recordID.zoneID.zoneName)/\($0.recordID.recordName)", $0) }) { first, _ in first }
+        return StoredQueryPage(
+            records: page.compactMap { byPosition["\($0.zoneName)/\($0.recordName)"] },
+            next: found.count > page.count ? page.last : nil)
+    }
+
+    /// The positions of two ordered lists, in order.
+    static func merge(_ left: [QueryPosition], _ right: [QueryPosition], sorts: [StoredQuery.Sort]) -> [QueryPosition] {
+        guard !left.isEmpty else { return right }
+        guard !right.isEmpty else { return left }
+        var merged: [QueryPosition] = []
+        merged.reserveCapacity(left.count + right.count)
+        var (i, j) = (0, 0)
+        while i < left.count && j < right.count {
+            if right[j].precedes(left[i], sorts: sorts) {
+                merged.append(right[j])
+                j += 1
+            } else {
+                merged.append(left[i])
+                i += 1
+            }
+        }
+        return merged + left[i...] + right[j...]
+    }
+}
