@@ -17,10 +17,15 @@ public protocol QueryReading {
 /// segment from where the last page ended, then the records of the page alone. When the
 /// SQL is not exact, candidates are checked `checkedBatch` records at a time, so a query
 /// holds at most a page of positions, one batch of records being checked, and the page's
-/// records, whatever the records' sizes.
+/// records, whatever the records' sizes; and it checks at most `checkedPerZone` records of
+/// each zone, so a filter that admits few records costs a bounded amount per request: the
+/// page then ends early (even empty), with a marker from where the checking stopped, as a
+/// CloudKit query's page may hold fewer records than asked.
 public enum QueryPager {
     /// How many records a query reads at once to check those its SQL cannot decide.
     public static let checkedBatch = 8
+    /// The most records one page checks in each zone.
+    public static let checkedPerZone = 256
 
     /// The page of `query` that `reading` finds, with SQL in `dialect`.
     public static func page(_ query: StoredQuery, dialect: QuerySQL.Dialect, reading: some QueryReading) async throws -> StoredQueryPage {
@@ -28,10 +33,14 @@ public enum QueryPager {
         let wanted = max(1, query.limit) + 1
         var found: [QueryPosition] = []
         var zoneRows: [String: Int64] = [:]
+        // Where the reading stopped in the zone read least far: every admitted record before
+        // it is in `found` (nil: every zone was read to its end).
+        var horizon: QueryPosition?
         for zone in query.zones {
             let zoneRowID = try await reading.zoneRowID(zone)
             zoneRows[zone.zoneName] = zoneRowID
             var inZone: [QueryPosition] = []
+            var (checked, stoppedAt): (Int, QueryPosition?) = (0, nil)
             segments: for (segment, start) in sql.segments() {
                 var after = start
                 while true {
@@ -44,13 +53,25 @@ public enum QueryPager {
                         let records = try await reading.records(named: positions.map(\.recordName), zoneRowID: zoneRowID, in: zone)
                         let admitted = Set(records.filter(query.admits).map(\.recordID.recordName))
                         inZone += positions.filter { admitted.contains($0.recordName) }
+                        checked += positions.count
                     }
-                    if inZone.count >= wanted { break segments }
+                    if inZone.count >= wanted {
+                        stoppedAt = inZone.last
+                        break segments
+                    }
                     guard positions.count == batch, let last = positions.last else { break }
                     after = last
+                    if checked >= checkedPerZone {
+                        stoppedAt = last
+                        break segments
+                    }
                 }
             }
+            if let stoppedAt, horizon.map({ stoppedAt.precedes($0, sorts: query.sorts) }) ?? true { horizon = stoppedAt }
             found = Array(merge(found, inZone, sorts: query.sorts).prefix(wanted))
+        }
+        if let horizon {
+            found = found.filter { !horizon.precedes($0, sorts: query.sorts) }
         }
         let page = Array(found.prefix(max(1, query.limit)))
         var records: [RemoteRecord] = []
@@ -60,9 +81,9 @@ public enum QueryPager {
             records += try await reading.records(named: names, zoneRowID: zoneRowID, in: zone)
         }
         let byPosition = Dictionary(records.map { ("\($0.recordID.zoneID.zoneName)/\($0.recordID.recordName)", $0) }) { first, _ in first }
-        return StoredQueryPage(
-            records: page.compactMap { byPosition["\($0.zoneName)/\($0.recordName)"] },
-            next: found.count > page.count ? page.last : nil)
+        // More follow the page's last record, or (a page cut short) the horizon.
+        let next = found.count > page.count ? page.last : horizon
+        return StoredQueryPage(records: page.compactMap { byPosition["\($0.zoneName)/\($0.recordName)"] }, next: next)
     }
 
     /// The positions of two ordered lists, in order.

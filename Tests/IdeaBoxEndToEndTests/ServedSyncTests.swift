@@ -103,7 +103,8 @@ struct ServedSyncTests {
         let before = server.log.split(separator: "\n").count
         try await a.keeps("A idle and live", for: .seconds(30)) { $0.statusBar.contains("· live") }
         let idle = server.log.split(separator: "\n").dropFirst(before).filter { !$0.contains(" /webcourier/") }
-        #expect(idle.isEmpty, "requests from idle apps: \(idle)")
+        let polls = server.log.split(separator: "\n").dropFirst(before).filter { $0.contains(" /webcourier/") }
+        #expect(idle.isEmpty, "requests from idle apps: \(idle); the polls meanwhile: \(polls)")
     }
 
     /// A device signed in before the server spoke Apple's dialect (its `server.json` names no

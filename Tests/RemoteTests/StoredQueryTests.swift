@@ -146,6 +146,37 @@ struct StoredQueryTests {
         #expect(bobs.records.map(\.recordID.recordName) == ["b1"])
     }
 
+    @Test("A filter its SQL cannot decide checks at most QueryPager.checkedPerZone records a page: a page that finds too few ends early, with a marker from where it stopped", arguments: Kind.tested)
+    func checkingIsBoundedPerPage(kind: Kind) async throws {
+        let store = try kind.makeStore(clock: ManualClock(start: CloudFixture.start).wallClock)
+        let zone = Self.zones[0]
+        try await store.createZone(zone, account: Self.account)
+        // 700 records the filter refuses, then (by name) two it admits.
+        let names = (0..<700).map { String(format: "r%04d", $0) } + ["z1", "z2"]
+        for batch in stride(from: 0, to: names.count, by: 200) {
+            let saves = names[batch..<min(batch + 200, names.count)].map { name in
+                RecordSave(RemoteRecord(
+                    recordType: "Idea", recordID: RecordID(recordName: name, zoneID: zone),
+                    fields: ["tags": .list([.string(name.hasPrefix("z") ? "match" : "other")])]), policy: .allKeys)
+            }
+            _ = try await store.modify(account: Self.account, saves: saves, deletes: [], atomic: false)
+        }
+        var query = StoredQuery(
+            recordType: "Idea", zones: [zone], filters: [.init(field: .field("tags"), comparator: .listContains, value: .string("match"))], limit: 3)
+        var pages: [[String]] = []
+        while pages.count <= names.count {
+            let page = try await store.query(account: Self.account, query)
+            pages.append(page.records.map(\.recordID.recordName))
+            guard let next = page.next else { break }
+            query.after = next
+        }
+        #expect(Array(pages.joined()) == ["z1", "z2"], "\(pages)")
+        // 702 records checked at most 256 a page: two empty pages, then the two found.
+        let checks = (names.count + QueryPager.checkedPerZone - 1) / QueryPager.checkedPerZone
+        #expect(pages.count == checks, "\(pages)")
+        #expect(pages.dropLast().allSatisfy { $0.isEmpty }, "\(pages)")
+    }
+
     /// Pages through the query of `filters` and `sorts` over both zones, three records at a
     /// time, and expects the pages to make what the rules give.
     static func expectPages(
