@@ -186,7 +186,7 @@ let package = Package(
             name: "ideabox-bench",
             dependencies: [
                 "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
-                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess",
+                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -17,7 +17,7 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
 
     /// The most memory one derivation may take: 1 GiB.
     public static let maximumMemory = 1 << 30
-    /// The most work one derivation may take, as N·r·p: 32 times `standard`'s.
+    /// The most work one derivation may take, as N·r·p: 16 times `standard`'s.
     public static let maximumWork = 1 << 25
 
     /// The parameters, or nil outside the bounds: logN 1 to 24, r 1 to 32, p 1 to 16,
@@ -33,9 +33,13 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
         self.parallelism = parallelism
     }
 
-    /// What a new envelope uses: N = 2^16, r = 8, so 64 MiB of memory; p is tuned so one
-    /// derivation takes about half a second in a release build (BENCHMARKS.md, "Issue 38: keys").
-    public static let standard = ScryptParameters(logN: 16, blockSize: 8, parallelism: 4)!
+    /// What a new envelope uses: N = 2^17, r = 8, p = 2, so 128 MiB of memory. One
+    /// derivation took 0.43 s (p50 of 15; p95 0.46 s) in a release build on the project's
+    /// 2-core machine while other builds ran, and a whole unlock about as long
+    /// (BENCHMARKS.md, "Issue 38: keys"): about half a second, well inside the 1 s an unlock
+    /// may take. N = 2^16 with p = 5 costs as long with half the memory; more memory is what
+    /// costs an attacker with many cores.
+    public static let standard = ScryptParameters(logN: 17, blockSize: 8, parallelism: 2)!
 
     /// The memory one derivation takes, in bytes (128·N·r).
     public var memoryBytes: Int { 128 * (1 << Int(logN)) * Int(blockSize) }
