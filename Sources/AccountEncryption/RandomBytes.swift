@@ -14,8 +14,14 @@ public struct RandomBytes: Sendable {
 
     /// The operating system's cryptographically secure generator (getrandom(2) on Linux).
     public static let system = RandomBytes { count in
+        // Eight bytes a draw: each draw is a getrandom(2) call, and a seal needs twelve bytes.
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
+        }
+        return bytes
     }
 
     /// A deterministic source for tests: the same seed gives the same bytes. Never for real keys.
