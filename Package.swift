@@ -129,6 +129,16 @@ let package = Package(
             name: "LibrarySync",
             dependencies: ["CFileSystem", "CloudKitModel", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // End-to-end encryption on the device (issue 38): the account's keys and their envelope on
+        // the remote, records and assets sealed and opened, and the sealed view of any remote.
+        // Knows no idea, links no NIO: only the remote's model and swift-crypto.
+        .target(
+            name: "AccountEncryption",
+            dependencies: [
+                "CloudKitModel", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync"]),
         // The full-screen app's async-signal-safe exit on SIGINT, SIGTERM and SIGHUP.
         .target(name: "CTerminalExit"),
@@ -176,7 +186,7 @@ let package = Package(
             name: "ideabox-bench",
             dependencies: [
                 "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
-                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess",
+                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -224,6 +234,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation"]),
+        .testTarget(
+            name: "AccountEncryptionTests",
+            dependencies: ["AccountEncryption", "CloudKitModel", "EmbeddedRemote", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "IdeaBoxCommandLineTests",
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -15,7 +15,9 @@ import Testing
         "EmbeddedRemote", "CloudServer",
     ]
     /// The device's own layers, bottom up.
-    static let device: Set = ["IdeaStore", "IdeaSync", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaBoxCommandLine", "LibrarySync"]
+    static let device: Set = [
+        "IdeaStore", "IdeaSync", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaBoxCommandLine", "LibrarySync", "AccountEncryption",
+    ]
 
     /// Targets and what each may never reach, directly or through another target.
     static let forbidden: [String: Set<String>] = {
@@ -32,6 +34,9 @@ import Testing
         rules["IdeaBoxViewModels"] = remote.subtracting(["CloudKitModel"]).union(["IdeaBoxTUI", "IdeaBoxCommandLine"])
         rules["IdeaBoxTUI"] = remote.subtracting(["CloudKitModel"]).union(["IdeaBoxCommandLine"])
         rules["LibrarySync"] = remote.subtracting(["CloudKitModel"]).union(["IdeaStore", "IdeaSync", "IdeaBoxViewModels", "IdeaBoxTUI"])
+        // Encryption seals generic records under the remote's model: it knows no idea, no
+        // store, no sync, and links no NIO (the layers above wrap their remote in it).
+        rules["AccountEncryption"] = remote.subtracting(["CloudKitModel"]).union(device.subtracting(["AccountEncryption"])).union(["IdeaModel"])
         return rules
     }()
 

@@ -1,0 +1,148 @@
+import CloudKitModel
+import Foundation
+
+/// A `CloudDatabase` that seals everything it sends and opens everything it receives, around
+/// any other (the embedded remote, the HTTP client, a fault injector): the layers above see
+/// plain records and never know; the remote below sees only sealed ones.
+///
+/// - `modify` seals every save with the current key (tombstones are saves, so they are sealed
+///   alike) under its remote id (hidden in hidden-name zones), and deletes by remote id;
+///   its answer speaks of plain ids again, and a conflict's server record is opened.
+/// - `fetchChanges` and `records(in:ofType:)` open every record; one that does not open
+///   (not sealed, unknown key, altered, swapped, moved) is left out and reported through
+///   `report`, one line naming it, and the others go on. Deletions in hidden-name zones map
+///   back to plain names through `names`; one it cannot map is passed on under its hidden
+///   name (which matches no plain record).
+/// - Assets are sealed before upload and opened after download; one that does not open is
+///   reported and fetched as `unknownItem`.
+/// - The envelope's zone (`EnvelopeRecord.zone`) passes through as it is.
+public struct SealedDatabase: CloudDatabase {
+    /// The remote below.
+    public let base: any CloudDatabase
+    /// The keys and the container.
+    public let sealer: RecordSealer
+    /// The plain names behind hidden ones.
+    public let names: RecordNameBook
+    private let report: @Sendable (OpenFailure) -> Void
+
+    /// A sealed view of `base`; every record or asset refused is passed to `report`.
+    public init(
+        base: any CloudDatabase, sealer: RecordSealer, names: RecordNameBook = RecordNameBook(),
+        report: @escaping @Sendable (OpenFailure) -> Void
+    ) {
+        self.base = base
+        self.sealer = sealer
+        self.names = names
+        self.report = report
+    }
+
+    /// Tells the name book the plain names this device already knows in `zone` (the records
+    /// it synced before this run), so that their deletions map back.
+    public func rememberPlainNames(_ plainNames: some Sequence<String>, in zone: RecordZoneID) {
+        guard sealer.hiddenNameZones.contains(zone) else { return }
+        for name in plainNames {
+            names.remember(name, as: sealer.remoteRecordID(for: RecordID(recordName: name, zoneID: zone)))
+        }
+    }
+
+    public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
+
+    public func accountStatus() throws -> AccountStatus { try base.accountStatus() }
+
+    public func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
+
+    public func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        var plainByRemote: [RecordID: RemoteRecord] = [:]
+        var plainIDs: [RecordID: RecordID] = [:]
+        let sealed = records.map { record -> RemoteRecord in
+            guard !passesThrough(record.recordID.zoneID) else { return record }
+            let sealed = sealer.seal(record)
+            plainByRemote[sealed.recordID] = record
+            plainIDs[sealed.recordID] = record.recordID
+            learn(record.recordID, remote: sealed.recordID)
+            return sealed
+        }
+        let deletions = recordIDs.map { id -> RecordID in
+            guard !passesThrough(id.zoneID) else { return id }
+            let remote = sealer.remoteRecordID(for: id)
+            plainIDs[remote] = id
+            return remote
+        }
+        let result = try base.modify(saving: sealed, deleting: deletions, savePolicy: savePolicy)
+        return ModifyResult(
+            saved: result.saved.map { saved in
+                // The server's copy is what was sent, with its tag and times: no need to open it.
+                guard var plain = plainByRemote[saved.recordID] else { return saved }
+                plain.changeTag = saved.changeTag
+                plain.creationDate = saved.creationDate
+                plain.modificationDate = saved.modificationDate
+                return plain
+            },
+            deleted: result.deleted.map { plainIDs[$0] ?? $0 },
+            failures: Dictionary(
+                result.failures.map { (plainIDs[$0.key] ?? $0.key, opened($0.value)) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        let changes = try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+        guard !passesThrough(zone) else { return changes }
+        return ZoneChanges(
+            changed: changes.changed.compactMap(open),
+            deleted: changes.deleted.map { deleted in
+                guard sealer.hiddenNameZones.contains(zone), let name = names.plainName(of: deleted.recordID) else { return deleted }
+                return DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: deleted.recordType)
+            },
+            token: changes.token, moreComing: changes.moreComing)
+    }
+
+    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        let records = try base.records(in: zone, ofType: recordType)
+        guard !passesThrough(zone) else { return records }
+        return records.compactMap(open)
+    }
+
+    public func uploadAsset(_ data: Data) throws -> AssetReference {
+        try base.uploadAsset(sealer.sealAsset(data))
+    }
+
+    public func fetchAsset(_ reference: AssetReference) throws -> Data {
+        let blob = try base.fetchAsset(reference)
+        do {
+            return try sealer.openAsset(blob, reference: reference)
+        } catch {
+            report(error)
+            throw CloudError.unknownItem
+        }
+    }
+
+    // MARK: Inside
+
+    private func passesThrough(_ zone: RecordZoneID) -> Bool {
+        zone == EnvelopeRecord.zone
+    }
+
+    private func learn(_ plainID: RecordID, remote: RecordID) {
+        if sealer.hiddenNameZones.contains(plainID.zoneID) { names.remember(plainID.recordName, as: remote) }
+    }
+
+    /// The plain record, or nil (reported) if it does not open.
+    private func open(_ record: RemoteRecord) -> RemoteRecord? {
+        do {
+            let plain = try sealer.open(record)
+            learn(plain.recordID, remote: record.recordID)
+            return plain
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// A failure with its server record opened; a server record that does not open is
+    /// reported and dropped, leaving the conflict without one.
+    private func opened(_ error: CloudError) -> CloudError {
+        guard case .serverRecordChanged(let server?) = error, !passesThrough(server.recordID.zoneID) else { return error }
+        return .serverRecordChanged(serverRecord: open(server))
+    }
+}
