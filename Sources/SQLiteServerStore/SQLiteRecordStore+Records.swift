@@ -190,13 +190,28 @@ extension SQLiteRecordStore {
                 zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
                 saved.creationDate?.milliseconds, now.milliseconds, fields,
             ])
-        try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
-            .execute(arguments: [zone.rowID, record.recordID.recordName])
-        let insert = try db.cachedStatement(sql: Self.insertFieldKey)
-        for (fieldName, key) in QueryKey.keys(of: record.fields) {
-            try insert.execute(arguments: [zone.rowID, record.recordID.recordName, fieldName, record.recordType, key])
-        }
+        try saveFieldKeys(of: record, over: server, zoneRowID: zone.rowID, db)
         return saved
+    }
+
+    /// Stores the keys of `record`'s fields (`QueryKey`) in place of those of `server`, the
+    /// record it replaces (nil for a new one, which has none): only the keys that changed
+    /// are written, so an update of one field writes one key.
+    private func saveFieldKeys(of record: RemoteRecord, over server: RemoteRecord?, zoneRowID: Int64, _ db: Database) throws {
+        let keys = QueryKey.keys(of: record.fields)
+        var kept: Set<String> = []
+        if let server {
+            let stored = server.recordType == record.recordType ? Dictionary(QueryKey.keys(of: server.fields)) { first, _ in first } : [:]
+            kept = Set(keys.filter { stored[$0.fieldName] == $0.key }.map(\.fieldName))
+            let delete = try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ? AND fieldName = ?")
+            for fieldName in server.fields.keys where !kept.contains(fieldName) {
+                try delete.execute(arguments: [zoneRowID, record.recordID.recordName, fieldName])
+            }
+        }
+        let insert = try db.cachedStatement(sql: Self.insertFieldKey)
+        for (fieldName, key) in keys where !kept.contains(fieldName) {
+            try insert.execute(arguments: [zoneRowID, record.recordID.recordName, fieldName, record.recordType, key])
+        }
     }
 }
 

@@ -21,32 +21,29 @@ public struct PositionKeys: Sendable {
     /// What a token of this form starts with.
     static let tokenPrefix = Data("z2".utf8)
 
-    // The keys' bytes (swift-crypto's SymmetricKey is not Sendable), made into keys where used.
-    private let zoneTokenKeyBytes: Data
-    private let changeTagKeyBytes: Data
+    /// The keyed hashers, made once: each use starts from a copy (swift-crypto's HMAC is a
+    /// value whose hash states copy on write), so no key is set up per token or tag.
+    private let hashers: Hashers
 
     /// The keys of a store whose secret is `serverSecret`.
     public init(serverSecret: Data) {
         let secret = SymmetricKey(data: serverSecret)
-        func derive(_ info: String) -> Data {
-            HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Data(info.utf8), outputByteCount: 32).withUnsafeBytes { Data($0) }
+        func hasher(_ info: String) -> HMAC<SHA256> {
+            HMAC(key: HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Data(info.utf8), outputByteCount: 32))
         }
-        zoneTokenKeyBytes = derive(Self.zoneTokenInfo)
-        changeTagKeyBytes = derive(Self.changeTagInfo)
+        hashers = Hashers(zoneToken: hasher(Self.zoneTokenInfo), changeTag: hasher(Self.changeTagInfo))
     }
-
-    private var zoneTokenKey: SymmetricKey { SymmetricKey(data: zoneTokenKeyBytes) }
-    private var changeTagKey: SymmetricKey { SymmetricKey(data: changeTagKeyBytes) }
 
     /// The token a device is given for `position`.
     public func token(_ position: ZonePosition) -> ChangeToken {
-        ChangeToken(data: Self.tokenPrefix + zoneCode(position.zoneRowID) + Self.bigEndian(position.sequence))
+        ChangeToken(data: Self.tokenPrefix + Data(zoneCode(position.zoneRowID)) + Self.bigEndian(position.sequence))
     }
 
     /// The change tag of the save at `position`.
     public func changeTag(_ position: ZonePosition) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Self.bigEndian(position.zoneRowID) + Self.bigEndian(position.sequence), using: changeTagKey)
-        return Data(code).prefix(16).base64EncodedString()
+        var hasher = hashers.changeTag
+        hasher.update(data: Self.bigEndian(position.zoneRowID) + Self.bigEndian(position.sequence))
+        return Data(hasher.finalize()).prefix(16).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
@@ -59,8 +56,7 @@ public struct PositionKeys: Sendable {
         let position: ZonePosition? = if let earlier = ZonePosition(releaseBeforeToken: token) {
             earlier
         } else if token.data.count == Self.tokenPrefix.count + 32 + 8, token.data.starts(with: Self.tokenPrefix),
-                  HMAC<SHA256>.isValidAuthenticationCode(
-                      token.data.dropFirst(Self.tokenPrefix.count).prefix(32), authenticating: Self.bigEndian(zoneRowID), using: zoneTokenKey) {
+                  zoneCode(zoneRowID) == token.data.dropFirst(Self.tokenPrefix.count).prefix(32) {
             ZonePosition(zoneRowID: zoneRowID, sequence: token.data.suffix(8).reduce(0) { $0 << 8 | Int64($1) })
         } else {
             nil
@@ -72,11 +68,25 @@ public struct PositionKeys: Sendable {
     }
 
     /// The zone's name in its tokens: the HMAC of its row id.
-    private func zoneCode(_ zoneRowID: Int64) -> Data {
-        Data(HMAC<SHA256>.authenticationCode(for: Self.bigEndian(zoneRowID), using: zoneTokenKey))
+    private func zoneCode(_ zoneRowID: Int64) -> HashedAuthenticationCode<SHA256> {
+        var hasher = hashers.zoneToken
+        hasher.update(data: Self.bigEndian(zoneRowID))
+        return hasher.finalize()
     }
 
     private static func bigEndian(_ value: Int64) -> Data {
         withUnsafeBytes(of: value.bigEndian) { Data($0) }
+    }
+}
+
+/// The two keyed hashers of `PositionKeys`. Never changed after they are made, and each use
+/// works on a copy, so sharing them between threads is safe.
+private final class Hashers: @unchecked Sendable {
+    let zoneToken: HMAC<SHA256>
+    let changeTag: HMAC<SHA256>
+
+    init(zoneToken: HMAC<SHA256>, changeTag: HMAC<SHA256>) {
+        self.zoneToken = zoneToken
+        self.changeTag = changeTag
     }
 }
