@@ -55,7 +55,7 @@ let package = Package(
         ),
         // sqlite3_db_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteOptions", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .target(name: "IdeaSync", dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", "CloudKitModel"]),
+        .target(name: "IdeaSync", dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", "CloudKitModel", "AccountEncryption"]),
         // No pkgConfig: ncursesw.pc adds -D flags SwiftPM refuses; the module map links it.
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         // The remote, from the device's side down: what every remote is (CloudKitModel), the
@@ -178,6 +178,7 @@ let package = Package(
             dependencies: [
                 "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
                 "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore", "CloudServer", "PostgresServerStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "AccountEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 "CEmptyICUData",
             ]

@@ -126,6 +126,15 @@ public struct RecordSealer: Sendable {
             creationDate: sealed.creationDate, modificationDate: sealed.modificationDate)
     }
 
+    /// The id of the key `record`'s sealed value names, or nil if it holds none.
+    public func keyID(of record: RemoteRecord) -> AccountKeyID? {
+        guard case .bytes(let blob)? = record.fields[Self.sealedField], blob.count >= Self.overhead,
+              blob.first == Self.formatVersion
+        else { return nil }
+        let start = blob.startIndex + 1
+        return AccountKeyID(bytes: blob[start..<(start + AccountKeyID.byteCount)])
+    }
+
     // MARK: Assets
 
     /// `data` sealed with the current key, to upload in its place.

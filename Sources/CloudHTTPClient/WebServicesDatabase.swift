@@ -61,6 +61,10 @@ public struct WebServicesDatabase: CloudDatabase {
     private let token: String?
     let transport: HTTPTransport
     public let maximumRecordsPerRequest: Int
+    /// Whether a save over a change tag goes as `replace` (the record whole) rather than
+    /// `update` (a merge of the fields sent): for sealed records, whose first sealed version
+    /// must not keep the plain fields of the version before it.
+    public var replacesWholeRecords = false
 
     /// The client of `accountName` on `endpoint`, signed out if `token` is nil, over the
     /// connections of `pool`. Each request fails with `networkFailure` if no answer came
@@ -125,7 +129,7 @@ public struct WebServicesDatabase: CloudDatabase {
             if record.recordID.zoneID == zone { object["zoneID"] = nil }
             let operationType = switch savePolicy {
             case .allKeys: "forceReplace"
-            case .ifServerRecordUnchanged: record.changeTag == nil ? "create" : "update"
+            case .ifServerRecordUnchanged: record.changeTag == nil ? "create" : replacesWholeRecords ? "replace" : "update"
             }
             operations.append(["operationType": .string(operationType), "record": .object(object)])
         }

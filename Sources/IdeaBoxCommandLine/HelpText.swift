@@ -183,6 +183,19 @@ public enum HelpText {
         "Sign this profile in to an account, on the embedded remote or on `ideabox serve`; sync starts with the next run.":
             "讓這個設定檔登入一個帳號，在內建遠端或 `ideabox serve` 上；下次執行時開始同步。",
         "Sign this profile out; everything keeps working on this device.": "讓這個設定檔登出；這台裝置上一切照常運作。",
+        // account encryption
+        "Unlock this device for an encrypted account, with the passphrase or the recovery key.": "以密語或復原金鑰，為加密的帳號解鎖這台裝置。",
+        "Unlock with the recovery key instead of the passphrase.": "以復原金鑰解鎖，而不是密語。",
+        "Turn end-to-end encryption of this account on or off, or change its passphrase.": "開啟或關閉這個帳號的端對端加密，或變更它的密語。",
+        "Encrypt this account's ideas and library on every device: asks a passphrase twice, shows a recovery key once.":
+            "在每台裝置上加密這個帳號的靈感與資料夾：詢問兩次密語，並顯示一次復原金鑰。",
+        "Every record the account already has is sealed again, and its plain version is replaced on the remote. Other devices join with ideabox account unlock. The passphrase is read from standard input when it is not a terminal.":
+            "帳號已有的每筆記錄都會重新加密，遠端上未加密的版本會被取代。其他裝置以 ideabox account unlock 加入。標準輸入不是終端機時，從標準輸入讀取密語。",
+        "Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.":
+            "變更帳號的密語（先詢問目前的，再詢問兩次新的）；不會改寫任何記錄。",
+        "Prove it with the recovery key instead of the current passphrase.": "以復原金鑰證明身分，而不是目前的密語。",
+        "Turn encryption off: every record is stored plain again on the remote (asks the passphrase).": "關閉加密：每筆記錄在遠端恢復為未加密保存（會詢問密語）。",
+        "Prove it with the recovery key instead of the passphrase.": "以復原金鑰證明身分，而不是密語。",
         "With --server, the profile syncs with that server from now on, with the token `ideabox serve account add` printed (from --token, or else the first line of standard input, which keeps it out of shell history). With --api-token (from `ideabox serve api-token add`), requests carry both tokens as CloudKit Web Services clients do (ckAPIToken, ckWebAuthToken); without it, the account's token alone. The URL and tokens are kept in the profile's server.json, readable by you only. Without --server the profile goes back to the embedded remote. An https:// server's certificate must be signed by an authority the system trusts, or by the one given with --ca-cert (a self-signed certificate on a home network, say). Plain http:// is for this machine only (127.0.0.0/8, ::1): to another one it would send the token and every idea in clear, unless you say --allow-insecure-http. The sign-in is kept only once the server took the token (one request); a refused token, a server not there or a certificate not trusted leaves the sign-in before as it was.":
             "加上 --server 時，設定檔從此與該伺服器同步，使用 `ideabox serve account add` 印出的權杖（來自 --token，否則讀取標準輸入的第一行，這樣不會留在 shell 歷史中）。加上 --api-token（來自 `ideabox serve api-token add`）時，請求會像 CloudKit Web Services 用戶端一樣帶著兩個權杖（ckAPIToken、ckWebAuthToken）；沒有時只帶帳號的權杖。網址與權杖保存在設定檔的 server.json，只有你能讀取。不加 --server 時，設定檔回到內建遠端。https:// 伺服器的憑證必須由系統信任的憑證機構簽署，或由 --ca-cert 指定的機構簽署（例如家用網路上的自簽憑證）。未加密的 http:// 只限這台機器（127.0.0.0/8、::1）：連到其他機器會以明文送出權杖與每筆靈感，除非你加上 --allow-insecure-http。伺服器接受權杖後（一次請求）才會保留這次登入；權杖被拒、伺服器不在或憑證不受信任時，原本的登入維持不變。",
         "The account name.": "帳號名稱。",

@@ -77,6 +77,8 @@ public struct UIText: Sendable {
             return SyncWords(
                 text("Another account's ideas — local only", "靈感屬於其他帳號 — 僅限本機"),
                 detail: text("signed in as \(current); sign in as \(bound)", "已登入 \(current)；請登入 \(bound)"))
+        case .locked:
+            return SyncWords(text("Encrypted — run ideabox account unlock", "已加密 — 請執行 ideabox account unlock"))
         case let .failed(reason, retryAt):
             return SyncWords(
                 text("Sync failed · next try in \(seconds(retryAt))s", "同步失敗 · \(seconds(retryAt)) 秒後再試"),
@@ -132,6 +134,10 @@ public struct UIText: Sendable {
     /// `s` while signed out: why nothing was sent.
     public var syncWhileSignedOut: String {
         text("Nothing sent: not signed in (ideabox account sign-in).", "未登入，沒有送出（ideabox account sign-in）。")
+    }
+    /// `s` while the account is encrypted and this device locked: why nothing was sent.
+    public var syncWhileLocked: String {
+        text("Nothing sent: encrypted, and this device is locked (ideabox account unlock).", "已加密，這台裝置尚未解鎖，沒有送出（ideabox account unlock）。")
     }
     /// `s` while the account's quota is full: why nothing was sent.
     public var syncWhileQuotaExceeded: String {

@@ -320,6 +320,9 @@ public final class SyncEngine: Sendable {
         case let .wrongAccount(bound, current):
             publish(.wrongAccount(bound: bound, current: current))
             request(after: Self.localModeMilliseconds, isIdle: true)
+        case .locked:
+            publish(.locked)
+            request(after: Self.localModeMilliseconds, isIdle: true)
         case .transient, .store, .storage:
             let attempt = state.withLock { state -> Int in
                 state.retryAttempt += 1

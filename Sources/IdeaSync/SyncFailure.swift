@@ -1,3 +1,4 @@
+import AccountEncryption
 import CloudKitModel
 import IdeaModel
 import IdeaStore
@@ -15,6 +16,9 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     case quotaExceeded
     /// Signed in to another account than the one this device's ideas belong to.
     case wrongAccount(bound: String, current: String)
+    /// The account's ideas are encrypted and this device holds no key: nothing is sent or
+    /// fetched until `ideabox account unlock`.
+    case locked
     /// Worth retrying: the remote's error (with how long it asked to wait, if it did).
     case transient(CloudError)
     /// The local database failed.
@@ -38,6 +42,8 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
             "Signed in as \(current), but these ideas belong to \(bound); sign in as \(bound) to sync them."
         case let (.wrongAccount(bound, current), .traditionalChinese):
             "目前登入的是 \(current)，但這些靈感屬於 \(bound)；請登入 \(bound) 以同步"
+        case (.locked, .english): "This account's ideas are encrypted and this device is locked; run ideabox account unlock."
+        case (.locked, .traditionalChinese): "這個帳號的靈感已加密，這台裝置尚未解鎖；請執行 ideabox account unlock"
         case let (.transient(error), .english): "The remote failed: \(error.reason(in: language))."
         case let (.transient(error), .traditionalChinese): "遠端發生錯誤：\(error.reason(in: language))"
         case let (.store(reason), .english): "The local database failed: \(reason)."
@@ -51,6 +57,8 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     init(localError error: any Error) {
         if let error = error as? StorageError {
             self = .storage(error)
+        } else if error is AccountLocked {
+            self = .locked
         } else {
             self = .store(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))
         }

@@ -19,6 +19,8 @@ public struct SyncSession: Sendable {
 
     /// The zone the ideas live in: what a device listens to for notifications.
     public static let zone = IdeaRecord.zone
+    /// The record type of ideas in that zone.
+    public static let recordType = IdeaRecord.recordType
 
     /// A session syncing `repository` with `database`.
     public init(repository: IdeaRepository, database: any CloudDatabase, clock: WallClock) {

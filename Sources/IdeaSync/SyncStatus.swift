@@ -21,13 +21,15 @@ public enum SyncStatus: Sendable, Equatable {
     case quotaExceeded
     /// Signed in to `current`, but this device's ideas belong to `bound`: nothing is sent.
     case wrongAccount(bound: String, current: String)
+    /// The account's ideas are encrypted and this device holds no key: nothing is sent.
+    case locked
     /// Three retries failed for `reason`; sync keeps trying, more slowly, next at `retryAt`
     /// (or sooner on a trigger).
     case failed(reason: SyncFailure, retryAt: Timestamp)
 
     /// The state without its values, named as `sync --watch --json` spells it.
     public enum Kind: String, Sendable, Equatable, CaseIterable {
-        case starting, synced, syncing, retrying, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount, failed
+        case starting, synced, syncing, retrying, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount, locked, failed
     }
 
     /// The state without its values.
@@ -42,6 +44,7 @@ public enum SyncStatus: Sendable, Equatable {
         case .signedOutByServer: .signedOutByServer
         case .quotaExceeded: .quotaExceeded
         case .wrongAccount: .wrongAccount
+        case .locked: .locked
         case .failed: .failed
         }
     }
@@ -51,7 +54,7 @@ public enum SyncStatus: Sendable, Equatable {
     public var canSync: Bool {
         switch self {
         case .starting, .synced, .syncing, .retrying, .failed: true
-        case .offline, .notSignedIn, .signedOutByServer, .quotaExceeded, .wrongAccount: false
+        case .offline, .notSignedIn, .signedOutByServer, .quotaExceeded, .wrongAccount, .locked: false
         }
     }
 }

@@ -61,6 +61,9 @@ public struct SQLiteRecordStore: RecordStore {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // A replaced or deleted value is overwritten with zeros, not left in a free page:
+            // a plain idea sealed over (issue 38) is gone from the file, not just unlinked.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         return configuration
     }

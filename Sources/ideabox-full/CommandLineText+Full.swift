@@ -91,6 +91,7 @@ extension CommandLineText {
                 "last sync: " + (status.lastSyncAt?.iso8601 ?? "never"),
                 "last error: " + (error ?? "none"),
                 "ideas belong to: " + (status.boundAccount ?? "no account yet"),
+                EncryptionText.statusLine(status.encryption, language),
             ]
             if let server { lines.insert("server: \(server.absoluteString)", at: 1) }
         case .traditionalChinese:
@@ -106,6 +107,7 @@ extension CommandLineText {
                 "上次同步: " + (status.lastSyncAt?.iso8601 ?? "從未"),
                 "上次錯誤: " + (error ?? "無"),
                 "靈感所屬帳號: " + (status.boundAccount ?? "尚未綁定"),
+                EncryptionText.statusLine(status.encryption, language),
             ]
             if let server { lines.insert("伺服器: \(server.absoluteString)", at: 1) }
         }

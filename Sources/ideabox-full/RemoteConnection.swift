@@ -1,3 +1,4 @@
+import AccountEncryption
 import CloudHTTPClient
 import CloudKitModel
 import EmbeddedRemote
@@ -11,7 +12,7 @@ extension CommandContext {
     /// The remote this profile syncs with: the embedded one shared by every profile under
     /// the data root, or `ideabox serve` if the profile signed in to a server.
     func openRemote(_ options: StoreOptions) throws -> RemoteConnection {
-        try RemoteConnection.open(try location(options), clock: clock)
+        try RemoteConnection.open(try location(options), clock: clock, report: EncryptionReport.silent)
     }
 
     /// This profile's database and its sync session with its remote, for the app or a sync.
@@ -20,8 +21,9 @@ extension CommandContext {
     func openSync(_ options: StoreOptions) throws -> (repository: IdeaRepository, session: SyncSession, remote: RemoteConnection) {
         let repository = try openRepository(options, use: .app)
         let (location, clock) = (try location(options), clock)
-        let remote = try RemoteConnection.open(location, clock: clock).following(
-            AccountFile(directory: location.profileDirectory, reopen: { try RemoteConnection.open(location, clock: clock) }))
+        let report = EncryptionReport(repository: repository, clock: clock)
+        let remote = try RemoteConnection.open(location, clock: clock, report: report).following(
+            AccountFile(directory: location.profileDirectory, reopen: { try RemoteConnection.open(location, clock: clock, report: report) }))
         return (repository, SyncSession(repository: repository, database: remote.database, clock: clock), remote)
     }
 }
@@ -37,42 +39,58 @@ struct RemoteConnection {
     let device: String
     /// The server the profile signed in to, if it did.
     let credentials: ServerCredentials?
+    /// The remote as the account's encryption makes it: plain, sealed, or closed while locked.
+    let encryption: EncryptedDatabase
     /// The client the sync engine uses.
     private(set) var database: any CloudDatabase
     /// How the device is told of other devices' changes: the server's long poll, or the
     /// embedded remote's change file; both cut off by the device's simulated network.
     private(set) var changeFeed: (any ZoneChangeFeed)?
 
-    /// The connection of `device` to a server (`credentials`) through `network`.
-    init(network: SimulatedNetwork, device: String, credentials: ServerCredentials) {
+    /// The connection of `device` to a server (`credentials`) through `network`; the
+    /// profile's key file is in `profileDirectory`.
+    init(network: SimulatedNetwork, device: String, credentials: ServerCredentials, profileDirectory: URL, report: EncryptionReport) {
         self.network = network
         self.embedded = nil
         self.device = device
         self.credentials = credentials
         let served = credentials.database(unnamedContainer: ProductContainer.legacy)
-        database = FaultInjectingDatabase(base: served, faults: network, device: device)
+        var whole = served
+        whole.replacesWholeRecords = true
+        encryption = EncryptionWiring.database(
+            base: FaultInjectingDatabase(base: served, faults: network, device: device),
+            sealedBase: FaultInjectingDatabase(base: whole, faults: network, device: device),
+            profileDirectory: profileDirectory, report: report)
+        database = encryption
         changeFeed = OfflineAwareChangeFeed(base: served, faults: network, device: device)
     }
 
-    /// The connection of `device` to the embedded remote `cloud`.
-    init(embedded cloud: SimulatedCloud, device: String) {
+    /// The connection of `device` to the embedded remote `cloud` (which replaces a saved
+    /// record whole); the profile's key file is in `profileDirectory`.
+    init(embedded cloud: SimulatedCloud, device: String, profileDirectory: URL, report: EncryptionReport) {
         self.network = cloud.network
         self.embedded = cloud
         self.device = device
         self.credentials = nil
-        database = cloud.database(forDevice: device)
+        encryption = EncryptionWiring.database(
+            base: cloud.database(forDevice: device), sealedBase: nil, profileDirectory: profileDirectory, report: report)
+        database = encryption
         changeFeed = cloud.changeFeed(forDevice: device).map { OfflineAwareChangeFeed(base: $0, faults: cloud.network, device: device) }
     }
 
     /// The remote of the profile at `location`: the embedded one shared by every profile
     /// under the data root, or `ideabox serve` if the profile signed in to a server.
-    static func open(_ location: DataLocation, clock: WallClock) throws -> RemoteConnection {
+    static func open(_ location: DataLocation, clock: WallClock, report: EncryptionReport) throws -> RemoteConnection {
         if let credentials = try ServerCredentials.load(from: location.profileDirectory) {
             let network = try SimulatedNetwork.open(
                 directory: location.profileDirectory, earlierFile: SimulatedCloud.servedFaultsFileName)
-            return RemoteConnection(network: network, device: location.profile, credentials: credentials)
+            return RemoteConnection(
+                network: network, device: location.profile, credentials: credentials, profileDirectory: location.profileDirectory,
+                report: report)
         }
-        return RemoteConnection(embedded: try SimulatedCloud.open(directory: location.root, clock: clock), device: location.profile)
+        return RemoteConnection(
+            embedded: try SimulatedCloud.open(directory: location.root, clock: clock), device: location.profile,
+            profileDirectory: location.profileDirectory, report: report)
     }
 
     /// This connection, with a database and a change feed that follow `file`: each request

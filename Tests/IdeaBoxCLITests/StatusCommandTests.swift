@@ -16,6 +16,7 @@ import Testing
             last sync: never
             last error: none
             ideas belong to: no account yet
+            encryption: off
 
             """)
         #expect(try sandbox.succeed(["status", "--json"]) == """
@@ -24,6 +25,7 @@ import Testing
               "boundAccount" : null,
               "changeDelivery" : null,
               "device" : "default",
+              "encryption" : "off",
               "isOffline" : false,
               "lastSyncAt" : null,
               "lastSyncError" : null,
@@ -52,6 +54,7 @@ import Testing
             last sync: \(lastSync)
             last error: \(SyncMessage.offline)
             ideas belong to: default
+            encryption: off
 
             """)
         #expect(try sandbox.succeed(on: "A", ["status", "--json"]) == """
@@ -60,6 +63,7 @@ import Testing
               "boundAccount" : "default",
               "changeDelivery" : null,
               "device" : "A",
+              "encryption" : "off",
               "isOffline" : true,
               "lastSyncAt" : "\(lastSync)",
               "lastSyncError" : "\(SyncMessage.offline)",
@@ -78,6 +82,7 @@ import Testing
             上次同步: \(lastSync)
             上次錯誤: 網路已關閉；變更暫存在這台裝置
             靈感所屬帳號: default
+            加密: 關閉
 
             """)
     }

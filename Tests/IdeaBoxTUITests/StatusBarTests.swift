@@ -16,7 +16,7 @@ import Testing
 @Suite struct StatusBarTests {
     /// The states, each with what the remote does to reach it.
     enum State: String, CaseIterable, Sendable {
-        case starting, syncing, synced, retrying, failed, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount
+        case starting, syncing, synced, retrying, failed, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount, locked
 
         /// The state's words in the bar, which must show whole at any width.
         func words(_ language: Language) -> String {
@@ -32,6 +32,7 @@ import Testing
             case .signedOutByServer: english ? "Signed out by the server" : "已被伺服器登出"
             case .quotaExceeded: english ? "Quota exceeded — local only" : "超出儲存配額 — 僅限本機"
             case .wrongAccount: english ? "Another account's ideas — local only" : "靈感屬於其他帳號 — 僅限本機"
+            case .locked: english ? "Encrypted — run ideabox account unlock" : "已加密 — 請執行 ideabox account unlock"
             }
         }
 
@@ -163,6 +164,8 @@ import Testing
         case .wrongAccount:
             try app.repository.bindAccount("家裡的帳號-personal-account-of-the-family")
             remote.account.withLock { $0 = "工作帳號" }
+        case .locked:
+            remote.isLocked.withLock { $0 = true }
         }
         engine.start()
         scheduler.runDue()
@@ -181,6 +184,8 @@ final class ScriptedRemote: CloudDatabase, @unchecked Sendable {
     nonisolated(unsafe) var base: (any CloudDatabase)!
     let failure = Mutex<CloudError?>(nil)
     let account = Mutex<String?>(nil)
+    /// Whether the account is encrypted and this device locked, as the app's remote says it.
+    let isLocked = Mutex(false)
     nonisolated(unsafe) var during: (() -> Void)?
 
     init() throws {
@@ -198,6 +203,7 @@ final class ScriptedRemote: CloudDatabase, @unchecked Sendable {
     }
 
     func accountStatus() throws -> AccountStatus {
+        if isLocked.withLock({ $0 }) { throw SyncFailure.locked }
         if let account = account.withLock({ $0 }) { return .available(accountName: account) }
         return try base.accountStatus()
     }

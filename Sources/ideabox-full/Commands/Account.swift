@@ -10,7 +10,7 @@ extension IdeaBoxCommand {
     struct Account: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "account", abstract: "The simulated account this profile is signed in to.",
-            subcommands: [Status.self, SignIn.self, SignOut.self])
+            subcommands: [Status.self, SignIn.self, SignOut.self, Unlock.self, Encryption.self])
     }
 }
 
@@ -129,6 +129,9 @@ extension IdeaBoxCommand.Account {
                 print(CommandLineText.signedIn(account, server: nil, context.language))
             }
             if let mismatch = CommandLineText.accountMismatch(bound: bound, account: account, context.language) { print(mismatch) }
+            if !skipsCheck, (try? context.openRemote(store).encryption.refresh()) == .locked {
+                print(EncryptionText.signedInLocked(context.language))
+            }
         }
 
         /// The PEM text of the authority at `path`, checked to hold a certificate.

@@ -1,3 +1,4 @@
+import AccountEncryption
 import ArgumentParser
 import Foundation
 import IdeaBoxCommandLine
@@ -201,13 +202,14 @@ extension IdeaBoxCommand {
             let metadata = try sync.repository.syncMetadata()
             let account = try sync.remote.signedInAccount()
             // How changes arrive means something only while a sync can happen.
-            let delivery = remote.isOffline || account == nil
-                ? nil : DeliveryFile(directory: try context.location(store).profileDirectory).current()
+            let profile = try context.location(store).profileDirectory
+            let delivery = remote.isOffline || account == nil ? nil : DeliveryFile(directory: profile).current()
             let status = SyncStatusReport(
                 device: sync.remote.device, account: account, isOffline: remote.isOffline,
                 pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
                 lastSyncAt: metadata.lastSyncAt, lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName,
-                changeDelivery: delivery)
+                changeDelivery: delivery,
+                encryption: EncryptionStateFile(directory: profile).current(keyFile: AccountKeyFile(directory: profile)))
             if json {
                 print(try Output.json(status))
             } else {
@@ -290,9 +292,12 @@ struct SyncStatusReport: Encodable {
     var boundAccount: String?
     /// How the profile's running app or `sync --watch` learns of changes; nil if none runs.
     var changeDelivery: ChangeDelivery?
+    /// Whether the account is encrypted (`on`, `off`) or encrypted and this device `locked`,
+    /// as the last sync found it and the device's key file says.
+    var encryption: EncryptionState
 
     enum CodingKeys: String, CodingKey {
-        case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount, changeDelivery
+        case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount, changeDelivery, encryption
     }
 
     /// Absent values are written as `null`, so every key is always there.
@@ -307,6 +312,7 @@ struct SyncStatusReport: Encodable {
         try container.encode(lastSyncError, forKey: .lastSyncError)
         try container.encode(boundAccount, forKey: .boundAccount)
         try container.encode(changeDelivery, forKey: .changeDelivery)
+        try container.encode(encryption, forKey: .encryption)
     }
 }
 

@@ -1,0 +1,163 @@
+import CloudKitModel
+import Foundation
+import Synchronization
+
+/// The remote as an account's encryption makes it: plain while the account has no key
+/// envelope, sealed (`SealedDatabase`) while the device's key file holds the envelope's key,
+/// and closed (every request throws `AccountLocked`) while the account is encrypted and the
+/// device holds no key for it, so that a locked device sends nothing and reads no record.
+///
+/// `accountStatus()`, the first request of every sync, looks again: it reads the envelope
+/// (one request to the remote below) and the key file, follows a rotation with the keys the
+/// device holds (rewriting the key file), and keeps the state until the next look. The
+/// envelope's zone passes through in every state.
+public final class EncryptedDatabase: CloudDatabase {
+    /// The remote below, for plain records and the envelope.
+    public let base: any CloudDatabase
+    /// The remote below for sealed saves: one that replaces a record whole (a merge would keep
+    /// the plain fields of a record sealed for the first time beside its sealed value).
+    public let sealedBase: any CloudDatabase
+    private let keyFile: AccountKeyFile
+    private let containerID: String
+    private let hiddenNameZones: Set<RecordZoneID>
+    private let plainNames: @Sendable (RecordZoneID) -> [String]
+    private let report: @Sendable (OpenFailure) -> Void
+    private let onState: @Sendable (EncryptionState) -> Void
+    private let random: RandomBytes
+    private let mode = Mutex<Mode?>(nil)
+
+    private enum Mode: Sendable {
+        case plain
+        case locked
+        case sealed(SealedDatabase)
+
+        var state: EncryptionState {
+            switch self {
+            case .plain: .off
+            case .locked: .locked
+            case .sealed: .on
+            }
+        }
+    }
+
+    /// The remote `base` (and `sealedBase` for sealed saves, `base` by default) as the
+    /// account's encryption and the key file `keyFile` make it. Seals are bound to
+    /// `containerID` (the same on every device); `hiddenNameZones` hide their record names,
+    /// and `plainNames` gives the plain names this device already knows in such a zone.
+    /// Refused records go to `report`; each look's state to `onState`.
+    public init(
+        base: any CloudDatabase, sealedBase: (any CloudDatabase)? = nil, keyFile: AccountKeyFile, containerID: String,
+        hiddenNameZones: Set<RecordZoneID> = [], plainNames: @escaping @Sendable (RecordZoneID) -> [String] = { _ in [] },
+        random: RandomBytes = .system, report: @escaping @Sendable (OpenFailure) -> Void = { _ in },
+        onState: @escaping @Sendable (EncryptionState) -> Void = { _ in }
+    ) {
+        self.base = base
+        self.sealedBase = sealedBase ?? base
+        self.keyFile = keyFile
+        self.containerID = containerID
+        self.hiddenNameZones = hiddenNameZones
+        self.plainNames = plainNames
+        self.random = random
+        self.report = report
+        self.onState = onState
+    }
+
+    /// The state as of the last look, looking now if none was taken.
+    public func state() throws -> EncryptionState {
+        try current().state
+    }
+
+    /// Looks at the envelope and the key file again.
+    @discardableResult
+    public func refresh() throws -> EncryptionState {
+        let found: Mode
+        if let stored = try EnvelopeStore(database: base).fetch() {
+            found = try mode(for: stored.envelope)
+        } else {
+            found = .plain
+        }
+        mode.withLock { $0 = found }
+        onState(found.state)
+        return found.state
+    }
+
+    /// The sealed view of the remote, if the device holds the account's key now.
+    public func sealedDatabase() throws -> SealedDatabase? {
+        if case .sealed(let sealed) = try current() { return sealed }
+        return nil
+    }
+
+    public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
+
+    public func accountStatus() throws -> AccountStatus {
+        let status = try base.accountStatus()
+        guard case .available = status else { return status }
+        if try refresh() == .locked { throw AccountLocked() }
+        return status
+    }
+
+    public func createZone(_ zone: RecordZoneID) throws {
+        try database(for: zone).createZone(zone)
+    }
+
+    public func deleteZone(_ zone: RecordZoneID) throws {
+        try database(for: zone).deleteZone(zone)
+    }
+
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        guard let zone = records.first?.recordID.zoneID ?? recordIDs.first?.zoneID else { return ModifyResult() }
+        return try database(for: zone).modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+    }
+
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        try database(for: zone).fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+    }
+
+    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try database(for: zone).records(in: zone, ofType: recordType)
+    }
+
+    public func uploadAsset(_ data: Data) throws -> AssetReference {
+        try database(for: nil).uploadAsset(data)
+    }
+
+    public func fetchAsset(_ reference: AssetReference) throws -> Data {
+        try database(for: nil).fetchAsset(reference)
+    }
+
+    // MARK: Inside
+
+    private func current() throws -> Mode {
+        if let known = mode.withLock({ $0 }) { return known }
+        try refresh()
+        return mode.withLock { $0 } ?? .locked
+    }
+
+    private func database(for zone: RecordZoneID?) throws -> any CloudDatabase {
+        if zone == EnvelopeRecord.zone { return base }
+        switch try current() {
+        case .plain: return base
+        case .locked: throw AccountLocked()
+        case .sealed(let sealed): return sealed
+        }
+    }
+
+    private func mode(for envelope: KeyEnvelope) throws -> Mode {
+        guard let held = try? keyFile.load() else { return .locked }
+        let keyring: AccountKeyring
+        if held.current.id == envelope.keyID {
+            keyring = held
+        } else {
+            guard let followed = try? envelope.follow(from: held) else { return .locked }
+            try keyFile.save(followed)
+            keyring = followed
+        }
+        if case .sealed(let known)? = mode.withLock({ $0 }), known.sealer.keyring == keyring { return .sealed(known) }
+        let sealed = SealedDatabase(
+            base: sealedBase,
+            sealer: RecordSealer(keyring: keyring, containerID: containerID, hiddenNameZones: hiddenNameZones, random: random),
+            report: report)
+        for zone in hiddenNameZones { sealed.rememberPlainNames(plainNames(zone), in: zone) }
+        return .sealed(sealed)
+    }
+}

@@ -1,0 +1,209 @@
+import AccountEncryption
+import ArgumentParser
+import CloudKitModel
+import Foundation
+import IdeaBoxCommandLine
+
+extension IdeaBoxCommand.Account {
+    /// `ideabox account encryption enable | passphrase | disable`
+    struct Encryption: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "encryption", abstract: "Turn end-to-end encryption of this account on or off, or change its passphrase.",
+            subcommands: [Enable.self, Passphrase.self, Disable.self])
+    }
+
+    /// `ideabox account unlock [--recovery-key]`
+    struct Unlock: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "unlock", abstract: "Unlock this device for an encrypted account, with the passphrase or the recovery key.")
+
+        @Flag(name: .customLong("recovery-key"), help: "Unlock with the recovery key instead of the passphrase.")
+        var usesRecoveryKey = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let account = try EncryptedAccount(context: context, store: store)
+            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            if let held = try? account.keyFile.load(), (try? stored.envelope.follow(from: held)) != nil {
+                print(EncryptionText.alreadyUnlocked(context.language))
+                return
+            }
+            let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
+            try account.keyFile.save(keyring)
+            _ = try? account.remote.encryption.refresh()
+            print(EncryptionText.unlocked(account: account.name, context.language))
+        }
+    }
+}
+
+extension IdeaBoxCommand.Account.Encryption {
+    /// `ideabox account encryption enable`
+    struct Enable: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "enable",
+            abstract: "Encrypt this account's ideas and library on every device: asks a passphrase twice, shows a recovery key once.",
+            discussion: """
+                Every record the account already has is sealed again, and its plain version is replaced on the remote. \
+                Other devices join with ideabox account unlock. The passphrase is read from standard input when it is not a terminal.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let account = try EncryptedAccount(context: context, store: store)
+            if try account.envelope() != nil {
+                // Unlocked here: finish a sealing an earlier run left undone; locked: say how to join.
+                guard try account.remote.encryption.refresh() == .on else { throw EncryptionCommandError.alreadyOn(account: account.name) }
+                let sealed = try account.sealEverything()
+                print(EncryptionText.enabled(account: account.name, recoveryKey: nil, sealed: sealed, context.language))
+                return
+            }
+            let passphrase = try SecretPrompt.newPassphrase(context.language)
+            let creation = try EncryptedAccount.keys {
+                try KeyEnvelope.make(passphrase: passphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
+            }
+            switch try account.remoteWork({ try account.envelopes.publish(creation.envelope) }) {
+            case .published:
+                try account.keyFile.save(creation.keyring)
+                let sealed = try account.sealEverything()
+                print(EncryptionText.enabled(account: account.name, recoveryKey: creation.recoveryKey, sealed: sealed, context.language))
+            case .alreadyEnabled(let stored):
+                // Nothing was sealed with this device's key: it is forgotten, the winner's is taken.
+                guard let keyring = try? stored.envelope.unlock(with: KeyEnvelope.Secret.passphrase(passphrase)) else {
+                    throw EncryptionCommandError.enabledElsewhere
+                }
+                try account.keyFile.save(keyring)
+                _ = try? account.remote.encryption.refresh()
+                print(EncryptionText.joinedOtherDevice(context.language))
+            }
+        }
+    }
+
+    /// `ideabox account encryption passphrase [--recovery-key]`
+    struct Passphrase: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "passphrase",
+            abstract: "Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.")
+
+        @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the current passphrase.")
+        var usesRecoveryKey = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let account = try EncryptedAccount(context: context, store: store)
+            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            let secret = try account.secret(recoveryKey: usesRecoveryKey)
+            _ = try EncryptedAccount.keys { try stored.envelope.unlock(with: secret) }
+            let newPassphrase = try SecretPrompt.newPassphrase(context.language)
+            let envelope = try EncryptedAccount.keys {
+                try stored.envelope.rewrapped(
+                    unlockingWith: secret, newPassphrase: newPassphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
+            }
+            switch try account.remoteWork({ try account.envelopes.replace(stored, with: envelope) }) {
+            case .replaced: print(EncryptionText.passphraseChanged(context.language))
+            case .changedMeanwhile: throw EncryptionCommandError.changedMeanwhile
+            case .gone: throw EncryptionCommandError.off(account: account.name)
+            }
+        }
+    }
+
+    /// `ideabox account encryption disable [--recovery-key]`
+    struct Disable: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "disable",
+            abstract: "Turn encryption off: every record is stored plain again on the remote (asks the passphrase).")
+
+        @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the passphrase.")
+        var usesRecoveryKey = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let account = try EncryptedAccount(context: context, store: store)
+            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
+            try account.keyFile.save(keyring)
+            guard try account.remote.encryption.refresh() == .on, let sealed = try account.remote.encryption.sealedDatabase() else {
+                throw EncryptionCommandError.locked
+            }
+            let opened = try account.remoteWork {
+                try RecordRewriter(raw: account.remote.encryption.base, sealed: sealed).openEverything(EncryptionWiring.zones)
+            }
+            try account.remoteWork { try account.envelopes.remove() }
+            try account.keyFile.remove()
+            _ = try? account.remote.encryption.refresh()
+            print(EncryptionText.disabled(account: account.name, opened: opened, context.language))
+        }
+    }
+}
+
+/// The signed-in account of a profile, as the encryption commands use it.
+struct EncryptedAccount {
+    let context: CommandContext
+    let remote: RemoteConnection
+    let name: String
+    let keyFile: AccountKeyFile
+    let envelopes: EnvelopeStore
+
+    /// The account `store`'s profile is signed in to; throws `notSignedIn`.
+    init(context: CommandContext, store: StoreOptions) throws {
+        self.context = context
+        let location = try context.location(store)
+        remote = try RemoteConnection.open(
+            location, clock: context.clock, report: EncryptionReport(repository: try context.openRepository(store), clock: context.clock))
+        guard let name = try remote.signedInAccount() else { throw EncryptionCommandError.notSignedIn }
+        self.name = name
+        keyFile = AccountKeyFile(directory: location.profileDirectory)
+        envelopes = EnvelopeStore(database: remote.encryption.base)
+    }
+
+    /// The account's envelope, or nil while encryption is off.
+    func envelope() throws -> EnvelopeStore.Stored? {
+        try remoteWork { try envelopes.fetch() }
+    }
+
+    /// The passphrase or the recovery key, read from the person.
+    func secret(recoveryKey: Bool) throws -> KeyEnvelope.Secret {
+        if recoveryKey {
+            let text = try SecretPrompt.read(.recoveryKey, context.language)
+            return .recoveryKey(try Self.keys { try RecoveryKey(text: text) })
+        }
+        return .passphrase(try SecretPrompt.read(.passphrase, context.language))
+    }
+
+    /// The keyring of `envelope`, unlocked with what the person types.
+    func unlock(_ envelope: KeyEnvelope, recoveryKey: Bool) throws -> AccountKeyring {
+        let secret = try secret(recoveryKey: recoveryKey)
+        return try Self.keys { try envelope.unlock(with: secret) }
+    }
+
+    /// Seals every record not yet sealed with the current key; returns how many.
+    func sealEverything() throws -> Int {
+        guard try remote.encryption.refresh() == .on, let sealed = try remote.encryption.sealedDatabase() else {
+            throw EncryptionCommandError.locked
+        }
+        return try remoteWork { try RecordRewriter(raw: remote.encryption.base, sealed: sealed).sealEverything(EncryptionWiring.zones) }
+    }
+
+    /// Runs `work`, a key operation, its error said in the person's language.
+    static func keys<Result>(_ work: () throws -> Result) throws -> Result {
+        do {
+            return try work()
+        } catch let error as AccountEncryptionError {
+            throw EncryptionCommandError.key(error)
+        }
+    }
+
+    /// Runs `work` against the remote, its errors said in the person's language.
+    @discardableResult
+    func remoteWork<Result>(_ work: () throws -> Result) throws -> Result {
+        do {
+            return try work()
+        } catch let error as CloudError {
+            throw EncryptionCommandError.remote(error)
+        } catch let error as AccountEncryptionError {
+            throw EncryptionCommandError.key(error)
+        } catch is AccountLocked {
+            throw EncryptionCommandError.locked
+        }
+    }
+}

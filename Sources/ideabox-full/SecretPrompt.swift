@@ -1,0 +1,36 @@
+import Foundation
+import IdeaModel
+
+/// Reads a passphrase or a recovery key: on a terminal, after a prompt on standard error and
+/// without echo; otherwise one line of standard input (for scripts and tests), no prompt.
+enum SecretPrompt {
+    /// One secret; throws `noInput` when standard input ends first.
+    static func read(_ prompt: EncryptionText.Prompt, _ language: Language) throws(EncryptionCommandError) -> String {
+        guard isatty(STDIN_FILENO) == 1 else {
+            guard let line = readLine(strippingNewline: true) else { throw .noInput }
+            return line
+        }
+        FileHandle.standardError.write(Data(EncryptionText.prompt(prompt, language).utf8))
+        var saved = termios()
+        let hasTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
+        if hasTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if hasTerminal { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        guard let line = readLine(strippingNewline: true) else { throw .noInput }
+        return line
+    }
+
+    /// A new passphrase, asked twice; throws `passphrasesDiffer` when the two differ.
+    static func newPassphrase(_ language: Language) throws(EncryptionCommandError) -> String {
+        let first = try read(.newPassphrase, language)
+        let second = try read(.repeatPassphrase, language)
+        guard first == second else { throw .passphrasesDiffer }
+        return first
+    }
+}

@@ -1,0 +1,69 @@
+import AccountEncryption
+import CloudKitModel
+import Foundation
+import Testing
+
+/// The remote as an account's encryption makes it: plain without an envelope, closed while
+/// the device holds no key, sealed once it does, and following a rotation by itself.
+@Suite struct EncryptedDatabaseTests {
+    @Test func plainWithoutAnEnvelopeClosedWhileLockedSealedOnceUnlocked() throws {
+        let (_, remote) = try EncryptionFixture.remote()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFile = AccountKeyFile(directory: folder)
+        let database = EncryptedDatabase(base: remote, keyFile: keyFile, containerID: EncryptionFixture.container)
+        try database.createZone(EncryptionFixture.ideas)
+        #expect(try database.refresh() == .off)
+
+        let made = try EncryptionFixture.creation()
+        _ = try EnvelopeStore(database: remote).publish(made.envelope)
+        #expect(throws: AccountLocked.self) { try database.accountStatus() }
+        #expect(try database.state() == .locked)
+        #expect(throws: AccountLocked.self) { try database.fetchChanges(in: EncryptionFixture.ideas, since: nil, resultsLimit: 10) }
+        #expect(throws: AccountLocked.self) {
+            try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
+        }
+        #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty, "a locked device sent nothing")
+
+        try keyFile.save(made.keyring)
+        #expect(try database.refresh() == .on)
+        _ = try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
+        let stored = try #require(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").first)
+        #expect(Set(stored.fields.keys) == [RecordSealer.sealedField])
+        #expect(try database.records(in: EncryptionFixture.ideas, ofType: "Idea").first?.fields["title"] == .string("Zanzibar"))
+    }
+
+    @Test func aDeviceFollowsARotationWithTheKeysItHolds() throws {
+        let (_, remote) = try EncryptionFixture.remote()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFile = AccountKeyFile(directory: folder)
+        let made = try EncryptionFixture.creation()
+        let envelopes = EnvelopeStore(database: remote)
+        guard case .published(let stored) = try envelopes.publish(made.envelope) else { Issue.record("not published"); return }
+        try keyFile.save(made.keyring)
+        let rotated = try made.envelope.rotated(unlockingWith: .passphrase(EncryptionFixture.passphrase), random: .seeded(9))
+        guard case .replaced = try envelopes.replace(stored, with: rotated.envelope) else { Issue.record("not replaced"); return }
+
+        let database = EncryptedDatabase(base: remote, keyFile: keyFile, containerID: EncryptionFixture.container)
+        #expect(try database.refresh() == .on)
+        #expect(try keyFile.load() == rotated.keyring, "the key file holds the new key")
+    }
+
+    @Test func theKeyFileIsTheOwnersAlone() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFile = AccountKeyFile(directory: folder)
+        try keyFile.save(try EncryptionFixture.creation().keyring)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: keyFile.url.path)[.posixPermissions] as? Int)
+        #expect(mode & 0o777 == 0o600)
+        try keyFile.remove()
+        #expect(try keyFile.load() == nil)
+    }
+
+    private static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("encrypted-db-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+/// `ideabox account encryption enable | passphrase | disable` and `account unlock` on the
+/// embedded remote: what the remote's files hold, a second device's unlock, a wrong
+/// passphrase, and two devices turning encryption on at once. Passphrases come on standard
+/// input; `IDEABOX_TEST_SCRYPT=fast` keeps each derivation to milliseconds.
+@Suite struct EncryptionCommandTests {
+    private static let fast: [String: String?] = ["IDEABOX_TEST_SCRYPT": "fast"]
+    private static let words = ["Zanzibar", "marmalade", "秘密計畫", "牛奶糖"]
+    private static let passphrase = "correct horse battery"
+
+    @Test func enableSealsEverythingAndOtherDevicesUnlockWithThePassphraseOrTheRecoveryKey() throws {
+        let sandbox = try Sandbox()
+        let enabled = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)
+        #expect(enabled.hasPrefix("Encryption is on for account default: 0 records were sealed now;"))
+        let recoveryKey = try #require(enabled.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.count == 34 && $0.filter { $0 == "-" }.count == 6 })
+        try sandbox.succeed(on: "A", ["add", "Zanzibar marmalade", "-d", "秘密計畫"])
+        try sandbox.succeed(on: "A", ["add", "牛奶糖", "-d", "Zanzibar"])
+        #expect(try sandbox.sync("A").sent == 2)
+        #expect(try encryption(of: "A", in: sandbox) == "on")
+
+        // B is locked: nothing syncs, everything local works.
+        try sandbox.expectRejection(
+            on: "B", ["sync"], message: "This account's ideas are encrypted and this device is locked; run ideabox account unlock.")
+        #expect(try encryption(of: "B", in: sandbox) == "locked")
+        #expect(try sandbox.succeed(on: "B", ["status"]).contains("encryption: on, this device locked (run ideabox account unlock)\n"))
+        try sandbox.succeed(on: "B", ["add", "Made while locked"])
+        #expect(try sandbox.ideas(on: "B").map(\.title) == ["Made while locked"])
+
+        // A wrong passphrase is one sentence, and nothing changes.
+        try sandbox.expectRejection(
+            ["account", "unlock", "--profile", "B"], message: "This passphrase does not unlock the account's key.",
+            environment: Self.fast, input: Data("not it\n".utf8))
+        #expect(try encryption(of: "B", in: sandbox) == "locked")
+
+        #expect(try sandbox.succeed(
+            ["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+            == "Unlocked: this device syncs account default's encrypted ideas.\n")
+        let unlocked = try sandbox.sync("B")
+        #expect(unlocked.received == 2 && unlocked.sent == 1)
+        #expect(try sandbox.sync("A").received == 1)
+
+        try sandbox.expectRejection(
+            ["account", "unlock", "--recovery-key", "--profile", "C"], message: "This is not a recovery key: a character is mistyped, missing or extra.",
+            environment: Self.fast, input: Data("ABCD-EFGH\n".utf8))
+        try sandbox.succeed(["account", "unlock", "--recovery-key", "--profile", "C"], environment: Self.fast, input: Data("\(recoveryKey)\n".utf8))
+        #expect(try sandbox.sync("C").received == 3)
+        #expect(try sandbox.syncedState(of: "C") == sandbox.syncedState(of: "A"))
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+
+        let remote = try remoteBytes(sandbox)
+        for word in Self.words + [Self.passphrase, "Made while locked"] {
+            #expect(remote.firstRange(of: Data(word.utf8)) == nil, "found \(word) on the remote")
+        }
+    }
+
+    @Test func turningItOnForAnAccountWithDataLeavesNoPlainCopy() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(on: "A", ["add", "Zanzibar marmalade", "-d", "秘密計畫"])
+        try sandbox.succeed(on: "A", ["add", "牛奶糖"])
+        try sandbox.sync("A")
+        try sandbox.sync("B")
+        #expect(try remoteBytes(sandbox).firstRange(of: Data("Zanzibar".utf8)) != nil, "the scan sees plain records")
+
+        let enabled = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)
+        #expect(enabled.hasPrefix("Encryption is on for account default: 2 records were sealed now;"))
+        let remote = try remoteBytes(sandbox)
+        for word in Self.words {
+            #expect(remote.firstRange(of: Data(word.utf8)) == nil, "found \(word) on the remote")
+        }
+        // A device that synced them plain keeps them, and is locked from now on.
+        try sandbox.expectRejection(
+            on: "B", ["sync"], message: "This account's ideas are encrypted and this device is locked; run ideabox account unlock.")
+        #expect(try sandbox.ideas(on: "B").count == 2)
+        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+        try sandbox.sync("B")
+        try sandbox.sync("A")
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+    }
+
+    @Test func aPassphraseChangeRewrapsTheKeyAndDisableBringsRecordsBackPlain() throws {
+        let sandbox = try Sandbox()
+        _ = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)
+        try sandbox.succeed(on: "A", ["add", "Zanzibar marmalade"])
+        try sandbox.sync("A")
+
+        try sandbox.expectRejection(
+            ["account", "encryption", "passphrase", "--profile", "A"], message: "This passphrase does not unlock the account's key.",
+            environment: Self.fast, input: Data("wrong\nnew words\nnew words\n".utf8))
+        #expect(try sandbox.succeed(
+            ["account", "encryption", "passphrase", "--profile", "A"], environment: Self.fast,
+            input: Data("\(Self.passphrase)\nnew words\nnew words\n".utf8))
+            == "The passphrase is changed; no record was rewritten, and the recovery key stays the same.\n")
+        try sandbox.expectRejection(
+            ["account", "unlock", "--profile", "B"], message: "This passphrase does not unlock the account's key.",
+            environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("new words\n".utf8))
+        #expect(try sandbox.sync("B").received == 1)
+
+        #expect(try sandbox.succeed(
+            ["account", "encryption", "disable", "--profile", "A"], environment: Self.fast, input: Data("new words\n".utf8))
+            == "Encryption is off for account default: 1 record is plain again, and the server can read them.\n")
+        #expect(try remoteBytes(sandbox).firstRange(of: Data("Zanzibar".utf8)) != nil)
+        try sandbox.sync("C")
+        #expect(try sandbox.ideas(on: "C").map(\.title) == ["Zanzibar marmalade"])
+        try sandbox.sync("B")
+        #expect(try encryption(of: "B", in: sandbox) == "off")
+    }
+
+    @Test func twoDevicesEnablingAtOnceAgreeOnOneKey() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(on: "A", ["add", "Made on A"])
+        try sandbox.succeed(on: "B", ["add", "Made on B"])
+        async let first = Self.enableResult(on: "A", passphrase: "words of A", in: sandbox)
+        async let second = Self.enableResult(on: "B", passphrase: "words of B", in: sandbox)
+        let results = try await [("A", first), ("B", second)]
+        let winners = results.filter { $0.1.status == 0 }
+        let losers = results.filter { $0.1.status != 0 }
+        try #require(winners.count == 1 && losers.count == 1, "\(results)")
+        // Refused at publishing (both read no envelope) or before asking (the winner's was there).
+        #expect([
+            "ideabox: Another device turned encryption on first with another passphrase; unlock with its passphrase: ideabox account unlock\n",
+            "ideabox: Encryption is already on for account default; unlock this device with: ideabox account unlock\n",
+        ].contains(losers[0].1.stderr), "\(losers[0].1)")
+        let winnerWords = winners[0].0 == "A" ? "words of A" : "words of B"
+        try sandbox.succeed(["account", "unlock", "--profile", losers[0].0], environment: Self.fast, input: Data("\(winnerWords)\n".utf8))
+        for profile in ["A", "B", "A"] { try sandbox.sync(profile) }
+        #expect(try sandbox.ideas(on: "A").count == 2)
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+        #expect(try remoteBytes(sandbox).firstRange(of: Data("Made on".utf8)) == nil)
+    }
+
+    // MARK: Helpers
+
+    private func enable(on profile: String, passphrase: String, in sandbox: Sandbox) throws -> String {
+        try sandbox.succeed(
+            ["account", "encryption", "enable", "--profile", profile], environment: Self.fast,
+            input: Data("\(passphrase)\n\(passphrase)\n".utf8))
+    }
+
+    private static func enableResult(on profile: String, passphrase: String, in sandbox: Sandbox) async throws -> CommandResult {
+        try sandbox.run(
+            ["account", "encryption", "enable", "--profile", profile], environment: fast,
+            input: Data("\(passphrase)\n\(passphrase)\n".utf8))
+    }
+
+    private func encryption(of profile: String, in sandbox: Sandbox) throws -> String? {
+        let output = try sandbox.succeed(on: profile, ["status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        return object?["encryption"] as? String
+    }
+
+    /// Every byte of every file the embedded remote keeps (the data root but the profiles).
+    private func remoteBytes(_ sandbox: Sandbox) throws -> Data {
+        var bytes = Data()
+        let files = FileManager.default.enumerator(at: sandbox.dataRoot, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard !file.path.contains("/profiles/"), let data = FileManager.default.contents(atPath: file.path) else { continue }
+            bytes.append(data)
+        }
+        return bytes
+    }
+}
