@@ -5,7 +5,9 @@ import Synchronization
 /// The remote as an account's encryption makes it: plain while the account has no key
 /// envelope, sealed (`SealedDatabase`) while the device's key file holds the envelope's key,
 /// and closed (every request throws `AccountLocked`) while the account is encrypted and the
-/// device holds no key for it, so that a locked device sends nothing and reads no record.
+/// device holds no key for it, so that a locked device sends nothing and reads no record; and
+/// closed too while the device holds a key but the remote has no envelope (encryption turned
+/// off elsewhere, or a server that removed it), until this device's own `disable`.
 ///
 /// `accountStatus()`, the first request of every sync, looks again: it reads the envelope
 /// (one request to the remote below) and the key file, follows a rotation with the keys the
@@ -73,6 +75,11 @@ public final class EncryptedDatabase: CloudDatabase {
         let found: Mode
         if let stored = try EnvelopeStore(database: base).fetch() {
             found = try mode(for: stored.envelope)
+        } else if (try? keyFile.load()) != nil {
+            // A device that holds the account's key and finds no envelope stays closed: a
+            // server that removed the envelope must not be sent plain records. Only this
+            // device's own `account encryption disable` lets go of the key.
+            found = .locked
         } else {
             found = .plain
         }

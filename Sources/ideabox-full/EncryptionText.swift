@@ -97,6 +97,13 @@ enum EncryptionText {
             : "帳號 \(account) 已關閉加密：\(opened) 筆記錄已恢復為未加密，伺服器可以讀取"
     }
 
+    /// `disable` on a device that held a key the remote no longer has.
+    static func releasedKey(account: String, _ language: Language) -> String {
+        language == .english
+            ? "This device let go of account \(account)'s key: encryption is off, and what it sends the server can read."
+            : "這台裝置已放下帳號 \(account) 的金鑰：加密已關閉，它送出的資料伺服器可以讀取"
+    }
+
     /// `sign-in` to an encrypted account.
     static func signedInLocked(_ language: Language) -> String {
         language == .english
@@ -127,6 +134,8 @@ enum EncryptionCommandError: UserFacingError {
     case alreadyOn(account: String)
     /// `unlock`, `passphrase` or `disable` on an account without encryption.
     case off(account: String)
+    /// `unlock` on a device that holds a key while the remote has no envelope.
+    case envelopeGone(account: String)
     /// The two passphrases typed differ.
     case passphrasesDiffer
     /// Standard input ended before the passphrase.
@@ -154,6 +163,10 @@ enum EncryptionCommandError: UserFacingError {
             return english
                 ? "Encryption is off for account \(account); turn it on with: ideabox account encryption enable"
                 : "帳號 \(account) 未開啟加密；請以 ideabox account encryption enable 開啟"
+        case let .envelopeGone(account):
+            return english
+                ? "The remote no longer holds account \(account)'s key, so this device sends nothing; if encryption was turned off on another device, run: ideabox account encryption disable"
+                : "遠端已不再保存帳號 \(account) 的金鑰，所以這台裝置不會送出任何資料；若是在另一台裝置關閉了加密，請執行 ideabox account encryption disable"
         case .passphrasesDiffer:
             return english ? "The two passphrases differ; nothing changed." : "兩次輸入的密語不同；沒有任何變更"
         case .noInput:

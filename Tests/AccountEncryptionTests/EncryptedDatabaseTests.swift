@@ -50,6 +50,31 @@ import Testing
         #expect(try keyFile.load() == rotated.keyring, "the key file holds the new key")
     }
 
+    /// A server that removes the envelope (to be sent plain records) gets nothing: a device
+    /// that holds the account's key stays closed until its own `disable` lets go of the key.
+    @Test func aServerThatRemovesTheEnvelopeIsSentNothingPlain() throws {
+        let (_, remote) = try EncryptionFixture.remote()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFile = AccountKeyFile(directory: folder)
+        let made = try EncryptionFixture.creation()
+        _ = try EnvelopeStore(database: remote).publish(made.envelope)
+        try keyFile.save(made.keyring)
+        let database = EncryptedDatabase(base: remote, keyFile: keyFile, containerID: EncryptionFixture.container)
+        try database.createZone(EncryptionFixture.ideas)
+        #expect(try database.refresh() == .on)
+
+        try EnvelopeStore(database: remote).remove()
+        #expect(throws: AccountLocked.self) { try database.accountStatus() }
+        #expect(throws: AccountLocked.self) {
+            try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
+        }
+        #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty, "nothing was sent, plain or sealed")
+
+        try keyFile.remove()
+        #expect(try database.refresh() == .off)
+    }
+
     @Test func theKeyFileIsTheOwnersAlone() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

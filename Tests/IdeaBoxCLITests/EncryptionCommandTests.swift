@@ -105,6 +105,16 @@ import Testing
         #expect(try remoteBytes(sandbox).firstRange(of: Data("Zanzibar".utf8)) != nil)
         try sandbox.sync("C")
         #expect(try sandbox.ideas(on: "C").map(\.title) == ["Zanzibar marmalade"])
+        // B still holds the key and the remote has no envelope: B sends nothing (a server
+        // that removed the envelope would get nothing plain) until B lets go of its key.
+        let refused = try sandbox.run(on: "B", ["sync"])
+        #expect(refused.status != 0, "\(refused)")
+        try sandbox.expectRejection(
+            on: "B", ["account", "unlock"],
+            message: "The remote no longer holds account default's key, so this device sends nothing; if encryption was turned off on another device, run: ideabox account encryption disable",
+            environment: Self.fast)
+        #expect(try sandbox.succeed(on: "B", ["account", "encryption", "disable"], environment: Self.fast)
+            == "This device let go of account default's key: encryption is off, and what it sends the server can read.\n")
         try sandbox.sync("B")
         #expect(try encryption(of: "B", in: sandbox) == "off")
     }

@@ -23,7 +23,10 @@ extension IdeaBoxCommand.Account {
 
         func run(in context: CommandContext) throws {
             let account = try EncryptedAccount(context: context, store: store)
-            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            guard let stored = try account.envelope() else {
+                if (try? account.keyFile.load()) != nil { throw EncryptionCommandError.envelopeGone(account: account.name) }
+                throw EncryptionCommandError.off(account: account.name)
+            }
             if let held = try? account.keyFile.load(), (try? stored.envelope.follow(from: held)) != nil {
                 print(EncryptionText.alreadyUnlocked(context.language))
                 return
@@ -119,7 +122,15 @@ extension IdeaBoxCommand.Account.Encryption {
 
         func run(in context: CommandContext) throws {
             let account = try EncryptedAccount(context: context, store: store)
-            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            guard let stored = try account.envelope() else {
+                // Turned off on another device (or the envelope is gone): this device lets go
+                // of its key, which until now kept it from sending anything plain.
+                guard (try? account.keyFile.load()) != nil else { throw EncryptionCommandError.off(account: account.name) }
+                try account.keyFile.remove()
+                _ = try? account.remote.encryption.refresh()
+                print(EncryptionText.releasedKey(account: account.name, context.language))
+                return
+            }
             let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
             try account.keyFile.save(keyring)
             guard try account.remote.encryption.refresh() == .on, let sealed = try account.remote.encryption.sealedDatabase() else {
