@@ -193,18 +193,24 @@ import Testing
         let alice = server.client("alice", token: server.aliceToken)
         // An upload that has sent 10 of its 1,000 bytes holds the one place (connected just
         // before it sends, so that it is never the connection idle longest).
-        let uploadPath = try await server.uploadPath()
-        let held = try server.connection()
-        let request = "POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789"
-        LoopbackSocket.send(request, on: held)
+        func holdAnUpload() async throws -> Int32 {
+            let uploadPath = try await server.uploadPath()
+            let held = try server.connection()
+            LoopbackSocket.send("POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789", on: held)
+            return held
+        }
+        var held = try await holdAnUpload()
         // A deadline for a loaded machine only; the place is refused in milliseconds here.
         let deadline = ContinuousClock.now + .seconds(120)
         var refused: CloudError?
         while ContinuousClock.now < deadline {
             refused = cloudError { try alice.uploadAsset(Data("second".utf8)) }
             if refused != nil { break }
-            // The held upload may not have claimed its place yet: what went through is deleted
-            // by collection alone, so a retry is harmless.
+            // The held upload had not claimed its place yet, or (a loaded machine reading the
+            // second first) was itself refused: hold another. What went through is deleted by
+            // collection alone, so a retry is harmless.
+            close(held)
+            held = try await holdAnUpload()
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(refused == .serviceUnavailable(retryAfter: 1), "the server's log: \(server.logLines.lines.withLock { $0 })")
