@@ -149,6 +149,9 @@ final class ConformanceServer: Sendable {
     /// The web token of a third account, revoked.
     let revokedWebToken: String
     private let running: InProcessServer
+
+    /// How many long polls the server holds now.
+    var pollsHeld: Int { running.pollsHeld }
     private let findings = Mutex<[String]>([])
 
     /// The server over a new, empty store of `kind`, serving `otherContainers` after its own container.

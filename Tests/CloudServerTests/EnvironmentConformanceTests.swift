@@ -1,5 +1,6 @@
 import CloudServer
 import Foundation
+import ProcessTestSupport
 import ServerStore
 import Testing
 
@@ -87,11 +88,17 @@ struct EnvironmentConformanceTests {
         ]]], in: Self.development)
         let token = try await server.post("tokens/create", ["apnsEnvironment": "development"], in: Self.development)
         let courier = try #require(token.json["webcourierURL"].string.flatMap { URL(string: $0 + "?timeout=1") })
+        // A change in production while the development poll is held never wakes it: it ends
+        // at its timeout with {}.
         let quiet = Task { try await server.fetch(courier) }
-        let fromProduction = try await Self.changeUntilAnswered(server, in: Self.production, tries: 10, quiet)
+        try await Poll.until("the development poll is held") { server.pollsHeld == 1 }
+        _ = try await server.modify([Server.operation("forceReplace", "p", fields: Server.ideaFields(title: "production"))], in: Self.production)
+        let fromProduction = try await quiet.value
         #expect(fromProduction.status == 200 && fromProduction.json.object?.isEmpty == true, "\(fromProduction)")
         let woken = Task { try await server.fetch(URL(string: courier.absoluteString.replacingOccurrences(of: "timeout=1", with: "timeout=30"))!) }
-        let fromDevelopment = try await Self.changeUntilAnswered(server, in: Self.development, tries: 100, woken)
+        try await Poll.until("the development poll is held again") { server.pollsHeld == 1 }
+        _ = try await server.modify([Server.operation("forceReplace", "d", fields: Server.ideaFields(title: "development"))], in: Self.development)
+        let fromDevelopment = try await woken.value
         #expect(fromDevelopment.json["notificationType"] == "recordZone" && fromDevelopment.json["zoneID"]["zoneName"] == "Ideas", "\(fromDevelopment)")
     }
 
@@ -104,20 +111,5 @@ struct EnvironmentConformanceTests {
         ], in: Self.development)
         #expect(zones.zones.map { $0["serverErrorCode"].string } == [nil, "QUOTA_EXCEEDED"], "\(zones)")
         #expect(try await server.store.usage(account: server.alice.name).zones == 2)
-    }
-
-    /// Saves a record in alice's Ideas of `database` every 50 ms until `poll` has an answer
-    /// (the poll may not have reached the server when the first save lands), at most `tries` times.
-    static func changeUntilAnswered(
-        _ server: ConformanceServer, in database: String, tries: Int, _ poll: Task<Answer, any Error>
-    ) async throws -> Answer {
-        let answered = Answered(poll)
-        for index in 0..<tries {
-            if let answer = await answered.value { return answer }
-            _ = try await server.modify(
-                [Server.operation("forceReplace", "r\(index)", fields: Server.ideaFields(title: "\(index)"))], in: database)
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try await poll.value
     }
 }

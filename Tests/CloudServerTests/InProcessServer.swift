@@ -12,6 +12,8 @@ import ServerStore
 final class InProcessServer: Sendable {
     /// What sends requests to the router.
     let client: any TestClientProtocol
+    /// Where its long polls wait.
+    private let hub: ZoneChangeHub
     private let stopping: AsyncStream<Void>.Continuation
     private let uploads: UploadSpool
 
@@ -31,6 +33,7 @@ final class InProcessServer: Sendable {
         }
         guard let client = await clients.first(where: { _ in true }) else { throw CancellationError() }
         self.client = client
+        self.hub = hub
         self.stopping = stopping
         self.uploads = uploads
     }
@@ -39,6 +42,9 @@ final class InProcessServer: Sendable {
         stop()
         uploads.remove()
     }
+
+    /// How many long polls it holds now.
+    var pollsHeld: Int { hub.waiting }
 
     /// Stops the application as a SIGTERM stops `serve`: its held polls are answered at once.
     func stop() {

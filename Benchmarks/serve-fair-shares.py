@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The hostile account of issue 37, for figures before and after (BENCHMARKS.md); the
-tests that must pass are ServeFairShareTests. Loopback only, bounded in count and time.
+"""The hostile account of issue 37, for figures before and after (BENCHMARKS.md): a
+benchmark, not a test (the tests that must pass are ServeFairShareTests). Its waits are
+the attack's own pace (a byte every round) and the moments it measures (1 s and 5 s after
+the attack). Loopback only, bounded in count and time.
 
-    Tests/Probes/serve-fair-shares.py IDEABOX MODE COUNT [serve arguments...]
+    Benchmarks/serve-fair-shares.py IDEABOX MODE COUNT [serve arguments...]
 
 Starts IDEABOX serve under prlimit --nofile=1024:1024 (mode reset-memory: no limit) with
 accounts alice (the attacker) and bob, runs the attack, and prints what bob waited and
@@ -10,7 +12,7 @@ what the server held: open files, long polls held, resident memory.
 MODE: hit-and-run (polls sent and closed: FIN), reset-memory (polls reset: RST), held-polls,
 slow-bodies (Content-Length 100000, a byte every 5 s), slow-uploads (Content-Length 1000).
 """
-import json, os, shutil, socket, struct, subprocess, sys, tempfile, time, urllib.request
+import json, os, shutil, socket, struct, subprocess, sys, tempfile, threading, time, urllib.request
 
 binary, mode, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 extra = sys.argv[4:]
@@ -25,17 +27,16 @@ def add(name):
 
 alice, bob = add("alice"), add("bob")
 limit = [] if mode == "reset-memory" else ["prlimit", "--nofile=1024:1024"]
-log = open(f"{folder}/serve.log", "w+")
 server = subprocess.Popen(limit + [binary, "serve", "--listen", "127.0.0.1:0", "--store", store] + extra,
-                          env=env, stderr=log, stdout=subprocess.DEVNULL)
+                          env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+# The port from serve's first line; its request lines are then read and dropped, so that
+# a full pipe never holds the server up.
 port = None
-for _ in range(200):
-    log.seek(0)
-    text = log.read()
-    if "listening on http://127.0.0.1:" in text:
-        port = int(text.split("listening on http://127.0.0.1:")[1].split(" ")[0])
+for line in server.stderr:
+    if "listening on http://127.0.0.1:" in line:
+        port = int(line.split("listening on http://127.0.0.1:")[1].split(" ")[0])
         break
-    time.sleep(0.05)
+threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
 assert port, "serve did not start"
 
 def post(path, body, token):
