@@ -49,16 +49,9 @@ public struct RecordRewriter: Sendable {
             for record in try listing(zone) {
                 var plain: RemoteRecord
                 if record.fields[RecordSealer.sealedField] != nil {
-                    guard sealer.keyID(of: record) != sealer.keyring.current.id else { continue }
-                    do {
-                        plain = try sealer.open(record)
-                    } catch {
-                        report(error)
-                        continue
-                    }
-                    plain.fields = try Self.mapAssets(plain.fields) { reference in
-                        try sealed.uploadAsset(try sealer.openAsset(try raw.fetchAsset(reference), reference: reference))
-                    }
+                    guard sealer.keyID(of: record) != sealer.keyring.current.id,
+                          let openedRecord = try opened(record, assetsThrough: sealed) else { continue }
+                    plain = openedRecord
                 } else {
                     plain = record
                     plain.fields = try Self.mapAssets(plain.fields) { try sealed.uploadAsset(try raw.fetchAsset($0)) }
@@ -73,6 +66,23 @@ public struct RecordRewriter: Sendable {
         return count
     }
 
+    /// `record` opened, its assets opened and uploaded again through `target` (sealed again
+    /// by a sealed remote, plain by the raw one); nil, reported, if it does not open.
+    private func opened(_ record: RemoteRecord, assetsThrough target: any CloudDatabase) throws -> RemoteRecord? {
+        let sealer = sealed.sealer
+        var plain: RemoteRecord
+        do {
+            plain = try sealer.open(record)
+        } catch {
+            report(error)
+            return nil
+        }
+        plain.fields = try Self.mapAssets(plain.fields) { reference in
+            try target.uploadAsset(try sealer.openAsset(try raw.fetchAsset(reference), reference: reference))
+        }
+        return plain
+    }
+
     /// Opens every sealed record of `zones` and stores it plain; returns how many.
     @discardableResult
     public func openEverything(_ zones: [Zone]) throws -> Int {
@@ -82,16 +92,7 @@ public struct RecordRewriter: Sendable {
             var saves: [RemoteRecord] = []
             var stale: [RecordID] = []
             for record in try listing(zone) where record.fields[RecordSealer.sealedField] != nil {
-                var plain: RemoteRecord
-                do {
-                    plain = try sealer.open(record)
-                } catch {
-                    report(error)
-                    continue
-                }
-                plain.fields = try Self.mapAssets(plain.fields) { reference in
-                    try raw.uploadAsset(try sealer.openAsset(try raw.fetchAsset(reference), reference: reference))
-                }
+                guard let plain = try opened(record, assetsThrough: raw) else { continue }
                 if plain.recordID != record.recordID { stale.append(record.recordID) }
                 saves.append(plain)
             }
