@@ -96,19 +96,8 @@ struct ServeFairShareTests {
         defer { served.process.close() }
         let poll = try served.webcourierRequest(token: served.alice)
         let body = served.slowBody(token: served.alice)
-        let port = served.port
-        let held = try await OwnThread.run {
-            try (0..<1_100).map { index in
-                let descriptor = try LoopbackSocket.connect(port: port)
-                LoopbackSocket.send(index.isMultiple(of: 2) ? poll : body, on: descriptor)
-                return descriptor
-            }
-        }
+        let held = try await served.holdConnections(1_100) { $0.isMultiple(of: 2) ? poll : body }
         defer { held.forEach { close($0) } }
-        // Once the server has taken the last of them (to read it, or to close it).
-        try await Poll.until("serve has taken the last connection", timeout: .seconds(20)) {
-            LoopbackSocket.serverEnd(of: held[held.count - 1]).map { !$0.isOpen || $0.unread == 0 } ?? true
-        }
         let took = try await served.bobListsZones()
         #expect(took < .seconds(1), "bob waited \(took)")
         #expect(!served.process.log.contains(" 500 "))
@@ -119,18 +108,8 @@ struct ServeFairShareTests {
         let served = try await Self.server()
         defer { served.process.close() }
         let body = served.slowBody(token: served.alice)
-        let port = served.port
-        let held = try await OwnThread.run {
-            try (0..<1_100).map { _ in
-                let descriptor = try LoopbackSocket.connect(port: port)
-                LoopbackSocket.send(body, on: descriptor)
-                return descriptor
-            }
-        }
+        let held = try await served.holdConnections(1_100) { _ in body }
         defer { held.forEach { close($0) } }
-        try await Poll.until("serve has taken the last connection", timeout: .seconds(20)) {
-            LoopbackSocket.serverEnd(of: held[held.count - 1]).map { !$0.isOpen || $0.unread == 0 } ?? true
-        }
         let took = try await served.bobListsZones()
         #expect(took < .seconds(1), "bob waited \(took)")
         // The last one was refused unread, and told when to try again.
@@ -190,6 +169,29 @@ private struct Served {
     func get(_ path: String) throws -> String {
         let answer = try LoopbackSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         return answer.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    }
+
+    /// `count` connections, the one at index i sending `request(i)`, from a thread of their
+    /// own; returns once the server has taken the last of them (to read it, or to close it).
+    /// The caller closes them.
+    func holdConnections(_ count: Int, sending request: @escaping @Sendable (Int) -> String) async throws -> [Int32] {
+        let port = port
+        let held = try await OwnThread.run {
+            try (0..<count).map { index in
+                let descriptor = try LoopbackSocket.connect(port: port)
+                LoopbackSocket.send(request(index), on: descriptor)
+                return descriptor
+            }
+        }
+        do {
+            try await Poll.until("serve has taken the last connection", timeout: .seconds(20)) {
+                LoopbackSocket.serverEnd(of: held[held.count - 1]).map { !$0.isOpen || $0.unread == 0 } ?? true
+            }
+        } catch {
+            held.forEach { close($0) }
+            throw error
+        }
+        return held
     }
 
     /// How long bob's `zones/list` takes to be answered (it must be answered: 200).
