@@ -24,6 +24,8 @@ public enum AccountEncryptionError: Error, Hashable, Sendable, CustomStringConve
     case tooManyEarlierKeys
     /// The device's own key file can't be read; `reason` says what is wrong.
     case unreadableKeyring(reason: String)
+    /// scrypt could not derive the passphrase's key (its memory could not be had).
+    case keyDerivationFailed
 
     public var description: String {
         switch self {
@@ -37,6 +39,7 @@ public enum AccountEncryptionError: Error, Hashable, Sendable, CustomStringConve
         case .keysNotInEnvelope: "This device's keys are no longer in the account's key envelope: unlock it with the passphrase or the recovery key."
         case .tooManyEarlierKeys: "The account already keeps \(AccountKeyring.maximumEarlierKeys) earlier keys: reset its encryption instead of rotating."
         case let .unreadableKeyring(reason): "This device's key file cannot be read: \(reason)."
+        case .keyDerivationFailed: "The passphrase's key could not be derived (too little memory?); nothing changed."
         }
     }
 }

@@ -164,7 +164,9 @@ public struct KeyEnvelope: Hashable, Sendable {
             do {
                 derived = try scrypt.deriveKey(passphrase: Self.normalized(passphrase), salt: passphraseSalt)
             } catch {
-                throw .unreadableEnvelope(reason: "scrypt refused its parameters (\(scrypt))")
+                // The envelope's parameters are bounded when it is read: they fail only when
+                // their memory cannot be had.
+                throw .keyDerivationFailed
             }
             guard let kek = KeyWrap.open(passphraseBox, with: derived, context: Self.passphraseContext(scrypt, passphraseSalt)) else {
                 throw .wrongPassphrase
@@ -204,8 +206,13 @@ public struct KeyEnvelope: Hashable, Sendable {
     ) throws(AccountEncryptionError) -> (salt: [UInt8], box: [UInt8]) {
         guard !passphrase.allSatisfy(\.isWhitespace) else { throw .emptyPassphrase }
         let salt = random.bytes(saltSize)
-        // Bounded parameters never fail; a failure here is a bug, not an input.
-        let derived = try! scrypt.deriveKey(passphrase: normalized(passphrase), salt: salt)
+        let derived: SymmetricKey
+        do {
+            derived = try scrypt.deriveKey(passphrase: normalized(passphrase), salt: salt)
+        } catch {
+            // Bounded parameters fail only when their memory cannot be had.
+            throw .keyDerivationFailed
+        }
         return (salt, KeyWrap.seal(kek, with: derived, context: passphraseContext(scrypt, salt), random: random))
     }
 

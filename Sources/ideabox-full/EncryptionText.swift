@@ -199,6 +199,7 @@ enum EncryptionCommandError: UserFacingError {
         case .keysNotInEnvelope: "這台裝置的金鑰已不在帳號的金鑰信封中：請以密語或復原金鑰解鎖"
         case .tooManyEarlierKeys: "帳號已保留 \(AccountKeyring.maximumEarlierKeys) 把舊金鑰：請重設加密，而不是輪替"
         case let .unreadableKeyring(reason): "無法讀取這台裝置的金鑰檔：\(reason)"
+        case .keyDerivationFailed: "無法由密語推導出金鑰（記憶體可能不足）；沒有任何變更"
         }
     }
 }
