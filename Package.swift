@@ -231,7 +231,7 @@ let package = Package(
             name: "IdeaSyncTests",
             dependencies: [
                 "IdeaSync", "IdeaStore", "CloudKitModel", "ServerStore", "EmbeddedRemote", "SQLiteServerStore", "IdeaBoxFoundation", "RemoteTestSupport",
-                "CloudHTTPClient", "CloudServer", "PostgresServerStore", "DatabaseDamage",
+                "CloudHTTPClient", "CloudServer", "PostgresServerStore", "DatabaseDamage", "AccountEncryption", "IdeaModel", "LibrarySync",
             ]),
         .testTarget(
             name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation"]),

@@ -23,12 +23,12 @@ public final class EncryptedDatabase: CloudDatabase {
     private let containerID: String
     private let hiddenNameZones: Set<RecordZoneID>
     private let plainNames: @Sendable (RecordZoneID) -> [String]
-    private let report: @Sendable (OpenFailure) -> Void
+    let report: @Sendable (OpenFailure) -> Void
     private let onState: @Sendable (EncryptionState) -> Void
     private let random: RandomBytes
     private let mode = Mutex<Mode?>(nil)
 
-    private enum Mode: Sendable {
+    enum Mode: Sendable {
         case plain
         case locked
         case sealed(SealedDatabase)
@@ -99,7 +99,7 @@ public final class EncryptedDatabase: CloudDatabase {
     public func accountStatus() throws -> AccountStatus {
         let status = try base.accountStatus()
         guard case .available = status else { return status }
-        if try refresh() == .locked { throw AccountLocked() }
+        if try refresh() == .locked { throw AccountLocked(keyHeldHere: keyFile.exists) }
         return status
     }
 
@@ -117,7 +117,7 @@ public final class EncryptedDatabase: CloudDatabase {
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        try database(for: zone).fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+        try fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
     public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
@@ -134,7 +134,7 @@ public final class EncryptedDatabase: CloudDatabase {
 
     // MARK: Inside
 
-    private func current() throws -> Mode {
+    func current() throws -> Mode {
         if let known = mode.withLock({ $0 }) { return known }
         try refresh()
         return mode.withLock { $0 } ?? .locked

@@ -105,9 +105,11 @@ public struct RecordRewriter: Sendable {
 
     // MARK: Inside
 
+    /// Every record of `zone`: the plain ones, and the sealed ones (`RecordSealer.sealedType`).
     private func listing(_ zone: Zone) throws -> [RemoteRecord] {
         do {
             return try raw.records(in: zone.zone, ofType: zone.recordType)
+                + raw.records(in: zone.zone, ofType: RecordSealer.sealedType(of: zone.recordType))
         } catch CloudError.zoneNotFound {
             return []
         }

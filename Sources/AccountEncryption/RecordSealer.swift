@@ -4,8 +4,13 @@ import Foundation
 
 /// Seals records and assets under an account's keyring, and opens them back.
 ///
-/// A sealed record keeps its record type and (outside hidden-name zones) its record name;
-/// every field goes into one `BYTES` field, `sealed`:
+/// A sealed record keeps (outside hidden-name zones) its record name, and its record type
+/// behind a prefix (`SealedIdea` for an `Idea`), so that a device of a release before
+/// encryption never takes it for one of its own: it skips it as an unknown type when it
+/// fetches, never lists it (so an old device's "overwrite the remote" neither learns its
+/// change tag nor deletes it), and its saves under the plain type meet a change tag it cannot
+/// have, a conflict it cannot read, and stay queued on that device. Every field goes into one
+/// `BYTES` field, `sealed`:
 ///
 /// ```
 /// format=1 (1)  key id (8)  nonce (12)  ciphertext  tag (16)      ChaCha20-Poly1305
@@ -35,6 +40,13 @@ public struct RecordSealer: Sendable {
     public static let formatVersion: UInt8 = 1
     /// What sealing adds to a record's or an asset's bytes: format, key id, nonce and tag.
     public static let overhead = 1 + AccountKeyID.byteCount + 12 + 16
+    /// What a sealed record's type starts with, before the plain type.
+    public static let sealedTypePrefix = "Sealed"
+
+    /// The record type the remote knows a sealed record of `plainType` by.
+    public static func sealedType(of plainType: String) -> String {
+        sealedTypePrefix + plainType
+    }
 
     /// The keys.
     public let keyring: AccountKeyring
@@ -80,16 +92,17 @@ public struct RecordSealer: Sendable {
 
     // MARK: Records
 
-    /// `record` sealed with the current key, under its remote id; its change tag and server
-    /// times are kept. Its plain name must be at most 1024 bytes.
+    /// `record` sealed with the current key, under its remote id and sealed type; its change
+    /// tag and server times are kept. Its plain name must be at most 1024 bytes.
     public func seal(_ record: RemoteRecord) -> RemoteRecord {
         let remoteID = remoteRecordID(for: record.recordID)
+        let remoteType = Self.sealedType(of: record.recordType)
         let key = keyring.current
         let payload = SealedPayload.encode(name: record.recordID.recordName, fields: record.fields)
         let nonce = try! ChaChaPoly.Nonce(data: random.bytes(12))
         let box = try! ChaChaPoly.seal(
             payload, using: recordKeys[key.id]!.key, nonce: nonce,
-            authenticating: recordContext(remoteID, type: record.recordType, key: key.id))
+            authenticating: recordContext(remoteID, type: remoteType, key: key.id))
         var blob = Data(capacity: Self.overhead + payload.count)
         blob.append(Self.formatVersion)
         blob.append(contentsOf: key.id.bytes)
@@ -98,7 +111,7 @@ public struct RecordSealer: Sendable {
         let assets = record.fields.values.flatMap(\.assetReferences)
         if !assets.isEmpty { fields[Self.assetsField] = .list(assets.map(FieldValue.asset)) }
         return RemoteRecord(
-            recordType: record.recordType, recordID: remoteID, fields: fields, changeTag: record.changeTag,
+            recordType: remoteType, recordID: remoteID, fields: fields, changeTag: record.changeTag,
             creationDate: record.creationDate, modificationDate: record.modificationDate)
     }
 
@@ -107,7 +120,10 @@ public struct RecordSealer: Sendable {
     /// does not verify here (its zone, name, type and container).
     public func open(_ sealed: RemoteRecord) throws(OpenFailure) -> RemoteRecord {
         let subject = OpenFailure.Subject.record(sealed.recordID, recordType: sealed.recordType)
-        guard case .bytes(let blob)? = sealed.fields[Self.sealedField] else { throw OpenFailure(subject, .notSealed) }
+        guard sealed.recordType.hasPrefix(Self.sealedTypePrefix), case .bytes(let blob)? = sealed.fields[Self.sealedField] else {
+            throw OpenFailure(subject, .notSealed)
+        }
+        let plainType = String(sealed.recordType.dropFirst(Self.sealedTypePrefix.count))
         let (keyID, box) = try parse(blob, subject)
         guard let key = recordKeys[keyID] else { throw OpenFailure(subject, .unknownKey(keyID)) }
         guard let payload = try? ChaChaPoly.open(
@@ -122,7 +138,7 @@ public struct RecordSealer: Sendable {
         let plainID = RecordID(recordName: plain.name, zoneID: sealed.recordID.zoneID)
         guard remoteRecordID(for: plainID) == sealed.recordID else { throw OpenFailure(subject, .nameMismatch) }
         return RemoteRecord(
-            recordType: sealed.recordType, recordID: plainID, fields: plain.fields, changeTag: sealed.changeTag,
+            recordType: plainType, recordID: plainID, fields: plain.fields, changeTag: sealed.changeTag,
             creationDate: sealed.creationDate, modificationDate: sealed.modificationDate)
     }
 

@@ -86,21 +86,50 @@ public struct SealedDatabase: CloudDatabase {
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        let changes = try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-        guard !passesThrough(zone) else { return changes }
-        return ZoneChanges(
-            changed: changes.changed.compactMap(open),
+        let (changes, unknownKeys) = try fetchChangesHoldingBackUnknownKeys(in: zone, since: token, resultsLimit: resultsLimit)
+        unknownKeys.forEach(report)
+        return changes
+    }
+
+    /// The changes of `zone` after `token`, opened, and apart the refusals of records sealed
+    /// under a key this device does not hold (not yet reported: the caller may learn the key
+    /// and fetch again). Tokens are `SealedChangeToken`s of the current key: one read under
+    /// another state throws `changeTokenExpired`.
+    func fetchChangesHoldingBackUnknownKeys(
+        in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int
+    ) throws -> (changes: ZoneChanges, unknownKeys: [OpenFailure]) {
+        guard !passesThrough(zone) else { return (try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit), []) }
+        let key = sealer.keyring.current.id
+        let changes = try base.fetchChanges(
+            in: zone, since: try token.map { try SealedChangeToken.unwrap($0, key: key) }, resultsLimit: resultsLimit)
+        var unknownKeys: [OpenFailure] = []
+        let opened = changes.changed.compactMap { record -> RemoteRecord? in
+            do {
+                let plain = try sealer.open(record)
+                learn(plain.recordID, remote: record.recordID)
+                return plain
+            } catch {
+                if case .unknownKey = error.reason { unknownKeys.append(error) } else { report(error) }
+                return nil
+            }
+        }
+        let plainChanges = ZoneChanges(
+            changed: opened,
             deleted: changes.deleted.map { deleted in
-                guard sealer.hiddenNameZones.contains(zone), let name = names.plainName(of: deleted.recordID) else { return deleted }
-                return DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: deleted.recordType)
+                let prefix = RecordSealer.sealedTypePrefix
+                let type = deleted.recordType.hasPrefix(prefix) ? String(deleted.recordType.dropFirst(prefix.count)) : deleted.recordType
+                guard sealer.hiddenNameZones.contains(zone), let name = names.plainName(of: deleted.recordID) else {
+                    return DeletedRecord(recordID: deleted.recordID, recordType: type)
+                }
+                return DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: type)
             },
-            token: changes.token, moreComing: changes.moreComing)
+            token: SealedChangeToken.wrap(changes.token, key: key), moreComing: changes.moreComing)
+        return (plainChanges, unknownKeys)
     }
 
     public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        let records = try base.records(in: zone, ofType: recordType)
-        guard !passesThrough(zone) else { return records }
-        return records.compactMap(open)
+        guard !passesThrough(zone) else { return try base.records(in: zone, ofType: recordType) }
+        return try base.records(in: zone, ofType: RecordSealer.sealedType(of: recordType)).compactMap(open)
     }
 
     public func uploadAsset(_ data: Data) throws -> AssetReference {

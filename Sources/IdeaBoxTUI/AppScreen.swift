@@ -188,6 +188,7 @@ public enum AppScreen {
         let row = app.layout.statusRow
         grid.fill(row: row, style: statusBar)
         var parts: [String] = []
+        if app.status.isEncrypted { parts.append(app.text.encrypted) }
         if app.status.showsPendingCount { parts.append(app.text.pending(app.status.pendingCount)) }
         parts += app.status.companionsPending.map(app.text.pending)
         if let delivery = app.status.delivery { parts.append(app.text.delivery(delivery)) }

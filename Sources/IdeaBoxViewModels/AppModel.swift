@@ -424,6 +424,8 @@ public final class AppModel {
         // Sync finished or failed: changes may have been confirmed.
         if let stale = try? repository.staleIdeaIds() { staleIdeaIds = stale }
         status.sync = words
+        // Encryption changes only in a sync, and every sync changes the words: read it then.
+        status.isEncrypted = engineStatus.canSync && sync.isEncrypted()
         switch engineStatus {
         case .offline, .syncing: status.showsPendingCount = false
         default: status.showsPendingCount = true

@@ -33,6 +33,9 @@ public struct StatusModel: Sendable, Equatable {
     /// How other devices' changes arrive (`live` or `polling`); nil while nothing listens,
     /// and while no sync can happen (offline, signed out, over quota).
     public var delivery: ChangeDelivery?
+    /// Whether the account's ideas travel sealed and this device holds the key: the bar
+    /// says `encrypted` beside the sync state.
+    public var isEncrypted = false
     /// The sync companions (the library) with changes waiting: "library: 3 pending".
     public var companionsPending: [CompanionPending] = []
     /// The current message, if any.

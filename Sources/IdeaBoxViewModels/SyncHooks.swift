@@ -9,6 +9,9 @@ public struct SyncHooks: Sendable {
     public var isNetworkOn: @Sendable () throws -> Bool
     /// Turns this device's network on or off.
     public var setNetworkOn: @Sendable (Bool) throws -> Void
+    /// Whether the account's ideas travel sealed and this device holds the key, as the last
+    /// sync found (read without the network, once per sync).
+    public var isEncrypted: @Sendable () -> Bool = { false }
 
     /// Hooks over `engine` and a network switch.
     public init(

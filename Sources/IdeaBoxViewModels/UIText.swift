@@ -77,8 +77,12 @@ public struct UIText: Sendable {
             return SyncWords(
                 text("Another account's ideas — local only", "靈感屬於其他帳號 — 僅限本機"),
                 detail: text("signed in as \(current); sign in as \(bound)", "已登入 \(current)；請登入 \(bound)"))
-        case .locked:
+        case .locked(keyHeldHere: false):
             return SyncWords(text("Encrypted — run ideabox account unlock", "已加密 — 請執行 ideabox account unlock"))
+        case .locked(keyHeldHere: true):
+            return SyncWords(
+                text("Encrypted — this device's key is not in use", "已加密 — 這台裝置的金鑰已不再使用"),
+                detail: text("ideabox account unlock, or encryption disable if turned off", "請執行 ideabox account unlock，或在加密已關閉時執行 encryption disable"))
         case let .failed(reason, retryAt):
             return SyncWords(
                 text("Sync failed · next try in \(seconds(retryAt))s", "同步失敗 · \(seconds(retryAt)) 秒後再試"),
@@ -91,6 +95,10 @@ public struct UIText: Sendable {
         let words = syncWords(status, now: now)
         return words.detail.map { "\(words.state): \($0)" } ?? words.state
     }
+
+    /// The status bar's mark, beside the sync state, while the account's ideas travel
+    /// sealed and this device holds the key.
+    public var encrypted: String { text("encrypted", "已加密") }
 
     /// How changes of other devices arrive, after the sync state: `live` while a long poll
     /// is held, `polling` while none is.

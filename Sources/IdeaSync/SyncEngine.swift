@@ -34,6 +34,10 @@ public final class SyncEngine: Sendable {
     /// The longest wait between tries once three retries failed; any other trigger (a
     /// local change, `s`, the network coming back) tries sooner.
     public static let afterRetriesMilliseconds: Int64 = 30_000
+    /// The longest wait between the looks of a locked device: each reads the account's key
+    /// envelope from the remote (a request, unlike local mode's other looks), so they back
+    /// off from two seconds to this; an unlock is noticed by then, or at once by any trigger.
+    public static let lockedLookMilliseconds: Int64 = 30_000
 
     private struct State {
         var status: SyncStatus = .starting
@@ -55,6 +59,8 @@ public final class SyncEngine: Sendable {
         var lastFullSync: Int64?
         var delivery: ChangeDelivery?
         var isLooking = false
+        /// Looks in a row that found the device locked.
+        var lockedLooks = 0
     }
 
     private let session: SyncSession
@@ -256,6 +262,7 @@ public final class SyncEngine: Sendable {
             }
             let firstSuccess = state.withLock { state -> Bool in
                 state.retryAttempt = 0
+                state.lockedLooks = 0
                 state.lastFailure = nil
                 if scope == .everything { state.lastFullSync = scheduler.clock.now().milliseconds }
                 defer { state.hasCheckedIntegrity = true }
@@ -320,9 +327,13 @@ public final class SyncEngine: Sendable {
         case let .wrongAccount(bound, current):
             publish(.wrongAccount(bound: bound, current: current))
             request(after: Self.localModeMilliseconds, isIdle: true)
-        case .locked:
-            publish(.locked)
-            request(after: Self.localModeMilliseconds, isIdle: true)
+        case .locked(let keyHeldHere):
+            publish(.locked(keyHeldHere: keyHeldHere))
+            let looks = state.withLock { state -> Int in
+                state.lockedLooks += 1
+                return state.lockedLooks
+            }
+            request(after: Self.lockedLookDelay(afterLooks: looks), isIdle: true)
         case .transient, .store, .storage:
             let attempt = state.withLock { state -> Int in
                 state.retryAttempt += 1
@@ -344,6 +355,12 @@ public final class SyncEngine: Sendable {
             }
             request(after: delay)
         }
+    }
+
+    /// The wait before a locked device looks again after `looks` looks in a row found it
+    /// locked: 2 s, doubling up to `lockedLookMilliseconds`.
+    public static func lockedLookDelay(afterLooks looks: Int) -> Int64 {
+        min(localModeMilliseconds << min(max(0, looks - 1), 8), lockedLookMilliseconds)
     }
 
     /// A server's retry-after in milliseconds, within 0 and an hour: a value that is not a

@@ -16,9 +16,11 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     case quotaExceeded
     /// Signed in to another account than the one this device's ideas belong to.
     case wrongAccount(bound: String, current: String)
-    /// The account's ideas are encrypted and this device holds no key: nothing is sent or
-    /// fetched until `ideabox account unlock`.
-    case locked
+    /// The account's ideas are encrypted and this device holds no key (or, `keyHeldHere`, a
+    /// key the account no longer uses: turned off or reset on another device, or the
+    /// envelope removed from the server): nothing is sent or fetched until
+    /// `ideabox account unlock` (or `ideabox account encryption disable`).
+    case locked(keyHeldHere: Bool)
     /// Worth retrying: the remote's error (with how long it asked to wait, if it did).
     case transient(CloudError)
     /// The local database failed.
@@ -42,8 +44,14 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
             "Signed in as \(current), but these ideas belong to \(bound); sign in as \(bound) to sync them."
         case let (.wrongAccount(bound, current), .traditionalChinese):
             "目前登入的是 \(current)，但這些靈感屬於 \(bound)；請登入 \(bound) 以同步"
-        case (.locked, .english): "This account's ideas are encrypted and this device is locked; run ideabox account unlock."
-        case (.locked, .traditionalChinese): "這個帳號的靈感已加密，這台裝置尚未解鎖；請執行 ideabox account unlock"
+        case (.locked(false), .english): "This account's ideas are encrypted and this device is locked; run ideabox account unlock."
+        case (.locked(false), .traditionalChinese): "這個帳號的靈感已加密，這台裝置尚未解鎖；請執行 ideabox account unlock"
+        case (.locked(true), .english):
+            "The account no longer uses this device's key (encryption turned off or reset on another device, or its key removed "
+                + "from the server), so nothing is sent; run ideabox account unlock, or ideabox account encryption disable if it was turned off."
+        case (.locked(true), .traditionalChinese):
+            "帳號已不再使用這台裝置的金鑰（在另一台裝置關閉或重設了加密，或金鑰已從伺服器移除），所以不會送出任何資料；"
+                + "請執行 ideabox account unlock，若加密已關閉則執行 ideabox account encryption disable"
         case let (.transient(error), .english): "The remote failed: \(error.reason(in: language))."
         case let (.transient(error), .traditionalChinese): "遠端發生錯誤：\(error.reason(in: language))"
         case let (.store(reason), .english): "The local database failed: \(reason)."
@@ -57,8 +65,8 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     init(localError error: any Error) {
         if let error = error as? StorageError {
             self = .storage(error)
-        } else if error is AccountLocked {
-            self = .locked
+        } else if let locked = error as? AccountLocked {
+            self = .locked(keyHeldHere: locked.keyHeldHere)
         } else {
             self = .store(String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " "))
         }

@@ -40,6 +40,20 @@ public enum SyncLogText {
         entry.text(in: language) ?? message(entry.message, language)
     }
 
+    /// The line for a version of an idea the remote served that is older than what this
+    /// device already agreed on with it (`ReplayRule`): refused, never merged.
+    public static func replayRefused(title: String, id: String, _ language: Language) -> String {
+        let name = title.isEmpty ? id : "“\(title)” (\(id))"
+        let chineseName = title.isEmpty ? id : "「\(title)」（\(id)）"
+        return switch language {
+        case .english:
+            "Refused an older version of \(name) from the remote (replayed, or the server was restored from a backup): "
+                + "nothing here changed, and this device's version is sent again."
+        case .traditionalChinese:
+            "已拒絕遠端送來的\(chineseName)舊版本（被重播，或伺服器從備份還原）：這台裝置的資料未變更，並重新送出這台裝置的版本"
+        }
+    }
+
     /// A stored log message in `language`.
     public static func message(_ stored: String, _ language: Language) -> String {
         guard language == .traditionalChinese else { return stored }

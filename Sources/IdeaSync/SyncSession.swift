@@ -243,9 +243,10 @@ public struct SyncSession: Sendable {
                 try repository.requeue(deletedIds)
             }
             refetched?.formUnion(page.remote.changes.map(\.ideaId))
+            let remote = try refusingReplays(page.remote)
             if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
-                    page.remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now(),
+                    remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now(),
                     rule: ConflictRule.decide)
                 report.received += summary.applied
                 report.conflicts += summary.conflicts
@@ -259,6 +260,33 @@ public struct SyncSession: Sendable {
             try repository.forEachSyncState { if !refetched.contains($0.ideaId) { missing.append($0.ideaId) } }
             try repository.requeue(missing)
         }
+    }
+
+    /// `remote` without the versions older than what this device settled with the remote
+    /// (`ReplayRule`): each is logged and left unmerged, and this device's version is queued
+    /// to be sent again (over the tag the old version came with), so a server restored from
+    /// a backup gets the present back. The page's other changes are applied as usual.
+    private func refusingReplays(_ remote: PreparedRemoteChanges) throws -> PreparedRemoteChanges {
+        let settled = try repository.settledStates(of: remote.changes.map(\.ideaId))
+        guard !settled.isEmpty else { return remote }
+        var kept: [RemoteChange] = []
+        var refused: [UUID] = []
+        let now = clock.now()
+        for change in remote.changes {
+            guard let mine = settled[change.ideaId], ReplayRule.isReplay(change, settled: mine) else {
+                kept.append(change)
+                continue
+            }
+            refused.append(change.ideaId)
+            let title = if case .saved(let idea, _) = mine { idea.title } else { "" }
+            let id = String(change.ideaId.lowercasedString.prefix(8))
+            try repository.logSyncEvent(
+                .warning, english: SyncLogText.replayRefused(title: title, id: id, .english),
+                chinese: SyncLogText.replayRefused(title: title, id: id, .traditionalChinese), at: now)
+        }
+        guard !refused.isEmpty else { return remote }
+        try repository.requeue(refused)
+        return PreparedRemoteChanges(kept)
     }
 
     /// One page of the remote's changes, read as ideas.

@@ -21,8 +21,9 @@ public enum SyncStatus: Sendable, Equatable {
     case quotaExceeded
     /// Signed in to `current`, but this device's ideas belong to `bound`: nothing is sent.
     case wrongAccount(bound: String, current: String)
-    /// The account's ideas are encrypted and this device holds no key: nothing is sent.
-    case locked
+    /// The account's ideas are encrypted and this device holds no key (or, `keyHeldHere`,
+    /// one the account no longer uses): nothing is sent.
+    case locked(keyHeldHere: Bool)
     /// Three retries failed for `reason`; sync keeps trying, more slowly, next at `retryAt`
     /// (or sooner on a trigger).
     case failed(reason: SyncFailure, retryAt: Timestamp)

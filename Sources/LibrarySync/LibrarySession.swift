@@ -44,6 +44,13 @@ public final class LibrarySession: @unchecked Sendable {
     /// The most bytes a record holds (CloudKit's limit, 1 MB): a file whose record would be
     /// larger goes as an asset, uploaded on its own and named by `filedata`.
     public static let maximumRecordBytes = 1 << 20
+    /// Room kept below the remote's limits for a record's or a file's seal when the account
+    /// is encrypted: a sealed library record is 132 bytes larger than its plain fields (the
+    /// sealed payload's framing, the seal's format, key id, nonce and tag, the field's name),
+    /// a sealed asset 37 bytes larger than the file. A file at either limit plain must fit sealed.
+    public static let sealingMargin = 1024
+    /// The largest file synced: an asset's limit, less the room for its seal.
+    public static let maximumFileBytes = AssetReference.maximumSize - sealingMargin
     /// The most bytes of file data in one modify request (its JSON must stay under the server's 8 MiB).
     static let maximumRequestBytes = 4 << 20
     /// The most bytes of files held in memory for one batch of saves, assets included.
@@ -277,7 +284,7 @@ public final class LibrarySession: @unchecked Sendable {
             while let path = queue.first, batch.count < Self.batchLimit {
                 guard let state = scan.files[path] else { queue.removeFirst(); continue }
                 let data = try folder.read(path)
-                if data.count > AssetReference.maximumSize {
+                if data.count > Self.maximumFileBytes {
                     queue.removeFirst()
                     refuse("\(path) is over \(AssetReference.maximumSize >> 20) MB: not synced", &report)
                     continue
@@ -373,7 +380,7 @@ public final class LibrarySession: @unchecked Sendable {
     /// Whether `data` fits inline in the record of `path`, its names included.
     private static func fitsInRecord(_ data: Data, at path: LibraryPath) -> Bool {
         let names = "filename".utf8.count + "path".utf8.count + "filedata".utf8.count + path.fileName.utf8.count + path.text.utf8.count
-        return data.count + names <= maximumRecordBytes
+        return data.count + names <= maximumRecordBytes - sealingMargin
     }
 
     /// The remote's version of `path` is later: this device's is kept in `.conflicts/` and

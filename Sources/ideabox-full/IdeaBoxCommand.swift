@@ -1,3 +1,4 @@
+import AccountEncryption
 import ArgumentParser
 import Foundation
 import IdeaBoxCommandLine
@@ -40,13 +41,15 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
             context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
             companions: [LibraryCompanion(session: library)], onStatus: { _ in wake?.wake() }, onDelivery: { _ in wake?.wake() })
         let (network, device) = (sync.remote.network, sync.remote.device)
-        let hooks = SyncHooks(
+        var hooks = SyncHooks(
             engine: live.engine,
             isNetworkOn: { try !network.isOffline(device: device) },
             setNetworkOn: { isOn in
                 try network.setOffline(!isOn, device: device)
                 if isOn { live.listener?.retryNow() }
             })
+        let profile = try context.location(store).profileDirectory
+        hooks.isEncrypted = { EncryptionStateFile(directory: profile).current(keyFile: AccountKeyFile(directory: profile)) == .on }
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
         try app.start()
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"

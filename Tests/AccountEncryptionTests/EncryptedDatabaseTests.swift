@@ -24,11 +24,13 @@ import Testing
             try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
         }
         #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty, "a locked device sent nothing")
+        #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").isEmpty, "a locked device sent nothing")
 
         try keyFile.save(made.keyring)
         #expect(try database.refresh() == .on)
         _ = try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
-        let stored = try #require(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").first)
+        let stored = try #require(try remote.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").first)
+        #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty)
         #expect(Set(stored.fields.keys) == [RecordSealer.sealedField])
         #expect(try database.records(in: EncryptionFixture.ideas, ofType: "Idea").first?.fields["title"] == .string("Zanzibar"))
     }
@@ -70,6 +72,7 @@ import Testing
             try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
         }
         #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty, "nothing was sent, plain or sealed")
+        #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").isEmpty, "nothing was sent, plain or sealed")
 
         try keyFile.remove()
         #expect(try database.refresh() == .off)

@@ -21,7 +21,7 @@ struct RecordSealerTests {
         record.changeTag = "tag-3"
         record.fields["nested"] = .list([.double(.pi), .bytes(Data([0, 1, 2])), .list([.string("深")])])
         let sealed = sealer.seal(record)
-        #expect(sealed.recordType == "Idea")
+        #expect(sealed.recordType == "SealedIdea")
         #expect(sealed.recordID == record.recordID)
         #expect(sealed.changeTag == "tag-3")
         #expect(Array(sealed.fields.keys) == [RecordSealer.sealedField])
@@ -53,7 +53,7 @@ struct RecordSealerTests {
         }
         var cut = sealed
         cut.fields[RecordSealer.sealedField] = .bytes(blob.prefix(20))
-        #expect(throws: OpenFailure(.record(sealed.recordID, recordType: "Idea"), .sealBroken)) { try sealer.open(cut) }
+        #expect(throws: OpenFailure(.record(sealed.recordID, recordType: "SealedIdea"), .sealBroken)) { try sealer.open(cut) }
     }
 
     @Test("The sealed values of two records swapped are refused")
@@ -62,7 +62,7 @@ struct RecordSealerTests {
         let second = sealer.seal(EncryptionFixture.idea("b", title: "second"))
         var swapped = first
         swapped.fields = second.fields
-        #expect(throws: OpenFailure(.record(first.recordID, recordType: "Idea"), .sealBroken)) { try sealer.open(swapped) }
+        #expect(throws: OpenFailure(.record(first.recordID, recordType: "SealedIdea"), .sealBroken)) { try sealer.open(swapped) }
     }
 
     @Test("A record moved to another zone, retyped or read in another container is refused")
@@ -70,21 +70,24 @@ struct RecordSealerTests {
         let sealed = sealer.seal(EncryptionFixture.idea("a", title: "stay"))
         var moved = sealed
         moved.recordID.zoneID = RecordZoneID(zoneName: "Elsewhere")
-        #expect(throws: OpenFailure(.record(moved.recordID, recordType: "Idea"), .sealBroken)) { try sealer.open(moved) }
+        #expect(throws: OpenFailure(.record(moved.recordID, recordType: "SealedIdea"), .sealBroken)) { try sealer.open(moved) }
         var retyped = sealed
-        retyped.recordType = "Note"
-        #expect(throws: OpenFailure(.record(sealed.recordID, recordType: "Note"), .sealBroken)) { try sealer.open(retyped) }
+        retyped.recordType = "SealedNote"
+        #expect(throws: OpenFailure(.record(sealed.recordID, recordType: "SealedNote"), .sealBroken)) { try sealer.open(retyped) }
+        var unprefixed = sealed
+        unprefixed.recordType = "Idea"
+        #expect(throws: OpenFailure(.record(sealed.recordID, recordType: "Idea"), .notSealed)) { try sealer.open(unprefixed) }
         let elsewhere = RecordSealer(keyring: made.keyring, containerID: "iCloud.other", hiddenNameZones: [EncryptionFixture.library])
-        #expect(throws: OpenFailure(.record(sealed.recordID, recordType: "Idea"), .sealBroken)) { try elsewhere.open(sealed) }
+        #expect(throws: OpenFailure(.record(sealed.recordID, recordType: "SealedIdea"), .sealBroken)) { try elsewhere.open(sealed) }
     }
 
     @Test("A record sealed with a key this keyring lacks, or not sealed at all, is refused and named")
     func unknownKeyAndPlain() throws {
         let stranger = EncryptionFixture.sealer(try EncryptionFixture.creation(seed: 77).keyring)
         let foreign = stranger.seal(EncryptionFixture.idea("a", title: "theirs"))
-        let failure = OpenFailure(.record(foreign.recordID, recordType: "Idea"), .unknownKey(stranger.keyring.current.id))
+        let failure = OpenFailure(.record(foreign.recordID, recordType: "SealedIdea"), .unknownKey(stranger.keyring.current.id))
         #expect(throws: failure) { try sealer.open(foreign) }
-        #expect(failure.description == "Refused record Ideas/a (Idea): it is sealed with key \(stranger.keyring.current.id), which this device does not hold.")
+        #expect(failure.description == "Refused record Ideas/a (SealedIdea): it is sealed with key \(stranger.keyring.current.id), which this device does not hold.")
         let plain = EncryptionFixture.idea("b", title: "plain")
         #expect(throws: OpenFailure(.record(plain.recordID, recordType: "Idea"), .notSealed)) { try sealer.open(plain) }
     }

@@ -34,7 +34,8 @@ struct SealedDatabaseTests {
         let changes = try sealed.fetchChanges(in: EncryptionFixture.ideas, since: nil, resultsLimit: 100)
         #expect(Set(changes.changed.map(\.fields)) == Set(ideas.map(\.fields)))
         #expect(try sealed.records(in: EncryptionFixture.ideas, ofType: "Idea").count == 3)
-        let underneath = try plain.records(in: EncryptionFixture.ideas, ofType: "Idea")
+        let underneath = try plain.records(in: EncryptionFixture.ideas, ofType: "SealedIdea")
+        #expect(try plain.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty)
         #expect(underneath.count == 3)
         #expect(underneath.allSatisfy { Set($0.fields.keys) == [RecordSealer.sealedField] })
         #expect(refusals.failures.isEmpty)
@@ -61,7 +62,8 @@ struct SealedDatabaseTests {
         let paths = ["Favorite.json", "Items/秘密計畫.json"]
         let files = paths.map { EncryptionFixture.libraryFile(path: $0, data: .bytes(Data("{\"a\":1}".utf8))) }
         _ = try sealed.modify(saving: files, deleting: [], savePolicy: .allKeys)
-        let underneath = try plain.records(in: EncryptionFixture.library, ofType: "RawLibraryFile").map(\.recordID.recordName)
+        let underneath = try plain.records(in: EncryptionFixture.library, ofType: "SealedRawLibraryFile").map(\.recordID.recordName)
+        #expect(underneath.count == 2)
         #expect(Set(underneath).isDisjoint(with: files.map(\.recordID.recordName)))
         let first = try sealed.fetchChanges(in: EncryptionFixture.library, since: nil, resultsLimit: 100)
         #expect(Set(first.changed.map(\.recordID)) == Set(files.map(\.recordID)))
@@ -88,7 +90,7 @@ struct SealedDatabaseTests {
         let listed = try sealed.records(in: EncryptionFixture.library, ofType: "RawLibraryFile")
         #expect(listed.map(\.recordID) == [file.recordID])
         #expect(listed.first?.fields == file.fields)
-        let underneath = try plain.records(in: EncryptionFixture.library, ofType: "RawLibraryFile")
+        let underneath = try plain.records(in: EncryptionFixture.library, ofType: "SealedRawLibraryFile")
         #expect(underneath.first?.fields[RecordSealer.assetsField] == .list([.asset(reference)]))
     }
 
@@ -124,7 +126,7 @@ struct SealedDatabaseTests {
         let refused = refusals.failures
         #expect(refused.count == 4)
         #expect(refused.allSatisfy { $0.reason == .sealBroken })
-        #expect(Set(refused.map(\.description)).contains("Refused record Archive/moved (Idea): its seal does not verify (altered, swapped or moved)."))
+        #expect(Set(refused.map(\.description)).contains("Refused record Archive/moved (SealedIdea): its seal does not verify (altered, swapped or moved)."))
         #expect(try device.records(in: EncryptionFixture.ideas, ofType: "Idea").count == 2)
     }
 

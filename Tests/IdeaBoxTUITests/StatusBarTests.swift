@@ -17,6 +17,10 @@ import Testing
     /// The states, each with what the remote does to reach it.
     enum State: String, CaseIterable, Sendable {
         case starting, syncing, synced, retrying, failed, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount, locked
+        /// Synced, the account encrypted and this device unlocked.
+        case syncedEncrypted
+        /// This device holds a key the account no longer uses (its envelope removed).
+        case lockedKeyNotInUse
 
         /// The state's words in the bar, which must show whole at any width.
         func words(_ language: Language) -> String {
@@ -24,7 +28,7 @@ import Testing
             return switch self {
             case .starting: english ? "Starting sync…" : "準備同步…"
             case .syncing: english ? "Syncing 8…" : "同步中 8…"
-            case .synced: english ? "Synced " : "已同步 "
+            case .synced, .syncedEncrypted: english ? "Synced " : "已同步 "
             case .retrying: english ? "Retrying 1/3 in 1s" : "1 秒後重試 1/3"
             case .failed: english ? "Sync failed · next try in 15s" : "同步失敗 · 15 秒後再試"
             case .offline: english ? "Offline: 8 pending" : "離線：8 筆待同步"
@@ -33,13 +37,14 @@ import Testing
             case .quotaExceeded: english ? "Quota exceeded — local only" : "超出儲存配額 — 僅限本機"
             case .wrongAccount: english ? "Another account's ideas — local only" : "靈感屬於其他帳號 — 僅限本機"
             case .locked: english ? "Encrypted — run ideabox account unlock" : "已加密 — 請執行 ideabox account unlock"
+            case .lockedKeyNotInUse: english ? "Encrypted — this device's key is not in use" : "已加密 — 這台裝置的金鑰已不再使用"
             }
         }
 
         /// Whether a sync can happen in this state, so that the bar says how changes arrive.
         var canSync: Bool {
             switch self {
-            case .starting, .syncing, .synced, .retrying, .failed: true
+            case .starting, .syncing, .synced, .syncedEncrypted, .retrying, .failed: true
             default: false
             }
         }
@@ -64,6 +69,8 @@ import Testing
             let saysLive = bar.hasSuffix(live) || bar.contains("\(live) · ")
             #expect(state.canSync || !saysLive, "\(name): nothing is live in this state: \(bar)")
             #expect(!state.canSync || columns < 80 || saysLive, "\(name): \(bar)")
+            let saysEncrypted = bar.contains(" · \(app.text.encrypted)")
+            #expect(saysEncrypted == (state == .syncedEncrypted), "\(name): \(bar)")
         }
     }
 
@@ -113,16 +120,17 @@ import Testing
     }
 
     private static func app(
-        remote: ScriptedRemote, language: Language
+        remote: ScriptedRemote, language: Language, encrypted: Bool = false
     ) throws -> (AppModel, SyncEngine, ManualSyncScheduler) {
         let repository = try repository(language: language)
         let scheduler = ManualSyncScheduler(start: ScreenFixtures.now)
         remote.base = remote.cloud.database(forDevice: "screen")
         let engine = SyncEngine(
             session: SyncSession(repository: repository, database: remote, clock: .fixed(ScreenFixtures.now)), scheduler: scheduler)
-        let hooks = SyncHooks(
+        var hooks = SyncHooks(
             engine: engine, isNetworkOn: { try !remote.cloud.status(device: "screen").isOffline },
             setNetworkOn: { try remote.cloud.network.setOffline(!$0, device: "screen") })
+        hooks.isEncrypted = { encrypted }
         let app = AppModel(repository: repository, language: language, clock: .fixed(ScreenFixtures.now), sync: hooks)
         try app.start()
         app.resize(rows: 24, columns: 80)
@@ -132,7 +140,7 @@ import Testing
     /// The app in `state` with a long poll held, rendered at 80x24 and 40x12.
     private static func render(_ state: State, language: Language) throws -> (AppModel, [(Int, Frame)]) {
         let remote = try ScriptedRemote()
-        let (app, engine, scheduler) = try app(remote: remote, language: language)
+        let (app, engine, scheduler) = try app(remote: remote, language: language, encrypted: state == .syncedEncrypted)
         defer { engine.stop() }
         engine.deliveryChanged(.live)
         var frames: [(Int, Frame)] = []
@@ -149,7 +157,7 @@ import Testing
             return (app, frames)
         case .syncing:
             remote.during = capture
-        case .synced:
+        case .synced, .syncedEncrypted:
             break
         case .retrying, .failed:
             remote.failure.withLock { $0 = Self.longestReason }
@@ -165,7 +173,9 @@ import Testing
             try app.repository.bindAccount("家裡的帳號-personal-account-of-the-family")
             remote.account.withLock { $0 = "工作帳號" }
         case .locked:
-            remote.isLocked.withLock { $0 = true }
+            remote.locked.withLock { $0 = .locked(keyHeldHere: false) }
+        case .lockedKeyNotInUse:
+            remote.locked.withLock { $0 = .locked(keyHeldHere: true) }
         }
         engine.start()
         scheduler.runDue()
@@ -184,8 +194,8 @@ final class ScriptedRemote: CloudDatabase, @unchecked Sendable {
     nonisolated(unsafe) var base: (any CloudDatabase)!
     let failure = Mutex<CloudError?>(nil)
     let account = Mutex<String?>(nil)
-    /// Whether the account is encrypted and this device locked, as the app's remote says it.
-    let isLocked = Mutex(false)
+    /// The account is encrypted and this device locked, as the app's remote says it.
+    let locked = Mutex<SyncFailure?>(nil)
     nonisolated(unsafe) var during: (() -> Void)?
 
     init() throws {
@@ -203,7 +213,7 @@ final class ScriptedRemote: CloudDatabase, @unchecked Sendable {
     }
 
     func accountStatus() throws -> AccountStatus {
-        if isLocked.withLock({ $0 }) { throw SyncFailure.locked }
+        if let locked = locked.withLock({ $0 }) { throw locked }
         if let account = account.withLock({ $0 }) { return .available(accountName: account) }
         return try base.accountStatus()
     }

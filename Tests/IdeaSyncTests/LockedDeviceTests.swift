@@ -1,0 +1,91 @@
+import AccountEncryption
+import CloudKitModel
+import Foundation
+import IdeaSync
+import Synchronization
+import Testing
+
+/// A locked device (encrypted account, no key here) looks for its key without hammering the
+/// remote: each look reads the envelope, so they back off from 2 s to 30 s, and an unlock is
+/// noticed by the next look or at once by a trigger.
+@Suite("A locked device's looks")
+struct LockedDeviceTests {
+    @Test func looksBackOffFromTwoSecondsToThirty() {
+        #expect((1...7).map(SyncEngine.lockedLookDelay(afterLooks:)) == [2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000])
+    }
+
+    @Test func aLockedDeviceReadsTheEnvelopeAFewTimesAMinuteNotEveryTwoSeconds() throws {
+        let fixture = try SyncFixture()
+        let lock = LockingRemote.Lock()
+        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        a.engine.start()
+        fixture.scheduler.advance(by: 10)
+        #expect(a.engine.status == .locked(keyHeldHere: false))
+
+        fixture.scheduler.advance(by: 300_000)
+        // 2, 4, 8, 16, then every 30 s: 13 looks in five minutes, where every 2 s made 150.
+        #expect(lock.looks <= 14)
+        #expect(a.engine.status == .locked(keyHeldHere: false))
+
+        lock.unlock()
+        fixture.scheduler.advance(by: SyncEngine.lockedLookMilliseconds)
+        guard case .synced = a.engine.status else {
+            Issue.record("expected synced once unlocked, got \(a.engine.status)")
+            return
+        }
+    }
+
+    @Test func aTriggerLooksAtOnce() throws {
+        let fixture = try SyncFixture()
+        let lock = LockingRemote.Lock()
+        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        a.engine.start()
+        fixture.scheduler.advance(by: 60_000)
+        lock.unlock()
+        a.engine.syncNow()
+        fixture.scheduler.advance(by: 10)
+        guard case .synced = a.engine.status else {
+            Issue.record("expected synced at once, got \(a.engine.status)")
+            return
+        }
+    }
+}
+
+/// A remote whose account is encrypted while `lock` is locked: every look (its account
+/// status, the first request of a sync) is counted and throws `AccountLocked`, as
+/// `EncryptedDatabase` does for a device without the key.
+private struct LockingRemote: CloudDatabase {
+    final class Lock: Sendable {
+        private let state = Mutex((locked: true, looks: 0))
+        var looks: Int { state.withLock { $0.looks } }
+        func unlock() { state.withLock { $0.locked = false } }
+        func look() -> Bool {
+            state.withLock { state in
+                state.looks += 1
+                return state.locked
+            }
+        }
+    }
+
+    let base: any CloudDatabase
+    let lock: Lock
+
+    var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
+    func accountStatus() throws -> AccountStatus {
+        if lock.look() { throw AccountLocked() }
+        return try base.accountStatus()
+    }
+    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+    }
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+    }
+    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try base.records(in: zone, ofType: recordType)
+    }
+    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
+}

@@ -1,0 +1,103 @@
+import AccountEncryption
+import CloudKitModel
+import Foundation
+import IdeaBoxFoundation
+import IdeaModel
+import IdeaStore
+import IdeaSync
+import Synchronization
+import Testing
+
+/// A device of a release before encryption, still signed in to an account that turned it on,
+/// never overwrites a sealed record with a plain one, and loses nothing of its own.
+///
+/// Its sync is this release's `SyncSession` over the plain remote: the session, `IdeaRecord`
+/// and the store's merge are unchanged since that release (`git diff a089402 -- Sources/IdeaSync`
+/// adds only a constant), so it sends exactly what that release sends: a plain `Idea` save
+/// with the change tag it last saw, and on "overwrite the remote" a listing of `Idea`
+/// records, then its own version of each over the tags the listing showed.
+@Suite("A device older than encryption")
+struct OlderDeviceTests {
+    private let fixture: SyncFixture
+    private let sealer: RecordSealer
+    private let zones = [RecordRewriter.Zone(SyncSession.zone, recordType: SyncSession.recordType)]
+
+    init() throws {
+        fixture = try SyncFixture()
+        let made = try KeyEnvelope.make(
+            passphrase: "correct horse 電池 staple", scrypt: ScryptParameters(logN: 4, blockSize: 1, parallelism: 1)!, random: .seeded(1))
+        sealer = RecordSealer(keyring: made.keyring, containerID: "iCloud.com.example.IdeaBox", hiddenNameZones: [], random: .seeded(2))
+    }
+
+    /// The remote as it stores things, read by a device of no account's own.
+    private var raw: any CloudDatabase {
+        get throws {
+            try fixture.cloud.network.signIn(device: "observer", account: SimulatedCloud.defaultAccount)
+            return fixture.cloud.database(forDevice: "observer")
+        }
+    }
+
+    /// An account with an idea on an old device and a new one, then encryption turned on (what
+    /// `account encryption enable` does to the records: every one sealed in place).
+    private func encryptedAccount() throws -> (old: Device, new: Device, idea: Idea) {
+        let old = try fixture.device("old")
+        let idea = try old.repository.addIdea(title: "Plan the trip", description: "by train")
+        _ = try old.session.run()
+        let raw = try raw
+        try RecordRewriter(raw: raw, sealed: SealedDatabase(base: raw, sealer: sealer, report: { _ in })).sealEverything(zones)
+        let new = try fixture.device("new") { SealedDatabase(base: $0, sealer: sealer, report: { _ in }) }
+        _ = try new.session.run()
+        #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
+        return (old, new, idea)
+    }
+
+    /// The server's records of the ideas' zone: the sealed ones and any plain ones.
+    private func stored() throws -> (sealed: [RemoteRecord], plain: [RemoteRecord]) {
+        let raw = try raw
+        return (
+            try raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)),
+            try raw.records(in: SyncSession.zone, ofType: SyncSession.recordType))
+    }
+
+    @Test func anOldDevicesEditMeetsAConflictItCannotReadAndStaysQueuedThere() throws {
+        let (old, new, idea) = try encryptedAccount()
+        let sealedBefore = try stored().sealed
+        _ = try old.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip, old device"))
+
+        #expect(throws: SyncFailure.self) { try old.session.run() }
+        #expect(try stored().sealed == sealedBefore, "the sealed record is untouched")
+        #expect(try stored().plain.isEmpty, "no plain copy was written")
+        #expect(try old.repository.idea(id: idea.id)?.title == "Plan the trip, old device", "the old device keeps its edit")
+        #expect(try old.repository.pendingChangeCount() == 1, "and keeps it queued")
+        #expect(try old.repository.syncLog().contains { $0.message.hasPrefix("skipped an invalid remote record") })
+        _ = try new.session.run()
+        #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
+    }
+
+    @Test func anOldDevicesOverwriteOfTheRemoteNeitherReplacesNorDeletesASealedRecord() throws {
+        let (old, new, idea) = try encryptedAccount()
+        let sealedBefore = try stored().sealed
+
+        #expect(throws: SyncFailure.self) { try old.session.overwriteRemote() }
+        #expect(try stored().sealed == sealedBefore)
+        #expect(try stored().plain.isEmpty)
+        _ = try new.session.run()
+        #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
+        #expect(try new.repository.pendingChangeCount() == 0)
+    }
+
+    @Test func anIdeaNewOnTheOldDeviceGoesUpPlainAndTheNewDeviceRefusesItWithALine() throws {
+        let (old, new, _) = try encryptedAccount()
+        let refusals = Mutex<[OpenFailure]>([])
+        let watching = try fixture.device("watching") { SealedDatabase(base: $0, sealer: sealer, report: { failure in refusals.withLock { $0.append(failure) } }) }
+        let added = try old.repository.addIdea(title: "Written on the old device")
+        _ = try old.session.run()
+
+        #expect(try stored().plain.map(\.recordID.recordName) == [added.id.lowercasedString])
+        _ = try watching.session.run()
+        #expect(try watching.repository.idea(id: added.id) == nil)
+        #expect(refusals.withLock { $0 }.map(\.reason) == [.notSealed])
+        _ = try new.session.run()
+        #expect(try stored().sealed.count == 1)
+    }
+}
