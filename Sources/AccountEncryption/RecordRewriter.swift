@@ -91,12 +91,15 @@ public struct RecordRewriter: Sendable {
         for zone in zones {
             var saves: [RemoteRecord] = []
             var stale: [RecordID] = []
+            // The remote keeps a record's type across saves: one plain again under its own
+            // name is deleted and saved anew, in one request, to take its plain type back.
+            var retyped: Set<RecordID> = []
             for record in try listing(zone) where record.fields[RecordSealer.sealedField] != nil {
                 guard let plain = try opened(record, assetsThrough: raw) else { continue }
-                if plain.recordID != record.recordID { stale.append(record.recordID) }
+                if plain.recordID != record.recordID { stale.append(record.recordID) } else { retyped.insert(record.recordID) }
                 saves.append(plain)
             }
-            try save(saves, through: raw)
+            try save(saves, through: raw, replacing: retyped)
             try delete(stale)
             count += saves.count
         }
@@ -115,10 +118,13 @@ public struct RecordRewriter: Sendable {
         }
     }
 
-    private func save(_ records: [RemoteRecord], through database: any CloudDatabase) throws {
-        let size = max(1, database.maximumRecordsPerRequest)
+    /// Saves `records` through `database`, each of `replacing` deleted first in the same request.
+    private func save(_ records: [RemoteRecord], through database: any CloudDatabase, replacing: Set<RecordID> = []) throws {
+        let size = max(1, replacing.isEmpty ? database.maximumRecordsPerRequest : database.maximumRecordsPerRequest / 2)
         for start in stride(from: 0, to: records.count, by: size) {
-            let result = try database.modify(saving: Array(records[start..<min(start + size, records.count)]), deleting: [], savePolicy: .allKeys)
+            let batch = Array(records[start..<min(start + size, records.count)])
+            let result = try database.modify(
+                saving: batch, deleting: batch.map(\.recordID).filter(replacing.contains), savePolicy: .allKeys)
             if let failure = result.failures.values.first { throw failure }
         }
     }

@@ -55,11 +55,13 @@ public struct SealedDatabase: CloudDatabase {
 
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
         var plainByRemote: [RecordID: RemoteRecord] = [:]
+        var sealedByRemote: [RecordID: RemoteRecord] = [:]
         var plainIDs: [RecordID: RecordID] = [:]
         let sealed = records.map { record -> RemoteRecord in
             guard !passesThrough(record.recordID.zoneID) else { return record }
             let sealed = sealer.seal(record)
             plainByRemote[sealed.recordID] = record
+            sealedByRemote[sealed.recordID] = sealed
             plainIDs[sealed.recordID] = record.recordID
             learn(record.recordID, remote: sealed.recordID)
             return sealed
@@ -70,7 +72,27 @@ public struct SealedDatabase: CloudDatabase {
             plainIDs[remote] = id
             return remote
         }
-        let result = try base.modify(saving: sealed, deleting: deletions, savePolicy: savePolicy)
+        var result = try base.modify(saving: sealed, deleting: deletions, savePolicy: savePolicy)
+        // The remote keeps a record's type across saves: a plain record saved sealed (the
+        // first seal of an idea, or one an older device wrote) kept its plain type, which no
+        // device would open. It is replaced whole under the sealed type: deleted and saved
+        // again in one request.
+        let retyped = result.saved.filter { saved in
+            sealedByRemote[saved.recordID].map { $0.recordType != saved.recordType } ?? false
+        }
+        if !retyped.isEmpty {
+            let ids = retyped.map(\.recordID)
+            let again = try base.modify(
+                saving: ids.compactMap { sealedByRemote[$0] }.map { record in
+                    var fresh = record
+                    fresh.changeTag = nil
+                    return fresh
+                },
+                deleting: ids, savePolicy: .allKeys)
+            let replaced = Set(again.saved.map(\.recordID))
+            result.saved = result.saved.filter { !replaced.contains($0.recordID) } + again.saved
+            result.failures.merge(again.failures) { first, _ in first }
+        }
         return ModifyResult(
             saved: result.saved.map { saved in
                 // The server's copy is what was sent, with its tag and times: no need to open it.
@@ -104,7 +126,7 @@ public struct SealedDatabase: CloudDatabase {
             in: zone, since: try token.map { try SealedChangeToken.unwrap($0, key: key) }, resultsLimit: resultsLimit)
         var unknownKeys: [OpenFailure] = []
         let opened = changes.changed.compactMap { record -> RemoteRecord? in
-            do {
+            do throws(OpenFailure) {
                 let plain = try sealer.open(record)
                 learn(plain.recordID, remote: record.recordID)
                 return plain

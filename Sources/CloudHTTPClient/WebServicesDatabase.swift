@@ -154,6 +154,8 @@ public struct WebServicesDatabase: CloudDatabase {
                 let answered = try Self.record(json, zone: recordID.zoneID)
                 var saved = records[index - recordIDs.count]
                 guard answered.recordID == saved.recordID else { throw CloudError.networkFailure }
+                // A save keeps the stored record's type: the answer says which one it has.
+                saved.recordType = answered.recordType
                 saved.changeTag = answered.changeTag
                 saved.creationDate = answered.creationDate
                 saved.modificationDate = answered.modificationDate

@@ -81,8 +81,8 @@ public struct UIText: Sendable {
             return SyncWords(text("Encrypted — run ideabox account unlock", "已加密 — 請執行 ideabox account unlock"))
         case .locked(keyHeldHere: true):
             return SyncWords(
-                text("Encrypted — this device's key is not in use", "已加密 — 這台裝置的金鑰已不再使用"),
-                detail: text("ideabox account unlock, or encryption disable if turned off", "請執行 ideabox account unlock，或在加密已關閉時執行 encryption disable"))
+                text("Encrypted — key not in use", "已加密 — 金鑰已不再使用"),
+                detail: text("account unlock / encryption disable", "account unlock 或 encryption disable"))
         case let .failed(reason, retryAt):
             return SyncWords(
                 text("Sync failed · next try in \(seconds(retryAt))s", "同步失敗 · \(seconds(retryAt)) 秒後再試"),

@@ -138,6 +138,34 @@ struct SealedDatabaseTests {
         #expect(refusals.failures == [OpenFailure(.asset(reference), .sealBroken)])
     }
 
+    @Test("A plain record saved sealed takes the sealed type, which the remote keeps across saves otherwise")
+    func plainRecordSealedTakesTheSealedType() throws {
+        let saved = try plain.modify(saving: [EncryptionFixture.idea("a", title: "plain")], deleting: [], savePolicy: .allKeys)
+        var edit = EncryptionFixture.idea("a", title: "sealed now")
+        edit.changeTag = saved.saved.first?.changeTag
+        let result = try sealed.modify(saving: [edit], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        #expect(result.saved.map(\.recordID) == [edit.recordID])
+        #expect(result.saved.first?.recordType == "Idea")
+        #expect(try plain.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty)
+        #expect(try plain.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").map(\.recordID) == [edit.recordID])
+        #expect(try sealed.records(in: EncryptionFixture.ideas, ofType: "Idea").first?["title"] == .string("sealed now"))
+    }
+
+    @Test("Turning encryption on and off rewrites every record under the sealed type and back, fields intact")
+    func rewriteRoundTrip() throws {
+        let ideas = [EncryptionFixture.idea("a", title: "Buy milk"), EncryptionFixture.idea("b", title: "買牛奶")]
+        _ = try plain.modify(saving: ideas, deleting: [], savePolicy: .allKeys)
+        let zones = [RecordRewriter.Zone(EncryptionFixture.ideas, recordType: "Idea")]
+        let rewriter = RecordRewriter(raw: plain, sealed: sealed)
+        #expect(try rewriter.sealEverything(zones) == 2)
+        #expect(try plain.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty)
+        #expect(try plain.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").count == 2)
+        #expect(try rewriter.openEverything(zones) == 2)
+        #expect(try plain.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").isEmpty)
+        #expect(Set(try plain.records(in: EncryptionFixture.ideas, ofType: "Idea").map(\.fields)) == Set(ideas.map(\.fields)))
+        #expect(refusals.failures.isEmpty)
+    }
+
     @Test("A plain record (from a device without encryption) is refused, not trusted")
     func plainRecordRefused() throws {
         _ = try plain.modify(saving: [EncryptionFixture.idea("old-device", title: "plain")], deleting: [], savePolicy: .allKeys)

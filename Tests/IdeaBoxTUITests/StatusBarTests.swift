@@ -37,7 +37,7 @@ import Testing
             case .quotaExceeded: english ? "Quota exceeded — local only" : "超出儲存配額 — 僅限本機"
             case .wrongAccount: english ? "Another account's ideas — local only" : "靈感屬於其他帳號 — 僅限本機"
             case .locked: english ? "Encrypted — run ideabox account unlock" : "已加密 — 請執行 ideabox account unlock"
-            case .lockedKeyNotInUse: english ? "Encrypted — this device's key is not in use" : "已加密 — 這台裝置的金鑰已不再使用"
+            case .lockedKeyNotInUse: english ? "Encrypted — key not in use" : "已加密 — 金鑰已不再使用"
             }
         }
 

@@ -1,5 +1,6 @@
 import AccountEncryption
 import CloudKitModel
+import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
@@ -45,6 +46,7 @@ struct OlderDeviceTests {
         _ = try old.session.run()
         let raw = try raw
         try RecordRewriter(raw: raw, sealed: SealedDatabase(base: raw, sealer: sealer, report: { _ in })).sealEverything(zones)
+        #expect(try stored().plain.isEmpty && stored().sealed.count == 1)
         let new = try fixture.device("new") { SealedDatabase(base: $0, sealer: sealer, report: { _ in }) }
         _ = try new.session.run()
         #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")

@@ -1,5 +1,6 @@
 import AccountEncryption
 import CloudKitModel
+import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
