@@ -78,6 +78,10 @@ struct SealingMarginTests {
         let sealedRecord = sealer.seal(plain)
         #expect(Self.size(sealedRecord.fields) - Self.size(plain.fields) == 132)
         #expect(Self.size(sealedRecord.fields) - Self.size(plain.fields) < LibrarySession.sealingMargin)
+
+        let idea = IdeaRecordShape.record(title: "Plan the trip to 台南", description: "by train")
+        // An idea: 133 bytes more sealed, whatever its text (the framing of ten fields).
+        #expect(Self.size(sealer.seal(idea).fields) - Self.size(idea.fields) == 133)
     }
 
     /// A record's size as `serve` counts it against its 1 MB: names and values, in bytes.
@@ -113,5 +117,20 @@ extension RecordStore {
         return try runBlocking {
             try await store.records(account: SimulatedCloud.defaultAccount, in: zone, ofType: recordType, after: nil, limit: 100_000)
         }
+    }
+}
+
+/// An idea record as IdeaSync sends one.
+private enum IdeaRecordShape {
+    static func record(title: String, description: String) -> RemoteRecord {
+        let now = Timestamp(milliseconds: 1_764_061_200_000)
+        return RemoteRecord(
+            recordType: "Idea", recordID: RecordID(recordName: "2f1c0000-0000-4000-8000-000000000001", zoneID: SyncSession.zone),
+            fields: [
+                "id": .string("2f1c0000-0000-4000-8000-000000000001"), "title": .string(title), "description": .string(description),
+                "isCompleted": .int64(0), "createdAt": .timestamp(now), "updatedAt": .timestamp(now),
+                "deviceId": .string("2f1c0000-0000-4000-8000-0000000000aa"), "version": .int64(3), "isDeleted": .int64(0),
+                "fieldStamps": .string("1764061200000;1764061200000;1764061200000"),
+            ])
     }
 }
