@@ -61,6 +61,11 @@ public final class SyncEngine: Sendable {
         var isLooking = false
         /// Looks in a row that found the device locked.
         var lockedLooks = 0
+        /// What says, without the network, that the device may have been unlocked; and what
+        /// it said at the last look.
+        var unlockSignal: (@Sendable () -> Int64?)?
+        var unlockSeen: Int64?
+        var isWatchingUnlock = false
     }
 
     private let session: SyncSession
@@ -172,6 +177,13 @@ public final class SyncEngine: Sendable {
                 handle(SyncFailure(localError: error))
             }
         }
+    }
+
+    /// While the device is locked, looks at `signal` every two seconds, without the network
+    /// (the version of the key file `ideabox account unlock` writes, say): when what it says
+    /// changes, the engine syncs at once instead of waiting for its next, backed-off look.
+    public func lookForUnlock(_ signal: @escaping @Sendable () -> Int64?) {
+        state.withLock { $0.unlockSignal = signal }
     }
 
     /// Stops scheduling; a sync under way finishes.
@@ -334,6 +346,7 @@ public final class SyncEngine: Sendable {
                 return state.lockedLooks
             }
             request(after: Self.lockedLookDelay(afterLooks: looks), isIdle: true)
+            watchForUnlock(starting: true)
         case .transient, .store, .storage:
             let attempt = state.withLock { state -> Int in
                 state.retryAttempt += 1
@@ -355,6 +368,29 @@ public final class SyncEngine: Sendable {
             }
             request(after: delay)
         }
+    }
+
+    /// Looks at the unlock signal every two seconds while the device is locked; syncs at once
+    /// when it changed.
+    private func watchForUnlock(starting: Bool = false) {
+        let signal: (@Sendable () -> Int64?)? = state.withLock { state in
+            guard case .locked = state.status, !state.isStopped, let signal = state.unlockSignal,
+                  !(starting && state.isWatchingUnlock)
+            else {
+                if !starting { state.isWatchingUnlock = false }
+                return nil
+            }
+            state.isWatchingUnlock = true
+            return signal
+        }
+        guard let signal else { return }
+        let now = signal()
+        let changed = state.withLock { state -> Bool in
+            defer { state.unlockSeen = now }
+            return !starting && state.unlockSeen != now
+        }
+        if changed { request(after: 0) }
+        scheduler.schedule(after: Self.localModeMilliseconds) { [self] in watchForUnlock() }
     }
 
     /// The wait before a locked device looks again after `looks` looks in a row found it

@@ -50,6 +50,14 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
             })
         let profile = try context.location(store).profileDirectory
         hooks.isEncrypted = { EncryptionStateFile(directory: profile).current(keyFile: AccountKeyFile(directory: profile)) == .on }
+        // `ideabox account unlock` in another terminal writes the key file: the app notices
+        // within two seconds, without asking the remote.
+        let keyPath = AccountKeyFile(directory: profile).url.path
+        live.engine.lookForUnlock {
+            var info = stat()
+            guard stat(keyPath, &info) == 0 else { return nil }
+            return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) ^ Int64(info.st_ino)
+        }
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
         try app.start()
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"

@@ -35,6 +35,27 @@ struct LockedDeviceTests {
         }
     }
 
+    @Test func anUnlockInAnotherProcessIsNoticedWithinTwoSecondsWithoutTheNetwork() throws {
+        let fixture = try SyncFixture()
+        let lock = LockingRemote.Lock()
+        let keyFileVersion = Mutex<Int64?>(nil)
+        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        a.engine.lookForUnlock { keyFileVersion.withLock { $0 } }
+        a.engine.start()
+        fixture.scheduler.advance(by: 60_000)
+        let looks = lock.looks
+        fixture.scheduler.advance(by: 10_000)
+        #expect(lock.looks <= looks + 1, "the two-second checks ask nothing of the remote")
+
+        lock.unlock()
+        keyFileVersion.withLock { $0 = 1 }
+        fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        guard case .synced = a.engine.status else {
+            Issue.record("expected synced within two seconds of the unlock, got \(a.engine.status)")
+            return
+        }
+    }
+
     @Test func aTriggerLooksAtOnce() throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
