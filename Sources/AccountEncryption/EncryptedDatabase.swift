@@ -23,11 +23,13 @@ public final class EncryptedDatabase: CloudDatabase {
     private let containerID: String
     private let hiddenNameZones: Set<RecordZoneID>
     private let plainNames: @Sendable (RecordZoneID) -> [String]
+    /// Where refused records go.
     let report: @Sendable (OpenFailure) -> Void
     private let onState: @Sendable (EncryptionState) -> Void
     private let random: RandomBytes
     private let mode = Mutex<Mode?>(nil)
 
+    /// What the last look found.
     enum Mode: Sendable {
         case plain
         case locked
@@ -134,6 +136,7 @@ public final class EncryptedDatabase: CloudDatabase {
 
     // MARK: Inside
 
+    /// The state as of the last look, looking now if none was taken.
     func current() throws -> Mode {
         if let known = mode.withLock({ $0 }) { return known }
         try refresh()
