@@ -194,7 +194,7 @@ struct SettingLines: Sendable {
     init(_ text: String) {
         var table = ""
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.drop { $0 == " " || $0 == "\t" }
             if line.hasPrefix("["), let end = line.firstIndex(of: "]") {
                 table = Self.unquoted(line[line.index(after: line.startIndex)..<end])
                 if lines[table] == nil { lines[table] = index + 1 }
@@ -212,6 +212,8 @@ struct SettingLines: Sendable {
     }
 
     private static func unquoted(_ text: Substring) -> String {
-        text.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+        let isEdge: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" }
+        guard let first = text.firstIndex(where: { !isEdge($0) }), let last = text.lastIndex(where: { !isEdge($0) }) else { return "" }
+        return String(text[first...last])
     }
 }
