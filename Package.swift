@@ -194,7 +194,7 @@ let package = Package(
             name: "ideabox-bench",
             dependencies: [
                 "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
-                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption",
+                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption", "IdeaBoxConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
