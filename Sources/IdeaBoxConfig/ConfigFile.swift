@@ -74,7 +74,7 @@ public struct ConfigFile: Sendable {
         mutating func read(_ table: TOMLTable) -> AppConfig {
             var config = AppConfig()
             for key in table.keys {
-                let value = table[key]!
+                guard let value = table[key] else { continue }
                 switch key {
                 case "theme": config.theme = choice(value, "theme", default: config.theme)
                 case "sort": config.sort = choice(value, "sort", default: config.sort)
@@ -110,12 +110,13 @@ public struct ConfigFile: Sendable {
             var colors: [CellColor: TerminalColor] = [:]
             let elements = CellColor.allCases.filter { $0 != .default }
             for key in table.keys {
+                guard let value = table[key] else { continue }
                 guard let element = elements.first(where: { $0.configName == key }) else {
                     problems.append(ConfigProblem(line: lines.line(of: key, in: "colors"), .unknownSetting(key, table: "colors")))
                     continue
                 }
-                guard let name = table[key]?.string, let color = TerminalColor(rawValue: name) else {
-                    bad("colors.\(key)", table[key]!, table: "colors", key: key,
+                guard let name = value.string, let color = TerminalColor(rawValue: name) else {
+                    bad("colors.\(key)", value, table: "colors", key: key,
                         expected: "one of " + TerminalColor.allCases.map(\.rawValue).joined(separator: ", "))
                     continue
                 }
@@ -134,11 +135,11 @@ public struct ConfigFile: Sendable {
                     isValid = false
                     continue
                 }
-                let value = table[key]!
+                guard let value = table[key] else { continue }
                 let names: [String]
                 if let name = value.string {
                     names = [name]
-                } else if let array = value.array, let strings = Optional(array.compactMap(\.string)), strings.count == array.count {
+                } else if let array = value.array, case let strings = array.compactMap(\.string), strings.count == array.count {
                     names = strings
                 } else {
                     bad("keys.\(key)", value, table: "keys", key: key, expected: "a key name or a list of them")
