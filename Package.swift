@@ -41,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The config file (issue 39); only the full app reads it, so the static binary stays without it.
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // What every layer stands on, ideas or not: timestamps, clocks, ids, the JSON and byte
@@ -140,6 +142,11 @@ let package = Package(
             ]
         ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync"]),
+        // The config file: key bindings, colours, sort, times, mouse, editor, read with TOMLKit.
+        .target(
+            name: "IdeaBoxConfig",
+            dependencies: ["IdeaModel", "IdeaBoxViewModels", "IdeaBoxTUI", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
         // The full-screen app's async-signal-safe exit on SIGINT, SIGTERM and SIGHUP.
         .target(name: "CTerminalExit"),
         .target(name: "IdeaBoxTUI", dependencies: ["CNcurses", "CTerminalExit", "IdeaBoxFoundation", "IdeaModel", "IdeaBoxViewModels"]),
@@ -178,7 +185,7 @@ let package = Package(
             dependencies: [
                 "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
                 "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore", "CloudServer", "PostgresServerStore", "IdeaBoxViewModels", "IdeaBoxTUI",
-                "AccountEncryption",
+                "AccountEncryption", "IdeaBoxConfig", "ChildProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 "CEmptyICUData",
             ]
@@ -187,7 +194,7 @@ let package = Package(
             name: "ideabox-bench",
             dependencies: [
                 "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
-                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption",
+                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption", "IdeaBoxConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -243,6 +250,7 @@ let package = Package(
             dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Finding the built `ideabox`, for the two suites that run it.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
+        .testTarget(name: "IdeaBoxConfigTests", dependencies: ["IdeaBoxConfig", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaModel"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),
     ]

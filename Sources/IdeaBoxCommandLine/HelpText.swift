@@ -115,6 +115,12 @@ public enum HelpText {
         "Show the account, the network, pending changes, the last sync and its error.": "顯示帳號、網路、待送出變更、上次同步與其錯誤。",
         "Show the sync log, or the settled conflicts with both sides, newest first.": "顯示同步紀錄，或已解決的衝突與雙方版本，最新的在前。",
         "Control the simulated remote for this profile: network, latency, errors, quota.": "控制這個設定檔的模擬遠端：網路、延遲、錯誤、配額。",
+        "The config file: where it is, the settings in effect, and its problems.": "設定檔：它的位置、目前生效的設定，以及其中的問題。",
+        "Print where the config file is read from (it may not exist yet).": "顯示設定檔的讀取位置（檔案可能還不存在）。",
+        "Print the settings in effect (the defaults where the file is missing or has a problem).":
+            "顯示目前生效的設定（檔案不存在或有問題時為預設值）。",
+        "List every problem of the config file with its line; exit non-zero if there is one.":
+            "列出設定檔的每個問題與其行號；有問題時以非零結束。",
         "The simulated account this profile is signed in to.": "這個設定檔登入的模擬帳號。",
         "Sync the RawLibrary folder (Items/*.json, FavoriteItems/*.json, Favorite.json) through the remote.":
             "透過遠端同步 RawLibrary 資料夾（Items/*.json、FavoriteItems/*.json、Favorite.json）。",

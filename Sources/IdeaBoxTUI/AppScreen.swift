@@ -40,6 +40,9 @@ public enum AppScreen {
         } else if let idea = app.pendingDeletion {
             drawDeleteQuestion(idea, app: app, into: &grid)
             cursor = nil
+        } else if let ideas = app.pendingBatchDeletion {
+            drawDeleteQuestion(app.text.deleteQuestion(count: ideas.count), app: app, into: &grid)
+            cursor = nil
         }
         if let log = app.syncLog {
             SyncLogScreen.draw(log, app: app, into: &grid)
@@ -110,10 +113,15 @@ public enum AppScreen {
         }
         let query: String? = app.tab == .search ? app.searchQuery.text : nil
         let isActive = !(app.tab == .search && app.isSearchFieldFocused)
+        let selection = app.selectedRows
         for (offset, row) in list.visibleRows.enumerated() {
             drawRow(
                 row.idea, row: top + offset, isSelected: row.index == list.selectedIndex && isActive,
-                isStale: app.staleIdeaIds.contains(row.idea.id), query: query, now: app.now, text: app.text, into: &grid)
+                isStale: app.staleIdeaIds.contains(row.idea.id), query: query, now: app.now, text: app.text,
+                absoluteTime: app.showsAbsoluteTimes, into: &grid)
+            if selection?.contains(row.index) == true {
+                markSelected(row: top + offset, isCursor: row.index == list.selectedIndex, into: &grid)
+            }
         }
     }
 
@@ -121,7 +129,7 @@ public enum AppScreen {
     /// idea whose change the remote has not confirmed for 30 days.
     private static func drawRow(
         _ idea: Idea, row: Int, isSelected: Bool, isStale: Bool, query: String?, now: Timestamp, text: UIText,
-        into grid: inout CellGrid
+        absoluteTime: Bool = false, into grid: inout CellGrid
     ) {
         let width = grid.columns
         let base = isSelected ? selected : .plain
@@ -129,7 +137,8 @@ public enum AppScreen {
         grid.put(isSelected ? ">" : " ", row: row, column: 0, style: base)
         grid.put(idea.isCompleted ? "[x]" : "[ ]", row: row, column: 1,
                  style: idea.isCompleted ? CellStyle(reverse: isSelected, color: .success) : base)
-        let age = isStale ? text.stale(text.age(of: idea.updatedAt, now: now)) : text.age(of: idea.updatedAt, now: now)
+        let time = absoluteTime ? text.absoluteTime(idea.updatedAt) : text.age(of: idea.updatedAt, now: now)
+        let age = isStale ? text.stale(time) : time
         let ageWidth = TextWidth.width(of: age)
         let ageColumn = width - ageWidth - 1
         var ageStyle = isSelected ? base : muted
@@ -151,12 +160,38 @@ public enum AppScreen {
         let snippetShown = TextWidth.truncate(snippet, toWidth: snippetWidth, ellipsis: true)
         Highlighter.put(snippetShown, query: query, row: row, column: afterTitle + 2,
                         style: isSelected ? base : muted, into: &grid)
+        linkCells(of: snippetShown, in: idea.description, row: row, column: afterTitle + 2, into: &grid)
+    }
+
+    /// Gives the cells of each link shown in `shown` (drawn at `row`, `column`) its whole
+    /// address from `description`, so a link cut short on screen still opens where it goes.
+    static func linkCells(of shown: String, in description: String, row: Int, column: Int, into grid: inout CellGrid) {
+        for range in Links.ranges(in: shown) {
+            let part = shown[range].hasSuffix("…") ? String(shown[range].dropLast()) : String(shown[range])
+            guard let link = Links.ranges(in: description).lazy.map({ String(description[$0]) }).first(where: { $0.hasPrefix(part) })
+            else { continue }
+            let start = column + TextWidth.width(of: String(shown[..<range.lowerBound]))
+            grid.restyle(row: row, columns: start..<start + TextWidth.width(of: String(shown[range]))) { $0.link = link }
+        }
+    }
+
+    /// A row in a selection of many (`v`): `+` before it (the cursor's keeps its `>`), and
+    /// its text in the highlight color, bold, beside the cursor's reversed row.
+    private static func markSelected(row: Int, isCursor: Bool, into grid: inout CellGrid) {
+        if !isCursor { grid.put("+", row: row, column: 0, style: accent) }
+        grid.restyle(row: row, columns: 1..<grid.columns) { style in
+            style.bold = true
+            style.dim = false
+            if style.color == .default || style.color == .muted { style.color = .highlight }
+        }
     }
 
     private static func drawHints(_ app: AppModel, into grid: inout CellGrid) {
         let hints: [String]
         if app.form != nil {
             hints = app.text.formHints
+        } else if let rows = app.selectedRows {
+            hints = app.text.selectionHints(rows.count)
         } else if app.tab == .search && app.isSearchFieldFocused {
             hints = app.text.searchFieldHints
         } else {
@@ -241,7 +276,11 @@ public enum AppScreen {
         let width = min(grid.columns - 4, 60)
         // The title gets what the box leaves after the question's own words, so "y/n" always shows.
         let titleWidth = width - 4 - TextWidth.width(of: app.text.deleteQuestion(""))
-        let question = app.text.deleteQuestion(TextWidth.truncate(idea.title, toWidth: titleWidth, ellipsis: true))
+        drawDeleteQuestion(app.text.deleteQuestion(TextWidth.truncate(idea.title, toWidth: titleWidth, ellipsis: true)), app: app, into: &grid)
+    }
+
+    private static func drawDeleteQuestion(_ question: String, app: AppModel, into grid: inout CellGrid) {
+        let width = min(grid.columns - 4, 60)
         let box = Box.centered(height: 5, width: width, in: grid)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.deleteTitle, style: accent)

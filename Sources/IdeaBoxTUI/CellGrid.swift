@@ -22,6 +22,14 @@ public struct CellGrid: Hashable, Sendable {
         return cells[row * columns + column]
     }
 
+    /// Changes the style of the cells of `row` in `columns` (clamped to the grid), text kept.
+    public mutating func restyle(row: Int, columns: Range<Int>, _ change: (inout CellStyle) -> Void) {
+        guard row >= 0, row < rows else { return }
+        for column in max(0, columns.lowerBound)..<min(self.columns, max(0, columns.upperBound)) {
+            change(&cells[row * self.columns + column].style)
+        }
+    }
+
     /// Writes `text` from `row`, `column` in `style`, cluster by cluster, within `maxWidth`
     /// cells and the grid; stops before the first cluster that does not fit whole and skips
     /// clusters with no width. Returns the column after the last cell written.

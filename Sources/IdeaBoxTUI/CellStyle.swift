@@ -10,6 +10,8 @@ public struct CellStyle: Hashable, Sendable {
     public var dim: Bool
     /// The named foreground color.
     public var color: CellColor
+    /// The web address the cell links to (OSC 8), on terminals that show links.
+    public var link: String?
 
     /// A style from its attributes; everything is off by default.
     public init(
@@ -17,13 +19,15 @@ public struct CellStyle: Hashable, Sendable {
         reverse: Bool = false,
         underline: Bool = false,
         dim: Bool = false,
-        color: CellColor = .default
+        color: CellColor = .default,
+        link: String? = nil
     ) {
         self.bold = bold
         self.reverse = reverse
         self.underline = underline
         self.dim = dim
         self.color = color
+        self.link = link
     }
 
     /// The terminal's default look.

@@ -58,6 +58,7 @@ public final class NcursesTerminal: TerminalBackend {
 
     private let window: UnsafeMutablePointer<WINDOW>
     private var writer: TerminalWriter
+    private let features: TerminalFeatures
     private var previousFrame: CellGrid?
     private var isActive = true
     /// Reads in a row that returned nothing at once though input was said to be waiting.
@@ -85,9 +86,12 @@ public final class NcursesTerminal: TerminalBackend {
     /// Takes over the terminal. With `NO_COLOR` set and not empty no color is used (the
     /// colors that must stand out become bold); with `mouse` clicks and the wheel arrive
     /// as keys; `wake` cuts a wait for a key short (the terminal makes its own for resizes
-    /// when none is given).
+    /// when none is given); `hyperlinks` sends links as OSC 8 or not, whatever `TERM` says
+    /// (nil: as `TerminalFeatures` judges `TERM`); `palette` colors the app (nil: no color,
+    /// as under `NO_COLOR`, which wins over any palette).
     public init(
-        environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true, wake: TerminalWake? = nil
+        environment: [String: String] = ProcessInfo.processInfo.environment, mouse: Bool = true, wake: TerminalWake? = nil,
+        hyperlinks: Bool? = nil, palette: TerminalPalette? = .standard
     ) throws {
         let wake = wake ?? TerminalWake()
         self.wake = wake
@@ -112,13 +116,15 @@ public final class NcursesTerminal: TerminalBackend {
         intrflush(window, false)
         set_escdelay(Self.escapeDelayMilliseconds)
         curs_set(0)
-        let usesColors = environment["NO_COLOR", default: ""].isEmpty && has_colors()
+        let usesColors = environment["NO_COLOR", default: ""].isEmpty && has_colors() && palette != nil
         if usesColors {
             start_color()
             use_default_colors()
         }
+        features = TerminalFeatures(term: environment["TERM"] ?? "")
         writer = TerminalWriter(
-            usesColors: usesColors, hasBrightColors: cncurses_colors() >= 16,
+            usesColors: usesColors, hasBrightColors: cncurses_colors() >= 16, usesHyperlinks: hyperlinks ?? features.hyperlinks,
+            palette: palette ?? .standard,
             scalarWidth: { Int(cncurses_wcwidth(wchar_t(bitPattern: $0.value))) })
         Self.usesMouse = mouse
         Self.prepareSignalExit(mouse: mouse)
@@ -150,6 +156,13 @@ public final class NcursesTerminal: TerminalBackend {
         let bytes = writer.frame(from: previousFrame, to: grid, screen: size, cursor: cursor)
         previousFrame = grid
         Self.writeDirectly(bytes)
+    }
+
+    /// Sends OSC 52 between frames, unless `TERM` names a terminal without a clipboard.
+    public func copyToClipboard(_ text: String) -> Bool {
+        guard features.clipboard else { return false }
+        Self.writeDirectly(TerminalFeatures.clipboardSequence(text))
+        return true
     }
 
     /// Waits up to `timeoutMilliseconds` (forever when negative) for the first input, then

@@ -31,6 +31,9 @@ public struct TerminalApp {
             var needsDrawing = false
             for key in decoder.decode(inputs) {
                 app.handle(key)
+                if let text = app.takeClipboardRequest() {
+                    app.clipboardCopied(terminal.copyToClipboard(text))
+                }
                 needsDrawing = true
                 if app.wantsToQuit { return }
                 if app.wantsToSuspend {

@@ -42,4 +42,11 @@ public protocol TerminalBackend: AnyObject {
     func suspend()
     /// Gives the terminal back to the shell as it was; calling it again does nothing.
     func restore()
+    /// Asks the terminal to put `text` on the clipboard (OSC 52); false if it cannot take it.
+    func copyToClipboard(_ text: String) -> Bool
+}
+
+extension TerminalBackend {
+    /// A terminal without a clipboard: every copy refused.
+    public func copyToClipboard(_ text: String) -> Bool { false }
 }

@@ -15,17 +15,28 @@ public struct TerminalWriter {
     public let usesColors: Bool
     /// Whether the terminal has the 16-color palette (bright black for muted text).
     public let hasBrightColors: Bool
+    /// Whether cells with a link are sent as OSC 8 hyperlinks (see `TerminalFeatures`).
+    public let usesHyperlinks: Bool
+    /// The terminal colors of the app's named colors.
+    public let palette: TerminalPalette
     private let scalarWidth: ScalarWidth
     private var bytes: [UInt8] = []
     private var currentStyle: CellStyle?
+    /// The hyperlink open on the terminal, if any: closed before the frame ends.
+    private var currentLink: String?
     private var isCursorVisible = false
 
     private static let replacement: Unicode.Scalar = "\u{FFFD}"
 
-    /// A writer for a terminal with these abilities, measuring scalars as it does.
-    public init(usesColors: Bool, hasBrightColors: Bool, scalarWidth: @escaping ScalarWidth) {
+    /// A writer for a terminal with these abilities and colors, measuring scalars as it does.
+    public init(
+        usesColors: Bool, hasBrightColors: Bool, usesHyperlinks: Bool = false, palette: TerminalPalette = .standard,
+        scalarWidth: @escaping ScalarWidth
+    ) {
         self.usesColors = usesColors
+        self.palette = palette
         self.hasBrightColors = hasBrightColors
+        self.usesHyperlinks = usesHyperlinks
         self.scalarWidth = scalarWidth
     }
 
@@ -41,6 +52,7 @@ public struct TerminalWriter {
         for run in GridDiff.runs(from: previous, to: grid) where run.row < screen.rows {
             write(run, of: grid, within: screen.columns)
         }
+        setLink(nil)
         append("\u{1B}[0m")
         currentStyle = .plain
         if let cursor {
@@ -105,11 +117,38 @@ public struct TerminalWriter {
         append("\u{1B}[\(row + 1);\(column + 1)H")
     }
 
+    /// Opens the hyperlink `link` (closing the one open), or closes it for nil: OSC 8 with
+    /// ST, which terminals without links ignore (but the writer sends none to those).
+    private mutating func setLink(_ link: String?) {
+        guard usesHyperlinks, link != currentLink else { return }
+        if currentLink != nil { append("\u{1B}]8;;\u{1B}\\") }
+        if let link { append("\u{1B}]8;;\(Self.linkSafe(link))\u{1B}\\") }
+        currentLink = link
+    }
+
+    /// `link` with nothing that could end or break the sequence: only printable ASCII (a
+    /// non-ASCII address is percent-encoded, as OSC 8 asks).
+    static func linkSafe(_ link: String) -> String {
+        var safe = ""
+        for byte in link.utf8 {
+            if (0x21..<0x7F).contains(byte) {
+                safe.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                safe += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return safe
+    }
+
     /// Sends the SGR for `style` unless it is already in effect; without colors, the
-    /// colors that must stand out become bold.
+    /// colors that must stand out become bold. A change of link alone sends only OSC 8.
     private mutating func setStyle(_ style: CellStyle) {
         guard style != currentStyle else { return }
+        defer { setLink(style.link) }
+        var previous = currentStyle
+        previous?.link = style.link
         currentStyle = style
+        guard style != previous else { return }
         var parameters = ["0"]
         var bold = style.bold
         if !usesColors {
@@ -127,14 +166,7 @@ public struct TerminalWriter {
     }
 
     private func foreground(_ color: CellColor) -> String? {
-        switch color {
-        case .default: nil
-        case .accent: "36"
-        case .muted: hasBrightColors ? "90" : "37"
-        case .error: "31"
-        case .success: "32"
-        case .highlight: "33"
-        }
+        palette.foreground(color, hasBrightColors: hasBrightColors)
     }
 
     private mutating func append(_ text: String) {
@@ -143,5 +175,11 @@ public struct TerminalWriter {
 
     private mutating func append(_ scalar: Unicode.Scalar) {
         bytes.append(contentsOf: UTF8.encode(scalar)!)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

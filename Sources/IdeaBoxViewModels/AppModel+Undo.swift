@@ -24,27 +24,11 @@ extension AppModel {
     private func apply(_ action: UndoHistory.Action, backwards: Bool) throws -> Bool {
         let reason: HistoryReason = backwards ? .undone : .redone
         let outcome: RevertOutcome
-        switch action {
-        case .add(let idea):
-            outcome = backwards ? try repository.deleteUnlessChanged(idea, reason: reason) : .reverted(try repository.restoreIdea(idea))
-        case .delete(let idea):
-            if backwards {
-                outcome = .reverted(try repository.restoreIdea(idea))
-            } else {
-                outcome = try repository.deleteUnlessChanged(idea, reason: reason)
-            }
-        case let .setCompleted(idea, isCompleted):
-            var done = idea
-            done.isCompleted = isCompleted
-            var notDone = idea
-            notDone.isCompleted = !isCompleted
-            outcome = try repository.revert(
-                id: idea.id, fields: [.isCompleted], from: backwards ? done : notDone, to: backwards ? notDone : done,
-                reason: reason)
-        case let .edit(before, after):
-            outcome = try repository.revert(
-                id: after.id, fields: after.fieldsDiffering(from: before),
-                from: backwards ? after : before, to: backwards ? before : after, reason: reason)
+        let steps = steps(of: action, backwards: backwards)
+        if case .batch = action {
+            outcome = try repository.revertAll(steps, reason: reason)
+        } else {
+            outcome = try revert(steps[0], reason: reason)
         }
         switch outcome {
         case .reverted:
@@ -59,5 +43,37 @@ extension AppModel {
         // The action stays where it was, to try again once the other device's change is dealt with.
         if backwards { history.redone(action) } else { history.undone(action) }
         return false
+    }
+
+    /// What the store does to take `action` back (`backwards`) or make it again: one step,
+    /// or one per idea of a batch.
+    private func steps(of action: UndoHistory.Action, backwards: Bool) -> [RevertStep] {
+        switch action {
+        case .add(let idea):
+            return [backwards ? .delete(idea) : .restore(idea)]
+        case .delete(let idea):
+            return [backwards ? .restore(idea) : .delete(idea)]
+        case let .setCompleted(idea, isCompleted):
+            var done = idea
+            done.isCompleted = isCompleted
+            var notDone = idea
+            notDone.isCompleted = !isCompleted
+            return [.edit(id: idea.id, fields: [.isCompleted], from: backwards ? done : notDone, to: backwards ? notDone : done)]
+        case let .edit(before, after):
+            return [.edit(
+                id: after.id, fields: after.fieldsDiffering(from: before), from: backwards ? after : before, to: backwards ? before : after)]
+        case .batch(let actions):
+            return actions.flatMap { steps(of: $0, backwards: backwards) }
+        }
+    }
+
+    /// One step in its own transaction, as the single-idea calls of the store make it.
+    private func revert(_ step: RevertStep, reason: HistoryReason) throws -> RevertOutcome {
+        switch step {
+        case .restore(let idea): .reverted(try repository.restoreIdea(idea))
+        case .delete(let idea): try repository.deleteUnlessChanged(idea, reason: reason)
+        case let .edit(id, fields, expected, target):
+            try repository.revert(id: id, fields: fields, from: expected, to: target, reason: reason)
+        }
     }
 }

@@ -43,6 +43,19 @@ public final class AppModel {
     public internal(set) var form: IdeaForm?
     /// The idea whose deletion awaits y/n, if any.
     public internal(set) var pendingDeletion: Idea?
+    /// The selected ideas whose deletion awaits y/n, if any.
+    public internal(set) var pendingBatchDeletion: [Idea]?
+    /// Which key does what in the lists (the config file's `[keys]`, else the defaults).
+    public var bindings = KeyBindings.defaults
+    /// Whether the list shows when each idea changed as a date and time, not "3h ago".
+    public var showsAbsoluteTimes = false
+    /// Where a selection of many rows (`v`) started in the open list, if one is open.
+    public internal(set) var selectionAnchor: Int?
+    /// What `y` asked to copy, until the terminal layer takes it (`takeClipboardRequest()`).
+    public internal(set) var clipboardRequest: String?
+    /// Starts a program that opens a link (`gx`); returns false if there is none to start.
+    /// Set by the app (xdg-open); by default none is.
+    public var openLink: (String) -> Bool = { _ in false }
     /// Whether the help overlay is open.
     public internal(set) var isShowingHelp = false
     /// How many lines of the help overlay are scrolled off its top.
@@ -69,6 +82,8 @@ public final class AppModel {
     public internal(set) var history = UndoHistory()
     /// The idea the left button last pressed on, and when, to tell a double click.
     var lastPress: (ideaId: UUID, at: Timestamp)?
+    /// The key just pressed that may start a two-key sequence, with the row it was pressed on.
+    private var pendingPrefix: (key: Key, tab: Tab, index: Int)?
     private var knownRevision: Int64 = -1
     /// The settled sync state the bar last showed (syncing between two of one kind aside):
     /// a message explaining it goes when it changes.
@@ -198,6 +213,8 @@ public final class AppModel {
 
     private func dispatch(_ key: Key) throws {
         if key == .resize { return }
+        let prefix = pendingPrefix
+        pendingPrefix = nil
         if key == .ctrl("z") {
             wantsToSuspend = true
             return
@@ -229,70 +246,79 @@ public final class AppModel {
             }
             return
         }
+        if let ideas = pendingBatchDeletion {
+            pendingBatchDeletion = nil
+            if key == .char("y") || key == .char("Y") {
+                try delete(ideas)
+            }
+            return
+        }
         if tab == .search && isSearchFieldFocused {
             try handleSearchField(key)
             return
         }
-        try handleList(key)
+        try handleList(key, after: prefix)
     }
 
-    private func handleList(_ key: Key) throws {
+    /// A key in a list: its action by the bindings, a two-key sequence if `previous` starts one.
+    private func handleList(_ key: Key, after previous: (key: Key, tab: Tab, index: Int)?) throws {
+        guard let action = bindings.action(for: key, after: previous?.key) else { return }
+        if let previous, bindings.action(for: key, after: nil) != action, tab == previous.tab {
+            // The sequence's first key moved the cursor on its own: the second acts where it was.
+            currentList.select(previous.index)
+        }
+        let index = currentList.selectedIndex
+        try perform(action)
+        if bindings.startsSequence(key) { pendingPrefix = (key, tab, index) }
+    }
+
+    /// Carries out one list action (see `KeyBindings` for the keys that call each).
+    func perform(_ action: ListAction) throws {
         let list = currentList
-        switch key {
-        case .char("q"), .ctrl("c"):
-            wantsToQuit = true
-        case .char("1"): try switchTo(.all)
-        case .char("2"): try switchTo(.completed)
-        case .char("3"): try switchTo(.search)
-        case .tab: try switchTo(Tab(rawValue: (tab.rawValue + 1) % Tab.allCases.count)!)
-        case .backTab: try switchTo(Tab(rawValue: (tab.rawValue + Tab.allCases.count - 1) % Tab.allCases.count)!)
-        case .up, .char("k"): list.moveSelection(by: -1)
-        case .down, .char("j"): list.moveSelection(by: 1)
+        switch action {
+        case .quit: wantsToQuit = true
+        case .allIdeas: try switchTo(.all)
+        case .completed: try switchTo(.completed)
+        case .searchTab: try switchTo(.search)
+        case .nextTab: try switchTo(Tab(rawValue: (tab.rawValue + 1) % Tab.allCases.count)!)
+        case .previousTab: try switchTo(Tab(rawValue: (tab.rawValue + Tab.allCases.count - 1) % Tab.allCases.count)!)
+        case .up: list.moveSelection(by: -1)
+        case .down: list.moveSelection(by: 1)
         case .pageUp: list.page(-1)
         case .pageDown: list.page(1)
-        case .home, .char("g"): list.select(0)
-        case .end, .char("G"): list.select(list.totalCount - 1)
-        case .char("n"):
-            openForm(.new)
-        case .enter, .char("e"):
+        case .first: list.select(0)
+        case .last: list.select(list.totalCount - 1)
+        case .new: openForm(.new)
+        case .edit:
             if let idea = list.selectedIdea { openForm(.edit(idea)) }
-        case .char(" "), .char("x"):
-            if let idea = list.selectedIdea {
-                let updated = try repository.toggleCompleted(id: idea.id)
-                history.record(.setCompleted(idea, isCompleted: updated.isCompleted))
-                localChangeHappened()
-                try refresh()
-                status.show(text.markedDone(updated.isCompleted, updated.title), tone: .success, now: now)
-            }
-        case .char("d"), .delete:
-            pendingDeletion = list.selectedIdea
-        case .char("h"):
+        case .toggleDone: try toggleDone()
+        case .delete: try askToDelete()
+        case .history:
             guard let idea = list.selectedIdea else { return status.show(text.noHistory, now: now) }
             try openHistory(of: idea.id, title: idea.title)
-        case .char("u"):
-            try undo()
-        case .ctrl("r"):
-            try redo()
-        case .char("/"):
+        case .undo: try undo()
+        case .redo: try redo()
+        case .search:
             try switchTo(.search)
             isSearchFieldFocused = true
-        case .char("?"), .f(1):
+        case .help:
             isShowingHelp = true
             helpScroll = 0
-        case .char("s"):
-            try syncNow()
-        case .char("o"):
+        case .sync: try syncNow()
+        case .network:
             guard let sync else { return status.show(text.syncUnavailable, now: now) }
             let on = try !sync.isNetworkOn()
             try sync.setNetworkOn(on)
             sync.engine.networkChanged()
             status.show(text.network(on: on), now: now)
-        case .char("l"):
+        case .syncLog:
             guard sync != nil else { return status.show(text.syncUnavailable, now: now) }
             syncLog = SyncLogView()
             try loadSyncLog()
-        default:
-            break
+        case .select: toggleSelection()
+        case .leaveSelection: selectionAnchor = nil
+        case .copy: copySelectedIdea()
+        case .openLink: openFirstLink()
         }
     }
 
@@ -302,7 +328,7 @@ public final class AppModel {
             isSearchFieldFocused = false
         case .tab, .backTab, .ctrl("c"):
             isSearchFieldFocused = false
-            try handleList(key)
+            if let action = KeyBindings.defaults.action(for: key, after: nil) { try perform(action) }
         case .char(let character):
             searchQuery.insert(String(character))
             try runSearch()
@@ -344,6 +370,7 @@ public final class AppModel {
     }
 
     func switchTo(_ newTab: Tab) throws {
+        if newTab != tab { selectionAnchor = nil }
         tab = newTab
         isSearchFieldFocused = newTab == .search && searchQuery.characters.isEmpty
     }
@@ -431,6 +458,11 @@ public final class AppModel {
         default: status.showsPendingCount = true
         }
         return true
+    }
+
+    /// Shows `message` in the status bar as an error (a bad config file at launch, say).
+    public func showError(_ message: String) {
+        status.show(message, tone: .error, now: now)
     }
 
     func report(_ error: any Error) {

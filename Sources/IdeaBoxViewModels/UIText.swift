@@ -115,6 +115,12 @@ public struct UIText: Sendable {
         return "\(Self.two(parts.tm_hour)):\(Self.two(parts.tm_min)):\(Self.two(parts.tm_sec))"
     }
 
+    /// `yyyy-mm-dd hh:mm` in the person's time zone: the list's time with `times = "absolute"`.
+    public func absoluteTime(_ time: Timestamp) -> String {
+        let parts = localParts(time)
+        return localDate(time) + " \(Self.two(parts.tm_hour)):\(Self.two(parts.tm_min))"
+    }
+
     /// `yyyy-mm-dd` in the person's time zone.
     public func localDate(_ time: Timestamp) -> String {
         let parts = localParts(time)
@@ -359,6 +365,10 @@ public struct UIText: Sendable {
     public func deleteQuestion(_ title: String) -> String {
         text("Delete “\(title)”? y/n", "刪除「\(title)」？y/n")
     }
+    /// The delete question for a selection of many ideas.
+    public func deleteQuestion(count: Int) -> String {
+        text("Delete \(count) selected ideas? y/n", "刪除選取的 \(count) 筆靈感？y/n")
+    }
     /// The delete box title.
     public var deleteTitle: String { text("Delete", "刪除") }
 
@@ -373,6 +383,35 @@ public struct UIText: Sendable {
     /// Status messages.
     public func markedDone(_ done: Bool, _ title: String) -> String {
         done ? text("Marked done: “\(title)”", "已標示為完成：「\(title)」") : text("Marked not done: “\(title)”", "已標示為未完成：「\(title)」")
+    }
+    /// Status messages: a selection's ideas deleted.
+    public func deleted(count: Int) -> String {
+        text("Deleted \(count) ideas — u to undo", "已刪除 \(count) 筆靈感— 按 u 復原")
+    }
+    /// Status messages: a selection's ideas done or not done.
+    public func markedDone(_ done: Bool, count: Int) -> String {
+        done ? text("Marked \(count) ideas done", "已將 \(count) 筆靈感標示為完成")
+            : text("Marked \(count) ideas not done", "已將 \(count) 筆靈感標示為未完成")
+    }
+    /// Hints while a selection of many is open, its size first.
+    public func selectionHints(_ count: Int) -> [String] {
+        language == .english
+            ? ["\(count) selected", "x done", "u undo", "d delete", "Esc leave"]
+            : ["已選取 \(count) 筆", "x 完成", "u 復原", "d 刪除", "Esc 離開"]
+    }
+    /// `y` sent the idea to the terminal's clipboard (a terminal never confirms it).
+    public var copied: String { text("Copied to the clipboard", "已複製到剪貼簿") }
+    /// `y` on a terminal that cannot take a copy (TERM=dumb or linux).
+    public var copyRefused: String {
+        text("This terminal refused the copy: it has no clipboard sequence (OSC 52)", "這個終端機拒絕複製：它不支援剪貼簿序列（OSC 52）")
+    }
+    /// `g x` on an idea without a link.
+    public var noLink: String { text("This idea has no link", "這筆靈感沒有連結") }
+    /// `g x` opened a link.
+    public func openingLink(_ link: String) -> String { text("Opening \(link)", "正在開啟 \(link)") }
+    /// `g x` with no xdg-open on PATH.
+    public var noLinkOpener: String {
+        text("No xdg-open on this machine to open links with", "這台機器沒有可開啟連結的 xdg-open")
     }
     /// Status messages.
     public var nothingToUndo: String { text("Nothing to undo", "沒有可以復原的動作") }
@@ -408,6 +447,13 @@ public struct UIText: Sendable {
         case .setCompleted(let idea, let done):
             done ? text("done on “\(idea.title)”", "完成「\(idea.title)」") : text("not done on “\(idea.title)”", "未完成「\(idea.title)」")
         case .edit(_, let after): text("edit of “\(after.title)”", "編輯「\(after.title)」")
+        case .batch(let actions):
+            switch actions.first {
+            case .setCompleted(_, true): text("done on \(actions.count) ideas", "完成 \(actions.count) 筆靈感")
+            case .setCompleted(_, false): text("not done on \(actions.count) ideas", "未完成 \(actions.count) 筆靈感")
+            case .delete: text("delete of \(actions.count) ideas", "刪除 \(actions.count) 筆靈感")
+            default: text("\(actions.count) changes", "\(actions.count) 項變更")
+            }
         }
     }
 
@@ -433,10 +479,10 @@ public struct UIText: Sendable {
             (text("Space  x", "空白鍵  x"), text("toggle completed", "切換完成狀態")),
             ("d  Delete", text("delete (asks y/n)", "刪除（詢問 y/n）")),
             ("u  Ctrl-R", text("undo / redo (add, delete, done, edit)", "復原／重做（新增、刪除、完成、編輯）")),
+            ("v  y  gx", text("select many / copy / open the first link", "選取多筆／複製／開啟第一個連結")),
             (text("h, then r", "h 之後按 r"), text("history of the selected idea / restore a version", "選取靈感的歷史／還原一個版本")),
             ("/", text("search", "搜尋")),
-            ("s  o", text("sync now / network off, on", "立即同步／網路關閉、開啟")),
-            ("l", text("sync log and conflicts", "同步紀錄與衝突")),
+            ("s  o  l", text("sync now / network off, on / sync log", "立即同步／網路關閉、開啟／同步紀錄")),
             (text("l, then O  L", "l 之後按 O  L"), text("overwrite remote ideas / library (y/n)", "以本機覆寫遠端靈感／資料夾（y/n）")),
             (text("Click  Wheel", "點按  滾輪"), text("select, double click edits / scroll", "選取、連點編輯／捲動")),
             ("?", text("this help", "這份說明")),

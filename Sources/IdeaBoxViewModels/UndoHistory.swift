@@ -14,12 +14,15 @@ public struct UndoHistory: Sendable, Equatable {
         case setCompleted(Idea, isCompleted: Bool)
         /// The idea was edited from `before` to `after`.
         case edit(before: Idea, after: Idea)
+        /// One action on many ideas at once (a selection's done or delete), taken back whole.
+        indirect case batch([Action])
 
         /// The title to name the action by, as it was when it was done.
         public var title: String {
             switch self {
             case .add(let idea), .delete(let idea), .setCompleted(let idea, _): idea.title
             case .edit(_, let after): after.title
+            case .batch(let actions): actions.first?.title ?? ""
             }
         }
     }

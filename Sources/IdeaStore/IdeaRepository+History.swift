@@ -237,20 +237,40 @@ extension IdeaRepository {
     public func revert(
         id: UUID, fields: [IdeaField], from expected: Idea, to target: Idea, reason: HistoryReason
     ) throws -> RevertOutcome {
-        try write { db in
-            guard let stored = try fetchStoredRow(id: id, db) else { return .gone }
-            let moved = fields.filter { stored.idea.value(of: $0) != expected.value(of: $0) }
-            guard moved.isEmpty else { return .changedElsewhere(moved) }
-            var idea = stored.idea
-            for field in fields { idea = idea.taking(field, from: target) }
-            return .reverted(try saveEdit(of: stored, to: idea, reason: reason, db))
-        }
+        try write { db in try revert(.edit(id: id, fields: fields, from: expected, to: target), reason: reason, db) }
     }
 
     /// Undo of an add (or redo of a delete): deletes the idea, unless another device changed
     /// it since it was `added`.
     public func deleteUnlessChanged(_ added: Idea, reason: HistoryReason) throws -> RevertOutcome {
-        try write { db in
+        try write { db in try revert(.delete(added), reason: reason, db) }
+    }
+
+    /// Undo or redo of an action on many ideas (a selection), in one transaction: every step
+    /// is taken back or made again, or, if one of them cannot be (another device changed or
+    /// deleted its idea), none is, and that step's outcome is returned.
+    public func revertAll(_ steps: [RevertStep], reason: HistoryReason) throws -> RevertOutcome {
+        do {
+            return try write { db in
+                var last = RevertOutcome.gone
+                for step in steps {
+                    last = try revert(step, reason: reason, db)
+                    if case .reverted = last { continue }
+                    throw RevertRefused(outcome: last)
+                }
+                return last
+            }
+        } catch let refused as RevertRefused {
+            return refused.outcome
+        }
+    }
+
+    /// One step of an undo or redo, inside the caller's transaction.
+    private func revert(_ step: RevertStep, reason: HistoryReason, _ db: Database) throws -> RevertOutcome {
+        switch step {
+        case .restore(let deleted):
+            return .reverted(try restoreIdea(deleted, db))
+        case .delete(let added):
             guard let stored = try fetchStoredRow(id: added.id, db) else { return .gone }
             let moved = stored.idea.fieldsDiffering(from: added)
             guard moved.isEmpty else { return .changedElsewhere(moved) }
@@ -260,6 +280,28 @@ extension IdeaRepository {
             try upsertTombstone(added.id, SyncOrder(timestamp: now, deviceId: deviceId), db)
             try enqueue(.delete, ideaId: added.idString, at: now, db)
             return .reverted(stored.idea)
+        case let .edit(id, fields, expected, target):
+            guard let stored = try fetchStoredRow(id: id, db) else { return .gone }
+            let moved = fields.filter { stored.idea.value(of: $0) != expected.value(of: $0) }
+            guard moved.isEmpty else { return .changedElsewhere(moved) }
+            var idea = stored.idea
+            for field in fields { idea = idea.taking(field, from: target) }
+            return .reverted(try saveEdit(of: stored, to: idea, reason: reason, db))
         }
     }
+}
+
+/// One idea's part of an undo or redo (`IdeaRepository.revertAll`).
+public enum RevertStep: Sendable, Equatable {
+    /// Bring back a deleted idea as a new edit.
+    case restore(Idea)
+    /// Delete the idea, unless another device changed it since it was as given.
+    case delete(Idea)
+    /// Put `target`'s values back in `fields`, if each still holds what `expected` has.
+    case edit(id: UUID, fields: [IdeaField], from: Idea, to: Idea)
+}
+
+/// A step of `revertAll` that could not be made: the transaction is rolled back.
+private struct RevertRefused: Error {
+    let outcome: RevertOutcome
 }

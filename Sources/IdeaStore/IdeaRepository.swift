@@ -140,22 +140,57 @@ public struct IdeaRepository: Sendable {
         }
     }
 
+    /// Marks every idea of `ids` done or not done in one transaction (a selection's `x`), and
+    /// returns each one that changed, as it was before and as stored.
+    public func setCompleted(_ isCompleted: Bool, ids: [UUID]) throws -> [(previous: Idea, idea: Idea)] {
+        try write { db in
+            var changed: [(previous: Idea, idea: Idea)] = []
+            for id in ids {
+                let stored = try storedRow(id: id, db)
+                guard stored.idea.isCompleted != isCompleted else { continue }
+                var idea = stored.idea
+                idea.isCompleted = isCompleted
+                changed.append((stored.idea, try saveEdit(of: stored, to: idea, reason: .edited, db)))
+            }
+            return changed
+        }
+    }
+
+    /// Deletes every idea of `ids` in one transaction (a selection's `d`), each leaving a
+    /// tombstone, and returns what was deleted (for undo).
+    public func deleteIdeas(ids: [UUID]) throws -> [Idea] {
+        try write { db in
+            try ids.map { id in
+                let stored = try storedRow(id: id, db)
+                let now = try stamp(db)
+                try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: now, db)
+                try deleteRow(stored, db)
+                try upsertTombstone(stored.idea.id, SyncOrder(timestamp: now, deviceId: deviceId), db)
+                try enqueue(.delete, ideaId: stored.idea.idString, at: now, db)
+                return stored.idea
+            }
+        }
+    }
+
     /// Brings back a deleted idea (undo) as a new edit, so it wins over its own tombstone
     /// everywhere. Returns the idea as stored.
     public func restoreIdea(_ deleted: Idea) throws -> Idea {
-        try write { db in
-            if let existing = try fetchIdea(id: deleted.id, db) {
-                return existing
-            }
-            var idea = deleted
-            idea.updatedAt = try stamp(db)
-            idea.deviceId = deviceId
-            idea.version += 1
-            try insertRow(idea, stamps: FieldStamps(all: SyncOrder(idea)), db)
-            try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-            try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
-            return idea
+        try write { db in try restoreIdea(deleted, db) }
+    }
+
+    /// `restoreIdea(_:)` inside the caller's transaction.
+    func restoreIdea(_ deleted: Idea, _ db: Database) throws -> Idea {
+        if let existing = try fetchIdea(id: deleted.id, db) {
+            return existing
         }
+        var idea = deleted
+        idea.updatedAt = try stamp(db)
+        idea.deviceId = deviceId
+        idea.version += 1
+        try insertRow(idea, stamps: FieldStamps(all: SyncOrder(idea)), db)
+        try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+        try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+        return idea
     }
 
     /// Imports ideas exactly as given (every field kept), all or nothing.

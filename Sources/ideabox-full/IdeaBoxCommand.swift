@@ -2,6 +2,7 @@ import AccountEncryption
 import ArgumentParser
 import Foundation
 import IdeaBoxCommandLine
+import IdeaBoxConfig
 import IdeaBoxTUI
 import IdeaBoxViewModels
 import IdeaStore
@@ -17,7 +18,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
 
     /// The commands that reach the remote, or serve one.
     private static let remoteCommands: [any ParsableCommand.Type] = [
-        Sync.self, Status.self, Log.self, Remote.self, Account.self, Library.self, Serve.self,
+        Sync.self, Status.self, Log.self, Remote.self, Account.self, Library.self, Serve.self, Config.self,
     ]
 
     @OptionGroup var store: StoreOptions
@@ -58,10 +59,19 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
             guard stat(keyPath, &info) == 0 else { return nil }
             return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) ^ Int64(info.st_ino)
         }
+        let configFile = ConfigFile.load(environment: context.environment)
+        let config = configFile.config
         let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
+        app.bindings = config.keys
+        app.showsAbsoluteTimes = config.times == .absolute
+        let environment = context.environment
+        app.openLink = { LinkOpener.open($0, environment: environment) }
         try app.start()
-        let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"
-        let terminal = try NcursesTerminal(environment: context.environment, mouse: mouse, wake: wake)
+        // A bad file never stops the app: one sentence, and the defaults.
+        if let notice = configFile.launchNotice(in: context.language) { app.showError(notice) }
+        let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0" && config.mouse
+        let terminal = try NcursesTerminal(
+            environment: context.environment, mouse: mouse, wake: wake, hyperlinks: config.hyperlinks, palette: config.palette)
         live.start()
         TerminalApp(app: app, terminal: terminal).run()
         live.stop()

@@ -33,6 +33,8 @@ import Testing
         rules["IdeaSync"] = remote.subtracting(["CloudKitModel"]).union(["IdeaBoxViewModels", "IdeaBoxTUI", "IdeaBoxCommandLine"])
         rules["IdeaBoxViewModels"] = remote.subtracting(["CloudKitModel"]).union(["IdeaBoxTUI", "IdeaBoxCommandLine"])
         rules["IdeaBoxTUI"] = remote.subtracting(["CloudKitModel"]).union(["IdeaBoxCommandLine"])
+        // The config file is read above the screens: no remote, and no command line.
+        rules["IdeaBoxConfig"] = remote.subtracting(["CloudKitModel"]).union(["IdeaBoxCommandLine", "LibrarySync"])
         rules["LibrarySync"] = remote.subtracting(["CloudKitModel"]).union(["IdeaStore", "IdeaSync", "IdeaBoxViewModels", "IdeaBoxTUI"])
         // Encryption seals generic records under the remote's model: it knows no idea, no
         // store, no sync, and links no NIO (the layers above wrap their remote in it).

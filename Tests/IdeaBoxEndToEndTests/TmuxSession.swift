@@ -170,6 +170,12 @@ final class TmuxSession {
         return lastScreen
     }
 
+    /// From now on, every byte the app writes to the pane is appended to `file`
+    /// (`pipe-pane -O`): what the screen cannot show, such as OSC 52 and OSC 8.
+    func pipeOutput(to file: URL) throws {
+        _ = try tmuxCommand(["pipe-pane", "-O", "-t", Self.target, "cat >> " + Self.quoted(file.path)])
+    }
+
     /// The pane with its SGR escape sequences (`capture-pane -e`), to check colors.
     func captureWithAttributes() throws -> String {
         try tmuxCommand(["capture-pane", "-p", "-e", "-t", Self.target])

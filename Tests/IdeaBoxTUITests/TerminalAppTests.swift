@@ -11,6 +11,9 @@ import Testing
         var frames = 0
         var suspends = 0
         var restores = 0
+        /// What `y` sent to the clipboard, and whether this terminal takes it.
+        var copies: [String] = []
+        var takesCopies = true
         let size = TerminalSize(rows: 24, columns: 80)
 
         init(_ batches: [[RawInput]]) {
@@ -27,6 +30,11 @@ import Testing
 
         func suspend() { suspends += 1 }
         func restore() { restores += 1 }
+
+        func copyToClipboard(_ text: String) -> Bool {
+            copies.append(text)
+            return takesCopies
+        }
     }
 
     @Test func theEndOfInputEndsTheLoopInAnyStateAndGivesTheTerminalBack() throws {
@@ -55,5 +63,17 @@ import Testing
         #expect(!app.wantsToSuspend)
         #expect(app.allIdeas.selectedIndex == 1, "keys after the resume still count")
         #expect(terminal.restores == 1)
+    }
+
+    @Test func yHandsTheIdeaToTheTerminalsClipboardOnceAndTheBarSaysWhatCameOfIt() throws {
+        for takesCopies in [true, false] {
+            let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas)
+            let terminal = ScriptedTerminal([[.character("y"), .character("j")], [.endOfInput]])
+            terminal.takesCopies = takesCopies
+            TerminalApp(app: app, terminal: terminal).run()
+            let first = try #require(ScreenFixtures.englishIdeas.max { $0.createdAt < $1.createdAt })
+            #expect(terminal.copies == [first.title + "\n\n" + first.description])
+            #expect(app.status.message?.text == (takesCopies ? app.text.copied : app.text.copyRefused))
+        }
     }
 }

@@ -1,0 +1,93 @@
+import IdeaBoxTUI
+import IdeaBoxViewModels
+
+/// The settings of `config.toml`, each with its default: what the app starts with when the
+/// file is missing or has a problem.
+public struct AppConfig: Sendable, Equatable {
+    /// The named color themes.
+    public enum Theme: String, CaseIterable, Sendable {
+        /// Colors for a dark background (the app's look before themes).
+        case `default`
+        /// Colors for a light background.
+        case light
+        /// No color at all, as under `NO_COLOR`.
+        case none
+    }
+
+    /// The order of All Ideas and Completed.
+    public enum Sort: String, CaseIterable, Sendable {
+        /// Newest first (the specs' order).
+        case created
+        /// Last changed first.
+        case updated
+        /// By title, in the person's collation order.
+        case title
+    }
+
+    /// How the list shows when an idea changed.
+    public enum Times: String, CaseIterable, Sendable {
+        /// "3h ago".
+        case relative
+        /// "2026-03-02 10:00", in the person's time zone.
+        case absolute
+    }
+
+    /// Which key does what in the lists.
+    public var keys = KeyBindings.defaults
+    /// The color theme.
+    public var theme = Theme.default
+    /// Colors set one by one, over the theme's.
+    public var colors: [CellColor: TerminalColor] = [:]
+    /// The lists' order at launch.
+    public var sort = Sort.created
+    /// Relative or absolute times.
+    public var times = Times.relative
+    /// Whether the app takes the mouse.
+    public var mouse = true
+    /// The editor for `E` and `ideabox edit`; nil: `$VISUAL`, else `$EDITOR`, else `vi`.
+    public var editor: String?
+    /// Whether links are sent as OSC 8; nil: as `TERM` says (`TerminalFeatures`).
+    public var hyperlinks: Bool?
+
+    /// Every default.
+    public init() {}
+
+    /// The palette the theme and the per-element colors make; nil for no color (`none`).
+    public var palette: TerminalPalette? {
+        var palette: TerminalPalette
+        switch theme {
+        case .default: palette = .standard
+        case .light: palette = .light
+        case .none: return nil
+        }
+        for (element, color) in colors { palette.colors[element] = color }
+        return palette
+    }
+
+    /// The settings as a config file that sets every one of them (`ideabox config show`).
+    public var fileText: String {
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        var lines = [
+            "theme = \(quoted(theme.rawValue))",
+            "sort = \(quoted(sort.rawValue))",
+            "times = \(quoted(times.rawValue))",
+            "mouse = \(mouse)",
+            editor.map { "editor = \(quoted($0))" } ?? "# editor: $VISUAL, else $EDITOR, else vi",
+            hyperlinks.map { "hyperlinks = \($0)" } ?? "hyperlinks = \"auto\"",
+            "",
+            "[colors]",
+        ]
+        let palette = palette ?? TerminalPalette(colors: [:])
+        for element in CellColor.allCases where element != .default {
+            lines.append("\(element.configName) = \(quoted((palette.colors[element] ?? .default).rawValue))")
+        }
+        lines += ["", "[keys]"]
+        for action in ListAction.allCases {
+            let names = (keys.keys[action] ?? []).map { quoted(KeyName.name($0)) }
+            lines.append("\(action.rawValue) = [\(names.joined(separator: ", "))]")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,70 @@
+/// What a key does in a list (All Ideas, Completed, or Search's results), by name: the
+/// `KeyBindings` table maps keys to these, and `AppModel.perform(_:)` carries them out.
+/// The raw value is the name the config file's `[keys]` table uses.
+public enum ListAction: String, CaseIterable, Sendable {
+    /// Leave the app.
+    case quit
+    /// Open All Ideas.
+    case allIdeas = "all-ideas"
+    /// Open Completed.
+    case completed
+    /// Open Search (its field focused only when empty).
+    case searchTab = "search-tab"
+    /// The next tab, round.
+    case nextTab = "next-tab"
+    /// The previous tab, round.
+    case previousTab = "previous-tab"
+    /// One row up.
+    case up
+    /// One row down.
+    case down
+    /// A screenful up.
+    case pageUp = "page-up"
+    /// A screenful down.
+    case pageDown = "page-down"
+    /// The first row.
+    case first
+    /// The last row.
+    case last
+    /// A new idea in the edit form.
+    case new
+    /// The selected idea in the edit form.
+    case edit
+    /// Done or not done, for the selected idea or every one of a selection.
+    case toggleDone = "toggle-done"
+    /// Delete (asks y/n), the selected idea or every one of a selection.
+    case delete
+    /// The selected idea's history.
+    case history
+    /// Take back the newest action.
+    case undo
+    /// Make the newest undone action again.
+    case redo
+    /// The Search tab, its field focused.
+    case search
+    /// The help overlay.
+    case help
+    /// A sync now.
+    case sync
+    /// The simulated network off or on.
+    case network
+    /// The sync log and conflicts.
+    case syncLog = "sync-log"
+    /// Start (or end) a selection of many rows at the selected one.
+    case select
+    /// Leave the selection.
+    case leaveSelection = "leave-selection"
+    /// Copy the selected idea to the clipboard (OSC 52).
+    case copy
+    /// Open the selected idea's first link with `xdg-open`.
+    case openLink = "open-link"
+
+    /// Whether the action only moves the cursor: only such an action may share its key with
+    /// the first key of a two-key sequence (`g` goes to the top; `g x` opens a link).
+    public var isMove: Bool {
+        switch self {
+        case .up, .down, .pageUp, .pageDown, .first, .last: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import IdeaBoxConfig
+import IdeaBoxTUI
+import IdeaBoxViewModels
+import IdeaModel
+import Testing
+
+/// `ConfigFile`: where it is, good files, and each kind of problem at its line.
+@Suite struct ConfigFileTests {
+    @Test func aGoodFileSetsEverySetting() throws {
+        let (config, problems) = ConfigFile.parse("""
+            # mine
+            theme = "light"
+            sort = "title"
+            times = "absolute"
+            mouse = false
+            editor = "nvim -u NONE"
+            hyperlinks = false
+
+            [colors]
+            accent = "bright-magenta"
+
+            [keys]
+            toggle-done = "t"
+            quit = ["Q", "ctrl-c"]
+            open-link = "g o"
+            """)
+        #expect(problems == [])
+        #expect(config.theme == .light)
+        #expect(config.sort == .title)
+        #expect(config.times == .absolute)
+        #expect(!config.mouse)
+        #expect(config.editor == "nvim -u NONE")
+        #expect(config.hyperlinks == false)
+        #expect(config.palette?.colors[.accent] == .brightMagenta)
+        #expect(config.palette?.colors[.highlight] == TerminalPalette.light.colors[.highlight])
+        #expect(config.keys.action(for: .char("t"), after: nil) == .toggleDone)
+        #expect(config.keys.action(for: .char("x"), after: nil) == nil)
+        #expect(config.keys.action(for: .char("Q"), after: nil) == .quit)
+        #expect(config.keys.action(for: .char("o"), after: .char("g")) == .openLink)
+    }
+
+    @Test func anEmptyFileIsTheDefaults() {
+        let (config, problems) = ConfigFile.parse("")
+        #expect(problems == [])
+        #expect(config == AppConfig())
+        #expect(config.palette == .standard)
+        #expect(config.keys == .defaults)
+    }
+
+    @Test func themeNoneHasNoPalette() {
+        #expect(ConfigFile.parse("theme = \"none\"").config.palette == nil)
+    }
+
+    @Test func anUnknownKeyIsReportedAtItsLine() {
+        let problems = ConfigFile.parse("sort = \"title\"\n\ncolour = \"red\"\n[colors]\nbackground = \"red\"\n").problems
+        #expect(problems == [
+            ConfigProblem(line: 3, .unknownSetting("colour", table: "")),
+            ConfigProblem(line: 5, .unknownSetting("background", table: "colors")),
+        ])
+        #expect(problems[0].message(in: .english) == "line 3: no setting named “colour”")
+        #expect(problems[1].message(in: .traditionalChinese) == "第 5 行：沒有名為「colors.background」的設定")
+    }
+
+    @Test func badValuesAreReportedAtTheirLines() {
+        let problems = ConfigFile.parse("""
+            sort = "newest"
+            mouse = "yes"
+            [colors]
+            error = "crimson"
+            [keys]
+            delete = "hyper-d"
+            fly = "f"
+            """).problems
+        #expect(problems.map(\.line) == [1, 2, 4, 6, 7])
+        #expect(problems[0].message(in: .english) == "line 1: sort must be \"created\", \"updated\", \"title\", not \"newest\"")
+        #expect(problems[3] == ConfigProblem(line: 6, .unknownKey("hyper-d", action: "delete")))
+        #expect(problems[4] == ConfigProblem(line: 7, .unknownAction("fly")))
+    }
+
+    @Test func aClashIsReportedAtTheLineThatMadeIt() {
+        let problems = ConfigFile.parse("""
+            [keys]
+            undo = "u"
+            delete = "x"
+            """).problems
+        #expect(problems == [ConfigProblem(line: 3, .clash(keys: "x", actions: ["toggle-done", "delete"]))])
+        #expect(problems[0].message(in: .english) == "line 3: “x” is bound to both toggle-done and delete")
+    }
+
+    @Test func aSyntaxErrorCarriesTOMLKitsLine() {
+        let problems = ConfigFile.parse("theme = \"light\"\nsort = \n").problems
+        #expect(problems.count == 1)
+        #expect(problems.first?.line == 2)
+        guard case .syntax = problems.first?.kind else { Issue.record("a syntax problem"); return }
+    }
+
+    @Test func theFileIsUnderXDGConfigHomeElseHome() {
+        #expect(ConfigFile.path(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/ideabox/config.toml")
+        #expect(ConfigFile.path(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]) == "/h/.config/ideabox/config.toml")
+        #expect(ConfigFile.path(environment: ["HOME": "/h"]) == "/h/.config/ideabox/config.toml")
+        #expect(ConfigFile.path(environment: [:]) == nil)
+    }
+
+    @Test func aFileWithAProblemLoadsAsTheDefaultsWithOneLaunchSentence() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("ideabox"), withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("ideabox/config.toml").path
+        try "theme = \"light\"\nmouse = 3\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let file = ConfigFile.load(environment: ["XDG_CONFIG_HOME": directory.path])
+        #expect(file.exists)
+        #expect(file.config == AppConfig(), "a bad file is the defaults whole")
+        #expect(file.launchNotice(in: .english)
+            == "Config \(path), line 2: mouse must be true or false, not 3; started with the defaults — ideabox config check lists every problem")
+        let missing = ConfigFile.load(environment: ["XDG_CONFIG_HOME": directory.path + "/none"])
+        #expect(!missing.exists)
+        #expect(missing.problems == [])
+        #expect(missing.launchNotice(in: .english) == nil)
+    }
+
+    @Test func showWritesAFileThatReadsBackTheSame() throws {
+        var config = AppConfig()
+        config.theme = .light
+        config.colors[.muted] = .white
+        config.editor = "emacs -nw"
+        config.keys = try KeyBindings(replacing: [.copy: [[.char("c")]]])
+        let (readBack, problems) = ConfigFile.parse(config.fileText)
+        #expect(problems == [])
+        #expect(readBack.keys == config.keys)
+        #expect(readBack.editor == config.editor)
+        #expect(readBack.palette == config.palette)
+    }
+}
