@@ -119,7 +119,7 @@ extension IdeaBoxCommand.Account.Encryption {
             discussion: """
                 The passphrase and the recovery key stay the same. Records sealed with the earlier key stay readable until \
                 they are sealed again: now, or by this device's next syncs if the remote fails meanwhile. After a device \
-                is lost, revoke its token first (ideabox serve api-token revoke on the server), then rotate.
+                is lost, revoke its token first (ideabox serve account token revoke on the server), then rotate.
                 """)
 
         @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the passphrase.")
