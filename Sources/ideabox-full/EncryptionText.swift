@@ -52,16 +52,47 @@ enum EncryptionText {
                 ? "Encryption is on for account \(account): \(sealed) \(sealed == 1 ? "record was" : "records were") sealed now; the server sees no idea or file from now on."
                 : "帳號 \(account) 已開啟加密：這次加密了 \(sealed) 筆記錄；從現在起伺服器看不到任何靈感或檔案",
         ]
-        if let recoveryKey {
-            lines += [
-                english
-                    ? "Recovery key (shown this once; write it down and keep it apart from this device):"
-                    : "復原金鑰（只顯示這一次；請抄下來，並與這台裝置分開保存）：",
-                "", "    \(recoveryKey.text)", "",
-                english ? "Another device joins with: ideabox account unlock" : "其他裝置請用這個指令加入：ideabox account unlock",
-            ]
-        }
+        if let recoveryKey { lines += recoveryKeyLines(recoveryKey, language) }
         return lines.joined(separator: "\n")
+    }
+
+    /// The recovery key, shown once, and how another device joins.
+    private static func recoveryKeyLines(_ recoveryKey: RecoveryKey, _ language: Language) -> [String] {
+        let english = language == .english
+        return [
+            english
+                ? "Recovery key (shown this once; write it down and keep it apart from this device):"
+                : "復原金鑰（只顯示這一次；請抄下來，並與這台裝置分開保存）：",
+            "", "    \(recoveryKey.text)", "",
+            english ? "Another device joins with: ideabox account unlock" : "其他裝置請用這個指令加入：ideabox account unlock",
+        ]
+    }
+
+    /// `rotate` made a new key; `sealed` records were sealed again with it now, or nil if
+    /// that is left to the next syncs (`--background`, or the remote failed meanwhile).
+    static func rotated(from old: AccountKeyID, to new: AccountKeyID, sealed: Int?, _ language: Language) -> String {
+        let english = language == .english
+        let first = english
+            ? "The account key is rotated: key \(new) replaces key \(old); the passphrase and the recovery key stay the same."
+            : "帳號金鑰已輪替：金鑰 \(new) 取代了金鑰 \(old)；密語與復原金鑰維持不變"
+        let second = switch (sealed, english) {
+        case let (count?, true):
+            "\(count) \(count == 1 ? "record was" : "records were") sealed again with it; other unlocked devices follow without the passphrase."
+        case let (count?, false): "已用新金鑰重新加密 \(count) 筆記錄；其他已解鎖的裝置不需密語就會跟上"
+        case (nil, true):
+            "Records still sealed with the earlier key are sealed again by this device's next syncs, and stay readable meanwhile."
+        case (nil, false): "仍以舊金鑰加密的記錄，會由這台裝置接下來的同步重新加密，這段期間仍可讀取"
+        }
+        return first + "\n" + second
+    }
+
+    /// `reset` made a new key and passphrase, and sealed this device's data with them.
+    static func reset(recoveryKey: RecoveryKey, ideas: Int, files: Int, _ language: Language) -> String {
+        let english = language == .english
+        let first = english
+            ? "The account's encryption is reset: a new key and passphrase; \(ideas) \(ideas == 1 ? "idea" : "ideas") and \(files) library \(files == 1 ? "file were" : "files were") sealed again from this device. Every other device unlocks again with the new passphrase."
+            : "帳號的加密已重設：新的金鑰與密語；已從這台裝置重新加密 \(ideas) 則靈感與 \(files) 個資料庫檔案。其他每台裝置都要用新密語重新解鎖"
+        return ([first] + recoveryKeyLines(recoveryKey, language)).joined(separator: "\n")
     }
 
     /// `enable` lost to another device that turned encryption on first with the same passphrase.
@@ -146,6 +177,8 @@ enum EncryptionCommandError: UserFacingError {
     case changedMeanwhile
     /// `passphrase` or `disable` needs this device unlocked first.
     case locked
+    /// `reset` without `--yes`.
+    case resetNeedsConfirmation
     /// The remote failed.
     case remote(CloudError)
 
@@ -181,6 +214,10 @@ enum EncryptionCommandError: UserFacingError {
                 : "另一台裝置同時變更了帳號的金鑰；這裡沒有任何變更，請再試一次"
         case .locked:
             return english ? "This device is locked; unlock it first: ideabox account unlock" : "這台裝置尚未解鎖；請先執行 ideabox account unlock"
+        case .resetNeedsConfirmation:
+            return english
+                ? "A reset makes the remote hold exactly this device's ideas and library, sealed with a new key; confirm with --yes."
+                : "重設會讓遠端只保存這台裝置的靈感與資料庫，並以新金鑰加密；請加上 --yes 確認"
         case let .remote(error):
             return english ? "The remote failed: \(error.reason(in: language))." : "遠端發生錯誤：\(error.reason(in: language))"
         }

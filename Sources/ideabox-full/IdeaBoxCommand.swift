@@ -38,9 +38,14 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
         // A sync that ends (with another device's change, say) wakes the screen at once.
         let wake = TerminalWake()
+        let profileDirectory = try context.location(store).profileDirectory
         let live = LiveSync(
-            context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
-            companions: [LibraryCompanion(session: library)], onStatus: { _ in wake?.wake() }, onDelivery: { _ in wake?.wake() })
+            context: context, sync: (sync.session, sync.remote), profileDirectory: profileDirectory,
+            companions: [
+                LibraryCompanion(session: library),
+                ResealCompanion(encryption: sync.remote.encryption, marker: ResealMarker(directory: profileDirectory)),
+            ],
+            onStatus: { _ in wake?.wake() }, onDelivery: { _ in wake?.wake() })
         let (network, device) = (sync.remote.network, sync.remote.device)
         var hooks = SyncHooks(
             engine: live.engine,

@@ -31,7 +31,9 @@ struct LiveSync {
         self.deliveryFile = deliveryFile
         listener = sync.remote.changeFeed.map { feed in
             ChangeListener(
-                feed: feed, zones: [SyncSession.zone] + companions.map(\.zone),
+                feed: feed, zones: ([SyncSession.zone] + companions.map(\.zone)).reduce(into: []) { zones, zone in
+                    if !zones.contains(zone) { zones.append(zone) }
+                },
                 scheduler: DispatchSyncScheduler(clock: context.clock, label: "ideabox.notifications"),
                 onChange: { engine.changesArrived(in: $0) },
                 onDelivery: { delivery in

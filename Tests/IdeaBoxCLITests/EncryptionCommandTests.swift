@@ -1,3 +1,4 @@
+import DatabaseDamage
 import Foundation
 import Testing
 
@@ -86,6 +87,8 @@ import Testing
         try sandbox.succeed(on: "A", ["add", "Zanzibar marmalade"])
         try sandbox.sync("A")
 
+        let tagsBefore = try changeTags(sandbox)
+        #expect(tagsBefore.count == 1)
         try sandbox.expectRejection(
             ["account", "encryption", "passphrase", "--profile", "A"], message: "This passphrase does not unlock the account's key.",
             environment: Self.fast, input: Data("wrong\nnew words\nnew words\n".utf8))
@@ -93,6 +96,7 @@ import Testing
             ["account", "encryption", "passphrase", "--profile", "A"], environment: Self.fast,
             input: Data("\(Self.passphrase)\nnew words\nnew words\n".utf8))
             == "The passphrase is changed; no record was rewritten, and the recovery key stays the same.\n")
+        #expect(try changeTags(sandbox) == tagsBefore, "the server's change tags are as they were: no record was touched")
         try sandbox.expectRejection(
             ["account", "unlock", "--profile", "B"], message: "This passphrase does not unlock the account's key.",
             environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
@@ -142,6 +146,132 @@ import Testing
         #expect(try remoteBytes(sandbox).firstRange(of: Data("Made on".utf8)) == nil)
     }
 
+
+    @Test func aRotationSealsEveryRecordAgainAndADeviceOfflineMeanwhileCatchesUp() throws {
+        let sandbox = try Sandbox()
+        _ = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)
+        try sandbox.succeed(on: "A", ["add", "Zanzibar marmalade", "-d", "秘密計畫"])
+        try sandbox.succeed(on: "A", ["add", "牛奶糖"])
+        try sandbox.sync("A")
+        for profile in ["B", "C"] {
+            try sandbox.succeed(["account", "unlock", "--profile", profile], environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+            #expect(try sandbox.sync(profile).received == 2)
+        }
+        let oldKeys = Set(try sealedKeyIDs(sandbox))
+        try #require(oldKeys.count == 1)
+
+        // C goes offline and writes; A rotates meanwhile (a wrong passphrase first: nothing changes).
+        try sandbox.succeed(on: "C", ["remote", "offline", "on"])
+        try sandbox.succeed(on: "C", ["add", "Written offline"])
+        try sandbox.expectRejection(
+            ["account", "encryption", "rotate", "--profile", "A"], message: "This passphrase does not unlock the account's key.",
+            environment: Self.fast, input: Data("not it\n".utf8))
+        #expect(Set(try sealedKeyIDs(sandbox)) == oldKeys)
+        let rotated = try sandbox.succeed(
+            ["account", "encryption", "rotate", "--profile", "A"], environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+        let lines = rotated.split(separator: "\n").map(String.init)
+        let match = try #require(lines.first?.firstMatch(of: /^The account key is rotated: key ([0-9a-f]{16}) replaces key ([0-9a-f]{16}); the passphrase and the recovery key stay the same\.$/))
+        let (newKey, oldKey) = (String(match.1), String(match.2))
+        #expect([oldKey] == Array(oldKeys))
+        #expect(lines.dropFirst() == ["2 records were sealed again with it; other unlocked devices follow without the passphrase."])
+        #expect(try sealedKeyIDs(sandbox) == [newKey, newKey], "no record on the remote is sealed with the old key")
+
+        // B follows the rotation without the passphrase, and its new idea is sealed with the new key.
+        try sandbox.succeed(on: "B", ["add", "After the rotation"])
+        let followed = try sandbox.sync("B")
+        #expect(followed.sent == 1, "\(followed)")
+        #expect(try encryption(of: "B", in: sandbox) == "on")
+
+        // C comes back: it follows too, sends what it wrote offline, and receives the rest.
+        try sandbox.succeed(on: "C", ["remote", "offline", "off"])
+        let caughtUp = try sandbox.sync("C")
+        #expect(caughtUp.sent == 1 && caughtUp.received >= 1, "\(caughtUp)")
+        for profile in ["A", "B"] { try sandbox.sync(profile) }
+        #expect(try sandbox.ideas(on: "A").count == 4)
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+        #expect(try sandbox.syncedState(of: "C") == sandbox.syncedState(of: "A"))
+        #expect(try sealedKeyIDs(sandbox) == Array(repeating: newKey, count: 4))
+        // The passphrase still unlocks a new device, straight to the new key.
+        try sandbox.succeed(["account", "unlock", "--profile", "D"], environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+        #expect(try sandbox.sync("D").received == 4)
+        let remote = try remoteBytes(sandbox)
+        for word in Self.words + ["Written offline", "After the rotation"] {
+            #expect(remote.firstRange(of: Data(word.utf8)) == nil, "found \(word) on the remote")
+        }
+    }
+
+    @Test func aRotationInTheBackgroundIsFinishedByTheNextSyncAndOldRecordsStayReadableMeanwhile() throws {
+        let sandbox = try Sandbox()
+        _ = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)
+        for title in ["one", "two", "three"] { try sandbox.succeed(on: "A", ["add", title]) }
+        try sandbox.sync("A")
+        let oldKeys = Set(try sealedKeyIDs(sandbox))
+        let rotated = try sandbox.succeed(
+            ["account", "encryption", "rotate", "--background", "--profile", "A"], environment: Self.fast,
+            input: Data("\(Self.passphrase)\n".utf8))
+        #expect(rotated.hasSuffix(
+            "Records still sealed with the earlier key are sealed again by this device's next syncs, and stay readable meanwhile.\n"),
+            "\(rotated)")
+        let newKey = String(try #require(rotated.firstMatch(of: /key ([0-9a-f]{16}) replaces/)).1)
+        #expect(Set(try sealedKeyIDs(sandbox)) == oldKeys)
+        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+        #expect(try sandbox.sync("B").received == 3, "records sealed with the earlier key stay readable")
+        // A failing remote leaves the work for the sync after.
+        try sandbox.succeed(on: "A", ["remote", "fault", "script", "networkUnavailable", "--operation", "query"])
+        #expect(try sandbox.run(on: "A", ["sync"]).status != 0)
+        #expect(Set(try sealedKeyIDs(sandbox)) == oldKeys)
+        try sandbox.sync("A")
+        #expect(try sealedKeyIDs(sandbox) == Array(repeating: newKey, count: 3))
+    }
+
+    @Test func aResetSealsEverythingAgainFromThisDeviceAndOtherDevicesNeedTheNewPassphrase() throws {
+        let sandbox = try Sandbox()
+        _ = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)
+        try sandbox.succeed(on: "A", ["add", "Zanzibar marmalade", "-d", "秘密計畫"])
+        try sandbox.succeed(on: "A", ["add", "牛奶糖"])
+        try sandbox.sync("A")
+        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+        try sandbox.sync("B")
+        let oldKeys = Set(try sealedKeyIDs(sandbox))
+
+        try sandbox.expectRejection(
+            ["account", "encryption", "reset", "--profile", "A"],
+            message: "A reset makes the remote hold exactly this device's ideas and library, sealed with a new key; confirm with --yes.",
+            environment: Self.fast, input: Data("fresh words\nfresh words\n".utf8))
+        try sandbox.expectRejection(
+            ["account", "encryption", "reset", "--yes", "--profile", "A"], message: "The two passphrases differ; nothing changed.",
+            environment: Self.fast, input: Data("fresh words\nfresh word\n".utf8))
+        #expect(Set(try sealedKeyIDs(sandbox)) == oldKeys)
+
+        let reset = try sandbox.succeed(
+            ["account", "encryption", "reset", "--yes", "--profile", "A"], environment: Self.fast,
+            input: Data("fresh words\nfresh words\n".utf8))
+        #expect(reset.hasPrefix(
+            "The account's encryption is reset: a new key and passphrase; 2 ideas and 0 library files were sealed again from this device. Every other device unlocks again with the new passphrase.\n"),
+            "\(reset)")
+        let recoveryKey = try #require(reset.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.count == 34 && $0.filter { $0 == "-" }.count == 6 })
+        let newKeys = try sealedKeyIDs(sandbox)
+        #expect(newKeys.count == 2 && Set(newKeys).count == 1 && Set(newKeys).isDisjoint(with: oldKeys), "\(newKeys)")
+
+        // B is locked out of the new key: the old passphrase no longer unlocks, the new one does.
+        try sandbox.expectRejection(
+            on: "B", ["sync"], message: "This account's ideas are encrypted and this device is locked; run ideabox account unlock.")
+        try sandbox.expectRejection(
+            ["account", "unlock", "--profile", "B"], message: "This passphrase does not unlock the account's key.",
+            environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
+        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("fresh words\n".utf8))
+        try sandbox.sync("B")
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+        try sandbox.succeed(["account", "unlock", "--recovery-key", "--profile", "C"], environment: Self.fast, input: Data("\(recoveryKey)\n".utf8))
+        #expect(try sandbox.sync("C").received == 2)
+        #expect(try sandbox.syncedState(of: "C") == sandbox.syncedState(of: "A"))
+        let remote = try remoteBytes(sandbox)
+        for word in Self.words + ["fresh words"] {
+            #expect(remote.firstRange(of: Data(word.utf8)) == nil, "found \(word) on the remote")
+        }
+    }
+
     // MARK: Helpers
 
     private func enable(on profile: String, passphrase: String, in sandbox: Sandbox) throws -> String {
@@ -160,6 +290,33 @@ import Testing
         let output = try sandbox.succeed(on: profile, ["status", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
         return object?["encryption"] as? String
+    }
+
+    /// The embedded remote's file.
+    private func remoteFile(_ sandbox: Sandbox) -> URL {
+        sandbox.dataRoot.appendingPathComponent("remote.sqlite")
+    }
+
+    /// The key id (16 hex digits) that seals each record on the remote but the envelope, or
+    /// `plain` for a record not sealed.
+    private func sealedKeyIDs(_ sandbox: Sandbox) throws -> [String] {
+        let rows = try DatabaseRows.texts(
+            "SELECT record.fields FROM record JOIN zone ON zone.id = record.zoneId WHERE zone.name != 'AccountKeys' ORDER BY record.recordName",
+            in: remoteFile(sandbox))
+        return try rows.map { fields in
+            let object = try JSONSerialization.jsonObject(with: Data(fields.utf8)) as? [String: Any]
+            guard let sealed = object?["sealed"] as? [String: Any], let text = sealed.values.first as? String,
+                  let blob = Data(base64Encoded: text), blob.count > 9
+            else { return "plain" }
+            return blob.dropFirst().prefix(8).map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    /// The name and change tag of every record on the remote but the envelope.
+    private func changeTags(_ sandbox: Sandbox) throws -> [String] {
+        try DatabaseRows.texts(
+            "SELECT record.recordName || ' ' || record.changeTag FROM record JOIN zone ON zone.id = record.zoneId WHERE zone.name != 'AccountKeys' ORDER BY 1",
+            in: remoteFile(sandbox))
     }
 
     /// Every byte of every file the embedded remote keeps (the data root but the profiles).

@@ -23,20 +23,23 @@ final class DeviceProcess {
     }
 
     /// Runs `ideabox arguments…`, with `extra` in its environment (`LANG`,
-    /// `IDEABOX_CLOCK_OFFSET_MS`); returns its status and output.
+    /// `IDEABOX_CLOCK_OFFSET_MS`) and `input` on its standard input; returns its status and output.
     func execute(
-        _ arguments: [String], environment extra: [String: String] = [:]
+        _ arguments: [String], environment extra: [String: String] = [:], input: String? = nil
     ) throws -> (status: Int32, output: String, error: String) {
         let (output, error) = files()
+        let inputFile = input.map { _ in output.appendingPathExtension("in") }
+        if let inputFile, let input { try Data(input.utf8).write(to: inputFile) }
         let status = try ChildProcess.run(
-            ideabox.path, arguments, environment: environment.merging(extra) { $1 }, output: output.path, error: error.path)
+            ideabox.path, arguments, environment: environment.merging(extra) { $1 }, input: inputFile?.path, output: output.path,
+            error: error.path)
         return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
     }
 
     /// Runs `ideabox arguments…`, which must succeed; returns standard output.
     @discardableResult
-    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> String {
-        let result = try execute(arguments, environment: extra)
+    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) throws -> String {
+        let result = try execute(arguments, environment: extra, input: input)
         guard result.status == 0 else {
             throw EndToEndError(description: "ideabox \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
         }

@@ -19,9 +19,12 @@ final class ServeProcess {
     private var child: RunningChild?
     private var starts = 0
     private let ideabox: URL
+    private let chosenStore: String?
 
-    init() throws {
+    /// A server on a SQLite file in its folder, or on `store` (a PostgreSQL URL).
+    init(store: String? = nil) throws {
         ideabox = try IdeaBoxBinary.url()
+        chosenStore = store
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -30,7 +33,7 @@ final class ServeProcess {
     }
 
     /// `--store`.
-    var store: String { "sqlite:" + directory.appendingPathComponent("remote.sqlite").path }
+    var store: String { chosenStore ?? "sqlite:" + directory.appendingPathComponent("remote.sqlite").path }
 
     /// The URL devices sign in with.
     var url: String {

@@ -1,4 +1,6 @@
+import AccountEncryption
 import ArgumentParser
+import CloudHTTPClient
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
@@ -17,9 +19,18 @@ struct SyncBenchmark: ParsableCommand {
     @Option(help: "How many ideas the initial sync moves.") var ideas = 10_000
     @Option(help: "How many initial syncs to run, each with new devices and a new remote.") var rounds = 5
     @Option(help: "How many one-change round trips to time.") var trips = 30
+    @Flag(
+        name: .customLong("compare-encryption"),
+        help: "Paired runs: each round syncs once plain and once with the account encrypted, alternating which goes first.")
+    var comparesEncryption = false
     @OptionGroup var server: BenchServer.Options
 
+    func validate() throws {
+        guard rounds > 0 else { throw ValidationError("--rounds is at least 1.") }
+    }
+
     func run() throws {
+        if comparesEncryption { return try runPaired() }
         let corpus = Self.corpus(count: ideas)
         // Over HTTP: one server process for every round, a new account (an empty remote) per round.
         let served = try server.store.map { try BenchServer(store: $0) }

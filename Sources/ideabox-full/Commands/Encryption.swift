@@ -8,8 +8,9 @@ extension IdeaBoxCommand.Account {
     /// `ideabox account encryption enable | passphrase | disable`
     struct Encryption: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "encryption", abstract: "Turn end-to-end encryption of this account on or off, or change its passphrase.",
-            subcommands: [Enable.self, Passphrase.self, Disable.self])
+            commandName: "encryption",
+            abstract: "Turn end-to-end encryption of this account on or off, change its passphrase, rotate or reset its key.",
+            subcommands: [Enable.self, Passphrase.self, Rotate.self, Reset.self, Disable.self])
     }
 
     /// `ideabox account unlock [--recovery-key]`
@@ -110,6 +111,93 @@ extension IdeaBoxCommand.Account.Encryption {
         }
     }
 
+    /// `ideabox account encryption rotate [--recovery-key]`
+    struct Rotate: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate",
+            abstract: "Make a new account key (asks the passphrase); every record is sealed again with it, other unlocked devices follow.",
+            discussion: """
+                The passphrase and the recovery key stay the same. Records sealed with the earlier key stay readable until \
+                they are sealed again: now, or by this device's next syncs if the remote fails meanwhile. After a device \
+                is lost, revoke its token first (ideabox serve account token revoke on the server), then rotate.
+                """)
+
+        @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the passphrase.")
+        var usesRecoveryKey = false
+        @Flag(help: "Only publish the new key: this device's next syncs (the app, sync --watch, sync) seal the records again.")
+        var background = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            let account = try EncryptedAccount(context: context, store: store)
+            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            let secret = try account.secret(recoveryKey: usesRecoveryKey)
+            let rotation = try EncryptedAccount.keys { try stored.envelope.rotated(unlockingWith: secret) }
+            switch try account.remoteWork({ try account.envelopes.replace(stored, with: rotation.envelope) }) {
+            case .replaced: break
+            case .changedMeanwhile: throw EncryptionCommandError.changedMeanwhile
+            case .gone: throw EncryptionCommandError.off(account: account.name)
+            }
+            try account.keyFile.save(rotation.keyring)
+            let marker = ResealMarker(directory: account.profileDirectory)
+            try marker.set(for: rotation.keyring.current.id)
+            // Sealed again now; if the remote fails, the next syncs finish it (the marker stays).
+            let sealed = background ? nil : try? account.remoteWork {
+                guard try account.remote.encryption.refresh() == .on else { return nil as Int? }
+                return try ResealCompanion.reseal(encryption: account.remote.encryption, marker: marker)
+            }
+            print(EncryptionText.rotated(
+                from: stored.envelope.keyID, to: rotation.keyring.current.id, sealed: sealed ?? nil, context.language))
+        }
+    }
+
+    /// `ideabox account encryption reset --yes`
+    struct Reset: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset",
+            abstract: "Forgot the passphrase and lost the recovery key: a new key, passphrase and recovery key, everything sealed again from this device.",
+            discussion: """
+                Asks a new passphrase twice and shows a new recovery key once. The remote then holds exactly this device's \
+                ideas and library files (as with ideabox sync --overwrite-remote), sealed with the new key; whatever only \
+                another device holds is not on the remote any more, and every other device unlocks again with the new \
+                passphrase. Needs --yes.
+                """)
+
+        @Flag(help: "Confirm that the remote is to hold exactly this device's ideas and library.") var yes = false
+        @OptionGroup var store: StoreOptions
+
+        func run(in context: CommandContext) throws {
+            guard yes else { throw EncryptionCommandError.resetNeedsConfirmation }
+            let account = try EncryptedAccount(context: context, store: store)
+            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            let passphrase = try SecretPrompt.newPassphrase(context.language)
+            let creation = try EncryptedAccount.keys {
+                try KeyEnvelope.make(passphrase: passphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
+            }
+            switch try account.remoteWork({ try account.envelopes.replace(stored, with: creation.envelope) }) {
+            case .replaced: break
+            case .changedMeanwhile: throw EncryptionCommandError.changedMeanwhile
+            case .gone: throw EncryptionCommandError.off(account: account.name)
+            }
+            // From here every other device is locked: its key is not in the new envelope.
+            try account.keyFile.save(creation.keyring)
+            ResealMarker(directory: account.profileDirectory).clear()
+            guard try account.remote.encryption.refresh() == .on, let sealed = try account.remote.encryption.sealedDatabase() else {
+                throw EncryptionCommandError.locked
+            }
+            try account.remoteWork {
+                try RecordRewriter(raw: account.remote.encryption.base, sealed: sealed).removeUnreadable(EncryptionWiring.zones)
+            }
+            let sync = try context.openSync(store)
+            let ideas = try sync.session.overwriteRemote()
+            let library = try account.remoteWork {
+                try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database).overwriteRemote()
+            }
+            print(EncryptionText.reset(
+                recoveryKey: creation.recoveryKey, ideas: ideas.sent, files: library.uploaded, context.language))
+        }
+    }
+
     /// `ideabox account encryption disable [--recovery-key]`
     struct Disable: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
@@ -152,6 +240,7 @@ struct EncryptedAccount {
     let context: CommandContext
     let remote: RemoteConnection
     let name: String
+    let profileDirectory: URL
     let keyFile: AccountKeyFile
     let envelopes: EnvelopeStore
 
@@ -163,6 +252,7 @@ struct EncryptedAccount {
             location, clock: context.clock, report: EncryptionReport(repository: try context.openRepository(store), clock: context.clock))
         guard let name = try remote.signedInAccount() else { throw EncryptionCommandError.notSignedIn }
         self.name = name
+        profileDirectory = location.profileDirectory
         keyFile = AccountKeyFile(directory: location.profileDirectory)
         envelopes = EnvelopeStore(database: remote.encryption.base)
     }

@@ -42,6 +42,7 @@ extension IdeaBoxCommand {
                 sync.session.recordFailure(error)
                 throw error
             }
+            try ResealCompanion.resealIfMarked(encryption: sync.remote.encryption, profileDirectory: try context.location(store).profileDirectory)
             let summary = SyncSummary(
                 report: report, pending: try sync.repository.pendingChangeCount(),
                 syncedAt: try sync.repository.syncMetadata().lastSyncAt)
@@ -65,9 +66,13 @@ extension IdeaBoxCommand.Sync {
             FileHandle.standardOutput.write(Data(((text ?? "") + "\n").utf8))
         }
         let printed = PrintedState()
+        let profileDirectory = try context.location(store).profileDirectory
         let live = LiveSync(
-            context: context, sync: (sync.session, sync.remote), profileDirectory: try context.location(store).profileDirectory,
-            companions: [LibraryCompanion(session: library)],
+            context: context, sync: (sync.session, sync.remote), profileDirectory: profileDirectory,
+            companions: [
+                LibraryCompanion(session: library),
+                ResealCompanion(encryption: sync.remote.encryption, marker: ResealMarker(directory: profileDirectory)),
+            ],
             onStatus: { status in
                 switch status {
                 case .starting, .syncing, .synced: break
