@@ -7,10 +7,88 @@ import ServerStore
 /// `records/query`, filtered and sorted in SQL (see `QuerySQL`, `QueryPager`).
 extension PostgresRecordStore {
     public func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage {
-        try await transaction(readOnly: true) { connection in
+        try await makeQueryable(query.fieldNames, of: query.recordType, account: account)
+        return try await transaction(readOnly: true) { connection in
             try await QueryPager.page(
                 query, dialect: .postgres,
                 reading: PostgresQueryReading(connection: connection, logger: logger, account: account, sorts: query.sorts))
+        }
+    }
+}
+
+extension PostgresRecordStore {
+    /// How many records a backfill reads at once.
+    static let backfillBatch: Int64 = 500
+
+    /// Makes `fieldNames` of `recordType` queryable in `account` (`QueryableFields`): once
+    /// this returns, every record of the type has the keys of those fields, and every save
+    /// keeps them.
+    ///
+    /// Two `serve` processes may share the database, and a save's transaction (READ
+    /// COMMITTED) reads the marks only once it holds its zones' row locks. So the marks are
+    /// committed first, not ready; then a second transaction locks every zone of the
+    /// account (in id order, as a save does), which waits for any save that read the marks
+    /// before they were committed, reads every record of the type (each statement sees
+    /// all that was committed before it), stores their keys and sets the marks ready. A save
+    /// after the marks keeps the keys itself. A backfill that fails leaves the marks not
+    /// ready, and the next query names them again and fills them.
+    func makeQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws {
+        guard !fieldNames.isEmpty else { return }
+        let names = fieldNames.sorted()
+        let pending = try await transaction { connection in
+            let rows = try await connection.query(
+                """
+                SELECT field_name FROM queryable_field
+                WHERE account = \(account) AND record_type = \(recordType) AND field_name = ANY(\(names)::text[]) AND ready
+                """, logger: logger)
+            var ready = Set<String>()
+            for try await name in rows.decode(String.self) { ready.insert(name) }
+            let pending = fieldNames.subtracting(ready).sorted()
+            guard !pending.isEmpty else { return pending }
+            try await connection.query(
+                """
+                INSERT INTO queryable_field (account, record_type, field_name)
+                SELECT \(account), \(recordType), unnest(\(pending)::text[]) ON CONFLICT DO NOTHING
+                """, logger: logger)
+            return pending
+        }
+        guard !pending.isEmpty else { return }
+        try await transaction { connection in
+            var zones: [Int64] = []
+            let locked = try await connection.query(
+                "SELECT id FROM zone WHERE account = \(account) ORDER BY id FOR UPDATE", logger: logger)
+            for try await id in locked.decode(Int64.self) { zones.append(id) }
+            // Another backfill may have filled some while this one waited for the locks.
+            let rows = try await connection.query(
+                """
+                SELECT field_name FROM queryable_field
+                WHERE account = \(account) AND record_type = \(recordType) AND field_name = ANY(\(pending)::text[]) AND NOT ready
+                """, logger: logger)
+            var filling: [(recordType: String, fieldName: String)] = []
+            for try await name in rows.decode(String.self) { filling.append((recordType, name)) }
+            guard !filling.isEmpty else { return }
+            let queryable = QueryableFields(filling)
+            var after = (zone: Int64(-1), name: "")
+            while true {
+                let records = try await connection.query(
+                    """
+                    SELECT zone_id, record_name, fields FROM record
+                    WHERE zone_id = ANY(\(zones)::int8[]) AND record_type = \(recordType) AND (zone_id, record_name) > (\(after.zone), \(after.name))
+                    ORDER BY zone_id, record_name LIMIT \(Self.backfillBatch)
+                    """, logger: logger)
+                var batch: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])] = []
+                for try await (zone, name, fields) in records.decode((Int64, String, String).self) {
+                    batch.append((zone, name, recordType, try StoredFields.decode(fields)))
+                }
+                try await Self.writeFieldKeys(batch, queryable: queryable, connection, logger)
+                guard batch.count == Self.backfillBatch, let last = batch.last else { break }
+                after = (last.zone, last.name)
+            }
+            try await connection.query(
+                """
+                UPDATE queryable_field SET ready = TRUE
+                WHERE account = \(account) AND record_type = \(recordType) AND field_name = ANY(\(filling.map(\.fieldName))::text[])
+                """, logger: logger)
         }
     }
 }

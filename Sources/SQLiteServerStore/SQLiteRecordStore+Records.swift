@@ -29,6 +29,9 @@ extension SQLiteRecordStore {
                 // below always find theirs.
                 var zones = try ZoneState.fetch(
                     Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, db)
+                // Read under the write lock, so a query's marking (and its backfill) is wholly
+                // before or after this request.
+                let queryable = try Self.queryableFields(of: account, db)
                 var result = ModifyResult()
                 for deletion in deletes {
                     let recordID = deletion.recordID
@@ -37,7 +40,7 @@ extension SQLiteRecordStore {
                        let failure = deletion.refusal(over: try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)) {
                         result.failures[recordID] = failure
                     } else {
-                        try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
+                        try delete(recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
                         result.deleted.append(recordID)
                     }
                 }
@@ -60,7 +63,7 @@ extension SQLiteRecordStore {
                     } else {
                         let saved = try self.save(
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
-                            zone: &zones[recordID.zoneID]!, now: now, db)
+                            zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
                         if adds { recordCount += 1 }
                         result.saved.append(saved)
                     }
@@ -139,6 +142,13 @@ extension SQLiteRecordStore {
     /// Stores the key of one field of a record (`QueryKey`).
     static let insertFieldKey = "INSERT INTO recordField (zoneId, recordName, fieldName, recordType, valueKey) VALUES (?, ?, ?, ?, ?)"
 
+    /// The fields of `account` whose keys are kept (`QueryableFields`).
+    static func queryableFields(of account: String, _ db: Database) throws -> QueryableFields {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT recordType, fieldName FROM queryableField WHERE account = ?"), arguments: [account])
+        return QueryableFields(rows.map { (recordType: $0[0], fieldName: $0[1]) })
+    }
+
     /// The records of `zoneID` named `names` that exist.
     public func records(account: String, in zoneID: RecordZoneID, named names: [String]) throws -> [RemoteRecord] {
         try writer.read { db in
@@ -148,7 +158,7 @@ extension SQLiteRecordStore {
     }
 
     /// Deletes `recordID` if the server has it, remembering the deletion for change fetches.
-    private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
+    private func delete(_ recordID: RecordID, zone: inout ZoneState, queryable: QueryableFields, now: Timestamp, _ db: Database) throws {
         let recordType = try String.fetchOne(
             db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
             arguments: [zone.rowID, recordID.recordName])
@@ -156,8 +166,10 @@ extension SQLiteRecordStore {
         let sequence = zone.nextSequence()
         try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
             .execute(arguments: [zone.rowID, recordID.recordName])
-        try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
-            .execute(arguments: [zone.rowID, recordID.recordName])
+        if !queryable.fields(of: recordType).isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
+                .execute(arguments: [zone.rowID, recordID.recordName])
+        }
         try db.cachedStatement(
             sql: """
                 INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
@@ -169,8 +181,8 @@ extension SQLiteRecordStore {
 
     /// Stores `record` with a new change tag and server times, and returns it as stored.
     private func save(
-        _ record: RemoteRecord, fields: String, over server: RemoteRecord?, zone: inout ZoneState, now: Timestamp,
-        _ db: Database
+        _ record: RemoteRecord, fields: String, over server: RemoteRecord?, zone: inout ZoneState, queryable: QueryableFields,
+        now: Timestamp, _ db: Database
     ) throws -> RemoteRecord {
         let sequence = zone.nextSequence()
         var saved = record
@@ -190,21 +202,27 @@ extension SQLiteRecordStore {
                 zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
                 saved.creationDate?.milliseconds, now.milliseconds, fields,
             ])
-        try saveFieldKeys(of: record, over: server, zoneRowID: zone.rowID, db)
+        if !queryable.isEmpty { try saveFieldKeys(of: record, over: server, queryable: queryable, zoneRowID: zone.rowID, db) }
         return saved
     }
 
-    /// Stores the keys of `record`'s fields (`QueryKey`) in place of those of `server`, the
-    /// record it replaces (nil for a new one, which has none): only the keys that changed
-    /// are written, so an update of one field writes one key.
-    private func saveFieldKeys(of record: RemoteRecord, over server: RemoteRecord?, zoneRowID: Int64, _ db: Database) throws {
-        let keys = QueryKey.keys(of: record.fields)
+    /// Stores the keys of `record`'s queryable fields (`QueryKey`, `QueryableFields`) in
+    /// place of those of `server`, the record it replaces (nil for a new one, which has
+    /// none): only the keys that changed are written, so an update of one field writes one key.
+    private func saveFieldKeys(
+        of record: RemoteRecord, over server: RemoteRecord?, queryable: QueryableFields, zoneRowID: Int64, _ db: Database
+    ) throws {
+        let keys = queryable.keys(of: record.fields, recordType: record.recordType)
         var kept: Set<String> = []
-        if let server {
-            let stored = server.recordType == record.recordType ? Dictionary(QueryKey.keys(of: server.fields)) { first, _ in first } : [:]
+        if let server, server.recordType != record.recordType {
+            try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
+                .execute(arguments: [zoneRowID, record.recordID.recordName])
+        } else if let server {
+            // The server's record has a key for each of its queryable fields, no other.
+            let stored = Dictionary(queryable.keys(of: server.fields, recordType: server.recordType)) { first, _ in first }
             kept = Set(keys.filter { stored[$0.fieldName] == $0.key }.map(\.fieldName))
             let delete = try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ? AND fieldName = ?")
-            for fieldName in server.fields.keys where !kept.contains(fieldName) {
+            for fieldName in stored.keys where !kept.contains(fieldName) {
                 try delete.execute(arguments: [zoneRowID, record.recordID.recordName, fieldName])
             }
         }
