@@ -19,6 +19,8 @@ extension PostgresRecordStore {
 extension PostgresRecordStore {
     /// How many records a backfill reads at once.
     static let backfillBatch: Int64 = 500
+    /// About how many bytes of stored fields a backfill reads at once.
+    static let backfillBytes: Int64 = 4 << 20
 
     /// Makes `fieldNames` of `recordType` queryable in `account` (`QueryableFields`): once
     /// this returns, every record of the type has the keys of those fields, and every save
@@ -68,20 +70,26 @@ extension PostgresRecordStore {
             for try await name in rows.decode(String.self) { filling.append((recordType, name)) }
             guard !filling.isEmpty else { return }
             let queryable = QueryableFields(filling)
+            // At most `backfillBatch` records and about `backfillBytes` of their fields at a
+            // time (always one), each reduced to its queryable fields as it is read.
             var after = (zone: Int64(-1), name: "")
             while true {
                 let records = try await connection.query(
                     """
-                    SELECT zone_id, record_name, fields FROM record
-                    WHERE zone_id = ANY(\(zones)::int8[]) AND record_type = \(recordType) AND (zone_id, record_name) > (\(after.zone), \(after.name))
-                    ORDER BY zone_id, record_name LIMIT \(Self.backfillBatch)
+                    SELECT zone_id, record_name, fields FROM (
+                        SELECT zone_id, record_name, fields, sum(octet_length(fields)) OVER (ORDER BY zone_id, record_name) - octet_length(fields) AS before
+                        FROM record
+                        WHERE zone_id = ANY(\(zones)::int8[]) AND record_type = \(recordType) AND (zone_id, record_name) > (\(after.zone), \(after.name))
+                        ORDER BY zone_id, record_name LIMIT \(Self.backfillBatch)
+                    ) AS batch WHERE before < \(Self.backfillBytes) ORDER BY zone_id, record_name
                     """, logger: logger)
                 var batch: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])] = []
                 for try await (zone, name, fields) in records.decode((Int64, String, String).self) {
-                    batch.append((zone, name, recordType, try StoredFields.decode(fields)))
+                    let marked = queryable.fields(of: recordType)
+                    batch.append((zone, name, recordType, try StoredFields.decode(fields).filter { marked.contains($0.key) }))
                 }
+                guard let last = batch.last else { break }
                 try await Self.writeFieldKeys(batch, queryable: queryable, connection, logger)
-                guard batch.count == Self.backfillBatch, let last = batch.last else { break }
                 after = (last.zone, last.name)
             }
             try await connection.query(
