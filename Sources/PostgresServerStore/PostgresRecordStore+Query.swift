@@ -55,7 +55,7 @@ extension PostgresRecordStore {
             return pending
         }
         guard !pending.isEmpty else { return }
-        try await transaction { connection in
+        let filled = try await transaction { connection -> Int in
             var zones: [Int64] = []
             let locked = try await connection.query(
                 "SELECT id FROM zone WHERE account = \(account) ORDER BY id FOR UPDATE", logger: logger)
@@ -68,35 +68,48 @@ extension PostgresRecordStore {
                 """, logger: logger)
             var filling: [(recordType: String, fieldName: String)] = []
             for try await name in rows.decode(String.self) { filling.append((recordType, name)) }
-            guard !filling.isEmpty else { return }
+            guard !filling.isEmpty else { return 0 }
             let queryable = QueryableFields(filling)
-            // At most `backfillBatch` records and about `backfillBytes` of their fields at a
-            // time (always one), each reduced to its queryable fields as it is read.
-            var after = (zone: Int64(-1), name: "")
-            while true {
-                let records = try await connection.query(
-                    """
-                    SELECT zone_id, record_name, fields FROM (
-                        SELECT zone_id, record_name, fields, sum(octet_length(fields)) OVER (ORDER BY zone_id, record_name) - octet_length(fields) AS before
-                        FROM record
-                        WHERE zone_id = ANY(\(zones)::int8[]) AND record_type = \(recordType) AND (zone_id, record_name) > (\(after.zone), \(after.name))
-                        ORDER BY zone_id, record_name LIMIT \(Self.backfillBatch)
-                    ) AS batch WHERE before < \(Self.backfillBytes) ORDER BY zone_id, record_name
-                    """, logger: logger)
-                var batch: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])] = []
-                for try await (zone, name, fields) in records.decode((Int64, String, String).self) {
-                    let marked = queryable.fields(of: recordType)
-                    batch.append((zone, name, recordType, try StoredFields.decode(fields).filter { marked.contains($0.key) }))
+            var filled = 0
+            // Zone by zone along `record_by_type`, at most `backfillBatch` records and about
+            // `backfillBytes` of their fields at a time (always one), each reduced to its
+            // queryable fields as it is read.
+            let marked = queryable.fields(of: recordType)
+            for zone in zones {
+                var after = ""
+                while true {
+                    let records = try await connection.query(
+                        """
+                        SELECT record_name, fields FROM (
+                            SELECT record_name, fields, sum(octet_length(fields)) OVER (ORDER BY record_name) - octet_length(fields) AS before
+                            FROM (
+                                SELECT record_name, fields FROM record
+                                WHERE zone_id = \(zone) AND record_type = \(recordType) AND record_name > \(after)
+                                ORDER BY record_name LIMIT \(Self.backfillBatch)
+                            ) AS page
+                        ) AS batch WHERE before < \(Self.backfillBytes) ORDER BY record_name
+                        """, logger: logger)
+                    var batch: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])] = []
+                    for try await (name, fields) in records.decode((String, String).self) {
+                        batch.append((zone, name, recordType, try StoredFields.decode(fields).filter { marked.contains($0.key) }))
+                    }
+                    guard let last = batch.last else { break }
+                    try await Self.writeFieldKeys(batch, queryable: queryable, connection, logger)
+                    filled += batch.count
+                    after = last.name
                 }
-                guard let last = batch.last else { break }
-                try await Self.writeFieldKeys(batch, queryable: queryable, connection, logger)
-                after = (last.zone, last.name)
             }
             try await connection.query(
                 """
                 UPDATE queryable_field SET ready = TRUE
                 WHERE account = \(account) AND record_type = \(recordType) AND field_name = ANY(\(filling.map(\.fieldName))::text[])
                 """, logger: logger)
+            return filled
+        }
+        // Many new key rows at once leave the planner's statistics of the table behind (until
+        // autovacuum comes by), and a query after them could pick a plan that reads far more.
+        if filled >= Int(Self.backfillBatch) * 20 {
+            try await run { connection in try await connection.query("ANALYZE record_field", logger: logger) }
         }
     }
 }

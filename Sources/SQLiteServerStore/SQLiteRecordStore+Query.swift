@@ -83,7 +83,7 @@ private struct SQLiteQueryReading: QueryReading {
                     FROM record WHERE zoneId = ? AND recordName IN (\(databaseQuestionMarks(count: names.count)))
                     """,
                 arguments: StatementArguments([zoneRowID.databaseValue] + names.map(\.databaseValue)))
-            return try rows.map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row["recordName"], zoneID: zone)) }
+            return try rows.map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row[0], zoneID: zone), from: 1) }
         }
     }
 }

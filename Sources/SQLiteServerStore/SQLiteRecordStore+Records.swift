@@ -69,9 +69,8 @@ extension SQLiteRecordStore {
                     }
                 }
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
-                for zone in zones.values {
-                    try db.execute(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?", arguments: [zone.changeSequence, zone.rowID])
-                }
+                let setSequence = try db.cachedStatement(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?")
+                for zone in zones.values { try setSequence.execute(arguments: [zone.changeSequence, zone.rowID]) }
                 return result
             }
         } catch let failure as AtomicFailure {
@@ -86,29 +85,29 @@ extension SQLiteRecordStore {
             let zone = try ZoneState.fetch(zoneID, account: account, db)
             let since = try token.map { try positions.sequence(of: $0, zoneRowID: zone.rowID, history: zone.history) } ?? 0
             let rows = try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields
                     FROM record WHERE zoneId = ? AND changeSequence > ?
                     UNION ALL
                     SELECT recordName, changeSequence, recordType, NULL, NULL, NULL, NULL
                     FROM deletion WHERE zoneId = ? AND changeSequence > ?
                     ORDER BY changeSequence LIMIT ?
-                    """,
+                    """),
                 arguments: [zone.rowID, since, zone.rowID, since, limit + 1])
             let page = rows.prefix(limit)
             var changed: [RemoteRecord] = []
             var deleted: [DeletedRecord] = []
+            // Columns by index: a lookup by name folds the name's case every time.
             for row in page {
-                let recordID = RecordID(recordName: row["recordName"], zoneID: zoneID)
-                if row["changeTag"] == nil as String? {
-                    deleted.append(DeletedRecord(recordID: recordID, recordType: row["recordType"]))
+                let recordID = RecordID(recordName: row[0], zoneID: zoneID)
+                if row.hasNull(atIndex: 3) {
+                    deleted.append(DeletedRecord(recordID: recordID, recordType: row[2]))
                 } else {
-                    changed.append(try StoredRecord.decode(row, recordID: recordID))
+                    changed.append(try StoredRecord.decode(row, recordID: recordID, from: 2))
                 }
             }
             let moreComing = rows.count > limit
-            let through: Int64 = moreComing ? page.last!["changeSequence"] : zone.changeSequence
+            let through: Int64 = moreComing ? page.last![1] : zone.changeSequence
             return ZoneChanges(
                 changed: changed, deleted: deleted,
                 token: positions.token(ZonePosition(zoneRowID: zone.rowID, sequence: through)), moreComing: moreComing)
@@ -135,7 +134,7 @@ extension SQLiteRecordStore {
                     ORDER BY recordName LIMIT ?
                     """,
                 arguments: [zone.rowID, recordType, after, after, Int64(clamping: max(0, limit))]
-            ).map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row["recordName"], zoneID: zoneID)) }
+            ).map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row[0], zoneID: zoneID), from: 1) }
         }
     }
 
@@ -247,10 +246,10 @@ private struct ZoneState {
     /// The zone `zoneID` of `account`; throws `zoneNotFound` if it is missing.
     static func fetch(_ zoneID: RecordZoneID, account: String, _ db: Database) throws -> ZoneState {
         let row = try Row.fetchOne(
-            db, sql: "SELECT id, changeSequence, purgedThrough FROM zone WHERE account = ? AND name = ?",
+            db.cachedStatement(sql: "SELECT id, changeSequence, purgedThrough FROM zone WHERE account = ? AND name = ?"),
             arguments: [account, zoneID.zoneName])
         guard let row else { throw CloudError.zoneNotFound }
-        return ZoneState(rowID: row["id"], changeSequence: row["changeSequence"], purgedThrough: row["purgedThrough"])
+        return ZoneState(rowID: row[0], changeSequence: row[1], purgedThrough: row[2])
     }
 
     /// The zones `zoneIDs` of `account`, by id; throws `zoneNotFound` if any is missing.
@@ -278,7 +277,7 @@ enum StoredRecord {
                 FROM record WHERE zoneId = ? AND recordName = ?
                 """),
             arguments: [zone.rowID, recordID.recordName])
-        return try row.map { try decode($0, recordID: recordID) }
+        return try row.map { try decode($0, recordID: recordID, from: 0) }
     }
 
     /// Whether the server remembers a deletion of `recordID`.
@@ -288,12 +287,14 @@ enum StoredRecord {
             arguments: [zone.rowID, recordID.recordName]) ?? false
     }
 
-    /// The record in `row`, which holds the columns of `record`.
-    static func decode(_ row: Row, recordID: RecordID) throws -> RemoteRecord {
+    /// The record in `row`, whose columns from index `first` on are `recordType, changeTag,
+    /// creationDate, modificationDate, fields` (read by index: a lookup by name folds the
+    /// name's case every time).
+    static func decode(_ row: Row, recordID: RecordID, from first: Int) throws -> RemoteRecord {
         RemoteRecord(
-            recordType: row["recordType"], recordID: recordID, fields: try StoredFields.decode(row["fields"]),
-            changeTag: row["changeTag"],
-            creationDate: (row["creationDate"] as Int64?).map(Timestamp.init(milliseconds:)),
-            modificationDate: (row["modificationDate"] as Int64?).map(Timestamp.init(milliseconds:)))
+            recordType: row[first], recordID: recordID, fields: try StoredFields.decode(row[first + 4]),
+            changeTag: row[first + 1],
+            creationDate: (row[first + 2] as Int64?).map(Timestamp.init(milliseconds:)),
+            modificationDate: (row[first + 3] as Int64?).map(Timestamp.init(milliseconds:)))
     }
 }
