@@ -14,6 +14,9 @@ extension PostgresRecordStore {
             return try await transaction { connection in
                 var zones = try await ZoneRows.lock(
                     Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, connection, logger)
+                // Read after the zones are locked: a query's backfill (`makeQueryable`) locks
+                // them too, so this request either saw its marks or is read by its backfill.
+                let queryable = zones.rows.isEmpty ? QueryableFields() : try await Self.queryableFields(of: account, connection, logger)
                 var result = ModifyResult()
                 // Only a checked delete compares the stored record; a forced one deletes what is there.
                 let checked = deletes.filter { $0.policy == .ifServerRecordUnchanged }.map(\.recordID)
@@ -25,7 +28,7 @@ extension PostgresRecordStore {
                         result.deleted.append(deletion.recordID)
                     }
                 }
-                try await Self.delete(result.deleted, zones: &zones, now: now, connection, logger)
+                try await Self.delete(result.deleted, zones: &zones, queryable: queryable, now: now, connection, logger)
 
                 var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
                 // The account's row locked, so that two saves in any of its databases cannot
@@ -63,7 +66,7 @@ extension PostgresRecordStore {
                     }
                 }
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
-                try await Self.write(Array(written.values), zones: zones, connection, logger)
+                try await Self.write(Array(written.values), zones: zones, queryable: queryable, connection, logger)
                 try await zones.saveSequences(connection, logger)
                 return result
             }
@@ -145,14 +148,17 @@ extension PostgresRecordStore {
     /// Deletes those of `recordIDs` that exist, each with the next sequence of its zone, and
     /// remembers the deletions for change fetches.
     static func delete(
-        _ recordIDs: [RecordID], zones: inout ZoneRows, now: Timestamp, _ connection: PostgresConnection, _ logger: Logger
+        _ recordIDs: [RecordID], zones: inout ZoneRows, queryable: QueryableFields, now: Timestamp, _ connection: PostgresConnection,
+        _ logger: Logger
     ) async throws {
         guard !recordIDs.isEmpty else { return }
         let keys = RecordKeys(recordIDs, zones: zones)
-        try await connection.query(
-            """
-            DELETE FROM record_field WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
-            """, logger: logger)
+        if !queryable.isEmpty {
+            try await connection.query(
+                """
+                DELETE FROM record_field WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+                """, logger: logger)
+        }
         let rows = try await connection.query(
             """
             DELETE FROM record WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
@@ -222,9 +228,10 @@ extension PostgresRecordStore {
     }
 
     /// Stores `records` (as saved: tags and times set), each at its change sequence, in one
-    /// statement, and forgets any deletion of their names.
+    /// statement, with the keys of their queryable fields, and forgets any deletion of their names.
     static func write(
-        _ saves: [(record: RemoteRecord, sequence: Int64)], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
+        _ saves: [(record: RemoteRecord, sequence: Int64)], zones: ZoneRows, queryable: QueryableFields,
+        _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         guard !saves.isEmpty else { return }
         let records = saves.map(\.record)
@@ -249,21 +256,25 @@ extension PostgresRecordStore {
                 change_sequence = excluded.change_sequence, record_type = excluded.record_type, change_tag = excluded.change_tag,
                 creation_date = excluded.creation_date, modification_date = excluded.modification_date, fields = excluded.fields
             """, logger: logger)
+        guard !queryable.isEmpty else { return }
         try await connection.query(
             """
             DELETE FROM record_field WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
             """, logger: logger)
-        try await writeFieldKeys(zip(keys.zones, records).map { ($0, $1.recordID.recordName, $1.recordType, $1.fields) }, connection, logger)
+        try await writeFieldKeys(
+            zip(keys.zones, records).map { ($0, $1.recordID.recordName, $1.recordType, $1.fields) }, queryable: queryable, connection,
+            logger)
     }
 
-    /// Stores the key of each field of `records` (`QueryKey`), which have none stored.
+    /// Stores the key of each queryable field of `records` (`QueryKey`, `QueryableFields`),
+    /// in place of any stored.
     static func writeFieldKeys(
-        _ records: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])], _ connection: PostgresConnection,
-        _ logger: Logger
+        _ records: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])], queryable: QueryableFields,
+        _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         var rows = (zones: [Int64](), names: [String](), fields: [String](), types: [String](), keys: [ByteBuffer]())
         for record in records {
-            for (fieldName, key) in QueryKey.keys(of: record.fields) {
+            for (fieldName, key) in queryable.keys(of: record.fields, recordType: record.type) {
                 rows.zones.append(record.zone)
                 rows.names.append(record.name)
                 rows.fields.append(fieldName)
@@ -276,7 +287,18 @@ extension PostgresRecordStore {
             """
             INSERT INTO record_field (zone_id, record_name, field_name, record_type, value_key)
             SELECT * FROM unnest(\(rows.zones)::int8[], \(rows.names)::text[], \(rows.fields)::text[], \(rows.types)::text[], \(rows.keys)::bytea[])
+            ON CONFLICT (zone_id, record_name, field_name) DO UPDATE SET record_type = excluded.record_type, value_key = excluded.value_key
             """, logger: logger)
+    }
+
+    /// The fields of `account` whose keys are kept (`QueryableFields`), ready or still
+    /// being filled: a save keeps the keys of both.
+    static func queryableFields(of account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> QueryableFields {
+        let rows = try await connection.query(
+            "SELECT record_type, field_name FROM queryable_field WHERE account = \(account)", logger: logger)
+        var pairs: [(recordType: String, fieldName: String)] = []
+        for try await (type, field) in rows.decode((String, String).self) { pairs.append((type, field)) }
+        return QueryableFields(pairs)
     }
 
     static func record(

@@ -131,8 +131,8 @@ enum PostgresSchema {
         ("v7-account-quotas", [
             "DELETE FROM quota WHERE strpos(account, '@') > 0",
         ]),
-        // The key of every field of every record (see SQLiteSchema's v11-query-keys), filled
-        // for the records stored before by `fillQueryKeys`.
+        // The key of every field of every record (see SQLiteSchema's v11-query-keys). It filled
+        // them for the records stored before; v9 drops them all, so that fill is gone.
         ("v8-query-keys", [
             """
             CREATE TABLE record_field (
@@ -148,10 +148,22 @@ enum PostgresSchema {
             "CREATE INDEX record_by_creation ON record (zone_id, record_type, creation_date, record_name)",
             "CREATE INDEX record_by_modification ON record (zone_id, record_type, modification_date, record_name)",
         ]),
+        // Keys are kept only for the fields a query has named (`QueryableFields`, see
+        // SQLiteSchema's v12-queryable-fields); a mark is `ready` once the records saved
+        // before it have their keys (`makeQueryable`). The keys v8 kept for every field go.
+        ("v9-queryable-fields", [
+            """
+            CREATE TABLE queryable_field (
+                account TEXT COLLATE "C" NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                field_name TEXT COLLATE "C" NOT NULL,
+                ready BOOLEAN NOT NULL DEFAULT FALSE,
+                PRIMARY KEY (account, record_type, field_name)
+            )
+            """,
+            "TRUNCATE record_field",
+        ]),
     ]
-
-    /// The migration whose new table `fillQueryKeys` fills from the records.
-    static let queryKeysMigration = "v8-query-keys"
 }
 
 extension PostgresRecordStore {
@@ -169,29 +181,9 @@ extension PostgresRecordStore {
             }
             for (name, statements) in PostgresSchema.migrations where !applied.contains(name) {
                 for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-                if name == PostgresSchema.queryKeysMigration { try await fillQueryKeys(connection, logger: logger) }
                 try await connection.query(
                     "INSERT INTO ideabox_migration (name, applied_at) VALUES (\(name), \(clock.now().milliseconds))", logger: logger)
             }
-        }
-    }
-
-    /// Stores the field keys of every record, 500 records at a time.
-    private static func fillQueryKeys(_ connection: PostgresConnection, logger: Logger) async throws {
-        var after = (zone: Int64(-1), name: "")
-        while true {
-            let rows = try await connection.query(
-                """
-                SELECT zone_id, record_name, record_type, fields FROM record
-                WHERE (zone_id, record_name) > (\(after.zone), \(after.name)) ORDER BY zone_id, record_name LIMIT 500
-                """, logger: logger)
-            var records: [(zone: Int64, name: String, type: String, fields: [String: FieldValue])] = []
-            for try await (zone, name, type, fields) in rows.decode((Int64, String, String, String).self) {
-                records.append((zone, name, type, try StoredFields.decode(fields)))
-            }
-            try await writeFieldKeys(records, connection, logger)
-            guard records.count == 500, let last = records.last else { return }
-            after = (last.zone, last.name)
         }
     }
 }

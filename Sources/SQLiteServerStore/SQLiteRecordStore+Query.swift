@@ -7,7 +7,39 @@ import ServerStore
 extension SQLiteRecordStore {
     /// One page of `query` over `account`'s zones.
     public func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage {
-        try await QueryPager.page(query, dialect: .sqlite, reading: SQLiteQueryReading(writer: writer, account: account, sorts: query.sorts))
+        try await makeQueryable(query.fieldNames, of: query.recordType, account: account)
+        return try await QueryPager.page(
+            query, dialect: .sqlite, reading: SQLiteQueryReading(writer: writer, account: account, sorts: query.sorts))
+    }
+
+    /// Marks `fieldNames` of `recordType` queryable in `account` (`QueryableFields`) and
+    /// stores the keys of those fields of the records already saved, in one write
+    /// transaction: a save is wholly before it (and its record is read here) or after it
+    /// (and keeps the keys itself).
+    func makeQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws {
+        guard !fieldNames.isEmpty else { return }
+        let marked = try await writer.read { db in try Self.queryableFields(of: account, db).fields(of: recordType) }
+        guard !fieldNames.isSubset(of: marked) else { return }
+        try await writer.write { db in
+            let missing = fieldNames.subtracting(try Self.queryableFields(of: account, db).fields(of: recordType))
+            guard !missing.isEmpty else { return }
+            let mark = try db.cachedStatement(sql: "INSERT INTO queryableField (account, recordType, fieldName) VALUES (?, ?, ?)")
+            for fieldName in missing { try mark.execute(arguments: [account, recordType, fieldName]) }
+            let keys = QueryableFields(missing.map { (recordType: recordType, fieldName: $0) })
+            let insert = try db.cachedStatement(sql: Self.insertFieldKey)
+            let records = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT r.zoneId, r.recordName, r.fields FROM record r JOIN zone z ON z.id = r.zoneId
+                    WHERE z.account = ? AND r.recordType = ?
+                    """,
+                arguments: [account, recordType])
+            while let record = try records.next() {
+                for (fieldName, key) in keys.keys(of: try StoredFields.decode(record[2]), recordType: recordType) {
+                    try insert.execute(arguments: [record[0], record[1], fieldName, recordType, key])
+                }
+            }
+        }
     }
 }
 
@@ -51,7 +83,7 @@ private struct SQLiteQueryReading: QueryReading {
                     FROM record WHERE zoneId = ? AND recordName IN (\(databaseQuestionMarks(count: names.count)))
                     """,
                 arguments: StatementArguments([zoneRowID.databaseValue] + names.map(\.databaseValue)))
-            return try rows.map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row["recordName"], zoneID: zone)) }
+            return try rows.map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row[0], zoneID: zone), from: 1) }
         }
     }
 }

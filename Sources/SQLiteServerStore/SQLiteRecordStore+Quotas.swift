@@ -49,7 +49,7 @@ extension SQLiteRecordStore {
     /// What the account of the database `owner` may hold.
     static func quota(of owner: String, _ db: Database) throws -> AccountQuota {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT maxRecords, maxZones, maxAssetBytes FROM quota WHERE account = ?",
+            db.cachedStatement(sql: "SELECT maxRecords, maxZones, maxAssetBytes FROM quota WHERE account = ?"),
             arguments: [DatabaseOwner.account(of: owner)])
         else { return .defaults }
         func limit(_ value: Int64) -> Int64? { value < 0 ? nil : value }

@@ -29,6 +29,9 @@ extension SQLiteRecordStore {
                 // below always find theirs.
                 var zones = try ZoneState.fetch(
                     Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, db)
+                // Read under the write lock, so a query's marking (and its backfill) is wholly
+                // before or after this request.
+                let queryable = try Self.queryableFields(of: account, db)
                 var result = ModifyResult()
                 for deletion in deletes {
                     let recordID = deletion.recordID
@@ -37,7 +40,7 @@ extension SQLiteRecordStore {
                        let failure = deletion.refusal(over: try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)) {
                         result.failures[recordID] = failure
                     } else {
-                        try delete(recordID, zone: &zones[recordID.zoneID]!, now: now, db)
+                        try delete(recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
                         result.deleted.append(recordID)
                     }
                 }
@@ -60,15 +63,14 @@ extension SQLiteRecordStore {
                     } else {
                         let saved = try self.save(
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
-                            zone: &zones[recordID.zoneID]!, now: now, db)
+                            zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
                         if adds { recordCount += 1 }
                         result.saved.append(saved)
                     }
                 }
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
-                for zone in zones.values {
-                    try db.execute(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?", arguments: [zone.changeSequence, zone.rowID])
-                }
+                let setSequence = try db.cachedStatement(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?")
+                for zone in zones.values { try setSequence.execute(arguments: [zone.changeSequence, zone.rowID]) }
                 return result
             }
         } catch let failure as AtomicFailure {
@@ -83,29 +85,29 @@ extension SQLiteRecordStore {
             let zone = try ZoneState.fetch(zoneID, account: account, db)
             let since = try token.map { try positions.sequence(of: $0, zoneRowID: zone.rowID, history: zone.history) } ?? 0
             let rows = try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields
                     FROM record WHERE zoneId = ? AND changeSequence > ?
                     UNION ALL
                     SELECT recordName, changeSequence, recordType, NULL, NULL, NULL, NULL
                     FROM deletion WHERE zoneId = ? AND changeSequence > ?
                     ORDER BY changeSequence LIMIT ?
-                    """,
+                    """),
                 arguments: [zone.rowID, since, zone.rowID, since, limit + 1])
             let page = rows.prefix(limit)
             var changed: [RemoteRecord] = []
             var deleted: [DeletedRecord] = []
+            // Columns by index: a lookup by name folds the name's case every time.
             for row in page {
-                let recordID = RecordID(recordName: row["recordName"], zoneID: zoneID)
-                if row["changeTag"] == nil as String? {
-                    deleted.append(DeletedRecord(recordID: recordID, recordType: row["recordType"]))
+                let recordID = RecordID(recordName: row[0], zoneID: zoneID)
+                if row.hasNull(atIndex: 3) {
+                    deleted.append(DeletedRecord(recordID: recordID, recordType: row[2]))
                 } else {
-                    changed.append(try StoredRecord.decode(row, recordID: recordID))
+                    changed.append(try StoredRecord.decode(row, recordID: recordID, from: 2))
                 }
             }
             let moreComing = rows.count > limit
-            let through: Int64 = moreComing ? page.last!["changeSequence"] : zone.changeSequence
+            let through: Int64 = moreComing ? page.last![1] : zone.changeSequence
             return ZoneChanges(
                 changed: changed, deleted: deleted,
                 token: positions.token(ZonePosition(zoneRowID: zone.rowID, sequence: through)), moreComing: moreComing)
@@ -132,12 +134,19 @@ extension SQLiteRecordStore {
                     ORDER BY recordName LIMIT ?
                     """,
                 arguments: [zone.rowID, recordType, after, after, Int64(clamping: max(0, limit))]
-            ).map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row["recordName"], zoneID: zoneID)) }
+            ).map { row in try StoredRecord.decode(row, recordID: RecordID(recordName: row[0], zoneID: zoneID), from: 1) }
         }
     }
 
     /// Stores the key of one field of a record (`QueryKey`).
     static let insertFieldKey = "INSERT INTO recordField (zoneId, recordName, fieldName, recordType, valueKey) VALUES (?, ?, ?, ?, ?)"
+
+    /// The fields of `account` whose keys are kept (`QueryableFields`).
+    static func queryableFields(of account: String, _ db: Database) throws -> QueryableFields {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT recordType, fieldName FROM queryableField WHERE account = ?"), arguments: [account])
+        return QueryableFields(rows.map { (recordType: $0[0], fieldName: $0[1]) })
+    }
 
     /// The records of `zoneID` named `names` that exist.
     public func records(account: String, in zoneID: RecordZoneID, named names: [String]) throws -> [RemoteRecord] {
@@ -148,7 +157,7 @@ extension SQLiteRecordStore {
     }
 
     /// Deletes `recordID` if the server has it, remembering the deletion for change fetches.
-    private func delete(_ recordID: RecordID, zone: inout ZoneState, now: Timestamp, _ db: Database) throws {
+    private func delete(_ recordID: RecordID, zone: inout ZoneState, queryable: QueryableFields, now: Timestamp, _ db: Database) throws {
         let recordType = try String.fetchOne(
             db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
             arguments: [zone.rowID, recordID.recordName])
@@ -156,8 +165,10 @@ extension SQLiteRecordStore {
         let sequence = zone.nextSequence()
         try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
             .execute(arguments: [zone.rowID, recordID.recordName])
-        try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
-            .execute(arguments: [zone.rowID, recordID.recordName])
+        if !queryable.fields(of: recordType).isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
+                .execute(arguments: [zone.rowID, recordID.recordName])
+        }
         try db.cachedStatement(
             sql: """
                 INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
@@ -169,8 +180,8 @@ extension SQLiteRecordStore {
 
     /// Stores `record` with a new change tag and server times, and returns it as stored.
     private func save(
-        _ record: RemoteRecord, fields: String, over server: RemoteRecord?, zone: inout ZoneState, now: Timestamp,
-        _ db: Database
+        _ record: RemoteRecord, fields: String, over server: RemoteRecord?, zone: inout ZoneState, queryable: QueryableFields,
+        now: Timestamp, _ db: Database
     ) throws -> RemoteRecord {
         let sequence = zone.nextSequence()
         var saved = record
@@ -190,21 +201,27 @@ extension SQLiteRecordStore {
                 zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
                 saved.creationDate?.milliseconds, now.milliseconds, fields,
             ])
-        try saveFieldKeys(of: record, over: server, zoneRowID: zone.rowID, db)
+        if !queryable.isEmpty { try saveFieldKeys(of: record, over: server, queryable: queryable, zoneRowID: zone.rowID, db) }
         return saved
     }
 
-    /// Stores the keys of `record`'s fields (`QueryKey`) in place of those of `server`, the
-    /// record it replaces (nil for a new one, which has none): only the keys that changed
-    /// are written, so an update of one field writes one key.
-    private func saveFieldKeys(of record: RemoteRecord, over server: RemoteRecord?, zoneRowID: Int64, _ db: Database) throws {
-        let keys = QueryKey.keys(of: record.fields)
+    /// Stores the keys of `record`'s queryable fields (`QueryKey`, `QueryableFields`) in
+    /// place of those of `server`, the record it replaces (nil for a new one, which has
+    /// none): only the keys that changed are written, so an update of one field writes one key.
+    private func saveFieldKeys(
+        of record: RemoteRecord, over server: RemoteRecord?, queryable: QueryableFields, zoneRowID: Int64, _ db: Database
+    ) throws {
+        let keys = queryable.keys(of: record.fields, recordType: record.recordType)
         var kept: Set<String> = []
-        if let server {
-            let stored = server.recordType == record.recordType ? Dictionary(QueryKey.keys(of: server.fields)) { first, _ in first } : [:]
+        if let server, server.recordType != record.recordType {
+            try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
+                .execute(arguments: [zoneRowID, record.recordID.recordName])
+        } else if let server {
+            // The server's record has a key for each of its queryable fields, no other.
+            let stored = Dictionary(queryable.keys(of: server.fields, recordType: server.recordType)) { first, _ in first }
             kept = Set(keys.filter { stored[$0.fieldName] == $0.key }.map(\.fieldName))
             let delete = try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ? AND fieldName = ?")
-            for fieldName in server.fields.keys where !kept.contains(fieldName) {
+            for fieldName in stored.keys where !kept.contains(fieldName) {
                 try delete.execute(arguments: [zoneRowID, record.recordID.recordName, fieldName])
             }
         }
@@ -229,10 +246,10 @@ private struct ZoneState {
     /// The zone `zoneID` of `account`; throws `zoneNotFound` if it is missing.
     static func fetch(_ zoneID: RecordZoneID, account: String, _ db: Database) throws -> ZoneState {
         let row = try Row.fetchOne(
-            db, sql: "SELECT id, changeSequence, purgedThrough FROM zone WHERE account = ? AND name = ?",
+            db.cachedStatement(sql: "SELECT id, changeSequence, purgedThrough FROM zone WHERE account = ? AND name = ?"),
             arguments: [account, zoneID.zoneName])
         guard let row else { throw CloudError.zoneNotFound }
-        return ZoneState(rowID: row["id"], changeSequence: row["changeSequence"], purgedThrough: row["purgedThrough"])
+        return ZoneState(rowID: row[0], changeSequence: row[1], purgedThrough: row[2])
     }
 
     /// The zones `zoneIDs` of `account`, by id; throws `zoneNotFound` if any is missing.
@@ -260,7 +277,7 @@ enum StoredRecord {
                 FROM record WHERE zoneId = ? AND recordName = ?
                 """),
             arguments: [zone.rowID, recordID.recordName])
-        return try row.map { try decode($0, recordID: recordID) }
+        return try row.map { try decode($0, recordID: recordID, from: 0) }
     }
 
     /// Whether the server remembers a deletion of `recordID`.
@@ -270,12 +287,14 @@ enum StoredRecord {
             arguments: [zone.rowID, recordID.recordName]) ?? false
     }
 
-    /// The record in `row`, which holds the columns of `record`.
-    static func decode(_ row: Row, recordID: RecordID) throws -> RemoteRecord {
+    /// The record in `row`, whose columns from index `first` on are `recordType, changeTag,
+    /// creationDate, modificationDate, fields` (read by index: a lookup by name folds the
+    /// name's case every time).
+    static func decode(_ row: Row, recordID: RecordID, from first: Int) throws -> RemoteRecord {
         RemoteRecord(
-            recordType: row["recordType"], recordID: recordID, fields: try StoredFields.decode(row["fields"]),
-            changeTag: row["changeTag"],
-            creationDate: (row["creationDate"] as Int64?).map(Timestamp.init(milliseconds:)),
-            modificationDate: (row["modificationDate"] as Int64?).map(Timestamp.init(milliseconds:)))
+            recordType: row[first], recordID: recordID, fields: try StoredFields.decode(row[first + 4]),
+            changeTag: row[first + 1],
+            creationDate: (row[first + 2] as Int64?).map(Timestamp.init(milliseconds:)),
+            modificationDate: (row[first + 3] as Int64?).map(Timestamp.init(milliseconds:)))
     }
 }

@@ -19,6 +19,7 @@ enum SQLiteSchema {
         case serverTablesOnly = "v9-server-tables-only"
         case accountQuotas = "v10-account-quotas"
         case queryKeys = "v11-query-keys"
+        case queryableFields = "v12-queryable-fields"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -123,11 +124,26 @@ enum SQLiteSchema {
             try db.execute(sql: "DELETE FROM quota WHERE instr(account, '@') > 0")
         }
         migrator.registerMigration(Migration.queryKeys.rawValue, migrate: createQueryKeys)
+        migrator.registerMigration(Migration.queryableFields.rawValue) { db in
+            // Keys are kept only for the fields a query has named (`QueryableFields`): the
+            // keys v11 stored for every field go, and the first query that names a field
+            // stores its keys again.
+            try db.execute(sql: """
+                CREATE TABLE queryableField (
+                    account TEXT NOT NULL,
+                    recordType TEXT NOT NULL,
+                    fieldName TEXT NOT NULL,
+                    PRIMARY KEY (account, recordType, fieldName)
+                ) WITHOUT ROWID;
+                DELETE FROM recordField;
+                """)
+        }
         return migrator
     }
 
     /// The key of every field of every record (`QueryKey`), which queries filter and sort
-    /// by in SQL, and indexes on the record times they sort by.
+    /// by in SQL, and indexes on the record times they sort by. Since v12 only the fields a
+    /// query named (`QueryableFields`) have keys.
     private static func createQueryKeys(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE recordField (
@@ -142,13 +158,7 @@ enum SQLiteSchema {
             CREATE INDEX record_by_creation ON record(zoneId, recordType, creationDate, recordName);
             CREATE INDEX record_by_modification ON record(zoneId, recordType, modificationDate, recordName);
             """)
-        let insert = try db.makeStatement(sql: SQLiteRecordStore.insertFieldKey)
-        let records = try Row.fetchCursor(db, sql: "SELECT zoneId, recordName, recordType, fields FROM record")
-        while let record = try records.next() {
-            for (fieldName, key) in QueryKey.keys(of: try StoredFields.decode(record["fields"])) {
-                try insert.execute(arguments: [record["zoneId"], record["recordName"], fieldName, record["recordType"], key])
-            }
-        }
+        // It filled the table from the records stored before; v12 empties it, so that fill is gone.
     }
 
     private static func createServer(_ db: Database) throws {

@@ -42,9 +42,29 @@ public struct PositionKeys: Sendable {
     /// The change tag of the save at `position`.
     public func changeTag(_ position: ZonePosition) -> String {
         var hasher = hashers.changeTag
-        hasher.update(data: Self.bigEndian(position.zoneRowID) + Self.bigEndian(position.sequence))
-        return Data(hasher.finalize()).prefix(16).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        withUnsafeBytes(of: (position.zoneRowID.bigEndian, position.sequence.bigEndian)) { hasher.update(data: $0) }
+        return hasher.finalize().withUnsafeBytes { Self.base64URL($0.prefix(16)) }
+    }
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// `bytes` in base64url without padding, as `base64EncodedString` with `+`, `/` and `=`
+    /// replaced would spell them, written directly (the replacing cost more than the hash).
+    static func base64URL(_ bytes: some Collection<UInt8>) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var bits: UInt32 = 0
+        var count = 0
+        for byte in bytes {
+            bits = bits << 8 | UInt32(byte)
+            count += 8
+            while count >= 6 {
+                count -= 6
+                text.append(base64URLAlphabet[Int(bits >> UInt32(count) & 63)])
+            }
+        }
+        if count > 0 { text.append(base64URLAlphabet[Int(bits << UInt32(6 - count) & 63)]) }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The sequence `token` stands for in the zone `zoneRowID`, whose history the server

@@ -4,7 +4,7 @@ import GRDB
 import IdeaBoxFoundation
 import RemoteTestSupport
 @testable import SQLiteServerStore
-import ServerStore
+@testable import ServerStore
 import Testing
 
 /// Sync tokens and change tags (`PositionKeys`) reveal nothing of other accounts: no zone row
@@ -12,6 +12,24 @@ import Testing
 @Suite struct PositionKeysTests {
     static let ideas = RecordZoneID(zoneName: "Ideas")
     static let second = RecordZoneID(zoneName: "Second")
+
+    @Test("A change tag is spelled in base64url without padding exactly as Foundation's base64 with +, / and = replaced spelled it")
+    func changeTagSpelling() {
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 2, 3, 15, 16, 17, 32] {
+            for _ in 0..<50 {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let expected = Data(bytes).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                #expect(PositionKeys.base64URL(bytes) == expected, "\(bytes)")
+            }
+        }
+        let keys = PositionKeys(serverSecret: Data(repeating: 7, count: 32))
+        // HKDF-SHA256 of the secret for `changeTagInfo`, then HMAC-SHA256 of the row id and the
+        // sequence (big-endian), its first 16 bytes: computed apart, with Python's hmac.
+        #expect(keys.changeTag(ZonePosition(zoneRowID: 3, sequence: 9)) == "Fx3xjmj03pPGUABCaDRqwQ")
+        #expect(keys.changeTag(ZonePosition(zoneRowID: 3, sequence: 9)) != keys.changeTag(ZonePosition(zoneRowID: 3, sequence: 10)))
+    }
 
     @Test(
         "An account's tokens and tags keep one form whatever another account makes between its requests, and hold its zone's row id in no form",

@@ -1,0 +1,228 @@
+import CloudKitModel
+import Foundation
+import GRDB
+import IdeaBoxFoundation
+import Logging
+import PostgresNIO
+@testable import PostgresServerStore
+import RemoteTestSupport
+@testable import SQLiteServerStore
+import ServerStore
+import Testing
+
+/// `QueryableFields`: a store keeps the key rows of a field only once a query has named it.
+/// A store never queried writes none; the first query that names a field finds every record
+/// saved before it, and saves after it keep the keys (SQLite and PostgreSQL alike); on
+/// PostgreSQL a save that races the first query, from another server process, is found too.
+@Suite("QueryableFields", .serialized)
+struct QueryableFieldsTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+
+        static var tested: [Kind] { TestPostgres.url == nil ? [.sqlite] : allCases }
+
+        var testDescription: String { rawValue }
+    }
+
+    static let account = "alice"
+    static let zones = [RecordZoneID(zoneName: "Ideas"), RecordZoneID(zoneName: "Other")]
+
+    /// A store of `kind` and a way to count its key rows and marks.
+    struct Tested {
+        var store: any RecordStore
+        var keyRows: @Sendable () async throws -> Int
+        var marks: @Sendable () async throws -> Int
+    }
+
+    static func tested(_ kind: Kind, clock: WallClock) throws -> Tested {
+        switch kind {
+        case .sqlite:
+            let store = try SQLiteRecordStore.inMemory(clock: clock)
+            return Tested(
+                store: store,
+                keyRows: { try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recordField") ?? -1 } },
+                marks: { try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM queryableField") ?? -1 } })
+        case .postgres:
+            let store = try TestPostgres.store(clock: clock, maximumRecordsPerRequest: 1000)
+            let count = { @Sendable (table: String) async throws -> Int in
+                try await store.run { connection in
+                    try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"), logger: Logger(label: "test"))
+                        .collect().first!.decode(Int.self)
+                }
+            }
+            return Tested(store: store, keyRows: { try await count("record_field") }, marks: { try await count("queryable_field") })
+        }
+    }
+
+    @Test("A store never queried writes no key rows: saves, updates, deletes and change fetches leave the key table empty", arguments: Kind.tested)
+    func neverQueriedWritesNoKeys(kind: Kind) async throws {
+        let tested = try Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let store = tested.store
+        for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
+        let saved = try await Self.save((0..<30).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store)
+        var changed = saved[3]
+        changed.fields["title"] = .string("changed")
+        _ = try await Self.save([changed], store)
+        _ = try await store.modify(
+            account: Self.account, saves: [], deletes: [RecordDeletion(saved[4].recordID)], atomic: false)
+        _ = try await store.fetchChanges(account: Self.account, in: Self.zones[0], since: nil, resultsLimit: 100)
+        #expect(try await tested.keyRows() == 0)
+        #expect(try await tested.marks() == 0)
+
+        // A query by name alone names no field, and marks none.
+        let page = try await store.query(account: Self.account, StoredQuery(recordType: "Idea", zones: Self.zones, limit: 100))
+        #expect(page.records.count == 29)
+        #expect(try await tested.keyRows() == 0)
+
+        // The first query naming `rank` fills one key a record that has it, and no other.
+        _ = try await store.query(account: Self.account, StoredQuery(
+            recordType: "Idea", zones: Self.zones, sorts: [.init(field: .field("rank"), ascending: true)], limit: 1))
+        #expect(try await tested.keyRows() == 29)
+        #expect(try await tested.marks() == 1)
+    }
+
+    @Test("A query over a field never named before finds every record saved before it, across zones and batches, and saves after it keep the keys", arguments: Kind.tested)
+    func firstQueryFindsEveryRecord(kind: Kind) async throws {
+        let clock = ManualClock(start: CloudFixture.start)
+        let tested = try Self.tested(kind, clock: clock.wallClock)
+        let store = tested.store
+        for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
+        try await store.createZone(Self.zones[0], account: "bob")
+        // More than a PostgreSQL backfill reads at once, in two zones, with other types,
+        // updates and deletions among them.
+        var expected: [RecordID: RemoteRecord] = [:]
+        for start in stride(from: 0, to: 1_300, by: 325) {
+            for record in try await Self.save((start..<start + 325).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store) {
+                expected[record.recordID] = record
+            }
+            clock.advance(by: 1000)
+        }
+        _ = try await Self.save([RemoteRecord(recordType: "Note", recordID: RecordID(recordName: "note", zoneID: Self.zones[0]), fields: ["rank": .int64(1)])], store)
+        _ = try await store.modify(
+            account: "bob", saves: [RecordSave(Self.idea(1, zone: Self.zones[0]), policy: .allKeys)], deletes: [], atomic: false)
+        var renamed = try #require(expected[Self.idea(10, zone: Self.zones[0]).recordID])
+        renamed.fields["rank"] = .int64(-5)
+        for record in try await Self.save([renamed], store) { expected[record.recordID] = record }
+        let doomed = Self.idea(11, zone: Self.zones[1]).recordID
+        _ = try await store.modify(account: Self.account, saves: [], deletes: [RecordDeletion(doomed)], atomic: false)
+        expected[doomed] = nil
+
+        let byRank = StoredQuery(recordType: "Idea", zones: Self.zones, sorts: [.init(field: .field("rank"), ascending: true)], limit: 400)
+        #expect(try await Self.all(byRank, store) == Self.sorted(expected.values, by: "rank"))
+
+        // Saves after the first query keep the keys: new records, a changed value, a field
+        // removed, a record of another type taking an Idea's name, a deletion.
+        for record in try await Self.save((2_000..<2_040).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store) {
+            expected[record.recordID] = record
+        }
+        var moved = try #require(expected[Self.idea(20, zone: Self.zones[0]).recordID])
+        moved.fields["rank"] = .int64(1_000_000)
+        var bare = try #require(expected[Self.idea(22, zone: Self.zones[0]).recordID])
+        bare.fields["rank"] = nil
+        var retyped = try #require(expected[Self.idea(24, zone: Self.zones[0]).recordID])
+        retyped.recordType = "Note"
+        for record in try await Self.save([moved, bare, retyped], store) { expected[record.recordID] = record }
+        let gone = Self.idea(26, zone: Self.zones[0]).recordID
+        _ = try await store.modify(account: Self.account, saves: [], deletes: [RecordDeletion(gone)], atomic: false)
+        expected[gone] = nil
+        let ideas = expected.values.filter { $0.recordType == "Idea" }
+        #expect(try await Self.all(byRank, store) == Self.sorted(ideas, by: "rank"))
+        let filtered = StoredQuery(
+            recordType: "Idea", zones: Self.zones,
+            filters: [.init(field: .field("rank"), comparator: .greaterThanOrEquals, value: .int64(1_000))], limit: 400)
+        #expect(try await Self.all(filtered, store).count == ideas.filter { ($0.fields["rank"]?.int64Value ?? 0) >= 1_000 }.count)
+
+        // A second field, named later, is found on every record too.
+        let byTitle = StoredQuery(recordType: "Idea", zones: Self.zones, sorts: [.init(field: .field("title"), ascending: false)], limit: 400)
+        #expect(try await Self.all(byTitle, store) == Self.sorted(ideas, by: "title").reversed())
+        #expect(try await tested.marks() == 2)
+    }
+
+    @Test("On PostgreSQL a save from another server that read the marks before the first query committed them is found by that query")
+    func raceWithFirstQuery() async throws {
+        guard TestPostgres.url != nil else { return }
+        let stores = try TestPostgres.stores(count: 2, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let (querying, saving) = (stores[0], stores[1])
+        try await querying.createZone(Self.zones[0], account: Self.account)
+        _ = try await Self.save((0..<5).map { Self.idea($0, zone: Self.zones[0]) }, querying)
+        let logger = Logger(label: "test")
+        // The other server's save, halfway: its zone locked and the marks read (none), its
+        // record written without a key, not yet committed. Its name sorts before the others,
+        // so a backfill that read on without waiting for it would miss it. (The key rows'
+        // reference to the zone waits for the lock too, but only after the first batch's read.)
+        let query = StoredQuery(
+            recordType: "Idea", zones: Self.zones.prefix(1).map { $0 },
+            filters: [.init(field: .field("rank"), comparator: .greaterThanOrEquals, value: .int64(0))], limit: 100)
+        let found = try await saving.run { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
+            let xid = try await connection.query("SELECT pg_current_xact_id()::text", logger: logger).collect().first!.decode(String.self)
+            let zone = try await connection.query(
+                "SELECT id FROM zone WHERE account = \(Self.account) ORDER BY id FOR UPDATE", logger: logger).collect().first!.decode(Int64.self)
+            let marks = try await connection.query("SELECT count(*) FROM queryable_field", logger: logger).collect().first!.decode(Int.self)
+            #expect(marks == 0)
+            try await connection.query(
+                """
+                INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+                VALUES (\(zone), 'a0racing', 100, 'Idea', 'tag', 0, 0, '{"rank":{"int64":7}}')
+                """, logger: logger)
+            let answer = Task { try await querying.query(account: Self.account, query) }
+            // The query's backfill waits for this save's lock before it reads the records.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await connection.query(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = \(xid)",
+                logger: logger
+            ).collect().first!.decode(Int.self) == 0 {
+                guard ContinuousClock.now < deadline else {
+                    try await connection.query("ROLLBACK", logger: logger)
+                    throw CancellationError()
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return try await answer.value
+        }
+        #expect(Set(found.records.map(\.recordID.recordName)) == Set((0..<5).map { Self.idea($0, zone: Self.zones[0]).recordID.recordName } + ["a0racing"]))
+    }
+
+    // MARK: Helpers
+
+    static func idea(_ index: Int, zone: RecordZoneID) -> RemoteRecord {
+        RemoteRecord(
+            recordType: "Idea", recordID: RecordID(recordName: String(format: "i%05d", index), zoneID: zone),
+            fields: ["rank": .int64(Int64((index * 7) % 1_500)), "title": .string("idea \(index)")])
+    }
+
+    static func save(_ records: [RemoteRecord], _ store: any RecordStore) async throws -> [RemoteRecord] {
+        let result = try await store.modify(account: account, saves: records.map { RecordSave($0, policy: .allKeys) }, deletes: [], atomic: true)
+        try #require(result.failures.isEmpty)
+        return result.saved
+    }
+
+    /// Every page of `query`, as record names with their zones.
+    static func all(_ query: StoredQuery, _ store: any RecordStore) async throws -> [String] {
+        var query = query
+        var names: [String] = []
+        while true {
+            let page = try await store.query(account: account, query)
+            names += page.records.map { "\($0.recordID.zoneID.zoneName)/\($0.recordID.recordName)" }
+            guard let next = page.next else { return names }
+            query.after = next
+        }
+    }
+
+    /// `records` as `all` lists them for an ascending sort by `field` (those without it last).
+    static func sorted(_ records: some Sequence<RemoteRecord>, by field: String) -> [String] {
+        records.sorted { left, right in
+            switch (left.fields[field], right.fields[field]) {
+            case let (l?, r?) where StoredQuery.compare(l, r) != 0: StoredQuery.compare(l, r)! < 0
+            case (_?, nil): true
+            case (nil, _?): false
+            default: (left.recordID.recordName, left.recordID.zoneID.zoneName) < (right.recordID.recordName, right.recordID.zoneID.zoneName)
+            }
+        }.map { "\($0.recordID.zoneID.zoneName)/\($0.recordID.recordName)" }
+    }
+}
+
+private extension FieldValue {
+    var int64Value: Int64? { if case .int64(let number) = self { number } else { nil } }
+}
