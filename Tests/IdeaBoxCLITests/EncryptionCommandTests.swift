@@ -256,7 +256,9 @@ import Testing
 
         // B is locked out of the new key: the old passphrase no longer unlocks, the new one does.
         try sandbox.expectRejection(
-            on: "B", ["sync"], message: "This account's ideas are encrypted and this device is locked; run ideabox account unlock.")
+            on: "B", ["sync"],
+            message: "The account no longer uses this device's key (encryption turned off or reset on another device, or its key removed "
+                + "from the server), so nothing is sent; run ideabox account unlock, or ideabox account encryption disable if it was turned off.")
         try sandbox.expectRejection(
             ["account", "unlock", "--profile", "B"], message: "This passphrase does not unlock the account's key.",
             environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
