@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IdeaBoxCommandLine
+import IdeaBoxFoundation
 import IdeaBoxTUI
 import IdeaBoxViewModels
 import IdeaStore
@@ -47,12 +48,15 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
                 try network.setOffline(!isOn, device: device)
                 if isOn { live.listener?.retryNow() }
             })
-        let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
+        let settings = AppSettings()
+        let app = AppModel(
+            repository: sync.repository, language: context.language, clock: context.clock, sync: hooks, settings: settings)
         try app.start()
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0"
         let terminal = try NcursesTerminal(environment: context.environment, mouse: mouse, wake: wake)
         live.start()
-        TerminalApp(app: app, terminal: terminal).run()
+        let editor = ExternalEditor.system(command: settings.editorCommand ?? ExternalEditor.command(environment: context.environment))
+        TerminalApp(app: app, terminal: terminal, editor: editor).run()
         live.stop()
         // Changes not yet sent are safe on disk; say so, and when they go out.
         if let pending = try? sync.repository.pendingChangeCount(), pending > 0 {
