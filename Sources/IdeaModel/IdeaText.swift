@@ -14,9 +14,10 @@ public struct IdeaText: Equatable, Sendable {
     }
 
     /// What the editor opens: the title, and when there is a description a blank line and
-    /// the description; a final newline, as editors write one.
+    /// the description; a final newline, as editors write one. A new idea is an empty file.
     public var fileText: String {
-        description.isEmpty ? "\(title)\n" : "\(title)\n\n\(description)\n"
+        if title.isEmpty && description.isEmpty { return "" }
+        return description.isEmpty ? "\(title)\n" : "\(title)\n\n\(description)\n"
     }
 
     /// Reads what the editor left: the first line is the title, the blank lines under it
