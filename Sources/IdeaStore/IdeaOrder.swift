@@ -51,6 +51,17 @@ public struct IdeaOrder: Sendable, Hashable {
         self.init(key, isReversed: reversed)
     }
 
+    /// What Completed reads in this order: the ideas through the order's own index, so a page
+    /// is a few rows of a walk rather than all done ideas sorted (SQLite would otherwise pick
+    /// the done flag's index, made for newest first, and sort 25,000 rows for a page).
+    var completedSource: String {
+        switch key {
+        case .created: "idea"
+        case .updated: "idea INDEXED BY idea_by_updatedAt"
+        case .title: "idea INDEXED BY idea_by_foldedTitle"
+        }
+    }
+
     /// The ORDER BY terms, each with the direction this order reads them in (or, with
     /// `backwards`, the opposite one: a page near the end is read from the end). The row id
     /// breaks ties, so each order is total and matches its index (`idea_by_…`).

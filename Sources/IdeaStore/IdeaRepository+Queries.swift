@@ -56,11 +56,11 @@ extension IdeaRepository {
         if let total, filter == .all || filter == .completed, offset > total / 2, offset < total {
             let end = min(total, offset + limit)
             return try writer.read { db in
-                let condition = filter == .completed ? "WHERE isCompleted = 1" : ""
+                let source = filter == .completed ? "\(order.completedSource) WHERE isCompleted = 1" : "idea"
                 return try Idea.fetchAll(
                     db,
                     sql: """
-                        SELECT \(Idea.selectedColumns) FROM idea \(condition)
+                        SELECT \(Idea.selectedColumns) FROM \(source)
                         \(order.orderBy(backwards: true)) LIMIT ? OFFSET ?
                         """,
                     arguments: [end - offset, total - end])
@@ -278,7 +278,9 @@ extension IdeaRepository {
         case .all:
             return ("\(select) \(listOrder.orderBy())", [])
         case .completed:
-            return ("\(select) WHERE isCompleted = 1 \(listOrder.orderBy())", [])
+            return (
+                "SELECT \(Idea.selectedColumns) FROM \(listOrder.completedSource) WHERE isCompleted = 1 \(listOrder.orderBy())", []
+            )
         case .search(let query):
             guard let folded = Self.foldedQuery(query) else { return nil }
             let plan = SearchText.plan(forFoldedQuery: folded)
