@@ -19,12 +19,14 @@ public struct RecordSave: Sendable {
     }
 
     /// The record to store over `server` (the stored copy, nil if none): `record` with the
-    /// server's fields it does not name when merging, and the server's record type, which a
-    /// save never changes (an `update` need not name it).
+    /// server's fields it does not name when merging. A merge (`update`, which need not name
+    /// the type) keeps the server's record type; a save of the whole record (`replace` and
+    /// `forceReplace`, ours beyond Apple) stores the type it names, so that a record sealed
+    /// for end-to-end encryption, or opened again, takes its new type in one operation.
     public func record(over server: RemoteRecord?) -> RemoteRecord {
         guard let server else { return record }
         var merged = record
-        merged.recordType = server.recordType
+        if mergesFields || record.recordType.isEmpty { merged.recordType = server.recordType }
         if mergesFields {
             merged.fields = server.fields.merging(record.fields) { _, sent in sent }.filter { !clearedFields.contains($0.key) }
         }

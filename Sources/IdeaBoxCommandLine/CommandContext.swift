@@ -137,6 +137,16 @@ public enum CommandError: UserFacingError {
     /// A file could not be read; `errno` says why, when known.
     case unreadableFile(String, errno: Int32?)
     case nothingToEdit
+    /// `add` without a title where no editor can run (not a terminal).
+    case titleNeeded
+    /// The editor exited well with the text as it was.
+    case editorLeftUnchanged(adding: Bool)
+    /// The editor `command` exited with a failure `status`.
+    case editorFailed(command: String, status: Int32)
+    /// The editor `command` could not be run.
+    case editorCouldNotRun(command: String, reason: String)
+    /// The text saved in the editor broke a rule; it is kept in the file at `keptAt`.
+    case editedTextRefused(IdeaValidationError, keptAt: String)
     /// A command that only reads found no database at the data root `root` (for `profile`,
     /// if not the default one).
     case noData(root: String, profile: String?)
@@ -162,9 +172,29 @@ public enum CommandError: UserFacingError {
             default: "無法讀取 \(path)"
             }
         case (.nothingToEdit, .english):
-            "Nothing to change: pass --title and/or --description."
+            "Nothing to change: pass --title and/or --description (on a terminal, `ideabox edit ID` alone opens $EDITOR)."
         case (.nothingToEdit, .traditionalChinese):
-            "沒有要變更的內容：請使用 --title 或 --description"
+            "沒有要變更的內容：請使用 --title 或 --description（在終端機中，只寫 `ideabox edit ID` 會開啟 $EDITOR）"
+        case (.titleNeeded, .english):
+            "A title is needed: ideabox add TITLE (on a terminal, `ideabox add` alone opens $EDITOR)."
+        case (.titleNeeded, .traditionalChinese):
+            "需要標題：ideabox add 標題（在終端機中，只寫 `ideabox add` 會開啟 $EDITOR）"
+        case let (.editorLeftUnchanged(adding), .english):
+            adding ? "Nothing added: the editor left the text as it was." : "Nothing changed: the editor left the text as it was."
+        case let (.editorLeftUnchanged(adding), .traditionalChinese):
+            adding ? "沒有新增：編輯器沒有改動內容" : "沒有變更：編輯器沒有改動內容"
+        case let (.editorFailed(command, status), .english):
+            "Nothing changed: the editor (\(command)) exited with status \(status)."
+        case let (.editorFailed(command, status), .traditionalChinese):
+            "沒有變更：編輯器（\(command)）以狀態 \(status) 結束"
+        case let (.editorCouldNotRun(command, reason), .english):
+            "Nothing changed: the editor (\(command)) could not run: \(reason)."
+        case let (.editorCouldNotRun(command, reason), .traditionalChinese):
+            "沒有變更：無法執行編輯器（\(command)）：\(reason)"
+        case let (.editedTextRefused(error, path), .english):
+            "\(error.message(in: .english)) Nothing was saved; your text is kept in \(path)."
+        case let (.editedTextRefused(error, path), .traditionalChinese):
+            "\(error.message(in: .traditionalChinese))。沒有儲存；你的內容保留在 \(path)"
         case let (.noData(root, profile), .english):
             "There are no ideas at \(root)\(profile.map { " for profile \($0)" } ?? ""): IdeaBox has stored nothing there "
                 + "(check --data-dir, IDEABOX_HOME and --profile; `ideabox add` or the app would start a new collection there)."

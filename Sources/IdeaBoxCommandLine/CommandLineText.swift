@@ -46,6 +46,14 @@ public enum CommandLineText {
     }
 
     /// `--all` and `--limit` together.
+    /// `list --sort` with a value it doesn't know.
+    static func unknownSort(_ value: String, _ language: Language) -> String {
+        switch language {
+        case .english: "--sort must be created, updated or title, not \"\(value)\"."
+        case .traditionalChinese: "--sort 必須是 created、updated 或 title，而不是「\(value)」"
+        }
+    }
+
     static func allWithLimit(_ language: Language) -> String {
         switch language {
         case .english: "--all and --limit don't go together."

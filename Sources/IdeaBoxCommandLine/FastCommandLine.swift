@@ -1,3 +1,5 @@
+import IdeaStore
+
 /// Reads the plainest local command lines without ArgumentParser, whose first parse costs
 /// about 3 ms of runtime type lookups (a third of `ideabox add`).
 ///
@@ -53,7 +55,7 @@ public enum FastCommandLine {
 
     private static let grammars: [String: Grammar] = [
         "add": Grammar(arguments: 1, options: description, flags: ["--done", "--json"]),
-        "list": Grammar(options: page, flags: ["--completed", "--json", "--all"]),
+        "list": Grammar(options: page.merging(["--sort": "--sort"]) { $1 }, flags: ["--completed", "--json", "--all", "--reverse"]),
         "search": Grammar(arguments: 1, options: page, flags: ["--json", "--all"]),
         "show": Grammar(arguments: 1, flags: ["--json"]),
         "edit": Grammar(arguments: 1, options: description.merging(["--title": "--title"]) { $1 }, flags: ["--json"]),
@@ -72,7 +74,10 @@ public enum FastCommandLine {
         case "add":
             return .add(title: arguments[0], description: values["--description"] ?? "", done: flags.contains("--done"), json: json)
         case "list":
-            return page(values, flags).map { .list(completed: flags.contains("--completed"), json: json, page: $0) }
+            let key = values["--sort"].map(IdeaOrder.Key.init(rawValue:)) ?? .created
+            guard let key else { return nil }
+            let order = IdeaOrder(key, isReversed: flags.contains("--reverse"))
+            return page(values, flags).map { .list(completed: flags.contains("--completed"), json: json, page: $0, order: order) }
         case "search":
             return page(values, flags).map { .search(query: arguments[0], json: json, page: $0) }
         case "show":

@@ -103,7 +103,8 @@ public enum HelpText {
             "列出靈感，最新的在前：一頁（終端機的高度，或 50 筆），除非用 --all 或 --limit。",
         "List ideas whose title or description contains QUERY, ignoring case.": "列出標題或描述包含 QUERY 的靈感，不分大小寫。",
         "Show every field of an idea.": "顯示一筆靈感的每個欄位。",
-        "Change an idea's title or description.": "修改一筆靈感的標題或描述。",
+        "Change an idea's title or description; with neither, on a terminal, in $VISUAL, $EDITOR or vi.":
+            "修改一筆靈感的標題或描述；兩者都沒給時，在終端機中用 $VISUAL、$EDITOR 或 vi 編輯。",
         "Mark an idea done.": "把一筆靈感標示為完成。",
         "Mark an idea not done.": "把一筆靈感標示為未完成。",
         "Delete an idea.": "刪除一筆靈感。",
@@ -127,7 +128,11 @@ public enum HelpText {
         "Serve the remote over HTTP or HTTPS in CloudKit Web Services' JSON, for devices on other machines.":
             "以 CloudKit Web Services 的 JSON 經 HTTP 或 HTTPS 提供遠端，給其他機器上的裝置使用。",
         // add, list, search, show, edit, done, rm, history, restore, export, import
-        "The title: one line, at most 256 characters.": "標題：一行，最多 256 個字元。",
+        "The title: one line, at most 256 characters. Without it, on a terminal, the idea is written in $VISUAL, $EDITOR or vi (the title, a blank line, the description).":
+            "標題：一行，最多 256 個字元。沒給標題時，在終端機中用 $VISUAL、$EDITOR 或 vi 撰寫（標題、一行空白、描述）。",
+        "created (newest first, the default), updated (last changed first) or title (A to Z, Chinese after Latin by radical and strokes).":
+            "created（最新的在前，預設）、updated（最近變更的在前）或 title（A 到 Z，中文在拉丁字母之後，依部首與筆畫）。",
+        "Turn the order round (oldest first; Z to A).": "反轉順序（最舊的在前；Z 到 A）。",
         "The description, at most 4096 characters.": "描述，最多 4096 個字元。",
         "Mark the idea done.": "把這筆靈感標示為完成。",
         "Print the idea as JSON instead of its id.": "以 JSON 印出這筆靈感，而不是它的識別碼。",

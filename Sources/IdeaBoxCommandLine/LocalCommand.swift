@@ -1,4 +1,5 @@
 import Foundation
+import IdeaModel
 import IdeaStore
 import Synchronization
 
@@ -6,8 +7,9 @@ import Synchronization
 /// ArgumentParser commands (`LocalCommands.Add`, …) or `FastCommandLine`. Its `run` is the
 /// command's whole work.
 public enum LocalCommand: Equatable, Sendable {
-    case add(title: String, description: String, done: Bool, json: Bool)
-    case list(completed: Bool, json: Bool, page: Page)
+    /// `add`; without a title, the idea is written in the person's editor (on a terminal).
+    case add(title: String?, description: String, done: Bool, json: Bool)
+    case list(completed: Bool, json: Bool, page: Page, order: IdeaOrder = .newestFirst)
     case search(query: String, json: Bool, page: Page)
     case show(id: String, json: Bool)
     case edit(id: String, title: String?, description: String?, json: Bool)
@@ -50,12 +52,15 @@ public enum LocalCommand: Equatable, Sendable {
     public func run(store: StoreSelection, context: CommandContext) throws {
         switch self {
         case let .add(title, description, done, json):
-            let idea = try Self.openRepository(store, context).addIdea(title: title, description: description, isCompleted: done)
+            guard let title else { return try Self.addInEditor(description: description, done: done, json: json, context: context, store: store) }
+            // Someone who starts from the shell starts with their own ideas, not the samples.
+            let idea = try Self.openRepository(store, context, seedsSamples: false)
+                .addIdea(title: title, description: description, isCompleted: done)
             print(json ? idea.jsonText() : idea.idString)
-        case let .list(completed, json, page):
+        case let .list(completed, json, page, order):
             try Self.printIdeas(
-                completed ? .completed : .all, rows: page.rows(json: json), notesMore: page.isDefault(json: json), json: json,
-                context: context, store: store)
+                completed ? .completed : .all, order: order, rows: page.rows(json: json), notesMore: page.isDefault(json: json),
+                json: json, context: context, store: store)
         case let .search(query, json, page):
             guard !query.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw IdeaStoreError.emptyQuery }
             try Self.printIdeas(
@@ -65,7 +70,10 @@ public enum LocalCommand: Equatable, Sendable {
             let idea = try Self.openRepository(store, context, readsOnly: true).idea(matching: id)
             print(json ? idea.jsonText() : Output.details(idea, language: context.language))
         case let .edit(id, title, description, json):
-            guard title != nil || description != nil else { throw CommandError.nothingToEdit }
+            guard title != nil || description != nil else {
+                guard EditorCommand.isOnTerminal else { throw CommandError.nothingToEdit }
+                return try Self.editInEditor(id: id, json: json, context: context, store: store)
+            }
             let repository = try Self.openRepository(store, context)
             let idea = try repository.editIdea(
                 id: repository.idea(matching: id).id, IdeaChanges(title: title, description: description))
@@ -94,6 +102,34 @@ public enum LocalCommand: Equatable, Sendable {
             let summary = try Self.openRepository(store, context, seedsSamples: false).importIdeas(ideas)
             print(CommandLineText.imported((summary.inserted, summary.updated, summary.unchanged), context.language))
         }
+    }
+
+    /// `add` with no title, on a terminal: the idea written in the editor (the description
+    /// given with `-d` already in it).
+    private static func addInEditor(description: String, done: Bool, json: Bool, context: CommandContext, store: StoreSelection) throws {
+        guard EditorCommand.isOnTerminal else { throw CommandError.titleNeeded }
+        let text = try EditorCommand.edit(IdeaText(title: "", description: description), adding: true, context: context)
+        let idea = try EditorCommand.saving(text) {
+            try Self.openRepository(store, context, seedsSamples: false)
+                .addIdea(title: text.title, description: text.description, isCompleted: done)
+        }
+        print(json ? idea.jsonText() : idea.idString)
+    }
+
+    /// `edit ID` with no change given, on a terminal: the idea opened in the editor, and the
+    /// fields the person changed there written.
+    private static func editInEditor(id: String, json: Bool, context: CommandContext, store: StoreSelection) throws {
+        try context.requireExistingData(store)
+        let repository = try Self.openRepository(store, context)
+        let original = try repository.idea(matching: id)
+        let text = try EditorCommand.edit(
+            IdeaText(title: original.title, description: original.description), adding: false, context: context)
+        let idea = try EditorCommand.saving(text) {
+            try repository.editIdea(id: original.id, IdeaChanges(
+                title: text.title == original.title ? nil : text.title,
+                description: text.description == original.description ? nil : text.description))
+        }
+        print(json ? idea.jsonText() : idea.idString)
     }
 
     /// The repositories this process's command opened, kept open until the process exits.
@@ -136,8 +172,8 @@ public enum LocalCommand: Equatable, Sendable {
     /// default page that leaves ideas out says so on standard error (`notesMore`), and so
     /// does text output with no idea at all (`noteIfNone`); JSON stays quiet.
     private static func printIdeas(
-        _ filter: IdeaFilter, rows: Int?, notesMore: Bool, json: Bool, context: CommandContext, store: StoreSelection,
-        noteIfNone: String? = nil
+        _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, rows: Int?, notesMore: Bool, json: Bool,
+        context: CommandContext, store: StoreSelection, noteIfNone: String? = nil
     ) throws {
         let repository = try Self.openRepository(store, context, readsOnly: true)
         var output = Output.BufferedWriter()
@@ -145,11 +181,11 @@ public enum LocalCommand: Equatable, Sendable {
         var printed = 0, isCut = false
         if json {
             // Straight from the rows to the output: no `Idea` made of each.
-            try repository.forEachIdeaBytes(filter, limit: rows) { idea in
+            try repository.forEachIdeaBytes(filter, order: order, limit: rows) { idea in
                 writer.write(idea, to: &output)
             }
         } else {
-            try repository.forEachIdea(filter, limit: rows.map { $0 + 1 }) { idea in
+            try repository.forEachIdea(filter, order: order, limit: rows.map { $0 + 1 }) { idea in
                 if let rows, printed == rows {
                     isCut = true
                     return

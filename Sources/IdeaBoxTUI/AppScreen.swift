@@ -33,6 +33,7 @@ public enum AppScreen {
             cursor = drawSearchField(app, into: &grid)
         }
         drawList(app, into: &grid)
+        if app.showsPreviewPane { PreviewScreen.drawPane(app, into: &grid) }
         drawHints(app, into: &grid)
         let messageFits = drawStatusBar(app, into: &grid)
         if let form = app.form {
@@ -52,6 +53,10 @@ public enum AppScreen {
             HistoryScreen.draw(view, app: app, into: &grid)
             cursor = nil
         }
+        if app.isShowingFullPreview {
+            PreviewScreen.drawFullScreen(app, into: &grid)
+            cursor = nil
+        }
         if app.isShowingHelp {
             drawHelp(app, into: &grid)
             cursor = nil
@@ -66,11 +71,15 @@ public enum AppScreen {
 
     private static func drawTabBar(_ app: AppModel, into grid: inout CellGrid) {
         let layout = app.layout
-        grid.put(" \(app.text.appName) ", row: layout.tabBarRow, column: 0, style: accent)
+        grid.put(app.tabBarName, row: layout.tabBarRow, column: 0, style: accent)
         for (tab, column, label) in app.tabBarLabels {
             grid.put(label, row: layout.tabBarRow, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
         }
         grid.fill(row: layout.tabRuleRow, character: "─", style: muted)
+        // Newest first goes without saying; any other order is named on the rule.
+        if app.tab != .search, app.listOrder != .newestFirst {
+            grid.put(" \(app.text.sortLabel(app.listOrder)) ", row: layout.tabRuleRow, column: 2, style: muted)
+        }
         if !layout.hasSearchField { drawPosition(app, row: layout.tabRuleRow, into: &grid) }
     }
 
@@ -116,11 +125,11 @@ public enum AppScreen {
         let selection = app.selectedRows
         for (offset, row) in list.visibleRows.enumerated() {
             drawRow(
-                row.idea, row: top + offset, isSelected: row.index == list.selectedIndex && isActive,
+                row.idea, row: top + offset, width: app.listWidth, isSelected: row.index == list.selectedIndex && isActive,
                 isStale: app.staleIdeaIds.contains(row.idea.id), query: query, now: app.now, text: app.text,
                 absoluteTime: app.showsAbsoluteTimes, into: &grid)
             if selection?.contains(row.index) == true {
-                markSelected(row: top + offset, isCursor: row.index == list.selectedIndex, into: &grid)
+                markSelected(row: top + offset, width: app.listWidth, isCursor: row.index == list.selectedIndex, into: &grid)
             }
         }
     }
@@ -128,14 +137,13 @@ public enum AppScreen {
     /// `> [x] Title  description snippet…        3h ago`, or `… stale · 40d ago` for an
     /// idea whose change the remote has not confirmed for 30 days.
     private static func drawRow(
-        _ idea: Idea, row: Int, isSelected: Bool, isStale: Bool, query: String?, now: Timestamp, text: UIText,
+        _ idea: Idea, row: Int, width: Int, isSelected: Bool, isStale: Bool, query: String?, now: Timestamp, text: UIText,
         absoluteTime: Bool = false, into grid: inout CellGrid
     ) {
-        let width = grid.columns
         let base = isSelected ? selected : .plain
-        grid.fill(row: row, style: base)
+        grid.fill(row: row, width: width, style: base)
         grid.put(isSelected ? ">" : " ", row: row, column: 0, style: base)
-        grid.put(idea.isCompleted ? "[x]" : "[ ]", row: row, column: 1,
+        grid.put(idea.isCompleted ? "[x]" : "[ ]", row: row, column: AppModel.doneBoxColumns.lowerBound,
                  style: idea.isCompleted ? CellStyle(reverse: isSelected, color: .success) : base)
         let time = absoluteTime ? text.absoluteTime(idea.updatedAt) : text.age(of: idea.updatedAt, now: now)
         let age = isStale ? text.stale(time) : time
@@ -177,9 +185,9 @@ public enum AppScreen {
 
     /// A row in a selection of many (`v`): `+` before it (the cursor's keeps its `>`), and
     /// its text in the highlight color, bold, beside the cursor's reversed row.
-    private static func markSelected(row: Int, isCursor: Bool, into grid: inout CellGrid) {
+    private static func markSelected(row: Int, width: Int, isCursor: Bool, into grid: inout CellGrid) {
         if !isCursor { grid.put("+", row: row, column: 0, style: accent) }
-        grid.restyle(row: row, columns: 1..<grid.columns) { style in
+        grid.restyle(row: row, columns: 1..<width) { style in
             style.bold = true
             style.dim = false
             if style.color == .default || style.color == .muted { style.color = .highlight }
@@ -288,10 +296,9 @@ public enum AppScreen {
     }
 
     private static func drawHelp(_ app: AppModel, into grid: inout CellGrid) {
-        let entries = app.text.keyHelp
-        let keysWidth = entries.map { TextWidth.width(of: $0.keys) }.max() ?? 0
-        let contentWidth = entries.map { keysWidth + 2 + TextWidth.width(of: $0.action) }.max() ?? 0
-        let box = Box.centered(height: min(grid.rows - 2, entries.count + 4), width: min(grid.columns - 2, contentWidth + 4), in: grid)
+        let entries = app.helpLines
+        let actionColumn = app.helpActionColumn
+        let box = Box.centered(height: app.helpBoxHeight, width: app.helpBoxWidth, in: grid)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.helpTitle, style: accent)
         // The blank line above the footer goes first when the screen is short of a row; then
@@ -300,10 +307,13 @@ public enum AppScreen {
         let first = min(app.helpScroll, max(0, entries.count - rows))
         for (offset, entry) in entries.dropFirst(first).prefix(rows).enumerated() {
             let row = box.top + 1 + offset
-            grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: keysWidth, style: accent)
-            grid.put(entry.action, row: row, column: box.left + 4 + keysWidth, maxWidth: box.width - keysWidth - 6)
+            grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: box.width - 4, style: accent)
+            grid.put(entry.action, row: row, column: box.left + 2 + actionColumn, maxWidth: box.width - 4 - actionColumn)
         }
-        grid.put(app.text.helpFooter, row: box.top + box.height - 2, column: box.left + 2, maxWidth: box.width - 4, style: muted)
+        let footer = app.helpFooterLines
+        for (offset, line) in footer.enumerated() {
+            grid.put(line, row: box.top + box.height - 1 - footer.count + offset, column: box.left + 2, maxWidth: box.width - 4, style: muted)
+        }
     }
 
     private static func drawTooSmall(_ app: AppModel, into grid: inout CellGrid) {

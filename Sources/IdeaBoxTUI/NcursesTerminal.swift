@@ -230,6 +230,17 @@ public final class NcursesTerminal: TerminalBackend {
         writer.reset()
     }
 
+    /// Leaves curses as a suspend does, runs `work` (the editor, on the terminal as the shell
+    /// had it), then takes the terminal back and repaints everything.
+    public func runOutside(_ work: () -> Void) {
+        guard isActive else { return work() }
+        Self.shutDownCurses()
+        work()
+        enterProgramModes()
+        previousFrame = nil
+        writer.reset()
+    }
+
     /// Leaves the alternate screen, turns bracketed paste and the mouse off and restores
     /// the tty modes and the default signal handlers; the terminal is not drawn to afterwards.
     public func restore() {

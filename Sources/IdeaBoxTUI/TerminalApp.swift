@@ -1,3 +1,4 @@
+import IdeaBoxFoundation
 import IdeaBoxViewModels
 
 /// The app's main loop: reads keys, feeds them to the model, and draws a frame when
@@ -8,11 +9,13 @@ public struct TerminalApp {
 
     private let app: AppModel
     private let terminal: any TerminalBackend
+    private let editor: ExternalEditor
 
-    /// A loop driving `app` on `terminal`.
-    public init(app: AppModel, terminal: any TerminalBackend) {
+    /// A loop driving `app` on `terminal`, opening `editor` for `E` and Ctrl-X Ctrl-E.
+    public init(app: AppModel, terminal: any TerminalBackend, editor: ExternalEditor) {
         self.app = app
         self.terminal = terminal
+        self.editor = editor
     }
 
     /// Runs until the user quits or the input ends, then gives the terminal back.
@@ -39,6 +42,11 @@ public struct TerminalApp {
                 if app.wantsToSuspend {
                     app.resumed()
                     terminal.suspend()
+                }
+                if let request = app.editorRequest {
+                    var outcome = EditorOutcome.unchanged
+                    terminal.runOutside { outcome = editor.edit(request.text.fileText, AppModel.editorFileName) }
+                    app.finishEditing(outcome)
                 }
             }
             if inputEnded { return }

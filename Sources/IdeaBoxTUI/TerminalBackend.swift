@@ -40,6 +40,9 @@ public protocol TerminalBackend: AnyObject {
     /// Gives the terminal to the shell and stops the process until the shell continues it
     /// (Ctrl-Z, then `fg`); the next frame is drawn whole.
     func suspend()
+    /// Gives the terminal to another program as the shell had it (`work` runs the person's
+    /// editor), then takes it back; the next frame is drawn whole.
+    func runOutside(_ work: () -> Void)
     /// Gives the terminal back to the shell as it was; calling it again does nothing.
     func restore()
     /// Asks the terminal to put `text` on the clipboard (OSC 52); false if it cannot take it.

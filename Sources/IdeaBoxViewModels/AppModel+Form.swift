@@ -7,6 +7,7 @@ extension AppModel {
     /// and offers to save it as a new idea.
     func handleForm(_ key: Key) throws {
         guard var form else { return }
+        if handleFormChord(key) { return }
         let outcome = form.handle(key)
         self.form = form
         switch outcome {

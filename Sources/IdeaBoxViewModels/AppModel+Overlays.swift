@@ -1,10 +1,60 @@
 
 extension AppModel {
+    /// One row of the help overlay: keys and the first piece of what they do, or (keys
+    /// empty) the rest of a description too long for one row.
+    public struct HelpLine: Sendable, Equatable {
+        /// The keys, on an entry's first row.
+        public let keys: String
+        /// What they do, or the part of it on this row.
+        public let action: String
+    }
+
+    /// The help box's width: its longest entry, or the screen less a column each side.
+    public var helpBoxWidth: Int {
+        let keysWidth = text.keyHelp.map { TextWidth.width(of: $0.keys) }.max() ?? 0
+        let contentWidth = text.keyHelp.map { keysWidth + 2 + TextWidth.width(of: $0.action) }.max() ?? 0
+        return max(1, min(size.columns - 2, contentWidth + 4))
+    }
+
+    /// Where descriptions start in the help box, from its text's left edge: beside the
+    /// widest keys, or, when that leaves them fewer than `helpMinimumActionWidth` columns
+    /// (a narrow screen), two columns in on the rows under their keys.
+    public var helpActionColumn: Int {
+        let keysWidth = text.keyHelp.map { TextWidth.width(of: $0.keys) }.max() ?? 0
+        return helpBoxWidth - 4 - keysWidth - 2 >= Self.helpMinimumActionWidth ? keysWidth + 2 : 2
+    }
+
+    /// The fewest columns a description gets beside its keys before it goes under them.
+    static let helpMinimumActionWidth = 16
+
+    /// The help's rows at this width: each description wrapped, never cut.
+    public var helpLines: [HelpLine] {
+        let column = helpActionColumn
+        let width = max(1, helpBoxWidth - 4 - column)
+        let stacked = column == 2
+        return text.keyHelp.flatMap { entry in
+            let pieces = TextWidth.wrap(entry.action, toWidth: width).map(\.text)
+            if stacked {
+                return [HelpLine(keys: entry.keys, action: "")] + pieces.map { HelpLine(keys: "", action: $0) }
+            }
+            return pieces.enumerated().map { HelpLine(keys: $0.offset == 0 ? entry.keys : "", action: $0.element) }
+        }
+    }
+
+    /// The help's footer, wrapped to the box.
+    public var helpFooterLines: [String] {
+        TextWidth.wrap(text.helpFooter, toWidth: max(1, helpBoxWidth - 4)).map(\.text)
+    }
+
+    /// The help box's height: its rows, a blank line, the footer and the edges, or the
+    /// whole screen.
+    public var helpBoxHeight: Int {
+        min(size.rows, helpLines.count + 3 + helpFooterLines.count)
+    }
+
     /// Lines of the help overlay that show at once: all of them on a tall enough screen.
     public var helpVisibleRows: Int {
-        let count = text.keyHelp.count
-        let boxHeight = min(size.rows - 2, count + 4)
-        return max(1, min(count, boxHeight - 3))
+        max(1, min(helpLines.count, helpBoxHeight - 2 - helpFooterLines.count))
     }
 
     /// Lines of the sync log overlay that show at once: the screen less the header, the
@@ -15,7 +65,7 @@ extension AppModel {
 
     /// A key while help is open: the scrolling keys scroll it, any other key closes it.
     func handleHelp(_ key: Key) {
-        let limit = max(0, text.keyHelp.count - helpVisibleRows)
+        let limit = max(0, helpLines.count - helpVisibleRows)
         guard let scroll = Self.scrolled(helpScroll, by: key, page: helpVisibleRows, limit: limit) else {
             isShowingHelp = false
             return

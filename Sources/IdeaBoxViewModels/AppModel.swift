@@ -74,6 +74,19 @@ public final class AppModel {
     public internal(set) var historyView: HistoryView?
     /// The ideas with a change the remote has not confirmed for 30 days: marked in the list.
     public private(set) var staleIdeaIds: Set<UUID> = []
+    /// What the person's own editor should open now (`E`, or Ctrl-X Ctrl-E in the form): the
+    /// terminal layer gives the terminal to the editor, then calls `finishEditing(_:)`.
+    public internal(set) var editorRequest: EditorRequest?
+    /// Whether the preview pane should show where the screen is wide enough (`p` toggles).
+    public internal(set) var isPreviewPaneWanted = true
+    /// Whether the selected idea is shown full screen (`p` on a narrow screen).
+    public internal(set) var isShowingFullPreview = false
+    /// How many lines of the full-screen preview are scrolled off its top.
+    public internal(set) var previewScroll = 0
+    /// Whether the form saw Ctrl-X, the first key of Ctrl-X Ctrl-E.
+    var formAwaitsChord = false
+    /// The choices a config file or the command line makes; the defaults otherwise.
+    public let settings: AppSettings
 
     let repository: IdeaRepository
     let clock: WallClock
@@ -97,8 +110,11 @@ public final class AppModel {
 
     /// The app over `repository`, speaking `language`, reading time from `clock`, with
     /// `sync` running in the background (nil: local only).
-    public init(repository: IdeaRepository, language: Language, clock: WallClock, sync: SyncHooks? = nil) {
+    public init(
+        repository: IdeaRepository, language: Language, clock: WallClock, sync: SyncHooks? = nil, settings: AppSettings = AppSettings()
+    ) {
         self.repository = repository
+        self.settings = settings
         self.clock = clock
         self.sync = sync
         text = UIText(language: language, timeZone: clock.timeZone)
@@ -135,8 +151,14 @@ public final class AppModel {
     /// Rows of a tab's list: all but the header, the hint line and the status bar.
     public var listHeight: Int { layout.listHeight }
 
-    /// Reads everything for the first frame.
+    /// The order of All Ideas and Completed.
+    public var listOrder: IdeaOrder { allIdeas.order }
+
+    /// Reads everything for the first frame, in the order this profile last chose.
     public func start() throws {
+        let order = try repository.listOrder() ?? settings.sortOrder
+        try allIdeas.setOrder(order)
+        try completedIdeas.setOrder(order)
         try refresh()
         // Airplane mode outlives the app: a launch with it on says so before anything else.
         if let sync, (try? sync.isNetworkOn()) == false {
@@ -239,6 +261,10 @@ public final class AppModel {
             try handleSyncLog(key)
             return
         }
+        if isShowingFullPreview {
+            handleFullPreview(key)
+            return
+        }
         if let idea = pendingDeletion {
             pendingDeletion = nil
             if key == .char("y") || key == .char("Y") {
@@ -291,6 +317,9 @@ public final class AppModel {
         case .new: openForm(.new)
         case .edit:
             if let idea = list.selectedIdea { openForm(.edit(idea)) }
+        case .openInEditor: openSelectedIdeaInEditor()
+        case .cycleOrder: try cycleListOrder()
+        case .preview: togglePreview()
         case .toggleDone: try toggleDone()
         case .delete: try askToDelete()
         case .history:
@@ -373,6 +402,26 @@ public final class AppModel {
         if newTab != tab { selectionAnchor = nil }
         tab = newTab
         isSearchFieldFocused = newTab == .search && searchQuery.characters.isEmpty
+    }
+
+    /// `S`: All Ideas and Completed in the next order (created, updated, title), remembered
+    /// for this profile. On the Search tab, which keeps newest first, it says so.
+    func cycleListOrder() throws {
+        guard tab != .search else { return status.show(text.searchKeepsItsOrder, now: now) }
+        let order = listOrder.next
+        try allIdeas.setOrder(order)
+        try completedIdeas.setOrder(order)
+        try repository.setListOrder(order)
+        status.show(text.sortedBy(order), now: now)
+    }
+
+    /// `x`, Space or a click on the `[ ]` box: done becomes not done and the other way round.
+    func toggleCompleted(_ idea: Idea) throws {
+        let updated = try repository.toggleCompleted(id: idea.id)
+        history.record(.setCompleted(idea, isCompleted: updated.isCompleted))
+        localChangeHappened()
+        try refresh()
+        status.show(text.markedDone(updated.isCompleted, updated.title), tone: .success, now: now)
     }
 
     private func delete(_ idea: Idea) throws {

@@ -69,6 +69,16 @@ public struct IdeaForm: Sendable, Equatable {
         }
     }
 
+    /// Whether the form is asking a question (discard, save as new, mine or theirs), which
+    /// takes the next key.
+    public var isAsking: Bool { isConfirmingDiscard || isOfferingToSaveAsNew || isAskingMineOrTheirs }
+
+    /// Puts the text the person's own editor returned in the fields, each cursor at its end.
+    public mutating func replaceText(title: String, description: String) {
+        self.title = TextBuffer(title)
+        self.description = TextBuffer(description, isMultiline: true)
+    }
+
     /// Whether anything differs from what the form started with.
     public var isDirty: Bool {
         switch mode {

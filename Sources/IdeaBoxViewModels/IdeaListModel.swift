@@ -13,6 +13,8 @@ public final class IdeaListModel {
 
     /// Which ideas the list shows.
     public private(set) var filter: IdeaFilter
+    /// The order of All Ideas and Completed (search results are newest first).
+    public private(set) var order = IdeaOrder.newestFirst
     /// How many ideas the list holds.
     public private(set) var totalCount = 0
     /// The selected row, or 0 when the list is empty.
@@ -52,6 +54,15 @@ public final class IdeaListModel {
         // The old list's selection means nothing in the new one: don't look for it there.
         window = []
         try reload(count: count)
+    }
+
+    /// Shows the list in `order`, the selection back at its top.
+    public func setOrder(_ order: IdeaOrder) throws {
+        self.order = order
+        selectedIndex = 0
+        scrollTop = 0
+        window = []
+        try reload(count: totalCount)
     }
 
     /// Re-reads the list after a change (here or in another process), keeping the selected
@@ -107,7 +118,7 @@ public final class IdeaListModel {
 
     private func loadWindow(around index: Int) throws {
         let start = max(0, index - windowSize / 2)
-        window = try repository.ideas(filter, offset: start, limit: windowSize, total: totalCount)
+        window = try repository.ideas(filter, offset: start, limit: windowSize, total: totalCount, order: order)
         windowStart = start
     }
 

@@ -30,6 +30,12 @@ public enum ListAction: String, CaseIterable, Sendable {
     case new
     /// The selected idea in the edit form.
     case edit
+    /// The selected idea in the person's own editor (`$VISUAL`, `$EDITOR`, `vi`).
+    case openInEditor = "open-in-editor"
+    /// The next order of All Ideas and Completed: created, last changed, title.
+    case cycleOrder = "cycle-order"
+    /// The preview of the selected idea shown or hidden (full screen below 120 columns).
+    case preview
     /// Done or not done, for the selected idea or every one of a selection.
     case toggleDone = "toggle-done"
     /// Delete (asks y/n), the selected idea or every one of a selection.

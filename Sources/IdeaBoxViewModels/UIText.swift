@@ -34,6 +34,15 @@ public struct UIText: Sendable {
         }
     }
 
+    /// A tab's label on a narrow screen.
+    public func shortTabLabel(_ tab: AppModel.Tab) -> String {
+        switch tab {
+        case .all: text("All", "全部")
+        case .completed: text("Done", "完成")
+        case .search: text("Search", "搜尋")
+        }
+    }
+
     /// The status bar's sync part before sync exists.
     public var localOnly: String { text("Local only", "僅限本機") }
     /// Changes waiting to be sent.
@@ -467,7 +476,9 @@ public struct UIText: Sendable {
     /// The help overlay's title.
     public var helpTitle: String { text("Keys", "按鍵") }
     /// The help overlay's footer.
-    public var helpFooter: String { text("↑↓ PgUp PgDn scroll · any other key closes", "↑↓ PgUp PgDn 捲動 · 其他鍵關閉") }
+    public var helpFooter: String {
+        text("↑↓ j k PgUp PgDn g G scroll · any other key closes", "↑↓ j k PgUp PgDn g G 捲動 · 其他任何鍵關閉")
+    }
     /// Every key of the app and what it does, in order.
     public var keyHelp: [(keys: String, action: String)] {
         [
@@ -475,22 +486,75 @@ public struct UIText: Sendable {
             ("↑ ↓  k j", text("move", "移動")),
             ("PgUp PgDn  Home End  g G", text("page / first / last", "翻頁／第一筆／最後一筆")),
             ("n", text("new idea", "新增靈感")),
-            ("Enter  e", text("edit the selected idea", "編輯選取的靈感")),
+            ("Enter  e  E", text("edit (E: in $VISUAL, $EDITOR or vi)", "編輯（E：用 $VISUAL、$EDITOR 或 vi）")),
             (text("Space  x", "空白鍵  x"), text("toggle completed", "切換完成狀態")),
             ("d  Delete", text("delete (asks y/n)", "刪除（詢問 y/n）")),
             ("u  Ctrl-R", text("undo / redo (add, delete, done, edit)", "復原／重做（新增、刪除、完成、編輯）")),
             ("v  y  gx", text("select many / copy / open the first link", "選取多筆／複製／開啟第一個連結")),
             (text("h, then r", "h 之後按 r"), text("history of the selected idea / restore a version", "選取靈感的歷史／還原一個版本")),
-            ("/", text("search", "搜尋")),
+            ("/  S  p", text("search / sort / preview", "搜尋／排序／預覽")),
             ("s  o  l", text("sync now / network off, on / sync log", "立即同步／網路關閉、開啟／同步紀錄")),
             (text("l, then O  L", "l 之後按 O  L"), text("overwrite remote ideas / library (y/n)", "以本機覆寫遠端靈感／資料夾（y/n）")),
-            (text("Click  Wheel", "點按  滾輪"), text("select, double click edits / scroll", "選取、連點編輯／捲動")),
+            (text("Click  Wheel", "點按  滾輪"), text("select (twice: edit; on [ ]: done) / scroll", "選取（連點：編輯；點 [ ]：完成）／捲動")),
             ("?", text("this help", "這份說明")),
             ("q  Ctrl-C  Ctrl-Z", text("quit / suspend (fg returns)", "離開／暫停（fg 返回）")),
             (text("Form: ", "表單：") + "Tab  Ctrl-S  Esc", text("next field / save / cancel", "下一欄／儲存／取消")),
             (text("Form: ", "表單：") + "Ctrl-A E K U W", text("line start / end / kill / word", "行首／行尾／刪至行尾／刪至行首／刪前一字")),
             (text("Form: ", "表單：") + "Alt-B F", text("word back / forward", "上一字／下一字")),
+            (text("Form: ", "表單：") + "Ctrl-X Ctrl-E", text("edit in $EDITOR, then save", "用 $EDITOR 編輯，然後儲存")),
         ]
+    }
+
+    /// The preview's heading.
+    public var previewTitle: String { text("Preview", "預覽") }
+    /// The full-screen preview's footer.
+    public var previewFooter: String { text("↑↓ PgUp PgDn scroll · Esc back", "↑↓ PgUp PgDn 捲動 · Esc 返回") }
+    /// This device's id, named as such.
+    public func thisDevice(_ id: String) -> String { text("this device (\(id))", "這台裝置（\(id)）") }
+    /// The preview's detail lines: done, created, updated, device.
+    public func previewDetails(isCompleted: Bool, created: Timestamp, updated: Timestamp, device: String, now: Timestamp) -> [String] {
+        let when = { (time: Timestamp) in "\(localDate(time)) \(clockTime(time)) (\(age(of: time, now: now)))" }
+        return [
+            isCompleted ? text("[x] done", "[x] 已完成") : text("[ ] not done", "[ ] 未完成"),
+            text("Created  ", "建立於　") + when(created),
+            text("Changed  ", "變更於　") + when(updated),
+            text("Device   ", "裝置　　") + device,
+        ]
+    }
+
+    /// The name of a list order, for the bar under the tabs and the status line.
+    public func orderName(_ order: IdeaOrder) -> String {
+        let name = switch order.key {
+        case .created: order.isReversed ? text("oldest first", "最舊的在前") : text("newest first", "最新的在前")
+        case .updated: order.isReversed ? text("changed longest ago first", "最久未變更的在前") : text("last changed first", "最近變更的在前")
+        case .title: order.isReversed ? text("title Z–A", "標題 Z–A") : text("title A–Z", "標題 A–Z")
+        }
+        return name
+    }
+    /// The bar under the tabs: the order the list is in.
+    public func sortLabel(_ order: IdeaOrder) -> String {
+        text("Sort: \(orderName(order))", "排序：\(orderName(order))")
+    }
+    /// `S` changed the order.
+    public func sortedBy(_ order: IdeaOrder) -> String {
+        text("Sorted: \(orderName(order)) (S for the next order)", "排序：\(orderName(order))（按 S 換下一種）")
+    }
+    /// `S` on the Search tab.
+    public var searchKeepsItsOrder: String {
+        text("Search results are always newest first; S sorts All Ideas and Completed.", "搜尋結果固定最新的在前；S 用於全部靈感與已完成。")
+    }
+
+    /// The editor exited well but left the text as it was.
+    public var editorLeftUnchanged: String {
+        text("Nothing changed: the editor left the text as it was.", "沒有變更：編輯器沒有改動內容。")
+    }
+    /// The editor exited with a failure status.
+    public func editorFailed(status: Int32) -> String {
+        text("Nothing changed: the editor exited with status \(status).", "沒有變更：編輯器以狀態 \(status) 結束。")
+    }
+    /// The editor could not be run at all.
+    public func editorCouldNotRun(_ reason: String) -> String {
+        text("Nothing changed: the editor could not run (\(reason)).", "沒有變更：無法執行編輯器（\(reason)）。")
     }
 
     /// Standard input or output is not a terminal.

@@ -16,6 +16,8 @@ enum MetaKey {
     static let highestTimestamp = "highestTimestamp"
     /// Present while a pull from the start of the account's history is not finished.
     static let pullFromStart = "pullFromStart"
+    /// The order the app shows All Ideas and Completed in (`IdeaOrder.storedName`).
+    static let listOrder = "listOrder"
 }
 
 /// An opened, migrated IdeaBox database: one device's local store.

@@ -4,7 +4,8 @@ import GRDBSQLite
 import IdeaBoxFoundation
 import IdeaModel
 
-/// Which ideas a list shows. Every list is newest first, by `createdAt`.
+/// Which ideas a list shows. All Ideas and Completed are in an `IdeaOrder` (newest first,
+/// by `createdAt`, unless asked otherwise); search results are newest first.
 public enum IdeaFilter: Sendable, Hashable {
     /// Every idea.
     case all
@@ -49,16 +50,18 @@ extension IdeaRepository {
     /// All Ideas or Completed be read from the oldest end, so `End` on 100,000 ideas skips
     /// a few rows instead of nearly all of them; for a search, it is the number of index
     /// hits (counted at least up to `searchCandidateLimit + 1`) and spares counting them.
-    public func ideas(_ filter: IdeaFilter, offset: Int = 0, limit: Int, total: Int? = nil) throws -> [Idea] {
+    public func ideas(
+        _ filter: IdeaFilter, offset: Int = 0, limit: Int, total: Int? = nil, order: IdeaOrder = .newestFirst
+    ) throws -> [Idea] {
         if let total, filter == .all || filter == .completed, offset > total / 2, offset < total {
             let end = min(total, offset + limit)
             return try writer.read { db in
-                let condition = filter == .completed ? "WHERE isCompleted = 1" : ""
+                let source = filter == .completed ? "\(order.completedSource) WHERE isCompleted = 1" : "idea"
                 return try Idea.fetchAll(
                     db,
                     sql: """
-                        SELECT \(Idea.selectedColumns) FROM idea \(condition)
-                        ORDER BY createdAt ASC, localId ASC LIMIT ? OFFSET ?
+                        SELECT \(Idea.selectedColumns) FROM \(source)
+                        \(order.orderBy(backwards: true)) LIMIT ? OFFSET ?
                         """,
                     arguments: [end - offset, total - end])
                     .reversed()
@@ -69,7 +72,7 @@ extension IdeaRepository {
             let window = offset.addingReportingOverflow(limit)
             let knownHits: Int? = if case .search = filter { total } else { nil }
             guard let query = try listQuery(
-                filter, window: window.overflow ? nil : window.partialValue, knownHits: knownHits, db)
+                filter, order: order, window: window.overflow ? nil : window.partialValue, knownHits: knownHits, db)
             else { return [] }
             return try Idea.fetchAll(
                 db, sql: query.sql + " LIMIT ? OFFSET ?", arguments: query.arguments + [limit, offset])
@@ -78,9 +81,11 @@ extension IdeaRepository {
 
     /// Calls `body` with each idea of a list in order, reading them as it goes rather than
     /// all at once. `limit` caps how many.
-    public func forEachIdea(_ filter: IdeaFilter, limit: Int? = nil, _ body: (Idea) throws -> Void) throws {
+    public func forEachIdea(
+        _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, limit: Int? = nil, _ body: (Idea) throws -> Void
+    ) throws {
         try writer.read { db in
-            guard let query = try listQuery(filter, window: limit, db) else { return }
+            guard let query = try listQuery(filter, order: order, window: limit, db) else { return }
             let cursor = try Idea.fetchCursor(
                 db, sql: query.sql + " LIMIT ?", arguments: query.arguments + [limit ?? -1])
             while let idea = try cursor.next() {
@@ -98,11 +103,13 @@ extension IdeaRepository {
     /// them where the page cache reads each with its own `pread`: 3,000 system calls at
     /// 10,000 ideas, 12% of `export`. The mapped pages count in the process's RSS, so reads
     /// of a page (`list`, `search`) keep the page cache.
-    public func forEachIdeaBytes(_ filter: IdeaFilter, limit: Int? = nil, _ body: (IdeaBytes) throws -> Void) throws {
+    public func forEachIdeaBytes(
+        _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, limit: Int? = nil, _ body: (IdeaBytes) throws -> Void
+    ) throws {
         try writer.read { db in
             if limit == nil { try db.execute(sql: "PRAGMA mmap_size = \(Self.wholeListMapSize)") }
             defer { if limit == nil { try? db.execute(sql: "PRAGMA mmap_size = 0") } }
-            guard let query = try listQuery(filter, window: limit, db) else { return }
+            guard let query = try listQuery(filter, order: order, window: limit, db) else { return }
             let statement = try db.makeStatement(sql: query.sql + " LIMIT ?")
             try statement.setArguments(query.arguments + [limit ?? -1])
             let row = statement.sqliteStatement
@@ -257,21 +264,23 @@ extension IdeaRepository {
             db.cachedStatement(sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id = ?"), arguments: [id.lowercasedString])
     }
 
-    /// The SELECT, newest first and without LIMIT, for reading the first `window` ideas of a
-    /// list (nil: all of them); nil when it can't match anything.
+    /// The SELECT, in `listOrder` (a search: newest first) and without LIMIT, for reading the
+    /// first `window` ideas of a list (nil: all of them); nil when it can't match anything.
     ///
     /// `knownHits`, a search's number of index hits when the caller already counted them
     /// (at least up to `searchCandidateLimit + 1`), spares counting them again.
     private func listQuery(
-        _ filter: IdeaFilter, window: Int?, knownHits: Int? = nil, _ db: Database
+        _ filter: IdeaFilter, order listOrder: IdeaOrder = .newestFirst, window: Int?, knownHits: Int? = nil, _ db: Database
     ) throws -> (sql: String, arguments: StatementArguments)? {
         let select = "SELECT \(Idea.selectedColumns) FROM idea"
-        let order = "ORDER BY createdAt DESC, localId DESC"
+        let order = IdeaOrder.newestFirst.orderBy()
         switch filter {
         case .all:
-            return ("\(select) \(order)", [])
+            return ("\(select) \(listOrder.orderBy())", [])
         case .completed:
-            return ("\(select) WHERE isCompleted = 1 \(order)", [])
+            return (
+                "SELECT \(Idea.selectedColumns) FROM \(listOrder.completedSource) WHERE isCompleted = 1 \(listOrder.orderBy())", []
+            )
         case .search(let query):
             guard let folded = Self.foldedQuery(query) else { return nil }
             let plan = SearchText.plan(forFoldedQuery: folded)

@@ -14,6 +14,7 @@ public enum IdeaSchema {
         case pendingSince = "v7-outbox-pending-since"
         case fieldStamps = "v8-field-stamps-and-history"
         case syncLogEvents = "v9-sync-log-events"
+        case listOrders = "v10-list-orders"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -35,6 +36,11 @@ public enum IdeaSchema {
         // each language has its words; older lines keep only their English.
         migrator.registerMigration(Migration.syncLogEvents.rawValue) { db in
             try db.execute(sql: "ALTER TABLE syncLog ADD COLUMN event TEXT")
+        }
+        migrator.registerMigration(Migration.listOrders.rawValue) { db in
+            // A page of All Ideas or Completed by last change or by title reads only its rows.
+            try db.execute(sql: "CREATE INDEX idea_by_updatedAt ON idea(updatedAt)")
+            try db.execute(sql: "CREATE INDEX idea_by_foldedTitle ON idea(foldedTitle)")
         }
         return migrator
     }

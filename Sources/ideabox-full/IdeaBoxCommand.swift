@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import IdeaBoxCommandLine
 import IdeaBoxConfig
+import IdeaBoxFoundation
 import IdeaBoxTUI
 import IdeaBoxViewModels
 import IdeaStore
@@ -66,7 +67,10 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         }
         let configFile = ConfigFile.load(environment: context.environment)
         let config = configFile.config
-        let app = AppModel(repository: sync.repository, language: context.language, clock: context.clock, sync: hooks)
+        let settings = AppSettings(
+            editorCommand: config.editor, sortOrder: IdeaOrder.Key(rawValue: config.sort.rawValue).map { IdeaOrder($0) } ?? .newestFirst)
+        let app = AppModel(
+            repository: sync.repository, language: context.language, clock: context.clock, sync: hooks, settings: settings)
         app.bindings = config.keys
         app.showsAbsoluteTimes = config.times == .absolute
         let environment = context.environment
@@ -78,7 +82,8 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         let terminal = try NcursesTerminal(
             environment: context.environment, mouse: mouse, wake: wake, hyperlinks: config.hyperlinks, palette: config.palette)
         live.start()
-        TerminalApp(app: app, terminal: terminal).run()
+        let editor = ExternalEditor.system(command: settings.editorCommand ?? ExternalEditor.command(environment: context.environment))
+        TerminalApp(app: app, terminal: terminal, editor: editor).run()
         live.stop()
         // Changes not yet sent are safe on disk; say so, and when they go out.
         if let pending = try? sync.repository.pendingChangeCount(), pending > 0 {

@@ -153,12 +153,13 @@ import Testing
         #expect(try sandbox.succeed(["list", "--completed"]) == "\(id.prefix(8))  [x] Already done\n")
     }
 
-    @Test func missingTitleIsAUsageError() throws {
+    /// Where no editor can run (not a terminal), a title is needed.
+    @Test func missingTitleIsRefusedOffATerminal() throws {
         let sandbox = try Sandbox()
         let result = try sandbox.run(["add"])
         #expect(result.status != 0)
         #expect(result.stdout == "")
-        #expect(result.stderr == "ideabox: Missing expected argument '<title>' (see `ideabox help`)\n")
+        #expect(result.stderr == "ideabox: A title is needed: ideabox add TITLE (on a terminal, `ideabox add` alone opens $EDITOR).\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.databaseFile().path))
     }
 

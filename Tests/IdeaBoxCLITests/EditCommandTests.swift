@@ -57,9 +57,12 @@ import Testing
         let sandbox = try Sandbox()
         let id = try sandbox.add("Untouched")
         let before = try sandbox.succeed(["export"])
-        try sandbox.expectRejection(["edit", id], message: "Nothing to change: pass --title and/or --description.")
         try sandbox.expectRejection(
-            ["edit", id], message: "沒有要變更的內容：請使用 --title 或 --description", environment: ["LANG": "zh_TW.UTF-8"])
+            ["edit", id],
+            message: "Nothing to change: pass --title and/or --description (on a terminal, `ideabox edit ID` alone opens $EDITOR).")
+        try sandbox.expectRejection(
+            ["edit", id], message: "沒有要變更的內容：請使用 --title 或 --description（在終端機中，只寫 `ideabox edit ID` 會開啟 $EDITOR）",
+            environment: ["LANG": "zh_TW.UTF-8"])
         #expect(try sandbox.succeed(["export"]) == before)
     }
 

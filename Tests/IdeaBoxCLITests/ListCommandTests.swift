@@ -1,6 +1,7 @@
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
 /// `ideabox list [--completed] [--json] [--limit N | --all]`.
@@ -124,5 +125,56 @@ import Testing
         #expect(try sandbox.succeed(["list", "--limit", "55"]) == Expected.lines(Array(newestFirst.prefix(55))))
         #expect(try sandbox.ideas().count == 60)
         try sandbox.expectRejection(["list", "--all", "--limit", "3"], message: "--all and --limit don't go together. (see `ideabox help`)")
+    }
+}
+
+/// `ideabox list --sort created|updated|title [--reverse]`, in both binaries.
+@Suite struct ListSortTests {
+    static let binaries = ["ideabox", "ideabox-full"]
+
+    private func run(_ sandbox: Sandbox, _ arguments: [String], binary: String) throws -> CommandResult {
+        let executable = try IdeaBoxBinary.url().deletingLastPathComponent().appendingPathComponent(binary)
+        return try IdeaBoxBinary.run(
+            executable: executable, arguments: arguments, environment: sandbox.environment,
+            currentDirectory: sandbox.directory, input: nil)
+    }
+
+    @Test(arguments: binaries)
+    func eachOrderAndItsReverse(binary: String) throws {
+        let sandbox = try Sandbox()
+        let banana = try sandbox.add("banana")
+        for (title, done) in [("Apple", true), ("茶", false), ("zebra 2", false), ("一 ant", false)] {
+            _ = try sandbox.add(title, done: done)
+        }
+        try sandbox.succeed(["edit", banana, "-d", "changed last"])
+        let titles = { (arguments: [String]) throws -> [String] in
+            let result = try run(sandbox, ["list"] + arguments, binary: binary)
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+            return result.stdout.split(separator: "\n").map { String($0.dropFirst(14)) }
+        }
+        #expect(try titles([]) == ["一 ant", "zebra 2", "茶", "Apple", "banana"])
+        #expect(try titles(["--sort", "created"]) == ["一 ant", "zebra 2", "茶", "Apple", "banana"])
+        #expect(try titles(["--reverse"]) == ["banana", "Apple", "茶", "zebra 2", "一 ant"])
+        #expect(try titles(["--sort", "updated"]) == ["banana", "一 ant", "zebra 2", "茶", "Apple"])
+        // Latin without case first, then Chinese by radical and strokes (一 before 茶).
+        #expect(try titles(["--sort", "title"]) == ["Apple", "banana", "zebra 2", "一 ant", "茶"])
+        #expect(try titles(["--sort", "title", "--reverse"]) == ["茶", "一 ant", "zebra 2", "banana", "Apple"])
+        #expect(try titles(["--sort", "title", "--completed"]) == ["Apple"])
+        let json = try run(sandbox, ["list", "--sort", "title", "--json"], binary: binary).stdout
+        #expect(try JSONDecoder().decode([Idea].self, from: Data(json.utf8)).map(\.title) == ["Apple", "banana", "zebra 2", "一 ant", "茶"])
+    }
+
+    @Test(arguments: binaries)
+    func anUnknownOrderIsOneClearErrorInEnglishOrChinese(binary: String) throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.add("x")
+        let english = try run(sandbox, ["list", "--sort", "size"], binary: binary)
+        #expect(english.status != 0 && english.stdout.isEmpty)
+        #expect(english.stderr == "ideabox: --sort must be created, updated or title, not \"size\". (see `ideabox help`)\n", "\(english)")
+        let chinese = try IdeaBoxBinary.run(
+            executable: IdeaBoxBinary.url().deletingLastPathComponent().appendingPathComponent(binary),
+            arguments: ["list", "--sort", "size"], environment: sandbox.environment.merging(["LANG": "zh_TW.UTF-8"]) { $1 },
+            currentDirectory: sandbox.directory, input: nil)
+        #expect(chinese.stderr == "ideabox: --sort 必須是 created、updated 或 title，而不是「size」（請見 `ideabox help`）\n", "\(chinese)")
     }
 }

@@ -3,7 +3,7 @@ import Testing
 /// ArgumentParser's usage errors, one line on stderr, in the user's language.
 @Suite struct UsageErrorTests {
     @Test(arguments: [
-        (["add"], "Missing expected argument '<title>'", "缺少必要的參數 '<title>'"),
+        (["show"], "Missing expected argument '<id>'", "缺少必要的參數 '<id>'"),
         (["list", "--bogus"], "Unknown option '--bogus'", "不認得的選項 '--bogus'"),
         (["list", "--limit", "many"], "The value 'many' is invalid for '--limit <limit>'", "「many」不是 '--limit <limit>' 的有效值"),
         (["show", "abc", "more"], "Unexpected argument 'more'", "多餘的參數 'more'"),

@@ -23,6 +23,7 @@ import Testing
         ["add", "Buy milk"], ["add", "x", "--done"], ["add", "x", "--json"], ["add", "靈感 咖啡", "-d", "兩行\n描述", "--done", "--json"],
         ["add", "x", "--data-dir", "/tmp/a b", "--profile", "laptop", "--no-samples"],
         ["list"], ["list", "--completed", "--json"], ["list", "--limit", "5"], ["list", "--all"],
+        ["list", "--sort", "title"], ["list", "--sort", "updated", "--reverse", "--completed"], ["list", "--reverse"],
         ["search", "garden"], ["search", "咖啡", "--limit", "20", "--json"], ["search", "", "--all"],
         ["show", id], ["show", "6f1c", "--json"], ["edit", id, "--title", "New"], ["edit", id, "--description", ""],
         ["edit", id], ["done", id], ["undone", id, "--json"], ["rm", id], ["export"], ["import", "ideas.json"],
@@ -39,6 +40,7 @@ import Testing
         ["add"], ["add", "a", "b"], ["add", "--help"], ["add", "-h"], ["add", "x", "--description=y"], ["add", "x", "-d"],
         ["add", "x", "-d", "-y"], ["add", "-x"], ["add", "x", "--done", "--done"], ["add", "--", "-x"], ["list", "--limit", "0"],
         ["list", "--limit", "-1"], ["list", "--limit", "+5"], ["list", "--limit", "5", "--all"], ["list", "--bogus"],
+        ["list", "--sort", "size"], ["list", "--sort"], ["list", "--reverse", "--reverse"],
         ["show"], ["export", "x"], ["export", "--output"], ["export", "-o", "a", "--output", "b"], ["import", "-"], ["help"], ["sync"], [], ["list", "--profile", "a", "--profile", "b"],
     ])
     func leftToArgumentParser(_ arguments: [String]) {

@@ -334,10 +334,13 @@ import Testing
     /// selected row is marked with ">".
     private func checkListRows(of app: AppModel, in frame: Frame, sourceLocation: SourceLocation = #_sourceLocation) {
         let list = app.currentList
-        let columns = frame.grid.columns
+        // The list's part of the row: left of the preview pane, when it shows.
+        let columns = app.listWidth
         let isListActive = !(app.tab == .search && app.isSearchFieldFocused)
         for (offset, row) in list.visibleRows.enumerated() {
-            let line = Layout.line(app.listTop + offset, of: frame.grid)
+            let whole = Layout.line(app.listTop + offset, of: frame.grid)
+            var line = TextWidth.truncate(whole, toWidth: columns)
+            while line.hasSuffix(" ") { line.removeLast() }
             let age = app.text.age(of: row.idea.updatedAt, now: app.now)
             #expect(line.hasSuffix(age), "row \(offset) ends with its age: \(line)", sourceLocation: sourceLocation)
             #expect(TextWidth.width(of: line) == columns - 1,
@@ -374,3 +377,47 @@ import Testing
     }
 }
 
+
+/// The narrow screen: at 40 columns every tab stays on the bar and the help wraps.
+@Suite struct NarrowScreenTests {
+    @Test(arguments: Language.allCases)
+    func theTabBarKeepsAllThreeTabsAt40Columns(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let app = try ScreenFixtures.app(ideas, language: language, rows: 10, columns: 40)
+        let bar = Layout.line(0, of: AppScreen.render(app).grid)
+        for tab in AppModel.Tab.allCases {
+            #expect(bar.contains("\(tab.rawValue + 1) \(app.text.shortTabLabel(tab))"), "\(bar)")
+        }
+        #expect(TextWidth.width(of: bar) <= 40)
+        // A click on the third tab's label opens it.
+        let search = try #require(app.tabBarLabels.last)
+        app.handle(.mouse(MouseEvent(.press, row: 0, column: search.column + 1)))
+        #expect(app.tab == .search)
+    }
+
+    @Test(arguments: Language.allCases)
+    func theHelpWrapsItsDescriptionsAt40Columns(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let app = try ScreenFixtures.app(ideas, language: language, rows: 30, columns: 40)
+        app.handle(.char("?"))
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "help-40" : "chinese-help-40")
+        let words = { (text: String) in text.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "\n", with: "") }
+        let shown = words(app.helpLines.map(\.action).joined())
+        for entry in app.text.keyHelp {
+            #expect(shown.contains(words(entry.action)), "\(entry.action) is whole, wrapped")
+        }
+        #expect(words(app.helpFooterLines.joined()) == words(app.text.helpFooter), "the footer whole")
+        #expect(app.helpLines.allSatisfy { TextWidth.width(of: $0.action) <= 40 - 4 - app.helpActionColumn })
+    }
+
+    @Test(arguments: Language.allCases)
+    func theBarUnderTheTabsNamesAnOrderOtherThanNewestFirst(language: Language) throws {
+        let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
+        let app = try ScreenFixtures.app(ideas, language: language)
+        ScreenFixtures.press([.char("S"), .char("S")], on: app)
+        let frame = AppScreen.render(app)
+        try Screens.expect(frame, matches: language == .english ? "sorted-by-title" : "chinese-sorted-by-title")
+        #expect(Layout.line(1, of: frame.grid).contains(app.text.sortLabel(IdeaOrder(.title))))
+    }
+}

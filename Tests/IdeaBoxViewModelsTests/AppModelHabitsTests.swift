@@ -114,6 +114,26 @@ import Testing
         #expect(app.allIdeas.selectedIdea?.title == "Idea 3", "the form takes no clicks")
     }
 
+    @Test func aClickOnTheBoxTogglesDoneAndUUndoesIt() throws {
+        let fixture = try ViewModelFixture()
+        let ideas = try fixture.addIdeas(3)
+        let app = try fixture.app()
+        for column in [0, 4] {
+            fixture.clock.advance(by: 1000)
+            app.handle(.mouse(MouseEvent(.press, row: app.listTop + 1, column: column)))
+            #expect(try fixture.repository.idea(id: ideas[1].id)?.isCompleted == false, "column \(column) is beside the box")
+        }
+        for (column, done) in [(1, true), (3, false), (2, true)] {
+            fixture.clock.advance(by: 1000)
+            app.handle(.mouse(MouseEvent(.press, row: app.listTop + 1, column: column)))
+            #expect(try fixture.repository.idea(id: ideas[1].id)?.isCompleted == done)
+            #expect(app.form == nil, "clicks on the box never open the form")
+        }
+        #expect(app.allIdeas.selectedIdea?.id == ideas[1].id)
+        app.handle(.char("u"))
+        #expect(try fixture.repository.idea(id: ideas[1].id)?.isCompleted == false)
+    }
+
     @Test func twoClicksOnOneRowAreNoDoubleClickWhenTheWheelMovedAnotherIdeaThere() throws {
         let fixture = try ViewModelFixture()
         try fixture.addIdeas(30)
@@ -164,7 +184,7 @@ import Testing
         let app = try fixture.app()
         app.resize(rows: 10, columns: 40)
         app.handle(.char("?"))
-        let hidden = app.text.keyHelp.count - app.helpVisibleRows
+        let hidden = app.helpLines.count - app.helpVisibleRows
         #expect(hidden > 0)
         app.handle(.char("j"))
         #expect(app.helpScroll == 1)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IdeaModel
+import IdeaStore
 
 /// The commands that need only this profile's database: `ideabox` runs them itself, and
 /// hands every other command to `ideabox-full` (see the `ideabox` target).
@@ -18,11 +19,12 @@ public enum LocalCommands {
 }
 
 extension LocalCommands {
-    /// `ideabox add TITLE [-d TEXT] [--done]`
+    /// `ideabox add [TITLE] [-d TEXT] [--done]`: without a title, on a terminal, in the editor.
     public struct Add: LocalSubcommand {
         public static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an idea and print its id.")
 
-        @Argument(help: "The title: one line, at most 256 characters.") var title: String
+        @Argument(help: "The title: one line, at most 256 characters. Without it, on a terminal, the idea is written in $VISUAL, $EDITOR or vi (the title, a blank line, the description).")
+        var title: String?
         @Option(name: [.short, .customLong("description")], help: "The description, at most 4096 characters.")
         var description = ""
         @Flag(help: "Mark the idea done.") var done = false
@@ -34,19 +36,34 @@ extension LocalCommands {
         public var command: LocalCommand { .add(title: title, description: description, done: done, json: json) }
     }
 
-    /// `ideabox list [--completed] [--json] [--limit N | --all]`
+    /// `ideabox list [--completed] [--sort created|updated|title] [--reverse] [--json] [--limit N | --all]`
     public struct List: LocalSubcommand {
         public static let configuration = CommandConfiguration(commandName: "list",
             abstract: "List ideas, newest first: a page (the terminal's height, or 50) unless --all or --limit.")
 
         @Flag(help: "Only ideas marked done.") var completed = false
+        @Option(help: ArgumentHelp(
+            "created (newest first, the default), updated (last changed first) or title (A to Z, Chinese after Latin by radical and strokes).",
+            valueName: "order"))
+        var sort: String?
+        @Flag(help: "Turn the order round (oldest first; Z to A).") var reverse = false
         @Flag(help: "Print JSON (every idea unless --limit).") var json = false
         @OptionGroup var page: PageOptions
         @OptionGroup public var store: StoreOptions
 
         public init() {}
 
-        public var command: LocalCommand { .list(completed: completed, json: json, page: page.page) }
+        public func validate() throws {
+            if let sort, IdeaOrder.Key(rawValue: sort) == nil {
+                let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+                throw ValidationError(CommandLineText.unknownSort(sort, language))
+            }
+        }
+
+        public var command: LocalCommand {
+            let order = IdeaOrder(sort.flatMap(IdeaOrder.Key.init(rawValue:)) ?? .created, isReversed: reverse)
+            return .list(completed: completed, json: json, page: page.page, order: order)
+        }
     }
 
     /// `ideabox search QUERY [--json]`
@@ -79,7 +96,8 @@ extension LocalCommands {
 
     /// `ideabox edit ID [--title T] [--description D]`
     public struct Edit: LocalSubcommand {
-        public static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an idea's title or description.")
+        public static let configuration = CommandConfiguration(commandName: "edit",
+            abstract: "Change an idea's title or description; with neither, on a terminal, in $VISUAL, $EDITOR or vi.")
 
         @Argument(help: "The id, or a unique prefix of it.") var id: String
         @Option(help: "The new title.") var title: String?

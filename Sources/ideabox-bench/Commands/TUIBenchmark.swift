@@ -17,14 +17,20 @@ struct TUIBenchmark: ParsableCommand {
     @OptionGroup var corpus: CorpusOptions
     @Option(help: "How many launches, in-process and of the real binary in tmux.") var launches = 20
     @Option(help: "Screen rows.") var rows = 24
-    @Option(help: "Screen columns.") var columns = 80
+    @Option(help: "Screen columns (120 or more shows the preview pane).") var columns = 80
+    @Option(help: "The order of All Ideas: created, updated or title.") var sort = "created"
+    @Flag(help: "Hide the preview pane (p) on a screen wide enough for it.") var hidePreview = false
     @Option(help: "How long to scroll and search in the real binary in tmux before reading its peak memory (0 skips it).")
     var memorySeconds = 60
+
+    func validate() throws {
+        guard IdeaOrder.Key(rawValue: sort) != nil else { throw ValidationError("--sort must be created, updated or title") }
+    }
 
     func run() throws {
         let repository = try corpus.openRepository()
         let counts = try repository.counts()
-        print("corpus: \(counts.all) ideas (\(counts.completed) completed) in \(corpus.root.path); screen \(columns)x\(rows)")
+        print("corpus: \(counts.all) ideas (\(counts.completed) completed) in \(corpus.root.path); screen \(columns)x\(rows); sort \(sort)")
         try measureKeystrokes(repository)
         try measureHeadlessLaunch()
         try measureLaunchInTmux()
@@ -34,9 +40,13 @@ struct TUIBenchmark: ParsableCommand {
     // MARK: Keystroke to frame
 
     private func measureKeystrokes(_ repository: IdeaRepository) throws {
+        // The bench's order, whatever an earlier run of the app left in the corpus.
+        try repository.setListOrder(IdeaOrder(IdeaOrder.Key(rawValue: sort) ?? .created))
         let app = AppModel(repository: repository, language: .english, clock: .system)
         try app.start()
         var screen = Screen(app: app, rows: rows, columns: columns)
+        if hidePreview { screen.press(.char("p")) }
+        print("preview pane: \(app.showsPreviewPane ? "open" : "closed"); order: \(app.text.orderName(app.listOrder))")
         var results: [Measurement] = []
 
         var down = Measurement(name: "j (down), \(corpus.runs * 5) presses from the top")

@@ -1,0 +1,109 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// `ideabox edit ID` and `ideabox add` with nothing to say what, on a terminal: the idea in
+/// `$EDITOR`, as `git commit` does. The terminal is a pty made by `script`; `$EDITOR` is a
+/// shell script standing in for a person. Both binaries behave the same.
+@Suite struct EditorCommandTests {
+    static let binaries = ["ideabox", "ideabox-full"]
+
+    /// Runs `ideabox arguments…` (or `ideabox-full`) on a pty, with `EDITOR` set to a script
+    /// whose body is `editor` (the file is `$1`).
+    private func onTerminal(
+        _ sandbox: Sandbox, _ arguments: [String], binary: String = "ideabox", editor: String,
+        environment changes: [String: String] = [:]
+    ) throws -> CommandResult {
+        let script = try sandbox.file("editor-\(UUID().uuidString).sh", "#!/bin/sh\n\(editor)\n")
+        chmod(script, 0o700)
+        let executable = try IdeaBoxBinary.url().deletingLastPathComponent().appendingPathComponent(binary).path
+        let line = ([executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        var environment = sandbox.environment.merging(["EDITOR": script, "TERM": "xterm"]) { $1 }
+        environment.merge(changes) { $1 }
+        return try IdeaBoxBinary.run(
+            executable: URL(fileURLWithPath: "/usr/bin/script"), arguments: ["-qec", line, "/dev/null"],
+            environment: environment, currentDirectory: sandbox.directory, input: nil)
+    }
+
+    @Test(arguments: binaries)
+    func editAloneOpensTheIdeaAsTitleBlankLineDescriptionAndSavesTheChange(binary: String) throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Old title", description: "old\ndescription")
+        let seen = sandbox.directory.appendingPathComponent("seen.txt").path
+        let result = try onTerminal(sandbox, ["edit", String(id.prefix(8))], binary: binary, editor: """
+            cp "$1" '\(seen)'
+            ls -l "$1" | cut -c1-10 >> '\(seen)'
+            printf 'New 標題\\n\\nnew\\ndescription\\n' > "$1"
+            """)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains(id), "prints the id as edit does: \(result)")
+        #expect(try String(contentsOfFile: seen, encoding: .utf8) == "Old title\n\nold\ndescription\n-rw-------\n")
+        let idea = try sandbox.idea(id)
+        #expect(idea.title == "New 標題" && idea.description == "new\ndescription" && idea.version == 1)
+    }
+
+    @Test(arguments: binaries)
+    func anEditorThatFailsChangesNothingAndSaysSo(binary: String) throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Keep", description: "me")
+        let before = try sandbox.succeed(["export"])
+        let result = try onTerminal(sandbox, ["edit", id], binary: binary, editor: "printf 'Changed\\n' > \"$1\"; exit 3")
+        #expect(result.status != 0)
+        #expect(result.stdout.contains("Nothing changed: the editor ("), "\(result)")
+        #expect(result.stdout.contains(") exited with status 3."), "\(result)")
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    @Test func aFileLeftUnchangedChangesNothingAndSaysSoInChinese() throws {
+        let sandbox = try Sandbox(language: "zh_TW.UTF-8")
+        let id = try sandbox.add("不動", description: "原樣")
+        let before = try sandbox.succeed(["export"])
+        let result = try onTerminal(sandbox, ["edit", id], editor: "true")
+        #expect(result.status != 0)
+        #expect(result.stdout.contains("沒有變更：編輯器沒有改動內容"), "\(result)")
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    @Test func aTitleTheRulesRefuseIsKeptInAFileAndNothingIsSaved() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Fine")
+        let before = try sandbox.succeed(["export"])
+        let result = try onTerminal(sandbox, ["edit", id], editor: "printf '\\n\\nonly a description\\n' > \"$1\"")
+        #expect(result.status != 0)
+        #expect(result.stdout.contains("The title can't be empty. Nothing was saved; your text is kept in "), "\(result)")
+        let path = try #require(result.stdout.split(separator: "kept in ").last?.split(separator: ".txt").first).description + ".txt"
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "\n\nonly a description\n")
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        #expect(try sandbox.succeed(["export"]) == before)
+    }
+
+    @Test(arguments: binaries)
+    func addWithoutATitleOnATerminalWritesTheIdeaInTheEditor(binary: String) throws {
+        let sandbox = try Sandbox(samples: true)
+        let result = try onTerminal(sandbox, ["add", "--done"], binary: binary, editor: """
+            test -s "$1" && exit 9
+            printf 'From the editor\\n\\nwith a description\\n' > "$1"
+            """)
+        #expect(result.status == 0, "\(result)")
+        let ideas = try sandbox.ideas()
+        #expect(ideas.count == 1, "a first command that adds seeds no samples")
+        #expect(ideas.first?.title == "From the editor" && ideas.first?.description == "with a description")
+        #expect(ideas.first?.isCompleted == true)
+    }
+
+    @Test func addLeftEmptyAddsNothing() throws {
+        let sandbox = try Sandbox()
+        let result = try onTerminal(sandbox, ["add"], editor: "true")
+        #expect(result.status != 0)
+        #expect(result.stdout.contains("Nothing added: the editor left the text as it was."), "\(result)")
+    }
+
+    @Test func withoutATerminalAddWantsATitleAndEditWantsAChange() throws {
+        let sandbox = try Sandbox()
+        try sandbox.expectRejection(
+            ["add"], message: "A title is needed: ideabox add TITLE (on a terminal, `ideabox add` alone opens $EDITOR).")
+        try sandbox.expectRejection(
+            ["add"], message: "需要標題：ideabox add 標題（在終端機中，只寫 `ideabox add` 會開啟 $EDITOR）",
+            environment: ["LANG": "zh_TW.UTF-8"])
+    }
+}

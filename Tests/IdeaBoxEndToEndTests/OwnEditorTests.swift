@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// `E` in the real binary in tmux: the app leaves the screen to `$EDITOR` (here a script
+/// standing in for a person), comes back, redraws and saves, or says why nothing changed.
+@Suite("Your own editor in tmux")
+struct OwnEditorTests {
+    /// A private folder holding an editor script with `body` (the file is `$1`).
+    private func editorScript(_ body: String) throws -> (folder: URL, script: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-editor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("editor.sh")
+        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: script)
+        chmod(script.path, 0o700)
+        return (folder, script.path)
+    }
+
+    @Test func eOpensTheIdeaInTheEditorAndSavesWhatItWrote() async throws {
+        let editor = try editorScript("""
+            cp "$1" "$(dirname "$0")/seen.txt"
+            printf 'Written in the editor\\n\\nwith a description\\n' > "$1"
+            """)
+        defer { try? FileManager.default.removeItem(at: editor.folder) }
+        let session = try TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Old", "-d", "words"]])
+        defer { session.close() }
+        try await session.waitFor("All Ideas (1)", "Old")
+        try session.press("E")
+        try await session.waitFor("the app back with the edit saved") { screen in
+            screen.contains("All Ideas (1)") && screen.line(2).hasPrefix(">[ ] Written in the editor")
+                && screen.contains("with a description")
+        }
+        #expect(try String(contentsOf: editor.folder.appendingPathComponent("seen.txt"), encoding: .utf8) == "Old\n\nwords\n")
+        try session.press("u")
+        try await session.waitFor("the edit undone") { $0.line(2).hasPrefix(">[ ] Old") }
+    }
+
+    @Test func anEditorThatExitsNonZeroChangesNothingAndSaysSo() async throws {
+        let editor = try editorScript("printf 'Lost\\n' > \"$1\"; exit 1")
+        defer { try? FileManager.default.removeItem(at: editor.folder) }
+        let session = try TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Kept"]])
+        defer { session.close() }
+        try await session.waitFor("All Ideas (1)", "Kept")
+        try session.press("E")
+        try await session.waitFor("Nothing changed: the editor exited with status 1.")
+        #expect(try session.capture().line(2).hasPrefix(">[ ] Kept"))
+    }
+}
