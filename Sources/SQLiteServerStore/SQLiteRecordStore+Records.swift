@@ -23,6 +23,7 @@ extension SQLiteRecordStore {
         // Encoded before the write lock is taken; a merge's fields are known only inside it.
         let encoded = saves.map { $0.mergesFields ? nil : StoredFields.encode($0.record.fields) }
         do {
+            defer { scrubber?.wrote() }
             return try writer.write { db in
                 let now = clock.now()
                 // Every zone of the request exists (or nothing is applied), so the lookups

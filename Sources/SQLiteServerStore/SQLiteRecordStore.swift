@@ -22,12 +22,15 @@ public struct SQLiteRecordStore: RecordStore {
     public let maximumRecordsPerRequest: Int
     /// What makes the tokens and change tags it hands out, from the file's `serverSecret`.
     let positions: PositionKeys
+    /// Empties the WAL soon after a write (nil in memory, which has none).
+    let scrubber: WALScrubber?
 
     private init(writer: any DatabaseWriter, clock: WallClock, maximumRecordsPerRequest: Int) throws {
         self.writer = writer
         self.clock = clock
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
         positions = PositionKeys(serverSecret: try Self.serverSecret(writer))
+        scrubber = writer is DatabasePool ? WALScrubber(writer: writer) : nil
     }
 
     /// Opens (creating if needed) `fileName` in `directory`. Migrating runs under an exclusive
