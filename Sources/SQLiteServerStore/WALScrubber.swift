@@ -11,9 +11,10 @@ import GRDB
 /// One `TRUNCATE` checkpoint runs `delay` after the first write that follows the last one,
 /// on a queue of its own: at most one a `delay`, whatever the load, and never on a
 /// request's path. A checkpoint that finds a reader still on an older snapshot leaves the
-/// rest to the next.
+/// rest to the next. It holds the connections weakly: a store let go closes them, and the
+/// last close checkpoints and removes the WAL (a command that ends does not wait for it).
 final class WALScrubber: @unchecked Sendable {
-    private let writer: any DatabaseWriter
+    private weak var writer: (any DatabaseWriter)?
     private let delay: DispatchTimeInterval
     private let queue = DispatchQueue(label: "ideabox.wal-scrubber", qos: .utility)
     private let lock = NSLock()
@@ -34,7 +35,7 @@ final class WALScrubber: @unchecked Sendable {
             lock.lock()
             isScheduled = false
             lock.unlock()
-            _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            _ = try? writer?.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         }
     }
 }
