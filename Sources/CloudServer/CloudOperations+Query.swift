@@ -11,6 +11,8 @@ extension CloudOperations {
     ///
     /// The store filters and sorts (`RecordZoneStore.query`) and reads one page from where
     /// the marker says the last one ended (`QueryMarker`), so a page costs what it returns.
+    /// A query naming fields beyond the store's bound on queried fields
+    /// (`QueryableFields.maximumMarks`) is `BAD_REQUEST` naming the limit.
     func query(_ body: Object) async throws -> Object {
         let request = try RecordQuery(body["query"])
         let answer = try answer(body)
@@ -30,6 +32,10 @@ extension CloudOperations {
         } catch CloudError.zoneNotFound where zones == [RecordZoneID.defaultZone] {
             // The default zone always exists, if only as nothing written to it yet.
             page = StoredQueryPage(records: [], next: nil)
+        } catch let full as QueryableFields.LimitReached {
+            throw WebServicesError.badRequest(
+                "query names \(full.unmarked.joined(separator: ", ")) of \(request.recordType), never queried before: "
+                    + "this server keeps the keys of at most \(full.maximum) (recordType, fieldName) pairs a database's queries name.")
         }
         var result: Object = ["records": .array(page.records.map { Self.object($0, desiredKeys: desiredKeys, answer) })]
         if let next = page.next { result["continuationMarker"] = .string(QueryMarker.marker(next)) }

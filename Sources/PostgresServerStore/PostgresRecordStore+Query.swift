@@ -33,7 +33,8 @@ extension PostgresRecordStore {
     /// before they were committed, reads every record of the type (each statement sees
     /// all that was committed before it), stores their keys and sets the marks ready. A save
     /// after the marks keeps the keys itself. A backfill that fails leaves the marks not
-    /// ready, and the next query names them again and fills them.
+    /// ready, and the next query names them again and fills them. An account holds at most
+    /// `QueryableFields.maximumMarks` marks; a query that would add more is `LimitReached`.
     func makeQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws {
         guard !fieldNames.isEmpty else { return }
         let names = fieldNames.sorted()
@@ -47,10 +48,16 @@ extension PostgresRecordStore {
             for try await name in rows.decode(String.self) { ready.insert(name) }
             let pending = fieldNames.subtracting(ready).sorted()
             guard !pending.isEmpty else { return pending }
+            // Two queries (in two servers, maybe) marking at once would each count the marks
+            // without the other's: the account's marking is one at a time (8420 is the
+            // migrations' lock, 8421 a quota's).
+            try await connection.query("SELECT pg_advisory_xact_lock(8422, hashtext(\(account)))", logger: logger)
+            let unmarked = try await Self.queryableFields(of: account, connection, logger).admitting(fieldNames, of: recordType)
+            guard !unmarked.isEmpty else { return pending }
             try await connection.query(
                 """
                 INSERT INTO queryable_field (account, record_type, field_name)
-                SELECT \(account), \(recordType), unnest(\(pending)::text[]) ON CONFLICT DO NOTHING
+                SELECT \(account), \(recordType), unnest(\(unmarked.sorted())::text[]) ON CONFLICT DO NOTHING
                 """, logger: logger)
             return pending
         }

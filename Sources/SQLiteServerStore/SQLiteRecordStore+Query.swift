@@ -12,34 +12,84 @@ extension SQLiteRecordStore {
             query, dialect: .sqlite, reading: SQLiteQueryReading(writer: writer, account: account, sorts: query.sorts))
     }
 
-    /// Marks `fieldNames` of `recordType` queryable in `account` (`QueryableFields`) and
-    /// stores the keys of those fields of the records already saved, in one write
-    /// transaction: a save is wholly before it (and its record is read here) or after it
-    /// (and keeps the keys itself).
+    /// Makes `fieldNames` of `recordType` queryable in `account` (`QueryableFields`): once
+    /// this returns, every record of the type has the keys of those fields, and every save
+    /// keeps them.
+    ///
+    /// The file has one write lock, which every account's saves share, so the backfill never
+    /// holds it long: the marks are committed first, not ready (at most
+    /// `QueryableFields.maximumMarks` of them, or `LimitReached`); then the records of the
+    /// type are read zone by zone along `record_by_type`, each batch (`fillBatch`) keyed in a
+    /// write transaction of its own. A save reads the marks, ready or not, inside its write
+    /// transaction and keeps the keys itself, so it is wholly before or after each batch: a
+    /// record it writes behind the backfill's position has its keys, one ahead of it is keyed
+    /// again (to the same keys) when the backfill gets there. The marks are set ready once the
+    /// last batch is done. A backfill that fails or is cancelled leaves them not ready, and
+    /// the next query that names them does it again.
     func makeQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws {
         guard !fieldNames.isEmpty else { return }
-        let marked = try await writer.read { db in try Self.queryableFields(of: account, db).fields(of: recordType) }
-        guard !fieldNames.isSubset(of: marked) else { return }
-        try await writer.write { db in
-            let missing = fieldNames.subtracting(try Self.queryableFields(of: account, db).fields(of: recordType))
-            guard !missing.isEmpty else { return }
-            let mark = try db.cachedStatement(sql: "INSERT INTO queryableField (account, recordType, fieldName) VALUES (?, ?, ?)")
-            for fieldName in missing { try mark.execute(arguments: [account, recordType, fieldName]) }
-            let keys = QueryableFields(missing.map { (recordType: recordType, fieldName: $0) })
-            let insert = try db.cachedStatement(sql: Self.insertFieldKey)
-            let records = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT r.zoneId, r.recordName, r.fields FROM record r JOIN zone z ON z.id = r.zoneId
-                    WHERE z.account = ? AND r.recordType = ?
-                    """,
-                arguments: [account, recordType])
-            while let record = try records.next() {
-                for (fieldName, key) in keys.keys(of: try StoredFields.decode(record[2]), recordType: recordType) {
-                    try insert.execute(arguments: [record[0], record[1], fieldName, recordType, key])
-                }
+        let ready = try await writer.read { db in try Self.readyFields(of: recordType, account: account, db) }
+        guard !fieldNames.isSubset(of: ready) else { return }
+        let (filling, zones) = try await writer.write { db -> (Set<String>, [Int64]) in
+            let unmarked = try Self.queryableFields(of: account, db).admitting(fieldNames, of: recordType)
+            let mark = try db.cachedStatement(
+                sql: "INSERT INTO queryableField (account, recordType, fieldName, ready) VALUES (?, ?, ?, 0)")
+            for fieldName in unmarked { try mark.execute(arguments: [account, recordType, fieldName]) }
+            let filling = fieldNames.subtracting(try Self.readyFields(of: recordType, account: account, db))
+            // A zone made after this commits holds only records saved after the marks.
+            return (filling, try Int64.fetchAll(db, sql: "SELECT id FROM zone WHERE account = ? ORDER BY id", arguments: [account]))
+        }
+        guard !filling.isEmpty else { return }
+        let keys = QueryableFields(filling.map { (recordType: recordType, fieldName: $0) })
+        for zone in zones {
+            var after = ""
+            while true {
+                let from = after
+                guard let last = try await writer.write({ db in try fillBatch(keys, of: recordType, zone: zone, after: from, db) })
+                else { break }
+                after = last
+                try await betweenFillBatches?(zone, last)
             }
         }
+        try await writer.write { db in
+            let setReady = try db.cachedStatement(
+                sql: "UPDATE queryableField SET ready = 1 WHERE account = ? AND recordType = ? AND fieldName = ?")
+            for fieldName in filling { try setReady.execute(arguments: [account, recordType, fieldName]) }
+        }
+    }
+
+    /// Stores `keys` for the next records of `recordType` in `zone` after the name `after`:
+    /// at most `fillBatch.records` of them and about `fillBatch.bytes` of their fields (always
+    /// one). Returns the name of the last, or nil if there was none.
+    private func fillBatch(_ keys: QueryableFields, of recordType: String, zone: Int64, after: String, _ db: Database) throws -> String? {
+        let insert = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO recordField (zoneId, recordName, fieldName, recordType, valueKey) VALUES (?, ?, ?, ?, ?)")
+        let records = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT recordName, fields FROM record
+                    WHERE zoneId = ? AND recordType = ? AND recordName > ? ORDER BY recordName LIMIT ?
+                    """),
+            arguments: [zone, recordType, after, fillBatch.records])
+        var last: String?
+        var bytes = 0
+        while bytes < fillBatch.bytes, let record = try records.next() {
+            let name: String = record[0]
+            let fields: String = record[1]
+            for (fieldName, key) in keys.keys(of: try StoredFields.decode(fields), recordType: recordType) {
+                try insert.execute(arguments: [zone, name, fieldName, recordType, key])
+            }
+            bytes += fields.utf8.count
+            last = name
+        }
+        return last
+    }
+
+    /// The fields of `recordType` in `account` whose backfill is done.
+    private static func readyFields(of recordType: String, account: String, _ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(
+            db.cachedStatement(sql: "SELECT fieldName FROM queryableField WHERE account = ? AND recordType = ? AND ready"),
+            arguments: [account, recordType]))
     }
 }
 

@@ -30,8 +30,8 @@ extension SQLiteRecordStore {
                 // below always find theirs.
                 var zones = try ZoneState.fetch(
                     Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, db)
-                // Read under the write lock, so a query's marking (and its backfill) is wholly
-                // before or after this request.
+                // Read under the write lock, so a query's marking, and each batch of its
+                // backfill, is wholly before or after this request; marks not ready yet count.
                 let queryable = try Self.queryableFields(of: account, db)
                 var result = ModifyResult()
                 for deletion in deletes {

@@ -20,6 +20,7 @@ enum SQLiteSchema {
         case accountQuotas = "v10-account-quotas"
         case queryKeys = "v11-query-keys"
         case queryableFields = "v12-queryable-fields"
+        case queryableFieldReady = "v13-queryable-field-ready"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -137,6 +138,12 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID;
                 DELETE FROM recordField;
                 """)
+        }
+        migrator.registerMigration(Migration.queryableFieldReady.rawValue) { db in
+            // A backfill runs in batches of their own write transactions, after its mark is
+            // committed not ready (`SQLiteRecordStore.makeQueryable`). The marks v12 made
+            // were filled in the transaction that made them, so they are ready.
+            try db.execute(sql: "ALTER TABLE queryableField ADD COLUMN ready INTEGER NOT NULL DEFAULT 1")
         }
         return migrator
     }

@@ -104,6 +104,29 @@ struct QueryConformanceTests {
     }
 
     @Test(
+        "A query naming a field beyond the 64 (recordType, fieldName) pairs a database's queries may name is a 400 BAD_REQUEST naming the limit, for any record type; fields already named still answer",
+        arguments: ConformanceStore.tested)
+    func queriedFieldsBound(store: ConformanceStore) async throws {
+        let server = try await Self.seeded(store)
+        // 64 pairs, 16 filters a query, on Idea (which has records) and Ghost (which has none).
+        for block in 0..<4 {
+            var query: [String: Any] = ["recordType": block < 2 ? "Idea" : "Ghost"]
+            query["filterBy"] = (0..<16).map { Self.filter("f\(block * 16 + $0)", "EQUALS", 0) }
+            let answer = try await server.post("records/query", ["zoneID": Server.zoneID(Server.ideas), "query": query])
+            #expect(answer.status == 200 && answer.recordNames.isEmpty, "block \(block): \(answer)")
+        }
+        for (type, field) in [("Idea", "rank"), ("Ghost", "rank"), ("Other", "f0")] {
+            let query: [String: Any] = ["recordType": type, "sortBy": [["fieldName": field]]]
+            let answer = try await server.post("records/query", ["zoneID": Server.zoneID(Server.ideas), "query": query])
+            #expect(answer.isError("BAD_REQUEST", status: 400) && answer.json["records"] == .null, "\(type).\(field): \(answer)")
+            #expect(answer.json["reason"].string?.contains("at most 64 (recordType, fieldName) pairs") == true, "\(answer)")
+        }
+        let named = try await Self.query(server, filters: [Self.filter("f3", "EQUALS", 0)], sorts: [["fieldName": "f20"]])
+        #expect(named.status == 200 && named.recordNames.isEmpty, "\(named)")
+        #expect(server.sweepFindings == [])
+    }
+
+    @Test(
         "resultsLimit pages with an opaque continuationMarker until the last page, which has none; the pages make the whole sorted answer; an invalid marker is a 400 BAD_REQUEST",
         arguments: ConformanceStore.tested)
     func pages(store: ConformanceStore) async throws {

@@ -8,6 +8,7 @@ import PostgresNIO
 import RemoteTestSupport
 @testable import SQLiteServerStore
 import ServerStore
+import Synchronization
 import Testing
 
 /// `QueryableFields`: a store keeps the key rows of a field only once a query has named it.
@@ -182,6 +183,138 @@ struct QueryableFieldsTests {
             return try await answer.value
         }
         #expect(Set(found.records.map(\.recordID.recordName)) == Set((0..<5).map { Self.idea($0, zone: Self.zones[0]).recordID.recordName } + ["a0racing"]))
+    }
+
+    @Test("On SQLite a backfill keys a batch per write transaction: another account's save commits between batches, and saves, updates and deletes on either side of its position leave every key right")
+    func sqliteBackfillInBatches() async throws {
+        var store = try SQLiteRecordStore.inMemory(clock: ManualClock(start: CloudFixture.start).wallClock)
+        store.fillBatch = (records: 40, bytes: 1 << 20)
+        for zone in Self.zones { try store.createZone(zone, account: Self.account) }
+        try store.createZone(Self.zones[0], account: "bob")
+        var saved: [RecordID: RemoteRecord] = [:]
+        for record in try await Self.save((100..<400).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store) {
+            saved[record.recordID] = record
+        }
+        let expected = Mutex(saved)
+        let batches = Mutex<[String]>([])
+        let writing = store
+        store.betweenFillBatches = { zone, after in
+            let count = batches.withLock { $0.append(after); return $0.count }
+            // The mark is committed, not ready, while the backfill is under way.
+            let marks = try await writing.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM queryableField WHERE account = ? AND NOT ready", arguments: [Self.account])
+            }
+            #expect(marks == 1)
+            guard count == 2 else { return }
+            // Bob's save takes the write lock and commits while alice's backfill is halfway.
+            let bobs = try writing.modify(
+                account: "bob", saves: [RecordSave(Self.idea(7, zone: Self.zones[0]), policy: .allKeys)], deletes: [], atomic: false)
+            #expect(bobs.saved.count == 1)
+            // Alice's writes behind the backfill's position (names before `after` in its zone,
+            // and the whole of a zone it has not reached) and ahead of it.
+            let zoneName = try #require(Self.zones.first { zoneRowID in
+                (try? writing.writer.read { db in
+                    try Int64.fetchOne(db, sql: "SELECT id FROM zone WHERE account = ? AND name = ?", arguments: [Self.account, zoneRowID.zoneName])
+                }) == zone
+            })
+            var changes: [RemoteRecord] = []
+            var deletions: [RecordID] = []
+            expected.withLock { records in
+                let here = records.values.filter { $0.recordID.zoneID == zoneName && $0.recordType == "Idea" }
+                let behind = here.filter { $0.recordID.recordName < after }.sorted { $0.recordID.recordName < $1.recordID.recordName }
+                let ahead = here.filter { $0.recordID.recordName > after }.sorted { $0.recordID.recordName < $1.recordID.recordName }
+                var movedBehind = behind[1], movedAhead = ahead[1], sameRankAhead = ahead[3], retypedAhead = ahead[5], bareBehind = behind[3]
+                movedBehind.fields["rank"] = .int64(-7)
+                movedAhead.fields["rank"] = .int64(-8)
+                sameRankAhead.fields["title"] = .string("retitled")
+                retypedAhead.recordType = "Note"
+                bareBehind.fields["rank"] = nil
+                changes = [movedBehind, movedAhead, sameRankAhead, retypedAhead, bareBehind,
+                           Self.idea(5, zone: zoneName), Self.idea(900, zone: zoneName)]
+                deletions = [behind[2].recordID, ahead[2].recordID]
+            }
+            let result = try writing.modify(
+                account: Self.account, saves: changes.map { RecordSave($0, policy: .allKeys) },
+                deletes: deletions.map { RecordDeletion($0) }, atomic: true)
+            #expect(result.failures.isEmpty)
+            expected.withLock { records in
+                for record in result.saved { records[record.recordID] = record }
+                for recordID in deletions { records[recordID] = nil }
+            }
+        }
+
+        let byRank = StoredQuery(recordType: "Idea", zones: Self.zones, sorts: [.init(field: .field("rank"), ascending: true)], limit: 400)
+        let found = try await Self.all(byRank, store)
+        let ideas = expected.withLock { $0.values.filter { $0.recordType == "Idea" } }
+        #expect(found == Self.sorted(ideas, by: "rank"))
+        // 300 records, 40 a batch: 8 batches, 4 in each zone.
+        #expect(batches.withLock { $0.count } == 8)
+        let keyRows = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recordField") }
+        #expect(keyRows == ideas.filter { $0.fields["rank"] != nil }.count)
+        let notReady = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM queryableField WHERE NOT ready") }
+        #expect(notReady == 0)
+        // Bob's record had no mark of his own: no key.
+        let bobsKeys = try await store.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM recordField f JOIN zone z ON z.id = f.zoneId WHERE z.account = 'bob'")
+        }
+        #expect(bobsKeys == 0)
+    }
+
+    @Test("On SQLite a backfill that fails halfway leaves its mark not ready, saves keep the keys meanwhile, and the next query naming the field does it again and answers every record")
+    func sqliteFailedBackfillIsRedone() async throws {
+        var store = try SQLiteRecordStore.inMemory(clock: ManualClock(start: CloudFixture.start).wallClock)
+        store.fillBatch = (records: 25, bytes: 1 << 20)
+        for zone in Self.zones { try store.createZone(zone, account: Self.account) }
+        var expected: [RecordID: RemoteRecord] = [:]
+        for record in try await Self.save((0..<200).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store) {
+            expected[record.recordID] = record
+        }
+        struct Interrupted: Error {}
+        var failing = store
+        failing.betweenFillBatches = { _, _ in throw Interrupted() }
+        let byRank = StoredQuery(recordType: "Idea", zones: Self.zones, sorts: [.init(field: .field("rank"), ascending: true)], limit: 400)
+        await #expect(throws: Interrupted.self) { try await failing.query(account: Self.account, byRank) }
+        let ready = try await store.writer.read { db in try Bool.fetchOne(db, sql: "SELECT ready FROM queryableField WHERE fieldName = 'rank'") }
+        #expect(ready == false)
+        let partial = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recordField") }
+        #expect(partial == 25)
+        // A save while the mark is not ready keeps its keys; the next query fills the rest.
+        for record in try await Self.save([Self.idea(1_000, zone: Self.zones[0]), Self.idea(1_001, zone: Self.zones[1])], store) {
+            expected[record.recordID] = record
+        }
+        #expect(try await Self.all(byRank, store) == Self.sorted(expected.values, by: "rank"))
+        let keyRows = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recordField") }
+        #expect(keyRows == 202)
+        let readyNow = try await store.writer.read { db in try Bool.fetchOne(db, sql: "SELECT ready FROM queryableField WHERE fieldName = 'rank'") }
+        #expect(readyNow == true)
+    }
+
+    @Test("A store key holds at most 64 marks, whether their record type has records or not: a query naming a new field beyond them is LimitReached and marks nothing; fields marked before still answer", arguments: Kind.tested)
+    func marksAreBounded(kind: Kind) async throws {
+        let tested = try Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let store = tested.store
+        for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
+        try await store.createZone(Self.zones[0], account: "bob")
+        _ = try await Self.save((0..<20).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store)
+        func query(_ type: String, _ fields: some Sequence<String>, account: String = Self.account) async throws -> StoredQueryPage {
+            try await store.query(account: account, StoredQuery(
+                recordType: type, zones: [Self.zones[0]],
+                filters: fields.map { .init(field: .field($0), comparator: .greaterThanOrEquals, value: .int64(0)) }, limit: 100))
+        }
+        _ = try await query("Idea", ["rank", "title"])
+        for block in 0..<4 { _ = try await query("Ghost", (0..<16).map { "g\(block * 16 + $0)" }.prefix(block == 3 ? 14 : 16)) }
+        #expect(try await tested.marks() == 64)
+        for (type, field) in [("Idea", "other"), ("Ghost", "g99"), ("Unknown", "rank")] {
+            await #expect(throws: QueryableFields.LimitReached(maximum: 64, unmarked: [field])) { try await query(type, [field]) }
+        }
+        // One new name among marked ones is refused whole.
+        await #expect(throws: QueryableFields.LimitReached(maximum: 64, unmarked: ["extra"])) { try await query("Idea", ["rank", "extra"]) }
+        #expect(try await tested.marks() == 64)
+        #expect(try await query("Idea", ["rank"]).records.count == 10)
+        #expect(try await query("Ghost", ["g0", "g61"]).records.isEmpty)
+        // The bound is the store key's own: bob's first query marks his.
+        #expect(try await query("Idea", ["rank"], account: "bob").records.isEmpty)
+        #expect(try await tested.marks() == 65)
     }
 
     // MARK: Helpers
