@@ -415,7 +415,11 @@ import Testing
     func theBarUnderTheTabsNamesAnOrderOtherThanNewestFirst(language: Language) throws {
         let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
         let app = try ScreenFixtures.app(ideas, language: language)
-        ScreenFixtures.press([.char("S"), .char("S")], on: app)
+        ScreenFixtures.press([.char("S")], on: app)
+        let changed = AppScreen.render(app)
+        try Screens.expect(changed, matches: language == .english ? "sorted-by-change" : "chinese-sorted-by-change")
+        #expect(Layout.line(1, of: changed.grid).contains(app.text.sortLabel(IdeaOrder(.updated))))
+        ScreenFixtures.press([.char("S")], on: app)
         let frame = AppScreen.render(app)
         try Screens.expect(frame, matches: language == .english ? "sorted-by-title" : "chinese-sorted-by-title")
         #expect(Layout.line(1, of: frame.grid).contains(app.text.sortLabel(IdeaOrder(.title))))
