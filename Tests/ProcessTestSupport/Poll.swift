@@ -6,12 +6,12 @@ public enum Poll {
     /// after `timeout`.
     public static func until(
         _ what: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(10),
-        _ condition: () throws -> Bool
+        _ condition: () async throws -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
             let late = ContinuousClock.now >= deadline
-            if try condition() { return }
+            if try await condition() { return }
             if late { throw PollTimeout(description: "timed out after \(timeout) waiting until \(what)") }
             try await Task.sleep(for: interval)
         }

@@ -4,6 +4,7 @@ import GRDB
 import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ProcessTestSupport
 @testable import PostgresServerStore
 import RemoteTestSupport
 @testable import SQLiteServerStore
@@ -168,16 +169,16 @@ struct QueryableFieldsTests {
                 """, logger: logger)
             let answer = Task { try await querying.query(account: Self.account, query) }
             // The query's backfill waits for this save's lock before it reads the records.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while try await connection.query(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = \(xid)",
-                logger: logger
-            ).collect().first!.decode(Int.self) == 0 {
-                guard ContinuousClock.now < deadline else {
-                    try await connection.query("ROLLBACK", logger: logger)
-                    throw CancellationError()
+            do {
+                try await Poll.until("the backfill waits for the racing save's lock", timeout: .seconds(30)) {
+                    try await connection.query(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = \(xid)",
+                        logger: logger
+                    ).collect().first!.decode(Int.self) > 0
                 }
-                try await Task.sleep(for: .milliseconds(10))
+            } catch {
+                try await connection.query("ROLLBACK", logger: logger)
+                throw error
             }
             try await connection.query("COMMIT", logger: logger)
             return try await answer.value
