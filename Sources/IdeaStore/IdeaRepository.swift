@@ -129,15 +129,19 @@ public struct IdeaRepository: Sendable {
     /// Deletes an idea, leaving a tombstone so it can't come back by accident, and returns
     /// what was deleted (for undo).
     public func deleteIdea(id: UUID) throws -> Idea {
-        try write { db in
-            let stored = try storedRow(id: id, db)
-            let now = try stamp(db)
-            try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: now, db)
-            try deleteRow(stored, db)
-            try upsertTombstone(stored.idea.id, SyncOrder(timestamp: now, deviceId: deviceId), db)
-            try enqueue(.delete, ideaId: stored.idea.idString, at: now, db)
-            return stored.idea
-        }
+        try write { db in try delete(id: id, db) }
+    }
+
+    /// Deletes the idea `id` inside the caller's transaction: its history, its row, a
+    /// tombstone and the change to send; returns what was deleted.
+    private func delete(id: UUID, _ db: Database) throws -> Idea {
+        let stored = try storedRow(id: id, db)
+        let now = try stamp(db)
+        try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: now, db)
+        try deleteRow(stored, db)
+        try upsertTombstone(stored.idea.id, SyncOrder(timestamp: now, deviceId: deviceId), db)
+        try enqueue(.delete, ideaId: stored.idea.idString, at: now, db)
+        return stored.idea
     }
 
     /// Marks every idea of `ids` done or not done in one transaction (a selection's `x`), and
@@ -159,17 +163,7 @@ public struct IdeaRepository: Sendable {
     /// Deletes every idea of `ids` in one transaction (a selection's `d`), each leaving a
     /// tombstone, and returns what was deleted (for undo).
     public func deleteIdeas(ids: [UUID]) throws -> [Idea] {
-        try write { db in
-            try ids.map { id in
-                let stored = try storedRow(id: id, db)
-                let now = try stamp(db)
-                try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: now, db)
-                try deleteRow(stored, db)
-                try upsertTombstone(stored.idea.id, SyncOrder(timestamp: now, deviceId: deviceId), db)
-                try enqueue(.delete, ideaId: stored.idea.idString, at: now, db)
-                return stored.idea
-            }
-        }
+        try write { db in try ids.map { id in try delete(id: id, db) } }
     }
 
     /// Brings back a deleted idea (undo) as a new edit, so it wins over its own tombstone
