@@ -49,6 +49,10 @@ public struct CommandContext {
     public let environment: [String: String]
     public let language: Language
     public let clock: WallClock
+    /// The editor the config file names, read only when an editor is about to run; nil: the
+    /// environment's (`$VISUAL`, `$EDITOR`, `vi`). `ideabox-full` reads the file; `ideabox`,
+    /// which has no TOML reader, hands every command that opens an editor to it.
+    public var configuredEditor: @Sendable () -> String? = { nil }
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         self.environment = environment

@@ -24,10 +24,13 @@ public enum CommandLineMain {
 
     /// Runs `work` with a new context: an error reaches the user as one line on stderr, in
     /// their language. Returns the exit status.
-    public static func perform(_ work: (CommandContext) throws -> Void) -> Int32 {
+    public static func perform(
+        preparing prepare: (inout CommandContext) -> Void = { _ in }, _ work: (CommandContext) throws -> Void
+    ) -> Int32 {
         var language = Language.preferred(environment: ProcessInfo.processInfo.environment)
         do {
-            let context = try CommandContext()
+            var context = try CommandContext()
+            prepare(&context)
             language = context.language
             try work(context)
             return 0
@@ -45,7 +48,12 @@ public enum CommandLineMain {
     /// arguments gets one line on stderr, like every other error, rather than the usage
     /// screen; `--help` still prints help.
     /// ArgumentParser's common usage errors are translated for a Chinese locale.
-    public static func run<Root: ParsableCommand>(_ root: Root.Type) -> Never {
+    /// `handOff` sees the parsed command first (and may exec another binary for it);
+    /// `prepare` sets up the context the command runs with.
+    public static func run<Root: ParsableCommand>(
+        _ root: Root.Type, handOff: (any ParsableCommand) -> Void = { _ in },
+        preparing prepare: (inout CommandContext) -> Void = { _ in }
+    ) -> Never {
         if asksForVersion(Array(CommandLine.arguments.dropFirst())) {
             print(CommandLineText.version)
             Foundation.exit(0)
@@ -53,6 +61,10 @@ public enum CommandLineMain {
         let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
         do {
             var command = try Root.parseAsRoot()
+            handOff(command)
+            if let subcommand = command as? any IdeaBoxSubcommand {
+                Foundation.exit(perform(preparing: prepare) { try subcommand.run(in: $0) })
+            }
             try command.run()
             Foundation.exit(0)
         } catch {

@@ -14,7 +14,7 @@ enum EditorCommand {
     /// Runs the editor the environment names on `text` and returns what the person saved,
     /// or throws what to say when nothing is to be done (`adding` picks the words).
     static func edit(_ text: IdeaText, adding: Bool, context: CommandContext) throws -> IdeaText {
-        let command = ExternalEditor.command(environment: context.environment)
+        let command = context.configuredEditor() ?? ExternalEditor.command(environment: context.environment)
         switch ExternalEditor.runOnTerminal(command: command, text: text.fileText, fileName: "idea.txt") {
         case .changed(let edited): return IdeaText(fileText: edited)
         case .unchanged: throw CommandError.editorLeftUnchanged(adding: adding)

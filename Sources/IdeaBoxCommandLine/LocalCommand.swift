@@ -48,6 +48,15 @@ public enum LocalCommand: Equatable, Sendable {
         }
     }
 
+    /// Whether the command opens the person's editor: `add` without a title or `edit` without
+    /// a change, on a terminal (off one, both ask for what is missing instead).
+    public var opensEditor: Bool {
+        switch self {
+        case .add(nil, _, _, _), .edit(_, nil, nil, _): EditorCommand.isOnTerminal
+        default: false
+        }
+    }
+
     /// Does the command's work on the profile `store` selects.
     public func run(store: StoreSelection, context: CommandContext) throws {
         switch self {

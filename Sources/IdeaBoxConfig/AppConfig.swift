@@ -32,8 +32,15 @@ public struct AppConfig: Sendable, Equatable {
         case absolute
     }
 
-    /// Which key does what in the lists.
+    /// Which key does what in the lists (`[keys]`).
     public var keys = KeyBindings.defaults
+    /// Which key does what in the edit form (`[form-keys]`).
+    public var formKeys = FormKeys.defaults
+    /// Which key does what in the search field (`[search-keys]`).
+    public var searchKeys = SearchKeys.defaults
+
+    /// Every context's keys, as the app takes them.
+    public var appKeys: AppKeys { AppKeys(list: keys, form: formKeys, search: searchKeys) }
     /// The color theme.
     public var theme = Theme.default
     /// Colors set one by one, over the theme's.
@@ -83,11 +90,12 @@ public struct AppConfig: Sendable, Equatable {
         for element in CellColor.allCases where element != .default {
             lines.append("\(element.configName) = \(quoted((palette.colors[element] ?? .default).rawValue))")
         }
-        lines += ["", "[keys]"]
-        for action in ListAction.allCases {
-            let names = (keys.keys[action] ?? []).map { quoted(KeyName.name($0)) }
-            lines.append("\(action.rawValue) = [\(names.joined(separator: ", "))]")
+        func table<Action>(_ map: KeyMap<Action>) -> [String] {
+            ["", "[\(Action.configTable)]"] + Action.allCases.map { action in
+                "\(action.rawValue) = [\(map.sequences(for: action).map { quoted(KeyName.name($0)) }.joined(separator: ", "))]"
+            }
         }
+        lines += table(keys) + table(formKeys) + table(searchKeys)
         return lines.joined(separator: "\n")
     }
 }

@@ -96,9 +96,15 @@ public struct ConfigFile: Sendable {
                 case "colors":
                     guard let colors = value.table else { bad("colors", value, expected: "a table ([colors])"); continue }
                     config.colors = readColors(colors)
-                case "keys":
-                    guard let keys = value.table else { bad("keys", value, expected: "a table ([keys])"); continue }
+                case ListAction.configTable:
+                    guard let keys = value.table else { bad(key, value, expected: "a table ([keys])"); continue }
                     config.keys = readKeys(keys)
+                case FormAction.configTable:
+                    guard let keys = value.table else { bad(key, value, expected: "a table ([form-keys])"); continue }
+                    config.formKeys = readKeys(keys)
+                case SearchAction.configTable:
+                    guard let keys = value.table else { bad(key, value, expected: "a table ([search-keys])"); continue }
+                    config.searchKeys = readKeys(keys)
                 default:
                     problems.append(ConfigProblem(line: lines.line(of: key, in: ""), .unknownSetting(key, table: "")))
                 }
@@ -125,13 +131,16 @@ public struct ConfigFile: Sendable {
             return colors
         }
 
-        private mutating func readKeys(_ table: TOMLTable) -> KeyBindings {
-            var changes: [ListAction: [KeyBindings.Sequence]] = [:]
+        /// One context's `[keys]` table: each action's keys, checked for clashes within the
+        /// context; any problem leaves the context its defaults.
+        private mutating func readKeys<Action: BindableAction>(_ table: TOMLTable) -> KeyMap<Action> {
+            let tableName = Action.configTable
+            var changes: [Action: [KeySequence]] = [:]
             var isValid = true
             for key in table.keys {
-                let line = lines.line(of: key, in: "keys")
-                guard let action = ListAction(rawValue: key) else {
-                    problems.append(ConfigProblem(line: line, .unknownAction(key)))
+                let line = lines.line(of: key, in: tableName)
+                guard let action = Action(rawValue: key) else {
+                    problems.append(ConfigProblem(line: line, .unknownAction(key, table: tableName)))
                     isValid = false
                     continue
                 }
@@ -139,14 +148,14 @@ public struct ConfigFile: Sendable {
                 let names: [String]
                 if let name = value.string {
                     names = [name]
-                } else if let array = value.array, case let strings = array.compactMap(\.string), strings.count == array.count {
+                } else if let array = value.array, case let strings = array.compactMap({ $0.string }), strings.count == array.count {
                     names = strings
                 } else {
-                    bad("keys.\(key)", value, table: "keys", key: key, expected: "a key name or a list of them")
+                    bad("\(tableName).\(key)", value, table: tableName, key: key, expected: "a key name or a list of them")
                     isValid = false
                     continue
                 }
-                var sequences: [KeyBindings.Sequence] = []
+                var sequences: [KeySequence] = []
                 for name in names {
                     guard let sequence = KeyName.sequence(name) else {
                         problems.append(ConfigProblem(line: line, .unknownKey(name, action: key)))
@@ -159,13 +168,19 @@ public struct ConfigFile: Sendable {
             }
             guard isValid else { return .defaults }
             do {
-                return try KeyBindings(replacing: changes)
-            } catch {
+                return try KeyMap(replacing: changes)
+            } catch let clash as KeyMap<Action>.Clash {
                 // The line of whichever of the two actions the file set (the later one if both).
-                let line = error.actions.map { lines.line(of: $0.rawValue, in: "keys") }.max() ?? 0
-                problems.append(ConfigProblem(line: line, .clash(keys: KeyName.name(error.keys), actions: error.actions.map(\.rawValue))))
-                return .defaults
+                let line = clash.actions.map { lines.line(of: $0.rawValue, in: tableName) }.max() ?? 0
+                problems.append(ConfigProblem(line: line, .clash(keys: KeyName.name(clash.keys), actions: clash.actions.map { $0.rawValue })))
+            } catch let typing as KeyMap<Action>.TypingKey {
+                problems.append(ConfigProblem(
+                    line: lines.line(of: typing.action.rawValue, in: tableName),
+                    .typingKey(KeyName.name(typing.keys), action: typing.action.rawValue, table: tableName)))
+            } catch {
+                problems.append(ConfigProblem(line: lines.line(of: "", in: tableName), .syntax("\(error)")))
             }
+            return .defaults
         }
 
         private mutating func choice<Choice: RawRepresentable & CaseIterable>(

@@ -11,8 +11,10 @@ public struct ConfigProblem: Sendable, Equatable {
         case unknownSetting(String, table: String)
         /// A setting of the wrong kind or out of its choices.
         case badValue(setting: String, value: String, expected: String)
-        /// A name in `[keys]` that is no action.
-        case unknownAction(String)
+        /// A name in `[keys]` (or another keys table) that is no action there.
+        case unknownAction(String, table: String = "keys")
+        /// A plain character bound where characters are typed (`[form-keys]`, `[search-keys]`).
+        case typingKey(String, action: String, table: String)
         /// A key name that names no key.
         case unknownKey(String, action: String)
         /// Two actions want one key.
@@ -44,9 +46,13 @@ public struct ConfigProblem: Sendable, Equatable {
             return at + (english ? "no setting named “\(full)”" : "沒有名為「\(full)」的設定")
         case let .badValue(setting, value, expected):
             return at + (english ? "\(setting) must be \(expected), not \(value)" : "\(setting) 必須是 \(expected)，不能是 \(value)")
-        case .unknownAction(let name):
-            return at + (english ? "no action named “\(name)” (ideabox config show lists them)"
-                                 : "沒有名為「\(name)」的動作（ideabox config show 會列出所有動作）")
+        case let .unknownAction(name, table):
+            let place = table == "keys" ? "" : (english ? " in [\(table)]" : "（[\(table)] 中）")
+            return at + (english ? "no action named “\(name)”\(place) (ideabox config show lists them)"
+                                 : "沒有名為「\(name)」的動作\(place)（ideabox config show 會列出所有動作）")
+        case let .typingKey(keys, action, table):
+            return at + (english ? "“\(keys)” (for \(action) in [\(table)]) would no longer type: use ctrl-, f1…f12 or a named key"
+                                 : "「\(keys)」（[\(table)] 的 \(action)）會無法再輸入這個字元：請用 ctrl-、f1…f12 或具名按鍵")
         case let .unknownKey(name, action):
             return at + (english ? "“\(name)” (for \(action)) names no key" : "「\(name)」（\(action)）不是可用的按鍵名稱")
         case let .clash(keys, actions):

@@ -28,19 +28,10 @@ extension AppModel {
         editorRequest = EditorRequest(source: .idea(idea), text: IdeaText(title: idea.title, description: idea.description))
     }
 
-    /// Ctrl-X Ctrl-E in the form, as in bash: returns whether `key` was part of the chord.
-    /// Any other key after Ctrl-X is taken as itself.
-    func handleFormChord(_ key: Key) -> Bool {
-        guard let form, !form.isAsking else { return false }
-        if formAwaitsChord {
-            formAwaitsChord = false
-            guard key == .ctrl("e") else { return false }
-            editorRequest = EditorRequest(source: .form, text: IdeaText(title: form.title.text, description: form.description.text))
-            return true
-        }
-        guard key == .ctrl("x") else { return false }
-        formAwaitsChord = true
-        return true
+    /// Asks for the open form's text in the person's own editor (Ctrl-X Ctrl-E, as in bash).
+    func openFormInEditor() {
+        guard let form else { return }
+        editorRequest = EditorRequest(source: .form, text: IdeaText(title: form.title.text, description: form.description.text))
     }
 
     /// The editor closed: a changed text goes through the form, which checks it as it checks
@@ -60,7 +51,7 @@ extension AppModel {
             guard var form else { return }
             form.replaceText(title: edited.title, description: edited.description)
             self.form = form
-            handle(.ctrl("s"))
+            do { try applyToForm(.ctrl("s"), as: .save) } catch { report(error) }
         case .unchanged:
             status.show(text.editorLeftUnchanged, now: now)
         case .failed(let exitStatus):

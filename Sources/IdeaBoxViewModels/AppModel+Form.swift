@@ -6,9 +6,30 @@ extension AppModel {
     /// an idea another device deleted meanwhile keeps the form and everything typed in it,
     /// and offers to save it as a new idea.
     func handleForm(_ key: Key) throws {
+        guard let form else { return }
+        let previous = formPendingPrefix
+        formPendingPrefix = nil
+        var action: FormAction?
+        if form.isAsking {
+            action = keys.form.action(for: key, after: nil)
+        } else {
+            switch keys.form.press(key, after: previous) {
+            case .waiting:
+                formPendingPrefix = key
+                return
+            case .action(.openInEditor):
+                return openFormInEditor()
+            case .action(let bound): action = bound
+            case .other: action = nil
+            }
+        }
+        try applyToForm(key, as: action)
+    }
+
+    /// Applies `key`, read as `action`, to the open form, and saves or closes it as it says.
+    func applyToForm(_ key: Key, as action: FormAction?) throws {
         guard var form else { return }
-        if handleFormChord(key) { return }
-        let outcome = form.handle(key)
+        let outcome = form.handle(key, as: action)
         self.form = form
         switch outcome {
         case .editing:

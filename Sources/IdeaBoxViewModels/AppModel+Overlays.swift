@@ -9,11 +9,13 @@ extension AppModel {
         public let action: String
     }
 
-    /// The help box's width: its longest entry, or the screen less a column each side.
+    /// The help box's width: its longest entry or its longest footer, or the screen less a
+    /// column each side.
     public var helpBoxWidth: Int {
         let keysWidth = text.keyHelp.map { TextWidth.width(of: $0.keys) }.max() ?? 0
         let contentWidth = text.keyHelp.map { keysWidth + 2 + TextWidth.width(of: $0.action) }.max() ?? 0
-        return max(1, min(size.columns - 2, contentWidth + 4))
+        let footerWidth = TextWidth.width(of: text.helpFooter(scrollKeys: scrollKeyLabels))
+        return max(1, min(size.columns - 2, max(contentWidth, footerWidth) + 4))
     }
 
     /// Where descriptions start in the help box, from its text's left edge: beside the
@@ -33,6 +35,8 @@ extension AppModel {
         let width = max(1, helpBoxWidth - 4 - column)
         let stacked = column == 2
         return text.keyHelp.flatMap { entry in
+            // A heading, or the blank row before it.
+            if entry.action.isEmpty { return [HelpLine(keys: entry.keys, action: "")] }
             let pieces = TextWidth.wrap(entry.action, toWidth: width).map(\.text)
             if stacked {
                 return [HelpLine(keys: entry.keys, action: "")] + pieces.map { HelpLine(keys: "", action: $0) }
@@ -41,9 +45,27 @@ extension AppModel {
         }
     }
 
-    /// The help's footer, wrapped to the box.
+    /// The help's footer, wrapped to the box: the keys that scroll it when it does not fit
+    /// (the list's moves and the arrows), and that any other key closes it.
     public var helpFooterLines: [String] {
-        TextWidth.wrap(text.helpFooter, toWidth: max(1, helpBoxWidth - 4)).map(\.text)
+        TextWidth.wrap(helpFooter, toWidth: max(1, helpBoxWidth - 4)).map(\.text)
+    }
+
+    /// The help's footer: naming the scrolling keys only when there is something to scroll.
+    public var helpFooter: String {
+        // The footer's own length decides whether the help fits: try it without the scroll keys.
+        let closing = text.helpFooter(scrollKeys: nil)
+        let closingLines = TextWidth.wrap(closing, toWidth: max(1, helpBoxWidth - 4)).count
+        let fits = helpLines.count + 3 + closingLines <= size.rows
+        return fits ? closing : text.helpFooter(scrollKeys: scrollKeyLabels)
+    }
+
+    /// The keys that scroll an overlay, as the texts write them: the arrows, PgUp PgDn,
+    /// Home End, then the list's other keys for those moves.
+    public var scrollKeyLabels: [String] {
+        let fixed = Self.fixedScrollKeys.map { [$0.key] }
+        let bound = Self.fixedScrollKeys.flatMap { bindings.sequences(for: $0.move) }.filter { $0.count == 1 && !fixed.contains($0) }
+        return (fixed + bound).map(text.keyLabel)
     }
 
     /// The help box's height: its rows, a blank line, the footer and the edges, or the
@@ -66,7 +88,7 @@ extension AppModel {
     /// A key while help is open: the scrolling keys scroll it, any other key closes it.
     func handleHelp(_ key: Key) {
         let limit = max(0, helpLines.count - helpVisibleRows)
-        guard let scroll = Self.scrolled(helpScroll, by: key, page: helpVisibleRows, limit: limit) else {
+        guard let scroll = scrolled(helpScroll, by: key, page: helpVisibleRows, limit: limit) else {
             isShowingHelp = false
             return
         }
@@ -91,7 +113,7 @@ extension AppModel {
             return
         }
         let limit = max(0, log.rows(in: text, width: syncLogTextWidth).count - syncLogVisibleRows)
-        if let scroll = Self.scrolled(min(log.scroll, limit), by: key, page: syncLogVisibleRows, limit: limit) {
+        if let scroll = scrolled(min(log.scroll, limit), by: key, page: syncLogVisibleRows, limit: limit) {
             log.scroll = scroll
             syncLog = log
             return
@@ -123,18 +145,25 @@ extension AppModel {
         syncLog = log
     }
 
-    /// Where a scrolling key (`j` `k`, arrows, PgUp PgDn, `g` `G`, Home End) takes a scroll
-    /// position of at most `limit`; nil for any other key.
-    static func scrolled(_ scroll: Int, by key: Key, page: Int, limit: Int) -> Int? {
+    /// The keys that scroll every overlay, whatever the list's keys are, and the move each makes.
+    static let fixedScrollKeys: [(key: Key, move: ListAction)] = [
+        (.up, .up), (.down, .down), (.pageUp, .pageUp), (.pageDown, .pageDown), (.home, .first), (.end, .last),
+    ]
+
+    /// Where a scrolling key (an arrow, PgUp PgDn, Home End, or a key the list moves with:
+    /// `j` `k` `g` `G` by default) takes a scroll position of at most `limit`; nil for any
+    /// other key.
+    func scrolled(_ scroll: Int, by key: Key, page: Int, limit: Int) -> Int? {
+        let bound = bindings.action(for: key, after: nil).flatMap { $0.isMove ? $0 : nil }
+        guard let move = Self.fixedScrollKeys.first(where: { $0.key == key })?.move ?? bound else { return nil }
         let moved: Int
-        switch key {
-        case .up, .char("k"): moved = scroll - 1
-        case .down, .char("j"): moved = scroll + 1
+        switch move {
+        case .up: moved = scroll - 1
+        case .down: moved = scroll + 1
         case .pageUp: moved = scroll - max(1, page - 1)
         case .pageDown: moved = scroll + max(1, page - 1)
-        case .home, .char("g"): moved = 0
-        case .end, .char("G"): moved = limit
-        default: return nil
+        case .first: moved = 0
+        default: moved = limit
         }
         return min(max(0, moved), limit)
     }

@@ -16,8 +16,8 @@ public final class AppModel {
     /// The smallest screen the app draws on; below it, a notice.
     public static let minimumSize = (rows: 10, columns: 40)
 
-    /// The words of the app, in the user's language.
-    public let text: UIText
+    /// The words of the app, in the user's language, naming the keys bound.
+    public private(set) var text: UIText
     /// The open tab.
     public internal(set) var tab: Tab = .all
     /// The counts shown on the tabs.
@@ -45,8 +45,16 @@ public final class AppModel {
     public internal(set) var pendingDeletion: Idea?
     /// The selected ideas whose deletion awaits y/n, if any.
     public internal(set) var pendingBatchDeletion: [Idea]?
+    /// Which key does what in the lists, the form and the search field (the config file's
+    /// tables, else the defaults).
+    public var keys = AppKeys() {
+        didSet { text.keys = keys }
+    }
     /// Which key does what in the lists (the config file's `[keys]`, else the defaults).
-    public var bindings = KeyBindings.defaults
+    public var bindings: KeyBindings {
+        get { keys.list }
+        set { keys.list = newValue }
+    }
     /// Whether the list shows when each idea changed as a date and time, not "3h ago".
     public var showsAbsoluteTimes = false
     /// Where a selection of many rows (`v`) started in the open list, if one is open.
@@ -83,8 +91,11 @@ public final class AppModel {
     public internal(set) var isShowingFullPreview = false
     /// How many lines of the full-screen preview are scrolled off its top.
     public internal(set) var previewScroll = 0
-    /// Whether the form saw Ctrl-X, the first key of Ctrl-X Ctrl-E.
-    var formAwaitsChord = false
+    /// The key just pressed in the form that starts a two-key sequence (`Ctrl-X` of
+    /// `Ctrl-X Ctrl-E`), if one was.
+    var formPendingPrefix: Key?
+    /// The key just pressed in the search field that starts a two-key sequence, if one was.
+    var searchPendingPrefix: Key?
     /// The choices a config file or the command line makes; the defaults otherwise.
     public let settings: AppSettings
 
@@ -287,12 +298,25 @@ public final class AppModel {
     }
 
     private func handleSearchField(_ key: Key) throws {
+        let previous = searchPendingPrefix
+        searchPendingPrefix = nil
+        switch keys.search.press(key, after: previous) {
+        case .waiting:
+            searchPendingPrefix = key
+            return
+        case .action(let action):
+            isSearchFieldFocused = false
+            switch action {
+            case .results, .leave: break
+            case .nextTab: try perform(.nextTab)
+            case .previousTab: try perform(.previousTab)
+            case .quit: wantsToQuit = true
+            }
+            return
+        case .other:
+            break
+        }
         switch key {
-        case .escape, .enter, .down:
-            isSearchFieldFocused = false
-        case .tab, .backTab, .ctrl("c"):
-            isSearchFieldFocused = false
-            if let action = KeyBindings.defaults.action(for: key, after: nil) { try perform(action) }
         case .char(let character):
             searchQuery.insert(String(character))
             try runSearch()
@@ -331,12 +355,14 @@ public final class AppModel {
         var form = IdeaForm(mode: mode)
         form.descriptionWrapWidth = Self.formTextWidth(columns: size.columns)
         self.form = form
+        formPendingPrefix = nil
     }
 
     func switchTo(_ newTab: Tab) throws {
         if newTab != tab { selectionAnchor = nil }
         tab = newTab
         isSearchFieldFocused = newTab == .search && searchQuery.characters.isEmpty
+        searchPendingPrefix = nil
     }
 
     /// `S`: All Ideas and Completed in the next order (created, updated, title), remembered

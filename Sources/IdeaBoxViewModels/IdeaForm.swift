@@ -160,8 +160,16 @@ public struct IdeaForm: Sendable, Equatable {
         isConfirmingDiscard = false
     }
 
-    /// Applies a key and says whether the form should save, close or stay.
+    /// Applies a key, read with the default form keys, and says whether the form should
+    /// save, close or stay.
     public mutating func handle(_ key: Key) -> Outcome {
+        handle(key, as: FormKeys.defaults.action(for: key, after: nil))
+    }
+
+    /// Applies a key that the form's keys read as `action` (nil: none, so it types or edits)
+    /// and says whether the form should save, close or stay. `openInEditor` is the app's to
+    /// carry out, and does nothing here.
+    public mutating func handle(_ key: Key, as action: FormAction?) -> Outcome {
         if isAskingMineOrTheirs {
             switch key {
             case .char("m"), .char("M"):
@@ -172,10 +180,8 @@ public struct IdeaForm: Sendable, Equatable {
                 isAskingMineOrTheirs = false
                 keepsTheirs = true
                 return .save(title: title.text, description: description.text, isCompleted: isCompleted)
-            case .escape, .ctrl("c"):
-                isAskingMineOrTheirs = false
             default:
-                break
+                if action == .cancel { isAskingMineOrTheirs = false }
             }
             return .editing
         }
@@ -186,26 +192,26 @@ public struct IdeaForm: Sendable, Equatable {
             return .saveAsNew(title: title.text, description: description.text, isCompleted: isCompleted)
         }
         if isConfirmingDiscard {
-            switch key {
-            case .char("y"), .char("Y"), .ctrl("c"):
-                return .cancel
-            default:
-                isConfirmingDiscard = false
-                return .editing
-            }
+            // y, or a cancel key again (Ctrl-C twice: the person means it); Esc, as in every
+            // question, takes the question back.
+            if key == .char("y") || key == .char("Y") || (action == .cancel && key != .escape) { return .cancel }
+            isConfirmingDiscard = false
+            return .editing
         }
-        switch key {
-        case .ctrl("s"), .f(2):
+        switch action {
+        case .save:
             return save()
-        case .escape, .ctrl("c"):
+        case .cancel:
             guard isDirty else { return .cancel }
             isConfirmingDiscard = true
             return .editing
-        case .tab:
+        case .nextField:
             focus = Field(rawValue: (focus.rawValue + 1) % Field.allCases.count)!
-        case .backTab:
+        case .previousField:
             focus = Field(rawValue: (focus.rawValue + Field.allCases.count - 1) % Field.allCases.count)!
-        default:
+        case .openInEditor:
+            break
+        case nil:
             switch focus {
             case .title: editTitle(key)
             case .description: editDescription(key)

@@ -78,7 +78,7 @@ extension AppModel {
     func handleFullPreview(_ key: Key) {
         let lines = preview(width: layout.overlayTextWidth)?.lines.count ?? 0
         let limit = max(0, lines - previewVisibleRows)
-        if let scroll = Self.scrolled(min(previewScroll, limit), by: key, page: previewVisibleRows, limit: limit) {
+        if let scroll = scrolled(min(previewScroll, limit), by: key, page: previewVisibleRows, limit: limit) {
             previewScroll = scroll
             return
         }

@@ -1,7 +1,7 @@
 /// What a key does in a list (All Ideas, Completed, or Search's results), by name: the
 /// `KeyBindings` table maps keys to these, and `AppModel.perform(_:)` carries them out.
 /// The raw value is the name the config file's `[keys]` table uses.
-public enum ListAction: String, CaseIterable, Sendable {
+public enum ListAction: String, BindableAction {
     /// Leave the app.
     case quit
     /// Open All Ideas.
@@ -65,8 +65,49 @@ public enum ListAction: String, CaseIterable, Sendable {
     /// Open the selected idea's first link with `xdg-open`.
     case openLink = "open-link"
 
-    /// Whether the action only moves the cursor: only such an action may share its key with
-    /// the first key of a two-key sequence (`g` goes to the top; `g x` opens a link).
+    /// The app's own keys (DESIGN.md's table, plus the selection's, copy's and open's);
+    /// each action's first key is the one the hints name.
+    public static let defaultKeys: [ListAction: [KeySequence]] = [
+        .quit: [[.char("q")], [.ctrl("c")]],
+        .allIdeas: [[.char("1")]],
+        .completed: [[.char("2")]],
+        .searchTab: [[.char("3")]],
+        .nextTab: [[.tab]],
+        .previousTab: [[.backTab]],
+        .up: [[.up], [.char("k")]],
+        .down: [[.down], [.char("j")]],
+        .pageUp: [[.pageUp]],
+        .pageDown: [[.pageDown]],
+        .first: [[.home], [.char("g")]],
+        .last: [[.end], [.char("G")]],
+        .new: [[.char("n")]],
+        .edit: [[.char("e")], [.enter]],
+        .openInEditor: [[.char("E")]],
+        .cycleOrder: [[.char("S")]],
+        .preview: [[.char("p")]],
+        .toggleDone: [[.char("x")], [.char(" ")]],
+        .delete: [[.char("d")], [.delete]],
+        .history: [[.char("h")]],
+        .undo: [[.char("u")]],
+        .redo: [[.ctrl("r")]],
+        .search: [[.char("/")]],
+        .help: [[.char("?")], [.f(1)]],
+        .sync: [[.char("s")]],
+        .network: [[.char("o")]],
+        .syncLog: [[.char("l")]],
+        .select: [[.char("v")]],
+        .leaveSelection: [[.escape]],
+        .copy: [[.char("y")]],
+        .openLink: [[.char("g"), .char("x")]],
+    ]
+
+    /// The config file's `[keys]`.
+    public static let configTable = "keys"
+
+    /// A list has no text field: any key may be bound.
+    public static let typesText = false
+
+    /// Whether the action only moves the cursor (see `BindableAction`).
     public var isMove: Bool {
         switch self {
         case .up, .down, .pageUp, .pageDown, .first, .last: true

@@ -11,6 +11,8 @@ public struct UIText: Sendable {
     public let language: Language
     /// The time zone their times are shown in.
     public let timeZone: TimeZone
+    /// The keys bound, which the texts that name a key name.
+    public var keys = AppKeys()
 
     /// Texts in `language`, times shown in `timeZone` (default: the machine's).
     public init(language: Language, timeZone: TimeZone = .autoupdatingCurrent) {
@@ -72,7 +74,7 @@ public struct UIText: Sendable {
                 detail: reason.reason(in: language))
         case .offline(let pending):
             return SyncWords(
-                text("Offline: \(pending) pending", "離線：\(pending) 筆待同步"), detail: text("o to go online", "按 o 開啟網路"))
+                text("Offline: \(pending) pending", "離線：\(pending) 筆待同步"), detail: listKey(.network).map { text("\($0) to go online", "按 \($0) 開啟網路") })
         case .notSignedIn:
             return SyncWords(text("Not signed in — local only", "未登入 — 僅限本機"), detail: text("sign in: \(signIn)", "登入：\(signIn)"))
         case .signedOutByServer:
@@ -152,7 +154,7 @@ public struct UIText: Sendable {
     public var syncRequested: String { text("Syncing now", "立即同步") }
     /// `s` while the network is off: why nothing was sent.
     public var syncWhileOffline: String {
-        text("Nothing sent: offline. Press o to go online.", "離線中，沒有送出。按 o 開啟網路。")
+        text("Nothing sent: offline.", "離線中，沒有送出。") + pressToGoOnline
     }
     /// `s` while signed out: why nothing was sent.
     public var syncWhileSignedOut: String {
@@ -168,7 +170,11 @@ public struct UIText: Sendable {
     }
     /// A launch with airplane mode still on from before.
     public var offlineAtLaunch: String {
-        text("Airplane mode is still on: nothing syncs. Press o to go online.", "飛航模式仍開啟：不會同步。按 o 開啟網路。")
+        text("Airplane mode is still on: nothing syncs.", "飛航模式仍開啟：不會同步。") + pressToGoOnline
+    }
+    /// How to go online again, after a sentence that says the network is off.
+    private var pressToGoOnline: String {
+        keyed(.network) { text(" Press \($0) to go online.", "按 \($0) 開啟網路。") }
     }
     /// Messages of the sync keys.
     public func network(on: Bool) -> String {
@@ -274,7 +280,7 @@ public struct UIText: Sendable {
     public var deletedVersion: String { text("deleted", "已刪除") }
     /// `r` restored a version.
     public func restoredVersion(_ number: Int64, _ title: String) -> String {
-        text("Restored version \(number) of “\(title)” — u to undo", "已還原「\(title)」的版本 \(number)— 按 u 復原")
+        text("Restored version \(number) of “\(title)”", "已還原「\(title)」的版本 \(number)") + toUndo
     }
     /// `r` on the current version.
     public var alreadyCurrent: String { text("This is the current version", "這已是目前的版本") }
@@ -296,20 +302,75 @@ public struct UIText: Sendable {
     /// Hints shown on the line above the status bar in the lists, most useful first; the
     /// last two (help and quit) always show, and the others as far as the width allows.
     public var listHints: [String] {
-        language == .english
-            ? ["n new", "e edit", "x done", "d delete", "/ search", "u undo", "? help", "q quit"]
-            : ["n 新增", "e 編輯", "x 完成", "d 刪除", "/ 搜尋", "u 復原", "? 說明", "q 離開"]
+        hints([
+            (.new, "new", "新增"), (.edit, "edit", "編輯"), (.toggleDone, "done", "完成"), (.delete, "delete", "刪除"),
+            (.search, "search", "搜尋"), (.undo, "undo", "復原"), (.help, "help", "說明"), (.quit, "quit", "離開"),
+        ], in: keys.list)
     }
     /// Hints while typing a search.
     public var searchFieldHints: [String] {
-        language == .english
-            ? ["type to search", "↓/Enter results", "Tab next tab", "Esc leave"]
-            : ["輸入即搜尋", "↓/Enter 結果", "Tab 下一分頁", "Esc 離開"]
+        [text("type to search", "輸入即搜尋")] + hints([
+            (.results, "results", "結果"), (.nextTab, "next tab", "下一分頁"), (.leave, "leave", "離開"),
+        ], in: keys.search)
     }
     /// Hints in the edit form.
     public var formHints: [String] {
-        language == .english ? ["Tab next field", "Ctrl-S save", "Esc cancel"] : ["Tab 下一欄", "Ctrl-S 儲存", "Esc 取消"]
+        hints([(.nextField, "next field", "下一欄"), (.save, "save", "儲存"), (.cancel, "cancel", "取消")], in: keys.form)
     }
+    /// Hints while a selection of many is open, its size first.
+    public func selectionHints(_ count: Int) -> [String] {
+        [text("\(count) selected", "已選取 \(count) 筆")] + hints([
+            (.toggleDone, "done", "完成"), (.undo, "undo", "復原"), (.delete, "delete", "刪除"), (.leaveSelection, "leave", "離開"),
+        ], in: keys.list)
+    }
+
+    /// `key word` for each action that has a key, its first one.
+    private func hints<Action>(_ words: [(Action, String, String)], in map: KeyMap<Action>) -> [String] {
+        words.compactMap { action, english, chinese in
+            map.sequences(for: action).first.map { keyLabel($0) + " " + text(english, chinese) }
+        }
+    }
+
+    /// How the texts write `keys`: `Ctrl-R`, `PgDn`, `↑`, `Space`, two keys in a row as `g x`.
+    public func keyLabel(_ keys: KeySequence) -> String {
+        keys.map { key in
+            switch key {
+            case .char(" "): text("Space", "空白鍵")
+            case .char(let character): String(character)
+            case .ctrl(let letter): "Ctrl-" + letter.uppercased()
+            case .f(let number): "F\(number)"
+            case .enter: "Enter"
+            case .tab: "Tab"
+            case .backTab: "Shift-Tab"
+            case .backspace: "Backspace"
+            case .delete: "Delete"
+            case .up: "↑"
+            case .down: "↓"
+            case .left: "←"
+            case .right: "→"
+            case .home: "Home"
+            case .end: "End"
+            case .pageUp: "PgUp"
+            case .pageDown: "PgDn"
+            case .escape: "Esc"
+            default: KeyName.name(key)
+            }
+        }.joined(separator: " ")
+    }
+
+    /// The first key of a list action, as the texts write it; nil when it has none.
+    public func listKey(_ action: ListAction) -> String? { keys.list.sequences(for: action).first.map(keyLabel) }
+    /// The first key of a form action, as the texts write it; nil when it has none.
+    public func formKey(_ action: FormAction) -> String? { keys.form.sequences(for: action).first.map(keyLabel) }
+
+    /// `words` of the list action's first key, or nothing when the action has no key.
+    private func keyed(_ action: ListAction, _ words: (String) -> String) -> String {
+        listKey(action).map(words) ?? ""
+    }
+
+    /// "— u to undo", after a message about something `u` takes back.
+    private var toUndo: String { keyed(.undo) { text(" — \($0) to undo", "— 按 \($0) 復原") } }
+
     /// How many hints at the end of each list always show.
     public static let keptHints = 2
 
@@ -325,7 +386,9 @@ public struct UIText: Sendable {
         text("Type to search titles and descriptions.", "輸入文字以搜尋標題與描述。")
     }
     /// An empty list.
-    public var emptyList: String { text("No ideas yet. Press n to add one.", "還沒有靈感。按 n 新增一筆。") }
+    public var emptyList: String {
+        text("No ideas yet.", "還沒有靈感。") + keyed(.new) { text(" Press \($0) to add one.", "按 \($0) 新增一筆。") }
+    }
     /// An empty Completed tab.
     public var emptyCompleted: String { text("Nothing completed yet.", "還沒有已完成的靈感。") }
     /// A search without results.
@@ -360,8 +423,8 @@ public struct UIText: Sendable {
     /// The form's notice: the idea changed on another device while it was open.
     public func changedElsewhereNotice(_ fields: [IdeaField]) -> String {
         let names = fields.map(fieldName)
-        return text("Changed on another device: \(names.joined(separator: ", ")) — Ctrl-S saves only what you changed",
-                    "其他裝置已修改：\(names.joined(separator: "、"))— Ctrl-S 只儲存你修改的欄位")
+        let save = formKey(.save).map { text(" — \($0) saves only what you changed", "— \($0) 只儲存你修改的欄位") } ?? ""
+        return text("Changed on another device: \(names.joined(separator: ", "))", "其他裝置已修改：\(names.joined(separator: "、"))") + save
     }
     /// The form's question: fields changed here and on another device.
     public func mineOrTheirsQuestion(_ fields: [IdeaField]) -> String {
@@ -387,7 +450,7 @@ public struct UIText: Sendable {
     public func added(_ title: String) -> String { text("Added “\(title)”", "已新增「\(title)」") }
     /// Status messages.
     public func deleted(_ title: String) -> String {
-        text("Deleted “\(title)” — u to undo", "已刪除「\(title)」— 按 u 復原")
+        text("Deleted “\(title)”", "已刪除「\(title)」") + toUndo
     }
     /// Status messages.
     public func markedDone(_ done: Bool, _ title: String) -> String {
@@ -395,18 +458,12 @@ public struct UIText: Sendable {
     }
     /// Status messages: a selection's ideas deleted.
     public func deleted(count: Int) -> String {
-        text("Deleted \(count) ideas — u to undo", "已刪除 \(count) 筆靈感— 按 u 復原")
+        text("Deleted \(count) ideas", "已刪除 \(count) 筆靈感") + toUndo
     }
     /// Status messages: a selection's ideas done or not done.
     public func markedDone(_ done: Bool, count: Int) -> String {
         done ? text("Marked \(count) ideas done", "已將 \(count) 筆靈感標示為完成")
             : text("Marked \(count) ideas not done", "已將 \(count) 筆靈感標示為未完成")
-    }
-    /// Hints while a selection of many is open, its size first.
-    public func selectionHints(_ count: Int) -> [String] {
-        language == .english
-            ? ["\(count) selected", "x done", "u undo", "d delete", "Esc leave"]
-            : ["已選取 \(count) 筆", "x 完成", "u 復原", "d 刪除", "Esc 離開"]
     }
     /// `y` sent the idea to the terminal's clipboard (a terminal never confirms it).
     public var copied: String { text("Copied to the clipboard", "已複製到剪貼簿") }
@@ -428,7 +485,7 @@ public struct UIText: Sendable {
     public var nothingToRedo: String { text("Nothing to redo", "沒有可以重做的動作") }
     /// What `u` took back.
     public func undid(_ action: UndoHistory.Action) -> String {
-        text("Undid \(actionName(action)) — Ctrl-R to redo", "已復原\(actionName(action))— 按 Ctrl-R 重做")
+        text("Undid \(actionName(action))", "已復原\(actionName(action))") + keyed(.redo) { text(" — \($0) to redo", "— 按 \($0) 重做") }
     }
     /// What `Ctrl-R` made again.
     public func redid(_ action: UndoHistory.Action) -> String {
@@ -442,11 +499,10 @@ public struct UIText: Sendable {
 
     /// An undo or redo refused because another device changed the idea since the action.
     public func changedElsewhere(_ action: UndoHistory.Action, undoing: Bool) -> String {
-        undoing
-            ? text("Changed on another device since; nothing undone — h shows the history",
-                   "其他裝置之後已修改；沒有復原任何內容 — 按 h 查看歷史")
-            : text("Changed on another device since; nothing redone — h shows the history",
-                   "其他裝置之後已修改；沒有重做任何內容 — 按 h 查看歷史")
+        let history = keyed(.history) { text(" — \($0) shows the history", " — 按 \($0) 查看歷史") }
+        return undoing
+            ? text("Changed on another device since; nothing undone", "其他裝置之後已修改；沒有復原任何內容") + history
+            : text("Changed on another device since; nothing redone", "其他裝置之後已修改；沒有重做任何內容") + history
     }
 
     private func actionName(_ action: UndoHistory.Action) -> String {
@@ -475,34 +531,106 @@ public struct UIText: Sendable {
 
     /// The help overlay's title.
     public var helpTitle: String { text("Keys", "按鍵") }
-    /// The help overlay's footer.
-    public var helpFooter: String {
-        text("↑↓ j k PgUp PgDn g G scroll · any other key closes", "↑↓ j k PgUp PgDn g G 捲動 · 其他任何鍵關閉")
+    /// The help overlay's footer: the keys that scroll it (nil when it all shows), and that
+    /// any other key closes it.
+    public func helpFooter(scrollKeys: [String]?) -> String {
+        guard let scrollKeys else { return text("Any key closes this help", "按任何鍵關閉說明") }
+        let keys = scrollKeys.joined(separator: " ")
+        return text("\(keys) scroll · any other key closes", "\(keys) 捲動 · 其他任何鍵關閉")
     }
-    /// Every key of the app and what it does, in order.
+
+    /// Every action of the app with the keys bound to it, in the order help lists them: the
+    /// lists', then the edit form's and the search field's under their headings (a row with
+    /// no action), a blank row before each heading.
     public var keyHelp: [(keys: String, action: String)] {
-        [
-            ("1 2 3  Tab  Shift-Tab", text("All Ideas / Completed / Search", "全部靈感／已完成／搜尋")),
-            ("↑ ↓  k j", text("move", "移動")),
-            ("PgUp PgDn  Home End  g G", text("page / first / last", "翻頁／第一筆／最後一筆")),
-            ("n", text("new idea", "新增靈感")),
-            ("Enter  e  E", text("edit (E: in $VISUAL, $EDITOR or vi)", "編輯（E：用 $VISUAL、$EDITOR 或 vi）")),
-            (text("Space  x", "空白鍵  x"), text("toggle completed", "切換完成狀態")),
-            ("d  Delete", text("delete (asks y/n)", "刪除（詢問 y/n）")),
-            ("u  Ctrl-R", text("undo / redo (add, delete, done, edit)", "復原／重做（新增、刪除、完成、編輯）")),
-            ("v  y  gx", text("select many / copy / open the first link", "選取多筆／複製／開啟第一個連結")),
-            (text("h, then r", "h 之後按 r"), text("history of the selected idea / restore a version", "選取靈感的歷史／還原一個版本")),
-            ("/  S  p", text("search / sort / preview", "搜尋／排序／預覽")),
-            ("s  o  l", text("sync now / network off, on / sync log", "立即同步／網路關閉、開啟／同步紀錄")),
-            (text("l, then O  L", "l 之後按 O  L"), text("overwrite remote ideas / library (y/n)", "以本機覆寫遠端靈感／資料夾（y/n）")),
+        var entries: [(keys: String, action: String)] = Self.listHelpOrder.map { (allKeys(of: $0, in: keys.list), describe($0)) }
+        entries += [
+            ("Ctrl-Z", text("suspend (fg returns)", "暫停（fg 返回）")),
             (text("Click  Wheel", "點按  滾輪"), text("select (twice: edit; on [ ]: done) / scroll", "選取（連點：編輯；點 [ ]：完成）／捲動")),
-            ("?", text("this help", "這份說明")),
-            ("q  Ctrl-C  Ctrl-Z", text("quit / suspend (fg returns)", "離開／暫停（fg 返回）")),
-            (text("Form: ", "表單：") + "Tab  Ctrl-S  Esc", text("next field / save / cancel", "下一欄／儲存／取消")),
-            (text("Form: ", "表單：") + "Ctrl-A E K U W", text("line start / end / kill / word", "行首／行尾／刪至行尾／刪至行首／刪前一字")),
-            (text("Form: ", "表單：") + "Alt-B F", text("word back / forward", "上一字／下一字")),
-            (text("Form: ", "表單：") + "Ctrl-X Ctrl-E", text("edit in $EDITOR, then save", "用 $EDITOR 編輯，然後儲存")),
+            ("", ""),
+            (text("Edit form", "編輯表單"), ""),
         ]
+        entries += FormAction.allCases.map { (allKeys(of: $0, in: keys.form), describe($0)) }
+        entries += [
+            ("Ctrl-A E K U W", text("line start / end / kill / word", "行首／行尾／刪至行尾／刪至行首／刪前一字")),
+            ("Alt-B F", text("word back / forward", "上一字／下一字")),
+            ("", ""),
+            (text("Search field", "搜尋欄"), ""),
+        ]
+        entries += SearchAction.allCases.map { (allKeys(of: $0, in: keys.search), describe($0)) }
+        return entries
+    }
+
+    /// The list actions in help's order: tabs, moves, changes, the selection, then the rest.
+    private static let listHelpOrder: [ListAction] = [
+        .allIdeas, .completed, .searchTab, .nextTab, .previousTab, .up, .down, .pageUp, .pageDown, .first, .last,
+        .new, .edit, .openInEditor, .toggleDone, .delete, .undo, .redo, .select, .leaveSelection, .copy, .openLink,
+        .history, .search, .cycleOrder, .preview, .sync, .network, .syncLog, .help, .quit,
+    ]
+
+    /// Every key of `action`, two spaces apart, or a dash when the config file left it none.
+    private func allKeys<Action>(of action: Action, in map: KeyMap<Action>) -> String {
+        let sequences = map.sequences(for: action)
+        return sequences.isEmpty ? text("(none)", "（無）") : sequences.map(keyLabel).joined(separator: "  ")
+    }
+
+    /// What a list action does, for help.
+    private func describe(_ action: ListAction) -> String {
+        switch action {
+        case .quit: text("quit", "離開")
+        case .allIdeas: text("All Ideas", "全部靈感")
+        case .completed: text("Completed", "已完成")
+        case .searchTab: text("Search", "搜尋")
+        case .nextTab: text("next tab", "下一個分頁")
+        case .previousTab: text("previous tab", "上一個分頁")
+        case .up: text("up a row", "上移一筆")
+        case .down: text("down a row", "下移一筆")
+        case .pageUp: text("a page up", "上一頁")
+        case .pageDown: text("a page down", "下一頁")
+        case .first: text("first row", "第一筆")
+        case .last: text("last row", "最後一筆")
+        case .new: text("new idea", "新增靈感")
+        case .edit: text("edit the selected idea", "編輯選取的靈感")
+        case .openInEditor: text("edit in your own editor", "用你的編輯器編輯")
+        case .cycleOrder: text("sort: created, last changed, title", "排序：建立時間、最近變更、標題")
+        case .preview: text("preview on / off", "預覽開／關")
+        case .toggleDone: text("toggle completed", "切換完成狀態")
+        case .delete: text("delete (asks y/n)", "刪除（詢問 y/n）")
+        case .history: text("history of the selected idea (r restores)", "選取靈感的歷史（r 還原）")
+        case .undo: text("undo (add, delete, done, edit)", "復原（新增、刪除、完成、編輯）")
+        case .redo: text("redo", "重做")
+        case .search: text("search", "搜尋")
+        case .help: text("this help", "這份說明")
+        case .sync: text("sync now", "立即同步")
+        case .network: text("network off / on", "網路關閉／開啟")
+        case .syncLog: text("sync log (O, L there: overwrite the remote)", "同步紀錄（在其中按 O、L：覆寫遠端）")
+        case .select: text("select many", "選取多筆")
+        case .leaveSelection: text("leave the selection", "離開選取")
+        case .copy: text("copy the idea (OSC 52)", "複製靈感（OSC 52）")
+        case .openLink: text("open the first link", "開啟第一個連結")
+        }
+    }
+
+    /// What a form action does, for help.
+    private func describe(_ action: FormAction) -> String {
+        switch action {
+        case .save: text("save", "儲存")
+        case .cancel: text("cancel (asks if changed)", "取消（有變更時先詢問）")
+        case .nextField: text("next field", "下一欄")
+        case .previousField: text("previous field", "上一欄")
+        case .openInEditor: text("edit in your own editor, then save", "用你的編輯器編輯，然後儲存")
+        }
+    }
+
+    /// What a search field action does, for help.
+    private func describe(_ action: SearchAction) -> String {
+        switch action {
+        case .results: text("to the results", "到搜尋結果")
+        case .leave: text("leave the field", "離開搜尋欄")
+        case .nextTab: text("next tab", "下一個分頁")
+        case .previousTab: text("previous tab", "上一個分頁")
+        case .quit: text("quit", "離開")
+        }
     }
 
     /// The preview's heading.
@@ -537,11 +665,13 @@ public struct UIText: Sendable {
     }
     /// `S` changed the order.
     public func sortedBy(_ order: IdeaOrder) -> String {
-        text("Sorted: \(orderName(order)) (S for the next order)", "排序：\(orderName(order))（按 S 換下一種）")
+        text("Sorted: \(orderName(order))", "排序：\(orderName(order))")
+            + keyed(.cycleOrder) { text(" (\($0) for the next order)", "（按 \($0) 換下一種）") }
     }
     /// `S` on the Search tab.
     public var searchKeepsItsOrder: String {
-        text("Search results are always newest first; S sorts All Ideas and Completed.", "搜尋結果固定最新的在前；S 用於全部靈感與已完成。")
+        text("Search results are always newest first", "搜尋結果固定最新的在前")
+            + keyed(.cycleOrder) { text("; \($0) sorts All Ideas and Completed", "；\($0) 用於全部靈感與已完成") } + text(".", "。")
     }
 
     /// The editor exited well but left the text as it was.

@@ -28,7 +28,10 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
     var noMouse = false
 
     static func main() {
-        CommandLineMain.run(Self.self)
+        CommandLineMain.run(Self.self, preparing: { context in
+            let environment = context.environment
+            context.configuredEditor = { ConfigFile.load(environment: environment).config.editor }
+        })
     }
 
     /// Opens the full-screen app on this profile's data; without a terminal on both ends,
@@ -71,7 +74,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
             editorCommand: config.editor, sortOrder: IdeaOrder.Key(rawValue: config.sort.rawValue).map { IdeaOrder($0) } ?? .newestFirst)
         let app = AppModel(
             repository: sync.repository, language: context.language, clock: context.clock, sync: hooks, settings: settings)
-        app.bindings = config.keys
+        app.keys = config.appKeys
         app.showsAbsoluteTimes = config.times == .absolute
         let environment = context.environment
         app.openLink = { LinkOpener.open($0, environment: environment) }

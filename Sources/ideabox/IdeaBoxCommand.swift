@@ -6,7 +6,8 @@ import IdeaBoxCommandLine
 /// import, repair) run here, in a binary that holds only the store: no network client, server or
 /// terminal code, so it starts in a few milliseconds (BENCHMARKS.md, "Against taskwarrior").
 /// Every other command line, the full-screen app and `help` included, is handed to
-/// `ideabox-full` beside this binary, with the same arguments and environment.
+/// `ideabox-full` beside this binary, with the same arguments and environment; so is a local
+/// command that opens the editor, which the config file may name (this binary reads no TOML).
 @main
 struct IdeaBoxCommand: ParsableCommand {
     static let configuration = CommandLineMain.rootConfiguration(subcommands: LocalCommands.all)
@@ -20,10 +21,13 @@ struct IdeaBoxCommand: ParsableCommand {
             Foundation.exit(0)
         }
         if let (command, store) = FastCommandLine.parse(arguments) {
+            if command.opensEditor { FullCommandLine.exec(CommandLine.arguments) }
             Foundation.exit(CommandLineMain.perform { try command.run(store: store, context: $0) })
         }
         guard let name = arguments.first, LocalCommands.names.contains(name) else { FullCommandLine.exec(CommandLine.arguments) }
-        CommandLineMain.run(Self.self)
+        CommandLineMain.run(Self.self, handOff: { parsed in
+            if let local = parsed as? any LocalSubcommand, local.command.opensEditor { FullCommandLine.exec(CommandLine.arguments) }
+        })
     }
 
     func run() throws {

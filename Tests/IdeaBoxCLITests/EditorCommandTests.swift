@@ -98,6 +98,50 @@ import Testing
         #expect(result.stdout.contains("Nothing added: the editor left the text as it was."), "\(result)")
     }
 
+    /// A config file under a new XDG_CONFIG_HOME in `sandbox` holding `text`; its folder.
+    private func configHome(_ text: String, in sandbox: Sandbox) throws -> String {
+        let home = sandbox.directory.appendingPathComponent("config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("ideabox"), withIntermediateDirectories: true)
+        try text.write(to: home.appendingPathComponent("ideabox/config.toml"), atomically: true, encoding: .utf8)
+        return home.path
+    }
+
+    /// The config file's editor comes before $VISUAL and $EDITOR, as README says and as the
+    /// app does; `ideabox`, which reads no TOML, hands the command to `ideabox-full`.
+    @Test(arguments: binaries)
+    func editUsesTheConfigFilesEditorBeforeEDITOR(binary: String) throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Old title")
+        let configured = try sandbox.file("configured-\(UUID().uuidString).sh", "#!/bin/sh\nprintf 'From the config\\n' > \"$1\"\n")
+        chmod(configured, 0o700)
+        let home = try configHome("editor = \"\(configured)\"\n", in: sandbox)
+        let result = try onTerminal(
+            sandbox, ["edit", id], binary: binary, editor: "exit 7", environment: ["XDG_CONFIG_HOME": home, "VISUAL": "false"])
+        #expect(result.status == 0, "\(result)")
+        #expect(try sandbox.idea(id).title == "From the config")
+    }
+
+    @Test func addWithoutATitleUsesTheConfigFilesEditor() throws {
+        let sandbox = try Sandbox()
+        let configured = try sandbox.file("configured-\(UUID().uuidString).sh", "#!/bin/sh\nprintf 'Added by the config\\n' > \"$1\"\n")
+        chmod(configured, 0o700)
+        let home = try configHome("editor = \"\(configured)\"\n", in: sandbox)
+        let result = try onTerminal(sandbox, ["add"], editor: "exit 7", environment: ["XDG_CONFIG_HOME": home])
+        #expect(result.status == 0, "\(result)")
+        #expect(try sandbox.ideas().map(\.title) == ["Added by the config"])
+    }
+
+    /// A config file with a problem is the defaults whole, as in the app: $EDITOR it is.
+    @Test func aConfigFileWithAProblemLeavesTheEditorToTheEnvironment() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Old title")
+        let home = try configHome("editor = \"exit 5\"\nmouse = 3\n", in: sandbox)
+        let result = try onTerminal(
+            sandbox, ["edit", id], editor: "printf 'From EDITOR\\n' > \"$1\"", environment: ["XDG_CONFIG_HOME": home])
+        #expect(result.status == 0, "\(result)")
+        #expect(try sandbox.idea(id).title == "From EDITOR")
+    }
+
     @Test func withoutATerminalAddWantsATitleAndEditWantsAChange() throws {
         let sandbox = try Sandbox()
         try sandbox.expectRejection(

@@ -88,6 +88,59 @@ import Testing
         #expect(problems[0].message(in: .english) == "line 3: “x” is bound to both toggle-done and delete")
     }
 
+    @Test func theFormAndSearchFieldKeysAreReadAndCheckedEachInItsOwnTable() {
+        let (config, problems) = ConfigFile.parse("""
+            [keys]
+            redo = "ctrl-y"
+
+            [form-keys]
+            save = ["ctrl-r", "f2"]
+            open-in-editor = "f4"
+
+            [search-keys]
+            leave = ["esc", "ctrl-g"]
+            """)
+        #expect(problems == [], "ctrl-r may be save in the form though the list once had it")
+        #expect(config.formKeys.action(for: .ctrl("r"), after: nil) == .save)
+        #expect(config.formKeys.action(for: .ctrl("s"), after: nil) == nil)
+        #expect(config.formKeys.action(for: .f(4), after: nil) == .openInEditor)
+        #expect(config.searchKeys.action(for: .ctrl("g"), after: nil) == .leave)
+        #expect(config.keys.action(for: .ctrl("y"), after: nil) == .redo)
+        #expect(config.appKeys.form == config.formKeys)
+    }
+
+    @Test func aClashInTheFormOrTheSearchFieldIsReportedAtItsLine() {
+        let problems = ConfigFile.parse("""
+            theme = "light"
+            [form-keys]
+            next-field = "esc"
+            [search-keys]
+            results = "tab"
+            """).problems
+        #expect(problems == [
+            ConfigProblem(line: 3, .clash(keys: "esc", actions: ["cancel", "next-field"])),
+            ConfigProblem(line: 5, .clash(keys: "tab", actions: ["results", "next-tab"])),
+        ])
+        #expect(problems[0].message(in: .english) == "line 3: “esc” is bound to both cancel and next-field")
+        #expect(problems[1].message(in: .traditionalChinese) == "第 5 行：「tab」同時綁定到 results 與 next-tab")
+    }
+
+    @Test func aTypingKeyOrAnUnknownActionInTheFormIsReportedAtItsLine() {
+        let problems = ConfigFile.parse("""
+            [form-keys]
+            save = "s"
+            quit = "ctrl-q"
+            """).problems
+        #expect(problems == [
+            ConfigProblem(line: 3, .unknownAction("quit", table: "form-keys")),
+        ], "an unknown action stops the table's check before its keys are")
+        #expect(problems[0].message(in: .english) == "line 3: no action named “quit” in [form-keys] (ideabox config show lists them)")
+        let typing = ConfigFile.parse("[search-keys]\n\nleave = \"q\"\n").problems
+        #expect(typing == [ConfigProblem(line: 3, .typingKey("q", action: "leave", table: "search-keys"))])
+        #expect(typing[0].message(in: .english)
+            == "line 3: “q” (for leave in [search-keys]) would no longer type: use ctrl-, f1…f12 or a named key")
+    }
+
     @Test func aSyntaxErrorCarriesTOMLKitsLine() {
         let problems = ConfigFile.parse("theme = \"light\"\nsort = \n").problems
         #expect(problems.count == 1)
@@ -125,9 +178,13 @@ import Testing
         config.colors[.muted] = .white
         config.editor = "emacs -nw"
         config.keys = try KeyBindings(replacing: [.copy: [[.char("c")]]])
+        config.formKeys = try FormKeys(replacing: [.save: [[.ctrl("o")]]])
+        config.searchKeys = try SearchKeys(replacing: [.leave: [[.ctrl("g")], [.escape]]])
         let (readBack, problems) = ConfigFile.parse(config.fileText)
         #expect(problems == [])
         #expect(readBack.keys == config.keys)
+        #expect(readBack.formKeys == config.formKeys)
+        #expect(readBack.searchKeys == config.searchKeys)
         #expect(readBack.editor == config.editor)
         #expect(readBack.palette == config.palette)
     }

@@ -73,6 +73,31 @@ struct SelectCopyConfigTests {
         #expect(!colored.contains("36m"))
     }
 
+    /// The form's keys from the file: the form saves with the key bound, and the hints and
+    /// help name the keys bound in every context.
+    @Test func aConfigFileRemapsTheFormsKeysAndTheHintsAndHelpSaySo() async throws {
+        let config = try Self.configHome("""
+            [keys]
+            new = "a"
+            [form-keys]
+            save = "ctrl-o"
+            """)
+        defer { try? FileManager.default.removeItem(at: config) }
+        let session = try TmuxSession(environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "First"]])
+        defer { session.close() }
+        try await session.waitFor("All Ideas (1)", "a new")
+        try session.press("a")
+        try await session.waitFor("Ctrl-O save")
+        try session.type("Second")
+        // Ctrl-S is no longer save: the form stays open and takes the next character.
+        try session.press("C-s")
+        try session.type("!")
+        try session.press("C-o")
+        try await session.waitFor("Added “Second!”", "All Ideas (2)")
+        try session.press("?")
+        try await session.waitFor("Ctrl-O", "Edit form", "scroll · any other key closes")
+    }
+
     @Test func aBrokenConfigFileIsOneSentenceAndTheDefaults() async throws {
         let config = try Self.configHome("""
             theme = "light"

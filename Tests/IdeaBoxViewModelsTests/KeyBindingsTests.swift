@@ -39,6 +39,44 @@ import Testing
         #expect(free.action(for: .char("y"), after: .char("z")) == .copy)
     }
 
+    @Test func theFormAndTheSearchFieldHaveKeysOfTheirOwn() throws {
+        #expect(FormKeys.defaults.action(for: .ctrl("s"), after: nil) == .save)
+        #expect(FormKeys.defaults.action(for: .f(2), after: nil) == .save)
+        #expect(FormKeys.defaults.action(for: .ctrl("e"), after: .ctrl("x")) == .openInEditor)
+        #expect(FormKeys.defaults.press(.ctrl("x"), after: nil) == .waiting)
+        #expect(FormKeys.defaults.press(.ctrl("e"), after: .ctrl("x")) == .action(.openInEditor))
+        #expect(FormKeys.defaults.press(.char("a"), after: .ctrl("x")) == .other)
+        #expect(SearchKeys.defaults.action(for: .escape, after: nil) == .leave)
+        for action in FormAction.allCases { #expect(FormKeys.defaults.sequences(for: action).isEmpty == false, "\(action)") }
+        for action in SearchAction.allCases { #expect(SearchKeys.defaults.sequences(for: action).isEmpty == false, "\(action)") }
+        // One key may do one thing in a list and another in the form: each context is checked alone.
+        let form = try FormKeys(replacing: [.save: [[.ctrl("r")]]])
+        #expect(form.action(for: .ctrl("r"), after: nil) == .save)
+        #expect(KeyBindings.defaults.action(for: .ctrl("r"), after: nil) == .redo)
+    }
+
+    @Test func twoFormActionsOnOneKeyClash() {
+        #expect(throws: FormKeys.Clash(keys: [.escape], actions: [.save, .cancel])) {
+            try FormKeys(replacing: [.save: [[.escape]]])
+        }
+        #expect(throws: SearchKeys.Clash(keys: [.tab], actions: [.results, .nextTab])) {
+            try SearchKeys(replacing: [.results: [[.tab]]])
+        }
+        // Ctrl-X starts Ctrl-X Ctrl-E: it may not be an action of its own.
+        #expect(throws: FormKeys.Clash.self) { try FormKeys(replacing: [.nextField: [[.ctrl("x")]]]) }
+    }
+
+    @Test func aPlainCharacterCannotBeBoundWhereItWouldType() throws {
+        #expect(throws: FormKeys.TypingKey(keys: [.char("s")], action: .save)) {
+            try FormKeys(replacing: [.save: [[.char("s")]]])
+        }
+        #expect(throws: SearchKeys.TypingKey(keys: [.char(" ")], action: .leave)) {
+            try SearchKeys(replacing: [.leave: [[.char(" ")]]])
+        }
+        // In a list any character may do anything.
+        _ = try KeyBindings(replacing: [.copy: [[.char("c")]]])
+    }
+
     @Test func keyNamesReadAndWriteBack() {
         for name in ["q", "ctrl-r", "enter", "space", "page-down", "f1", "g x", "shift-tab", "esc", "G"] {
             let keys = KeyName.sequence(name)
