@@ -67,6 +67,34 @@ import Testing
         #expect(show.stdout.contains("sort = \"created\""))
     }
 
+    /// Each context's keys are checked on their own: the same key in [keys] and [form-keys]
+    /// is fine, two actions of one table on one key are a clash at its line.
+    @Test func checkReportsClashesInTheFormAndSearchFieldTablesWithTheirLines() throws {
+        let sandbox = try Sandbox()
+        let home = try write("""
+            [keys]
+            copy = "ctrl-o"
+            [form-keys]
+            save = "ctrl-o"
+            next-field = "ctrl-x"
+
+            [search-keys]
+            leave = "tab"
+            results = "z"
+
+            """, in: sandbox)
+        let result = try run("ideabox", ["config", "check"], in: sandbox, configHome: home)
+        let file = home.path + "/ideabox/config.toml"
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr == """
+            \(file): line 5: “ctrl-x ctrl-e” is bound to both next-field and open-in-editor
+            \(file): line 9: “z” (for results in [search-keys]) would no longer type: use ctrl-, f1…f12 or a named key
+
+            """)
+        let show = try run("ideabox", ["config", "show"], in: sandbox, configHome: home)
+        #expect(show.stdout.contains("[form-keys]\nsave = [\"ctrl-s\", \"f2\"]"), "a file with a problem: the defaults")
+    }
+
     @Test func checkOfAGoodFileOrNoneSaysSoInEnglishAndChinese() throws {
         let sandbox = try Sandbox()
         let home = sandbox.directory.appendingPathComponent("config")
