@@ -52,7 +52,8 @@ import Testing
         try withTemporaryDirectory { directory in
             for index in 0..<30 {
                 let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), use: .command)
-                _ = try Self.repository(database).addIdea(title: "Idea \(index) 靈感", description: "garden notes \(index)")
+                _ = try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1000 + UInt64(index)))
+                    .addIdea(title: "Idea \(index) 靈感", description: "garden notes \(index)")
             }
             let wal = directory.appendingPathComponent("ideabox.sqlite-wal")
             // Thirty adds write a few hundred pages: none of them emptied the WAL or merged
@@ -79,7 +80,8 @@ import Testing
         try withTemporaryDirectory { directory in
             for index in 0..<2 {
                 let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), use: .command)
-                _ = try Self.repository(database).addIdea(title: "Idea \(index)")
+                _ = try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1000 + UInt64(index)))
+                    .addIdea(title: "Idea \(index)")
             }
             let wal = directory.appendingPathComponent("ideabox.sqlite-wal")
             let pages = try Self.walPages(wal)
