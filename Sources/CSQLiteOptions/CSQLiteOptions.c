@@ -12,10 +12,15 @@ int csqlite_keep_wal_on_close(void *db) {
 static int truncate_when_long(void *argument, sqlite3 *db, const char *name, int frames) {
     uint64_t packed = (uint64_t)(uintptr_t)argument;
     if (frames < (int)(packed >> 32)) return SQLITE_OK;
-    sqlite3_busy_timeout(db, 0);
-    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_TRUNCATE, 0, 0);
-    sqlite3_busy_timeout(db, (int)(packed & 0xFFFFFFFFu));
+    csqlite_truncate_wal_now(db, (int)(packed & 0xFFFFFFFFu));
     return SQLITE_OK;
+}
+
+int csqlite_truncate_wal_now(void *db, int busyTimeoutMilliseconds) {
+    sqlite3_busy_timeout((sqlite3 *)db, 0);
+    int code = sqlite3_wal_checkpoint_v2((sqlite3 *)db, "main", SQLITE_CHECKPOINT_TRUNCATE, 0, 0);
+    sqlite3_busy_timeout((sqlite3 *)db, busyTimeoutMilliseconds);
+    return code;
 }
 
 void csqlite_truncate_wal_after(void *db, int frames, int busyTimeoutMilliseconds) {

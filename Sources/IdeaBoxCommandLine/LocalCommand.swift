@@ -153,7 +153,7 @@ public enum LocalCommand: Equatable, Sendable {
         _ store: StoreSelection, _ context: CommandContext, seedsSamples: Bool = true, readsOnly: Bool = false
     ) throws -> IdeaRepository {
         if readsOnly { try context.requireExistingData(store) }
-        let repository = try context.openRepository(store, seedsSamples: seedsSamples)
+        let repository = try context.openRepository(store, seedsSamples: seedsSamples, use: readsOnly ? .readingCommand : .command)
         openUntilExit.withLock { $0.append(repository) }
         return repository
     }

@@ -53,18 +53,24 @@ public struct IdeaDatabase: Sendable {
         /// A long-lived process (the full-screen app, sync, `serve`): readers beside one
         /// writer, and the last to close copies the WAL into the database.
         case app
-        /// One command of the command line: one connection, and nothing written unless the
-        /// command writes. Closing leaves the WAL for the next process, which replays it on
-        /// open (the WAL is emptied once it holds 160 pages), because copying it into the
-        /// database on close costs two disk flushes, more than all the rest of `ideabox add`.
+        /// One command of the command line that writes (`add`, `done`, `edit`, `rm`,
+        /// `import`): one connection, and nothing written unless the command writes. Closing
+        /// leaves the WAL for the next process, which replays it on open, because copying it
+        /// into the database costs two disk flushes, more than all the rest of `ideabox add`.
+        /// A writing command empties the WAL only once it holds `writingCommandWALLimit`
+        /// pages; the next reading command does it sooner.
         case command
+        /// One command of the command line that only reads (`list`, `search`, `show`,
+        /// `export`): a connection as a writing command's, which first does the upkeep that
+        /// writing commands leave to it (`IdeaDatabase.upkeep`).
+        case readingCommand
     }
 
     /// Opens (creating if needed) the database in `directory`, in WAL mode, safe for many
     /// processes at once. Migrating and first-launch seeding run under an exclusive file
     /// lock, so two processes starting together in a new directory seed exactly once; a
     /// command opening a database this version has opened before takes no lock and only
-    /// reads.
+    /// reads (a reading command then does its upkeep, see `Use.readingCommand`).
     ///
     /// A folder that is a file, a damaged database or a file that is not one, a full disk or
     /// a folder that can't be written throws a `StorageError`, then or on any later read or
@@ -109,12 +115,13 @@ public struct IdeaDatabase: Sendable {
                 return IdeaDatabase(writer: writer, deviceId: deviceId)
             }
             return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
-        case .command:
+        case .command, .readingCommand:
             // A command takes no lock to open a database some process has prepared: one read.
             // Any error here (another process creating the schema this instant) takes the
             // locked path, which reads again after that process is done.
             let writer = try DatabaseQueue(path: path, configuration: configuration(use))
             if let deviceId = try? preparedDeviceId(writer) {
+                if use == .readingCommand { upkeep(writer) }
                 return IdeaDatabase(writer: writer, deviceId: deviceId)
             }
             let lock = try FileLock(url: lockURL)
@@ -141,11 +148,12 @@ public struct IdeaDatabase: Sendable {
         try writer.close()
     }
 
+    /// Seconds to wait for the write lock: other processes (another shell's `ideabox add`,
+    /// the other profile's app) hold it for a millisecond or two; wait for them instead of failing.
+    private static let busyTimeout = 15
+
     private static func configuration(_ use: Use) -> Configuration {
         var configuration = Configuration()
-        // Other processes (another shell's `ideabox add`, the other profile's app) hold the
-        // write lock for a millisecond or two; wait for them instead of failing.
-        let busyTimeout = 15
         configuration.busyMode = .timeout(TimeInterval(busyTimeout))
         configuration.prepareDatabase { db in
             // With WAL, NORMAL keeps every committed transaction through a crash of the
@@ -162,18 +170,14 @@ public struct IdeaDatabase: Sendable {
                     // Copy the WAL into the database every 40 MB rather than every 4 MB: a
                     // first sync no longer checkpoints after each page.
                     try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
-                case .command:
+                case .command, .readingCommand:
                     // SQLite's own 2 MB cache: a command reads a few pages, or streams the
                     // table once (export), and a bigger cache only costs it fresh memory for
                     // every page it reads (a page fault each). An import asks for room itself.
-                    // The next command replays what this one leaves in the WAL, about 4.5 µs
-                    // a page, and emptying it costs about 2.5 ms plus 0.03 ms a page: emptied
-                    // at 160 pages (an add writes about 20), the two together cost an add
-                    // least on average (BENCHMARKS.md, "Against taskwarrior").
                     let connection = UnsafeMutableRawPointer(db.sqliteConnection)
                     let code = csqlite_keep_wal_on_close(connection)
                     guard ResultCode(rawValue: code) == .SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-                    csqlite_truncate_wal_after(connection, 160, Int32(busyTimeout * 1000))
+                    csqlite_truncate_wal_after(connection, Int32(writingCommandWALLimit), Int32(busyTimeout * 1000))
                 }
                 // The file is cut back to 4 MB after a checkpoint.
                 try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
@@ -181,6 +185,51 @@ public struct IdeaDatabase: Sendable {
         }
         return configuration
     }
+
+    /// The WAL's length, in pages, at which a writing command empties it. The next process
+    /// replays what a command leaves in the WAL (about 1.6 µs a page), and emptying it costs
+    /// two disk flushes (several milliseconds) plus a copy of each page: an `add` that
+    /// empties it takes several times as long as one that doesn't. So writing commands
+    /// leave it to the next reading command (`readingCommandWALLimit`), and empty it
+    /// themselves only when none has come for a long run of writes (an `add` writes about 20
+    /// pages). BENCHMARKS.md, "Issue 40 part 3".
+    static let writingCommandWALLimit = 1000
+
+    /// The WAL's length, in pages, at which a reading command empties it before it reads.
+    static let readingCommandWALLimit = 160
+
+    /// The most pages of merged search index a reading command writes in its upkeep.
+    static let upkeepMergePages = 64
+
+    /// A reading command's upkeep, done before it reads, when writing commands have left the
+    /// WAL at `readingCommandWALLimit` pages or more: it merges some of the small search
+    /// index segments their edits wrote (at most `upkeepMergePages` pages; an edit merges
+    /// none, see `IdeaSchema.Migration.searchMergedApart`), then copies the WAL into the
+    /// database and empties it. It waits for no other process: a database another process is
+    /// writing, or one this process can't write, is left for the next reading command, and
+    /// nothing it fails to do changes what the command reads.
+    private static func upkeep(_ writer: DatabaseQueue) {
+        guard walPages(writer.path) >= readingCommandWALLimit else { return }
+        try? writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = 0")
+            try? db.inTransaction(.immediate) {
+                try SearchText.merge(db, pages: upkeepMergePages)
+                return .commit
+            }
+            csqlite_truncate_wal_now(UnsafeMutableRawPointer(db.sqliteConnection), Int32(busyTimeout * 1000))
+        }
+    }
+
+    /// How many pages the WAL of the database at `path` holds, from its size.
+    static func walPages(_ path: String) -> Int {
+        var status = stat()
+        guard stat(path + "-wal", &status) == 0, status.st_size > walHeaderSize else { return 0 }
+        return Int(status.st_size - walHeaderSize) / (pageSize + walFrameHeaderSize)
+    }
+
+    private static let walHeaderSize = 32
+    private static let walFrameHeaderSize = 24
+    private static let pageSize = 4096
 
     /// The page cache a writer needs so that a transaction of a sync page or an import
     /// fits in it (32 MiB at most), as a `cache_size` value.

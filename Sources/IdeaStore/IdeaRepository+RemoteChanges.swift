@@ -108,6 +108,10 @@ extension IdeaRepository {
                 try appendLog(
                     SyncLogEntry(occurredAt: syncedAt, event: .applied(count: summary.applied)),
                     db)
+                // A page of a sync is a bulk write: it merges the index segments it wrote, as
+                // FTS5's automatic merge did before edits stopped paying for it
+                // (IdeaSchema.Migration.searchMergesApart).
+                try SearchText.merge(db, pages: summary.applied)
             }
             return summary
         }

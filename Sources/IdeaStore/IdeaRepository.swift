@@ -209,9 +209,23 @@ public struct IdeaRepository: Sendable {
         return try write { db in
             // A command's connection keeps a small cache; this transaction may be big.
             try db.execute(sql: "PRAGMA cache_size = \(IdeaDatabase.bigTransactionCacheSize)")
-            return try merge(checked, db)
+            let summary = try merge(checked, db)
+            // The index segments written for the import are merged as part of it
+            // (IdeaSchema.Migration.searchMergesApart). A bulk load leaves each index one
+            // segment: left beside the small ones later edits write, its big segments would
+            // be merged again with sixteen of those, in one edit.
+            if checked.count >= Self.bulkImportSize {
+                try SearchText.optimize(db)
+            } else {
+                try SearchText.merge(db, pages: max(IdeaDatabase.upkeepMergePages, checked.count))
+            }
+            return summary
         }
     }
+
+    /// From this many ideas on, an import is a bulk load that leaves each search index one
+    /// segment.
+    static let bulkImportSize = 1000
 
     // MARK: Rows
 

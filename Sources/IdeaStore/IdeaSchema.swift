@@ -15,6 +15,7 @@ public enum IdeaSchema {
         case fieldStamps = "v8-field-stamps-and-history"
         case syncLogEvents = "v9-sync-log-events"
         case listOrders = "v10-list-orders"
+        case searchMergesApart = "v11-search-merges-apart"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -41,6 +42,16 @@ public enum IdeaSchema {
             // A page of All Ideas or Completed by last change or by title reads only its rows.
             try db.execute(sql: "CREATE INDEX idea_by_updatedAt ON idea(updatedAt)")
             try db.execute(sql: "CREATE INDEX idea_by_foldedTitle ON idea(foldedTitle)")
+        }
+        migrator.registerMigration(Migration.searchMergesApart.rawValue) { db in
+            // An edit writes its own small segment of each search index and merges none:
+            // FTS5's automatic merge made one edit in a few dozen rewrite hundreds of pages
+            // (and then every later command replay them from the WAL). Segments are merged
+            // by bulk writes as they finish and by reading commands' upkeep, a few pages at
+            // a time (`SearchText.merge`); FTS5 still merges a level of 16 segments at once.
+            for table in ["ideaTrigram", "ideaShortGram"] {
+                try db.execute(sql: "INSERT INTO \(table)(\(table), rank) VALUES ('automerge', 0)")
+            }
         }
         return migrator
     }

@@ -82,6 +82,22 @@ enum SearchText {
         try db.run(sql: "INSERT INTO ideaShortGram(rowid, grams) VALUES (?, ?)", arguments: [localId, text.grams])
     }
 
+    /// Merges the small segments of both indexes, writing about `pages` pages of each at
+    /// most (FTS5's `merge`: levels of four segments or more, oldest work first). The
+    /// indexes answer the same before and after; fewer segments make a search read less.
+    static func merge(_ db: Database, pages: Int) throws {
+        for table in ["ideaTrigram", "ideaShortGram"] {
+            try db.execute(sql: "INSERT INTO \(table)(\(table), rank) VALUES ('merge', ?)", arguments: [pages])
+        }
+    }
+
+    /// Merges every segment of both indexes into one (FTS5's `optimize`), rewriting them whole.
+    static func optimize(_ db: Database) throws {
+        for table in ["ideaTrigram", "ideaShortGram"] {
+            try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('optimize')")
+        }
+    }
+
     /// Removes an idea's folded text from both indexes. It must be the text that was
     /// indexed: FTS5 deletes by replaying the same tokens.
     static func unindex(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {

@@ -48,6 +48,62 @@ import Testing
         }
     }
 
+    @Test func writingCommandsLeaveTheirUpkeepToTheNextReadingCommand() throws {
+        try withTemporaryDirectory { directory in
+            for index in 0..<30 {
+                let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), use: .command)
+                _ = try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1000 + UInt64(index)))
+                    .addIdea(title: "Idea \(index) 靈感", description: "garden notes \(index)")
+            }
+            let wal = directory.appendingPathComponent("ideabox.sqlite-wal")
+            // Thirty adds write a few hundred pages: none of them emptied the WAL or merged
+            // the search segments the others wrote (FTS5 merges 16 at once by itself).
+            #expect(try Self.walPages(wal) > 160)
+            let segmentsLeft = try Self.searchSegments(IdeaDatabase.open(
+                directory: directory, firstLaunch: Self.firstLaunch(false), use: .command))
+            #expect(segmentsLeft >= 10)
+
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), use: .readingCommand)
+            #expect(try Self.walPages(wal) == 0)
+            #expect(try Self.searchSegments(database) < segmentsLeft)
+            let repository = Self.repository(database)
+            #expect(try repository.count(.all) == 30)
+            #expect(try repository.count(.search("靈感")) == 30)
+            #expect(try repository.ideas(.search("garden notes 17"), limit: 5).map(\.title) == ["Idea 17 靈感"])
+            try database.writer.write { db in
+                try db.execute(sql: "INSERT INTO ideaTrigram(ideaTrigram) VALUES ('integrity-check')")
+            }
+        }
+    }
+
+    @Test func aReadingCommandLeavesAShortWALAsItIs() throws {
+        try withTemporaryDirectory { directory in
+            for index in 0..<2 {
+                let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), use: .command)
+                _ = try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1000 + UInt64(index)))
+                    .addIdea(title: "Idea \(index)")
+            }
+            let wal = directory.appendingPathComponent("ideabox.sqlite-wal")
+            let pages = try Self.walPages(wal)
+            #expect(pages > 0)
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch(false), use: .readingCommand)
+            #expect(try Self.repository(database).count(.all) == 2)
+            #expect(try Self.walPages(wal) == pages)
+        }
+    }
+
+    /// The pages a WAL file holds, from its size (a 32-byte header, then 24 bytes and a
+    /// 4,096-byte page each).
+    private static func walPages(_ wal: URL) throws -> Int {
+        let size = try wal.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
+        return max(0, size - 32) / (24 + 4096)
+    }
+
+    /// How many segments the trigram search index is made of.
+    private static func searchSegments(_ database: IdeaDatabase) throws -> Int {
+        try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(DISTINCT segid) FROM ideaTrigram_idx") ?? 0 }
+    }
+
     @Test func reopeningKeepsTheIdeasAsTheyAre() throws {
         try withTemporaryDirectory { directory in
             let added: Idea

@@ -418,6 +418,26 @@ import Testing
         #expect(try store.outbox().map(\.operation) == ["save", "save"])
     }
 
+    @Test func aBulkImportLeavesEachSearchIndexOneSegment() throws {
+        let store = try StoreFixture()
+        let before = try store.repository.addIdea(title: "Before the import")
+        _ = try store.repository.addIdea(title: "Also before")
+        let ideas = (0..<1000).map { index in
+            let hex = String(index, radix: 16)
+            return Self.imported("abc00000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex, title: "Imported \(index) 靈感")
+        }
+        _ = try store.repository.importIdeas(ideas)
+        let segments = try store.database.writer.read { db in
+            try ["ideaTrigram_idx", "ideaShortGram_idx"].map { table in
+                try Int.fetchOne(db, sql: "SELECT count(DISTINCT segid) FROM \(table)")
+            }
+        }
+        #expect(segments == [1, 1])
+        #expect(try store.repository.ideas(.search("before the"), limit: 5) == [before])
+        #expect(try store.repository.count(.search("imported 99")) == 11)
+        #expect(try store.repository.count(.search("靈感")) == 1000)
+    }
+
     @Test func importNormalizesText() throws {
         let store = try StoreFixture()
         let idea = Self.imported("abc00000-0000-4000-8000-000000000001", title: "  padded  ")

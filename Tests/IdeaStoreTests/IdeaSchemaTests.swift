@@ -8,7 +8,7 @@ import Testing
 /// Named migrations, and an old database upgrading without losing a row.
 @Suite struct IdeaSchemaTests {
     @Test func migrationsAreTheRegisteredOnesInOrder() {
-        #expect(IdeaSchema.migrator.migrations == ["v1-ideas", "v2-sync", "v3-search", "v4-remote-state", "v5-search-without-triggers", "v6-outbox-order", "v7-outbox-pending-since", "v8-field-stamps-and-history", "v9-sync-log-events", "v10-list-orders"])
+        #expect(IdeaSchema.migrator.migrations == ["v1-ideas", "v2-sync", "v3-search", "v4-remote-state", "v5-search-without-triggers", "v6-outbox-order", "v7-outbox-pending-since", "v8-field-stamps-and-history", "v9-sync-log-events", "v10-list-orders", "v11-search-merges-apart"])
         #expect(IdeaSchema.Migration.allCases.map(\.rawValue) == IdeaSchema.migrator.migrations)
     }
 
@@ -18,6 +18,16 @@ import Testing
         #expect(applied == IdeaSchema.migrator.migrations)
         let completed = try store.database.writer.read { db in try IdeaSchema.migrator.hasCompletedMigrations(db) }
         #expect(completed)
+    }
+
+    @Test func editsLeaveTheSearchIndexesToBeMergedApart() throws {
+        let store = try StoreFixture()
+        let automerge = try store.database.writer.read { db in
+            try ["ideaTrigram", "ideaShortGram"].map { table in
+                try Int.fetchOne(db, sql: "SELECT v FROM \(table)_config WHERE k = 'automerge'")
+            }
+        }
+        #expect(automerge == [0, 0])
     }
 
     @Test func migratingAgainChangesNothing() throws {

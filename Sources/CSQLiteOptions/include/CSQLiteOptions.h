@@ -18,4 +18,10 @@ int csqlite_keep_wal_on_close(void *db);
 /// checkpoints copied, so SQLite's own (passive) checkpoint would never empty it.
 void csqlite_truncate_wal_after(void *db, int frames, int busyTimeoutMilliseconds);
 
+/// Copies every page of the WAL of `db` (a `sqlite3 *`) into the database and empties the
+/// WAL (SQLITE_CHECKPOINT_TRUNCATE) now, without waiting for other processes: if one is
+/// reading or writing, it does what it can and leaves the rest. It then restores a busy
+/// timeout of `busyTimeoutMilliseconds`. Returns SQLite's result code.
+int csqlite_truncate_wal_now(void *db, int busyTimeoutMilliseconds);
+
 #endif
