@@ -94,6 +94,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case .changeTokenExpired:
             self.init(code: "BAD_REQUEST", reason: Self.changeTokenExpiredPrefix + reason + " Fetch the zone again without a token.")
         case .serverRecordChanged: self.init(code: "CONFLICT", reason: reason)
+        case let .badRequest(reason): self = .badRequest(reason)
         case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .internalError, .partialFailure:
             self.init(code: "INTERNAL_ERROR", reason: CloudError.internalError.description)
         }
@@ -114,6 +115,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case "ZONE_NOT_FOUND": .zoneNotFound
         case "CHANGE_TOKEN_EXPIRED": .changeTokenExpired
         case "CONFLICT", "EXISTS": .serverRecordChanged(serverRecord: serverRecord)
+        case "BAD_REQUEST": .badRequest(reason: reason)
         default: .internalError
         }
     }

@@ -91,7 +91,8 @@ extension IdeaBoxCommand.Serve.Account {
                 in every container and environment. An account never given a quota may hold \
                 any number of records, 100 zones and 1 GiB of assets. A deleted record counts until serve forgets its \
                 deletion (--tombstone-retention-days). Saving past a limit fails with QUOTA_EXCEEDED; \
-                nothing stored is removed. Assets no record names are deleted an hour after their upload.
+                nothing stored is removed. An asset goes as soon as no record names it; one uploaded and never named, \
+                an hour after its upload.
                 """)
 
         @Argument(help: "The account.") var name: String
