@@ -184,6 +184,19 @@ enum PostgresSchema {
             ON CONFLICT DO NOTHING
             """,
         ]),
+        // The type of each field of each record type of each database (`FieldSchema`), filled
+        // by saves, not here (see SQLiteSchema's v15-field-types).
+        ("v11-field-types", [
+            """
+            CREATE TABLE field_type (
+                account TEXT COLLATE "C" NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                field_name TEXT COLLATE "C" NOT NULL,
+                type TEXT NOT NULL,
+                PRIMARY KEY (account, record_type, field_name)
+            )
+            """,
+        ]),
     ]
 }
 

@@ -22,6 +22,7 @@ enum SQLiteSchema {
         case queryableFields = "v12-queryable-fields"
         case queryableFieldReady = "v13-queryable-field-ready"
         case assetReferences = "v14-asset-references"
+        case fieldTypes = "v15-field-types"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -147,6 +148,21 @@ enum SQLiteSchema {
             try db.execute(sql: "ALTER TABLE queryableField ADD COLUMN ready INTEGER NOT NULL DEFAULT 1")
         }
         migrator.registerMigration(Migration.assetReferences.rawValue, migrate: createAssetReferences)
+        migrator.registerMigration(Migration.fieldTypes.rawValue) { db in
+            // The type of each field of each record type of each database (`FieldSchema`).
+            // Nothing is filled here, so that upgrading a large file is quick: the first save
+            // that names a field with no type yet takes it from a record stored before, if
+            // one has the field (`SQLiteRecordStore.claimFieldTypes`).
+            try db.execute(sql: """
+                CREATE TABLE fieldType (
+                    account TEXT NOT NULL,
+                    recordType TEXT NOT NULL,
+                    fieldName TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    PRIMARY KEY (account, recordType, fieldName)
+                ) WITHOUT ROWID
+                """)
+        }
         return migrator
     }
 

@@ -213,6 +213,28 @@ import Testing
         #expect(try runBlocking { try await store.asset(x.checksum, account: neighbour) } == bytes)
     }
 
+    @Test("A field's first type stays: a later claim of another gets the first; a field with no type yet takes the type a record stored before the schema has; deleting the account forgets them",
+          arguments: RemoteKind.tested)
+    func fieldTypesAreClaimedOnce(kind: RemoteKind) throws {
+        let (store, account) = try Self.storeWithZone(kind)
+        let old = RemoteRecord(
+            recordType: "Photo", recordID: id("old"), fields: ["taken": .timestamp(Timestamp(milliseconds: 5)), "tags": .list([])])
+        try Self.save(old, store, account)
+        let first = try runBlocking {
+            try await store.claimFieldTypes(["taken": "INT64", "title": "STRING", "tags": "STRING_LIST"], recordType: "Photo", account: account)
+        }
+        #expect(first == ["taken": "TIMESTAMP", "title": "STRING", "tags": "STRING_LIST"])
+        let second = try runBlocking { try await store.claimFieldTypes(["title": "BYTES"], recordType: "Photo", account: account) }
+        #expect(second == ["title": "STRING"])
+        #expect(try runBlocking { try await store.fieldTypes(account: account, recordTypes: ["Photo", "Other"]) } == ["Photo": first])
+        #expect(try runBlocking { try await store.fieldTypes(account: "someone-else", recordTypes: ["Photo"]) }.isEmpty)
+        let listed = try runBlocking { try await store.schema(ofAccount: account) }
+        #expect(listed.map { "\($0.database) \($0.recordType).\($0.fieldName) \($0.type)" }
+            == ["\(account) Photo.tags STRING_LIST", "\(account) Photo.taken TIMESTAMP", "\(account) Photo.title STRING"])
+        _ = try runBlocking { try await store.deleteAccount(account) }
+        #expect(try runBlocking { try await store.schema(ofAccount: account) }.isEmpty)
+    }
+
     private static func storeWithZone(_ kind: RemoteKind) throws -> (any RecordStore, String) {
         let store = try CloudFixture(kind: kind).store
         try runBlocking { try await store.createZone(CloudFixture.zone, account: CloudFixture.account) }
