@@ -57,7 +57,10 @@ public enum FieldSchema {
                 continue
             }
             if let declared {
-                guard fits(declared, expected) else {
+                // An empty list has no item to be of another type (a writer that cannot tell
+                // its items' type, IdeaBox's among them, sends it as a STRING_LIST).
+                let isEmptyList = value == .list([]) && expected.hasSuffix("_LIST")
+                guard fits(declared, expected) || isEmptyList else {
                     throw WebServicesFormat.Invalid(
                         "\(path()).fields.\(name): field \(name) of record type \(record.recordType) is \(expected); the value is sent as \(declared)")
                 }
