@@ -39,6 +39,9 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     case changeTokenExpired
     /// The record changed on the server since the client read it; here is the server's copy.
     case serverRecordChanged(serverRecord: RemoteRecord?)
+    /// The server refused the request as one it cannot take (CloudKit Web Services'
+    /// `BAD_REQUEST`), saying why in `reason`; sending it again as it is fails again.
+    case badRequest(reason: String)
 
     /// The error's kind without its details: what a script or a rate names.
     public enum Code: String, Hashable, Codable, Sendable, CaseIterable {
@@ -76,6 +79,8 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case changeTokenExpired
         /// `CloudError.serverRecordChanged`.
         case serverRecordChanged
+        /// `CloudError.badRequest`.
+        case badRequest
     }
 
     /// The error of kind `code`; `retryAfter` applies to the kinds that carry one (zone busy
@@ -100,6 +105,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .zoneNotFound: self = .zoneNotFound
         case .changeTokenExpired: self = .changeTokenExpired
         case .serverRecordChanged: self = .serverRecordChanged(serverRecord: nil)
+        case .badRequest: self = .badRequest(reason: "the request is not one the server takes")
         }
     }
 
@@ -123,6 +129,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .zoneNotFound: .zoneNotFound
         case .changeTokenExpired: .changeTokenExpired
         case .serverRecordChanged: .serverRecordChanged
+        case .badRequest: .badRequest
         }
     }
 
@@ -148,7 +155,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case let .partialFailure(items):
             !items.isEmpty && items.values.allSatisfy(\.isTransient)
         case .notAuthenticated, .tokenRefused, .quotaExceeded, .limitExceeded, .unknownItem, .zoneNotFound,
-             .changeTokenExpired, .serverRecordChanged:
+             .changeTokenExpired, .serverRecordChanged, .badRequest:
             false
         }
     }
@@ -174,6 +181,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .zoneNotFound: "zone not found"
         case .changeTokenExpired: "change token expired"
         case .serverRecordChanged: "record changed on the server"
+        case let .badRequest(reason): "the server refused the request: \(reason)"
         }
     }
 }

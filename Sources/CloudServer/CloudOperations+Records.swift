@@ -17,6 +17,10 @@ extension CloudOperations {
 
         var change: Change
         var desiredKeys: Set<String>?
+        /// A save's `fields` as sent, which `FieldSchema` reads untyped values from again.
+        var sentFields: Object = [:]
+        /// Where the operation is in the request, for errors.
+        var path = ""
 
         var recordID: RecordID {
             switch change {
@@ -45,6 +49,7 @@ extension CloudOperations {
             }
             items.append(item)
         }
+        items = try await applySchema(to: items)
         var saves: [RecordSave] = []
         var deletes: [RecordDeletion] = []
         for item in items {
@@ -137,11 +142,98 @@ extension CloudOperations {
                 save = RecordSave(record, policy: .allKeys, mergesFields: merges)
             }
             if merges { save.clearedFields = WebServicesFormat.nullFields(.object(recordJSON)) }
-            return Item(change: .save(save, isCreate: type == "create"), desiredKeys: keys)
+            return Item(
+                change: .save(save, isCreate: type == "create"), desiredKeys: keys, sentFields: recordJSON["fields"]?.object ?? [:],
+                path: "\(path).record")
         default:
             throw WebServicesError.badRequest(
                 "\(path).operationType must be create, update, replace, delete, forceUpdate, forceReplace or forceDelete.")
         }
+    }
+
+    /// `items` with each save's fields checked against, and read as, the schema of its record
+    /// type (`FieldSchema`): the first save of a field sets its type, claimed in the store
+    /// before the save so that of two requests naming a new field at once the second is
+    /// checked against the first's type. Types known to this process are not read again
+    /// (`FieldTypeCache`): a save whose fields all have known types reads nothing; the others
+    /// read their record types' schema once per request. A value that does not fit its
+    /// field's type is `BAD_REQUEST`, and nothing is saved.
+    private func applySchema(to items: [Item]) async throws -> [Item] {
+        let recordTypes = try await recordTypes(of: items)
+        var schema: [String: [String: String]] = [:]
+        var unknown = Set<String>()
+        for (index, item) in items.enumerated() {
+            guard case let .save(save, _) = item.change, let recordType = recordTypes[index] else { continue }
+            if schema[recordType] == nil { schema[recordType] = fieldTypes.types(owner: owner, recordType: recordType) }
+            if !save.record.fields.keys.allSatisfy({ schema[recordType]![$0] != nil }) { unknown.insert(recordType) }
+        }
+        if !unknown.isEmpty {
+            for (recordType, types) in try await store.fieldTypes(account: owner, recordTypes: unknown) {
+                fieldTypes.add(types, owner: owner, recordType: recordType)
+                schema[recordType, default: [:]].merge(types) { _, stored in stored }
+            }
+        }
+        var claims: [String: [String: String]] = [:]
+        var checked = try Self.apply(schema, to: items, recordTypes: recordTypes) { recordType, newTypes in
+            schema[recordType, default: [:]].merge(newTypes) { old, _ in old }
+            claims[recordType, default: [:]].merge(newTypes) { old, _ in old }
+        }
+        guard !claims.isEmpty else { return checked }
+        for (recordType, types) in claims {
+            let stored = try await store.claimFieldTypes(types, recordType: recordType, account: owner)
+            fieldTypes.add(stored, owner: owner, recordType: recordType)
+            schema[recordType, default: [:]].merge(stored) { _, stored in stored }
+        }
+        // Against the types as claimed: another request may have set one of them first.
+        checked = try Self.apply(schema, to: items, recordTypes: recordTypes) { _, _ in }
+        return checked
+    }
+
+    /// `items` with each save read against `schema` of its record type (`recordTypes`, by
+    /// index); `newTypes` hears of the fields the schema lacks, before the next save is read.
+    private static func apply(
+        _ schema: [String: [String: String]], to items: [Item], recordTypes: [Int: String],
+        newTypes: (String, [String: String]) -> Void
+    ) throws -> [Item] {
+        var schema = schema
+        var checked = items
+        for (index, item) in items.enumerated() {
+            guard case .save(var save, let isCreate) = item.change, let recordType = recordTypes[index] else { continue }
+            let (record, added) = try FieldSchema.apply(schema[recordType] ?? [:], to: save.record, sent: item.sentFields, at: item.path)
+            if !added.isEmpty {
+                schema[recordType, default: [:]].merge(added) { old, _ in old }
+                newTypes(recordType, added)
+            }
+            save.record = record
+            checked[index].change = .save(save, isCreate: isCreate)
+        }
+        return checked
+    }
+
+    /// The record type of each save of `items`, by index: the one it names, or for an update
+    /// or replace that names none the stored record's (a save of a missing record has none).
+    private func recordTypes(of items: [Item]) async throws -> [Int: String] {
+        var types: [Int: String] = [:]
+        var unnamed: [RecordZoneID: [(index: Int, name: String)]] = [:]
+        for (index, item) in items.enumerated() {
+            guard case let .save(save, _) = item.change else { continue }
+            if save.record.recordType.isEmpty {
+                unnamed[save.record.recordID.zoneID, default: []].append((index, save.record.recordID.recordName))
+            } else {
+                types[index] = save.record.recordType
+            }
+        }
+        for (zone, saves) in unnamed {
+            let stored: [RemoteRecord]
+            do {
+                stored = try await store.records(account: owner, in: zone, named: saves.map(\.name))
+            } catch CloudError.zoneNotFound {
+                continue
+            }
+            let byName = Dictionary(stored.map { ($0.recordID.recordName, $0.recordType) }) { first, _ in first }
+            for save in saves { types[save.index] = byName[save.name] }
+        }
+        return types
     }
 
     /// A record's error: its code, reason and name, with the server's record beside a

@@ -17,7 +17,7 @@ struct CloudOperations {
 
     typealias Object = WebServicesFormat.Object
 
-    let store: any RecordZoneStore & SubscriptionStore
+    let store: any RecordZoneStore & SubscriptionStore & RecordSchemaStore
     /// The database the request reaches, as the store names it (`DatabaseOwner.key`): one
     /// per container and environment. Every URL it hands out (assets, webcourier) names it,
     /// so those stay in this database too.
@@ -30,6 +30,8 @@ struct CloudOperations {
     let assetURLs: AssetURLs
     /// Wakes long polls when a request changes a zone.
     let hub: ZoneChangeHub
+    /// The field types this process knows (`FieldSchema`).
+    let fieldTypes: FieldTypeCache
 
     func perform(_ operation: WebServicesPath.Operation, _ body: Object) async throws -> Object {
         do {
@@ -47,6 +49,7 @@ struct CloudOperations {
             case .assetsUpload: return try await requestUploads(body)
             case .assetsDownload: throw WebServicesError.badRequest("assets/download answers bytes, not JSON.")
             case .usersCurrent: return ["userRecordName": .string(userRecordName)]
+            case .usersDiscover: return try discoverUsers(body)
             case .subscriptionsModify: return try await modifySubscriptions(body)
             case .subscriptionsList: return try await listSubscriptions()
             case .subscriptionsLookup: return try await lookupSubscriptions(body)

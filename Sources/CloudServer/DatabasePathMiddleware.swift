@@ -3,7 +3,7 @@ import Hummingbird
 
 /// Checks what a database path names before anything else is read: a container this
 /// server serves (`NOT_FOUND`), an environment (`BAD_REQUEST`), the private database
-/// (`ACCESS_DENIED`; Apple has `users/current` in the public one), and a method the
+/// (`ACCESS_DENIED`; Apple has `users/current` and `users/discover` in the public one), and a method the
 /// operation takes (405). The parsed path goes on in the context.
 struct DatabasePathMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
@@ -28,11 +28,11 @@ struct DatabasePathMiddleware: RouterMiddleware {
         guard WebServicesPath.environments.contains(path.environment) else {
             throw WebServicesError.badRequest("The environment is production or development.")
         }
-        guard path.database == "private" || (path.operation == .usersCurrent && path.database == "public") else {
+        guard path.database == "private" || (path.operation.isPublic && path.database == "public") else {
             throw WebServicesError(code: "ACCESS_DENIED", reason: "Only the private database is served.")
         }
         guard request.method == .post || (request.method == .get && path.operation.takesGet) else {
-            throw WebServicesError.methodNotAllowed(path.operation.takesGet ? "GET and POST" : "POST")
+            throw WebServicesError.methodNotAllowed(path.operation.takesGet ? ["GET", "POST"] : ["POST"])
         }
         return path
     }

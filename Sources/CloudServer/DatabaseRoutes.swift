@@ -31,6 +31,8 @@ struct DatabaseRoutes {
     let hub: ZoneChangeHub
     /// What each account may have in progress at once.
     let shares: FairShares
+    /// The field types this process knows, for every request's saves.
+    let fieldTypes = FieldTypeCache()
 
     /// Adds the operations to `router`.
     func add(to router: Router<ServerRequestContext>) {
@@ -60,7 +62,9 @@ struct DatabaseRoutes {
             .onEveryMethod("list", use: perform(.subscriptionsList))
             .onEveryMethod("lookup", use: perform(.subscriptionsLookup))
             .onEveryMethod("modify", use: perform(.subscriptionsModify))
-        database.group("users").onEveryMethod("current", use: perform(.usersCurrent))
+        database.group("users")
+            .onEveryMethod("current", use: perform(.usersCurrent))
+            .onEveryMethod("discover", use: perform(.usersDiscover))
         database.group("tokens").onEveryMethod("create", use: perform(.tokensCreate))
         // As Apple prints these two: without a database (the private one is meant).
         container.group("subscriptions").onEveryMethod("lookup", use: perform(.subscriptionsLookup))
@@ -92,7 +96,7 @@ struct DatabaseRoutes {
             container: aliases[path.container] ?? path.container,
             assetURLs: AssetURLs(
                 base: request.baseURL(scheme: scheme), secret: try await secret.bytes(), tokenHash: context.tokenHash, clock: clock),
-            hub: hub)
+            hub: hub, fieldTypes: fieldTypes)
     }
 
     /// The store's name for `account`'s database in the container and environment `path`

@@ -1,3 +1,4 @@
+import CloudWebServices
 import Hummingbird
 import NIOCore
 import ServerStore
@@ -17,19 +18,30 @@ struct OperatorRoutes {
     let metrics: ServerMetrics
     let hub: ZoneChangeHub
 
-    /// Adds the three routes to `router`.
+    /// Adds the three routes to `router`; each takes GET only, and another method is a 405
+    /// that says so in `Allow`.
     func add(to router: Router<ServerRequestContext>) {
-        router.get(RouterPath(Self.healthPath)) { _, _ in await health() }
-        router.get(RouterPath(Self.metricsPath)) { _, _ in
-            Response(
+        router.onEveryMethod(RouterPath(Self.healthPath)) { request, _ in
+            try Self.requireGet(request)
+            return await health()
+        }
+        router.onEveryMethod(RouterPath(Self.metricsPath)) { request, _ in
+            try Self.requireGet(request)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text(heldPolls: hub.waiting))))
         }
-        router.get(RouterPath(Self.signInPath)) { _, _ in
-            Response(
+        router.onEveryMethod(RouterPath(Self.signInPath)) { request, _ in
+            try Self.requireGet(request)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: Self.signInPage)))
         }
+    }
+
+    /// Throws the 405 of a GET-only page for any other method.
+    private static func requireGet(_ request: Request) throws {
+        guard request.method == .get else { throw WebServicesError.methodNotAllowed(["GET"]) }
     }
 
     /// 200 `{"status":"ok","store":"ok"}` when the process runs and its store answers; 503

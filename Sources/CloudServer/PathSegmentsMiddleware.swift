@@ -15,11 +15,11 @@ struct PathSegmentsMiddleware: RouterMiddleware {
         let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.dropFirst().contains(where: \.isEmpty) else { return try await next(request, context) }
         if parts.count == 3, parts[1] == "webcourier", parts[2].isEmpty {
-            guard request.method == .get else { throw WebServicesError.methodNotAllowed("GET") }
+            guard request.method == .get else { throw WebServicesError.methodNotAllowed(["GET"]) }
             throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: LongPollRoute.refusal)
         }
         if parts.count == 4, parts[1] == "assets", parts[3].isEmpty, let method = ["upload": HTTPRequest.Method.post, "download": .get][String(parts[2])] {
-            guard request.method == method else { throw WebServicesError.methodNotAllowed(method.rawValue) }
+            guard request.method == method else { throw WebServicesError.methodNotAllowed([method.rawValue]) }
             throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: AssetRoutes.refusal)
         }
         if WebServicesPath.parse(request.uri.path) != nil { _ = try databasePaths.path(request) }

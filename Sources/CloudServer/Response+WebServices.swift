@@ -16,6 +16,7 @@ extension Response {
         if let retryAfter = error.retryAfter {
             response.headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
         }
+        if let allowed = error.allowedMethods { response.headers[.allow] = allowed.joined(separator: ", ") }
         return response
     }
 }

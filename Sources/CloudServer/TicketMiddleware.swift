@@ -23,7 +23,7 @@ struct TicketMiddleware: RouterMiddleware {
     let clock: WallClock
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == method else { throw WebServicesError.methodNotAllowed(method.rawValue) }
+        guard request.method == method else { throw WebServicesError.methodNotAllowed([method.rawValue]) }
         let text = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         guard let ticket = AssetTicket(text, secret: SymmetricKey(data: try await secret.bytes()), now: clock.now()), ticket.kind == kind else {
             throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: refusal)

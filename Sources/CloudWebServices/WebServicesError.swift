@@ -24,6 +24,8 @@ public struct WebServicesError: Error, Equatable, Sendable {
     public var redirectURL: String?
     /// The HTTP status when it is not the code's own (405 for a method an endpoint does not take).
     public var statusOverride: Int?
+    /// The methods the endpoint takes, for a 405's `Allow` header (RFC 9110, 15.5.6).
+    public var allowedMethods: [String]?
 
     /// An error with this code, reason and wait.
     public init(code: String, reason: String, retryAfter: Double? = nil, redirectURL: String? = nil) {
@@ -41,12 +43,15 @@ public struct WebServicesError: Error, Equatable, Sendable {
             redirectURL: redirectURL)
     }
 
-    /// The endpoint does not take this method: `BAD_REQUEST` with HTTP status 405.
-    public static func methodNotAllowed(_ allowed: String) -> WebServicesError {
-        var error = WebServicesError(code: "BAD_REQUEST", reason: "This endpoint takes \(allowed) only.")
+    /// The endpoint does not take this method, only those `allowed`: `BAD_REQUEST` with HTTP
+    /// status 405, which names them in `Allow`.
+    public static func methodNotAllowed(_ allowed: [String]) -> WebServicesError {
+        var error = WebServicesError(code: "BAD_REQUEST", reason: "This endpoint takes \(allowed.joined(separator: " and ")) only.")
         error.statusOverride = 405
+        error.allowedMethods = allowed
         return error
     }
+
     /// The token is not one the server knows, or it was revoked.
     public static let authenticationFailed = WebServicesError(
         code: "AUTHENTICATION_FAILED", reason: "The token is not valid, or it was revoked.")
@@ -94,6 +99,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case .changeTokenExpired:
             self.init(code: "BAD_REQUEST", reason: Self.changeTokenExpiredPrefix + reason + " Fetch the zone again without a token.")
         case .serverRecordChanged: self.init(code: "CONFLICT", reason: reason)
+        case let .badRequest(reason): self = .badRequest(reason)
         case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .internalError, .partialFailure:
             self.init(code: "INTERNAL_ERROR", reason: CloudError.internalError.description)
         }
@@ -114,6 +120,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case "ZONE_NOT_FOUND": .zoneNotFound
         case "CHANGE_TOKEN_EXPIRED": .changeTokenExpired
         case "CONFLICT", "EXISTS": .serverRecordChanged(serverRecord: serverRecord)
+        case "BAD_REQUEST": .badRequest(reason: reason)
         default: .internalError
         }
     }

@@ -47,6 +47,9 @@ public enum WebServicesPath {
         case assetsDownload = "assets/download"
         /// The signed-in user's record name (in the `public` database, as Apple has it).
         case usersCurrent = "users/current"
+        /// The user identities a request's lookups name (POST), or the caller's address book
+        /// (GET); in the `public` database, as Apple has it.
+        case usersDiscover = "users/discover"
         /// Creates, updates and deletes zone subscriptions.
         case subscriptionsModify = "subscriptions/modify"
         /// The account's subscriptions.
@@ -57,7 +60,10 @@ public enum WebServicesPath {
         case tokensCreate = "tokens/create"
 
         /// Whether the operation is read with GET (Apple's) as well as POST (ours for these).
-        public var takesGet: Bool { self == .zonesList || self == .usersCurrent || self == .subscriptionsList }
+        public var takesGet: Bool { self == .zonesList || self == .usersCurrent || self == .usersDiscover || self == .subscriptionsList }
+
+        /// Whether Apple has the operation in the `public` database (it is served in `private` too).
+        public var isPublic: Bool { self == .usersCurrent || self == .usersDiscover }
 
         /// Whether Apple's path for the operation has no database segment.
         public var mayOmitDatabase: Bool { self == .tokensCreate || self == .subscriptionsLookup }

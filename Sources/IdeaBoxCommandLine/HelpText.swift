@@ -287,9 +287,13 @@ public enum HelpText {
         "The token's name, unique among the account's valid tokens, such as laptop.": "權杖的名稱，在帳號的有效權杖中唯一，例如 laptop。",
         "The token's label.": "權杖的名稱。",
         "Confirm that the account's data goes for good.": "確認永久刪除帳號的資料。",
-        "With no limit given, shows the account's quota and what it holds. The quota covers all the account's data, in every container and environment. An account never given a quota may hold any number of records, 100 zones and 1 GiB of assets. A deleted record counts until serve forgets its deletion (--tombstone-retention-days). Saving past a limit fails with QUOTA_EXCEEDED; nothing stored is removed. Assets no record names are deleted an hour after their upload.":
-            "沒有指定限制時，顯示帳號的配額與它保存的內容。配額涵蓋帳號在每個容器與環境中的所有資料。從未設定配額的帳號可保存任意數量的紀錄、100 個區域與 1 GiB 的檔案。已刪除的紀錄在 serve 忘記這次刪除之前仍會計入（--tombstone-retention-days）。超過限制的儲存會以 QUOTA_EXCEEDED 失敗；已保存的不會被移除。沒有紀錄引用的檔案會在上傳一小時後刪除。",
+        "With no limit given, shows the account's quota and what it holds. The quota covers all the account's data, in every container and environment. An account never given a quota may hold any number of records, 100 zones and 1 GiB of assets. A deleted record counts until serve forgets its deletion (--tombstone-retention-days). Saving past a limit fails with QUOTA_EXCEEDED; nothing stored is removed. An asset goes as soon as no record names it; one uploaded and never named, an hour after its upload.":
+            "沒有指定限制時，顯示帳號的配額與它保存的內容。配額涵蓋帳號在每個容器與環境中的所有資料。從未設定配額的帳號可保存任意數量的紀錄、100 個區域與 1 GiB 的檔案。已刪除的紀錄在 serve 忘記這次刪除之前仍會計入（--tombstone-retention-days）。超過限制的儲存會以 QUOTA_EXCEEDED 失敗；已保存的不會被移除。檔案在不再有紀錄引用時立即刪除；上傳後從未被引用的，在上傳一小時後刪除。",
         "The most records, or `off`.": "最多的紀錄數，或 `off`。",
+        "List the field types of an account's record types, in each of its containers and environments.":
+            "列出帳號各紀錄類型的欄位型別，分別列出它的每個容器與環境。",
+        "As CloudKit does, the first save of a field sets its type; a later value sent with another type is refused (BAD_REQUEST), and one sent without a type is read as the field's. Each account has its own schema in each container and environment, so no account sees or sets another's.":
+            "如同 CloudKit，欄位第一次儲存時決定其型別；之後以其他型別送出的值會被拒絕（BAD_REQUEST），未標明型別的值則以該欄位的型別讀取。每個帳號在每個容器與環境中各有自己的結構描述，任何帳號都看不到也無法設定別人的。",
         "The most zones, or `off`.": "最多的區域數，或 `off`。",
         "The most bytes of assets (a number, with K, M or G for KiB, MiB, GiB), or `off`.": "檔案的最大位元組數（數字，可加 K、M 或 G 表示 KiB、MiB、GiB），或 `off`。",
         "Make an API token named LABEL and print it (64 hex digits), once.": "產生名為 LABEL 的 API 權杖並印出（64 個十六進位數字），只印一次。",

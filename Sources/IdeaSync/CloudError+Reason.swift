@@ -25,6 +25,7 @@ extension CloudError {
         case .zoneNotFound: "找不到區域"
         case .changeTokenExpired: "變更權杖已過期"
         case .serverRecordChanged: "伺服器上的紀錄已變更"
+        case let .badRequest(reason): "伺服器拒絕了這個請求：\(reason)"
         }
     }
 

@@ -119,6 +119,8 @@ extension PostgresRecordStore {
                 "DELETE FROM quota WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
             try await connection.query(
                 "DELETE FROM access_token WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
+            try await connection.query(
+                "DELETE FROM field_type WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
             return records
         }
     }

@@ -102,6 +102,70 @@ extension PostgresRecordStore {
         }
     }
 
+    /// Keeps `asset_reference` naming the assets each saved record names, in place of
+    /// those of the record it replaced (nil for a new one); returns the checksums a record
+    /// no longer names. Records that name no asset and replaced none that did cost nothing.
+    static func saveAssetReferences(
+        _ saves: [(record: RemoteRecord, over: RemoteRecord?)], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Set<String> {
+        var removed = (zones: [Int64](), names: [String](), checksums: [String]())
+        var added = removed
+        for (record, server) in saves {
+            let named = Set(record.fields.values.flatMap(\.assetReferences).map(\.checksum))
+            let before = Set(server?.fields.values.flatMap(\.assetReferences).map(\.checksum) ?? [])
+            let zone = zones.rows[record.recordID.zoneID]!.id
+            for checksum in before.subtracting(named) {
+                removed.zones.append(zone)
+                removed.names.append(record.recordID.recordName)
+                removed.checksums.append(checksum)
+            }
+            for checksum in named.subtracting(before) {
+                added.zones.append(zone)
+                added.names.append(record.recordID.recordName)
+                added.checksums.append(checksum)
+            }
+        }
+        if !removed.zones.isEmpty {
+            try await connection.query(
+                """
+                DELETE FROM asset_reference WHERE (zone_id, record_name, checksum) IN (
+                    SELECT * FROM unnest(\(removed.zones)::int8[], \(removed.names)::text[], \(removed.checksums)::text[]))
+                """, logger: logger)
+        }
+        if !added.zones.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO asset_reference (zone_id, record_name, checksum)
+                SELECT * FROM unnest(\(added.zones)::int8[], \(added.names)::text[], \(added.checksums)::text[])
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+        return Set(removed.checksums)
+    }
+
+    /// Deletes those of the assets of `account` with `checksums` that no record of `account`
+    /// names (see `SQLiteRecordStore.deleteUnnamedAssets`). Their rows are locked first, in
+    /// checksum order, and only then looked for in `asset_reference`, by a statement that
+    /// reads what committed before it: a save naming one of them locked its row
+    /// (`assets(_:account:now:_:_:)`) and holds it to its commit, so it either committed
+    /// first and is seen here, or waits and then finds the asset gone (`unknownItem`).
+    static func deleteUnnamedAssets(
+        _ checksums: Set<String>, account: String, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        guard !checksums.isEmpty else { return }
+        let sorted = checksums.sorted()
+        _ = try await connection.query(
+            "SELECT checksum FROM asset WHERE account = \(account) AND checksum = ANY(\(sorted)) ORDER BY checksum FOR UPDATE",
+            logger: logger
+        ).collect()
+        try await connection.query(
+            """
+            DELETE FROM asset WHERE account = \(account) AND checksum = ANY(\(sorted)) AND NOT EXISTS (
+                SELECT 1 FROM asset_reference JOIN zone ON zone.id = asset_reference.zone_id
+                WHERE asset_reference.checksum = asset.checksum AND zone.account = asset.account)
+            """, logger: logger)
+    }
+
     /// The most assets one transaction of `collectAssets` looks at.
     static let collectionBatch = 100
 

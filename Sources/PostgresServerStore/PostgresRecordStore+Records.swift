@@ -28,9 +28,11 @@ extension PostgresRecordStore {
                         result.deleted.append(deletion.recordID)
                     }
                 }
-                try await Self.delete(result.deleted, zones: &zones, queryable: queryable, now: now, connection, logger)
+                // The assets a deleted or replaced record named: deleted at the end if no record names them then.
+                var dropped = try await Self.delete(result.deleted, zones: &zones, queryable: queryable, now: now, connection, logger)
 
                 var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
+                let original = stored
                 // The account's row locked, so that two saves in any of its databases cannot
                 // both take the last place. Counted across its databases, deletions still
                 // remembered included; a save over a remembered deletion takes its row.
@@ -67,6 +69,9 @@ extension PostgresRecordStore {
                 }
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
                 try await Self.write(Array(written.values), zones: zones, queryable: queryable, connection, logger)
+                dropped.formUnion(try await Self.saveAssetReferences(
+                    written.values.map { (record: $0.record, over: original[$0.record.recordID]) }, zones: zones, connection, logger))
+                try await Self.deleteUnnamedAssets(dropped, account: account, connection, logger)
                 try await zones.saveSequences(connection, logger)
                 return result
             }
@@ -146,13 +151,21 @@ extension PostgresRecordStore {
     // MARK: Writing records
 
     /// Deletes those of `recordIDs` that exist, each with the next sequence of its zone, and
-    /// remembers the deletions for change fetches.
+    /// remembers the deletions for change fetches. Returns the checksums of the assets they named.
     static func delete(
         _ recordIDs: [RecordID], zones: inout ZoneRows, queryable: QueryableFields, now: Timestamp, _ connection: PostgresConnection,
         _ logger: Logger
-    ) async throws {
-        guard !recordIDs.isEmpty else { return }
+    ) async throws -> Set<String> {
+        guard !recordIDs.isEmpty else { return [] }
         let keys = RecordKeys(recordIDs, zones: zones)
+        var dropped = Set<String>()
+        for try await checksum in try await connection.query(
+            """
+            DELETE FROM asset_reference
+            WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            RETURNING checksum
+            """, logger: logger
+        ).decode(String.self) { dropped.insert(checksum) }
         if !queryable.isEmpty {
             try await connection.query(
                 """
@@ -175,7 +188,7 @@ extension PostgresRecordStore {
             deletion.sequences.append(zones.nextSequence(of: recordID.zoneID))
             deletion.types.append(type)
         }
-        guard !deletion.zones.isEmpty else { return }
+        guard !deletion.zones.isEmpty else { return dropped }
         try await connection.query(
             """
             INSERT INTO deletion (zone_id, record_name, change_sequence, record_type, deleted_at)
@@ -185,6 +198,7 @@ extension PostgresRecordStore {
             ON CONFLICT (zone_id, record_name) DO UPDATE SET
                 change_sequence = excluded.change_sequence, record_type = excluded.record_type, deleted_at = excluded.deleted_at
             """, logger: logger)
+        return dropped
     }
 
     /// The stored records among `recordIDs`.

@@ -163,6 +163,40 @@ enum PostgresSchema {
             """,
             "TRUNCATE record_field",
         ]),
+        // Which record names which asset, so that a modify deletes at once an asset no record
+        // of its database names any more (see SQLiteSchema's v14-asset-references); filled
+        // from the records stored before, in one pass over those whose fields hold an asset.
+        ("v10-asset-references", [
+            """
+            CREATE TABLE asset_reference (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                record_name TEXT COLLATE "C" NOT NULL,
+                checksum TEXT COLLATE "C" NOT NULL,
+                PRIMARY KEY (zone_id, record_name, checksum)
+            )
+            """,
+            "CREATE INDEX asset_reference_by_checksum ON asset_reference (checksum, zone_id)",
+            """
+            INSERT INTO asset_reference (zone_id, record_name, checksum)
+            SELECT DISTINCT record.zone_id, record.record_name, named.match[1]
+            FROM record, regexp_matches(record.fields, '\\{"asset":\\{"checksum":"([0-9a-f]{64})"', 'g') AS named(match)
+            WHERE strpos(record.fields, '{"asset":{"checksum":') > 0
+            ON CONFLICT DO NOTHING
+            """,
+        ]),
+        // The type of each field of each record type of each database (`FieldSchema`), filled
+        // by saves, not here (see SQLiteSchema's v15-field-types).
+        ("v11-field-types", [
+            """
+            CREATE TABLE field_type (
+                account TEXT COLLATE "C" NOT NULL,
+                record_type TEXT COLLATE "C" NOT NULL,
+                field_name TEXT COLLATE "C" NOT NULL,
+                type TEXT NOT NULL,
+                PRIMARY KEY (account, record_type, field_name)
+            )
+            """,
+        ]),
     ]
 }
 

@@ -117,6 +117,45 @@ extension SQLiteRecordStore {
         try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE account = ? AND checksum = ?", arguments: [account, checksum])
     }
 
+    /// Keeps `assetReference` naming the assets `record` names, in place of those `server`
+    /// (the record it replaces, nil for a new one) named; the checksums `record` no longer
+    /// names go into `dropped`. A record that names no asset, and replaces none that did,
+    /// costs nothing here.
+    static func saveAssetReferences(
+        of record: RemoteRecord, over server: RemoteRecord?, zoneRowID: Int64, dropping dropped: inout Set<String>, _ db: Database
+    ) throws {
+        let named = Set(record.fields.values.flatMap(\.assetReferences).map(\.checksum))
+        let before = Set(server?.fields.values.flatMap(\.assetReferences).map(\.checksum) ?? [])
+        guard named != before else { return }
+        let delete = try db.cachedStatement(sql: "DELETE FROM assetReference WHERE zoneId = ? AND recordName = ? AND checksum = ?")
+        for checksum in before.subtracting(named) {
+            try delete.execute(arguments: [zoneRowID, record.recordID.recordName, checksum])
+            dropped.insert(checksum)
+        }
+        let insert = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO assetReference (zoneId, recordName, checksum) VALUES (?, ?, ?)")
+        for checksum in named.subtracting(before) {
+            try insert.execute(arguments: [zoneRowID, record.recordID.recordName, checksum])
+        }
+    }
+
+    /// Deletes those of the assets of `account` with `checksums` that no record of `account`
+    /// (in any of its zones) names: called at the end of the modify that stopped naming
+    /// them, in its write transaction, so a save that names one again, in this request or
+    /// the next, either came first and keeps it or comes after and finds it gone
+    /// (`unknownItem`, and the client uploads it again). The collector stays for uploads
+    /// that no save ever named.
+    static func deleteUnnamedAssets(_ checksums: Set<String>, account: String, _ db: Database) throws {
+        guard !checksums.isEmpty else { return }
+        let delete = try db.cachedStatement(
+            sql: """
+                DELETE FROM asset WHERE account = ? AND checksum = ? AND NOT EXISTS (
+                    SELECT 1 FROM assetReference JOIN zone ON zone.id = assetReference.zoneId
+                    WHERE assetReference.checksum = ? AND zone.account = ?)
+                """)
+        for checksum in checksums.sorted() { try delete.execute(arguments: [account, checksum, checksum, account]) }
+    }
+
     /// Whether `account` holds every asset `record` names, with the size it names.
     static func hasAssets(of record: RemoteRecord, account: String, _ db: Database) throws -> Bool {
         for reference in record.fields.values.flatMap(\.assetReferences) {

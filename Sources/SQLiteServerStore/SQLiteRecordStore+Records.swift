@@ -34,6 +34,8 @@ extension SQLiteRecordStore {
                 // backfill, is wholly before or after this request; marks not ready yet count.
                 let queryable = try Self.queryableFields(of: account, db)
                 var result = ModifyResult()
+                // The assets a deleted or replaced record named: deleted at the end if no record names them then.
+                var dropped = Set<String>()
                 for deletion in deletes {
                     let recordID = deletion.recordID
                     // A checked delete compares the whole stored record; a forced one needs its type only.
@@ -41,7 +43,7 @@ extension SQLiteRecordStore {
                        let failure = deletion.refusal(over: try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)) {
                         result.failures[recordID] = failure
                     } else {
-                        try delete(recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
+                        try delete(recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, dropping: &dropped, db)
                         result.deleted.append(recordID)
                     }
                 }
@@ -65,11 +67,13 @@ extension SQLiteRecordStore {
                         let saved = try self.save(
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
                             zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
+                        try Self.saveAssetReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, dropping: &dropped, db)
                         if adds { recordCount += 1 }
                         result.saved.append(saved)
                     }
                 }
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
+                try Self.deleteUnnamedAssets(dropped, account: account, db)
                 let setSequence = try db.cachedStatement(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?")
                 for zone in zones.values { try setSequence.execute(arguments: [zone.changeSequence, zone.rowID]) }
                 return result
@@ -158,7 +162,11 @@ extension SQLiteRecordStore {
     }
 
     /// Deletes `recordID` if the server has it, remembering the deletion for change fetches.
-    private func delete(_ recordID: RecordID, zone: inout ZoneState, queryable: QueryableFields, now: Timestamp, _ db: Database) throws {
+    /// The checksums of the assets it named go into `dropped`.
+    private func delete(
+        _ recordID: RecordID, zone: inout ZoneState, queryable: QueryableFields, now: Timestamp, dropping dropped: inout Set<String>,
+        _ db: Database
+    ) throws {
         let recordType = try String.fetchOne(
             db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
             arguments: [zone.rowID, recordID.recordName])
@@ -170,6 +178,9 @@ extension SQLiteRecordStore {
             try db.cachedStatement(sql: "DELETE FROM recordField WHERE zoneId = ? AND recordName = ?")
                 .execute(arguments: [zone.rowID, recordID.recordName])
         }
+        dropped.formUnion(try String.fetchAll(
+            db.cachedStatement(sql: "DELETE FROM assetReference WHERE zoneId = ? AND recordName = ? RETURNING checksum"),
+            arguments: [zone.rowID, recordID.recordName]))
         try db.cachedStatement(
             sql: """
                 INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)

@@ -21,6 +21,8 @@ enum SQLiteSchema {
         case queryKeys = "v11-query-keys"
         case queryableFields = "v12-queryable-fields"
         case queryableFieldReady = "v13-queryable-field-ready"
+        case assetReferences = "v14-asset-references"
+        case fieldTypes = "v15-field-types"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -145,6 +147,22 @@ enum SQLiteSchema {
             // were filled in the transaction that made them, so they are ready.
             try db.execute(sql: "ALTER TABLE queryableField ADD COLUMN ready INTEGER NOT NULL DEFAULT 1")
         }
+        migrator.registerMigration(Migration.assetReferences.rawValue, migrate: createAssetReferences)
+        migrator.registerMigration(Migration.fieldTypes.rawValue) { db in
+            // The type of each field of each record type of each database (`FieldSchema`).
+            // Nothing is filled here, so that upgrading a large file is quick: the first save
+            // that names a field with no type yet takes it from a record stored before, if
+            // one has the field (`SQLiteRecordStore.claimFieldTypes`).
+            try db.execute(sql: """
+                CREATE TABLE fieldType (
+                    account TEXT NOT NULL,
+                    recordType TEXT NOT NULL,
+                    fieldName TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    PRIMARY KEY (account, recordType, fieldName)
+                ) WITHOUT ROWID
+                """)
+        }
         return migrator
     }
 
@@ -166,6 +184,27 @@ enum SQLiteSchema {
             CREATE INDEX record_by_modification ON record(zoneId, recordType, modificationDate, recordName);
             """)
         // It filled the table from the records stored before; v12 empties it, so that fill is gone.
+    }
+
+    /// Which record names which asset, so that a modify deletes at once an asset that no
+    /// record of its database names any more (`SQLiteRecordStore.deleteUnnamedAssets`).
+    /// Filled from the records stored before: one pass over the records whose fields hold an
+    /// asset value (a stored string escapes its quotes, so the pattern is a value's only).
+    private static func createAssetReferences(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE assetReference (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                recordName TEXT NOT NULL,
+                checksum TEXT NOT NULL,
+                PRIMARY KEY (zoneId, recordName, checksum)
+            ) WITHOUT ROWID;
+            CREATE INDEX assetReference_by_checksum ON assetReference(checksum, zoneId);
+            INSERT OR IGNORE INTO assetReference (zoneId, recordName, checksum)
+            SELECT record.zoneId, record.recordName, json_extract(tree.value, '$.checksum')
+            FROM record, json_tree(record.fields) AS tree
+            WHERE instr(record.fields, '{"asset":{"checksum":') > 0 AND tree.key = 'asset'
+                AND json_extract(tree.value, '$.checksum') IS NOT NULL;
+            """)
     }
 
     private static func createServer(_ db: Database) throws {

@@ -415,6 +415,26 @@ extension CommandLineText {
         }
     }
 
+    /// One line of `serve account schema`: the database (its container and environment;
+    /// the account's own name is production in the first container `serve` serves), the
+    /// record type and field, and its type.
+    static func schemaLine(_ entry: FieldTypeEntry, account: String, _ language: Language) -> String {
+        let english = language == .english
+        let rest = entry.database.dropFirst(account.count + 1)
+        let development = rest.hasSuffix("/development")
+        let container = entry.database == account ? (english ? "first container" : "第一個容器") : String(development ? rest.dropLast("/development".count) : rest)
+        let environment = development ? (english ? "development" : "開發環境") : (english ? "production" : "正式環境")
+        return "\(container)\(english ? ", " : "，")\(environment)  \(entry.recordType).\(entry.fieldName)  \(entry.type)"
+    }
+
+    /// `serve account schema` for an account that has saved no field yet.
+    static func noSchema(account: String, _ language: Language) -> String {
+        switch language {
+        case .english: "Account \(account) has no field types yet: the first save of each field sets its type."
+        case .traditionalChinese: "帳號 \(account) 尚無任何欄位型別：每個欄位第一次儲存時決定其型別"
+        }
+    }
+
     /// One line of `serve account token list`.
     static func tokenLine(_ entry: AccessTokenEntry, _ language: Language) -> String {
         let english = language == .english

@@ -69,6 +69,8 @@ struct Answer: Sendable, CustomStringConvertible {
     let json: ReceivedJSON
     /// The body's bytes.
     let body: Data
+    /// The response's headers.
+    var headers: HTTPFields = [:]
 
     /// The top-level `serverErrorCode`.
     var errorCode: String? { json["serverErrorCode"].string }
@@ -267,7 +269,7 @@ final class ConformanceServer: Sendable {
             // The path only: a query may hold tokens.
             findings.withLock { $0 += found.map { "\(method) \(uri.prefix { $0 != "?" }): \($0)" } }
         }
-        return Answer(status: Int(response.status.code), json: ReceivedJSON(parsing: data) ?? .null, body: data)
+        return Answer(status: Int(response.status.code), json: ReceivedJSON(parsing: data) ?? .null, body: data, headers: response.headers)
     }
 
     // MARK: Shorthands for the suites

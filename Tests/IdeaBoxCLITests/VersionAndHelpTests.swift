@@ -58,7 +58,7 @@ import Testing
             }
             checked += 1
         }
-        #expect((40...60).contains(checked), "every command and subcommand once: \(checked)")
+        #expect((40...70).contains(checked), "every command and subcommand once: \(checked)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path), "help opens no database")
     }
 

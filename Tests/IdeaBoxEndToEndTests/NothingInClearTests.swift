@@ -8,7 +8,8 @@ import Testing
 /// sealed, and every byte the server keeps (its SQLite file, WAL and journal, PostgreSQL's
 /// tables dumped row by row as text, the upload spool, its logs) holds none of the words, no
 /// file path and not the passphrase. The same scan run on plain records finds them, so it can
-/// see; and an account that had plain records and turns encryption on keeps none of them.
+/// see; and an account that had plain records, a library file's asset among them, and turns
+/// encryption on keeps none of them.
 @Suite struct NothingInClearTests {
     /// Where the server keeps its records.
     enum Store: String, CaseIterable, CustomTestStringConvertible {
@@ -41,9 +42,9 @@ import Testing
         defer { served.close() }
         let a = try DeviceProcess()
         try a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
-        // Library files small enough to travel inside their records: an asset a sealed
-        // record stops naming stays until the server's asset collector's grace is over.
-        try write(on: a, assets: false)
+        // One library file is large enough to be an asset: the sealed record that replaces
+        // its record stops naming the plain asset, which goes in the same request.
+        try write(on: a)
         let plain = try served.bytes()
         for word in Self.words + Self.paths {
             #expect(Self.contains(plain, word), "the scan does not see \(word) in plain records")
@@ -78,7 +79,7 @@ import Testing
 
     @Test func turnedOnThroughTheEmbeddedRemoteForAnAccountWithPlainRecords() throws {
         let a = try DeviceProcess()
-        try write(on: a, assets: false)
+        try write(on: a)
         let plain = try embeddedBytes(a)
         for word in Self.words + Self.paths {
             #expect(Self.contains(plain, word), "the scan does not see \(word) in plain records")
@@ -105,15 +106,14 @@ import Testing
     }
 
     /// Two ideas and two library files holding the words, synced: one small, kept in its
-    /// record, and one large, uploaded as an asset through the server's spool (small too
-    /// unless `assets`).
-    private func write(on device: DeviceProcess, profile: String = "default", assets: Bool = true) throws {
+    /// record, and one large, uploaded as an asset through the server's spool.
+    private func write(on device: DeviceProcess, profile: String = "default") throws {
         try device.run(["add", "Zanzibar marmalade", "-d", "秘密計畫 and 牛奶糖", "--profile", profile])
         try device.run(["add", "晚餐菜單", "-d", "marmalade", "--profile", profile])
         let library = device.dataRoot.appendingPathComponent("profiles/\(profile)/RawLibrary", isDirectory: true)
         let contents = [
             #"{"note": "Zanzibar 牛奶糖 marmalade"}"#,
-            #"{"note": ""# + (assets ? String(repeating: "秘密計畫 晚餐菜單 Zanzibar marmalade ", count: 40_000) : "秘密計畫 晚餐菜單") + #""}"#,
+            #"{"note": ""# + String(repeating: "秘密計畫 晚餐菜單 Zanzibar marmalade ", count: 40_000) + #""}"#,
         ]
         for (path, text) in zip(Self.paths, contents) {
             let file = library.appendingPathComponent(path)

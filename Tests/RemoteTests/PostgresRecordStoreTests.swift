@@ -3,6 +3,7 @@ import Foundation
 import IdeaBoxFoundation
 import Logging
 import PostgresNIO
+import ProcessTestSupport
 @testable import PostgresServerStore
 import RemoteTestSupport
 import ServerStore
@@ -189,6 +190,103 @@ struct PostgresRecordStoreTests {
             }
         }
         #expect(stored.count == 1 && !stored[0].contains(#"{"bool":"#) && stored[0].contains(#"{"int64":1}"#), "\(stored)")
+    }
+
+    @Test("A delete that drops the last reference to an asset while another server's save naming it is halfway keeps the asset once that save commits")
+    func aSaveNamingAnAssetRacesItsDeletion() async throws {
+        let stores = try TestPostgres.stores(count: 2, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let (deleting, saving) = (stores[0], stores[1])
+        let account = CloudFixture.account
+        let library = RecordZoneID(zoneName: "RawLibraryZone")
+        try await deleting.createZone(Self.zone, account: account)
+        try await deleting.createZone(library, account: account)
+        let bytes = Data("one photo in two places".utf8)
+        let x = try await deleting.storeAsset(bytes, account: account)
+        let named = RemoteRecord(recordType: "File", recordID: id("a"), fields: ["data": .asset(x)])
+        _ = try await deleting.modify(account: account, saves: [RecordSave(named, policy: .allKeys)], deletes: [], atomic: true)
+        let logger = Logger(label: "test")
+        // The other server's save into the other zone, halfway, as `modify` does it: its zone
+        // and the asset's row locked, its record and reference written, not yet committed.
+        try await saving.run { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
+            let xid = try await connection.query("SELECT pg_current_xact_id()::text", logger: logger).collect().first!.decode(String.self)
+            let zone = try await connection.query(
+                "SELECT id FROM zone WHERE account = \(account) AND name = \(library.zoneName) FOR UPDATE", logger: logger
+            ).collect().first!.decode(Int64.self)
+            try await connection.query(
+                "UPDATE asset SET uploaded_at = uploaded_at WHERE account = \(account) AND checksum = \(x.checksum)", logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+                VALUES (\(zone), 'b', 1, 'File', 'tag', 0, 0, \(StoredFields.encode(["data": .asset(x)])))
+                """, logger: logger)
+            try await connection.query(
+                "INSERT INTO asset_reference (zone_id, record_name, checksum) VALUES (\(zone), 'b', \(x.checksum))", logger: logger)
+            let deletion = Task {
+                try await deleting.modify(account: account, saves: [], deletes: [RecordDeletion(id("a"))], atomic: false)
+            }
+            do {
+                try await Poll.until("the deletion waits for the racing save's lock on the asset", timeout: .seconds(30)) {
+                    try await connection.query(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = \(xid)",
+                        logger: logger
+                    ).collect().first!.decode(Int.self) > 0
+                }
+            } catch {
+                try await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            #expect(try await deletion.value.deleted == [id("a")])
+        }
+        #expect(try await deleting.asset(x.checksum, account: account) == bytes)
+        // Dropped by its last record, it goes.
+        _ = try await saving.modify(
+            account: account, saves: [], deletes: [RecordDeletion(RecordID(recordName: "b", zoneID: library))], atomic: false)
+        #expect(try await deleting.asset(x.checksum, account: account) == nil)
+    }
+
+    @Test("A database an earlier server wrote learns which records name which asset: deleting one of two records naming an asset keeps it, the last deletes it")
+    func earlierRecordsNameTheirAssets() async throws {
+        let url = try #require(TestPostgres.url)
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let clock = ManualClock(start: CloudFixture.start).wallClock
+        let earlier = try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1)
+        let data = Data("a file stored before".utf8)
+        let reference = AssetReference(of: data)
+        try await earlier.run { connection in
+            let logger = Logger(label: "test")
+            try await connection.query("DELETE FROM ideabox_migration WHERE name = 'v10-asset-references'", logger: logger)
+            try await connection.query("DROP TABLE asset_reference", logger: logger)
+            try await connection.query(
+                "INSERT INTO zone (account, name, created_at, change_sequence) VALUES ('alice', 'RawLibraryZone', 0, 3)", logger: logger)
+            try await connection.query(
+                "INSERT INTO asset (account, checksum, size, uploaded_at) VALUES ('alice', \(reference.checksum), \(reference.size), 0)",
+                logger: logger)
+            let rows: [(String, [String: FieldValue])] = [
+                ("one", ["filedata": .asset(reference)]),
+                ("two", ["asset": .list([.asset(reference)]), "checksum": .string(#"{"asset":{"checksum":"x"}}"#)]),
+                ("three", ["asset": .string("no asset here")]),
+            ]
+            for (index, (name, fields)) in rows.enumerated() {
+                try await connection.query(
+                    """
+                    INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+                    SELECT id, \(name), \(Int64(index + 1)), 'RawLibraryFile', 'old', 0, 0, \(StoredFields.encode(fields)) FROM zone WHERE account = 'alice'
+                    """, logger: logger)
+            }
+        }
+        let upgraded = try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1)
+        let names = try await upgraded.run { connection in
+            try await connection.query("SELECT record_name FROM asset_reference ORDER BY record_name", logger: Logger(label: "test"))
+                .collect().map { try $0.decode(String.self) }
+        }
+        #expect(names == ["one", "two"])
+        let zone = RecordZoneID(zoneName: "RawLibraryZone")
+        _ = try await upgraded.modify(account: "alice", saves: [], deletes: [RecordDeletion(RecordID(recordName: "one", zoneID: zone))], atomic: false)
+        #expect(try await upgraded.assetChunkCount(reference.checksum, account: "alice") != nil)
+        _ = try await upgraded.modify(account: "alice", saves: [], deletes: [RecordDeletion(RecordID(recordName: "two", zoneID: zone))], atomic: false)
+        #expect(try await upgraded.assetChunkCount(reference.checksum, account: "alice") == nil)
     }
 
     @Test("A database that cannot be reached, or a URL that is not PostgreSQL's, is one clear error")

@@ -133,14 +133,122 @@ import Testing
         #expect(try runBlocking { try await store.usage(account: account) }.assetBytes == Int64(named.count))
 
         // Found named, its time moved on: the next hour's collection leaves it alone without
-        // looking. Once no record names it, a collection after that takes it.
-        let replaced = RemoteRecord(recordType: "File", recordID: record.recordID, fields: ["data": .string("moved elsewhere")])
-        _ = try runBlocking { try await store.modify(account: account, saves: [RecordSave(replaced, policy: .allKeys)], deletes: [], atomic: true) }
+        // looking.
+        fixture.clock.advance(by: 1_000)
         #expect(try runBlocking { try await store.collectAssets(uploadedBefore: later) } == 0)
-        fixture.clock.advance(by: 3_660_000)
-        let afterThat = fixture.clock.wallClock.now().adding(milliseconds: -3_600_000)
-        #expect(try runBlocking { try await store.collectAssets(uploadedBefore: afterThat) } == 1)
+        #expect(try runBlocking { try await store.asset(reference.checksum, account: account) } == named)
+    }
+
+    @Test("A save that stops naming an asset deletes it in the same operation, and keeps the asset it names now",
+          arguments: RemoteKind.tested)
+    func replacingARecordDeletesTheAssetItNoLongerNames(kind: RemoteKind) throws {
+        let (store, account) = try Self.storeWithZone(kind)
+        let x = try runBlocking { try await store.storeAsset(Data("first contents".utf8), account: account) }
+        let y = try runBlocking { try await store.storeAsset(Data("second contents".utf8), account: account) }
+        try Self.save(file("f", .asset(x)), store, account)
+        #expect(try Self.save(file("f", .asset(y)), store, account).failures.isEmpty)
+        #expect(try runBlocking { try await store.asset(x.checksum, account: account) } == nil)
+        #expect(try runBlocking { try await store.asset(y.checksum, account: account) } == Data("second contents".utf8))
+        #expect(try runBlocking { try await store.usage(account: account) }.assetBytes == y.size)
+
+        // A list names its assets too; a merging update that drops the field drops them.
+        let z = try runBlocking { try await store.storeAsset(Data("third contents".utf8), account: account) }
+        try Self.save(file("f", .list([.asset(y), .asset(z)])), store, account)
+        let update = RemoteRecord(recordType: "File", recordID: id("f"), fields: ["data": .string("inline now")])
+        try Self.save(update, store, account, mergesFields: true)
+        for checksum in [y.checksum, z.checksum] {
+            #expect(try runBlocking { try await store.asset(checksum, account: account) } == nil)
+        }
         #expect(try runBlocking { try await store.usage(account: account) }.assetBytes == 0)
+    }
+
+    @Test("Deleting the last record that names an asset deletes it; one another record still names stays, in any zone",
+          arguments: RemoteKind.tested)
+    func deletingTheLastRecordThatNamesAnAssetDeletesIt(kind: RemoteKind) throws {
+        let (store, account) = try Self.storeWithZone(kind)
+        let other = RecordZoneID(zoneName: "RawLibraryZone")
+        try runBlocking { try await store.createZone(other, account: account) }
+        let x = try runBlocking { try await store.storeAsset(Data("shared contents".utf8), account: account) }
+        try Self.save(file("a", .asset(x)), store, account)
+        try Self.save(file("b", .asset(x), zone: other), store, account)
+
+        _ = try runBlocking { try await store.modify(account: account, saves: [], deletes: [RecordDeletion(id("a"))], atomic: false) }
+        #expect(try runBlocking { try await store.asset(x.checksum, account: account) } == Data("shared contents".utf8))
+        try Self.save(file("b", .string("no asset"), zone: other), store, account)
+        #expect(try runBlocking { try await store.asset(x.checksum, account: account) } == nil)
+
+        // Deleted and named again in one request (a file renamed): kept.
+        let y = try runBlocking { try await store.storeAsset(Data("renamed contents".utf8), account: account) }
+        try Self.save(file("old-name", .asset(y)), store, account)
+        let renamed = try runBlocking {
+            try await store.modify(
+                account: account, saves: [RecordSave(file("new-name", .asset(y)), policy: .allKeys)],
+                deletes: [RecordDeletion(id("old-name"))], atomic: true)
+        }
+        #expect(renamed.failures.isEmpty && renamed.deleted == [id("old-name")])
+        #expect(try runBlocking { try await store.asset(y.checksum, account: account) } == Data("renamed contents".utf8))
+
+        // A failed atomic request deletes nothing.
+        let failed = try runBlocking {
+            try await store.modify(
+                account: account, saves: [RecordSave(note("new-name"), policy: .allKeys)],
+                deletes: [RecordDeletion(id("missing"), policy: .ifServerRecordUnchanged)], atomic: true)
+        }
+        #expect(!failed.failures.isEmpty)
+        #expect(try runBlocking { try await store.asset(y.checksum, account: account) } != nil)
+    }
+
+    @Test("Another account's record naming the same bytes neither keeps an account's asset nor loses its own", arguments: RemoteKind.tested)
+    func assetsAreDeletedPerAccount(kind: RemoteKind) throws {
+        let (store, account) = try Self.storeWithZone(kind)
+        let neighbour = "neighbour"
+        try runBlocking { try await store.createZone(CloudFixture.zone, account: neighbour) }
+        let bytes = Data("the same photo".utf8)
+        let x = try runBlocking { try await store.storeAsset(bytes, account: account) }
+        _ = try runBlocking { try await store.storeAsset(bytes, account: neighbour) }
+        try Self.save(file("f", .asset(x)), store, account)
+        try Self.save(file("f", .asset(x)), store, neighbour)
+        _ = try runBlocking { try await store.modify(account: account, saves: [], deletes: [RecordDeletion(id("f"))], atomic: false) }
+        #expect(try runBlocking { try await store.asset(x.checksum, account: account) } == nil)
+        #expect(try runBlocking { try await store.asset(x.checksum, account: neighbour) } == bytes)
+    }
+
+    @Test("A field's first type stays: a later claim of another gets the first; a field with no type yet takes the type a record stored before the schema has; deleting the account forgets them",
+          arguments: RemoteKind.tested)
+    func fieldTypesAreClaimedOnce(kind: RemoteKind) throws {
+        let (store, account) = try Self.storeWithZone(kind)
+        let old = RemoteRecord(
+            recordType: "Photo", recordID: id("old"), fields: ["taken": .timestamp(Timestamp(milliseconds: 5)), "tags": .list([])])
+        try Self.save(old, store, account)
+        let first = try runBlocking {
+            try await store.claimFieldTypes(["taken": "INT64", "title": "STRING", "tags": "STRING_LIST"], recordType: "Photo", account: account)
+        }
+        #expect(first == ["taken": "TIMESTAMP", "title": "STRING", "tags": "STRING_LIST"])
+        let second = try runBlocking { try await store.claimFieldTypes(["title": "BYTES"], recordType: "Photo", account: account) }
+        #expect(second == ["title": "STRING"])
+        #expect(try runBlocking { try await store.fieldTypes(account: account, recordTypes: ["Photo", "Other"]) } == ["Photo": first])
+        #expect(try runBlocking { try await store.fieldTypes(account: "someone-else", recordTypes: ["Photo"]) }.isEmpty)
+        let listed = try runBlocking { try await store.schema(ofAccount: account) }
+        #expect(listed.map { "\($0.database) \($0.recordType).\($0.fieldName) \($0.type)" }
+            == ["\(account) Photo.tags STRING_LIST", "\(account) Photo.taken TIMESTAMP", "\(account) Photo.title STRING"])
+        _ = try runBlocking { try await store.deleteAccount(account) }
+        #expect(try runBlocking { try await store.schema(ofAccount: account) }.isEmpty)
+    }
+
+    private static func storeWithZone(_ kind: RemoteKind) throws -> (any RecordStore, String) {
+        let store = try CloudFixture(kind: kind).store
+        try runBlocking { try await store.createZone(CloudFixture.zone, account: CloudFixture.account) }
+        return (store, CloudFixture.account)
+    }
+
+    @discardableResult
+    private static func save(
+        _ record: RemoteRecord, _ store: any RecordStore, _ account: String, mergesFields: Bool = false
+    ) throws -> ModifyResult {
+        let save = RecordSave(record, policy: .allKeys, mergesFields: mergesFields)
+        let result = try runBlocking { try await store.modify(account: account, saves: [save], deletes: [], atomic: true) }
+        #expect(result.failures.isEmpty)
+        return result
     }
 
     @Test("Uploading bytes the account already holds moves their time on: the save that upload is for finds them, even past the grace",
@@ -156,4 +264,9 @@ import Testing
         #expect(try runBlocking { try await store.collectAssets(uploadedBefore: cutoff) } == 0)
         #expect(try runBlocking { try await store.asset(reference.checksum, account: CloudFixture.account) } == data)
     }
+}
+
+/// A `File` record named `name` whose `data` field is `data`.
+private func file(_ name: String, _ data: FieldValue, zone: RecordZoneID = CloudFixture.zone) -> RemoteRecord {
+    RemoteRecord(recordType: "File", recordID: RecordID(recordName: name, zoneID: zone), fields: ["data": data])
 }

@@ -68,4 +68,45 @@ import Testing
         #expect(try store.quota(account: "alice") == AccountQuota(maxRecords: 40, maxZones: 100, maxAssetBytes: 1 << 30))
         #expect(try store.usage(account: "alice").assetBytes == 3_000_000)
     }
+
+    @Test("A file an earlier server wrote learns which records name which asset: deleting one of two records naming an asset keeps it, the last deletes it")
+    func earlierRecordsNameTheirAssets() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let earlier = try DatabaseQueue(path: folder.appendingPathComponent(SQLiteRecordStore.fileName).path)
+        try SQLiteSchema.migrator.migrate(earlier, upTo: SQLiteSchema.Migration.queryableFieldReady.rawValue)
+        let data = Data("a file stored before".utf8)
+        let reference = AssetReference(of: data)
+        try earlier.write { db in
+            try db.execute(sql: "INSERT INTO zone (account, name, createdAt, changeSequence) VALUES ('alice', 'RawLibraryZone', 0, 3)")
+            try db.execute(
+                sql: "INSERT INTO asset (account, checksum, size, uploadedAt) VALUES ('alice', ?, ?, 0)",
+                arguments: [reference.checksum, reference.size])
+            try db.execute(sql: "INSERT INTO assetChunk (assetId, seq, data) VALUES (1, 0, ?)", arguments: [data])
+            let rows: [(String, [String: FieldValue])] = [
+                ("one", ["filedata": .asset(reference)]),
+                ("two", ["asset": .list([.asset(reference)]), "checksum": .string(#"{"asset":{"checksum":"x"}}"#)]),
+                ("three", ["asset": .string("no asset here")]),
+            ]
+            for (index, (name, fields)) in rows.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO record (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
+                        VALUES (1, ?, ?, 'RawLibraryFile', ?, 0, 0, ?)
+                        """,
+                    arguments: [name, index + 1, "1.\(index + 1)", StoredFields.encode(fields)])
+            }
+        }
+        try earlier.close()
+
+        let store = try SQLiteRecordStore.open(directory: folder, clock: WallClock { Timestamp(milliseconds: 0) })
+        let names = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT recordName FROM assetReference ORDER BY recordName") }
+        #expect(names == ["one", "two"])
+        let zone = RecordZoneID(zoneName: "RawLibraryZone")
+        _ = try store.modify(account: "alice", saves: [], deletes: [RecordDeletion(RecordID(recordName: "one", zoneID: zone))])
+        #expect(try store.asset(reference.checksum, account: "alice") == data)
+        _ = try store.modify(account: "alice", saves: [], deletes: [RecordDeletion(RecordID(recordName: "two", zoneID: zone))])
+        #expect(try store.asset(reference.checksum, account: "alice") == nil)
+    }
 }

@@ -62,7 +62,17 @@ import Testing
         let token = WebServicesError(.changeTokenExpired)
         #expect(token.code == "BAD_REQUEST" && token.reason.hasPrefix("changeTokenExpired: "))
         #expect(token.reason.hasSuffix("Fetch the zone again without a token."))
-        #expect(WebServicesError.badRequest("zoneID is missing").cloudError() == .internalError)
+        #expect(WebServicesError.badRequest("zoneID is missing").cloudError() == .badRequest(reason: "zoneID is missing"))
+    }
+
+    @Test("Any other BAD_REQUEST reaches the person with the server's reason, not as an internal error, and is not retried as it is")
+    func aBadRequestKeepsItsReason() throws {
+        let reason = "The field size of record type Photo is INT64; the value is a string."
+        let answer: WebServicesFormat.Object = ["serverErrorCode": "BAD_REQUEST", "reason": .string(reason), "uuid": "u"]
+        let error = try #require(WebServicesError(answer)).cloudError()
+        #expect(error == .badRequest(reason: reason))
+        #expect(error.description == "the server refused the request: \(reason)")
+        #expect(!error.isTransient)
     }
 
     @Test("The codes earlier servers wrote are still read", arguments: [

@@ -13,7 +13,7 @@ extension IdeaBoxCommand.Serve {
                 Names are unique whatever their case: Bob and bob are one account. Each device gets a token of its \
                 own (`account token add NAME --label laptop`), so that one can be revoked alone.
                 """,
-            subcommands: [Add.self, Token.self, Revoke.self, Delete.self, Quota.self, List.self])
+            subcommands: [Add.self, Token.self, Revoke.self, Delete.self, Quota.self, Schema.self, List.self])
     }
 }
 
@@ -91,7 +91,8 @@ extension IdeaBoxCommand.Serve.Account {
                 in every container and environment. An account never given a quota may hold \
                 any number of records, 100 zones and 1 GiB of assets. A deleted record counts until serve forgets its \
                 deletion (--tombstone-retention-days). Saving past a limit fails with QUOTA_EXCEEDED; \
-                nothing stored is removed. Assets no record names are deleted an hour after their upload.
+                nothing stored is removed. An asset goes as soon as no record names it; one uploaded and never named, \
+                an hour after its upload.
                 """)
 
         @Argument(help: "The account.") var name: String
@@ -121,6 +122,29 @@ extension IdeaBoxCommand.Serve.Account {
             }
             let usage = try runBlocking { try await store.usage(account: account) }
             print(CommandLineText.accountQuota(quota, usage: usage, account: account, context.language))
+        }
+    }
+
+    /// `ideabox serve account schema NAME`
+    struct Schema: IdeaBoxSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "schema",
+            abstract: "List the field types of an account's record types, in each of its containers and environments.",
+            discussion: """
+                As CloudKit does, the first save of a field sets its type; a later value sent with another type is \
+                refused (BAD_REQUEST), and one sent without a type is read as the field's. Each account has its own \
+                schema in each container and environment, so no account sees or sets another's.
+                """)
+
+        @Argument(help: "The account.") var name: String
+        @OptionGroup var storeOptions: ServeStoreOptions
+
+        func run(in context: CommandContext) throws {
+            let store = try storeOptions.open(context)
+            let account = try existing(name, in: store)
+            let entries = try runBlocking { try await store.schema(ofAccount: account) }
+            guard !entries.isEmpty else { return print(CommandLineText.noSchema(account: account, context.language)) }
+            for entry in entries { print(CommandLineText.schemaLine(entry, account: account, context.language)) }
         }
     }
 
