@@ -55,25 +55,11 @@ public final class PostgresRecordStore: RecordStore {
         var logger = Logger(label: "ideabox.serve.postgres")
         logger.logLevel = .error
 
-        let secret: Data
-        // One connection of its own first, given a few seconds, so that a wrong address, user,
-        // password or database fails now with PostgreSQL's own words (the pool would retry
-        // quietly for a minute); the schema is brought up to date on it.
-        do {
-            var configuration = try location.connectionConfiguration()
-            configuration.options.connectTimeout = .seconds(5)
-            configuration.options.additionalStartupParameters = startup
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            do {
-                try await migrate(connection, schema: schema, clock: clock, logger: logger)
-                secret = try await serverSecret(connection, logger: logger)
-            } catch {
-                try? await connection.close()
-                throw error
-            }
-            try? await connection.close()
-        } catch {
-            throw PostgresStoreError.unreachable(Self.describe(error))
+        // The migration waits on an advisory lock that another store may hold mid-migration:
+        // on the blocking executor, neither depends on the cooperative pool, whose few
+        // threads a `runBlocking` caller (a test, a command) may be holding.
+        let secret: Data = try await withTaskExecutorPreference(BlockingTaskExecutor.shared) {
+            try await migrateAndReadSecret(location: location, schema: schema, startup: startup, clock: clock, logger: logger)
         }
 
         var configuration = location.clientConfiguration
@@ -84,13 +70,41 @@ public final class PostgresRecordStore: RecordStore {
             maximumRecordsPerRequest: maximumRecordsPerRequest, positions: PositionKeys(serverSecret: secret), logger: logger)
     }
 
+    /// Brings the schema up to date on one connection of its own and reads the server's secret.
+    private static func migrateAndReadSecret(
+        location: PostgresURL, schema: String?, startup: [(String, String)], clock: WallClock, logger: Logger
+    ) async throws -> Data {
+        // One connection of its own first, given a few seconds, so that a wrong address, user,
+        // password or database fails now with PostgreSQL's own words (the pool would retry
+        // quietly for a minute); the schema is brought up to date on it.
+        do {
+            var configuration = try location.connectionConfiguration()
+            configuration.options.connectTimeout = .seconds(5)
+            configuration.options.additionalStartupParameters = startup
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            do {
+                try await migrate(connection, schema: schema, clock: clock, logger: logger)
+                let secret = try await serverSecret(connection, logger: logger)
+                try? await connection.close()
+                return secret
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch {
+            throw PostgresStoreError.unreachable(Self.describe(error))
+        }
+    }
+
     // MARK: Connections and transactions
 
     /// Runs `body` on a pooled connection, outside a transaction.
     @discardableResult
     func run<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await retrying {
-            try await client.withConnection { connection in try await body(connection) }
+        try await withTaskExecutorPreference(BlockingTaskExecutor.shared) {
+            try await retrying {
+                try await client.withConnection { connection in try await body(connection) }
+            }
         }
     }
 
@@ -99,9 +113,11 @@ public final class PostgresRecordStore: RecordStore {
     func transaction<Result: Sendable>(
         readOnly: Bool = false, _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await retrying {
-            try await client.withConnection { connection in
-                try await Self.transaction(on: connection, readOnly: readOnly, logger: logger, body)
+        try await withTaskExecutorPreference(BlockingTaskExecutor.shared) {
+            try await retrying {
+                try await client.withConnection { connection in
+                    try await Self.transaction(on: connection, readOnly: readOnly, logger: logger, body)
+                }
             }
         }
     }
