@@ -56,11 +56,14 @@ extension WebServicesDatabase {
     }
 
     /// Waits at `url` for a change after the sync token `since`: the zone and the
-    /// database's sync token as of the answer, or nil if `seconds` passed first.
+    /// database's sync token as of the answer, or nil if `seconds` passed first. With a
+    /// token it asks the server to carry the zone's changes (ours, `carry=records`): a page
+    /// carried is kept for the fetch after the token it starts from, which then needs no
+    /// request.
     func waitForChange(at url: URL, since: String?, seconds: Int) throws -> (zone: RecordZoneID, syncToken: String?)? {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "timeout", value: String(min(max(seconds, 1), 60)))]
-            + (since.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
+            + (since.map { [URLQueryItem(name: "since", value: $0), URLQueryItem(name: "carry", value: "records")] } ?? [])
         // `+` and `/` of base64 must not read as a space or a separator.
         let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         components?.percentEncodedQuery = query
@@ -69,11 +72,19 @@ extension WebServicesDatabase {
         let (status, headers, body) = try transport.get(pollURL, wait: .seconds(Int64(seconds) + 15))
         let answer = try object(try Self.success(status: status, headers: headers, body: body))
         guard let zone = answer["zoneID"] else { return nil }
+        let zoneID: RecordZoneID
         do {
-            return (try WebServicesFormat.zoneID(zone), answer["syncToken"]?.string)
+            zoneID = try WebServicesFormat.zoneID(zone)
         } catch {
             throw CloudError.networkFailure
         }
+        // A carried page that does not read is left out: the device fetches as before.
+        if let carried = answer["changes"]?.object, let after = carried["since"]?.string.flatMap({ Data(base64Encoded: $0) }),
+           let changes = try? Self.zoneChanges(carried, zone: zoneID)
+        {
+            carriedPages.keep(changes, of: zoneID, after: ChangeToken(data: after))
+        }
+        return (zoneID, answer["syncToken"]?.string)
     }
 }
 

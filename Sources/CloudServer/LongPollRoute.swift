@@ -14,7 +14,9 @@ import Synchronization
 /// subscriptionID, zoneID}` and (ours) the database's `syncToken` as of the answer, or with
 /// `{}` after `?timeout=` seconds (1 to 60, default 60) or when the server stops. With
 /// `?since=` a sync token (from `changes/database` or an earlier answer), a watched zone
-/// that changed after it answers at once, so no change falls between two polls.
+/// that changed after it answers at once, so no change falls between two polls. With
+/// `?carry=records` as well (ours), the answer may carry the zone's changes themselves
+/// (`CarriedChanges`) and its `syncToken` then stands where they end.
 struct LongPollRoute {
     /// Why a webcourier URL is refused: a ticket forged, expired, of another kind or of a
     /// token no longer valid.
@@ -48,7 +50,7 @@ struct LongPollRoute {
                 throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
             }
         }
-        let (timeout, since) = try Self.parameters(request.uri.queryParameters)
+        let (timeout, since, carries) = try Self.parameters(request.uri.queryParameters)
         let (store, owner) = (store, ticket.owner)
         let subscriptions = try await store.subscriptions(account: owner)
         // A client that has gone (closed its sending half, or the connection) takes its poll
@@ -82,13 +84,22 @@ struct LongPollRoute {
             let now = DatabaseToken(current)
             var next = since ?? now
             next.zones[change.zone.zoneName] = now.zones[change.zone.zoneName]
+            if carries, let after = since?.zones[change.zone.zoneName], let carried = await CarriedChanges.after(
+                after, in: change.zone, owner: owner, userRecordName: DatabaseRoutes.userRecordName(owner), store: store)
+            {
+                answer["changes"] = .object(carried.object)
+                next.zones[change.zone.zoneName] = carried.token
+            }
             answer["syncToken"] = .string(next.text)
         }
         return .json(answer)
     }
 
-    /// `?timeout=` (how long to hold the poll) and `?since=` (the sync token to wait after).
-    private static func parameters(_ query: FlatDictionary<Substring, Substring>) throws -> (timeout: Duration, since: DatabaseToken?) {
+    /// `?timeout=` (how long to hold the poll), `?since=` (the sync token to wait after) and
+    /// `?carry=records` (whether the answer may carry the changes).
+    private static func parameters(
+        _ query: FlatDictionary<Substring, Substring>
+    ) throws -> (timeout: Duration, since: DatabaseToken?, carries: Bool) {
         var timeout = longestTimeout
         if let asked = query["timeout"] {
             guard let seconds = Int(asked), (1...60).contains(seconds) else {
@@ -103,7 +114,11 @@ struct LongPollRoute {
             }
             return token
         }
-        return (timeout, since)
+        let carries = try query["carry"].map { value in
+            guard value == "records" else { throw WebServicesError.badRequest("carry is records, or left out.") }
+            return true
+        } ?? false
+        return (timeout, since, carries)
     }
 }
 

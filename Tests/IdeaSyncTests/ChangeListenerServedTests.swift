@@ -1,3 +1,4 @@
+import AccountEncryption
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
@@ -8,6 +9,7 @@ import IdeaSync
 import RemoteTestSupport
 import SQLiteServerStore
 import ServerStore
+import Synchronization
 import Testing
 
 /// Devices that hold a real long poll on `ideabox serve` (in this process, on 127.0.0.1):
@@ -77,6 +79,61 @@ import Testing
         try await Self.waitUntil("b has a's idea") { try b.snapshots() == a.snapshots() }
     }
 
+    @Test("A save sends exactly one request, and the other device shows it with none: its long poll carried the records",
+          arguments: RemoteKind.tested.filter { $0 != .embedded }, [false, true])
+    func oneRequestPerSave(remote: RemoteKind, sealed: Bool) async throws {
+        let lines = Lines()
+        let server = try Server(remote, log: RequestLog(clock: .system) { line in lines.append(line) })
+        // Sealed, the carried records are opened and checked as fetched ones are, by the same layer.
+        let sealer = sealed ? try Self.sealer() : nil
+        let a = server.device("a", sealer: sealer)
+        let b = server.device("b", sealer: sealer)
+        a.start()
+        b.start()
+        defer {
+            a.stop()
+            b.stop()
+        }
+        try await Self.waitUntil("a and b are live") {
+            [a, b].allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced }
+        }
+        try await Self.waitUntilQuiet(lines)
+        let before = lines.all.count
+        let sent = { lines.all.dropFirst(before).filter { !$0.contains("/webcourier/") } }
+
+        _ = try a.repository.addIdea(title: "one request")
+        a.engine.localChangeHappened()
+
+        try await Self.waitUntil("b shows a's idea, and a has taken back its own") {
+            try b.snapshots() == a.snapshots() && a.repository.pendingChangeCount() == 0
+                && a.repository.syncMetadata().changeToken == b.repository.syncMetadata().changeToken
+                && sent().contains { $0.contains("/records/modify ") }
+        }
+        try await Self.waitUntilQuiet(lines)
+        #expect(sent().count == 1, "requests besides the long polls: \(sent())")
+        #expect(try b.repository.ideas(.all, limit: 10).map(\.title) == ["one request"])
+        #expect(try b.repository.syncLog().allSatisfy { $0.kind != .warning })
+    }
+
+    /// A sealer of a new account key, as an encrypted account's devices hold.
+    static func sealer() throws -> RecordSealer {
+        let made = try KeyEnvelope.make(
+            passphrase: "correct horse 電池 staple", scrypt: ScryptParameters(logN: 4, blockSize: 1, parallelism: 1)!, random: .seeded(1))
+        return RecordSealer(keyring: made.keyring, containerID: ServedRemote.container, hiddenNameZones: [], random: .seeded(2))
+    }
+
+    /// Waits until `lines` has not grown for 200 ms: the devices' requests have settled.
+    static func waitUntilQuiet(_ lines: Lines) async throws {
+        var seen = -1
+        var quietPolls = 0
+        try await waitUntil("the requests settle") {
+            let count = lines.all.count
+            quietPolls = count == seen ? quietPolls + 1 : 0
+            seen = count
+            return quietPolls >= 10
+        }
+    }
+
     /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline`.
     static func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
         let end = ContinuousClock.now + deadline
@@ -96,16 +153,16 @@ extension ChangeListenerServedTests {
         let running: RunningServer
         let token: String
 
-        init(_ kind: RemoteKind) throws {
+        init(_ kind: RemoteKind, log: RequestLog = RequestLog(clock: .system) { _ in }) throws {
             let store: any RecordStore = kind == .servedPostgres
                 ? try TestPostgres.store(clock: .system, maximumRecordsPerRequest: 200)
                 : try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200)
-            try self.init(store: store)
+            try self.init(store: store, log: log)
         }
 
-        /// A server over `store` on `port` (any free one if 0); `token` is the account's, added
-        /// to the store if it is new.
-        init(store: any RecordStore, token: String? = nil, port: Int = 0) throws {
+        /// A server over `store` on `port` (any free one if 0), writing a line a request to
+        /// `log`; `token` is the account's, added to the store if it is new.
+        init(store: any RecordStore, token: String? = nil, port: Int = 0, log: RequestLog = RequestLog(clock: .system) { _ in }) throws {
             if let token {
                 self.token = token
             } else {
@@ -115,16 +172,20 @@ extension ChangeListenerServedTests {
                 self.token = token
             }
             running = try CloudServer(
-                store: store, host: "127.0.0.1", port: port, containers: [ServedRemote.container], log: RequestLog(clock: .system) { _ in }).start()
+                store: store, host: "127.0.0.1", port: port, containers: [ServedRemote.container], log: log).start()
         }
 
         var port: Int { running.port }
 
-        /// A device signed in to the account, with an engine and a listener on Dispatch queues.
-        func device(_ name: String) -> LiveDevice {
-            let client = WebServicesDatabase(
+        /// A device signed in to the account, with an engine and a listener on Dispatch queues;
+        /// with `sealer`, its records are sealed.
+        func device(_ name: String, sealer: RecordSealer? = nil) -> LiveDevice {
+            var client = WebServicesDatabase(
                 endpoint: .init(server: URL(string: "http://127.0.0.1:\(port)")!, container: ServedRemote.container), accountName: "default", token: token, timeout: 10)
-            return LiveDevice(name: name, client: client)
+            guard let sealer else { return LiveDevice(name: name, client: client) }
+            let feed = client
+            client.replacesWholeRecords = true
+            return LiveDevice(name: name, client: SealedDatabase(base: client, sealer: sealer) { _ in }, feed: feed)
         }
     }
 
@@ -136,6 +197,11 @@ extension ChangeListenerServedTests {
         let listener: ChangeListener
 
         init(name: String, client: WebServicesDatabase) {
+            self.init(name: name, client: client, feed: client)
+        }
+
+        /// A device syncing through `client`, told of changes by `feed`.
+        init(name: String, client: any CloudDatabase, feed: any ZoneChangeFeed) {
             let database = try! IdeaDatabase.inMemory(
                 firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), ids: .random)
             repository = database.repository(clock: .system, ids: .random)
@@ -143,7 +209,7 @@ extension ChangeListenerServedTests {
             let engine = SyncEngine(session: session, scheduler: DispatchSyncScheduler(clock: .system, label: "test.sync.\(name)"))
             self.engine = engine
             listener = ChangeListener(
-                feed: client, zones: [SyncSession.zone],
+                feed: feed, zones: [SyncSession.zone],
                 scheduler: DispatchSyncScheduler(clock: .system, label: "test.notifications.\(name)"), pollSeconds: 5,
                 onChange: { engine.changesArrived(in: $0) }, onDelivery: { engine.deliveryChanged($0) })
         }
@@ -162,6 +228,18 @@ extension ChangeListenerServedTests {
         func snapshots() throws -> [IdeaSnapshot] {
             try repository.ideas(.all, limit: 10_000).map(IdeaSnapshot.init).sorted { $0.id.lowercasedString < $1.id.lowercasedString }
         }
+    }
+}
+
+/// The lines a server's request log wrote, from any thread.
+final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    /// Every line so far.
+    var all: [String] { lines.withLock { $0 } }
+
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
     }
 }
 
