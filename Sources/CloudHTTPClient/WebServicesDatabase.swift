@@ -68,6 +68,8 @@ public struct WebServicesDatabase: CloudDatabase {
     /// The pages of changes long polls carried, waiting for the fetch they answer; shared by
     /// every copy of this client, so the feed's copy fills what the database's copy reads.
     let carriedPages = CarriedPages()
+    /// What this client wrote, so that a poll woken by that alone is known; shared likewise.
+    let ownWrites = OwnWrites()
 
     /// The client of `accountName` on `endpoint`, signed out if `token` is nil, over the
     /// connections of `pool`. Each request fails with `networkFailure` if no answer came
@@ -119,6 +121,18 @@ public struct WebServicesDatabase: CloudDatabase {
 
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
         guard let zone = recordIDs.first?.zoneID ?? records.first?.recordID.zoneID else { return ModifyResult() }
+        ownWrites.begin(zone)
+        var answered: ModifyResult?
+        defer { ownWrites.end(zone, answered) }
+        let result = try sendModify(saving: records, deleting: recordIDs, savePolicy: savePolicy, in: zone)
+        answered = result
+        return result
+    }
+
+    /// Sends one `records/modify` of `zone` and reads its answer.
+    private func sendModify(
+        saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy, in zone: RecordZoneID
+    ) throws -> ModifyResult {
         // Deletes first: the server applies them before the saves whatever the order, and
         // answers in the order of the operations.
         var operations: [JSONValue] = recordIDs.map { recordID in

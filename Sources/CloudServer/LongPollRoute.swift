@@ -65,9 +65,8 @@ struct LongPollRoute {
         defer { shares.connections?.forgetClientGone(channel) }
         let holder = ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash)
         let change = await hub.wait(id: id, owner: owner, holder: holder, subscriptions: subscriptions, timeout: timeout) {
-            guard let since, let current = try? await store.zoneTokens(account: owner) else { return nil }
-            let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
-            return subscriptions.first { changed.contains($0.zone) }.map { ZoneChangeHub.Change(subscriptionID: $0.id, zone: $0.zone) }
+            guard let since else { return nil }
+            return await Self.changedSince(since, subscriptions, owner: owner, store: store)
         }
         guard !gone.isRaised else { throw ClientLeft() }
         guard let change else { return .json([:]) }
@@ -93,6 +92,27 @@ struct LongPollRoute {
             answer["syncToken"] = .string(next.text)
         }
         return .json(answer)
+    }
+
+    /// The first of `subscriptions` whose zone's records changed after `since`, as a zone
+    /// subscription sees changes (Apple's fires when a record of the zone changes): a zone made
+    /// after `since` that holds no change yet is no change, as its creation wakes no held poll
+    /// either. Counting it made a device that took its token before its own first sync made
+    /// its zones, then held a poll while they were made, fetch them after that poll's minute.
+    static func changedSince(
+        _ since: DatabaseToken, _ subscriptions: [ZoneSubscription], owner: String, store: any RecordZoneStore
+    ) async -> ZoneChangeHub.Change? {
+        guard let current = try? await store.zoneTokens(account: owner) else { return nil }
+        let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
+        for subscription in subscriptions where changed.contains(subscription.zone) {
+            if since.zones[subscription.zone.zoneName] == nil && current[subscription.zone] != nil {
+                guard let history = try? await store.fetchChanges(account: owner, in: subscription.zone, since: nil, resultsLimit: 1),
+                      !history.changed.isEmpty || !history.deleted.isEmpty
+                else { continue }
+            }
+            return ZoneChangeHub.Change(subscriptionID: subscription.id, zone: subscription.zone)
+        }
+        return nil
     }
 
     /// `?timeout=` (how long to hold the poll), `?since=` (the sync token to wait after) and
