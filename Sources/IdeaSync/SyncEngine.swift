@@ -206,8 +206,9 @@ public final class SyncEngine: Sendable {
         request(after: due - now, isIdle: true)
     }
 
-    /// While a long poll is held, syncs what this profile's other processes queued (the
-    /// outbox, the library folder) every two seconds; a failing engine is left to its retries.
+    /// While a long poll is held, sends what this profile's other processes queued (the
+    /// outbox, as a local change here is sent: without a fetch; the library folder) every two
+    /// seconds; a failing engine is left to its retries.
     private func lookLocally() {
         let keepLooking = state.withLock { state -> Bool in
             state.isLooking = state.delivery == .live && !state.isStopped
@@ -221,7 +222,7 @@ public final class SyncEngine: Sendable {
         for companion in companions where (companion.pendingCount() ?? 0) > 0 {
             zones.insert(companion.zone)
         }
-        if !zones.isEmpty { request(after: 0, scope: .zones(zones)) }
+        if !zones.isEmpty { request(after: 0, scope: .zones(zones), onlySends: true) }
     }
 
     /// Asks for a sync of `scope` in `milliseconds` (not before a retry-after the server

@@ -255,17 +255,20 @@ import Testing
         engine.stop()
     }
 
-    @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLook() throws {
+    @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLookWithoutAFetch() throws {
         let fixture = try SyncFixture()
-        let a = try fixture.device("a")
+        let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
+        let a = try fixture.device("a", client: { _ in watched })
         a.engine.deliveryChanged(.live)
         a.engine.start()
         fixture.scheduler.runDue()
+        let (fetches, modifies) = (watched.fetchCount, watched.modifySizes)
         // `ideabox add` in another shell: queued, but this engine was not told.
         _ = try a.repository.addIdea(title: "另一個程序加的")
         fixture.scheduler.advance(by: SyncEngine.localLookMilliseconds)
         #expect(try a.repository.pendingChangeCount() == 0)
         #expect(try fixture.remoteIdeas().map(\.title) == ["另一個程序加的"])
+        #expect(watched.modifySizes == modifies + [1] && watched.fetchCount == fetches, "the queued change was not sent alone, as a local one is")
         a.engine.stop()
     }
 
