@@ -56,11 +56,15 @@ extension WebServicesDatabase {
     }
 
     /// Waits at `url` for a change after the sync token `since`: the zone and the
-    /// database's sync token as of the answer, or nil if `seconds` passed first.
-    func waitForChange(at url: URL, since: String?, seconds: Int) throws -> (zone: RecordZoneID, syncToken: String?)? {
+    /// database's sync token as of the answer, or nil if `seconds` passed first. With a
+    /// token it asks the server to carry the zone's changes (ours, `carry=records`): a page
+    /// carried is kept for the fetch after the token it starts from, which then needs no
+    /// request. A carried page of nothing but this client's own writes (`OwnWrites`) is no
+    /// news: `isOwn` says so, and the page waits for the next fetch all the same.
+    func waitForChange(at url: URL, since: String?, seconds: Int) throws -> (zone: RecordZoneID, syncToken: String?, isOwn: Bool)? {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "timeout", value: String(min(max(seconds, 1), 60)))]
-            + (since.map { [URLQueryItem(name: "since", value: $0)] } ?? [])
+            + (since.map { [URLQueryItem(name: "since", value: $0), URLQueryItem(name: "carry", value: "records")] } ?? [])
         // `+` and `/` of base64 must not read as a space or a separator.
         let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         components?.percentEncodedQuery = query
@@ -69,11 +73,21 @@ extension WebServicesDatabase {
         let (status, headers, body) = try transport.get(pollURL, wait: .seconds(Int64(seconds) + 15))
         let answer = try object(try Self.success(status: status, headers: headers, body: body))
         guard let zone = answer["zoneID"] else { return nil }
+        let zoneID: RecordZoneID
         do {
-            return (try WebServicesFormat.zoneID(zone), answer["syncToken"]?.string)
+            zoneID = try WebServicesFormat.zoneID(zone)
         } catch {
             throw CloudError.networkFailure
         }
+        // A carried page that does not read is left out: the device fetches as before.
+        var isOwn = false
+        if let carried = answer["changes"]?.object, let after = carried["since"]?.string.flatMap({ Data(base64Encoded: $0) }),
+           let changes = try? Self.zoneChanges(carried, zone: zoneID)
+        {
+            isOwn = ownWrites.accountFor(changes, in: zoneID)
+            carriedPages.keep(changes, of: zoneID, after: ChangeToken(data: after))
+        }
+        return (zoneID, answer["syncToken"]?.string, isOwn)
     }
 }
 
@@ -92,7 +106,8 @@ extension WebServicesDatabase: ZoneChangeFeed {
         guard let url = parts.first.flatMap(URL.init(string:)) else { throw CloudError.networkFailure }
         let token = parts.count > 1 ? parts[1] : nil
         guard let answer = try waitForChange(at: url, since: token, seconds: seconds) else { return nil }
-        return ZoneChangeNotice(zones: [answer.zone], cursor: Self.cursor(url: url, syncToken: answer.syncToken ?? token))
+        // This device's own upload moves the cursor past it and asks for no fetch.
+        return ZoneChangeNotice(zones: answer.isOwn ? [] : [answer.zone], cursor: Self.cursor(url: url, syncToken: answer.syncToken ?? token))
     }
 
     /// The webcourier URL and the sync token, spelled as one cursor.

@@ -65,6 +65,11 @@ public struct WebServicesDatabase: CloudDatabase {
     /// `update` (a merge of the fields sent): for sealed records, whose first sealed version
     /// must not keep the plain fields of the version before it.
     public var replacesWholeRecords = false
+    /// The pages of changes long polls carried, waiting for the fetch they answer; shared by
+    /// every copy of this client, so the feed's copy fills what the database's copy reads.
+    let carriedPages = CarriedPages()
+    /// What this client wrote, so that a poll woken by that alone is known; shared likewise.
+    let ownWrites = OwnWrites()
 
     /// The client of `accountName` on `endpoint`, signed out if `token` is nil, over the
     /// connections of `pool`. Each request fails with `networkFailure` if no answer came
@@ -116,6 +121,18 @@ public struct WebServicesDatabase: CloudDatabase {
 
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
         guard let zone = recordIDs.first?.zoneID ?? records.first?.recordID.zoneID else { return ModifyResult() }
+        ownWrites.begin(zone)
+        var answered: ModifyResult?
+        defer { ownWrites.end(zone, answered) }
+        let result = try sendModify(saving: records, deleting: recordIDs, savePolicy: savePolicy, in: zone)
+        answered = result
+        return result
+    }
+
+    /// Sends one `records/modify` of `zone` and reads its answer.
+    private func sendModify(
+        saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy, in zone: RecordZoneID
+    ) throws -> ModifyResult {
         // Deletes first: the server applies them before the saves whatever the order, and
         // answers in the order of the operations.
         var operations: [JSONValue] = recordIDs.map { recordID in
@@ -166,6 +183,8 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        // The page a long poll's answer carried after this very token needs no request.
+        if let token, let carried = carriedPages.take(zone, after: token) { return carried }
         var request: WebServicesFormat.Object = [
             "zoneID": WebServicesFormat.object(zone),
             "resultsLimit": .integer(Int64(min(max(1, resultsLimit), Self.maximumChangesPerPage))),
@@ -174,7 +193,11 @@ public struct WebServicesDatabase: CloudDatabase {
         let zones = try send(.changesZone, ["zones": [.object(request)]])["zones"]?.array
         guard let first = zones?.first?.object, zones?.count == 1 else { throw CloudError.networkFailure }
         if let error = WebServicesError(first) { throw error.cloudError() }
-        let answer = first
+        return try Self.zoneChanges(first, zone: zone)
+    }
+
+    /// A page of `zone`'s changes as `records/changes` spells it: `{records, syncToken, moreComing}`.
+    static func zoneChanges(_ answer: WebServicesFormat.Object, zone: RecordZoneID) throws -> ZoneChanges {
         guard let records = answer["records"]?.array, let syncToken = answer["syncToken"]?.string,
               let tokenData = Data(base64Encoded: syncToken), let moreComing = answer["moreComing"]?.bool
         else { throw CloudError.networkFailure }

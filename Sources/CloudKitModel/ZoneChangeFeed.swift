@@ -13,7 +13,8 @@ public protocol ZoneChangeFeed: Sendable {
 
     /// Waits until a watched zone changes after `cursor` (at once if one already has), or
     /// about `seconds` pass (nil). Answers the zones that changed, as far as the feed can
-    /// tell, and the cursor to wait after next.
+    /// tell, and the cursor to wait after next; no zone if the change was this device's own
+    /// upload alone, which it need not fetch.
     func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice?
 }
 
@@ -30,7 +31,8 @@ public struct ChangeCursor: Hashable, Sendable {
 
 /// What a woken listener learns: which zones changed, and where it stands now.
 public struct ZoneChangeNotice: Hashable, Sendable {
-    /// The zones that changed; a sync of these brings the device up to date.
+    /// The zones that changed; a sync of these brings the device up to date. Empty when
+    /// only the cursor moved, past this device's own upload.
     public var zones: [RecordZoneID]
     /// The cursor to wait after next.
     public var cursor: ChangeCursor

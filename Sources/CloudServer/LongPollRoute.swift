@@ -14,7 +14,9 @@ import Synchronization
 /// subscriptionID, zoneID}` and (ours) the database's `syncToken` as of the answer, or with
 /// `{}` after `?timeout=` seconds (1 to 60, default 60) or when the server stops. With
 /// `?since=` a sync token (from `changes/database` or an earlier answer), a watched zone
-/// that changed after it answers at once, so no change falls between two polls.
+/// that changed after it answers at once, so no change falls between two polls. With
+/// `?carry=records` as well (ours), the answer may carry the zone's changes themselves
+/// (`CarriedChanges`) and its `syncToken` then stands where they end.
 struct LongPollRoute {
     /// Why a webcourier URL is refused: a ticket forged, expired, of another kind or of a
     /// token no longer valid.
@@ -48,7 +50,7 @@ struct LongPollRoute {
                 throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
             }
         }
-        let (timeout, since) = try Self.parameters(request.uri.queryParameters)
+        let (timeout, since, carries) = try Self.parameters(request.uri.queryParameters)
         let (store, owner) = (store, ticket.owner)
         let subscriptions = try await store.subscriptions(account: owner)
         // A client that has gone (closed its sending half, or the connection) takes its poll
@@ -63,9 +65,8 @@ struct LongPollRoute {
         defer { shares.connections?.forgetClientGone(channel) }
         let holder = ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash)
         let change = await hub.wait(id: id, owner: owner, holder: holder, subscriptions: subscriptions, timeout: timeout) {
-            guard let since, let current = try? await store.zoneTokens(account: owner) else { return nil }
-            let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
-            return subscriptions.first { changed.contains($0.zone) }.map { ZoneChangeHub.Change(subscriptionID: $0.id, zone: $0.zone) }
+            guard let since else { return nil }
+            return await Self.changedSince(since, subscriptions, owner: owner, store: store)
         }
         guard !gone.isRaised else { throw ClientLeft() }
         guard let change else { return .json([:]) }
@@ -82,13 +83,43 @@ struct LongPollRoute {
             let now = DatabaseToken(current)
             var next = since ?? now
             next.zones[change.zone.zoneName] = now.zones[change.zone.zoneName]
+            if carries, let after = since?.zones[change.zone.zoneName], let carried = await CarriedChanges.after(
+                after, in: change.zone, owner: owner, userRecordName: DatabaseRoutes.userRecordName(owner), store: store)
+            {
+                answer["changes"] = .object(carried.object)
+                next.zones[change.zone.zoneName] = carried.token
+            }
             answer["syncToken"] = .string(next.text)
         }
         return .json(answer)
     }
 
-    /// `?timeout=` (how long to hold the poll) and `?since=` (the sync token to wait after).
-    private static func parameters(_ query: FlatDictionary<Substring, Substring>) throws -> (timeout: Duration, since: DatabaseToken?) {
+    /// The first of `subscriptions` whose zone's records changed after `since`, as a zone
+    /// subscription sees changes (Apple's fires when a record of the zone changes): a zone made
+    /// after `since` that holds no change yet is no change, as its creation wakes no held poll
+    /// either. Counting it made a device that took its token before its own first sync made
+    /// its zones, then held a poll while they were made, fetch them after that poll's minute.
+    static func changedSince(
+        _ since: DatabaseToken, _ subscriptions: [ZoneSubscription], owner: String, store: any RecordZoneStore
+    ) async -> ZoneChangeHub.Change? {
+        guard let current = try? await store.zoneTokens(account: owner) else { return nil }
+        let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
+        for subscription in subscriptions where changed.contains(subscription.zone) {
+            if since.zones[subscription.zone.zoneName] == nil && current[subscription.zone] != nil {
+                guard let history = try? await store.fetchChanges(account: owner, in: subscription.zone, since: nil, resultsLimit: 1),
+                      !history.changed.isEmpty || !history.deleted.isEmpty
+                else { continue }
+            }
+            return ZoneChangeHub.Change(subscriptionID: subscription.id, zone: subscription.zone)
+        }
+        return nil
+    }
+
+    /// `?timeout=` (how long to hold the poll), `?since=` (the sync token to wait after) and
+    /// `?carry=records` (whether the answer may carry the changes).
+    private static func parameters(
+        _ query: FlatDictionary<Substring, Substring>
+    ) throws -> (timeout: Duration, since: DatabaseToken?, carries: Bool) {
         var timeout = longestTimeout
         if let asked = query["timeout"] {
             guard let seconds = Int(asked), (1...60).contains(seconds) else {
@@ -103,7 +134,11 @@ struct LongPollRoute {
             }
             return token
         }
-        return (timeout, since)
+        let carries = try query["carry"].map { value in
+            guard value == "records" else { throw WebServicesError.badRequest("carry is records, or left out.") }
+            return true
+        } ?? false
+        return (timeout, since, carries)
     }
 }
 

@@ -119,7 +119,8 @@ public final class ChangeListener: Sendable {
                 state.earlyEmptyAnswers = early ? state.earlyEmptyAnswers + 1 : 0
                 return state.earlyEmptyAnswers
             }
-            if let notice { onChange(notice.zones) }
+            // A notice of no zone only moved the cursor (past this device's own upload).
+            if let notice, !notice.zones.isEmpty { onChange(notice.zones) }
             let wait = earlyInARow == 0 ? 0 : SyncEngine.retryDelay(afterFailure: earlyInARow)
             scheduler.schedule(after: wait) { [self] in poll() }
         } catch {

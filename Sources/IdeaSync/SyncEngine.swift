@@ -5,6 +5,11 @@ import Synchronization
 /// coming back, a notification, the timer) asks for a sync at some time; the earliest
 /// request wins and the rest fold into it, and syncs run one at a time on the scheduler.
 ///
+/// A local change (a save, done, delete, undo) is sent at once and alone: its zone only, its
+/// outbox pushed with the change tags it has and no fetch first (CloudKit's way: a stale tag
+/// answers `CONFLICT` with the server's record, which the conflict rule settles). What other
+/// devices changed comes with a notification or the safety fetch.
+///
 /// While a `ChangeListener` holds a long poll (`live`), the remote says when it changed:
 /// a notification syncs only the zone it names, the timer is a safety fetch every five
 /// minutes, and a cheap local look every two seconds sends what other processes of this
@@ -14,9 +19,6 @@ import Synchronization
 /// remote's retry-after says), then wait for the next trigger. Offline, signed out, quota
 /// and a wrong account put sync in local mode until a trigger finds things changed.
 public final class SyncEngine: Sendable {
-    /// How long a local change waits before it is sent, so that changes made together
-    /// (a delete and its undo, say) go in one request; short, as other devices are told at once.
-    public static let debounceMilliseconds: Int64 = 50
     /// Waits before the retries after a failure.
     public static let retryDelays: [Int64] = [1000, 2000, 4000]
     /// How often an idle engine looks for changes on the remote and in the outbox, when no
@@ -52,6 +54,9 @@ public final class SyncEngine: Sendable {
         var companionsPending: [CompanionPending] = []
         /// What the next sync covers: everything, or only the zones notifications named.
         var scope = SyncScope.zones([])
+        /// Whether every request folded into the next sync was a local change: it then only
+        /// sends, without fetching first.
+        var scheduledRunOnlySends = false
         /// Whether the next sync is the idle look, which a sooner request replaces.
         var scheduledRunIsIdle = false
         /// When a sync of everything last succeeded: the safety fetch counts from it, so that
@@ -127,9 +132,10 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    /// A local change: syncs 50 ms later, with whatever else changed meanwhile.
+    /// A local change of the ideas: sends the outbox now, with whatever else changed
+    /// meanwhile, without fetching first and without the companions.
     public func localChangeHappened() {
-        request(after: Self.debounceMilliseconds)
+        request(after: 0, scope: .zones([IdeaRecord.zone]), onlySends: true)
     }
 
     /// `s` or `ideabox sync`: syncs now, with a fresh set of retries.
@@ -200,8 +206,9 @@ public final class SyncEngine: Sendable {
         request(after: due - now, isIdle: true)
     }
 
-    /// While a long poll is held, syncs what this profile's other processes queued (the
-    /// outbox, the library folder) every two seconds; a failing engine is left to its retries.
+    /// While a long poll is held, sends what this profile's other processes queued (the
+    /// outbox, as a local change here is sent: without a fetch; the library folder) every two
+    /// seconds; a failing engine is left to its retries.
     private func lookLocally() {
         let keepLooking = state.withLock { state -> Bool in
             state.isLooking = state.delivery == .live && !state.isStopped
@@ -215,19 +222,21 @@ public final class SyncEngine: Sendable {
         for companion in companions where (companion.pendingCount() ?? 0) > 0 {
             zones.insert(companion.zone)
         }
-        if !zones.isEmpty { request(after: 0, scope: .zones(zones)) }
+        if !zones.isEmpty { request(after: 0, scope: .zones(zones), onlySends: true) }
     }
 
     /// Asks for a sync of `scope` in `milliseconds` (not before a retry-after the server
     /// asked for), unless one is already due sooner; the scopes of folded requests add up,
-    /// apart from the idle look's, which only stands while nothing sooner is asked for.
-    private func request(after milliseconds: Int64, scope: SyncScope = .everything, isIdle: Bool = false) {
+    /// apart from the idle look's, which only stands while nothing sooner is asked for. A
+    /// sync only sends if every request folded into it asked for that (`onlySends`).
+    private func request(after milliseconds: Int64, scope: SyncScope = .everything, isIdle: Bool = false, onlySends: Bool = false) {
         let now = scheduler.clock.now().milliseconds
         let scheduled: (generation: Int, due: Int64)? = state.withLock { state in
             guard !state.isStopped else { return nil }
             let due = max(now + max(0, milliseconds), state.notBefore ?? now)
             if let next = state.nextRunDue, next <= due {
                 if !isIdle {
+                    state.scheduledRunOnlySends = !state.scheduledRunIsIdle && state.scheduledRunOnlySends && onlySends
                     state.scope.add(scope)
                     state.scheduledRunIsIdle = false
                 }
@@ -235,8 +244,10 @@ public final class SyncEngine: Sendable {
             }
             if state.nextRunDue == nil || state.scheduledRunIsIdle {
                 state.scope = scope
+                state.scheduledRunOnlySends = onlySends
             } else {
                 state.scope.add(scope)
+                state.scheduledRunOnlySends = state.scheduledRunOnlySends && onlySends
             }
             state.scheduledRunIsIdle = isIdle
             state.nextRunDue = due
@@ -250,14 +261,17 @@ public final class SyncEngine: Sendable {
     }
 
     private func run(generation: Int) {
-        let run = state.withLock { state -> (scope: SyncScope, isLocalModeLook: Bool)? in
+        let run = state.withLock { state -> (scope: SyncScope, isLocalModeLook: Bool, onlySends: Bool)? in
             guard state.generation == generation, !state.isStopped else { return nil }
             state.nextRunDue = nil
             state.notBefore = nil
-            defer { state.scope = .zones([]) }
-            return (state.scope, state.scheduledRunIsIdle && !state.status.canSync)
+            defer {
+                state.scope = .zones([])
+                state.scheduledRunOnlySends = false
+            }
+            return (state.scope, state.scheduledRunIsIdle && !state.status.canSync, state.scheduledRunOnlySends)
         }
-        guard let (scope, isLocalModeLook) = run else { return }
+        guard let (scope, isLocalModeLook, onlySends) = run else { return }
         // Local mode's look every two seconds is quiet: the bar keeps saying why nothing is
         // sent (and `sync --watch` prints it once) until something changed.
         if !isLocalModeLook { publish(.syncing(pending: session.pendingCount())) }
@@ -265,7 +279,7 @@ public final class SyncEngine: Sendable {
             defer { refreshCompanionsPending() }
             var report = SyncReport()
             if scope.covers(IdeaRecord.zone) {
-                report = try session.run()
+                report = try onlySends ? session.send() : session.run()
             } else {
                 try session.checkAccount()
             }
@@ -286,10 +300,9 @@ public final class SyncEngine: Sendable {
             publish(.synced(lastSync: scheduler.clock.now()))
             onSynced(report)
             requestIdleSync()
-        } catch let failure as SyncFailure {
-            handle(failure)
         } catch {
-            handle(SyncFailure(localError: error))
+            // Every step throws a `SyncFailure` only.
+            handle(error)
         }
     }
 

@@ -52,6 +52,24 @@ public struct SyncSession: Sendable {
         return report
     }
 
+    /// Sends the outbox without fetching first, as a local change asks: each change goes
+    /// with the change tag this device last saw, and one the remote changed since comes back
+    /// as a conflict carrying the remote's record, which the conflict rule settles (a local
+    /// version that wins goes out again over the remote's tag). What the change token covers
+    /// does not move: other devices' changes come with a notification or the safety fetch. A
+    /// device that has never fetched syncs whole (`run`).
+    public func send() throws(SyncFailure) -> SyncReport {
+        var report = SyncReport()
+        var neverFetched = false
+        try perform {
+            neverFetched = try checkedAccount().changeToken == nil
+            guard !neverFetched else { return }
+            try push(into: &report)
+            try repository.recordSyncSuccess(at: clock.now())
+        }
+        return neverFetched ? try run() : report
+    }
+
     /// Makes the remote hold exactly this device's ideas: everything here is stamped anew
     /// and sent, and whatever only the remote has is deleted; other devices follow.
     public func overwriteRemote() throws(SyncFailure) -> SyncReport {

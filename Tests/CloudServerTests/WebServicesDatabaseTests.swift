@@ -179,9 +179,11 @@ extension WebServicesDatabaseTests {
         while await fromBob.value == nil { try await Task.sleep(for: .milliseconds(20)) }
         #expect(await fromBob.value == .some(nil), "bob's changes woke alice's poll")
 
-        // A change after the cursor, made while no poll was held, answers the next poll at once.
+        // A change after the cursor, made while no poll was held, answers the next poll at once
+        // (made by another device of alice's: a device's own upload is no news to it).
         let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "a", zoneID: ServerFixture.zone))
-        _ = try await Self.onThread { try alice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+        let alicesOtherDevice = server.client("alice", token: server.aliceToken)
+        _ = try await Self.onThread { try alicesOtherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
         // Timed on the waiting thread: a busy test pool may resume this test much later.
         let (answer, took) = try await Self.onThread {
             let started = ContinuousClock.now
@@ -201,9 +203,11 @@ extension WebServicesDatabaseTests {
         let library = RecordZoneID(zoneName: "RawLibraryZone")
         try alice.createZone(library)
         let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone, library]) }
+        // Written by another device of alice's: a device's own upload is no news to it.
+        let alicesOtherDevice = server.client("alice", token: server.aliceToken)
         for zone in [ServerFixture.zone, library] {
             let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "n", zoneID: zone))
-            _ = try await Self.onThread { try alice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+            _ = try await Self.onThread { try alicesOtherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
         }
         let first = try #require(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 5) })
         let second = try #require(try await Self.onThread { try alice.waitForChanges(after: first.cursor, seconds: 5) })

@@ -1,3 +1,4 @@
+import AccountEncryption
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
@@ -8,6 +9,7 @@ import IdeaSync
 import RemoteTestSupport
 import SQLiteServerStore
 import ServerStore
+import Synchronization
 import Testing
 
 /// Devices that hold a real long poll on `ideabox serve` (in this process, on 127.0.0.1):
@@ -77,6 +79,170 @@ import Testing
         try await Self.waitUntil("b has a's idea") { try b.snapshots() == a.snapshots() }
     }
 
+    @Test("A save sends exactly one request, and the other device shows it with none: its long poll carried the records",
+          arguments: RemoteKind.tested.filter { $0 != .embedded }, [false, true])
+    func oneRequestPerSave(remote: RemoteKind, sealed: Bool) async throws {
+        let lines = Lines()
+        let server = try Server(remote, log: RequestLog(clock: .system) { line in lines.append(line) })
+        // Sealed, the carried records are opened and checked as fetched ones are, by the same layer.
+        let sealer = sealed ? try Self.sealer() : nil
+        let a = server.device("a", sealer: sealer)
+        let b = server.device("b", sealer: sealer)
+        a.start()
+        b.start()
+        defer {
+            a.stop()
+            b.stop()
+        }
+        try await Self.waitUntil("a and b are live") {
+            [a, b].allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced }
+        }
+        try await Self.waitUntilQuiet(lines)
+        let before = lines.all.count
+        let sent = { lines.all.dropFirst(before).filter { !$0.contains("/webcourier/") } }
+
+        let aStoodAt = try a.repository.syncMetadata().changeToken
+        _ = try a.repository.addIdea(title: "one request")
+        a.engine.localChangeHappened()
+
+        try await Self.waitUntil("b shows a's idea") {
+            try b.snapshots() == a.snapshots() && a.repository.pendingChangeCount() == 0
+                && sent().contains { $0.contains("/records/modify ") }
+        }
+        try await Self.waitUntilQuiet(lines)
+        #expect(sent().count == 1, "requests besides the long polls: \(sent())")
+        #expect(try b.repository.ideas(.all, limit: 10).map(\.title) == ["one request"])
+        #expect(try b.repository.syncLog().allSatisfy { $0.kind != .warning })
+        // a's poll, woken by a's own upload alone, asked for no fetch: a stands where it stood.
+        #expect(try a.repository.syncMetadata().changeToken == aStoodAt, "a fetched its own upload back")
+
+        // b's change reaches a with no request either: a's own upload, carried back to it
+        // before, and b's, in one carried page.
+        let afterFirst = lines.all.count
+        let sentSince = { lines.all.dropFirst(afterFirst).filter { !$0.contains("/webcourier/") } }
+        _ = try b.repository.addIdea(title: "an answer")
+        b.engine.localChangeHappened()
+        try await Self.waitUntil("a shows b's idea") {
+            try a.snapshots() == b.snapshots() && b.repository.pendingChangeCount() == 0
+                && sentSince().contains { $0.contains("/records/modify ") }
+        }
+        try await Self.waitUntilQuiet(lines)
+        #expect(sentSince().count == 1, "requests besides the long polls: \(sentSince())")
+        #expect(try a.repository.syncMetadata().changeToken != aStoodAt)
+        #expect(try a.repository.syncLog().allSatisfy { $0.kind != .warning })
+    }
+
+    @Test("A change of another device that lands between a device's last fetch and its send still reaches it; its own upload alone is no news",
+          arguments: RemoteKind.tested.filter { $0 != .embedded })
+    func anotherDevicesChangeBeforeAnOwnSendIsFetched(remote: RemoteKind) async throws {
+        let server = try Server(remote)
+        let client = server.client()
+        let a = LiveDevice(name: "a", client: client)
+        let c = server.device("c")
+        _ = try a.session.run()
+        _ = try c.session.run()
+        var cursor = try client.startWatching([SyncSession.zone])
+
+        _ = try c.repository.addIdea(title: "c, after a's last fetch")
+        _ = try c.session.run()
+        _ = try a.repository.addIdea(title: "a, sent without a fetch")
+        _ = try a.session.send()
+        let betweenAnswer = try await Self.poll(client, after: cursor, seconds: 10)
+        let between = try #require(betweenAnswer)
+        #expect(between.zones == [SyncSession.zone], "a's own upload hid c's change")
+        cursor = between.cursor
+        _ = try a.session.run()
+        #expect(try Set(a.repository.ideas(.all, limit: 10).map(\.title)) == ["c, after a's last fetch", "a, sent without a fetch"])
+
+        _ = try a.repository.addIdea(title: "a, alone")
+        _ = try a.session.send()
+        let ownAnswer = try await Self.poll(client, after: cursor, seconds: 10)
+        let own = try #require(ownAnswer)
+        #expect(own.zones.isEmpty, "a's own upload alone asked for a fetch")
+        cursor = own.cursor
+        let quiet = try await Self.poll(client, after: cursor, seconds: 1)
+        #expect(quiet == nil, "the next poll did not wait")
+
+        _ = try c.repository.addIdea(title: "c, later")
+        _ = try c.session.run()
+        let laterAnswer = try await Self.poll(client, after: cursor, seconds: 10)
+        let later = try #require(laterAnswer)
+        #expect(later.zones == [SyncSession.zone])
+        _ = try a.session.run()
+        _ = try c.session.run()
+        #expect(try a.snapshots() == c.snapshots())
+        #expect(try a.repository.ideas(.all, limit: 10).count == 4)
+        #expect(try a.repository.pendingChangeCount() == 0)
+    }
+
+    @Test("A sealed record the server altered is refused when a long poll carries it, as when it is fetched; the device keeps its version")
+    func aTamperedCarriedRecordIsRefused() async throws {
+        let lines = Lines()
+        let server = try Server(.served, log: RequestLog(clock: .system) { line in lines.append(line) })
+        let sealer = try Self.sealer()
+        let refusals = Refusals()
+        let a = server.device("a", sealer: sealer)
+        let b = server.device("b", sealer: sealer, report: refusals.append)
+        let idea = try a.repository.addIdea(title: "genuine", description: "秘密")
+        _ = try a.session.run()
+        b.start()
+        defer { b.stop() }
+        try await Self.waitUntil("b is live with a's idea") {
+            try b.snapshots() == a.snapshots() && b.engine.delivery == .live && b.engine.status.isSynced
+        }
+        try await Self.waitUntilQuiet(lines)
+        let before = lines.all.count
+        let bStoodAt = try b.repository.syncMetadata().changeToken
+
+        // The server (here, a client writing under the sealed layer) alters the sealed bytes.
+        let raw = server.client()
+        var record = try #require(try raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)).first)
+        guard case .bytes(var blob)? = record.fields[RecordSealer.sealedField] else {
+            Issue.record("no sealed field in \(record)")
+            return
+        }
+        blob[blob.startIndex + 30] ^= 0x04
+        record.fields[RecordSealer.sealedField] = .bytes(blob)
+        _ = try raw.modify(saving: [record], deleting: [], savePolicy: .allKeys)
+
+        try await Self.waitUntil("b has taken the carried page") {
+            try b.repository.syncMetadata().changeToken != bStoodAt && b.engine.status.isSynced
+        }
+        try await Self.waitUntilQuiet(lines)
+        #expect(refusals.all.count == 1, "\(refusals.all)")
+        #expect(try b.repository.idea(id: idea.id)?.title == "genuine")
+        #expect(try b.repository.idea(id: idea.id)?.description == "秘密")
+        let fetches = lines.all.dropFirst(before).filter { $0.contains("/changes/zone ") || $0.contains("/records/changes ") }
+        #expect(fetches.isEmpty, "b fetched instead of taking the carried page: \(fetches)")
+    }
+
+    /// A sealer of a new account key, as an encrypted account's devices hold.
+    static func sealer() throws -> RecordSealer {
+        let made = try KeyEnvelope.make(
+            passphrase: "correct horse 電池 staple", scrypt: ScryptParameters(logN: 4, blockSize: 1, parallelism: 1)!, random: .seeded(1))
+        return RecordSealer(keyring: made.keyring, containerID: ServedRemote.container, hiddenNameZones: [], random: .seeded(2))
+    }
+
+    /// One long poll of `feed` after `cursor`, on a thread of its own rather than one the
+    /// server's tasks need.
+    static func poll(_ feed: WebServicesDatabase, after cursor: ChangeCursor, seconds: Int) async throws -> ZoneChangeNotice? {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try feed.waitForChanges(after: cursor, seconds: seconds) }) }.start()
+        }
+    }
+
+    /// Waits until `lines` has not grown for 200 ms: the devices' requests have settled.
+    static func waitUntilQuiet(_ lines: Lines) async throws {
+        var seen = -1
+        var quietPolls = 0
+        try await waitUntil("the requests settle") {
+            let count = lines.all.count
+            quietPolls = count == seen ? quietPolls + 1 : 0
+            seen = count
+            return quietPolls >= 10
+        }
+    }
+
     /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline`.
     static func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
         let end = ContinuousClock.now + deadline
@@ -96,16 +262,16 @@ extension ChangeListenerServedTests {
         let running: RunningServer
         let token: String
 
-        init(_ kind: RemoteKind) throws {
+        init(_ kind: RemoteKind, log: RequestLog = RequestLog(clock: .system) { _ in }) throws {
             let store: any RecordStore = kind == .servedPostgres
                 ? try TestPostgres.store(clock: .system, maximumRecordsPerRequest: 200)
                 : try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200)
-            try self.init(store: store)
+            try self.init(store: store, log: log)
         }
 
-        /// A server over `store` on `port` (any free one if 0); `token` is the account's, added
-        /// to the store if it is new.
-        init(store: any RecordStore, token: String? = nil, port: Int = 0) throws {
+        /// A server over `store` on `port` (any free one if 0), writing a line a request to
+        /// `log`; `token` is the account's, added to the store if it is new.
+        init(store: any RecordStore, token: String? = nil, port: Int = 0, log: RequestLog = RequestLog(clock: .system) { _ in }) throws {
             if let token {
                 self.token = token
             } else {
@@ -115,16 +281,25 @@ extension ChangeListenerServedTests {
                 self.token = token
             }
             running = try CloudServer(
-                store: store, host: "127.0.0.1", port: port, containers: [ServedRemote.container], log: RequestLog(clock: .system) { _ in }).start()
+                store: store, host: "127.0.0.1", port: port, containers: [ServedRemote.container], log: log).start()
         }
 
         var port: Int { running.port }
 
-        /// A device signed in to the account, with an engine and a listener on Dispatch queues.
-        func device(_ name: String) -> LiveDevice {
-            let client = WebServicesDatabase(
+        /// A client of the account, as a device holds one.
+        func client() -> WebServicesDatabase {
+            WebServicesDatabase(
                 endpoint: .init(server: URL(string: "http://127.0.0.1:\(port)")!, container: ServedRemote.container), accountName: "default", token: token, timeout: 10)
-            return LiveDevice(name: name, client: client)
+        }
+
+        /// A device signed in to the account, with an engine and a listener on Dispatch queues;
+        /// with `sealer`, its records are sealed, and what the sealed layer refuses goes to `report`.
+        func device(_ name: String, sealer: RecordSealer? = nil, report: @escaping @Sendable (OpenFailure) -> Void = { _ in }) -> LiveDevice {
+            var client = client()
+            guard let sealer else { return LiveDevice(name: name, client: client) }
+            let feed = client
+            client.replacesWholeRecords = true
+            return LiveDevice(name: name, client: SealedDatabase(base: client, sealer: sealer, report: report), feed: feed)
         }
     }
 
@@ -136,6 +311,11 @@ extension ChangeListenerServedTests {
         let listener: ChangeListener
 
         init(name: String, client: WebServicesDatabase) {
+            self.init(name: name, client: client, feed: client)
+        }
+
+        /// A device syncing through `client`, told of changes by `feed`.
+        init(name: String, client: any CloudDatabase, feed: any ZoneChangeFeed) {
             let database = try! IdeaDatabase.inMemory(
                 firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), ids: .random)
             repository = database.repository(clock: .system, ids: .random)
@@ -143,7 +323,7 @@ extension ChangeListenerServedTests {
             let engine = SyncEngine(session: session, scheduler: DispatchSyncScheduler(clock: .system, label: "test.sync.\(name)"))
             self.engine = engine
             listener = ChangeListener(
-                feed: client, zones: [SyncSession.zone],
+                feed: feed, zones: [SyncSession.zone],
                 scheduler: DispatchSyncScheduler(clock: .system, label: "test.notifications.\(name)"), pollSeconds: 5,
                 onChange: { engine.changesArrived(in: $0) }, onDelivery: { engine.deliveryChanged($0) })
         }
@@ -162,6 +342,30 @@ extension ChangeListenerServedTests {
         func snapshots() throws -> [IdeaSnapshot] {
             try repository.ideas(.all, limit: 10_000).map(IdeaSnapshot.init).sorted { $0.id.lowercasedString < $1.id.lowercasedString }
         }
+    }
+}
+
+/// What a sealed layer refused, from any thread.
+final class Refusals: Sendable {
+    private let failures = Mutex<[OpenFailure]>([])
+
+    /// Every refusal so far.
+    var all: [OpenFailure] { failures.withLock { $0 } }
+
+    func append(_ failure: OpenFailure) {
+        failures.withLock { $0.append(failure) }
+    }
+}
+
+/// The lines a server's request log wrote, from any thread.
+final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    /// Every line so far.
+    var all: [String] { lines.withLock { $0 } }
+
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
     }
 }
 

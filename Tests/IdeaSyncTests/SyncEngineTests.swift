@@ -6,7 +6,7 @@ import IdeaSync
 import Synchronization
 import Testing
 
-/// The sync loop: triggers, debounce, retries and status, on a stepped scheduler.
+/// The sync loop: triggers, retries and status, on a stepped scheduler.
 @Suite struct SyncEngineTests {
     @Test func anIdeaAddedOnADeviceReachesAnotherWithoutAnyKey() throws {
         let fixture = try SyncFixture()
@@ -18,7 +18,7 @@ import Testing
 
         let idea = try a.repository.addIdea(title: "參加 iOS 開發工作坊")
         a.engine.localChangeHappened()
-        fixture.scheduler.advance(by: SyncEngine.debounceMilliseconds)
+        fixture.scheduler.advance(by: 0)
         #expect(try a.repository.pendingChangeCount() == 0)
         fixture.scheduler.advance(by: SyncEngine.periodicMilliseconds)
 
@@ -183,6 +183,30 @@ import Testing
         engine.stop()
     }
 
+    @Test func aLocalChangeIsSentAtOnceInOneRequestWithoutAFetchOrTheLibrary() throws {
+        let fixture = try SyncFixture()
+        let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
+        let a = try fixture.device("a", client: { _ in watched })
+        let (engine, companion) = Self.started(a.session, live: true, fixture)
+        let (fetches, runs) = (watched.fetchCount, companion.runs)
+
+        _ = try a.repository.addIdea(title: "sent at once")
+        engine.localChangeHappened()
+        fixture.scheduler.advance(by: 0)
+
+        #expect(watched.modifySizes == [1])
+        #expect(watched.fetchCount == fetches && companion.runs == runs)
+        #expect(try a.repository.pendingChangeCount() == 0)
+        #expect(try fixture.remoteIdeas().map(\.title) == ["sent at once"])
+        // A notification that comes before the change is sent makes it a whole sync of the zone.
+        _ = try a.repository.addIdea(title: "with a fetch")
+        engine.localChangeHappened()
+        engine.changesArrived(in: [RecordZoneID(zoneName: "Ideas")])
+        fixture.scheduler.advance(by: 0)
+        #expect(watched.modifySizes == [1, 1] && watched.fetchCount == fetches + 1 && companion.runs == runs)
+        engine.stop()
+    }
+
     @Test func whileLiveAnIdleEngineFetchesEveryFiveMinutesAndWhilePollingEverySecond() throws {
         let fixture = try SyncFixture()
         let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
@@ -231,17 +255,20 @@ import Testing
         engine.stop()
     }
 
-    @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLook() throws {
+    @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLookWithoutAFetch() throws {
         let fixture = try SyncFixture()
-        let a = try fixture.device("a")
+        let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
+        let a = try fixture.device("a", client: { _ in watched })
         a.engine.deliveryChanged(.live)
         a.engine.start()
         fixture.scheduler.runDue()
+        let (fetches, modifies) = (watched.fetchCount, watched.modifySizes)
         // `ideabox add` in another shell: queued, but this engine was not told.
         _ = try a.repository.addIdea(title: "另一個程序加的")
         fixture.scheduler.advance(by: SyncEngine.localLookMilliseconds)
         #expect(try a.repository.pendingChangeCount() == 0)
         #expect(try fixture.remoteIdeas().map(\.title) == ["另一個程序加的"])
+        #expect(watched.modifySizes == modifies + [1] && watched.fetchCount == fetches, "the queued change was not sent alone, as a local one is")
         a.engine.stop()
     }
 
