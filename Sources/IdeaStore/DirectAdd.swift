@@ -141,7 +141,8 @@ public enum DirectAdd {
             // GRDB's `hasCompletedMigrations`: the applied migrations this version knows, in
             // the order it registers them, run up to its last one.
             guard let applied = try? strings("SELECT identifier FROM grdb_migrations") else { return nil }
-            let known = IdeaSchema.migrator.migrations
+            // The registered order, without building the migrator (a test holds the two equal).
+            let known = IdeaSchema.Migration.allCases.map(\.rawValue)
             let completed = zip(known.filter(applied.contains), known).prefix { $0 == $1 }.map(\.0)
             guard completed.last == known.last else { return nil }
             guard let (deviceId, hasRows) = try? firstLaunchRows(), hasRows else { return nil }
@@ -159,11 +160,11 @@ public enum DirectAdd {
         }
 
         /// The first column of every row `sql` reads.
-        private func strings(_ sql: String) throws -> Set<String> {
+        private func strings(_ sql: String) throws -> [String] {
             try withStatement(sql, []) { statement in
-                var values: Set<String> = []
+                var values: [String] = []
                 while try step(statement) {
-                    if let text = sqlite3_column_text(statement, 0) { values.insert(String(cString: text)) }
+                    if let text = sqlite3_column_text(statement, 0) { values.append(String(cString: text)) }
                 }
                 return values
             }

@@ -72,19 +72,23 @@ public struct IdeaBytes {
     /// `mostJSONCount(indentCount:)` bytes. `export` writes ten keys and eight values for each
     /// idea through a `ByteOutput`, which checks the room before each write: an estimate that
     /// fell short would stop the program, never write past the room.
+    ///
+    /// The pieces are written inline, each of a length known where it is written, so that no
+    /// copy of a few bytes is a call to `memmove` (ten keys an idea: 40% of the `memmove`
+    /// calls an export made).
     public func writeJSON(to output: inout ByteOutput, indent: UnsafeBufferPointer<UInt8>) {
-        func key(_ name: StaticString) {
-            output.put(indent)
+        @inline(__always) func key(_ name: StaticString) {
+            for byte in indent { output.put(byte) }
             output.put(#"  ""#)
             output.put(name)
             output.put(#"" : "#)
         }
-        func string(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>) {
+        @inline(__always) func string(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>) {
             key(name)
             JSONString.write(value, to: &output)
             output.put(",\n")
         }
-        func time(_ name: StaticString, _ value: Timestamp) {
+        @inline(__always) func time(_ name: StaticString, _ value: Timestamp) {
             key(name)
             output.put(UInt8(ascii: "\""))
             output.put(maximumCount: Timestamp.mostISO8601Count) { value.writeISO8601(into: $0) }

@@ -56,6 +56,10 @@ import Testing
         }
     }
 
+    @Test func theMigrationsItChecksAreTheMigratorsInItsOrder() {
+        #expect(IdeaSchema.Migration.allCases.map(\.rawValue) == IdeaSchema.migrator.migrations)
+    }
+
     @Test func aFolderWithoutADatabaseIsLeftToTheUsualPathAndNothingIsMade() throws {
         try withTemporaryDirectory { root in
             let directory = root.appendingPathComponent("new")
