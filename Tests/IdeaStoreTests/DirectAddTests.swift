@@ -17,15 +17,17 @@ import Testing
         try IdeaDatabase.open(directory: directory, firstLaunch: firstLaunch, ids: .counting(from: 7), use: .command)
     }
 
-    /// Every row an add touches, as text: the ideas with their search copies and stamps,
-    /// the outbox, `meta`, and what both search indexes hold.
+    /// Every row of every table, the search indexes' own tables included, as text: what an add
+    /// wrote, wherever it wrote it.
     private static func contents(_ directory: URL) throws -> [String] {
         let queue = try DatabaseQueue(path: directory.appendingPathComponent("ideabox.sqlite").path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try ["SELECT * FROM idea ORDER BY localId", "SELECT * FROM outbox ORDER BY ideaId", "SELECT * FROM meta ORDER BY key",
-                 "SELECT rowid, * FROM ideaTrigram ORDER BY rowid", "SELECT rowid, * FROM ideaShortGram ORDER BY rowid"]
-                .flatMap { sql in try Row.fetchAll(db, sql: sql).map(\.description) }
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")
+            return try tables.flatMap { table in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)").map { "\(table) \($0)" }.sorted()
+            }
         }
     }
 
@@ -63,8 +65,9 @@ import Testing
     @Test func aFolderWithoutADatabaseIsLeftToTheUsualPathAndNothingIsMade() throws {
         try withTemporaryDirectory { root in
             let directory = root.appendingPathComponent("new")
-            #expect(try DirectAdd.addIdea(
-                title: "First", description: "", isCompleted: false, directory: directory, clock: .system, ids: .random) == nil)
+            let added = try DirectAdd.addIdea(
+                title: "First", description: "", isCompleted: false, directory: directory, clock: .system, ids: .random)
+            #expect(added == nil)
             #expect(!FileManager.default.fileExists(atPath: directory.path))
         }
     }
@@ -79,8 +82,9 @@ import Testing
         try withTemporaryDirectory { directory in
             try Self.prepared(directory).writer.write { db in try db.execute(sql: change) }
             let before = try Self.contents(directory)
-            #expect(try DirectAdd.addIdea(
-                title: "Not here", description: "", isCompleted: false, directory: directory, clock: .system, ids: .random) == nil)
+            let added = try DirectAdd.addIdea(
+                title: "Not here", description: "", isCompleted: false, directory: directory, clock: .system, ids: .random)
+            #expect(added == nil)
             #expect(try Self.contents(directory) == before)
         }
     }
@@ -90,8 +94,9 @@ import Testing
             let file = directory.appendingPathComponent("ideabox.sqlite")
             let text = Data(String(repeating: "These are my notes, not a database.\n", count: 200).utf8)
             try text.write(to: file)
-            #expect(try DirectAdd.addIdea(
-                title: "Idea", description: "", isCompleted: false, directory: directory, clock: .system, ids: .random) == nil)
+            let added = try DirectAdd.addIdea(
+                title: "Idea", description: "", isCompleted: false, directory: directory, clock: .system, ids: .random)
+            #expect(added == nil)
             #expect(try Data(contentsOf: file) == text)
             // The usual path then says what is wrong, in one sentence.
             #expect(throws: StorageError.damaged(path: file.path)) {
