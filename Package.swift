@@ -248,7 +248,10 @@ let package = Package(
             dependencies: ["AccountEncryption", "CloudKitModel", "EmbeddedRemote", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "IdeaBoxCommandLineTests",
-            dependencies: ["IdeaBoxCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Finding the built `ideabox`, for the two suites that run it.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         .testTarget(name: "IdeaBoxConfigTests", dependencies: ["IdeaBoxConfig", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaModel"]),

@@ -62,9 +62,7 @@ public enum LocalCommand: Equatable, Sendable {
         switch self {
         case let .add(title, description, done, json):
             guard let title else { return try Self.addInEditor(description: description, done: done, json: json, context: context, store: store) }
-            // Someone who starts from the shell starts with their own ideas, not the samples.
-            let idea = try Self.openRepository(store, context, seedsSamples: false)
-                .addIdea(title: title, description: description, isCompleted: done)
+            let idea = try Self.addIdea(title: title, description: description, done: done, context: context, store: store)
             print(json ? idea.jsonText() : idea.idString)
         case let .list(completed, json, page, order):
             try Self.printIdeas(
@@ -111,6 +109,23 @@ public enum LocalCommand: Equatable, Sendable {
             let summary = try Self.openRepository(store, context, seedsSamples: false).importIdeas(ideas)
             print(CommandLineText.imported((summary.inserted, summary.updated, summary.unchanged), context.language))
         }
+    }
+
+    /// Adds an idea to the profile `store` selects: through SQLite's C API when its database is
+    /// one this version has prepared (`DirectAdd`), else by opening it as every command does.
+    private static func addIdea(
+        title: String, description: String, done: Bool, context: CommandContext, store: StoreSelection
+    ) throws -> Idea {
+        let location = try context.location(store)
+        if let idea = try DirectAdd.addIdea(
+            title: title, description: description, isCompleted: done, directory: location.profileDirectory,
+            clock: context.clock, ids: .random, options: store.commandLineOptions)
+        {
+            return idea
+        }
+        // Someone who starts from the shell starts with their own ideas, not the samples.
+        return try Self.openRepository(store, context, seedsSamples: false)
+            .addIdea(title: title, description: description, isCompleted: done)
     }
 
     /// `add` with no title, on a terminal: the idea written in the editor (the description

@@ -19,12 +19,10 @@ public enum Output {
     /// one `write(2)`, where `print` locks and writes line by line.
     public struct BufferedWriter: ~Copyable {
         private var bytes: [UInt8] = []
-        /// A writer that holds everything puts each full piece aside here, in order, and goes
-        /// on in a new one: a buffer grown by doubling would copy the output again and again
-        /// and touch twice the memory (a page fault each 4 KB), 15% of `export`.
-        private var piecesPutAside: [[UInt8]] = []
+        /// Everything written, for a writer that holds everything: in memory mapped for it
+        /// in huge pages, since an export fills megabytes of it (`HeldBytes`).
+        private var held = HeldBytes()
         private static let flushAt = 1 << 16
-        private static let pieceSize = 1 << 20
         /// Whether the output is written only by `flush()`: all of it or, if whatever makes
         /// it fails first, none.
         private let holdsEverything: Bool
@@ -32,43 +30,56 @@ public enum Output {
         /// A writer that writes out every 64 KB, or (`holdsEverything`) only when flushed.
         public init(holdsEverything: Bool = false) {
             self.holdsEverything = holdsEverything
-            bytes.reserveCapacity(holdsEverything ? Self.pieceSize : Self.flushAt)
+            if !holdsEverything { bytes.reserveCapacity(Self.flushAt) }
         }
 
         public mutating func write(_ text: String) {
-            bytes.append(contentsOf: text.utf8)
-            wrote()
+            guard holdsEverything else {
+                bytes.append(contentsOf: text.utf8)
+                return wrote()
+            }
+            var text = text
+            text.withUTF8 { held.append(UnsafeRawBufferPointer($0)) }
         }
 
-        /// Lets `body` append bytes to the buffer directly.
-        public mutating func append(_ body: (inout [UInt8]) -> Void) {
-            body(&bytes)
-            wrote()
+        /// Lets `body` write at most `maximumCount` bytes after those written (`ByteOutput`
+        /// stops the program rather than write past them).
+        public mutating func write(maximumCount: Int, _ body: (inout ByteOutput) -> Void) {
+            guard holdsEverything else {
+                bytes.append(addingCapacity: maximumCount) { span in
+                    span.withUnsafeMutableBufferPointer { room, count in
+                        var output = ByteOutput(room)
+                        body(&output)
+                        count = output.count
+                    }
+                }
+                return wrote()
+            }
+            held.write(maximumCount: maximumCount, body)
         }
 
-        /// Writes out a full buffer, or puts a full piece aside; a piece keeps room for what
-        /// one more `append` writes (an idea's JSON is at most about 30 KB).
+        /// Writes out a full buffer.
         private mutating func wrote() {
-            guard bytes.count >= (holdsEverything ? Self.pieceSize - Self.flushAt : Self.flushAt) else { return }
-            guard holdsEverything else { return flush() }
-            piecesPutAside.append(bytes)
-            bytes = []
-            bytes.reserveCapacity(Self.pieceSize)
+            if bytes.count >= Self.flushAt { flush() }
         }
 
         /// What is buffered, not yet written out, in one array.
         public var buffered: [UInt8] {
-            piecesPutAside.isEmpty ? bytes : Array((piecesPutAside + [bytes]).joined())
+            guard holdsEverything else { return bytes }
+            var all: [UInt8] = []
+            all.reserveCapacity(held.count)
+            held.forEachPiece { all.append(contentsOf: $0) }
+            return all
         }
 
         /// Writes out what is buffered.
         public mutating func flush() {
-            for piece in piecesPutAside {
-                Self.writeOut(piece)
+            guard holdsEverything else {
+                Self.writeOut(bytes)
+                return bytes.removeAll(keepingCapacity: true)
             }
-            piecesPutAside.removeAll()
-            Self.writeOut(bytes)
-            bytes.removeAll(keepingCapacity: true)
+            held.forEachPiece { _ = Descriptor.writeAll($0, to: STDOUT_FILENO) }
+            held = HeldBytes()
         }
 
         deinit {
@@ -156,10 +167,16 @@ public enum Output {
 
         /// Writes an idea, read as bytes.
         public mutating func write(_ idea: IdeaBytes, to output: inout BufferedWriter) {
-            output.write(isEmpty ? "[\n  " : ",\n  ")
-            output.append { idea.writeJSON(to: &$0, indent: "  ") }
+            let separator: StaticString = isEmpty ? "[\n  " : ",\n  "
+            output.write(maximumCount: separator.utf8CodeUnitCount + idea.mostJSONCount(indentCount: Self.indent.utf8CodeUnitCount)) {
+                $0.put(separator)
+                idea.writeJSON(to: &$0, indent: UnsafeBufferPointer(start: Self.indent.utf8Start, count: Self.indent.utf8CodeUnitCount))
+            }
             isEmpty = false
         }
+
+        /// The indent of each idea's lines inside the array.
+        private static var indent: StaticString { "  " }
 
         public func finish(to output: inout BufferedWriter) {
             output.write(isEmpty ? "[]\n" : "\n]\n")

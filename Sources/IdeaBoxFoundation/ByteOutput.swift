@@ -35,14 +35,16 @@ public struct ByteOutput {
         next += 8
     }
 
-    @inlinable public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always) public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         ensureRoom(bytes.count)
         next.initialize(from: base, count: bytes.count)
         next += bytes.count
     }
 
-    @inlinable public mutating func put(_ text: StaticString) {
+    /// Writes `text`; always inlined, so that its length is known where it is written and a
+    /// short text is a few moves, not a call to `memmove`.
+    @inlinable @inline(__always) public mutating func put(_ text: StaticString) {
         put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 

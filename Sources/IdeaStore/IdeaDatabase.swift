@@ -150,7 +150,7 @@ public struct IdeaDatabase: Sendable {
 
     /// Seconds to wait for the write lock: other processes (another shell's `ideabox add`,
     /// the other profile's app) hold it for a millisecond or two; wait for them instead of failing.
-    private static let busyTimeout = 15
+    static let busyTimeout = 15
 
     private static func configuration(_ use: Use) -> Configuration {
         var configuration = Configuration()
@@ -240,17 +240,18 @@ public struct IdeaDatabase: Sendable {
     private static func preparedDeviceId(_ writer: any DatabaseWriter) throws -> String? {
         try writer.read { db in
             guard try IdeaSchema.migrator.hasCompletedMigrations(db) else { return nil }
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT (SELECT value FROM meta WHERE key = ?),
-                        EXISTS (SELECT 1 FROM meta WHERE key = ?) AND EXISTS (SELECT 1 FROM meta WHERE key = ?)
-                    """,
-                arguments: [MetaKey.deviceId, MetaKey.revision, MetaKey.samples])
+            let row = try Row.fetchOne(db, sql: firstLaunchRowsSQL, arguments: [MetaKey.deviceId, MetaKey.revision, MetaKey.samples])
             guard let row, row[1] as Bool else { return nil }
             return row[0]
         }
     }
+
+    /// Reads the device id, and whether the first launch's rows are there: its arguments are
+    /// `MetaKey.deviceId`, `MetaKey.revision` and `MetaKey.samples`.
+    static let firstLaunchRowsSQL = """
+        SELECT (SELECT value FROM meta WHERE key = ?),
+            EXISTS (SELECT 1 FROM meta WHERE key = ?) AND EXISTS (SELECT 1 FROM meta WHERE key = ?)
+        """
 
     private static func prepare(_ writer: any DatabaseWriter, firstLaunch: FirstLaunch, ids: IdGenerator) throws -> IdeaDatabase {
         try IdeaSchema.migrator.migrate(writer)

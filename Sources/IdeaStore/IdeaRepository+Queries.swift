@@ -103,48 +103,85 @@ extension IdeaRepository {
     /// them where the page cache reads each with its own `pread`: 3,000 system calls at
     /// 10,000 ideas, 12% of `export`. The mapped pages count in the process's RSS, so reads
     /// of a page (`list`, `search`) keep the page cache.
+    ///
+    /// Every idea newest first (`export`) is read by walking the table itself, newest row
+    /// first, when that is the same order, rather than the `createdAt` index with a seek
+    /// into the table for each row (a tenth of `export`): ideas are mostly added in the
+    /// order they were made. Whether it is (`tableIsNewestFirst`) takes a walk of the small
+    /// index alone, a thirtieth of the table's.
     public func forEachIdeaBytes(
         _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, limit: Int? = nil, _ body: (IdeaBytes) throws -> Void
     ) throws {
         try writer.read { db in
             if limit == nil { try db.execute(sql: "PRAGMA mmap_size = \(Self.wholeListMapSize)") }
             defer { if limit == nil { try? db.execute(sql: "PRAGMA mmap_size = 0") } }
+            if filter == .all, order == .newestFirst, limit == nil, try Self.tableIsNewestFirst(db) {
+                let walk = try db.makeStatement(sql: "SELECT \(Idea.selectedColumns) FROM idea ORDER BY localId DESC")
+                return try Self.stepIdeaBytes(walk, db, body)
+            }
             guard let query = try listQuery(filter, order: order, window: limit, db) else { return }
             let statement = try db.makeStatement(sql: query.sql + " LIMIT ?")
             try statement.setArguments(query.arguments + [limit ?? -1])
-            let row = statement.sqliteStatement
-            func text(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
-                let start = sqlite3_column_text(row, column)
-                return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(row, column)))
+            try Self.stepIdeaBytes(statement, db, body)
+        }
+    }
+
+    /// Whether the idea table, newest row first, is in `IdeaOrder.newestFirst`'s order:
+    /// whether that order's row ids, read from its index, only go down.
+    static func tableIsNewestFirst(_ db: Database) throws -> Bool {
+        let statement = try db.makeStatement(sql: "SELECT localId FROM idea \(IdeaOrder.newestFirst.orderBy())")
+        let row = statement.sqliteStatement
+        defer { sqlite3_reset(row) }
+        var previous = Int64.max
+        while true {
+            let code = sqlite3_step(row)
+            if code == SQLITE_DONE { return true }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
             }
-            func time(_ column: Int32) -> Timestamp {
-                Timestamp(milliseconds: sqlite3_column_int64(row, column))
+            let localId = sqlite3_column_int64(row, 0)
+            guard localId < previous else { return false }
+            previous = localId
+        }
+    }
+
+    /// Hands `body` each row of `statement`, which selects `Idea.selectedColumns`, as
+    /// `IdeaBytes`.
+    private static func stepIdeaBytes(
+        _ statement: Statement, _ db: Database, _ body: (IdeaBytes) throws -> Void
+    ) throws {
+        let row = statement.sqliteStatement
+        func text(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+            let start = sqlite3_column_text(row, column)
+            return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(row, column)))
+        }
+        func time(_ column: Int32) -> Timestamp {
+            Timestamp(milliseconds: sqlite3_column_int64(row, column))
+        }
+        defer { sqlite3_reset(row) }
+        while true {
+            let code = sqlite3_step(row)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
             }
-            defer { sqlite3_reset(row) }
-            while true {
-                let code = sqlite3_step(row)
-                if code == SQLITE_DONE { return }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            // The columns of `Idea.selectedColumns`, in order, as `Idea(row:)` reads them.
+            func emit(id: UnsafeBufferPointer<UInt8>) throws {
+                try body(IdeaBytes(
+                    id: id, title: text(1), description: text(2), isCompleted: sqlite3_column_int(row, 3) != 0,
+                    createdAt: time(4), updatedAt: time(5), deviceId: text(6), version: Int(sqlite3_column_int64(row, 7)),
+                    lastSyncedAt: sqlite3_column_type(row, 8) == SQLITE_NULL ? nil : time(8)))
+            }
+            let id = text(0)
+            if IdeaBytes.isIdText(id) {
+                try emit(id: id)
+            } else {
+                // Spelled some other way (upper-case, say): as `Idea.idString` spells it.
+                let idText = String(decoding: id, as: UTF8.self)
+                guard var spelled = UUID(hexText: idText)?.lowercasedString else {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "idea id \(idText) is not a UUID")
                 }
-                // The columns of `Idea.selectedColumns`, in order, as `Idea(row:)` reads them.
-                func emit(id: UnsafeBufferPointer<UInt8>) throws {
-                    try body(IdeaBytes(
-                        id: id, title: text(1), description: text(2), isCompleted: sqlite3_column_int(row, 3) != 0,
-                        createdAt: time(4), updatedAt: time(5), deviceId: text(6), version: Int(sqlite3_column_int64(row, 7)),
-                        lastSyncedAt: sqlite3_column_type(row, 8) == SQLITE_NULL ? nil : time(8)))
-                }
-                let id = text(0)
-                if IdeaBytes.isIdText(id) {
-                    try emit(id: id)
-                } else {
-                    // Spelled some other way (upper-case, say): as `Idea.idString` spells it.
-                    let idText = String(decoding: id, as: UTF8.self)
-                    guard var spelled = UUID(hexText: idText)?.lowercasedString else {
-                        throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "idea id \(idText) is not a UUID")
-                    }
-                    try spelled.withUTF8 { try emit(id: $0) }
-                }
+                try spelled.withUTF8 { try emit(id: $0) }
             }
         }
     }

@@ -260,8 +260,11 @@ public struct IdeaRepository: Sendable {
 
     /// Marks the database as changed for every process watching `revision()`.
     func bumpRevision(_ db: Database) throws {
-        try db.run(sql: "UPDATE meta SET value = value + 1 WHERE key = ?", arguments: [MetaKey.revision])
+        try db.run(sql: Self.bumpRevisionSQL, arguments: [MetaKey.revision])
     }
+
+    /// `bumpRevision`'s statement; its one argument is `MetaKey.revision`.
+    static let bumpRevisionSQL = "UPDATE meta SET value = value + 1 WHERE key = ?"
 
     /// Imports or seeds checked ideas inside a write transaction. Each meets what this device
     /// holds of it as a remote change would: `ConflictRule` decides, field by field, and a
@@ -322,22 +325,32 @@ public struct IdeaRepository: Sendable {
     /// `floor`, an edited idea's `createdAt`), so an edit made after seeing a change wins
     /// even if this device's clock is behind: the device's hybrid clock.
     func stamp(_ db: Database, after floor: Timestamp? = nil) throws -> Timestamp {
-        let highest = try db.cachedValue(Int64.self, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.highestTimestamp])
-        let now = clock.now()
-        var stamped = highest.map { max(now, Timestamp(milliseconds: $0 + 1)) } ?? now
-        if let floor { stamped = max(stamped, floor.adding(milliseconds: 1)) }
+        let highest = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp])
+        let stamped = Self.stamp(now: clock.now(), highestSeen: highest, after: floor)
         try noteSeen(stamped, db)
         return stamped
     }
 
-    func noteSeen(_ timestamp: Timestamp, _ db: Database) throws {
-        try db.run(
-            sql: """
-                INSERT INTO meta (key, value) VALUES (?, ?)
-                ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
-                """,
-            arguments: [MetaKey.highestTimestamp, timestamp])
+    /// The time `stamp` gives a new edit at `now`, when this device has made or seen edits up to
+    /// `highestSeen` (milliseconds, if any), later than `floor` too.
+    static func stamp(now: Timestamp, highestSeen: Int64?, after floor: Timestamp? = nil) -> Timestamp {
+        var stamped = highestSeen.map { max(now, Timestamp(milliseconds: $0 + 1)) } ?? now
+        if let floor { stamped = max(stamped, floor.adding(milliseconds: 1)) }
+        return stamped
     }
+
+    /// Reads one value of `meta`; its one argument is the key.
+    static let metaValueSQL = "SELECT value FROM meta WHERE key = ?"
+
+    func noteSeen(_ timestamp: Timestamp, _ db: Database) throws {
+        try db.run(sql: Self.noteSeenSQL, arguments: [MetaKey.highestTimestamp, timestamp])
+    }
+
+    /// `noteSeen`'s statement: `MetaKey.highestTimestamp`, then the time in milliseconds.
+    static let noteSeenSQL = """
+        INSERT INTO meta (key, value) VALUES (?, ?)
+        ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
+        """
 
     private func storedRow(id: UUID, _ db: Database) throws -> StoredRow {
         guard let stored = try fetchStoredRow(id: id, db) else {
@@ -363,16 +376,20 @@ public struct IdeaRepository: Sendable {
     /// Inserts a new idea and indexes it, with its search text if already worked out.
     func insertRow(_ idea: Idea, stamps: FieldStamps, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
         let text = indexed ?? SearchText.Indexed(title: idea.title, description: idea.description)
-        try db.cachedStatement(sql: """
-            INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription, \(FieldStamps.columns))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        try db.cachedStatement(sql: Self.insertIdeaSQL)
             .execute(arguments: StatementArguments([
                 idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
                 idea.deviceId, idea.version, idea.lastSyncedAt, text.foldedTitle, text.foldedDescription,
             ] + stamps.databaseValues))
         try SearchText.index(db, localId: db.lastInsertedRowID, text)
     }
+
+    /// `insertRow`'s statement: the columns of `Idea.selectedColumns`, the folded title and
+    /// description, then those of `FieldStamps.columns`.
+    static let insertIdeaSQL = """
+        INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription, \(FieldStamps.columns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     /// Replaces a stored idea, indexing its text anew if it changed (with the search text
     /// if already worked out).
@@ -420,12 +437,14 @@ public struct IdeaRepository: Sendable {
     /// Records that an idea must be sent. One entry per idea: a later save or delete
     /// replaces an earlier one, so save-then-delete sends the delete.
     func enqueue(_ operation: OutboxOperation, ideaId: String, at time: Timestamp, _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts) VALUES (?, ?, ?, 0)
-            ON CONFLICT (ideaId) DO UPDATE SET
-                operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
-                pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
-            """)
-            .execute(arguments: [ideaId, operation.rawValue, time])
+        try db.cachedStatement(sql: Self.enqueueSQL).execute(arguments: [ideaId, operation.rawValue, time])
     }
+
+    /// `enqueue`'s statement: the idea's id, the operation, the time in milliseconds.
+    static let enqueueSQL = """
+        INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts) VALUES (?, ?, ?, 0)
+        ON CONFLICT (ideaId) DO UPDATE SET
+            operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
+            pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
+        """
 }

@@ -76,11 +76,14 @@ enum SearchText {
 
     /// Adds an idea's text to both indexes.
     static func index(_ db: Database, localId: Int64, _ text: Indexed) throws {
-        try db.run(
-            sql: "INSERT INTO ideaTrigram(rowid, foldedTitle, foldedDescription) VALUES (?, ?, ?)",
-            arguments: [localId, text.foldedTitle, text.foldedDescription])
-        try db.run(sql: "INSERT INTO ideaShortGram(rowid, grams) VALUES (?, ?)", arguments: [localId, text.grams])
+        try db.run(sql: indexTrigramSQL, arguments: [localId, text.foldedTitle, text.foldedDescription])
+        try db.run(sql: indexShortGramSQL, arguments: [localId, text.grams])
     }
+
+    /// `index`'s statement for the trigram index: the idea's `localId`, folded title, folded description.
+    static let indexTrigramSQL = "INSERT INTO ideaTrigram(rowid, foldedTitle, foldedDescription) VALUES (?, ?, ?)"
+    /// `index`'s statement for the short-gram index: the idea's `localId`, its grams.
+    static let indexShortGramSQL = "INSERT INTO ideaShortGram(rowid, grams) VALUES (?, ?)"
 
     /// Merges the small segments of both indexes, writing about `pages` pages of each at
     /// most (FTS5's `merge`: levels of four segments or more, oldest work first). The

@@ -1,4 +1,5 @@
 import Foundation
+import IdeaBoxFoundation
 import IdeaModel
 @testable import IdeaStore
 import Testing
@@ -113,6 +114,49 @@ import Testing
         visited = []
         try store.repository.forEachIdea(.search("  ")) { visited.append($0) }
         #expect(visited.isEmpty)
+    }
+
+    @Test("forEachIdeaBytes hands out every idea in the index's order, whether or not the table is in that order")
+    func forEachIdeaBytesKeepsTheListOrder() throws {
+        let store = try StoreFixture()
+        /// Whether `forEachIdeaBytes` may walk the table, and its JSON of every idea against
+        /// `forEachIdea`'s (which reads them through the index).
+        func check(walksTable: Bool, _ comment: Comment) throws {
+            let tableInOrder = try store.database.writer.read { try IdeaRepository.tableIsNewestFirst($0) }
+            #expect(tableInOrder == walksTable, comment)
+            var ideas: [Idea] = []
+            try store.repository.forEachIdea(.all) { ideas.append($0) }
+            var bytes: [UInt8] = []
+            try store.repository.forEachIdeaBytes(.all) { $0.writeJSON(to: &bytes, indent: "  ") }
+            #expect(bytes == ideas.reduce(into: []) { $0 += $1.jsonText(indent: "  ").utf8 }, comment)
+        }
+        try check(walksTable: true, "no idea")
+        for index in 0..<6 {
+            _ = try store.repository.addIdea(title: "Idea \(index)")
+            store.clock.advance(by: 10)
+        }
+        try check(walksTable: true, "added in the order they were made")
+        try store.database.writer.write { db in
+            try db.execute(sql: "UPDATE idea SET createdAt = (SELECT min(createdAt) FROM idea) + 20 WHERE title IN ('Idea 3', 'Idea 4')")
+        }
+        try check(walksTable: true, "three made at the same millisecond: the row id breaks the tie both ways")
+        try store.database.writer.write { db in
+            try db.execute(sql: "UPDATE idea SET createdAt = createdAt - 1000 WHERE title = 'Idea 5'")
+        }
+        try check(walksTable: false, "the newest row made before the rows before it (another device's clock behind)")
+        try store.database.writer.write { db in
+            try db.execute(sql: "UPDATE idea SET createdAt = createdAt + 5000, updatedAt = updatedAt + 5000 WHERE title = 'Idea 0'")
+        }
+        try check(walksTable: false, "the oldest row made after all the others")
+        var made = try store.repository.ideas(.all, limit: 1)[0]
+        made.id = UUID(uuidString: "00000000-0000-4000-8000-0000000000AA")!
+        made.title = "Imported, same time"
+        var older = made
+        older.id = UUID(uuidString: "00000000-0000-4000-8000-0000000000BB")!
+        older.title = "Imported, older"
+        older.createdAt = Timestamp(milliseconds: made.createdAt.milliseconds - 50_000)
+        _ = try store.repository.importIdeas([made, older])
+        try check(walksTable: false, "imported ideas made long ago")
     }
 
     @Test("forEachIdeaBytes hands out the ideas forEachIdea does, byte for byte as JSON, whatever their text")
