@@ -170,6 +170,7 @@ struct PushBenchmark: ParsableCommand {
         let liveAfter = clock.now - startedAt
         Thread.sleep(forTimeInterval: 2)
         let held = servers.map { $0.usage() }
+        let refusedAtStart = servers.flatMap { $0.loggedLines(statusAtLeast: 500) }
         let refusedBefore = servers.map { $0.loggedLines(statusAtLeast: 500).count }
 
         // Every poll held, nothing written: what the servers spend on devices that wait.
@@ -228,7 +229,6 @@ struct PushBenchmark: ParsableCommand {
             duplicated += mine.count - Set(mine.map(\.id)).count
         }
         let refused = zip(servers, refusedBefore).flatMap { Array($0.loggedLines(statusAtLeast: 500).dropFirst($1)) }
-        let refusedAtStart = refusedBefore.reduce(0, +)
         print("(c) \(listening.count) devices holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
             + "\(writers) writers at once, \(rounds) rounds; every device live after \(Measurement.milliseconds(liveAfter)):")
         print("  " + notification.report)
@@ -240,8 +240,9 @@ struct PushBenchmark: ParsableCommand {
         print("  idle, every poll held for " + String(format: "%.1f", idleMinutes) + " min: servers' CPU \(Measurement.milliseconds(idleCPU)), "
             + String(format: "%.2f", perDeviceMinute) + " µs per idle device per minute")
         print("  rounds: servers' CPU \(Measurement.milliseconds(busyCPU)) for \(rounds * min(writers, accountCount)) pushes")
-        print("  refused (status 500 or above): \(refusedAtStart) while the devices started, \(refused.count) after"
-            + (refused.isEmpty ? "" : ": " + refused.prefix(5).joined(separator: " | ")))
+        print("  refused (status 500 or above): \(refusedAtStart.count) while the devices started"
+            + (refusedAtStart.isEmpty ? "" : " (" + refusedAtStart.prefix(3).joined(separator: " | ") + ")")
+            + ", \(refused.count) after" + (refused.isEmpty ? "" : ": " + refused.prefix(5).joined(separator: " | ")))
         print("  converged: every device holds its writer's ideas; \(lost) lost, \(duplicated) duplicated")
     }
 
