@@ -18,12 +18,12 @@ struct PostgresChangeListenerTests {
     @Test("Only the accounts another process listens for are announced, in the order they changed")
     func announcedOnlyWhereListened() async throws {
         let stores = try TestPostgres.stores(count: 2, clock: .system)
-        let heard = Mutex<[String]>([])
+        let heard = Heard()
         // What b hears past its LISTEN probes (zone Probe), which may still be arriving.
-        let told = { heard.withLock { $0.filter { !$0.hasSuffix(" Probe") } } }
+        let told = { heard.lines.filter { !$0.hasSuffix(" Probe") } }
         let listening = Task {
             try await stores[1].listenForChanges { process, account, zone in
-                heard.withLock { $0.append("\(process) \(account) \(zone.zoneName)") }
+                heard.append("\(process) \(account) \(zone.zoneName)")
             }
         }
         defer { listening.cancel() }
@@ -33,7 +33,7 @@ struct PostgresChangeListenerTests {
         // Until b's LISTEN is in place, announcements pass it by: announce until it hears one.
         try await Poll.until("b hears a probe") {
             try await stores[0].announceChanges(account: "alice", zones: [RecordZoneID(zoneName: "Probe")], from: "a")
-            return heard.withLock { !$0.isEmpty }
+            return !heard.lines.isEmpty
         }
 
         try await stores[0].announceChanges(account: "bob", zones: [Self.zone], from: "a")
@@ -50,5 +50,16 @@ struct PostgresChangeListenerTests {
         try await stores[0].announceChanges(account: "carol", zones: [Self.zone], from: "a")
         try await Poll.until("b hears carol's change") { told().count >= 2 }
         #expect(told() == ["a alice Library", "a carol Ideas"])
+    }
+}
+
+/// What a listener has heard, one line an announcement, from any thread.
+private final class Heard: Sendable {
+    private let heard = Mutex<[String]>([])
+
+    var lines: [String] { heard.withLock { $0 } }
+
+    func append(_ line: String) {
+        heard.withLock { $0.append(line) }
     }
 }
