@@ -1,10 +1,11 @@
 import Hummingbird
 
 /// Counts each account's requests with a body in progress against its share
-/// (`FairShareLimits.bodiesPerAccount`): past it, a new one is answered `TRY_AGAIN_LATER`
-/// unread. One in progress holds its connection for the account, so a server short of
-/// connections may close it (`ConnectionRegistry.hold`): a thousand bodies sent a byte at a
-/// time by one account keep nobody else out.
+/// (`FairShareLimits.bodiesPerAccount`): past it, as many again wait unread in the
+/// account's line (at most `FairShares.bodyPatience`), and one past those is answered
+/// `TRY_AGAIN_LATER` unread. One in progress or in line holds its connection for the
+/// account, so a server short of connections may close it (`ConnectionRegistry.hold`): a
+/// thousand bodies sent a byte at a time by one account keep nobody else out.
 struct BodyShareMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -12,12 +13,12 @@ struct BodyShareMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let account = context.account, Self.hasBody(request) else { return try await next(request, context) }
-        guard shares.bodies.claim(account) else { throw FairShares.refusal("request bodies", limit: shares.limits.bodiesPerAccount) }
         shares.connections?.hold(context.channel, for: account)
-        defer {
-            shares.connections?.letGo(context.channel)
-            shares.bodies.release(account)
+        defer { shares.connections?.letGo(context.channel) }
+        guard await shares.bodies.claim(account, waitingAtMost: FairShares.bodyPatience) else {
+            throw FairShares.refusal("request bodies", limit: shares.limits.bodiesPerAccount)
         }
+        defer { shares.bodies.release(account) }
         return try await next(request, context)
     }
 

@@ -9,9 +9,12 @@ import Synchronization
 /// commit (and those other processes over the same store announce) wake them.
 ///
 /// A waiting poll costs an entry in a table and a suspended task, never a thread or a
-/// timer of its own: one sweep a second answers the polls whose time is up. As a service
+/// timer of its own: one sweep a second answers the polls whose time is up, looking only at
+/// those due (filed by the second their time is up), not at every poll held. As a service
 /// of the server, the hub listens for other processes' announcements while it runs, and
-/// answers every poll at once when the server shuts down.
+/// answers every poll at once when the server shuts down. Before it holds an account's
+/// polls it tells the store so (`keepListening`, renewed every few minutes), so that the
+/// other processes announce that account's changes to it, and only then.
 final class ZoneChangeHub: Service, Sendable {
     /// What a woken poll learns: which zone of which subscription changed.
     struct Change: Equatable, Sendable {
@@ -41,9 +44,14 @@ final class ZoneChangeHub: Service, Sendable {
         /// Each account's and each token's polls, oldest first.
         var byAccount: [String: [UUID]] = [:]
         var byToken: [String: [UUID]] = [:]
+        /// The polls whose time is up in each second (counted from `origin`); a poll answered
+        /// before its time stays filed, and is skipped when its second comes.
+        var due: [Int64: [UUID]] = [:]
         /// Polls released (cancelled, or their client gone) before they were registered, with
         /// when: they are answered as they register, and forgotten after a while.
         var releasedEarly: [UUID: ContinuousClock.Instant] = [:]
+        /// When this process last told the store it holds each account's polls.
+        var listening: [String: ContinuousClock.Instant] = [:]
         var stopped = false
 
         /// Takes the poll `id` out of the table, if it still waits.
@@ -84,6 +92,13 @@ final class ZoneChangeHub: Service, Sendable {
 
     /// This process, as its announcements name it (so it ignores its own).
     let process = UUID().uuidString
+    /// How long the store keeps this process listed for an account's changes.
+    static let listeningLease: Duration = .seconds(600)
+    /// How old a listing may be before a new poll renews it: a poll is held at most a minute,
+    /// so the listing outlives every poll it was made for.
+    static let listeningRenewal: Duration = .seconds(300)
+    /// Where the seconds of `State.due` count from.
+    private let origin = ContinuousClock.now
     private let store: any SubscriptionStore
     private let state = Mutex(State())
     private let logger: Logger
@@ -97,7 +112,7 @@ final class ZoneChangeHub: Service, Sendable {
     }
 
     /// How many polls wait now.
-    var waiting: Int { state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } } }
+    var waiting: Int { state.withLock { $0.owners.count } }
 
     /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
     /// `timeout` passes (nil), or the server stops (nil), or the poll is released (nil:
@@ -109,11 +124,15 @@ final class ZoneChangeHub: Service, Sendable {
         id: UUID = UUID(), owner: String, holder: Holder, subscriptions: [ZoneSubscription], timeout: Duration,
         alreadyChanged: @escaping @Sendable () async -> Change? = { nil }
     ) async -> Change? {
-        await withTaskCancellationHandler {
+        await keepListening(owner)
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let waiter = Waiter(holder: holder, subscriptions: subscriptions, deadline: .now + timeout, continuation: continuation)
+                let deadline = ContinuousClock.now + timeout
+                let waiter = Waiter(holder: holder, subscriptions: subscriptions, deadline: deadline, continuation: continuation)
+                let second = self.second(of: deadline)
                 let (answeredAtOnce, evicted) = state.withLock { state -> (Bool, [Waiter]) in
                     if state.releasedEarly.removeValue(forKey: id) != nil || state.stopped { return (true, []) }
+                    state.due[second, default: []].append(id)
                     return (false, state.add(waiter, id: id, owner: owner, limits: limits))
                 }
                 for poll in evicted { poll.continuation.resume(returning: nil) }
@@ -126,6 +145,27 @@ final class ZoneChangeHub: Service, Sendable {
         } onCancel: {
             release(id)
         }
+    }
+
+    /// Lists this process in the store as holding `owner`'s polls, unless it did so lately:
+    /// before the poll registers, so that every change committed after it is announced here.
+    /// If the store fails, the poll is held all the same: it wakes for this process's own
+    /// changes, and its device's safety fetch finds the others'.
+    private func keepListening(_ owner: String) async {
+        let now = ContinuousClock.now
+        let listed = state.withLock { state in state.listening[owner].map { now - $0 < Self.listeningRenewal } ?? false }
+        guard !listed else { return }
+        do {
+            try await store.keepListening(account: owner, process: process, for: Self.listeningLease)
+            state.withLock { $0.listening[owner] = now }
+        } catch {
+            logger.warning("listing this process for an account's changes failed: \(error)")
+        }
+    }
+
+    /// The whole seconds from `origin` to `instant`.
+    private func second(of instant: ContinuousClock.Instant) -> Int64 {
+        (instant - origin).components.seconds
     }
 
     /// Answers the poll `id` at once with nil (its client has gone), or if it is not yet
@@ -166,14 +206,28 @@ final class ZoneChangeHub: Service, Sendable {
         for (continuation, change) in woken { continuation.resume(returning: change) }
     }
 
-    /// Answers the polls whose time is up.
+    /// Answers the polls whose time is up, looking only at those filed under the seconds
+    /// begun; a poll due later in this second is filed under the next.
     func sweep(now: ContinuousClock.Instant = .now) {
+        let current = second(of: now)
         let expired = state.withLock { state -> [CheckedContinuation<Change?, Never>] in
             // A release that came after its poll was answered left its id here: forget them
             // (a poll registers within moments of its release, if at all).
-            state.releasedEarly = state.releasedEarly.filter { now - $0.value < .seconds(10) }
-            let due = state.waiters.flatMap { _, waiters in waiters.filter { $0.value.deadline <= now }.map(\.key) }
-            return due.compactMap { state.remove($0)?.continuation }
+            if !state.releasedEarly.isEmpty { state.releasedEarly = state.releasedEarly.filter { now - $0.value < .seconds(10) } }
+            // Listings old enough to be renewed by the next poll are not needed to decide anything.
+            if current % 60 == 0 { state.listening = state.listening.filter { now - $0.value < Self.listeningRenewal } }
+            var expired: [CheckedContinuation<Change?, Never>] = []
+            for second in state.due.keys where second <= current {
+                for id in state.due.removeValue(forKey: second) ?? [] {
+                    guard let owner = state.owners[id], let deadline = state.waiters[owner]?[id]?.deadline else { continue }
+                    if deadline <= now {
+                        state.remove(id).map { expired.append($0.continuation) }
+                    } else {
+                        state.due[second + 1, default: []].append(id)
+                    }
+                }
+            }
+            return expired
         }
         for continuation in expired { continuation.resume(returning: nil) }
     }

@@ -41,14 +41,37 @@ extension PostgresRecordStore {
         }
     }
 
-    /// `NOTIFY ideabox_changes` with `process`, `account` and each zone's name, one line each.
+    /// `NOTIFY ideabox_changes` with `process`, `account` and each zone's name, one line each,
+    /// if another process holds polls of `account` (a `change_listener` row not expired): in
+    /// one statement, so that a change nobody else waits for costs no more than the look.
+    ///
+    /// A process records itself before it registers a poll, and this looks after the change
+    /// has committed: a change committed after a poll registered is always announced to it,
+    /// and one committed before is found by the poll's `since`.
     public func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {
         guard !zones.isEmpty else { return }
+        let payloads = zones.map { [process, account, $0.zoneName].joined(separator: "\n") }
         try await run { connection in
-            for zone in zones {
-                let payload = [process, account, zone.zoneName].joined(separator: "\n")
-                try await connection.query("SELECT pg_notify(\(Self.changeChannel), \(payload))", logger: logger)
-            }
+            try await connection.query(
+                """
+                SELECT pg_notify(\(Self.changeChannel), payload) FROM unnest(\(payloads)::text[]) AS payload
+                WHERE EXISTS (SELECT 1 FROM change_listener WHERE account = \(account) AND process <> \(process) AND expires > now())
+                """, logger: logger)
+        }
+    }
+
+    /// Writes `process`'s row for `account`, expiring `duration` from now by the database's
+    /// clock (the processes' clocks need not agree), and forgets the other processes' rows
+    /// of `account` that have expired.
+    public func keepListening(account: String, process: String, for duration: Duration) async throws {
+        let seconds = Double(duration / .milliseconds(1)) / 1000
+        try await run { connection in
+            try await connection.query(
+                """
+                WITH expired AS (DELETE FROM change_listener WHERE account = \(account) AND process <> \(process) AND expires < now())
+                INSERT INTO change_listener (account, process, expires) VALUES (\(account), \(process), now() + make_interval(secs => \(seconds)))
+                ON CONFLICT (account, process) DO UPDATE SET expires = excluded.expires
+                """, logger: logger)
         }
     }
 

@@ -197,6 +197,19 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // Which server processes hold long polls of which account, until when
+        // (`keepListening`): a change is announced (`NOTIFY`) only if another process may
+        // hold a poll for it, and a process that ended without a word is forgotten in minutes.
+        ("v12-change-listeners", [
+            """
+            CREATE TABLE change_listener (
+                account TEXT COLLATE "C" NOT NULL,
+                process TEXT COLLATE "C" NOT NULL,
+                expires TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (account, process)
+            )
+            """,
+        ]),
     ]
 }
 

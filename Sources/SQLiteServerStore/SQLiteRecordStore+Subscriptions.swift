@@ -35,5 +35,7 @@ extension SQLiteRecordStore {
 
     public func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) {}
 
+    public func keepListening(account: String, process: String, for duration: Duration) {}
+
     public func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) {}
 }

@@ -10,9 +10,14 @@ public protocol SubscriptionStore: Sendable {
     func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws
     /// Deletes the subscription `id` of `account`; returns whether there was one.
     func deleteSubscription(id: String, account: String) async throws -> Bool
-    /// Tells the other server processes over this store that `zones` of `account` changed
-    /// (PostgreSQL's `NOTIFY`); a store that one process serves alone has no one to tell.
+    /// Tells the other server processes over this store that hold long polls of `account`
+    /// (`keepListening`) that `zones` of it changed (PostgreSQL's `NOTIFY`); no process
+    /// listening, nothing is sent, and a store that one process serves alone has no one to tell.
     func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws
+    /// Records that the server process `process` holds long polls of `account` for `duration`
+    /// more, so that the others announce that account's changes to it from now on; a store
+    /// that one process serves alone has nothing to record.
+    func keepListening(account: String, process: String, for duration: Duration) async throws
     /// Calls `handler` with every change another process announces, until the task is
     /// cancelled; returns at once for a store that one process serves alone.
     func listenForChanges(_ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void) async throws

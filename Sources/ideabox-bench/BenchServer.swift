@@ -40,7 +40,8 @@ final class BenchServer {
 
     /// A server of `option`'s store; with `tls`, over HTTPS with a certificate made here by
     /// `openssl` for 127.0.0.1, signed by an authority of its own that its clients trust.
-    init(store option: String, tls: Bool = false) throws {
+    /// `serveArguments` go on `serve`'s command line after the store's.
+    init(store option: String, tls: Bool = false, serveArguments: [String] = []) throws {
         binary = productsDirectory().appendingPathComponent("ideabox")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw ValidationError("Build the ideabox product first (\(binary.path)).")
@@ -58,7 +59,7 @@ final class BenchServer {
 
         let log = folder.appendingPathComponent("serve.log")
         process = try ChildProcess.start(
-            binary.path, ["serve", "--listen", "127.0.0.1:0", "--store", store, "--container", Self.container] + tlsArguments,
+            binary.path, ["serve", "--listen", "127.0.0.1:0", "--store", store, "--container", Self.container] + tlsArguments + serveArguments,
             environment: ProcessInfo.processInfo.environment, output: "/dev/null", error: log.path)
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
@@ -129,6 +130,25 @@ final class BenchServer {
     func usage() -> (residentMiB: Int, openFiles: Int) {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
         return (memory("VmRSS:") / 1024, files)
+    }
+
+    /// The CPU time the server has used since it started (user and system), from /proc.
+    func cpuTime() -> Duration {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        guard let end = stat.lastIndex(of: ")") else { return .zero }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return .zero }
+        let ticks = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        return .milliseconds((user + system) * 1000 / ticks)
+    }
+
+    /// The lines the server logged with a status of `status` or above.
+    func loggedLines(statusAtLeast status: Int) -> [Substring] {
+        log.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 5 && fields[5] == "ms" && (Int(fields[3]) ?? 0) >= status
+        }
     }
 
     /// The most resident memory the server has had since it started, in MiB.

@@ -46,6 +46,7 @@ import Testing
         func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws { throw error }
         func deleteSubscription(id: String, account: String) async throws -> Bool { throw error }
         func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {}
+        func keepListening(account: String, process: String, for duration: Duration) async throws {}
         func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {}
         func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
             throw error

@@ -5,12 +5,14 @@ import Logging
 import ProcessTestSupport
 import ServerStore
 import SQLiteServerStore
+import Synchronization
 import Testing
 
 /// The hub's fair shares of long polls: past its account's or its token's share, the oldest
 /// poll of that account or token is answered at once (its device polls again); a poll
 /// released before it registered (its client gone) is answered as it registers; another
-/// account's polls are never touched.
+/// account's polls are never touched. Its sweep answers the polls whose time is up and no
+/// other; a poll registers only once the store lists this process for its account.
 struct ZoneChangeHubTests {
     private static let zone = RecordZoneID(zoneName: "Ideas")
     private static let subscriptions = [ZoneSubscription(id: "ideas", zone: zone)]
@@ -79,4 +81,63 @@ struct ZoneChangeHubTests {
         #expect(late == nil)
         #expect(hub.waiting == 0)
     }
+
+    @Test("The sweep answers the polls whose time is up, each no sooner, and leaves the others waiting")
+    func sweepAnswersOnlyThoseDue() async throws {
+        let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 10)
+        let start = ContinuousClock.now
+        let short = Task { await hub.wait(owner: "alice", holder: .init(account: "alice", token: "a1"), subscriptions: Self.subscriptions, timeout: .seconds(2)) }
+        try await Poll.until("the short poll is registered") { hub.waiting == 1 }
+        let long = try await Self.poll(hub, owner: "bob", .init(account: "bob", token: "b1"))
+        hub.sweep(now: start + .seconds(1))
+        #expect(hub.waiting == 2)
+        hub.sweep(now: start + .seconds(5))
+        #expect(await short.value == nil)
+        #expect(hub.waiting == 1)
+        hub.sweep(now: start + .seconds(59))
+        #expect(hub.waiting == 1)
+        hub.deliver(owner: "bob", zones: [Self.zone])
+        #expect(await long.value != nil)
+        #expect(hub.waiting == 0)
+    }
+
+    @Test("A poll registers only once the store lists this process for its account; a second poll of the account asks no more")
+    func listedBeforeRegistering() async throws {
+        let store = ListingStore()
+        let hub = ZoneChangeHub(store: store, logger: Logger(label: "test"))
+        let first = Task { await hub.wait(owner: "alice", holder: .init(account: "alice"), subscriptions: Self.subscriptions, timeout: .seconds(60)) }
+        try await Poll.until("the hub asks the store to list it") { store.listings == ["alice"] }
+        #expect(hub.waiting == 0)
+        store.gate.continuation.yield()
+        try await Poll.until("the poll is registered") { hub.waiting == 1 }
+        let second = try await Self.poll(hub, owner: "alice", .init(account: "alice"))
+        #expect(store.listings == ["alice"])
+        store.gate.continuation.yield()
+        _ = try await Self.poll(hub, owner: "bob", .init(account: "bob"))
+        #expect(store.listings == ["alice", "bob"])
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        #expect(await first.value != nil)
+        #expect(await second.value != nil)
+        hub.stop()
+    }
+}
+
+/// A store that records each account it is asked to list this process for, and answers
+/// each listing once the test lets it through `gate`.
+private final class ListingStore: SubscriptionStore {
+    private let asked = Mutex<[String]>([])
+    let gate = AsyncStream<Void>.makeStream()
+
+    var listings: [String] { asked.withLock { $0 } }
+
+    func keepListening(account: String, process: String, for duration: Duration) async throws {
+        asked.withLock { $0.append(account) }
+        for await _ in gate.stream { break }
+    }
+
+    func subscriptions(account: String) async throws -> [ZoneSubscription] { [] }
+    func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws {}
+    func deleteSubscription(id: String, account: String) async throws -> Bool { false }
+    func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {}
+    func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {}
 }

@@ -103,7 +103,7 @@ struct ServeFairShareTests {
         #expect(!served.process.log.contains(" 500 "))
     }
 
-    @Test("One account's slow bodies get its share (16), the rest TRY_AGAIN_LATER at once; another account is answered within a second")
+    @Test("One account's slow bodies get its share (16) and 16 more wait in line, the rest TRY_AGAIN_LATER at once; another account is answered within a second")
     func slowBodiesPastTheShare() async throws {
         let served = try await Self.server()
         defer { served.process.close() }

@@ -21,23 +21,38 @@ struct PushBenchmark: ParsableCommand {
     @Option(help: "How many idle devices the idle part watches.") var idleDevices = 5
     @Option(help: "How long the idle part watches them, in seconds.") var idleSeconds = 120
     @Option(help: "How many devices hold long polls in the fan-out part (0 skips it).") var listeners = 1000
-    @Option(help: "How many devices write in the fan-out part, each in an account of its own.") var writers = 50
-    @Option(help: "How many changes each writer makes in the fan-out part.") var rounds = 10
+    @Option(help: "How many of them share an account (and its token) in the fan-out part.") var perAccount = 20
+    @Option(help: "How many devices push at once in the fan-out part, each round in the next accounts.") var writers = 50
+    @Option(help: "How many rounds of pushes the fan-out part makes.") var rounds = 10
+    @Option(help: "How long the fan-out part leaves every poll held, in seconds, to measure the server's idle CPU.")
+    var idleWindow = 60
+    @Option(help: "How many `serve` processes over the one store (more than one: PostgreSQL only); devices alternate between them.")
+    var processes = 1
     @OptionGroup var server: BenchServer.Options
 
     func validate() throws {
-        guard server.store != nil else { throw ValidationError("push measures `ideabox serve`: give --server sqlite or postgres://…") }
-        guard writers > 0, listeners == 0 || listeners >= writers else { throw ValidationError("--listeners must be 0 or at least --writers.") }
+        guard let store = server.store else { throw ValidationError("push measures `ideabox serve`: give --server sqlite or postgres://…") }
+        guard writers > 0, perAccount > 0, listeners == 0 || listeners >= perAccount else {
+            throw ValidationError("--writers and --per-account must be positive, --listeners 0 or at least --per-account.")
+        }
+        guard processes >= 1, processes == 1 || store.hasPrefix("postgres") else {
+            throw ValidationError("--processes above 1 needs a store they share: --server postgres://…")
+        }
     }
 
     func run() throws {
         let files = FileLimit.raiseToHardLimit()
-        let served = try BenchServer(store: server.store!)
-        defer { served.stop() }
-        let serverFiles = served.log.firstMatch(of: /open files up to (\d+)/).map { String($0.1) } ?? "?"
-        print("remote: ideabox serve over HTTP, store \(server.store!); the server's file limit \(serverFiles), this process's \(files)")
-        try latency(served)
-        try idleCost(served)
+        // The devices of one account share its token here (a token each would take a process
+        // each to make), so a token may hold as many polls as an account has devices; the
+        // account's own share stays at its default.
+        let served = try (0..<processes).map { _ in
+            try BenchServer(store: server.store!, serveArguments: ["--max-polls-per-token", String(max(perAccount, 4))])
+        }
+        defer { served.forEach { $0.stop() } }
+        let serverFiles = served[0].log.firstMatch(of: /open files up to (\d+)/).map { String($0.1) } ?? "?"
+        print("remote: \(processes) ideabox serve over HTTP, store \(server.store!); the server's file limit \(serverFiles), this process's \(files)")
+        if changes > 0 { try latency(served[0]) }
+        if idleDevices > 0 { try idleCost(served[0]) }
         if listeners > 0 { try fanOut(served) }
     }
 
@@ -125,64 +140,110 @@ struct PushBenchmark: ParsableCommand {
 
     // MARK: (c) Many devices holding polls while others write
 
-    private func fanOut(_ served: BenchServer) throws {
+    /// `listeners` devices hold long polls, `perAccount` to an account, spread over the
+    /// servers; each account has one more device that writes. Each round `writers` of those
+    /// write at once, the next accounts in turn, so every device is told of changes.
+    private func fanOut(_ servers: [BenchServer]) throws {
         let pool = try HTTPConnectionPool.with(connectionsPerHost: listeners + writers + 64)
-        let perAccount = listeners / writers
-        let accounts = try (0..<writers).map { try served.newAccount("push-fan-\(getpid())-\($0)") }
-        let writerDevices = accounts.map { PushDevice(client: served.client($0, pool: pool)) }
-        let listening = (0..<perAccount * writers).map { index in
-            PushDevice(client: served.client(accounts[index % writers], pool: pool), recordsNotices: true)
+        let accountCount = listeners / perAccount
+        let accounts = try (0..<accountCount).map { try servers[0].newAccount("push-fan-\(getpid())-\($0)") }
+        let writerDevices = accounts.indices.map { PushDevice(client: servers[$0 % servers.count].client(accounts[$0], pool: pool)) }
+        // Device `index` is of account `index % accountCount`, on the server after its writer's.
+        let listening = (0..<accountCount * perAccount).map { index in
+            let account = index % accountCount
+            let server = servers[(account + index / accountCount + 1) % servers.count]
+            return PushDevice(client: server.client(accounts[account], pool: pool), recordsNotices: true)
         }
-        for device in listening {
-            device.startListening(scheduler: ThreadSyncScheduler())
-        }
+        let clock = ContinuousClock()
+        let startedAt = clock.now
         defer { listening.forEach { $0.stop() } }
-        try Self.wait("\(listening.count) devices live", timeout: 300) {
-            listening.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced }
+        // A few hundred at a time, as devices come and go, not ten thousand in one second.
+        for batch in stride(from: 0, to: listening.count, by: 500) {
+            let starting = listening[batch..<min(batch + 500, listening.count)]
+            for device in starting {
+                device.startListening(scheduler: ThreadSyncScheduler())
+            }
+            try Self.wait("devices \(batch + 1) to \(batch + starting.count) live", timeout: 600, every: 0.05) {
+                starting.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced }
+            }
         }
+        let liveAfter = clock.now - startedAt
         Thread.sleep(forTimeInterval: 2)
-        let held = served.usage()
+        let held = servers.map { $0.usage() }
+        let refusedAtStart = servers.flatMap { $0.loggedLines(statusAtLeast: 500) }
+        let refusedBefore = servers.map { $0.loggedLines(statusAtLeast: 500).count }
+
+        // Every poll held, nothing written: what the servers spend on devices that wait.
+        let idleStart = servers.map { $0.cpuTime() }
+        let idleClock = clock.now
+        Thread.sleep(forTimeInterval: Double(idleWindow))
+        let idleMinutes = Double((clock.now - idleClock) / .milliseconds(1)) / 60_000
+        let idleCPU = zip(servers, idleStart).map { $0.cpuTime() - $1 }.reduce(Duration.zero, +)
+        let idleWindowUsage = servers.map { $0.usage() }
 
         var notification = Measurement(name: "a push starts → notification at each device")
-        var peak = held
+        var peak = zip(held, idleWindowUsage).map { (max($0.residentMiB, $1.residentMiB), max($0.openFiles, $1.openFiles)) }
+        var written = [Int](repeating: 0, count: accountCount)
+        let busyStart = servers.map { $0.cpuTime() }
         for round in 0..<rounds {
-            let starts = Mutex([ContinuousClock.Instant](repeating: .now, count: writers))
-            let failures = Mutex(0)
-            DispatchQueue.concurrentPerform(iterations: writers) { index in
-                do {
-                    _ = try writerDevices[index].repository.addIdea(title: "round \(round) from writer \(index)")
-                    starts.withLock { $0[index] = .now }
-                    _ = try writerDevices[index].session.run()
-                } catch {
-                    failures.withLock { $0 += 1 }
+            let chosen = (0..<min(writers, accountCount)).map { (round * writers + $0) % accountCount }
+            let starts = Locked([ContinuousClock.Instant](repeating: .now, count: chosen.count))
+            let failures = Locked(0)
+            // A thread each, so that all of them push at once (Dispatch would run as many as cores).
+            let pushed = DispatchGroup()
+            for index in chosen.indices {
+                pushed.enter()
+                Thread.detachNewThread {
+                    defer { pushed.leave() }
+                    do {
+                        _ = try writerDevices[chosen[index]].repository.addIdea(title: "round \(round) from writer \(chosen[index])")
+                        starts.withLock { $0[index] = .now }
+                        _ = try writerDevices[chosen[index]].session.run()
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
                 }
             }
+            pushed.wait()
             guard failures.withLock({ $0 }) == 0 else { throw ValidationError("a writer's sync failed in round \(round)") }
-            try Self.wait("round \(round) everywhere", timeout: 120) {
-                try listening.allSatisfy { try $0.repository.counts().all == round + 1 }
+            for account in chosen { written[account] += 1 }
+            let told = chosen.flatMap { account in (0..<perAccount).map { listening[account + $0 * accountCount] } }
+            try Self.wait("round \(round) everywhere", timeout: 300) {
+                try told.enumerated().allSatisfy { try $1.repository.counts().all == written[chosen[$0 / perAccount]] }
             }
             let roundStarts = starts.withLock { $0 }
-            for (index, device) in listening.enumerated() {
-                let start = roundStarts[index % writers]
+            for (index, device) in told.enumerated() {
+                let start = roundStarts[index / perAccount]
                 if let noticed = device.notices.first(where: { $0 >= start }) { notification.record(noticed - start) }
             }
-            let usage = served.usage()
-            peak = (max(peak.residentMiB, usage.residentMiB), max(peak.openFiles, usage.openFiles))
+            peak = zip(peak, servers.map { $0.usage() }).map { (max($0.0, $1.residentMiB), max($0.1, $1.openFiles)) }
         }
+        let busyCPU = zip(servers, busyStart).map { $0.cpuTime() - $1 }.reduce(Duration.zero, +)
         // Every device holds exactly its writer's ideas: none lost, none twice.
         var lost = 0
         var duplicated = 0
         for (index, device) in listening.enumerated() {
             let mine = try device.repository.ideas(.all, limit: 100_000)
-            let theirs = Set(try writerDevices[index % writers].repository.ideas(.all, limit: 100_000).map(\.id))
+            let theirs = Set(try writerDevices[index % accountCount].repository.ideas(.all, limit: 100_000).map(\.id))
             lost += theirs.subtracting(mine.map(\.id)).count
             duplicated += mine.count - Set(mine.map(\.id)).count
         }
-        print("(c) \(listening.count) devices holding long polls (\(perAccount) per account), \(writers) writers, \(rounds) rounds:")
+        let refused = zip(servers, refusedBefore).flatMap { Array($0.loggedLines(statusAtLeast: 500).dropFirst($1)) }
+        print("(c) \(listening.count) devices holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
+            + "\(writers) writers at once, \(rounds) rounds; every device live after \(Measurement.milliseconds(liveAfter)):")
         print("  " + notification.report)
-        print("  server with every poll held: \(held.residentMiB) MiB resident, \(held.openFiles) open files; "
-            + "at its peak \(peak.residentMiB) MiB, \(peak.openFiles) open files")
-        print("  converged: every device holds its writer's \(rounds) ideas; \(lost) lost, \(duplicated) duplicated")
+        for (index, server) in servers.enumerated() {
+            print("  server \(index + 1) with every poll held: \(held[index].residentMiB) MiB resident, \(held[index].openFiles) open files; "
+                + "at its peak \(peak[index].0) MiB, \(peak[index].1) open files (high-water mark \(server.peakResidentMiB) MiB)")
+        }
+        let perDeviceMinute = Double(idleCPU / .microseconds(1)) / Double(listening.count) / idleMinutes
+        print("  idle, every poll held for " + String(format: "%.1f", idleMinutes) + " min: servers' CPU \(Measurement.milliseconds(idleCPU)), "
+            + String(format: "%.2f", perDeviceMinute) + " µs per idle device per minute")
+        print("  rounds: servers' CPU \(Measurement.milliseconds(busyCPU)) for \(rounds * min(writers, accountCount)) pushes")
+        print("  refused (status 500 or above): \(refusedAtStart.count) while the devices started"
+            + (refusedAtStart.isEmpty ? "" : " (" + refusedAtStart.prefix(3).joined(separator: " | ") + ")")
+            + ", \(refused.count) after" + (refused.isEmpty ? "" : ": " + refused.prefix(5).joined(separator: " | ")))
+        print("  converged: every device holds its writer's ideas; \(lost) lost, \(duplicated) duplicated")
     }
 
     /// Waits, looking every `interval` seconds, until `condition` holds.
@@ -283,5 +344,18 @@ extension SyncStatus {
     fileprivate var isSynced: Bool {
         if case .synced = self { return true }
         return false
+    }
+}
+
+/// A value the writers' threads share, behind a lock.
+private final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+
+    init(_ value: Value) {
+        self.value = Mutex(value)
+    }
+
+    func withLock<Result: Sendable>(_ body: @Sendable (inout Value) -> Result) -> Result {
+        value.withLock { body(&$0) }
     }
 }

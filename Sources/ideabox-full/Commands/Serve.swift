@@ -282,9 +282,13 @@ struct ServeStoreOptions: ParsableArguments {
     func open(_ context: CommandContext) throws -> any RecordStore {
         switch try location(context) {
         case let .sqlite(url):
-            return try SQLiteRecordStore.open(
-                directory: url.deletingLastPathComponent(), fileName: url.lastPathComponent, clock: context.clock,
-                maximumRecordsPerRequest: WebServicesFormat.maximumOperations)
+            // Its calls block a thread each, five readers and one writer at a time: past
+            // those, calls wait suspended at the gate, not in the reader pool on a thread.
+            return GatedRecordStore(
+                try SQLiteRecordStore.open(
+                    directory: url.deletingLastPathComponent(), fileName: url.lastPathComponent, clock: context.clock,
+                    maximumRecordsPerRequest: WebServicesFormat.maximumOperations),
+                limit: 6)
         case let .postgres(url):
             do {
                 let clock = context.clock

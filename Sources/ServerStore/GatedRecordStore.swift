@@ -1,0 +1,248 @@
+import CloudKitModel
+import IdeaBoxFoundation
+import Foundation
+import Synchronization
+
+/// At most `limit` tasks at once past it; the others wait in line, suspended: they hold no
+/// thread while they wait.
+public final class StoreGate: Sendable {
+    private struct State {
+        var inside = 0
+        var line: [(id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// How many tasks may be inside at once.
+    public let limit: Int
+
+    public init(limit: Int) {
+        precondition(limit > 0, "a gate lets at least one task in")
+        self.limit = limit
+    }
+
+    /// How many tasks are inside now, and how many wait.
+    public var counts: (inside: Int, waiting: Int) { state.withLock { ($0.inside, $0.line.count) } }
+
+    /// Runs `body` once fewer than `limit` tasks are inside, first come first served.
+    public func run<T>(_ body: () async throws -> T) async throws -> T {
+        await enter()
+        defer { leave() }
+        return try await body()
+    }
+
+    private func enter() async {
+        let id = state.withLock { state -> UInt64? in
+            guard state.inside >= limit || !state.line.isEmpty else {
+                state.inside += 1
+                return nil
+            }
+            state.nextID += 1
+            return state.nextID
+        }
+        guard let id else { return }
+        // A task in line is let in by the one leaving (which counts it inside for it), so it
+        // is never cancelled out of the line: a store call is short, and the task that waits
+        // for it would only have to wait again.
+        await withCheckedContinuation { continuation in
+            let inAtOnce = state.withLock { state -> Bool in
+                if state.inside < limit && state.line.isEmpty {
+                    state.inside += 1
+                    return true
+                }
+                state.line.append((id, continuation))
+                return false
+            }
+            if inAtOnce { continuation.resume() }
+        }
+    }
+
+    private func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.line.isEmpty else {
+                state.inside -= 1
+                return nil
+            }
+            return state.line.removeFirst().continuation
+        }
+        next?.resume()
+    }
+}
+
+/// A store whose calls pass a `StoreGate`: at most `gate.limit` at once reach `base`, the
+/// others wait suspended. For a store whose calls block their thread (SQLite's, on a pool of
+/// a few readers): without it, ten thousand devices' requests at once each block a thread
+/// of the server's executor in the reader pool's wait, until none is left to run the rest
+/// (issue 40). The listening calls (long-lived, or nothing on SQLite) and asset uploads (bounded
+/// by the server's upload limit, and paced by their clients) pass around it.
+public struct GatedRecordStore: RecordStore {
+    public let base: any RecordStore
+    public let gate: StoreGate
+
+    public init(_ base: any RecordStore, limit: Int) {
+        self.base = base
+        gate = StoreGate(limit: limit)
+    }
+
+    public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
+
+    public func account(forAccessTokenHash tokenHash: String) async throws -> String? {
+        try await gate.run { try await base.account(forAccessTokenHash: tokenHash) }
+    }
+
+    public func accountName(matching name: String) async throws -> String? {
+        try await gate.run { try await base.accountName(matching: name) }
+    }
+
+    public func addAccessToken(hash tokenHash: String, account: String, label: String) async throws {
+        try await gate.run { try await base.addAccessToken(hash: tokenHash, account: account, label: label) }
+    }
+
+    public func accessTokens(account: String) async throws -> [AccessTokenEntry] {
+        try await gate.run { try await base.accessTokens(account: account) }
+    }
+
+    public func revokeAccessToken(account: String, label: String) async throws -> Int {
+        try await gate.run { try await base.revokeAccessToken(account: account, label: label) }
+    }
+
+    public func revokeAccessTokens(account: String) async throws -> Int {
+        try await gate.run { try await base.revokeAccessTokens(account: account) }
+    }
+
+    public func deleteAccount(_ account: String) async throws -> Int {
+        try await gate.run { try await base.deleteAccount(account) }
+    }
+
+    public func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)] {
+        try await gate.run { try await base.accessTokenAccounts() }
+    }
+
+    public func addAPIToken(hash tokenHash: String, label: String) async throws {
+        try await gate.run { try await base.addAPIToken(hash: tokenHash, label: label) }
+    }
+
+    public func isValidAPIToken(hash tokenHash: String) async throws -> Bool {
+        try await gate.run { try await base.isValidAPIToken(hash: tokenHash) }
+    }
+
+    public func revokeAPITokens(label: String) async throws -> Int {
+        try await gate.run { try await base.revokeAPITokens(label: label) }
+    }
+
+    public func apiTokens() async throws -> [APITokenEntry] {
+        try await gate.run { try await base.apiTokens() }
+    }
+
+    public func serverSecret() async throws -> Data {
+        try await gate.run { try await base.serverSecret() }
+    }
+
+    public func setQuota(_ quota: AccountQuota, account: String) async throws {
+        try await gate.run { try await base.setQuota(quota, account: account) }
+    }
+
+    public func quota(account: String) async throws -> AccountQuota {
+        try await gate.run { try await base.quota(account: account) }
+    }
+
+    public func usage(account: String) async throws -> AccountUsage {
+        try await gate.run { try await base.usage(account: account) }
+    }
+
+    public func subscriptions(account: String) async throws -> [ZoneSubscription] {
+        try await gate.run { try await base.subscriptions(account: account) }
+    }
+
+    public func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws {
+        try await gate.run { try await base.saveSubscription(subscription, account: account) }
+    }
+
+    public func deleteSubscription(id: String, account: String) async throws -> Bool {
+        try await gate.run { try await base.deleteSubscription(id: id, account: account) }
+    }
+
+    public func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {
+        try await base.announceChanges(account: account, zones: zones, from: process)
+    }
+
+    public func keepListening(account: String, process: String, for duration: Duration) async throws {
+        try await base.keepListening(account: account, process: process, for: duration)
+    }
+
+    public func listenForChanges(_ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void) async throws {
+        try await base.listenForChanges(handler)
+    }
+
+    public func recordCount(account: String) async throws -> Int {
+        try await gate.run { try await base.recordCount(account: account) }
+    }
+
+    public func zones(account: String) async throws -> [RecordZoneID] {
+        try await gate.run { try await base.zones(account: account) }
+    }
+
+    public func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken] {
+        try await gate.run { try await base.zoneTokens(account: account) }
+    }
+
+    public func createZone(_ zone: RecordZoneID, account: String) async throws {
+        try await gate.run { try await base.createZone(zone, account: account) }
+    }
+
+    public func deleteZone(_ zone: RecordZoneID, account: String) async throws {
+        try await gate.run { try await base.deleteZone(zone, account: account) }
+    }
+
+    public func purgeDeletions(before cutoff: Timestamp) async throws -> Int {
+        try await gate.run { try await base.purgeDeletions(before: cutoff) }
+    }
+
+    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
+        try await gate.run { try await base.modify(account: account, saves: saves, deletes: deletes, atomic: atomic) }
+    }
+
+    public func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        try await gate.run { try await base.fetchChanges(account: account, in: zone, since: token, resultsLimit: resultsLimit) }
+    }
+
+    public func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] {
+        try await gate.run { try await base.records(account: account, in: zone, named: names) }
+    }
+
+    public func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {
+        try await gate.run { try await base.records(account: account, in: zone, ofType: recordType, after: after, limit: limit) }
+    }
+
+    public func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage {
+        try await gate.run { try await base.query(account: account, query) }
+    }
+
+    public func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) async throws {
+        try await base.storeAsset(reference, bytes: bytes, account: account)
+    }
+
+    public func assetChunkCount(_ checksum: String, account: String) async throws -> Int? {
+        try await gate.run { try await base.assetChunkCount(checksum, account: account) }
+    }
+
+    public func assetChunk(_ checksum: String, account: String, index: Int) async throws -> Data? {
+        try await gate.run { try await base.assetChunk(checksum, account: account, index: index) }
+    }
+
+    public func collectAssets(uploadedBefore cutoff: Timestamp) async throws -> Int {
+        try await gate.run { try await base.collectAssets(uploadedBefore: cutoff) }
+    }
+
+    public func fieldTypes(account: String, recordTypes: Set<String>) async throws -> [String: [String: String]] {
+        try await gate.run { try await base.fieldTypes(account: account, recordTypes: recordTypes) }
+    }
+
+    public func claimFieldTypes(_ types: [String: String], recordType: String, account: String) async throws -> [String: String] {
+        try await gate.run { try await base.claimFieldTypes(types, recordType: recordType, account: account) }
+    }
+
+    public func schema(ofAccount account: String) async throws -> [FieldTypeEntry] {
+        try await gate.run { try await base.schema(ofAccount: account) }
+    }
+}

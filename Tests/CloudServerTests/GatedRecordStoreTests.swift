@@ -1,0 +1,75 @@
+import Foundation
+import IdeaBoxFoundation
+import ProcessTestSupport
+import ServerStore
+import SQLiteServerStore
+import Synchronization
+import Testing
+
+/// A SQLite store behind its gate: however many requests come at once, at most the gate's
+/// limit are inside the store (each blocking a thread), the others wait suspended, and all
+/// are answered.
+struct GatedRecordStoreTests {
+    @Test("Five hundred lookups at once on the server's executor: never more than the gate's limit inside the store, and every one answered")
+    func manyCallsAtOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gated-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = GatedRecordStore(try SQLiteRecordStore.open(directory: folder, clock: .system), limit: 3)
+        try await store.addAccessToken(hash: "hash", account: "alice", label: "phone")
+        let most = Shared(0)
+        let answered = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<500 {
+                group.addTask(executorPreference: BlockingTaskExecutor.shared) {
+                    let found = try await store.account(forAccessTokenHash: "hash")
+                    let inside = store.gate.counts.inside
+                    most.withLock { $0 = max($0, inside) }
+                    return found
+                }
+            }
+            var answered = 0
+            for try await account in group where account == "alice" { answered += 1 }
+            return answered
+        }
+        #expect(answered == 500)
+        #expect(most.withLock { $0 } <= 3)
+        #expect(store.gate.counts.inside == 0 && store.gate.counts.waiting == 0)
+    }
+
+    @Test("Past its limit a gate lets the waiting tasks in first come first served, one for each that leaves")
+    func lineOrder() async throws {
+        let gate = StoreGate(limit: 1)
+        let order = Shared<[Int]>([])
+        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
+        let first = Task {
+            try await gate.run {
+                await withCheckedContinuation { continuation in release.withLock { $0 = continuation } }
+                order.withLock { $0.append(0) }
+            }
+        }
+        try await Poll.until("the first is inside") { release.withLock { $0 != nil } }
+        var waiting: [Task<Void, any Error>] = []
+        for index in 1...3 {
+            waiting.append(Task { try await gate.run { order.withLock { $0.append(index) } } })
+            try await Poll.until("task \(index) waits") { gate.counts.waiting == index }
+        }
+        #expect(gate.counts.inside == 1 && gate.counts.waiting == 3)
+        release.withLock { $0 }?.resume()
+        try await first.value
+        for task in waiting { try await task.value }
+        #expect(order.withLock { $0 } == [0, 1, 2, 3])
+        #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)
+    }
+}
+
+/// A value tasks share, behind a lock.
+private final class Shared<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+
+    init(_ value: Value) {
+        self.value = Mutex(value)
+    }
+
+    func withLock<Result: Sendable>(_ body: @Sendable (inout Value) -> Result) -> Result {
+        value.withLock { body(&$0) }
+    }
+}
