@@ -86,7 +86,11 @@ struct ServeFairShareTests {
         let ended = ContinuousClock.now
         try await Poll.until("the server's memory is back within 20 MiB", timeout: .seconds(5)) { try served.residentBytes() < before + 20 << 20 }
         #expect(ContinuousClock.now - ended < .seconds(5))
-        #expect(try served.get("/metrics").contains("ideabox_long_polls_held 0.0"))
+        // Over SQLite the polls' store calls wait their turn at the store's gate, so the last
+        // reset ones may still be let go after the memory is back.
+        try await Poll.until("the reset polls are let go", timeout: .seconds(5)) {
+            try served.get("/metrics").contains("ideabox_long_polls_held 0.0")
+        }
     }
 
     @Test("Eleven hundred polls and slow bodies held open by one account keep nobody out: its own are closed to make room")
