@@ -1,4 +1,5 @@
 import Foundation
+import ArgumentParser
 
 /// Timings of one operation, reported as percentiles.
 struct Measurement {
@@ -38,5 +39,15 @@ struct Measurement {
     static func milliseconds(_ duration: Duration) -> String {
         let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         return String(format: "%8.3f ms", ms)
+    }
+}
+
+/// Waits, looking every `interval` seconds, until `condition` holds; throws naming `what`
+/// once `timeout` seconds pass first.
+func waitUntil(_ what: String, timeout: TimeInterval = 60, every interval: TimeInterval = 0.005, _ condition: () throws -> Bool) throws {
+    let end = Date().addingTimeInterval(timeout)
+    while try !condition() {
+        guard Date() < end else { throw ValidationError("timed out waiting until \(what)") }
+        Thread.sleep(forTimeInterval: interval)
     }
 }

@@ -50,7 +50,7 @@ struct DelayBenchmark: ParsableCommand {
         try screen.start()
         a.start()
         b.start()
-        try Self.wait("A and B live") { [a, b].allSatisfy { $0.engine.delivery == .live && $0.engine.isSynced } }
+        try waitUntil("A and B live") { [a, b].allSatisfy { $0.engine.delivery == .live && $0.engine.isSynced } }
         Thread.sleep(forTimeInterval: Double(settleMs) / 1000)
 
         var fromSave = Measurement(name: "A's save → B's screen model")
@@ -74,14 +74,14 @@ struct DelayBenchmark: ParsableCommand {
                 expected = IdeaCounts(all: 0, completed: 0)
             }
             a.engine.localChangeHappened()
-            try Self.wait("B's screen shows change \(index)", every: 0.0002) {
+            try waitUntil("B's screen shows change \(index)", every: 0.0002) {
                 screen.tick()
                 return screen.counts == expected
             }
             fromSave.record(clock.now - saved)
             untilShown.append(proxy.requestCount - before)
             Thread.sleep(forTimeInterval: Double(settleMs) / 1000)
-            try Self.wait("A has sent change \(index)") { a.session.pendingCount() == 0 && a.engine.isSynced }
+            try waitUntil("A has sent change \(index)") { a.session.pendingCount() == 0 && a.engine.isSynced }
             inAll.append(proxy.requestCount - before)
         }
         print("one change A → B, \(changes) changes (add, complete, delete in turn), both engines and long polls running:")
@@ -96,14 +96,6 @@ struct DelayBenchmark: ParsableCommand {
         return String(format: "mean %.2f", mean) + " (min \(counts.min() ?? 0), max \(counts.max() ?? 0))"
     }
 
-    /// Waits, looking every `interval` seconds, until `condition` holds.
-    private static func wait(_ what: String, timeout: TimeInterval = 60, every interval: TimeInterval = 0.005, _ condition: () throws -> Bool) throws {
-        let end = Date().addingTimeInterval(timeout)
-        while try !condition() {
-            guard Date() < end else { throw ValidationError("timed out waiting until \(what)") }
-            Thread.sleep(forTimeInterval: interval)
-        }
-    }
 }
 
 /// A device of the delay benchmark: an in-memory database, its session and engine over a

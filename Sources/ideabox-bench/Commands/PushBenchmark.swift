@@ -66,7 +66,7 @@ struct PushBenchmark: ParsableCommand {
         try screen.start()
         b.startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.b.notifications"))
         defer { b.stop() }
-        try Self.wait("B live") { b.engine.delivery == .live && b.engine.status.isSynced }
+        try waitUntil("B live") { b.engine.delivery == .live && b.engine.status.isSynced }
 
         var fromPush = Measurement(name: "A's push starts → B's screen model")
         var fromCommit = Measurement(name: "A's push answered → B's screen model")
@@ -97,7 +97,7 @@ struct PushBenchmark: ParsableCommand {
                 _ = try a.session.run()
             }
             let committed = clock.now
-            try Self.wait("B's screen shows change \(index)", every: 0.0002) {
+            try waitUntil("B's screen shows change \(index)", every: 0.0002) {
                 screen.tick()
                 return screen.counts == expected
             }
@@ -124,7 +124,7 @@ struct PushBenchmark: ParsableCommand {
             device.startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.idle.\(index)"))
         }
         defer { devices.forEach { $0.stop() } }
-        try Self.wait("every idle device live") { devices.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced } }
+        try waitUntil("every idle device live") { devices.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced } }
         Thread.sleep(forTimeInterval: 1)
         let before = served.log.split(separator: "\n").count
         Thread.sleep(forTimeInterval: Double(idleSeconds))
@@ -163,7 +163,7 @@ struct PushBenchmark: ParsableCommand {
             for device in starting {
                 device.startListening(scheduler: ThreadSyncScheduler())
             }
-            try Self.wait("devices \(batch + 1) to \(batch + starting.count) live", timeout: 600, every: 0.05) {
+            try waitUntil("devices \(batch + 1) to \(batch + starting.count) live", timeout: 600, every: 0.05) {
                 starting.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced }
             }
         }
@@ -208,7 +208,7 @@ struct PushBenchmark: ParsableCommand {
             guard failures.withLock({ $0 }) == 0 else { throw ValidationError("a writer's sync failed in round \(round)") }
             for account in chosen { written[account] += 1 }
             let told = chosen.flatMap { account in (0..<perAccount).map { listening[account + $0 * accountCount] } }
-            try Self.wait("round \(round) everywhere", timeout: 300) {
+            try waitUntil("round \(round) everywhere", timeout: 300) {
                 try told.enumerated().allSatisfy { try $1.repository.counts().all == written[chosen[$0 / perAccount]] }
             }
             let roundStarts = starts.withLock { $0 }
@@ -246,14 +246,6 @@ struct PushBenchmark: ParsableCommand {
         print("  converged: every device holds its writer's ideas; \(lost) lost, \(duplicated) duplicated")
     }
 
-    /// Waits, looking every `interval` seconds, until `condition` holds.
-    private static func wait(_ what: String, timeout: TimeInterval = 60, every interval: TimeInterval = 0.005, _ condition: () throws -> Bool) throws {
-        let end = Date().addingTimeInterval(timeout)
-        while try !condition() {
-            guard Date() < end else { throw ValidationError("timed out waiting until \(what)") }
-            Thread.sleep(forTimeInterval: interval)
-        }
-    }
 }
 
 /// A device of the benchmark: an in-memory database, its session over a served client, and
