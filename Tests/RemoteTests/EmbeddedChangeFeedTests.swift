@@ -3,6 +3,7 @@ import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
 import ProcessTestSupport
+import Synchronization
 import Testing
 
 /// The embedded remote's feed: processes of one data root wake each other through the
@@ -56,11 +57,17 @@ import Testing
 
         // The write comes once the wait has read the change file to its end: what wakes it is
         // the write itself (inotify), not a line already there when it looked.
+        // One thread runs the steps from the wait's start to the write: between them, no await
+        // gives a starved test pool the chance to resume this test past the wait's 60 s.
         let reads = try ReadWatch(root.changeFile)
-        let waiting = Self.threadStarted { try feed.waitForChanges(after: cursor, seconds: 60) }
-        #expect(try await OwnThread.run { reads.waitForRead(seconds: 30) }, "the wait never read the change file")
-        try root.save("a's", in: Self.library, as: "a")
-        let notice = try #require(try await waiting.value)
+        let (sawRead, answer) = try await OwnThread.run {
+            let waiting = Started { try feed.waitForChanges(after: cursor, seconds: 60) }
+            let sawRead = reads.waitForRead(seconds: 30)
+            try root.save("a's", in: Self.library, as: "a")
+            return (sawRead, try waiting.value())
+        }
+        #expect(sawRead, "the wait never read the change file")
+        let notice = try #require(answer)
         #expect(notice.zones == [Self.library])
         // Past that line, nothing new: the next wait times out.
         #expect(try await OwnThread.run { try feed.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
@@ -116,17 +123,22 @@ import Testing
         }
     }
 
-    /// Starts a blocking call on a thread of its own now (a `Task` would start it only once
-    /// the busy test pool gets to it), and returns its result to await.
-    static func threadStarted<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) -> Task<Value, any Error> {
-        let (results, continuation) = AsyncThrowingStream<Value, any Error>.makeStream()
-        Thread {
-            continuation.yield(with: Result { try work() })
-            continuation.finish()
-        }.start()
-        return Task {
-            for try await value in results { return value }
-            throw CancellationError()
+    /// A blocking call started on a thread of its own at once; `value()` waits for its result.
+    final class Started<Value: Sendable>: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let outcome = Mutex<Result<Value, any Error>?>(nil)
+
+        init(_ work: @escaping @Sendable () throws -> Value) {
+            Thread { [self] in
+                let result = Result { try work() }
+                outcome.withLock { $0 = result }
+                done.signal()
+            }.start()
+        }
+
+        func value() throws -> Value {
+            done.wait()
+            return try outcome.withLock { $0! }.get()
         }
     }
 }
