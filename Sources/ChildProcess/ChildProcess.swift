@@ -47,7 +47,10 @@ public enum ChildProcess {
             guard let addChangeDirectory = Self.addChangeDirectory else {
                 throw ChildProcessError(description: "this C library has no posix_spawn_file_actions_addchdir_np")
             }
-            addChangeDirectory(&actions, directory)
+            let failed = addChangeDirectory(&actions, directory)
+            guard failed == 0 else {
+                throw ChildProcessError(description: "cannot start a program in \(directory): \(String(cString: strerror(failed)))")
+            }
         }
         posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
