@@ -31,6 +31,7 @@ import Testing
         (nil, ["IDEABOX_PROFILE": ""], "default"),
         (nil, [:], "default"),
         ("a.b_c-1", [:], "a.b_c-1"),
+        ("Zz09-._", [:], "Zz09-._"),
     ] as [(String?, [String: String], String)])
     func profilePrecedence(profile: String?, environment: [String: String], expected: String) throws {
         let location = try DataLocation.resolve(dataDirectory: "/root", profile: profile, environment: environment)
@@ -47,7 +48,7 @@ import Testing
 
     static let invalidProfiles = [
         "../x", "", ".hidden", ".", "..", "a/b", "/abs", "a b", "a\\b", "a:b", "靈感", "tab\t", "new\nline",
-        String(repeating: "a", count: 65),
+        String(repeating: "a", count: 65), "café", "Ａ", "٣", "a+b", "a@b", "é" + String(repeating: "a", count: 63),
     ]
 
     @Test("Invalid profile names are refused", arguments: invalidProfiles)
