@@ -1,7 +1,5 @@
-import CSQLiteOptions
 import Foundation
 import GRDB
-import GRDBSQLite
 import IdeaBoxFoundation
 import IdeaModel
 
