@@ -46,7 +46,11 @@ public struct StoreSelection: Equatable, Sendable {
 /// What a command runs with: the process environment, the user's language, the clock,
 /// and the opened store.
 public struct CommandContext {
-    public let environment: [String: String]
+    /// The environment, read a variable at a time.
+    public let variables: EnvironmentVariables
+    /// Every variable of the environment, for what takes them all (the config file, the
+    /// terminal, the editor).
+    public var environment: [String: String] { variables.all }
     public let language: Language
     public let clock: WallClock
     /// The editor the config file names, read only when an editor is about to run; nil: the
@@ -54,8 +58,8 @@ public struct CommandContext {
     /// which has no TOML reader, hands every command that opens an editor to it.
     public var configuredEditor: @Sendable () -> String? = { nil }
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        self.environment = environment
+    public init(environment: EnvironmentVariables = .process) throws {
+        variables = environment
         language = Language.preferred(environment: environment)
         let offsetText = environment["IDEABOX_CLOCK_OFFSET_MS"] ?? ""
         guard let offset = offsetText.isEmpty ? 0 : Int64(offsetText) else {
@@ -71,7 +75,7 @@ public struct CommandContext {
 
     /// Where `selection` says this profile's data lives.
     public func location(_ options: StoreSelection) throws -> DataLocation {
-        try DataLocation.resolve(dataDirectory: options.dataDirectory, profile: options.profile, environment: environment)
+        try DataLocation.resolve(dataDirectory: options.dataDirectory, profile: options.profile, environment: variables)
     }
 
     /// Opens this profile's database for one command (`use`), or for a long-lived process
@@ -94,17 +98,17 @@ public struct CommandContext {
         let location = try location(options)
         // A file where a folder of the path should be is a problem of its own, which opening
         // names (creating nothing: no folder can be made under a file).
-        let folders = [location.root, location.profileDirectory.deletingLastPathComponent(), location.profileDirectory]
+        let folders = [location.rootPath, location.profilesPath, location.profileDirectoryPath]
         if folders.contains(where: Self.isFile) { return }
-        guard IdeaDatabase.exists(in: location.profileDirectory) else {
+        guard IdeaDatabase.exists(inPath: location.profileDirectoryPath) else {
             throw CommandError.noData(
-                root: location.root.path, profile: location.profile == DataLocation.defaultProfile ? nil : location.profile)
+                root: location.rootPath, profile: location.profile == DataLocation.defaultProfile ? nil : location.profile)
         }
     }
 
-    private static func isFile(_ url: URL) -> Bool {
+    private static func isFile(_ path: String) -> Bool {
         var isFolder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && !isFolder.boolValue
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
     }
 
     /// Opens the database of the profile `options` selects.
@@ -112,7 +116,7 @@ public struct CommandContext {
         _ options: StoreSelection, seedsSamples: Bool = true, use: IdeaDatabase.Use = .command
     ) throws -> IdeaRepository {
         let location = try location(options)
-        let skipSamples = options.noSamples || ["1", "true", "yes"].contains(environment["IDEABOX_NO_SAMPLES"]?.lowercased() ?? "")
+        let skipSamples = options.noSamples || ["1", "true", "yes"].contains(variables["IDEABOX_NO_SAMPLES"]?.lowercased() ?? "")
         let database = try IdeaDatabase.open(
             directory: location.profileDirectory,
             firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples && !skipSamples, language: language, clock: clock), use: use,

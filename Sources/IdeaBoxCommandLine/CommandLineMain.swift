@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IdeaBoxFoundation
 import IdeaModel
 
 /// How both `ideabox` binaries start: the root command's description, and a parse-and-run
@@ -27,7 +28,7 @@ public enum CommandLineMain {
     public static func perform(
         preparing prepare: (inout CommandContext) -> Void = { _ in }, _ work: (CommandContext) throws -> Void
     ) -> Int32 {
-        var language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+        var language = Language.preferred(environment: EnvironmentVariables.process)
         do {
             var context = try CommandContext()
             prepare(&context)
@@ -58,7 +59,7 @@ public enum CommandLineMain {
             print(CommandLineText.version)
             Foundation.exit(0)
         }
-        let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+        let language = Language.preferred(environment: EnvironmentVariables.process)
         do {
             var command = try Root.parseAsRoot()
             handOff(command)

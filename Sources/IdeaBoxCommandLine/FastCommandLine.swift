@@ -11,11 +11,14 @@ import IdeaStore
 public enum FastCommandLine {
     /// The command and profile `arguments` (without the program name) name, or nil to leave
     /// them to ArgumentParser.
+    ///
+    /// It makes no dictionary or set: the first one a process makes costs it a runtime search
+    /// of every protocol conformance in the binary (BENCHMARKS.md, "Issue 40 part 3,
+    /// thirteenth session"), so each spelling is matched by a `switch`.
     public static func parse(_ arguments: [String]) -> (command: LocalCommand, store: StoreSelection)? {
-        guard let name = arguments.first, let grammar = grammars[name] else { return nil }
+        guard let name = arguments.first, let positionalCount = positionalCount(of: name) else { return nil }
         var positionals: [String] = []
-        var values: [String: String] = [:]
-        var flags: Set<String> = []
+        var read = Read()
         var index = 1
         while index < arguments.count {
             let token = arguments[index]
@@ -24,72 +27,145 @@ public enum FastCommandLine {
                 positionals.append(token)
                 continue
             }
-            if let option = grammar.options[token] ?? storeOptions[token] {
-                guard index < arguments.count, !arguments[index].hasPrefix("-"), values[option] == nil else { return nil }
-                values[option] = arguments[index]
+            if let option = option(token, of: name) {
+                guard index < arguments.count, !arguments[index].hasPrefix("-"), read[option] == nil else { return nil }
+                read[option] = arguments[index]
                 index += 1
-            } else if grammar.flags.contains(token) || token == "--no-samples" {
-                guard flags.insert(token).inserted else { return nil }
+            } else if let flag = flag(token, of: name) {
+                guard !read[flag] else { return nil }
+                read[flag] = true
             } else {
                 return nil
             }
         }
-        guard positionals.count == grammar.arguments else { return nil }
-        let store = StoreSelection(
-            dataDirectory: values["--data-dir"], profile: values["--profile"], noSamples: flags.contains("--no-samples"))
-        guard let command = command(name, positionals, values, flags) else { return nil }
+        guard positionals.count == positionalCount else { return nil }
+        let store = StoreSelection(dataDirectory: read[.dataDirectory], profile: read[.profile], noSamples: read[.noSamples])
+        guard let command = command(name, positionals, read) else { return nil }
         return (command, store)
     }
 
-    /// What one command takes: how many arguments, which options (each spelling to its
-    /// long name) and which flags.
-    private struct Grammar {
-        var arguments = 0
-        var options: [String: String] = [:]
-        var flags: Set<String> = []
+    /// An option that takes a value, by its long name.
+    private enum Option {
+        case dataDirectory, profile, description, title, limit, sort, output
     }
 
-    private static let storeOptions = ["--data-dir": "--data-dir", "--profile": "--profile"]
-    private static let description = ["-d": "--description", "--description": "--description"]
-    private static let page = ["--limit": "--limit"]
+    /// A flag, by its long name.
+    private enum Flag {
+        case noSamples, json, done, completed, all, reverse
+    }
 
-    private static let grammars: [String: Grammar] = [
-        "add": Grammar(arguments: 1, options: description, flags: ["--done", "--json"]),
-        "list": Grammar(options: page.merging(["--sort": "--sort"]) { $1 }, flags: ["--completed", "--json", "--all", "--reverse"]),
-        "search": Grammar(arguments: 1, options: page, flags: ["--json", "--all"]),
-        "show": Grammar(arguments: 1, flags: ["--json"]),
-        "edit": Grammar(arguments: 1, options: description.merging(["--title": "--title"]) { $1 }, flags: ["--json"]),
-        "done": Grammar(arguments: 1, flags: ["--json"]),
-        "undone": Grammar(arguments: 1, flags: ["--json"]),
-        "rm": Grammar(arguments: 1),
-        "export": Grammar(options: ["-o": "--output", "--output": "--output"]),
-        "import": Grammar(arguments: 1),
-    ]
+    /// How many arguments the local command `name` takes; nil for any other name.
+    private static func positionalCount(of name: String) -> Int? {
+        switch name {
+        case "add", "search", "show", "edit", "done", "undone", "rm", "import": 1
+        case "list", "export": 0
+        default: nil
+        }
+    }
 
-    private static func command(
-        _ name: String, _ arguments: [String], _ values: [String: String], _ flags: Set<String>
-    ) -> LocalCommand? {
-        let json = flags.contains("--json")
+    /// The option `spelling` names for the command `name`, if it takes one.
+    private static func option(_ spelling: String, of name: String) -> Option? {
+        switch spelling {
+        case "--data-dir": .dataDirectory
+        case "--profile": .profile
+        case "-d", "--description": name == "add" || name == "edit" ? .description : nil
+        case "--title": name == "edit" ? .title : nil
+        case "--limit": name == "list" || name == "search" ? .limit : nil
+        case "--sort": name == "list" ? .sort : nil
+        case "-o", "--output": name == "export" ? .output : nil
+        default: nil
+        }
+    }
+
+    /// The flag `spelling` names for the command `name`, if it takes one.
+    private static func flag(_ spelling: String, of name: String) -> Flag? {
+        switch spelling {
+        case "--no-samples": .noSamples
+        case "--json": name == "rm" || name == "export" || name == "import" ? nil : .json
+        case "--done": name == "add" ? .done : nil
+        case "--completed": name == "list" ? .completed : nil
+        case "--all": name == "list" || name == "search" ? .all : nil
+        case "--reverse": name == "list" ? .reverse : nil
+        default: nil
+        }
+    }
+
+    /// The options and flags a line gave.
+    private struct Read {
+        var dataDirectory, profile, description, title, limit, sort, output: String?
+        var noSamples = false, json = false, done = false, completed = false, all = false, reverse = false
+
+        subscript(option: Option) -> String? {
+            get {
+                switch option {
+                case .dataDirectory: dataDirectory
+                case .profile: profile
+                case .description: description
+                case .title: title
+                case .limit: limit
+                case .sort: sort
+                case .output: output
+                }
+            }
+            set {
+                switch option {
+                case .dataDirectory: dataDirectory = newValue
+                case .profile: profile = newValue
+                case .description: description = newValue
+                case .title: title = newValue
+                case .limit: limit = newValue
+                case .sort: sort = newValue
+                case .output: output = newValue
+                }
+            }
+        }
+
+        subscript(flag: Flag) -> Bool {
+            get {
+                switch flag {
+                case .noSamples: noSamples
+                case .json: json
+                case .done: done
+                case .completed: completed
+                case .all: all
+                case .reverse: reverse
+                }
+            }
+            set {
+                switch flag {
+                case .noSamples: noSamples = newValue
+                case .json: json = newValue
+                case .done: done = newValue
+                case .completed: completed = newValue
+                case .all: all = newValue
+                case .reverse: reverse = newValue
+                }
+            }
+        }
+    }
+
+    private static func command(_ name: String, _ arguments: [String], _ read: Read) -> LocalCommand? {
+        let json = read.json
         switch name {
         case "add":
-            return .add(title: arguments[0], description: values["--description"] ?? "", done: flags.contains("--done"), json: json)
+            return .add(title: arguments[0], description: read.description ?? "", done: read.done, json: json)
         case "list":
-            let key = values["--sort"].map(IdeaOrder.Key.init(rawValue:)) ?? .created
+            let key = read.sort.map(IdeaOrder.Key.init(rawValue:)) ?? .created
             guard let key else { return nil }
-            let order = IdeaOrder(key, isReversed: flags.contains("--reverse"))
-            return page(values, flags).map { .list(completed: flags.contains("--completed"), json: json, page: $0, order: order) }
+            let order = IdeaOrder(key, isReversed: read.reverse)
+            return page(read).map { .list(completed: read.completed, json: json, page: $0, order: order) }
         case "search":
-            return page(values, flags).map { .search(query: arguments[0], json: json, page: $0) }
+            return page(read).map { .search(query: arguments[0], json: json, page: $0) }
         case "show":
             return .show(id: arguments[0], json: json)
         case "edit":
-            return .edit(id: arguments[0], title: values["--title"], description: values["--description"], json: json)
+            return .edit(id: arguments[0], title: read.title, description: read.description, json: json)
         case "done", "undone":
             return .setCompleted(name == "done", id: arguments[0], json: json)
         case "rm":
             return .remove(id: arguments[0])
         case "export":
-            return .export(output: values["--output"])
+            return .export(output: read.output)
         case "import":
             return .import(file: arguments[0])
         default:
@@ -99,10 +175,9 @@ public enum FastCommandLine {
 
     /// `--limit N` (a whole number, at least 1) or `--all`, not both; nil leaves the line to
     /// ArgumentParser, which says what is wrong.
-    private static func page(_ values: [String: String], _ flags: Set<String>) -> LocalCommand.Page? {
-        let all = flags.contains("--all")
-        guard let text = values["--limit"] else { return LocalCommand.Page(all: all) }
-        guard !all, let limit = Int(text), limit >= 1, String(limit) == text else { return nil }
+    private static func page(_ read: Read) -> LocalCommand.Page? {
+        guard let text = read.limit else { return LocalCommand.Page(all: read.all) }
+        guard !read.all, let limit = Int(text), limit >= 1, String(limit) == text else { return nil }
         return LocalCommand.Page(limit: limit, all: false)
     }
 }

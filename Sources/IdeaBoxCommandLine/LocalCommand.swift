@@ -118,7 +118,7 @@ public enum LocalCommand: Equatable, Sendable {
     ) throws -> Idea {
         let location = try context.location(store)
         if let idea = try DirectAdd.addIdea(
-            title: title, description: description, isCompleted: done, directory: location.profileDirectory,
+            title: title, description: description, isCompleted: done, directoryPath: location.profileDirectoryPath,
             clock: context.clock, ids: .random, options: store.commandLineOptions)
         {
             return idea
@@ -176,12 +176,22 @@ public enum LocalCommand: Equatable, Sendable {
     /// Writes every idea as JSON to standard output, or to `file`, which it replaces whole
     /// (`OutputFile`). The JSON is made whole before a byte goes out: a read that fails half
     /// way (a damaged database) writes nothing and leaves `file` as it was.
+    ///
+    /// It reads through SQLite's C API when it can (`DirectExport`), else by opening the
+    /// database as every command does, having dropped what that read made.
     private static func export(to file: String?, context: CommandContext, store: StoreSelection) throws {
-        let repository = try Self.openRepository(store, context, readsOnly: true)
+        try context.requireExistingData(store)
         var output = Output.BufferedWriter(holdsEverything: true)
         var writer = Output.JSONArrayWriter()
-        try repository.forEachIdeaBytes(.all) { idea in
+        let read = DirectExport.forEachIdea(directoryPath: try context.location(store).profileDirectoryPath) { idea in
             writer.write(idea, to: &output)
+        }
+        if !read {
+            output = Output.BufferedWriter(holdsEverything: true)
+            writer = Output.JSONArrayWriter()
+            try Self.openRepository(store, context, readsOnly: true).forEachIdeaBytes(.all) { idea in
+                writer.write(idea, to: &output)
+            }
         }
         writer.finish(to: &output)
         if let file {

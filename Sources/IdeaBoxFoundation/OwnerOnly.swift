@@ -13,7 +13,7 @@ public enum OwnerOnly {
     /// already exists keeps its mode: it may be one the user chose, such as a `--data-dir`.
     public static func createDirectory(_ directory: URL) throws {
         var missing: [URL] = []
-        var current = directory.standardizedFileURL
+        var current = directory.standardizedFileURLQuickly
         while !FileManager.default.fileExists(atPath: current.path), current.path != "/" {
             missing.append(current)
             current = current.deletingLastPathComponent()
@@ -27,17 +27,30 @@ public enum OwnerOnly {
         }
     }
 
+    /// `createDirectory` for a folder given by its path, which does nothing more than look
+    /// when the folder is there: the everyday commands name their folders by path
+    /// (`DataLocation.rootPath`).
+    public static func createDirectory(path: String) throws {
+        if FileManager.default.fileExists(atPath: path) { return }
+        try createDirectory(URL(fileURLWithPath: path, isDirectory: true))
+    }
+
     /// Makes the SQLite database at `file` if it is missing (SQLite gives its `-wal` and
     /// `-shm` the database's mode), and narrows it and those to 0600 if they are wider.
     public static func prepareDatabase(_ file: URL) throws {
-        let descriptor = open(file.path, O_RDONLY | O_CREAT | O_CLOEXEC, fileMode)
+        try prepareDatabase(path: file.path)
+    }
+
+    /// `prepareDatabase` for a file given by its path.
+    public static func prepareDatabase(path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, fileMode)
         guard descriptor >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file.path])
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
         }
         narrow(descriptor)
         close(descriptor)
         for suffix in ["-wal", "-shm", "-journal"] {
-            narrow(path: file.path + suffix)
+            narrow(path: path + suffix)
         }
     }
 

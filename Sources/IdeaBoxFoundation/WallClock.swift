@@ -6,20 +6,40 @@ import Synchronization
 /// for a test's unless it says otherwise, so that what a screen shows is the same anywhere.
 public struct WallClock: Sendable {
     private let read: @Sendable () -> Timestamp
+    private let zone: Zone
+
+    /// Where the time zone comes from.
+    private enum Zone: Sendable {
+        /// The machine's, looked up only when asked for: `TimeZone.autoupdatingCurrent` reads
+        /// the zone files and fills Foundation's cache of zones, a tenth of an `ideabox add`,
+        /// which shows no time (BENCHMARKS.md, "Issue 40 part 3, thirteenth session").
+        case machine
+        case fixed(TimeZone)
+    }
+
     /// The time zone a person reads this clock's times in.
-    public let timeZone: TimeZone
+    public var timeZone: TimeZone {
+        switch zone {
+        case .machine: .autoupdatingCurrent
+        case let .fixed(timeZone): timeZone
+        }
+    }
 
     /// A clock that calls `read` for the current time, read in `timeZone` (default UTC).
     public init(timeZone: TimeZone = .utc, _ read: @escaping @Sendable () -> Timestamp) {
+        self.init(zone: .fixed(timeZone), read)
+    }
+
+    private init(zone: Zone, _ read: @escaping @Sendable () -> Timestamp) {
         self.read = read
-        self.timeZone = timeZone
+        self.zone = zone
     }
 
     /// The current time according to this clock.
     public func now() -> Timestamp { read() }
 
     /// The machine's clock, read in the machine's time zone (`TZ`).
-    public static let system = WallClock(timeZone: .autoupdatingCurrent) { Timestamp(Date()) }
+    public static let system = WallClock(zone: .machine) { Timestamp(Date()) }
 
     /// A clock that always answers `timestamp`.
     public static func fixed(_ timestamp: Timestamp) -> WallClock {
@@ -29,7 +49,7 @@ public struct WallClock: Sendable {
     /// This clock shifted by `milliseconds`, to simulate a device whose clock is wrong.
     public func offset(by milliseconds: Int64) -> WallClock {
         guard milliseconds != 0 else { return self }
-        return WallClock(timeZone: timeZone) { read().adding(milliseconds: milliseconds) }
+        return WallClock(zone: zone) { read().adding(milliseconds: milliseconds) }
     }
 
     /// This clock, its times read in `timeZone`.

@@ -1,27 +1,48 @@
 import Foundation
+import IdeaBoxFoundation
 import IdeaModel
 
 /// Where one profile's data lives: a root shared by every profile (and, later, the
 /// embedded remote), and a folder per profile under it.
 public struct DataLocation: Sendable, Equatable {
     /// The data root.
-    public var root: URL
+    public let root: URL
     /// The profile: one simulated device.
-    public var profile: String
+    public let profile: String
+    /// `root`'s path. Kept as a string because a command's first `URL.path` costs it a runtime
+    /// search of every protocol conformance in the binary (Foundation makes a `Set<UInt8>`
+    /// there): `ideabox add` and `export` work with these paths only (BENCHMARKS.md, "Issue 40
+    /// part 3, thirteenth session").
+    public let rootPath: String
 
     /// The profile used when none is given.
     public static let defaultProfile = "default"
 
     /// A location from an explicit root and profile.
     public init(root: URL, profile: String = DataLocation.defaultProfile) throws(DataLocationError) {
+        try self.init(root: root, rootPath: root.path, profile: profile)
+    }
+
+    private init(root: URL, rootPath: String, profile: String) throws(DataLocationError) {
         guard Self.isValidProfileName(profile) else { throw .invalidProfile(profile) }
         self.root = root
+        self.rootPath = rootPath
         self.profile = profile
     }
 
     /// The folder holding this profile's database.
     public var profileDirectory: URL {
         root.appendingPathComponent("profiles", isDirectory: true).appendingPathComponent(profile, isDirectory: true)
+    }
+
+    /// The folder of all profiles, as a path: `profileDirectory`'s parent.
+    public var profilesPath: String {
+        (rootPath == "/" ? "" : rootPath) + "/profiles"
+    }
+
+    /// `profileDirectory`'s path.
+    public var profileDirectoryPath: String {
+        profilesPath + "/" + profile
     }
 
     /// Resolves the root: `dataDirectory`, else `$IDEABOX_HOME`, else
@@ -31,26 +52,46 @@ public struct DataLocation: Sendable, Equatable {
     public static func resolve(
         dataDirectory: String?, profile: String?, environment: [String: String]
     ) throws(DataLocationError) -> DataLocation {
-        let root: URL
+        try resolve(dataDirectory: dataDirectory, profile: profile, environment: EnvironmentVariables(environment))
+    }
+
+    /// `resolve(dataDirectory:profile:environment:)` with the variables read one at a time.
+    public static func resolve(
+        dataDirectory: String?, profile: String?, environment: EnvironmentVariables
+    ) throws(DataLocationError) -> DataLocation {
+        let profile = profile ?? nonEmpty(environment["IDEABOX_PROFILE"]) ?? defaultProfile
+        let folder: String, under: String?
         if let explicit = nonEmpty(dataDirectory) ?? nonEmpty(environment["IDEABOX_HOME"]) {
-            root = URL(fileURLWithPath: explicit, isDirectory: true)
+            (folder, under) = (explicit, nil)
         } else if let xdg = nonEmpty(environment["XDG_DATA_HOME"]) {
-            root = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("ideabox", isDirectory: true)
+            (folder, under) = (xdg, "ideabox")
         } else if let home = nonEmpty(environment["HOME"]) {
-            root = URL(fileURLWithPath: home, isDirectory: true)
-                .appendingPathComponent(".local/share/ideabox", isDirectory: true)
+            (folder, under) = (home, ".local/share/ideabox")
         } else {
             throw .noHome
         }
-        return try DataLocation(
-            root: root.standardizedFileURL,
-            profile: profile ?? nonEmpty(environment["IDEABOX_PROFILE"]) ?? defaultProfile)
+        // A path already in standard form is the root as it is, with no `URL` work.
+        let path = under.map { folder + "/" + $0 } ?? folder
+        if URL.isStandardPath(path) {
+            return try DataLocation(root: URL(fileURLWithPath: path, isDirectory: true), rootPath: path, profile: profile)
+        }
+        var root = URL(fileURLWithPath: folder, isDirectory: true)
+        if let under { root = root.appendingPathComponent(under, isDirectory: true) }
+        return try DataLocation(root: root.standardizedFileURL, profile: profile)
     }
 
     /// Letters, digits, `.`, `_` and `-`, 1 to 64 of them, not starting with a dot.
+    /// (Byte by byte: each is one character then.)
     static func isValidProfileName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && !name.hasPrefix(".")
-            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "._-".unicodeScalars.contains($0)) }
+        guard !name.isEmpty, name.utf8.count <= 64, name.utf8.first != UInt8(ascii: ".") else { return false }
+        return name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
     }
 
     private static func nonEmpty(_ value: String?) -> String? {

@@ -88,10 +88,22 @@ public struct IdeaBytes {
             JSONString.write(value, to: &output)
             output.put(",\n")
         }
+        // `createdAt`'s text, which `updatedAt` repeats when they are equal (an idea never
+        // edited): one timestamp written out of two.
+        var created = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        let createdCount = withUnsafeMutableBytes(of: &created) { room in
+            createdAt.writeISO8601(into: room.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
         @inline(__always) func time(_ name: StaticString, _ value: Timestamp) {
             key(name)
             output.put(UInt8(ascii: "\""))
-            output.put(maximumCount: Timestamp.mostISO8601Count) { value.writeISO8601(into: $0) }
+            if value == createdAt {
+                withUnsafeBytes(of: created) { text in
+                    output.put(UnsafeBufferPointer(start: text.baseAddress!.assumingMemoryBound(to: UInt8.self), count: createdCount))
+                }
+            } else {
+                output.put(maximumCount: Timestamp.mostISO8601Count) { value.writeISO8601(into: $0) }
+            }
             output.put("\",\n")
         }
         output.put("{\n")

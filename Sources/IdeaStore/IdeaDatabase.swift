@@ -92,7 +92,12 @@ public struct IdeaDatabase: Sendable {
 
     /// Whether `directory` holds a database, found without opening or creating anything.
     public static func exists(in directory: URL) -> Bool {
-        FileManager.default.fileExists(atPath: directory.appendingPathComponent(fileName).path)
+        exists(inPath: directory.path)
+    }
+
+    /// Whether the folder at `directoryPath` holds a database.
+    public static func exists(inPath directoryPath: String) -> Bool {
+        FileManager.default.fileExists(atPath: directoryPath + "/" + fileName)
     }
 
     private static func openUnchecked(

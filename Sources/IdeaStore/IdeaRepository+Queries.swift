@@ -116,28 +116,39 @@ extension IdeaRepository {
             if limit == nil { try db.execute(sql: "PRAGMA mmap_size = \(Self.wholeListMapSize)") }
             defer { if limit == nil { try? db.execute(sql: "PRAGMA mmap_size = 0") } }
             if filter == .all, order == .newestFirst, limit == nil, try Self.tableIsNewestFirst(db) {
-                let walk = try db.makeStatement(sql: "SELECT \(Idea.selectedColumns) FROM idea ORDER BY localId DESC")
-                return try Self.stepIdeaBytes(walk, db, body)
+                let walk = try db.makeStatement(sql: Self.tableWalkSQL)
+                return try withExtendedLifetime(walk) { try Self.stepIdeaBytes(walk.sqliteStatement, db.sqliteConnection, body) }
             }
             guard let query = try listQuery(filter, order: order, window: limit, db) else { return }
             let statement = try db.makeStatement(sql: query.sql + " LIMIT ?")
             try statement.setArguments(query.arguments + [limit ?? -1])
-            try Self.stepIdeaBytes(statement, db, body)
+            try withExtendedLifetime(statement) { try Self.stepIdeaBytes(statement.sqliteStatement, db.sqliteConnection, body) }
         }
     }
+
+    /// Every idea's `Idea.selectedColumns`, newest row first.
+    static let tableWalkSQL = "SELECT \(Idea.selectedColumns) FROM idea ORDER BY localId DESC"
+
+    /// The row ids of `IdeaOrder.newestFirst`'s order, read from its index.
+    static let newestFirstRowIdsSQL = "SELECT localId FROM idea \(IdeaOrder.newestFirst.orderBy())"
 
     /// Whether the idea table, newest row first, is in `IdeaOrder.newestFirst`'s order:
     /// whether that order's row ids, read from its index, only go down.
     static func tableIsNewestFirst(_ db: Database) throws -> Bool {
-        let statement = try db.makeStatement(sql: "SELECT localId FROM idea \(IdeaOrder.newestFirst.orderBy())")
-        let row = statement.sqliteStatement
+        let statement = try db.makeStatement(sql: newestFirstRowIdsSQL)
+        // The statement lives while its rows are read: GRDB finalizes it when it goes.
+        return try withExtendedLifetime(statement) { try rowIdsGoDown(statement.sqliteStatement, db.sqliteConnection) }
+    }
+
+    /// Whether the row ids `row` (a statement of `newestFirstRowIdsSQL` on `connection`) reads only go down.
+    static func rowIdsGoDown(_ row: OpaquePointer, _ connection: OpaquePointer?) throws -> Bool {
         defer { sqlite3_reset(row) }
         var previous = Int64.max
         while true {
             let code = sqlite3_step(row)
             if code == SQLITE_DONE { return true }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
             }
             let localId = sqlite3_column_int64(row, 0)
             guard localId < previous else { return false }
@@ -145,12 +156,11 @@ extension IdeaRepository {
         }
     }
 
-    /// Hands `body` each row of `statement`, which selects `Idea.selectedColumns`, as
-    /// `IdeaBytes`.
-    private static func stepIdeaBytes(
-        _ statement: Statement, _ db: Database, _ body: (IdeaBytes) throws -> Void
+    /// Hands `body` each row of `row`, a statement on `connection` that selects
+    /// `Idea.selectedColumns`, as `IdeaBytes`.
+    static func stepIdeaBytes(
+        _ row: OpaquePointer, _ connection: OpaquePointer?, _ body: (IdeaBytes) throws -> Void
     ) throws {
-        let row = statement.sqliteStatement
         func text(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
             let start = sqlite3_column_text(row, column)
             return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(row, column)))
@@ -163,7 +173,7 @@ extension IdeaRepository {
             let code = sqlite3_step(row)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
             }
             // The columns of `Idea.selectedColumns`, in order, as `Idea(row:)` reads them.
             func emit(id: UnsafeBufferPointer<UInt8>) throws {

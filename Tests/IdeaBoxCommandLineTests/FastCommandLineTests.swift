@@ -47,12 +47,13 @@ import Testing
         #expect(FastCommandLine.parse(arguments) == nil)
     }
 
-    @Test("On 2,000 random lines, every line read without ArgumentParser is read as ArgumentParser reads it")
+    @Test("On 4,000 random lines, every line read without ArgumentParser is read as ArgumentParser reads it")
     func randomLines() throws {
         let names = ["add", "list", "search", "show", "edit", "done", "undone", "rm", "export", "import"]
         let tokens = [
             "--json", "--done", "--completed", "--all", "--limit", "--title", "-d", "--description", "--data-dir", "--profile",
             "--no-samples", "3", "0", "-1", "x", "咖啡 靈感", "", " ", "-", "--", "-x", "--json=true", "--help", Self.id, "6f1c",
+            "--sort", "title", "--reverse", "-o", "--output",
         ]
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ bound: Int) -> Int {
@@ -60,7 +61,7 @@ import Testing
             return Int((state >> 33) % UInt64(bound))
         }
         var readFast = 0
-        for _ in 0..<2_000 {
+        for _ in 0..<4_000 {
             let arguments = [names[next(names.count)]] + (0..<next(6)).map { _ in tokens[next(tokens.count)] }
             guard let fast = FastCommandLine.parse(arguments) else { continue }
             readFast += 1

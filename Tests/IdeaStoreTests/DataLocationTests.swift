@@ -25,12 +25,36 @@ import Testing
         #expect(location.root.path == root)
     }
 
+    @Test("The root and its paths are Foundation's standard URL of the path asked for, however it is spelled", arguments: [
+        ("/explicit", [:]), ("/a b/靈感", [:]), ("/a/b/../c/./d", [:]), ("/trailing/", [:]), ("//double//slash", [:]), ("/", [:]),
+        (nil, ["XDG_DATA_HOME": "/xdg"]), (nil, ["XDG_DATA_HOME": "/xdg/"]), (nil, ["XDG_DATA_HOME": "/x/../y"]),
+        (nil, ["HOME": "/users/me"]), (nil, ["HOME": "/users/me/"]), (nil, ["HOME": "/"]), (nil, ["IDEABOX_HOME": "relative/dir"]),
+        (nil, ["IDEABOX_HOME": "/private/tmp/x"]),
+    ] as [(String?, [String: String])])
+    func rootIsStandard(dataDirectory: String?, environment: [String: String]) throws {
+        let location = try DataLocation.resolve(dataDirectory: dataDirectory, profile: "laptop", environment: environment)
+        var expected: URL
+        if let explicit = dataDirectory ?? environment["IDEABOX_HOME"] {
+            expected = URL(fileURLWithPath: explicit, isDirectory: true)
+        } else if let xdg = environment["XDG_DATA_HOME"] {
+            expected = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("ideabox", isDirectory: true)
+        } else {
+            expected = URL(fileURLWithPath: environment["HOME"]!, isDirectory: true).appendingPathComponent(".local/share/ideabox", isDirectory: true)
+        }
+        expected = expected.standardizedFileURL
+        #expect(location.root == expected)
+        #expect(location.rootPath == expected.path)
+        #expect(location.profilesPath == location.profileDirectory.deletingLastPathComponent().path)
+        #expect(location.profileDirectoryPath == location.profileDirectory.path)
+    }
+
     @Test("The profile: the argument, then IDEABOX_PROFILE, then default", arguments: [
         ("phone", ["IDEABOX_PROFILE": "laptop"], "phone"),
         (nil, ["IDEABOX_PROFILE": "laptop"], "laptop"),
         (nil, ["IDEABOX_PROFILE": ""], "default"),
         (nil, [:], "default"),
         ("a.b_c-1", [:], "a.b_c-1"),
+        ("Zz09-._", [:], "Zz09-._"),
     ] as [(String?, [String: String], String)])
     func profilePrecedence(profile: String?, environment: [String: String], expected: String) throws {
         let location = try DataLocation.resolve(dataDirectory: "/root", profile: profile, environment: environment)
@@ -47,7 +71,7 @@ import Testing
 
     static let invalidProfiles = [
         "../x", "", ".hidden", ".", "..", "a/b", "/abs", "a b", "a\\b", "a:b", "靈感", "tab\t", "new\nline",
-        String(repeating: "a", count: 65),
+        String(repeating: "a", count: 65), "café", "Ａ", "٣", "a+b", "a@b", "é" + String(repeating: "a", count: 63),
     ]
 
     @Test("Invalid profile names are refused", arguments: invalidProfiles)

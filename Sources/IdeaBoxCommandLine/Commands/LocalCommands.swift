@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
 
@@ -55,7 +56,7 @@ extension LocalCommands {
 
         public func validate() throws {
             if let sort, IdeaOrder.Key(rawValue: sort) == nil {
-                let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+                let language = Language.preferred(environment: EnvironmentVariables.process)
                 throw ValidationError(CommandLineText.unknownSort(sort, language))
             }
         }
@@ -235,7 +236,7 @@ struct PageOptions: ParsableArguments {
     @Flag(help: "Print every one.") var all = false
 
     func validate() throws {
-        let language = Language.preferred(environment: ProcessInfo.processInfo.environment)
+        let language = Language.preferred(environment: EnvironmentVariables.process)
         if let limit, limit < 1 { throw ValidationError(CommandLineText.limitNotPositive(limit, language)) }
         if all && limit != nil { throw ValidationError(CommandLineText.allWithLimit(language)) }
     }
