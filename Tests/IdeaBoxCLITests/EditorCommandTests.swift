@@ -14,8 +14,7 @@ import Testing
         _ sandbox: Sandbox, _ arguments: [String], binary: String = "ideabox", editor: String,
         environment changes: [String: String] = [:]
     ) throws -> CommandResult {
-        let script = try sandbox.file("editor-\(UUID().uuidString).sh", "#!/bin/sh\n\(editor)\n")
-        chmod(script, 0o700)
+        let script = try Self.shellScript(sandbox, "editor", editor)
         let executable = try IdeaBoxBinary.url().deletingLastPathComponent().appendingPathComponent(binary).path
         let line = ([executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
         var environment = sandbox.environment.merging(["EDITOR": script, "TERM": "xterm"]) { $1 }
@@ -23,6 +22,14 @@ import Testing
         return try IdeaBoxBinary.run(
             executable: URL(fileURLWithPath: "/usr/bin/script"), arguments: ["-qec", line, "/dev/null"],
             environment: environment, currentDirectory: sandbox.directory, input: nil)
+    }
+
+    /// The command that runs a shell script with `body` (the file is `$1`): `/bin/sh FILE`, so
+    /// that the script is read, not executed. A script just written cannot be executed while a
+    /// program another suite is starting still holds a copy of this process's descriptor of
+    /// it ("Text file busy"); reading it is always allowed.
+    static func shellScript(_ sandbox: Sandbox, _ name: String, _ body: String) throws -> String {
+        "/bin/sh " + (try sandbox.file("\(name)-\(UUID().uuidString).sh", body + "\n"))
     }
 
     @Test(arguments: binaries)
@@ -112,8 +119,7 @@ import Testing
     func editUsesTheConfigFilesEditorBeforeEDITOR(binary: String) throws {
         let sandbox = try Sandbox()
         let id = try sandbox.add("Old title")
-        let configured = try sandbox.file("configured-\(UUID().uuidString).sh", "#!/bin/sh\nprintf 'From the config\\n' > \"$1\"\n")
-        chmod(configured, 0o700)
+        let configured = try Self.shellScript(sandbox, "configured", "printf 'From the config\\n' > \"$1\"")
         let home = try configHome("editor = \"\(configured)\"\n", in: sandbox)
         let result = try onTerminal(
             sandbox, ["edit", id], binary: binary, editor: "exit 7", environment: ["XDG_CONFIG_HOME": home, "VISUAL": "false"])
@@ -123,8 +129,7 @@ import Testing
 
     @Test func addWithoutATitleUsesTheConfigFilesEditor() throws {
         let sandbox = try Sandbox()
-        let configured = try sandbox.file("configured-\(UUID().uuidString).sh", "#!/bin/sh\nprintf 'Added by the config\\n' > \"$1\"\n")
-        chmod(configured, 0o700)
+        let configured = try Self.shellScript(sandbox, "configured", "printf 'Added by the config\\n' > \"$1\"")
         let home = try configHome("editor = \"\(configured)\"\n", in: sandbox)
         let result = try onTerminal(sandbox, ["add"], editor: "exit 7", environment: ["XDG_CONFIG_HOME": home])
         #expect(result.status == 0, "\(result)")

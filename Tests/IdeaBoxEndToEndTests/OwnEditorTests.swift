@@ -5,14 +5,16 @@ import Testing
 /// standing in for a person), comes back, redraws and saves, or says why nothing changed.
 @Suite("Your own editor in tmux")
 struct OwnEditorTests {
-    /// A private folder holding an editor script with `body` (the file is `$1`).
+    /// A private folder holding an editor script with `body` (the file is `$1`), and the
+    /// command that runs it: `/bin/sh FILE`, so that the script is read, not executed (a script
+    /// just written cannot be executed while a program another suite is starting still holds a
+    /// copy of this process's descriptor of it: "Text file busy").
     private func editorScript(_ body: String) throws -> (folder: URL, script: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-editor-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let script = folder.appendingPathComponent("editor.sh")
-        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: script)
-        chmod(script.path, 0o700)
-        return (folder, script.path)
+        try Data("\(body)\n".utf8).write(to: script)
+        return (folder, "/bin/sh " + script.path)
     }
 
     @Test func eOpensTheIdeaInTheEditorAndSavesWhatItWrote() async throws {
