@@ -43,11 +43,15 @@ extension PostgresRecordStore {
                 let assets = try await Self.assets(
                     saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, now: now.milliseconds,
                     connection, logger)
+                let sealing = SealingRule.applies(to: saves.map(\.record))
+                    ? try await Self.sealingState(of: account, connection, logger) : .unknown
                 var written: [RecordID: (record: RemoteRecord, sequence: Int64)] = [:]
                 for save in saves {
                     let existing = stored[save.record.recordID]
                     let record = save.record(over: existing)
-                    if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                    if let failure = SealingRule.refusal(saving: save.record, in: sealing) {
+                        result.failures[record.recordID] = failure
+                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) {
                         result.failures[record.recordID] = failure
                     } else if !save.record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
                         result.failures[record.recordID] = .unknownItem
@@ -78,6 +82,22 @@ extension PostgresRecordStore {
         } catch let failure as AtomicFailure {
             return ModifyResult(failures: failure.failures)
         }
+    }
+
+    /// What the key zone of `account`'s database says of the saves it takes (`SealingRule`).
+    /// Its row is locked for share: a write of the envelope (which locks the zone's row for
+    /// update) waits for this transaction, and this one for it, so no save is checked against
+    /// an envelope that changes before it commits.
+    static func sealingState(of account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> SealingRule.State {
+        let rows = try await connection.query(
+            """
+            SELECT EXISTS(SELECT 1 FROM record WHERE zone_id = zone.id AND record_type = \(SealingRule.envelopeType))
+            FROM zone WHERE account = \(account) AND name = \(SealingRule.keyZone.zoneName) FOR SHARE
+            """, logger: logger)
+        for try await holdsEnvelope in rows.decode(Bool.self) {
+            return SealingRule.State(keyZoneExists: true, holdsEnvelope: holdsEnvelope)
+        }
+        return .unknown
     }
 
     public func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
