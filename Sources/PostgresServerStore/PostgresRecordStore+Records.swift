@@ -14,6 +14,9 @@ extension PostgresRecordStore {
             return try await transaction { connection in
                 var zones = try await ZoneRows.lock(
                     Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, connection, logger)
+                // Before the quota's lock, which an envelope's own write takes after its zone's.
+                let sealing = SealingRule.applies(to: saves.map(\.record))
+                    ? try await Self.sealingState(of: account, connection, logger) : .unknown
                 // Read after the zones are locked: a query's backfill (`makeQueryable`) locks
                 // them too, so this request either saw its marks or is read by its backfill.
                 let queryable = zones.rows.isEmpty ? QueryableFields() : try await Self.queryableFields(of: account, connection, logger)
@@ -43,8 +46,6 @@ extension PostgresRecordStore {
                 let assets = try await Self.assets(
                     saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, now: now.milliseconds,
                     connection, logger)
-                let sealing = SealingRule.applies(to: saves.map(\.record))
-                    ? try await Self.sealingState(of: account, connection, logger) : .unknown
                 var written: [RecordID: (record: RemoteRecord, sequence: Int64)] = [:]
                 for save in saves {
                     let existing = stored[save.record.recordID]
