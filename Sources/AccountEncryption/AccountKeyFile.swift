@@ -19,6 +19,23 @@ public struct AccountKeyFile: Sendable {
     /// Whether the device holds a key file.
     public var exists: Bool { FileManager.default.fileExists(atPath: url.path) }
 
+    /// What tells one version of the file from another (it is replaced whole, by a rename):
+    /// its inode, size and modification time.
+    public struct Version: Hashable, Sendable {
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+    }
+
+    /// The file's present version, or nil while there is none; read without opening it.
+    public func version() -> Version? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return Version(
+            inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
     /// The keyring the file holds, or nil if there is none; throws `unreadableKeyring`.
     public func load() throws(AccountEncryptionError) -> AccountKeyring? {
         guard exists else { return nil }

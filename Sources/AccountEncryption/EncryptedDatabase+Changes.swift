@@ -7,11 +7,13 @@ extension EncryptedDatabase {
     /// read under a key once the device's current key is another, so the sync fetches
     /// everything again under the new state.
     ///
-    /// A record sealed under a key this device lacks sends it to the envelope first: another
-    /// device may have rotated, leaving a link the keys held here can follow. If that brings
-    /// a new key, the changes are fetched again under it (from the start: the token is then
-    /// expired); if not, the record is refused and reported, and read again once the key is
-    /// known (learning it changes the current key, so the token expires then).
+    /// A record sealed under a key this device lacks, or a plain one, sends it to the
+    /// envelope first: another device may have rotated, leaving a link the keys held here can
+    /// follow, or turned encryption off. If that brings a new key or a new state, the changes
+    /// are fetched again under it (from the start: the token is then expired); if not, the
+    /// record is refused and reported, and read again once the key is known (learning it
+    /// changes the current key, so the token expires then). Likewise a sealed record fetched
+    /// while plain: another device turned encryption on, and the device looks again.
     func fetchChangesFollowingKeys(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
         if zone == EnvelopeRecord.zone { return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
         switch try current() {
@@ -19,17 +21,19 @@ extension EncryptedDatabase {
             throw AccountLocked()
         case .plain:
             if let token, SealedChangeToken.isSealed(token) { throw CloudError.changeTokenExpired }
-            return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+            let changes = try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+            guard changes.changed.contains(where: SealingRule.isSealed), try refresh() != .off else { return changes }
+            return try fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
         case .sealed(let sealed):
-            let (changes, unknownKeys) = try sealed.fetchChangesHoldingBackUnknownKeys(in: zone, since: token, resultsLimit: resultsLimit)
-            guard !unknownKeys.isEmpty else { return changes }
+            let (changes, heldBack) = try sealed.fetchChangesHoldingBack(in: zone, since: token, resultsLimit: resultsLimit)
+            guard !heldBack.isEmpty else { return changes }
             let before = sealed.sealer.keyring
             try refresh()
-            if case .sealed(let followed) = try current(), followed.sealer.keyring != before {
-                return try fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
+            if case .sealed(let followed) = try current(), followed.sealer.keyring == before {
+                heldBack.forEach(report)
+                return changes
             }
-            unknownKeys.forEach(report)
-            return changes
+            return try fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
         }
     }
 }

@@ -9,10 +9,24 @@ import Synchronization
 /// closed too while the device holds a key but the remote has no envelope (encryption turned
 /// off elsewhere, or a server that removed it), until this device's own `disable`.
 ///
-/// `accountStatus()`, the first request of every sync, looks again: it reads the envelope
-/// (one request to the remote below) and the key file, follows a rotation with the keys the
-/// device holds (rewriting the key file), and keeps the state until the next look. The
-/// envelope's zone passes through in every state.
+/// A look reads the envelope (one request to the remote below) and the key file, follows a
+/// rotation with the keys the device holds (rewriting the key file), and keeps the state
+/// until the next look. A device sends and fetches with its last look, asking nothing more
+/// of the remote, and looks again only when what it meets says the account changed:
+///
+/// - the remote refuses a save with `encryptionChanged` (it takes only sealed records while
+///   the account has an envelope, and none once encryption was turned off: `SealingRule`):
+///   the device looks again and sends those records again under the new state, once; a
+///   device that is then locked sends nothing and throws `AccountLocked`, so the records stay
+///   queued and are never counted sent;
+/// - a fetch brings a sealed record while the device is plain, or one that does not open
+///   for want of a key or of a seal while it is sealed (another device turned encryption on,
+///   rotated, reset or turned it off): it looks again and fetches under the new state;
+/// - the key file changed since the last look (an unlock, a rotation or a disable in another
+///   process), and every time while locked, so that an unlock is noticed.
+///
+/// So a save is one request and a change carried by a long poll none. The envelope's zone
+/// passes through in every state.
 public final class EncryptedDatabase: CloudDatabase {
     /// The remote below, for plain records and the envelope.
     public let base: any CloudDatabase
@@ -28,6 +42,8 @@ public final class EncryptedDatabase: CloudDatabase {
     private let onState: @Sendable (EncryptionState) -> Void
     private let random: RandomBytes
     private let mode = Mutex<Mode?>(nil)
+    /// The key file's version as of the last look.
+    private let lookedKeyFile = Mutex<AccountKeyFile.Version?>(nil)
 
     /// What the last look found.
     enum Mode: Sendable {
@@ -86,6 +102,8 @@ public final class EncryptedDatabase: CloudDatabase {
             found = .plain
         }
         mode.withLock { $0 = found }
+        // Read after the look, which rewrites the key file when it follows a rotation.
+        lookedKeyFile.withLock { $0 = keyFile.version() }
         onState(found.state)
         return found.state
     }
@@ -98,10 +116,19 @@ public final class EncryptedDatabase: CloudDatabase {
 
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
+    /// The account's status below; throws `AccountLocked` while the device is locked. Looks
+    /// again only while locked, before the first look, or when the key file changed since:
+    /// otherwise the last look holds until the remote or a fetch says it is out of date.
     public func accountStatus() throws -> AccountStatus {
         let status = try base.accountStatus()
         guard case .available = status else { return status }
-        if try refresh() == .locked { throw AccountLocked(keyHeldHere: keyFile.exists) }
+        let held = mode.withLock { $0 }
+        let state = if let held, held.state != .locked, lookedKeyFile.withLock({ $0 }) == keyFile.version() {
+            held.state
+        } else {
+            try refresh()
+        }
+        if state == .locked { throw AccountLocked(keyHeldHere: keyFile.exists) }
         return status
     }
 
@@ -113,9 +140,21 @@ public final class EncryptedDatabase: CloudDatabase {
         try database(for: zone).deleteZone(zone)
     }
 
+    /// Saves and deletes as the last look says (sealed or plain). Records the remote refuses
+    /// with `encryptionChanged` were written under an out-of-date look: the device looks
+    /// again and sends them once more as the new state makes them; locked, it sends nothing
+    /// and throws `AccountLocked`.
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
         guard let zone = records.first?.recordID.zoneID ?? recordIDs.first?.zoneID else { return ModifyResult() }
-        return try database(for: zone).modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        var result = try database(for: zone).modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        let refused = Set(result.failures.filter { $0.value == .encryptionChanged }.keys)
+        guard zone != EnvelopeRecord.zone, !refused.isEmpty else { return result }
+        if try refresh() == .locked { throw AccountLocked(keyHeldHere: keyFile.exists) }
+        let again = try database(for: zone).modify(
+            saving: records.filter { refused.contains($0.recordID) }, deleting: [], savePolicy: savePolicy)
+        result.failures = result.failures.filter { !refused.contains($0.key) }.merging(again.failures) { _, again in again }
+        result.saved += again.saved
+        return result
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {

@@ -5,14 +5,15 @@ import Foundation
 /// stores without knowing what it is. Zone `AccountKeys` (no app zone is named so: ideas
 /// live in `Ideas`, library files in `RawLibraryZone`), record `account-key`, type
 /// `KeyEnvelope`, its bytes in the `BYTES` field `envelope`. `SealedDatabase` passes this
-/// zone through unsealed.
+/// zone through unsealed. The remote knows the zone and the type (`SealingRule`): while the
+/// envelope exists it takes only sealed records in the account's other zones.
 public enum EnvelopeRecord {
     /// The zone of the envelope.
-    public static let zone = RecordZoneID(zoneName: "AccountKeys")
+    public static let zone = SealingRule.keyZone
     /// The envelope's record name.
     public static let recordName = "account-key"
     /// The envelope's record type.
-    public static let recordType = "KeyEnvelope"
+    public static let recordType = SealingRule.envelopeType
     /// The field holding the envelope's bytes.
     public static let field = "envelope"
     /// The envelope's record id.

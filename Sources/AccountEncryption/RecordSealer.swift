@@ -33,7 +33,7 @@ import Foundation
 /// it, so it cannot be swapped). The remote's checksum is then of the ciphertext.
 public struct RecordSealer: Sendable {
     /// The field holding the sealed value.
-    public static let sealedField = "sealed"
+    public static let sealedField = SealingRule.sealedField
     /// The field listing, in clear, the assets a sealed record names.
     public static let assetsField = "sealedAssets"
     /// The format byte this release writes.

@@ -108,30 +108,34 @@ public struct SealedDatabase: CloudDatabase {
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        let (changes, unknownKeys) = try fetchChangesHoldingBackUnknownKeys(in: zone, since: token, resultsLimit: resultsLimit)
-        unknownKeys.forEach(report)
+        let (changes, heldBack) = try fetchChangesHoldingBack(in: zone, since: token, resultsLimit: resultsLimit)
+        heldBack.forEach(report)
         return changes
     }
 
     /// The changes of `zone` after `token`, opened, and apart the refusals of records sealed
-    /// under a key this device does not hold (not yet reported: the caller may learn the key
-    /// and fetch again). Tokens are `SealedChangeToken`s of the current key: one read under
-    /// another state throws `changeTokenExpired`.
-    func fetchChangesHoldingBackUnknownKeys(
+    /// under a key this device does not hold or not sealed at all (not yet reported: the
+    /// caller may learn the key, or that encryption was turned off, and fetch again). Tokens
+    /// are `SealedChangeToken`s of the current key: one read under another state throws
+    /// `changeTokenExpired`.
+    func fetchChangesHoldingBack(
         in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int
-    ) throws -> (changes: ZoneChanges, unknownKeys: [OpenFailure]) {
+    ) throws -> (changes: ZoneChanges, heldBack: [OpenFailure]) {
         guard !passesThrough(zone) else { return (try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit), []) }
         let key = sealer.keyring.current.id
         let changes = try base.fetchChanges(
             in: zone, since: try token.map { try SealedChangeToken.unwrap($0, key: key) }, resultsLimit: resultsLimit)
-        var unknownKeys: [OpenFailure] = []
+        var heldBack: [OpenFailure] = []
         let opened = changes.changed.compactMap { record -> RemoteRecord? in
             do throws(OpenFailure) {
                 let plain = try sealer.open(record)
                 learn(plain.recordID, remote: record.recordID)
                 return plain
             } catch {
-                if case .unknownKey = error.reason { unknownKeys.append(error) } else { report(error) }
+                switch error.reason {
+                case .unknownKey, .notSealed: heldBack.append(error)
+                default: report(error)
+                }
                 return nil
             }
         }
@@ -146,7 +150,7 @@ public struct SealedDatabase: CloudDatabase {
                 return DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: type)
             },
             token: SealedChangeToken.wrap(changes.token, key: key), moreComing: changes.moreComing)
-        return (plainChanges, unknownKeys)
+        return (plainChanges, heldBack)
     }
 
     public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {

@@ -42,6 +42,10 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     /// The server refused the request as one it cannot take (CloudKit Web Services'
     /// `BAD_REQUEST`), saying why in `reason`; sending it again as it is fails again.
     case badRequest(reason: String)
+    /// The account's encryption changed since the device looked at it: the remote takes only
+    /// sealed records while the account has a key envelope, and none once it has been turned
+    /// off (`SealingRule`). Nothing of that record was saved; look again, then send it again.
+    case encryptionChanged
 
     /// The error's kind without its details: what a script or a rate names.
     public enum Code: String, Hashable, Codable, Sendable, CaseIterable {
@@ -81,6 +85,8 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case serverRecordChanged
         /// `CloudError.badRequest`.
         case badRequest
+        /// `CloudError.encryptionChanged`.
+        case encryptionChanged
     }
 
     /// The error of kind `code`; `retryAfter` applies to the kinds that carry one (zone busy
@@ -106,6 +112,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .changeTokenExpired: self = .changeTokenExpired
         case .serverRecordChanged: self = .serverRecordChanged(serverRecord: nil)
         case .badRequest: self = .badRequest(reason: "the request is not one the server takes")
+        case .encryptionChanged: self = .encryptionChanged
         }
     }
 
@@ -130,6 +137,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .changeTokenExpired: .changeTokenExpired
         case .serverRecordChanged: .serverRecordChanged
         case .badRequest: .badRequest
+        case .encryptionChanged: .encryptionChanged
         }
     }
 
@@ -151,6 +159,9 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         // An untrusted server may be fixed (its certificate renewed) without the device changing.
         case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .zoneBusy, .requestRateLimited,
              .serviceUnavailable, .internalError:
+            true
+        // Sent again after a look at the account, it goes through.
+        case .encryptionChanged:
             true
         case let .partialFailure(items):
             !items.isEmpty && items.values.allSatisfy(\.isTransient)
@@ -182,6 +193,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .changeTokenExpired: "change token expired"
         case .serverRecordChanged: "record changed on the server"
         case let .badRequest(reason): "the server refused the request: \(reason)"
+        case .encryptionChanged: "the account's encryption changed since this device looked"
         }
     }
 }

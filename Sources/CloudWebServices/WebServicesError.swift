@@ -73,6 +73,9 @@ public struct WebServicesError: Error, Equatable, Sendable {
     public static let limitExceededPrefix = "limitExceeded: "
     /// The start of the `reason` of a `BAD_REQUEST` that stands for `CloudError.changeTokenExpired`.
     public static let changeTokenExpiredPrefix = "changeTokenExpired: "
+    /// The start of the `reason` of a per-record `BAD_REQUEST` that stands for
+    /// `CloudError.encryptionChanged` (**ours**: `SealingRule`).
+    public static let encryptionChangedPrefix = "encryptionChanged: "
 
     /// Too many operations, or too big a body or asset: `BAD_REQUEST`, saying so.
     public static func limitExceeded(_ reason: String) -> WebServicesError {
@@ -100,6 +103,12 @@ public struct WebServicesError: Error, Equatable, Sendable {
             self.init(code: "BAD_REQUEST", reason: Self.changeTokenExpiredPrefix + reason + " Fetch the zone again without a token.")
         case .serverRecordChanged: self.init(code: "CONFLICT", reason: reason)
         case let .badRequest(reason): self = .badRequest(reason)
+        case .encryptionChanged:
+            self.init(
+                code: "BAD_REQUEST",
+                reason: Self.encryptionChangedPrefix + "this account's database takes "
+                    + "only sealed records while it holds a key envelope (\(SealingRule.envelopeType) in zone "
+                    + "\(SealingRule.keyZone.zoneName)), and no sealed record once that zone holds none; look at the envelope again and send again.")
         case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .internalError, .partialFailure:
             self.init(code: "INTERNAL_ERROR", reason: CloudError.internalError.description)
         }
@@ -113,6 +122,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case "ZONE_BUSY": .zoneBusy(retryAfter: retryAfter ?? 60)
         case "BAD_REQUEST" where reason.hasPrefix(Self.limitExceededPrefix): .limitExceeded
         case "BAD_REQUEST" where reason.hasPrefix(Self.changeTokenExpiredPrefix): .changeTokenExpired
+        case "BAD_REQUEST" where reason.hasPrefix(Self.encryptionChangedPrefix): .encryptionChanged
         case "THROTTLED": .requestRateLimited(retryAfter: retryAfter ?? 30)
         case "TRY_AGAIN_LATER": .serviceUnavailable(retryAfter: retryAfter)
         case "LIMIT_EXCEEDED": .limitExceeded

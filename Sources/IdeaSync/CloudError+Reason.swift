@@ -26,6 +26,7 @@ extension CloudError {
         case .changeTokenExpired: "變更權杖已過期"
         case .serverRecordChanged: "伺服器上的紀錄已變更"
         case let .badRequest(reason): "伺服器拒絕了這個請求：\(reason)"
+        case .encryptionChanged: "這台裝置上次查看後，帳號的加密設定已變更"
         }
     }
 

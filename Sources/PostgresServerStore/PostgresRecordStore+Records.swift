@@ -14,6 +14,9 @@ extension PostgresRecordStore {
             return try await transaction { connection in
                 var zones = try await ZoneRows.lock(
                     Set(saves.map(\.record.recordID.zoneID) + deletes.map(\.recordID.zoneID)), account: account, connection, logger)
+                // Before the quota's lock, which an envelope's own write takes after its zone's.
+                let sealing = SealingRule.applies(to: saves.map(\.record))
+                    ? try await Self.sealingState(of: account, connection, logger) : .unknown
                 // Read after the zones are locked: a query's backfill (`makeQueryable`) locks
                 // them too, so this request either saw its marks or is read by its backfill.
                 let queryable = zones.rows.isEmpty ? QueryableFields() : try await Self.queryableFields(of: account, connection, logger)
@@ -47,7 +50,9 @@ extension PostgresRecordStore {
                 for save in saves {
                     let existing = stored[save.record.recordID]
                     let record = save.record(over: existing)
-                    if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                    if let failure = SealingRule.refusal(saving: save.record, in: sealing) {
+                        result.failures[record.recordID] = failure
+                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) {
                         result.failures[record.recordID] = failure
                     } else if !save.record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
                         result.failures[record.recordID] = .unknownItem
@@ -78,6 +83,22 @@ extension PostgresRecordStore {
         } catch let failure as AtomicFailure {
             return ModifyResult(failures: failure.failures)
         }
+    }
+
+    /// What the key zone of `account`'s database says of the saves it takes (`SealingRule`).
+    /// Its row is locked for share: a write of the envelope (which locks the zone's row for
+    /// update) waits for this transaction, and this one for it, so no save is checked against
+    /// an envelope that changes before it commits.
+    static func sealingState(of account: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> SealingRule.State {
+        let rows = try await connection.query(
+            """
+            SELECT EXISTS(SELECT 1 FROM record WHERE zone_id = zone.id AND record_type = \(SealingRule.envelopeType))
+            FROM zone WHERE account = \(account) AND name = \(SealingRule.keyZone.zoneName) FOR SHARE
+            """, logger: logger)
+        for try await holdsEnvelope in rows.decode(Bool.self) {
+            return SealingRule.State(keyZoneExists: true, holdsEnvelope: holdsEnvelope)
+        }
+        return .unknown
     }
 
     public func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {

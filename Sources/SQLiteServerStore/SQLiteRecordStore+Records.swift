@@ -51,13 +51,16 @@ extension SQLiteRecordStore {
                 // a save over a remembered deletion takes its row and adds none.
                 let quota = try Self.quota(of: account, db)
                 var recordCount = try quota.maxRecords == nil ? 0 : Self.recordCount(of: account, db)
+                let sealing = try SealingRule.applies(to: saves.map(\.record)) ? Self.sealingState(of: account, db) : .unknown
                 for (save, fields) in zip(saves, encoded) {
                     let recordID = save.record.recordID
                     let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
                     let record = save.record(over: existing)
                     let adds = try existing == nil && quota.maxRecords != nil
                         && !StoredRecord.isDeletionRemembered(recordID, zone: zones[recordID.zoneID]!, db)
-                    if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                    if let failure = SealingRule.refusal(saving: save.record, in: sealing) {
+                        result.failures[recordID] = failure
+                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) {
                         result.failures[recordID] = failure
                     } else if try !Self.hasAssets(of: save.record, account: account, db) {
                         result.failures[recordID] = .unknownItem
@@ -81,6 +84,20 @@ extension SQLiteRecordStore {
         } catch let failure as AtomicFailure {
             return ModifyResult(failures: failure.failures)
         }
+    }
+
+    /// What the key zone of `account`'s database says of the saves it takes (`SealingRule`),
+    /// read inside the modify's write transaction, so that no save slips between an
+    /// envelope's write and the rewrite after it.
+    static func sealingState(of account: String, _ db: Database) throws -> SealingRule.State {
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT EXISTS(SELECT 1 FROM record WHERE zoneId = zone.id AND recordType = ?)
+                FROM zone WHERE account = ? AND name = ?
+                """),
+            arguments: [SealingRule.envelopeType, account, SealingRule.keyZone.zoneName])
+        guard let row else { return .unknown }
+        return SealingRule.State(keyZoneExists: true, holdsEnvelope: row[0] as Bool)
     }
 
     /// One page of the changes of `zoneID` after `token`, read from one snapshot.

@@ -20,6 +20,9 @@ enum EncryptionWiring {
         RecordRewriter.Zone(LibrarySession.zone, recordType: LibrarySession.recordType),
     ]
 
+    /// The zones whose record names are hidden: the library's (`sha256(path)` would confirm a guessed path).
+    static let hiddenNameZones: Set<RecordZoneID> = [LibrarySession.zone]
+
     /// The remote `base` as the account's encryption and the profile's key file make it.
     static func database(
         base: any CloudDatabase, sealedBase: (any CloudDatabase)?, profileDirectory: URL, report: EncryptionReport
@@ -28,7 +31,7 @@ enum EncryptionWiring {
         let library = profileDirectory.appendingPathComponent("RawLibrary", isDirectory: true)
         return EncryptedDatabase(
             base: base, sealedBase: sealedBase, keyFile: AccountKeyFile(directory: profileDirectory), containerID: containerID,
-            hiddenNameZones: [LibrarySession.zone],
+            hiddenNameZones: hiddenNameZones,
             plainNames: { _ in ((try? LibraryManifest.load(from: library))?.files.values.map(\.recordName)) ?? [] },
             report: { report.refused($0) }, onState: { stateFile.write($0) })
     }

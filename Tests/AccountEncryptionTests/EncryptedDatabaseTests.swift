@@ -17,12 +17,15 @@ import Testing
 
         let made = try EncryptionFixture.creation()
         _ = try EnvelopeStore(database: remote).publish(made.envelope)
-        #expect(throws: AccountLocked.self) { try database.accountStatus() }
-        #expect(try database.state() == .locked)
-        #expect(throws: AccountLocked.self) { try database.fetchChanges(in: EncryptionFixture.ideas, since: nil, resultsLimit: 10) }
+        // The last look holds until the remote says otherwise: it refuses the plain save, the
+        // device looks again and is locked.
+        #expect(try database.state() == .off)
         #expect(throws: AccountLocked.self) {
             try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
         }
+        #expect(try database.state() == .locked)
+        #expect(throws: AccountLocked.self) { try database.accountStatus() }
+        #expect(throws: AccountLocked.self) { try database.fetchChanges(in: EncryptionFixture.ideas, since: nil, resultsLimit: 10) }
         #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty, "a locked device sent nothing")
         #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").isEmpty, "a locked device sent nothing")
 
@@ -67,10 +70,12 @@ import Testing
         #expect(try database.refresh() == .on)
 
         try EnvelopeStore(database: remote).remove()
-        #expect(throws: AccountLocked.self) { try database.accountStatus() }
-        #expect(throws: AccountLocked.self) {
+        // The remote refuses the sealed save (the envelope is gone): the device looks again,
+        // and holding a key the account no longer has, it sends nothing.
+        #expect(throws: AccountLocked(keyHeldHere: true)) {
             try database.modify(saving: [EncryptionFixture.idea("a", title: "Zanzibar")], deleting: [], savePolicy: .allKeys)
         }
+        #expect(throws: AccountLocked.self) { try database.accountStatus() }
         #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "Idea").isEmpty, "nothing was sent, plain or sealed")
         #expect(try remote.records(in: EncryptionFixture.ideas, ofType: "SealedIdea").isEmpty, "nothing was sent, plain or sealed")
 

@@ -6,7 +6,7 @@ import Testing
     private static let codes = """
         networkUnavailable, networkFailure, untrustedServer, serverUnreachable, notAuthenticated, tokenRefused, quotaExceeded, zoneBusy, requestRateLimited, \
         serviceUnavailable, internalError, partialFailure, limitExceeded, unknownItem, zoneNotFound, \
-        changeTokenExpired, serverRecordChanged, badRequest
+        changeTokenExpired, serverRecordChanged, badRequest, encryptionChanged
         """
 
     @Test func aNewProfileHasNoFaults() throws {

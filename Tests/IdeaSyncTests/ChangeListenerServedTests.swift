@@ -88,6 +88,36 @@ import Testing
         let sealer = sealed ? try Self.sealer() : nil
         let a = server.device("a", sealer: sealer)
         let b = server.device("b", sealer: sealer)
+        try await Self.expectOneRequestPerChange(a, b, lines)
+    }
+
+    @Test("Through the app's encryption layer, in a plain account and an encrypted one, a save still sends exactly one request (no look at the key envelope first), and the other device shows it with none",
+          arguments: RemoteKind.tested.filter { $0 != .embedded }, [false, true])
+    func oneRequestPerSaveThroughTheEncryptionLayer(remote: RemoteKind, encrypted: Bool) async throws {
+        let lines = Lines()
+        let server = try Server(remote, log: RequestLog(clock: .system) { line in lines.append(line) })
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("one-request-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFiles = ["a", "b"].map { AccountKeyFile(directory: folder.appendingPathComponent($0)) }
+        if encrypted {
+            let made = try KeyEnvelope.make(
+                passphrase: "correct horse 電池 staple", scrypt: ScryptParameters(logN: 4, blockSize: 1, parallelism: 1)!, random: .seeded(1))
+            _ = try EnvelopeStore(database: server.client()).publish(made.envelope)
+            for keyFile in keyFiles { try keyFile.save(made.keyring) }
+        }
+        // The zone exists before the devices take their polls' tokens, as for an app started
+        // again: a token taken before the zone was made carries nothing of it the first time.
+        try server.client().createZone(SyncSession.zone)
+        let a = server.encryptedDevice("a", keyFile: keyFiles[0])
+        let b = server.encryptedDevice("b", keyFile: keyFiles[1])
+        try await Self.expectOneRequestPerChange(a, b, lines)
+        let sealedRecords = try server.client().records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType))
+        #expect(sealedRecords.count == (encrypted ? 2 : 0))
+    }
+
+    /// Starts `a` and `b`, then expects a save on `a` to cost one request (besides the long
+    /// polls) and none on `b` to show it, and the same the other way.
+    static func expectOneRequestPerChange(_ a: LiveDevice, _ b: LiveDevice, _ lines: Lines) async throws {
         a.start()
         b.start()
         defer {
@@ -290,6 +320,15 @@ extension ChangeListenerServedTests {
         func client() -> WebServicesDatabase {
             WebServicesDatabase(
                 endpoint: .init(server: URL(string: "http://127.0.0.1:\(port)")!, container: ServedRemote.container), accountName: "default", token: token, timeout: 10)
+        }
+
+        /// A device that syncs as the app's do, through the encryption layer with `keyFile`.
+        func encryptedDevice(_ name: String, keyFile: AccountKeyFile) -> LiveDevice {
+            let feed = client()
+            var whole = feed
+            whole.replacesWholeRecords = true
+            let layer = EncryptedDatabase(base: feed, sealedBase: whole, keyFile: keyFile, containerID: ServedRemote.container)
+            return LiveDevice(name: name, client: layer, feed: feed)
         }
 
         /// A device signed in to the account, with an engine and a listener on Dispatch queues;

@@ -14,6 +14,7 @@ import Testing
         .serviceUnavailable(retryAfter: 5), .internalError,
         .partialFailure([record.recordID: .serverRecordChanged(serverRecord: record)]),
         .limitExceeded, .unknownItem, .zoneNotFound, .changeTokenExpired, .serverRecordChanged(serverRecord: nil),
+        .encryptionChanged,
     ]
 
     @Test("Every error survives a JSON round trip", arguments: all)
@@ -46,7 +47,7 @@ import Testing
         let transient = Self.all.filter(\.isTransient).map(\.code)
         #expect(transient == [
             .networkUnavailable, .networkFailure, .zoneBusy, .requestRateLimited, .serviceUnavailable,
-            .serviceUnavailable, .internalError,
+            .serviceUnavailable, .internalError, .encryptionChanged,
         ])
         let zone = RecordZoneID(zoneName: "Z")
         #expect(CloudError.partialFailure([RecordID(recordName: "a", zoneID: zone): .networkFailure]).isTransient)

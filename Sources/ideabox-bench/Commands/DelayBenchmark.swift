@@ -1,3 +1,4 @@
+import AccountEncryption
 import ArgumentParser
 import CloudHTTPClient
 import CloudKitModel
@@ -13,13 +14,27 @@ import Synchronization
 /// screen model when the server is a round trip away: both devices reach a real `ideabox
 /// serve` through a proxy on loopback that holds every chunk for `--delay-ms` each way, and
 /// run their engines and long polls as the app does. Counts the requests each change costs.
+/// With `--encryption plain` or `sealed` each device syncs through the app's encryption layer
+/// (`EncryptedDatabase`), in a plain account or an encrypted one, as every device of the app does.
 struct DelayBenchmark: ParsableCommand {
+    /// The layer each device syncs through.
+    enum Layer: String, ExpressibleByArgument, CaseIterable {
+        /// The HTTP client alone.
+        case none
+        /// The app's encryption layer, in an account without encryption.
+        case plain
+        /// The app's encryption layer, in an encrypted account: every record sealed.
+        case sealed
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "delay", abstract: "Benchmark a change from A's save to B's screen over a delayed network, with its requests.")
 
     @Option(help: "How many changes (add, complete, delete in turn) A makes for B to see.") var changes = 60
     @Option(help: "The delay the proxy adds each way, in milliseconds (a round trip is twice it).") var delayMs = 25
     @Option(help: "How long to wait after each change for its last requests, in milliseconds.") var settleMs = 400
+    @Option(help: "The layer each device syncs through: none (the HTTP client alone), plain (the app's encryption layer, account not encrypted) or sealed (the layer, account encrypted).")
+    var encryption: Layer = .none
     @OptionGroup var server: BenchServer.Options
 
     func validate() throws {
@@ -40,12 +55,34 @@ struct DelayBenchmark: ParsableCommand {
 
         let account = try served.newAccount("delay-\(getpid())")
         let client = { WebServicesDatabase(endpoint: endpoint, accountName: account.name, token: account.token, timeout: 60) }
-        let a = DelayDevice(client: client(), name: "a")
-        let b = DelayDevice(client: client(), name: "b")
+        let keys = NSTemporaryDirectory() + "ideabox-bench-delay-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        var keyring: AccountKeyring?
+        if encryption == .sealed {
+            let made = try KeyEnvelope.make(passphrase: "bench passphrase", scrypt: ScryptParameters(logN: 10, blockSize: 8, parallelism: 1)!)
+            guard case .published = try EnvelopeStore(database: client()).publish(made.envelope) else {
+                throw ValidationError("the account already had an envelope")
+            }
+            keyring = made.keyring
+        }
+        let devices = try ["a", "b"].map { name -> DelayDevice in
+            let feed = client()
+            guard encryption != .none else { return DelayDevice(client: feed, feed: feed, name: name) }
+            var whole = feed
+            whole.replacesWholeRecords = true
+            let keyFile = AccountKeyFile(directory: URL(fileURLWithPath: keys).appendingPathComponent(name))
+            if let keyring { try keyFile.save(keyring) }
+            let layer = EncryptedDatabase(base: feed, sealedBase: whole, keyFile: keyFile, containerID: BenchServer.container)
+            return DelayDevice(client: layer, feed: feed, name: name)
+        }
+        let a = devices[0]
+        let b = devices[1]
         defer {
             a.stop()
             b.stop()
         }
+        print("each device syncs through " + (encryption == .none ? "the HTTP client alone"
+            : "the app's encryption layer, in \(encryption == .sealed ? "an encrypted" : "a plain") account"))
         let screen = AppModel(repository: b.repository, language: .english, clock: .system)
         try screen.start()
         a.start()
@@ -106,14 +143,15 @@ private final class DelayDevice: Sendable {
     let engine: SyncEngine
     private let listener: ChangeListener
 
-    init(client: WebServicesDatabase, name: String) {
+    /// A device syncing through `client`, told of changes by `feed`.
+    init(client: any CloudDatabase, feed: WebServicesDatabase, name: String) {
         let database = try! IdeaDatabase.inMemory(firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), ids: .random)
         repository = database.repository(clock: .system, ids: .random)
         session = SyncSession(repository: repository, database: client, clock: .system)
         let engine = SyncEngine(session: session, scheduler: DispatchSyncScheduler(clock: .system, label: "bench.delay.\(name).sync"))
         self.engine = engine
         listener = ChangeListener(
-            feed: client, zones: [SyncSession.zone], scheduler: DispatchSyncScheduler(clock: .system, label: "bench.delay.\(name).poll"),
+            feed: feed, zones: [SyncSession.zone], scheduler: DispatchSyncScheduler(clock: .system, label: "bench.delay.\(name).poll"),
             onChange: { engine.changesArrived(in: $0) }, onDelivery: { engine.deliveryChanged($0) })
     }
 

@@ -211,9 +211,11 @@ extension IdeaBoxCommand.Account.Encryption {
         func run(in context: CommandContext) throws {
             let account = try EncryptedAccount(context: context, store: store)
             guard let stored = try account.envelope() else {
-                // Turned off on another device (or the envelope is gone): this device lets go
-                // of its key, which until now kept it from sending anything plain.
-                guard (try? account.keyFile.load()) != nil else { throw EncryptionCommandError.off(account: account.name) }
+                // Turned off on another device, or by a run of this command that stopped after
+                // the envelope went: what the key held here still opens is stored plain, then
+                // this device lets go of its key, which until now kept it from sending anything plain.
+                guard let held = try? account.keyFile.load() else { throw EncryptionCommandError.off(account: account.name) }
+                try account.remoteWork { try account.rewriter(keyring: held).openEverything(EncryptionWiring.zones) }
                 try account.keyFile.remove()
                 _ = try? account.remote.encryption.refresh()
                 print(EncryptionText.releasedKey(account: account.name, context.language))
@@ -221,13 +223,12 @@ extension IdeaBoxCommand.Account.Encryption {
             }
             let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
             try account.keyFile.save(keyring)
-            guard try account.remote.encryption.refresh() == .on, let sealed = try account.remote.encryption.sealedDatabase() else {
-                throw EncryptionCommandError.locked
-            }
-            let opened = try account.remoteWork {
-                try RecordRewriter(raw: account.remote.encryption.base, sealed: sealed).openEverything(EncryptionWiring.zones)
-            }
+            guard try account.remote.encryption.refresh() == .on else { throw EncryptionCommandError.locked }
+            // The envelope goes first: from then on the remote takes plain records and no sealed
+            // one (`SealingRule`), so a device still sealing is refused, looks again and sends
+            // nothing until it lets go of its key. Then every record is opened.
             try account.remoteWork { try account.envelopes.remove() }
+            let opened = try account.remoteWork { try account.rewriter(keyring: keyring).openEverything(EncryptionWiring.zones) }
             try account.keyFile.remove()
             _ = try? account.remote.encryption.refresh()
             print(EncryptionText.disabled(account: account.name, opened: opened, context.language))
@@ -243,13 +244,16 @@ struct EncryptedAccount {
     let profileDirectory: URL
     let keyFile: AccountKeyFile
     let envelopes: EnvelopeStore
+    /// Where refused records go: the profile's sync log.
+    let report: EncryptionReport
 
     /// The account `store`'s profile is signed in to; throws `notSignedIn`.
     init(context: CommandContext, store: StoreOptions) throws {
         self.context = context
         let location = try context.location(store)
-        remote = try RemoteConnection.open(
-            location, clock: context.clock, report: EncryptionReport(repository: try context.openRepository(store), clock: context.clock))
+        let report = EncryptionReport(repository: try context.openRepository(store), clock: context.clock)
+        self.report = report
+        remote = try RemoteConnection.open(location, clock: context.clock, report: report)
         guard let name = try remote.signedInAccount() else { throw EncryptionCommandError.notSignedIn }
         self.name = name
         profileDirectory = location.profileDirectory
@@ -283,6 +287,15 @@ struct EncryptedAccount {
             throw EncryptionCommandError.locked
         }
         return try remoteWork { try RecordRewriter(raw: remote.encryption.base, sealed: sealed).sealEverything(EncryptionWiring.zones) }
+    }
+
+    /// A rewriter of the account's records with `keyring`, whatever the envelope says now.
+    func rewriter(keyring: AccountKeyring) -> RecordRewriter {
+        let encryption = remote.encryption
+        let sealer = RecordSealer(keyring: keyring, containerID: EncryptionWiring.containerID, hiddenNameZones: EncryptionWiring.hiddenNameZones)
+        let report = report
+        return RecordRewriter(
+            raw: encryption.base, sealed: SealedDatabase(base: encryption.sealedBase, sealer: sealer, report: { report.refused($0) }))
     }
 
     /// Runs `work`, a key operation, its error said in the person's language.
