@@ -39,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The config file (issue 39); only the full app reads it, so the static binary stays without it.
@@ -86,7 +87,10 @@ let package = Package(
         ),
         .target(
             name: "ServerStore",
-            dependencies: ["CloudKitModel", "CloudWebServices", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "CloudKitModel", "CloudWebServices", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "SQLiteServerStore",

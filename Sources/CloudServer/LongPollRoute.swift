@@ -51,8 +51,26 @@ struct LongPollRoute {
             }
         }
         let (timeout, since, carries) = try Self.parameters(request.uri.queryParameters)
+        let subscriptions = try await store.subscriptions(account: ticket.owner)
+        // The poll is held in its answer's body, written once the route and the middlewares
+        // around it have returned: while it waits, only the connection's own frames stay
+        // suspended, not every middleware's (about 30 KiB a poll; issue 40). The head goes
+        // at once, the body (the notification, or `{}`) when the poll ends.
+        let route = self
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody { writer in
+            let answer = await route.hold(ticket: ticket, subscriptions: subscriptions, timeout: timeout, since: since, carries: carries, channel: channel)
+            guard let answer else { throw ClientLeft() }
+            try await writer.write(ByteBuffer(bytes: JSONValue.object(answer).bytes))
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Holds the poll until a watched zone changes, its time is up or the server stops; the
+    /// answer, or nil if its client has gone.
+    private func hold(
+        ticket: AssetTicket, subscriptions: [ZoneSubscription], timeout: Duration, since: DatabaseToken?, carries: Bool, channel: any Channel
+    ) async -> WebServicesFormat.Object? {
         let (store, owner) = (store, ticket.owner)
-        let subscriptions = try await store.subscriptions(account: owner)
         // A client that has gone (closed its sending half, or the connection) takes its poll
         // with it at once: its file, its place in the hub, its memory. While held, the
         // connection may be closed to make room (the account's, if it holds the most).
@@ -68,8 +86,8 @@ struct LongPollRoute {
             guard let since else { return nil }
             return await Self.changedSince(since, subscriptions, owner: owner, store: store)
         }
-        guard !gone.isRaised else { throw ClientLeft() }
-        guard let change else { return .json([:]) }
+        guard !gone.isRaised else { return nil }
+        guard let change else { return [:] }
         var answer: WebServicesFormat.Object = [
             "notificationID": .string(UUID().uuidString.lowercased()),
             "notificationType": "recordZone",
@@ -78,20 +96,22 @@ struct LongPollRoute {
             "zoneID": ["zoneName": .string(change.zone.zoneName), "ownerRecordName": .string(DatabaseRoutes.userRecordName(ticket.owner))],
         ]
         // The token to wait after next: where the device stood, moved on for the zone named
-        // only, so that another zone that changed too answers the next poll at once.
-        if let current = try? await store.zoneTokens(account: owner) {
+        // only, so that another zone that changed too answers the next poll at once. The polls
+        // woken by one change read the tokens and the carried changes once for all.
+        let reads = change.reads ?? SharedPollReads()
+        if let current = await reads.zoneTokens({ try? await store.zoneTokens(account: owner) }) {
             let now = DatabaseToken(current)
             var next = since ?? now
             next.zones[change.zone.zoneName] = now.zones[change.zone.zoneName]
-            if carries, let after = since?.zones[change.zone.zoneName], let carried = await CarriedChanges.after(
-                after, in: change.zone, owner: owner, userRecordName: DatabaseRoutes.userRecordName(owner), store: store)
-            {
+            if carries, let after = since?.zones[change.zone.zoneName], let carried = await reads.carriedChanges(after: after, in: change.zone, {
+                await CarriedChanges.after(after, in: change.zone, owner: owner, userRecordName: DatabaseRoutes.userRecordName(owner), store: store)
+            }) {
                 answer["changes"] = .object(carried.object)
                 next.zones[change.zone.zoneName] = carried.token
             }
             answer["syncToken"] = .string(next.text)
         }
-        return .json(answer)
+        return answer
     }
 
     /// The first of `subscriptions` whose zone's records changed after `since`, as a zone

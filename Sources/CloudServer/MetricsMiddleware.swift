@@ -11,8 +11,10 @@ struct MetricsMiddleware: RouterMiddleware {
         let started = ContinuousClock.now
         // A client that left (`ClientLeft`) was never answered: it is not counted.
         let response = try await next(request, context)
-        metrics.record(route: Self.route(of: request.uri.path), status: response.status.code, elapsed: ContinuousClock.now - started)
-        return response
+        let (metrics, route, status) = (metrics, Self.route(of: request.uri.path), response.status.code)
+        return response.whenWritten { clientLeft in
+            if !clientLeft { metrics.record(route: route, status: status, elapsed: ContinuousClock.now - started) }
+        }
     }
 
     /// The route a path counts under: an operation, or one of a few fixed names, never a

@@ -38,7 +38,7 @@ public struct RequestLog: Sendable {
 
     /// A log on standard error.
     public static func standardError(clock: WallClock) -> RequestLog {
-        RequestLog(clock: clock) { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        RequestLog(clock: clock) { line in ServeLogHandler.writeToStandardError(line) }
     }
 
     /// Logs one answered request.
@@ -71,12 +71,19 @@ public struct ServeLogHandler: LogHandler {
     /// by default), stamped by `clock`.
     public init(
         label: String, format: Format, clock: WallClock = .system,
-        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        write: @escaping @Sendable (String) -> Void = ServeLogHandler.writeToStandardError
     ) {
         self.label = label
         self.format = format
         self.clock = clock
         self.write = write
+    }
+
+    /// Writes `line` on standard error; a line nobody can take (the reader of a pipe gone) is
+    /// dropped: `FileHandle.write(_:)` would end the process over it (a stopping server's last
+    /// line, once its parent had gone, ended in a crash that never exited).
+    public static func writeToStandardError(_ line: String) {
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -1,7 +1,8 @@
 import Hummingbird
 
 /// Writes each request's line to the log once it is answered (`RequestLog`): its method, a
-/// path that never holds a ticket, the status, the time taken and the account.
+/// path that never holds a ticket, the status, the time taken and the account. A body
+/// written as it goes (a long poll's) is answered once it is written.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -12,10 +13,12 @@ struct RequestLogMiddleware: RouterMiddleware {
         let path = Self.loggedPath(request.uri.path)
         do {
             let response = try await next(request, context)
-            log.record(
-                method: request.method.rawValue, path: path, status: response.status.code, elapsed: ContinuousClock.now - started,
-                account: context.logged.account)
-            return response
+            let (log, method, status, logged) = (log, request.method.rawValue, response.status.code, context.logged)
+            return response.whenWritten { clientLeft in
+                log.record(
+                    method: method, path: path, status: clientLeft ? ClientLeft.loggedStatus : status, elapsed: ContinuousClock.now - started,
+                    account: logged.account)
+            }
         } catch is ClientLeft {
             log.record(
                 method: request.method.rawValue, path: path, status: ClientLeft.loggedStatus, elapsed: ContinuousClock.now - started,

@@ -19,4 +19,26 @@ extension Response {
         if let allowed = error.allowedMethods { response.headers[.allow] = allowed.joined(separator: ", ") }
         return response
     }
+
+    /// This response, with `done` run once it is written: at once for a body of known length,
+    /// else after its body (a long poll's, written when the poll ends), told whether the
+    /// client had left (`ClientLeft`) first.
+    func whenWritten(_ done: @escaping @Sendable (_ clientLeft: Bool) -> Void) -> Response {
+        guard body.contentLength == nil else {
+            done(false)
+            return self
+        }
+        var response = self
+        let body = self.body
+        response.body = ResponseBody { writer in
+            do {
+                try await body.write(writer)
+                done(false)
+            } catch let left as ClientLeft {
+                done(true)
+                throw left
+            }
+        }
+        return response
+    }
 }

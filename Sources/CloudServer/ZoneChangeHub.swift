@@ -16,10 +16,22 @@ import Synchronization
 /// polls it tells the store so (`keepListening`, renewed every few minutes), so that the
 /// other processes announce that account's changes to it, and only then.
 final class ZoneChangeHub: Service, Sendable {
-    /// What a woken poll learns: which zone of which subscription changed.
+    /// What a woken poll learns: which zone of which subscription changed, and where the
+    /// polls woken with it share what they read to answer (nil for a change found alone).
     struct Change: Equatable, Sendable {
         var subscriptionID: String
         var zone: RecordZoneID
+        var reads: SharedPollReads?
+
+        init(subscriptionID: String, zone: RecordZoneID, reads: SharedPollReads? = nil) {
+            self.subscriptionID = subscriptionID
+            self.zone = zone
+            self.reads = reads
+        }
+
+        static func == (left: Change, right: Change) -> Bool {
+            left.subscriptionID == right.subscriptionID && left.zone == right.zone
+        }
     }
 
     /// Who holds a poll, as the fair shares count it: the account (in every container) and
@@ -193,14 +205,16 @@ final class ZoneChangeHub: Service, Sendable {
         }
     }
 
-    /// Wakes the polls of `owner` that watch one of `zones`, in this process only.
+    /// Wakes the polls of `owner` that watch one of `zones`, in this process only; they share
+    /// what they read to answer (`SharedPollReads`).
     func deliver(owner: String, zones: Set<RecordZoneID>) {
         var woken: [(CheckedContinuation<Change?, Never>, Change)] = []
+        let reads = SharedPollReads()
         state.withLock { state in
             for (id, waiter) in state.waiters[owner] ?? [:] {
                 guard let subscription = waiter.subscriptions.first(where: { zones.contains($0.zone) }) else { continue }
                 _ = state.remove(id)
-                woken.append((waiter.continuation, Change(subscriptionID: subscription.id, zone: subscription.zone)))
+                woken.append((waiter.continuation, Change(subscriptionID: subscription.id, zone: subscription.zone, reads: reads)))
             }
         }
         for (continuation, change) in woken { continuation.resume(returning: change) }

@@ -1,6 +1,7 @@
 import CloudKitModel
-import IdeaBoxFoundation
+import DequeModule
 import Foundation
+import IdeaBoxFoundation
 import Synchronization
 
 /// At most `limit` tasks at once past it; the others wait in line, suspended: they hold no
@@ -8,8 +9,8 @@ import Synchronization
 public final class StoreGate: Sendable {
     private struct State {
         var inside = 0
-        var line: [(id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-        var nextID: UInt64 = 0
+        /// A deque: with ten thousand waiting, taking the first from an array moved them all.
+        var line: Deque<CheckedContinuation<Void, Never>> = []
     }
 
     private let state = Mutex(State())
@@ -32,15 +33,14 @@ public final class StoreGate: Sendable {
     }
 
     private func enter() async {
-        let id = state.withLock { state -> UInt64? in
+        let inAtOnce = state.withLock { state -> Bool in
             guard state.inside >= limit || !state.line.isEmpty else {
                 state.inside += 1
-                return nil
+                return true
             }
-            state.nextID += 1
-            return state.nextID
+            return false
         }
-        guard let id else { return }
+        guard !inAtOnce else { return }
         // A task in line is let in by the one leaving (which counts it inside for it), so it
         // is never cancelled out of the line: a store call is short, and the task that waits
         // for it would only have to wait again.
@@ -50,7 +50,7 @@ public final class StoreGate: Sendable {
                     state.inside += 1
                     return true
                 }
-                state.line.append((id, continuation))
+                state.line.append(continuation)
                 return false
             }
             if inAtOnce { continuation.resume() }
@@ -63,7 +63,7 @@ public final class StoreGate: Sendable {
                 state.inside -= 1
                 return nil
             }
-            return state.line.removeFirst().continuation
+            return state.line.removeFirst()
         }
         next?.resume()
     }

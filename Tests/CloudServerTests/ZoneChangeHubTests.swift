@@ -82,6 +82,21 @@ struct ZoneChangeHubTests {
         #expect(hub.waiting == 0)
     }
 
+    @Test("The polls one change wakes share their reads; those of another change do not")
+    func wokenTogetherShareReads() async throws {
+        let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 10)
+        let first = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a1"))
+        let second = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a2"))
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        let (one, two) = (await first.value, await second.value)
+        #expect(one?.reads != nil && one?.reads === two?.reads)
+        let later = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a1"))
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        let three = await later.value
+        #expect(three?.reads != nil && three?.reads !== one?.reads)
+        hub.stop()
+    }
+
     @Test("The sweep answers the polls whose time is up, each no sooner, and leaves the others waiting")
     func sweepAnswersOnlyThoseDue() async throws {
         let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 10)
