@@ -22,7 +22,9 @@ extension Response {
 
     /// This response, with `done` run once it is written: at once for a body of known length,
     /// else after its body (a long poll's, written when the poll ends), told whether the
-    /// client had left (`ClientLeft`) first.
+    /// answer never reached the client whole: it had left (`ClientLeft`), or the write failed
+    /// some other way (a connection reset as the answer went out), after the head was sent
+    /// and so with no status left to give. Either way `done` runs exactly once.
     func whenWritten(_ done: @escaping @Sendable (_ clientLeft: Bool) -> Void) -> Response {
         guard body.contentLength == nil else {
             done(false)
@@ -34,9 +36,9 @@ extension Response {
             do {
                 try await body.write(writer)
                 done(false)
-            } catch let left as ClientLeft {
+            } catch {
                 done(true)
-                throw left
+                throw error
             }
         }
         return response
