@@ -5,11 +5,8 @@ import PostgresNIO
 import ServerStore
 
 /// Zone subscriptions, and changes announced to every `serve` process over this database
-/// through PostgreSQL's `LISTEN`/`NOTIFY` on the channel `ideabox_changes`.
+/// through PostgreSQL's `LISTEN`/`NOTIFY` on the channel `ideabox_changes` (`changeChannel`).
 extension PostgresRecordStore {
-    /// The channel changes are announced on.
-    static let changeChannel = "ideabox_changes"
-
     public func subscriptions(account: String) async throws -> [ZoneSubscription] {
         try await run { connection in
             var subscriptions: [ZoneSubscription] = []
@@ -41,7 +38,7 @@ extension PostgresRecordStore {
         }
     }
 
-    /// `NOTIFY ideabox_changes` with `process`, `account` and each zone's name, one line each,
+    /// `NOTIFY` on `changeChannel` with `process`, `account` and each zone's name, one line each,
     /// if another process holds polls of `account` (a `change_listener` row not expired): in
     /// one statement, so that a change nobody else waits for costs no more than the look.
     ///
@@ -54,7 +51,7 @@ extension PostgresRecordStore {
         try await run { connection in
             try await connection.query(
                 """
-                SELECT pg_notify(\(Self.changeChannel), payload) FROM unnest(\(payloads)::text[]) AS payload
+                SELECT pg_notify(\(changeChannel), payload) FROM unnest(\(payloads)::text[]) AS payload
                 WHERE EXISTS (SELECT 1 FROM change_listener WHERE account = \(account) AND process <> \(process) AND expires > now())
                 """, logger: logger)
         }
@@ -81,7 +78,7 @@ extension PostgresRecordStore {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
-                    try await connection.listen(on: Self.changeChannel) { notifications in
+                    try await connection.listen(on: changeChannel) { notifications in
                         for try await notification in notifications {
                             let parts = notification.payload.split(separator: "\n", omittingEmptySubsequences: false)
                             guard parts.count == 3 else { continue }

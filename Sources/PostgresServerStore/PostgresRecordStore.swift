@@ -22,9 +22,17 @@ public final class PostgresRecordStore: RecordStore {
     let logger: Logger
     /// What makes the tokens and change tags it hands out, from the database's `serverSecret`.
     let positions: PositionKeys
+    /// The channel changes are announced on: `ideabox_changes`, or the schema's own name for
+    /// a store kept in a schema, so that stores in other schemas of the database (tests side
+    /// by side) never hear each other's changes.
+    let changeChannel: String
 
-    init(client: PostgresClient, clock: WallClock, maximumRecordsPerRequest: Int, positions: PositionKeys, logger: Logger) {
+    init(
+        client: PostgresClient, clock: WallClock, maximumRecordsPerRequest: Int, positions: PositionKeys, schema: String?,
+        logger: Logger
+    ) {
         self.client = client
+        changeChannel = schema ?? "ideabox_changes"
         self.clock = clock
         self.positions = positions
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
@@ -67,7 +75,8 @@ public final class PostgresRecordStore: RecordStore {
         configuration.options.additionalStartupParameters = startup
         return PostgresRecordStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: logger), clock: clock,
-            maximumRecordsPerRequest: maximumRecordsPerRequest, positions: PositionKeys(serverSecret: secret), logger: logger)
+            maximumRecordsPerRequest: maximumRecordsPerRequest, positions: PositionKeys(serverSecret: secret), schema: schema,
+            logger: logger)
     }
 
     /// Brings the schema up to date on one connection of its own and reads the server's secret.

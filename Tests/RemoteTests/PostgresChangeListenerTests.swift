@@ -51,6 +51,33 @@ struct PostgresChangeListenerTests {
         try await Poll.until("b hears carol's change") { told().count >= 2 }
         #expect(told() == ["a alice Library", "a carol Ideas"])
     }
+
+    @Test("A store in another schema of the database is never heard: its changes are of other accounts")
+    func otherSchemasAreNotHeard() async throws {
+        let stores = try TestPostgres.stores(count: 2, clock: .system)
+        let elsewhere = try TestPostgres.stores(count: 1, clock: .system)[0]
+        let heard = Heard()
+        let listening = Task {
+            try await stores[1].listenForChanges { process, account, zone in
+                heard.append("\(process) \(account) \(zone.zoneName)")
+            }
+        }
+        defer { listening.cancel() }
+        try await stores[1].keepListening(account: "alice", process: "b", for: .seconds(600))
+        // Another deployment's alice, listened for by its own process b.
+        try await elsewhere.keepListening(account: "alice", process: "b", for: .seconds(600))
+        try await Poll.until("b hears a probe") {
+            try await stores[0].announceChanges(account: "alice", zones: [RecordZoneID(zoneName: "Probe")], from: "a")
+            return !heard.lines.isEmpty
+        }
+
+        // Announcements reach a listener in the order they committed: had the other schema's
+        // reached b, it would come before this schema's.
+        try await elsewhere.announceChanges(account: "alice", zones: [RecordZoneID(zoneName: "Elsewhere")], from: "a")
+        try await stores[0].announceChanges(account: "alice", zones: [Self.zone], from: "a")
+        try await Poll.until("b hears its own schema's change") { heard.lines.contains("a alice Ideas") }
+        #expect(heard.lines.filter { !$0.hasSuffix(" Probe") } == ["a alice Ideas"])
+    }
 }
 
 /// What a listener has heard, one line an announcement, from any thread.
