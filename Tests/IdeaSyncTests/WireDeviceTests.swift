@@ -26,8 +26,8 @@ import Testing
         let device = WireDevice(client: server.client(), zone: SyncSession.zone, pollSeconds: 60, resultsLimit: 10)
         try device.start()
         defer { device.stop() }
-        try await Served.waitUntil("the device is live") { device.isLive }
-        try await Served.waitUntilQuiet(lines)
+        try await Self.waitUntil("the device is live") { device.isLive }
+        try await Self.waitUntilQuiet(lines)
 
         var ideas: [UUID] = []
         for (count, carried) in [(1, true), (3, true), (25, false)] {
@@ -35,8 +35,8 @@ import Testing
             for index in 0..<count { ideas.append(try writer.repository.addIdea(title: "\(count) at once, \(index)").id) }
             _ = try writer.repository.setCompleted(true, id: ideas[0])
             _ = try writer.session.send()
-            try await Served.waitUntil("the device has \(ideas.count) records") { device.recordNames.count == ideas.count && device.isLive }
-            try await Served.waitUntilQuiet(lines)
+            try await Self.waitUntil("the device has \(ideas.count) records") { device.recordNames.count == ideas.count && device.isLive }
+            try await Self.waitUntilQuiet(lines)
             let fetches = lines.all.dropFirst(before).filter { $0.contains("/changes/zone ") }.count
             #expect(fetches == (carried ? 0 : 3), "a write of \(count): \(fetches) fetches")
         }
@@ -66,11 +66,11 @@ import Testing
         let wire = WireDevice(client: wireServer.client(), zone: SyncSession.zone, pollSeconds: ChangeListener.pollSeconds, resultsLimit: SyncSession.fetchLimit)
         try wire.start()
         defer { wire.stop() }
-        try await Served.waitUntil("both devices are live") {
+        try await Self.waitUntil("both devices are live") {
             app.engine.delivery == .live && app.engine.status.isSynced && wire.isLive
         }
-        try await Served.waitUntilQuiet(appLines)
-        try await Served.waitUntilQuiet(wireLines)
+        try await Self.waitUntilQuiet(appLines)
+        try await Self.waitUntilQuiet(wireLines)
 
         for count in [1, 3, 25, 2] {
             let (appBefore, wireBefore) = (appLines.all.count, wireLines.all.count)
@@ -79,17 +79,47 @@ import Testing
                 _ = try writer.session.send()
             }
             let written = try appWriter.repository.counts().all
-            try await Served.waitUntil("both devices have \(written) ideas") {
+            try await Self.waitUntil("both devices have \(written) ideas") {
                 try app.repository.counts().all == written && wire.recordNames.count == written && wire.isLive
             }
-            try await Served.waitUntilQuiet(appLines)
-            try await Served.waitUntilQuiet(wireLines)
+            try await Self.waitUntilQuiet(appLines)
+            try await Self.waitUntilQuiet(wireLines)
             let appSent = Self.requests(appLines.all.dropFirst(appBefore))
             let wireSent = Self.requests(wireLines.all.dropFirst(wireBefore))
             #expect(wireSent == appSent, "a write of \(count)")
             #expect(wireSent.contains("GET /webcourier/… 200"), "a write of \(count): no poll answered")
         }
         #expect(wire.duplicates == 0)
+    }
+
+    /// How long a wait may take before the test fails: long, as a whole suite on two cores
+    /// can leave a test's task unscheduled for seconds.
+    static let deadline: Duration = .seconds(120)
+
+    /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline`.
+    static func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
+        let end = ContinuousClock.now + deadline
+        while try !condition() {
+            guard ContinuousClock.now < end else {
+                Issue.record("timed out waiting until \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits until `lines` has not grown for 200 ms of the clock (not for a count of looks,
+    /// which a busy machine stretches): the requests have settled.
+    static func waitUntilQuiet(_ lines: Lines) async throws {
+        var seen = lines.all.count
+        var since = ContinuousClock.now
+        try await waitUntil("the requests settle") {
+            let count = lines.all.count
+            if count != seen {
+                (seen, since) = (count, ContinuousClock.now)
+            }
+            return ContinuousClock.now - since >= .milliseconds(200)
+        }
     }
 
     /// The requests in `lines` as method, path and status, sorted (the writer's and the
