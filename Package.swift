@@ -194,11 +194,16 @@ let package = Package(
                 "CEmptyICUData",
             ]
         ),
+        // The push benchmark's listening devices as nothing but their wire: the app's long poll
+        // and fetches through its own client, thousands to an event loop, so that the benchmark
+        // measures the server, not ten thousand app stacks beside it. The benchmark's alone: it
+        // links NIO, which the device side never does, and the app links none of it.
+        .target(name: "BenchDevices", dependencies: ["CloudKitModel", "CloudHTTPClient", .product(name: "NIOCore", package: "swift-nio")]),
         .executableTarget(
             name: "ideabox-bench",
             dependencies: [
                 "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient", "EmbeddedRemote",
-                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption", "IdeaBoxConfig",
+                "IdeaBoxViewModels", "IdeaBoxTUI", "ChildProcess", "AccountEncryption", "IdeaBoxConfig", "BenchDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -244,6 +249,7 @@ let package = Package(
             dependencies: [
                 "IdeaSync", "IdeaStore", "CloudKitModel", "ServerStore", "EmbeddedRemote", "SQLiteServerStore", "IdeaBoxFoundation", "RemoteTestSupport",
                 "CloudHTTPClient", "CloudServer", "PostgresServerStore", "DatabaseDamage", "AccountEncryption", "IdeaModel", "LibrarySync",
+                "BenchDevices",
             ]),
         .testTarget(
             name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation"]),

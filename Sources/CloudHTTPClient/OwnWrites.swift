@@ -52,14 +52,15 @@ final class OwnWrites: @unchecked Sendable {
 
     /// Whether `changes`, a complete page of `zone`, holds nothing but this client's writes as
     /// it made them (the same change tags, the same deletes); if so they are forgotten. Waits
-    /// first for this client's modifies of the zone under way.
-    func accountFor(_ changes: ZoneChanges, in zone: RecordZoneID) -> Bool {
+    /// first for this client's modifies of the zone under way; without `waitingForModifies`
+    /// (on an event loop) a page met while some are under way is not this client's alone.
+    func accountFor(_ changes: ZoneChanges, in zone: RecordZoneID, waitingForModifies: Bool = true) -> Bool {
         guard !changes.moreComing, !(changes.changed.isEmpty && changes.deleted.isEmpty) else { return false }
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: Self.longestWait)
         while underWay[zone] != nil {
-            guard condition.wait(until: deadline) else { return false }
+            guard waitingForModifies, condition.wait(until: deadline) else { return false }
         }
         guard let names = written[zone] else { return false }
         let ours = changes.changed.allSatisfy { record in

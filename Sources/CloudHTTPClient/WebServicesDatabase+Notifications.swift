@@ -2,6 +2,7 @@ import CloudKitModel
 import CloudWebServices
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// Being told of changes instead of asking (CloudKit Web Services' zone subscriptions and
 /// webcourier long poll): subscribe once to the zones a device syncs, then wait at the
@@ -62,6 +63,12 @@ extension WebServicesDatabase {
     /// request. A carried page of nothing but this client's own writes (`OwnWrites`) is no
     /// news: `isOwn` says so, and the page waits for the next fetch all the same.
     func waitForChange(at url: URL, since: String?, seconds: Int) throws -> (zone: RecordZoneID, syncToken: String?, isOwn: Bool)? {
+        let (status, headers, body) = try transport.get(try Self.pollURL(url, since: since, seconds: seconds), wait: Self.pollWait(seconds))
+        return try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: true)
+    }
+
+    /// The URL of one long poll at `url` after `since`, asking for `seconds` at most.
+    private static func pollURL(_ url: URL, since: String?, seconds: Int) throws -> URL {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "timeout", value: String(min(max(seconds, 1), 60)))]
             + (since.map { [URLQueryItem(name: "since", value: $0), URLQueryItem(name: "carry", value: "records")] } ?? [])
@@ -69,8 +76,22 @@ extension WebServicesDatabase {
         let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         components?.percentEncodedQuery = query
         guard let pollURL = components?.url else { throw CloudError.networkFailure }
-        // The server answers at `seconds`; the margin covers a slow network.
-        let (status, headers, body) = try transport.get(pollURL, wait: .seconds(Int64(seconds) + 15))
+        return pollURL
+    }
+
+    /// How long a poll of `seconds` may take: the server answers at `seconds`; the margin
+    /// covers a slow network.
+    private static func pollWait(_ seconds: Int) -> TimeAmount {
+        .seconds(Int64(seconds) + 15)
+    }
+
+    /// Reads a long poll's answer (see `waitForChange(at:since:seconds:)`), keeping the page
+    /// it carried. `waitingForOwnWrites` false tells a page apart from this client's own
+    /// writes without waiting for its modifies under way (on an event loop, which must not
+    /// wait): with some under way, the page counts as news.
+    private func readPollAnswer(
+        status: Int, headers: HTTPHeaders, body: ByteBuffer, waitingForOwnWrites: Bool
+    ) throws -> (zone: RecordZoneID, syncToken: String?, isOwn: Bool)? {
         let answer = try object(try Self.success(status: status, headers: headers, body: body))
         guard let zone = answer["zoneID"] else { return nil }
         let zoneID: RecordZoneID
@@ -84,7 +105,7 @@ extension WebServicesDatabase {
         if let carried = answer["changes"]?.object, let after = carried["since"]?.string.flatMap({ Data(base64Encoded: $0) }),
            let changes = try? Self.zoneChanges(carried, zone: zoneID)
         {
-            isOwn = ownWrites.accountFor(changes, in: zoneID)
+            isOwn = ownWrites.accountFor(changes, in: zoneID, waitingForModifies: waitingForOwnWrites)
             carriedPages.keep(changes, of: zoneID, after: ChangeToken(data: after))
         }
         return (zoneID, answer["syncToken"]?.string, isOwn)
@@ -102,12 +123,40 @@ extension WebServicesDatabase: ZoneChangeFeed {
     }
 
     public func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+        let (url, token) = try Self.parts(of: cursor)
+        return Self.notice(try waitForChange(at: url, since: token, seconds: seconds), url: url, token: token)
+    }
+
+    /// `waitForChanges` without a thread waiting for the answer (a benchmark's thousands of
+    /// devices on one event loop): the same request, its answer read on the pool's event
+    /// loop, the page it carried kept for `fetchChangesFuture` (or `fetchChanges`) to take.
+    public func waitForChangesFuture(after cursor: ChangeCursor, seconds: Int) -> EventLoopFuture<ZoneChangeNotice?> {
+        let url: URL
+        let token: String?
+        let pollURL: URL
+        do {
+            (url, token) = try Self.parts(of: cursor)
+            pollURL = try Self.pollURL(url, since: token, seconds: seconds)
+        } catch {
+            return transport.pool.client.eventLoopGroup.any().makeFailedFuture(error)
+        }
+        return transport.getFuture(pollURL, wait: Self.pollWait(seconds)).flatMapThrowing { [self] status, headers, body in
+            Self.notice(try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: false), url: url, token: token)
+        }
+    }
+
+    /// The webcourier URL and the sync token a cursor spells.
+    private static func parts(of cursor: ChangeCursor) throws -> (url: URL, token: String?) {
         let parts = cursor.value.split(separator: " ", maxSplits: 1).map(String.init)
         guard let url = parts.first.flatMap(URL.init(string:)) else { throw CloudError.networkFailure }
-        let token = parts.count > 1 ? parts[1] : nil
-        guard let answer = try waitForChange(at: url, since: token, seconds: seconds) else { return nil }
-        // This device's own upload moves the cursor past it and asks for no fetch.
-        return ZoneChangeNotice(zones: answer.isOwn ? [] : [answer.zone], cursor: Self.cursor(url: url, syncToken: answer.syncToken ?? token))
+        return (url, parts.count > 1 ? parts[1] : nil)
+    }
+
+    /// What a poll's answer tells the listener: this device's own upload moves the cursor
+    /// past it and asks for no fetch.
+    private static func notice(_ answer: (zone: RecordZoneID, syncToken: String?, isOwn: Bool)?, url: URL, token: String?) -> ZoneChangeNotice? {
+        guard let answer else { return nil }
+        return ZoneChangeNotice(zones: answer.isOwn ? [] : [answer.zone], cursor: cursor(url: url, syncToken: answer.syncToken ?? token))
     }
 
     /// The webcourier URL and the sync token, spelled as one cursor.

@@ -185,15 +185,36 @@ public struct WebServicesDatabase: CloudDatabase {
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
         // The page a long poll's answer carried after this very token needs no request.
         if let token, let carried = carriedPages.take(zone, after: token) { return carried }
+        return try Self.fetchedChanges(send(.changesZone, Self.changesRequest(zone, since: token, resultsLimit: resultsLimit)), zone: zone)
+    }
+
+    /// `fetchChanges` without a thread waiting for the answer (a benchmark's thousands of
+    /// devices on one event loop): the same carried page taken, else the same request sent,
+    /// its answer read on the pool's event loop.
+    public func fetchChangesFuture(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) -> EventLoopFuture<ZoneChanges> {
+        if let token, let carried = carriedPages.take(zone, after: token) {
+            return transport.pool.client.eventLoopGroup.any().makeSucceededFuture(carried)
+        }
+        return sendFuture(.changesZone, Self.changesRequest(zone, since: token, resultsLimit: resultsLimit))
+            .flatMapThrowing { try Self.fetchedChanges($0, zone: zone) }
+    }
+
+    /// The body of a `changes/zone` request for the page of `zone` after `token`.
+    private static func changesRequest(_ zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) -> WebServicesFormat.Object {
         var request: WebServicesFormat.Object = [
             "zoneID": WebServicesFormat.object(zone),
-            "resultsLimit": .integer(Int64(min(max(1, resultsLimit), Self.maximumChangesPerPage))),
+            "resultsLimit": .integer(Int64(min(max(1, resultsLimit), maximumChangesPerPage))),
         ]
         if let token { request["syncToken"] = .string(token.data.base64EncodedString()) }
-        let zones = try send(.changesZone, ["zones": [.object(request)]])["zones"]?.array
+        return ["zones": [.object(request)]]
+    }
+
+    /// The page of `zone` in a `changes/zone` answer, or the error it holds.
+    private static func fetchedChanges(_ answer: WebServicesFormat.Object, zone: RecordZoneID) throws -> ZoneChanges {
+        let zones = answer["zones"]?.array
         guard let first = zones?.first?.object, zones?.count == 1 else { throw CloudError.networkFailure }
         if let error = WebServicesError(first) { throw error.cloudError() }
-        return try Self.zoneChanges(first, zone: zone)
+        return try zoneChanges(first, zone: zone)
     }
 
     /// A page of `zone`'s changes as `records/changes` spells it: `{records, syncToken, moreComing}`.
@@ -293,26 +314,45 @@ public struct WebServicesDatabase: CloudDatabase {
     /// Posts `body` to `operation` and returns the body of a successful answer, or throws the
     /// `CloudError` the answer means.
     private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) throws -> ByteBuffer {
-        guard let token else { throw CloudError.notAuthenticated }
-        var url = endpoint.url(operation)
-        let credentials: String?
-        if let apiToken = endpoint.apiToken {
-            // Apple's way: both tokens in the query, percent-encoded ('+', '/' and '=' too).
-            var allowed = CharacterSet.urlQueryAllowed
-            allowed.remove(charactersIn: "+/=&")
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-            components.percentEncodedQuery = [("ckAPIToken", apiToken), ("ckWebAuthToken", token)]
-                .map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
-            url = components.url ?? url
-            credentials = nil
-        } else {
-            credentials = "Bearer \(token)"
-        }
+        let (url, credentials) = try signedURL(operation)
         let (status, headers, answer) = try transport.post(url, body: body, contentType: contentType, credentials: credentials)
+        return try Self.signedSuccess(status: status, headers: headers, body: answer)
+    }
+
+    /// `send` without a thread waiting for the answer: the answer is read on the pool's event loop.
+    func sendFuture(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) -> EventLoopFuture<WebServicesFormat.Object> {
+        let url: URL
+        let credentials: String?
         do {
-            return try Self.success(status: status, headers: headers, body: answer)
+            (url, credentials) = try signedURL(operation)
+        } catch {
+            return transport.pool.client.eventLoopGroup.any().makeFailedFuture(error)
+        }
+        return transport.postFuture(url, body: JSONValue.object(body).bytes, contentType: "application/json", credentials: credentials)
+            .flatMapThrowing { [self] status, headers, answer in try object(try Self.signedSuccess(status: status, headers: headers, body: answer)) }
+    }
+
+    /// The URL of `operation` and the `Authorization` to send with it: the token as a bearer,
+    /// or in the query beside the container's API token (Apple's way).
+    private func signedURL(_ operation: WebServicesPath.Operation) throws -> (url: URL, credentials: String?) {
+        guard let token else { throw CloudError.notAuthenticated }
+        let url = endpoint.url(operation)
+        guard let apiToken = endpoint.apiToken else { return (url, "Bearer \(token)") }
+        // Apple's way: both tokens in the query, percent-encoded ('+', '/' and '=' too).
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "+/=&")
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        components.percentEncodedQuery = [("ckAPIToken", apiToken), ("ckWebAuthToken", token)]
+            .map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+        return (components.url ?? url, nil)
+    }
+
+    /// The body of a successful answer to a request that carried a token: as `success`, but
+    /// a refusal is `tokenRefused` (the server refused the token, which signing in again mends).
+    private static func signedSuccess(status: Int, headers: HTTPHeaders, body answer: ByteBuffer) throws -> ByteBuffer {
+        do {
+            return try success(status: status, headers: headers, body: answer)
         } catch CloudError.notAuthenticated {
-            // The request carried a token: the server refused it, which signing in again mends.
             throw CloudError.tokenRefused
         }
     }
@@ -345,29 +385,46 @@ struct HTTPTransport: Sendable {
     /// The status, headers and body of the answer to a POST of `body` with `credentials` as
     /// its `Authorization` (none if nil), or `networkFailure` if none came within the timeout.
     func post(_ url: URL, body: [UInt8], contentType: String, credentials: String?) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
-        try checkScheme(url)
-        do {
-            var headers: HTTPHeaders = ["Content-Type": contentType]
-            if let credentials { headers.add(name: "Authorization", value: credentials) }
-            let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
-            let response = try pool.client.execute(request: request, deadline: .now() + timeout).wait()
-            return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
-        } catch {
-            throw Self.cloudError(error, url: url)
-        }
+        try postFuture(url, body: body, contentType: contentType, credentials: credentials).wait()
+    }
+
+    /// `post` without a thread waiting for the answer: it completes on the pool's event loop.
+    func postFuture(_ url: URL, body: [UInt8], contentType: String, credentials: String?) -> EventLoopFuture<Answer> {
+        var headers: HTTPHeaders = ["Content-Type": contentType]
+        if let credentials { headers.add(name: "Authorization", value: credentials) }
+        return execute(url, deadline: .now() + timeout) { try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body)) }
     }
 
     /// The status, headers and body of the answer to a GET of `url`, which may take up to
     /// `wait` (a long poll), or `networkFailure` if none came by then.
     func get(_ url: URL, wait: TimeAmount) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
-        try checkScheme(url)
+        try getFuture(url, wait: wait).wait()
+    }
+
+    /// `get` without a thread waiting for the answer: it completes on the pool's event loop.
+    func getFuture(_ url: URL, wait: TimeAmount) -> EventLoopFuture<Answer> {
+        execute(url, deadline: .now() + wait) { try HTTPClient.Request(url: url, method: .GET) }
+    }
+
+    /// An answer's status, headers and body.
+    typealias Answer = (status: Int, headers: HTTPHeaders, body: ByteBuffer)
+
+    /// Sends the request `make` builds for `url`, failing with the `CloudError` a failure means.
+    private func execute(_ url: URL, deadline: NIODeadline, _ make: () throws -> HTTPClient.Request) -> EventLoopFuture<Answer> {
+        let request: HTTPClient.Request
         do {
-            let request = try HTTPClient.Request(url: url, method: .GET)
-            let response = try pool.client.execute(request: request, deadline: .now() + wait).wait()
-            return (Int(response.status.code), response.headers, response.body ?? ByteBuffer())
+            try checkScheme(url)
         } catch {
-            throw Self.cloudError(error, url: url)
+            return pool.client.eventLoopGroup.any().makeFailedFuture(error)
         }
+        do {
+            request = try make()
+        } catch {
+            return pool.client.eventLoopGroup.any().makeFailedFuture(Self.cloudError(error, url: url))
+        }
+        return pool.client.execute(request: request, deadline: deadline)
+            .map { response in (Int(response.status.code), response.headers, response.body ?? ByteBuffer()) }
+            .flatMapErrorThrowing { error in throw Self.cloudError(error, url: url) }
     }
 
     /// Every request carries a token, a signed ticket or an idea: over plain HTTP, only to this

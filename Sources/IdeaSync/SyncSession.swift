@@ -11,7 +11,7 @@ public struct SyncSession: Sendable {
     /// The most changes one request sends; halved when the remote answers `limitExceeded`.
     public static let batchLimit = 100
     /// The most changes one fetch asks for.
-    static let fetchLimit = 1000
+    public static let fetchLimit = 1000
 
     private let repository: IdeaRepository
     private let database: any CloudDatabase

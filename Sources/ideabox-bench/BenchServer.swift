@@ -134,6 +134,11 @@ final class BenchServer {
 
     /// The CPU time the server has used since it started (user and system), from /proc.
     func cpuTime() -> Duration {
+        Self.cpuTime(of: pid)
+    }
+
+    /// The CPU time process `pid` has used since it started (user and system), from /proc.
+    static func cpuTime(of pid: pid_t) -> Duration {
         let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
         // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
         guard let end = stat.lastIndex(of: ")") else { return .zero }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import Foundation
@@ -28,6 +29,11 @@ struct PushBenchmark: ParsableCommand {
     var idleWindow = 60
     @Option(help: "How many `serve` processes over the one store (more than one: PostgreSQL only); devices alternate between them.")
     var processes = 1
+    @Option(help: """
+        What listens in the fan-out part: wire (the app's long poll and fetches alone, thousands on an event loop) \
+        or app (a whole app each: a database, an engine, a thread).
+        """)
+    var devices: DeviceKind = .wire
     @OptionGroup var server: BenchServer.Options
 
     func validate() throws {
@@ -149,10 +155,13 @@ struct PushBenchmark: ParsableCommand {
         let accounts = try (0..<accountCount).map { try servers[0].newAccount("push-fan-\(getpid())-\($0)") }
         let writerDevices = accounts.indices.map { PushDevice(client: servers[$0 % servers.count].client(accounts[$0], pool: pool)) }
         // Device `index` is of account `index % accountCount`, on the server after its writer's.
-        let listening = (0..<accountCount * perAccount).map { index in
+        let listening: [any FanOutDevice] = (0..<accountCount * perAccount).map { index in
             let account = index % accountCount
-            let server = servers[(account + index / accountCount + 1) % servers.count]
-            return PushDevice(client: server.client(accounts[account], pool: pool), recordsNotices: true)
+            let client = servers[(account + index / accountCount + 1) % servers.count].client(accounts[account], pool: pool)
+            switch devices {
+            case .wire: return WireDevice(client: client, zone: SyncSession.zone, pollSeconds: ChangeListener.pollSeconds, resultsLimit: SyncSession.fetchLimit)
+            case .app: return PushDevice(client: client, recordsNotices: true)
+            }
         }
         let clock = ContinuousClock()
         let startedAt = clock.now
@@ -160,11 +169,9 @@ struct PushBenchmark: ParsableCommand {
         // A few hundred at a time, as devices come and go, not ten thousand in one second.
         for batch in stride(from: 0, to: listening.count, by: 500) {
             let starting = listening[batch..<min(batch + 500, listening.count)]
-            for device in starting {
-                device.startListening(scheduler: ThreadSyncScheduler())
-            }
+            try Self.start(starting)
             try waitUntil("devices \(batch + 1) to \(batch + starting.count) live", timeout: 600, every: 0.05) {
-                starting.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced }
+                starting.allSatisfy(\.isLive)
             }
         }
         let liveAfter = clock.now - startedAt
@@ -175,16 +182,21 @@ struct PushBenchmark: ParsableCommand {
 
         // Every poll held, nothing written: what the servers spend on devices that wait.
         let idleStart = servers.map { $0.cpuTime() }
+        let idleOwnStart = BenchServer.cpuTime(of: getpid())
         let idleClock = clock.now
         Thread.sleep(forTimeInterval: Double(idleWindow))
         let idleMinutes = Double((clock.now - idleClock) / .milliseconds(1)) / 60_000
         let idleCPU = zip(servers, idleStart).map { $0.cpuTime() - $1 }.reduce(Duration.zero, +)
+        let idleOwnCPU = BenchServer.cpuTime(of: getpid()) - idleOwnStart
         let idleWindowUsage = servers.map { $0.usage() }
 
         var notification = Measurement(name: "a push starts → notification at each device")
         var peak = zip(held, idleWindowUsage).map { (max($0.residentMiB, $1.residentMiB), max($0.openFiles, $1.openFiles)) }
         var written = [Int](repeating: 0, count: accountCount)
         let busyStart = servers.map { $0.cpuTime() }
+        let busyOwnStart = BenchServer.cpuTime(of: getpid())
+        let busyClock = clock.now
+        let loadBefore = Self.loadAverage()
         for round in 0..<rounds {
             let chosen = (0..<min(writers, accountCount)).map { (round * writers + $0) % accountCount }
             let starts = Locked([ContinuousClock.Instant](repeating: .now, count: chosen.count))
@@ -209,7 +221,7 @@ struct PushBenchmark: ParsableCommand {
             for account in chosen { written[account] += 1 }
             let told = chosen.flatMap { account in (0..<perAccount).map { listening[account + $0 * accountCount] } }
             try waitUntil("round \(round) everywhere", timeout: 300) {
-                try told.enumerated().allSatisfy { try $1.repository.counts().all == written[chosen[$0 / perAccount]] }
+                try told.enumerated().allSatisfy { try $1.ideaCount() == written[chosen[$0 / perAccount]] }
             }
             let roundStarts = starts.withLock { $0 }
             for (index, device) in told.enumerated() {
@@ -219,17 +231,24 @@ struct PushBenchmark: ParsableCommand {
             peak = zip(peak, servers.map { $0.usage() }).map { (max($0.0, $1.residentMiB), max($0.1, $1.openFiles)) }
         }
         let busyCPU = zip(servers, busyStart).map { $0.cpuTime() - $1 }.reduce(Duration.zero, +)
-        // Every device holds exactly its writer's ideas: none lost, none twice.
+        let busyOwnCPU = BenchServer.cpuTime(of: getpid()) - busyOwnStart
+        let busyTime = clock.now - busyClock
+        let loadAfter = Self.loadAverage()
+        // Every device holds exactly its writer's ideas: none lost, none twice, none other.
         var lost = 0
         var duplicated = 0
+        var unexpected = 0
+        var failures = 0
         for (index, device) in listening.enumerated() {
-            let mine = try device.repository.ideas(.all, limit: 100_000)
-            let theirs = Set(try writerDevices[index % accountCount].repository.ideas(.all, limit: 100_000).map(\.id))
-            lost += theirs.subtracting(mine.map(\.id)).count
-            duplicated += mine.count - Set(mine.map(\.id)).count
+            let mine = try device.heldIdeas()
+            let theirs = Set(try writerDevices[index % accountCount].repository.ideas(.all, limit: 100_000).map(\.id.lowercasedString))
+            lost += theirs.subtracting(mine.names).count
+            unexpected += mine.names.subtracting(theirs).count
+            duplicated += mine.duplicated
+            failures += device.failures
         }
         let refused = zip(servers, refusedBefore).flatMap { Array($0.loggedLines(statusAtLeast: 500).dropFirst($1)) }
-        print("(c) \(listening.count) devices holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
+        print("(c) \(listening.count) \(devices) devices holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
             + "\(writers) writers at once, \(rounds) rounds; every device live after \(Measurement.milliseconds(liveAfter)):")
         print("  " + notification.report)
         for (index, server) in servers.enumerated() {
@@ -238,14 +257,94 @@ struct PushBenchmark: ParsableCommand {
         }
         let perDeviceMinute = Double(idleCPU / .microseconds(1)) / Double(listening.count) / idleMinutes
         print("  idle, every poll held for " + String(format: "%.1f", idleMinutes) + " min: servers' CPU \(Measurement.milliseconds(idleCPU)), "
-            + String(format: "%.2f", perDeviceMinute) + " µs per idle device per minute")
-        print("  rounds: servers' CPU \(Measurement.milliseconds(busyCPU)) for \(rounds * min(writers, accountCount)) pushes")
+            + String(format: "%.2f", perDeviceMinute) + " µs per idle device per minute; this process's CPU \(Measurement.milliseconds(idleOwnCPU))")
+        print("  rounds (\(Measurement.milliseconds(busyTime))): servers' CPU \(Measurement.milliseconds(busyCPU)) for \(rounds * min(writers, accountCount)) pushes, "
+            + "this process's (writers and devices) \(Measurement.milliseconds(busyOwnCPU)); load average \(loadBefore) before, \(loadAfter) after")
         print("  refused (status 500 or above): \(refusedAtStart.count) while the devices started"
             + (refusedAtStart.isEmpty ? "" : " (" + refusedAtStart.prefix(3).joined(separator: " | ") + ")")
             + ", \(refused.count) after" + (refused.isEmpty ? "" : ": " + refused.prefix(5).joined(separator: " | ")))
-        print("  converged: every device holds its writer's ideas; \(lost) lost, \(duplicated) duplicated")
+        print("  converged: every device holds its writer's ideas; \(lost) lost, \(duplicated) duplicated, \(unexpected) not its writer's; "
+            + "\(failures) of the devices' requests failed (retried)")
     }
 
+    /// Starts `starting`: app devices each on a thread of its own, wire devices a few at a
+    /// time (each waits for its subscription's answers, then polls on the event loop).
+    private static func start(_ starting: ArraySlice<any FanOutDevice>) throws {
+        let failures = Locked(0)
+        let threads = DispatchGroup()
+        let devices = Array(starting)
+        let threadCount = 16
+        for first in 0..<threadCount {
+            threads.enter()
+            Thread.detachNewThread {
+                defer { threads.leave() }
+                for device in stride(from: first, to: devices.count, by: threadCount).map({ devices[$0] }) {
+                    do {
+                        try device.start()
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+            }
+        }
+        threads.wait()
+        guard failures.withLock({ $0 }) == 0 else { throw ValidationError("\(failures.withLock { $0 }) devices could not start") }
+    }
+
+    /// The load average over the last minute, from /proc.
+    private static func loadAverage() -> String {
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").first.map(String.init) ?? "?"
+    }
+
+}
+
+/// What listens in the fan-out part: `wire`, the app's requests alone (`WireDevice`), or
+/// `app`, the whole app (`PushDevice`).
+enum DeviceKind: String, ExpressibleByArgument, CaseIterable {
+    case wire, app
+}
+
+/// A device that listens in the fan-out part.
+private protocol FanOutDevice: Sendable {
+    /// Starts listening (and fetching what is there).
+    func start() throws
+    /// Whether it holds its long poll and has what it was told of.
+    var isLive: Bool { get }
+    /// When each notification arrived.
+    var notices: [ContinuousClock.Instant] { get }
+    /// How many ideas it holds.
+    func ideaCount() throws -> Int
+    /// The record names of the ideas it holds, and how many of them reached it twice.
+    func heldIdeas() throws -> (names: Set<String>, duplicated: Int)
+    /// How many of its requests failed.
+    var failures: Int { get }
+    /// Stops after the poll held.
+    func stop()
+}
+
+extension WireDevice: FanOutDevice {
+    func ideaCount() -> Int { recordNames.count }
+
+    func heldIdeas() -> (names: Set<String>, duplicated: Int) { (recordNames, duplicates) }
+}
+
+extension PushDevice: FanOutDevice {
+    func start() {
+        startListening(scheduler: ThreadSyncScheduler())
+    }
+
+    var isLive: Bool { engine.delivery == .live && engine.status.isSynced }
+
+    func ideaCount() throws -> Int { try repository.counts().all }
+
+    func heldIdeas() throws -> (names: Set<String>, duplicated: Int) {
+        let ideas = try repository.ideas(.all, limit: 100_000)
+        let names = Set(ideas.map(\.id.lowercasedString))
+        return (names, ideas.count - names.count)
+    }
+
+    /// The engine counts its failures in its status, not here.
+    var failures: Int { 0 }
 }
 
 /// A device of the benchmark: an in-memory database, its session over a served client, and
@@ -319,7 +418,7 @@ private final class ThreadSyncScheduler: SyncScheduler, @unchecked Sendable {
             while jobs.isEmpty || jobs[0].due > .now {
                 if let next = jobs.first {
                     let left = next.due - .now
-                    condition.wait(until: Date().addingTimeInterval(Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18))
+                    _ = condition.wait(until: Date().addingTimeInterval(Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18))
                 } else {
                     condition.wait()
                 }
