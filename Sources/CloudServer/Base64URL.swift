@@ -65,26 +65,27 @@ enum Base64URL {
             guard value != invalid else { return nil }
             utf8[index] = value
         }
-        var data = Data(capacity: utf8.count / 4 * 3 + 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 4 * 3 + 2)
         var index = 0
         while index + 4 <= utf8.count {
             let group = UInt32(utf8[index]) << 18 | UInt32(utf8[index + 1]) << 12 | UInt32(utf8[index + 2]) << 6 | UInt32(utf8[index + 3])
-            data.append(UInt8(truncatingIfNeeded: group >> 16))
-            data.append(UInt8(truncatingIfNeeded: group >> 8))
-            data.append(UInt8(truncatingIfNeeded: group))
+            bytes.append(UInt8(truncatingIfNeeded: group >> 16))
+            bytes.append(UInt8(truncatingIfNeeded: group >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: group))
             index += 4
         }
         switch remainder {
         case 2:
             guard utf8[index + 1] & 0b1111 == 0 else { return nil }
-            data.append(utf8[index] << 2 | utf8[index + 1] >> 4)
+            bytes.append(utf8[index] << 2 | utf8[index + 1] >> 4)
         case 3:
             guard utf8[index + 2] & 0b11 == 0 else { return nil }
-            data.append(utf8[index] << 2 | utf8[index + 1] >> 4)
-            data.append(utf8[index + 1] << 4 | utf8[index + 2] >> 2)
+            bytes.append(utf8[index] << 2 | utf8[index + 1] >> 4)
+            bytes.append(utf8[index + 1] << 4 | utf8[index + 2] >> 2)
         default:
             break
         }
-        return data
+        return Data(bytes)
     }
 }
