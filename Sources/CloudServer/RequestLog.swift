@@ -1,5 +1,6 @@
 import CloudWebServices
 import Foundation
+import Glibc
 import IdeaBoxFoundation
 import Logging
 
@@ -30,8 +31,8 @@ public struct RequestLog: Sendable {
     public init(logger: Logger) {
         write = { entry in
             logger.info("request", metadata: [
-                "method": "\(entry.method)", "path": "\(entry.path)", "status": "\(entry.status)", "ms": "\(entry.milliseconds)",
-                "account": "\(entry.account ?? "-")",
+                "method": .string(entry.method), "path": .string(entry.path), "status": .string(String(entry.status)),
+                "ms": .string(String(entry.milliseconds)), "account": .string(entry.account ?? "-"),
             ])
         }
     }
@@ -83,7 +84,17 @@ public struct ServeLogHandler: LogHandler {
     /// dropped: `FileHandle.write(_:)` would end the process over it (a stopping server's last
     /// line, once its parent had gone, ended in a crash that never exited).
     public static func writeToStandardError(_ line: String) {
-        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+        var line = line
+        line.append("\n")
+        line.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -92,7 +103,11 @@ public struct ServeLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let fields = metadata.merging(event.metadata ?? [:]) { $1 }
+        let fields = metadata.isEmpty ? event.metadata ?? [:] : metadata.merging(event.metadata ?? [:]) { $1 }
+        if format == .text, event.message.description == "request", let method = fields["method"], let path = fields["path"],
+           let status = fields["status"] {
+            return write(Self.requestLine(time: clock.now(), method, path, status, fields["ms"], fields["account"]))
+        }
         let time = clock.now().iso8601
         switch format {
         case .json:
@@ -121,12 +136,35 @@ public struct ServeLogHandler: LogHandler {
             line.append(UInt8(ascii: "}"))
             write(String(decoding: line, as: UTF8.self))
         case .text:
-            if "\(event.message)" == "request", let method = fields["method"], let path = fields["path"], let status = fields["status"] {
-                write("\(time) \(method) \(path) \(status) \(fields["ms"] ?? "-") ms \(fields["account"] ?? "-")")
-            } else {
-                let extra = fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-                write("serve: \(event.message)\(extra)")
-            }
+            let extra = fields.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+            write("serve: \(event.message)\(extra)")
+        }
+    }
+
+    /// A request's text line, `TIME METHOD PATH STATUS MS ms ACCOUNT`, put together as bytes:
+    /// one a request, so no interpolation.
+    private static func requestLine(
+        time: Timestamp, _ method: Logger.MetadataValue, _ path: Logger.MetadataValue, _ status: Logger.MetadataValue,
+        _ milliseconds: Logger.MetadataValue?, _ account: Logger.MetadataValue?
+    ) -> String {
+        var line: [UInt8] = []
+        line.reserveCapacity(96)
+        time.writeISO8601(to: &line)
+        for field in [method, path, status, milliseconds] {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: text(of: field).utf8)
+        }
+        line.append(contentsOf: " ms ".utf8)
+        line.append(contentsOf: text(of: account).utf8)
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// A field's text as interpolation writes it; `-` for none.
+    private static func text(of value: Logger.MetadataValue?) -> String {
+        switch value {
+        case .string(let text): text
+        case let value?: value.description
+        case nil: "-"
         }
     }
 }

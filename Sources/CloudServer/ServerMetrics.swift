@@ -34,10 +34,27 @@ final class ServerMetrics: Sendable {
             namespace: "ideabox", metricName: "store_errors", unitName: "total", helpText: "Requests the store failed."))
     }
 
+    /// The counter and latency histogram of each route and status answered, made once: the
+    /// registry builds a metric's name and looks it up anew on every `make` call.
+    private let instruments = Mutex<[RouteStatus: (requests: Counter, latency: DurationHistogram)]>([:])
+    private struct RouteStatus: Hashable {
+        var route: String
+        var status: Int
+    }
+
     /// Counts one answered request.
     func record(route: String, status: Int, elapsed: Duration) {
-        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", String(status))]).increment()
-        registry.makeDurationHistogram(descriptor: Self.latency, labels: [("route", route)], buckets: Self.buckets).record(elapsed)
+        let key = RouteStatus(route: route, status: status)
+        let (requests, latency) = instruments.withLock { instruments in
+            if let made = instruments[key] { return made }
+            let made = (
+                requests: registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", String(status))]),
+                latency: registry.makeDurationHistogram(descriptor: Self.latency, labels: [("route", route)], buckets: Self.buckets))
+            instruments[key] = made
+            return made
+        }
+        requests.increment()
+        latency.record(elapsed)
     }
 
     /// Counts a request the store failed.

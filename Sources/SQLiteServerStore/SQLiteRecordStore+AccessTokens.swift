@@ -28,7 +28,8 @@ extension SQLiteRecordStore {
     /// The account whose unrevoked token hashes to `tokenHash`, or nil; notes the use when
     /// the last one noted is a minute old.
     public func account(forAccessTokenHash tokenHash: String) throws -> String? {
-        let found = try writer.read { db in
+        // One statement, read from one snapshot: no transaction around it (every request asks).
+        let found = try writer.unsafeRead { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT account, lastUsedAt FROM accessToken WHERE hash = ? AND revokedAt IS NULL"),
                 arguments: [tokenHash])

@@ -7,8 +7,9 @@ import ServerStore
 extension SQLiteRecordStore {
     /// The zone subscriptions of `account`, by id.
     public func subscriptions(account: String) throws -> [ZoneSubscription] {
-        try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, zoneName FROM subscription WHERE account = ? ORDER BY id", arguments: [account])
+        // One statement, read from one snapshot: no transaction around it (every long poll asks).
+        try writer.unsafeRead { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, zoneName FROM subscription WHERE account = ? ORDER BY id"), arguments: [account])
                 .map { ZoneSubscription(id: $0["id"], zone: RecordZoneID(zoneName: $0["zoneName"])) }
         }
     }

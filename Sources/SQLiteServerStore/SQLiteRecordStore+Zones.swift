@@ -15,9 +15,11 @@ extension SQLiteRecordStore {
 
     /// The zones of `account`, each with the token of its latest change.
     public func zoneTokens(account: String) throws -> [RecordZoneID: ChangeToken] {
-        try writer.read { db in
+        // One statement, which SQLite reads from one snapshot: no transaction around it (a
+        // long poll asks this for every device an account's change wakes).
+        try writer.unsafeRead { db in
             var tokens: [RecordZoneID: ChangeToken] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, name, changeSequence FROM zone WHERE account = ?", arguments: [account]) {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT id, name, changeSequence FROM zone WHERE account = ?"), arguments: [account]) {
                 tokens[RecordZoneID(zoneName: row["name"])] = positions.token(ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]))
             }
             return tokens

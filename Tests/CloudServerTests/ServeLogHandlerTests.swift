@@ -29,6 +29,20 @@ import Testing
         ])
     }
 
+    @Test("Text: a request without a time taken or an account shows `-` for each; a field of the logger's own or not a string is written as interpolation writes it")
+    func textRequestFields() {
+        let (base, lines) = Self.logger(.text)
+        var logger = base
+        logger[metadataKey: "account"] = "from-the-logger"
+        logger.info("request", metadata: ["method": "GET", "path": "/health", "status": .stringConvertible(204)])
+        logger.info("request", metadata: ["method": "GET", "path": "/webcourier/…", "status": "200", "ms": "3.5", "account": "bob"])
+        base.info("request", metadata: ["method": "GET", "path": "/", "status": "404"])
+        let time = Self.clock.now().iso8601
+        #expect(lines.lines.withLock { $0 } == [
+            "\(time) GET /health 204 - ms from-the-logger", "\(time) GET /webcourier/… 200 3.5 ms bob", "\(time) GET / 404 - ms -",
+        ])
+    }
+
     @Test("JSON: one object a line with time, level, logger, message and each field; status and ms as numbers")
     func json() throws {
         let (logger, lines) = Self.logger(.json)
