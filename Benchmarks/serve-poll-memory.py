@@ -8,12 +8,15 @@ Starts IDEABOX serve over a new SQLite file (or $STORE, a postgres:// URL) with 
 accounts (the first poll of each makes its zone subscription), opens COUNT connections
 from this one process and prints the server's memory before and after, per connection.
 MODE: idle (connections that send nothing), polls (each holds a long poll: 60 s, then
-asks again), polls-trim (polls, then glibc's malloc_trim(0) called in the server by gdb).
+asks again), fetch-polls (each first fetches its database's changes on the same connection, as
+a device does between polls, then holds a poll), polls-trim (polls, then glibc's
+malloc_trim(0) called in the server by gdb).
 The environment passes to serve, so MALLOC_ARENA_MAX=2 in front of the command is seen
-there; WRAP="heaptrack -o FILE" runs serve under that command; HOLD=SECONDS keeps the
+there; TRIM=1 calls malloc_trim(0) as polls-trim does, in any mode, and
+again once the connections are closed; WRAP="heaptrack -o FILE" runs serve under that command; HOLD=SECONDS keeps the
 connections that much longer, to look at the server. Raise the file limit first: ulimit -n 20000.
 """
-import json, os, resource, selectors, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
+import atexit, json, os, resource, selectors, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
 
 binary, mode, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 extra = sys.argv[4:]
@@ -40,6 +43,7 @@ for line in server.stderr:
         port = int(line.split("listening on http://127.0.0.1:")[1].split(" ")[0])
         break
 threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
+atexit.register(lambda: server.poll() is None and server.terminate())
 assert port, "serve did not start"
 
 def post(path, body, token):
@@ -77,8 +81,21 @@ show("started", base, base)
 selector = selectors.DefaultSelector()
 sockets = []
 started = time.time()
+def fetch(connection, token):
+    """`changes/database` on `connection`, kept open: read to its body's end."""
+    body = b"{}"
+    connection.sendall(f"POST /database/1/{CONTAINER}/production/private/changes/database HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+    answer = b""
+    while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < int(
+            answer.lower().split(b"content-length:")[1].split(b"\r\n")[0]):
+        answer += connection.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+
 for index in range(count):
     connection = socket.create_connection(("127.0.0.1", port))
+    if mode == "fetch-polls":
+        fetch(connection, accounts[index % len(accounts)])
     if mode != "idle":
         request = f"GET {tickets[index % len(tickets)]}?timeout=60 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
         connection.sendall(request)
@@ -113,7 +130,7 @@ def answer_polls(until):
 print(f"{count} connections ({mode}) opened in {time.time() - started:.1f} s", flush=True)
 answered = answer_polls(time.time() + 15) if mode != "idle" else time.sleep(15) or 0
 show(f"15 s later ({answered} polls answered early)", memory(), base)
-if mode == "polls-trim":
+if mode == "polls-trim" or os.environ.get("TRIM"):
     trim = subprocess.run(["gdb", "-p", str(server.pid), "-batch", "-ex", "call (int) malloc_trim(0)"], capture_output=True, text=True)
     print("gdb:", (trim.stdout.strip().splitlines() or ["(nothing)"])[-1], flush=True)
     show("after malloc_trim(0)", memory(), base)
@@ -124,6 +141,9 @@ for connection in sockets:
     connection.close()
 time.sleep(3)
 show("3 s after closing them", memory(), base)
+if os.environ.get("TRIM"):
+    subprocess.run(["gdb", "-p", str(server.pid), "-batch", "-ex", "call (int) malloc_trim(0)"], capture_output=True, text=True)
+    show("closed, then malloc_trim(0)", memory(), base)
 server.terminate()
 server.wait()
 shutil.rmtree(folder)

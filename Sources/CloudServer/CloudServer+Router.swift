@@ -3,13 +3,14 @@ import Hummingbird
 extension CloudServer {
     /// The server's routes, built from its settings alone: the operator's pages, the long
     /// polls, the asset bytes and the databases, each request through the request log,
-    /// the metrics, the error answers and the check of the Host header (in that
-    /// order, outermost first).
+    /// the metrics, the error answers, the watch for a client gone and the check of the
+    /// Host header (in that order, outermost first).
     func router(hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, connections: ConnectionRegistry?) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: RequestLogMiddleware(log: log))
             .add(middleware: MetricsMiddleware(metrics: metrics))
             .add(middleware: WebServicesErrorMiddleware(metrics: metrics))
+            .add(middleware: ClientGoneMiddleware(connections: connections))
             .add(middleware: HostHeaderMiddleware())
             .add(middleware: PathSegmentsMiddleware(databasePaths: DatabasePathMiddleware(containers: containers, aliases: containerAliases)))
         let secret = ServerSecret(store: store)

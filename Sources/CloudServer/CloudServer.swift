@@ -100,8 +100,9 @@ public struct CloudServer: Sendable {
             additionalChannelHandlers: [ConnectionWatch(registry: registry, stallTimeout: idle)],
             idleTimeout: idle,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes)))
+        let routes = router(hub: hub, metrics: metrics, uploads: uploads, connections: inProcess ? nil : registry)
         return Application(
-            router: router(hub: hub, metrics: metrics, uploads: uploads, connections: inProcess ? nil : registry),
+            responder: RequestTaskResponder(routes: routes.buildResponder()),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 // A backlog of 1,024 (Hummingbird's default is 256): connections that come

@@ -111,6 +111,11 @@ final class ConnectionRegistry: Sendable {
         if goneAlready { action() }
     }
 
+    /// Whether the client of `channel` has gone: it closed its sending half, or the connection.
+    func hasClientGone(_ channel: any Channel) -> Bool {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.clientGone ?? true }
+    }
+
     /// Undoes `whenClientGone`.
     func forgetClientGone(_ channel: any Channel) {
         state.withLock { $0.entries[ObjectIdentifier(channel)]?.onClientGone = nil }
@@ -196,7 +201,14 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         self.stallTimeout = stallTimeout
     }
 
+    /// How a connection's reads are sized. NIO keeps the buffer of a connection's last read
+    /// for its next: 512 bytes to start with (its default is 2 KiB) holds a request's head, and
+    /// a large body's reads grow as they come. 1.5 KiB less for each of ten thousand
+    /// connections that hold a poll (issue 40).
+    static let reads = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+
     func handlerAdded(context: ChannelHandlerContext) {
+        try? context.channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.reads)
         registry.opened(context.channel)
     }
 

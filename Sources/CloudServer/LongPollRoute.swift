@@ -52,24 +52,31 @@ struct LongPollRoute {
         }
         let (timeout, since, carries) = try Self.parameters(request.uri.queryParameters)
         let subscriptions = try await store.subscriptions(account: ticket.owner)
+        // Listed for the account's changes here, in the request's own task (a store call on
+        // PostgreSQL), not in the body's: see below.
+        await hub.keepListening(ticket.owner)
         // The poll is held in its answer's body, written once the route and the middlewares
         // around it have returned: while it waits, only the connection's own frames stay
         // suspended, not every middleware's (about 30 KiB a poll; issue 40). The head goes
-        // at once, the body (the notification, or `{}`) when the poll ends.
+        // at once, the body (the notification, or `{}`) when the poll ends. The body runs on
+        // the connection's task, which keeps the slabs of its deepest call for as long as the
+        // connection lives (`RequestTaskResponder`): so it only waits there, and the answer
+        // (the store's reads) is made in a task of its own.
         let route = self
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody { writer in
-            let answer = await route.hold(ticket: ticket, subscriptions: subscriptions, timeout: timeout, since: since, carries: carries, channel: channel)
-            guard let answer else { throw ClientLeft() }
+            let change = try await route.wait(ticket: ticket, subscriptions: subscriptions, timeout: timeout, since: since, channel: channel)
+            async let made = route.answer(change, ticket: ticket, since: since, carries: carries)
+            let answer = await made
             try await writer.write(ByteBuffer(bytes: JSONValue.object(answer).bytes))
             try await writer.finish(nil)
         })
     }
 
-    /// Holds the poll until a watched zone changes, its time is up or the server stops; the
-    /// answer, or nil if its client has gone.
-    private func hold(
-        ticket: AssetTicket, subscriptions: [ZoneSubscription], timeout: Duration, since: DatabaseToken?, carries: Bool, channel: any Channel
-    ) async -> WebServicesFormat.Object? {
+    /// Holds the poll until a watched zone changes (the change), its time is up or the server
+    /// stops (nil); throws `ClientLeft` if its client has gone.
+    private func wait(
+        ticket: AssetTicket, subscriptions: [ZoneSubscription], timeout: Duration, since: DatabaseToken?, channel: any Channel
+    ) async throws -> ZoneChangeHub.Change? {
         let (store, owner) = (store, ticket.owner)
         // A client that has gone (closed its sending half, or the connection) takes its poll
         // with it at once: its file, its place in the hub, its memory. While held, the
@@ -86,8 +93,15 @@ struct LongPollRoute {
             guard let since else { return nil }
             return await Self.changedSince(since, subscriptions, owner: owner, store: store)
         }
-        guard !gone.isRaised else { return nil }
+        guard !gone.isRaised else { throw ClientLeft() }
+        return change
+    }
+
+    /// The answer to a poll woken by `change` (`{}` for none): the notification, and the
+    /// token to wait after next.
+    private func answer(_ change: ZoneChangeHub.Change?, ticket: AssetTicket, since: DatabaseToken?, carries: Bool) async -> WebServicesFormat.Object {
         guard let change else { return [:] }
+        let (store, owner) = (store, ticket.owner)
         var answer: WebServicesFormat.Object = [
             "notificationID": .string(UUID().uuidString.lowercased()),
             "notificationType": "recordZone",

@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudWebServices
 import Hummingbird
+import ServerStore
 
 /// Answers whatever a route threw as CloudKit Web Services does: Apple's error dictionary
 /// at its status. A path nothing is routed to is `NOT_FOUND`; a request the server's stop
@@ -27,6 +28,8 @@ struct WebServicesErrorMiddleware: RouterMiddleware {
             return refused
         } catch let left as ClientLeft {
             throw left
+        } catch is StoreCaller.Gone {
+            throw ClientLeft()
         } catch let error as CloudError {
             if error == .internalError || error.code == .serviceUnavailable { metrics.storeFailed() }
             return .error(WebServicesError(error))

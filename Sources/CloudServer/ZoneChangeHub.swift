@@ -163,7 +163,7 @@ final class ZoneChangeHub: Service, Sendable {
     /// before the poll registers, so that every change committed after it is announced here.
     /// If the store fails, the poll is held all the same: it wakes for this process's own
     /// changes, and its device's safety fetch finds the others'.
-    private func keepListening(_ owner: String) async {
+    func keepListening(_ owner: String) async {
         let now = ContinuousClock.now
         let listed = state.withLock { state in state.listening[owner].map { now - $0 < Self.listeningRenewal } ?? false }
         guard !listed else { return }

@@ -25,10 +25,12 @@ public final class StoreGate: Sendable {
     /// How many tasks are inside now, and how many wait.
     public var counts: (inside: Int, waiting: Int) { state.withLock { ($0.inside, $0.line.count) } }
 
-    /// Runs `body` once fewer than `limit` tasks are inside, first come first served.
+    /// Runs `body` once fewer than `limit` tasks are inside, first come first served; throws
+    /// `StoreCaller.Gone` instead if the task's caller has gone before any of its calls began.
     public func run<T>(_ body: () async throws -> T) async throws -> T {
         await enter()
         defer { leave() }
+        if let caller = StoreCaller.current, !caller.mayBegin() { throw StoreCaller.Gone() }
         return try await body()
     }
 

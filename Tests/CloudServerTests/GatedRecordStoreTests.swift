@@ -59,6 +59,38 @@ struct GatedRecordStoreTests {
         #expect(order.withLock { $0 } == [0, 1, 2, 3])
         #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)
     }
+
+    @Test("A caller gone while its first call waits in line makes no call; one gone after its first call began makes the rest")
+    func callerGoneBeforeItsFirstCall() async throws {
+        let gate = StoreGate(limit: 1)
+        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
+        let first = Task {
+            try await gate.run { await withCheckedContinuation { continuation in release.withLock { $0 = continuation } } }
+        }
+        try await Poll.until("the first is inside") { release.withLock { $0 != nil } }
+        let (gone, calls) = (Shared(false), Shared(0))
+        let caller = StoreCaller { gone.withLock { $0 } }
+        let waiting = Task {
+            try await StoreCaller.$current.withValue(caller) { try await gate.run { calls.withLock { $0 += 1 } } }
+        }
+        try await Poll.until("the caller waits in line") { gate.counts.waiting == 1 }
+        gone.withLock { $0 = true }
+        release.withLock { $0 }?.resume()
+        try await first.value
+        await #expect(throws: StoreCaller.Gone.self) { try await waiting.value }
+        #expect(calls.withLock { $0 } == 0)
+        #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)
+
+        // A caller whose first call began is never cut halfway: its later calls run though it has gone.
+        let (leaving, made) = (Shared(false), Shared(0))
+        let started = StoreCaller { leaving.withLock { $0 } }
+        try await StoreCaller.$current.withValue(started) {
+            try await gate.run { made.withLock { $0 += 1 } }
+            leaving.withLock { $0 = true }
+            try await gate.run { made.withLock { $0 += 1 } }
+        }
+        #expect(made.withLock { $0 } == 2)
+    }
 }
 
 /// A value tasks share, behind a lock.

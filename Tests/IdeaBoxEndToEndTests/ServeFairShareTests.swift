@@ -93,6 +93,29 @@ struct ServeFairShareTests {
         }
     }
 
+    @Test("Two thousand polls held, each on a connection that fetched first as a device does, cost the server under 26 KiB each")
+    func heldPollsAfterAFetchCostLittle() async throws {
+        let served = try await Self.server(["--max-polls-per-account", "5000", "--max-polls-per-token", "5000"], fileLimit: nil)
+        defer { served.process.close() }
+        let poll = try served.webcourierRequest(token: served.alice)
+        // The fetch and the poll go together: the poll is read once the fetch is answered.
+        let fetch = "POST /database/1/\(Self.container)/production/private/changes/database HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "Authorization: Bearer \(served.alice)\r\nContent-Length: 2\r\n\r\n{}"
+        // Warm: the first requests of a process grow its heap for good.
+        let warm = try await served.holdConnections(200) { _ in fetch + poll }
+        defer { warm.forEach { close($0) } }
+        try await Poll.until("the warm-up's polls are held", timeout: .seconds(20)) { try served.get("/metrics").contains("ideabox_long_polls_held 200.0") }
+        let before = try served.residentBytes()
+        let held = try await served.holdConnections(2_000) { _ in fetch + poll }
+        defer { held.forEach { close($0) } }
+        try await Poll.until("every poll is held", timeout: .seconds(30)) { try served.get("/metrics").contains("ideabox_long_polls_held 2200.0") }
+        let perPoll = (try served.residentBytes() - before) / 2_000
+        // 30 KiB (this debug build's) before each request's frames were given back when its
+        // route returned (`RequestTaskResponder`) and the poll's answer was made in a task of its own.
+        #expect(perPoll < 26 << 10, "\(perPoll >> 10) KiB a poll")
+        #expect(!served.process.log.contains(" 500 "))
+    }
+
     @Test("Eleven hundred polls and slow bodies held open by one account keep nobody out: its own are closed to make room")
     func heldPollsAndBodiesMakeRoom() async throws {
         // Shares this large let one account hold more than the server's connections.
