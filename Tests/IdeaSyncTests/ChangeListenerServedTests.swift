@@ -274,7 +274,7 @@ import Testing
     }
 
     /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline`.
-    static func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
+    static func waitUntil(_ what: String, deadline: Duration = deadline, _ condition: () throws -> Bool) async throws {
         let end = ContinuousClock.now + deadline
         while try !condition() {
             guard ContinuousClock.now < end else {

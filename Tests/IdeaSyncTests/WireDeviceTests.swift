@@ -96,16 +96,9 @@ import Testing
     /// can leave a test's task unscheduled for seconds.
     static let deadline: Duration = .seconds(120)
 
-    /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline`.
+    /// Waits until `condition` holds; fails after `deadline`.
     static func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
-        let end = ContinuousClock.now + deadline
-        while try !condition() {
-            guard ContinuousClock.now < end else {
-                Issue.record("timed out waiting until \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await Served.waitUntil(what, deadline: deadline, condition)
     }
 
     /// Waits until `lines` has not grown for 200 ms of the clock (not for a count of looks,
