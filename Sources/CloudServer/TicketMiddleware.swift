@@ -23,6 +23,13 @@ struct TicketMiddleware: RouterMiddleware {
     let clock: WallClock
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // A long poll's set-up (this check, its subscriptions, its `since` look) waits behind
+        // the store's other calls: its answer, written later, does not.
+        guard kind == .webcourier else { return try await admit(request, context: context, next: next) }
+        return try await StoreGate.$lane.withValue(.poll) { try await admit(request, context: context, next: next) }
+    }
+
+    private func admit(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == method else { throw WebServicesError.methodNotAllowed([method.rawValue]) }
         let text = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         guard let ticket = AssetTicket(text, secret: SymmetricKey(data: try await secret.bytes()), now: clock.now()), ticket.kind == kind else {

@@ -6,11 +6,56 @@ import Synchronization
 
 /// At most `limit` tasks at once past it; the others wait in line, suspended: they hold no
 /// thread while they wait.
+///
+/// Two lines: the calls that set up a long poll (its ticket's token, its subscriptions, its
+/// `since` look) wait in a line of their own, `Lane.poll`, behind every other call. When a
+/// change wakes a thousand polls, their devices' next polls come back at once, three reads
+/// each: in one line they stood before the round's later saves and the woken polls' answers,
+/// so the last devices of a round were told only after the first ones had polled again
+/// (issue 40). A poll that starts later misses nothing (its `since` look finds what changed
+/// meanwhile). So that a steady stream of other calls cannot hold polls back forever, every
+/// `pollTurnEvery`-th turn given while both lines wait goes to a poll.
 public final class StoreGate: Sendable {
+    /// The line a call waits in, as the task making it says (`StoreGate.$lane`).
+    public enum Lane: Sendable {
+        /// Every call but a poll's set-up, first come first served.
+        case first
+        /// A long poll's set-up: let in when no other call waits (but see `pollTurnEvery`).
+        case poll
+    }
+
+    /// The line of the store calls made in this task and its children.
+    @TaskLocal public static var lane = Lane.first
+
+    /// While both lines wait, one turn in this many goes to the poll line.
+    public static let pollTurnEvery = 8
+
     private struct State {
         var inside = 0
-        /// A deque: with ten thousand waiting, taking the first from an array moved them all.
-        var line: Deque<CheckedContinuation<Void, Never>> = []
+        /// Deques: with ten thousand waiting, taking the first from an array moved them all.
+        var first: Deque<CheckedContinuation<Void, Never>> = []
+        var polls: Deque<CheckedContinuation<Void, Never>> = []
+        /// Turns given to the first line in a row while polls waited.
+        var firstTurns = 0
+
+        var isEmpty: Bool { first.isEmpty && polls.isEmpty }
+
+        mutating func append(_ continuation: CheckedContinuation<Void, Never>, to lane: Lane) {
+            switch lane {
+            case .first: first.append(continuation)
+            case .poll: polls.append(continuation)
+            }
+        }
+
+        /// The next to let in, nil if none waits.
+        mutating func next() -> CheckedContinuation<Void, Never>? {
+            if !first.isEmpty && (polls.isEmpty || firstTurns < StoreGate.pollTurnEvery - 1) {
+                if !polls.isEmpty { firstTurns += 1 }
+                return first.removeFirst()
+            }
+            firstTurns = 0
+            return polls.popFirst()
+        }
     }
 
     private let state = Mutex(State())
@@ -23,10 +68,14 @@ public final class StoreGate: Sendable {
     }
 
     /// How many tasks are inside now, and how many wait.
-    public var counts: (inside: Int, waiting: Int) { state.withLock { ($0.inside, $0.line.count) } }
+    public var counts: (inside: Int, waiting: Int) { state.withLock { ($0.inside, $0.first.count + $0.polls.count) } }
 
-    /// Runs `body` once fewer than `limit` tasks are inside, first come first served; throws
-    /// `StoreCaller.Gone` instead if the task's caller has gone before any of its calls began.
+    /// How many of those waiting wait in the poll line.
+    public var pollsWaiting: Int { state.withLock { $0.polls.count } }
+
+    /// Runs `body` once fewer than `limit` tasks are inside, first come first served in the
+    /// task's line (`lane`); throws `StoreCaller.Gone` instead if the task's caller has gone
+    /// before any of its calls began.
     public func run<T>(_ body: () async throws -> T) async throws -> T {
         await enter()
         defer { leave() }
@@ -35,8 +84,9 @@ public final class StoreGate: Sendable {
     }
 
     private func enter() async {
+        let lane = Self.lane
         let inAtOnce = state.withLock { state -> Bool in
-            guard state.inside >= limit || !state.line.isEmpty else {
+            guard state.inside >= limit || !state.isEmpty else {
                 state.inside += 1
                 return true
             }
@@ -48,11 +98,11 @@ public final class StoreGate: Sendable {
         // for it would only have to wait again.
         await withCheckedContinuation { continuation in
             let inAtOnce = state.withLock { state -> Bool in
-                if state.inside < limit && state.line.isEmpty {
+                if state.inside < limit && state.isEmpty {
                     state.inside += 1
                     return true
                 }
-                state.line.append(continuation)
+                state.append(continuation, to: lane)
                 return false
             }
             if inAtOnce { continuation.resume() }
@@ -61,11 +111,11 @@ public final class StoreGate: Sendable {
 
     private func leave() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.line.isEmpty else {
+            guard let next = state.next() else {
                 state.inside -= 1
                 return nil
             }
-            return state.line.removeFirst()
+            return next
         }
         next?.resume()
     }
@@ -76,20 +126,37 @@ public final class StoreGate: Sendable {
 /// a few readers): without it, ten thousand devices' requests at once each block a thread
 /// of the server's executor in the reader pool's wait, until none is left to run the rest
 /// (issue 40). The listening calls (long-lived, or nothing on SQLite) and asset uploads (bounded
-/// by the server's upload limit, and paced by their clients) pass around it.
+/// by the server's upload limit, and paced by their clients) pass around it. The three reads
+/// every long poll makes (its token, its account's subscriptions and zone tokens) are shared
+/// while they wait in line (`WaitingReads`).
 public struct GatedRecordStore: RecordStore {
     public let base: any RecordStore
     public let gate: StoreGate
+
+    /// What a shared read is for, in which of the gate's lines.
+    private struct ReadKey: Hashable, Sendable {
+        var lane: StoreGate.Lane
+        var name: String
+    }
+
+    private let tokenReads = WaitingReads<ReadKey, String?>()
+    private let subscriptionReads = WaitingReads<ReadKey, [ZoneSubscription]>()
+    private let zoneTokenReads = WaitingReads<ReadKey, [RecordZoneID: ChangeToken]>()
 
     public init(_ base: any RecordStore, limit: Int) {
         self.base = base
         gate = StoreGate(limit: limit)
     }
 
+    /// How many reads wait in line to be shared.
+    public var sharedReadsWaiting: Int { tokenReads.count + subscriptionReads.count + zoneTokenReads.count }
+
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
     public func account(forAccessTokenHash tokenHash: String) async throws -> String? {
-        try await gate.run { try await base.account(forAccessTokenHash: tokenHash) }
+        try await tokenReads.value(ReadKey(lane: StoreGate.lane, name: tokenHash), through: gate) {
+            try await base.account(forAccessTokenHash: tokenHash)
+        }
     }
 
     public func accountName(matching name: String) async throws -> String? {
@@ -153,7 +220,9 @@ public struct GatedRecordStore: RecordStore {
     }
 
     public func subscriptions(account: String) async throws -> [ZoneSubscription] {
-        try await gate.run { try await base.subscriptions(account: account) }
+        try await subscriptionReads.value(ReadKey(lane: StoreGate.lane, name: account), through: gate) {
+            try await base.subscriptions(account: account)
+        }
     }
 
     public func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws {
@@ -185,7 +254,9 @@ public struct GatedRecordStore: RecordStore {
     }
 
     public func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken] {
-        try await gate.run { try await base.zoneTokens(account: account) }
+        try await zoneTokenReads.value(ReadKey(lane: StoreGate.lane, name: account), through: gate) {
+            try await base.zoneTokens(account: account)
+        }
     }
 
     public func createZone(_ zone: RecordZoneID, account: String) async throws {

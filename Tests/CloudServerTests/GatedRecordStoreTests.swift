@@ -60,6 +60,32 @@ struct GatedRecordStoreTests {
         #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)
     }
 
+    @Test("A poll's set-up waits behind the other calls, but gets one turn in eight while both lines wait")
+    func pollLane() async throws {
+        let gate = StoreGate(limit: 1)
+        let order = Shared<[String]>([])
+        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
+        let first = Task {
+            try await gate.run { await withCheckedContinuation { continuation in release.withLock { $0 = continuation } } }
+        }
+        try await Poll.until("the first is inside") { release.withLock { $0 != nil } }
+        // In line, in this order: two polls, then ten other calls, then a third poll.
+        let names = ["poll 1", "poll 2"] + (1...10).map { "call \($0)" } + ["poll 3"]
+        var waiting: [Task<Void, any Error>] = []
+        for (index, name) in names.enumerated() {
+            let lane: StoreGate.Lane = name.hasPrefix("poll") ? .poll : .first
+            waiting.append(Task {
+                try await StoreGate.$lane.withValue(lane) { try await gate.run { order.withLock { $0.append(name) } } }
+            })
+            try await Poll.until("\(name) waits") { gate.counts.waiting == index + 1 }
+        }
+        release.withLock { $0 }?.resume()
+        try await first.value
+        for task in waiting { try await task.value }
+        #expect(order.withLock { $0 } == (1...7).map { "call \($0)" } + ["poll 1"] + (8...10).map { "call \($0)" } + ["poll 2", "poll 3"])
+        #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)
+    }
+
     @Test("A caller gone while its first call waits in line makes no call; one gone after its first call began makes the rest")
     func callerGoneBeforeItsFirstCall() async throws {
         let gate = StoreGate(limit: 1)
@@ -90,18 +116,5 @@ struct GatedRecordStoreTests {
             try await gate.run { made.withLock { $0 += 1 } }
         }
         #expect(made.withLock { $0 } == 2)
-    }
-}
-
-/// A value tasks share, behind a lock.
-private final class Shared<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-
-    init(_ value: Value) {
-        self.value = Mutex(value)
-    }
-
-    func withLock<Result: Sendable>(_ body: @Sendable (inout Value) -> Result) -> Result {
-        value.withLock { body(&$0) }
     }
 }

@@ -1,7 +1,9 @@
 import CloudKitModel
 import CloudServer
 import Foundation
+import ProcessTestSupport
 import ServerStore
+import SQLiteServerStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -52,6 +54,28 @@ struct LongPollTests {
         #expect(answer.json["notificationType"] == "recordZone" && answer.json["subscriptionID"] == "ideas")
         #expect(answer.json["zoneID"]["zoneName"] == "Ideas" && answer.json["containerIdentifier"].string == Server.container)
         #expect(answer.json["notificationID"].string?.isEmpty == false)
+    }
+
+    @Test("At SQLite's gate a poll's set-up waits in the poll line, behind other requests' calls; its answer is made all the same")
+    func setUpWaitsInThePollLine() async throws {
+        let store = GatedRecordStore(try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200), limit: 1)
+        let server = try await ConformanceServer(store: store)
+        let url = try await Self.webcourier(server, server.alice)
+        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
+        let holder = Task {
+            try await store.gate.run { await withCheckedContinuation { continuation in release.withLock { $0 = continuation } } }
+        }
+        try await Poll.until("the gate is held") { release.withLock { $0 != nil } }
+        let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=30")!) }
+        try await Poll.until("the poll's ticket check waits in the poll line") { store.gate.pollsWaiting == 1 }
+        let list = Task { try await server.post("zones/list", [:], as: server.alice) }
+        try await Poll.until("the other request waits in the first line") { store.gate.counts.waiting == 2 }
+        #expect(store.gate.pollsWaiting == 1)
+        release.withLock { $0 }?.resume()
+        try await holder.value
+        #expect(try await list.value.status == 200)
+        let answer = try await Self.changeUntilAnswered(server, server.alice, poll)
+        #expect(answer.status == 200 && answer.json["notificationType"] == "recordZone", "\(answer)")
     }
 
     @Test("Changes in another account, or in a zone not subscribed to, never wake the poll: it times out with {}", arguments: ConformanceStore.tested)

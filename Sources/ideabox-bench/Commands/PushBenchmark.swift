@@ -34,6 +34,11 @@ struct PushBenchmark: ParsableCommand {
         or app (a whole app each: a database, an engine, a thread).
         """)
     var devices: DeviceKind = .wire
+    @Option(help: """
+        How a writer sends its change in the fan-out part: send (as the app sends a save: the push alone, one request, \
+        after a first sync before the rounds) or run (a whole sync each time: its zones, a pull, then the push).
+        """)
+    var writerSync: WriterSync = .send
     @OptionGroup var server: BenchServer.Options
 
     func validate() throws {
@@ -154,6 +159,15 @@ struct PushBenchmark: ParsableCommand {
         let accountCount = listeners / perAccount
         let accounts = try (0..<accountCount).map { try servers[0].newAccount("push-fan-\(getpid())-\($0)") }
         let writerDevices = accounts.indices.map { PushDevice(client: servers[$0 % servers.count].client(accounts[$0], pool: pool)) }
+        if writerSync == .send {
+            // Each writer is an app that has started: its first sync made its zone and fetched,
+            // so in the rounds a save goes as the app sends one, the push alone.
+            let failures = Locked(0)
+            DispatchQueue.concurrentPerform(iterations: writerDevices.count) { index in
+                do { _ = try writerDevices[index].session.run() } catch { failures.withLock { $0 += 1 } }
+            }
+            guard failures.withLock({ $0 }) == 0 else { throw ValidationError("\(failures.withLock { $0 }) writers' first syncs failed") }
+        }
         // Device `index` is of account `index % accountCount`, on the server after its writer's.
         let listening: [any FanOutDevice] = (0..<accountCount * perAccount).map { index in
             let account = index % accountCount
@@ -208,9 +222,13 @@ struct PushBenchmark: ParsableCommand {
                 Thread.detachNewThread {
                     defer { pushed.leave() }
                     do {
-                        _ = try writerDevices[chosen[index]].repository.addIdea(title: "round \(round) from writer \(chosen[index])")
+                        let writer = writerDevices[chosen[index]]
+                        _ = try writer.repository.addIdea(title: "round \(round) from writer \(chosen[index])")
                         starts.withLock { $0[index] = .now }
-                        _ = try writerDevices[chosen[index]].session.run()
+                        switch writerSync {
+                        case .send: _ = try writer.session.send()
+                        case .run: _ = try writer.session.run()
+                        }
                     } catch {
                         failures.withLock { $0 += 1 }
                     }
@@ -249,7 +267,7 @@ struct PushBenchmark: ParsableCommand {
         }
         let refused = zip(servers, refusedBefore).flatMap { Array($0.loggedLines(statusAtLeast: 500).dropFirst($1)) }
         print("(c) \(listening.count) \(devices) devices holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
-            + "\(writers) writers at once, \(rounds) rounds; every device live after \(Measurement.milliseconds(liveAfter)):")
+            + "\(writers) writers at once (each a \(writerSync == .send ? "save's push alone" : "whole sync")), \(rounds) rounds; every device live after \(Measurement.milliseconds(liveAfter)):")
         print("  " + notification.report)
         for (index, server) in servers.enumerated() {
             print("  server \(index + 1) with every poll held: \(held[index].residentMiB) MiB resident, \(held[index].openFiles) open files; "
@@ -302,6 +320,12 @@ struct PushBenchmark: ParsableCommand {
 /// `app`, the whole app (`PushDevice`).
 enum DeviceKind: String, ExpressibleByArgument, CaseIterable {
     case wire, app
+}
+
+/// How a writer sends its change in the fan-out part: `send`, the push alone (a save, as the
+/// app sends it since issue 40 part 1), or `run`, a whole sync (its zones, a pull, the push).
+enum WriterSync: String, ExpressibleByArgument, CaseIterable {
+    case send, run
 }
 
 /// A device that listens in the fan-out part.
