@@ -125,7 +125,8 @@ public final class StoreGate: Sendable {
 /// others wait suspended. For a store whose calls block their thread (SQLite's, on a pool of
 /// a few readers): without it, ten thousand devices' requests at once each block a thread
 /// of the server's executor in the reader pool's wait, until none is left to run the rest
-/// (issue 40). The listening calls (long-lived, or nothing on SQLite) and asset uploads (bounded
+/// (issue 40). In front of a store of a few connections (PostgreSQL's), calls wait here
+/// instead of in its pool's queue, for the lines and the shared reads. The listening calls (long-lived, or nothing on SQLite) and asset uploads (bounded
 /// by the server's upload limit, and paced by their clients) pass around it. The three reads
 /// every long poll makes (its token, its account's subscriptions and zone tokens) are shared
 /// while they wait in line (`WaitingReads`).

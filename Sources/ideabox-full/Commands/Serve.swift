@@ -283,7 +283,9 @@ struct ServeStoreOptions: ParsableArguments {
         switch try location(context) {
         case let .sqlite(url):
             // Its calls block a thread each, five readers and one writer at a time: past
-            // those, calls wait suspended at the gate, not in the reader pool on a thread.
+            // those, calls wait suspended at the gate, not in the reader pool on a thread (and
+            // there a long poll's set-up waits behind the other calls, and the reads of polls
+            // that wait are shared).
             return GatedRecordStore(
                 try SQLiteRecordStore.open(
                     directory: url.deletingLastPathComponent(), fileName: url.lastPathComponent, clock: context.clock,
@@ -292,7 +294,12 @@ struct ServeStoreOptions: ParsableArguments {
         case let .postgres(url):
             do {
                 let clock = context.clock
-                return try runBlocking { try await PostgresRecordStore.connect(url: url, clock: clock) }
+                let connections = 16
+                let store = try runBlocking { try await PostgresRecordStore.connect(url: url, clock: clock, maximumConnections: connections) }
+                // Past its connections, calls wait at the gate instead of in the pool's queue:
+                // there a long poll's set-up waits behind the other calls, and the reads of
+                // polls that wait are shared (`StoreGate`, `WaitingReads`).
+                return GatedRecordStore(store, limit: connections)
             } catch let error as PostgresStoreError {
                 throw FullCommandError.store(error.description)
             }
