@@ -59,7 +59,7 @@ public final class PostgresRecordStore: RecordStore {
                 throw PostgresStoreError.invalidURL("The schema must be lower-case letters, digits and _, not \"\(schema)\".")
             }
         }
-        let startup = schema.map { [("options", "-c search_path=\($0)")] } ?? []
+        let startup = [("application_name", applicationName(schema: schema))] + (schema.map { [("options", "-c search_path=\($0)")] } ?? [])
         var logger = Logger(label: "ideabox.serve.postgres")
         logger.logLevel = .error
 
@@ -77,6 +77,13 @@ public final class PostgresRecordStore: RecordStore {
             client: PostgresClient(configuration: configuration, backgroundLogger: logger), clock: clock,
             maximumRecordsPerRequest: maximumRecordsPerRequest, positions: PositionKeys(serverSecret: secret), schema: schema,
             logger: logger)
+    }
+
+    /// The name a store's connections give PostgreSQL (`application_name`, which
+    /// `pg_stat_activity` shows): `ideabox serve`, and the schema's name after it for a store
+    /// kept in a schema.
+    static func applicationName(schema: String?) -> String {
+        schema.map { "ideabox serve \($0)" } ?? "ideabox serve"
     }
 
     /// Sets the pool to open `count` connections and keep them, with no keep-alive query.

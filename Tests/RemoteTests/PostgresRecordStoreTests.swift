@@ -152,6 +152,30 @@ struct PostgresRecordStoreTests {
         #expect(accounts.map(\.account) == ["alice"])
     }
 
+    @Test("A store opens as many connections as it may use at once, before any request, and keeps those, never one more")
+    func connectionsKeptOpen() async throws {
+        let url = try #require(TestPostgres.url)
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let store = try await PostgresRecordStore.connect(
+            url: url, schema: schema, clock: ManualClock(start: CloudFixture.start).wallClock, maximumConnections: 2)
+        let name = PostgresRecordStore.applicationName(schema: schema)
+        let open = { @Sendable in
+            try await store.run { connection in
+                try await connection.query(
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = \(name)", logger: Logger(label: "test")
+                ).collect().first!.decode(Int64.self)
+            }
+        }
+        // One look at a time: a pool that opened connections only on demand would show one.
+        // (The migration's connection, closed before `connect` returned, may linger a moment.)
+        try await Poll.until("the store holds two connections") { try await open() == 2 }
+        try await withThrowingTaskGroup { group in
+            for _ in 0..<20 { group.addTask { _ = try await store.zones(account: "alice") } }
+            try await group.waitForAll()
+        }
+        #expect(try await open() == 2)
+    }
+
     @Test("A database an earlier server wrote, with flags stored as bool, has them as INT64 after the upgrade")
     func earlierBooleansBecomeIntegers() throws {
         let url = try #require(TestPostgres.url)
