@@ -13,10 +13,11 @@ extension PostgresRecordStore {
     public func account(forAccessTokenHash tokenHash: String) async throws -> String? {
         let now = clock.now().milliseconds
         return try await run { connection in
-            let rows = try await connection.query(
-                "SELECT account, last_used_at FROM access_token WHERE hash = \(tokenHash) AND revoked_at IS NULL", logger: logger
-            ).collect()
-            guard let (account, lastUsed) = try rows.first?.decode((String, Int64?).self) else { return nil }
+            var found: PostgresPollReads.ValidToken.Row?
+            for try await row in try await connection.execute(PostgresPollReads.ValidToken(hash: tokenHash), logger: logger) {
+                found = row
+            }
+            guard let (account, lastUsed) = found else { return nil }
             if lastUsed.map({ now - $0 >= Self.lastUsedResolution }) ?? true {
                 // Best effort: a database that cannot write still lets its accounts read.
                 _ = try? await connection.query("UPDATE access_token SET last_used_at = \(now) WHERE hash = \(tokenHash)", logger: logger)

@@ -10,9 +10,7 @@ extension PostgresRecordStore {
     public func subscriptions(account: String) async throws -> [ZoneSubscription] {
         try await run { connection in
             var subscriptions: [ZoneSubscription] = []
-            let rows = try await connection.query(
-                "SELECT id, zone_name FROM subscription WHERE account = \(account) ORDER BY id", logger: logger)
-            for try await (id, zone) in rows.decode((String, String).self) {
+            for try await (id, zone) in try await connection.execute(PostgresPollReads.Subscriptions(account: account), logger: logger) {
                 subscriptions.append(ZoneSubscription(id: id, zone: RecordZoneID(zoneName: zone)))
             }
             return subscriptions

@@ -19,8 +19,7 @@ extension PostgresRecordStore {
     public func zoneTokens(account: String) async throws -> [RecordZoneID: ChangeToken] {
         try await run { connection in
             var tokens: [RecordZoneID: ChangeToken] = [:]
-            let rows = try await connection.query("SELECT id, name, change_sequence FROM zone WHERE account = \(account)", logger: logger)
-            for try await (id, name, sequence) in rows.decode((Int64, String, Int64).self) {
+            for try await (id, name, sequence) in try await connection.execute(PostgresPollReads.ZoneSequences(account: account), logger: logger) {
                 tokens[RecordZoneID(zoneName: name)] = positions.token(ZonePosition(zoneRowID: id, sequence: sequence))
             }
             return tokens

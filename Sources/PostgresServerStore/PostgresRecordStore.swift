@@ -47,8 +47,8 @@ public final class PostgresRecordStore: RecordStore {
     /// Connects to the database `url` names (`postgres://user:password@host:port/database`)
     /// and brings its schema up to date; throws `PostgresStoreError` if it cannot.
     /// `schema` keeps the tables in a schema of that name (created if missing) instead of
-    /// `public`, so that tests can share one database. Each process keeps at most
-    /// `maximumConnections` connections open.
+    /// `public`, so that tests can share one database. Each store keeps `maximumConnections`
+    /// connections open (`keepOpen`).
     public static func connect(
         url: String, schema: String? = nil, clock: WallClock,
         maximumRecordsPerRequest: Int = WebServicesFormat.maximumOperations, maximumConnections: Int = 16
@@ -59,7 +59,7 @@ public final class PostgresRecordStore: RecordStore {
                 throw PostgresStoreError.invalidURL("The schema must be lower-case letters, digits and _, not \"\(schema)\".")
             }
         }
-        let startup = schema.map { [("options", "-c search_path=\($0)")] } ?? []
+        let startup = [("application_name", applicationName(schema: schema))] + (schema.map { [("options", "-c search_path=\($0)")] } ?? [])
         var logger = Logger(label: "ideabox.serve.postgres")
         logger.logLevel = .error
 
@@ -71,12 +71,36 @@ public final class PostgresRecordStore: RecordStore {
         }
 
         var configuration = location.clientConfiguration
-        configuration.options.maximumConnections = maximumConnections
         configuration.options.additionalStartupParameters = startup
+        Self.keepOpen(maximumConnections, in: &configuration.options)
         return PostgresRecordStore(
             client: PostgresClient(configuration: configuration, backgroundLogger: logger), clock: clock,
             maximumRecordsPerRequest: maximumRecordsPerRequest, positions: PositionKeys(serverSecret: secret), schema: schema,
             logger: logger)
+    }
+
+    /// The name a store's connections give PostgreSQL (`application_name`, which
+    /// `pg_stat_activity` shows): `ideabox serve`, and the schema's name after it for a store
+    /// kept in a schema.
+    static func applicationName(schema: String?) -> String {
+        schema.map { "ideabox serve \($0)" } ?? "ideabox serve"
+    }
+
+    /// Sets the pool to open `count` connections and keep them, with no keep-alive query.
+    ///
+    /// The pool's default parks every connection it gets back with a timer or two (its idle
+    /// timeout, 60 s, and its keep-alive, 30 s), cancelled when the connection is next
+    /// leased: that is, around every query of a busy server. A cancelled `Task.sleep` is
+    /// woken at once, but its sleeping task and Dispatch timer stay allocated until the time
+    /// it was due (9.5 MiB of them at the peak of 2,000 polls starting, in heaptrack: glibc's
+    /// heap keeps that high-water mark), and making and cancelling them costs four tasks a
+    /// query. A pool of connections that are never idle long needs neither timer: a connection
+    /// PostgreSQL closes is replaced as soon as the pool hears of it, and a query on one that
+    /// died unheard fails as `serviceUnavailable`, which clients retry.
+    static func keepOpen(_ count: Int, in options: inout PostgresClient.Configuration.Options) {
+        options.maximumConnections = count
+        options.minimumConnections = count
+        options.keepAliveBehavior = nil
     }
 
     /// Brings the schema up to date on one connection of its own and reads the server's secret.

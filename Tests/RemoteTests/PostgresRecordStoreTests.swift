@@ -152,6 +152,58 @@ struct PostgresRecordStoreTests {
         #expect(accounts.map(\.account) == ["alice"])
     }
 
+    @Test("A store opens as many connections as it may use at once, before any request, and keeps those, never one more")
+    func connectionsKeptOpen() async throws {
+        let url = try #require(TestPostgres.url)
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let store = try await PostgresRecordStore.connect(
+            url: url, schema: schema, clock: ManualClock(start: CloudFixture.start).wallClock, maximumConnections: 2)
+        let name = PostgresRecordStore.applicationName(schema: schema)
+        let open = { @Sendable in
+            try await store.run { connection in
+                try await connection.query(
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = \(name)", logger: Logger(label: "test")
+                ).collect().first!.decode(Int64.self)
+            }
+        }
+        // One look at a time: a pool that opened connections only on demand would show one.
+        // (The migration's connection, closed before `connect` returned, may linger a moment.)
+        try await Poll.until("the store holds two connections") { try await open() == 2 }
+        try await withThrowingTaskGroup { group in
+            for _ in 0..<20 { group.addTask { _ = try await store.zones(account: "alice") } }
+            try await group.waitForAll()
+        }
+        #expect(try await open() == 2)
+    }
+
+    @Test("A poll's reads (its token, subscriptions and zone tokens) are prepared once on a connection and read what is there now")
+    func pollReadsPrepared() async throws {
+        let clock = ManualClock(start: CloudFixture.start)
+        let url = try #require(TestPostgres.url)
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let store = try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock.wallClock, maximumConnections: 1)
+        try await store.addAccessToken(hash: "h", account: "alice", label: "laptop")
+        try await store.saveSubscription(ZoneSubscription(id: "s", zone: Self.zone), account: "alice")
+        try await store.createZone(Self.zone, account: "alice")
+        for _ in 0..<2 {
+            #expect(try await store.account(forAccessTokenHash: "h") == "alice")
+            #expect(try await store.subscriptions(account: "alice").map(\.id) == ["s"])
+            #expect(try await store.zoneTokens(account: "alice").keys.map(\.zoneName) == [Self.zone.zoneName])
+        }
+        let prepared = try await store.run { connection in
+            var names: [String] = []
+            let rows = try await connection.query("SELECT name FROM pg_prepared_statements ORDER BY name", logger: Logger(label: "test"))
+            for try await name in rows.decode(String.self) { names.append(name) }
+            return names
+        }
+        #expect(prepared == ["ideabox_subscriptions", "ideabox_valid_token", "ideabox_zone_sequences"])
+        // Prepared, not kept: a revoked token and a deleted subscription are seen at once.
+        #expect(try await store.revokeAccessToken(account: "alice", label: "laptop") == 1)
+        #expect(try await store.deleteSubscription(id: "s", account: "alice"))
+        #expect(try await store.account(forAccessTokenHash: "h") == nil)
+        #expect(try await store.subscriptions(account: "alice").isEmpty)
+    }
+
     @Test("A database an earlier server wrote, with flags stored as bool, has them as INT64 after the upgrade")
     func earlierBooleansBecomeIntegers() throws {
         let url = try #require(TestPostgres.url)

