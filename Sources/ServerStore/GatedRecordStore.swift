@@ -126,10 +126,11 @@ public final class StoreGate: Sendable {
 /// a few readers): without it, ten thousand devices' requests at once each block a thread
 /// of the server's executor in the reader pool's wait, until none is left to run the rest
 /// (issue 40). In front of a store of a few connections (PostgreSQL's), calls wait here
-/// instead of in its pool's queue, for the lines and the shared reads. The listening calls (long-lived, or nothing on SQLite) and asset uploads (bounded
-/// by the server's upload limit, and paced by their clients) pass around it. The three reads
-/// every long poll makes (its token, its account's subscriptions and zone tokens) are shared
-/// while they wait in line (`WaitingReads`).
+/// instead of in its pool's queue, for the lines and the shared reads. The listening calls
+/// (long-lived, or nothing on SQLite) and asset uploads (bounded by the server's upload
+/// limit, and paced by their clients) pass around it. The three reads every long poll makes
+/// (its token, its account's subscriptions and zone tokens) are shared while they wait in
+/// line (`WaitingReads`).
 public struct GatedRecordStore: RecordStore {
     public let base: any RecordStore
     public let gate: StoreGate
@@ -148,9 +149,6 @@ public struct GatedRecordStore: RecordStore {
         self.base = base
         gate = StoreGate(limit: limit)
     }
-
-    /// How many reads wait in line to be shared.
-    public var sharedReadsWaiting: Int { tokenReads.count + subscriptionReads.count + zoneTokenReads.count }
 
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
