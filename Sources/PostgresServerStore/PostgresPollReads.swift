@@ -7,19 +7,19 @@ import PostgresNIO
 /// unprepared, 7,800–9,400 prepared). Each still reads the table as it is now: nothing read
 /// is kept between requests.
 enum PostgresPollReads {
+    /// A statement bound to one text, its key.
+    protocol Lookup: PostgresPreparedStatement {
+        var key: String { get }
+    }
+
     /// A token's account and when it was last used, if it is not revoked.
-    struct ValidToken: PostgresPreparedStatement {
+    struct ValidToken: Lookup {
         static let name = "ideabox_valid_token"
         static let sql = "SELECT account, last_used_at FROM access_token WHERE hash = $1 AND revoked_at IS NULL"
         typealias Row = (String, Int64?)
 
         var hash: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(hash)
-            return bindings
-        }
+        var key: String { hash }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
             try row.decode(Row.self)
@@ -27,18 +27,13 @@ enum PostgresPollReads {
     }
 
     /// An account's subscriptions, as id and zone name, by id.
-    struct Subscriptions: PostgresPreparedStatement {
+    struct Subscriptions: Lookup {
         static let name = "ideabox_subscriptions"
         static let sql = "SELECT id, zone_name FROM subscription WHERE account = $1 ORDER BY id"
         typealias Row = (String, String)
 
         var account: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(account)
-            return bindings
-        }
+        var key: String { account }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
             try row.decode(Row.self)
@@ -46,21 +41,24 @@ enum PostgresPollReads {
     }
 
     /// An account's zones, as row id, name and change sequence.
-    struct ZoneSequences: PostgresPreparedStatement {
+    struct ZoneSequences: Lookup {
         static let name = "ideabox_zone_sequences"
         static let sql = "SELECT id, name, change_sequence FROM zone WHERE account = $1"
         typealias Row = (Int64, String, Int64)
 
         var account: String
-
-        func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(account)
-            return bindings
-        }
+        var key: String { account }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
             try row.decode(Row.self)
         }
+    }
+}
+
+extension PostgresPollReads.Lookup {
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(key)
+        return bindings
     }
 }
