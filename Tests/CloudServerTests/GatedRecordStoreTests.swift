@@ -64,11 +64,7 @@ struct GatedRecordStoreTests {
     func pollLane() async throws {
         let gate = StoreGate(limit: 1)
         let order = Shared<[String]>([])
-        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
-        let first = Task {
-            try await gate.run { await withCheckedContinuation { continuation in release.withLock { $0 = continuation } } }
-        }
-        try await Poll.until("the first is inside") { release.withLock { $0 != nil } }
+        let holder = try await GateHolder(gate)
         // In line, in this order: two polls, then ten other calls, then a third poll.
         let names = ["poll 1", "poll 2"] + (1...10).map { "call \($0)" } + ["poll 3"]
         var waiting: [Task<Void, any Error>] = []
@@ -79,8 +75,7 @@ struct GatedRecordStoreTests {
             })
             try await Poll.until("\(name) waits") { gate.counts.waiting == index + 1 }
         }
-        release.withLock { $0 }?.resume()
-        try await first.value
+        try await holder.release()
         for task in waiting { try await task.value }
         #expect(order.withLock { $0 } == (1...7).map { "call \($0)" } + ["poll 1"] + (8...10).map { "call \($0)" } + ["poll 2", "poll 3"])
         #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)
@@ -89,11 +84,7 @@ struct GatedRecordStoreTests {
     @Test("A caller gone while its first call waits in line makes no call; one gone after its first call began makes the rest")
     func callerGoneBeforeItsFirstCall() async throws {
         let gate = StoreGate(limit: 1)
-        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
-        let first = Task {
-            try await gate.run { await withCheckedContinuation { continuation in release.withLock { $0 = continuation } } }
-        }
-        try await Poll.until("the first is inside") { release.withLock { $0 != nil } }
+        let holder = try await GateHolder(gate)
         let (gone, calls) = (Shared(false), Shared(0))
         let caller = StoreCaller { gone.withLock { $0 } }
         let waiting = Task {
@@ -101,8 +92,7 @@ struct GatedRecordStoreTests {
         }
         try await Poll.until("the caller waits in line") { gate.counts.waiting == 1 }
         gone.withLock { $0 = true }
-        release.withLock { $0 }?.resume()
-        try await first.value
+        try await holder.release()
         await #expect(throws: StoreCaller.Gone.self) { try await waiting.value }
         #expect(calls.withLock { $0 } == 0)
         #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)

@@ -61,18 +61,13 @@ struct LongPollTests {
         let store = GatedRecordStore(try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200), limit: 1)
         let server = try await ConformanceServer(store: store)
         let url = try await Self.webcourier(server, server.alice)
-        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
-        let holder = Task {
-            try await store.gate.run { await withCheckedContinuation { continuation in release.withLock { $0 = continuation } } }
-        }
-        try await Poll.until("the gate is held") { release.withLock { $0 != nil } }
+        let holder = try await GateHolder(store.gate)
         let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=30")!) }
         try await Poll.until("the poll's ticket check waits in the poll line") { store.gate.pollsWaiting == 1 }
         let list = Task { try await server.post("zones/list", [:], as: server.alice) }
         try await Poll.until("the other request waits in the first line") { store.gate.counts.waiting == 2 }
         #expect(store.gate.pollsWaiting == 1)
-        release.withLock { $0 }?.resume()
-        try await holder.value
+        try await holder.release()
         #expect(try await list.value.status == 200)
         let answer = try await Self.changeUntilAnswered(server, server.alice, poll)
         #expect(answer.status == 200 && answer.json["notificationType"] == "recordZone", "\(answer)")

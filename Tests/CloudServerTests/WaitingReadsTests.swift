@@ -9,7 +9,7 @@ struct WaitingReadsTests {
     @Test("Five tasks asking for one key while its read waits in line cost one read, and all take its value")
     func joinedWhileWaiting() async throws {
         let (gate, reads) = (StoreGate(limit: 1), WaitingReads<String, Int>())
-        let holder = try await Holder(gate)
+        let holder = try await GateHolder(gate)
         let made = Counter()
         var askers: [Task<Int, any Error>] = []
         for index in 0..<5 {
@@ -52,7 +52,7 @@ struct WaitingReadsTests {
     func errorsAndGoneCallers() async throws {
         struct Broken: Error {}
         let (gate, reads) = (StoreGate(limit: 1), WaitingReads<String, Int>())
-        var holder = try await Holder(gate)
+        var holder = try await GateHolder(gate)
         let failing = Task { try await reads.value("alice", through: gate) { throw Broken() } }
         try await Poll.until("the failing read waits") { reads.count == 1 }
         let joiner = Task { try await reads.value("alice", through: gate) { 1 } }
@@ -61,7 +61,7 @@ struct WaitingReadsTests {
         await #expect(throws: Broken.self) { try await failing.value }
         await #expect(throws: Broken.self) { try await joiner.value }
 
-        holder = try await Holder(gate)
+        holder = try await GateHolder(gate)
         let gone = Shared(false)
         let leaving = Task {
             try await StoreCaller.$current.withValue(StoreCaller { gone.withLock { $0 } }) {
@@ -76,24 +76,6 @@ struct WaitingReadsTests {
         await #expect(throws: StoreCaller.Gone.self) { try await leaving.value }
         #expect(try await staying.value == 8, "read for itself")
         #expect(reads.count == 0 && gate.counts.inside == 0 && gate.counts.waiting == 0)
-    }
-}
-
-/// A call that holds a gate's only place until released.
-private struct Holder {
-    private let task: Task<Void, any Error>
-    private let inside: Shared<CheckedContinuation<Void, Never>?>
-
-    init(_ gate: StoreGate) async throws {
-        let inside = Shared<CheckedContinuation<Void, Never>?>(nil)
-        task = Task { try await gate.run { await withCheckedContinuation { continuation in inside.withLock { $0 = continuation } } } }
-        self.inside = inside
-        try await Poll.until("the holder is inside") { inside.withLock { $0 != nil } }
-    }
-
-    func release() async throws {
-        inside.withLock { $0 }?.resume()
-        try await task.value
     }
 }
 
