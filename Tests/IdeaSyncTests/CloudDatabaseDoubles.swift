@@ -83,3 +83,74 @@ final class WatchedDatabase: CloudDatabase {
         try base.records(in: zone, ofType: recordType)
     }
 }
+
+/// A client whose modifies wait, once armed, until `count` of them (over every client made
+/// with the same `Meeting`) are in at once, or until `patience` has passed: how a test sees
+/// whether sessions that send together each send at once, or wait for a thread.
+final class MeetingDatabase: CloudDatabase {
+    /// Where the modifies of several clients meet.
+    final class Meeting: @unchecked Sendable {
+        let count: Int
+        let patience: TimeInterval
+        // Read and written under `condition`'s lock.
+        private let condition = NSCondition()
+        private var isArmed = false
+        private var inside = 0
+        private var most = 0
+
+        init(count: Int, patience: TimeInterval) {
+            self.count = count
+            self.patience = patience
+        }
+
+        /// From now on, modifies wait for each other.
+        func arm() {
+            condition.withLock { isArmed = true }
+        }
+
+        /// The most modifies that were in at once since it was armed.
+        var mostAtOnce: Int { condition.withLock { most } }
+
+        /// Waits, on the caller's thread, until `count` are in or `patience` has passed.
+        func meet() {
+            condition.lock()
+            defer { condition.unlock() }
+            guard isArmed else { return }
+            inside += 1
+            most = max(most, inside)
+            condition.broadcast()
+            let giveUp = Date(timeIntervalSinceNow: patience)
+            while most < count, condition.wait(until: giveUp) {}
+            inside -= 1
+        }
+    }
+
+    private let base: any CloudDatabase
+    private let meeting: Meeting
+
+    init(_ base: any CloudDatabase, meeting: Meeting) {
+        self.base = base
+        self.meeting = meeting
+    }
+
+    var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
+
+    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
+
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+        meeting.meet()
+        return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+    }
+
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+    }
+
+    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+        try base.records(in: zone, ofType: recordType)
+    }
+}

@@ -5,6 +5,7 @@ import IdeaModel
 import IdeaStore
 import IdeaSync
 import RemoteTestSupport
+import Synchronization
 import Testing
 
 /// `SyncSession.send`, what a local change runs: the outbox goes out over the change tags
@@ -86,5 +87,37 @@ import Testing
         _ = try b.repository.addIdea(title: "from B")
         _ = try b.session.send()
         #expect(try b.ideas().map(\.title).sorted() == ["from A", "from B"])
+    }
+
+    @Test("Sessions of one process that send at once each send at once, none waiting for a thread behind the others' answers")
+    func sendsOfManySessionsGoOutTogether() async throws {
+        let fixture = try SyncFixture()
+        // More than Dispatch's global queue runs at once (about one a core).
+        let count = ProcessInfo.processInfo.activeProcessorCount * 2 + 4
+        let meeting = MeetingDatabase.Meeting(count: count, patience: 5)
+        let devices = try (0..<count).map { index in
+            try fixture.device("d\(index)", client: { MeetingDatabase($0, meeting: meeting) })
+        }
+        for (index, device) in devices.enumerated() {
+            _ = try device.session.run()
+            _ = try device.repository.addIdea(title: "from \(index)")
+        }
+        meeting.arm()
+        let finished = Mutex(0)
+        let failed = Mutex(0)
+        for device in devices {
+            let session = device.session
+            Thread.detachNewThread {
+                do { _ = try session.send() } catch { failed.withLock { $0 += 1 } }
+                finished.withLock { $0 += 1 }
+            }
+        }
+        while finished.withLock({ $0 }) < count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+
+        #expect(meeting.mostAtOnce == count)
+        #expect(failed.withLock { $0 } == 0)
+        #expect(try fixture.remoteIdeas().count == count)
     }
 }

@@ -205,6 +205,9 @@ struct PushBenchmark: ParsableCommand {
         let idleWindowUsage = servers.map { $0.usage() }
 
         var notification = Measurement(name: "a push starts → notification at each device")
+        // The two legs of it: the push's own round trip, and the fan-out after its answer.
+        var pushAnswered = Measurement(name: "  a push starts → its answer at the writer")
+        var fromAnswer = Measurement(name: "  its answer → notification at each device")
         var peak = zip(held, idleWindowUsage).map { (max($0.residentMiB, $1.residentMiB), max($0.openFiles, $1.openFiles)) }
         var written = [Int](repeating: 0, count: accountCount)
         let busyStart = servers.map { $0.cpuTime() }
@@ -214,6 +217,7 @@ struct PushBenchmark: ParsableCommand {
         for round in 0..<rounds {
             let chosen = (0..<min(writers, accountCount)).map { (round * writers + $0) % accountCount }
             let starts = Locked([ContinuousClock.Instant](repeating: .now, count: chosen.count))
+            let answers = Locked([ContinuousClock.Instant](repeating: .now, count: chosen.count))
             let failures = Locked(0)
             // A thread each, so that all of them push at once (Dispatch would run as many as cores).
             let pushed = DispatchGroup()
@@ -229,6 +233,7 @@ struct PushBenchmark: ParsableCommand {
                         case .send: _ = try writer.session.send()
                         case .run: _ = try writer.session.run()
                         }
+                        answers.withLock { $0[index] = .now }
                     } catch {
                         failures.withLock { $0 += 1 }
                     }
@@ -241,10 +246,14 @@ struct PushBenchmark: ParsableCommand {
             try waitUntil("round \(round) everywhere", timeout: 300) {
                 try told.enumerated().allSatisfy { try $1.ideaCount() == written[chosen[$0 / perAccount]] }
             }
-            let roundStarts = starts.withLock { $0 }
+            let (roundStarts, roundAnswers) = (starts.withLock { $0 }, answers.withLock { $0 })
+            for (start, answer) in zip(roundStarts, roundAnswers) { pushAnswered.record(answer - start) }
             for (index, device) in told.enumerated() {
-                let start = roundStarts[index / perAccount]
-                if let noticed = device.notices.first(where: { $0 >= start }) { notification.record(noticed - start) }
+                let (start, answer) = (roundStarts[index / perAccount], roundAnswers[index / perAccount])
+                if let noticed = device.notices.first(where: { $0 >= start }) {
+                    notification.record(noticed - start)
+                    fromAnswer.record(noticed - answer)
+                }
             }
             peak = zip(peak, servers.map { $0.usage() }).map { (max($0.0, $1.residentMiB), max($0.1, $1.openFiles)) }
         }
@@ -269,6 +278,8 @@ struct PushBenchmark: ParsableCommand {
         print("(c) \(listening.count) \(devices) devices holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
             + "\(writers) writers at once (each a \(writerSync == .send ? "save's push alone" : "whole sync")), \(rounds) rounds; every device live after \(Measurement.milliseconds(liveAfter)):")
         print("  " + notification.report)
+        print("  " + pushAnswered.report)
+        print("  " + fromAnswer.report)
         for (index, server) in servers.enumerated() {
             print("  server \(index + 1) with every poll held: \(held[index].residentMiB) MiB resident, \(held[index].openFiles) open files; "
                 + "at its peak \(peak[index].0) MiB, \(peak[index].1) open files (high-water mark \(server.peakResidentMiB) MiB)")
