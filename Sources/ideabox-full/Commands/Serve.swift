@@ -279,7 +279,7 @@ struct ServeStoreOptions: ParsableArguments {
 
     /// How many calls SQLite's store takes at once: one a core and one more (a write that
     /// waits for the file's one writer leaves the cores to reads), at most its five readers
-    /// and its writer. The file is in memory, so a call is CPU, and more at once only wait
+    /// and its writer. The file is in the page cache, so a call is CPU, and more at once wait
     /// on each other in the reader pool's locks: with six at once on 2 cores, 43 % of the
     /// reads' time went in waking threads, and the server spent a third more CPU or more on
     /// the same 10,000 devices (issue 40).
