@@ -103,18 +103,17 @@ import Testing
             _ = try device.repository.addIdea(title: "from \(index)")
         }
         meeting.arm()
-        let finished = Mutex(0)
         let failed = Mutex(0)
+        let sends = DispatchGroup()
         for device in devices {
             let session = device.session
+            sends.enter()
             Thread.detachNewThread {
                 do { _ = try session.send() } catch { failed.withLock { $0 += 1 } }
-                finished.withLock { $0 += 1 }
+                sends.leave()
             }
         }
-        while finished.withLock({ $0 }) < count {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await withCheckedContinuation { done in sends.notify(queue: .global()) { done.resume() } }
 
         #expect(meeting.mostAtOnce == count)
         #expect(failed.withLock { $0 } == 0)
