@@ -13,6 +13,11 @@ import Synchronization
 /// HTTPS trusts the system's roots, plus the authority a device was given with `--ca-cert`
 /// (a self-signed certificate on a home network, say). Pools are made once per setting and
 /// kept for the life of the process: an HTTP client must not be dropped while running.
+///
+/// A program playing many devices gives each group of them a pool of its own (`instance`),
+/// as each app has its own: a pool looks through all its connections to a server on every
+/// request it sends and every answer it takes, so one pool of ten thousand connections
+/// costs each request what a thousand small ones would not.
 public final class HTTPConnectionPool: Sendable {
     /// The process's pool: up to 8 connections to each server, the system's roots trusted.
     public static let shared = try! HTTPConnectionPool.with()
@@ -20,6 +25,7 @@ public final class HTTPConnectionPool: Sendable {
     private struct Settings: Hashable {
         var connectionsPerHost: Int
         var trustedAuthority: String?
+        var instance: Int
     }
 
     private static let pools = Mutex<[Settings: HTTPConnectionPool]>([:])
@@ -44,10 +50,11 @@ public final class HTTPConnectionPool: Sendable {
     }
 
     /// The pool that keeps up to `connectionsPerHost` connections to each server and, over
-    /// HTTPS, trusts the system's roots plus the certificates in `trustedAuthority` (PEM).
-    /// Throws `untrustedServer` if that text holds no certificate.
-    public static func with(connectionsPerHost: Int = 8, trustedAuthority: String? = nil) throws -> HTTPConnectionPool {
-        let settings = Settings(connectionsPerHost: connectionsPerHost, trustedAuthority: trustedAuthority)
+    /// HTTPS, trusts the system's roots plus the certificates in `trustedAuthority` (PEM);
+    /// pools of the same settings but another `instance` are separate ones. Throws
+    /// `untrustedServer` if that text holds no certificate.
+    public static func with(connectionsPerHost: Int = 8, trustedAuthority: String? = nil, instance: Int = 0) throws -> HTTPConnectionPool {
+        let settings = Settings(connectionsPerHost: connectionsPerHost, trustedAuthority: trustedAuthority, instance: instance)
         return try pools.withLock { pools in
             if let pool = pools[settings] { return pool }
             let pool = try HTTPConnectionPool(settings)
