@@ -164,10 +164,19 @@ struct PushBenchmark: ParsableCommand {
         let writerDevices = accounts.indices.map { PushDevice(client: servers[$0 % servers.count].client(accounts[$0], pool: pools[$0])) }
         if writerSync == .send {
             // Each writer is an app that has started: its first sync made its zone and fetched,
-            // so in the rounds a save goes as the app sends one, the push alone.
+            // so in the rounds a save goes as the app sends one, the push alone. It has saved
+            // and sent once before too, as a device in use has: a first save's statements are
+            // compiled on the writer's device, whose work here would take the cores from the
+            // pushes and fan-outs measured.
             let failures = Locked(0)
             DispatchQueue.concurrentPerform(iterations: writerDevices.count) { index in
-                do { _ = try writerDevices[index].session.run() } catch { failures.withLock { $0 += 1 } }
+                do {
+                    _ = try writerDevices[index].session.run()
+                    _ = try writerDevices[index].repository.addIdea(title: "before the rounds, from writer \(index)")
+                    _ = try writerDevices[index].session.send()
+                } catch {
+                    failures.withLock { $0 += 1 }
+                }
             }
             guard failures.withLock({ $0 }) == 0 else { throw ValidationError("\(failures.withLock { $0 }) writers' first syncs failed") }
         }
@@ -212,7 +221,7 @@ struct PushBenchmark: ParsableCommand {
         var pushAnswered = Measurement(name: "  a push starts → its answer at the writer")
         var fromAnswer = Measurement(name: "  its answer → notification at each device")
         var peak = zip(held, idleWindowUsage).map { (max($0.residentMiB, $1.residentMiB), max($0.openFiles, $1.openFiles)) }
-        var written = [Int](repeating: 0, count: accountCount)
+        var written = [Int](repeating: writerSync == .send ? 1 : 0, count: accountCount)
         let busyStart = servers.map { $0.cpuTime() }
         let busyOwnStart = BenchServer.cpuTime(of: getpid())
         let busyClock = clock.now
@@ -223,14 +232,22 @@ struct PushBenchmark: ParsableCommand {
             let answers = Locked([ContinuousClock.Instant](repeating: .now, count: chosen.count))
             let failures = Locked(0)
             // A thread each, so that all of them push at once (Dispatch would run as many as cores).
-            let pushed = DispatchGroup()
+            // Each saves its idea first, and all push once every one has saved: a save is the
+            // writer's own device's work, which on this machine would take the cores from the
+            // pushes and their fan-out that are measured.
+            let (saved, pushed) = (DispatchGroup(), DispatchGroup())
             for index in chosen.indices {
+                saved.enter()
                 pushed.enter()
                 Thread.detachNewThread {
                     defer { pushed.leave() }
                     do {
                         let writer = writerDevices[chosen[index]]
-                        _ = try writer.repository.addIdea(title: "round \(round) from writer \(chosen[index])")
+                        do {
+                            defer { saved.leave() }
+                            _ = try writer.repository.addIdea(title: "round \(round) from writer \(chosen[index])")
+                        }
+                        saved.wait()
                         starts.withLock { $0[index] = .now }
                         switch writerSync {
                         case .send: _ = try writer.session.send()
