@@ -198,7 +198,12 @@ let package = Package(
         // and fetches through its own client, thousands to an event loop, so that the benchmark
         // measures the server, not ten thousand app stacks beside it. The benchmark's alone: it
         // links NIO, which the device side never does, and the app links none of it.
-        .target(name: "BenchDevices", dependencies: ["CloudKitModel", "CloudHTTPClient", .product(name: "NIOCore", package: "swift-nio")]),
+        .target(
+            name: "BenchDevices",
+            dependencies: [
+                "CloudKitModel", "CloudHTTPClient", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         .executableTarget(
             name: "ideabox-bench",
             dependencies: [

@@ -1,7 +1,9 @@
 import CloudHTTPClient
 import CloudKitModel
 import Dispatch
+import Foundation
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// A device of the push benchmark that is nothing but its wire: it sends what the app's
@@ -9,9 +11,10 @@ import Synchronization
 /// sync token, asking for the records carried; on an answer, the carried page taken or
 /// `changes/zone` fetched from its own token, page after page, then the next poll at once),
 /// through the app's own client (`WebServicesDatabase`), but with no thread waiting: thousands
-/// of them share the HTTP client's event loops. It keeps no database: of each record it keeps
-/// the name and the change tag it last received, so a test can see what it missed and what
-/// reached it twice.
+/// of them share the HTTP client's event loops. Its polls may go over a connection of its own
+/// (`PollConnection`), asked and read as the app's client does. It keeps no database: of
+/// each record it keeps the name and the change tag it last received, so a test can see what
+/// it missed and what reached it twice.
 ///
 /// What it is not: it applies nothing (no conflict rule, no search index, no outbox), never
 /// writes, and has no engine (no safety timer, no push after a local change).
@@ -51,16 +54,19 @@ public final class WireDevice: Sendable {
     private let zone: RecordZoneID
     private let pollSeconds: Int
     private let resultsLimit: Int
+    private let connection: PollConnection?
     private let state = Mutex(State())
 
     /// A device of `client`'s account that listens to `zone`, polls for `pollSeconds` at
     /// most (the app's `ChangeListener.pollSeconds`) and fetches `resultsLimit` changes a page
-    /// (its `SyncSession`'s).
-    public init(client: WebServicesDatabase, zone: RecordZoneID, pollSeconds: Int, resultsLimit: Int) {
+    /// (its `SyncSession`'s); with `ownConnection`, its polls go over a `PollConnection`, not
+    /// through the client's pool.
+    public init(client: WebServicesDatabase, zone: RecordZoneID, pollSeconds: Int, resultsLimit: Int, ownConnection: Bool = false) {
         self.client = client
         self.zone = zone
         self.pollSeconds = pollSeconds
         self.resultsLimit = resultsLimit
+        self.connection = ownConnection ? PollConnection() : nil
     }
 
     /// Joins as the app's first sync and listener do: creates the zone, subscribes, takes the
@@ -71,9 +77,10 @@ public final class WireDevice: Sendable {
         try connect()
     }
 
-    /// Holds no poll after the one under way.
+    /// Holds no poll after the one under way (which ends at once over a connection of its own).
     public func stop() {
         state.withLock { $0.isStopped = true }
+        connection?.close()
     }
 
     /// Whether it holds a poll and has fetched everything it was told of.
@@ -95,6 +102,7 @@ public final class WireDevice: Sendable {
     /// the app's listener tells its engine of every zone each time it starts watching.
     private func connect() throws {
         let cursor = try client.startWatching([zone])
+        try connection?.connect(for: WebServicesDatabase.pollURL(after: cursor, seconds: pollSeconds))
         state.withLock { $0.cursor = cursor }
         poll()
         fetch()
@@ -123,7 +131,12 @@ public final class WireDevice: Sendable {
     private func poll() {
         guard let cursor = state.withLock({ $0.isStopped ? nil : $0.cursor }) else { return }
         let asked = ContinuousClock.now
-        let answer = client.waitForChangesFuture(after: cursor, seconds: pollSeconds)
+        let answer: EventLoopFuture<ZoneChangeNotice?>
+        if let connection {
+            answer = Self.poll(after: cursor, seconds: pollSeconds, over: connection, readBy: client)
+        } else {
+            answer = client.waitForChangesFuture(after: cursor, seconds: pollSeconds)
+        }
         answer.whenComplete { [self] result in
             switch result {
             case .success(let notice):
@@ -146,6 +159,21 @@ public final class WireDevice: Sendable {
             case .failure:
                 failed(on: answer.eventLoop)
             }
+        }
+    }
+
+    /// The poll after `cursor` over `connection`, asked and read as `client` does.
+    private static func poll(
+        after cursor: ChangeCursor, seconds: Int, over connection: PollConnection, readBy client: WebServicesDatabase
+    ) -> EventLoopFuture<ZoneChangeNotice?> {
+        let url: URL
+        do {
+            url = try WebServicesDatabase.pollURL(after: cursor, seconds: seconds)
+        } catch {
+            return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(error)
+        }
+        return connection.get(url).flatMapThrowing { answer in
+            try client.notice(answering: cursor, status: answer.status, headers: answer.headers, body: answer.body)
         }
     }
 

@@ -131,18 +131,29 @@ extension WebServicesDatabase: ZoneChangeFeed {
     /// devices on one event loop): the same request, its answer read on the pool's event
     /// loop, the page it carried kept for `fetchChangesFuture` (or `fetchChanges`) to take.
     public func waitForChangesFuture(after cursor: ChangeCursor, seconds: Int) -> EventLoopFuture<ZoneChangeNotice?> {
-        let url: URL
-        let token: String?
         let pollURL: URL
         do {
-            (url, token) = try Self.parts(of: cursor)
-            pollURL = try Self.pollURL(url, since: token, seconds: seconds)
+            pollURL = try Self.pollURL(after: cursor, seconds: seconds)
         } catch {
             return transport.pool.client.eventLoopGroup.any().makeFailedFuture(error)
         }
         return transport.getFuture(pollURL, wait: Self.pollWait(seconds)).flatMapThrowing { [self] status, headers, body in
-            Self.notice(try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: false), url: url, token: token)
+            try notice(answering: cursor, status: status, headers: headers, body: body)
         }
+    }
+
+    /// The URL `waitForChangesFuture(after:seconds:)` GETs: for a program that plays many
+    /// devices over connections of its own, with `notice(answering:status:headers:body:)`.
+    public static func pollURL(after cursor: ChangeCursor, seconds: Int) throws -> URL {
+        let (url, token) = try parts(of: cursor)
+        return try pollURL(url, since: token, seconds: seconds)
+    }
+
+    /// What the answer to the poll after `cursor` tells, as `waitForChangesFuture` reads it
+    /// (a page it carried is kept for the next fetch).
+    public func notice(answering cursor: ChangeCursor, status: Int, headers: HTTPHeaders, body: ByteBuffer) throws -> ZoneChangeNotice? {
+        let (url, token) = try Self.parts(of: cursor)
+        return Self.notice(try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: false), url: url, token: token)
     }
 
     /// The webcourier URL and the sync token a cursor spells.

@@ -11,19 +11,22 @@ import Testing
 
 /// The push benchmark's wire device against `ideabox serve` (in this process, on
 /// 127.0.0.1): it must end with exactly the writer's records, none twice, and send for each
-/// change what the app's listener and engine send.
+/// change what the app's listener and engine send, its polls through the app's client or
+/// over a connection of its own.
 @Suite(.serialized) struct WireDeviceTests {
     typealias Served = ChangeListenerServedTests
 
-    @Test("A wire device receives every change once: small writes carried by its poll, large ones fetched page by page")
-    func receivesEveryChangeOnce() async throws {
+    @Test(
+        "A wire device receives every change once: small writes carried by its poll, large ones fetched page by page",
+        arguments: [false, true])
+    func receivesEveryChangeOnce(pollingOverOwnConnection ownConnection: Bool) async throws {
         let lines = Lines()
         let server = try Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
                                        log: RequestLog(clock: .system) { lines.append($0) })
         let writer = server.device("writer")
         _ = try writer.session.run()
         // Pages of 10, so that a write of more than a poll carries (20 records) takes three.
-        let device = WireDevice(client: server.client(), zone: SyncSession.zone, pollSeconds: 60, resultsLimit: 10)
+        let device = WireDevice(client: server.client(), zone: SyncSession.zone, pollSeconds: 60, resultsLimit: 10, ownConnection: ownConnection)
         try device.start()
         defer { device.stop() }
         try await Self.waitUntil("the device is live") { device.isLive }
@@ -46,8 +49,8 @@ import Testing
         #expect(device.notices.count >= 3)
     }
 
-    @Test("For the same writes, a wire device sends what the app's listener and engine send")
-    func sendsWhatTheAppSends() async throws {
+    @Test("For the same writes, a wire device sends what the app's listener and engine send", arguments: [false, true])
+    func sendsWhatTheAppSends(pollingOverOwnConnection ownConnection: Bool) async throws {
         // Two servers, one for each kind of device, each with a writer that writes the same.
         let appLines = Lines()
         let wireLines = Lines()
@@ -63,7 +66,9 @@ import Testing
         let app = AppDevice(client: appServer.client())
         app.start()
         defer { app.stop() }
-        let wire = WireDevice(client: wireServer.client(), zone: SyncSession.zone, pollSeconds: ChangeListener.pollSeconds, resultsLimit: SyncSession.fetchLimit)
+        let wire = WireDevice(
+            client: wireServer.client(), zone: SyncSession.zone, pollSeconds: ChangeListener.pollSeconds, resultsLimit: SyncSession.fetchLimit,
+            ownConnection: ownConnection)
         try wire.start()
         defer { wire.stop() }
         try await Self.waitUntil("both devices are live") {

@@ -35,6 +35,11 @@ struct PushBenchmark: ParsableCommand {
         """)
     var devices: DeviceKind = .wire
     @Option(help: """
+        Over what a wire device's long polls go: own (a connection of its own each, asked and read as the app does) or \
+        client (the app's HTTP client, whose bookkeeping for ten thousand devices takes the cores the server is measured on).
+        """)
+    var polls: PollTransport = .own
+    @Option(help: """
         How a writer sends its change in the fan-out part: send (as the app sends a save: the push alone, one request, \
         after a first sync before the rounds) or run (a whole sync each time: its zones, a pull, then the push).
         """)
@@ -159,8 +164,12 @@ struct PushBenchmark: ParsableCommand {
         let accounts = try (0..<accountCount).map { try servers[0].newAccount("push-fan-\(getpid())-\($0)") }
         // The devices of an account share a pool of connections (each app has its own). With
         // one pool for them all, every request and answer looked through ten thousand
-        // connections: a quarter of this process's CPU in the rounds.
-        let pools = try accounts.indices.map { try HTTPConnectionPool.with(connectionsPerHost: perAccount + 8, instance: $0 + 1) }
+        // connections: a quarter of this process's CPU in the rounds. Wire devices that poll
+        // over connections of their own use it only to start (and for a fetch, rare) and the
+        // writer to push: one connection each account then, so that the server holds as many
+        // as with the polls in the pool.
+        let ownPolls = devices == .wire && polls == .own
+        let pools = try accounts.indices.map { try HTTPConnectionPool.with(connectionsPerHost: ownPolls ? 1 : perAccount + 8, instance: $0 + 1) }
         let writerDevices = accounts.indices.map { PushDevice(client: servers[$0 % servers.count].client(accounts[$0], pool: pools[$0])) }
         if writerSync == .send {
             // Each writer is an app that has started: its first sync made its zone and fetched,
@@ -185,7 +194,10 @@ struct PushBenchmark: ParsableCommand {
             let account = index % accountCount
             let client = servers[(account + index / accountCount + 1) % servers.count].client(accounts[account], pool: pools[account])
             switch devices {
-            case .wire: return WireDevice(client: client, zone: SyncSession.zone, pollSeconds: ChangeListener.pollSeconds, resultsLimit: SyncSession.fetchLimit)
+            case .wire:
+                return WireDevice(
+                    client: client, zone: SyncSession.zone, pollSeconds: ChangeListener.pollSeconds, resultsLimit: SyncSession.fetchLimit,
+                    ownConnection: polls == .own)
             case .app: return PushDevice(client: client, recordsNotices: true)
             }
         }
@@ -295,7 +307,8 @@ struct PushBenchmark: ParsableCommand {
             failures += device.failures
         }
         let refused = zip(servers, refusedBefore).flatMap { Array($0.loggedLines(statusAtLeast: 500).dropFirst($1)) }
-        print("(c) \(listening.count) \(devices) devices holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
+        let kind = devices == .app ? "app devices" : "wire devices (polls over \(polls == .own ? "connections of their own" : "the app's client"))"
+        print("(c) \(listening.count) \(kind) holding long polls (\(accountCount) accounts of \(perAccount)) on \(servers.count) server(s), "
             + "\(writers) writers at once (each a \(writerSync == .send ? "save's push alone" : "whole sync")), \(rounds) rounds; every device live after \(Measurement.milliseconds(liveAfter)):")
         print("  " + notification.report)
         print("  " + pushAnswered.report)
@@ -351,6 +364,12 @@ struct PushBenchmark: ParsableCommand {
 /// `app`, the whole app (`PushDevice`).
 enum DeviceKind: String, ExpressibleByArgument, CaseIterable {
     case wire, app
+}
+
+/// Over what a wire device's long polls go: `own`, a connection of its own (`PollConnection`),
+/// or `client`, the app's HTTP client.
+enum PollTransport: String, ExpressibleByArgument, CaseIterable {
+    case own, client
 }
 
 /// How a writer sends its change in the fan-out part: `send`, the push alone (a save, as the
