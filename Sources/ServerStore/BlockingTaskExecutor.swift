@@ -5,6 +5,12 @@ import Synchronization
 /// SQLite or socket calls do. The server's tasks and a store's background tasks prefer it,
 /// so that they never wait on the cooperative pool, whose few threads a caller of
 /// `runBlocking` (a command, a test) may be holding.
+///
+/// On Linux the queue is not "overcommit": Dispatch runs about a thread a core on it and adds
+/// more only after its monitor has seen the running ones blocked for a while, so a burst of
+/// calls that block (SQLite's one writer, a busy store) slows every job behind them for that
+/// while. `serve` on SQLite lets one call a core and one more through its gate
+/// (`GatedRecordStore`), which keeps such a burst short.
 public final class BlockingTaskExecutor: TaskExecutor {
     public static let shared = BlockingTaskExecutor()
 
