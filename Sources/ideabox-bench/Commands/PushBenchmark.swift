@@ -164,7 +164,7 @@ struct PushBenchmark: ParsableCommand {
         let accounts = try (0..<accountCount).map { try servers[0].newAccount("push-fan-\(getpid())-\($0)") }
         // The devices of an account share a pool of connections (each app has its own). With
         // one pool for them all, every request and answer looked through ten thousand
-        // connections: a quarter of this process's CPU in the rounds. Wire devices that poll
+        // connections: 14 % of this process's CPU in the rounds. Wire devices that poll
         // over connections of their own use it only to start (and for a fetch, rare) and the
         // writer to push: one connection each account then, so that the server holds as many
         // as with the polls in the pool.
