@@ -24,7 +24,7 @@ struct LongPollRoute {
     /// The longest a long poll is held (about a minute, as CloudKit's).
     static let longestTimeout: Duration = .seconds(60)
 
-    let store: any AccountStore & SubscriptionStore & RecordZoneStore
+    let store: any PollSetUpStore & RecordZoneStore
     let hub: ZoneChangeHub
     let shares: FairShares
     let secret: ServerSecret
@@ -33,7 +33,9 @@ struct LongPollRoute {
     /// Adds the route to `router`.
     func add(to router: Router<ServerRequestContext>) {
         router.group("webcourier")
-            .add(middleware: TicketMiddleware(kind: .webcourier, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock))
+            .add(
+                middleware: TicketMiddleware(
+                    kind: .webcourier, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock, checksToken: false))
             .onEveryMethod(":ticket") { request, context in
                 guard let ticket = context.ticket else { throw WebServicesErrorMiddleware.noSuchEndpoint }
                 return try await poll(request, ticket: ticket, channel: context.channel)
@@ -41,17 +43,8 @@ struct LongPollRoute {
     }
 
     private func poll(_ request: Request, ticket: AssetTicket, channel: any Channel) async throws -> Response {
-        // A ticket of the release before names no token (`TicketMiddleware` checks those that
-        // do): it serves only while its account still holds a valid token made before the
-        // ticket was, so revoking or deleting (and making the name anew) ends it.
-        if ticket.tokenHash == nil {
-            let issued = ticket.expires.adding(milliseconds: -AssetTicket.webcourierLifetime)
-            guard try await store.accessTokens(account: ticket.account).contains(where: { $0.revoked == nil && $0.created <= issued }) else {
-                throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
-            }
-        }
+        let subscriptions = try await admittedSubscriptions(ticket)
         let (timeout, since, carries) = try Self.parameters(request.uri.queryParameters)
-        let subscriptions = try await store.subscriptions(account: ticket.owner)
         // Listed for the account's changes here, in the request's own task (a store call on
         // PostgreSQL), not in the body's: see below.
         await hub.keepListening(ticket.owner)
@@ -70,6 +63,25 @@ struct LongPollRoute {
             try await writer.write(ByteBuffer(bytes: JSONValue.object(answer).bytes))
             try await writer.finish(nil)
         })
+    }
+
+    /// The subscriptions of the ticket's database, once its token is found to serve the
+    /// ticket's account still (`AUTHENTICATION_FAILED` if not): read together, in one call to
+    /// the store (`TicketMiddleware` leaves this route's token to it).
+    private func admittedSubscriptions(_ ticket: AssetTicket) async throws -> [ZoneSubscription] {
+        guard let tokenHash = ticket.tokenHash else {
+            // A ticket of the release before names no token: it serves only while its account
+            // still holds a valid token made before the ticket was, so revoking or deleting
+            // (and making the name anew) ends it.
+            let issued = ticket.expires.adding(milliseconds: -AssetTicket.webcourierLifetime)
+            guard try await store.accessTokens(account: ticket.account).contains(where: { $0.revoked == nil && $0.created <= issued }) else {
+                throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
+            }
+            return try await store.subscriptions(account: ticket.owner)
+        }
+        let setUp = try await store.pollSetUp(accessTokenHash: tokenHash, subscriptionsOf: ticket.owner)
+        guard setUp.tokenAccount == ticket.account else { throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: Self.refusal) }
+        return setUp.subscriptions
     }
 
     /// Holds the poll until a watched zone changes (the change), its time is up or the server

@@ -29,11 +29,28 @@ extension SQLiteRecordStore {
     /// the last one noted is a minute old.
     public func account(forAccessTokenHash tokenHash: String) throws -> String? {
         // One statement, read from one snapshot: no transaction around it (every request asks).
-        let found = try writer.unsafeRead { db in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT account, lastUsedAt FROM accessToken WHERE hash = ? AND revokedAt IS NULL"),
-                arguments: [tokenHash])
+        try noteUse(of: tokenHash, found: try writer.unsafeRead { db in try Self.token(hashing: tokenHash, db) })
+    }
+
+    /// The token's account and `owner`'s subscriptions in one access to the pool of readers
+    /// (each statement from its own snapshot, as the two calls alone would read them).
+    public func pollSetUp(accessTokenHash tokenHash: String, subscriptionsOf owner: String) throws -> PollSetUp {
+        let (token, subscriptions) = try writer.unsafeRead { db in
+            (try Self.token(hashing: tokenHash, db), try Self.subscriptions(of: owner, db))
         }
+        return PollSetUp(tokenAccount: try noteUse(of: tokenHash, found: token), subscriptions: subscriptions)
+    }
+
+    /// The unrevoked token whose hash is `tokenHash`: its account and when it was last used.
+    private static func token(hashing tokenHash: String, _ db: Database) throws -> Row? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT account, lastUsedAt FROM accessToken WHERE hash = ? AND revokedAt IS NULL"),
+            arguments: [tokenHash])
+    }
+
+    /// The account of the token `found` (nil for none), noting its use when the last one
+    /// noted is a minute old.
+    private func noteUse(of tokenHash: String, found: Row?) throws -> String? {
         guard let found else { return nil }
         let now = clock.now().milliseconds
         if (found["lastUsedAt"] as Int64?).map({ now - $0 >= Self.lastUsedResolution }) ?? true {

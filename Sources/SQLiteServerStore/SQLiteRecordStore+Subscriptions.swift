@@ -8,10 +8,13 @@ extension SQLiteRecordStore {
     /// The zone subscriptions of `account`, by id.
     public func subscriptions(account: String) throws -> [ZoneSubscription] {
         // One statement, read from one snapshot: no transaction around it (every long poll asks).
-        try writer.unsafeRead { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, zoneName FROM subscription WHERE account = ? ORDER BY id"), arguments: [account])
-                .map { ZoneSubscription(id: $0["id"], zone: RecordZoneID(zoneName: $0["zoneName"])) }
-        }
+        try writer.unsafeRead { db in try Self.subscriptions(of: account, db) }
+    }
+
+    /// The zone subscriptions of `account`, by id, read in `db`.
+    static func subscriptions(of account: String, _ db: Database) throws -> [ZoneSubscription] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT id, zoneName FROM subscription WHERE account = ? ORDER BY id"), arguments: [account])
+            .map { ZoneSubscription(id: $0["id"], zone: RecordZoneID(zoneName: $0["zoneName"])) }
     }
 
     /// Saves `subscription` for `account`, replacing one with its id.

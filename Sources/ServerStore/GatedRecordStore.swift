@@ -128,9 +128,9 @@ public final class StoreGate: Sendable {
 /// (issue 40). In front of a store of a few connections (PostgreSQL's), calls wait here
 /// instead of in its pool's queue, for the lines and the shared reads. The listening calls
 /// (long-lived, or nothing on SQLite) and asset uploads (bounded by the server's upload
-/// limit, and paced by their clients) pass around it. The three reads every long poll makes
-/// (its token, its account's subscriptions and zone tokens) are shared while they wait in
-/// line (`WaitingReads`).
+/// limit, and paced by their clients) pass around it. The reads every long poll makes (its
+/// token with its account's subscriptions, then its zone tokens) are shared while they wait
+/// in line (`WaitingReads`).
 public struct GatedRecordStore: RecordStore {
     public let base: any RecordStore
     public let gate: StoreGate
@@ -144,6 +144,7 @@ public struct GatedRecordStore: RecordStore {
     private let tokenReads = WaitingReads<ReadKey, String?>()
     private let subscriptionReads = WaitingReads<ReadKey, [ZoneSubscription]>()
     private let zoneTokenReads = WaitingReads<ReadKey, [RecordZoneID: ChangeToken]>()
+    private let pollSetUpReads = WaitingReads<ReadKey, PollSetUp>()
 
     public init(_ base: any RecordStore, limit: Int) {
         self.base = base
@@ -221,6 +222,12 @@ public struct GatedRecordStore: RecordStore {
     public func subscriptions(account: String) async throws -> [ZoneSubscription] {
         try await subscriptionReads.value(ReadKey(lane: StoreGate.lane, name: account), through: gate) {
             try await base.subscriptions(account: account)
+        }
+    }
+
+    public func pollSetUp(accessTokenHash tokenHash: String, subscriptionsOf owner: String) async throws -> PollSetUp {
+        try await pollSetUpReads.value(ReadKey(lane: StoreGate.lane, name: tokenHash + " " + owner), through: gate) {
+            try await base.pollSetUp(accessTokenHash: tokenHash, subscriptionsOf: owner)
         }
     }
 

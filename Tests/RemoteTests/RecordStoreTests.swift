@@ -46,6 +46,39 @@ import Testing
         #expect(try runBlocking { try await store.revokeAccessToken(account: "Bob", label: "phone") } == 0)
     }
 
+    @Test("A poll's set-up reads its token's account and its database's subscriptions as the two calls alone do, through the gate too; a revoked or unknown token serves none",
+          arguments: RemoteKind.tested)
+    func pollSetUpReadsTokenAndSubscriptions(kind: RemoteKind) throws {
+        let store = try CloudFixture(kind: kind).store
+        let gated = GatedRecordStore(store, limit: 2)
+        let subscriptions = [
+            ZoneSubscription(id: "zone-ideas", zone: RecordZoneID(zoneName: "Ideas")),
+            ZoneSubscription(id: "zone-library", zone: RecordZoneID(zoneName: "Library")),
+        ]
+        try runBlocking {
+            try await store.addAccessToken(hash: "h-laptop", account: "Bob", label: "laptop")
+            try await store.addAccessToken(hash: "h-phone", account: "Bob", label: "phone")
+            for subscription in subscriptions.reversed() { try await store.saveSubscription(subscription, account: "Bob@iCloud.x") }
+            try await store.saveSubscription(ZoneSubscription(id: "zone-other", zone: RecordZoneID(zoneName: "Other")), account: "Carol")
+        }
+        for reader in [store, gated as any RecordStore] {
+            let setUp = try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-phone", subscriptionsOf: "Bob@iCloud.x") }
+            #expect(setUp == PollSetUp(tokenAccount: "Bob", subscriptions: subscriptions))
+            #expect(setUp.subscriptions == (try runBlocking { try await reader.subscriptions(account: "Bob@iCloud.x") }))
+            #expect(try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-unknown", subscriptionsOf: "Nobody") }
+                == PollSetUp(tokenAccount: nil, subscriptions: []))
+        }
+        // The use is noted as `account(forAccessTokenHash:)` notes it.
+        #expect(try runBlocking { try await store.accessTokens(account: "Bob") }.first { $0.label == "phone" }?.lastUsed != nil)
+        #expect(try runBlocking { try await store.accessTokens(account: "Bob") }.first { $0.label == "laptop" }?.lastUsed == nil)
+        #expect(try runBlocking { try await store.revokeAccessToken(account: "Bob", label: "phone") } == 1)
+        for reader in [store, gated as any RecordStore] {
+            #expect(try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-phone", subscriptionsOf: "Bob@iCloud.x") }
+                == PollSetUp(tokenAccount: nil, subscriptions: subscriptions))
+            #expect(try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-laptop", subscriptionsOf: "Bob@iCloud.x") }.tokenAccount == "Bob")
+        }
+    }
+
     @Test("Deleting an account takes all it holds, in every container, and nothing of an account whose name it begins",
           arguments: RemoteKind.tested)
     func deletingAnAccount(kind: RemoteKind) throws {
