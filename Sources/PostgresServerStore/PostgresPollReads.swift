@@ -1,7 +1,7 @@
 import PostgresNIO
 
-/// The reads every long poll makes (its token, its account's subscriptions, its account's zone
-/// tokens), as statements each connection prepares once and then only binds and executes:
+/// The reads every long poll makes (its token with its account's subscriptions, its account's
+/// zone tokens), as statements each connection prepares once and then only binds and executes:
 /// PostgreSQL parses and plans them once a connection instead of once a poll, which more than
 /// halves what a read costs it (pgbench, one such lookup: 3,300–4,000 reads a second
 /// unprepared, 7,800–9,400 prepared). Each still reads the table as it is now: nothing read
@@ -34,6 +34,35 @@ enum PostgresPollReads {
 
         var account: String
         var key: String { account }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(Row.self)
+        }
+    }
+
+    /// A token's account and when it was last used, if it is not revoked (as `ValidToken`),
+    /// with a database's subscriptions (as `Subscriptions`), in one statement: a row each
+    /// subscription, the token's columns on every row; a single row of nulls but the token's
+    /// for none.
+    struct PollSetUp: PostgresPreparedStatement {
+        static let name = "ideabox_poll_set_up"
+        static let sql = """
+            SELECT t.account, t.last_used_at, s.id, s.zone_name FROM (SELECT 1) AS one
+            LEFT JOIN access_token t ON t.hash = $1 AND t.revoked_at IS NULL
+            LEFT JOIN subscription s ON s.account = $2
+            ORDER BY s.id
+            """
+        typealias Row = (String?, Int64?, String?, String?)
+
+        var hash: String
+        var owner: String
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(hash)
+            bindings.append(owner)
+            return bindings
+        }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
             try row.decode(Row.self)

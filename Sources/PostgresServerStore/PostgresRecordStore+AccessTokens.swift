@@ -11,19 +11,39 @@ extension PostgresRecordStore {
     static let lastUsedResolution: Int64 = 60_000
 
     public func account(forAccessTokenHash tokenHash: String) async throws -> String? {
-        let now = clock.now().milliseconds
-        return try await run { connection in
+        try await run { connection in
             var found: PostgresPollReads.ValidToken.Row?
             for try await row in try await connection.execute(PostgresPollReads.ValidToken(hash: tokenHash), logger: logger) {
                 found = row
             }
-            guard let (account, lastUsed) = found else { return nil }
-            if lastUsed.map({ now - $0 >= Self.lastUsedResolution }) ?? true {
-                // Best effort: a database that cannot write still lets its accounts read.
-                _ = try? await connection.query("UPDATE access_token SET last_used_at = \(now) WHERE hash = \(tokenHash)", logger: logger)
-            }
-            return account
+            return await noteUse(of: tokenHash, found: found, on: connection)
         }
+    }
+
+    /// The token's account and `owner`'s subscriptions in one statement, one round trip.
+    public func pollSetUp(accessTokenHash tokenHash: String, subscriptionsOf owner: String) async throws -> PollSetUp {
+        try await run { connection in
+            var token: PostgresPollReads.ValidToken.Row?
+            var subscriptions: [ZoneSubscription] = []
+            let rows = try await connection.execute(PostgresPollReads.PollSetUp(hash: tokenHash, owner: owner), logger: logger)
+            for try await (account, lastUsed, id, zone) in rows {
+                if let account { token = (account, lastUsed) }
+                if let id, let zone { subscriptions.append(ZoneSubscription(id: id, zone: RecordZoneID(zoneName: zone))) }
+            }
+            return PollSetUp(tokenAccount: await noteUse(of: tokenHash, found: token, on: connection), subscriptions: subscriptions)
+        }
+    }
+
+    /// The account of the token `found` (nil for none), noting its use when the last one
+    /// noted is a minute old.
+    private func noteUse(of tokenHash: String, found: PostgresPollReads.ValidToken.Row?, on connection: PostgresConnection) async -> String? {
+        guard let (account, lastUsed) = found else { return nil }
+        let now = clock.now().milliseconds
+        if lastUsed.map({ now - $0 >= Self.lastUsedResolution }) ?? true {
+            // Best effort: a database that cannot write still lets its accounts read.
+            _ = try? await connection.query("UPDATE access_token SET last_used_at = \(now) WHERE hash = \(tokenHash)", logger: logger)
+        }
+        return account
     }
 
     public func accountName(matching name: String) async throws -> String? {
