@@ -26,7 +26,7 @@ struct TicketMiddleware: RouterMiddleware {
     var checksToken = true
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // A long poll's set-up (this check, its subscriptions, its `since` look) waits behind
+        // A long poll's set-up (its token and subscriptions, its `since` look) waits behind
         // the store's other calls: its answer, written later, does not.
         guard kind == .webcourier else { return try await admit(request, context: context, next: next) }
         return try await StoreGate.$lane.withValue(.poll) { try await admit(request, context: context, next: next) }

@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// Two lines: the calls that set up a long poll (its ticket's token, its subscriptions, its
 /// `since` look) wait in a line of their own, `Lane.poll`, behind every other call. When a
-/// change wakes a thousand polls, their devices' next polls come back at once, three reads
-/// each: in one line they stood before the round's later saves and the woken polls' answers,
+/// change wakes a thousand polls, their devices' next polls come back at once, two reads
+/// each (three before a poll read its token and subscriptions together): in one line they stood before the round's later saves and the woken polls' answers,
 /// so the last devices of a round were told only after the first ones had polled again
 /// (issue 40). A poll that starts later misses nothing (its `since` look finds what changed
 /// meanwhile). So that a steady stream of other calls cannot hold polls back forever, every
