@@ -43,11 +43,30 @@ struct LongPollRoute {
     }
 
     private func poll(_ request: Request, ticket: AssetTicket, channel: any Channel) async throws -> Response {
-        let subscriptions = try await admittedSubscriptions(ticket)
-        let (timeout, since, carries) = try Self.parameters(request.uri.queryParameters)
-        // Listed for the account's changes here, in the request's own task (a store call on
+        let (timeout, since, carries): (Duration, DatabaseToken?, Bool)
+        do {
+            (timeout, since, carries) = try Self.parameters(request.uri.queryParameters)
+        } catch {
+            // The token is checked before the query, as for every other request.
+            _ = try await setUp(ticket)
+            throw error
+        }
+        // Listed for the account's changes, then registered with the hub, before anything is
+        // read: a change committed after the reads began wakes the poll, one committed before
+        // is in them (`changedSince`). In the request's own task (a store call on
         // PostgreSQL), not in the body's: see below.
-        await hub.keepListening(ticket.owner)
+        let (id, owner) = (UUID(), ticket.owner)
+        await hub.keepListening(owner)
+        hub.register(id: id, owner: owner, holder: ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash), timeout: timeout)
+        do {
+            let (subscriptions, zoneTokens) = try await setUp(ticket)
+            var alreadyChanged: ZoneChangeHub.Change?
+            if let since { alreadyChanged = await Self.changedSince(since, subscriptions, current: zoneTokens, owner: owner, store: store) }
+            hub.admit(id, subscriptions: subscriptions, alreadyChanged: alreadyChanged)
+        } catch {
+            hub.release(id)
+            throw error
+        }
         // The poll is held in its answer's body, written once the route and the middlewares
         // around it have returned: while it waits, only the connection's own frames stay
         // suspended, not every middleware's (about 30 KiB a poll; issue 40). The head goes
@@ -57,7 +76,7 @@ struct LongPollRoute {
         // (the store's reads) is made in a task of its own.
         let route = self
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody { writer in
-            let change = try await route.wait(ticket: ticket, subscriptions: subscriptions, timeout: timeout, since: since, channel: channel)
+            let change = try await route.wait(for: id, ticket: ticket, channel: channel)
             async let made = route.answer(change, ticket: ticket, since: since, carries: carries)
             let answer = await made
             try await writer.write(ByteBuffer(bytes: JSONValue.object(answer).bytes))
@@ -65,10 +84,11 @@ struct LongPollRoute {
         })
     }
 
-    /// The subscriptions of the ticket's database, once its token is found to serve the
-    /// ticket's account still (`AUTHENTICATION_FAILED` if not): read together, in one call to
-    /// the store (`TicketMiddleware` leaves this route's token to it).
-    private func admittedSubscriptions(_ ticket: AssetTicket) async throws -> [ZoneSubscription] {
+    /// What a poll waits for, and where the zones stand as it begins to wait: the
+    /// subscriptions of the ticket's database, and its zones' tokens, once its token is found
+    /// to serve the ticket's account still (`AUTHENTICATION_FAILED` if not): read together, in
+    /// one call to the store (`TicketMiddleware` leaves this route's token to it).
+    private func setUp(_ ticket: AssetTicket) async throws -> (subscriptions: [ZoneSubscription], zoneTokens: [RecordZoneID: ChangeToken]) {
         guard let tokenHash = ticket.tokenHash else {
             // A ticket of the release before names no token: it serves only while its account
             // still holds a valid token made before the ticket was, so revoking or deleting
@@ -77,34 +97,27 @@ struct LongPollRoute {
             guard try await store.accessTokens(account: ticket.account).contains(where: { $0.revoked == nil && $0.created <= issued }) else {
                 throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: "This webcourier URL's account has no valid token; sign in again.")
             }
-            return try await store.subscriptions(account: ticket.owner)
+            return (try await store.subscriptions(account: ticket.owner), try await store.zoneTokens(account: ticket.owner))
         }
         let setUp = try await store.pollSetUp(accessTokenHash: tokenHash, subscriptionsOf: ticket.owner)
         guard setUp.tokenAccount == ticket.account else { throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: Self.refusal) }
-        return setUp.subscriptions
+        return (setUp.subscriptions, setUp.zoneTokens)
     }
 
-    /// Holds the poll until a watched zone changes (the change), its time is up or the server
-    /// stops (nil); throws `ClientLeft` if its client has gone.
-    private func wait(
-        ticket: AssetTicket, subscriptions: [ZoneSubscription], timeout: Duration, since: DatabaseToken?, channel: any Channel
-    ) async throws -> ZoneChangeHub.Change? {
-        let (store, owner) = (store, ticket.owner)
+    /// Holds the registered poll `id` until a watched zone changes (the change), its time is
+    /// up or the server stops (nil); throws `ClientLeft` if its client has gone.
+    private func wait(for id: UUID, ticket: AssetTicket, channel: any Channel) async throws -> ZoneChangeHub.Change? {
         // A client that has gone (closed its sending half, or the connection) takes its poll
         // with it at once: its file, its place in the hub, its memory. While held, the
         // connection may be closed to make room (the account's, if it holds the most).
-        let (id, hub, gone) = (UUID(), hub, Flag())
+        let (hub, gone) = (hub, Flag())
         shares.connections?.whenClientGone(channel) {
             gone.raise()
             hub.release(id)
         }
         shares.connections?.hold(channel, for: ticket.account)
         defer { shares.connections?.forgetClientGone(channel) }
-        let holder = ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash)
-        let change = await hub.wait(id: id, owner: owner, holder: holder, subscriptions: subscriptions, timeout: timeout) {
-            guard let since else { return nil }
-            return await Self.changedSince(since, subscriptions, owner: owner, store: store)
-        }
+        let change = await hub.answer(of: id)
         guard !gone.isRaised else { throw ClientLeft() }
         return change
     }
@@ -140,15 +153,16 @@ struct LongPollRoute {
         return answer
     }
 
-    /// The first of `subscriptions` whose zone's records changed after `since`, as a zone
+    /// The first of `subscriptions` whose zone's records changed after `since` (the zones
+    /// standing at `current`), as a zone
     /// subscription sees changes (Apple's fires when a record of the zone changes): a zone made
     /// after `since` that holds no change yet is no change, as its creation wakes no held poll
     /// either. Counting it made a device that took its token before its own first sync made
     /// its zones, then held a poll while they were made, fetch them after that poll's minute.
     static func changedSince(
-        _ since: DatabaseToken, _ subscriptions: [ZoneSubscription], owner: String, store: any RecordZoneStore
+        _ since: DatabaseToken, _ subscriptions: [ZoneSubscription], current: [RecordZoneID: ChangeToken], owner: String,
+        store: any RecordZoneStore
     ) async -> ZoneChangeHub.Change? {
-        guard let current = try? await store.zoneTokens(account: owner) else { return nil }
         let changed = Set(since.changedZones(subscriptions.map(\.zone), current: DatabaseToken(current)))
         for subscription in subscriptions where changed.contains(subscription.zone) {
             if since.zones[subscription.zone.zoneName] == nil && current[subscription.zone] != nil {

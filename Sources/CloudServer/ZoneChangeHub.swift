@@ -43,9 +43,14 @@ final class ZoneChangeHub: Service, Sendable {
 
     private struct Waiter {
         var holder: Holder
-        var subscriptions: [ZoneSubscription]
+        /// What the poll waits for; nil while its subscriptions are read (`admit`), when a
+        /// change of any zone of its database is noted in `heard`.
+        var subscriptions: [ZoneSubscription]?
+        /// The zones changed while the subscriptions were read, with what their polls share.
+        var heard: [RecordZoneID: SharedPollReads] = [:]
         var deadline: ContinuousClock.Instant
-        var continuation: CheckedContinuation<Change?, Never>
+        /// Where its answer goes, once its request's body waits for it (`answer(of:)`).
+        var continuation: CheckedContinuation<Change?, Never>?
     }
 
     private struct State {
@@ -62,6 +67,9 @@ final class ZoneChangeHub: Service, Sendable {
         /// Polls released (cancelled, or their client gone) before they were registered, with
         /// when: they are answered as they register, and forgotten after a while.
         var releasedEarly: [UUID: ContinuousClock.Instant] = [:]
+        /// Polls answered before their body waited for the answer, with when: taken by
+        /// `answer(of:)`, and forgotten after a while (a body that never ran).
+        var answered: [UUID: (change: Change?, at: ContinuousClock.Instant)] = [:]
         /// When this process last told the store it holds each account's polls.
         var listening: [String: ContinuousClock.Instant] = [:]
         var stopped = false
@@ -75,21 +83,34 @@ final class ZoneChangeHub: Service, Sendable {
             return waiter
         }
 
-        /// Registers `waiter` as `id` of `owner`; returns the polls answered to make room for
-        /// it: the oldest of its account past `limits.pollsPerAccount`, and of its token past
-        /// `limits.pollsPerToken`.
-        mutating func add(_ waiter: Waiter, id: UUID, owner: String, limits: FairShareLimits) -> [Waiter] {
+        /// Answers the poll `id` with `change`, if it still waits: takes it out of the table,
+        /// and returns where its answer goes, or keeps the answer for its body if none waits yet.
+        mutating func end(_ id: UUID, with change: Change?, at now: ContinuousClock.Instant) -> CheckedContinuation<Change?, Never>? {
+            guard let waiter = remove(id) else { return nil }
+            guard let continuation = waiter.continuation else {
+                answered[id] = (change, now)
+                return nil
+            }
+            return continuation
+        }
+
+        /// Registers `waiter` as `id` of `owner`; returns where the answers of the polls ended
+        /// to make room for it go: the oldest of its account past `limits.pollsPerAccount`, and
+        /// of its token past `limits.pollsPerToken`.
+        mutating func add(
+            _ waiter: Waiter, id: UUID, owner: String, limits: FairShareLimits, now: ContinuousClock.Instant
+        ) -> [CheckedContinuation<Change?, Never>] {
             waiters[owner, default: [:]][id] = waiter
             owners[id] = owner
             byAccount[waiter.holder.account, default: []].append(id)
-            var evicted: [Waiter] = []
-            while let polls = byAccount[waiter.holder.account], polls.count > limits.pollsPerAccount, let oldest = remove(polls[0]) {
-                evicted.append(oldest)
+            var evicted: [CheckedContinuation<Change?, Never>] = []
+            while let polls = byAccount[waiter.holder.account], polls.count > limits.pollsPerAccount, owners[polls[0]] != nil {
+                end(polls[0], with: nil, at: now).map { evicted.append($0) }
             }
             if let token = waiter.holder.token, owners[id] != nil {
                 byToken[token, default: []].append(id)
-                while let polls = byToken[token], polls.count > limits.pollsPerToken, let oldest = remove(polls[0]) {
-                    evicted.append(oldest)
+                while let polls = byToken[token], polls.count > limits.pollsPerToken, owners[polls[0]] != nil {
+                    end(polls[0], with: nil, at: now).map { evicted.append($0) }
                 }
             }
             return evicted
@@ -128,31 +149,70 @@ final class ZoneChangeHub: Service, Sendable {
 
     /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
     /// `timeout` passes (nil), or the server stops (nil), or the poll is released (nil:
-    /// `release(id)`, or a newer poll of its holder past its share). `alreadyChanged` runs
-    /// once the poll is registered, so a change it misses wakes the poll: a change it
-    /// reports (one that came before the poll, after the device's cursor) answers the poll at
-    /// once.
-    func wait(
-        id: UUID = UUID(), owner: String, holder: Holder, subscriptions: [ZoneSubscription], timeout: Duration,
-        alreadyChanged: @escaping @Sendable () async -> Change? = { nil }
-    ) async -> Change? {
+    /// `release(id)`, or a newer poll of its holder past its share): `register`, `admit` and
+    /// `answer(of:)` in one, for a poll that knows its subscriptions already.
+    func wait(id: UUID = UUID(), owner: String, holder: Holder, subscriptions: [ZoneSubscription], timeout: Duration) async -> Change? {
         await keepListening(owner)
-        return await withTaskCancellationHandler {
+        register(id: id, owner: owner, holder: holder, timeout: timeout)
+        admit(id, subscriptions: subscriptions, alreadyChanged: nil)
+        return await answer(of: id)
+    }
+
+    /// Takes the poll `id` of `owner`'s database, held for `timeout` at most, before what it
+    /// waits for is read: from now on a change of any of the database's zones is noted for
+    /// it, so that the reads that follow (its subscriptions, and where its zones stand) miss
+    /// none. Call `keepListening(owner)` first, and `admit` (or `release`) once they are read.
+    func register(id: UUID, owner: String, holder: Holder, timeout: Duration) {
+        let now = ContinuousClock.now
+        let deadline = now + timeout
+        let waiter = Waiter(holder: holder, deadline: deadline)
+        let second = self.second(of: deadline)
+        let evicted = state.withLock { state -> [CheckedContinuation<Change?, Never>] in
+            if state.releasedEarly.removeValue(forKey: id) != nil || state.stopped {
+                state.answered[id] = (nil, now)
+                return []
+            }
+            state.due[second, default: []].append(id)
+            return state.add(waiter, id: id, owner: owner, limits: limits, now: now)
+        }
+        for poll in evicted { poll.resume(returning: nil) }
+    }
+
+    /// Tells the registered poll `id` what it waits for: a change of a zone one of
+    /// `subscriptions` watches. It is answered at once with `alreadyChanged` (a change that
+    /// came before it, after its device's cursor: nil for none) or with such a change noted
+    /// since it registered; else it waits.
+    func admit(_ id: UUID, subscriptions: [ZoneSubscription], alreadyChanged: Change?) {
+        let now = ContinuousClock.now
+        let woken = state.withLock { state -> (CheckedContinuation<Change?, Never>, Change)? in
+            guard let owner = state.owners[id], let waiter = state.waiters[owner]?[id] else { return nil }
+            let heard = subscriptions.lazy.compactMap { subscription in
+                waiter.heard[subscription.zone].map { Change(subscriptionID: subscription.id, zone: subscription.zone, reads: $0) }
+            }.first
+            guard let change = alreadyChanged ?? heard else {
+                state.waiters[owner]?[id]?.subscriptions = subscriptions
+                state.waiters[owner]?[id]?.heard = [:]
+                return nil
+            }
+            // A poll whose body does not wait yet has no continuation: `end` keeps its answer.
+            return state.end(id, with: change, at: now).map { ($0, change) }
+        }
+        if let (continuation, change) = woken { continuation.resume(returning: change) }
+    }
+
+    /// The answer of the registered poll `id`, once it has one: the change that woke it, or nil
+    /// (its time was up, the server stopped, or it was released: as well if this task is
+    /// cancelled).
+    func answer(of id: UUID) async -> Change? {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let deadline = ContinuousClock.now + timeout
-                let waiter = Waiter(holder: holder, subscriptions: subscriptions, deadline: deadline, continuation: continuation)
-                let second = self.second(of: deadline)
-                let (answeredAtOnce, evicted) = state.withLock { state -> (Bool, [Waiter]) in
-                    if state.releasedEarly.removeValue(forKey: id) != nil || state.stopped { return (true, []) }
-                    state.due[second, default: []].append(id)
-                    return (false, state.add(waiter, id: id, owner: owner, limits: limits))
+                let known = state.withLock { state -> Change?? in
+                    if let answered = state.answered.removeValue(forKey: id) { return .some(answered.change) }
+                    guard let owner = state.owners[id], state.waiters[owner]?[id] != nil else { return .some(nil) }
+                    state.waiters[owner]?[id]?.continuation = continuation
+                    return .none
                 }
-                for poll in evicted { poll.continuation.resume(returning: nil) }
-                if answeredAtOnce { return continuation.resume(returning: nil) }
-                Task { [self] in
-                    guard let change = await alreadyChanged() else { return }
-                    state.withLock { $0.remove(id) }?.continuation.resume(returning: change)
-                }
+                if case .some(let change) = known { continuation.resume(returning: change) }
             }
         } onCancel: {
             release(id)
@@ -183,14 +243,14 @@ final class ZoneChangeHub: Service, Sendable {
     /// Answers the poll `id` at once with nil (its client has gone), or if it is not yet
     /// registered, as soon as it is.
     func release(_ id: UUID) {
-        let waiter = state.withLock { state in
+        let continuation = state.withLock { state -> CheckedContinuation<Change?, Never>? in
             guard let waiter = state.remove(id) else {
-                state.releasedEarly[id] = .now
-                return nil as Waiter?
+                if state.answered.removeValue(forKey: id) == nil { state.releasedEarly[id] = .now }
+                return nil
             }
-            return waiter
+            return waiter.continuation
         }
-        waiter?.continuation.resume(returning: nil)
+        continuation?.resume(returning: nil)
     }
 
     /// Wakes the polls of `owner` that watch one of `zones`, and tells the other processes.
@@ -210,11 +270,17 @@ final class ZoneChangeHub: Service, Sendable {
     func deliver(owner: String, zones: Set<RecordZoneID>) {
         var woken: [(CheckedContinuation<Change?, Never>, Change)] = []
         let reads = SharedPollReads()
+        let now = ContinuousClock.now
         state.withLock { state in
             for (id, waiter) in state.waiters[owner] ?? [:] {
-                guard let subscription = waiter.subscriptions.first(where: { zones.contains($0.zone) }) else { continue }
-                _ = state.remove(id)
-                woken.append((waiter.continuation, Change(subscriptionID: subscription.id, zone: subscription.zone, reads: reads)))
+                guard let subscriptions = waiter.subscriptions else {
+                    // Its subscriptions are being read: noted, for `admit` to look at.
+                    for zone in zones where waiter.heard[zone] == nil { state.waiters[owner]?[id]?.heard[zone] = reads }
+                    continue
+                }
+                guard let subscription = subscriptions.first(where: { zones.contains($0.zone) }) else { continue }
+                let change = Change(subscriptionID: subscription.id, zone: subscription.zone, reads: reads)
+                state.end(id, with: change, at: now).map { woken.append(($0, change)) }
             }
         }
         for (continuation, change) in woken { continuation.resume(returning: change) }
@@ -228,6 +294,8 @@ final class ZoneChangeHub: Service, Sendable {
             // A release that came after its poll was answered left its id here: forget them
             // (a poll registers within moments of its release, if at all).
             if !state.releasedEarly.isEmpty { state.releasedEarly = state.releasedEarly.filter { now - $0.value < .seconds(10) } }
+            // So did an answer whose body never came to take it (its head could not be written).
+            if !state.answered.isEmpty { state.answered = state.answered.filter { now - $0.value.at < .seconds(10) } }
             // Listings old enough to be renewed by the next poll are not needed to decide anything.
             if current % 60 == 0 { state.listening = state.listening.filter { now - $0.value < Self.listeningRenewal } }
             var expired: [CheckedContinuation<Change?, Never>] = []
@@ -235,7 +303,7 @@ final class ZoneChangeHub: Service, Sendable {
                 for id in state.due.removeValue(forKey: second) ?? [] {
                     guard let owner = state.owners[id], let deadline = state.waiters[owner]?[id]?.deadline else { continue }
                     if deadline <= now {
-                        state.remove(id).map { expired.append($0.continuation) }
+                        state.end(id, with: nil, at: now).map { expired.append($0) }
                     } else {
                         state.due[second + 1, default: []].append(id)
                     }
@@ -251,7 +319,7 @@ final class ZoneChangeHub: Service, Sendable {
         let all = state.withLock { state in
             state.stopped = true
             defer { state = State(stopped: true) }
-            return state.waiters.values.flatMap { $0.values.map(\.continuation) }
+            return state.waiters.values.flatMap { $0.values.compactMap(\.continuation) }
         }
         for continuation in all { continuation.resume(returning: nil) }
     }

@@ -41,18 +41,22 @@ enum PostgresPollReads {
     }
 
     /// A token's account and when it was last used, if it is not revoked (as `ValidToken`),
-    /// with a database's subscriptions (as `Subscriptions`), in one statement: a row each
-    /// subscription, the token's columns on every row; a single row of nulls but the token's
-    /// for none.
+    /// a database's subscriptions (as `Subscriptions`) and its zones (as `ZoneSequences`), in
+    /// one statement: first the token's row (of nulls for none), then a row each
+    /// subscription, by id, then a row each zone, told apart by the first column.
     struct PollSetUp: PostgresPreparedStatement {
-        static let name = "ideabox_poll_set_up"
+        static let name = "ideabox_poll_set_up_with_zones"
         static let sql = """
-            SELECT t.account, t.last_used_at, s.id, s.zone_name FROM (SELECT 1) AS one
-            LEFT JOIN access_token t ON t.hash = $1 AND t.revoked_at IS NULL
-            LEFT JOIN subscription s ON s.account = $2
-            ORDER BY s.id
+            SELECT 0 AS part, t.account, t.last_used_at AS number, NULL::text AS id, NULL::text AS name, NULL::bigint AS sequence
+            FROM (SELECT 1) AS one LEFT JOIN access_token t ON t.hash = $1 AND t.revoked_at IS NULL
+            UNION ALL SELECT 1, NULL, NULL, s.id, s.zone_name, NULL FROM subscription s WHERE s.account = $2
+            UNION ALL SELECT 2, NULL, z.id, NULL, z.name, z.change_sequence FROM zone z WHERE z.account = $2
+            ORDER BY part, id
             """
-        typealias Row = (String?, Int64?, String?, String?)
+        /// Which part of the answer the row is (0 the token, 1 a subscription, 2 a zone), the
+        /// token's account, its last use or the zone's row id, the subscription's id, the
+        /// subscription's or the zone's name, the zone's change sequence.
+        typealias Row = (Int32, String?, Int64?, String?, String?, Int64?)
 
         var hash: String
         var owner: String

@@ -20,17 +20,28 @@ extension PostgresRecordStore {
         }
     }
 
-    /// The token's account and `owner`'s subscriptions in one statement, one round trip.
+    /// The token's account, `owner`'s subscriptions and its zones' tokens in one statement,
+    /// one round trip.
     public func pollSetUp(accessTokenHash tokenHash: String, subscriptionsOf owner: String) async throws -> PollSetUp {
         try await run { connection in
             var token: PostgresPollReads.ValidToken.Row?
             var subscriptions: [ZoneSubscription] = []
+            var zoneTokens: [RecordZoneID: ChangeToken] = [:]
             let rows = try await connection.execute(PostgresPollReads.PollSetUp(hash: tokenHash, owner: owner), logger: logger)
-            for try await (account, lastUsed, id, zone) in rows {
-                if let account { token = (account, lastUsed) }
-                if let id, let zone { subscriptions.append(ZoneSubscription(id: id, zone: RecordZoneID(zoneName: zone))) }
+            for try await (part, account, number, id, name, sequence) in rows {
+                switch part {
+                case 0:
+                    if let account { token = (account, number) }
+                case 1:
+                    if let id, let name { subscriptions.append(ZoneSubscription(id: id, zone: RecordZoneID(zoneName: name))) }
+                default:
+                    if let number, let name, let sequence {
+                        zoneTokens[RecordZoneID(zoneName: name)] = positions.token(ZonePosition(zoneRowID: number, sequence: sequence))
+                    }
+                }
             }
-            return PollSetUp(tokenAccount: await noteUse(of: tokenHash, found: token, on: connection), subscriptions: subscriptions)
+            let tokenAccount = await noteUse(of: tokenHash, found: token, on: connection)
+            return PollSetUp(tokenAccount: tokenAccount, subscriptions: subscriptions, zoneTokens: zoneTokens)
         }
     }
 

@@ -1,3 +1,4 @@
+import CloudKitModel
 import Foundation
 import GRDB
 import IdeaBoxFoundation
@@ -32,13 +33,14 @@ extension SQLiteRecordStore {
         try noteUse(of: tokenHash, found: try writer.unsafeRead { db in try Self.token(hashing: tokenHash, db) })
     }
 
-    /// The token's account and `owner`'s subscriptions in one access to the pool of readers
-    /// (each statement from its own snapshot, as the two calls alone would read them).
+    /// The token's account, `owner`'s subscriptions and its zones' tokens in one access to
+    /// the pool of readers (each statement from its own snapshot, as the three calls alone
+    /// would read them).
     public func pollSetUp(accessTokenHash tokenHash: String, subscriptionsOf owner: String) throws -> PollSetUp {
-        let (token, subscriptions) = try writer.unsafeRead { db in
-            (try Self.token(hashing: tokenHash, db), try Self.subscriptions(of: owner, db))
+        let (token, subscriptions, zoneTokens) = try writer.unsafeRead { db -> (Row?, [ZoneSubscription], [RecordZoneID: ChangeToken]) in
+            (try Self.token(hashing: tokenHash, db), try Self.subscriptions(of: owner, db), try self.zoneTokens(of: owner, db))
         }
-        return PollSetUp(tokenAccount: try noteUse(of: tokenHash, found: token), subscriptions: subscriptions)
+        return PollSetUp(tokenAccount: try noteUse(of: tokenHash, found: token), subscriptions: subscriptions, zoneTokens: zoneTokens)
     }
 
     /// The unrevoked token whose hash is `tokenHash`: its account and when it was last used.

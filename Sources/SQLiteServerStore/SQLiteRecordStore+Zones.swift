@@ -17,13 +17,16 @@ extension SQLiteRecordStore {
     public func zoneTokens(account: String) throws -> [RecordZoneID: ChangeToken] {
         // One statement, which SQLite reads from one snapshot: no transaction around it (a
         // long poll asks this for every device an account's change wakes).
-        try writer.unsafeRead { db in
-            var tokens: [RecordZoneID: ChangeToken] = [:]
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT id, name, changeSequence FROM zone WHERE account = ?"), arguments: [account]) {
-                tokens[RecordZoneID(zoneName: row["name"])] = positions.token(ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]))
-            }
-            return tokens
+        try writer.unsafeRead { db in try zoneTokens(of: account, db) }
+    }
+
+    /// The zones of `account`, each with the token of its latest change, read in `db`.
+    func zoneTokens(of account: String, _ db: Database) throws -> [RecordZoneID: ChangeToken] {
+        var tokens: [RecordZoneID: ChangeToken] = [:]
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT id, name, changeSequence FROM zone WHERE account = ?"), arguments: [account]) {
+            tokens[RecordZoneID(zoneName: row["name"])] = positions.token(ZonePosition(zoneRowID: row["id"], sequence: row["changeSequence"]))
         }
+        return tokens
     }
 
     /// Creates `zone` in `account` unless it exists.

@@ -119,6 +119,89 @@ struct ZoneChangeHubTests {
         #expect(hub.waiting == 0)
     }
 
+    @Test("A poll registered before its subscriptions are read misses no change: one of a zone it turns out to watch, delivered meanwhile, answers it as it is admitted; one of another zone does not")
+    func registeredBeforeItsReads() async throws {
+        let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 10)
+        let library = RecordZoneID(zoneName: "Library")
+        let (watching, elsewhere, alsoWatching) = (UUID(), UUID(), UUID())
+        for id in [watching, elsewhere, alsoWatching] { hub.register(id: id, owner: "alice", holder: .init(account: "alice"), timeout: .seconds(60)) }
+        #expect(hub.waiting == 3)
+        // Committed while the three read: each is noted, none is answered yet.
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        hub.deliver(owner: "bob", zones: [library])
+        #expect(hub.waiting == 3)
+        hub.admit(watching, subscriptions: [ZoneSubscription(id: "library", zone: library)] + Self.subscriptions, alreadyChanged: nil)
+        hub.admit(elsewhere, subscriptions: [ZoneSubscription(id: "library", zone: library)], alreadyChanged: nil)
+        hub.admit(alsoWatching, subscriptions: Self.subscriptions, alreadyChanged: nil)
+        #expect(hub.waiting == 1)
+        let woken = await hub.answer(of: watching)
+        #expect(woken == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        #expect(woken?.reads != nil)
+        #expect(await hub.answer(of: alsoWatching) == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        // The one of another zone waits for its own zone's change, as admitted.
+        let waiting = Task { await hub.answer(of: elsewhere) }
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        #expect(hub.waiting == 1)
+        hub.deliver(owner: "alice", zones: [library])
+        #expect(await waiting.value == ZoneChangeHub.Change(subscriptionID: "library", zone: library))
+        #expect(hub.waiting == 0)
+    }
+
+    @Test("An answer decided before the poll's body waits is kept for it: a change its reads found, its time up, its share taken, the server stopping; one never taken is forgotten")
+    func answeredBeforeItsBodyWaits() async throws {
+        let hub = try Self.hub(pollsPerAccount: 1, pollsPerToken: 10)
+        let found = UUID()
+        hub.register(id: found, owner: "alice", holder: .init(account: "alice"), timeout: .seconds(60))
+        hub.admit(found, subscriptions: Self.subscriptions, alreadyChanged: ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        #expect(hub.waiting == 0)
+        #expect(await hub.answer(of: found) == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+
+        let start = ContinuousClock.now
+        let (oldest, newer) = (UUID(), UUID())
+        hub.register(id: oldest, owner: "alice", holder: .init(account: "alice"), timeout: .seconds(1))
+        hub.register(id: newer, owner: "alice", holder: .init(account: "alice"), timeout: .seconds(1))
+        hub.admit(newer, subscriptions: Self.subscriptions, alreadyChanged: nil)
+        // Past the account's share of one: the oldest is answered, though no body waits for it.
+        hub.admit(oldest, subscriptions: Self.subscriptions, alreadyChanged: ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        #expect(await hub.answer(of: oldest) == nil)
+        hub.sweep(now: start + .seconds(3))
+        #expect(hub.waiting == 0)
+        #expect(await hub.answer(of: newer) == nil)
+
+        // A change the reads found, for a body that never came: forgotten after a while. Its
+        // late body (if one ever came) is answered with no change, and its device polls again.
+        let orphan = UUID()
+        hub.register(id: orphan, owner: "bob", holder: .init(account: "bob"), timeout: .seconds(60))
+        hub.admit(orphan, subscriptions: Self.subscriptions, alreadyChanged: ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        hub.sweep(now: .now + .seconds(11))
+        #expect(await hub.answer(of: orphan) == nil)
+
+        let stopped = UUID()
+        hub.register(id: stopped, owner: "carol", holder: .init(account: "carol"), timeout: .seconds(60))
+        hub.stop()
+        #expect(await hub.answer(of: stopped) == nil)
+        let afterStop = UUID()
+        hub.register(id: afterStop, owner: "carol", holder: .init(account: "carol"), timeout: .seconds(60))
+        #expect(hub.waiting == 0)
+        #expect(await hub.answer(of: afterStop) == nil)
+    }
+
+    @Test("A poll released after it registered, before its body waits, is answered with nothing and leaves nothing behind")
+    func releasedBeforeItsBodyWaits() async throws {
+        let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 10)
+        let (reading, admitted) = (UUID(), UUID())
+        for id in [reading, admitted] { hub.register(id: id, owner: "alice", holder: .init(account: "alice"), timeout: .seconds(60)) }
+        hub.admit(admitted, subscriptions: Self.subscriptions, alreadyChanged: nil)
+        hub.release(reading)
+        hub.release(admitted)
+        #expect(hub.waiting == 0)
+        // Admitting a released poll changes nothing; its body is answered at once.
+        hub.admit(reading, subscriptions: Self.subscriptions, alreadyChanged: ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        #expect(await hub.answer(of: reading) == nil)
+        #expect(await hub.answer(of: admitted) == nil)
+        #expect(hub.waiting == 0)
+    }
+
     @Test("A poll registers only once the store lists this process for its account; a second poll of the account asks no more")
     func listedBeforeRegistering() async throws {
         let store = ListingStore()

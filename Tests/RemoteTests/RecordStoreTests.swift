@@ -46,37 +46,47 @@ import Testing
         #expect(try runBlocking { try await store.revokeAccessToken(account: "Bob", label: "phone") } == 0)
     }
 
-    @Test("A poll's set-up reads its token's account and its database's subscriptions as the two calls alone do, through the gate too; a revoked or unknown token serves none",
+    @Test("A poll's set-up reads its token's account, its database's subscriptions and its zones' tokens as the three calls alone do, through the gate too; a revoked or unknown token serves none",
           arguments: RemoteKind.tested)
-    func pollSetUpReadsTokenAndSubscriptions(kind: RemoteKind) throws {
+    func pollSetUpReadsTokenSubscriptionsAndZones(kind: RemoteKind) throws {
         let store = try CloudFixture(kind: kind).store
         let gated = GatedRecordStore(store, limit: 2)
-        let subscriptions = [
-            ZoneSubscription(id: "zone-ideas", zone: RecordZoneID(zoneName: "Ideas")),
-            ZoneSubscription(id: "zone-library", zone: RecordZoneID(zoneName: "Library")),
-        ]
+        let (ideas, library) = (RecordZoneID(zoneName: "Ideas"), RecordZoneID(zoneName: "Library"))
+        let subscriptions = [ZoneSubscription(id: "zone-ideas", zone: ideas), ZoneSubscription(id: "zone-library", zone: library)]
         try runBlocking {
             try await store.addAccessToken(hash: "h-laptop", account: "Bob", label: "laptop")
             try await store.addAccessToken(hash: "h-phone", account: "Bob", label: "phone")
             for subscription in subscriptions.reversed() { try await store.saveSubscription(subscription, account: "Bob@iCloud.x") }
             try await store.saveSubscription(ZoneSubscription(id: "zone-other", zone: RecordZoneID(zoneName: "Other")), account: "Carol")
+            for zone in [ideas, library] { try await store.createZone(zone, account: "Bob@iCloud.x") }
+            try await store.createZone(ideas, account: "Carol")
         }
-        for reader in [store, gated as any RecordStore] {
-            let setUp = try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-phone", subscriptionsOf: "Bob@iCloud.x") }
-            #expect(setUp == PollSetUp(tokenAccount: "Bob", subscriptions: subscriptions))
-            #expect(setUp.subscriptions == (try runBlocking { try await reader.subscriptions(account: "Bob@iCloud.x") }))
-            #expect(try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-unknown", subscriptionsOf: "Nobody") }
-                == PollSetUp(tokenAccount: nil, subscriptions: []))
+        /// Each reader's set-up, checked against the three calls alone.
+        func expectSetUp(_ tokenHash: String, serves account: String?) throws {
+            for reader in [store, gated as any RecordStore] {
+                let setUp = try runBlocking { try await reader.pollSetUp(accessTokenHash: tokenHash, subscriptionsOf: "Bob@iCloud.x") }
+                let zoneTokens = try runBlocking { try await reader.zoneTokens(account: "Bob@iCloud.x") }
+                #expect(setUp == PollSetUp(tokenAccount: account, subscriptions: subscriptions, zoneTokens: zoneTokens))
+                #expect(Set(zoneTokens.keys) == [ideas, library])
+                #expect(setUp.subscriptions == (try runBlocking { try await reader.subscriptions(account: "Bob@iCloud.x") }))
+                #expect(try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-unknown", subscriptionsOf: "Nobody") }
+                    == PollSetUp(tokenAccount: nil, subscriptions: [], zoneTokens: [:]))
+            }
         }
+        try expectSetUp("h-phone", serves: "Bob")
+        // A change moves the zone's token in the next set-up, and only that zone's.
+        let before = try runBlocking { try await store.pollSetUp(accessTokenHash: "h-phone", subscriptionsOf: "Bob@iCloud.x") }.zoneTokens
+        let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "r1", zoneID: ideas), fields: ["title": .string("一")])
+        _ = try runBlocking { try await store.modify(account: "Bob@iCloud.x", saves: [RecordSave(record, policy: .allKeys)], deletes: [], atomic: false) }
+        let after = try runBlocking { try await store.pollSetUp(accessTokenHash: "h-phone", subscriptionsOf: "Bob@iCloud.x") }.zoneTokens
+        #expect(after[ideas] != before[ideas] && after[library] == before[library])
+        try expectSetUp("h-phone", serves: "Bob")
         // The use is noted as `account(forAccessTokenHash:)` notes it.
         #expect(try runBlocking { try await store.accessTokens(account: "Bob") }.first { $0.label == "phone" }?.lastUsed != nil)
         #expect(try runBlocking { try await store.accessTokens(account: "Bob") }.first { $0.label == "laptop" }?.lastUsed == nil)
         #expect(try runBlocking { try await store.revokeAccessToken(account: "Bob", label: "phone") } == 1)
-        for reader in [store, gated as any RecordStore] {
-            #expect(try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-phone", subscriptionsOf: "Bob@iCloud.x") }
-                == PollSetUp(tokenAccount: nil, subscriptions: subscriptions))
-            #expect(try runBlocking { try await reader.pollSetUp(accessTokenHash: "h-laptop", subscriptionsOf: "Bob@iCloud.x") }.tokenAccount == "Bob")
-        }
+        try expectSetUp("h-phone", serves: nil)
+        try expectSetUp("h-laptop", serves: "Bob")
     }
 
     @Test("Deleting an account takes all it holds, in every container, and nothing of an account whose name it begins",
