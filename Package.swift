@@ -245,7 +245,8 @@ let package = Package(
                 "CloudServer", "CloudHTTPClient", "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore",
                 "IdeaBoxFoundation", "ProcessTestSupport", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

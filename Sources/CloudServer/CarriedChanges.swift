@@ -13,11 +13,12 @@ import ServerStore
 struct CarriedChanges {
     /// The most records an answer carries.
     static let maximumRecords = 20
-    /// The most bytes of records an answer carries.
+    /// The most bytes of JSON an answer carries (its `changes` object).
     static let maximumBytes = 64 << 10
 
-    /// The answer's `changes` object, and the zone token it brings the device to.
-    let object: WebServicesFormat.Object
+    /// The answer's `changes` object, as JSON: encoded once for every poll the change woke
+    /// (they share it, `SharedPollReads`), and the zone token it brings the device to.
+    let json: [UInt8]
     let token: String
 
     /// The changes of `zone` of `owner` after the zone token `since` (base64, as a
@@ -35,11 +36,10 @@ struct CarriedChanges {
         let answer = WebServicesFormat.Answer(userRecordName: userRecordName)
         let records: [JSONValue] = changes.changed.map { .object(WebServicesFormat.object($0, answer)) }
             + changes.deleted.map { .object(WebServicesFormat.object($0)) }
-        guard JSONValue.array(records).bytes.count <= maximumBytes else { return nil }
         let token = changes.token.data.base64EncodedString()
-        return CarriedChanges(
-            object: ["since": .string(since), "records": .array(records), "syncToken": .string(token), "moreComing": false],
-            token: token)
+        let json = JSONValue.object(["since": .string(since), "records": .array(records), "syncToken": .string(token), "moreComing": false]).bytes
+        guard json.count <= maximumBytes else { return nil }
+        return CarriedChanges(json: json, token: token)
     }
 }
 

@@ -173,7 +173,10 @@ final class ConnectionRegistry: Sendable {
 ///   limit, a request line that is not HTTP) with the JSON error every other bad request
 ///   gets, instead of Hummingbird's empty 400; and a CONNECT with 405 at once (its parser
 ///   would wait for the end of a tunnel);
-/// - tells the registry when the client has closed its sending half.
+/// - tells the registry when the client has closed its sending half;
+/// - puts off the flush of an answer's body part to the end of the event loop's turn, so
+///   that its end, written right after (a long poll's answer, issue 40), goes out with it:
+///   one write to the socket, and one segment for the client to read, instead of two.
 final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -195,6 +198,10 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     private var finished = false
     /// The close of a connection whose client stopped reading, while it has not resumed.
     private var stalled: Scheduled<Void>?
+    /// The last part written is an answer's body part, not yet followed by its end.
+    private var inBody = false
+    /// A flush after a body part is put off to the end of this turn of the event loop.
+    private var flushPutOff = false
 
     init(registry: ConnectionRegistry, stallTimeout: TimeAmount) {
         self.registry = registry
@@ -294,9 +301,11 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head(let head):
             closing = head.headerFields[.connection]?.lowercased() == "close"
+            inBody = false
         case .body:
-            break
+            inBody = true
         case .end:
+            inBody = false
             requestsInFlight = max(0, requestsInFlight - 1)
             // Idle once the answer is sent, not merely queued: an eviction then never cuts it.
             // (Unless a request held behind it has been handed on by then.)
@@ -315,6 +324,23 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         context.write(data, promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        guard inBody else {
+            flushPutOff = false
+            return context.flush()
+        }
+        // The body's end (or its next part) is likely on its way from the task writing the
+        // answer, queued on this event loop behind this turn: one flush for both. Whatever
+        // the turn brings, what was written is flushed at its end.
+        guard !flushPutOff else { return }
+        flushPutOff = true
+        context.eventLoop.assumeIsolated().execute { [self] in
+            guard flushPutOff else { return }
+            flushPutOff = false
+            context.flush()
+        }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

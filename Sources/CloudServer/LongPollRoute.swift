@@ -79,7 +79,7 @@ struct LongPollRoute {
             let change = try await route.wait(for: id, ticket: ticket, channel: channel)
             async let made = route.answer(change, ticket: ticket, since: since, carries: carries)
             let answer = await made
-            try await writer.write(ByteBuffer(bytes: JSONValue.object(answer).bytes))
+            try await writer.write(ByteBuffer(bytes: answer))
             try await writer.finish(nil)
         })
     }
@@ -122,10 +122,10 @@ struct LongPollRoute {
         return change
     }
 
-    /// The answer to a poll woken by `change` (`{}` for none): the notification, and the
-    /// token to wait after next.
-    private func answer(_ change: ZoneChangeHub.Change?, ticket: AssetTicket, since: DatabaseToken?, carries: Bool) async -> WebServicesFormat.Object {
-        guard let change else { return [:] }
+    /// The answer to a poll woken by `change` (`{}` for none), as JSON: the notification, and
+    /// the token to wait after next.
+    private func answer(_ change: ZoneChangeHub.Change?, ticket: AssetTicket, since: DatabaseToken?, carries: Bool) async -> [UInt8] {
+        guard let change else { return JSONValue.object([:]).bytes }
         let (store, owner) = (store, ticket.owner)
         var answer: WebServicesFormat.Object = [
             "notificationID": .string(UUID().uuidString.lowercased()),
@@ -138,6 +138,7 @@ struct LongPollRoute {
         // only, so that another zone that changed too answers the next poll at once. The polls
         // woken by one change read the tokens and the carried changes once for all.
         let reads = change.reads ?? SharedPollReads()
+        var carriedJSON: [UInt8]?
         if let current = await reads.zoneTokens({ try? await store.zoneTokens(account: owner) }) {
             let now = DatabaseToken(current)
             var next = since ?? now
@@ -145,12 +146,21 @@ struct LongPollRoute {
             if carries, let after = since?.zones[change.zone.zoneName], let carried = await reads.carriedChanges(after: after, in: change.zone, {
                 await CarriedChanges.after(after, in: change.zone, owner: owner, userRecordName: DatabaseRoutes.userRecordName(owner), store: store)
             }) {
-                answer["changes"] = .object(carried.object)
+                carriedJSON = carried.json
                 next.zones[change.zone.zoneName] = carried.token
             }
             answer["syncToken"] = .string(next.text)
         }
-        return answer
+        var json = JSONValue.object(answer).bytes
+        if let carriedJSON {
+            // `changes`, as the polls woken with this one share it: written in as it was
+            // encoded once for all of them (an object's members come in no particular order).
+            json.removeLast()
+            json.append(contentsOf: #","changes":"#.utf8)
+            json.append(contentsOf: carriedJSON)
+            json.append(UInt8(ascii: "}"))
+        }
+        return json
     }
 
     /// The first of `subscriptions` whose zone's records changed after `since` (the zones

@@ -42,7 +42,7 @@ struct SharedPollReadsTests {
         func carried(_ since: String, _ zone: RecordZoneID) async -> String? {
             await reads.carriedChanges(after: since, in: zone) {
                 asked.withLock { $0.append(zone.zoneName + " after " + since) }
-                return CarriedChanges(object: [:], token: since + "+1")
+                return CarriedChanges(json: Array("{}".utf8), token: since + "+1")
             }?.token
         }
         #expect(await carried("a", Self.ideas) == "a+1")
