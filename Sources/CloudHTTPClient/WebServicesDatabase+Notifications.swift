@@ -69,14 +69,41 @@ extension WebServicesDatabase {
 
     /// The URL of one long poll at `url` after `since`, asking for `seconds` at most.
     private static func pollURL(_ url: URL, since: String?, seconds: Int) throws -> URL {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "timeout", value: String(min(max(seconds, 1), 60)))]
-            + (since.map { [URLQueryItem(name: "since", value: $0), URLQueryItem(name: "carry", value: "records")] } ?? [])
-        // `+` and `/` of base64 must not read as a space or a separator.
-        let query = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        components?.percentEncodedQuery = query
-        guard let pollURL = components?.url else { throw CloudError.networkFailure }
+        try pollURL(url.absoluteString[...], since: since, seconds: seconds)
+    }
+
+    /// `pollURL(_:since:seconds:)` of the URL spelled `url`, whose query (if any) it replaces:
+    /// written as text, with one parse at the end (a device polls again after every answer;
+    /// a benchmark's ten thousand of them, issue 40).
+    private static func pollURL(_ url: Substring, since: String?, seconds: Int) throws -> URL {
+        var text = String(url.prefix { $0 != "?" && $0 != "#" })
+        text += "?timeout=" + String(min(max(seconds, 1), 60))
+        if let since {
+            text += "&since="
+            percentEncode(since, into: &text)
+            text += "&carry=records"
+        }
+        guard let pollURL = URL(string: text), pollURL.host != nil else { throw CloudError.networkFailure }
         return pollURL
+    }
+
+    /// Appends `value` to `text` with every byte but the unreserved ones (RFC 3986: letters,
+    /// digits, `-`, `.`, `_`, `~`) percent-encoded: `+`, `/` and `=` of base64 then never
+    /// read as a space or a separator.
+    private static func percentEncode(_ value: String, into text: inout String) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count * 3)
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            }
+        }
+        text += String(decoding: bytes, as: UTF8.self)
     }
 
     /// How long a poll of `seconds` may take: the server answers at `seconds`; the margin
@@ -119,12 +146,12 @@ extension WebServicesDatabase: ZoneChangeFeed {
     public func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
         try subscribe(to: zones)
         let url = try webcourierURL()
-        return Self.cursor(url: url, syncToken: try databaseSyncToken())
+        return Self.cursor(url: url.absoluteString, syncToken: try databaseSyncToken())
     }
 
     public func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
         let (url, token) = try Self.parts(of: cursor)
-        return Self.notice(try waitForChange(at: url, since: token, seconds: seconds), url: url, token: token)
+        return Self.notice(try waitForChange(at: url, since: token, seconds: seconds), url: url.absoluteString, token: token)
     }
 
     /// `waitForChanges` without a thread waiting for the answer (a benchmark's thousands of
@@ -145,33 +172,42 @@ extension WebServicesDatabase: ZoneChangeFeed {
     /// The URL `waitForChangesFuture(after:seconds:)` GETs: for a program that plays many
     /// devices over connections of its own, with `notice(answering:status:headers:body:)`.
     public static func pollURL(after cursor: ChangeCursor, seconds: Int) throws -> URL {
-        let (url, token) = try parts(of: cursor)
-        return try pollURL(url, since: token, seconds: seconds)
+        let (url, token) = splitCursor(cursor)
+        return try pollURL(url, since: token.map(String.init), seconds: seconds)
     }
 
     /// What the answer to the poll after `cursor` tells, as `waitForChangesFuture` reads it
     /// (a page it carried is kept for the next fetch).
     public func notice(answering cursor: ChangeCursor, status: Int, headers: HTTPHeaders, body: ByteBuffer) throws -> ZoneChangeNotice? {
-        let (url, token) = try Self.parts(of: cursor)
+        let (url, token) = Self.splitCursor(cursor)
         return Self.notice(try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: false), url: url, token: token)
     }
 
     /// The webcourier URL and the sync token a cursor spells.
     private static func parts(of cursor: ChangeCursor) throws -> (url: URL, token: String?) {
-        let parts = cursor.value.split(separator: " ", maxSplits: 1).map(String.init)
-        guard let url = parts.first.flatMap(URL.init(string:)) else { throw CloudError.networkFailure }
-        return (url, parts.count > 1 ? parts[1] : nil)
+        let (text, token) = splitCursor(cursor)
+        guard let url = URL(string: String(text)) else { throw CloudError.networkFailure }
+        return (url, token.map(String.init))
+    }
+
+    /// The webcourier URL's text and the sync token a cursor spells, split apart.
+    private static func splitCursor(_ cursor: ChangeCursor) -> (url: Substring, token: Substring?) {
+        let parts = cursor.value.split(separator: " ", maxSplits: 1)
+        return (parts.first ?? "", parts.count > 1 ? parts[1] : nil)
     }
 
     /// What a poll's answer tells the listener: this device's own upload moves the cursor
     /// past it and asks for no fetch.
-    private static func notice(_ answer: (zone: RecordZoneID, syncToken: String?, isOwn: Bool)?, url: URL, token: String?) -> ZoneChangeNotice? {
+    private static func notice(
+        _ answer: (zone: RecordZoneID, syncToken: String?, isOwn: Bool)?, url: some StringProtocol, token: (some StringProtocol)?
+    ) -> ZoneChangeNotice? {
         guard let answer else { return nil }
-        return ZoneChangeNotice(zones: answer.isOwn ? [] : [answer.zone], cursor: cursor(url: url, syncToken: answer.syncToken ?? token))
+        let syncToken = answer.syncToken ?? token.map { String($0) }
+        return ZoneChangeNotice(zones: answer.isOwn ? [] : [answer.zone], cursor: cursor(url: String(url), syncToken: syncToken))
     }
 
     /// The webcourier URL and the sync token, spelled as one cursor.
-    private static func cursor(url: URL, syncToken: String?) -> ChangeCursor {
-        ChangeCursor([url.absoluteString, syncToken].compactMap { $0 }.joined(separator: " "))
+    private static func cursor(url: String, syncToken: String?) -> ChangeCursor {
+        ChangeCursor([url, syncToken].compactMap { $0 }.joined(separator: " "))
     }
 }

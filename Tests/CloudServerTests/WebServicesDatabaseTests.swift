@@ -244,6 +244,23 @@ extension WebServicesDatabaseTests {
         #expect(cloudError { try alice.waitForChanges(after: forged, seconds: 1) } == .changeTokenExpired)
     }
 
+    @Test("A poll's URL: the webcourier URL, its timeout within 1...60, the sync token percent-encoded so that it reads back whole, and carry=records; without a token the timeout alone")
+    func pollURLs() throws {
+        let url = "http://127.0.0.1:8080/webcourier/eyJrIjoidyJ9.c2ln-_"
+        let token = "AbC+/9=="
+        let asked = try WebServicesDatabase.pollURL(after: ChangeCursor(url + " " + token), seconds: 90)
+        #expect(asked.absoluteString == url + "?timeout=60&since=AbC%2B%2F9%3D%3D&carry=records")
+        let query = URLComponents(url: asked, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.map(\.name) == ["timeout", "since", "carry"])
+        #expect(query.first { $0.name == "since" }?.value == token)
+        #expect(try WebServicesDatabase.pollURL(after: ChangeCursor(url), seconds: 0).absoluteString == url + "?timeout=1")
+        #expect(try WebServicesDatabase.pollURL(after: ChangeCursor(url + "?timeout=5 " + token), seconds: 30).absoluteString
+            == url + "?timeout=30&since=AbC%2B%2F9%3D%3D&carry=records")
+        for broken in ["", "not a url", "/webcourier/x"] {
+            #expect(throws: CloudError.networkFailure) { try WebServicesDatabase.pollURL(after: ChangeCursor(broken), seconds: 5) }
+        }
+    }
+
     /// Runs a blocking client call on a thread of its own, off Swift's cooperative pool.
     static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
