@@ -55,15 +55,25 @@ struct LongPollRoute {
         // read: a change committed after the reads began wakes the poll, one committed before
         // is in them (`changedSince`). In the request's own task (a store call on
         // PostgreSQL), not in the body's: see below.
-        let (id, owner) = (UUID(), ticket.owner)
+        let (id, owner, hub, gone) = (UUID(), ticket.owner, hub, Flag())
         await hub.keepListening(owner)
         hub.register(id: id, owner: owner, holder: ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash), timeout: timeout)
+        // A client that has gone (closed its sending half, or the connection) takes its poll
+        // with it at once, whenever it goes: its file, its place in the hub, its memory (its
+        // head may never be written, nor its body run). While held, the connection may be
+        // closed to make room (the account's, if it holds the most).
+        shares.connections?.whenClientGone(channel) {
+            gone.raise()
+            hub.release(id)
+        }
+        shares.connections?.hold(channel, for: ticket.account)
         do {
             let (subscriptions, zoneTokens) = try await setUp(ticket)
             var alreadyChanged: ZoneChangeHub.Change?
             if let since { alreadyChanged = await Self.changedSince(since, subscriptions, current: zoneTokens, owner: owner, store: store) }
             hub.admit(id, subscriptions: subscriptions, alreadyChanged: alreadyChanged)
         } catch {
+            shares.connections?.forgetClientGone(channel)
             hub.release(id)
             throw error
         }
@@ -76,7 +86,12 @@ struct LongPollRoute {
         // (the store's reads) is made in a task of its own.
         let route = self
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody { writer in
-            let change = try await route.wait(for: id, ticket: ticket, channel: channel)
+            let change: ZoneChangeHub.Change?
+            do {
+                defer { route.shares.connections?.forgetClientGone(channel) }
+                change = await hub.answer(of: id)
+            }
+            guard !gone.isRaised else { throw ClientLeft() }
             async let made = route.answer(change, ticket: ticket, since: since, carries: carries)
             let answer = await made
             try await writer.write(ByteBuffer(bytes: answer))
@@ -102,24 +117,6 @@ struct LongPollRoute {
         let setUp = try await store.pollSetUp(accessTokenHash: tokenHash, subscriptionsOf: ticket.owner)
         guard setUp.tokenAccount == ticket.account else { throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: Self.refusal) }
         return (setUp.subscriptions, setUp.zoneTokens)
-    }
-
-    /// Holds the registered poll `id` until a watched zone changes (the change), its time is
-    /// up or the server stops (nil); throws `ClientLeft` if its client has gone.
-    private func wait(for id: UUID, ticket: AssetTicket, channel: any Channel) async throws -> ZoneChangeHub.Change? {
-        // A client that has gone (closed its sending half, or the connection) takes its poll
-        // with it at once: its file, its place in the hub, its memory. While held, the
-        // connection may be closed to make room (the account's, if it holds the most).
-        let (hub, gone) = (hub, Flag())
-        shares.connections?.whenClientGone(channel) {
-            gone.raise()
-            hub.release(id)
-        }
-        shares.connections?.hold(channel, for: ticket.account)
-        defer { shares.connections?.forgetClientGone(channel) }
-        let change = await hub.answer(of: id)
-        guard !gone.isRaised else { throw ClientLeft() }
-        return change
     }
 
     /// The answer to a poll woken by `change` (`{}` for none), as JSON: the notification, and
