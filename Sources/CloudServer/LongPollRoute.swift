@@ -53,8 +53,8 @@ struct LongPollRoute {
         }
         // Listed for the account's changes, then registered with the hub, before anything is
         // read: a change committed after the reads began wakes the poll, one committed before
-        // is in them (`changedSince`). In the request's own task (a store call on
-        // PostgreSQL), not in the body's: see below.
+        // is in them (`changedSince`). All of it in the request's own task (store calls), not
+        // in the body's: see below.
         let (id, owner, hub, gone) = (UUID(), ticket.owner, hub, Flag())
         await hub.keepListening(owner)
         hub.register(id: id, owner: owner, holder: ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash), timeout: timeout)
