@@ -79,31 +79,11 @@ extension WebServicesDatabase {
         var text = String(url.prefix { $0 != "?" && $0 != "#" })
         text += "?timeout=" + String(min(max(seconds, 1), 60))
         if let since {
-            text += "&since="
-            percentEncode(since, into: &text)
-            text += "&carry=records"
+            guard let encoded = since.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) else { throw CloudError.networkFailure }
+            text += "&since=" + encoded + "&carry=records"
         }
         guard let pollURL = URL(string: text), pollURL.host != nil else { throw CloudError.networkFailure }
         return pollURL
-    }
-
-    /// Appends `value` to `text` with every byte but the unreserved ones (RFC 3986: letters,
-    /// digits, `-`, `.`, `_`, `~`) percent-encoded: `+`, `/` and `=` of base64 then never
-    /// read as a space or a separator.
-    private static func percentEncode(_ value: String, into text: inout String) {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(value.utf8.count * 3)
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                bytes.append(byte)
-            default:
-                bytes.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            }
-        }
-        text += String(decoding: bytes, as: UTF8.self)
     }
 
     /// How long a poll of `seconds` may take: the server answers at `seconds`; the margin

@@ -339,13 +339,15 @@ public struct WebServicesDatabase: CloudDatabase {
         let url = endpoint.url(operation)
         guard let apiToken = endpoint.apiToken else { return (url, "Bearer \(token)") }
         // Apple's way: both tokens in the query, percent-encoded ('+', '/' and '=' too).
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "+/=&")
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
         components.percentEncodedQuery = [("ckAPIToken", apiToken), ("ckWebAuthToken", token)]
-            .map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+            .map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? "")" }.joined(separator: "&")
         return (components.url ?? url, nil)
     }
+
+    /// What a value in a query this client writes keeps as it is: `+`, `/`, `=` and `&` (of
+    /// base64 tokens) are percent-encoded, so that none reads as a space or a separator.
+    static let queryValueAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "+/=&"))
 
     /// The body of a successful answer to a request that carried a token: as `success`, but
     /// a refusal is `tokenRefused` (the server refused the token, which signing in again mends).

@@ -147,17 +147,6 @@ final class ZoneChangeHub: Service, Sendable {
     /// How many polls wait now.
     var waiting: Int { state.withLock { $0.owners.count } }
 
-    /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
-    /// `timeout` passes (nil), or the server stops (nil), or the poll is released (nil:
-    /// `release(id)`, or a newer poll of its holder past its share): `register`, `admit` and
-    /// `answer(of:)` in one, for a poll that knows its subscriptions already.
-    func wait(id: UUID = UUID(), owner: String, holder: Holder, subscriptions: [ZoneSubscription], timeout: Duration) async -> Change? {
-        await keepListening(owner)
-        register(id: id, owner: owner, holder: holder, timeout: timeout)
-        admit(id, subscriptions: subscriptions, alreadyChanged: nil)
-        return await answer(of: id)
-    }
-
     /// Takes the poll `id` of `owner`'s database, held for `timeout` at most, before what it
     /// waits for is read: from now on a change of any of the database's zones is noted for
     /// it, so that the reads that follow (its subscriptions, and where its zones stand) miss

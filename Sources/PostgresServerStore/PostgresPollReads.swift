@@ -1,10 +1,10 @@
 import PostgresNIO
 
-/// The reads every long poll makes (its token with its account's subscriptions, its account's
-/// zone tokens), as statements each connection prepares once and then only binds and executes:
-/// PostgreSQL parses and plans them once a connection instead of once a poll, which more than
-/// halves what a read costs it (pgbench, one such lookup: 3,300–4,000 reads a second
-/// unprepared, 7,800–9,400 prepared). Each still reads the table as it is now: nothing read
+/// The reads every long poll makes (its set-up: its token, its account's subscriptions and
+/// zone tokens; its answer's zone tokens), as statements each connection prepares once and
+/// then only binds and executes: PostgreSQL parses and plans them once a connection instead
+/// of once a poll, which more than halves what a read costs it (pgbench, one such lookup:
+/// 3,300–4,000 reads a second unprepared, 7,800–9,400 prepared). Each still reads the table as it is now: nothing read
 /// is kept between requests.
 enum PostgresPollReads {
     /// A statement bound to one text, its key.

@@ -7,14 +7,15 @@ import Synchronization
 /// At most `limit` tasks at once past it; the others wait in line, suspended: they hold no
 /// thread while they wait.
 ///
-/// Two lines: the calls that set up a long poll (its ticket's token, its subscriptions, its
-/// `since` look) wait in a line of their own, `Lane.poll`, behind every other call. When a
-/// change wakes a thousand polls, their devices' next polls come back at once, two reads
-/// each (three before a poll read its token and subscriptions together): in one line they stood before the round's later saves and the woken polls' answers,
-/// so the last devices of a round were told only after the first ones had polled again
-/// (issue 40). A poll that starts later misses nothing (its `since` look finds what changed
-/// meanwhile). So that a steady stream of other calls cannot hold polls back forever, every
-/// `pollTurnEvery`-th turn given while both lines wait goes to a poll.
+/// Two lines: the calls that set up a long poll (`pollSetUp`: its ticket's token, its
+/// subscriptions and its zones' tokens, read at once) wait in a line of their own,
+/// `Lane.poll`, behind every other call. When a change wakes a thousand polls, their
+/// devices' next polls come back at once: in one line they stood before the round's later
+/// saves and the woken polls' answers, so the last devices of a round were told only after
+/// the first ones had polled again (issue 40). A poll that starts later misses nothing (its
+/// `since` look finds what changed meanwhile). So that a steady stream of other calls cannot
+/// hold polls back forever, every `pollTurnEvery`-th turn given while both lines wait goes
+/// to a poll.
 public final class StoreGate: Sendable {
     /// The line a call waits in, as the task making it says (`StoreGate.$lane`).
     public enum Lane: Sendable {
@@ -128,8 +129,8 @@ public final class StoreGate: Sendable {
 /// (issue 40). In front of a store of a few connections (PostgreSQL's), calls wait here
 /// instead of in its pool's queue, for the lines and the shared reads. The listening calls
 /// (long-lived, or nothing on SQLite) and asset uploads (bounded by the server's upload
-/// limit, and paced by their clients) pass around it. The reads every long poll makes (its
-/// token with its account's subscriptions, then its zone tokens) are shared while they wait
+/// limit, and paced by their clients) pass around it. The reads of the long polls (a poll's
+/// set-up, and the zone tokens of the answers one change wakes) are shared while they wait
 /// in line (`WaitingReads`).
 public struct GatedRecordStore: RecordStore {
     public let base: any RecordStore

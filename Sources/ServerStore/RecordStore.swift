@@ -1,6 +1,6 @@
 /// What `ideabox serve` keeps its accounts' records and tokens in, each call on behalf of
 /// one account: the five focused stores in one. Its callers take the part they need
 /// (`RecordZoneStore`, `AccountStore`, `AssetStore`, `SubscriptionStore`,
-/// `RecordSchemaStore`, and `PollSetUpStore`, two of them read at once); a store conforms
+/// `RecordSchemaStore`, and `PollSetUpStore`, three of them read at once); a store conforms
 /// to the whole.
 public protocol RecordStore: RecordZoneStore, AccountStore, AssetStore, SubscriptionStore, RecordSchemaStore, PollSetUpStore {}

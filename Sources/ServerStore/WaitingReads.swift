@@ -8,9 +8,9 @@ import Synchronization
 /// is as fresh as the joiner's own read would have been. A read that has begun is never
 /// joined (a change committed between its snapshot and the asking would be missed), and a
 /// read asked for then waits in line as a read of its own. When a change wakes an account's
-/// twenty devices, their next polls ask for its token and subscriptions, then its zone
-/// tokens, within a millisecond of each other, while the gate is busiest (issue 40): most of
-/// them then cost the store nothing.
+/// twenty devices, their answers ask for its zone tokens and their next polls for their
+/// set-ups within a millisecond of each other, while the gate is busiest (issue 40): the
+/// reads of one key then cost the store one call.
 final class WaitingReads<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// A read waiting in line, the tasks that joined it, and once it is done its outcome.
     private final class Read: Sendable {

@@ -242,3 +242,16 @@ private final class ListingStore: SubscriptionStore {
     func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {}
     func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {}
 }
+
+extension ZoneChangeHub {
+    /// Waits until a zone one of `subscriptions` watches changes in `owner`'s database, or
+    /// `timeout` passes (nil), or the server stops (nil), or the poll is released (nil):
+    /// `register`, `admit` and `answer(of:)` in one, as the route does for a poll whose reads
+    /// found nothing.
+    func wait(id: UUID = UUID(), owner: String, holder: Holder, subscriptions: [ZoneSubscription], timeout: Duration) async -> Change? {
+        await keepListening(owner)
+        register(id: id, owner: owner, holder: holder, timeout: timeout)
+        admit(id, subscriptions: subscriptions, alreadyChanged: nil)
+        return await answer(of: id)
+    }
+}
