@@ -33,6 +33,13 @@ public struct TerminalApp {
             let inputEnded = inputs.last == .endOfInput
             var needsDrawing = false
             for key in decoder.decode(inputs) {
+                // A key typed just after a resize comes in the same batch as the resize's
+                // own key: it must meet the screen at its new size (`p` at 80 columns opens
+                // the preview full screen; at 120 it toggles the pane beside the list).
+                if key == .resize, terminal.size != size {
+                    size = terminal.size
+                    app.resize(rows: size.rows, columns: size.columns)
+                }
                 app.handle(key)
                 if let text = app.takeClipboardRequest() {
                     app.clipboardCopied(terminal.copyToClipboard(text))

@@ -1,3 +1,4 @@
+import CNcurses
 @testable import IdeaBoxTUI
 import IdeaBoxFoundation
 import IdeaBoxViewModels
@@ -20,7 +21,10 @@ import Testing
         /// What `y` sent to the clipboard, and whether this terminal takes it.
         var copies: [String] = []
         var takesCopies = true
-        let size = TerminalSize(rows: 24, columns: 80)
+        var size = TerminalSize(rows: 24, columns: 80)
+        /// The size the terminal has from the read of that number (1 is the first) on, as
+        /// ncurses takes a new size in the read that reports it.
+        var sizeFromRead: [Int: TerminalSize] = [:]
 
         init(_ batches: [[RawInput]]) {
             self.batches = batches
@@ -30,6 +34,7 @@ import Testing
 
         func readInput(timeoutMilliseconds: Int) -> [RawInput] {
             reads += 1
+            if let resized = sizeFromRead[reads] { size = resized }
             // Past the script, the input has ended: a loop that ignored it would read on.
             return batches.isEmpty ? [.endOfInput] : batches.removeFirst()
         }
@@ -63,6 +68,19 @@ import Testing
         TerminalApp(app: app, terminal: terminal, editor: Self.noEditor).run()
         #expect(app.allIdeas.selectedIndex == 2)
         #expect(terminal.reads == 1)
+    }
+
+    /// A key typed right after a resize comes in the resize's batch (ncurses reports the resize
+    /// first): it meets the new size. `p` at 80 columns opens the preview full screen; handled
+    /// at the old 120, it would have toggled the pane beside the list, which 80 columns hide.
+    @Test func aKeyInTheBatchOfAResizeMeetsTheNewSize() throws {
+        let app = try ScreenFixtures.app(ScreenFixtures.englishIdeas)
+        let terminal = ScriptedTerminal([[.character("p")], [.keyCode(KEY_RESIZE), .character("p")], [.endOfInput]])
+        terminal.size = TerminalSize(rows: 24, columns: 120)
+        terminal.sizeFromRead = [2: TerminalSize(rows: 24, columns: 80)]
+        TerminalApp(app: app, terminal: terminal, editor: Self.noEditor).run()
+        #expect(!app.isPreviewPaneWanted, "the first p hid the pane at 120 columns")
+        #expect(app.isShowingFullPreview)
     }
 
     @Test func ctrlZSuspendsAndTheLoopGoesOn() throws {
