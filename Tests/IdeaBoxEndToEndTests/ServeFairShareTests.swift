@@ -104,11 +104,11 @@ struct ServeFairShareTests {
         // Warm: the first requests of a process grow its heap for good.
         let warm = try await served.holdConnections(200) { _ in fetch + poll }
         defer { warm.forEach { close($0) } }
-        try await Poll.until("the warm-up's polls are held", timeout: .seconds(20)) { try served.get("/metrics").contains("ideabox_long_polls_held 200.0") }
+        try await served.untilPollsHeld(200, "the warm-up's polls are held", timeout: .seconds(20))
         let before = try served.residentBytes()
         let held = try await served.holdConnections(2_000) { _ in fetch + poll }
         defer { held.forEach { close($0) } }
-        try await Poll.until("every poll is held", timeout: .seconds(30)) { try served.get("/metrics").contains("ideabox_long_polls_held 2200.0") }
+        try await served.untilPollsHeld(2_200, "every poll is held", timeout: .seconds(30))
         let perPoll = (try served.residentBytes() - before) / 2_000
         // 30 KiB (this debug build's) before each request's frames were given back when its
         // route returned (`RequestTaskResponder`) and the poll's answer was made in a task of its own.
@@ -196,6 +196,25 @@ private struct Served {
     func get(_ path: String) throws -> String {
         let answer = try LoopbackSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         return answer.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    }
+
+    /// Waits until `/metrics` says `count` long polls are held; if it never does, the error
+    /// names the last count seen and the statuses of the requests the server logged.
+    func untilPollsHeld(_ count: Int, _ what: String, timeout: Duration) async throws {
+        var last = "none"
+        do {
+            try await Poll.until(what, timeout: timeout) {
+                let metrics = try get("/metrics")
+                last = metrics.split(separator: "\n").first { $0.hasPrefix("ideabox_long_polls_held ") }.map(String.init) ?? "none"
+                return last == "ideabox_long_polls_held \(count).0"
+            }
+        } catch let timeout as PollTimeout {
+            let statuses = Dictionary(grouping: process.log.split(separator: "\n").compactMap { line in
+                line.split(separator: " ").first { $0.count == 3 && Int($0).map { (100..<600).contains($0) } == true }.map(String.init)
+            }, by: { $0 }).mapValues(\.count)
+            let unusual = process.log.split(separator: "\n").filter { !$0.contains(" 200 ") }.prefix(5)
+            throw PollTimeout(description: "\(timeout.description); last seen: \(last); statuses logged: \(statuses); \(unusual.joined(separator: "\n"))")
+        }
     }
 
     /// `count` connections, the one at index i sending `request(i)`, from a thread of their

@@ -21,4 +21,8 @@ public enum Poll {
 /// A condition that did not come true in time.
 public struct PollTimeout: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

@@ -1,0 +1,82 @@
+@testable import CloudServer
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOEmbedded
+import ProcessTestSupport
+import Testing
+
+/// An account's share of request bodies (here 1, and a line of 1) is held while a body
+/// arrives, and given back once it has: an account's requests that a loaded store answers
+/// slowly are answered late, never refused for it.
+@Suite struct BodyShareMiddlewareTests {
+    private static let limits = FairShareLimits(pollsPerAccount: 1, pollsPerToken: 1, bodiesPerAccount: 1, uploadsPerAccount: 1)
+
+    /// A request of alice's, read as the routes read it: at most 1 MiB of body.
+    private static func context() -> ServerRequestContext {
+        var context = ServerRequestContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "test")))
+        context.account = "alice"
+        context.maxUploadSize = 1 << 20
+        return context
+    }
+
+    private static func request(_ body: RequestBody) -> Request {
+        let head = HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: "/database/1/c/production/private/zones/list", headerFields: [.contentLength: "2"])
+        return Request(head: head, body: body)
+    }
+
+    /// A route that notes the body it was handed, then answers once `open` lets it.
+    private static func route(
+        waitingIn open: Shared<[CheckedContinuation<Void, Never>]>, bodies: Shared<[String]> = Shared([])
+    ) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
+        { request, _ in
+            let body = String(buffer: try await request.body.collect(upTo: 100))
+            bodies.withLock { $0.append(body) }
+            await withCheckedContinuation { continuation in open.withLock { $0.append(continuation) } }
+            return Response(status: .ok)
+        }
+    }
+
+    @Test func bodiesThatHaveArrivedCountNoMoreWhileTheirRequestsAreAnswered() async throws {
+        let middleware = BodyShareMiddleware(shares: FairShares(limits: Self.limits, connections: nil))
+        let open = Shared<[CheckedContinuation<Void, Never>]>([])
+        let requests = (0..<3).map { _ in
+            Task { try await middleware.handle(Self.request(RequestBody(buffer: ByteBuffer(string: "{}"))), context: Self.context(), next: Self.route(waitingIn: open)) }
+        }
+        // Past a share of 1 and a line of 1, the third was refused at once while the first
+        // two were answered slowly.
+        try await Poll.until("all three are in their route at once") { open.withLock { $0.count } == 3 }
+        open.withLock { $0 }.forEach { $0.resume() }
+        for request in requests {
+            let response = try await request.value
+            #expect(response.status == .ok)
+        }
+    }
+
+    @Test func aBodyStillArrivingHoldsTheShareAndTheRouteGetsItWhole() async throws {
+        let shares = FairShares(limits: Self.limits, connections: nil)
+        let middleware = BodyShareMiddleware(shares: shares)
+        let open = Shared<[CheckedContinuation<Void, Never>]>([])
+        let bodies = Shared<[String]>([])
+        let (bytes, arrive) = AsyncStream.makeStream(of: ByteBuffer.self)
+        let slow = Task { try await middleware.handle(Self.request(RequestBody(asyncSequence: bytes)), context: Self.context(), next: Self.route(waitingIn: open, bodies: bodies)) }
+        try await Poll.until("the slow body holds alice's share") { shares.bodies.count("alice") == 1 }
+        let inLine = Task { try await middleware.handle(Self.request(RequestBody(buffer: ByteBuffer(string: "{}"))), context: Self.context(), next: Self.route(waitingIn: open)) }
+        try await Poll.until("the next waits in line") { shares.bodies.waiting("alice") == 1 }
+        await #expect(throws: UnreadBody.self, "one past the line is refused unread") {
+            try await middleware.handle(Self.request(RequestBody(buffer: ByteBuffer(string: "{}"))), context: Self.context(), next: Self.route(waitingIn: open))
+        }
+
+        arrive.yield(ByteBuffer(string: "{"))
+        arrive.yield(ByteBuffer(string: "}"))
+        arrive.finish()
+        try await Poll.until("both are in their routes, holding no share") { open.withLock { $0.count } == 2 && shares.bodies.count("alice") == 0 }
+        open.withLock { $0 }.forEach { $0.resume() }
+        for request in [slow, inLine] {
+            let response = try await request.value
+            #expect(response.status == .ok)
+        }
+        #expect(bodies.withLock { $0 } == ["{}"], "the slow body reached its route whole")
+    }
+}
