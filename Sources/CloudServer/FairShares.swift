@@ -10,11 +10,11 @@ public struct FairShareLimits: Hashable, Sendable {
     public var pollsPerAccount: Int
     /// The most long polls one access token (a device) holds; past it, as past the account's.
     public var pollsPerToken: Int
-    /// The most JSON request bodies one account is sending at once; past it
-    /// as many again wait (unread, for at most `bodyPatience`) for one to arrive whole, and
-    /// a request past those is answered `TRY_AGAIN_LATER` unread: an account's devices woken
-    /// together by one change fetch at once, and a slow server should slow them, not refuse
-    /// them. A body that has arrived counts no more while its request is answered.
+    /// The most JSON request bodies one account is sending at once; past it as many again
+    /// wait (unread, for at most `bodyPatience`) for one to arrive whole, and a request past
+    /// those is answered `TRY_AGAIN_LATER` unread: an account's devices woken together by one
+    /// change fetch at once, and a slow server should slow them, not refuse them. A body that
+    /// has arrived counts no more while its request is answered.
     public var bodiesPerAccount: Int
     /// The most asset uploads one account has in progress; past it a new one is answered
     /// `TRY_AGAIN_LATER` unread. (The server's own limit, `maximumUploads`, still holds.)

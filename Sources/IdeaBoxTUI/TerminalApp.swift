@@ -36,10 +36,7 @@ public struct TerminalApp {
                 // A key typed just after a resize comes in the same batch as the resize's
                 // own key: it must meet the screen at its new size (`p` at 80 columns opens
                 // the preview full screen; at 120 it toggles the pane beside the list).
-                if key == .resize, terminal.size != size {
-                    size = terminal.size
-                    app.resize(rows: size.rows, columns: size.columns)
-                }
+                if key == .resize { takeNewSize(&size) }
                 app.handle(key)
                 if let text = app.takeClipboardRequest() {
                     app.clipboardCopied(terminal.copyToClipboard(text))
@@ -57,17 +54,22 @@ public struct TerminalApp {
                 }
             }
             if inputEnded { return }
-            if terminal.size != size {
-                size = terminal.size
-                app.resize(rows: size.rows, columns: size.columns)
-                needsDrawing = true
-            }
+            if takeNewSize(&size) { needsDrawing = true }
             if inputs.isEmpty || clock.now - lastTick > .milliseconds(Self.tickMilliseconds) {
                 needsDrawing = app.tick() || needsDrawing
                 lastTick = clock.now
             }
             if needsDrawing { draw() }
         }
+    }
+
+    /// Gives the model the terminal's size if it is no longer `size`; whether it was.
+    @discardableResult
+    private func takeNewSize(_ size: inout TerminalSize) -> Bool {
+        guard terminal.size != size else { return false }
+        size = terminal.size
+        app.resize(rows: size.rows, columns: size.columns)
+        return true
     }
 
     private func draw() {
