@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "CloudServer",
             dependencies: [
-                "CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation",
+                "CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation", "CHeap",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -129,6 +129,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // malloc_trim(0) for the server's memory after a burst (Swift's Glibc module does not declare it).
+        .target(name: "CHeap"),
         // syncfs(2) for the library's batched writes (glibc declares it only under _GNU_SOURCE).
         .target(name: "CFileSystem"),
         .target(

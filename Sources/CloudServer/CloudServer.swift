@@ -144,6 +144,7 @@ public struct CloudServer: Sendable {
                 }),
                 AssetCollector(
                     store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval, tombstoneRetention: tombstoneRetention),
+                HeapTrimmer(),
                 hub,
             ],
             gracefulShutdownSignals: gracefulShutdownSignals,

@@ -293,6 +293,12 @@ struct PushBenchmark: ParsableCommand {
         let busyOwnCPU = BenchServer.cpuTime(of: getpid()) - busyOwnStart
         let busyTime = clock.now - busyClock
         let loadAfter = Self.loadAverage()
+        // What the servers keep once the rounds are over: at once, and 3 s later, once `serve`
+        // has had time to give back what the rounds freed (it looks once a second).
+        let afterRounds = servers.map { $0.usage().residentMiB }
+        Thread.sleep(forTimeInterval: 3)
+        let settled = servers.map { $0.usage().residentMiB }
+        let everyAccountWoken = rounds * min(writers, accountCount) >= accountCount
         // Every device holds exactly its writer's ideas: none lost, none twice, none other.
         var lost = 0
         var duplicated = 0
@@ -315,7 +321,9 @@ struct PushBenchmark: ParsableCommand {
         print("  " + fromAnswer.report)
         for (index, server) in servers.enumerated() {
             print("  server \(index + 1) with every poll held: \(held[index].residentMiB) MiB resident, \(held[index].openFiles) open files; "
-                + "at its peak \(peak[index].0) MiB, \(peak[index].1) open files (high-water mark \(server.peakResidentMiB) MiB)")
+                + "at its peak \(peak[index].0) MiB, \(peak[index].1) open files (high-water mark \(server.peakResidentMiB) MiB); "
+                + "after the rounds (\(everyAccountWoken ? "every device answered at least once" : "some devices never answered")) "
+                + "\(afterRounds[index]) MiB, 3 s later \(settled[index]) MiB")
         }
         let perDeviceMinute = Double(idleCPU / .microseconds(1)) / Double(listening.count) / idleMinutes
         print("  idle, every poll held for " + String(format: "%.1f", idleMinutes) + " min: servers' CPU \(Measurement.milliseconds(idleCPU)), "
