@@ -1,8 +1,9 @@
 @testable import CloudServer
 import Testing
 
-/// When the server gives freed memory back: only once its resident memory has grown by the
-/// rule's `growth` above the lowest it has been since the last trim.
+/// When the server gives freed memory back: once its resident memory has grown by the rule's
+/// `growth` above the lowest it has been since the last trim, and has then settled; never
+/// while it grows.
 @Suite struct HeapTrimRuleTests {
     /// Whether `rule` calls for a trim at each of `residents`, in MiB, looked at in turn.
     private static func looks(_ rule: inout HeapTrimRule, at residents: [Int]) -> [Bool] {
@@ -11,25 +12,41 @@ import Testing
 
     @Test("Memory that stays level, or moves by less than the growth, is never trimmed, however often it is looked at")
     func levelMemoryIsNotTrimmed() {
-        var rule = HeapTrimRule(growth: 8 << 20)
+        var rule = HeapTrimRule(growth: 8 << 20, calmLooks: 2)
         let calls = Self.looks(&rule, at: (0..<1_000).map { 300 + $0 % 8 })
         #expect(!calls.contains(true))
     }
 
-    @Test("Growing by the growth above the lowest calls for a trim, and the next is measured from where the trim left the memory")
-    func growthCallsForATrimFromWhereTheLastLeftIt() {
-        var rule = HeapTrimRule(growth: 8 << 20)
-        #expect(Self.looks(&rule, at: [100, 107, 108]) == [false, false, true])
+    @Test("Memory that grew by the growth is trimmed once it has grown at no look of two in a row, not while it grows")
+    func grownMemoryIsTrimmedOnceSettled() {
+        var rule = HeapTrimRule(growth: 8 << 20, calmLooks: 2)
+        #expect(Self.looks(&rule, at: [100, 104, 108, 112, 120, 120, 119]) == [false, false, false, false, false, false, true])
         rule.trimmed(resident: 103 << 20)
-        #expect(Self.looks(&rule, at: [110, 111]) == [false, true])
+        // Level after the trim: nothing more.
+        #expect(!Self.looks(&rule, at: [103, 104, 103, 103, 102, 103]).contains(true))
+    }
+
+    @Test("The next growth is measured from where the last trim left the memory")
+    func theNextGrowthIsMeasuredFromTheTrim() {
+        var rule = HeapTrimRule(growth: 8 << 20, calmLooks: 2)
+        #expect(Self.looks(&rule, at: [100, 108, 108, 108]) == [false, false, false, true])
+        rule.trimmed(resident: 103 << 20)
+        #expect(Self.looks(&rule, at: [110, 110, 110]) == [false, false, false])
+        #expect(Self.looks(&rule, at: [111, 111, 110]) == [false, false, true])
         // A trim that gave nothing back (memory in use): the next waits for as much growth again.
-        rule.trimmed(resident: 111 << 20)
-        #expect(Self.looks(&rule, at: [118, 119]) == [false, true])
+        rule.trimmed(resident: 110 << 20)
+        #expect(Self.looks(&rule, at: [117, 117, 117]) == [false, false, false])
     }
 
     @Test("The lowest follows the memory down, so growth after a fall is measured from the fall")
     func theLowestFollowsTheMemoryDown() {
-        var rule = HeapTrimRule(growth: 8 << 20)
-        #expect(Self.looks(&rule, at: [100, 90, 97, 98]) == [false, false, false, true])
+        var rule = HeapTrimRule(growth: 8 << 20, calmLooks: 2)
+        #expect(Self.looks(&rule, at: [100, 90, 97, 98, 98, 98]) == [false, false, false, false, false, true])
+    }
+
+    @Test("A dip in the middle of a burst does not settle it: the looks at which it did not grow are counted in a row")
+    func aDipDoesNotSettleABurst() {
+        var rule = HeapTrimRule(growth: 8 << 20, calmLooks: 2)
+        #expect(Self.looks(&rule, at: [100, 108, 107, 110, 109, 109]) == [false, false, false, false, false, true])
     }
 }

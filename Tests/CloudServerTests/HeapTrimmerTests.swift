@@ -7,24 +7,24 @@ import Testing
 @Suite struct HeapTrimmerTests {
     private static let mib = 1 << 20
 
-    @Test("A look trims once the memory has grown by the rule's growth, and the next look measures from where the trim left it")
-    func aLookTrimsOnGrowth() {
-        let memory = Shared([100, 109, 101, 105, 109].map { $0 * Self.mib })
+    @Test("A look trims once the memory has grown by the rule's growth and settled, and the next look measures from where the trim left it")
+    func aLookTrimsGrownMemoryOnceSettled() {
+        let memory = Shared([100, 109, 109, 108, 101, 105].map { $0 << 20 })
         let trims = Shared(0)
         let trimCount = { trims.withLock { $0 } }
         let trimmer = HeapTrimmer(
-            rule: HeapTrimRule(growth: 8 * Self.mib),
+            rule: HeapTrimRule(growth: 8 << 20, calmLooks: 2),
             resident: { memory.withLock { $0.isEmpty ? nil : $0.removeFirst() } },
             trim: { trims.withLock { $0 += 1 } })
         var rule = trimmer.rule
-        trimmer.look(&rule)  // 100: the first look, the lowest so far
+        for _ in 0..<3 { trimmer.look(&rule) }  // 100, 109 (grown), 109: not yet settled
         #expect(trimCount() == 0)
-        trimmer.look(&rule)  // 109: trimmed, and 101 read after
+        trimmer.look(&rule)  // 108: settled, trimmed, and 101 read after
         #expect(trimCount() == 1)
         trimmer.look(&rule)  // 105: 4 above the trim's 101
         #expect(trimCount() == 1)
-        trimmer.look(&rule)  // 109: 8 above
-        #expect(trimCount() == 2)
+        trimmer.look(&rule)  // nothing to read: no trim
+        #expect(trimCount() == 1)
     }
 
     @Test("The resident memory read from /proc is this process's, as its status file tells it")
