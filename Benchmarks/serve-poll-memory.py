@@ -141,6 +141,8 @@ for connection in sockets:
     connection.close()
 time.sleep(3)
 show("3 s after closing them", memory(), base)
+time.sleep(3)
+show("6 s after closing them", memory(), base)
 if os.environ.get("TRIM"):
     subprocess.run(["gdb", "-p", str(server.pid), "-batch", "-ex", "call (int) malloc_trim(0)"], capture_output=True, text=True)
     show("closed, then malloc_trim(0)", memory(), base)

@@ -136,15 +136,16 @@ public struct CloudServer: Sendable {
         // the server waits for the requests in flight.
         let hub = ZoneChangeHub(store: store, logger: Self.logger, limits: fairShares)
         let uploads = try UploadSpool(maximumUploads: maximumUploads, parent: uploadFolder)
+        let metrics = ServerMetrics()
         var configuration = ServiceGroupConfiguration(
             services: [
-                try application(hub: hub, metrics: ServerMetrics(), uploads: uploads, onRunning: { listening in
+                try application(hub: hub, metrics: metrics, uploads: uploads, onRunning: { listening in
                     port.withLock { $0 = listening }
                     ready.signal()
                 }),
                 AssetCollector(
                     store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval, tombstoneRetention: tombstoneRetention),
-                HeapTrimmer(),
+                HeapTrimmer(connectionsClosed: { metrics.connectionsClosed }),
                 hub,
             ],
             gracefulShutdownSignals: gracefulShutdownSignals,

@@ -65,7 +65,13 @@ final class ServerMetrics: Sendable {
     /// A connection opened (+1) or closed (-1).
     func connectionsChanged(by change: Double) {
         connections.increment(by: change)
+        if change < 0 { closed.add(Int(-change), ordering: .relaxed) }
     }
+
+    /// How many connections have closed since the server started (`HeapTrimmer` trims after
+    /// many close: what they held is freed, and the process's memory does not show it).
+    var connectionsClosed: Int { closed.load(ordering: .relaxed) }
+    private let closed = Atomic<Int>(0)
 
     /// The text of every metric now, with `heldPolls` long polls waiting.
     func text(heldPolls: Int) -> [UInt8] {

@@ -14,6 +14,7 @@ import Testing
         let trimCount = { trims.withLock { $0 } }
         let trimmer = HeapTrimmer(
             rule: HeapTrimRule(growth: 8 << 20, calmLooks: 2),
+            connectionsClosed: { 0 },
             resident: { memory.withLock { $0.isEmpty ? nil : $0.removeFirst() } },
             trim: { trims.withLock { $0 += 1 } })
         var rule = trimmer.rule
@@ -52,7 +53,7 @@ import Testing
         defer { kept.forEach { free($0) } }
         freed.forEach { free($0) }
         let before = try #require(HeapTrimmer.residentBytes())
-        HeapTrimmer().trim()
+        HeapTrimmer(connectionsClosed: { 0 }).trim()
         let after = try #require(HeapTrimmer.residentBytes())
         #expect(before - after > 32 * Self.mib, "resident \(before / Self.mib) MiB before the trim, \(after / Self.mib) MiB after")
     }
