@@ -64,7 +64,7 @@ struct HeapTrimmer: Service {
 ///
 /// Never while the memory grows: a trim in the middle of a burst gives back only what the
 /// burst has freed so far, which the burst's next requests take again, and it holds each
-/// arena's lock while it walks the arena's free chunks (up to 20 ms with 300 MiB of heap),
+/// arena's lock while it walks the arena's free chunks (0.1–22 ms with 300 MiB of heap),
 /// so that the requests allocating there wait. Once settled, one trim gives back what the
 /// burst left free. Connections that close free what they held (13–27 KiB each) without
 /// the memory growing first; 512 of them free about as much as `growth`.
