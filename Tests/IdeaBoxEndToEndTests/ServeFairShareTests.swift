@@ -14,6 +14,9 @@ import Glibc
 @Suite("serve gives every account its fair share", .serialized)
 struct ServeFairShareTests {
     static let container = "iCloud.com.buildwithharry.IdeaBox"
+    /// How often a test asks `/metrics` while it waits: each ask is a connection of its own,
+    /// and a server under test with thousands held should not get a hundred more a second.
+    static let metricsInterval: Duration = .milliseconds(50)
 
     /// A server limited to 1,024 files (unless `fileLimit` is nil) with accounts alice, the
     /// attacker, and bob; `arguments` go to `serve`.
@@ -73,7 +76,7 @@ struct ServeFairShareTests {
             LoopbackSocket.send(poll, on: descriptor)
             LoopbackSocket.reset(descriptor)
         }
-        try await Poll.until("the warm-up's polls are let go", timeout: .seconds(5)) { try served.get("/metrics").contains("ideabox_long_polls_held 0.0") }
+        try await Poll.until("the warm-up's polls are let go", timeout: .seconds(5), every: Self.metricsInterval) { try served.get("/metrics").contains("ideabox_long_polls_held 0.0") }
         let before = try served.residentBytes()
         let port = served.port
         try await OwnThread.run {
@@ -88,7 +91,7 @@ struct ServeFairShareTests {
         #expect(ContinuousClock.now - ended < .seconds(5))
         // Over SQLite the polls' store calls wait their turn at the store's gate, so the last
         // reset ones may still be let go after the memory is back.
-        try await Poll.until("the reset polls are let go", timeout: .seconds(5)) {
+        try await Poll.until("the reset polls are let go", timeout: .seconds(5), every: Self.metricsInterval) {
             try served.get("/metrics").contains("ideabox_long_polls_held 0.0")
         }
     }
@@ -203,7 +206,7 @@ private struct Served {
     func untilPollsHeld(_ count: Int, _ what: String, timeout: Duration) async throws {
         var last = "none"
         do {
-            try await Poll.until(what, timeout: timeout) {
+            try await Poll.until(what, timeout: timeout, every: ServeFairShareTests.metricsInterval) {
                 let metrics = try get("/metrics")
                 last = metrics.split(separator: "\n").first { $0.hasPrefix("ideabox_long_polls_held ") }.map(String.init) ?? "none"
                 return last == "ideabox_long_polls_held \(count).0"
