@@ -11,8 +11,8 @@ import ServiceLifecycle
 /// that stay, such as the polls that came after it, so the process stays near the burst's
 /// high-water mark: with ten thousand devices, 325–339 MiB, of which trimming
 /// (`malloc_trim(0)`, which gives back every whole page the heap holds free) gives back
-/// 15–25 MiB (issue 40, BENCHMARKS.md). Ten thousand connections that close leave 130 MiB
-/// the same way.
+/// 15–25 MiB (issue 40, BENCHMARKS.md). Ten thousand connections that close leave 130–250
+/// MiB the same way, which a trim gives back whole.
 ///
 /// It looks once a second, and trims only as `HeapTrimRule` says: once the memory has grown,
 /// or many connections have closed, and the memory has then settled. A server whose memory
