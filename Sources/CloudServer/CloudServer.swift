@@ -95,11 +95,7 @@ public struct CloudServer: Sendable {
         // Each upload in flight holds a file open too.
         let connectionLimit = min(maximumConnections, max(16, Int(min(FileLimit.available, 1 << 20)) - 64 - maximumUploads))
         let registry = ConnectionRegistry(limit: connectionLimit)
-        let idle = TimeAmount.nanoseconds(Int64(idleTimeout / .nanoseconds(1)))
-        let http1 = HTTPServerBuilder.http1(configuration: .init(
-            additionalChannelHandlers: [ConnectionWatch(registry: registry, stallTimeout: idle)],
-            idleTimeout: idle,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes)))
+        let http1 = ServedHTTP1Channel.builder(registry: registry, idleTimeout: idleTimeout)
         let routes = router(hub: hub, metrics: metrics, uploads: uploads, connections: inProcess ? nil : registry)
         return Application(
             responder: RequestTaskResponder(routes: routes.buildResponder()),

@@ -29,6 +29,9 @@ struct LongPollRoute {
     let shares: FairShares
     let secret: ServerSecret
     let clock: WallClock
+    /// Whether a held poll is held by its connection, whose `PollAnswerWriter` writes the
+    /// answer (on a socket), or in its answer's body (in process: no connection).
+    let heldByConnection: Bool
 
     /// Adds the route to `router`.
     func add(to router: Router<ServerRequestContext>) {
@@ -53,8 +56,7 @@ struct LongPollRoute {
         }
         // Listed for the account's changes, then registered with the hub, before anything is
         // read: a change committed after the reads began wakes the poll, one committed before
-        // is in them (`changedSince`). All of it in the request's own task (store calls), not
-        // in the body's: see below.
+        // is in them (`changedSince`). All of it in the request's own task (store calls).
         let (id, owner, hub, gone) = (UUID(), ticket.owner, hub, Flag())
         await hub.keepListening(owner)
         hub.register(id: id, owner: owner, holder: ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash), timeout: timeout)
@@ -77,27 +79,47 @@ struct LongPollRoute {
             hub.release(id)
             throw error
         }
-        // The poll is held in its answer's body, written once the route and the middlewares
-        // around it have returned: while it waits, only the connection's own frames stay
-        // suspended, not every middleware's (about 30 KiB a poll; issue 40). The head goes
-        // at once, the body (the notification, or `{}`) when the poll ends. The body runs on
-        // the connection's task, which keeps the slabs of its deepest call for as long as the
-        // connection lives (`RequestTaskResponder`): so it only waits there, and the answer
-        // (the store's reads) is made in a task of its own.
         let route = self
-        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody { writer in
-            let change: ZoneChangeHub.Change?
-            do {
-                defer { route.shares.connections?.forgetClientGone(channel) }
-                change = await hub.answer(of: id)
+        let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        guard heldByConnection else {
+            // Held in its answer's body, written once the route and the middlewares around it
+            // have returned: the head at once, the body (the notification, or `{}`) when the
+            // poll ends.
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                let change = await hub.answer(of: id)
+                try await writer.write(ByteBuffer(bytes: await route.answer(change, ticket: ticket, since: since, carries: carries)))
+                try await writer.finish(nil)
+            })
+        }
+        // Held by its connection: as far as Hummingbird knows, the answer is the head and an
+        // empty body, and its connection's task then waits for a next request as an idle
+        // one's does. The connection's `PollAnswerWriter` keeps the end back, and writes the
+        // body and the end when the hub has the answer: a held poll costs the hub's entry and
+        // this closure, and no suspended frames (issue 40). The answer is made (the store's
+        // reads) in a task of its own.
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            let later = AnswerWrittenLater.current
+            later?.handOn()
+            PollAnswerWriter.expectHeldAnswer(on: channel)
+            hub.whenAnswered(id) { change in
+                route.shares.connections?.forgetClientGone(channel)
+                let written: PollAnswerWriter.Written = { clientLeft in later?.written(clientLeft: clientLeft) }
+                guard !gone.isRaised else {
+                    channel.close(promise: nil)
+                    return written(true)
+                }
+                guard let change else { return PollAnswerWriter.deliver(Self.noChange, on: channel, written: written) }
+                Task(executorPreference: BlockingTaskExecutor.shared) {
+                    let answer = await route.answer(change, ticket: ticket, since: since, carries: carries)
+                    PollAnswerWriter.deliver(answer, on: channel, written: written)
+                }
             }
-            guard !gone.isRaised else { throw ClientLeft() }
-            async let made = route.answer(change, ticket: ticket, since: since, carries: carries)
-            let answer = await made
-            try await writer.write(ByteBuffer(bytes: answer))
             try await writer.finish(nil)
         })
     }
+
+    /// The answer of a poll that ends with no change.
+    private static let noChange = JSONValue.object([:]).bytes
 
     /// What a poll waits for, and where the zones stand as it begins to wait: the
     /// subscriptions of the ticket's database, and its zones' tokens, once its token is found
@@ -122,7 +144,7 @@ struct LongPollRoute {
     /// The answer to a poll woken by `change` (`{}` for none), as JSON: the notification, and
     /// the token to wait after next.
     private func answer(_ change: ZoneChangeHub.Change?, ticket: AssetTicket, since: DatabaseToken?, carries: Bool) async -> [UInt8] {
-        guard let change else { return JSONValue.object([:]).bytes }
+        guard let change else { return Self.noChange }
         let (store, owner) = (store, ticket.owner)
         var answer: WebServicesFormat.Object = [
             "notificationID": .string(UUID().uuidString.lowercased()),

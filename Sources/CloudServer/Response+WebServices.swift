@@ -1,6 +1,7 @@
 import CloudWebServices
 import Hummingbird
 import NIOCore
+import Synchronization
 
 extension Response {
     /// `object` as the JSON body of a `status` answer.
@@ -21,10 +22,11 @@ extension Response {
     }
 
     /// This response, with `done` run once it is written: at once for a body of known length,
-    /// else after its body (a long poll's, written when the poll ends), told whether the
-    /// answer never reached the client whole: it had left (`ClientLeft`), or the write failed
-    /// some other way (a connection reset as the answer went out), after the head was sent
-    /// and so with no status left to give. Either way `done` runs exactly once.
+    /// else after its body (a long poll's, written when the poll ends; or later still, if the
+    /// body hands its end on: `AnswerWrittenLater`), told whether the answer never reached the
+    /// client whole: it had left (`ClientLeft`), or the write failed some other way (a
+    /// connection reset as the answer went out), after the head was sent and so with no status
+    /// left to give. Either way `done` runs exactly once.
     func whenWritten(_ done: @escaping @Sendable (_ clientLeft: Bool) -> Void) -> Response {
         guard body.contentLength == nil else {
             done(false)
@@ -33,14 +35,67 @@ extension Response {
         var response = self
         let body = self.body
         response.body = ResponseBody { writer in
+            let later = AnswerWrittenLater.current ?? AnswerWrittenLater()
             do {
-                try await body.write(writer)
-                done(false)
+                try await AnswerWrittenLater.$current.withValue(later) { try await body.write(writer) }
             } catch {
                 done(true)
                 throw error
             }
+            later.afterwards(done)
         }
         return response
+    }
+}
+
+/// The end of an answer that its body hands on, to be written after the body returns (a long
+/// poll held by its connection: `PollAnswerWriter`), for what waits for the answer to be
+/// written (`Response.whenWritten`): one for each answer of unknown length, shared by the
+/// middlewares around it.
+final class AnswerWrittenLater: Sendable {
+    /// The answer whose body runs now.
+    @TaskLocal static var current: AnswerWrittenLater?
+
+    private enum State {
+        /// The body writes the answer whole.
+        case writing
+        /// The body handed the answer's end on: what runs once it is written.
+        case handedOn([@Sendable (_ clientLeft: Bool) -> Void])
+        case written(clientLeft: Bool)
+    }
+
+    private let state = Mutex(State.writing)
+
+    /// Says that the answer's end is written after its body returns, and `written` told then.
+    func handOn() {
+        state.withLock { state in
+            if case .writing = state { state = .handedOn([]) }
+        }
+    }
+
+    /// The answer handed on is written, or never will be (`clientLeft`).
+    func written(clientLeft: Bool) {
+        let waiting = state.withLock { state -> [@Sendable (Bool) -> Void] in
+            guard case .handedOn(let waiting) = state else { return [] }
+            state = .written(clientLeft: clientLeft)
+            return waiting
+        }
+        for done in waiting { done(clientLeft) }
+    }
+
+    /// Runs `done` once the answer is written: now, after a body that wrote it whole or once
+    /// its end handed on is written; else when it is.
+    func afterwards(_ done: @escaping @Sendable (_ clientLeft: Bool) -> Void) {
+        let now = state.withLock { state -> Bool? in
+            switch state {
+            case .writing: return false
+            case .written(let clientLeft): return clientLeft
+            case .handedOn(var waiting):
+                waiting.append(done)
+                state = .handedOn(waiting)
+                return nil
+            }
+        }
+        if let now { done(now) }
     }
 }

@@ -8,8 +8,8 @@ import Synchronization
 /// Where the long polls of one server process wait, and where the changes its requests
 /// commit (and those other processes over the same store announce) wake them.
 ///
-/// A waiting poll costs an entry in a table and a suspended task, never a thread or a
-/// timer of its own: one sweep a second answers the polls whose time is up, looking only at
+/// A waiting poll costs an entry in a table and the closure its answer goes to, never a
+/// task, a thread or a timer of its own: one sweep a second answers the polls whose time is up, looking only at
 /// those due (filed by the second their time is up), not at every poll held. As a service
 /// of the server, the hub listens for other processes' announcements while it runs, and
 /// answers every poll at once when the server shuts down. Before it holds an account's
@@ -34,6 +34,9 @@ final class ZoneChangeHub: Service, Sendable {
         }
     }
 
+    /// Where a poll's answer goes, once: called on whichever thread answers it, so quick.
+    typealias Delivery = @Sendable (Change?) -> Void
+
     /// Who holds a poll, as the fair shares count it: the account (in every container) and
     /// the access token its webcourier URL was made for (nil for an earlier release's URL).
     struct Holder: Hashable, Sendable {
@@ -49,8 +52,8 @@ final class ZoneChangeHub: Service, Sendable {
         /// The zones changed while the subscriptions were read, with what their polls share.
         var heard: [RecordZoneID: SharedPollReads] = [:]
         var deadline: ContinuousClock.Instant
-        /// Where its answer goes, once its request's body waits for it (`answer(of:)`).
-        var continuation: CheckedContinuation<Change?, Never>?
+        /// Where its answer goes, once it is asked for (`whenAnswered`).
+        var delivery: Delivery?
     }
 
     private struct State {
@@ -67,8 +70,8 @@ final class ZoneChangeHub: Service, Sendable {
         /// Polls released (cancelled, or their client gone) before they were registered, with
         /// when: they are answered as they register, and forgotten after a while.
         var releasedEarly: [UUID: ContinuousClock.Instant] = [:]
-        /// Polls answered before their body waited for the answer, with when: taken by
-        /// `answer(of:)`, and forgotten after a while (a body that never ran).
+        /// Polls answered before their answer was asked for, with when: taken by
+        /// `whenAnswered`, and forgotten after a while (an answer never asked for).
         var answered: [UUID: (change: Change?, at: ContinuousClock.Instant)] = [:]
         /// When this process last told the store it holds each account's polls.
         var listening: [String: ContinuousClock.Instant] = [:]
@@ -84,14 +87,14 @@ final class ZoneChangeHub: Service, Sendable {
         }
 
         /// Answers the poll `id` with `change`, if it still waits: takes it out of the table,
-        /// and returns where its answer goes, or keeps the answer for its body if none waits yet.
-        mutating func end(_ id: UUID, with change: Change?, at now: ContinuousClock.Instant) -> CheckedContinuation<Change?, Never>? {
+        /// and returns where its answer goes, or keeps the answer until it is asked for.
+        mutating func end(_ id: UUID, with change: Change?, at now: ContinuousClock.Instant) -> Delivery? {
             guard let waiter = remove(id) else { return nil }
-            guard let continuation = waiter.continuation else {
+            guard let delivery = waiter.delivery else {
                 answered[id] = (change, now)
                 return nil
             }
-            return continuation
+            return delivery
         }
 
         /// Registers `waiter` as `id` of `owner`; returns where the answers of the polls ended
@@ -99,11 +102,11 @@ final class ZoneChangeHub: Service, Sendable {
         /// of its token past `limits.pollsPerToken`.
         mutating func add(
             _ waiter: Waiter, id: UUID, owner: String, limits: FairShareLimits, now: ContinuousClock.Instant
-        ) -> [CheckedContinuation<Change?, Never>] {
+        ) -> [Delivery] {
             waiters[owner, default: [:]][id] = waiter
             owners[id] = owner
             byAccount[waiter.holder.account, default: []].append(id)
-            var evicted: [CheckedContinuation<Change?, Never>] = []
+            var evicted: [Delivery] = []
             while let polls = byAccount[waiter.holder.account], polls.count > limits.pollsPerAccount, owners[polls[0]] != nil {
                 end(polls[0], with: nil, at: now).map { evicted.append($0) }
             }
@@ -156,7 +159,7 @@ final class ZoneChangeHub: Service, Sendable {
         let deadline = now + timeout
         let waiter = Waiter(holder: holder, deadline: deadline)
         let second = self.second(of: deadline)
-        let evicted = state.withLock { state -> [CheckedContinuation<Change?, Never>] in
+        let evicted = state.withLock { state -> [Delivery] in
             if state.releasedEarly.removeValue(forKey: id) != nil || state.stopped {
                 state.answered[id] = (nil, now)
                 return []
@@ -164,7 +167,7 @@ final class ZoneChangeHub: Service, Sendable {
             state.due[second, default: []].append(id)
             return state.add(waiter, id: id, owner: owner, limits: limits, now: now)
         }
-        for poll in evicted { poll.resume(returning: nil) }
+        for poll in evicted { poll(nil) }
     }
 
     /// Tells the registered poll `id` what it waits for: a change of a zone one of
@@ -173,7 +176,7 @@ final class ZoneChangeHub: Service, Sendable {
     /// since it registered; else it waits.
     func admit(_ id: UUID, subscriptions: [ZoneSubscription], alreadyChanged: Change?) {
         let now = ContinuousClock.now
-        let woken = state.withLock { state -> (CheckedContinuation<Change?, Never>, Change)? in
+        let woken = state.withLock { state -> (Delivery, Change)? in
             guard let owner = state.owners[id], let waiter = state.waiters[owner]?[id] else { return nil }
             let heard = subscriptions.lazy.compactMap { subscription in
                 waiter.heard[subscription.zone].map { Change(subscriptionID: subscription.id, zone: subscription.zone, reads: $0) }
@@ -183,25 +186,31 @@ final class ZoneChangeHub: Service, Sendable {
                 state.waiters[owner]?[id]?.heard = [:]
                 return nil
             }
-            // A poll whose body does not wait yet has no continuation: `end` keeps its answer.
+            // A poll whose answer is not asked for yet has no delivery: `end` keeps its answer.
             return state.end(id, with: change, at: now).map { ($0, change) }
         }
-        if let (continuation, change) = woken { continuation.resume(returning: change) }
+        if let (delivery, change) = woken { delivery(change) }
     }
 
-    /// The answer of the registered poll `id`, once it has one: the change that woke it, or nil
-    /// (its time was up, the server stopped, or it was released: as well if this task is
-    /// cancelled).
+    /// Gives the answer of the registered poll `id` to `delivery`, once it has one (at once if
+    /// it has): the change that woke it, or nil (its time was up, the server stopped, or it
+    /// was released). Asked once a poll.
+    func whenAnswered(_ id: UUID, _ delivery: @escaping Delivery) {
+        let known = state.withLock { state -> Change?? in
+            if let answered = state.answered.removeValue(forKey: id) { return .some(answered.change) }
+            guard let owner = state.owners[id], state.waiters[owner]?[id] != nil else { return .some(nil) }
+            state.waiters[owner]?[id]?.delivery = delivery
+            return .none
+        }
+        if case .some(let change) = known { delivery(change) }
+    }
+
+    /// The answer of the registered poll `id`, as `whenAnswered` gives it; nil as well if this
+    /// task is cancelled.
     func answer(of id: UUID) async -> Change? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let known = state.withLock { state -> Change?? in
-                    if let answered = state.answered.removeValue(forKey: id) { return .some(answered.change) }
-                    guard let owner = state.owners[id], state.waiters[owner]?[id] != nil else { return .some(nil) }
-                    state.waiters[owner]?[id]?.continuation = continuation
-                    return .none
-                }
-                if case .some(let change) = known { continuation.resume(returning: change) }
+                whenAnswered(id) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             release(id)
@@ -232,14 +241,14 @@ final class ZoneChangeHub: Service, Sendable {
     /// Answers the poll `id` at once with nil (its client has gone), or if it is not yet
     /// registered, as soon as it is.
     func release(_ id: UUID) {
-        let continuation = state.withLock { state -> CheckedContinuation<Change?, Never>? in
+        let delivery = state.withLock { state -> Delivery? in
             guard let waiter = state.remove(id) else {
                 if state.answered.removeValue(forKey: id) == nil { state.releasedEarly[id] = .now }
                 return nil
             }
-            return waiter.continuation
+            return waiter.delivery
         }
-        continuation?.resume(returning: nil)
+        delivery?(nil)
     }
 
     /// Wakes the polls of `owner` that watch one of `zones`, and tells the other processes.
@@ -257,7 +266,7 @@ final class ZoneChangeHub: Service, Sendable {
     /// Wakes the polls of `owner` that watch one of `zones`, in this process only; they share
     /// what they read to answer (`SharedPollReads`).
     func deliver(owner: String, zones: Set<RecordZoneID>) {
-        var woken: [(CheckedContinuation<Change?, Never>, Change)] = []
+        var woken: [(Delivery, Change)] = []
         let reads = SharedPollReads()
         let now = ContinuousClock.now
         state.withLock { state in
@@ -272,22 +281,22 @@ final class ZoneChangeHub: Service, Sendable {
                 state.end(id, with: change, at: now).map { woken.append(($0, change)) }
             }
         }
-        for (continuation, change) in woken { continuation.resume(returning: change) }
+        for (delivery, change) in woken { delivery(change) }
     }
 
     /// Answers the polls whose time is up, looking only at those filed under the seconds
     /// begun; a poll due later in this second is filed under the next.
     func sweep(now: ContinuousClock.Instant = .now) {
         let current = second(of: now)
-        let expired = state.withLock { state -> [CheckedContinuation<Change?, Never>] in
+        let expired = state.withLock { state -> [Delivery] in
             // A release that came after its poll was answered left its id here: forget them
             // (a poll registers within moments of its release, if at all).
             if !state.releasedEarly.isEmpty { state.releasedEarly = state.releasedEarly.filter { now - $0.value < .seconds(10) } }
-            // So did an answer whose body never came to take it (its head could not be written).
+            // So did an answer never asked for (its request's answer could not be begun).
             if !state.answered.isEmpty { state.answered = state.answered.filter { now - $0.value.at < .seconds(10) } }
             // Listings old enough to be renewed by the next poll are not needed to decide anything.
             if current % 60 == 0 { state.listening = state.listening.filter { now - $0.value < Self.listeningRenewal } }
-            var expired: [CheckedContinuation<Change?, Never>] = []
+            var expired: [Delivery] = []
             for second in state.due.keys where second <= current {
                 for id in state.due.removeValue(forKey: second) ?? [] {
                     guard let owner = state.owners[id], let deadline = state.waiters[owner]?[id]?.deadline else { continue }
@@ -300,7 +309,7 @@ final class ZoneChangeHub: Service, Sendable {
             }
             return expired
         }
-        for continuation in expired { continuation.resume(returning: nil) }
+        for delivery in expired { delivery(nil) }
     }
 
     /// Answers every poll and takes no more.
@@ -308,9 +317,9 @@ final class ZoneChangeHub: Service, Sendable {
         let all = state.withLock { state in
             state.stopped = true
             defer { state = State(stopped: true) }
-            return state.waiters.values.flatMap { $0.values.compactMap(\.continuation) }
+            return state.waiters.values.flatMap { $0.values.compactMap(\.delivery) }
         }
-        for continuation in all { continuation.resume(returning: nil) }
+        for delivery in all { delivery(nil) }
     }
 
     /// Sweeps once a second and listens for other processes' changes until the server

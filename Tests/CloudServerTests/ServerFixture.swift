@@ -78,6 +78,12 @@ final class ServerFixture: Sendable {
         if case .socket(let server) = running { server.requestStop() }
     }
 
+    /// Stops a server on a socket as a SIGTERM stops `serve`, and returns once it has stopped.
+    func stop() async throws {
+        guard case .socket(let server) = running else { preconditionFailure("ServerFixture(socket: true)") }
+        try await OwnThread.run { server.stop() }
+    }
+
     /// Where the server listens; only a server on a socket has one.
     var baseURL: URL {
         guard case .socket(let server) = running else { preconditionFailure("a server at its router has no address: ServerFixture(socket: true)") }
