@@ -247,7 +247,7 @@ let package = Package(
             dependencies: [
                 "CloudServer", "CloudHTTPClient", "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore",
                 "IdeaBoxFoundation", "ProcessTestSupport", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),

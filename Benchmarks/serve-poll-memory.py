@@ -7,7 +7,8 @@ connection costs: a benchmark, not a test. Loopback only, bounded in count and t
 Starts IDEABOX serve over a new SQLite file (or $STORE, a postgres:// URL) with COUNT/20
 accounts (the first poll of each makes its zone subscription), opens COUNT connections
 from this one process and prints the server's memory before and after, per connection.
-MODE: idle (connections that send nothing), polls (each holds a long poll: 60 s, then
+MODE: idle (connections that send nothing), fetches (each fetches its database's changes once,
+then stays open and idle), polls (each holds a long poll: 60 s, then
 asks again), fetch-polls (each first fetches its database's changes on the same connection, as
 a device does between polls, then holds a poll), polls-trim (polls, then glibc's
 malloc_trim(0) called in the server by gdb).
@@ -94,9 +95,9 @@ def fetch(connection, token):
 
 for index in range(count):
     connection = socket.create_connection(("127.0.0.1", port))
-    if mode == "fetch-polls":
+    if mode in ("fetch-polls", "fetches"):
         fetch(connection, accounts[index % len(accounts)])
-    if mode != "idle":
+    if mode not in ("idle", "fetches"):
         request = f"GET {tickets[index % len(tickets)]}?timeout=60 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
         connection.sendall(request)
         connection.setblocking(False)
@@ -128,7 +129,7 @@ def answer_polls(until):
     return answered
 
 print(f"{count} connections ({mode}) opened in {time.time() - started:.1f} s", flush=True)
-answered = answer_polls(time.time() + 15) if mode != "idle" else time.sleep(15) or 0
+answered = answer_polls(time.time() + 15) if mode not in ("idle", "fetches") else time.sleep(15) or 0
 show(f"15 s later ({answered} polls answered early)", memory(), base)
 if mode == "polls-trim" or os.environ.get("TRIM"):
     trim = subprocess.run(["gdb", "-p", str(server.pid), "-batch", "-ex", "call (int) malloc_trim(0)"], capture_output=True, text=True)
@@ -136,7 +137,7 @@ if mode == "polls-trim" or os.environ.get("TRIM"):
     show("after malloc_trim(0)", memory(), base)
 if os.environ.get("HOLD"):
     print(f"holding for {os.environ['HOLD']} s: serve is process {server.pid}", flush=True)
-    answer_polls(time.time() + float(os.environ["HOLD"])) if mode != "idle" else time.sleep(float(os.environ["HOLD"]))
+    answer_polls(time.time() + float(os.environ["HOLD"])) if mode not in ("idle", "fetches") else time.sleep(float(os.environ["HOLD"]))
 for connection in sockets:
     connection.close()
 time.sleep(3)

@@ -98,7 +98,7 @@ public struct CloudServer: Sendable {
         let http1 = ServedHTTP1Channel.builder(registry: registry, idleTimeout: idleTimeout)
         let routes = router(hub: hub, metrics: metrics, uploads: uploads, connections: inProcess ? nil : registry)
         return Application(
-            responder: RequestTaskResponder(routes: routes.buildResponder()),
+            responder: routes.buildResponder(),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
             configuration: ApplicationConfiguration(
                 // A backlog of 1,024 (Hummingbird's default is 256): connections that come

@@ -1,6 +1,12 @@
 @testable import CloudServer
 import Foundation
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
 import ProcessTestSupport
+import Synchronization
 import Testing
 
 /// A long poll held by its connection, as `serve`'s connections (`ServedHTTP1Channel`) hold
@@ -17,14 +23,24 @@ struct ServedHTTP1ChannelTests {
     /// alice's long poll, subscribed to Ideas: the request's first line and Host, without the
     /// blank line that ends its head.
     private static func poll(_ server: ServerFixture, query: String) async throws -> String {
-        let subscribed = try await server.send(
-            ServerFixture.path("subscriptions/modify"), token: server.aliceToken,
-            json: ["operations": [["operationType": "create", "subscription": ["subscriptionType": "zone", "subscriptionID": "ideas", "zoneID": ["zoneName": "Ideas"]]]]])
-        #expect(subscribed.status == 200)
-        let created = try await server.send(ServerFixture.path("tokens/create"), token: server.aliceToken, json: ["apnsEnvironment": "production"])
-        let url = try #require(created.json["webcourierURL"] as? String)
+        let subscribed = try await post(
+            server, "subscriptions/modify",
+            #"{"operations":[{"operationType":"create","subscription":{"subscriptionType":"zone","subscriptionID":"ideas","zoneID":{"zoneName":"Ideas"}}}]}"#)
+        #expect(subscribed.hasPrefix("HTTP/1.1 200"), "\(subscribed)")
+        let created = try await post(server, "tokens/create", #"{"apnsEnvironment":"production"}"#)
+        let body = try #require(created.components(separatedBy: "\r\n\r\n").last?.data(using: .utf8))
+        let url = try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["webcourierURL"] as? String)
         let path = try #require(URLComponents(string: url)?.path)
         return "GET \(path)?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    }
+
+    /// alice's POST of `json` to `operation`, on a connection of its own (the server's idle
+    /// timeout is short): the whole answer.
+    private static func post(_ server: ServerFixture, _ operation: String, _ json: String) async throws -> String {
+        let request = "POST \(ServerFixture.path(operation)) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
+            + "Content-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)"
+        let port = server.baseURL.port ?? 0
+        return try await OwnThread.run { try LoopbackSocket.exchange(port: port, request) }
     }
 
     /// What the server sent on `descriptor` until it closed it (or 10 s of silence), how long
@@ -46,11 +62,14 @@ struct ServedHTTP1ChannelTests {
         }
     }
 
+    /// The gauge of long polls held, as `/metrics` says it.
     private static func heldPolls(_ server: ServerFixture) async throws -> String {
-        let metrics = try await OwnThread.run { try LoopbackSocket.exchange(port: server.baseURL.port ?? 0, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") }
+        let port = server.baseURL.port ?? 0
+        let metrics = try await OwnThread.run { try LoopbackSocket.exchange(port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") }
         return metrics.split(separator: "\n").first { $0.hasPrefix("ideabox_long_polls_held ") }.map(String.init) ?? metrics
     }
 
+    /// The log's lines of long polls, so far.
     private static func webcourierLines(_ server: ServerFixture) -> [String] {
         server.logLines.lines.withLock { $0 }.filter { $0.contains("/webcourier/") }
     }
@@ -58,9 +77,10 @@ struct ServedHTTP1ChannelTests {
     @Test("A poll held for 3 s outlives the idle timeout (1 s), is answered {} at its time, and its connection then idles out as any does")
     func outlivesTheIdleTimeout() async throws {
         let server = try await Self.server()
+        let poll = try await Self.poll(server, query: "timeout=3")
         let descriptor = try server.connection()
         defer { close(descriptor) }
-        LoopbackSocket.send(try await Self.poll(server, query: "timeout=3") + "\r\n", on: descriptor)
+        LoopbackSocket.send(poll + "\r\n", on: descriptor)
         let (text, took, _) = try await Self.readAll(descriptor)
         #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(text)")
         #expect(text.contains("transfer-encoding: chunked\r\n"), "\(text)")
@@ -106,11 +126,10 @@ struct ServedHTTP1ChannelTests {
         try await Poll.until("the poll is held") { try await Self.heldPolls(server) == "ideabox_long_polls_held 1.0" }
         #expect(Self.webcourierLines(server).isEmpty)
         let answer = Task { try await Self.readAll(descriptor) }
-        let saved = try await server.send(ServerFixture.path("records/modify"), token: server.aliceToken, json: [
-            "zoneID": ["zoneName": "Ideas"],
-            "operations": [["operationType": "forceReplace", "record": ["recordName": "woken", "recordType": "Idea", "fields": ["title": ["value": "x"]]]]],
-        ])
-        #expect(saved.status == 200)
+        let saved = try await Self.post(
+            server, "records/modify",
+            #"{"zoneID":{"zoneName":"Ideas"},"operations":[{"operationType":"forceReplace","record":{"recordName":"woken","recordType":"Idea","fields":{"title":{"value":"x"}}}}]}"#)
+        #expect(saved.hasPrefix("HTTP/1.1 200"), "\(saved)")
         // The connection idles out (1 s) once answered.
         let (text, _, _) = try await answer.value
         #expect(text.contains(#""notificationType":"recordZone""#) && text.contains(#""subscriptionID":"ideas""#), "\(text)")
@@ -140,5 +159,33 @@ struct ServedHTTP1ChannelTests {
             #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n") && text.hasSuffix("\r\n\r\n2\r\n{}\r\n0\r\n\r\n"), "\(text)")
         }
         #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test("Each request is answered in a task of its own, not in the connection's, and is cancelled with the connection's task")
+    func requestsRunInTasksOfTheirOwn() async throws {
+        let seen = Mutex<[Int]>([])
+        let started = AsyncStream.makeStream(of: Void.self)
+        let neverEnding = AsyncStream.makeStream(of: Void.self)
+        let responder = ServedHTTP1Channel.inTaskOfItsOwn { _, writer, _ in
+            _ = consume writer
+            seen.withLock { $0.append(withUnsafeCurrentTask { $0?.hashValue ?? 0 }) }
+            started.continuation.yield()
+            // Held until cancelled, as a request whose store call waits: a stream ends its
+            // iteration when its task is cancelled.
+            for await _ in neverEnding.stream {}
+            throw CancellationError()
+        }
+        let request = Request(head: HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/healthz"), body: RequestBody(buffer: ByteBuffer()))
+        let connection = Task {
+            let connectionTask = withUnsafeCurrentTask { $0?.hashValue ?? 0 }
+            let (outbound, _) = NIOAsyncChannelOutboundWriter<HTTPResponsePart>.makeTestingWriter()
+            await #expect(throws: CancellationError.self) { try await responder(request, ResponseWriter(outbound: outbound), EmbeddedChannel()) }
+            return connectionTask
+        }
+        for await _ in started.stream { break }
+        connection.cancel()
+        let connectionTask = await connection.value
+        neverEnding.continuation.finish()
+        #expect(seen.withLock { $0 }.count == 1 && seen.withLock { $0 } != [connectionTask])
     }
 }
