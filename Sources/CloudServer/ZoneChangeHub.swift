@@ -9,12 +9,12 @@ import Synchronization
 /// commit (and those other processes over the same store announce) wake them.
 ///
 /// A waiting poll costs an entry in a table and the closure its answer goes to, never a
-/// task, a thread or a timer of its own: one sweep a second answers the polls whose time is up, looking only at
-/// those due (filed by the second their time is up), not at every poll held. As a service
-/// of the server, the hub listens for other processes' announcements while it runs, and
-/// answers every poll at once when the server shuts down. Before it holds an account's
-/// polls it tells the store so (`keepListening`, renewed every few minutes), so that the
-/// other processes announce that account's changes to it, and only then.
+/// task, a thread or a timer of its own: one sweep a second answers the polls whose time is
+/// up, looking only at those due (filed by the second their time is up), not at every poll
+/// held. As a service of the server, the hub listens for other processes' announcements
+/// while it runs, and answers every poll at once when the server shuts down. Before it holds
+/// an account's polls it tells the store so (`keepListening`, renewed every few minutes), so
+/// that the other processes announce that account's changes to it, and only then.
 final class ZoneChangeHub: Service, Sendable {
     /// What a woken poll learns: which zone of which subscription changed, and where the
     /// polls woken with it share what they read to answer (nil for a change found alone).

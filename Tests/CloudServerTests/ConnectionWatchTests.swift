@@ -18,19 +18,6 @@ struct ConnectionWatchTests {
         return channel
     }
 
-    /// The parts flushed out of `channel` so far, by kind.
-    private static func flushed(_ channel: EmbeddedChannel) throws -> [String] {
-        var parts: [String] = []
-        while let part = try channel.readOutbound(as: HTTPResponsePart.self) {
-            switch part {
-            case .head: parts.append("head")
-            case .body(let body): parts.append("body " + String(buffer: body))
-            case .end: parts.append("end")
-            }
-        }
-        return parts
-    }
-
     /// Feeds `channel` a request's head and end, as the decoder hands them on.
     private static func request(_ channel: EmbeddedChannel) throws {
         try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/webcourier/t")))
@@ -44,15 +31,15 @@ struct ConnectionWatchTests {
         try Self.request(channel)
         channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
         channel.flush()
-        #expect(try Self.flushed(channel) == ["head"])
+        #expect(try channel.responseParts() == ["head"])
         channel.write(HTTPResponsePart.body(ByteBuffer(string: "{}")), promise: nil)
         channel.flush()
-        #expect(try Self.flushed(channel) == [])
+        #expect(try channel.responseParts() == [])
         channel.write(HTTPResponsePart.end(nil), promise: nil)
         channel.flush()
-        #expect(try Self.flushed(channel) == ["body {}", "end"])
+        #expect(try channel.responseParts() == ["body {}", "end"])
         channel.embeddedEventLoop.run()
-        #expect(try Self.flushed(channel) == [])
+        #expect(try channel.responseParts() == [])
         _ = try channel.finish()
     }
 
@@ -63,18 +50,18 @@ struct ConnectionWatchTests {
         channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
         channel.write(HTTPResponsePart.body(ByteBuffer(string: "first")), promise: nil)
         channel.flush()
-        #expect(try Self.flushed(channel) == [])
+        #expect(try channel.responseParts() == [])
         channel.embeddedEventLoop.run()
-        #expect(try Self.flushed(channel) == ["head", "body first"])
+        #expect(try channel.responseParts() == ["head", "body first"])
         channel.write(HTTPResponsePart.body(ByteBuffer(string: "second")), promise: nil)
         channel.flush()
         channel.write(HTTPResponsePart.body(ByteBuffer(string: "third")), promise: nil)
         channel.flush()
         channel.embeddedEventLoop.run()
-        #expect(try Self.flushed(channel) == ["body second", "body third"])
+        #expect(try channel.responseParts() == ["body second", "body third"])
         channel.write(HTTPResponsePart.end(nil), promise: nil)
         channel.flush()
-        #expect(try Self.flushed(channel) == ["end"])
+        #expect(try channel.responseParts() == ["end"])
         _ = try channel.finish()
     }
 
@@ -87,7 +74,7 @@ struct ConnectionWatchTests {
             channel.write(HTTPResponsePart.body(ByteBuffer(string: "{}")), promise: nil)
             channel.write(HTTPResponsePart.end(nil), promise: nil)
             channel.flush()
-            #expect(try Self.flushed(channel) == ["head", "body {}", "end"])
+            #expect(try channel.responseParts() == ["head", "body {}", "end"])
         }
         _ = try channel.finish()
     }

@@ -18,19 +18,6 @@ struct PollAnswerWriterTests {
         return channel
     }
 
-    /// The parts written out of `channel` so far, by kind.
-    private static func written(_ channel: EmbeddedChannel) throws -> [String] {
-        var parts: [String] = []
-        while let part = try channel.readOutbound(as: HTTPResponsePart.self) {
-            switch part {
-            case .head: parts.append("head")
-            case .body(let body): parts.append("body " + String(buffer: body))
-            case .end: parts.append("end")
-            }
-        }
-        return parts
-    }
-
     /// Hummingbird's answer to a held poll: the head, and at once the end of an empty body.
     /// Returns whether the end's write was told done.
     private static func answerAsHummingbirdDoes(_ channel: EmbeddedChannel) -> Bool {
@@ -38,6 +25,16 @@ struct PollAnswerWriterTests {
         let ended = channel.eventLoop.makePromise(of: Void.self)
         channel.writeAndFlush(HTTPResponsePart.end(nil), promise: ended)
         return (try? ended.futureResult.wait()) != nil
+    }
+
+    /// Says a held answer is under way on `channel`, and delivers `{}` for it before
+    /// Hummingbird ends the request; returns what is told once it is written.
+    private static func answeredEarly(_ channel: EmbeddedChannel) -> Told {
+        let told = Told()
+        PollAnswerWriter.expectHeldAnswer(on: channel)
+        PollAnswerWriter.deliver(Array("{}".utf8), on: channel, written: told.tell)
+        channel.embeddedEventLoop.run()
+        return told
     }
 
     /// What `deliver`'s `written` was told: nothing yet, or whether the client had left.
@@ -55,29 +52,26 @@ struct PollAnswerWriterTests {
         PollAnswerWriter.expectHeldAnswer(on: channel)
         channel.embeddedEventLoop.run()
         #expect(Self.answerAsHummingbirdDoes(channel))
-        #expect(try Self.written(channel) == ["head"])
+        #expect(try channel.responseParts() == ["head"])
         let told = Told()
         PollAnswerWriter.deliver(Array("{\"a\":1}".utf8), on: channel, written: told.tell)
-        #expect(try Self.written(channel) == [])
+        #expect(try channel.responseParts() == [])
         channel.embeddedEventLoop.run()
-        #expect(try Self.written(channel) == ["body {\"a\":1}", "end"])
+        #expect(try channel.responseParts() == ["body {\"a\":1}", "end"])
         #expect(told.clientLeft.withLock { $0 } == [false])
         // The next answer is not a held poll's: it goes through whole.
         #expect(Self.answerAsHummingbirdDoes(channel))
-        #expect(try Self.written(channel) == ["head", "end"])
+        #expect(try channel.responseParts() == ["head", "end"])
         _ = try channel.finish()
     }
 
     @Test("An answer that comes before Hummingbird ends its request is written as the request's end comes")
     func answerBeforeTheEnd() throws {
         let channel = try Self.channel()
-        let told = Told()
-        PollAnswerWriter.expectHeldAnswer(on: channel)
-        PollAnswerWriter.deliver(Array("{}".utf8), on: channel, written: told.tell)
-        channel.embeddedEventLoop.run()
-        #expect(try Self.written(channel) == [])
+        let told = Self.answeredEarly(channel)
+        #expect(try channel.responseParts() == [])
         #expect(Self.answerAsHummingbirdDoes(channel))
-        #expect(try Self.written(channel) == ["head", "body {}", "end"])
+        #expect(try channel.responseParts() == ["head", "body {}", "end"])
         #expect(told.clientLeft.withLock { $0 } == [false])
         _ = try channel.finish()
     }
@@ -88,11 +82,11 @@ struct PollAnswerWriterTests {
         channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
         channel.write(HTTPResponsePart.body(ByteBuffer(string: "x")), promise: nil)
         channel.writeAndFlush(HTTPResponsePart.end(nil), promise: nil)
-        #expect(try Self.written(channel) == ["head", "body x", "end"])
+        #expect(try channel.responseParts() == ["head", "body x", "end"])
         let told = Told()
         PollAnswerWriter.deliver(Array("{}".utf8), on: channel, written: told.tell)
         channel.embeddedEventLoop.run()
-        #expect(try Self.written(channel) == [])
+        #expect(try channel.responseParts() == [])
         #expect(told.clientLeft.withLock { $0 } == [true])
         _ = try channel.finish()
     }
@@ -111,7 +105,7 @@ struct PollAnswerWriterTests {
         #expect(closeDone.clientLeft.withLock { $0.isEmpty })
         PollAnswerWriter.deliver(Array("{}".utf8), on: channel, written: { _ in })
         channel.embeddedEventLoop.run()
-        #expect(try Self.written(channel) == ["head", "body {}", "end"])
+        #expect(try channel.responseParts() == ["head", "body {}", "end"])
         // EmbeddedChannel closes whole on any close: what matters is that it came after the answer.
         #expect(!closeDone.clientLeft.withLock { $0.isEmpty })
         #expect(!channel.isActive)
@@ -132,10 +126,7 @@ struct PollAnswerWriterTests {
     @Test("An answer that came before its end, on a connection that closes before the end, is told never written")
     func answeredThenClosed() throws {
         let channel = try Self.channel()
-        let told = Told()
-        PollAnswerWriter.expectHeldAnswer(on: channel)
-        PollAnswerWriter.deliver(Array("{}".utf8), on: channel, written: told.tell)
-        channel.embeddedEventLoop.run()
+        let told = Self.answeredEarly(channel)
         #expect(told.clientLeft.withLock { $0 } == [])
         channel.close(promise: nil)
         channel.embeddedEventLoop.run()
