@@ -8,8 +8,8 @@ import NIOHTTPTypes
 /// the head and an empty body (`expectHeldAnswer`), and this writer keeps back the end of
 /// that answer. The connection's task then waits for a next request, as an idle connection's
 /// does, and what a held poll costs is the hub's entry and the closure its answer goes to, no
-/// frames of a suspended task (8.5 KiB a poll less). When the hub has the answer, it comes
-/// here (`deliver`), and goes out as the body and the end kept back.
+/// frames of a suspended task. When the hub has the answer, it comes here (`deliver`), and
+/// goes out as the body and the end kept back.
 ///
 /// The handlers nearer the socket see the request in progress until then: `ConnectionWatch`
 /// keeps what the client sends behind it (pipelining) and counts the connection busy, and
@@ -55,8 +55,8 @@ final class PollAnswerWriter: ChannelOutboundHandler, RemovableChannelHandler {
         closeKeptPromise = nil
     }
 
-    /// Tells the writer of `channel`'s answers that the answer under way is a held poll's, before
-    /// Hummingbird writes it: called before the route returns.
+    /// Tells the writer of `channel`'s answers that the answer under way is a held poll's:
+    /// called from that answer's body, before it ends.
     static func expectHeldAnswer(on channel: any Channel) {
         onWriter(of: channel) { $0.expect() }
     }
