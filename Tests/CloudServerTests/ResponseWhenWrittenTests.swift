@@ -6,7 +6,8 @@ import Synchronization
 import Testing
 
 /// `Response.whenWritten` tells the request log and the metrics once, and truly, how an
-/// answer ended: written whole, or not (the client left, or the write failed).
+/// answer ended: written whole, or not (the client left, or the write failed); for an answer
+/// whose body hands its end on (`AnswerWrittenLater`), once that end is written.
 struct ResponseWhenWrittenTests {
     /// A body writer that takes every part, or fails every write with `failure`.
     private struct Writer: ResponseBodyWriter {
@@ -65,5 +66,46 @@ struct ResponseWhenWrittenTests {
         let outcomes = Outcomes()
         _ = Response.json(["a": .string("b")]).whenWritten(outcomes.done)
         #expect(outcomes.told.withLock { $0 } == [false])
+    }
+
+    /// Where a body handed its answer's end.
+    private final class Handed: Sendable {
+        let later = Mutex<AnswerWrittenLater?>(nil)
+    }
+
+    /// A streamed answer whose body hands its end on, as a poll held by its connection does,
+    /// to `handed`.
+    private static func handedOn(to handed: Handed) -> Response {
+        Response(status: .ok, body: ResponseBody { writer in
+            let later = AnswerWrittenLater.current
+            later?.handOn()
+            handed.later.withLock { $0 = later }
+            try await writer.finish(nil)
+        })
+    }
+
+    @Test("A body that hands its end on is told once that end is written, by every middleware around it, not when it returns")
+    func endHandedOn() async throws {
+        let (log, metrics) = (Outcomes(), Outcomes())
+        let handed = Handed()
+        let response = Self.handedOn(to: handed).whenWritten(metrics.done).whenWritten(log.done)
+        try await response.body.write(Writer(failure: nil))
+        #expect(log.told.withLock { $0 }.isEmpty && metrics.told.withLock { $0 }.isEmpty)
+        let later = try #require(handed.later.withLock { $0 })
+        later.written(clientLeft: false)
+        later.written(clientLeft: true)
+        #expect(log.told.withLock { $0 } == [false] && metrics.told.withLock { $0 } == [false])
+    }
+
+    @Test("An end handed on that is written, or found never to reach the client, before the body returns is told as it returns")
+    func endWrittenBeforeTheBodyReturns() async throws {
+        let outcomes = Outcomes()
+        let response = Response(status: .ok, body: ResponseBody { writer in
+            AnswerWrittenLater.current?.handOn()
+            AnswerWrittenLater.current?.written(clientLeft: true)
+            try await writer.finish(nil)
+        }).whenWritten(outcomes.done)
+        try await response.body.write(Writer(failure: nil))
+        #expect(outcomes.told.withLock { $0 } == [true])
     }
 }
