@@ -27,6 +27,15 @@ struct PollAnswerWriterTests {
         return (try? ended.futureResult.wait()) != nil
     }
 
+    /// A channel whose writer keeps back the end of a held poll's answer, as Hummingbird wrote it.
+    private static func holding() throws -> EmbeddedChannel {
+        let channel = try channel()
+        PollAnswerWriter.expectHeldAnswer(on: channel)
+        channel.embeddedEventLoop.run()
+        #expect(answerAsHummingbirdDoes(channel))
+        return channel
+    }
+
     /// Says a held answer is under way on `channel`, and delivers `{}` for it before
     /// Hummingbird ends the request; returns what is told once it is written.
     private static func answeredEarly(_ channel: EmbeddedChannel) -> Told {
@@ -48,10 +57,7 @@ struct PollAnswerWriterTests {
 
     @Test("A held poll's end is kept back, Hummingbird told it is written; the answer then goes as its body and its end, told written")
     func endKeptUntilTheAnswer() throws {
-        let channel = try Self.channel()
-        PollAnswerWriter.expectHeldAnswer(on: channel)
-        channel.embeddedEventLoop.run()
-        #expect(Self.answerAsHummingbirdDoes(channel))
+        let channel = try Self.holding()
         #expect(try channel.responseParts() == ["head"])
         let told = Told()
         PollAnswerWriter.deliver(Array("{\"a\":1}".utf8), on: channel, written: told.tell)
@@ -93,10 +99,7 @@ struct PollAnswerWriterTests {
 
     @Test("A close of the sending half while an answer is held waits for it, then closes; a whole close does not wait")
     func outputCloseWaitsForTheAnswer() throws {
-        let channel = try Self.channel()
-        PollAnswerWriter.expectHeldAnswer(on: channel)
-        channel.embeddedEventLoop.run()
-        #expect(Self.answerAsHummingbirdDoes(channel))
+        let channel = try Self.holding()
         let closed = channel.eventLoop.makePromise(of: Void.self)
         let closeDone = Told()
         closed.futureResult.whenComplete { _ in closeDone.tell(false) }
@@ -110,10 +113,7 @@ struct PollAnswerWriterTests {
         #expect(!closeDone.clientLeft.withLock { $0.isEmpty })
         #expect(!channel.isActive)
 
-        let other = try Self.channel()
-        PollAnswerWriter.expectHeldAnswer(on: other)
-        other.embeddedEventLoop.run()
-        #expect(Self.answerAsHummingbirdDoes(other))
+        let other = try Self.holding()
         other.close(promise: nil)
         other.embeddedEventLoop.run()
         #expect(!other.isActive)
