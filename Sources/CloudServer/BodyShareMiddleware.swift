@@ -15,6 +15,8 @@ struct BodyShareMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
     let shares: FairShares
+    /// How long a request waits in its account's line for a share before it is refused.
+    var patience: Duration = FairShares.bodyPatience
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let account = context.account, Self.hasBody(request) else { return try await next(request, context) }
@@ -22,7 +24,7 @@ struct BodyShareMiddleware: RouterMiddleware {
         do {
             shares.connections?.hold(context.channel, for: account)
             defer { shares.connections?.letGo(context.channel) }
-            guard await shares.bodies.claim(account, waitingAtMost: FairShares.bodyPatience) else {
+            guard await shares.bodies.claim(account, waitingAtMost: patience) else {
                 throw FairShares.refusal("request bodies", limit: shares.limits.bodiesPerAccount)
             }
             defer { shares.bodies.release(account) }

@@ -12,6 +12,11 @@ import Testing
 /// slowly are answered late, never refused for it.
 @Suite struct BodyShareMiddlewareTests {
     private static let limits = FairShareLimits(pollsPerAccount: 1, pollsPerToken: 1, bodiesPerAccount: 1, uploadsPerAccount: 1)
+    /// Longer than any stall of a loaded machine: a request in line here is let in by the one
+    /// before it, never sent away by its patience running out (`ShareCounterTests` tests that).
+    private static let patience: Duration = .seconds(600)
+    /// How long a step here may take on a loaded machine (CI's pool has stalled for over 6 s).
+    private static let timeout: Duration = .seconds(60)
 
     /// A request of alice's, read as the routes read it: at most 1 MiB of body.
     private static func context() -> ServerRequestContext {
@@ -39,14 +44,14 @@ import Testing
     }
 
     @Test func bodiesThatHaveArrivedCountNoMoreWhileTheirRequestsAreAnswered() async throws {
-        let middleware = BodyShareMiddleware(shares: FairShares(limits: Self.limits, connections: nil))
+        let middleware = BodyShareMiddleware(shares: FairShares(limits: Self.limits, connections: nil), patience: Self.patience)
         let open = Shared<[CheckedContinuation<Void, Never>]>([])
         let requests = (0..<3).map { _ in
             Task { try await middleware.handle(Self.request(RequestBody(buffer: ByteBuffer(string: "{}"))), context: Self.context(), next: Self.route(waitingIn: open)) }
         }
         // Past a share of 1 and a line of 1, the third was refused at once while the first
         // two were answered slowly.
-        try await Poll.until("all three are in their route at once") { open.withLock { $0.count } == 3 }
+        try await Poll.until("all three are in their route at once", timeout: Self.timeout) { open.withLock { $0.count } == 3 }
         open.withLock { $0 }.forEach { $0.resume() }
         for request in requests {
             let response = try await request.value
@@ -56,14 +61,14 @@ import Testing
 
     @Test func aBodyStillArrivingHoldsTheShareAndTheRouteGetsItWhole() async throws {
         let shares = FairShares(limits: Self.limits, connections: nil)
-        let middleware = BodyShareMiddleware(shares: shares)
+        let middleware = BodyShareMiddleware(shares: shares, patience: Self.patience)
         let open = Shared<[CheckedContinuation<Void, Never>]>([])
         let bodies = Shared<[String]>([])
         let (bytes, arrive) = AsyncStream.makeStream(of: ByteBuffer.self)
         let slow = Task { try await middleware.handle(Self.request(RequestBody(asyncSequence: bytes)), context: Self.context(), next: Self.route(waitingIn: open, bodies: bodies)) }
-        try await Poll.until("the slow body holds alice's share") { shares.bodies.count("alice") == 1 }
+        try await Poll.until("the slow body holds alice's share", timeout: Self.timeout) { shares.bodies.count("alice") == 1 }
         let inLine = Task { try await middleware.handle(Self.request(RequestBody(buffer: ByteBuffer(string: "{}"))), context: Self.context(), next: Self.route(waitingIn: open)) }
-        try await Poll.until("the next waits in line") { shares.bodies.waiting("alice") == 1 }
+        try await Poll.until("the next waits in line", timeout: Self.timeout) { shares.bodies.waiting("alice") == 1 }
         await #expect(throws: UnreadBody.self, "one past the line is refused unread") {
             try await middleware.handle(Self.request(RequestBody(buffer: ByteBuffer(string: "{}"))), context: Self.context(), next: Self.route(waitingIn: open))
         }
@@ -71,7 +76,7 @@ import Testing
         arrive.yield(ByteBuffer(string: "{"))
         arrive.yield(ByteBuffer(string: "}"))
         arrive.finish()
-        try await Poll.until("both are in their routes, holding no share") { open.withLock { $0.count } == 2 && shares.bodies.count("alice") == 0 }
+        try await Poll.until("both are in their routes, holding no share", timeout: Self.timeout) { open.withLock { $0.count } == 2 && shares.bodies.count("alice") == 0 }
         open.withLock { $0 }.forEach { $0.resume() }
         for request in [slow, inLine] {
             let response = try await request.value
