@@ -26,20 +26,23 @@ final class DeviceProcess {
     /// `IDEABOX_CLOCK_OFFSET_MS`) and `input` on its standard input; returns its status and output.
     func execute(
         _ arguments: [String], environment extra: [String: String] = [:], input: String? = nil
-    ) throws -> (status: Int32, output: String, error: String) {
+    ) async throws -> (status: Int32, output: String, error: String) {
         let (output, error) = files()
         let inputFile = input.map { _ in output.appendingPathExtension("in") }
         if let inputFile, let input { try Data(input.utf8).write(to: inputFile) }
-        let status = try ChildProcess.run(
-            ideabox.path, arguments, environment: environment.merging(extra) { $1 }, input: inputFile?.path, output: output.path,
-            error: error.path)
+        let (path, environment) = (ideabox.path, environment.merging(extra) { $1 })
+        // The wait on a thread of its own: a sync that retries blocks for seconds, and the test
+        // pool's two threads are every test's (CI's run 55 saw the pool stall for 6 s).
+        let status = try await OwnThread.run {
+            try ChildProcess.run(path, arguments, environment: environment, input: inputFile?.path, output: output.path, error: error.path)
+        }
         return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
     }
 
     /// Runs `ideabox arguments…`, which must succeed; returns standard output.
     @discardableResult
-    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) throws -> String {
-        let result = try execute(arguments, environment: extra, input: input)
+    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) async throws -> String {
+        let result = try await execute(arguments, environment: extra, input: input)
         guard result.status == 0 else {
             throw EndToEndError(description: "ideabox \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
         }

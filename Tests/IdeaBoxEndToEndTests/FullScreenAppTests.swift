@@ -65,7 +65,7 @@ struct FullScreenAppTests {
 
         try session.press("q")
         try await expectTerminalRestored(session)
-        let stored = try session.run(["list", "--completed"])
+        let stored = try await session.run(["list", "--completed"])
         #expect(stored.hasSuffix("  [x] 寫一本關於茶的書\n"), "\(stored)")
     }
 
@@ -143,7 +143,7 @@ struct FullScreenAppTests {
         let session = try TmuxSession()
         defer { session.close() }
         try await session.waitFor("All Ideas (0)", "No ideas yet")
-        try session.run(["add", "另一個行程的靈感"])
+        try await session.run(["add", "另一個行程的靈感"])
         let clock = ContinuousClock()
         let added = clock.now
         try await session.waitFor("the other process's idea") { screen in

@@ -14,7 +14,7 @@ import Testing
         try session.press("o")
         let screen = try await session.waitFor("offline") { $0.statusBar.contains("Offline: 0 pending · o to go online") }
         #expect(!screen.statusBar.contains("live") && !screen.statusBar.contains("polling"), "\(screen.statusBar)")
-        let status = try session.run(["status"])
+        let status = try await session.run(["status"])
         #expect(status.contains("network: offline"), "\(status)")
         #expect(status.contains("changes arrive: not while offline"), "\(status)")
         try session.press("o")
@@ -42,13 +42,13 @@ import Testing
         let session = try TmuxSession()
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
-        try session.run(["account", "sign-out"])
-        try session.run(["add", "寫在登出時"])
+        try await session.run(["account", "sign-out"])
+        try await session.run(["add", "寫在登出時"])
         let signedOut = try await session.waitFor("signed out") {
             $0.statusBar.contains("Not signed in — local only · 1 pending · sign in: ideabox account sign-in")
         }
         #expect(!signedOut.statusBar.contains("live") && !signedOut.statusBar.contains("polling"))
-        try session.run(["account", "sign-in", "default"])
+        try await session.run(["account", "sign-in", "default"])
         try await session.waitFor("synced again") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
     }
 
@@ -58,17 +58,17 @@ import Testing
         let (server, first, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
         let device = try DeviceProcess()
-        try device.run(["account", "sign-in", "alice", "--server", url, "--token", first])
+        try await device.run(["account", "sign-in", "alice", "--server", url, "--token", first])
         let (watch, output) = try device.startReadingOutput(["sync", "--watch"])
         defer { _ = try? watch.stop() }
         try await output.waitFor("the first sync") { $0.contains { $0.contains("Synced:") } }
         try server.command(["account", "token", "revoke", "alice", "first"])
-        try device.run(["add", "after the revoke"])
+        try await device.run(["add", "after the revoke"])
         try await output.waitFor("signed out") { $0.contains { $0.contains("Signed out by the server") } }
         // Local mode looks every 2 s without a word (SyncEngineTests counts the looks with a
         // stepped clock); here, the whole time signed out is one line.
         let second = try server.command(["account", "token", "add", "alice", "--label", "laptop"])
-        try device.run(["account", "sign-in", "alice", "--server", url, "--token", second])
+        try await device.run(["account", "sign-in", "alice", "--server", url, "--token", second])
         try await output.waitFor("synced after the new sign-in") { $0.contains { $0.contains("Synced: 1 sent") } }
         #expect(output.lines.filter { $0.contains("Signed out by the server") }.count == 1, "\(output.lines)")
     }
@@ -79,14 +79,14 @@ import Testing
         let (server, token, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
         let device = try DeviceProcess()
-        #expect(try device.run(["account", "sign-in", "alice", "--server", url, "--token", token]).hasPrefix("Signed in as alice"))
-        let wrong = try device.execute(["account", "sign-in", "alice", "--server", url, "--token", "ibx_WRONG"])
+        #expect(try await device.run(["account", "sign-in", "alice", "--server", url, "--token", token]).hasPrefix("Signed in as alice"))
+        let wrong = try await device.execute(["account", "sign-in", "alice", "--server", url, "--token", "ibx_WRONG"])
         #expect(wrong.status != 0)
         #expect(wrong.error == "ideabox: Not signed in as alice: \(url) refused the token (mistyped, revoked, or for another container); "
             + "make one with ideabox serve account token add; the sign-in before is kept.\n", "\(wrong.error)")
-        try device.run(["add", "kept"])
-        #expect(try device.run(["sync"]).contains("1 sent"), "the sign-in before still works")
-        #expect(try device.run(["status"]).contains("last error: none"))
+        try await device.run(["add", "kept"])
+        #expect(try await device.run(["sync"]).contains("1 sent"), "the sign-in before still works")
+        #expect(try await device.run(["status"]).contains("last error: none"))
     }
 
     /// A server that stops is named at once: `sync` fails within 2 s naming the host and
@@ -100,12 +100,12 @@ import Testing
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
         let device = try DeviceProcess()
-        try device.run(signIn)
+        try await device.run(signIn)
 
         try server.stop(SIGKILL)
         let clock = ContinuousClock()
         let stopped = clock.now
-        let refused = try device.execute(["sync"])
+        let refused = try await device.execute(["sync"])
         let took = clock.now - stopped
         #expect(refused.status != 0)
         #expect(refused.error == "ideabox: The remote failed: nothing listens at \(host) (connection refused).\n", "\(refused.error)")
@@ -141,13 +141,13 @@ import Testing
         try await session.waitFor("kept locally") { $0.contains("寫在被登出時") && $0.statusBar.contains("1 pending") }
 
         let second = try server.command(["account", "token", "add", "alice", "--label", "laptop"])
-        try session.run(["account", "sign-in", "alice", "--server", url, "--token", second])
+        try await session.run(["account", "sign-in", "alice", "--server", url, "--token", second])
         try await session.waitFor("synced with the new sign-in", timeout: .seconds(10)) {
             $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending")
         }
         let other = try DeviceProcess()
-        try other.run(["account", "sign-in", "alice", "--server", url, "--token", second])
-        try other.run(["sync"])
-        #expect(try other.run(["list"]).contains("寫在被登出時"))
+        try await other.run(["account", "sign-in", "alice", "--server", url, "--token", second])
+        try await other.run(["sync"])
+        #expect(try await other.run(["list"]).contains("寫在被登出時"))
     }
 }

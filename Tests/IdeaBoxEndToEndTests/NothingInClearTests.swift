@@ -27,10 +27,10 @@ import Testing
         guard let served = try await Served.start(store) else { return }
         defer { served.close() }
         let a = try DeviceProcess()
-        try a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
-        try enable(on: a)
-        try write(on: a)
-        try expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+        try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+        try await enable(on: a)
+        try await write(on: a)
+        try await expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
         try served.expectNothingInClear(Self.needles)
         try served.server.stop()
         try served.expectNothingInClear(Self.needles)
@@ -41,16 +41,16 @@ import Testing
         guard let served = try await Served.start(store) else { return }
         defer { served.close() }
         let a = try DeviceProcess()
-        try a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+        try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
         // One library file is large enough to be an asset: the sealed record that replaces
         // its record stops naming the plain asset, which goes in the same request.
-        try write(on: a)
+        try await write(on: a)
         let plain = try served.bytes()
         for word in Self.words + Self.paths {
             #expect(Self.contains(plain, word), "the scan does not see \(word) in plain records")
         }
-        try enable(on: a)
-        try expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+        try await enable(on: a)
+        try await expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
         if store == .sqlite {
             // A running server empties its WAL a second after the last write (`WALScrubber`):
             // secure_delete zeroes the database's freed pages, not the frames in the WAL.
@@ -65,11 +65,11 @@ import Testing
         try served.expectNothingInClear(Self.needles)
     }
 
-    @Test func sealedThroughTheEmbeddedRemoteFromTheStart() throws {
+    @Test func sealedThroughTheEmbeddedRemoteFromTheStart() async throws {
         let a = try DeviceProcess()
-        try enable(on: a)
-        try write(on: a)
-        try expectArrives(from: a, profile: "B")
+        try await enable(on: a)
+        try await write(on: a)
+        try await expectArrives(from: a, profile: "B")
         let bytes = try embeddedBytes(a)
         #expect(bytes.count > 20_000)
         for needle in Self.needles {
@@ -77,15 +77,15 @@ import Testing
         }
     }
 
-    @Test func turnedOnThroughTheEmbeddedRemoteForAnAccountWithPlainRecords() throws {
+    @Test func turnedOnThroughTheEmbeddedRemoteForAnAccountWithPlainRecords() async throws {
         let a = try DeviceProcess()
-        try write(on: a)
+        try await write(on: a)
         let plain = try embeddedBytes(a)
         for word in Self.words + Self.paths {
             #expect(Self.contains(plain, word), "the scan does not see \(word) in plain records")
         }
-        try enable(on: a)
-        try expectArrives(from: a, profile: "B")
+        try await enable(on: a)
+        try await expectArrives(from: a, profile: "B")
         let bytes = try embeddedBytes(a)
         for needle in Self.needles {
             #expect(!Self.contains(bytes, needle), "found \(needle) in the embedded remote's files")
@@ -98,8 +98,8 @@ import Testing
         words + paths + paths.map { String($0.split(separator: "/").last!) } + [passphrase]
     }
 
-    private func enable(on device: DeviceProcess, profile: String = "default") throws {
-        let output = try device.run(
+    private func enable(on device: DeviceProcess, profile: String = "default") async throws {
+        let output = try await device.run(
             ["account", "encryption", "enable", "--profile", profile], environment: Self.fast,
             input: "\(Self.passphrase)\n\(Self.passphrase)\n")
         #expect(output.hasPrefix("Encryption is on for account"), "\(output)")
@@ -107,9 +107,9 @@ import Testing
 
     /// Two ideas and two library files holding the words, synced: one small, kept in its
     /// record, and one large, uploaded as an asset through the server's spool.
-    private func write(on device: DeviceProcess, profile: String = "default") throws {
-        try device.run(["add", "Zanzibar marmalade", "-d", "秘密計畫 and 牛奶糖", "--profile", profile])
-        try device.run(["add", "晚餐菜單", "-d", "marmalade", "--profile", profile])
+    private func write(on device: DeviceProcess, profile: String = "default") async throws {
+        try await device.run(["add", "Zanzibar marmalade", "-d", "秘密計畫 and 牛奶糖", "--profile", profile])
+        try await device.run(["add", "晚餐菜單", "-d", "marmalade", "--profile", profile])
         let library = device.dataRoot.appendingPathComponent("profiles/\(profile)/RawLibrary", isDirectory: true)
         let contents = [
             #"{"note": "Zanzibar 牛奶糖 marmalade"}"#,
@@ -120,21 +120,21 @@ import Testing
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
         }
-        try device.run(["sync", "--profile", profile])
-        try device.run(["library", "sync", "--profile", profile])
+        try await device.run(["sync", "--profile", profile])
+        try await device.run(["library", "sync", "--profile", profile])
     }
 
     /// Another device (a profile of `device`'s data root, or a device of its own signed in
     /// with `signIn`) unlocks and receives both ideas and both files: the scan is of data that
     /// did arrive.
-    private func expectArrives(from device: DeviceProcess, signIn: [String]? = nil, profile: String = "default") throws {
+    private func expectArrives(from device: DeviceProcess, signIn: [String]? = nil, profile: String = "default") async throws {
         let other = signIn == nil ? device : try DeviceProcess()
         let otherProfile = signIn == nil ? profile : "default"
-        if let signIn { try other.run(signIn) }
-        try other.run(["account", "unlock", "--profile", otherProfile], environment: Self.fast, input: "\(Self.passphrase)\n")
-        try other.run(["sync", "--profile", otherProfile])
-        try other.run(["library", "sync", "--profile", otherProfile])
-        let titles = try other.run(["list", "--profile", otherProfile])
+        if let signIn { try await other.run(signIn) }
+        try await other.run(["account", "unlock", "--profile", otherProfile], environment: Self.fast, input: "\(Self.passphrase)\n")
+        try await other.run(["sync", "--profile", otherProfile])
+        try await other.run(["library", "sync", "--profile", otherProfile])
+        let titles = try await other.run(["list", "--profile", otherProfile])
         #expect(titles.contains("Zanzibar marmalade") && titles.contains("晚餐菜單"), "\(titles)")
         let library = other.dataRoot.appendingPathComponent("profiles/\(otherProfile)/RawLibrary", isDirectory: true)
         for path in Self.paths {

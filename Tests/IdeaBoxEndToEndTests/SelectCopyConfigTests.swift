@@ -33,7 +33,7 @@ struct SelectCopyConfigTests {
             let written = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             return written.contains("\u{1B}]52;c;" + Data("Plan\n\nfirst line".utf8).base64EncodedString() + "\u{07}")
         }
-        _ = try session.run(["add", "Read", "-d", "at https://example.com/x now"])
+        _ = try await session.run(["add", "Read", "-d", "at https://example.com/x now"])
         try await session.waitFor("All Ideas (2)")
         try await Poll.until("the OSC 8 link in the pane's output") {
             let written = (try? String(contentsOf: output, encoding: .utf8)) ?? ""

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ProcessTestSupport
 import Testing
 
 /// Devices on different data roots (different machines, as far as they know) that share
@@ -106,7 +107,7 @@ struct ServedSyncTests {
         #expect(idle.isEmpty, "requests from idle apps: \(idle); the polls meanwhile: \(polls)")
         // Only now, the stranger's own command line: the app notices what a command does
         // to its database and syncs, which would not be idleness.
-        #expect(try stranger.run(["export"]).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        #expect(try await stranger.run(["export"]).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
     }
 
     /// A device signed in before the server spoke Apple's dialect (its `server.json` names no
@@ -125,15 +126,15 @@ struct ServedSyncTests {
         try Data(#"{"account":"alice","server":"\#(url)","token":"\#(token)"}"#.utf8)
             .write(to: earlier.file("profiles/default/server.json"))
         let current = try DeviceProcess()
-        try current.run(["account", "sign-in", "alice", "--server", url, "--token", token, "--api-token", apiToken])
+        try await current.run(["account", "sign-in", "alice", "--server", url, "--token", token, "--api-token", apiToken])
 
-        try earlier.run(["add", "寫於升級之前的裝置"])
-        try earlier.run(["sync"])
-        try current.run(["add", "from the device with an API token"])
-        try current.run(["sync"])
-        try earlier.run(["sync"])
+        try await earlier.run(["add", "寫於升級之前的裝置"])
+        try await earlier.run(["sync"])
+        try await current.run(["add", "from the device with an API token"])
+        try await current.run(["sync"])
+        try await earlier.run(["sync"])
         for device in [earlier, current] {
-            let titles = try device.run(["list"])
+            let titles = try await device.run(["list"])
             #expect(titles.contains("寫於升級之前的裝置") && titles.contains("from the device with an API token"), "\(titles)")
         }
         #expect(server.log.contains("/database/1/iCloud.ideabox/production/private/"))
@@ -152,32 +153,32 @@ struct ServedSyncTests {
         let a = try DeviceProcess()
         let b = try DeviceProcess()
         for device in [a, b] {
-            try device.run(["account", "sign-in", "alice", "--server", url, "--token", token])
+            try await device.run(["account", "sign-in", "alice", "--server", url, "--token", token])
         }
         // 50 requests of 100, each held back 150 ms on the device (its simulated network), so
         // the kill lands mid-way however busy the machine is: unslowed, the whole upload can
         // finish between two looks at the server's log.
         let count = 5_000
         try Self.ideas(count).write(to: a.file("ideas.json"))
-        try a.run(["import", a.file("ideas.json").path])
-        try a.run(["remote", "latency", "150"])
+        try await a.run(["import", a.file("ideas.json").path])
+        try await a.run(["remote", "latency", "150"])
 
         let upload = try a.start(["sync"])
         let uploads = try await Self.kill(server, afterModifies: 3)
         try server.stop(SIGKILL)
         #expect(uploads < count / 100, "the upload ended before the server was killed")
         try await server.start()
-        try a.run(["remote", "latency", "0"])
-        let interrupted = try upload.wait()
+        try await a.run(["remote", "latency", "0"])
+        let interrupted = try await OwnThread.run { try upload.wait() }
         print("ServedSyncTests: server killed after \(uploads) uploads of 100; the sync in flight exited \(interrupted)")
         if interrupted != 0 {
-            try a.run(["sync"])
+            try await a.run(["sync"])
         }
-        #expect(try a.run(["status"]).contains("pending changes: 0"))
-        try b.run(["sync"])
+        #expect(try await a.run(["status"]).contains("pending changes: 0"))
+        try await b.run(["sync"])
 
-        let onA = try Self.exported(a)
-        let onB = try Self.exported(b)
+        let onA = try await Self.exported(a)
+        let onB = try await Self.exported(b)
         #expect(onA.count == count)
         #expect(onB.count == count, "B has \(onB.count) of \(count) ideas")
         #expect(Set(onB.map(\.id)).count == onB.count, "an idea came twice")
@@ -225,8 +226,8 @@ struct ServedSyncTests {
     }
 
     /// The ideas of `device`, without the fields that belong to one device.
-    private static func exported(_ device: DeviceProcess) throws -> [SyncedIdea] {
-        try JSONDecoder().decode([SyncedIdea].self, from: Data(device.run(["export"]).utf8))
+    private static func exported(_ device: DeviceProcess) async throws -> [SyncedIdea] {
+        try JSONDecoder().decode([SyncedIdea].self, from: Data(await device.run(["export"]).utf8))
     }
 }
 

@@ -89,7 +89,7 @@ final class TmuxSession {
             "IDEABOX_NO_SAMPLES": "1",
         ]
         for arguments in before {
-            try run(arguments)
+            try Self.succeeded(Self.execute(ideabox, arguments, environment: serverEnvironment), "ideabox", arguments)
         }
 
         let changes = environment.sorted { $0.key < $1.key }
@@ -266,19 +266,22 @@ final class TmuxSession {
 
     /// Runs `ideabox arguments…` in the session's data root; it must succeed. Returns stdout.
     @discardableResult
-    func run(_ arguments: [String]) throws -> String {
-        let result = try Self.execute(ideabox, arguments, environment: serverEnvironment)
-        guard result.status == 0 else {
-            throw EndToEndError(description: "ideabox \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
-        }
-        return result.output
+    func run(_ arguments: [String]) async throws -> String {
+        let (ideabox, environment) = (ideabox, serverEnvironment)
+        // On a thread of its own, as `waitFor`'s looks are: the test pool's threads stay free.
+        return try await OwnThread.run { try Self.succeeded(Self.execute(ideabox, arguments, environment: environment), "ideabox", arguments) }
     }
 
     @discardableResult
     private func tmuxCommand(_ arguments: [String]) throws -> String {
-        let result = try Self.execute(tmux, ["-u", "-L", socket] + arguments, environment: serverEnvironment)
+        try Self.succeeded(Self.execute(tmux, ["-u", "-L", socket] + arguments, environment: serverEnvironment), "tmux", arguments)
+    }
+
+    /// The output of a command that ran, which must have exited 0.
+    @discardableResult
+    private static func succeeded(_ result: (status: Int32, output: String, error: String), _ name: String, _ arguments: [String]) throws -> String {
         guard result.status == 0 else {
-            throw EndToEndError(description: "tmux \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
+            throw EndToEndError(description: "\(name) \(arguments.joined(separator: " ")) exited \(result.status): \(result.error)")
         }
         return result.output
     }

@@ -68,10 +68,10 @@ struct TwoAppsTests {
         try await a.waitFor("A's edit") { $0.line(2).contains("[ ] v1") && $0.statusBar.contains("0 pending") }
 
         // Another device (the command line on profile b) edits after seeing v1.
-        try a.run(["sync", "--profile", "b"])
-        let id = try a.run(["list", "--profile", "b"]).prefix(8)
-        try a.run(["edit", String(id), "--title", "v1 v2", "--profile", "b"])
-        try a.run(["sync", "--profile", "b"])
+        try await a.run(["sync", "--profile", "b"])
+        let id = try await a.run(["list", "--profile", "b"]).prefix(8)
+        try await a.run(["edit", String(id), "--title", "v1 v2", "--profile", "b"])
+        try await a.run(["sync", "--profile", "b"])
         try await a.waitFor("B's edit in A") { $0.line(2).contains("[ ] v1 v2") }
 
         try a.press("u")
@@ -79,7 +79,7 @@ struct TwoAppsTests {
             screen.messages.contains("Changed on another device since; nothing undone")
         }
         try await a.keeps("B's words kept", for: .seconds(1)) { $0.line(2).contains("[ ] v1 v2") }
-        #expect(try a.run(["show", String(id), "--profile", "b"]).contains("title: v1 v2"))
+        #expect(try await a.run(["show", String(id), "--profile", "b"]).contains("title: v1 v2"))
     }
 
     @Test func undoAndRedoOfAnAdd() async throws {
@@ -111,30 +111,30 @@ struct TwoAppsTests {
         let a = try TmuxSession(columns: 120, before: [signIn, ["add", "draft"]])
         defer { a.close() }
         let b = try DeviceProcess()
-        try b.run(signIn)
+        try await b.run(signIn)
         try await a.waitFor("A synced") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
-        try b.run(["sync"])
-        let id = String(try b.run(["list"]).prefix(8))
+        try await b.run(["sync"])
+        let id = await String(try b.run(["list"]).prefix(8))
 
         // The form: B gives the idea a description while A types a title.
         try a.press("e")
         try await a.waitFor("Edit idea")
         try a.type(" v1")
-        try b.run(["edit", id, "--description", "B's notes"])
-        try b.run(["sync"])
+        try await b.run(["edit", id, "--description", "B's notes"])
+        try await b.run(["sync"])
         try await a.waitFor("A's form notices B's change") { $0.contains("Changed on another device: description") }
         try a.press("C-s")
         try await a.waitFor("both kept") { $0.line(2).contains("[ ] draft v1  B's notes") && $0.statusBar.contains("0 pending") }
 
         // Undo: B renames after seeing A's edit; A's undo would wipe B's words.
-        try b.run(["sync"])
-        try b.run(["edit", id, "--title", "draft v1 v2"])
-        try b.run(["sync"])
+        try await b.run(["sync"])
+        try await b.run(["edit", id, "--title", "draft v1 v2"])
+        try await b.run(["sync"])
         try await a.waitFor("B's rename in A") { $0.line(2).contains("[ ] draft v1 v2  B's notes") }
         try a.press("u")
         try await a.waitFor("undo refused") { $0.messages.contains("Changed on another device since; nothing undone") }
-        try b.run(["sync"])
-        #expect(try b.run(["show", id]).contains("title: draft v1 v2"))
+        try await b.run(["sync"])
+        #expect(try await b.run(["show", id]).contains("title: draft v1 v2"))
     }
 }
 
