@@ -30,7 +30,7 @@ struct ServeFairShareTests {
         return Served(process: server, port: port, alice: alice, bob: bob)
     }
 
-    @Test("Polls sent and dropped at once (FIN and RST) are let go at once: another account is answered within a second")
+    @Test("Polls sent and dropped at once (FIN and RST) are let go at once: another account is answered within seconds")
     func hitAndRunPolls() async throws {
         let served = try await Self.server()
         defer { served.process.close() }
@@ -57,7 +57,9 @@ struct ServeFairShareTests {
             if burst.isMultiple(of: 3) { slowest = max(slowest, try await served.bobListsZones()) }
         }
         slowest = max(slowest, try await served.bobListsZones())
-        #expect(slowest < .seconds(1), "bob waited \(slowest)")
+        // Far below a held poll's time (up to 60 s): bob never waits behind the dropped polls.
+        // Not a second: on a loaded CI machine a plain answer has taken 1.04 s.
+        #expect(slowest < .seconds(5), "bob waited \(slowest)")
         // Everything the polls took is given back: their files, their places in the hub.
         try await Poll.until("the dropped polls' files are closed", timeout: .seconds(5)) { try served.openFiles() <= baseline + 8 }
         let metrics = try served.get("/metrics")
@@ -135,7 +137,7 @@ struct ServeFairShareTests {
         #expect(!served.process.log.contains(" 500 "))
     }
 
-    @Test("One account's slow bodies get its share (16) and 16 more wait in line, the rest TRY_AGAIN_LATER at once; another account is answered within a second")
+    @Test("One account's slow bodies get its share (16) and 16 more wait in line, the rest TRY_AGAIN_LATER at once; another account is answered within seconds")
     func slowBodiesPastTheShare() async throws {
         let served = try await Self.server()
         defer { served.process.close() }
