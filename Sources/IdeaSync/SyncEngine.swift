@@ -261,7 +261,7 @@ public final class SyncEngine: Sendable {
     }
 
     private func run(generation: Int) {
-        let run = state.withLock { state -> (scope: SyncScope, isLocalModeLook: Bool, onlySends: Bool)? in
+        let run = state.withLock { state -> (scope: SyncScope, isQuiet: Bool, onlySends: Bool)? in
             guard state.generation == generation, !state.isStopped else { return nil }
             state.nextRunDue = nil
             state.notBefore = nil
@@ -269,12 +269,15 @@ public final class SyncEngine: Sendable {
                 state.scope = .zones([])
                 state.scheduledRunOnlySends = false
             }
-            return (state.scope, state.scheduledRunIsIdle && !state.status.canSync, state.scheduledRunOnlySends)
+            let looksOrSendsOnly = state.scheduledRunIsIdle || state.scheduledRunOnlySends
+            return (state.scope, looksOrSendsOnly && !state.status.canSync, state.scheduledRunOnlySends)
         }
-        guard let (scope, isLocalModeLook, onlySends) = run else { return }
-        // Local mode's look every two seconds is quiet: the bar keeps saying why nothing is
-        // sent (and `sync --watch` prints it once) until something changed.
-        if !isLocalModeLook { publish(.syncing(pending: session.pendingCount())) }
+        guard let (scope, isQuiet, onlySends) = run else { return }
+        // In local mode (locked, offline, signed out…) the look every two seconds, and a local
+        // change sent, are quiet: the bar keeps saying why nothing is sent (and `sync --watch`
+        // prints it once) until something changed, never a "Syncing" that cannot be so. `s`
+        // still says it tries.
+        if !isQuiet { publish(.syncing(pending: session.pendingCount())) }
         do {
             defer { refreshCompanionsPending() }
             var report = SyncReport()

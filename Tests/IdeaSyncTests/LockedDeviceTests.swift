@@ -56,6 +56,35 @@ struct LockedDeviceTests {
         }
     }
 
+    /// A save while locked is tried at once, but quietly: the bar goes on saying why nothing
+    /// is sent, never "Syncing" for a sync that cannot be (a loaded end-to-end run caught the
+    /// flash); `s` still shows that it tries.
+    @Test func aChangeMadeWhileLockedLeavesTheBarOnWhyNothingIsSent() throws {
+        let fixture = try SyncFixture()
+        let lock = LockingRemote.Lock()
+        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        let statuses = Mutex<[SyncStatus]>([])
+        let engine = SyncEngine(session: a.session, scheduler: fixture.scheduler, onStatus: { status in
+            statuses.withLock { $0.append(status) }
+        })
+        engine.start()
+        fixture.scheduler.advance(by: 10)
+        #expect(statuses.withLock { $0 } == [.syncing(pending: 0), .locked(keyHeldHere: false)])
+
+        let looks = lock.looks
+        _ = try a.repository.addIdea(title: "寫在鎖定時")
+        engine.localChangeHappened()
+        fixture.scheduler.advance(by: 10)
+        #expect(lock.looks == looks + 1, "the change is tried at once")
+        #expect(statuses.withLock { $0 } == [.syncing(pending: 0), .locked(keyHeldHere: false)])
+        #expect(try fixture.remoteRecordCount() == 0)
+
+        engine.syncNow()
+        fixture.scheduler.advance(by: 10)
+        #expect(statuses.withLock { $0 }.suffix(2) == [.syncing(pending: 1), .locked(keyHeldHere: false)])
+        engine.stop()
+    }
+
     @Test func aTriggerLooksAtOnce() throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
