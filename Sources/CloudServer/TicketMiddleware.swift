@@ -45,6 +45,9 @@ struct TicketMiddleware: RouterMiddleware {
         }
         var context = context
         context.ticket = ticket
+        // The log names the account the server signed the ticket for (its token, if the route
+        // checks it, may yet be refused); `context.account` stays a token's alone.
+        context.logged.account = ticket.account
         return try await next(request, context)
     }
 }
