@@ -258,7 +258,7 @@ let package = Package(
             dependencies: [
                 "IdeaSync", "IdeaStore", "CloudKitModel", "ServerStore", "EmbeddedRemote", "SQLiteServerStore", "IdeaBoxFoundation", "RemoteTestSupport",
                 "CloudHTTPClient", "CloudServer", "PostgresServerStore", "DatabaseDamage", "AccountEncryption", "IdeaModel", "LibrarySync",
-                "BenchDevices",
+                "BenchDevices", "ProcessTestSupport",
             ]),
         .testTarget(
             name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation"]),

@@ -74,7 +74,7 @@ import Testing
     func badFramingIsABadRequest() async throws {
         let server = try await ServerFixture(socket: true)
         let before = try server.snapshot()
-        let answer = try server.raw(
+        let answer = try await server.raw(
             "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
                 + "Transfer-Encoding: xchunked\r\nConnection: close\r\n\r\n{}")
         #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
@@ -86,7 +86,7 @@ import Testing
     @Test("A client that leaves halfway through its body is logged as such (499), never as a server error")
     func aClientThatLeavesIsNotAServerError() async throws {
         let server = try await ServerFixture(socket: true)
-        try server.raw(
+        try await server.raw(
             "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
                 + "Content-Length: 1000\r\n\r\n{\"zoneID\":", answer: false)
         let end = ContinuousClock.now + .seconds(10)
@@ -102,7 +102,7 @@ import Testing
         let server = try await ServerFixture(socket: true, idleTimeout: .seconds(1))
         for opening in ["", "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthor"] {
             let started = ContinuousClock.now
-            let answer = try server.raw(opening, waitingAtMost: 30)
+            let answer = try await server.raw(opening, waitingAtMost: 30)
             let waited = ContinuousClock.now - started
             // Closed by the server (recv saw the end), not by the socket's own 30 s limit; a
             // loaded run may take a few seconds more than the 1 s asked for.
@@ -114,7 +114,7 @@ import Testing
     @Test("A header over the limit gets the JSON error (400, BAD_REQUEST) that names the limit, not an empty 400")
     func oversizedHeaderIsAJSONError() async throws {
         let server = try await ServerFixture(socket: true)
-        let answer = try server.raw(
+        let answer = try await server.raw(
             "POST \(Self.modify) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 70_000))\r\n\r\n{}")
         #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(300))")
         #expect(answer.contains("application/json") && answer.contains("\"serverErrorCode\":\"BAD_REQUEST\""), "\(answer)")
@@ -126,10 +126,10 @@ import Testing
         let server = try await ServerFixture(socket: true)
         let body = "Authorization: Bearer \(server.aliceToken)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
         for hosts in ["", "Host: 127.0.0.1\r\nHost: evil.example\r\n"] {
-            let answer = try server.raw("POST \(ServerFixture.path("zones/list")) HTTP/1.1\r\n\(hosts)\(body)")
+            let answer = try await server.raw("POST \(ServerFixture.path("zones/list")) HTTP/1.1\r\n\(hosts)\(body)")
             #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("exactly one Host header"), "\(answer.prefix(300))")
         }
-        let served = try server.raw("POST \(ServerFixture.path("zones/list")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(body)")
+        let served = try await server.raw("POST \(ServerFixture.path("zones/list")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(body)")
         #expect(served.hasPrefix("HTTP/1.1 200"), "\(served.prefix(300))")
     }
 
@@ -138,7 +138,7 @@ import Testing
         let server = try await ServerFixture(socket: true, idleTimeout: .seconds(60))
         for target in ["127.0.0.1:80", ServerFixture.path("zones/list")] {
             let started = ContinuousClock.now
-            let answer = try server.raw("CONNECT \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", waitingAtMost: 30)
+            let answer = try await server.raw("CONNECT \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", waitingAtMost: 30)
             #expect(answer.hasPrefix("HTTP/1.1 405"), "\(answer.prefix(300))")
             #expect(ContinuousClock.now - started < .seconds(10))
         }
@@ -153,7 +153,7 @@ import Testing
         defer { idle.forEach { close($0) } }
         for _ in 0..<40 { idle.append(try server.connection()) }
         let started = ContinuousClock.now
-        let answer = try server.raw("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", waitingAtMost: 120)
+        let answer = try await server.raw("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", waitingAtMost: 120)
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
         // Well under the 300 s idle timeout that would otherwise be the first to make room.
         #expect(ContinuousClock.now - started < .seconds(120))
@@ -179,7 +179,7 @@ import Testing
         // ended, so that the bytes still to come are never read as a request.
         let started = ContinuousClock.now
         let uploadPath = try await server.uploadPath()
-        let answer = try server.raw("POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", waitingAtMost: 120)
+        let answer = try await server.raw("POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", waitingAtMost: 120)
         #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("QUOTA_EXCEEDED") && answer.lowercased().contains("connection: close"), "\(answer)")
         #expect(ContinuousClock.now - started < .seconds(120), "the server kept the connection open")
         #expect(try server.store.usage(account: "alice") == AccountUsage(records: 1, zones: 2, assetBytes: 700_000))
@@ -229,7 +229,7 @@ import Testing
         try server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 10, maxAssetBytes: 5), account: "alice")
         let modify = "{\"operations\":[{\"operationType\":\"create\",\"zone\":{\"zoneID\":{\"zoneName\":\"Sneaky\"}}}]}"
         let uploadPath = try await server.uploadPath()
-        let answer = try server.raw(
+        let answer = try await server.raw(
             "POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n0123456789"
                 + "POST \(ServerFixture.path("zones/modify")) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
                 + "Content-Length: \(modify.utf8.count)\r\n\r\n\(modify)", waitingAtMost: 20)
@@ -268,7 +268,7 @@ import Testing
         let server = try await ServerFixture(socket: true)
         _ = try await server.send(Self.modify, token: server.aliceToken, json: Self.harmless)
         _ = try await server.send(Self.modify, token: nil, json: Self.harmless)
-        let answer = try server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let answer = try await server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("text/plain; version=0.0.4"), "\(answer.prefix(300))")
         for line in [
             #"ideabox_requests_total{route="records/modify",status="200"} 1"#,
@@ -282,7 +282,7 @@ import Testing
         #expect(open.flatMap { Double($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true, "\(String(describing: open))")
         // A path a client chose never becomes a series of its own.
         _ = try await server.send("/database/1/x/y/private/\(UUID().uuidString)", token: server.aliceToken, json: [:])
-        let again = try server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let again = try await server.raw("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         #expect(again.contains(#"route="unknown""#) && !again.contains("private/"), "\(again)")
     }
 

@@ -154,12 +154,14 @@ final class ServerFixture: Sendable {
     /// `answer`, reads until the server closes or `seconds` pass and returns what it said,
     /// else closes at once, mid-request.
     @discardableResult
-    func raw(_ bytes: String, answer: Bool = true, waitingAtMost seconds: Int = 5) throws -> String {
+    func raw(_ bytes: String, answer: Bool = true, waitingAtMost seconds: Int = 5) async throws -> String {
         let descriptor = try connection()
         defer { close(descriptor) }
         LoopbackSocket.send(bytes, on: descriptor)
         guard answer else { return "" }
-        return String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: seconds), as: UTF8.self)
+        // The read on a thread of its own: it may wait seconds (for an idle timeout, say), and
+        // the test pool's threads are every test's.
+        return try await OwnThread.run { String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: seconds), as: UTF8.self) }
     }
 
     /// The path of a new upload URL of alice's.

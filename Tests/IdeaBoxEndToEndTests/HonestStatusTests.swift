@@ -62,12 +62,12 @@ import Testing
         let (watch, output) = try device.startReadingOutput(["sync", "--watch"])
         defer { _ = try? watch.stop() }
         try await output.waitFor("the first sync") { $0.contains { $0.contains("Synced:") } }
-        try server.command(["account", "token", "revoke", "alice", "first"])
+        try await server.command(["account", "token", "revoke", "alice", "first"])
         try await device.run(["add", "after the revoke"])
         try await output.waitFor("signed out") { $0.contains { $0.contains("Signed out by the server") } }
         // Local mode looks every 2 s without a word (SyncEngineTests counts the looks with a
         // stepped clock); here, the whole time signed out is one line.
-        let second = try server.command(["account", "token", "add", "alice", "--label", "laptop"])
+        let second = try await server.command(["account", "token", "add", "alice", "--label", "laptop"])
         try await device.run(["account", "sign-in", "alice", "--server", url, "--token", second])
         try await output.waitFor("synced after the new sign-in") { $0.contains { $0.contains("Synced: 1 sent") } }
         #expect(output.lines.filter { $0.contains("Signed out by the server") }.count == 1, "\(output.lines)")
@@ -102,7 +102,7 @@ import Testing
         let device = try DeviceProcess()
         try await device.run(signIn)
 
-        try server.stop(SIGKILL)
+        try await server.stop(SIGKILL)
         let clock = ContinuousClock()
         let stopped = clock.now
         let refused = try await device.execute(["sync"])
@@ -128,7 +128,7 @@ import Testing
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
 
-        try server.command(["account", "token", "revoke", "alice", "first"])
+        try await server.command(["account", "token", "revoke", "alice", "first"])
         try session.press("s")
         let signedOut = try await session.waitFor("signed out by the server") {
             $0.statusBar.contains("Signed out by the server · 0 pending · sign in again: ideabox account sign-in")
@@ -140,7 +140,7 @@ import Testing
         try session.press("C-s")
         try await session.waitFor("kept locally") { $0.contains("寫在被登出時") && $0.statusBar.contains("1 pending") }
 
-        let second = try server.command(["account", "token", "add", "alice", "--label", "laptop"])
+        let second = try await server.command(["account", "token", "add", "alice", "--label", "laptop"])
         try await session.run(["account", "sign-in", "alice", "--server", url, "--token", second])
         try await session.waitFor("synced with the new sign-in", timeout: .seconds(10)) {
             $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending")

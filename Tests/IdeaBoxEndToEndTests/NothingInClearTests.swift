@@ -32,7 +32,7 @@ import Testing
         try await write(on: a)
         try await expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
         try served.expectNothingInClear(Self.needles)
-        try served.server.stop()
+        try await served.server.stop()
         try served.expectNothingInClear(Self.needles)
     }
 
@@ -61,7 +61,7 @@ import Testing
         }
         try served.expectNothingInClear(Self.needles)
         // Stopped, the server checkpoints and removes its WAL: nothing plain is left.
-        try served.server.stop()
+        try await served.server.stop()
         try served.expectNothingInClear(Self.needles)
     }
 
@@ -197,7 +197,7 @@ private struct Served {
             postgres = try #require(components.string)
         }
         let server = try ServeProcess(store: postgres)
-        let token = try server.addAccount("alice")
+        let token = try await server.addAccount("alice")
         try await server.start()
         return Served(server: server, token: token, url: try server.url, postgres: postgres)
     }

@@ -16,7 +16,7 @@ struct ServeConnectionLimitTests {
         #expect(FileLimit.raiseToHardLimit() > 1_200)
         let server = try ServeProcess()
         defer { server.close() }
-        let token = try server.addAccount("alice")
+        let token = try await server.addAccount("alice")
         try await server.start(fileLimit: 1_024)
         #expect(server.log.contains("open files up to 1024"), "\(server.log)")
         // The server holds only its own files: nothing of this process's was handed down.
@@ -43,6 +43,6 @@ struct ServeConnectionLimitTests {
         #expect(took < .seconds(1), "the request took \(took)")
         // The server is still whole: no error line, and it stops as asked.
         #expect(!server.log.contains(" 500 "), "\(server.log)")
-        #expect(try server.stop(SIGTERM) == 0)
+        #expect(try await server.stop(SIGTERM) == 0)
     }
 }

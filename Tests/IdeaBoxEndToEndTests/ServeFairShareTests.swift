@@ -24,7 +24,7 @@ struct ServeFairShareTests {
         // This test process holds more than a thousand sockets of its own.
         #expect(FileLimit.raiseToHardLimit() > 2_400)
         let server = try ServeProcess()
-        let alice = try server.addAccount("alice"), bob = try server.addAccount("bob")
+        let alice = try await server.addAccount("alice"), bob = try await server.addAccount("bob")
         try await server.start(arguments, fileLimit: fileLimit)
         let port = try #require(URLComponents(string: try server.url)?.port)
         return Served(process: server, port: port, alice: alice, bob: bob)

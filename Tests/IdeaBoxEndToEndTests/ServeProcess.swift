@@ -47,14 +47,14 @@ final class ServeProcess {
     /// and the server's URL.
     static func running(withAccount name: String) async throws -> (server: ServeProcess, token: String, url: String) {
         let server = try ServeProcess()
-        let token = try server.addAccount(name)
+        let token = try await server.addAccount(name)
         try await server.start()
         return (server, token, try server.url)
     }
 
     /// `ideabox serve account add name`; returns the token it printed.
-    func addAccount(_ name: String) throws -> String {
-        let (status, output, error) = try execute(["serve", "account", "add", name, "--store", store], log: "account-\(name)")
+    func addAccount(_ name: String) async throws -> String {
+        let (status, output, error) = try await execute(["serve", "account", "add", name, "--store", store], log: "account-\(name)")
         guard status == 0, output.hasPrefix("ibx_") else {
             throw EndToEndError(description: "serve account add \(name) exited \(status): \(error)")
         }
@@ -64,8 +64,8 @@ final class ServeProcess {
     /// `ideabox serve arguments… --store S` (an account command), which must succeed;
     /// returns what it printed.
     @discardableResult
-    func command(_ arguments: [String]) throws -> String {
-        let (status, output, error) = try execute(["serve"] + arguments + ["--store", store], log: "command-\(UUID().uuidString)")
+    func command(_ arguments: [String]) async throws -> String {
+        let (status, output, error) = try await execute(["serve"] + arguments + ["--store", store], log: "command-\(UUID().uuidString)")
         guard status == 0 else {
             throw EndToEndError(description: "serve \(arguments.joined(separator: " ")) exited \(status): \(error)")
         }
@@ -73,8 +73,8 @@ final class ServeProcess {
     }
 
     /// `ideabox serve api-token add label`; returns the API token it printed.
-    func addAPIToken(_ label: String) throws -> String {
-        let (status, output, error) = try execute(["serve", "api-token", "add", label, "--store", store], log: "api-token-\(label)")
+    func addAPIToken(_ label: String) async throws -> String {
+        let (status, output, error) = try await execute(["serve", "api-token", "add", label, "--store", store], log: "api-token-\(label)")
         let token = output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard status == 0, token.count == 64 else {
             throw EndToEndError(description: "serve api-token add \(label) exited \(status): \(error)")
@@ -111,11 +111,13 @@ final class ServeProcess {
     }
 
     /// Ends the server with `signal` (SIGKILL: mid-request, as a crash or power cut would);
-    /// returns its exit status.
+    /// returns its exit status. The wait for its end (seconds, for a server that drains its
+    /// requests) is on a thread of its own: the test pool's threads are every test's.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM) throws -> Int32 {
-        defer { child = nil }
-        return try child?.stop(signal) ?? 0
+    func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
+        guard let child else { return 0 }
+        self.child = nil
+        return try await OwnThread.run { try child.stop(signal) }
     }
 
     /// The running server's process id, if it runs.
@@ -128,7 +130,8 @@ final class ServeProcess {
 
     /// Stops the server and removes its folder.
     func close() {
-        _ = try? stop()
+        _ = try? child?.stop(SIGTERM)
+        child = nil
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -140,10 +143,13 @@ final class ServeProcess {
         ["HOME": directory.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "IDEABOX_HOME": directory.path]
     }
 
-    private func execute(_ arguments: [String], log name: String) throws -> (Int32, String, String) {
+    private func execute(_ arguments: [String], log name: String) async throws -> (Int32, String, String) {
         let output = directory.appendingPathComponent("\(name).out")
         let error = directory.appendingPathComponent("\(name).err")
-        let status = try ChildProcess.run(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
+        let (path, environment) = (ideabox.path, environment)
+        let status = try await OwnThread.run {
+            try ChildProcess.run(path, arguments, environment: environment, output: output.path, error: error.path)
+        }
         return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
     }
 }

@@ -10,7 +10,7 @@ struct ServeShutdownTests {
     @Test func sigtermWithABodyThatNeverFinishesExitsWithinTheDeadline() async throws {
         let server = try ServeProcess()
         defer { server.close() }
-        let token = try server.addAccount("alice")
+        let token = try await server.addAccount("alice")
         try await server.start(["--shutdown-timeout", "2", "--idle-timeout", "600"])
         let port = try #require(URLComponents(string: try server.url)?.port)
 
@@ -25,7 +25,7 @@ struct ServeShutdownTests {
         try await Poll.until("serve has read the request") { LoopbackSocket.serverEnd(of: descriptor)?.unread == 0 }
 
         let started = ContinuousClock.now
-        let status = try server.stop(SIGTERM)
+        let status = try await server.stop(SIGTERM)
         let took = ContinuousClock.now - started
         #expect(took < .seconds(8), "serve took \(took) to stop")
         // A graceful stop: the server's own exit, its last line logged; not killed by the signal.

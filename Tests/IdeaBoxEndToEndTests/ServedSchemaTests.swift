@@ -8,7 +8,7 @@ import Testing
     @Test func ownDevicesSyncUnderTheSchemaAndTheOperatorListsIt() async throws {
         let (server, token, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
-        #expect(try server.command(["account", "schema", "alice"]) == "Account alice has no field types yet: the first save of each field sets its type.")
+        #expect(try await server.command(["account", "schema", "alice"]) == "Account alice has no field types yet: the first save of each field sets its type.")
         let device = try DeviceProcess()
         try await device.run(["account", "sign-in", "alice", "--server", url, "--token", token])
         try await device.run(["add", "A typed idea", "-d", "with a description"])
@@ -22,7 +22,7 @@ import Testing
         try Data(#"{"note": "small, edited"}"#.utf8).write(to: items.appendingPathComponent("large.json"))
         try await device.run(["library", "sync"])
 
-        let listed = try server.command(["account", "schema", "alice"]).split(separator: "\n").map(String.init)
+        let listed = try await server.command(["account", "schema", "alice"]).split(separator: "\n").map(String.init)
         #expect(listed.contains("first container, production  Idea.title  STRING"), "\(listed)")
         // Whichever of the two files came first set it; the other went through all the same.
         let filedata = ["BYTES", "ASSET"].map { "first container, production  RawLibraryFile.filedata  \($0)" }

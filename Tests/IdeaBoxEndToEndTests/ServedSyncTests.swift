@@ -15,8 +15,8 @@ struct ServedSyncTests {
     @Test func twoMachinesOneAccountAndAStranger() async throws {
         let server = try ServeProcess()
         defer { server.close() }
-        let aliceToken = try server.addAccount("alice")
-        let bobToken = try server.addAccount("bob")
+        let aliceToken = try await server.addAccount("alice")
+        let bobToken = try await server.addAccount("bob")
         try await server.start()
         let url = try server.url
         func signIn(_ account: String, _ token: String) -> [[String]] {
@@ -117,8 +117,8 @@ struct ServedSyncTests {
     @Test func anEarlierSignInAndAnAPITokenSignInShareOneAccount() async throws {
         let server = try ServeProcess()
         defer { server.close() }
-        let token = try server.addAccount("alice")
-        let apiToken = try server.addAPIToken("devices")
+        let token = try await server.addAccount("alice")
+        let apiToken = try await server.addAPIToken("devices")
         try await server.start()
         let url = try server.url
         let earlier = try DeviceProcess()
@@ -147,7 +147,7 @@ struct ServedSyncTests {
     @Test func killedServerMidUploadLosesAndDuplicatesNothing() async throws {
         let server = try ServeProcess()
         defer { server.close() }
-        let token = try server.addAccount("alice")
+        let token = try await server.addAccount("alice")
         try await server.start()
         let url = try server.url
         let a = try DeviceProcess()
@@ -165,7 +165,7 @@ struct ServedSyncTests {
 
         let upload = try a.start(["sync"])
         let uploads = try await Self.kill(server, afterModifies: 3)
-        try server.stop(SIGKILL)
+        try await server.stop(SIGKILL)
         #expect(uploads < count / 100, "the upload ended before the server was killed")
         try await server.start()
         try await a.run(["remote", "latency", "0"])

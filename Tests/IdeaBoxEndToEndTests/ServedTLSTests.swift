@@ -41,7 +41,7 @@ struct ServedTLSTests {
         let certificates = try Certificates()
         let server = try ServeProcess()
         defer { server.close() }
-        let token = try server.addAccount("alice")
+        let token = try await server.addAccount("alice")
         try await server.start(["--tls-cert", certificates.certificate, "--tls-key", certificates.key])
         let url = try server.url.replacingOccurrences(of: "http://", with: "https://")
         #expect(server.log.contains("listening on https://127.0.0.1:"))

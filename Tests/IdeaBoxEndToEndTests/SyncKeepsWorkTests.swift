@@ -98,7 +98,7 @@ final class Devices {
             roots = [try DeviceProcess(samples: samples)]
         case .served:
             let server = try ServeProcess()
-            let token = try server.addAccount("alice")
+            let token = try await server.addAccount("alice")
             try await server.start()
             self.server = server
             roots = [try DeviceProcess(samples: samples), try DeviceProcess(samples: samples)]

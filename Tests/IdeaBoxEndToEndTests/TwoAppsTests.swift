@@ -105,7 +105,7 @@ struct TwoAppsTests {
     @Test func throughServeTheFormNoticesAndUndoRefuses() async throws {
         let server = try ServeProcess()
         defer { server.close() }
-        let token = try server.addAccount("alice")
+        let token = try await server.addAccount("alice")
         try await server.start()
         let signIn = ["account", "sign-in", "alice", "--server", try server.url, "--token", token]
         let a = try TmuxSession(columns: 120, before: [signIn, ["add", "draft"]])

@@ -17,7 +17,7 @@ struct PostgresRecordStoreTests {
     static let zone = CloudFixture.zone
 
     @Test("Two servers on one database act as one: writers alternating between them lose no update, every change tag is new, and a reader paging behind them misses nothing")
-    func twoServersActAsOne() throws {
+    func twoServersActAsOne() async throws {
         let clock = ManualClock(start: CloudFixture.start)
         let stores = try TestPostgres.stores(count: 2, clock: clock.wallClock)
         let servers = try stores.map { try ServedRemote(store: $0, account: CloudFixture.account, maximumRecordsPerRequest: 200, clock: clock.wallClock) }
@@ -33,7 +33,7 @@ struct PostgresRecordStoreTests {
         let mirror = Mutex<[String: String]>([:])
         let errors = Mutex<[String]>([])
         // Threads 0..<6 write (`write`); thread 6 pages the changes as they commit (`follow`).
-        onThreads(writers + 1) { writer in
+        await onThreads(writers + 1) { writer in
             do {
                 if writer == writers {
                     let seen = try Self.follow(servers, whileWriting: { writing.withLock { $0 > 0 } })
@@ -116,7 +116,7 @@ struct PostgresRecordStoreTests {
     }
 
     @Test("Two servers saving into two containers of one account at once, zones and records, never pass its one quota between them")
-    func twoServersHoldOneQuotaAcrossContainers() throws {
+    func twoServersHoldOneQuotaAcrossContainers() async throws {
         let clock = ManualClock(start: CloudFixture.start)
         let stores = try TestPostgres.stores(count: 2, clock: clock.wallClock)
         let owners = ["erin", "erin@iCloud.example.Other"]
@@ -125,7 +125,7 @@ struct PostgresRecordStoreTests {
         // Eight writers, alternating servers and containers: each makes a zone of its own and
         // saves two records in its container's zone Ideas.
         for owner in owners { try runBlocking { try await stores[0].createZone(Self.zone, account: owner) } }
-        onThreads(8) { writer in
+        await onThreads(8) { writer in
             let store = stores[writer % 2], owner = owners[(writer / 2) % 2]
             do {
                 try? runBlocking { try await store.createZone(RecordZoneID(zoneName: "Z\(writer)"), account: owner) }
@@ -362,15 +362,18 @@ struct PostgresRecordStoreTests {
 }
 
 /// Runs `body(0..<count)` on `count` threads of their own, all at once (Dispatch would run
-/// only as many at a time as there are cores), and returns when every one has.
-private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let finished = DispatchGroup()
-    for index in 0..<count {
-        finished.enter()
-        Thread {
-            body(index)
-            finished.leave()
-        }.start()
+/// only as many at a time as there are cores), and returns when every one has: awaited, so
+/// the test pool's threads stay free meanwhile.
+private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let finished = DispatchGroup()
+        for index in 0..<count {
+            finished.enter()
+            Thread {
+                body(index)
+                finished.leave()
+            }.start()
+        }
+        finished.notify(queue: .global()) { done.resume() }
     }
-    finished.wait()
 }
