@@ -34,7 +34,7 @@ struct ServeFairShareTests {
     func hitAndRunPolls() async throws {
         let served = try await Self.server()
         defer { served.process.close() }
-        let poll = try served.webcourierRequest(token: served.alice)
+        let poll = try await served.webcourierRequest(token: served.alice)
         let baseline = try served.openFiles()
 
         // 1,000 polls in bursts of 100, each connection dropped as soon as it is sent; bob
@@ -62,7 +62,7 @@ struct ServeFairShareTests {
         #expect(slowest < .seconds(5), "bob waited \(slowest)")
         // Everything the polls took is given back: their files, their places in the hub.
         try await Poll.until("the dropped polls' files are closed", timeout: .seconds(5)) { try served.openFiles() <= baseline + 8 }
-        let metrics = try served.get("/metrics")
+        let metrics = try await served.get("/metrics")
         #expect(metrics.contains("ideabox_long_polls_held 0.0"), "\(metrics)")
         #expect(!served.process.log.contains(" 500 "))
     }
@@ -71,14 +71,14 @@ struct ServeFairShareTests {
     func resetPollsLeaveNoMemory() async throws {
         let served = try await Self.server(fileLimit: nil)
         defer { served.process.close() }
-        let poll = try served.webcourierRequest(token: served.alice)
+        let poll = try await served.webcourierRequest(token: served.alice)
         // Warm: the first requests of a process grow its heap for good.
         for _ in 0..<200 {
             let descriptor = try LoopbackSocket.connect(port: served.port)
             LoopbackSocket.send(poll, on: descriptor)
             LoopbackSocket.reset(descriptor)
         }
-        try await Poll.until("the warm-up's polls are let go", timeout: .seconds(5), every: Self.metricsInterval) { try served.get("/metrics").contains("ideabox_long_polls_held 0.0") }
+        try await Poll.until("the warm-up's polls are let go", timeout: .seconds(5), every: Self.metricsInterval) { try await served.get("/metrics").contains("ideabox_long_polls_held 0.0") }
         let before = try served.residentBytes()
         let port = served.port
         try await OwnThread.run {
@@ -94,7 +94,7 @@ struct ServeFairShareTests {
         // Over SQLite the polls' store calls wait their turn at the store's gate, so the last
         // reset ones may still be let go after the memory is back.
         try await Poll.until("the reset polls are let go", timeout: .seconds(5), every: Self.metricsInterval) {
-            try served.get("/metrics").contains("ideabox_long_polls_held 0.0")
+            try await served.get("/metrics").contains("ideabox_long_polls_held 0.0")
         }
     }
 
@@ -102,7 +102,7 @@ struct ServeFairShareTests {
     func heldPollsAfterAFetchCostLittle() async throws {
         let served = try await Self.server(["--max-polls-per-account", "5000", "--max-polls-per-token", "5000"], fileLimit: nil)
         defer { served.process.close() }
-        let poll = try served.webcourierRequest(token: served.alice)
+        let poll = try await served.webcourierRequest(token: served.alice)
         // The fetch and the poll go together: the poll is read once the fetch is answered.
         let fetch = "POST /database/1/\(Self.container)/production/private/changes/database HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             + "Authorization: Bearer \(served.alice)\r\nContent-Length: 2\r\n\r\n{}"
@@ -128,7 +128,7 @@ struct ServeFairShareTests {
         // Shares this large let one account hold more than the server's connections.
         let served = try await Self.server(["--max-polls-per-account", "5000", "--max-polls-per-token", "5000", "--max-bodies-per-account", "5000"])
         defer { served.process.close() }
-        let poll = try served.webcourierRequest(token: served.alice)
+        let poll = try await served.webcourierRequest(token: served.alice)
         let body = served.slowBody(token: served.alice)
         let held = try await served.holdConnections(1_100) { $0.isMultiple(of: 2) ? poll : body }
         defer { held.forEach { close($0) } }
@@ -160,7 +160,7 @@ struct ServeFairShareTests {
         for _ in 0..<16 {
             let descriptor = try LoopbackSocket.connect(port: served.port)
             LoopbackSocket.send(
-                "POST \(try served.uploadPath(token: served.alice)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\nx", on: descriptor)
+                "POST \(try await served.uploadPath(token: served.alice)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\nx", on: descriptor)
             held.append(descriptor)
         }
         try await Poll.until("serve has read every upload's start", timeout: .seconds(10)) {
@@ -168,13 +168,13 @@ struct ServeFairShareTests {
         }
         let answer = try LoopbackSocket.exchange(
             port: served.port,
-            "POST \(try served.uploadPath(token: served.bob)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            "POST \(try await served.uploadPath(token: served.bob)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
             waitingAtMost: 10)
         #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("fileChecksum"), "\(answer.prefix(400))")
         // Past its share, alice's next upload is refused unread.
         let refused = try LoopbackSocket.exchange(
             port: served.port,
-            "POST \(try served.uploadPath(token: served.alice)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            "POST \(try await served.uploadPath(token: served.alice)) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
             waitingAtMost: 10)
         #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("TRY_AGAIN_LATER"), "\(refused.prefix(400))")
     }
@@ -188,9 +188,8 @@ private struct Served {
     let bob: String
 
     /// `POST /database/1/CONTAINER/production/private/PATH` with `body`, as `token`'s account.
-    func post(_ path: String, _ body: String, token: String) throws -> (status: Int, json: [String: Any]) {
-        let answer = try LoopbackSocket.exchange(
-            port: port,
+    func post(_ path: String, _ body: String, token: String) async throws -> (status: Int, json: [String: Any]) {
+        let answer = try await exchange(
             "POST /database/1/\(ServeFairShareTests.container)/production/private/\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Authorization: Bearer \(token)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
         let parts = answer.components(separatedBy: "\r\n\r\n")
@@ -200,9 +199,17 @@ private struct Served {
     }
 
     /// `GET path` (the operator's pages), its body.
-    func get(_ path: String) throws -> String {
-        let answer = try LoopbackSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    func get(_ path: String) async throws -> String {
+        let answer = try await exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         return answer.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    }
+
+    /// `request`'s whole answer, on a connection of its own, read on a thread of its own: a
+    /// server holding thousands of polls may take a while, and the test pool's threads are
+    /// every test's.
+    private func exchange(_ request: String) async throws -> String {
+        let port = port
+        return try await OwnThread.run { try LoopbackSocket.exchange(port: port, request) }
     }
 
     /// Waits until `/metrics` says `count` long polls are held; if it never does, the error
@@ -211,7 +218,7 @@ private struct Served {
         var last = "none"
         do {
             try await Poll.until(what, timeout: timeout, every: ServeFairShareTests.metricsInterval) {
-                let metrics = try get("/metrics")
+                let metrics = try await get("/metrics")
                 last = metrics.split(separator: "\n").first { $0.hasPrefix("ideabox_long_polls_held ") }.map(String.init) ?? "none"
                 return last == "ideabox_long_polls_held \(count).0"
             }
@@ -264,13 +271,13 @@ private struct Served {
     }
 
     /// A long poll of `token`'s account, subscribed to its default zone: the whole request.
-    func webcourierRequest(token: String) throws -> String {
-        let subscribed = try post(
+    func webcourierRequest(token: String) async throws -> String {
+        let subscribed = try await post(
             "subscriptions/modify",
             #"{"operations":[{"operationType":"create","subscription":{"subscriptionType":"zone","subscriptionID":"s","zoneID":{"zoneName":"_defaultZone"}}}]}"#,
             token: token)
         #expect(subscribed.status == 200)
-        let created = try post("tokens/create", #"{"apnsEnvironment":"production"}"#, token: token)
+        let created = try await post("tokens/create", #"{"apnsEnvironment":"production"}"#, token: token)
         let url = try #require(created.json["webcourierURL"] as? String)
         let path = try #require(URLComponents(string: url)?.path)
         return "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
@@ -283,8 +290,8 @@ private struct Served {
     }
 
     /// The path of a new upload URL of `token`'s account.
-    func uploadPath(token: String) throws -> String {
-        let answer = try post("assets/upload", #"{"tokens":[{"recordType":"File","fieldName":"contents"}]}"#, token: token)
+    func uploadPath(token: String) async throws -> String {
+        let answer = try await post("assets/upload", #"{"tokens":[{"recordType":"File","fieldName":"contents"}]}"#, token: token)
         let tokens = try #require(answer.json["tokens"] as? [[String: Any]])
         let url = try #require(tokens.first?["url"] as? String)
         return try #require(URLComponents(string: url)?.path)
