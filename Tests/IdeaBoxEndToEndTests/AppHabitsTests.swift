@@ -7,7 +7,7 @@ import Testing
 @Suite("The app's habits in tmux")
 struct AppHabitsTests {
     @Test func ctrlZSuspendsToTheShellAndFgRedrawsTheApp() async throws {
-        let session = try TmuxSession(before: [["add", "Suspend me"]], jobControl: true)
+        let session = try await TmuxSession(before: [["add", "Suspend me"]], jobControl: true)
         defer { session.close() }
         try await session.waitFor("the shell's prompt") { $0.lines.contains { $0.hasPrefix("$") } }
         try session.type(session.appCommand)
@@ -33,7 +33,7 @@ struct AppHabitsTests {
     /// prefix `\E[<` as a key of its own.
     @Test(arguments: ["tmux-256color", "xterm-256color"])
     func aClickSelectsARowAndADoubleClickEditsIt(term: String) async throws {
-        let session = try TmuxSession(
+        let session = try await TmuxSession(
             environment: ["TERM": term], before: [["add", "First"], ["add", "Second"], ["add", "Third"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (3)")
@@ -50,7 +50,7 @@ struct AppHabitsTests {
     }
 
     @Test func twoDeletesAreUndoneOneByOneAndRedone() async throws {
-        let session = try TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"]])
+        let session = try await TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (3)")
         try session.press("d", "y")
@@ -66,7 +66,7 @@ struct AppHabitsTests {
     }
 
     @Test func anEditOfAnIdeaDeletedOnAnotherDeviceIsSavedAsANewIdea() async throws {
-        let session = try TmuxSession(before: [["add", "Shared idea"]])
+        let session = try await TmuxSession(before: [["add", "Shared idea"]])
         defer { session.close() }
         try await session.waitFor("Shared idea")
         let id = try await session.run(["list", "--json"]).split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first.map(String.init)
@@ -86,7 +86,7 @@ struct AppHabitsTests {
     }
 
     @Test func offlineTheStatusBarAndSSayWhyNothingIsSent() async throws {
-        let session = try TmuxSession(before: [["add", "Stays here"]])
+        let session = try await TmuxSession(before: [["add", "Stays here"]])
         defer { session.close() }
         try await session.waitFor("Stays here")
         try await session.waitFor("a first sync") { $0.line(23).contains("Synced") }
@@ -101,7 +101,7 @@ struct AppHabitsTests {
     }
 
     @Test func aTerminalThatCannotMoveTheCursorIsRefusedWithOneLine() async throws {
-        let session = try TmuxSession(environment: ["TERM": "dumb"])
+        let session = try await TmuxSession(environment: ["TERM": "dumb"])
         defer { session.close() }
         let screen = try await session.waitFor("the refusal") { $0.contains(TmuxSession.exitMarker) }
         #expect(screen.contains("TERM=dumb cannot show the full-screen app"), "\(screen)")
@@ -115,7 +115,7 @@ struct AppHabitsTests {
         ("zh_TW.UTF-8", "ideabox: 這台系統的 terminfo 不認得終端機類型 TERM=nosuchterm"),
     ])
     func anUnknownTerminalTypeIsCalledUnknown(language: String, refusal: String) async throws {
-        let session = try TmuxSession(columns: 400, environment: ["TERM": "nosuchterm", "LANG": language])
+        let session = try await TmuxSession(columns: 400, environment: ["TERM": "nosuchterm", "LANG": language])
         defer { session.close() }
         let screen = try await session.waitFor("the refusal") { $0.contains(TmuxSession.exitMarker) }
         #expect(screen.line(0).hasPrefix(refusal), "\(screen)")
@@ -129,7 +129,7 @@ struct AppHabitsTests {
         ("zh_TW.UTF-8", "ideabox: 沒有設定 TERM，全螢幕介面不知道要在哪種終端機上顯示；"),
     ])
     func anUnsetTermIsSaidToBeNotSet(language: String, refusal: String) async throws {
-        let session = try TmuxSession(columns: 400, environment: ["TERM": nil, "LANG": language])
+        let session = try await TmuxSession(columns: 400, environment: ["TERM": nil, "LANG": language])
         defer { session.close() }
         let screen = try await session.waitFor("the refusal") { $0.contains(TmuxSession.exitMarker) }
         #expect(screen.line(0).hasPrefix(refusal), "\(screen)")

@@ -16,7 +16,7 @@ struct EncryptedAppsTests {
         defer { server.close() }
         let signIn = [["account", "sign-in", "alice", "--server", url, "--token", token]]
 
-        let a = try TmuxSession(columns: 100, rows: 24, before: signIn)
+        let a = try await TmuxSession(columns: 100, rows: 24, before: signIn)
         defer { a.close() }
         try await a.waitFor("A synced") { $0.statusBar.contains("Synced") }
         let enabled = try Self.ideabox(["account", "encryption", "enable"], in: a, input: "\(Self.passphrase)\n\(Self.passphrase)\n")
@@ -31,7 +31,7 @@ struct EncryptedAppsTests {
         try await a.waitFor("A sent it") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
 
         // B signs in: locked, it says so, until unlocked; then it shows A's idea.
-        let b = try TmuxSession(columns: 100, rows: 24, before: signIn)
+        let b = try await TmuxSession(columns: 100, rows: 24, before: signIn)
         defer { b.close() }
         try await b.waitFor("B locked") { $0.statusBar.contains("Encrypted — run ideabox account unlock") }
         #expect(!b.lastScreen.contains(first))
@@ -52,7 +52,7 @@ struct EncryptedAppsTests {
         try await a.waitFor("B's completion in A") { $0.contains("Completed (1)") }
 
         // C: signed in but locked; everything local works meanwhile.
-        let c = try TmuxSession(columns: 100, rows: 24, before: signIn)
+        let c = try await TmuxSession(columns: 100, rows: 24, before: signIn)
         defer { c.close() }
         try await c.waitFor("C locked") { screen in
             screen.statusBar.contains("Encrypted — run ideabox account unlock") && screen.contains("All Ideas (0)")

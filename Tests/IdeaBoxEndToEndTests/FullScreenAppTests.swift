@@ -6,7 +6,7 @@ import Testing
 struct FullScreenAppTests {
     /// Add, complete, find on Completed and in Search, delete, undo, quit: one idea's life.
     @Test func ideaLifecycleWithAChineseTitle() async throws {
-        let session = try TmuxSession(before: [["add", "Buy more tea"]])
+        let session = try await TmuxSession(before: [["add", "Buy more tea"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "Buy more tea")
 
@@ -71,7 +71,7 @@ struct FullScreenAppTests {
 
     /// Text typed into the form survives growing, shrinking below the minimum and back.
     @Test func resizingKeepsTheOpenForm() async throws {
-        let session = try TmuxSession()
+        let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("No ideas yet")
         try session.press("n")
@@ -119,7 +119,7 @@ struct FullScreenAppTests {
     /// tmux resizes 0 to 2.5 ms after the key, half a millisecond later each time: before the
     /// fix, about one such resize in three was lost until the next key.
     @Test func aResizeRightAfterTypingInTheFormIsNeverLost() async throws {
-        let session = try TmuxSession()
+        let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("No ideas yet")
         try session.press("n")
@@ -140,7 +140,7 @@ struct FullScreenAppTests {
 
     /// An idea added by another process shows up without a key press (the app ticks).
     @Test func changesFromAnotherProcessAppearWithoutAKeyPress() async throws {
-        let session = try TmuxSession()
+        let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("All Ideas (0)", "No ideas yet")
         try await session.run(["add", "另一個行程的靈感"])
@@ -156,7 +156,7 @@ struct FullScreenAppTests {
 
     /// Ctrl-C quits like q, and gives the terminal back.
     @Test func controlCQuits() async throws {
-        let session = try TmuxSession()
+        let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("No ideas yet")
         try session.press("C-c")
@@ -165,7 +165,7 @@ struct FullScreenAppTests {
 
     /// A Chinese locale that isn't installed still gets Chinese labels and UTF-8 text.
     @Test func chineseLocaleWithoutTheLocaleInstalled() async throws {
-        let session = try TmuxSession(
+        let session = try await TmuxSession(
             environment: ["LANG": "zh_TW.UTF-8", "LC_ALL": nil], before: [["add", "中文介面，寬字元"]])
         defer { session.close() }
         let screen = try await session.waitFor("Chinese labels") { screen in
@@ -187,7 +187,7 @@ struct FullScreenAppTests {
         ["LANG": "POSIX", "LC_ALL": "C"],
     ] as [[String: String?]])
     func chineseTextWithoutAUTF8Locale(environment: [String: String?]) async throws {
-        let session = try TmuxSession(environment: environment, before: [["add", "終端機裡的中文"]])
+        let session = try await TmuxSession(environment: environment, before: [["add", "終端機裡的中文"]])
         defer { session.close() }
         var screen = try await session.waitFor("the Chinese title in English labels") { screen in
             screen.contains("All Ideas (1)") && screen.line(2).hasPrefix(">[ ] 終端機裡的中文")
@@ -207,7 +207,7 @@ struct FullScreenAppTests {
     /// `NO_COLOR` turns colors off (bold and reverse stay); without it, colors are used.
     @Test(arguments: [true, false])
     func noColor(set: Bool) async throws {
-        let session = try TmuxSession(environment: ["NO_COLOR": set ? "1" : nil], before: [["add", "沒有顏色 no color"]])
+        let session = try await TmuxSession(environment: ["NO_COLOR": set ? "1" : nil], before: [["add", "沒有顏色 no color"]])
         defer { session.close() }
         try await session.waitFor("the list") { $0.line(2).hasPrefix(">[ ] 沒有顏色 no color") }
         let parameters = try SGR.parameters(in: session.captureWithAttributes())
@@ -229,7 +229,7 @@ struct FullScreenAppTests {
     /// orphaned after an hour.)
     @Test(arguments: [SIGHUP, SIGTERM, SIGINT, SIGHUP, SIGHUP, SIGTERM])
     func aSignalAtAnyMomentEndsTheApp(signal: Int32) async throws {
-        let session = try TmuxSession()
+        let session = try await TmuxSession()
         defer { session.close() }
         let shell = try #require(pid_t(try session.paneFormat("#{pane_pid}")))
         let clock = ContinuousClock()
@@ -257,7 +257,7 @@ struct FullScreenAppTests {
     /// A hang-up while the app is drawn leaves the alternate screen, shows the cursor and
     /// puts the tty modes back, from the signal handler alone.
     @Test func aHangUpWhileDrawnGivesTheTerminalBack() async throws {
-        let session = try TmuxSession(before: [["add", "掛斷 hang up"]])
+        let session = try await TmuxSession(before: [["add", "掛斷 hang up"]])
         defer { session.close() }
         try await session.waitFor("the list") { $0.line(2).hasPrefix(">[ ] 掛斷 hang up") }
         let shell = try #require(pid_t(try session.paneFormat("#{pane_pid}")))

@@ -8,7 +8,7 @@ import Testing
     /// Airplane mode: the bar says offline and how to go online, and nothing about `live`;
     /// `status` agrees.
     @Test func offlineIsNeverLive() async throws {
-        let session = try TmuxSession(before: [["add", "離線時的靈感"]])
+        let session = try await TmuxSession(before: [["add", "離線時的靈感"]])
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
         try session.press("o")
@@ -24,7 +24,7 @@ import Testing
     /// Airplane mode on from before is named at launch; quitting with changes not yet sent
     /// says how many wait and when they go out.
     @Test func airplaneModeAtLaunchAndChangesWaitingAtQuit() async throws {
-        let session = try TmuxSession(before: [["remote", "offline", "on"], ["add", "一"], ["add", "二"]])
+        let session = try await TmuxSession(before: [["remote", "offline", "on"], ["add", "一"], ["add", "二"]])
         defer { session.close() }
         try await session.waitFor("airplane mode named") {
             $0.contains("Airplane mode is still on: nothing syncs. Press o to go online.") && $0.statusBar.contains("Offline: 2 pending")
@@ -39,7 +39,7 @@ import Testing
     /// On the embedded remote: a sign-out and a sign-in made by other commands reach the
     /// running app, which says it is local only meanwhile (and nothing about `live`).
     @Test func aSignOutAndASignInFromTheCommandLineReachTheRunningApp() async throws {
-        let session = try TmuxSession()
+        let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
         try await session.run(["account", "sign-out"])
@@ -96,7 +96,7 @@ import Testing
         defer { server.close() }
         let host = url.replacingOccurrences(of: "http://", with: "")
         let signIn = ["account", "sign-in", "alice", "--server", url, "--token", token]
-        let session = try TmuxSession(columns: 120, before: [signIn])
+        let session = try await TmuxSession(columns: 120, before: [signIn])
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
         let device = try DeviceProcess()
@@ -124,7 +124,7 @@ import Testing
     @Test func aRevokedTokenAndANewSignInReachTheRunningApp() async throws {
         let (server, first, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }
-        let session = try TmuxSession(before: [["account", "sign-in", "alice", "--server", url, "--token", first]])
+        let session = try await TmuxSession(before: [["account", "sign-in", "alice", "--server", url, "--token", first]])
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
 

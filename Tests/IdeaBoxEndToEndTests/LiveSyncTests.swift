@@ -9,9 +9,9 @@ struct LiveSyncTests {
     /// Add in A, complete in B, delete in A, then an add made in airplane mode that waits
     /// until A's network is back; each change appears in the other terminal untouched.
     @Test func changesReachTheOtherTerminalWithoutAKeyPress() async throws {
-        let a = try TmuxSession(environment: ["IDEABOX_PROFILE": "a"])
+        let a = try await TmuxSession(environment: ["IDEABOX_PROFILE": "a"])
         defer { a.close() }
-        let b = try TmuxSession(environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
+        let b = try await TmuxSession(environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
         defer { b.close() }
         for session in [a, b] {
             try await session.waitFor("an empty, synced app") { screen in

@@ -23,7 +23,7 @@ struct OwnEditorTests {
             printf 'Written in the editor\\n\\nwith a description\\n' > "$1"
             """)
         defer { try? FileManager.default.removeItem(at: editor.folder) }
-        let session = try TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Old", "-d", "words"]])
+        let session = try await TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Old", "-d", "words"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "Old")
         try session.press("E")
@@ -39,7 +39,7 @@ struct OwnEditorTests {
     @Test func anEditorThatExitsNonZeroChangesNothingAndSaysSo() async throws {
         let editor = try editorScript("printf 'Lost\\n' > \"$1\"; exit 1")
         defer { try? FileManager.default.removeItem(at: editor.folder) }
-        let session = try TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Kept"]])
+        let session = try await TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Kept"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "Kept")
         try session.press("E")

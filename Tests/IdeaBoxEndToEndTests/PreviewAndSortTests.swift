@@ -12,7 +12,7 @@ struct PreviewAndSortTests {
     ]
 
     @Test func thePaneSitsBesideTheListAt120AndFillsTheScreenAt80() async throws {
-        let session = try TmuxSession(columns: 120, rows: 24, before: Self.ideas)
+        let session = try await TmuxSession(columns: 120, rows: 24, before: Self.ideas)
         defer { session.close() }
         // Newest first: 牛奶糖 is selected, and the pane beside the list shows it whole.
         try await session.waitFor("the pane beside the list") { screen in
@@ -47,7 +47,7 @@ struct PreviewAndSortTests {
     }
 
     @Test func sCyclesTheOrderAndTheBarNamesIt() async throws {
-        let session = try TmuxSession(columns: 80, rows: 24, before: Self.ideas)
+        let session = try await TmuxSession(columns: 80, rows: 24, before: Self.ideas)
         defer { session.close() }
         try await session.waitFor("newest first") { screen in
             screen.line(2).contains("牛奶糖") && screen.line(3).contains("Apple pie") && screen.line(4).contains("Banana bread")

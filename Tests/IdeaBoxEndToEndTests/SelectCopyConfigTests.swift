@@ -8,7 +8,7 @@ import Testing
 @Suite("Select many, copy, links and the config file in tmux")
 struct SelectCopyConfigTests {
     @Test func aSelectionOfThreeIsDoneAndUndoneInOneU() async throws {
-        let session = try TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"], ["add", "Four"]])
+        let session = try await TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"], ["add", "Four"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (4)")
         try session.press("v")
@@ -22,7 +22,7 @@ struct SelectCopyConfigTests {
     }
 
     @Test func yWritesOSC52AndALinkIsWrittenAsOSC8() async throws {
-        let session = try TmuxSession(environment: ["TERM": "tmux-256color"], before: [["add", "Plan", "-d", "first line"]])
+        let session = try await TmuxSession(environment: ["TERM": "tmux-256color"], before: [["add", "Plan", "-d", "first line"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)")
         let output = session.file("pane-output")
@@ -42,7 +42,7 @@ struct SelectCopyConfigTests {
     }
 
     @Test func underTERMLinuxTheCopyIsRefusedAndNoLinkIsSent() async throws {
-        let session = try TmuxSession(environment: ["TERM": "linux"], before: [["add", "Plan", "-d", "https://example.com"]])
+        let session = try await TmuxSession(environment: ["TERM": "linux"], before: [["add", "Plan", "-d", "https://example.com"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)")
         let output = session.file("pane-output")
@@ -61,7 +61,7 @@ struct SelectCopyConfigTests {
             toggle-done = "t"
             """)
         defer { try? FileManager.default.removeItem(at: config) }
-        let session = try TmuxSession(environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "Remapped"]])
+        let session = try await TmuxSession(environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "Remapped"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)")
         try session.press("x")
@@ -83,7 +83,7 @@ struct SelectCopyConfigTests {
             save = "ctrl-o"
             """)
         defer { try? FileManager.default.removeItem(at: config) }
-        let session = try TmuxSession(environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "First"]])
+        let session = try await TmuxSession(environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "First"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "a new")
         try session.press("a")
@@ -108,7 +108,7 @@ struct SelectCopyConfigTests {
             sort = 
             """)
         defer { try? FileManager.default.removeItem(at: config) }
-        let session = try TmuxSession(columns: 200, environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "Still works"]])
+        let session = try await TmuxSession(columns: 200, environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "Still works"]])
         defer { session.close() }
         try await session.waitFor("line 2: not TOML", "started with the defaults")
         try session.press("x")

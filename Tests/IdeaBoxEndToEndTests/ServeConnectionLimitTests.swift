@@ -36,11 +36,13 @@ struct ServeConnectionLimitTests {
             "POST /database/1/iCloud.com.buildwithharry.IdeaBox/production/private/zones/list HTTP/1.1\r\n"
                 + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
             on: descriptor)
-        let answer = String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: 30), as: UTF8.self)
+        let answer = try await OwnThread.run { String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: 30), as: UTF8.self) }
         let took = ContinuousClock.now - started
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
         #expect(answer.contains("\"zoneName\":\"_defaultZone\""), "\(answer)")
-        #expect(took < .seconds(1), "the request took \(took)")
+        // Far below the 30 s an idle connection is given before it is closed; not a second, which
+        // a loaded run has passed (1.07 s).
+        #expect(took < .seconds(5), "the request took \(took)")
         // The server is still whole: no error line, and it stops as asked.
         #expect(!server.log.contains(" 500 "), "\(server.log)")
         #expect(try await server.stop(SIGTERM) == 0)

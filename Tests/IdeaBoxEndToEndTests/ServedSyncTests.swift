@@ -22,11 +22,11 @@ struct ServedSyncTests {
         func signIn(_ account: String, _ token: String) -> [[String]] {
             [["account", "sign-in", account, "--server", url, "--token", token]]
         }
-        let a = try TmuxSession(before: signIn("alice", aliceToken))
+        let a = try await TmuxSession(before: signIn("alice", aliceToken))
         defer { a.close() }
-        let b = try TmuxSession(before: signIn("alice", aliceToken))
+        let b = try await TmuxSession(before: signIn("alice", aliceToken))
         defer { b.close() }
-        let stranger = try TmuxSession(before: signIn("bob", bobToken))
+        let stranger = try await TmuxSession(before: signIn("bob", bobToken))
         defer { stranger.close() }
         #expect(a.dataRoot != b.dataRoot)
         for session in [a, b, stranger] {

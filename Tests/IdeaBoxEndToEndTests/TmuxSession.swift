@@ -69,7 +69,7 @@ final class TmuxSession {
     init(
         columns: Int = 80, rows: Int = 24, environment: [String: String?] = [:],
         before: [[String]] = [], sharingDataWith owner: TmuxSession? = nil, jobControl: Bool = false
-    ) throws {
+    ) async throws {
         tmux = try Self.locateTmux()
         ideabox = try IdeaBoxBinary.url()
         directory = FileManager.default.temporaryDirectory
@@ -88,21 +88,25 @@ final class TmuxSession {
             "IDEABOX_HOME": dataRoot.path,
             "IDEABOX_NO_SAMPLES": "1",
         ]
-        for arguments in before {
-            try Self.succeeded(Self.execute(ideabox, arguments, environment: serverEnvironment), "ideabox", arguments)
+        let (ideabox, commandEnvironment) = (ideabox, serverEnvironment)
+        // On a thread of its own, as `run(_:)`'s: a sign-in asks the server over the network.
+        try await OwnThread.run {
+            for arguments in before {
+                try TmuxSession.succeeded(TmuxSession.execute(ideabox, arguments, environment: commandEnvironment), "ideabox", arguments)
+            }
         }
 
         let changes = environment.sorted { $0.key < $1.key }
         let removals = changes.filter { $0.value == nil }.flatMap { ["-u", $0.key] }
         let settings = changes.compactMap { name, value in value.map { "\(name)=\(Self.quoted($0))" } }
-        let before = Self.quoted(file("tty-before").path)
-        let after = Self.quoted(file("tty-after").path)
+        let ttyBefore = Self.quoted(file("tty-before").path)
+        let ttyAfter = Self.quoted(file("tty-after").path)
         let app = (["env"] + removals + settings + [Self.quoted(ideabox.path)]).joined(separator: " ")
         appCommand = app
         let script = jobControl
             ? "PS1='$ ' exec bash --norc --noprofile -i"
             : """
-            stty -g > \(before); \(app); status=$?; stty -g > \(after); echo "\(Self.exitMarker) $status"; exec sleep 3600
+            stty -g > \(ttyBefore); \(app); status=$?; stty -g > \(ttyAfter); echo "\(Self.exitMarker) $status"; exec sleep 3600
             """
         try tmuxCommand([
             "-f", "/dev/null", "new-session", "-d", "-s", Self.target,

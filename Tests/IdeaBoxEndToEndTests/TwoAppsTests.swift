@@ -9,9 +9,9 @@ import Testing
 @Suite("Two apps side by side")
 struct TwoAppsTests {
     @Test func theFormNoticesAnotherDevicesChangeAndAsksAboutAFieldBothChanged() async throws {
-        let a = try TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "Shared plan", "--profile", "a"]])
+        let a = try await TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "Shared plan", "--profile", "a"]])
         defer { a.close() }
-        let b = try TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
+        let b = try await TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
         defer { b.close() }
         try await b.waitFor("A's idea in B") { $0.contains("All Ideas (1)") && $0.line(2).contains("Shared plan") }
         try await a.waitFor("A synced") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
@@ -57,7 +57,7 @@ struct TwoAppsTests {
     }
 
     @Test func undoRefusesToWipeAnotherDevicesNewerEdit() async throws {
-        let a = try TmuxSession(columns: 120, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "draft", "--profile", "a"]])
+        let a = try await TmuxSession(columns: 120, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "draft", "--profile", "a"]])
         defer { a.close() }
         try await a.waitFor("A synced") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Synced") }
         try a.press("e")
@@ -83,9 +83,9 @@ struct TwoAppsTests {
     }
 
     @Test func undoAndRedoOfAnAdd() async throws {
-        let a = try TmuxSession(environment: ["IDEABOX_PROFILE": "a"])
+        let a = try await TmuxSession(environment: ["IDEABOX_PROFILE": "a"])
         defer { a.close() }
-        let b = try TmuxSession(environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
+        let b = try await TmuxSession(environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
         defer { b.close() }
         try await a.waitFor("All Ideas (0)")
         try a.press("n")
@@ -108,7 +108,7 @@ struct TwoAppsTests {
         let token = try await server.addAccount("alice")
         try await server.start()
         let signIn = ["account", "sign-in", "alice", "--server", try server.url, "--token", token]
-        let a = try TmuxSession(columns: 120, before: [signIn, ["add", "draft"]])
+        let a = try await TmuxSession(columns: 120, before: [signIn, ["add", "draft"]])
         defer { a.close() }
         let b = try DeviceProcess()
         try await b.run(signIn)
