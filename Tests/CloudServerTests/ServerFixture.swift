@@ -155,13 +155,24 @@ final class ServerFixture: Sendable {
     /// else closes at once, mid-request.
     @discardableResult
     func raw(_ bytes: String, answer: Bool = true, waitingAtMost seconds: Int = 5) async throws -> String {
+        try await timedRaw(bytes, answer: answer, waitingAtMost: seconds).answer
+    }
+
+    /// `raw`, and how long the server took: from the send to the end of the answer, timed on
+    /// the thread that reads it. (Timed in the test, it would count the wait for the test
+    /// pool to take the test up again, which a loaded run has made 88 s.)
+    func timedRaw(_ bytes: String, answer: Bool = true, waitingAtMost seconds: Int = 5) async throws -> (answer: String, took: Duration) {
         let descriptor = try connection()
         defer { close(descriptor) }
-        LoopbackSocket.send(bytes, on: descriptor)
-        guard answer else { return "" }
-        // The read on a thread of its own: it may wait seconds (for an idle timeout, say), and
-        // the test pool's threads are every test's.
-        return try await OwnThread.run { String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: seconds), as: UTF8.self) }
+        // On a thread of its own: the read may wait seconds (for an idle timeout, say), and the
+        // test pool's threads are every test's.
+        return try await OwnThread.run {
+            let started = ContinuousClock.now
+            LoopbackSocket.send(bytes, on: descriptor)
+            guard answer else { return ("", ContinuousClock.now - started) }
+            let text = String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: seconds), as: UTF8.self)
+            return (text, ContinuousClock.now - started)
+        }
     }
 
     /// The path of a new upload URL of alice's.

@@ -29,15 +29,19 @@ struct ServeConnectionLimitTests {
         defer { idle.forEach { close($0) } }
         for _ in 0..<1_100 { idle.append(try LoopbackSocket.connect(port: port)) }
 
-        let started = ContinuousClock.now
-        let descriptor = try LoopbackSocket.connect(port: port)
-        defer { close(descriptor) }
-        LoopbackSocket.send(
-            "POST /database/1/iCloud.com.buildwithharry.IdeaBox/production/private/zones/list HTTP/1.1\r\n"
-                + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
-            on: descriptor)
-        let answer = try await OwnThread.run { String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: 30), as: UTF8.self) }
-        let took = ContinuousClock.now - started
+        // Timed on the thread that asks: in the test, the time would count the wait for the test
+        // pool to take the test up again.
+        let (answer, took) = try await OwnThread.run {
+            let started = ContinuousClock.now
+            let descriptor = try LoopbackSocket.connect(port: port)
+            defer { close(descriptor) }
+            LoopbackSocket.send(
+                "POST /database/1/iCloud.com.buildwithharry.IdeaBox/production/private/zones/list HTTP/1.1\r\n"
+                    + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+                on: descriptor)
+            let answer = String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: 30), as: UTF8.self)
+            return (answer, ContinuousClock.now - started)
+        }
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
         #expect(answer.contains("\"zoneName\":\"_defaultZone\""), "\(answer)")
         // Far below the 30 s an idle connection is given before it is closed; not a second, which

@@ -115,9 +115,19 @@ final class ServeProcess {
     /// requests) is on a thread of its own: the test pool's threads are every test's.
     @discardableResult
     func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
-        guard let child else { return 0 }
+        try await timedStop(signal).status
+    }
+
+    /// `stop`, and how long the server took to end, timed on the thread that waits for it
+    /// (timed in the test, it would count the wait for the test pool to take the test up again).
+    func timedStop(_ signal: Int32 = SIGTERM) async throws -> (status: Int32, took: Duration) {
+        guard let child else { return (0, .zero) }
         self.child = nil
-        return try await OwnThread.run { try child.stop(signal) }
+        return try await OwnThread.run {
+            let started = ContinuousClock.now
+            let status = try child.stop(signal)
+            return (status, ContinuousClock.now - started)
+        }
     }
 
     /// The running server's process id, if it runs.

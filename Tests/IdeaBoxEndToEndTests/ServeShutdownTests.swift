@@ -24,9 +24,7 @@ struct ServeShutdownTests {
         // SIGTERM only once serve has read all of it: the request is in flight, not in a socket's buffer.
         try await Poll.until("serve has read the request") { LoopbackSocket.serverEnd(of: descriptor)?.unread == 0 }
 
-        let started = ContinuousClock.now
-        let status = try await server.stop(SIGTERM)
-        let took = ContinuousClock.now - started
+        let (status, took) = try await server.timedStop(SIGTERM)
         #expect(took < .seconds(8), "serve took \(took) to stop")
         // A graceful stop: the server's own exit, its last line logged; not killed by the signal.
         #expect(status == 0, "exit status \(status)")
