@@ -33,13 +33,10 @@ struct ServeConnectionLimitTests {
         // pool to take the test up again.
         let (answer, took) = try await OwnThread.run {
             let started = ContinuousClock.now
-            let descriptor = try LoopbackSocket.connect(port: port)
-            defer { close(descriptor) }
-            LoopbackSocket.send(
+            let answer = try LoopbackSocket.exchange(
+                port: port,
                 "POST /database/1/iCloud.com.buildwithharry.IdeaBox/production/private/zones/list HTTP/1.1\r\n"
-                    + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
-                on: descriptor)
-            let answer = String(decoding: LoopbackSocket.readAll(descriptor, waitingAtMost: 30), as: UTF8.self)
+                    + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
             return (answer, ContinuousClock.now - started)
         }
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
