@@ -210,7 +210,9 @@ public enum LocalCommand: Equatable, Sendable {
         context: CommandContext, store: StoreSelection, noteIfNone: String? = nil
     ) throws {
         let repository = try Self.openRepository(store, context, readsOnly: true)
-        var output = Output.BufferedWriter()
+        // All or nothing, as `export`: a read that fails half way (a damaged database) prints
+        // none of the rows before it, only the sentence that names the damage.
+        var output = Output.BufferedWriter(holdsEverything: true)
         var writer = Output.JSONArrayWriter()
         var printed = 0, isCut = false
         if json {

@@ -20,7 +20,8 @@ extension AppModel {
     /// Takes `action` back (`backwards`) or makes it again, as a new edit against the
     /// present, then refreshes. Only the fields the action changed are put back, and only
     /// where they still hold what it wrote: if another device changed one since, or deleted
-    /// the idea, nothing changes and the status bar says why.
+    /// the idea, nothing changes, the status bar says why, and the action is dropped, so that
+    /// the next `u` (or `Ctrl-R`) goes on to the one before it instead of repeating the refusal.
     private func apply(_ action: UndoHistory.Action, backwards: Bool) throws -> Bool {
         let reason: HistoryReason = backwards ? .undone : .redone
         let outcome: RevertOutcome
@@ -40,8 +41,6 @@ extension AppModel {
         case .gone:
             status.show(text.cannotUndo(action), tone: .error, now: now)
         }
-        // The action stays where it was, to try again once the other device's change is dealt with.
-        if backwards { history.redone(action) } else { history.undone(action) }
         return false
     }
 

@@ -112,6 +112,8 @@ public final class AppModel {
     /// The settled sync state the bar last showed (syncing between two of one kind aside):
     /// a message explaining it goes when it changes.
     private var shownSyncKind: SyncStatus.Kind?
+    /// Whether this run has said that this machine's clock is off (once is enough).
+    private var hasToldOfClock = false
 
     /// How many search hits to count before the first frame; the exact count follows.
     /// The same number the store's search planner needs, so one count serves both.
@@ -467,12 +469,23 @@ public final class AppModel {
         case .offline, .syncing: status.showsPendingCount = false
         default: status.showsPendingCount = true
         }
+        if case .synced = engineStatus { tellOfClockOnce() }
         return true
     }
 
     /// Shows `message` in the status bar as an error (a bad config file at launch, say).
     public func showError(_ message: String) {
         status.show(message, tone: .error, now: now)
+    }
+
+    /// Says once a run, after a sync, that this machine's clock is more than a minute off the
+    /// remote's (edits then follow the remote's).
+    private func tellOfClockOnce() {
+        guard !hasToldOfClock, let estimate = try? repository.remoteClockEstimate(), estimate.holds(at: now),
+              abs(estimate.offset) > RemoteClockEstimate.noticeable
+        else { return }
+        hasToldOfClock = true
+        status.show(text.clockOff(aheadBy: -estimate.offset), now: now)
     }
 
     func report(_ error: any Error) {

@@ -62,6 +62,10 @@ public struct UIText: Sendable {
         let seconds = { (time: Timestamp) in max(0, (time.milliseconds - now.milliseconds + 999) / 1000) }
         let signIn = "ideabox account sign-in"
         switch status {
+        case .retrying(_, _, .storage(let error)) where error.isDamage, .failed(.storage(let error), _) where error.isDamage:
+            // The words to act on first: a path before them would push them off a narrow bar.
+            return SyncWords(
+                text("Database damaged — run ideabox repair", "資料庫已損毀 — 請執行 ideabox repair"), detail: error.message(in: language))
         case .starting:
             return SyncWords(text("Starting sync…", "準備同步…"))
         case .synced(let time):
@@ -491,6 +495,16 @@ public struct UIText: Sendable {
     public func redid(_ action: UndoHistory.Action) -> String {
         text("Redid \(actionName(action))", "已重做\(actionName(action))")
     }
+    /// This machine's clock is `milliseconds` ahead of the remote's (behind if negative).
+    public func clockOff(aheadBy milliseconds: Int64) -> String {
+        let minutes = abs(milliseconds) / 60_000
+        let amount = minutes >= 1440 ? text("\(minutes / 1440) d", "\(minutes / 1440) 天")
+            : minutes >= 60 ? text("\(minutes / 60) h", "\(minutes / 60) 小時") : text("\(minutes) min", "\(minutes) 分鐘")
+        return milliseconds > 0
+            ? text("This clock is \(amount) fast; edits follow the server's", "本機時鐘快了 \(amount)；編輯時間以伺服器為準")
+            : text("This clock is \(amount) slow; edits follow the server's", "本機時鐘慢了 \(amount)；編輯時間以伺服器為準")
+    }
+
     /// An undo or redo whose idea another device deleted meanwhile.
     public func cannotUndo(_ action: UndoHistory.Action) -> String {
         text("Can't undo \(actionName(action)): the idea was deleted on another device",

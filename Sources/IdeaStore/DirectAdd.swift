@@ -54,7 +54,10 @@ public enum DirectAdd {
             let title = try IdeaRules.normalizedTitle(title)
             let description = try IdeaRules.normalizedDescription(description)
             let highest = try connection.int64(IdeaRepository.metaValueSQL, MetaKey.highestTimestamp)
-            let now = IdeaRepository.stamp(now: clock.now(), highestSeen: highest)
+            let estimate = RemoteClockEstimate(
+                offset: try connection.int64(IdeaRepository.metaValueSQL, MetaKey.remoteClockOffset),
+                measuredAt: try connection.int64(IdeaRepository.metaValueSQL, MetaKey.remoteClockMeasuredAt))
+            let now = IdeaRepository.stamp(now: RemoteClockEstimate.remoteTime(at: clock.now(), by: estimate), highestSeen: highest)
             try connection.run(IdeaRepository.noteSeenSQL, [.text(MetaKey.highestTimestamp), .integer(now.milliseconds)])
             let idea = Idea(
                 id: ids.next(), title: title, description: description, isCompleted: isCompleted,

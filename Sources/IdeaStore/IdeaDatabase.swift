@@ -18,6 +18,12 @@ enum MetaKey {
     static let pullFromStart = "pullFromStart"
     /// The order the app shows All Ideas and Completed in (`IdeaOrder.storedName`).
     static let listOrder = "listOrder"
+    /// The stamp of an overwrite of the remote not yet carried out whole (`overwriteJournal`).
+    static let overwriteStamp = "overwriteStamp"
+    /// The remote's time less this device's, in milliseconds, as its last answer showed.
+    static let remoteClockOffset = "remoteClockOffset"
+    /// This device's time when `remoteClockOffset` was measured, in milliseconds.
+    static let remoteClockMeasuredAt = "remoteClockMeasuredAt"
 }
 
 /// An opened, migrated IdeaBox database: one device's local store.

@@ -31,6 +31,19 @@ public struct IdeaCounts: Sendable, Equatable {
 }
 
 extension IdeaRepository {
+    /// Reads every page of the database (SQLite's `quick_check`) and throws the damage it
+    /// finds, as a read of a damaged page does: for what answers for the whole database
+    /// (`status`, the app's start), which would otherwise read only the pages it needs and
+    /// say nothing of the rest.
+    public func checkEveryPage() throws {
+        try writer.read { db in
+            let findings = try String.fetchAll(db, sql: "PRAGMA quick_check(1)")
+            guard findings == ["ok"] else {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: findings.first ?? "quick_check found damage")
+            }
+        }
+    }
+
     /// Up to this many index hits, a search sorts the hits themselves.
     static let searchSortLimit = 300
 

@@ -125,8 +125,12 @@ extension IdeaRepository {
     }
 
     /// Takes changes the remote accepted out of the outbox, unless the idea changed again
-    /// meanwhile, marks the saved ideas as synced, and remembers the remote's new tags.
-    public func acknowledge(_ changes: [PendingChange], tags: [UUID: String] = [:], syncedAt: Timestamp) throws {
+    /// meanwhile, marks the saved ideas as synced, and remembers the remote's new tags. A
+    /// change the remote received (`receivedAt`) before its own times (this device's clock
+    /// runs ahead) is ordered as every other device reads it (`ArrivalRule`), here too.
+    public func acknowledge(
+        _ changes: [PendingChange], tags: [UUID: String] = [:], receivedAt: [UUID: Timestamp] = [:], syncedAt: Timestamp
+    ) throws {
         guard !changes.isEmpty else { return }
         try write { db in
             try saveTags(tags, db)
@@ -140,6 +144,8 @@ extension IdeaRepository {
                     try db.run(
                         sql: "UPDATE outbox SET pendingSince = NULL WHERE ideaId = ? AND pendingSince IS NOT NULL",
                         arguments: [change.ideaId.lowercasedString])
+                } else if let time = receivedAt[change.ideaId] {
+                    try orderAsArrived(change.payload, receivedAt: time, db)
                 }
                 if case .save(let idea, _) = change.payload {
                     try db.run(
@@ -148,6 +154,46 @@ extension IdeaRepository {
                 }
             }
         }
+    }
+
+    /// Orders `payload`, which the remote received at `receivedAt`, as the remote's copy now
+    /// reads (`ArrivalRule`), and this device's clock no later than that; nothing if it came
+    /// from no future.
+    private func orderAsArrived(_ payload: PendingChange.Payload, receivedAt: Timestamp, _ db: Database) throws {
+        switch payload {
+        case let .save(idea, stamps):
+            let (arrived, arrivedStamps) = ArrivalRule.arrived(idea, stamps, receivedAt: receivedAt)
+            guard arrived != idea || arrivedStamps != stamps else { return }
+            try db.run(
+                sql: """
+                    UPDATE idea SET createdAt = ?, updatedAt = ?, titleAt = ?, descriptionAt = ?, completedAt = ?
+                    WHERE id = ? AND updatedAt = ? AND deviceId = ?
+                    """,
+                arguments: [
+                    arrived.createdAt, arrived.updatedAt, arrivedStamps.title.timestamp, arrivedStamps.description.timestamp,
+                    arrivedStamps.isCompleted.timestamp, idea.idString, idea.updatedAt, idea.deviceId,
+                ])
+        case let .delete(ideaId, order):
+            let arrived = ArrivalRule.arrived(order, receivedAt: receivedAt)
+            guard arrived != order else { return }
+            try db.run(
+                sql: "UPDATE tombstone SET deletedAt = ? WHERE ideaId = ? AND deletedAt = ? AND deviceId = ?",
+                arguments: [arrived.timestamp, ideaId.lowercasedString, order.timestamp, order.deviceId])
+        }
+        try lowerClockToWhatIsHeld(atLeast: receivedAt, db)
+    }
+
+    /// Sets this device's clock (`highestTimestamp`) back to the latest time it still holds
+    /// (an idea's, a delete's), or `floor` if later: after times from the future were brought
+    /// back, so the next stamp follows what this device holds, not what it no longer does.
+    func lowerClockToWhatIsHeld(atLeast floor: Timestamp, _ db: Database) throws {
+        try db.run(
+            sql: """
+                UPDATE meta SET value = max(?, COALESCE((SELECT max(updatedAt) FROM idea), 0),
+                    COALESCE((SELECT max(deletedAt) FROM tombstone), 0))
+                WHERE key = ? AND value > ?
+                """,
+            arguments: [floor, MetaKey.highestTimestamp, floor])
     }
 
     /// Counts a failed attempt to send each of `changes`.
@@ -198,19 +244,22 @@ extension IdeaRepository {
     /// (its zone was deleted).
     public func requeueEverything() throws {
         let now = clock.now()
-        try write { db in
-            try db.run(
-                sql: """
-                    INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
-                    SELECT id, 'save', ?, 0 FROM idea
-                    UNION ALL
-                    SELECT ideaId, 'delete', ?, 0 FROM tombstone
-                    -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
-                    WHERE true
-                    ON CONFLICT (ideaId) DO NOTHING
-                    """,
-                arguments: [now, now])
-        }
+        try write { db in try queueEverything(at: now, db) }
+    }
+
+    /// Queues every idea and delete here that is not queued yet.
+    private func queueEverything(at now: Timestamp, _ db: Database) throws {
+        try db.run(
+            sql: """
+                INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
+                SELECT id, 'save', ?, 0 FROM idea
+                UNION ALL
+                SELECT ideaId, 'delete', ?, 0 FROM tombstone
+                -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
+                WHERE true
+                ON CONFLICT (ideaId) DO NOTHING
+                """,
+            arguments: [now, now])
     }
 
     /// Queues the ideas and deletes among `ids` that this device holds to be sent again,
@@ -230,40 +279,6 @@ extension IdeaRepository {
                         """,
                     arguments: [now, id.lowercasedString, now, id.lowercasedString])
             }
-        }
-    }
-
-    /// Makes this device's state the newest everywhere: every idea and every delete is
-    /// stamped now (never earlier than anything seen), every id in `remoteOnlyIds` gets a delete, and all
-    /// of it is queued. Sent, it makes the remote hold exactly these ideas, and the other
-    /// devices follow by the usual last-write-wins.
-    public func restampEverything(deleting remoteOnlyIds: [UUID]) throws {
-        try write { db in
-            let stamp = try self.stamp(db)
-            try db.run(
-                sql: """
-                    UPDATE idea SET updatedAt = ?1, deviceId = ?2, version = version + 1,
-                        titleAt = ?1, titleBy = ?2, descriptionAt = ?1, descriptionBy = ?2, completedAt = ?1, completedBy = ?2
-                    """,
-                arguments: [stamp, deviceId])
-            // This device's deletes are final too: a newer edit elsewhere must not undo them.
-            try db.run(sql: "UPDATE tombstone SET deletedAt = ?, deviceId = ?", arguments: [stamp, deviceId])
-            for id in remoteOnlyIds {
-                try upsertTombstone(id, SyncOrder(timestamp: stamp, deviceId: deviceId), db)
-            }
-            try db.run(
-                sql: """
-                    INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
-                    SELECT id, 'save', ?, 0 FROM idea
-                    UNION ALL
-                    SELECT ideaId, 'delete', ?, 0 FROM tombstone
-                    -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
-                    WHERE true
-                    ON CONFLICT (ideaId) DO UPDATE SET
-                        operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
-                        pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
-                    """,
-                arguments: [stamp, stamp])
         }
     }
 
@@ -347,6 +362,33 @@ extension IdeaRepository {
         try writer.write { db in
             try db.run(
                 sql: "UPDATE syncMetadata SET accountName = ? WHERE id = 1 AND accountName IS NULL", arguments: [account])
+        }
+    }
+
+    /// How many of this device's ideas a person made: all of them but the untouched samples.
+    public func ownIdeaCount() throws -> Int {
+        try writer.read { db in
+            var count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM idea") ?? 0
+            for id in SampleIdeas.ids {
+                if let stored = try fetchStoredRow(id: id, db), stored.stamps.isUntouchedSample { count -= 1 }
+            }
+            return count
+        }
+    }
+
+    /// Binds this device's ideas to `account` instead of the one they were synced with, to be
+    /// merged with what `account` holds: the old account's place in its history and its tags
+    /// are forgotten, and every idea and delete here is queued, so the next sync pulls
+    /// `account`'s ideas from the start, merges them field by field (untouched samples never
+    /// win, and are dropped where the account has ideas), and sends these. The old account
+    /// keeps its copy. An overwrite left unfinished for the old account is taken back first.
+    public func carryIdeas(to account: String) throws {
+        _ = try abandonOverwrite()
+        let now = clock.now()
+        try write { db in
+            try db.run(sql: "UPDATE syncMetadata SET accountName = ?, changeToken = NULL WHERE id = 1", arguments: [account])
+            try db.run(sql: "DELETE FROM remoteTag")
+            try queueEverything(at: now, db)
         }
     }
 

@@ -179,6 +179,8 @@ public struct IdeaRepository: Sendable {
         }
         var idea = deleted
         idea.updatedAt = try stamp(db)
+        // Made before this device knew its clock ran ahead, it may be later than this stamp.
+        idea.createdAt = min(idea.createdAt, idea.updatedAt)
         idea.deviceId = deviceId
         idea.version += 1
         try insertRow(idea, stamps: FieldStamps(all: SyncOrder(idea)), db)
@@ -321,12 +323,14 @@ public struct IdeaRepository: Sendable {
         return summary
     }
 
-    /// A time for a new edit: now, but later than anything this device has seen (and than
-    /// `floor`, an edited idea's `createdAt`), so an edit made after seeing a change wins
-    /// even if this device's clock is behind: the device's hybrid clock.
+    /// A time for a new edit: now by the remote's clock (`RemoteClockEstimate`), but later
+    /// than anything this device has seen (and than `floor`, an edited idea's `createdAt`), so
+    /// an edit made after seeing a change wins even if this device's clock is behind: the
+    /// device's hybrid clock.
     func stamp(_ db: Database, after floor: Timestamp? = nil) throws -> Timestamp {
         let highest = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp])
-        let stamped = Self.stamp(now: clock.now(), highestSeen: highest, after: floor)
+        let now = RemoteClockEstimate.remoteTime(at: clock.now(), by: try remoteClockEstimate(db))
+        let stamped = Self.stamp(now: now, highestSeen: highest, after: floor)
         try noteSeen(stamped, db)
         return stamped
     }

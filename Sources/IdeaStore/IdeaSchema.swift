@@ -16,6 +16,7 @@ public enum IdeaSchema {
         case syncLogEvents = "v9-sync-log-events"
         case listOrders = "v10-list-orders"
         case searchMergesApart = "v11-search-merges-apart"
+        case overwriteJournal = "v12-overwrite-journal"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -53,7 +54,25 @@ public enum IdeaSchema {
                 try db.execute(sql: "INSERT INTO \(table)(\(table), rank) VALUES ('automerge', 0)")
             }
         }
+        migrator.registerMigration(Migration.overwriteJournal.rawValue, migrate: createOverwriteJournal)
         return migrator
+    }
+
+    private static func createOverwriteJournal(_ db: Database) throws {
+        // What an overwrite of the remote replaced here, one row per idea it touched, kept
+        // until every change it queued has reached the remote: an overwrite that fails (or a
+        // process killed midway) is taken back from it, so no later sync carries it out.
+        try db.execute(sql: """
+            CREATE TABLE overwriteJournal (
+                ideaId TEXT PRIMARY KEY NOT NULL,
+                updatedAt INTEGER, deviceId TEXT, version INTEGER,
+                titleAt INTEGER, titleBy TEXT, descriptionAt INTEGER, descriptionBy TEXT,
+                completedAt INTEGER, completedBy TEXT,
+                deletedAt INTEGER, deletedBy TEXT,
+                operation TEXT, enqueuedAt INTEGER, attempts INTEGER, pendingSince INTEGER,
+                tag TEXT
+            ) WITHOUT ROWID
+            """)
     }
 
     private static func createIdeas(_ db: Database) throws {

@@ -50,6 +50,11 @@ public enum StorageError: UserFacingError, Equatable, Sendable {
         }
     }
 
+    /// Whether the database file is damaged (`ideabox repair` is what to do).
+    public var isDamage: Bool {
+        if case .damaged = self { true } else { false }
+    }
+
     /// One sentence: what is wrong and what to do about it.
     public func message(in language: Language) -> String {
         switch (self, language) {

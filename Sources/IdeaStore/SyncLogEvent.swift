@@ -33,6 +33,11 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
     case zoneMissing
     /// The remote is being overwritten with this device's `count` ideas.
     case overwriting(count: Int)
+    /// An overwrite of the remote did not finish: what it had not sent was taken back here.
+    case overwriteAbandoned
+    /// Times later than the remote's clock (a clock that ran ahead) were brought back to
+    /// the present on `count` ideas and deletes, which go out again.
+    case futureTimesBroughtBack(count: Int)
     /// A damaged database was repaired: what it kept, and the name the damaged file is kept under.
     case repaired(ideas: Int, deletes: Int, pendingChanges: Int, damagedCopy: String)
     /// A line whose words belong to another layer (a failure, the library), in both languages.
@@ -88,6 +93,14 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
                 ? "the remote zone was missing: creating it and sending everything again" : "遠端區域不存在：建立後重新送出全部資料"
         case .overwriting(let count):
             return english ? "overwriting the remote with this device's \(count) ideas" : "以這台裝置的 \(count) 筆靈感覆寫遠端"
+        case .futureTimesBroughtBack(let count):
+            return english
+                ? "\(count) idea(s) carried times later than the remote's clock (a clock that ran ahead): brought back to now and sent again"
+                : "\(count) 筆靈感的時間晚於遠端的時鐘（時鐘走快了）：已改為現在並重新送出"
+        case .overwriteAbandoned:
+            return english
+                ? "the overwrite of the remote did not finish: what it had not sent is taken back here and never sent later"
+                : "覆寫遠端未完成：尚未送出的部分已在這台裝置上撤回，之後也不會送出"
         case let .repaired(ideas, deletes, pendingChanges, damagedCopy):
             return english
                 ? "repair: kept \(ideas) idea(s), \(deletes) delete(s) and \(pendingChanges) change(s) to send of a damaged database, "
@@ -106,7 +119,7 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
         case .conflict, .editReplaced: .conflict
         case .integrityAgrees: .info
         case .integrityMoreDifferences, .onlyHere, .onlyOnRemote, .differs, .changeTokenExpired, .skippedInvalidRecord,
-             .zoneMissing, .overwriting, .repaired:
+             .zoneMissing, .overwriting, .overwriteAbandoned, .futureTimesBroughtBack, .repaired:
             .warning
         case .words: .info
         }

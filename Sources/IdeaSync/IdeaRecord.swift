@@ -17,6 +17,10 @@ import IdeaStore
 /// (a client that knows nothing of it wrote the record), reads as every field stamped at
 /// `updatedAt` by `deviceId`; an untouched sample's stamps are time 0.
 ///
+/// A version read from the remote is ordered no later than the remote received it
+/// (`ArrivalRule`, by the record's modification date): a device whose clock runs ahead
+/// moves no other device's clock into the future.
+///
 /// A delete travels as a record too (`isDeleted` = 1, stamped with the delete's time and
 /// device), never as a removal: that way a delete has a place in the one sync order, and a
 /// device that missed it still can't bring the idea back with an older edit. Its title and
@@ -81,7 +85,8 @@ enum IdeaRecord {
               case .string(let deviceId)? = record["deviceId"], isDeviceId(deviceId)
         else { return nil }
         if case .int64(1)? = record["isDeleted"] {
-            return .deleted(ideaId: id, order: SyncOrder(timestamp: updatedAt, deviceId: deviceId))
+            let order = SyncOrder(timestamp: updatedAt, deviceId: deviceId)
+            return .deleted(ideaId: id, order: record.modificationDate.map { ArrivalRule.arrived(order, receivedAt: $0) } ?? order)
         }
         guard case .string(let title)? = record["title"],
               case .timestamp(let createdAt)? = record["createdAt"]
@@ -94,7 +99,10 @@ enum IdeaRecord {
             createdAt: createdAt, updatedAt: updatedAt, deviceId: deviceId, version: version)
         guard let valid = try? idea.validated() else { return nil }
         let text: String? = if case .string(let text)? = record["fieldStamps"] { text } else { nil }
-        return .saved(valid, stamps(text, of: valid))
+        let stamps = stamps(text, of: valid)
+        guard let receivedAt = record.modificationDate else { return .saved(valid, stamps) }
+        let (arrived, arrivedStamps) = ArrivalRule.arrived(valid, stamps, receivedAt: receivedAt)
+        return .saved(arrived, arrivedStamps)
     }
 
     /// The latest time a record may show: the end of the year 9999. A later one (only a

@@ -41,9 +41,11 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
         case (.quotaExceeded, .english): "The account's storage is full; ideas stay on this device."
         case (.quotaExceeded, .traditionalChinese): "帳號儲存空間已滿；靈感只保存在這台裝置"
         case let (.wrongAccount(bound, current), .english):
-            "Signed in as \(current), but these ideas belong to \(bound); sign in as \(bound) to sync them."
+            "Signed in as \(current), but these ideas belong to \(bound); sign in as \(bound) to sync them, "
+                + "or bring them into \(current) with ideabox account sign-in \(current) --merge."
         case let (.wrongAccount(bound, current), .traditionalChinese):
-            "目前登入的是 \(current)，但這些靈感屬於 \(bound)；請登入 \(bound) 以同步"
+            "目前登入的是 \(current)，但這些靈感屬於 \(bound)；請登入 \(bound) 以同步，"
+                + "或以 ideabox account sign-in \(current) --merge 合併到 \(current)"
         case (.locked(false), .english): "This account's ideas are encrypted and this device is locked; run ideabox account unlock."
         case (.locked(false), .traditionalChinese): "這個帳號的靈感已加密，這台裝置尚未解鎖；請執行 ideabox account unlock"
         case (.locked(true), .english):

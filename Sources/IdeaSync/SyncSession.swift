@@ -62,6 +62,7 @@ public struct SyncSession: Sendable {
         var report = SyncReport()
         var neverFetched = false
         try perform {
+            try abandonUnfinishedOverwrite()
             neverFetched = try checkedAccount().changeToken == nil
             guard !neverFetched else { return }
             try push(into: &report)
@@ -71,7 +72,8 @@ public struct SyncSession: Sendable {
     }
 
     /// Makes the remote hold exactly this device's ideas: everything here is stamped anew
-    /// and sent, and whatever only the remote has is deleted; other devices follow.
+    /// and sent, and whatever only the remote has is deleted; other devices follow. All or
+    /// nothing here: if it fails, what it had not sent is taken back (`abandonOverwrite`).
     public func overwriteRemote() throws(SyncFailure) -> SyncReport {
         var report = SyncReport()
         try perform {
@@ -86,10 +88,20 @@ public struct SyncSession: Sendable {
             // What the listing showed orders the overwrite: its stamps and deletes come after
             // every version read, whatever this device's clock says.
             try repository.noteSeen(remote.compactMap(IdeaRecord.change(from:)))
-            try repository.rememberRemoteTags(tags)
-            try repository.restampEverything(deleting: tags.keys.filter { !local.contains($0) })
+            try repository.beginOverwrite(remoteTags: tags, deleting: tags.keys.filter { !local.contains($0) })
             try repository.logSyncEvent(.overwriting(count: local.count), at: clock.now())
-            try push(into: &report)
+            do {
+                try push(into: &report)
+                // A change the remote refused stays queued: the overwrite did not happen whole.
+                if try repository.overwriteIsPending() { throw CloudError(code: .partialFailure) }
+            } catch {
+                // Whatever did not reach the remote is taken back here, so no later sync
+                // carries the overwrite out over edits it never saw; the next one starts anew.
+                try repository.abandonOverwrite()
+                try repository.logSyncEvent(.overwriteAbandoned, at: clock.now())
+                throw error
+            }
+            try repository.finishOverwrite()
             try pull(into: &report)
             try repository.recordSyncSuccess(at: clock.now())
         }
@@ -181,9 +193,20 @@ public struct SyncSession: Sendable {
     /// must exist. It is created once, before the first fetch: a device with a change token
     /// had it, and a fetch that finds it gone creates it again.
     private func prepare() throws {
+        try abandonUnfinishedOverwrite()
+        let broughtBack = try repository.bringBackFutureTimes()
+        if broughtBack > 0 { try repository.logSyncEvent(.futureTimesBroughtBack(count: broughtBack), at: clock.now()) }
         let metadata = try checkedAccount()
         if metadata.changeToken == nil {
             try database.createZone(IdeaRecord.zone)
+        }
+    }
+
+    /// Takes back an overwrite of the remote that a process ended midway left queued here:
+    /// only `overwriteRemote` carries one out, never a later sync.
+    private func abandonUnfinishedOverwrite() throws {
+        if try repository.abandonOverwrite() {
+            try repository.logSyncEvent(.overwriteAbandoned, at: clock.now())
         }
     }
 
@@ -224,6 +247,7 @@ public struct SyncSession: Sendable {
         var restartedZone = false
         var refetched: Set<UUID>?
         var prefetched: BackgroundWork<Page>?
+        var latestReceipt: Timestamp?
         // Never leave a fetch running behind a failed pull.
         defer { _ = try? prefetched?.value() }
         while true {
@@ -270,8 +294,12 @@ public struct SyncSession: Sendable {
                 report.conflicts += summary.conflicts
             }
             token = changes.token
+            if let receipt = page.latestReceipt { latestReceipt = max(latestReceipt ?? receipt, receipt) }
             if !changes.moreComing { break }
         }
+        // Another device's save the remote received later than this clock says now: this
+        // clock is behind the remote's.
+        if let latestReceipt { try repository.noteRemoteTime(latestReceipt, at: clock.now(), isLowerBound: true) }
         try repository.finishPullFromStart()
         if let refetched {
             var missing: [UUID] = []
@@ -314,6 +342,8 @@ public struct SyncSession: Sendable {
         var tags: [UUID: String] = [:]
         /// Records that are not valid ideas: skipped, and logged.
         var invalid: [RecordID] = []
+        /// The latest time the remote received one of the page's records.
+        var latestReceipt: Timestamp? { changes.changed.compactMap(\.modificationDate).max() }
     }
 
     /// Fetches the page of changes after `token`, reads its records as ideas and works out
@@ -422,12 +452,20 @@ public struct SyncSession: Sendable {
         let byId = Dictionary(pending.map { ($0.ideaId, $0) }, uniquingKeysWith: { first, _ in first })
         var acknowledged: [PendingChange] = []
         var tags: [UUID: String] = [:]
+        var receivedAt: [UUID: Timestamp] = [:]
         for record in result.saved {
             guard let id = IdeaRecord.ideaId(of: record.recordID), let change = byId[id] else { continue }
             acknowledged.append(change)
             if let tag = record.changeTag { tags[id] = tag }
+            if let time = record.modificationDate { receivedAt[id] = time }
         }
-        try repository.acknowledge(acknowledged, tags: tags, syncedAt: clock.now())
+        let answeredAt = clock.now()
+        try repository.acknowledge(acknowledged, tags: tags, receivedAt: receivedAt, syncedAt: answeredAt)
+        if let latest = receivedAt.values.max() {
+            try repository.noteRemoteTime(latest, at: answeredAt)
+            // This clock may have been found ahead just now: what else it stamped goes out anew.
+            try repository.bringBackFutureTimes()
+        }
         report.sent += acknowledged.count
 
         var serverVersions: [RemoteChange] = []

@@ -94,6 +94,10 @@ extension CommandLineText {
                 EncryptionText.statusLine(status.encryption, language),
             ]
             if let server { lines.insert("server: \(server.absoluteString)", at: 1) }
+            if let ahead = status.clockOffset {
+                lines.append("clock: this machine's is \(duration(abs(ahead), language)) \(ahead > 0 ? "ahead of" : "behind") the remote's; "
+                    + "edits are stamped by the remote's")
+            }
         case .traditionalChinese:
             lines = [
                 "裝置: \(status.device)",
@@ -110,8 +114,21 @@ extension CommandLineText {
                 EncryptionText.statusLine(status.encryption, language),
             ]
             if let server { lines.insert("伺服器: \(server.absoluteString)", at: 1) }
+            if let ahead = status.clockOffset {
+                lines.append("時鐘: 這台機器比遠端\(ahead > 0 ? "快" : "慢") \(duration(abs(ahead), language))；編輯時間以遠端的時鐘為準")
+            }
         }
         return lines
+    }
+
+    /// `milliseconds` in the largest whole units a person reads a clock's error in.
+    static func duration(_ milliseconds: Int64, _ language: Language) -> String {
+        let minutes = milliseconds / 60_000
+        let (days, hours, rest) = (minutes / 1440, minutes / 60 % 24, minutes % 60)
+        let parts: [(Int64, String, String)] = [(days, "d", "天"), (hours, "h", "小時"), (rest, "min", "分鐘")]
+        let shown = parts.drop { $0.0 == 0 }.prefix(2).filter { $0.0 > 0 }
+        guard !shown.isEmpty else { return language == .english ? "under a minute" : "不到一分鐘" }
+        return shown.map { language == .english ? "\($0.0) \($0.1)" : "\($0.0) \($0.2)" }.joined(separator: " ")
     }
 
     /// A store error can quote SQL over several lines; each field keeps to its line.
@@ -324,6 +341,35 @@ extension CommandLineText {
         return switch language {
         case .english: "This profile's ideas belong to \(bound); they don't sync while signed in as \(account)."
         case .traditionalChinese: "這台裝置的靈感屬於 \(bound)；登入 \(account) 時不會同步"
+        }
+    }
+
+    /// `account sign-in` on a terminal, when the profile's ideas and the account both hold ideas.
+    static func mergeQuestion(own: Int, bound: String, account: String, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "\(account) already holds ideas. Bring this profile's \(own) \(own == 1 ? "idea" : "ideas") (from \(bound)) into \(account), merged? y/n "
+        case .traditionalChinese: "\(account) 已有靈感。要把這台裝置的 \(own) 筆靈感（來自 \(bound)）合併到 \(account) 嗎？y/n "
+        }
+    }
+
+    /// `account sign-in` carried the profile's ideas into the account it signed in to.
+    static func ideasCarried(own: Int, bound: String, account: String, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "This profile's \(own) \(own == 1 ? "idea goes" : "ideas go") to \(account) with the next sync, merged with its ideas; \(bound) keeps its copy."
+        case .traditionalChinese: "這台裝置的 \(own) 筆靈感將在下次同步時合併到 \(account)；\(bound) 仍保留原本的內容"
+        }
+    }
+
+    /// `account sign-in` left the profile's ideas with the account they belong to.
+    static func keptApart(bound: String, account: String, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "This profile's ideas belong to \(bound); they don't sync while signed in as \(account). "
+                + "To bring them into \(account), merged: ideabox account sign-in \(account) --merge"
+        case .traditionalChinese:
+            "這台裝置的靈感屬於 \(bound)；登入 \(account) 時不會同步。要合併到 \(account)：ideabox account sign-in \(account) --merge"
         }
     }
 

@@ -39,6 +39,9 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
     func run(in context: CommandContext) throws {
         try NcursesTerminal.checkUsable(environment: context.environment)
         let sync = try context.openSync(store)
+        // A damaged page anywhere stops the app before it starts, with the sentence that names
+        // `ideabox repair`: a list that showed what it could read would hide the rest.
+        try sync.repository.checkEveryPage()
         let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
         // A sync that ends (with another device's change, say) wakes the screen at once.
         let wake = TerminalWake()

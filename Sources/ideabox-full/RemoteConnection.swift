@@ -12,7 +12,7 @@ extension CommandContext {
     /// The remote this profile syncs with: the embedded one shared by every profile under
     /// the data root, or `ideabox serve` if the profile signed in to a server.
     func openRemote(_ options: StoreOptions) throws -> RemoteConnection {
-        try RemoteConnection.open(try location(options), clock: clock, report: EncryptionReport.silent)
+        try RemoteConnection.open(try location(options), report: EncryptionReport.silent)
     }
 
     /// This profile's database and its sync session with its remote, for the app or a sync.
@@ -22,8 +22,8 @@ extension CommandContext {
         let repository = try openRepository(options, use: .app)
         let (location, clock) = (try location(options), clock)
         let report = EncryptionReport(repository: repository, clock: clock)
-        let remote = try RemoteConnection.open(location, clock: clock, report: report).following(
-            AccountFile(directory: location.profileDirectory, reopen: { try RemoteConnection.open(location, clock: clock, report: report) }))
+        let remote = try RemoteConnection.open(location, report: report).following(
+            AccountFile(directory: location.profileDirectory, reopen: { try RemoteConnection.open(location, report: report) }))
         return (repository, SyncSession(repository: repository, database: remote.database, clock: clock), remote)
     }
 }
@@ -80,7 +80,7 @@ struct RemoteConnection {
 
     /// The remote of the profile at `location`: the embedded one shared by every profile
     /// under the data root, or `ideabox serve` if the profile signed in to a server.
-    static func open(_ location: DataLocation, clock: WallClock, report: EncryptionReport) throws -> RemoteConnection {
+    static func open(_ location: DataLocation, report: EncryptionReport) throws -> RemoteConnection {
         if let credentials = try ServerCredentials.load(from: location.profileDirectory) {
             let network = try SimulatedNetwork.open(
                 directory: location.profileDirectory, earlierFile: SimulatedCloud.servedFaultsFileName)
@@ -88,8 +88,10 @@ struct RemoteConnection {
                 network: network, device: location.profile, credentials: credentials, profileDirectory: location.profileDirectory,
                 report: report)
         }
+        // The embedded remote stands for a server, whose clock is the machine's own, not a
+        // device's wrong one (`IDEABOX_CLOCK_OFFSET_MS`), so it can tell a device its clock is off.
         return RemoteConnection(
-            embedded: try SimulatedCloud.open(directory: location.root, clock: clock), device: location.profile,
+            embedded: try SimulatedCloud.open(directory: location.root, clock: .system), device: location.profile,
             profileDirectory: location.profileDirectory, report: report)
     }
 

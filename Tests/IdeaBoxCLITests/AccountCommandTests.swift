@@ -53,15 +53,47 @@ import Testing
         #expect(try sandbox.ideas(on: "B").map(\.idString) == ids.reversed())
     }
 
-    @Test func anotherAccountNeverReceivesThisProfilesIdeas() throws {
+    /// The README's order: ideas made in the embedded account `default`, then a sign-in to an
+    /// account of one's own: they go along, and `default` keeps its copy.
+    @Test func theFirstSignInToAnotherAccountCarriesTheIdeasAlong() throws {
+        let sandbox = try Sandbox()
+        let ideas = try ["Typed before signing in", "早於登入的靈感"].map { try sandbox.add($0, on: "A") }
+        try sandbox.sync("A")
+
+        #expect(try sandbox.succeed(on: "A", ["account", "sign-in", "me"]) == """
+            Signed in as me.
+            This profile's 2 ideas go to me with the next sync, merged with its ideas; default keeps its copy.
+
+            """)
+        #expect(try sandbox.status("A").boundAccount == "me")
+        #expect(try sandbox.sync("A").sent == 2)
+        try sandbox.succeed(on: "C", ["account", "sign-in", "me"])
+        #expect(try sandbox.sync("C").received == 2)
+        #expect(try sandbox.ideas(on: "C").map(\.idString) == ideas.reversed())
+        #expect(try sandbox.sync("B").received == 2, "default keeps its copy")
+
+        // An edit on either side of the new account reaches the other.
+        try sandbox.succeed(on: "C", ["edit", ideas[0], "--title", "Edited on C"])
+        try sandbox.sync("C")
+        try sandbox.sync("A")
+        #expect(try sandbox.syncedState(of: "A") == sandbox.syncedState(of: "C"))
+    }
+
+    /// Two accounts that both hold ideas a person made: without a terminal to ask on, the
+    /// ideas stay apart until `--merge`; merged, neither side is dropped.
+    @Test func aSwitchBetweenAccountsThatBothHoldIdeasTakesAFlagAndDropsNeitherSide() throws {
         let sandbox = try Sandbox()
         let shared = try sandbox.add("Belongs to default", on: "A")
         try sandbox.sync("A")
         try sandbox.sync("B")
+        try sandbox.succeed(on: "C", ["account", "sign-in", "work"])
+        let work = try sandbox.add("Made in work", on: "C")
+        try sandbox.sync("C")
 
         #expect(try sandbox.succeed(on: "B", ["account", "sign-in", "work"]) == """
             Signed in as work.
-            This profile's ideas belong to default; they don't sync while signed in as work.
+            This profile's ideas belong to default; they don't sync while signed in as work. \
+            To bring them into work, merged: ideabox account sign-in work --merge
 
             """)
         #expect(try sandbox.succeed(on: "B", ["account", "status", "--json"]) == """
@@ -73,25 +105,37 @@ import Testing
 
             """)
         let madeOnB = try sandbox.add("Made on B while signed in as work", on: "B")
-        try sandbox.expectRejection(
-            on: "B", ["sync"],
-            message: "Signed in as work, but these ideas belong to default; sign in as default to sync them.")
-        try sandbox.expectRejection(
-            on: "B", ["sync", "--overwrite-remote", "--yes"],
-            message: "Signed in as work, but these ideas belong to default; sign in as default to sync them.")
-
-        try sandbox.succeed(on: "C", ["account", "sign-in", "work"])
-        #expect(try sandbox.sync("C") == SyncOutcome(sent: 0, received: 0, conflicts: 0, pending: 0, syncedAt: sandbox.status("C").lastSyncAt))
-        #expect(try sandbox.ideas(on: "C").isEmpty)
-        #expect(try sandbox.succeed(on: "C", ["remote", "status"]).contains("\naccount: work\n"))
-        #expect(try sandbox.succeed(on: "C", ["remote", "status"]).hasSuffix("\nrecords: 0\n"))
-
-        try sandbox.succeed(on: "B", ["account", "sign-in", "default"])
-        #expect(try sandbox.sync("B").sent == 1)
-        #expect(try sandbox.sync("A").received == 1)
-        #expect(try sandbox.ideas(on: "A").map(\.idString) == [madeOnB, shared])
+        let refusal = "Signed in as work, but these ideas belong to default; sign in as default to sync them, "
+            + "or bring them into work with ideabox account sign-in work --merge."
+        try sandbox.expectRejection(on: "B", ["sync"], message: refusal)
+        try sandbox.expectRejection(on: "B", ["sync", "--overwrite-remote", "--yes"], message: refusal)
         #expect(try sandbox.sync("C").received == 0)
-        #expect(try sandbox.ideas(on: "C").isEmpty)
+
+        #expect(try sandbox.succeed(on: "B", ["account", "sign-in", "work", "--merge"]) == """
+            Signed in as work.
+            This profile's 2 ideas go to work with the next sync, merged with its ideas; default keeps its copy.
+
+            """)
+        let merged = try sandbox.sync("B")
+        #expect(merged.sent == 2 && merged.received == 1)
+        #expect(try sandbox.sync("C").received == 2)
+        #expect(try sandbox.ideas(on: "C").map(\.idString).sorted() == [madeOnB, shared, work].sorted())
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "C"))
+        #expect(try sandbox.sync("A").received == 0, "default gets nothing of work")
+        #expect(try sandbox.ideas(on: "A").map(\.idString) == [shared])
+    }
+
+    @Test func keepApartLeavesTheIdeasWithTheirAccountEvenWhenTheNewOneIsEmpty() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.add("Stays with default", on: "A")
+        try sandbox.sync("A")
+        #expect(try sandbox.succeed(on: "A", ["account", "sign-in", "empty", "--keep-apart"]).hasSuffix("sign-in empty --merge\n"))
+        #expect(try sandbox.status("A").boundAccount == "default")
+        try sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "empty", "--merge", "--keep-apart"],
+            message: "--merge and --keep-apart do not go together. (see `ideabox help`)")
+        try sandbox.succeed(on: "A", ["account", "sign-in", "default"])
+        #expect(try sandbox.sync("A") == SyncOutcome(sent: 0, received: 0, conflicts: 0, pending: 0, syncedAt: sandbox.status("A").lastSyncAt))
     }
 
     @Test func plainHTTPIsForThisMachineOnlyUnlessTheUserAllowsIt() throws {

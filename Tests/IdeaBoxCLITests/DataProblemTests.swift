@@ -36,14 +36,20 @@ import Testing
     }
 
     /// A page of ideas in the middle of the file overwritten: every command that reads it,
-    /// `sync` too, says the one sentence, naming the options that chose the profile.
-    @Test(arguments: [["export"], ["list", "--all"], ["sync"]])
+    /// `sync` too, says the one sentence, naming the options that chose the profile, and
+    /// prints nothing else (not the rows before the damage); `status`, which reads few of
+    /// them, looks at every page.
+    @Test(arguments: [
+        ["export"], ["list", "--all"], ["list", "--all", "--json"],
+        ["search", "Idea", "--all"], ["search", "Idea", "--json"], ["status"], ["status", "--json"], ["sync"],
+    ])
     func aDamagedPageIsOneSentenceNamingTheRepair(arguments: [String]) throws {
         let sandbox = try Sandbox()
         _ = try sandbox.importIdeas(profile: "phone")
         _ = try sandbox.damageIdeas(profile: "phone")
         let result = try sandbox.run(arguments + ["--profile", "phone"])
         #expect(result.status != 0)
+        #expect(result.stdout.isEmpty, "\(result.stdout.prefix(200))")
         #expect(result.stderr == "ideabox: " + sandbox.damagedSentence(profile: "phone", options: " --profile phone") + "\n")
     }
 

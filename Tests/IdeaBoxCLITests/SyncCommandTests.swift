@@ -154,6 +154,36 @@ import Testing
         #expect(try sandbox.succeed(on: "A", ["log"]).contains("  warning   overwriting the remote with this device's 2 ideas\n"))
     }
 
+    /// An overwrite that fails is not carried out by the next plain sync: A's newer title and
+    /// A's edit newer than B's delete survive it. The next overwrite starts again.
+    @Test func aFailedOverwriteChangesNothingAndTheNextOverwriteStartsAgain() throws {
+        let sandbox = try Sandbox()
+        let x = try sandbox.add("X", on: "A")
+        let y = try sandbox.add("Y", on: "A")
+        try sandbox.sync("A")
+        try sandbox.sync("B")
+        try sandbox.succeed(on: "B", ["rm", y])
+        try sandbox.succeed(on: "A", ["edit", x, "--title", "X renamed on A"])
+        try sandbox.succeed(on: "A", ["edit", y, "--title", "Y renamed on A after B's delete"])
+        try sandbox.sync("A")
+
+        try sandbox.succeed(on: "B", ["remote", "fault", "script", "networkFailure", "--operation", "modify"])
+        #expect(try sandbox.run(on: "B", ["sync", "--overwrite-remote", "--yes"]).status != 0)
+        #expect(try sandbox.succeed(on: "B", ["log"]).contains("the overwrite of the remote did not finish"))
+        try sandbox.sync("B")
+        try sandbox.sync("A")
+        #expect(try sandbox.ideas(on: "B").map(\.title) == ["Y renamed on A after B's delete", "X renamed on A"])
+        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+
+        try sandbox.succeed(on: "B", ["rm", x])
+        try sandbox.succeed(on: "B", ["remote", "fault", "script", "networkFailure", "--operation", "modify"])
+        #expect(try sandbox.run(on: "B", ["sync", "--overwrite-remote", "--yes"]).status != 0)
+        let output = try sandbox.succeed(on: "B", ["sync", "--overwrite-remote", "--yes"])
+        #expect(output.hasPrefix("Overwrote the remote with this profile's ideas: "), "\(output)")
+        try sandbox.sync("A")
+        #expect(try sandbox.ideas(on: "A").map(\.idString) == [y])
+    }
+
     @Test func samplesSeededOnTwoDevicesSyncToSevenNotFourteen() throws {
         let sandbox = try Sandbox(samples: true)
         try sandbox.sync("A")

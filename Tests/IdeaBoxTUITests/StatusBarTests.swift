@@ -21,6 +21,8 @@ import Testing
         case syncedEncrypted
         /// This device holds a key the account no longer uses (its envelope removed).
         case lockedKeyNotInUse
+        /// The local database is damaged: what to run comes before the file's long path.
+        case damaged
 
         /// The state's words in the bar, which must show whole at any width.
         func words(_ language: Language) -> String {
@@ -38,13 +40,14 @@ import Testing
             case .wrongAccount: english ? "Another account's ideas — local only" : "靈感屬於其他帳號 — 僅限本機"
             case .locked: english ? "Encrypted — run ideabox account unlock" : "已加密 — 請執行 ideabox account unlock"
             case .lockedKeyNotInUse: english ? "Encrypted — key not in use" : "已加密 — 金鑰已不再使用"
+            case .damaged: english ? "Database damaged — run ideabox repair" : "資料庫已損毀 — 請執行 ideabox repair"
             }
         }
 
         /// Whether a sync can happen in this state, so that the bar says how changes arrive.
         var canSync: Bool {
             switch self {
-            case .starting, .syncing, .synced, .syncedEncrypted, .retrying, .failed: true
+            case .starting, .syncing, .synced, .syncedEncrypted, .retrying, .failed, .damaged: true
             default: false
             }
         }
@@ -176,10 +179,13 @@ import Testing
             remote.locked.withLock { $0 = .locked(keyHeldHere: false) }
         case .lockedKeyNotInUse:
             remote.locked.withLock { $0 = .locked(keyHeldHere: true) }
+        case .damaged:
+            let path = "/home/someone-with-a-long-name/.local/share/ideabox/profiles/default/ideabox.sqlite"
+            remote.locked.withLock { $0 = .storage(.damaged(path: path, options: ["--profile", "default"])) }
         }
         engine.start()
         scheduler.runDue()
-        if state == .failed {
+        if state == .failed || state == .damaged {
             for _ in 1...3 { scheduler.advance(by: 4000) }
         }
         if state != .syncing { capture() }

@@ -94,6 +94,30 @@ import Testing
         #expect(try fixture.repository.idea(id: ideas[0].id) == nil)
     }
 
+    @Test func aRefusedUndoIsDroppedAndTheNextUGoesToTheActionBeforeIt() throws {
+        let fixture = try ViewModelFixture()
+        let ideas = try fixture.addIdeas(2)
+        let app = try fixture.app()
+        app.handle(.char("x"))
+        app.handle(.char("j"))
+        app.handle(.char("e"))
+        app.type(" mine")
+        app.handle(.ctrl("s"))
+        let other = fixture.otherProcess()
+        _ = try other.editIdea(id: ideas[0].id, IdeaChanges(title: "theirs"))
+        app.tick()
+
+        app.handle(.char("u"))
+        #expect(app.status.message?.text.hasPrefix("Changed on another device since; nothing undone") == true)
+        #expect(try fixture.repository.idea(id: ideas[0].id)?.title == "theirs")
+        app.handle(.char("u"))
+        #expect(app.status.message?.text == "Undid done on “Idea 2” — Ctrl-R to redo")
+        #expect(try fixture.repository.idea(id: ideas[1].id)?.isCompleted == false)
+        app.handle(.char("u"))
+        #expect(app.status.message?.text == "Nothing to undo")
+        #expect(try fixture.repository.idea(id: ideas[0].id)?.title == "theirs", "the refused edit is never retried")
+    }
+
     // MARK: Mouse
 
     @Test func aClickSelectsARowAndASecondClickEditsIt() throws {

@@ -2,13 +2,15 @@ import CloudKitModel
 import Foundation
 import Synchronization
 
-/// A client that passes every request to the real one, notes the size of each modify and
+/// A client that passes every request to the real one, notes the size of each modify and the
+/// records the remote saved, and
 /// counts the fetches and zone creations, and can claim a larger request limit than the server's (so the
 /// server answers `limitExceeded`) or fail chosen items of a modify on its own (a partial
 /// failure the server's faults can't script).
 final class WatchedDatabase: CloudDatabase {
     private struct State {
         var modifySizes: [Int] = []
+        var saved: [RemoteRecord] = []
         var fetchCount = 0
         var createZoneCount = 0
         var failingItem: (@Sendable (RecordID) -> CloudError?)?
@@ -27,6 +29,8 @@ final class WatchedDatabase: CloudDatabase {
 
     /// How many items each modify that reached this client held, in order.
     var modifySizes: [Int] { state.withLock { $0.modifySizes } }
+    /// Every record the remote saved for this client, as it answered (with its time of receipt).
+    var saved: [RemoteRecord] { state.withLock { $0.saved } }
     /// How many change fetches went out.
     var fetchCount: Int { state.withLock { $0.fetchCount } }
     /// How many zone creations went out.
@@ -59,14 +63,20 @@ final class WatchedDatabase: CloudDatabase {
             state.modifySizes.append(records.count + recordIDs.count)
             return state.failingItem
         }
-        guard let failure else { return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy) }
-        var failures: [RecordID: CloudError] = [:]
-        var sent: [RemoteRecord] = []
-        for record in records {
-            if let error = failure(record.recordID) { failures[record.recordID] = error } else { sent.append(record) }
+        var result: ModifyResult
+        if let failure {
+            var failures: [RecordID: CloudError] = [:]
+            var sent: [RemoteRecord] = []
+            for record in records {
+                if let error = failure(record.recordID) { failures[record.recordID] = error } else { sent.append(record) }
+            }
+            result = try base.modify(saving: sent, deleting: recordIDs, savePolicy: savePolicy)
+            result.failures.merge(failures) { server, _ in server }
+        } else {
+            result = try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
         }
-        var result = try base.modify(saving: sent, deleting: recordIDs, savePolicy: savePolicy)
-        result.failures.merge(failures) { server, _ in server }
+        let saved = result.saved
+        state.withLock { $0.saved += saved }
         return result
     }
 

@@ -1,9 +1,10 @@
+import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
-import IdeaSync
+@testable import IdeaSync
 import ProcessTestSupport
 import RemoteTestSupport
 import Testing
@@ -101,6 +102,15 @@ private struct ConvergenceWorld {
     struct FieldWrite {
         var order: SyncOrder
         var value: String
+        /// The device that wrote it and how many saves its client had seen acknowledged then,
+        /// if a device of this sequence wrote it: where to look for the save that carried it.
+        var origin: Origin?
+    }
+
+    /// Which device made a write or delete, and after how many of its acknowledged saves.
+    struct Origin: Hashable {
+        var device: Int
+        var savesBefore: Int
     }
 
     /// An edit a device can undo: the idea before and after, and the fields it changed.
@@ -119,6 +129,8 @@ private struct ConvergenceWorld {
     var writes: [UUID: [IdeaField: [FieldWrite]]] = [:]
     /// Every delete of every idea.
     var deletes: [UUID: [SyncOrder]] = [:]
+    /// The device and moment of each delete a device of this sequence made.
+    var deleteOrigins: [SyncOrder: Origin] = [:]
     /// Every value a person wrote: the idea, the field, the value.
     var personal: [(id: UUID, field: IdeaField, value: String, device: Int)] = []
     var deleted: [Int: [Idea]] = [:]
@@ -290,10 +302,18 @@ private struct ConvergenceWorld {
         if remote != onFirst { violation("the remote differs from d0: \(remote.map(\.summary)), d0 \(onFirst.map(\.summary))") }
 
         // The model: an idea exists exactly when a write is later than its latest delete, and
-        // each field written after that delete holds its latest write.
+        // each field written after that delete holds its latest write. Later as the remote
+        // orders it: a write from a clock ahead of the remote's stands where it arrived.
         let held = Dictionary(uniqueKeysWithValues: try devices[0].ideas().map { ($0.id, $0) })
-        for (id, fields) in writes {
-            let lastDelete = deletes[id]?.max()
+        let arrivals = Arrivals(watched.map { $0.saved })
+        for (id, written) in writes {
+            var fields: [IdeaField: [FieldWrite]] = [:]
+            for (field, fieldWrites) in written {
+                fields[field] = fieldWrites.map { write in
+                    FieldWrite(order: arrivals.order(of: write.order, field: (field, write.value), origin: write.origin, on: id), value: write.value)
+                }
+            }
+            let lastDelete = deletes[id]?.map { arrivals.order(of: $0, field: nil, origin: deleteOrigins[$0], on: id) }.max()
             // A sample only seeded, never written by a person, may be left out: a device
             // joining an account that has ideas takes the account's samples, or none.
             let lastWrite = fields.values.flatMap { $0 }.map(\.order).filter { !$0.isSample }.max()
@@ -376,8 +396,10 @@ private struct ConvergenceWorld {
     // MARK: Operations
 
     private mutating func noteWrites(_ idea: Idea, stamps: FieldStamps, fields: [IdeaField], by device: Int? = nil) {
+        let origin = device.map { Origin(device: $0, savesBefore: watched[$0].saved.count) }
         for field in fields {
-            writes[idea.id, default: [:]][field, default: []].append(FieldWrite(order: stamps[field], value: idea.value(of: field)))
+            writes[idea.id, default: [:]][field, default: []].append(
+                FieldWrite(order: stamps[field], value: idea.value(of: field), origin: origin))
             if let device { personal.append((idea.id, field, idea.value(of: field), device)) }
         }
     }
@@ -452,6 +474,7 @@ private struct ConvergenceWorld {
         }
         expectAfter(seen, order, on: index, "delete")
         deletes[idea.id, default: []].append(order)
+        deleteOrigins[order] = Origin(device: index, savesBefore: watched[index].saved.count)
         devices[index].engine.localChangeHappened()
         log.append("d\(index): delete \(idea.id.lowercasedString.prefix(8)) at \(order.timestamp.milliseconds)")
     }
@@ -553,6 +576,66 @@ extension IdGenerator {
         return IdGenerator {
             let number = counting.next().lowercasedString.suffix(12)
             return UUID(uuidString: "\(prefix)-0000-4000-8000-\(number)")!
+        }
+    }
+}
+
+/// Where each write stands once the remote received it: the first save of it the remote
+/// acknowledged, read as every device reads it (`ArrivalRule`, by `IdeaRecord`). A write that
+/// never reached the remote as such (its device brought a time from the future back before
+/// sending it, or a later change replaced it first) stands where the next save of its device
+/// put it: at that save's stamp if the save carried it, else just before.
+private struct Arrivals {
+    /// One save the remote acknowledged: the version as sent, and as every device reads it.
+    private struct Save {
+        var sent: RemoteChange
+        var read: RemoteChange
+    }
+
+    /// Each idea's saves, in the order the remote received them.
+    private var saves: [UUID: [Save]] = [:]
+    /// Each device's acknowledged saves, in its order.
+    private let byDevice: [[RemoteRecord]]
+
+    init(_ byDevice: [[RemoteRecord]]) {
+        self.byDevice = byDevice
+        let records = byDevice.flatMap { $0 }
+        for record in records.sorted(by: { ($0.modificationDate?.milliseconds ?? 0) < ($1.modificationDate?.milliseconds ?? 0) }) {
+            guard let save = Self.save(record) else { continue }
+            saves[save.sent.ideaId, default: []].append(save)
+        }
+    }
+
+    private static func save(_ record: RemoteRecord) -> Save? {
+        var unreceived = record
+        unreceived.modificationDate = nil
+        guard let sent = IdeaRecord.change(from: unreceived), let read = IdeaRecord.change(from: record) else { return nil }
+        return Save(sent: sent, read: read)
+    }
+
+    /// Where a write of `field` (with its value), or a delete (`field` nil), made at `order`
+    /// of idea `id` stands in the remote's order.
+    func order(of order: SyncOrder, field: (IdeaField, String)?, origin: ConvergenceWorld.Origin?, on id: UUID) -> SyncOrder {
+        for save in saves[id] ?? [] {
+            switch (save.sent, save.read, field) {
+            case let (.deleted(_, raw), .deleted(_, arrived), nil) where raw == order:
+                return arrived
+            case let (.saved(_, raw), .saved(_, arrived), (field, _)?) where raw[field] == order:
+                return arrived[field]
+            default:
+                continue
+            }
+        }
+        guard !order.isSample, let origin, byDevice.indices.contains(origin.device) else { return order }
+        let next = byDevice[origin.device].dropFirst(origin.savesBefore).lazy.compactMap(Self.save).first { $0.sent.ideaId == id }
+        guard let next else { return order }
+        switch (next.read, field) {
+        case let (.saved(idea, stamps), (field, value)?) where idea.value(of: field) == value && stamps[field].deviceId == order.deviceId:
+            return stamps[field]
+        case let (.deleted(_, arrived), nil) where arrived.deviceId == order.deviceId:
+            return arrived
+        default:
+            return SyncOrder(timestamp: min(order.timestamp, next.read.order.timestamp.adding(milliseconds: -1)), deviceId: order.deviceId)
         }
     }
 }

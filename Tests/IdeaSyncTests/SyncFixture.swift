@@ -143,8 +143,15 @@ struct IdeaSnapshot: Hashable {
         self.title = title
         self.description = description
         isCompleted = completed != 0
-        self.updatedAt = updatedAt
         self.deviceId = deviceId
+        // As every device reads it: no later than the remote received it (`ArrivalRule`).
+        let createdAt: Timestamp? = if case .timestamp(let time)? = record["createdAt"] { time } else { nil }
+        if let receivedAt = record.modificationDate,
+           ArrivalRule.isFromTheFuture(latest: max(updatedAt, createdAt ?? updatedAt), receivedAt: receivedAt) {
+            self.updatedAt = min(updatedAt, receivedAt)
+        } else {
+            self.updatedAt = updatedAt
+        }
     }
 
     /// One line for a failure message.

@@ -4,6 +4,7 @@ import CloudKitModel
 import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
+import IdeaSync
 
 extension IdeaBoxCommand {
     /// `ideabox account status | sign-in NAME | sign-out`: the simulated iCloud account.
@@ -71,12 +72,19 @@ extension IdeaBoxCommand.Account {
             name: .customLong("no-check"),
             help: "Keep the sign-in without asking the server first (one not reachable from here yet); the first sync checks it.")
         var skipsCheck = false
+        @Flag(help: "Bring this profile's ideas, if they belong to another account, into this one, merged with its ideas.")
+        var merge = false
+        @Flag(
+            name: .customLong("keep-apart"),
+            help: "Leave this profile's ideas with the account they belong to; they don't sync while signed in to this one.")
+        var keepsApart = false
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
                 throw ValidationError("The account name must be one line and not empty.")
             }
+            if merge && keepsApart { throw ValidationError("--merge and --keep-apart do not go together.") }
             if server == nil && (token != nil || apiToken != nil || container != ProductContainer.id
                 || certificateAuthority != nil || allowsInsecureHTTP || skipsCheck) {
                 throw ValidationError("--token, --api-token, --container, --ca-cert, --allow-insecure-http and --no-check go with --server.")
@@ -128,9 +136,49 @@ extension IdeaBoxCommand.Account {
                 try remote.network.signIn(device: remote.device, account: account)
                 print(CommandLineText.signedIn(account, server: nil, context.language))
             }
-            if let mismatch = CommandLineText.accountMismatch(bound: bound, account: account, context.language) { print(mismatch) }
+            if let bound, bound != account { try carryOrKeepApart(from: bound, to: account, in: context) }
             if !skipsCheck, (try? context.openRemote(store).encryption.refresh()) == .locked {
                 print(EncryptionText.signedInLocked(context.language))
+            }
+        }
+
+        /// This profile's ideas belong to `bound`, and it is now signed in to `account`: they
+        /// are carried into `account`, merged with its ideas by the next sync (`bound` keeps
+        /// its copy), unless both hold ideas a person made and the person keeps them apart
+        /// (`--keep-apart`, or no to the question; without a terminal to ask on, they stay
+        /// apart until `--merge`). Either way nothing is dropped.
+        private func carryOrKeepApart(from bound: String, to account: String, in context: CommandContext) throws {
+            let repository = try context.openRepository(store)
+            let own = try repository.ownIdeaCount()
+            let carries: Bool
+            if merge || keepsApart {
+                carries = merge
+            } else if own == 0 || (!skipsCheck && accountHoldsNoIdeas(context)) {
+                carries = true
+            } else if isatty(STDIN_FILENO) == 1 {
+                print(CommandLineText.mergeQuestion(own: own, bound: bound, account: account, context.language), terminator: "")
+                carries = ["y", "yes", "是"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+            } else {
+                carries = false
+            }
+            if carries {
+                try repository.carryIdeas(to: account)
+                if own > 0 { print(CommandLineText.ideasCarried(own: own, bound: bound, account: account, context.language)) }
+            } else {
+                print(CommandLineText.keptApart(bound: bound, account: account, context.language))
+            }
+        }
+
+        /// Whether the account this profile is now signed in to is known to hold no ideas
+        /// (no record in their zone, or no zone); one request.
+        private func accountHoldsNoIdeas(_ context: CommandContext) -> Bool {
+            do {
+                let changes = try context.openRemote(store).database.fetchChanges(in: SyncSession.zone, since: nil, resultsLimit: 1)
+                return changes.changed.isEmpty && changes.deleted.isEmpty
+            } catch CloudError.zoneNotFound {
+                return true
+            } catch {
+                return false
             }
         }
 

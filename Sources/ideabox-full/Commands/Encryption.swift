@@ -253,7 +253,7 @@ struct EncryptedAccount {
         let location = try context.location(store)
         let report = EncryptionReport(repository: try context.openRepository(store), clock: context.clock)
         self.report = report
-        remote = try RemoteConnection.open(location, clock: context.clock, report: report)
+        remote = try RemoteConnection.open(location, report: report)
         guard let name = try remote.signedInAccount() else { throw EncryptionCommandError.notSignedIn }
         self.name = name
         profileDirectory = location.profileDirectory

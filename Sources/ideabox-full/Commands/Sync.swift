@@ -203,6 +203,8 @@ extension IdeaBoxCommand {
         func run(in context: CommandContext) throws {
             try context.requireExistingData(store)
             let sync = try context.openSync(store)
+            // A damaged page anywhere is news, not only one this command happens to read.
+            try sync.repository.checkEveryPage()
             let remote = try sync.remote.deviceStatus()
             let metadata = try sync.repository.syncMetadata()
             let account = try sync.remote.signedInAccount()
@@ -214,7 +216,8 @@ extension IdeaBoxCommand {
                 pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
                 lastSyncAt: metadata.lastSyncAt, lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName,
                 changeDelivery: delivery,
-                encryption: EncryptionStateFile(directory: profile).current(keyFile: AccountKeyFile(directory: profile)))
+                encryption: EncryptionStateFile(directory: profile).current(keyFile: AccountKeyFile(directory: profile)),
+                clockOffset: try Self.noticeableClockOffset(sync.repository, now: context.clock.now()))
             if json {
                 print(try Output.json(status))
             } else {
@@ -229,7 +232,19 @@ extension IdeaBoxCommand {
             }
         }
     }
+}
 
+extension IdeaBoxCommand.Status {
+    /// How far this machine's clock is ahead of the remote's, if more than a minute.
+    fileprivate static func noticeableClockOffset(_ repository: IdeaRepository, now: Timestamp) throws -> Int64? {
+        guard let estimate = try repository.remoteClockEstimate(), estimate.holds(at: now),
+              abs(estimate.offset) > RemoteClockEstimate.noticeable
+        else { return nil }
+        return -estimate.offset
+    }
+}
+
+extension IdeaBoxCommand {
     /// `ideabox log [--conflicts] [--json] [--limit N]`
     struct Log: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
@@ -300,9 +315,13 @@ struct SyncStatusReport: Encodable {
     /// Whether the account is encrypted (`on`, `off`) or encrypted and this device `locked`,
     /// as the last sync found it and the device's key file says.
     var encryption: EncryptionState
+    /// How far this machine's clock is ahead of the remote's (behind if negative), in
+    /// milliseconds, where the remote's answers showed more than a minute; else nil.
+    var clockOffset: Int64?
 
     enum CodingKeys: String, CodingKey {
         case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount, changeDelivery, encryption
+        case clockOffset = "clockAheadOfRemoteMs"
     }
 
     /// Absent values are written as `null`, so every key is always there.
@@ -318,6 +337,7 @@ struct SyncStatusReport: Encodable {
         try container.encode(boundAccount, forKey: .boundAccount)
         try container.encode(changeDelivery, forKey: .changeDelivery)
         try container.encode(encryption, forKey: .encryption)
+        try container.encode(clockOffset, forKey: .clockOffset)
     }
 }
 

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import IdeaBoxFoundation
+import IdeaModel
+
+/// This device's clock against the remote's: measured from the remote's answers, followed by
+/// every stamp this device makes (`stamp`), and the stamps a wrong clock left behind brought
+/// back to the present.
+extension IdeaRepository {
+    /// The estimate of this device's clock against the remote's, if an answer measured one.
+    public func remoteClockEstimate() throws -> RemoteClockEstimate? {
+        try writer.read { db in try remoteClockEstimate(db) }
+    }
+
+    func remoteClockEstimate(_ db: Database) throws -> RemoteClockEstimate? {
+        RemoteClockEstimate(
+            offset: try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.remoteClockOffset]),
+            measuredAt: try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.remoteClockMeasuredAt]))
+    }
+
+    /// The remote answered that it was `remoteTime` when this device's clock read `local`:
+    /// `remoteTime` is the remote's time then (a save's receipt, which comes just before
+    /// its answer), or with `isLowerBound` only a time the remote had reached (another
+    /// device's saves in a fetch), which can show that this clock is behind but not ahead.
+    public func noteRemoteTime(_ remoteTime: Timestamp, at local: Timestamp, isLowerBound: Bool = false) throws {
+        try writer.write { db in
+            let offset = remoteTime.milliseconds - local.milliseconds
+            if isLowerBound {
+                let current = try remoteClockEstimate(db).flatMap { $0.holds(at: local) ? $0.offset : nil } ?? 0
+                guard offset > current + ArrivalRule.tolerance else { return }
+            }
+            for (key, value) in [(MetaKey.remoteClockOffset, offset), (MetaKey.remoteClockMeasuredAt, local.milliseconds)] {
+                try db.run(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+            }
+        }
+    }
+
+    /// Brings every time this device holds that is later than the remote's clock allows back
+    /// to the present, and queues those ideas and deletes to be sent (again): times a clock that
+    /// ran ahead left before this device knew better (its changes still waiting, or settled by
+    /// an older IdeaBox, which adopted such stamps from other devices too). They all take one
+    /// new stamp of the hybrid clock, after everything else this device holds, so an edit
+    /// stays after what it followed, and every device settles on the same times. Returns how
+    /// many it brought back.
+    @discardableResult
+    public func bringBackFutureTimes() throws -> Int {
+        try write { db in
+            let now = RemoteClockEstimate.remoteTime(at: clock.now(), by: try remoteClockEstimate(db))
+            let limit = now.adding(milliseconds: ArrivalRule.tolerance)
+            guard let highest = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp]),
+                  highest > limit.milliseconds
+            else { return 0 }
+            let held = try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT max(COALESCE((SELECT max(updatedAt) FROM idea WHERE updatedAt <= :limit), 0),
+                        COALESCE((SELECT max(deletedAt) FROM tombstone WHERE deletedAt <= :limit), 0))
+                    """,
+                arguments: ["limit": limit]) ?? 0
+            let stamp = max(now, Timestamp(milliseconds: held + 1))
+            let arguments: StatementArguments = ["stamp": stamp, "limit": limit]
+            try db.execute(
+                sql: """
+                    CREATE TEMP TABLE broughtBack AS
+                    SELECT id AS ideaId, 'save' AS operation FROM idea
+                    WHERE max(createdAt, updatedAt, titleAt, descriptionAt, completedAt) > :limit
+                    UNION ALL
+                    SELECT ideaId, 'delete' FROM tombstone WHERE deletedAt > :limit
+                    """,
+                arguments: arguments)
+            defer { try? db.execute(sql: "DROP TABLE temp.broughtBack") }
+            try db.execute(
+                sql: """
+                    UPDATE idea SET createdAt = min(createdAt, :stamp),
+                        updatedAt = CASE WHEN updatedAt > :limit THEN :stamp ELSE updatedAt END,
+                        titleAt = CASE WHEN titleAt > :limit THEN :stamp ELSE titleAt END,
+                        descriptionAt = CASE WHEN descriptionAt > :limit THEN :stamp ELSE descriptionAt END,
+                        completedAt = CASE WHEN completedAt > :limit THEN :stamp ELSE completedAt END
+                    WHERE id IN (SELECT ideaId FROM temp.broughtBack WHERE operation = 'save');
+                    UPDATE tombstone SET deletedAt = :stamp
+                    WHERE ideaId IN (SELECT ideaId FROM temp.broughtBack WHERE operation = 'delete');
+                    INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
+                    SELECT ideaId, operation, :stamp, 0 FROM temp.broughtBack WHERE true
+                    ON CONFLICT (ideaId) DO UPDATE SET enqueuedAt = excluded.enqueuedAt,
+                        pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt);
+                    """,
+                arguments: arguments)
+            try db.run(sql: "UPDATE meta SET value = ? WHERE key = ?", arguments: [stamp, MetaKey.highestTimestamp])
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.broughtBack") ?? 0
+        }
+    }
+}
