@@ -1,3 +1,4 @@
+import DatabaseDamage
 import Foundation
 import ProcessTestSupport
 import Testing
@@ -60,6 +61,38 @@ import Testing
         #expect(try Self.contents(of: library(of: "E", in: sandbox)) == Self.files, "a new device after \(change)")
     }
 
+    @Test func aResetThatStopsBeforeTheLibraryWentUpLeavesTheLibrarysRecordsOnTheRemote() async throws {
+        let sandbox = try Sandbox()
+        try Self.write(Self.files, into: library(of: "C", in: sandbox))
+        try await succeed(on: "C", ["library", "sync"], in: sandbox)
+        try await succeed(on: "D", ["library", "sync"], in: sandbox)
+        _ = try await make(.enable, in: sandbox)
+
+        // The 3 MB file's upload fails: the reset stops once the new key is published. The
+        // library's records under the old key stay until its files are up under the new one:
+        // an app still on the old key would take their removal for files deleted.
+        try await succeed(on: "C", ["remote", "fault", "script", "internalError", "--operation", "uploadAsset"], in: sandbox)
+        let stopped = try await OwnThread.run {
+            try sandbox.run(
+                ["account", "encryption", "reset", "--yes", "--profile", "C"], environment: Self.fast,
+                input: Data("\(Self.newPassphrase)\n\(Self.newPassphrase)\n".utf8))
+        }
+        #expect(stopped.status != 0, "\(stopped)")
+        #expect(try await libraryRecordCount(in: sandbox) == 4)
+
+        let reset = try await succeed(
+            on: "C", ["account", "encryption", "reset", "--yes"], input: "\(Self.passphrase)\n\(Self.passphrase)\n", in: sandbox)
+        #expect(reset.contains("0 ideas and 4 library files were sealed again from this device"), "\(reset)")
+        #expect(try await libraryRecordCount(in: sandbox) == 4, "the old key's records are gone")
+        try await unlockAndSync("D", passphrase: Self.passphrase, in: sandbox)
+        try await unlockAndSync(
+            "E", passphrase: Self.passphrase, in: sandbox,
+            expecting: "Library synced: 0 sent, 0 deleted remotely, 4 received, 0 deleted here, 0 conflicts.\n")
+        for profile in ["C", "D", "E"] {
+            #expect(try Self.contents(of: library(of: profile, in: sandbox)) == Self.files, "\(profile)'s library")
+        }
+    }
+
     // MARK: Helpers
 
     /// Makes `change` on C and follows it on D, each device's library syncs doing nothing;
@@ -98,9 +131,13 @@ import Testing
         }
     }
 
-    private func unlockAndSync(_ profile: String, passphrase: String, in sandbox: Sandbox) async throws {
-        try await succeed(on: profile, ["account", "unlock"], input: "\(passphrase)\n", in: sandbox)
-        #expect(try await succeed(on: profile, ["library", "sync"], in: sandbox) == Self.nothingDone)
+    /// Unlocks `profile` and syncs its library, which must say `expected`.
+    private func unlockAndSync(
+        _ profile: String, passphrase: String, in sandbox: Sandbox, expecting expected: String = Self.nothingDone,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await succeed(on: profile, ["account", "unlock"], input: "\(passphrase)\n", in: sandbox, sourceLocation: sourceLocation)
+        #expect(try await succeed(on: profile, ["library", "sync"], in: sandbox) == expected, sourceLocation: sourceLocation)
     }
 
     /// Runs `ideabox arguments… --profile profile` on a thread of its own; it must succeed
@@ -130,6 +167,15 @@ import Testing
     private func libraryStatus(of profile: String, in sandbox: Sandbox) async throws -> LibraryStatus {
         let output = try await succeed(on: profile, ["library", "status", "--json"], in: sandbox)
         return try JSONDecoder().decode(LibraryStatus.self, from: Data(output.utf8))
+    }
+
+    /// How many records the embedded remote's library zone holds.
+    private func libraryRecordCount(in sandbox: Sandbox) async throws -> Int {
+        let file = sandbox.dataRoot.appendingPathComponent("remote.sqlite")
+        return try await OwnThread.run {
+            try DatabaseRows.texts(
+                "SELECT record.recordName FROM record JOIN zone ON zone.id = record.zoneId WHERE zone.name = 'RawLibraryZone'", in: file)
+        }.count
     }
 
     private func library(of profile: String, in sandbox: Sandbox) -> URL {
