@@ -12,7 +12,11 @@ import Foundation
 ///   (not sealed, unknown key, altered, swapped, moved) is left out and reported through
 ///   `report`, one line naming it, and the others go on. Deletions in hidden-name zones map
 ///   back to plain names through `names`; one it cannot map is passed on under its hidden
-///   name (which matches no plain record).
+///   name (which matches no plain record). A plain record's deletion there is left out: its
+///   name is a plain name, and the plain copy that turning encryption on replaced by a sealed
+///   one under a hidden name (`RecordRewriter`) would otherwise read as the deletion of the
+///   record this view still serves (a library file deleted on every device). This view never
+///   serves a plain record, so it has none to delete.
 /// - Assets are sealed before upload and opened after download; one that does not open is
 ///   reported and fetched as `unknownItem`.
 /// - The envelope's zone (`EnvelopeRecord.zone`) passes through as it is.
@@ -141,10 +145,13 @@ public struct SealedDatabase: CloudDatabase {
         }
         let plainChanges = ZoneChanges(
             changed: opened,
-            deleted: changes.deleted.map { deleted in
+            deleted: changes.deleted.compactMap { deleted in
                 let prefix = RecordSealer.sealedTypePrefix
-                let type = deleted.recordType.hasPrefix(prefix) ? String(deleted.recordType.dropFirst(prefix.count)) : deleted.recordType
-                guard sealer.hiddenNameZones.contains(zone), let name = names.plainName(of: deleted.recordID) else {
+                let wasSealed = deleted.recordType.hasPrefix(prefix)
+                let type = wasSealed ? String(deleted.recordType.dropFirst(prefix.count)) : deleted.recordType
+                guard sealer.hiddenNameZones.contains(zone) else { return DeletedRecord(recordID: deleted.recordID, recordType: type) }
+                guard wasSealed else { return nil }
+                guard let name = names.plainName(of: deleted.recordID) else {
                     return DeletedRecord(recordID: deleted.recordID, recordType: type)
                 }
                 return DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: type)

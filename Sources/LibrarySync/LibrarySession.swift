@@ -225,6 +225,10 @@ public final class LibrarySession: @unchecked Sendable {
                 report.conflicts += 1
                 log(.conflict, "\(path): the remote's version (\(serverTime)) is later than this device's (\(local.modified)); this device's is kept as \(copy)")
             }
+        } else if let local, local.size == data.count, try folder.read(path) == data {
+            // The same bytes under a new seal or record name (encryption turned on or off, a
+            // new key): the file is left as it is; only its time follows the record's.
+            try folder.setModified(path, serverTime)
         } else {
             try folder.stage(data, at: path, modified: serverTime, expected: batchSize, into: &staged)
             report.downloaded += 1

@@ -78,6 +78,41 @@ struct SealedDatabaseTests {
         #expect(refusals.failures.isEmpty)
     }
 
+    @Test("Turning encryption on deletes no library file: the plain copies' deletions are left out, a real deletion still arrives")
+    func sealingTheLibraryDeletesNoFile() throws {
+        let files = Self.libraryFiles()
+        _ = try plain.modify(saving: files, deleting: [], savePolicy: .allKeys)
+        let zones = [RecordRewriter.Zone(EncryptionFixture.library, recordType: "RawLibraryFile")]
+        #expect(try RecordRewriter(raw: plain, sealed: sealed).sealEverything(zones) == files.count)
+        #expect(try plain.records(in: EncryptionFixture.library, ofType: "RawLibraryFile").isEmpty)
+
+        // A device that synced them plain fetches everything again (its token expired), knowing their names.
+        let device = Self.device(knowing: files, base: plain, keyring: made.keyring, refusals: refusals)
+        let all = try device.fetchChanges(in: EncryptionFixture.library, since: nil, resultsLimit: 100)
+        #expect(Set(all.changed.map(\.recordID)) == Set(files.map(\.recordID)))
+        #expect(all.deleted.isEmpty)
+
+        _ = try sealed.modify(saving: [], deleting: [files[1].recordID], savePolicy: .allKeys)
+        let next = try device.fetchChanges(in: EncryptionFixture.library, since: all.token, resultsLimit: 100)
+        #expect(next.deleted.map(\.recordID) == [files[1].recordID])
+        #expect(refusals.failures.isEmpty)
+    }
+
+    @Test("A device that fetched the sealed copies before the plain ones went (an app open meanwhile) is not told of their deletion")
+    func plainCopiesGoingLaterDeleteNoFile() throws {
+        let files = Self.libraryFiles()
+        _ = try plain.modify(saving: files, deleting: [], savePolicy: .allKeys)
+        // What turning encryption on does, with a fetch between its saves and its deletions.
+        _ = try sealed.modify(saving: files, deleting: [], savePolicy: .allKeys)
+        let device = Self.device(knowing: files, base: plain, keyring: made.keyring, refusals: refusals)
+        let first = try device.fetchChanges(in: EncryptionFixture.library, since: nil, resultsLimit: 100)
+        #expect(Set(first.changed.map(\.recordID)) == Set(files.map(\.recordID)))
+        _ = try plain.modify(saving: [], deleting: files.map(\.recordID), savePolicy: .allKeys)
+
+        let next = try device.fetchChanges(in: EncryptionFixture.library, since: first.token, resultsLimit: 100)
+        #expect(next.changed.isEmpty && next.deleted.isEmpty)
+    }
+
     @Test("Assets go up sealed and come down plain, and the record names them in clear for the remote")
     func assets() throws {
         let data = Data(String(repeating: "大檔案 big file ", count: 100_000).utf8)
@@ -171,6 +206,22 @@ struct SealedDatabaseTests {
         _ = try plain.modify(saving: [EncryptionFixture.idea("old-device", title: "plain")], deleting: [], savePolicy: .allKeys)
         #expect(try sealed.fetchChanges(in: EncryptionFixture.ideas, since: nil, resultsLimit: 100).changed.isEmpty)
         #expect(refusals.failures.map(\.reason) == [.notSealed])
+    }
+
+    /// `Favorite.json` and a file in each folder, one with a Chinese name, as LibrarySync names them.
+    private static func libraryFiles() -> [RemoteRecord] {
+        ["Favorite.json", "Items/靈感筆記.json", "FavoriteItems/fav.json"].map { path in
+            EncryptionFixture.libraryFile(path: path, data: .bytes(Data("{\"path\":\"\(path)\"}".utf8)))
+        }
+    }
+
+    /// A second device's sealed view, which knows `files`' plain names from its manifest.
+    private static func device(
+        knowing files: [RemoteRecord], base: any CloudDatabase, keyring: AccountKeyring, refusals: RefusalLog
+    ) -> SealedDatabase {
+        let device = SealedDatabase(base: base, sealer: EncryptionFixture.sealer(keyring, seed: 8), report: refusals.sink)
+        device.rememberPlainNames(files.map(\.recordID.recordName), in: EncryptionFixture.library)
+        return device
     }
 }
 

@@ -75,6 +75,23 @@ struct LibrarySessionTests {
         #expect(try fixture.remoteFiles() == ["Items/two.json"])
     }
 
+    @Test("A record saved again with the same bytes (sealed again, under a new name) leaves the file as it is")
+    func sameBytesAgainLeaveTheFile() throws {
+        let fixture = try Fixture()
+        try fixture.a.write("Items/靈感筆記.json", #"{"title":"第一"}"#, at: 1_000)
+        try fixture.a.session.sync()
+        #expect(try fixture.b.session.sync().downloaded == 1)
+        let inode = try fixture.b.inode("Items/靈感筆記.json")
+
+        fixture.remoteClock.set(Timestamp(milliseconds: 2_000_000))
+        #expect(try fixture.a.session.overwriteRemote().uploaded == 1, "a new change tag, the same bytes")
+        #expect(try fixture.b.session.sync() == LibraryReport())
+        #expect(try fixture.b.inode("Items/靈感筆記.json") == inode, "not written again")
+        #expect(try fixture.b.contents("Items/靈感筆記.json") == #"{"title":"第一"}"#)
+        #expect(try fixture.b.modified("Items/靈感筆記.json") == Timestamp(milliseconds: 2_000_000))
+        #expect(try fixture.b.session.status().pendingUploads == 0)
+    }
+
     @Test("A and B change one file: the later write wins on both, the loser is kept under .conflicts/",
           arguments: [(a: 20_000, b: 40_000, winner: "B"), (a: 40_000, b: 20_000, winner: "A")])
     func concurrentEdits(a: Int64, b: Int64, winner: String) throws {
@@ -264,6 +281,11 @@ private final class Device: Sendable {
 
     func modified(_ path: String) throws -> Timestamp? {
         LibraryFolder(root: root).state(of: try LibraryPath(path))?.modified
+    }
+
+    /// The file's inode: another one once it was written again.
+    func inode(_ path: String) throws -> UInt64 {
+        try #require((try FileManager.default.attributesOfItem(atPath: url(path).path)[.systemFileNumber] as? NSNumber)?.uint64Value)
     }
 
     func files() throws -> [String] {

@@ -3,6 +3,7 @@ import ArgumentParser
 import CloudKitModel
 import Foundation
 import IdeaBoxCommandLine
+import LibrarySync
 
 extension IdeaBoxCommand.Account {
     /// `ideabox account encryption enable | passphrase | disable`
@@ -185,14 +186,20 @@ extension IdeaBoxCommand.Account.Encryption {
             guard try account.remote.encryption.refresh() == .on, let sealed = try account.remote.encryption.sealedDatabase() else {
                 throw EncryptionCommandError.locked
             }
-            try account.remoteWork {
-                try RecordRewriter(raw: account.remote.encryption.base, sealed: sealed).removeUnreadable(EncryptionWiring.zones)
-            }
+            let rewriter = RecordRewriter(raw: account.remote.encryption.base, sealed: sealed)
+            let libraryZones = EncryptionWiring.zones.filter { $0.zone == LibrarySession.zone }
+            try account.remoteWork { try rewriter.removeUnreadable(EncryptionWiring.zones.filter { !libraryZones.contains($0) }) }
             let sync = try context.openSync(store)
             let ideas = try sync.session.overwriteRemote()
+            // The library's files go up under the new key before the old key's records go: a
+            // device still on the old key reads the removal of a record it can open as a file
+            // deleted, and deletes it, while a record under the new key locks it first. Its
+            // old records do not open here any more, so the session's remote does not log them.
             let library = try account.remoteWork {
-                try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database).overwriteRemote()
+                try context.librarySession(store, folder: nil, repository: sync.repository, database: try context.openRemote(store).database)
+                    .overwriteRemote()
             }
+            try account.remoteWork { try rewriter.removeUnreadable(libraryZones) }
             print(EncryptionText.reset(
                 recoveryKey: creation.recoveryKey, ideas: ideas.sent, files: library.uploaded, context.language))
         }
