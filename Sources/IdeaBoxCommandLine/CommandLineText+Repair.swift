@@ -18,13 +18,15 @@ extension CommandLineText {
         case let (.repaired(path, copy, kept), .english):
             """
             Repaired \(path): kept \(count(kept.ideas, "idea", "ideas")), \(count(kept.deletes, "delete", "deletes")) \
-            and \(count(kept.pendingChanges, "change", "changes")) waiting to be sent; what could not be read is left out.
+            and \(count(kept.pendingChanges, "change", "changes")) waiting to be sent; \
+            \(count(kept.unreadableIdeas, "idea", "ideas")) could not be read.
             The damaged file is kept beside it as \(copy).
             The next sync fetches everything from the remote again and fills in the rest.
             """
         case let (.repaired(path, copy, kept), .traditionalChinese):
             """
-            已修復「\(path)」：保留 \(kept.ideas) 筆靈感、\(kept.deletes) 筆刪除紀錄與 \(kept.pendingChanges) 筆待傳送的變更；無法讀取的部分已略過
+            已修復「\(path)」：保留 \(kept.ideas) 筆靈感、\(kept.deletes) 筆刪除紀錄與 \(kept.pendingChanges) 筆待傳送的變更；\
+            \(kept.unreadableIdeas) 筆靈感無法讀取
             損毀的檔案保留在旁邊：\(copy)
             下次同步會從遠端重新取得全部資料，補回其餘部分
             """
