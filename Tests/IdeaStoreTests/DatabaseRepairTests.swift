@@ -140,6 +140,34 @@ import Testing
         }
     }
 
+    /// A first page overwritten: SQLite opens nothing of the file (its header and schema are
+    /// gone), but the ideas' pages are whole, and each idea on them is kept.
+    @Test func theIdeasOfAFileWhoseFirstPageIsDamagedAreKept() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let database = try IdeaDatabase.open(
+                directory: directory, firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), use: .app)
+            let repository = database.repository(clock: .fixed(StoreFixture.start), ids: .random)
+            for number in 1...300 {
+                _ = try repository.addIdea(title: "Idea \(number)", description: "About \(number)")
+            }
+            let before = try repository.ideas(.all, limit: .max)
+            try database.close()
+
+            try DatabaseDamage.overwrite(pages: [1], of: file)
+            let outcome = try DatabaseRepair.repair(directory: directory, clock: .fixed(StoreFixture.start), wait: 0)
+            guard case let .repaired(_, _, kept) = outcome else {
+                Issue.record("expected a repair, got \(outcome)")
+                return
+            }
+            #expect(kept.ideas == 300)
+            let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            let after = repaired.repository(clock: .fixed(StoreFixture.start), ids: .random)
+            #expect(try after.ideas(.all, limit: .max).map(\.title) == before.map(\.title))
+            #expect(try after.ideas(.search("About 217"), limit: 10).map(\.title) == ["Idea 217"])
+        }
+    }
+
     /// The ids of the ideas and of the deletes a repository holds.
     private static func state(_ repository: IdeaRepository) throws -> (ideas: Set<UUID>, deletes: Set<UUID>) {
         var ideas: Set<UUID> = [], deletes: Set<UUID> = []
