@@ -34,16 +34,19 @@ public enum DatabaseRepair {
         /// Changes waiting to be sent.
         public var pendingChanges: Int
         /// Ideas the damaged database names (in an index of the ideas, or in a cell of a page
-        /// of them) that could not be read: exact while one of its indexes of the ideas is
-        /// whole, and at least this many otherwise.
+        /// of them) that could not be read.
         public var unreadableIdeas: Int
+        /// Whether `unreadableIdeas` is every idea that could not be read (an index of the
+        /// ideas was whole), not only those it could tell.
+        public var countsEveryUnreadableIdea: Bool
 
         /// What a fresh database holds, and how many ideas it could not.
-        public init(ideas: Int, deletes: Int, pendingChanges: Int, unreadableIdeas: Int) {
+        public init(ideas: Int, deletes: Int, pendingChanges: Int, unreadableIdeas: Int, countsEveryUnreadableIdea: Bool) {
             self.ideas = ideas
             self.deletes = deletes
             self.pendingChanges = pendingChanges
             self.unreadableIdeas = unreadableIdeas
+            self.countsEveryUnreadableIdea = countsEveryUnreadableIdea
         }
     }
 
@@ -163,7 +166,7 @@ public enum DatabaseRepair {
                 ideas: ideas.count,
                 deletes: try Int.fetchOne(db, sql: "SELECT count(*) FROM tombstone") ?? 0,
                 pendingChanges: try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0,
-                unreadableIdeas: salvage.namedIdeas.subtracting(ideas).count)
+                unreadableIdeas: salvage.namedIdeas.subtracting(ideas).count, countsEveryUnreadableIdea: salvage.namesEveryIdea)
         }
         try repository.logSyncEvent(
             .repaired(

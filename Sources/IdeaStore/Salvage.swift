@@ -16,6 +16,8 @@ struct Salvage {
     /// The ideas (by `localId`) the damaged database names, in its indexes of the ideas or in
     /// cells of their pages that could not be read: those not kept are what could not be read.
     var namedIdeas: Set<Int64> = []
+    /// Whether an index of the ideas read whole, and so `namedIdeas` names every idea.
+    var namesEveryIdea = false
 
     /// The tables read, each with the columns a fresh database has (`fresh`, which the
     /// migrations made), but the search copies of an idea's text, which are made anew, as
@@ -42,15 +44,17 @@ struct Salvage {
         for (table, wanted) in columns {
             salvage.tables[table] = TableSalvage.read(table, columns: wanted, from: damaged)
         }
-        salvage.namedIdeas = indexedIdeas(damaged)
+        (salvage.namedIdeas, salvage.namesEveryIdea) = indexedIdeas(damaged)
         return salvage
     }
 
     /// The `localId` of every idea an index of the ideas table names, as far as each reads
-    /// (up from its start, else down from its end): each index is a b-tree of its own, whole
-    /// or damaged apart from the table's, which a covering scan of it never reads.
-    private static func indexedIdeas(_ damaged: Database) -> Set<Int64> {
+    /// (up from its start, else down from its end), and whether one read whole: each index is
+    /// a b-tree of its own, whole or damaged apart from the table's, which a covering scan of
+    /// it never reads.
+    private static func indexedIdeas(_ damaged: Database) -> (named: Set<Int64>, oneWhole: Bool) {
         var named: Set<Int64> = []
+        var oneWhole = false
         let indexes = (try? String.fetchAll(damaged, sql: "SELECT name FROM pragma_index_list('idea')")) ?? []
         for index in indexes {
             guard let first = try? String.fetchOne(
@@ -63,13 +67,14 @@ struct Salvage {
                         ORDER BY \(first.quotedDatabaseIdentifier) \(order)
                         """)
                     while let localId = try cursor.next() { named.insert(localId) }
+                    oneWhole = oneWhole || order == "ASC"
                     break
                 } catch {
                     continue
                 }
             }
         }
-        return named
+        return (named, oneWhole)
     }
 
     /// Adds the ideas found on the pages of the damaged file (`found`) that the walk of the

@@ -39,7 +39,8 @@ import Testing
                 return
             }
             #expect(kept == DatabaseRepair.Kept(
-                ideas: 599 - lost.count, deletes: 1, pendingChanges: 600 - lost.count, unreadableIdeas: lost.count))
+                ideas: 599 - lost.count, deletes: 1, pendingChanges: 600 - lost.count, unreadableIdeas: lost.count,
+                countsEveryUnreadableIdea: true))
 
             let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
             let after = repaired.repository(clock: clock.wallClock, ids: .random)
@@ -130,7 +131,7 @@ import Testing
             let copy = URL(fileURLWithPath: file.path + ".damaged-20261120-081530")
             #expect(try leaves.allSatisfy { try !DatabaseDamage.isOverwritten(page: $0, of: copy) })
             #expect(kept.ideas == 3_000)
-            #expect(kept.unreadableIdeas == 0)
+            #expect(kept.unreadableIdeas == 0 && kept.countsEveryUnreadableIdea)
 
             let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
             let after = try repaired.repository(clock: .fixed(StoreFixture.start), ids: .random).ideas(.all, limit: .max)
@@ -197,7 +198,8 @@ import Testing
             try text.write(to: file)
             let outcome = try DatabaseRepair.repair(directory: directory, clock: .fixed(StoreFixture.start), wait: 0)
             let copy = file.path + ".damaged-20261120-081530"
-            #expect(outcome == .repaired(path: file.path, damagedCopy: copy, kept: DatabaseRepair.Kept(ideas: 0, deletes: 0, pendingChanges: 0, unreadableIdeas: 0)))
+            #expect(outcome == .repaired(path: file.path, damagedCopy: copy, kept: DatabaseRepair.Kept(
+                ideas: 0, deletes: 0, pendingChanges: 0, unreadableIdeas: 0, countsEveryUnreadableIdea: false)))
             #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == text)
             let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .command)
             #expect(try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1)).ideas(.all, limit: 10).isEmpty)
