@@ -33,12 +33,20 @@ public enum DatabaseRepair {
         public var deletes: Int
         /// Changes waiting to be sent.
         public var pendingChanges: Int
+        /// Ideas the damaged database names (in an index of the ideas, or in a cell of a page
+        /// of them) that could not be read.
+        public var unreadableIdeas: Int
+        /// Whether `unreadableIdeas` is every idea that could not be read (an index of the
+        /// ideas was whole), not only those it could tell.
+        public var countsEveryUnreadableIdea: Bool
 
-        /// What a fresh database holds.
-        public init(ideas: Int, deletes: Int, pendingChanges: Int) {
+        /// What a fresh database holds, and how many ideas it could not.
+        public init(ideas: Int, deletes: Int, pendingChanges: Int, unreadableIdeas: Int, countsEveryUnreadableIdea: Bool) {
             self.ideas = ideas
             self.deletes = deletes
             self.pendingChanges = pendingChanges
+            self.unreadableIdeas = unreadableIdeas
+            self.countsEveryUnreadableIdea = countsEveryUnreadableIdea
         }
     }
 
@@ -89,7 +97,7 @@ public enum DatabaseRepair {
         let fresh = URL(fileURLWithPath: file.path + ".repairing")
         let copy = damagedCopyName(for: file, at: clock.now())
         do {
-            let kept = try build(fresh, from: holder, damagedCopy: copy, clock: clock, ids: ids)
+            let kept = try build(fresh, from: holder, file: file, damagedCopy: copy, clock: clock, ids: ids)
             try swap(fresh, into: file, keepingDamagedAs: copy, holder: holder)
             return .repaired(path: file.path, damagedCopy: copy.path, kept: kept)
         } catch {
@@ -127,20 +135,17 @@ public enum DatabaseRepair {
     }
 
     /// Makes the fresh database at `fresh` with the migrations, fills it with what can be
-    /// read of `damaged` (nothing, if nil), checks it, and leaves it closed and on disk, in
-    /// WAL mode as every IdeaBox database is.
+    /// read of `damaged` (the connection holding `file`; nil if it did not open) and of every
+    /// page of `file`, checks it, and leaves it closed and on disk, in WAL mode as every
+    /// IdeaBox database is.
     private static func build(
-        _ fresh: URL, from damaged: DatabaseQueue?, damagedCopy: URL, clock: WallClock, ids: IdGenerator
+        _ fresh: URL, from damaged: DatabaseQueue?, file: URL, damagedCopy: URL, clock: WallClock, ids: IdGenerator
     ) throws -> Kept {
         removeDatabaseFiles(fresh)
         try OwnerOnly.prepareDatabase(fresh)
         let queue = try DatabaseQueue(path: fresh.path)
         try IdeaSchema.migrator.migrate(queue)
-        let columns = try queue.read(Salvage.columns(of:))
-        let salvage = try damaged?.inDatabase { db in
-            try db.execute(sql: "PRAGMA query_only = ON")
-            return Salvage.read(db, columns: columns)
-        } ?? Salvage()
+        let salvage = try read(damaged, file: file, shapedAs: queue)
         let newDeviceId = ids.next().lowercasedString
         let deviceId = try queue.write { db in
             try salvage.write(into: db, newDeviceId: newDeviceId)
@@ -156,10 +161,12 @@ public enum DatabaseRepair {
             guard try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"] else {
                 throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the repaired database fails its integrity check")
             }
+            let ideas = Set(try Int64.fetchAll(db, sql: "SELECT localId FROM idea"))
             return Kept(
-                ideas: try Int.fetchOne(db, sql: "SELECT count(*) FROM idea") ?? 0,
+                ideas: ideas.count,
                 deletes: try Int.fetchOne(db, sql: "SELECT count(*) FROM tombstone") ?? 0,
-                pendingChanges: try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0)
+                pendingChanges: try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0,
+                unreadableIdeas: salvage.namedIdeas.subtracting(ideas).count, countsEveryUnreadableIdea: salvage.namesEveryIdea)
         }
         try repository.logSyncEvent(
             .repaired(
@@ -170,6 +177,26 @@ public enum DatabaseRepair {
         try queue.close()
         try flush(fresh)
         return kept
+    }
+
+    /// Reads what `damaged` (the connection holding `file`; nil if it did not open) still
+    /// reads of each table, then the ideas on every page of `file` that its walk of the
+    /// b-tree did not reach: below a damaged page of the tree's upper levels, or in a file
+    /// whose first page does not open. `fresh` (a database the migrations made) gives the
+    /// columns to read and the order the ideas table stores them in.
+    private static func read(_ damaged: DatabaseQueue?, file: URL, shapedAs fresh: DatabaseQueue) throws -> Salvage {
+        let (columns, layout) = try fresh.read { db in (try Salvage.columns(of: db), try Salvage.ideaLayout(of: db)) }
+        var salvage = try damaged?.inDatabase { db in
+            try db.execute(sql: "PRAGMA query_only = ON")
+            return Salvage.read(db, columns: columns)
+        } ?? Salvage()
+        // Every row holds the columns the first migration made, up to the description.
+        let required = (layout.firstIndex(of: "description") ?? layout.count - 1) + 1
+        let found = PageSalvage.read(DatabaseFilePages(contentsOf: file), layout: layout, rowidAlias: "localId", required: required) { row in
+            Salvage.isWellFormedIdea { row[$0] ?? .null }
+        }
+        salvage.addIdeas(found, columns: columns["idea"] ?? [])
+        return salvage
     }
 
     /// Puts the fresh database in the damaged one's place in one rename, the damaged file

@@ -2,17 +2,22 @@ import Foundation
 import GRDB
 import IdeaBoxFoundation
 
-/// Everything that could still be read of a damaged IdeaBox database, table by table, and
-/// how it goes into a fresh one: the ideas (indexed for search anew), deletes, changes
-/// waiting to be sent, the remote's tags, the history, the logs, this device's identity and
-/// its account. The change token stays behind: the next sync fetches everything again and
-/// brings back what was on the damaged pages.
+/// Everything that could still be read of a damaged IdeaBox database, table by table (the
+/// ideas page by page too, `addIdeas`), and how it goes into a fresh one: the ideas (indexed
+/// for search anew), deletes, changes waiting to be sent, the remote's tags, the history, the
+/// logs, this device's identity and its account. The change token stays behind: the next sync
+/// fetches everything again and brings back what was on the damaged pages.
 struct Salvage {
     /// The tables copied as they are, the columns they share with the fresh database.
     static let copiedTables = ["tombstone", "outbox", "remoteTag", "ideaHistory", "conflictLog", "syncLog"]
 
     /// What was read of each table, by name.
     var tables: [String: TableSalvage] = [:]
+    /// The ideas (by `localId`) the damaged database names, in its indexes of the ideas or in
+    /// cells of their pages that could not be read: those not kept are what could not be read.
+    var namedIdeas: Set<Int64> = []
+    /// Whether an index of the ideas read whole, and so `namedIdeas` names every idea.
+    var namesEveryIdea = false
 
     /// The tables read, each with the columns a fresh database has (`fresh`, which the
     /// migrations made), but the search copies of an idea's text, which are made anew, as
@@ -26,13 +31,71 @@ struct Salvage {
         return columns
     }
 
-    /// Reads `columns` (see `columns(of:)`) of `damaged`, as far as each table reads.
+    /// The ideas table's columns in the order its rows store them, as the migrations made it
+    /// in `fresh` (and so in every IdeaBox database).
+    static func ideaLayout(of fresh: Database) throws -> [String] {
+        try String.fetchAll(fresh, sql: "SELECT name FROM pragma_table_info('idea') ORDER BY cid")
+    }
+
+    /// Reads `columns` (see `columns(of:)`) of `damaged`, as far as each table reads, and the
+    /// ideas its indexes name.
     static func read(_ damaged: Database, columns: [String: [String]]) -> Salvage {
         var salvage = Salvage()
         for (table, wanted) in columns {
             salvage.tables[table] = TableSalvage.read(table, columns: wanted, from: damaged)
         }
+        (salvage.namedIdeas, salvage.namesEveryIdea) = indexedIdeas(damaged)
         return salvage
+    }
+
+    /// The `localId` of every idea an index of the ideas table names, as far as each reads
+    /// (up from its start, else down from its end), and whether one read whole: each index is
+    /// a b-tree of its own, whole or damaged apart from the table's, which a covering scan of
+    /// it never reads.
+    private static func indexedIdeas(_ damaged: Database) -> (named: Set<Int64>, oneWhole: Bool) {
+        var named: Set<Int64> = []
+        var oneWhole = false
+        let indexes = (try? String.fetchAll(damaged, sql: "SELECT name FROM pragma_index_list('idea')")) ?? []
+        for index in indexes {
+            guard let first = try? String.fetchOne(
+                damaged, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno LIMIT 1", arguments: [index])
+            else { continue }
+            for order in ["ASC", "DESC"] {
+                do {
+                    let cursor = try Int64.fetchCursor(damaged, sql: """
+                        SELECT localId FROM idea INDEXED BY \(index.quotedDatabaseIdentifier) \
+                        ORDER BY \(first.quotedDatabaseIdentifier) \(order)
+                        """)
+                    while let localId = try cursor.next() { named.insert(localId) }
+                    oneWhole = oneWhole || order == "ASC"
+                    break
+                } catch {
+                    continue
+                }
+            }
+        }
+        return (named, oneWhole)
+    }
+
+    /// Adds the ideas found on the pages of the damaged file (`found`) that the walk of the
+    /// table's b-tree did not reach, but for a deleted one (its tombstone kept), each with the
+    /// `columns` a fresh database has (see `columns(of:)`).
+    mutating func addIdeas(_ found: PageSalvage, columns wanted: [String]) {
+        let walked = tables["idea"]
+        let columns = walked.flatMap { $0.columns.isEmpty ? nil : $0.columns } ?? wanted
+        var rows = walked?.rows ?? []
+        let localId = columns.firstIndex(of: "localId")
+        let known = Set(rows.compactMap { row in localId.flatMap { Int64.fromDatabaseValue(row[$0]) } })
+        var deleted: Set<String> = []
+        if let tombstones = tables["tombstone"], let column = tombstones.columns.firstIndex(of: "ideaId") {
+            deleted = Set(tombstones.rows.compactMap { String.fromDatabaseValue($0[column]) })
+        }
+        for (rowid, row) in found.rows.sorted(by: { $0.key < $1.key }) where !known.contains(rowid) {
+            guard let id = row["id"].flatMap(String.fromDatabaseValue), !deleted.contains(id) else { continue }
+            rows.append(columns.map { row[$0] ?? .null })
+        }
+        tables["idea"] = TableSalvage(columns: columns, rows: rows, isComplete: walked?.isComplete ?? false)
+        namedIdeas.formUnion(found.unreadable)
     }
 
     /// Whether the table named `table` was read whole.
@@ -99,7 +162,7 @@ struct Salvage {
 
     /// Whether an idea's row holds values of the types its columns are read as, so that no
     /// read of it later fails: a page can be damaged in a way SQLite reads without an error.
-    private static func isWellFormedIdea(_ value: (String) -> DatabaseValue) -> Bool {
+    static func isWellFormedIdea(_ value: (String) -> DatabaseValue) -> Bool {
         func isText(_ column: String) -> Bool { String.fromDatabaseValue(value(column)) != nil }
         func isInteger(_ column: String) -> Bool {
             if case .int64 = value(column).storage { true } else { false }

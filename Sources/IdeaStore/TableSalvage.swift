@@ -8,7 +8,8 @@ import GRDB
 /// the last. What lies between is probed by key ranges: a scan up and a scan down from the
 /// middle of each gap, the gaps they leave probed in turn, so the rows of the whole pages
 /// between damaged ones are found too. A damaged page that holds only part of the tree's
-/// upper levels hides every row below it: no walk of this table reaches them.
+/// upper levels hides every row below it: no walk of this table reaches them, and the ideas
+/// among them are found by reading every page of the file (`PageSalvage`).
 struct TableSalvage {
     /// The columns read, in the order of each row's values.
     let columns: [String]

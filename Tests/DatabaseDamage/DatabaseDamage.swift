@@ -18,6 +18,14 @@ public enum DatabaseDamage {
         }
     }
 
+    /// The interior pages of the b-tree `name`, its root first.
+    public static func interiorPages(of name: String, in file: URL) throws -> [Int] {
+        try withDatabase(file) { db in
+            try Int.fetchAll(
+                db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'internal' ORDER BY path", arguments: [name])
+        }
+    }
+
     /// The values of `column` in the rows on `page`, a leaf page of the rowid table `table`.
     public static func values(of column: String, in table: String, onLeafPage page: Int, of file: URL) throws -> [String] {
         let size = try pageSize(of: file)

@@ -20,7 +20,7 @@ import Testing
         let copy = database.deletingLastPathComponent().appendingPathComponent(copies[0]).path
         #expect(output == """
             Repaired \(database.path): kept \(ideas.count - lost.count) ideas, 0 deletes and 0 changes waiting to be sent; \
-            what could not be read is left out.
+            \(lost.count) ideas could not be read.
             The damaged file is kept beside it as \(copy).
             The next sync fetches everything from the remote again and fills in the rest.
 

@@ -38,7 +38,9 @@ import Testing
                 Issue.record("expected a repair, got \(outcome)")
                 return
             }
-            #expect(kept == DatabaseRepair.Kept(ideas: 599 - lost.count, deletes: 1, pendingChanges: 600 - lost.count))
+            #expect(kept == DatabaseRepair.Kept(
+                ideas: 599 - lost.count, deletes: 1, pendingChanges: 600 - lost.count, unreadableIdeas: lost.count,
+                countsEveryUnreadableIdea: true))
 
             let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
             let after = repaired.repository(clock: clock.wallClock, ids: .random)
@@ -95,6 +97,78 @@ import Testing
         }
     }
 
+    /// A damaged page of the upper levels of the ideas' b-tree hides every leaf page below
+    /// it from SQLite, but not from a read of every page: each idea on a whole page is kept,
+    /// as it was, and none is counted as unreadable (the indexes of the ideas are whole).
+    @Test func everyIdeaOnAWholePageIsKeptBelowADamagedInteriorPage() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let database = try IdeaDatabase.open(
+                directory: directory, firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), use: .app)
+            let repository = database.repository(clock: .fixed(StoreFixture.start), ids: .random)
+            var random = SeededRandomNumberGenerator(seed: 57)
+            // Long enough that the ideas take some 600 leaf pages, and so two levels of
+            // interior pages above them.
+            let imported = (0..<3_000).map { number in
+                Idea(
+                    id: UUID.random(using: &random), title: "Idea \(number)",
+                    description: String(repeating: "Something worth keeping, number \(number). ", count: 15),
+                    createdAt: StoreFixture.start.adding(milliseconds: Int64(number) * 1000), deviceId: "elsewhere", version: 0)
+            }
+            _ = try repository.importIdeas(imported)
+            let before = try repository.ideas(.all, limit: .max)
+            try database.close()
+
+            let interior = try DatabaseDamage.interiorPages(of: "idea", in: file)
+            try #require(interior.count >= 3, "the ideas' b-tree has \(interior.count) interior pages")
+            let leaves = try DatabaseDamage.leafPages(of: "idea", in: file)
+            try DatabaseDamage.overwrite(pages: [interior[1]], of: file)
+            let outcome = try DatabaseRepair.repair(directory: directory, clock: .fixed(StoreFixture.start), wait: 0)
+            guard case let .repaired(_, _, kept) = outcome else {
+                Issue.record("expected a repair, got \(outcome)")
+                return
+            }
+            let copy = URL(fileURLWithPath: file.path + ".damaged-20261120-081530")
+            #expect(try leaves.allSatisfy { try !DatabaseDamage.isOverwritten(page: $0, of: copy) })
+            #expect(kept.ideas == 3_000)
+            #expect(kept.unreadableIdeas == 0 && kept.countsEveryUnreadableIdea)
+
+            let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            let after = try repaired.repository(clock: .fixed(StoreFixture.start), ids: .random).ideas(.all, limit: .max)
+            let afterById = Dictionary(uniqueKeysWithValues: after.map { ($0.id, $0) })
+            #expect(after.count == before.count)
+            #expect(before.filter { afterById[$0.id] != $0 }.map(\.title) == [])
+        }
+    }
+
+    /// A first page overwritten: SQLite opens nothing of the file (its header and schema are
+    /// gone), but the ideas' pages are whole, and each idea on them is kept.
+    @Test func theIdeasOfAFileWhoseFirstPageIsDamagedAreKept() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let database = try IdeaDatabase.open(
+                directory: directory, firstLaunch: IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english), use: .app)
+            let repository = database.repository(clock: .fixed(StoreFixture.start), ids: .random)
+            for number in 1...300 {
+                _ = try repository.addIdea(title: "Idea \(number)", description: "About \(number)")
+            }
+            let before = try repository.ideas(.all, limit: .max)
+            try database.close()
+
+            try DatabaseDamage.overwrite(pages: [1], of: file)
+            let outcome = try DatabaseRepair.repair(directory: directory, clock: .fixed(StoreFixture.start), wait: 0)
+            guard case let .repaired(_, _, kept) = outcome else {
+                Issue.record("expected a repair, got \(outcome)")
+                return
+            }
+            #expect(kept.ideas == 300)
+            let repaired = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            let after = repaired.repository(clock: .fixed(StoreFixture.start), ids: .random)
+            #expect(try after.ideas(.all, limit: .max).map(\.title) == before.map(\.title))
+            #expect(try after.ideas(.search("About 217"), limit: 10).map(\.title) == ["Idea 217"])
+        }
+    }
+
     /// The ids of the ideas and of the deletes a repository holds.
     private static func state(_ repository: IdeaRepository) throws -> (ideas: Set<UUID>, deletes: Set<UUID>) {
         var ideas: Set<UUID> = [], deletes: Set<UUID> = []
@@ -124,7 +198,8 @@ import Testing
             try text.write(to: file)
             let outcome = try DatabaseRepair.repair(directory: directory, clock: .fixed(StoreFixture.start), wait: 0)
             let copy = file.path + ".damaged-20261120-081530"
-            #expect(outcome == .repaired(path: file.path, damagedCopy: copy, kept: DatabaseRepair.Kept(ideas: 0, deletes: 0, pendingChanges: 0)))
+            #expect(outcome == .repaired(path: file.path, damagedCopy: copy, kept: DatabaseRepair.Kept(
+                ideas: 0, deletes: 0, pendingChanges: 0, unreadableIdeas: 0, countsEveryUnreadableIdea: false)))
             #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == text)
             let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .command)
             #expect(try database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1)).ideas(.all, limit: 10).isEmpty)
