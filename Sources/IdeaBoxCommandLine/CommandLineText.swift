@@ -1,4 +1,6 @@
+import IdeaBoxFoundation
 import IdeaModel
+import IdeaStore
 
 /// The command line's own words, English and Traditional Chinese side by side, so both
 /// languages are reviewed together (as `UIText` is for the app). Errors that belong to a
@@ -63,11 +65,71 @@ public enum CommandLineText {
 
     // MARK: Import
 
-    /// What `import` did.
-    static func imported(_ summary: (inserted: Int, updated: Int, unchanged: Int), _ language: Language) -> String {
+    /// What `import` did: the counts, then each idea with values edited by hand in the file
+    /// and what became of them; or (`dryRun`) what it would do, every idea it would change listed.
+    static func importReport(_ summary: ImportSummary, dryRun: Bool, handEdits: HandEditPolicy, _ language: Language) -> String {
+        let (new, updated, unchanged) = (summary.inserted, summary.updated, summary.unchanged)
+        let skipped = handEdits == .skip
+        var lines: [String]
+        switch (language, dryRun) {
+        case (.english, false): lines = ["Imported \(new) new, \(updated) updated, \(unchanged) unchanged."]
+        case (.english, true): lines = ["Would import \(new) new, \(updated) updated, \(unchanged) unchanged; nothing was written."]
+        case (.traditionalChinese, false): lines = ["已匯入：新增 \(new) 筆，更新 \(updated) 筆，未變更 \(unchanged) 筆"]
+        case (.traditionalChinese, true): lines = ["試匯入：將新增 \(new) 筆，更新 \(updated) 筆，未變更 \(unchanged) 筆；沒有寫入任何資料"]
+        }
+        if dryRun {
+            lines += summary.changes.map { change in
+                "  " + importChangeLine(change, language) + (skipped && change.isHandEdit ? skippedMark(language) : "")
+            }
+        } else if !summary.handEdits.isEmpty {
+            switch (language, skipped) {
+            case (.english, false): lines.append("Edited by hand in the file, written as new edits:")
+            case (.english, true): lines.append("Edited by hand in the file, not written (--skip-hand-edits):")
+            case (.traditionalChinese, false): lines.append("檔案中手動修改的值，已寫成新的編輯：")
+            case (.traditionalChinese, true): lines.append("檔案中手動修改的值，未寫入（--skip-hand-edits）：")
+            }
+            lines += summary.handEdits.map { "  " + importedIdea($0, fields: $0.fields, language) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One line of a dry run: what the import would do to one idea.
+    private static func importChangeLine(_ change: ImportChange, _ language: Language) -> String {
+        let label: String
+        switch (change.kind, language) {
+        case (.inserted, .english): label = "new     "
+        case (.updated, .english): label = "update  "
+        case (.handEdited, .english): label = "by hand "
+        case (.inserted, .traditionalChinese): label = "新增    "
+        case (.updated, .traditionalChinese): label = "更新    "
+        case (.handEdited, .traditionalChinese): label = "手動修改"
+        }
+        return label + " " + importedIdea(change, fields: change.fields, language)
+    }
+
+    /// An idea an import changes: its short id, the fields (if any) and its title.
+    private static func importedIdea(_ change: ImportChange, fields: [IdeaField], _ language: Language) -> String {
+        let id = String(change.id.lowercasedString.prefix(8))
+        guard !fields.isEmpty else { return "\(id)  \(change.title)" }
+        let names = fields.map { $0.name(in: language) }.joined(separator: language == .english ? ", " : "、")
+        return "\(id)  \(names)  (\(change.title))"
+    }
+
+    /// After a dry run's hand edit, with `--skip-hand-edits`.
+    private static func skippedMark(_ language: Language) -> String {
         switch language {
-        case .english: "Imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged."
-        case .traditionalChinese: "已匯入：新增 \(summary.inserted) 筆，更新 \(summary.updated) 筆，未變更 \(summary.unchanged) 筆"
+        case .english: "  skipped"
+        case .traditionalChinese: "  略過"
+        }
+    }
+
+    /// The import file was written by a newer IdeaBox, in a format this one doesn't know.
+    static func newerFormat(_ path: String, version: Int, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "\(path) is an export of format \(version), from a newer IdeaBox; this one reads formats 1 to \(ExportFile.formatVersion). Nothing was imported."
+        case .traditionalChinese:
+            "\(path) 是較新版 IdeaBox 的第 \(version) 版匯出格式；這個版本只能讀取第 1 到 \(ExportFile.formatVersion) 版；沒有匯入任何資料"
         }
     }
 
@@ -85,13 +147,13 @@ public enum CommandLineText {
         }
     }
 
-    /// The import file is JSON but not an array of ideas.
+    /// The import file is JSON but neither an export's object nor an array of ideas.
     static func notAnArray(_ path: String, _ language: Language) -> String {
         switch language {
         case .english:
-            "\(path) is not a valid IdeaBox export: it must be a JSON array of ideas, as `ideabox export` writes. Nothing was imported."
+            "\(path) is not a valid IdeaBox export: it must be a JSON object of \"formatVersion\" and \"ideas\", as `ideabox export` writes, or an array of ideas. Nothing was imported."
         case .traditionalChinese:
-            "\(path) 不是有效的 IdeaBox 匯出檔：必須是靈感的 JSON 陣列，即 `ideabox export` 的格式；沒有匯入任何資料"
+            "\(path) 不是有效的 IdeaBox 匯出檔：必須是含 \"formatVersion\" 與 \"ideas\" 的 JSON 物件，即 `ideabox export` 的格式，或靈感的陣列；沒有匯入任何資料"
         }
     }
 

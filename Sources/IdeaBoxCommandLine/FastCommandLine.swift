@@ -51,7 +51,7 @@ public enum FastCommandLine {
 
     /// A flag, by its long name.
     private enum Flag {
-        case noSamples, json, done, completed, all, reverse
+        case noSamples, json, done, completed, all, reverse, dryRun, skipHandEdits
     }
 
     /// How many arguments the local command `name` takes; nil for any other name.
@@ -86,6 +86,8 @@ public enum FastCommandLine {
         case "--completed": name == "list" ? .completed : nil
         case "--all": name == "list" || name == "search" ? .all : nil
         case "--reverse": name == "list" ? .reverse : nil
+        case "--dry-run": name == "import" ? .dryRun : nil
+        case "--skip-hand-edits": name == "import" ? .skipHandEdits : nil
         default: nil
         }
     }
@@ -94,6 +96,7 @@ public enum FastCommandLine {
     private struct Read {
         var dataDirectory, profile, description, title, limit, sort, output: String?
         var noSamples = false, json = false, done = false, completed = false, all = false, reverse = false
+        var dryRun = false, skipHandEdits = false
 
         subscript(option: Option) -> String? {
             get {
@@ -129,6 +132,8 @@ public enum FastCommandLine {
                 case .completed: completed
                 case .all: all
                 case .reverse: reverse
+                case .dryRun: dryRun
+                case .skipHandEdits: skipHandEdits
                 }
             }
             set {
@@ -139,6 +144,8 @@ public enum FastCommandLine {
                 case .completed: completed = newValue
                 case .all: all = newValue
                 case .reverse: reverse = newValue
+                case .dryRun: dryRun = newValue
+                case .skipHandEdits: skipHandEdits = newValue
                 }
             }
         }
@@ -167,7 +174,7 @@ public enum FastCommandLine {
         case "export":
             return .export(output: read.output)
         case "import":
-            return .import(file: arguments[0])
+            return .import(file: arguments[0], dryRun: read.dryRun, handEdits: read.skipHandEdits ? .skip : .apply)
         default:
             return nil
         }

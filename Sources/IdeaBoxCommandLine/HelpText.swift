@@ -110,7 +110,8 @@ public enum HelpText {
         "Delete an idea.": "刪除一筆靈感。",
         "List every version of an idea this device knows, the current one first.": "列出這台裝置知道的一筆靈感的每個版本，目前的在前。",
         "Make a version from an idea's history the current one, as a new edit.": "把一筆靈感歷史中的某個版本設為目前版本，當作一次新的編輯。",
-        "Print every idea as JSON, every field included; `import` reads it back.": "以 JSON 印出每筆靈感的所有欄位；`import` 可以讀回。",
+        "Print every idea as JSON, every field and its stamp included; `import` reads it back.":
+            "以 JSON 印出每筆靈感的所有欄位與其時間戳記；`import` 可以讀回。",
         "Import ideas from a JSON export (`-` reads standard input); all or nothing.": "從 JSON 匯出檔匯入靈感（`-` 讀取標準輸入）；全部匯入或完全不匯入。",
         "Sync this profile with the remote now; exits non-zero with the reason if it can't.": "立即與遠端同步這個設定檔；無法同步時以非零結束並說明原因。",
         "Show the account, the network, pending changes, the last sync and its error.": "顯示帳號、網路、待送出變更、上次同步與其錯誤。",
@@ -151,6 +152,10 @@ public enum HelpText {
         "The id, or a unique prefix of it (a deleted idea's too).": "識別碼，或它唯一的開頭（已刪除的靈感也可以）。",
         "The version's number, as `ideabox history` lists it.": "版本編號，如 `ideabox history` 所列。",
         "The file `export` wrote, or `-`.": "`export` 寫出的檔案，或 `-`。",
+        "Print what the import would change, and change nothing.": "印出匯入會做的變更，但不做任何變更。",
+        "Don't write values edited by hand in the file; only name them.": "不寫入檔案中被手動修改的值；只列出它們。",
+        "Each field is merged by the stamps the export holds, as a sync merges: an import never replaces a newer edit. A value that differs from this device's where no stamp says which is newer (a file edited by hand) is written as a new edit, and named.":
+            "每個欄位依匯出檔中的時間戳記合併，與同步相同：匯入不會取代較新的編輯。與這台裝置不同、且沒有時間戳記能判斷哪個較新的值（手動修改過的檔案）會寫成一次新的編輯，並列出。",
         "All or nothing: an export that can't read every idea prints nothing, and leaves --output's file as it was.":
             "全有或全無：無法讀取每筆靈感的匯出什麼都不印，並讓 --output 的檔案維持原樣。",
         "Write to this file instead, replacing it only once the whole export is written.": "改寫入這個檔案，整份匯出寫完後才取代它。",

@@ -4,8 +4,10 @@ import IdeaModel
 enum ImportError: UserFacingError, Equatable {
     /// The file is not JSON; where it stops being JSON, if found.
     case notJSON(String, at: JSONSyntax.Position?)
-    /// The file is JSON, but not an array.
+    /// The file is JSON, but neither an export's object nor an array.
     case notAnArray(String)
+    /// The file is an export of a format newer than this IdeaBox reads.
+    case newerFormat(String, version: Int)
     /// The ideas' problems, in file order.
     case problems(String, [Problem])
 
@@ -39,6 +41,8 @@ enum ImportError: UserFacingError, Equatable {
             return CommandLineText.notJSON(path, position, language)
         case let .notAnArray(path):
             return CommandLineText.notAnArray(path, language)
+        case let .newerFormat(path, version):
+            return CommandLineText.newerFormat(path, version: version, language)
         case let .problems(path, problems):
             let listed = problems.prefix(ExportFile.listedProblems).map { "\n  " + CommandLineText.problem($0, language) }
             let more = problems.count > ExportFile.listedProblems

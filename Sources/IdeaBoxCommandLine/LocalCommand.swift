@@ -19,7 +19,8 @@ public enum LocalCommand: Equatable, Sendable {
     case restore(id: String, version: Int64, json: Bool)
     /// `export`, to standard output or (`output`) a file it replaces whole.
     case export(output: String?)
-    case `import`(file: String)
+    /// `import`; with `dryRun` it only prints what it would change.
+    case `import`(file: String, dryRun: Bool = false, handEdits: HandEditPolicy = .apply)
 
     /// `--limit N` or `--all`: how many rows `list` and `search` print.
     public struct Page: Equatable, Sendable {
@@ -103,11 +104,8 @@ public enum LocalCommand: Equatable, Sendable {
             print(json ? idea.jsonText() : idea.idString)
         case let .export(output):
             try Self.export(to: output, context: context, store: store)
-        case let .import(file):
-            let ideas = try ExportFile.read(file)
-            // Restoring an export into a new directory brings its own ideas: no samples.
-            let summary = try Self.openRepository(store, context, seedsSamples: false).importIdeas(ideas)
-            print(CommandLineText.imported((summary.inserted, summary.updated, summary.unchanged), context.language))
+        case let .import(file, dryRun, handEdits):
+            try Self.importFile(file, dryRun: dryRun, handEdits: handEdits, context: context, store: store)
         }
     }
 
@@ -173,23 +171,24 @@ public enum LocalCommand: Equatable, Sendable {
         return repository
     }
 
-    /// Writes every idea as JSON to standard output, or to `file`, which it replaces whole
-    /// (`OutputFile`). The JSON is made whole before a byte goes out: a read that fails half
-    /// way (a damaged database) writes nothing and leaves `file` as it was.
+    /// Writes every idea with its field stamps (`ExportFile`) to standard output, or to
+    /// `file`, which it replaces whole (`OutputFile`). The JSON is made whole before a byte
+    /// goes out: a read that fails half way (a damaged database) writes nothing and leaves
+    /// `file` as it was.
     ///
     /// It reads through SQLite's C API when it can (`DirectExport`), else by opening the
     /// database as every command does, having dropped what that read made.
     private static func export(to file: String?, context: CommandContext, store: StoreSelection) throws {
         try context.requireExistingData(store)
         var output = Output.BufferedWriter(holdsEverything: true)
-        var writer = Output.JSONArrayWriter()
+        var writer = ExportFile.Writer()
         let read = DirectExport.forEachIdea(directoryPath: try context.location(store).profileDirectoryPath) { idea in
             writer.write(idea, to: &output)
         }
         if !read {
             output = Output.BufferedWriter(holdsEverything: true)
-            writer = Output.JSONArrayWriter()
-            try Self.openRepository(store, context, readsOnly: true).forEachIdeaBytes(.all) { idea in
+            writer = ExportFile.Writer()
+            try Self.openRepository(store, context, readsOnly: true).forEachIdeaBytes(.all, withStamps: true) { idea in
                 writer.write(idea, to: &output)
             }
         }
@@ -199,6 +198,27 @@ public enum LocalCommand: Equatable, Sendable {
         } else {
             output.flush()
         }
+    }
+
+    /// Imports the export `file`, all or nothing, and says what it did: the counts, then the
+    /// ideas with values edited by hand in the file. With `dryRun` it changes nothing (not even
+    /// a profile that isn't there yet) and lists every idea it would change.
+    private static func importFile(
+        _ file: String, dryRun: Bool, handEdits: HandEditPolicy, context: CommandContext, store: StoreSelection
+    ) throws {
+        let ideas = try ExportFile.read(file)
+        let summary: ImportSummary
+        if dryRun {
+            do {
+                summary = try Self.openRepository(store, context, readsOnly: true).importExport(ideas, handEdits: handEdits, dryRun: true)
+            } catch CommandError.noData {
+                summary = ImportSummary(addingAll: ideas)
+            }
+        } else {
+            // Restoring an export into a new directory brings its own ideas: no samples.
+            summary = try Self.openRepository(store, context, seedsSamples: false).importExport(ideas, handEdits: handEdits)
+        }
+        print(CommandLineText.importReport(summary, dryRun: dryRun, handEdits: handEdits, context.language))
     }
 
     /// Prints at most `rows` of the ideas `filter` selects (all if nil), reading no more rows

@@ -3,7 +3,8 @@ import IdeaBoxFoundation
 
 /// `export`'s read of every idea through SQLite's C API, without GRDB: the same checks and
 /// the same read as opening the database for a reading command and calling
-/// `IdeaRepository.forEachIdeaBytes(.all)` when the idea table is already newest first.
+/// `IdeaRepository.forEachIdeaBytes(.all, withStamps: true)` when the idea table is already
+/// newest first.
 /// GRDB's connection set-up and its statement authorizer are a tenth of an `export`
 /// (BENCHMARKS.md, "Issue 40 part 3, thirteenth session").
 ///
@@ -13,9 +14,10 @@ import IdeaBoxFoundation
 /// SQLite can't read, any error while reading) it leaves to the usual path, which then
 /// reads everything again and says what is wrong in its own sentences.
 public enum DirectExport {
-    /// Hands `body` every idea of the database in `directory`, newest first, as
-    /// `forEachIdeaBytes(.all)` does, and returns true; or returns false, and then whatever
-    /// `body` was handed is to be dropped: read through `IdeaDatabase.open` instead.
+    /// Hands `body` every idea of the database in `directory` with its field stamps, newest
+    /// first, as `forEachIdeaBytes(.all, withStamps: true)` does, and returns true; or returns
+    /// false, and then whatever `body` was handed is to be dropped: read through
+    /// `IdeaDatabase.open` instead.
     public static func forEachIdea(directory: URL, _ body: (IdeaBytes) -> Void) -> Bool {
         forEachIdea(directoryPath: directory.path, body)
     }
@@ -46,7 +48,7 @@ public enum DirectExport {
                 try IdeaRepository.rowIdsGoDown(statement, connection.handle)
             }
             guard inOrder else { return false }
-            try connection.withStatement(IdeaRepository.tableWalkSQL, []) { statement in
+            try connection.withStatement(IdeaRepository.exportWalkSQL, []) { statement in
                 try IdeaRepository.stepIdeaBytes(statement, connection.handle, body)
             }
             return true

@@ -14,11 +14,45 @@ public struct IdeaBytes {
     public var deviceId: UnsafeBufferPointer<UInt8>
     public var version: Int
     public var lastSyncedAt: Timestamp?
+    /// The stamps of the fields, when read with them (`export`): written as `fieldStamps`.
+    public var stamps: Stamps?
 
+    /// One field's stamp: when, and by which device, it was last written.
+    public struct Stamp {
+        /// The time of the write.
+        public var time: Timestamp
+        /// The writer's device id.
+        public var deviceId: UnsafeBufferPointer<UInt8>
+
+        /// A stamp at `time` by `deviceId`.
+        public init(time: Timestamp, deviceId: UnsafeBufferPointer<UInt8>) {
+            self.time = time
+            self.deviceId = deviceId
+        }
+    }
+
+    /// The stamps of the title, the description and the done flag (`FieldStamps`).
+    public struct Stamps {
+        /// The title's stamp.
+        public var title: Stamp
+        /// The description's stamp.
+        public var description: Stamp
+        /// The done flag's stamp.
+        public var isCompleted: Stamp
+
+        /// The three fields' stamps.
+        public init(title: Stamp, description: Stamp, isCompleted: Stamp) {
+            self.title = title
+            self.description = description
+            self.isCompleted = isCompleted
+        }
+    }
+
+    /// An idea's fields, and its field stamps if read.
     public init(
         id: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, description: UnsafeBufferPointer<UInt8>,
         isCompleted: Bool, createdAt: Timestamp, updatedAt: Timestamp, deviceId: UnsafeBufferPointer<UInt8>, version: Int,
-        lastSyncedAt: Timestamp?
+        lastSyncedAt: Timestamp?, stamps: Stamps? = nil
     ) {
         self.id = id
         self.title = title
@@ -29,6 +63,7 @@ public struct IdeaBytes {
         self.deviceId = deviceId
         self.version = version
         self.lastSyncedAt = lastSyncedAt
+        self.stamps = stamps
     }
 
     /// Whether `bytes` spell an id as `Idea.idString` does: 36 characters, lower-case
@@ -65,7 +100,16 @@ public struct IdeaBytes {
     /// string at most 6 for each of its bytes (`\u001f`) and its quotes.
     public func mostJSONCount(indentCount: Int) -> Int {
         let strings = id.count + title.count + description.count + deviceId.count
-        return 400 + 11 * indentCount + 3 * Timestamp.mostISO8601Count + 6 * strings + 8
+        return 400 + 11 * indentCount + 3 * Timestamp.mostISO8601Count + 6 * strings + 8 + mostStampsJSONCount(indentCount)
+    }
+
+    /// The most bytes `fieldStamps` takes: its key and braces under 40 and two indents;
+    /// each field's name, keys and punctuation under 80, four indents, its time and its device
+    /// id (at most 6 bytes for each byte).
+    private func mostStampsJSONCount(_ indentCount: Int) -> Int {
+        guard let stamps else { return 0 }
+        let deviceIds = stamps.title.deviceId.count + stamps.description.deviceId.count + stamps.isCompleted.deviceId.count
+        return 40 + 2 * indentCount + 3 * (80 + 4 * indentCount + Timestamp.mostISO8601Count) + 6 * deviceIds
     }
 
     /// Writes the idea as `writeJSON(to:indent:)` does, into room of at least
@@ -110,6 +154,32 @@ public struct IdeaBytes {
         time("createdAt", createdAt)
         string("description", description)
         string("deviceId", deviceId)
+        if let stamps {
+            // As `JSONEncoder` nests an object: each level two more spaces, keys sorted.
+            key("fieldStamps")
+            output.put("{\n")
+            @inline(__always) func stamp(_ name: StaticString, _ stamp: Stamp, last: Bool) {
+                output.put(indent)
+                output.put("    \"")
+                output.put(name)
+                output.put("\" : {\n")
+                output.put(indent)
+                output.put("      \"deviceId\" : ")
+                JSONString.write(stamp.deviceId, to: &output)
+                output.put(",\n")
+                output.put(indent)
+                output.put("      \"updatedAt\" : \"")
+                output.put(maximumCount: Timestamp.mostISO8601Count) { stamp.time.writeISO8601(into: $0) }
+                output.put("\"\n")
+                output.put(indent)
+                output.put(last ? "    }\n" : "    },\n")
+            }
+            stamp("description", stamps.description, last: false)
+            stamp("isCompleted", stamps.isCompleted, last: false)
+            stamp("title", stamps.title, last: true)
+            output.put(indent)
+            output.put("  },\n")
+        }
         string("id", id)
         key("isCompleted")
         output.put(isCompleted ? "true,\n" : "false,\n")

@@ -122,17 +122,21 @@ extension IdeaRepository {
     /// into the table for each row (a tenth of `export`): ideas are mostly added in the
     /// order they were made. Whether it is (`tableIsNewestFirst`) takes a walk of the small
     /// index alone, a thirtieth of the table's.
+    ///
+    /// `withStamps` hands each idea its field stamps too (`export`).
     public func forEachIdeaBytes(
-        _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, limit: Int? = nil, _ body: (IdeaBytes) throws -> Void
+        _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, limit: Int? = nil, withStamps: Bool = false,
+        _ body: (IdeaBytes) throws -> Void
     ) throws {
         try writer.read { db in
             if limit == nil { try db.execute(sql: "PRAGMA mmap_size = \(Self.wholeListMapSize)") }
             defer { if limit == nil { try? db.execute(sql: "PRAGMA mmap_size = 0") } }
             if filter == .all, order == .newestFirst, limit == nil, try Self.tableIsNewestFirst(db) {
-                let walk = try db.makeStatement(sql: Self.tableWalkSQL)
+                let walk = try db.makeStatement(sql: withStamps ? Self.exportWalkSQL : Self.tableWalkSQL)
                 return try withExtendedLifetime(walk) { try Self.stepIdeaBytes(walk.sqliteStatement, db.sqliteConnection, body) }
             }
-            guard let query = try listQuery(filter, order: order, window: limit, db) else { return }
+            let columns = withStamps ? Self.exportColumns : Idea.selectedColumns
+            guard let query = try listQuery(filter, order: order, window: limit, columns: columns, db) else { return }
             let statement = try db.makeStatement(sql: query.sql + " LIMIT ?")
             try statement.setArguments(query.arguments + [limit ?? -1])
             try withExtendedLifetime(statement) { try Self.stepIdeaBytes(statement.sqliteStatement, db.sqliteConnection, body) }
@@ -141,6 +145,12 @@ extension IdeaRepository {
 
     /// Every idea's `Idea.selectedColumns`, newest row first.
     static let tableWalkSQL = "SELECT \(Idea.selectedColumns) FROM idea ORDER BY localId DESC"
+
+    /// `Idea.selectedColumns`, then the field stamps' `FieldStamps.columns`: what `export` reads.
+    static let exportColumns = "\(Idea.selectedColumns), \(FieldStamps.columns)"
+
+    /// Every idea's `exportColumns`, newest row first.
+    static let exportWalkSQL = "SELECT \(exportColumns) FROM idea ORDER BY localId DESC"
 
     /// The row ids of `IdeaOrder.newestFirst`'s order, read from its index.
     static let newestFirstRowIdsSQL = "SELECT localId FROM idea \(IdeaOrder.newestFirst.orderBy())"
@@ -188,12 +198,23 @@ extension IdeaRepository {
             guard code == SQLITE_ROW else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
             }
-            // The columns of `Idea.selectedColumns`, in order, as `Idea(row:)` reads them.
+            // The columns of `Idea.selectedColumns`, in order, as `Idea(row:)` reads them; then
+            // those of `FieldStamps.columns` if read (`exportColumns`), unless a row written
+            // before stamps existed left them NULL.
+            func stamp(_ column: Int32) -> IdeaBytes.Stamp? {
+                guard sqlite3_column_type(row, column) != SQLITE_NULL, sqlite3_column_type(row, column + 1) != SQLITE_NULL
+                else { return nil }
+                return IdeaBytes.Stamp(time: time(column), deviceId: text(column + 1))
+            }
             func emit(id: UnsafeBufferPointer<UInt8>) throws {
+                var stamps: IdeaBytes.Stamps?
+                if sqlite3_column_count(row) >= 15, let title = stamp(9), let description = stamp(11), let isCompleted = stamp(13) {
+                    stamps = IdeaBytes.Stamps(title: title, description: description, isCompleted: isCompleted)
+                }
                 try body(IdeaBytes(
                     id: id, title: text(1), description: text(2), isCompleted: sqlite3_column_int(row, 3) != 0,
                     createdAt: time(4), updatedAt: time(5), deviceId: text(6), version: Int(sqlite3_column_int64(row, 7)),
-                    lastSyncedAt: sqlite3_column_type(row, 8) == SQLITE_NULL ? nil : time(8)))
+                    lastSyncedAt: sqlite3_column_type(row, 8) == SQLITE_NULL ? nil : time(8), stamps: stamps))
             }
             let id = text(0)
             if IdeaBytes.isIdText(id) {
@@ -330,16 +351,17 @@ extension IdeaRepository {
     /// `knownHits`, a search's number of index hits when the caller already counted them
     /// (at least up to `searchCandidateLimit + 1`), spares counting them again.
     private func listQuery(
-        _ filter: IdeaFilter, order listOrder: IdeaOrder = .newestFirst, window: Int?, knownHits: Int? = nil, _ db: Database
+        _ filter: IdeaFilter, order listOrder: IdeaOrder = .newestFirst, window: Int?, knownHits: Int? = nil,
+        columns: String = Idea.selectedColumns, _ db: Database
     ) throws -> (sql: String, arguments: StatementArguments)? {
-        let select = "SELECT \(Idea.selectedColumns) FROM idea"
+        let select = "SELECT \(columns) FROM idea"
         let order = IdeaOrder.newestFirst.orderBy()
         switch filter {
         case .all:
             return ("\(select) \(listOrder.orderBy())", [])
         case .completed:
             return (
-                "SELECT \(Idea.selectedColumns) FROM \(listOrder.completedSource) WHERE isCompleted = 1 \(listOrder.orderBy())", []
+                "SELECT \(columns) FROM \(listOrder.completedSource) WHERE isCompleted = 1 \(listOrder.orderBy())", []
             )
         case .search(let query):
             guard let folded = Self.foldedQuery(query) else { return nil }

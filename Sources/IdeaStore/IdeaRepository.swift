@@ -20,17 +20,6 @@ public struct IdeaChanges: Sendable, Equatable {
     }
 }
 
-/// What an import did.
-public struct ImportSummary: Sendable, Equatable {
-    /// Ideas that were not here before.
-    public var inserted = 0
-    /// Ideas that were here and took fields the import had written later (all of them, or
-    /// some: each field goes to whichever side wrote it later, as in a sync).
-    public var updated = 0
-    /// Ideas left as they were: this device had the same or a newer version, or a newer delete.
-    public var unchanged = 0
-}
-
 /// Every read and write of ideas. Each edit is one transaction that also writes the
 /// outbox entry the sync engine will send, so a crash right after an edit loses nothing.
 ///
@@ -189,46 +178,6 @@ public struct IdeaRepository: Sendable {
         return idea
     }
 
-    /// Imports ideas exactly as given (every field kept), all or nothing.
-    ///
-    /// Every idea is checked first; one invalid idea or a repeated id imports nothing.
-    /// An idea already here is replaced only if the imported one is newer in the sync order
-    /// (`updatedAt`, then `deviceId`), and a newer local delete keeps it deleted.
-    public func importIdeas(_ ideas: [Idea]) throws -> ImportSummary {
-        var seen = Set<UUID>()
-        var checked: [Idea] = []
-        checked.reserveCapacity(ideas.count)
-        for (index, idea) in ideas.enumerated() {
-            do {
-                checked.append(try idea.validated())
-            } catch {
-                throw IdeaStoreError.invalidImportedIdea(position: index + 1, id: idea.idString, reason: error)
-            }
-            guard seen.insert(idea.id).inserted else {
-                throw IdeaStoreError.duplicateImportId(idea.idString)
-            }
-        }
-        return try write { db in
-            // A command's connection keeps a small cache; this transaction may be big.
-            try db.execute(sql: "PRAGMA cache_size = \(IdeaDatabase.bigTransactionCacheSize)")
-            let summary = try merge(checked, db)
-            // The index segments written for the import are merged as part of it
-            // (IdeaSchema.Migration.searchMergesApart). A bulk load leaves each index one
-            // segment: left beside the small ones later edits write, its big segments would
-            // be merged again with sixteen of those, in one edit.
-            if checked.count >= Self.bulkImportSize {
-                try SearchText.optimize(db)
-            } else {
-                try SearchText.merge(db, pages: max(IdeaDatabase.upkeepMergePages, checked.count))
-            }
-            return summary
-        }
-    }
-
-    /// From this many ideas on, an import is a bulk load that leaves each search index one
-    /// segment.
-    static let bulkImportSize = 1000
-
     // MARK: Rows
 
     /// An idea with where it lives in the table and the text the search index holds for it.
@@ -267,61 +216,6 @@ public struct IdeaRepository: Sendable {
 
     /// `bumpRevision`'s statement; its one argument is `MetaKey.revision`.
     static let bumpRevisionSQL = "UPDATE meta SET value = value + 1 WHERE key = ?"
-
-    /// Imports or seeds checked ideas inside a write transaction. Each meets what this device
-    /// holds of it as a remote change would: `ConflictRule` decides, field by field, and a
-    /// delete competes whole. An import has no pending change of its own and logs no conflict:
-    /// its summary is its report.
-    func merge(_ ideas: [Idea], _ db: Database) throws -> ImportSummary {
-        var summary = ImportSummary()
-        var highest: Timestamp?
-        for idea in ideas {
-            highest = max(highest ?? idea.updatedAt, idea.updatedAt)
-            let stored = try fetchStoredRow(id: idea.id, db)
-            // An import file carries no stamps: each field reads as written at the idea's
-            // `updatedAt`, except one it holds as this device does, which was not written by
-            // it and keeps this device's stamp.
-            var stamps = FieldStamps(legacy: idea)
-            if let stored {
-                for field in IdeaField.allCases where idea.value(of: field) == stored.idea.value(of: field) {
-                    stamps[field] = stored.stamps[field]
-                }
-            }
-            // A tombstone matters only where the idea is not here (an idea and its tombstone
-            // never stand together): one read per idea, as before.
-            let local: MergeCase.Side? = try stored.map { .idea($0.idea, $0.stamps) }
-                ?? db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-                .map { .deleted(SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"])) }
-            let decision = ConflictRule.decide(
-                MergeCase(local: local, remote: .idea(idea, stamps), hasPendingChange: false, thisDevice: deviceId))
-            let (kept, keptStamps): (Idea, FieldStamps)
-            switch decision.action {
-            case .alreadyHave, .keepLocal:
-                summary.unchanged += 1
-                continue
-            case .takeRemote:
-                (kept, keptStamps) = (idea, stamps)
-            case let .merged(merged, mergedStamps):
-                (kept, keptStamps) = (merged, mergedStamps)
-            }
-            if let stored {
-                try recordHistory(
-                    of: stored.idea, stamps: stored.stamps, reason: .received,
-                    fields: kept.fieldsDiffering(from: stored.idea), at: clock.now(), db)
-                try updateRow(stored, to: kept, stamps: keptStamps, db)
-                summary.updated += 1
-            } else {
-                try insertRow(kept, stamps: keptStamps, db)
-                try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-                summary.inserted += 1
-            }
-            try enqueue(.save, ideaId: idea.idString, at: kept.updatedAt, db)
-        }
-        if let highest {
-            try noteSeen(highest, db)
-        }
-        return summary
-    }
 
     /// A time for a new edit: now by the remote's clock (`RemoteClockEstimate`), but later
     /// than anything this device has seen (and than `floor`, an edited idea's `createdAt`), so

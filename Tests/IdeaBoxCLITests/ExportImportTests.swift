@@ -19,13 +19,19 @@ import Testing
         return try sandbox.succeed(["export"])
     }
 
+    /// An export of format 2, as far as these tests read it.
+    private struct Export: Decodable {
+        var formatVersion: Int
+        var ideas: [Idea]
+    }
+
     @Test func roundTripsEveryFieldExactly() throws {
         let source = try Sandbox()
         let exported = try fill(source)
-        let ideas = try JSONDecoder().decode([Idea].self, from: Data(exported.utf8))
-        #expect(ideas.count == 5)
-        #expect(exported == Expected.jsonArray(ideas))
-        #expect(exported == (try source.succeed(["list", "--json"])))
+        let export = try JSONDecoder().decode(Export.self, from: Data(exported.utf8))
+        #expect(export.formatVersion == 2)
+        #expect(export.ideas.count == 5)
+        #expect(export.ideas == (try source.ideas()))
 
         let file = try source.file("ideas.json", exported)
         let target = try Sandbox(samples: true)
@@ -34,6 +40,8 @@ import Testing
         #expect(try target.succeed(["list"]) == (try source.succeed(["list"])))
     }
 
+    /// A file of format 1 (an array of ideas, without stamps) imports, each field read as
+    /// written at the idea's `updatedAt`: the next export says so.
     @Test func keepsLastSyncedAtAndMillisecondsAsGiven() throws {
         let sandbox = try Sandbox()
         let export = """
@@ -54,7 +62,39 @@ import Testing
             """
         let file = try sandbox.file("one.json", export)
         #expect(try sandbox.succeed(["import", file]) == "Imported 1 new, 0 updated, 0 unchanged.\n")
-        #expect(try sandbox.succeed(["export"]) == export)
+        #expect(try sandbox.succeed(["export"]) == """
+            {
+              "formatVersion" : 2,
+              "ideas" : [
+                {
+                  "createdAt" : "2024-02-29T23:59:59.001Z",
+                  "description" : "synced once",
+                  "deviceId" : "another-device",
+                  "fieldStamps" : {
+                    "description" : {
+                      "deviceId" : "another-device",
+                      "updatedAt" : "2024-03-01T00:00:00.500Z"
+                    },
+                    "isCompleted" : {
+                      "deviceId" : "another-device",
+                      "updatedAt" : "2024-03-01T00:00:00.500Z"
+                    },
+                    "title" : {
+                      "deviceId" : "another-device",
+                      "updatedAt" : "2024-03-01T00:00:00.500Z"
+                    }
+                  },
+                  "id" : "abcdef01-2345-4678-9abc-def012345678",
+                  "isCompleted" : true,
+                  "lastSyncedAt" : "2024-03-01T00:00:00.999Z",
+                  "title" : "From elsewhere",
+                  "updatedAt" : "2024-03-01T00:00:00.500Z",
+                  "version" : 12
+                }
+              ]
+            }
+
+            """)
         #expect(try sandbox.succeed(["show", "abcdef01"]) == """
             id: abcdef01-2345-4678-9abc-def012345678
             title: From elsewhere
@@ -161,13 +201,23 @@ import Testing
             environment: ["LANG": "zh_TW.UTF-8"])
     }
 
-    @Test func jsonThatIsNotAnArrayIsRefused() throws {
+    @Test(arguments: ["{\"id\": 1}", "{\"formatVersion\": 2}", "{\"formatVersion\": 2, \"ideas\": {}}", "7"])
+    func jsonThatIsNotAnExportIsRefused(text: String) throws {
         let sandbox = try Sandbox()
-        let file = try sandbox.file("object.json", "{\"id\": 1}")
+        let file = try sandbox.file("object.json", text)
         try sandbox.expectRejection(["import", file], message: """
-            \(file) is not a valid IdeaBox export: it must be a JSON array of ideas, as `ideabox export` writes. \
-            Nothing was imported.
+            \(file) is not a valid IdeaBox export: it must be a JSON object of "formatVersion" and "ideas", as \
+            `ideabox export` writes, or an array of ideas. Nothing was imported.
             """)
+    }
+
+    @Test func aFormatNewerThanThisIdeaBoxIsRefused() throws {
+        let sandbox = try Sandbox()
+        let file = try sandbox.file("future.json", "{\"formatVersion\": 3, \"ideas\": []}")
+        try sandbox.expectRejection(["import", file], message: """
+            \(file) is an export of format 3, from a newer IdeaBox; this one reads formats 1 to 2. Nothing was imported.
+            """)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path))
     }
 
     @Test func everyProblemIsListedAtOnceWithTheIdeasNumberAndField() throws {
@@ -345,5 +395,132 @@ import Testing
         _ = try sandbox.add("An idea")
         let path = sandbox.directory.appendingPathComponent("missing/ideas.json").path
         try sandbox.expectRejection(["export", "--output", path], message: "Can't write \(path): there is no such folder.")
+    }
+
+    // MARK: Merging by the file's stamps (issue 57, part 4)
+
+    /// The issue's sequence: b's export carries the stamps of its fields, so a's import takes
+    /// b's newer title and keeps a's newer description, and both devices end with both.
+    @Test func anImportNeverBringsBackAnOlderField() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Plan", on: "a")
+        try sandbox.succeed(on: "a", ["edit", id, "--description", "first notes"])
+        try sandbox.sync("a")
+        try sandbox.sync("b")
+        try sandbox.succeed(on: "a", ["edit", id, "--description", "a's newer notes"])
+        try sandbox.succeed(on: "b", ["edit", id, "--title", "b's title"])
+        let file = sandbox.directory.appendingPathComponent("b.json").path
+        try sandbox.succeed(on: "b", ["export", "--output", file])
+
+        #expect(try sandbox.succeed(on: "a", ["import", file]) == "Imported 0 new, 1 updated, 0 unchanged.\n")
+        try sandbox.sync("a")
+        try sandbox.sync("b")
+        try sandbox.sync("a")
+        for profile in ["a", "b"] {
+            let idea = try #require(try sandbox.ideas(on: profile).first)
+            #expect(idea.title == "b's title" && idea.description == "a's newer notes", "on \(profile)")
+        }
+        #expect(try sandbox.syncedState(of: "a") == sandbox.syncedState(of: "b"))
+    }
+
+    /// An export with `title` changed by hand: the file gives the title the stamp this device
+    /// holds for it, with another value.
+    private func handEditedExport(_ sandbox: Sandbox) throws -> (id: String, file: String) {
+        let id = try sandbox.add("Plan", description: "notes")
+        let exported = try sandbox.succeed(["export"])
+        #expect(exported.contains("\"title\" : \"Plan\""))
+        let file = try sandbox.file("edited.json", exported.replacingOccurrences(of: "\"title\" : \"Plan\"", with: "\"title\" : \"Plan B\""))
+        return (id, file)
+    }
+
+    @Test func aTitleEditedByHandInAnExportIsWrittenAsANewEditAndNamed() throws {
+        let sandbox = try Sandbox()
+        let (id, file) = try handEditedExport(sandbox)
+        let before = try sandbox.idea(id)
+        #expect(try sandbox.succeed(["import", file]) == """
+            Imported 0 new, 1 updated, 0 unchanged.
+            Edited by hand in the file, written as new edits:
+              \(id.prefix(8))  title  (Plan B)
+
+            """)
+        let after = try sandbox.idea(id)
+        #expect(after.title == "Plan B" && after.description == "notes")
+        #expect(after.version == before.version + 1 && after.updatedAt > before.updatedAt, "a new edit of this device")
+        #expect(try sandbox.succeed(["history", id]).contains("Plan\n"), "the title it replaced is kept")
+        #expect(try sandbox.succeed(["import", file]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+    }
+
+    @Test func aHandEditIsOnlyNamedWithSkipHandEdits() throws {
+        let sandbox = try Sandbox()
+        let (id, file) = try handEditedExport(sandbox)
+        let before = try sandbox.succeed(["export"])
+        #expect(try sandbox.succeed(["import", file, "--skip-hand-edits"]) == """
+            Imported 0 new, 0 updated, 1 unchanged.
+            Edited by hand in the file, not written (--skip-hand-edits):
+              \(id.prefix(8))  title  (Plan B)
+
+            """)
+        #expect(try sandbox.succeed(["export"]) == before)
+        let chinese = try sandbox.succeed(["import", file, "--skip-hand-edits"], environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(chinese == """
+            已匯入：新增 0 筆，更新 0 筆，未變更 1 筆
+            檔案中手動修改的值，未寫入（--skip-hand-edits）：
+              \(id.prefix(8))  標題  (Plan B)
+
+            """)
+    }
+
+    @Test func aDryRunSaysWhatWouldChangeAndWritesNothing() throws {
+        let sandbox = try Sandbox()
+        let shared = try sandbox.add("Plan", on: "a")
+        try sandbox.sync("a")
+        try sandbox.sync("b")
+        try sandbox.succeed(on: "b", ["edit", shared, "--description", "b's notes"])
+        let added = try sandbox.add("Only on b", on: "b")
+        // b's export, its title of the shared idea changed by hand.
+        let exported = try sandbox.succeed(on: "b", ["export"])
+            .replacingOccurrences(of: "\"title\" : \"Plan\"", with: "\"title\" : \"Plan B\"")
+        let file = try sandbox.file("b.json", exported)
+        let before = try sandbox.succeed(on: "a", ["export"])
+        let pending = try sandbox.status("a").pendingCount
+
+        #expect(try sandbox.succeed(on: "a", ["import", file, "--dry-run"]) == """
+            Would import 1 new, 1 updated, 0 unchanged; nothing was written.
+              new      \(added.prefix(8))  Only on b
+              update   \(shared.prefix(8))  description  (Plan B)
+              by hand  \(shared.prefix(8))  title  (Plan B)
+
+            """)
+        #expect(try sandbox.succeed(on: "a", ["import", file, "--dry-run", "--skip-hand-edits"]).contains(
+            "  by hand  \(shared.prefix(8))  title  (Plan B)  skipped\n"))
+        #expect(try sandbox.succeed(on: "a", ["export"]) == before)
+        #expect(try sandbox.status("a").pendingCount == pending)
+
+        #expect(try sandbox.succeed(on: "new", ["import", file, "--dry-run"]) == """
+            Would import 2 new, 0 updated, 0 unchanged; nothing was written.
+              new      \(added.prefix(8))  Only on b
+              new      \(shared.prefix(8))  Plan B
+
+            """)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.databaseFile(profile: "new").deletingLastPathComponent().path))
+    }
+
+    /// A file of format 1 (`list --json` prints the same array) has no stamps: a value it holds
+    /// that differs from this device's is a hand edit unless this device wrote its own later.
+    @Test func aFileWithoutStampsStillImports() throws {
+        let sandbox = try Sandbox()
+        let id = try sandbox.add("Plan")
+        let old = try sandbox.succeed(["list", "--json"])
+        #expect(try sandbox.succeed(["import", try sandbox.file("same.json", old)]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+        let edited = try sandbox.file("edited.json", old.replacingOccurrences(of: "\"Plan\"", with: "\"Plan B\""))
+        #expect(try sandbox.succeed(["import", edited]) == """
+            Imported 0 new, 1 updated, 0 unchanged.
+            Edited by hand in the file, written as new edits:
+              \(id.prefix(8))  title  (Plan B)
+
+            """)
+        #expect(try sandbox.idea(id).title == "Plan B")
+        #expect(try sandbox.succeed(["import", try sandbox.file("old.json", old)]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+        #expect(try sandbox.idea(id).title == "Plan B", "this device's title is newer than the file's")
     }
 }

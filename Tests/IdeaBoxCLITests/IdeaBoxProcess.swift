@@ -213,7 +213,7 @@ enum Expected {
         return "\(indent){\n\(body)\n\(indent)}"
     }
 
-    /// A JSON array of ideas as `list --json` and `export` print it, final newline included.
+    /// A JSON array of ideas as `list --json` prints it (an export of format 1), final newline included.
     static func jsonArray(_ ideas: [Idea]) -> String {
         ideas.isEmpty ? "[]\n" : "[\n" + ideas.map { json($0, indent: "  ") }.joined(separator: ",\n") + "\n]\n"
     }

@@ -28,6 +28,8 @@ import Testing
         ["show", id], ["show", "6f1c", "--json"], ["edit", id, "--title", "New"], ["edit", id, "--description", ""],
         ["edit", id], ["done", id], ["undone", id, "--json"], ["rm", id], ["export"], ["import", "ideas.json"],
         ["export", "--profile", "phone"], ["export", "--output", "ideas.json"], ["export", "-o", "backup/ideas.json", "--data-dir", "/d"],
+        ["import", "ideas.json", "--dry-run"], ["import", "--skip-hand-edits", "ideas.json"],
+        ["import", "ideas.json", "--skip-hand-edits", "--dry-run", "--profile", "phone"],
     ])
     func everydayLines(_ arguments: [String]) throws {
         let fast = try #require(FastCommandLine.parse(arguments))
@@ -53,7 +55,7 @@ import Testing
         let tokens = [
             "--json", "--done", "--completed", "--all", "--limit", "--title", "-d", "--description", "--data-dir", "--profile",
             "--no-samples", "3", "0", "-1", "x", "咖啡 靈感", "", " ", "-", "--", "-x", "--json=true", "--help", Self.id, "6f1c",
-            "--sort", "title", "--reverse", "-o", "--output",
+            "--sort", "title", "--reverse", "-o", "--output", "--dry-run", "--skip-hand-edits",
         ]
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ bound: Int) -> Int {

@@ -107,7 +107,9 @@ struct ServedSyncTests {
         #expect(idle.isEmpty, "requests from idle apps: \(idle); the polls meanwhile: \(polls)")
         // Only now, the stranger's own command line: the app notices what a command does
         // to its database and syncs, which would not be idleness.
-        #expect(try await stranger.run(["export"]).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        #expect(
+            try await stranger.run(["export"]).trimmingCharacters(in: .whitespacesAndNewlines)
+                == "{\n  \"formatVersion\" : 2,\n  \"ideas\" : []\n}")
     }
 
     /// A device signed in before the server spoke Apple's dialect (its `server.json` names no
@@ -227,7 +229,12 @@ struct ServedSyncTests {
 
     /// The ideas of `device`, without the fields that belong to one device.
     private static func exported(_ device: DeviceProcess) async throws -> [SyncedIdea] {
-        try JSONDecoder().decode([SyncedIdea].self, from: Data(await device.run(["export"]).utf8))
+        try JSONDecoder().decode(Export.self, from: Data(await device.run(["export"]).utf8)).ideas
+    }
+
+    /// `export`'s file, as far as these tests read it.
+    private struct Export: Decodable {
+        var ideas: [SyncedIdea]
     }
 }
 

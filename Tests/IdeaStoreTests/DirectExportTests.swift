@@ -44,7 +44,9 @@ import Testing
     /// Every idea as JSON, through the usual path.
     private static func usualJSON(_ directory: URL) throws -> [UInt8] {
         var bytes: [UInt8] = []
-        try prepared(directory).repository(clock: .system, ids: .random).forEachIdeaBytes(.all) { $0.writeJSON(to: &bytes, indent: "  ") }
+        try prepared(directory).repository(clock: .system, ids: .random).forEachIdeaBytes(.all, withStamps: true) {
+            $0.writeJSON(to: &bytes, indent: "  ")
+        }
         return bytes
     }
 

@@ -59,4 +59,66 @@ import Testing
             }
         }
     }
+
+    /// An idea with its field stamps, as `export` writes it, for `JSONEncoder`.
+    private struct Stamped: Encodable {
+        struct Stamp: Encodable {
+            var deviceId: String
+            var updatedAt: Timestamp
+        }
+
+        struct Stamps: Encodable {
+            var title: Stamp
+            var description: Stamp
+            var isCompleted: Stamp
+        }
+
+        var createdAt: Timestamp
+        var description: String
+        var deviceId: String
+        var fieldStamps: Stamps
+        var id: String
+        var isCompleted: Bool
+        var lastSyncedAt: Timestamp
+        var title: String
+        var updatedAt: Timestamp
+        var version: Int
+    }
+
+    @Test("With stamps, fieldStamps comes out nested as JSONEncoder writes it, at any indent")
+    func stampsAsJSONEncoderWritesThem() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let stamped = Stamped(
+            createdAt: Timestamp(milliseconds: 1_000), description: "a \"quoted\"\nline", deviceId: "device B",
+            fieldStamps: Stamped.Stamps(
+                title: .init(deviceId: "device B", updatedAt: Timestamp(milliseconds: 9_007)),
+                description: .init(deviceId: "裝置 \"A\"/1", updatedAt: Timestamp(milliseconds: 5_000)),
+                isCompleted: .init(deviceId: "sample-en", updatedAt: Timestamp(milliseconds: 0))),
+            id: "6f1c2b3a-4d5e-4f60-8172-839405a6b7c8", isCompleted: true, lastSyncedAt: Timestamp(milliseconds: 9_999),
+            title: "靈感", updatedAt: Timestamp(milliseconds: 9_007), version: 4)
+        let expected = String(decoding: try encoder.encode(stamped), as: UTF8.self)
+        for indent in ["", "    "] {
+            var bytes: [UInt8] = []
+            var (id, title, description, deviceId) = (stamped.id, stamped.title, stamped.description, stamped.deviceId)
+            var (titleBy, descriptionBy, completedBy) = (
+                stamped.fieldStamps.title.deviceId, stamped.fieldStamps.description.deviceId,
+                stamped.fieldStamps.isCompleted.deviceId
+            )
+            id.withUTF8 { id in title.withUTF8 { title in description.withUTF8 { description in deviceId.withUTF8 { deviceId in
+                titleBy.withUTF8 { titleBy in descriptionBy.withUTF8 { descriptionBy in completedBy.withUTF8 { completedBy in
+                    let stamps = IdeaBytes.Stamps(
+                        title: IdeaBytes.Stamp(time: stamped.fieldStamps.title.updatedAt, deviceId: titleBy),
+                        description: IdeaBytes.Stamp(time: stamped.fieldStamps.description.updatedAt, deviceId: descriptionBy),
+                        isCompleted: IdeaBytes.Stamp(time: stamped.fieldStamps.isCompleted.updatedAt, deviceId: completedBy))
+                    IdeaBytes(
+                        id: id, title: title, description: description, isCompleted: true, createdAt: stamped.createdAt,
+                        updatedAt: stamped.updatedAt, deviceId: deviceId, version: 4, lastSyncedAt: stamped.lastSyncedAt,
+                        stamps: stamps
+                    ).writeJSON(to: &bytes, indent: indent)
+                } } }
+            } } } }
+            #expect(String(decoding: bytes, as: UTF8.self) == expected.replacingOccurrences(of: "\n", with: "\n" + indent))
+        }
+    }
 }

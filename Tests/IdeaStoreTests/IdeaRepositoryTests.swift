@@ -561,6 +561,89 @@ import Testing
         #expect(try store.outbox().map(\.operation) == ["save"])
     }
 
+    @Test("An import with stamps takes each field from the side that wrote it later, as a sync does")
+    func importMergesByTheFilesStamps() throws {
+        let store = try StoreFixture()
+        let me = store.database.deviceId
+        let added = try store.repository.addIdea(title: "Plan", description: "Old notes")
+        // Another device's copy: its own title at +5, the rest as this device wrote it.
+        var theirs = added
+        theirs.title = "Plan B"
+        theirs.updatedAt = StoreFixture.start.adding(milliseconds: 5)
+        theirs.deviceId = "other-device"
+        let stamps = FieldStamps(
+            title: SyncOrder(timestamp: theirs.updatedAt, deviceId: "other-device"), description: SyncOrder(added),
+            isCompleted: SyncOrder(added))
+        // Meanwhile, here: the description at +10.
+        store.clock.advance(by: 10)
+        _ = try store.repository.editIdea(id: added.id, IdeaChanges(description: "New notes"))
+
+        let summary = try store.repository.importExport([ExportedIdea(idea: theirs, stamps: stamps)])
+        #expect(summary.counts == [0, 1, 0])
+        #expect(summary.changes == [ImportChange(id: added.id, title: "Plan B", kind: .updated([.title]))])
+        let merged = try #require(try store.repository.idea(id: added.id))
+        #expect(merged.title == "Plan B" && merged.description == "New notes", "the older description does not come back")
+        #expect(merged.deviceId == me)
+        #expect(try store.repository.importExport([ExportedIdea(idea: theirs, stamps: stamps)]).counts == [0, 0, 1])
+    }
+
+    @Test("A value with the very stamp this device holds for its field was edited by hand: a new edit, or only named")
+    func aHandEditIsANewEditOrOnlyNamed() throws {
+        let store = try StoreFixture()
+        let added = try store.repository.addIdea(title: "Plan", description: "notes")
+        var edited = added
+        edited.title = "Plan B"
+        let file = [ExportedIdea(idea: edited, stamps: FieldStamps(all: SyncOrder(added)))]
+        let named = [ImportChange(id: added.id, title: "Plan B", kind: .handEdited([.title]))]
+        store.clock.advance(by: 10)
+
+        let skipped = try store.repository.importExport(file, handEdits: .skip)
+        #expect(skipped.counts == [0, 0, 1] && skipped.changes == named)
+        #expect(try store.repository.idea(id: added.id) == added)
+
+        let dry = try store.repository.importExport(file, dryRun: true)
+        #expect(dry.counts == [0, 1, 0] && dry.changes == named)
+        #expect(try store.repository.idea(id: added.id) == added)
+
+        let summary = try store.repository.importExport(file)
+        #expect(summary == dry, "a dry run says what the import does")
+        let stored = try #require(try store.repository.idea(id: added.id))
+        #expect(stored.title == "Plan B" && stored.description == "notes")
+        #expect(stored.updatedAt == StoreFixture.start.adding(milliseconds: 10) && stored.version == 1, "stamped now, by this device")
+        #expect(try store.repository.history(of: added.id).contains { $0.title == "Plan" && $0.reason == .edited })
+        #expect(try store.outbox().map(\.operation) == ["save"])
+    }
+
+    @Test("Without stamps, a differing value is a hand edit unless this device wrote its field later")
+    func aFileWithoutStampsWritesOnlyWhatIsNotOlder() throws {
+        let store = try StoreFixture()
+        let added = try store.repository.addIdea(title: "Plan", description: "notes")
+        store.clock.advance(by: 10)
+        _ = try store.repository.editIdea(id: added.id, IdeaChanges(description: "newer notes"))
+        var old = added
+        old.title = "Plan B"
+        old.description = "older notes"
+        let summary = try store.repository.importExport([ExportedIdea(idea: old)])
+        #expect(summary.changes == [ImportChange(id: added.id, title: "Plan B", kind: .handEdited([.title]))])
+        let stored = try #require(try store.repository.idea(id: added.id))
+        #expect(stored.title == "Plan B" && stored.description == "newer notes")
+    }
+
+    @Test("A dry run writes nothing, not even the database's revision")
+    func aDryRunWritesNothing() throws {
+        let store = try StoreFixture()
+        let kept = try store.repository.addIdea(title: "Kept")
+        let revision = try store.repository.revision()
+        var newer = kept
+        newer.title = "Newer"
+        newer.updatedAt = kept.updatedAt.adding(milliseconds: 5)
+        let fresh = Self.imported("abc00000-0000-4000-8000-000000000001")
+        let summary = try store.repository.importExport([ExportedIdea(idea: newer), ExportedIdea(idea: fresh)], dryRun: true)
+        #expect(summary.counts == [1, 1, 0])
+        #expect(try store.repository.revision() == revision)
+        #expect(try store.allIdeas() == [kept])
+    }
+
     @Test func importSummaryCountsEachKind() throws {
         let store = try StoreFixture()
         let kept = try store.repository.addIdea(title: "Kept")

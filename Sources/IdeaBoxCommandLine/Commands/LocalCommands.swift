@@ -188,7 +188,7 @@ extension LocalCommands {
     /// `ideabox export > ideas.json`, `ideabox export --output ideas.json`
     public struct Export: LocalSubcommand {
         public static let configuration = CommandConfiguration(commandName: "export",
-            abstract: "Print every idea as JSON, every field included; `import` reads it back.",
+            abstract: "Print every idea as JSON, every field and its stamp included; `import` reads it back.",
             discussion: "All or nothing: an export that can't read every idea prints nothing, and leaves --output's file as it was.")
 
         @Option(name: [.short, .customLong("output")], help: ArgumentHelp(
@@ -201,17 +201,24 @@ extension LocalCommands {
         public var command: LocalCommand { .export(output: output) }
     }
 
-    /// `ideabox import FILE`
+    /// `ideabox import FILE [--dry-run] [--skip-hand-edits]`
     public struct Import: LocalSubcommand {
         public static let configuration = CommandConfiguration(commandName: "import",
-            abstract: "Import ideas from a JSON export (`-` reads standard input); all or nothing.")
+            abstract: "Import ideas from a JSON export (`-` reads standard input); all or nothing.",
+            discussion: """
+                Each field is merged by the stamps the export holds, as a sync merges: an import never replaces a newer edit. \
+                A value that differs from this device's where no stamp says which is newer (a file edited by hand) is \
+                written as a new edit, and named.
+                """)
 
         @Argument(help: "The file `export` wrote, or `-`.") var file: String
+        @Flag(help: "Print what the import would change, and change nothing.") var dryRun = false
+        @Flag(help: "Don't write values edited by hand in the file; only name them.") var skipHandEdits = false
         @OptionGroup public var store: StoreOptions
 
         public init() {}
 
-        public var command: LocalCommand { .import(file: file) }
+        public var command: LocalCommand { .import(file: file, dryRun: dryRun, handEdits: skipHandEdits ? .skip : .apply) }
     }
 }
 
