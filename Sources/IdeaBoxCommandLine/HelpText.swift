@@ -235,6 +235,10 @@ public enum HelpText {
         "Allow plain http:// to another machine: the token and ideas travel in clear.": "允許以未加密的 http:// 連到其他機器：權杖與靈感會以明文傳送。",
         "Keep the sign-in without asking the server first (one not reachable from here yet); the first sync checks it.":
             "不先詢問伺服器就保留這次登入（伺服器暫時連不到時）；第一次同步時會檢查。",
+        "Bring this profile's ideas, if they belong to another account, into this one, merged with its ideas.":
+            "這台裝置的靈感若屬於其他帳號，把它們帶進這個帳號，與其中的靈感合併。",
+        "Leave this profile's ideas with the account they belong to; they don't sync while signed in to this one.":
+            "讓這台裝置的靈感留在原本所屬的帳號；登入這個帳號時不會同步。",
         // library
         "Sync the library folder now; exits non-zero with the reason if it can't.": "立即同步資料夾；無法同步時以非零結束並說明原因。",
         "Show the library's files, what waits to go up or come down, and the last sync.": "顯示資料夾的檔案、等待上傳或下載的項目，以及上次同步。",

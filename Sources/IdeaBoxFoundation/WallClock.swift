@@ -7,6 +7,7 @@ import Synchronization
 public struct WallClock: Sendable {
     private let read: @Sendable () -> Timestamp
     private let zone: Zone
+    private let readElapsed: (@Sendable () -> Int64)?
 
     /// Where the time zone comes from.
     private enum Zone: Sendable {
@@ -25,21 +26,35 @@ public struct WallClock: Sendable {
         }
     }
 
-    /// A clock that calls `read` for the current time, read in `timeZone` (default UTC).
-    public init(timeZone: TimeZone = .utc, _ read: @escaping @Sendable () -> Timestamp) {
-        self.init(zone: .fixed(timeZone), read)
+    /// A clock that calls `read` for the current time, read in `timeZone` (default UTC), and
+    /// `elapsed` for a clock that only runs on, if it has one.
+    public init(timeZone: TimeZone = .utc, elapsed: (@Sendable () -> Int64)? = nil, _ read: @escaping @Sendable () -> Timestamp) {
+        self.init(zone: .fixed(timeZone), elapsed: elapsed, read)
     }
 
-    private init(zone: Zone, _ read: @escaping @Sendable () -> Timestamp) {
+    private init(zone: Zone, elapsed: (@Sendable () -> Int64)? = nil, _ read: @escaping @Sendable () -> Timestamp) {
         self.read = read
         self.zone = zone
+        readElapsed = elapsed
     }
 
     /// The current time according to this clock.
     public func now() -> Timestamp { read() }
 
+    /// Milliseconds on a clock that setting the wall clock does not move (the machine's boot
+    /// clock), if this clock has one: what tells a wall clock set right, or a process told
+    /// its clock is off, from time passing.
+    public func elapsed() -> Int64? { readElapsed?() }
+
     /// The machine's clock, read in the machine's time zone (`TZ`).
-    public static let system = WallClock(zone: .machine) { Timestamp(Date()) }
+    public static let system = WallClock(zone: .machine, elapsed: Self.bootClock) { Timestamp(Date()) }
+
+    /// Milliseconds since the machine started (`CLOCK_BOOTTIME`: it runs on in suspend).
+    private static func bootClock() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
 
     /// A clock that always answers `timestamp`.
     public static func fixed(_ timestamp: Timestamp) -> WallClock {
@@ -49,12 +64,12 @@ public struct WallClock: Sendable {
     /// This clock shifted by `milliseconds`, to simulate a device whose clock is wrong.
     public func offset(by milliseconds: Int64) -> WallClock {
         guard milliseconds != 0 else { return self }
-        return WallClock(zone: zone) { read().adding(milliseconds: milliseconds) }
+        return WallClock(zone: zone, elapsed: readElapsed) { read().adding(milliseconds: milliseconds) }
     }
 
     /// This clock, its times read in `timeZone`.
     public func reading(in timeZone: TimeZone) -> WallClock {
-        WallClock(timeZone: timeZone, read)
+        WallClock(zone: .fixed(timeZone), elapsed: readElapsed, read)
     }
 }
 
@@ -85,9 +100,10 @@ public final class ManualClock: Sendable {
         current.withLock { $0 = timestamp }
     }
 
-    /// A `WallClock` reading this manual clock.
+    /// A `WallClock` reading this manual clock; nothing but the test moves it, so time on
+    /// it only passes.
     public var wallClock: WallClock {
-        WallClock { [self] in now }
+        WallClock(elapsed: { [self] in now.milliseconds }) { [self] in now }
     }
 }
 

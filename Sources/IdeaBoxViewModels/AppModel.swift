@@ -481,7 +481,7 @@ public final class AppModel {
     /// Says once a run, after a sync, that this machine's clock is more than a minute off the
     /// remote's (edits then follow the remote's).
     private func tellOfClockOnce() {
-        guard !hasToldOfClock, let estimate = try? repository.remoteClockEstimate(), estimate.holds(at: now),
+        guard !hasToldOfClock, let estimate = try? repository.remoteClockEstimate(), estimate.holds(on: clock),
               abs(estimate.offset) > RemoteClockEstimate.noticeable
         else { return }
         hasToldOfClock = true

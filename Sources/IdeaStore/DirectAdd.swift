@@ -56,8 +56,9 @@ public enum DirectAdd {
             let highest = try connection.int64(IdeaRepository.metaValueSQL, MetaKey.highestTimestamp)
             let estimate = RemoteClockEstimate(
                 offset: try connection.int64(IdeaRepository.metaValueSQL, MetaKey.remoteClockOffset),
-                measuredAt: try connection.int64(IdeaRepository.metaValueSQL, MetaKey.remoteClockMeasuredAt))
-            let now = IdeaRepository.stamp(now: RemoteClockEstimate.remoteTime(at: clock.now(), by: estimate), highestSeen: highest)
+                measuredAt: try connection.int64(IdeaRepository.metaValueSQL, MetaKey.remoteClockMeasuredAt),
+                measuredAtElapsed: try connection.int64(IdeaRepository.metaValueSQL, MetaKey.remoteClockMeasuredElapsed))
+            let now = IdeaRepository.stamp(now: RemoteClockEstimate.remoteTime(on: clock, by: estimate), highestSeen: highest)
             try connection.run(IdeaRepository.noteSeenSQL, [.text(MetaKey.highestTimestamp), .integer(now.milliseconds)])
             let idea = Idea(
                 id: ids.next(), title: title, description: description, isCompleted: isCompleted,

@@ -24,6 +24,8 @@ enum MetaKey {
     static let remoteClockOffset = "remoteClockOffset"
     /// This device's time when `remoteClockOffset` was measured, in milliseconds.
     static let remoteClockMeasuredAt = "remoteClockMeasuredAt"
+    /// The boot clock when `remoteClockOffset` was measured, in milliseconds.
+    static let remoteClockMeasuredElapsed = "remoteClockMeasuredElapsed"
 }
 
 /// An opened, migrated IdeaBox database: one device's local store.

@@ -15,7 +15,8 @@ extension IdeaRepository {
     func remoteClockEstimate(_ db: Database) throws -> RemoteClockEstimate? {
         RemoteClockEstimate(
             offset: try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.remoteClockOffset]),
-            measuredAt: try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.remoteClockMeasuredAt]))
+            measuredAt: try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.remoteClockMeasuredAt]),
+            measuredAtElapsed: try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.remoteClockMeasuredElapsed]))
     }
 
     /// The remote answered that it was `remoteTime` when this device's clock read `local`:
@@ -26,26 +27,36 @@ extension IdeaRepository {
         try writer.write { db in
             let offset = remoteTime.milliseconds - local.milliseconds
             if isLowerBound {
-                let current = try remoteClockEstimate(db).flatMap { $0.holds(at: local) ? $0.offset : nil } ?? 0
+                let current = try remoteClockEstimate(db).flatMap { $0.holds(on: clock) ? $0.offset : nil } ?? 0
                 guard offset > current + ArrivalRule.tolerance else { return }
             }
             for (key, value) in [(MetaKey.remoteClockOffset, offset), (MetaKey.remoteClockMeasuredAt, local.milliseconds)] {
                 try db.run(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
             }
+            try db.run(sql: "DELETE FROM meta WHERE key = ?", arguments: [MetaKey.remoteClockMeasuredElapsed])
+            if let elapsed = clock.elapsed() {
+                try db.run(
+                    sql: "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    arguments: [MetaKey.remoteClockMeasuredElapsed, elapsed - (clock.now().milliseconds - local.milliseconds)])
+            }
         }
     }
 
-    /// Brings every time this device holds that is later than the remote's clock allows back
-    /// to the present, and queues those ideas and deletes to be sent (again): times a clock that
+    /// Brings every time this device holds that is later than the remote's clock allows (as
+    /// an estimate that holds tells it) back to the present, and queues those ideas and deletes to be sent (again): times a clock that
     /// ran ahead left before this device knew better (its changes still waiting, or settled by
     /// an older IdeaBox, which adopted such stamps from other devices too). They all take one
     /// new stamp of the hybrid clock, after everything else this device holds, so an edit
     /// stays after what it followed, and every device settles on the same times. Returns how
-    /// many it brought back.
+    /// many of them had been settled with the remote (the rest were waiting to be sent, as a
+    /// fast clock's changes do until its device learns the remote's time).
     @discardableResult
     public func bringBackFutureTimes() throws -> Int {
         try write { db in
-            let now = RemoteClockEstimate.remoteTime(at: clock.now(), by: try remoteClockEstimate(db))
+            // Only the remote's time tells what is in the future: by this clock alone (one set
+            // back, say) everything would look it, and be moved back behind what it followed.
+            guard let estimate = try remoteClockEstimate(db), estimate.holds(on: clock) else { return 0 }
+            let now = estimate.remoteTime(on: clock)
             let limit = now.adding(milliseconds: ArrivalRule.tolerance)
             guard let highest = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp]),
                   highest > limit.milliseconds
@@ -69,6 +80,8 @@ extension IdeaRepository {
                     """,
                 arguments: arguments)
             defer { try? db.execute(sql: "DROP TABLE temp.broughtBack") }
+            let settled = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM temp.broughtBack WHERE ideaId NOT IN (SELECT ideaId FROM outbox)") ?? 0
             try db.execute(
                 sql: """
                     UPDATE idea SET createdAt = min(createdAt, :stamp),
@@ -86,7 +99,7 @@ extension IdeaRepository {
                     """,
                 arguments: arguments)
             try db.run(sql: "UPDATE meta SET value = ? WHERE key = ?", arguments: [stamp, MetaKey.highestTimestamp])
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.broughtBack") ?? 0
+            return settled
         }
     }
 }

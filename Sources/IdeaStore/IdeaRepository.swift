@@ -223,7 +223,7 @@ public struct IdeaRepository: Sendable {
     /// device's hybrid clock.
     func stamp(_ db: Database, after floor: Timestamp? = nil) throws -> Timestamp {
         let highest = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp])
-        let now = RemoteClockEstimate.remoteTime(at: clock.now(), by: try remoteClockEstimate(db))
+        let now = RemoteClockEstimate.remoteTime(on: clock, by: try remoteClockEstimate(db))
         let stamped = Self.stamp(now: now, highestSeen: highest, after: floor)
         try noteSeen(stamped, db)
         return stamped

@@ -217,7 +217,7 @@ extension IdeaBoxCommand {
                 lastSyncAt: metadata.lastSyncAt, lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName,
                 changeDelivery: delivery,
                 encryption: EncryptionStateFile(directory: profile).current(keyFile: AccountKeyFile(directory: profile)),
-                clockOffset: try Self.noticeableClockOffset(sync.repository, now: context.clock.now()))
+                clockOffset: try Self.noticeableClockOffset(sync.repository, clock: context.clock))
             if json {
                 print(try Output.json(status))
             } else {
@@ -236,8 +236,8 @@ extension IdeaBoxCommand {
 
 extension IdeaBoxCommand.Status {
     /// How far this machine's clock is ahead of the remote's, if more than a minute.
-    fileprivate static func noticeableClockOffset(_ repository: IdeaRepository, now: Timestamp) throws -> Int64? {
-        guard let estimate = try repository.remoteClockEstimate(), estimate.holds(at: now),
+    fileprivate static func noticeableClockOffset(_ repository: IdeaRepository, clock: WallClock) throws -> Int64? {
+        guard let estimate = try repository.remoteClockEstimate(), estimate.holds(on: clock),
               abs(estimate.offset) > RemoteClockEstimate.noticeable
         else { return nil }
         return -estimate.offset

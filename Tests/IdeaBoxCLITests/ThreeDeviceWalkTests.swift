@@ -1,0 +1,97 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// `ThreeDeviceWalk` run for a few seeds on every run, more on demand, and the walks that
+/// found the holes of issue 57 as fixed plans. A failing walk is shrunk to a short plan, which
+/// the failure prints with its seed.
+@Suite(.serialized) struct ThreeDeviceWalkTests {
+    /// The seeds every run walks (each some ten seconds); `manyWalksHold` walks more.
+    static let seeds: [UInt64] = [1, 2, 3]
+
+    /// Steps in one walk.
+    static let steps = 60
+
+    @Test(arguments: seeds)
+    func aSeededWalkLosesNothing(seed: UInt64) async throws {
+        let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps)
+        let found = try await OwnThread.run { try Self.walk(plan) }
+        guard !found.isEmpty else { return }
+        let shrunk = try await OwnThread.run { try Self.shrink(plan) }
+        Issue.record(Comment(rawValue: """
+            seed \(seed): \(found.joined(separator: "\n"))
+            shrunk to \(shrunk.count) steps:
+            \(shrunk.map(\.description).joined(separator: "\n"))
+            """))
+    }
+
+    /// `IDEABOX_WALK_RUNS` seeds from `IDEABOX_WALK_FIRST` (default 1), one after another,
+    /// printing how many held and how long they took (BENCHMARKS.md, "The walk").
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["IDEABOX_WALK_RUNS"] != nil))
+    func manyWalksHold() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let runs = UInt64(environment["IDEABOX_WALK_RUNS"].flatMap(Int.init) ?? 0)
+        let first = UInt64(environment["IDEABOX_WALK_FIRST"].flatMap(Int.init) ?? 1)
+        let started = ContinuousClock.now
+        var failed: [UInt64] = []
+        for seed in first..<(first + runs) {
+            let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps)
+            let found = try await OwnThread.run { try Self.walk(plan) }
+            if !found.isEmpty {
+                failed.append(seed)
+                print("walk seed \(seed): \(found.joined(separator: "; "))")
+            }
+        }
+        print("walks: \(runs) seeds from \(first), \(Self.steps) steps each, \(runs - UInt64(failed.count)) held, in \(ContinuousClock.now - started)")
+        #expect(failed.isEmpty, "seeds \(failed)")
+    }
+
+    /// The sequences of issue 57 the walk did not take before: an overwrite that fails on a
+    /// device that then syncs; C signing in after using IdeaBox alone; an edit under a clock a
+    /// day fast, then apart edits; an export imported after the other device's edit.
+    @Test func theSequencesOfIssue57() async throws {
+        let plan: [ThreeDeviceWalk.Step] = [
+            .add(device: 0, title: "X", description: ""), .add(device: 2, title: "made alone on C", description: "before signing in"),
+            .sync(device: 0), .sync(device: 1), .sync(device: 2),
+            .editTitle(device: 0, pick: 0, title: "X renamed on A"), .sync(device: 0),
+            .failNextSend(device: 1), .overwrite(device: 1), .sync(device: 1),
+            .skewedEdit(device: 0, pick: 0, title: "from a fast clock", days: 1),
+            .apartEdits(first: 0, second: 1, pick: 0, title: "apart title", description: "apart description"),
+            .editDescription(device: 0, pick: 0, description: "A's newer description"),
+            .editTitle(device: 1, pick: 0, title: "B's title before seeing it"), .exportImport(from: 1, to: 0),
+            .join, .remove(device: 1, pick: 0), .skewedEdit(device: 2, pick: 0, title: "from a slow clock", days: -1),
+        ]
+        let found = try await OwnThread.run { try Self.walk(plan) }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
+    /// Runs `plan` on three new devices and returns what broke.
+    private static func walk(_ plan: [ThreeDeviceWalk.Step]) throws -> [String] {
+        var walk = try ThreeDeviceWalk()
+        try walk.run(plan)
+        return try walk.violations()
+    }
+
+    /// A shorter plan that still breaks something: halves, then single steps, left out while
+    /// what is left still fails; at most 40 walks.
+    private static func shrink(_ plan: [ThreeDeviceWalk.Step]) throws -> [ThreeDeviceWalk.Step] {
+        var plan = plan
+        var budget = 40
+        var chunk = plan.count / 2
+        while chunk >= 1 && budget > 0 {
+            var start = 0
+            while start < plan.count && budget > 0 {
+                var shorter = plan
+                shorter.removeSubrange(start..<min(start + chunk, plan.count))
+                budget -= 1
+                if try !walk(shorter).isEmpty {
+                    plan = shorter
+                } else {
+                    start += chunk
+                }
+            }
+            chunk /= 2
+        }
+        return plan
+    }
+}
