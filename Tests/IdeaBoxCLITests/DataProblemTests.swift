@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// A data folder or database the commands can't use gets one sentence on stderr, in the
@@ -51,6 +52,22 @@ import Testing
         #expect(result.status != 0)
         #expect(result.stdout.isEmpty, "\(result.stdout.prefix(200))")
         #expect(result.stderr == "ideabox: " + sandbox.damagedSentence(profile: "phone", options: " --profile phone") + "\n")
+    }
+
+    /// The app reads every page before it starts: damage its first screen would not reach
+    /// still stops it, with the sentence naming the repair (on a terminal, which `script`
+    /// gives it).
+    @Test func theAppDoesNotStartOnADamagedDatabase() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.importIdeas(profile: "phone")
+        _ = try sandbox.damageIdeas(profile: "phone")
+        let result = try IdeaBoxBinary.run(
+            executable: URL(fileURLWithPath: "/usr/bin/script"), arguments: ["-qec", "\"$IDEABOX\" --profile phone", "/dev/null"],
+            environment: sandbox.environment.merging(["IDEABOX": try IdeaBoxBinary.url().path, "TERM": "xterm-256color"]) { $1 },
+            currentDirectory: sandbox.directory, input: nil)
+        #expect(result.status != 0)
+        let shown = result.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(shown.contains(sandbox.damagedSentence(profile: "phone", options: " --profile phone")), "\(result)")
     }
 
     /// `export` makes the whole JSON before it writes a byte: on a damaged database it
