@@ -16,6 +16,7 @@ import Testing
     func aSeededWalkLosesNothing(seed: UInt64) async throws {
         let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps)
         let found = try await OwnThread.run { try Self.walk(plan) }
+        print("walk seed \(seed): \(plan.count) steps, \(found.isEmpty ? "held" : "\(found.count) violation(s)")")
         guard !found.isEmpty else { return }
         let shrunk = try await OwnThread.run { try Self.shrink(plan) }
         Issue.record(Comment(rawValue: """
