@@ -32,19 +32,7 @@ extension IdeaRepository {
             for id in remoteOnlyIds {
                 try upsertTombstone(id, SyncOrder(timestamp: stamp, deviceId: deviceId), db)
             }
-            try db.run(
-                sql: """
-                    INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
-                    SELECT id, 'save', ?, 0 FROM idea
-                    UNION ALL
-                    SELECT ideaId, 'delete', ?, 0 FROM tombstone
-                    -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
-                    WHERE true
-                    ON CONFLICT (ideaId) DO UPDATE SET
-                        operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
-                        pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
-                    """,
-                arguments: [stamp, stamp])
+            try queueEverything(at: stamp, replacingQueued: true, db)
         }
     }
 

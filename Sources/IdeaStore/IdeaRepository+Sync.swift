@@ -247,8 +247,15 @@ extension IdeaRepository {
         try write { db in try queueEverything(at: now, db) }
     }
 
-    /// Queues every idea and delete here that is not queued yet.
-    private func queueEverything(at now: Timestamp, _ db: Database) throws {
+    /// Queues every idea and delete here that is not queued yet, or (`replacingQueued`) every
+    /// one, a queued change taking the new time and starting its attempts again.
+    func queueEverything(at now: Timestamp, replacingQueued: Bool = false, _ db: Database) throws {
+        let onConflict = replacingQueued
+            ? """
+                DO UPDATE SET operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
+                    pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
+                """
+            : "DO NOTHING"
         try db.run(
             sql: """
                 INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
@@ -257,7 +264,7 @@ extension IdeaRepository {
                 SELECT ideaId, 'delete', ?, 0 FROM tombstone
                 -- Without a WHERE, SQLite reads ON CONFLICT as a join constraint.
                 WHERE true
-                ON CONFLICT (ideaId) DO NOTHING
+                ON CONFLICT (ideaId) \(onConflict)
                 """,
             arguments: [now, now])
     }
