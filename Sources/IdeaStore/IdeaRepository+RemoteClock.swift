@@ -43,24 +43,22 @@ extension IdeaRepository {
     }
 
     /// Brings every time this device holds that is later than the remote's clock allows (as
-    /// an estimate that holds tells it) back to the present, and queues those ideas and deletes to be sent (again): times a clock that
-    /// ran ahead left before this device knew better (its changes still waiting, or settled by
-    /// an older IdeaBox, which adopted such stamps from other devices too). They all take one
+    /// an estimate that holds tells it) back to the present, and queues those ideas and
+    /// deletes to be sent (again): times a clock that ran ahead left before this device knew
+    /// better (its changes still waiting, or settled by an older IdeaBox, which adopted such
+    /// stamps from other devices too). They all take one
     /// new stamp of the hybrid clock, after everything else this device holds, so an edit
     /// stays after what it followed, and every device settles on the same times. Returns how
     /// many of them had been settled with the remote (the rest were waiting to be sent, as a
     /// fast clock's changes do until its device learns the remote's time).
     @discardableResult
     public func bringBackFutureTimes() throws -> Int {
-        try write { db in
-            // Only the remote's time tells what is in the future: by this clock alone (one set
-            // back, say) everything would look it, and be moved back behind what it followed.
-            guard let estimate = try remoteClockEstimate(db), estimate.holds(on: clock) else { return 0 }
-            let now = estimate.remoteTime(on: clock)
+        // A sync asks at its start and at each measure of the clock: mostly nothing is due,
+        // which a read tells without taking the write lock.
+        guard try writer.read({ db in try remoteNowIfFutureTimesAreHeld(db) }) != nil else { return 0 }
+        return try write { db in
+            guard let now = try remoteNowIfFutureTimesAreHeld(db) else { return 0 }
             let limit = now.adding(milliseconds: ArrivalRule.tolerance)
-            guard let highest = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp]),
-                  highest > limit.milliseconds
-            else { return 0 }
             let held = try Int64.fetchOne(
                 db,
                 sql: """
@@ -101,5 +99,17 @@ extension IdeaRepository {
             try db.run(sql: "UPDATE meta SET value = ? WHERE key = ?", arguments: [stamp, MetaKey.highestTimestamp])
             return settled
         }
+    }
+
+    /// The remote's time now, if this device holds a time later than it allows (its clock,
+    /// `highestTimestamp`, says so). Only the remote's time tells what is in the future: by
+    /// this clock alone (one set back, say) everything would look it, and be moved back
+    /// behind what it followed.
+    private func remoteNowIfFutureTimesAreHeld(_ db: Database) throws -> Timestamp? {
+        guard let estimate = try remoteClockEstimate(db), estimate.holds(on: clock),
+              let highest = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp])
+        else { return nil }
+        let now = estimate.remoteTime(on: clock)
+        return highest > now.milliseconds + ArrivalRule.tolerance ? now : nil
     }
 }

@@ -379,6 +379,7 @@ public struct SyncSession: Sendable {
         var inFlight: Batch?
         // Never leave a request running behind a failed push; its changes stay queued.
         defer { _ = try? inFlight?.answer.value() }
+        var clockMeasured = false
         var rounds = 0
         while rounds < 10_000 {
             rounds += 1
@@ -411,7 +412,7 @@ public struct SyncSession: Sendable {
                 if inFlight == nil { break }
                 continue
             }
-            let progress = try settle(sent.changes, result, into: &report)
+            let progress = try settle(sent.changes, result, measuringClock: &clockMeasured, into: &report)
             if let failure = result.partialFailure, failure.isTransient || !progress {
                 transientFailure = failure
                 break
@@ -422,7 +423,7 @@ public struct SyncSession: Sendable {
         // queued if the request failed).
         if let sent = inFlight, let result = try? sent.answer.value() {
             inFlight = nil
-            _ = try settle(sent.changes, result, into: &report)
+            _ = try settle(sent.changes, result, measuringClock: &clockMeasured, into: &report)
         }
         if report.sent > 0 {
             try repository.logSyncEvent(.sent(count: report.sent), at: clock.now())
@@ -447,8 +448,13 @@ public struct SyncSession: Sendable {
         })
     }
 
-    /// Applies one modify answer; returns whether anything moved (sent, or settled).
-    private func settle(_ pending: [PendingChange], _ result: ModifyResult, into report: inout SyncReport) throws -> Bool {
+    /// Applies one modify answer; returns whether anything moved (sent, or settled). The first
+    /// answer of a push that saved something measures this clock against the remote's
+    /// (`clockMeasured`): once a push is enough, and spares each batch two transactions.
+    private func settle(
+        _ pending: [PendingChange], _ result: ModifyResult, measuringClock clockMeasured: inout Bool,
+        into report: inout SyncReport
+    ) throws -> Bool {
         let byId = Dictionary(pending.map { ($0.ideaId, $0) }, uniquingKeysWith: { first, _ in first })
         var acknowledged: [PendingChange] = []
         var tags: [UUID: String] = [:]
@@ -461,7 +467,8 @@ public struct SyncSession: Sendable {
         }
         let answeredAt = clock.now()
         try repository.acknowledge(acknowledged, tags: tags, receivedAt: receivedAt, syncedAt: answeredAt)
-        if let latest = receivedAt.values.max() {
+        if !clockMeasured, let latest = receivedAt.values.max() {
+            clockMeasured = true
             try repository.noteRemoteTime(latest, at: answeredAt)
             // This clock may have been found ahead just now: what else it stamped goes out anew.
             try repository.bringBackFutureTimes()
