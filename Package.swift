@@ -272,7 +272,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Finding the built `ideabox`, for the two suites that run it.
-        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
+        .target(name: "ProcessTestSupport", dependencies: ["ChildProcess"], path: "Tests/ProcessTestSupport"),
         .testTarget(name: "IdeaBoxConfigTests", dependencies: ["IdeaBoxConfig", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaModel"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),

@@ -94,6 +94,8 @@ public enum SyncLogText {
         ("skipped an invalid remote record %", "略過無效的遠端紀錄 %1"),
         ("the remote zone was missing: creating it and sending everything again", "遠端區域不存在：建立後重新送出全部資料"),
         ("overwriting the remote with this device's % ideas", "以這台裝置的 %1 筆靈感覆寫遠端"),
+        ("library: synced with % before, now with %: every file here is sent to it",
+         "資料夾：之前與 %1 同步，現在與 %2：這裡的每個檔案都會送過去"),
         ("library: % file(s) sent, % deleted remotely, % received, % deleted here",
          "資料夾：送出 %1 個檔案，遠端刪除 %2 個，收到 %3 個，這台裝置刪除 %4 個"),
         ("% was deleted on another device after it changed here: this device's version is kept and sent again",

@@ -34,6 +34,9 @@ public struct LibraryManifest: Codable, Equatable, Sendable {
     public var lastError: String?
     /// Ours: paths in the folder that are not synced and were already reported.
     public var reportedUnsynced: [String]?
+    /// Ours: the account (and server) the files were synced with. Signed in to another, the
+    /// manifest starts afresh: every file here is new to that account (nil in older manifests).
+    public var account: String?
 
     /// The file's name inside the library folder.
     public static let fileName = "sync_manifest.json"

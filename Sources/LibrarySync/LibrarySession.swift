@@ -61,18 +61,36 @@ public final class LibrarySession: @unchecked Sendable {
     public let folder: LibraryFolder
     let database: any CloudDatabase
     private let clock: WallClock
+    private let account: @Sendable () -> String?
     private let log: @Sendable (LibraryLogKind, String) -> Void
 
-    /// A session for the folder at `root` and `database`; `log` receives every line worth
-    /// a person's attention (refusals, conflicts, deletes kept).
+    /// A session for the folder at `root` and `database`; `account` names the account (and
+    /// server) `database` reaches as of each sync, nil if unknown; `log` receives every line
+    /// worth a person's attention (refusals, conflicts, deletes kept).
     public init(
         root: URL, database: any CloudDatabase, clock: WallClock,
-        log: @escaping @Sendable (LibraryLogKind, String) -> Void = { _, _ in }
+        log: @escaping @Sendable (LibraryLogKind, String) -> Void = { _, _ in }, account: @escaping @Sendable () -> String? = { nil }
     ) {
         folder = LibraryFolder(root: root)
         self.database = database
         self.clock = clock
+        self.account = account
         self.log = log
+    }
+
+    /// The manifest, started afresh if it was synced with another account than the one
+    /// signed in to now: its files and change token say nothing of this account's, and
+    /// trusted, the files synced before would never reach it. Afresh, every file here is new
+    /// to the account and merges with its files (a conflict keeps both), and nothing is deleted.
+    func loadManifest() throws -> LibraryManifest {
+        var manifest = try LibraryManifest.load(from: folder.root)
+        guard let account = account(), manifest.account != account else { return manifest }
+        if let earlier = manifest.account {
+            log(.info, "library: synced with \(earlier) before, now with \(account): every file here is sent to it")
+            manifest = LibraryManifest()
+        }
+        manifest.account = account
+        return manifest
     }
 
     /// Pulls, then pushes; records the outcome in the manifest either way.
@@ -80,7 +98,7 @@ public final class LibrarySession: @unchecked Sendable {
     public func sync() throws -> LibraryReport {
         try folder.createRootIfMissing()
         folder.removeStaleTemporaryFiles(now: clock.now())
-        var manifest = try LibraryManifest.load(from: folder.root)
+        var manifest = try loadManifest()
         var report = LibraryReport()
         do {
             if manifest.changeTokenData == nil { try database.createZone(Self.zone) }
@@ -113,7 +131,7 @@ public final class LibrarySession: @unchecked Sendable {
     @discardableResult
     public func overwriteRemote() throws -> LibraryReport {
         try folder.createRootIfMissing()
-        var manifest = try LibraryManifest.load(from: folder.root)
+        var manifest = try loadManifest()
         var report = LibraryReport()
         do {
             try database.createZone(Self.zone)
@@ -452,7 +470,7 @@ extension LibrarySession {
     /// The folder against its manifest, and the remote's changes since the manifest's
     /// token (counted, not applied; nil if the remote can't be reached).
     public func status() throws -> LibraryStatus {
-        let manifest = try LibraryManifest.load(from: folder.root)
+        let manifest = try loadManifest()
         let scan = try folder.scan()
         let local = Self.localChanges(scan, manifest)
         return LibraryStatus(
@@ -464,7 +482,7 @@ extension LibrarySession {
     /// New, changed and deleted files not yet sent, counted without the remote: what the
     /// status bar shows as "library: N pending".
     public func localPendingCount() throws -> Int {
-        let manifest = try LibraryManifest.load(from: folder.root)
+        let manifest = try loadManifest()
         let local = Self.localChanges(try folder.scan(), manifest)
         return local.uploads + local.deletes
     }

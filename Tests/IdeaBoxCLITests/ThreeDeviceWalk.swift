@@ -1,15 +1,19 @@
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
-/// Three devices (profiles A, B, C of one data root, so one embedded remote) walked through a
-/// seeded random plan of what people do, by the real binaries: adds, edits of each field,
-/// done and undone, deletes, syncs, the network off and on, failing requests, overwrites that
-/// fail and that work, an export imported on another device, an edit made under a clock a day
-/// fast or slow, and C signing in after using IdeaBox on its own for a while. Then every fault
-/// heals, every device syncs until quiet, and `violations()` says what broke:
-/// - every device lists the same ideas, with the same values and times;
+/// Three devices (profiles A, B, C of one data root) walked through a seeded random plan of
+/// what people do, by the real binaries, on the embedded remote or through a real `ideabox
+/// serve`: adds, edits of each field, done and undone, deletes, restores from history, syncs,
+/// the network off and on, latency, failing requests, overwrites that fail and that work, an
+/// export imported on another device, an edit made under a clock a day fast or slow, library
+/// files written, encryption turned on and off, `serve` killed with -9 and started again, and
+/// C signing in after using IdeaBox on its own for a while. Then every fault heals, every
+/// device syncs its ideas and library until quiet, and `violations()` says what broke:
+/// - every device lists the same ideas, with the same values and times, and holds the same
+///   library files, each with bytes some device wrote to it;
 /// - no idea appears that nobody added, and nothing shows a time in the future;
 /// - every value a device wrote is current or in some device's history;
 /// - a deleted idea is back only if a device wrote to it (or overwrote the remote with it)
@@ -32,6 +36,16 @@ struct ThreeDeviceWalk {
         case exportImport(from: Int, to: Int)
         case apartEdits(first: Int, second: Int, pick: Int, title: String, description: String)
         case join
+        /// `restore` of an older version of the idea `pick` among every idea added so far.
+        case restore(device: Int, pick: Int)
+        case latency(device: Int, milliseconds: Int)
+        /// `file` (an index into `libraryFiles`) written with `text`, then `library sync`.
+        case libraryWrite(device: Int, file: Int, text: String)
+        /// The account's encryption turned on or off here; the other devices unlock or let go.
+        case encryption(device: Int, isOn: Bool)
+        /// `serve` killed with -9 (served walks only), and started again.
+        case serverKilled
+        case serverStarted
 
         var description: String {
             switch self {
@@ -49,18 +63,34 @@ struct ThreeDeviceWalk {
             case let .apartEdits(first, second, pick, title, text):
                 "\(Self.name(first)) and \(Self.name(second)) apart: #\(pick) --title \"\(title)\" / --description \"\(text)\""
             case .join: "C: account sign-in walk (after using IdeaBox on its own)"
+            case let .restore(device, pick): "\(Self.name(device)): restore an older version of added idea #\(pick)"
+            case let .latency(device, milliseconds): "\(Self.name(device)): remote latency \(milliseconds)"
+            case let .libraryWrite(device, file, text): "\(Self.name(device)): write \(ThreeDeviceWalk.libraryFiles[file]) \"\(text)\"; library sync"
+            case let .encryption(device, isOn): "\(Self.name(device)): account encryption \(isOn ? "enable" : "disable")"
+            case .serverKilled: "kill -9 serve"
+            case .serverStarted: "start serve again"
             }
         }
 
         static func name(_ device: Int) -> String { ThreeDeviceWalk.profiles[device] }
     }
 
+    /// Where the devices sync: the embedded remote, or a real `ideabox serve` on 127.0.0.1.
+    enum Backend: String, Sendable, CustomStringConvertible {
+        case embedded, served
+
+        var description: String { rawValue }
+    }
+
     static let profiles = ["A", "B", "C"]
     /// The account the walk syncs in; C uses the embedded `default` until it joins.
     static let account = "walk"
+    /// The library files the walk writes, in the synced layout.
+    static let libraryFiles = ["Favorite.json", "Items/靈感筆記.json", "Items/plan.json", "FavoriteItems/fav.json"]
+    static let passphrase = "walk passphrase 散步"
 
-    /// The plan a seed makes: `count` steps.
-    static func plan(seed: UInt64, count: Int) -> [Step] {
+    /// The plan a seed makes: `count` steps, and a start after each kill of `serve`.
+    static func plan(seed: UInt64, count: Int, backend: Backend = .embedded) -> [Step] {
         var random = SeededRandomNumberGenerator(seed: seed)
         let words = ["idea", "靈感", "plan 計畫", "tea 🍵", "review", "臺北 workshop"]
         var counter = 0
@@ -70,8 +100,13 @@ struct ThreeDeviceWalk {
         }
         var steps: [Step] = []
         var joined = false
+        var downFor: Int?
         for index in 0..<count {
-            let device = Int.random(in: 0..<(joined ? 3 : 3), using: &random)
+            if let left = downFor {
+                downFor = left > 1 ? left - 1 : nil
+                if downFor == nil { steps.append(.serverStarted) }
+            }
+            let device = Int.random(in: 0..<3, using: &random)
             let pick = Int.random(in: 0..<50, using: &random)
             if !joined && index >= count / 2 && Int.random(in: 0..<4, using: &random) == 0 {
                 joined = true
@@ -80,25 +115,37 @@ struct ThreeDeviceWalk {
             }
             let other = (device + Int.random(in: 1...2, using: &random)) % 3
             switch Int.random(in: 0..<100, using: &random) {
-            case 0..<18: steps.append(.add(device: device, title: text("title"), description: Bool.random(using: &random) ? text("text") : ""))
-            case 18..<30: steps.append(.editTitle(device: device, pick: pick, title: text("title")))
-            case 30..<40: steps.append(.editDescription(device: device, pick: pick, description: text("text")))
-            case 40..<48: steps.append(.toggle(device: device, pick: pick))
-            case 48..<54: steps.append(.remove(device: device, pick: pick))
-            case 54..<74: steps.append(.sync(device: device))
-            case 74..<79: steps.append(.offline(device: device, isOn: Bool.random(using: &random)))
-            case 79..<83: steps.append(.failNextSend(device: device))
-            case 83..<85: steps.append(.overwrite(device: device))
-            case 85..<89: steps.append(.skewedEdit(device: device, pick: pick, title: text("skewed"), days: Bool.random(using: &random) ? 1 : -1))
-            case 89..<93: steps.append(.exportImport(from: device, to: other))
+            case 0..<16: steps.append(.add(device: device, title: text("title"), description: Bool.random(using: &random) ? text("text") : ""))
+            case 16..<27: steps.append(.editTitle(device: device, pick: pick, title: text("title")))
+            case 27..<36: steps.append(.editDescription(device: device, pick: pick, description: text("text")))
+            case 36..<43: steps.append(.toggle(device: device, pick: pick))
+            case 43..<48: steps.append(.remove(device: device, pick: pick))
+            case 48..<51: steps.append(.restore(device: device, pick: pick))
+            case 51..<68: steps.append(.sync(device: device))
+            case 68..<72: steps.append(.offline(device: device, isOn: Bool.random(using: &random)))
+            case 72..<75: steps.append(.failNextSend(device: device))
+            case 75..<77: steps.append(.overwrite(device: device))
+            case 77..<80: steps.append(.skewedEdit(device: device, pick: pick, title: text("skewed"), days: Bool.random(using: &random) ? 1 : -1))
+            case 80..<83: steps.append(.exportImport(from: device, to: other))
+            case 83..<86: steps.append(.latency(device: device, milliseconds: [0, 40, 150].randomElement(using: &random)!))
+            case 86..<91: steps.append(.libraryWrite(device: device, file: pick % libraryFiles.count, text: text("file")))
+            case 91..<93: steps.append(.encryption(device: device, isOn: Bool.random(using: &random)))
+            case 93..<95 where backend == .served && downFor == nil:
+                steps.append(.serverKilled)
+                downFor = Int.random(in: 1...4, using: &random)
             default: steps.append(.apartEdits(first: device, second: other, pick: pick, title: text("apart"), description: text("apart")))
             }
         }
+        if downFor != nil { steps.append(.serverStarted) }
         if !joined { steps.append(.join) }
         return steps
     }
 
     let sandbox: Sandbox
+    let backend: Backend
+    /// The server of a served walk, and the account's token on it.
+    private let server: ServeProcess?
+    private let token: String?
     /// Every id a device added.
     private(set) var added: Set<String> = []
     /// Every title and description value a device wrote, by idea.
@@ -108,18 +155,40 @@ struct ThreeDeviceWalk {
     private(set) var lastWrite: [String: Int] = [:]
     /// Ideas written under a wrong clock: ordered where the remote received them.
     private(set) var skewed: Set<String> = []
+    /// Every text a device wrote to each library file.
+    private(set) var libraryWritten: [String: Set<String>] = [:]
     /// What broke while the plan ran (a crash, a lost apart edit).
     private(set) var runViolations: [String] = []
     private var hasJoined = false
+    private var isEncrypted = false
+    private var isServerDown = false
     private var step = 0
 
-    init() throws {
+    init(backend: Backend = .embedded) throws {
         sandbox = try Sandbox()
+        self.backend = backend
+        if backend == .served {
+            let server = try ServeProcess()
+            token = try OwnThread.wait { try await server.addAccount(Self.account) }
+            try OwnThread.wait { try await server.start() }
+            self.server = server
+        } else {
+            server = nil
+            token = nil
+        }
         for device in 0..<2 {
-            try sandbox.succeed(on: Self.profiles[device], ["account", "sign-in", Self.account])
+            try sandbox.succeed(on: Self.profiles[device], try signIn)
         }
         // C starts on its own, in the embedded account `default`.
         try sandbox.sync("C")
+    }
+
+    /// `account sign-in` to the walk's account, on the embedded remote or on the server.
+    private var signIn: [String] {
+        get throws {
+            guard let server, let token else { return ["account", "sign-in", Self.account] }
+            return ["account", "sign-in", Self.account, "--server", try server.url, "--token", token]
+        }
     }
 
     /// Runs `steps`, then heals every fault and syncs every device until quiet.
@@ -181,8 +250,97 @@ struct ThreeDeviceWalk {
         case .join:
             guard !hasJoined else { return }
             hasJoined = true
-            try sandbox.succeed(on: "C", ["account", "sign-in", Self.account, "--merge"])
+            try startServer()
+            try sandbox.succeed(on: "C", try signIn + ["--merge"])
+            if isEncrypted { try unlock(2) }
+        case let .restore(device, pick):
+            try restore(on: device, pick: pick)
+        case let .latency(device, milliseconds):
+            try sandbox.succeed(on: Self.profiles[device], ["remote", "latency", String(milliseconds)])
+        case let .libraryWrite(device, file, text):
+            let name = Self.libraryFiles[file]
+            let url = library(of: device).appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+            libraryWritten[name, default: []].insert(text)
+            try expectOneSentenceIfFailed(sandbox.run(on: Self.profiles[device], ["library", "sync"]), planned)
+        case let .encryption(device, isOn):
+            try turnEncryption(isOn, on: device)
+        case .serverKilled:
+            guard let server, !isServerDown else { return }
+            isServerDown = true
+            try OwnThread.wait { try await server.stop(SIGKILL) }
+        case .serverStarted:
+            try startServer()
         }
+    }
+
+    /// `serve` started again if it was killed.
+    private mutating func startServer() throws {
+        guard let server, isServerDown else { return }
+        try OwnThread.wait { try await server.start() }
+        isServerDown = false
+    }
+
+    /// A device in the walk's account with its network back and no faults waiting.
+    private func heal(_ device: Int) throws {
+        try sandbox.succeed(on: Self.profiles[device], ["remote", "offline", "off"])
+        try sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "clear"])
+    }
+
+    /// The devices in the walk's account: C once it joined.
+    private var joinedDevices: [Int] { hasJoined ? [0, 1, 2] : [0, 1] }
+
+    /// Encryption turned on (or off) on `device`, every other device in the account unlocking
+    /// (or letting go of the key) at once, as their people would when asked.
+    private mutating func turnEncryption(_ isOn: Bool, on device: Int) throws {
+        guard joinedDevices.contains(device), isOn != isEncrypted else { return }
+        try startServer()
+        for each in joinedDevices { try heal(each) }
+        let profile = Self.profiles[device]
+        let passphrase = Self.passphrase + "\n"
+        if isOn {
+            try succeed(on: profile, ["account", "encryption", "enable"], input: passphrase + passphrase)
+        } else {
+            try succeed(on: profile, ["account", "encryption", "disable"], input: passphrase)
+        }
+        isEncrypted = isOn
+        for other in joinedDevices where other != device {
+            if isOn {
+                try unlock(other)
+            } else {
+                try succeed(on: Self.profiles[other], ["account", "encryption", "disable"], input: "")
+            }
+        }
+    }
+
+    private func unlock(_ device: Int) throws {
+        try succeed(on: Self.profiles[device], ["account", "unlock"], input: Self.passphrase + "\n")
+    }
+
+    /// `ideabox arguments…` on `profile` with `input` and a fast passphrase hash, which must work.
+    private func succeed(on profile: String, _ arguments: [String], input: String) throws {
+        let result = try sandbox.run(
+            arguments + ["--profile", profile], environment: ["IDEABOX_TEST_SCRYPT": "fast"], input: Data(input.utf8))
+        guard result.status == 0 else {
+            throw IdeaBoxProcessError(description: "step \(step): ideabox \(arguments.joined(separator: " ")) on \(profile): \(result)")
+        }
+    }
+
+    /// An older version of an idea some device added, made current on `device` if it knows one.
+    private mutating func restore(on device: Int, pick: Int) throws {
+        guard let id = added.sorted().element(pick) else { return }
+        let profile = Self.profiles[device]
+        let history = try sandbox.run(on: profile, ["history", id, "--json"])
+        guard history.status == 0, let versions = try? JSONDecoder().decode([Version].self, from: Data(history.stdout.utf8)),
+              let version = versions.dropFirst().compactMap(\.version).element(pick)
+        else { return }
+        try sandbox.succeed(on: profile, ["restore", id, String(version)])
+        noteWrite(id, [])
+    }
+
+    private func library(of device: Int) -> URL {
+        sandbox.dataRoot.appendingPathComponent("profiles/\(Self.profiles[device])/RawLibrary")
     }
 
     /// Two devices in step, then one edits the title and the other the description, each
@@ -190,10 +348,8 @@ struct ThreeDeviceWalk {
     private mutating func apartEdits(_ first: Int, _ second: Int, pick: Int, title: String, description: String) throws {
         let pair = [first, second]
         guard hasJoined || !pair.contains(2) else { return }
-        for device in pair {
-            try sandbox.succeed(on: Self.profiles[device], ["remote", "offline", "off"])
-            try sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "clear"])
-        }
+        try startServer()
+        for device in pair { try heal(device) }
         for device in pair + [first] { try sandbox.succeed(on: Self.profiles[device], ["sync"]) }
         let shared = Set(try ideas(on: second).map(\.idString))
         guard let id = try ideas(on: first).filter({ shared.contains($0.idString) }).element(pick)?.idString else { return }
@@ -209,18 +365,22 @@ struct ThreeDeviceWalk {
         }
     }
 
-    /// Every fault off, C joined, and every device synced until a round moves nothing.
+    /// Every fault off, `serve` up, C joined, and every device's ideas and library synced until
+    /// a round moves nothing.
     private mutating func settle() throws {
         if !hasJoined { try perform(.join) }
-        for profile in Self.profiles {
-            try sandbox.succeed(on: profile, ["remote", "offline", "off"])
-            try sandbox.succeed(on: profile, ["remote", "fault", "clear"])
+        try startServer()
+        for device in 0..<3 {
+            try heal(device)
+            try sandbox.succeed(on: Self.profiles[device], ["remote", "latency", "0"])
         }
         for _ in 0..<4 {
             var moved = false
             for profile in Self.profiles {
                 let outcome = try sandbox.sync(profile)
+                let library = try sandbox.succeed(on: profile, ["library", "sync"])
                 moved = moved || outcome.sent > 0 || outcome.received > 0 || outcome.pending > 0
+                    || library.firstMatch(of: /[1-9]/) != nil
             }
             if !moved { return }
         }
@@ -244,6 +404,7 @@ struct ThreeDeviceWalk {
                 found.append("\(Self.summary(idea)) came back: deleted at step \(deleted), no later write")
             }
         }
+        found += try libraryViolations()
         let current = Dictionary(uniqueKeysWithValues: states[0].map { ($0.idString, $0) })
         for (id, values) in written {
             guard let idea = current[id] else { continue }
@@ -260,10 +421,49 @@ struct ThreeDeviceWalk {
         return found
     }
 
-    /// One version of `history --json`, the values only.
+    /// Every device holds the same library files, each with a text some device wrote to it,
+    /// and every file written is there.
+    private func libraryViolations() throws -> [String] {
+        var found: [String] = []
+        let held = try (0..<3).map { try libraryContents(of: $0) }
+        for (device, files) in held.enumerated().dropFirst() where files != held[0] {
+            found.append("\(Self.profiles[device])'s library differs from A's: \(files) / \(held[0])")
+        }
+        // A conflict keeps the losing side beside the file, under a name of its own.
+        let everyText = libraryWritten.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+        for (name, text) in held[0] where libraryWritten[name]?.contains(text) != true
+            && (Self.libraryFiles.contains(name) || !everyText.contains(text)) {
+            found.append("library file \(name) holds \"\(text)\", which nobody wrote to it")
+        }
+        for name in libraryWritten.keys where held[0][name] == nil {
+            found.append("library file \(name) is gone")
+        }
+        return found
+    }
+
+    /// Every file of `device`'s library in the synced layout (none hidden), by path, as text.
+    private func libraryContents(of device: Int) throws -> [String: String] {
+        let folder = library(of: device)
+        let fileManager = FileManager.default
+        var names = ["Favorite.json"]
+        for subfolder in ["Items", "FavoriteItems"] {
+            let listed = (try? fileManager.contentsOfDirectory(atPath: folder.appendingPathComponent(subfolder).path)) ?? []
+            names += listed.filter { !$0.hasPrefix(".") }.map { "\(subfolder)/\($0)" }
+        }
+        var files: [String: String] = [:]
+        for name in names {
+            if let data = fileManager.contents(atPath: folder.appendingPathComponent(name).path) {
+                files[name] = String(decoding: data, as: UTF8.self)
+            }
+        }
+        return files
+    }
+
+    /// One version of `history --json`: its values and number (nil for the current one).
     private struct Version: Decodable {
         var title: String
         var description: String
+        var version: Int?
     }
 
     private mutating func noteWrite(_ id: String, _ values: [String]) {

@@ -14,36 +14,48 @@ import Testing
 
     @Test(arguments: seeds)
     func aSeededWalkLosesNothing(seed: UInt64) async throws {
-        let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps)
-        let found = try await OwnThread.run { try Self.walk(plan) }
-        print("walk seed \(seed): \(plan.count) steps, \(found.isEmpty ? "held" : "\(found.count) violation(s)")")
+        try await walkAndShrink(seed: seed, backend: .embedded)
+    }
+
+    /// The same through a real `ideabox serve`, killed with -9 now and then.
+    @Test(arguments: seeds.prefix(2))
+    func aSeededWalkThroughServeLosesNothing(seed: UInt64) async throws {
+        try await walkAndShrink(seed: seed, backend: .served)
+    }
+
+    private func walkAndShrink(seed: UInt64, backend: ThreeDeviceWalk.Backend) async throws {
+        let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps, backend: backend)
+        let found = try await OwnThread.run { try Self.walk(plan, backend: backend) }
+        print("walk seed \(seed) (\(backend)): \(plan.count) steps, \(found.isEmpty ? "held" : "\(found.count) violation(s)")")
         guard !found.isEmpty else { return }
-        let shrunk = try await OwnThread.run { try Self.shrink(plan) }
+        let shrunk = try await OwnThread.run { try Self.shrink(plan, backend: backend) }
         Issue.record(Comment(rawValue: """
-            seed \(seed): \(found.joined(separator: "\n"))
+            seed \(seed) (\(backend)): \(found.joined(separator: "\n"))
             shrunk to \(shrunk.count) steps:
             \(shrunk.map(\.description).joined(separator: "\n"))
             """))
     }
 
-    /// `IDEABOX_WALK_RUNS` seeds from `IDEABOX_WALK_FIRST` (default 1), one after another,
-    /// printing how many held and how long they took (BENCHMARKS.md, "The walk").
+    /// `IDEABOX_WALK_RUNS` seeds from `IDEABOX_WALK_FIRST` (default 1), one after another, on
+    /// `IDEABOX_WALK_BACKEND` (`embedded`, the default, or `served`), printing how many held
+    /// and how long they took (BENCHMARKS.md, "The walk").
     @Test(.enabled(if: ProcessInfo.processInfo.environment["IDEABOX_WALK_RUNS"] != nil))
     func manyWalksHold() async throws {
         let environment = ProcessInfo.processInfo.environment
         let runs = UInt64(environment["IDEABOX_WALK_RUNS"].flatMap(Int.init) ?? 0)
         let first = UInt64(environment["IDEABOX_WALK_FIRST"].flatMap(Int.init) ?? 1)
+        let backend = environment["IDEABOX_WALK_BACKEND"].flatMap(ThreeDeviceWalk.Backend.init) ?? .embedded
         let started = ContinuousClock.now
         var failed: [UInt64] = []
         for seed in first..<(first + runs) {
-            let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps)
-            let found = try await OwnThread.run { try Self.walk(plan) }
+            let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps, backend: backend)
+            let found = try await OwnThread.run { try Self.walk(plan, backend: backend) }
             if !found.isEmpty {
                 failed.append(seed)
-                print("walk seed \(seed): \(found.joined(separator: "; "))")
+                print("walk seed \(seed) (\(backend)): \(found.joined(separator: "; "))")
             }
         }
-        print("walks: \(runs) seeds from \(first), \(Self.steps) steps each, \(runs - UInt64(failed.count)) held, in \(ContinuousClock.now - started)")
+        print("walks: \(runs) seeds from \(first) (\(backend)), \(Self.steps) steps each, \(runs - UInt64(failed.count)) held, in \(ContinuousClock.now - started)")
         #expect(failed.isEmpty, "seeds \(failed)")
     }
 
@@ -66,16 +78,34 @@ import Testing
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
+    /// Through `serve`: library files on every device (C's made before it joins), the server
+    /// killed with edits waiting, encryption turned on, C joining and unlocking, a restore of a
+    /// deleted idea, latency, and encryption turned off again.
+    @Test func encryptionLibraryAndAKilledServerThroughServe() async throws {
+        let plan: [ThreeDeviceWalk.Step] = [
+            .add(device: 0, title: "kept through it all", description: "一"), .add(device: 2, title: "C's own", description: ""),
+            .libraryWrite(device: 0, file: 0, text: "A's favorites"), .libraryWrite(device: 2, file: 1, text: "C's note 筆記"),
+            .sync(device: 0), .sync(device: 1), .serverKilled, .editTitle(device: 1, pick: 0, title: "B's edit while serve is down"),
+            .sync(device: 1), .libraryWrite(device: 1, file: 2, text: "B's plan"), .serverStarted, .sync(device: 1),
+            .encryption(device: 0, isOn: true), .libraryWrite(device: 1, file: 3, text: "sealed favorite item"),
+            .latency(device: 0, milliseconds: 150), .remove(device: 0, pick: 0), .sync(device: 0), .join,
+            .restore(device: 2, pick: 0), .libraryWrite(device: 2, file: 0, text: "C's favorites, later"),
+            .encryption(device: 2, isOn: false), .sync(device: 1),
+        ]
+        let found = try await OwnThread.run { try Self.walk(plan, backend: .served) }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
     /// Runs `plan` on three new devices and returns what broke.
-    private static func walk(_ plan: [ThreeDeviceWalk.Step]) throws -> [String] {
-        var walk = try ThreeDeviceWalk()
+    private static func walk(_ plan: [ThreeDeviceWalk.Step], backend: ThreeDeviceWalk.Backend = .embedded) throws -> [String] {
+        var walk = try ThreeDeviceWalk(backend: backend)
         try walk.run(plan)
         return try walk.violations()
     }
 
     /// A shorter plan that still breaks something: halves, then single steps, left out while
     /// what is left still fails; at most 40 walks.
-    private static func shrink(_ plan: [ThreeDeviceWalk.Step]) throws -> [ThreeDeviceWalk.Step] {
+    private static func shrink(_ plan: [ThreeDeviceWalk.Step], backend: ThreeDeviceWalk.Backend) throws -> [ThreeDeviceWalk.Step] {
         var plan = plan
         var budget = 40
         var chunk = plan.count / 2
@@ -85,7 +115,7 @@ import Testing
                 var shorter = plan
                 shorter.removeSubrange(start..<min(start + chunk, plan.count))
                 budget -= 1
-                if try !walk(shorter).isEmpty {
+                if try !walk(shorter, backend: backend).isEmpty {
                     plan = shorter
                 } else {
                     start += chunk

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The app and the command line claim only what is so, and heal without a restart: no

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Issue 57 part 6 through `serve`: two devices hold `Favorite.json`, a 2 MB file (an asset)

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Issue 40 part 4 through the real binaries: IdeaBox's own devices sync ideas and library

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Issue 34's paths that silently destroyed a person's work, from the command line, through

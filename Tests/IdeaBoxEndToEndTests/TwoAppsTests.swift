@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Two apps side by side in tmux, on two profiles of one data root (two devices of one

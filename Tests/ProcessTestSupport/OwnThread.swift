@@ -9,4 +9,26 @@ public enum OwnThread {
             Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
+
+    /// The value of `work`, run as a task while the calling thread waits: for code already on
+    /// a thread of its own (never one of the test pool's) that must await something.
+    public static func wait<Value: Sendable>(for work: @escaping @Sendable () async throws -> Value) throws -> Value {
+        let answer = Answer<Value>()
+        Task {
+            do {
+                answer.result = .success(try await work())
+            } catch {
+                answer.result = .failure(error)
+            }
+            answer.ready.signal()
+        }
+        answer.ready.wait()
+        return try answer.result!.get()
+    }
+
+    /// The result a waiting thread reads once `ready` is signalled.
+    private final class Answer<Value: Sendable>: @unchecked Sendable {
+        var result: Result<Value, any Error>?
+        let ready = DispatchSemaphore(value: 0)
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudHTTPClient
 import CloudKitModel
 import Foundation
 import IdeaBoxCommandLine
@@ -38,7 +39,14 @@ extension CommandContext {
         let root = folder.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? profileFolder.appendingPathComponent("RawLibrary", isDirectory: true)
         let clock = self.clock
-        return LibrarySession(root: root, database: database, clock: clock) { kind, message in
+        // The account the files sync with as of each sync: the one this profile's ideas are
+        // bound to (a sign-in that carries them moves it), on its server or the embedded remote.
+        let account: @Sendable () -> String? = {
+            guard let name = try? repository.syncMetadata().accountName else { return nil }
+            let server = (try? ServerCredentials.load(from: profileFolder))??.server.absoluteString
+            return "\(name) on \(server ?? "the embedded remote")"
+        }
+        let log: @Sendable (LibraryLogKind, String) -> Void = { kind, message in
             let kind: SyncLogEntry.Kind = switch kind {
             case .conflict: .conflict
             case .warning: .warning
@@ -48,6 +56,7 @@ extension CommandContext {
             try? repository.logSyncEvent(
                 kind, english: message, chinese: SyncLogText.message(message, .traditionalChinese), at: clock.now())
         }
+        return LibrarySession(root: root, database: database, clock: clock, log: log, account: account)
     }
 }
 

@@ -1,28 +1,27 @@
 import ChildProcess
 import Foundation
-import ProcessTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The real `ideabox serve` as a process of its own on 127.0.0.1, with a SQLite store in a
 /// fresh folder: what devices on other machines would reach. `close()` (or deinit) stops it
-/// and removes the folder.
-final class ServeProcess {
+/// and removes the folder. One test (or one walk) uses it at a time.
+public final class ServeProcess: @unchecked Sendable {
     /// How long the server gets to say it is listening.
-    static let startTimeout: Duration = .seconds(20)
+    public static let startTimeout: Duration = .seconds(20)
 
-    let directory = FileManager.default.temporaryDirectory
+    public let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("ideabox-serve-\(UUID().uuidString)", isDirectory: true)
     /// The port it listens on, known once it first started; kept across restarts.
-    private(set) var port: Int?
+    public private(set) var port: Int?
     private var child: RunningChild?
     private var starts = 0
     private let ideabox: URL
     private let chosenStore: String?
 
     /// A server on a SQLite file in its folder, or on `store` (a PostgreSQL URL).
-    init(store: String? = nil) throws {
+    public init(store: String? = nil) throws {
         ideabox = try IdeaBoxBinary.url()
         chosenStore = store
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -33,19 +32,19 @@ final class ServeProcess {
     }
 
     /// `--store`.
-    var store: String { chosenStore ?? "sqlite:" + directory.appendingPathComponent("remote.sqlite").path }
+    public var store: String { chosenStore ?? "sqlite:" + directory.appendingPathComponent("remote.sqlite").path }
 
     /// The URL devices sign in with.
-    var url: String {
+    public var url: String {
         get throws {
-            guard let port else { throw EndToEndError(description: "The server has not started.") }
+            guard let port else { throw ServeProcessError(description: "The server has not started.") }
             return "http://127.0.0.1:\(port)"
         }
     }
 
     /// A server started with one account `name`: the server (close it), the account's token
     /// and the server's URL.
-    static func running(withAccount name: String) async throws -> (server: ServeProcess, token: String, url: String) {
+    public static func running(withAccount name: String) async throws -> (server: ServeProcess, token: String, url: String) {
         let server = try ServeProcess()
         let token = try await server.addAccount(name)
         try await server.start()
@@ -53,10 +52,10 @@ final class ServeProcess {
     }
 
     /// `ideabox serve account add name`; returns the token it printed.
-    func addAccount(_ name: String) async throws -> String {
+    public func addAccount(_ name: String) async throws -> String {
         let (status, output, error) = try await execute(["serve", "account", "add", name, "--store", store], log: "account-\(name)")
         guard status == 0, output.hasPrefix("ibx_") else {
-            throw EndToEndError(description: "serve account add \(name) exited \(status): \(error)")
+            throw ServeProcessError(description: "serve account add \(name) exited \(status): \(error)")
         }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -64,20 +63,20 @@ final class ServeProcess {
     /// `ideabox serve arguments… --store S` (an account command), which must succeed;
     /// returns what it printed.
     @discardableResult
-    func command(_ arguments: [String]) async throws -> String {
+    public func command(_ arguments: [String]) async throws -> String {
         let (status, output, error) = try await execute(["serve"] + arguments + ["--store", store], log: "command-\(UUID().uuidString)")
         guard status == 0 else {
-            throw EndToEndError(description: "serve \(arguments.joined(separator: " ")) exited \(status): \(error)")
+            throw ServeProcessError(description: "serve \(arguments.joined(separator: " ")) exited \(status): \(error)")
         }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `ideabox serve api-token add label`; returns the API token it printed.
-    func addAPIToken(_ label: String) async throws -> String {
+    public func addAPIToken(_ label: String) async throws -> String {
         let (status, output, error) = try await execute(["serve", "api-token", "add", label, "--store", store], log: "api-token-\(label)")
         let token = output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard status == 0, token.count == 64 else {
-            throw EndToEndError(description: "serve api-token add \(label) exited \(status): \(error)")
+            throw ServeProcessError(description: "serve api-token add \(label) exited \(status): \(error)")
         }
         return token
     }
@@ -85,7 +84,7 @@ final class ServeProcess {
     /// Starts the server (on its earlier port after a restart) and returns once it listens;
     /// `arguments` go after the listen address and the store (`--tls-cert F --tls-key K`).
     /// With `fileLimit`, the server may open that many files, soft and hard limit alike.
-    func start(_ arguments: [String] = [], fileLimit: Int? = nil) async throws {
+    public func start(_ arguments: [String] = [], fileLimit: Int? = nil) async throws {
         guard child == nil else { return }
         starts += 1
         let log = logFile(starts)
@@ -104,7 +103,7 @@ final class ServeProcess {
                 return
             }
             guard clock.now < deadline else {
-                throw EndToEndError(description: "ideabox serve did not start in \(Self.startTimeout):\n\(text)")
+                throw ServeProcessError(description: "ideabox serve did not start in \(Self.startTimeout):\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(25))
         }
@@ -114,13 +113,13 @@ final class ServeProcess {
     /// returns its exit status. The wait for its end (seconds, for a server that drains its
     /// requests) is on a thread of its own: the test pool's threads are every test's.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
+    public func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
         try await timedStop(signal).status
     }
 
     /// `stop`, and how long the server took to end, timed on the thread that waits for it
     /// (timed in the test, it would count the wait for the test pool to take the test up again).
-    func timedStop(_ signal: Int32 = SIGTERM) async throws -> (status: Int32, took: Duration) {
+    public func timedStop(_ signal: Int32 = SIGTERM) async throws -> (status: Int32, took: Duration) {
         guard let child else { return (0, .zero) }
         self.child = nil
         return try await OwnThread.run {
@@ -131,15 +130,15 @@ final class ServeProcess {
     }
 
     /// The running server's process id, if it runs.
-    var pid: pid_t? { child?.pid }
+    public var pid: pid_t? { child?.pid }
 
     /// Everything the server logged since it was first started, one line per request.
-    var log: String {
+    public var log: String {
         (1...max(1, starts)).map { (try? String(contentsOf: logFile($0), encoding: .utf8)) ?? "" }.joined()
     }
 
     /// Stops the server and removes its folder.
-    func close() {
+    public func close() {
         _ = try? child?.stop(SIGTERM)
         child = nil
         try? FileManager.default.removeItem(at: directory)
@@ -162,4 +161,9 @@ final class ServeProcess {
         }
         return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
     }
+}
+
+/// Why `ServeProcess` could not start or command the server.
+public struct ServeProcessError: Error, CustomStringConvertible {
+    public var description: String
 }
