@@ -176,13 +176,21 @@ extension IdeaRepository {
     ) throws -> ImportSummary {
         var summary = ImportSummary()
         var highest: Timestamp?
+        // Now, or the latest time this device made or saw, if its clock has since gone back.
+        let highestSeen = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp])
+        let clockNow = RemoteClockEstimate.remoteTime(on: clock, by: try remoteClockEstimate(db))
+        let now = highestSeen.map { max(clockNow, Timestamp(milliseconds: $0)) } ?? clockNow
         for entry in ideas {
-            var idea = entry.idea
-            highest = max(highest ?? idea.updatedAt, idea.updatedAt)
-            let stored = try fetchStoredRow(id: idea.id, db)
             // Stamps that can't be this idea's (a file whose `updatedAt` or `deviceId` was
             // changed by hand) tell nothing: the idea reads as a file without stamps.
-            let fileStamps = entry.stamps.flatMap { $0.checked(for: idea) == $0 ? $0 : nil }
+            var fileStamps = entry.stamps.flatMap { $0.checked(for: entry.idea) == $0 ? $0 : nil }
+            // A file written under a clock that ran ahead arrives now, as a version from the
+            // future arrives at the remote (`ArrivalRule`): its times taken as they are would
+            // move this device's clock, and every device's after it, into the future.
+            var (idea, arrived) = ArrivalRule.arrived(entry.idea, fileStamps ?? FieldStamps(legacy: entry.idea), receivedAt: now)
+            if fileStamps != nil { fileStamps = arrived }
+            highest = max(highest ?? idea.updatedAt, idea.updatedAt)
+            let stored = try fetchStoredRow(id: idea.id, db)
             // Without stamps each field reads as written at the idea's `updatedAt`, except one
             // it holds as this device does, which was not written by it and keeps this device's stamp.
             var stamps = fileStamps ?? FieldStamps(legacy: idea)

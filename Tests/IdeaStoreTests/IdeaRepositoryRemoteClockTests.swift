@@ -52,4 +52,21 @@ import Testing
         #expect(next.createdAt > brought.updatedAt)
         #expect(try store.repository.bringBackFutureTimes() == 0)
     }
+
+    /// An export written under a clock a day fast, with stamps and without: imported, its
+    /// times are now, and the next edit here is stamped now, not after tomorrow.
+    @Test(arguments: [true, false])
+    func anImportFromAClockAheadArrivesNow(withStamps: Bool) throws {
+        let store = try StoreFixture()
+        let tomorrow = StoreFixture.start.adding(milliseconds: Self.day)
+        let made = Idea(id: UUID(), title: "written tomorrow", createdAt: tomorrow, deviceId: "fast")
+        let stamps = withStamps ? FieldStamps(all: SyncOrder(made)) : nil
+        #expect(try store.repository.importExport([ExportedIdea(idea: made, stamps: stamps)]).counts == [1, 0, 0])
+
+        let imported = try #require(try store.repository.idea(id: made.id))
+        #expect(imported.createdAt == StoreFixture.start && imported.updatedAt == StoreFixture.start)
+        store.clock.advance(by: 5)
+        let next = try store.repository.addIdea(title: "made after the import")
+        #expect(next.createdAt == StoreFixture.start.adding(milliseconds: 5))
+    }
 }

@@ -273,11 +273,13 @@ import Testing
         #expect(later.updatedAt == StoreFixture.start.adding(milliseconds: 3_600_000), "a clock ahead is used as it is")
     }
 
+    /// An idea from a clock a little ahead (within `ArrivalRule.tolerance`; one further ahead
+    /// is brought back to now, `IdeaRepositoryRemoteClockTests`).
     @Test func editsAreStampedAfterAnythingSeen() throws {
         let store = try StoreFixture()
-        let future = StoreFixture.start.adding(milliseconds: 86_400_000)
+        let future = StoreFixture.start.adding(milliseconds: ArrivalRule.tolerance)
         let fromAhead = Idea(
-            id: uuid("abc00000-0000-4000-8000-000000000001"), title: "From a clock a day ahead",
+            id: uuid("abc00000-0000-4000-8000-000000000001"), title: "From a clock a second ahead",
             createdAt: future, deviceId: "zzz-fast-device")
         _ = try store.repository.importIdeas([fromAhead])
         let edited = try store.repository.editIdea(id: fromAhead.id, IdeaChanges(title: "Answered"))
