@@ -142,6 +142,30 @@ struct LibrarySessionTests {
         }
     }
 
+    @Test("Signed in to another account, every file here goes to it: none stays behind, none is deleted")
+    func anotherAccountGetsEveryFile() throws {
+        let fixture = try Fixture()
+        try fixture.cloud.network.signIn(device: "a", account: "alone")
+        try fixture.cloud.network.signIn(device: "b", account: "shared")
+        let account = Mutex("alone on the embedded remote")
+        let a = LibrarySession(
+            root: fixture.a.root, database: fixture.cloud.database(forDevice: "a"), clock: .fixed(Timestamp(milliseconds: 0)),
+            account: { account.withLock { $0 } })
+        try fixture.a.write("Items/made-alone.json", "A's, before signing in", at: 1_000)
+        try fixture.b.write("Items/shared.json", "B's", at: 1_000)
+        #expect(try a.sync().uploaded == 1)
+        #expect(try fixture.b.session.sync().uploaded == 1)
+
+        try fixture.cloud.network.signIn(device: "a", account: "shared")
+        account.withLock { $0 = "shared on the embedded remote" }
+        let report = try a.sync()
+        #expect(report.uploaded == 1 && report.downloaded == 1 && report.deletedLocally == 0)
+        #expect(try fixture.b.session.sync().downloaded == 1)
+        #expect(try fixture.b.contents("Items/made-alone.json") == "A's, before signing in")
+        #expect(try fixture.a.files() == fixture.b.files())
+        #expect(try a.sync() == LibraryReport())
+    }
+
     @Test("Records whose path would leave the folder, or does not match their name, are refused; the rest are written")
     func hostileRecords() throws {
         let fixture = try Fixture()
