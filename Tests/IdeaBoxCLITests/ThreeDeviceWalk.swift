@@ -252,7 +252,10 @@ struct ThreeDeviceWalk {
             hasJoined = true
             try startServer()
             try sandbox.succeed(on: "C", try signIn + ["--merge"])
-            if isEncrypted { try unlock(2) }
+            if isEncrypted {
+                try heal(2)
+                try unlock(2)
+            }
         case let .restore(device, pick):
             try restore(on: device, pick: pick)
         case let .latency(device, milliseconds):

@@ -49,7 +49,12 @@ import Testing
         var failed: [UInt64] = []
         for seed in first..<(first + runs) {
             let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps, backend: backend)
-            let found = try await OwnThread.run { try Self.walk(plan, backend: backend) }
+            let found: [String]
+            do {
+                found = try await OwnThread.run { try Self.walk(plan, backend: backend) }
+            } catch {
+                found = ["\(error)"]
+            }
             if !found.isEmpty {
                 failed.append(seed)
                 print("walk seed \(seed) (\(backend)): \(found.joined(separator: "; "))")
