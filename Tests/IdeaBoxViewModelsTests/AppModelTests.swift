@@ -573,6 +573,40 @@ import Testing
         #expect(!app.tick())
     }
 
+    // MARK: Clock
+
+    /// This machine's clock a day ahead of the remote's: after the first sync the bar says so,
+    /// once a run; later syncs leave the bar to other news.
+    @Test func aClockADayAheadIsToldOnceAfterASync() throws {
+        let fixture = try ViewModelFixture()
+        let remoteClock = ManualClock(start: ViewModelFixture.start.adding(milliseconds: -86_400_000))
+        let cloud = try SimulatedCloud.inMemory(clock: remoteClock.wallClock)
+        let scheduler = ManualSyncScheduler(start: ViewModelFixture.start)
+        let engine = SyncEngine(
+            session: SyncSession(repository: fixture.repository, database: cloud.database(forDevice: "a"), clock: fixture.clock.wallClock),
+            scheduler: scheduler)
+        let hooks = SyncHooks(engine: engine, isNetworkOn: { true }, setNetworkOn: { _ in })
+        let app = AppModel(repository: fixture.repository, language: .english, clock: fixture.clock.wallClock, sync: hooks)
+        try app.start()
+        app.resize(rows: 24, columns: 80)
+        _ = try fixture.repository.addIdea(title: "sent under a fast clock")
+        engine.start()
+        scheduler.runDue()
+        app.tick()
+        #expect(app.status.message?.text == app.text.clockOff(aheadBy: 86_400_000))
+        #expect(app.status.message?.text.contains("1 d") == true, "\(String(describing: app.status.message))")
+
+        fixture.clock.advance(by: 4_000)  // a message's lifetime
+        app.tick()
+        #expect(app.status.message == nil)
+        _ = try fixture.repository.addIdea(title: "another")
+        scheduler.advance(by: SyncEngine.periodicMilliseconds)
+        scheduler.runDue()
+        app.tick()
+        #expect(app.status.message == nil, "told once a run")
+        engine.stop()
+    }
+
     // MARK: Library
 
     @Test func theLibrarysPendingFilesShowInTheStatusBarAndLThenYOverwritesTheRemoteLibrary() throws {
