@@ -50,7 +50,22 @@ public enum ChangeTokenUpdate: Sendable, Equatable {
     case set(Data?)
 }
 
+/// The profile was signed in to another account (its ideas carried there) while a sync of
+/// the one before was under way: what that sync fetched or had acknowledged is the other
+/// account's and is not written; the next sync starts afresh with the new one.
+public struct AccountMovedDuringSync: Error, Equatable, Sendable {
+    public init() {}
+}
+
 extension IdeaRepository {
+    /// Throws `AccountMovedDuringSync` unless this device's ideas still belong to `account`
+    /// (nil: no check).
+    func checkStillBound(to account: String?, _ db: Database) throws {
+        guard let account else { return }
+        let bound = try db.cachedValue(String.self, sql: "SELECT accountName FROM syncMetadata WHERE id = 1")
+        if bound != account { throw AccountMovedDuringSync() }
+    }
+
     /// Applies what the remote holds, by last write wins in the one sync order, and stores
     /// `changeToken` in the same transaction, so a crash never skips or repeats a change.
     ///
@@ -58,20 +73,23 @@ extension IdeaRepository {
     /// pure function of the two sides and whether a local change is pending); the store
     /// only applies it: the remote's version replaces this device's, or this device's stays
     /// and is queued again, and a conflict is logged where the rule says so.
+    /// With `account`, nothing is written if this device's ideas no longer belong to it
+    /// (`AccountMovedDuringSync`).
     public func applyRemoteChanges(
         _ changes: [RemoteChange], tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp,
-        rule: @escaping (MergeCase) -> MergeDecision
+        account: String? = nil, rule: @escaping (MergeCase) -> MergeDecision
     ) throws -> MergeSummary {
         try applyRemoteChanges(
-            PreparedRemoteChanges(changes), tags: tags, changeToken: changeToken, syncedAt: syncedAt, rule: rule)
+            PreparedRemoteChanges(changes), tags: tags, changeToken: changeToken, syncedAt: syncedAt, account: account, rule: rule)
     }
 
-    /// Applies remote changes prepared beforehand; see `applyRemoteChanges(_:tags:changeToken:syncedAt:rule:)`.
+    /// Applies remote changes prepared beforehand; see `applyRemoteChanges(_:tags:changeToken:syncedAt:account:rule:)`.
     public func applyRemoteChanges(
         _ prepared: PreparedRemoteChanges, tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp,
-        rule: @escaping (MergeCase) -> MergeDecision
+        account: String? = nil, rule: @escaping (MergeCase) -> MergeDecision
     ) throws -> MergeSummary {
         try write { db in
+            try checkStillBound(to: account, db)
             var summary = MergeSummary()
             var highest: Timestamp?
             var known = try idsWithLocalState(prepared.changes.map(\.ideaId), db)

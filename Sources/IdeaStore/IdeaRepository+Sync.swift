@@ -127,12 +127,16 @@ extension IdeaRepository {
     /// Takes changes the remote accepted out of the outbox, unless the idea changed again
     /// meanwhile, marks the saved ideas as synced, and remembers the remote's new tags. A
     /// change the remote received (`receivedAt`) before its own times (this device's clock
-    /// runs ahead) is ordered as every other device reads it (`ArrivalRule`), here too.
+    /// runs ahead) is ordered as every other device reads it (`ArrivalRule`), here too. With
+    /// `account`, nothing is written if the ideas no longer belong to it (`AccountMovedDuringSync`):
+    /// carried to another account meanwhile, they stay queued for it.
     public func acknowledge(
-        _ changes: [PendingChange], tags: [UUID: String] = [:], receivedAt: [UUID: Timestamp] = [:], syncedAt: Timestamp
+        _ changes: [PendingChange], tags: [UUID: String] = [:], receivedAt: [UUID: Timestamp] = [:], syncedAt: Timestamp,
+        account: String? = nil
     ) throws {
         guard !changes.isEmpty else { return }
         try write { db in
+            try checkStillBound(to: account, db)
             try saveTags(tags, db)
             for change in changes {
                 try db.run(

@@ -35,6 +35,9 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
     case overwriting(count: Int)
     /// An overwrite of the remote did not finish: what it had not sent was taken back here.
     case overwriteAbandoned
+    /// The profile was signed in to another account while a sync was under way: that sync
+    /// stopped, writing nothing of the account before; the next one syncs with the new one.
+    case accountMovedDuringSync
     /// Times later than the remote's clock (a clock that ran ahead) were brought back to
     /// the present on `count` ideas and deletes, which go out again.
     case futureTimesBroughtBack(count: Int)
@@ -97,6 +100,10 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
             return english
                 ? "\(count) idea(s) carried times later than the remote's clock (a clock that ran ahead): brought back to now and sent again"
                 : "\(count) 筆靈感的時間晚於遠端的時鐘（時鐘走快了）：已改為現在並重新送出"
+        case .accountMovedDuringSync:
+            return english
+                ? "signed in to another account during a sync: it stopped, and the next sync is with the new account"
+                : "同步期間登入了另一個帳號：這次同步已停止，下次同步改與新帳號進行"
         case .overwriteAbandoned:
             return english
                 ? "the overwrite of the remote did not finish: what it had not sent is taken back here and never sent later"
@@ -117,7 +124,7 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
         case .sent: .upload
         case .applied: .download
         case .conflict, .editReplaced: .conflict
-        case .integrityAgrees: .info
+        case .integrityAgrees, .accountMovedDuringSync: .info
         case .integrityMoreDifferences, .onlyHere, .onlyOnRemote, .differs, .changeTokenExpired, .skippedInvalidRecord,
              .zoneMissing, .overwriting, .overwriteAbandoned, .futureTimesBroughtBack, .repaired:
             .warning

@@ -3,6 +3,7 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
+import Synchronization
 
 /// One sync of one device: check the account, fetch the remote's changes since the stored
 /// token, then send the outbox in batches. Synchronous; the engine runs it on its queue,
@@ -16,6 +17,10 @@ public struct SyncSession: Sendable {
     private let repository: IdeaRepository
     private let database: any CloudDatabase
     private let clock: WallClock
+    /// The account the sync under way checked its ideas belong to: what it fetched and had
+    /// acknowledged is written only while they still do (a sign-in elsewhere may carry them
+    /// to another account midway).
+    private let checked = CheckedAccount()
 
     /// The zone the ideas live in: what a device listens to for notifications.
     public static let zone = IdeaRecord.zone
@@ -40,14 +45,19 @@ public struct SyncSession: Sendable {
         (try? repository.pendingChangeCount()) ?? 0
     }
 
-    /// Syncs once: pull, then push.
+    /// Syncs once: pull, then push. One the profile's sign-in to another account cut short
+    /// ends there, quietly: the next sync is the new account's.
     public func run() throws(SyncFailure) -> SyncReport {
         var report = SyncReport()
         try perform {
-            try prepare()
-            try pull(into: &report)
-            try push(into: &report)
-            try repository.recordSyncSuccess(at: clock.now())
+            do {
+                try prepare()
+                try pull(into: &report)
+                try push(into: &report)
+                try repository.recordSyncSuccess(at: clock.now())
+            } catch is AccountMovedDuringSync {
+                try repository.logSyncEvent(.accountMovedDuringSync, at: clock.now())
+            }
         }
         return report
     }
@@ -218,7 +228,9 @@ public struct SyncSession: Sendable {
     }
 
     private func checkedAccount() throws -> SyncMetadata {
+        checked.set(nil)
         guard case .available(let account) = try database.accountStatus() else { throw SyncFailure.notSignedIn }
+        defer { checked.set(account) }
         let metadata = try repository.syncMetadata()
         let bound = metadata.accountName
         if let bound, bound != account {
@@ -289,7 +301,7 @@ public struct SyncSession: Sendable {
             if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
                     remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now(),
-                    rule: ConflictRule.decide)
+                    account: checked.account, rule: ConflictRule.decide)
                 report.received += summary.applied
                 report.conflicts += summary.conflicts
             }
@@ -466,7 +478,7 @@ public struct SyncSession: Sendable {
             if let time = record.modificationDate { receivedAt[id] = time }
         }
         let answeredAt = clock.now()
-        try repository.acknowledge(acknowledged, tags: tags, receivedAt: receivedAt, syncedAt: answeredAt)
+        try repository.acknowledge(acknowledged, tags: tags, receivedAt: receivedAt, syncedAt: answeredAt, account: checked.account)
         if !clockMeasured, let latest = receivedAt.values.max() {
             clockMeasured = true
             try repository.noteRemoteTime(latest, at: answeredAt)
@@ -497,7 +509,8 @@ public struct SyncSession: Sendable {
         }
         if !serverVersions.isEmpty {
             let summary = try repository.applyRemoteChanges(
-                serverVersions, tags: serverTags, changeToken: .keep, syncedAt: clock.now(), rule: ConflictRule.decide)
+                serverVersions, tags: serverTags, changeToken: .keep, syncedAt: clock.now(), account: checked.account,
+                rule: ConflictRule.decide)
             report.received += summary.applied
             report.conflicts += summary.conflicts
         }
@@ -540,5 +553,16 @@ private final class BackgroundWork<Value: Sendable>: @unchecked Sendable {
         done.wait()
         defer { done.signal() }
         return try result!.get()
+    }
+}
+
+/// The account a session's sync under way checked, shared by the copies of the session.
+private final class CheckedAccount: Sendable {
+    private let value = Mutex<String?>(nil)
+
+    var account: String? { value.withLock { $0 } }
+
+    func set(_ account: String?) {
+        value.withLock { $0 = account }
     }
 }
