@@ -7,11 +7,12 @@ import Testing
 /// Three devices (profiles A, B, C of one data root) walked through a seeded random plan of
 /// what people do, by the real binaries, on the embedded remote or through a real `ideabox
 /// serve`: adds, edits of each field, done and undone, deletes, restores from history, syncs,
-/// the network off and on, latency, failing requests, overwrites that fail and that work, an
-/// export imported on another device, an edit made under a clock a day fast or slow, library
-/// files written, encryption turned on and off, `serve` killed with -9 and started again, and
-/// C signing in after using IdeaBox on its own for a while. Then every fault heals, every
-/// device syncs its ideas and library until quiet, and `violations()` says what broke:
+/// the network off and on, latency, failing requests (scripted and at random), overwrites
+/// that fail and that work, an export imported on another device, an edit made under a clock
+/// a day fast or slow, library files written, encryption turned on and off, `serve` killed
+/// with -9 and started again, and C signing in after using IdeaBox on its own for a while.
+/// Then every fault heals, every device syncs its ideas and library until quiet, and
+/// `violations()` says what broke:
 /// - every device lists the same ideas, with the same values and times, and holds the same
 ///   library files, each with bytes some device wrote to it;
 /// - no idea appears that nobody added, and nothing shows a time in the future;
@@ -31,6 +32,8 @@ struct ThreeDeviceWalk {
         case sync(device: Int)
         case offline(device: Int, isOn: Bool)
         case failNextSend(device: Int)
+        /// A quarter of the device's requests fail at random (a network failure) until healed.
+        case randomFaults(device: Int)
         case overwrite(device: Int)
         case skewedEdit(device: Int, pick: Int, title: String, days: Int)
         case exportImport(from: Int, to: Int)
@@ -57,6 +60,7 @@ struct ThreeDeviceWalk {
             case let .sync(device): "\(Self.name(device)): sync"
             case let .offline(device, isOn): "\(Self.name(device)): remote offline \(isOn ? "on" : "off")"
             case let .failNextSend(device): "\(Self.name(device)): remote fault script networkFailure --operation modify"
+            case let .randomFaults(device): "\(Self.name(device)): remote fault add networkFailure --rate 0.25"
             case let .overwrite(device): "\(Self.name(device)): sync --overwrite-remote --yes"
             case let .skewedEdit(device, pick, title, days): "\(Self.name(device)): edit #\(pick) --title \"\(title)\" with the clock \(days) day(s) off"
             case let .exportImport(from, to): "\(Self.name(from)): export; \(Self.name(to)): import it"
@@ -123,7 +127,7 @@ struct ThreeDeviceWalk {
             case 48..<51: steps.append(.restore(device: device, pick: pick))
             case 51..<68: steps.append(.sync(device: device))
             case 68..<72: steps.append(.offline(device: device, isOn: Bool.random(using: &random)))
-            case 72..<75: steps.append(.failNextSend(device: device))
+            case 72..<75: steps.append(pick.isMultiple(of: 2) ? .failNextSend(device: device) : .randomFaults(device: device))
             case 75..<77: steps.append(.overwrite(device: device))
             case 77..<80: steps.append(.skewedEdit(device: device, pick: pick, title: text("skewed"), days: Bool.random(using: &random) ? 1 : -1))
             case 80..<83: steps.append(.exportImport(from: device, to: other))
@@ -228,6 +232,8 @@ struct ThreeDeviceWalk {
             try sandbox.succeed(on: Self.profiles[device], ["remote", "offline", isOn ? "on" : "off"])
         case let .failNextSend(device):
             try sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "script", "networkFailure", "--operation", "modify"])
+        case let .randomFaults(device):
+            try sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "add", "networkFailure", "--rate", "0.25"])
         case let .overwrite(device):
             let result = try sandbox.run(on: Self.profiles[device], ["sync", "--overwrite-remote", "--yes"])
             try expectOneSentenceIfFailed(result, planned)
