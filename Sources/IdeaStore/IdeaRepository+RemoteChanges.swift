@@ -53,8 +53,10 @@ public enum ChangeTokenUpdate: Sendable, Equatable {
 /// The profile was signed in to another account (its ideas carried there) while a sync of
 /// the one before was under way: what that sync fetched or had acknowledged is the other
 /// account's and is not written; the next sync starts afresh with the new one.
-public struct AccountMovedDuringSync: Error, Equatable, Sendable {
+public struct AccountMovedDuringSync: Error, Equatable, Sendable, CustomStringConvertible {
     public init() {}
+
+    public var description: String { "the profile was signed in to another account meanwhile; the rest was not done" }
 }
 
 extension IdeaRepository {

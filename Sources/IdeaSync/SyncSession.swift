@@ -62,7 +62,8 @@ public struct SyncSession: Sendable {
         return report
     }
 
-    /// Sends the outbox without fetching first, as a local change asks: each change goes
+    /// Sends the outbox without fetching first, as a local change asks (cut short quietly,
+    /// as `run`, by a sign-in to another account): each change goes
     /// with the change tag this device last saw, and one the remote changed since comes back
     /// as a conflict carrying the remote's record, which the conflict rule settles (a local
     /// version that wins goes out again over the remote's tag). What the change token covers
@@ -72,11 +73,15 @@ public struct SyncSession: Sendable {
         var report = SyncReport()
         var neverFetched = false
         try perform {
-            try abandonUnfinishedOverwrite()
-            neverFetched = try checkedAccount().changeToken == nil
-            guard !neverFetched else { return }
-            try push(into: &report)
-            try repository.recordSyncSuccess(at: clock.now())
+            do {
+                try abandonUnfinishedOverwrite()
+                neverFetched = try checkedAccount().changeToken == nil
+                guard !neverFetched else { return }
+                try push(into: &report)
+                try repository.recordSyncSuccess(at: clock.now())
+            } catch is AccountMovedDuringSync {
+                try repository.logSyncEvent(.accountMovedDuringSync, at: clock.now())
+            }
         }
         return neverFetched ? try run() : report
     }
