@@ -7,8 +7,8 @@ import PostgresNIO
 /// `port`, `user`, `password` and `dbname`, which replace the parts they name.
 ///
 /// It is read here, by RFC 3986's grammar for this one shape, and not by Foundation's
-/// `URLComponents`: the install build leaves out ICU's data, and there `URLComponents` finds
-/// no host in any URL whose scheme is not a web one (issue 58).
+/// `URLComponents`, which in the install build (static, without ICU's data) refused every
+/// PostgreSQL URL that the debug build took (issue 58).
 public struct PostgresURL: Equatable, Sendable {
     /// How the connection uses TLS.
     enum TLSMode: Equatable, Sendable {
@@ -83,7 +83,7 @@ public struct PostgresURL: Equatable, Sendable {
                 hidden.append(raw.startIndex..<raw.endIndex)
             }
         }
-        var (host, port) = try Self.hostAndPort(hostAndPort)
+        var (host, port) = try Self.readHostAndPort(hostAndPort)
         var database = try decode(path, part: .database)
         var tls = TLSMode.prefer
 
@@ -95,9 +95,9 @@ public struct PostgresURL: Equatable, Sendable {
             let raw = pair[pair.index(after: equals)...]
             let value = try decode(raw, part: name == "password" ? .password : .parameterValue(name))
             switch name {
-            case "sslmode": tls = try Self.tlsMode(value)
-            case "host": host = try Self.host(value, bracketed: false)
-            case "port": port = try Self.port(value)
+            case "sslmode": tls = try Self.readTLSMode(value)
+            case "host": host = try Self.readHost(value, bracketed: false)
+            case "port": port = try Self.readPort(value)
             case "user": user = value
             case "password":
                 password = value
@@ -122,7 +122,7 @@ public struct PostgresURL: Equatable, Sendable {
     }
 
     /// `HOST[:PORT]`, `[IPV6][:PORT]` or nothing: the host (nil if none is named) and the port.
-    private static func hostAndPort(_ text: Substring) throws(PostgresURLFlaw) -> (host: String?, port: Int?) {
+    private static func readHostAndPort(_ text: Substring) throws(PostgresURLFlaw) -> (host: String?, port: Int?) {
         if text.contains(",") { throw .severalHosts }
         var hostText = text
         var portText: Substring = ""
@@ -142,16 +142,16 @@ public struct PostgresURL: Equatable, Sendable {
         }
         var host: String?
         if bracketed || !hostText.isEmpty {
-            host = try Self.host(try decode(hostText, part: .host), bracketed: bracketed)
+            host = try Self.readHost(try decode(hostText, part: .host), bracketed: bracketed)
         }
         // RFC 3986 allows an empty port (`host:/db`): the default one.
-        let port = portText.isEmpty ? nil : try Self.port(String(portText))
+        let port = portText.isEmpty ? nil : try Self.readPort(String(portText))
         return (host, port)
     }
 
     /// A host: a name or an IPv4 address, or (in brackets in the authority, bare in `host=`)
     /// an IPv6 address, with a zone after `%` if any.
-    private static func host(_ text: String, bracketed: Bool) throws(PostgresURLFlaw) -> String {
+    private static func readHost(_ text: String, bracketed: Bool) throws(PostgresURLFlaw) -> String {
         if text.hasPrefix("/") { throw .unixSocket }
         if bracketed || text.contains(":") {
             let address = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
@@ -201,7 +201,7 @@ public struct PostgresURL: Equatable, Sendable {
         }
     }
 
-    private static func port(_ text: String) throws(PostgresURLFlaw) -> Int {
+    private static func readPort(_ text: String) throws(PostgresURLFlaw) -> Int {
         guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
               let port = Int(text), (1...65_535).contains(port)
         else { throw .port(text) }
@@ -210,7 +210,7 @@ public struct PostgresURL: Equatable, Sendable {
 
     /// libpq's six modes as the three this store has: `allow` tries TLS as `prefer` does, and
     /// `verify-ca` and `verify-full` are `require`, which checks the server's certificate and name.
-    private static func tlsMode(_ text: String) throws(PostgresURLFlaw) -> TLSMode {
+    private static func readTLSMode(_ text: String) throws(PostgresURLFlaw) -> TLSMode {
         switch text {
         case "disable": .disable
         case "allow", "prefer": .prefer
