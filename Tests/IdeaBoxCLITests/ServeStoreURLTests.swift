@@ -13,6 +13,7 @@ import Testing
     static let unanswered = [
         "postgres://ideabox:pw@127.0.0.1:1/ideabox",
         "postgresql://ideabox:pw@127.0.0.1:1/ideabox",
+        "POSTGRESQL://ideabox:pw@127.0.0.1:1/ideabox",
         "postgres://ideabox@localhost:1/ideabox",
         "postgres://ideabox:pw@[::1]:1/ideabox",
         "postgres://ideabox:p%40ss%2Fw%3Ard@127.0.0.1:1/ideabox",
