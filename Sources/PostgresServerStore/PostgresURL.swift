@@ -7,8 +7,9 @@ import PostgresNIO
 /// `port`, `user`, `password` and `dbname`, which replace the parts they name.
 ///
 /// It is read here, by RFC 3986's grammar for this one shape, and not by Foundation's
-/// `URLComponents`, which in the install build (static, without ICU's data) refused every
-/// PostgreSQL URL that the debug build took (issue 58).
+/// `URLComponents`: in the install build, which leaves out ICU's data, `URLComponents.host`
+/// goes through ICU's IDNA and is nil for every URL, so every PostgreSQL URL was refused
+/// (issue 58; `URL.host` is not affected).
 public struct PostgresURL: Equatable, Sendable {
     /// How the connection uses TLS.
     enum TLSMode: Equatable, Sendable {
