@@ -7,7 +7,9 @@
  * (strace, ICU's file fallback) through the command-line and end-to-end suites, the only
  * lookups left are the local time zone's name, for the Calendar that Hummingbird then sets
  * to GMT for its Date header (BENCHMARKS.md, "Installed size"). A lookup finds nothing: a
- * formatter that needed data would stop the process, which the suites would show.
+ * formatter that needed data would stop the process, which the suites would show. One use
+ * fails quietly instead: `URLComponents.host` goes through ICU's IDNA and is nil for every
+ * URL, so nothing here reads a host that way (`URL.host` works; PostgresURL parses its own).
  *
  * Defining ICU's data symbol here keeps the linker from taking `icu_packaged_data.cpp.o` out
  * of lib_FoundationICU.a. The header is ICU's own stub data (icu4c/source/stubdata): a

@@ -252,14 +252,21 @@ struct ServeStoreOptions: ParsableArguments {
     func validate() throws {
         guard let store = chosenStore else { return }
         let isSQLite = store.hasPrefix("sqlite:") && store.count > "sqlite:".count
-        let isPostgres = store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")
+        let isPostgres = Self.isPostgres(store)
         guard isSQLite || isPostgres else {
             throw ValidationError("--store must be sqlite:PATH or postgres://USER@HOST/DATABASE, not \"\(store)\".")
         }
     }
 
+    /// Whether `store` is a PostgreSQL URL by its scheme (in any case, as RFC 3986 has it):
+    /// `PostgresURL` then reads the rest, and says what is wrong in it.
+    private static func isPostgres(_ store: String) -> Bool {
+        let scheme = store.prefix { $0 != ":" }.lowercased()
+        return (scheme == "postgres" || scheme == "postgresql") && store.dropFirst(scheme.count).hasPrefix("://")
+    }
+
     func location(_ context: CommandContext) throws -> Location {
-        if let store = chosenStore, store.hasPrefix("postgres") { return .postgres(store) }
+        if let store = chosenStore, Self.isPostgres(store) { return .postgres(store) }
         if let store = chosenStore { return .sqlite(URL(fileURLWithPath: String(store.dropFirst("sqlite:".count)))) }
         let root = try DataLocation.resolve(dataDirectory: location.dataDirectory, profile: nil, environment: context.environment).root
         return .sqlite(root.appendingPathComponent("server").appendingPathComponent(SQLiteRecordStore.fileName))
@@ -313,17 +320,11 @@ struct ServeStoreOptions: ParsableArguments {
         }
     }
 
-    private static func withoutPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? "postgres://?"
-    }
-
     /// The store for the log: the SQLite file's path, or the PostgreSQL URL without its password.
     func description(_ context: CommandContext) -> String {
         switch try? location(context) {
         case let .sqlite(url): "sqlite:" + url.path
-        case let .postgres(url): Self.withoutPassword(url)
+        case let .postgres(url): (try? PostgresURL(url).withoutPassword) ?? "postgres://?"
         case nil: "?"
         }
     }
