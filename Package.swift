@@ -103,6 +103,7 @@ let package = Package(
             dependencies: [
                 "CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -271,8 +272,8 @@ let package = Package(
                 "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Finding the built `ideabox`, for the two suites that run it.
-        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
+        // Finding the built `ideabox`, for the two suites that run it; a PostgreSQL cluster of a test's own.
+        .target(name: "ProcessTestSupport", dependencies: ["ChildProcess"], path: "Tests/ProcessTestSupport"),
         .testTarget(name: "IdeaBoxConfigTests", dependencies: ["IdeaBoxConfig", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaModel"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),
