@@ -15,9 +15,10 @@ struct ServeDatabaseDownTests {
     /// show on the other device: the server's look (1 s) and the device's retry-after (2 s),
     /// with room for a busy machine.
     static let crossing: Duration = .seconds(8)
-    /// How long the database stays down: past the time a server's pool took to give up
-    /// (15 s) would make this test slower, not surer; the outage's handling starts at once.
-    static let outage: Duration = .seconds(6)
+    /// How long the database stays down: past the 15 s after which postgres-nio's pool gives
+    /// up on its calls (`connectionCreationCircuitBreakerTripped`, which was a 500), and long
+    /// enough for its backoff to have grown past a few seconds.
+    static let outage: Duration = .seconds(20)
     static let container = "iCloud.com.buildwithharry.IdeaBox"
 
     @Test func twoServersAndTwoAppsRideOutADatabaseRestart() async throws {
@@ -69,8 +70,14 @@ struct ServeDatabaseDownTests {
         }
 
         try await OwnThread.run { try cluster.start() }
+        // An upper bound (the polling of the panes counts too), from the moment PostgreSQL
+        // takes connections again.
+        let back = ContinuousClock.now
         try await b.waitFor("A's idea in B", timeout: Self.crossing) { $0.contains(english) }
+        let inB = ContinuousClock.now - back
         try await a.waitFor("B's idea in A", timeout: Self.crossing) { $0.contains(chinese) }
+        let inA = ContinuousClock.now - back
+        print("ServeDatabaseDownTests: the database back, A's idea shown in B after \(inB), B's in A after \(inA)")
         try await a.waitFor("A synced") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
         try await b.waitFor("B synced") { $0.statusBar.contains("已同步") && $0.statusBar.contains("0 筆待同步") }
 
@@ -84,6 +91,7 @@ struct ServeDatabaseDownTests {
             #expect(lines.contains { $0.contains(" 503 ") }, "server \(name) answered no 503:\n\(server.log)")
             let metrics = try await Self.get("/metrics", from: server)
             #expect(metrics.contains("\nideabox_store_up 1"), "\(metrics)")
+            print("ServeDatabaseDownTests: server \(name) logged:\n" + (down + back).joined(separator: "\n"))
         }
     }
 
