@@ -13,9 +13,9 @@ import Synchronization
 /// next try works. After a minute and a half down its next try came some 20 s after the
 /// database was back: 15 s of errors for nothing (issue 58). So the store keeps the pool
 /// only while the database answers:
-/// - a call that fails as a lost or refused connection, or that waits more than
-///   `connectionWait` for one, makes the watch look at once: one connection of its own,
-///   given `lookTimeout`. If that fails too the store is down (`StoreAvailability`): the
+/// - a call that fails as a lost or refused connection makes the watch look at once, and
+///   one that has waited more than `connectionWait` for a connection, at its next look: one
+///   connection of its own, given `lookTimeout`. If that fails too the store is down (`StoreAvailability`): the
 ///   pool is closed (every call waiting in it is answered), and every call fails at once;
 /// - while it is down the watch looks every `lookInterval`, and the first look that
 ///   connects opens a new pool, which connects at once: no backoff left over.
@@ -173,6 +173,8 @@ final class PostgresConnections: Sendable {
         let fresh = Self.open(configuration, logger: logger)
         let old = state.withLock { state -> Pool? in
             guard !state.isClosed else { return fresh }
+            // The failures of the old pool's calls say nothing of the new one's.
+            state.failure = nil
             defer { state.pool = fresh }
             return state.pool
         }
