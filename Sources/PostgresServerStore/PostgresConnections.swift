@@ -1,4 +1,5 @@
 import CloudKitModel
+import Glibc
 import Logging
 import PostgresNIO
 import ServerStore
@@ -34,6 +35,8 @@ final class PostgresConnections: Sendable {
     /// Whether the database answers, as the calls and the watch find it.
     let availability = StoreAvailability()
     private let configuration: PostgresClient.Configuration
+    /// `host:port`, for the log's line when the database does not answer.
+    private let address: String
     private let lookConfiguration: PostgresConnection.Configuration
     private let logger: Logger
 
@@ -60,6 +63,7 @@ final class PostgresConnections: Sendable {
     /// connections made with `look`.
     init(configuration: PostgresClient.Configuration, look: PostgresConnection.Configuration, logger: Logger) {
         self.configuration = configuration
+        address = "\(configuration.host ?? configuration.unixSocketPath ?? "?"):\(configuration.port.map(String.init) ?? "-")"
         var look = look
         look.options.connectTimeout = .seconds(Self.lookTimeout.components.seconds)
         lookConfiguration = look
@@ -142,7 +146,7 @@ final class PostgresConnections: Sendable {
     /// after a failed connection or a call waiting too long, whether it is down.
     private func look() async {
         if availability.isDown {
-            guard await Self.lookAtDatabase(lookConfiguration, logger: logger) == nil else { return }
+            guard await Self.lookAtDatabase(lookConfiguration, address: address, logger: logger) == nil else { return }
             replacePool()
             availability.answered(at: .now)
             return
@@ -154,7 +158,7 @@ final class PostgresConnections: Sendable {
             return (state.failure, stuck)
         }
         guard failure != nil || stuck else { return }
-        if let cause = await Self.lookAtDatabase(lookConfiguration, logger: logger) {
+        if let cause = await Self.lookAtDatabase(lookConfiguration, address: address, logger: logger) {
             // Every call waiting in the pool is answered now, and none waits until it is back.
             let pool = state.withLock { state -> Pool? in
                 defer { state.pool = nil }
@@ -187,14 +191,14 @@ final class PostgresConnections: Sendable {
     }
 
     /// Nil if a connection of its own opens and answers `SELECT 1` within `lookTimeout`,
-    /// else how it failed.
-    static func lookAtDatabase(_ configuration: PostgresConnection.Configuration, logger: Logger) async -> String? {
+    /// else how it failed (at `address`).
+    static func lookAtDatabase(_ configuration: PostgresConnection.Configuration, address: String, logger: Logger) async -> String? {
         await firstOf(timeout: lookTimeout, else: "no answer within \(lookTimeout.components.seconds) s") {
             let connection: PostgresConnection
             do {
                 connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             } catch {
-                return PostgresRecordStore.describe(error)
+                return cause(of: error, at: address)
             }
             do {
                 try await connection.query("SELECT 1", logger: logger)
@@ -202,9 +206,18 @@ final class PostgresConnections: Sendable {
                 return nil
             } catch {
                 try? await connection.close()
-                return PostgresRecordStore.describe(error)
+                return cause(of: error, at: address)
             }
         }
+    }
+
+    /// How a connection to `address` failed, in a few words: the system's for a socket's
+    /// failure (`connection refused at db-host:5432`, not the driver's nested description),
+    /// else PostgreSQL's own (`the database system is starting up`).
+    static func cause(of error: any Error, at address: String) -> String {
+        let described = PostgresRecordStore.describe(error)
+        guard let match = described.firstMatch(of: /\(errno: (\d+)\)/), let code = Int32(match.1) else { return described }
+        return String(cString: strerror(code)).lowercased() + " at " + address
     }
 
     /// What `work` returns, or `otherwise` if it has not returned within `timeout` (it is

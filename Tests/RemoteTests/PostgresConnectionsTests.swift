@@ -1,5 +1,5 @@
 import CloudKitModel
-import PostgresServerStore
+@testable import PostgresServerStore
 import ProcessTestSupport
 import ServerStore
 import Synchronization
@@ -12,6 +12,16 @@ import Testing
 @Suite struct PostgresConnectionsTests {
     final class Told: Sendable {
         let changes = Mutex<[StoreAvailability.Change]>([])
+    }
+
+    @Test("A socket's failure is said in the system's few words with the address; anything else as the driver says it")
+    func causes() {
+        struct Nested: Error, CustomStringConvertible {
+            var description: String
+        }
+        let refused = Nested(description: "Connection errors: SingleConnectionFailure(target: [IPv4]127.0.0.1/127.0.0.1:55601, error: connection reset (error set): Connection refused) (errno: 111))")
+        #expect(PostgresConnections.cause(of: refused, at: "127.0.0.1:55601") == "connection refused at 127.0.0.1:55601")
+        #expect(PostgresConnections.cause(of: Nested(description: "the database system is starting up"), at: "h:1") == "the database system is starting up")
     }
 
     @Test("Stopped: refused as serverDatabaseUnavailable and told down once; started: answers within a look, told back once")
