@@ -26,7 +26,8 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     /// The service is down for a while, possibly saying when to retry.
     case serviceUnavailable(retryAfter: Double?)
     /// The server answers but its database (the store behind `serve`) does not; retry after
-    /// `retryAfter` seconds. Nothing of the request was applied.
+    /// `retryAfter` seconds. A request refused so was not applied (one cut off as the database
+    /// went commits whole or not at all, and sent again settles by its change tags).
     case serverDatabaseUnavailable(retryAfter: Double)
     /// The server failed in a way it does not explain.
     case internalError

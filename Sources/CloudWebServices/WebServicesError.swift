@@ -88,7 +88,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         WebServicesError(
             code: "TRY_AGAIN_LATER",
             reason: serverDatabaseUnavailablePrefix + "the server's database is not answering; try again in "
-                + "\(Int(retryAfter.rounded(.up))) s. Nothing of this request was applied.",
+                + "\(Int(retryAfter.rounded(.up))) s.",
             retryAfter: retryAfter)
     }
 
