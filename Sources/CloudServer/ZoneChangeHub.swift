@@ -296,7 +296,7 @@ final class ZoneChangeHub: Service, Sendable {
     /// lost, the store down) are lost, so each device looks at its zones now (its poll's
     /// `since` then finds what changed meanwhile) rather than at its poll's time.
     func wakeEvery() {
-        var woken: [(Delivery?, Change?)] = []
+        var woken: [(Delivery, Change?)] = []
         let now = ContinuousClock.now
         state.withLock { state in
             for waiters in state.waiters.values {
@@ -308,7 +308,7 @@ final class ZoneChangeHub: Service, Sendable {
                 }
             }
         }
-        for (delivery, change) in woken { delivery?(change) }
+        for (delivery, change) in woken { delivery(change) }
     }
 
     /// Answers the polls whose time is up, looking only at those filed under the seconds

@@ -70,6 +70,7 @@ extension PostgresRecordStore {
         }
     }
 
+    /// Listens as `listenForChanges(_:whenListening:)` does, telling no one when it starts.
     public func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {
         try await listenForChanges(handler, whenListening: {})
     }

@@ -259,6 +259,7 @@ public struct GatedRecordStore: RecordStore {
         try await base.listenForChanges(handler, whenListening: whenListening)
     }
 
+    /// The base store's.
     public var availability: StoreAvailability? { base.availability }
 
     public func recordCount(account: String) async throws -> Int {

@@ -10,5 +10,6 @@ public protocol RecordStore: RecordZoneStore, AccountStore, AssetStore, Subscrip
 }
 
 extension RecordStore {
+    /// None: a store that cannot stop answering while the server runs (a file of its own).
     public var availability: StoreAvailability? { nil }
 }

@@ -31,6 +31,8 @@ public protocol SubscriptionStore: Sendable {
 }
 
 extension SubscriptionStore {
+    /// Listens as `listenForChanges(_:)` does, for a store that never loses its listening
+    /// (one process alone): `whenListening` is never called.
     public func listenForChanges(
         _ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void,
         whenListening: @escaping @Sendable () -> Void
