@@ -103,6 +103,7 @@ let package = Package(
             dependencies: [
                 "CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -271,7 +272,7 @@ let package = Package(
                 "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Finding the built `ideabox`, for the two suites that run it.
+        // Finding the built `ideabox` and running `ideabox serve`, for the suites that run them; a PostgreSQL cluster of a test's own.
         .target(name: "ProcessTestSupport", dependencies: ["ChildProcess"], path: "Tests/ProcessTestSupport"),
         .testTarget(name: "IdeaBoxConfigTests", dependencies: ["IdeaBoxConfig", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaModel"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),

@@ -25,6 +25,10 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     case requestRateLimited(retryAfter: Double)
     /// The service is down for a while, possibly saying when to retry.
     case serviceUnavailable(retryAfter: Double?)
+    /// The server answers but its database (the store behind `serve`) does not; retry after
+    /// `retryAfter` seconds. A request refused so was not applied (one cut off as the database
+    /// went commits whole or not at all, and sent again settles by its change tags).
+    case serverDatabaseUnavailable(retryAfter: Double)
     /// The server failed in a way it does not explain.
     case internalError
     /// Some items of a request failed, each for its own reason.
@@ -69,6 +73,8 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case requestRateLimited
         /// `CloudError.serviceUnavailable`.
         case serviceUnavailable
+        /// `CloudError.serverDatabaseUnavailable`.
+        case serverDatabaseUnavailable
         /// `CloudError.internalError`.
         case internalError
         /// `CloudError.partialFailure`.
@@ -90,7 +96,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     }
 
     /// The error of kind `code`; `retryAfter` applies to the kinds that carry one (zone busy
-    /// defaults to 60 s, rate limited to 30 s). Partial failures are empty and a changed
+    /// defaults to 60 s, rate limited to 30 s, the server's database to 2 s). Partial failures are empty and a changed
     /// server record carries no record.
     public init(code: Code, retryAfter: Double? = nil) {
         switch code {
@@ -104,6 +110,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .zoneBusy: self = .zoneBusy(retryAfter: retryAfter ?? 60)
         case .requestRateLimited: self = .requestRateLimited(retryAfter: retryAfter ?? 30)
         case .serviceUnavailable: self = .serviceUnavailable(retryAfter: retryAfter)
+        case .serverDatabaseUnavailable: self = .serverDatabaseUnavailable(retryAfter: retryAfter ?? 2)
         case .internalError: self = .internalError
         case .partialFailure: self = .partialFailure([:])
         case .limitExceeded: self = .limitExceeded
@@ -129,6 +136,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case .zoneBusy: .zoneBusy
         case .requestRateLimited: .requestRateLimited
         case .serviceUnavailable: .serviceUnavailable
+        case .serverDatabaseUnavailable: .serverDatabaseUnavailable
         case .internalError: .internalError
         case .partialFailure: .partialFailure
         case .limitExceeded: .limitExceeded
@@ -145,7 +153,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
     /// For a partial failure, the longest wait any of its items asks for.
     public var retryAfter: Double? {
         switch self {
-        case let .zoneBusy(seconds), let .requestRateLimited(seconds): seconds
+        case let .zoneBusy(seconds), let .requestRateLimited(seconds), let .serverDatabaseUnavailable(seconds): seconds
         case let .serviceUnavailable(seconds): seconds
         case let .partialFailure(items): items.values.compactMap(\.retryAfter).max()
         default: nil
@@ -158,7 +166,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         switch self {
         // An untrusted server may be fixed (its certificate renewed) without the device changing.
         case .networkUnavailable, .networkFailure, .untrustedServer, .serverUnreachable, .zoneBusy, .requestRateLimited,
-             .serviceUnavailable, .internalError:
+             .serviceUnavailable, .serverDatabaseUnavailable, .internalError:
             true
         // Sent again after a look at the account, it goes through.
         case .encryptionChanged:
@@ -185,6 +193,7 @@ public enum CloudError: Error, Hashable, Codable, Sendable, CustomStringConverti
         case let .requestRateLimited(seconds): "request rate limited (retry after \(formatted(seconds)) s)"
         case .serviceUnavailable(nil): "service unavailable"
         case let .serviceUnavailable(seconds?): "service unavailable (retry after \(formatted(seconds)) s)"
+        case let .serverDatabaseUnavailable(seconds): "the server's database is not answering (retry after \(formatted(seconds)) s)"
         case .internalError: "internal server error"
         case let .partialFailure(items): "partial failure (\(items.count) \(items.count == 1 ? "item" : "items") failed)"
         case .limitExceeded: "too many items in one request"

@@ -133,6 +133,11 @@ public struct CloudServer: Sendable {
         let hub = ZoneChangeHub(store: store, logger: Self.logger, limits: fairShares)
         let uploads = try UploadSpool(maximumUploads: maximumUploads, parent: uploadFolder)
         let metrics = ServerMetrics()
+        if let availability = store.availability {
+            var logger = Logger(label: "ideabox.serve")
+            logger.logLevel = .notice
+            StoreOutageLog.follow(availability, metrics: metrics, logger: logger)
+        }
         var configuration = ServiceGroupConfiguration(
             services: [
                 try application(hub: hub, metrics: metrics, uploads: uploads, onRunning: { listening in

@@ -4,8 +4,8 @@ import Prometheus
 import Synchronization
 
 /// What `GET /metrics` tells an operator, in Prometheus's text format (ours): requests by
-/// route and status, their latency by route, the connections open, the long polls held and
-/// the store's errors. Route labels are the operations and a few fixed names, never a path
+/// route and status, their latency by route, the connections open, the long polls held,
+/// the store's errors, its outages and whether it answers now. Route labels are the operations and a few fixed names, never a path
 /// a client chose, so the number of series stays bounded.
 final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
@@ -20,6 +20,8 @@ final class ServerMetrics: Sendable {
     private let connections: Gauge
     private let longPolls: Gauge
     private let storeErrors: Counter
+    private let storeOutages: Counter
+    private let storeUp: Gauge
     private static let buckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(65),
@@ -32,6 +34,17 @@ final class ServerMetrics: Sendable {
             namespace: "ideabox", metricName: "long_polls_held", unitName: "", helpText: "Long polls waiting for a change now."))
         storeErrors = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "ideabox", metricName: "store_errors", unitName: "total", helpText: "Requests the store failed."))
+        storeOutages = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "store_outages", unitName: "total", helpText: "Times the store stopped answering."))
+        storeUp = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "store_up", unitName: "", helpText: "1 while the store answers, 0 while it does not."))
+        storeUp.set(1.0)
+    }
+
+    /// The store answers now (`up`) or not; `outageBegan` counts an outage.
+    func storeChanged(up: Bool, outageBegan: Bool) {
+        storeUp.set(up ? 1.0 : 0.0)
+        if outageBegan { storeOutages.increment() }
     }
 
     /// The counter and latency histogram of each route and status answered, made once: the

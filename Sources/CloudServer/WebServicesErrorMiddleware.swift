@@ -5,8 +5,9 @@ import ServerStore
 
 /// Answers whatever a route threw as CloudKit Web Services does: Apple's error dictionary
 /// at its status. A path nothing is routed to is `NOT_FOUND`; a request the server's stop
-/// cut off is `TRY_AGAIN_LATER` (503); a failure of the store's own counts in `/metrics` and
-/// says no more than `INTERNAL_ERROR`.
+/// cut off is `TRY_AGAIN_LATER` (503); a store that does not answer is `TRY_AGAIN_LATER`
+/// with `retryAfter` (`serverDatabaseUnavailable`); a failure of the store's own counts in
+/// `/metrics` and says no more than `INTERNAL_ERROR`.
 struct WebServicesErrorMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -31,7 +32,7 @@ struct WebServicesErrorMiddleware: RouterMiddleware {
         } catch is StoreCaller.Gone {
             throw ClientLeft()
         } catch let error as CloudError {
-            if error == .internalError || error.code == .serviceUnavailable { metrics.storeFailed() }
+            if [.internalError, .serviceUnavailable, .serverDatabaseUnavailable].contains(error.code) { metrics.storeFailed() }
             return .error(WebServicesError(error))
         } catch let error as HTTPError where error.status == .notFound {
             return .error(Self.noSuchEndpoint)

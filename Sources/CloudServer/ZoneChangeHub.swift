@@ -75,6 +75,8 @@ final class ZoneChangeHub: Service, Sendable {
         var answered: [UUID: (change: Change?, at: ContinuousClock.Instant)] = [:]
         /// When this process last told the store it holds each account's polls.
         var listening: [String: ContinuousClock.Instant] = [:]
+        /// Whether the store has listened for other processes' changes before.
+        var hasListened = false
         var stopped = false
 
         /// Takes the poll `id` out of the table, if it still waits.
@@ -228,6 +230,8 @@ final class ZoneChangeHub: Service, Sendable {
         do {
             try await store.keepListening(account: owner, process: process, for: Self.listeningLease)
             state.withLock { $0.listening[owner] = now }
+        } catch let error as CloudError where error.code == .serverDatabaseUnavailable {
+            // The store's outage is logged once, by the server, not once a poll.
         } catch {
             logger.warning("listing this process for an account's changes failed: \(error)")
         }
@@ -257,6 +261,9 @@ final class ZoneChangeHub: Service, Sendable {
         deliver(owner: owner, zones: zones)
         do {
             try await store.announceChanges(account: owner, zones: zones, from: process)
+        } catch let error as CloudError where error.code == .serverDatabaseUnavailable {
+            // Logged once, as the store's outage; the other processes wake their polls when
+            // they listen again (`wakeEvery`).
         } catch {
             // The other processes' devices still converge on their next fetch.
             logger.warning("announcing a change failed: \(error)")
@@ -279,6 +286,26 @@ final class ZoneChangeHub: Service, Sendable {
                 guard let subscription = subscriptions.first(where: { zones.contains($0.zone) }) else { continue }
                 let change = Change(subscriptionID: subscription.id, zone: subscription.zone, reads: reads)
                 state.end(id, with: change, at: now).map { woken.append(($0, change)) }
+            }
+        }
+        for (delivery, change) in woken { delivery(change) }
+    }
+
+    /// Wakes every poll held, as if each zone it watches had changed: the announcements of
+    /// other processes made while this one was not listening (its connection to the store
+    /// lost, the store down) are lost, so each device looks at its zones now (its poll's
+    /// `since` then finds what changed meanwhile) rather than at its poll's time.
+    func wakeEvery() {
+        var woken: [(Delivery, Change?)] = []
+        let now = ContinuousClock.now
+        state.withLock { state in
+            for waiters in state.waiters.values {
+                // The polls of one database share what they read to answer.
+                let reads = SharedPollReads()
+                for (id, waiter) in waiters {
+                    let change = waiter.subscriptions?.first.map { Change(subscriptionID: $0.id, zone: $0.zone, reads: reads) }
+                    if let delivery = state.end(id, with: change, at: now) { woken.append((delivery, change)) }
+                }
             }
         }
         for (delivery, change) in woken { delivery(change) }
@@ -328,9 +355,18 @@ final class ZoneChangeHub: Service, Sendable {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { [self] in
-                    try? await store.listenForChanges { [self] process, owner, zone in
-                        if process != self.process { deliver(owner: owner, zones: [zone]) }
-                    }
+                    try? await store.listenForChanges(
+                        { [self] process, owner, zone in
+                            if process != self.process { deliver(owner: owner, zones: [zone]) }
+                        },
+                        whenListening: { [self] in
+                            // Listening again: what was announced meanwhile went unheard.
+                            let again = state.withLock { state in
+                                defer { state.hasListened = true }
+                                return state.hasListened
+                            }
+                            if again { wakeEvery() }
+                        })
                 }
                 while !Task.isCancelled && !state.withLock({ $0.stopped }) {
                     try? await Task.sleep(for: .seconds(1))

@@ -10,7 +10,10 @@ import Foundation
 /// `TRY_AGAIN_LATER` with `retryAfter`; too many operations or too big a body, and an expired
 /// or foreign sync token, are `BAD_REQUEST` whose `reason` starts with the native error's name
 /// (`limitExceeded:`, `changeTokenExpired:`), which is how IdeaBox's client tells them apart
-/// (**ours**). Also ours: `serverRecord` beside `CONFLICT`/`EXISTS` in a record's result, so
+/// (**ours**). A store that stops answering is `TRY_AGAIN_LATER` (HTTP 503, the status of
+/// CloudKit's native `serviceUnavailable`) with `retryAfter`, its `reason` starting
+/// `serverDatabaseUnavailable:`, so that the device can say that it is the server's database
+/// (ours; other clients see Apple's code and wait). Also ours: `serverRecord` beside `CONFLICT`/`EXISTS` in a record's result, so
 /// that the client can settle the conflict without another fetch. The client still reads the
 /// codes earlier servers wrote (`ZONE_BUSY`, `LIMIT_EXCEEDED`, `CHANGE_TOKEN_EXPIRED`).
 public struct WebServicesError: Error, Equatable, Sendable {
@@ -76,6 +79,18 @@ public struct WebServicesError: Error, Equatable, Sendable {
     /// The start of the `reason` of a per-record `BAD_REQUEST` that stands for
     /// `CloudError.encryptionChanged` (**ours**: `SealingRule`).
     public static let encryptionChangedPrefix = "encryptionChanged: "
+    /// The start of the `reason` of a `TRY_AGAIN_LATER` that stands for
+    /// `CloudError.serverDatabaseUnavailable`: the server's store does not answer.
+    public static let serverDatabaseUnavailablePrefix = "serverDatabaseUnavailable: "
+
+    /// The server's store does not answer: `TRY_AGAIN_LATER` (503) with `retryAfter`, saying so.
+    public static func serverDatabaseUnavailable(retryAfter: Double) -> WebServicesError {
+        WebServicesError(
+            code: "TRY_AGAIN_LATER",
+            reason: serverDatabaseUnavailablePrefix + "the server's database is not answering; try again in "
+                + "\(Int(retryAfter.rounded(.up))) s.",
+            retryAfter: retryAfter)
+    }
 
     /// Too many operations, or too big a body or asset: `BAD_REQUEST`, saying so.
     public static func limitExceeded(_ reason: String) -> WebServicesError {
@@ -96,6 +111,7 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case let .zoneBusy(seconds): self.init(code: "TRY_AGAIN_LATER", reason: reason, retryAfter: seconds)
         case let .requestRateLimited(seconds): self.init(code: "THROTTLED", reason: reason, retryAfter: seconds)
         case let .serviceUnavailable(seconds): self.init(code: "TRY_AGAIN_LATER", reason: reason, retryAfter: seconds)
+        case let .serverDatabaseUnavailable(seconds): self = .serverDatabaseUnavailable(retryAfter: seconds)
         case .limitExceeded: self = .limitExceeded(reason)
         case .unknownItem: self.init(code: "NOT_FOUND", reason: reason)
         case .zoneNotFound: self.init(code: "ZONE_NOT_FOUND", reason: reason)
@@ -124,6 +140,8 @@ public struct WebServicesError: Error, Equatable, Sendable {
         case "BAD_REQUEST" where reason.hasPrefix(Self.changeTokenExpiredPrefix): .changeTokenExpired
         case "BAD_REQUEST" where reason.hasPrefix(Self.encryptionChangedPrefix): .encryptionChanged
         case "THROTTLED": .requestRateLimited(retryAfter: retryAfter ?? 30)
+        case "TRY_AGAIN_LATER" where reason.hasPrefix(Self.serverDatabaseUnavailablePrefix):
+            .serverDatabaseUnavailable(retryAfter: retryAfter ?? 2)
         case "TRY_AGAIN_LATER": .serviceUnavailable(retryAfter: retryAfter)
         case "LIMIT_EXCEEDED": .limitExceeded
         case "NOT_FOUND": .unknownItem

@@ -188,8 +188,8 @@ public enum HelpText {
             "移除這個設定檔的隨機與腳本錯誤（網路與延遲維持原設定）。",
         "The error, by its CloudError code name, such as serviceUnavailable.": "錯誤，以 CloudError 的代碼名稱表示，例如 serviceUnavailable。",
         "The chance a request fails, more than 0 and at most 1 (default: 1).": "請求失敗的機率，大於 0 且最多 1（預設：1）。",
-        "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable).":
-            "錯誤要求等待的秒數（zoneBusy、requestRateLimited、serviceUnavailable）。",
+        "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable, serverDatabaseUnavailable).":
+            "錯誤要求等待的秒數（zoneBusy、requestRateLimited、serviceUnavailable、serverDatabaseUnavailable）。",
         "Only this kind of request: createZone, deleteZone, modify, fetchChanges, query, uploadAsset, fetchAsset.":
             "只限這種請求：createZone、deleteZone、modify、fetchChanges、query、uploadAsset、fetchAsset。",
         "Error code names, such as serviceUnavailable internalError.": "錯誤代碼名稱，例如 serviceUnavailable internalError。",

@@ -66,6 +66,14 @@ public struct UIText: Sendable {
             // The words to act on first: a path before them would push them off a narrow bar.
             return SyncWords(
                 text("Database damaged — run ideabox repair", "資料庫已損毀 — 請執行 ideabox repair"), detail: error.message(in: language))
+        case .retrying(_, let retryAt, .transient(.serverDatabaseUnavailable)),
+             .failed(.transient(.serverDatabaseUnavailable), let retryAt):
+            // Said as what it is, not as the error it travelled as: the server answers, its
+            // database does not, and what was saved here waits and goes when it is back.
+            return SyncWords(
+                text("Server's database not answering", "伺服器的資料庫沒有回應"),
+                detail: text(
+                    "next try in \(seconds(retryAt))s; changes wait on this device", "\(seconds(retryAt)) 秒後再試；變更暫存在這台裝置"))
         case .starting:
             return SyncWords(text("Starting sync…", "準備同步…"))
         case .synced(let time):

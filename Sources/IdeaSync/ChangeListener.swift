@@ -12,7 +12,8 @@ public enum ChangeDelivery: String, Sendable, Equatable, Codable {
 /// Holds a device's long poll: subscribes once to the zones it syncs, then waits for a
 /// change, again and again, and tells the engine which zone changed. A failure (a server
 /// restart, an expired URL, the network) reports `polling` and starts over after the
-/// engine's retry delays (1 s, 2 s, 4 s, then up to 30 s).
+/// engine's retry delays (1 s, 2 s, 4 s, then up to 30 s), or after the wait the remote asked
+/// for (a server whose database is down says a short one), whichever it said.
 ///
 /// It runs on a scheduler of its own, as a long poll blocks its queue for up to a minute;
 /// tests step a manual one and hand in a feed that answers at once.
@@ -101,7 +102,7 @@ public final class ChangeListener: Sendable {
             onChange(zones)
             scheduler.schedule(after: 0) { [self] in poll() }
         } catch {
-            failed()
+            failed(error)
         }
     }
 
@@ -124,11 +125,18 @@ public final class ChangeListener: Sendable {
             let wait = earlyInARow == 0 ? 0 : SyncEngine.retryDelay(afterFailure: earlyInARow)
             scheduler.schedule(after: wait) { [self] in poll() }
         } catch {
-            failed()
+            failed(error)
         }
     }
 
-    private func failed() {
+    /// The wait before the next try after `failures` failures in a row, the last of them
+    /// `error`: the remote's retry-after when it gave one, else the engine's retry delays.
+    public static func retryDelay(afterFailure failures: Int, error: any Error) -> Int64 {
+        if let retryAfter = (error as? CloudError)?.retryAfter { return SyncEngine.milliseconds(retryAfter) }
+        return SyncEngine.retryDelay(afterFailure: failures)
+    }
+
+    private func failed(_ error: any Error) {
         let attempt = state.withLock { state -> Int in
             state.failures += 1
             state.cursor = nil
@@ -136,7 +144,7 @@ public final class ChangeListener: Sendable {
         }
         report(.polling)
         guard !isStopped else { return }
-        scheduleConnect(after: SyncEngine.retryDelay(afterFailure: attempt))
+        scheduleConnect(after: Self.retryDelay(afterFailure: attempt, error: error))
     }
 
     private func report(_ delivery: ChangeDelivery) {

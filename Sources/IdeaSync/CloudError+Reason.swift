@@ -18,6 +18,7 @@ extension CloudError {
         case let .requestRateLimited(seconds): "請求過於頻繁（\(Self.seconds(seconds)) 秒後重試）"
         case .serviceUnavailable(nil): "服務暫停"
         case let .serviceUnavailable(seconds?): "服務暫停（\(Self.seconds(seconds)) 秒後重試）"
+        case let .serverDatabaseUnavailable(seconds): "伺服器的資料庫沒有回應（\(Self.seconds(seconds)) 秒後重試）"
         case .internalError: "伺服器內部錯誤"
         case let .partialFailure(items): "部分失敗（\(items.count) 筆失敗）"
         case .limitExceeded: "一次請求的項目太多"

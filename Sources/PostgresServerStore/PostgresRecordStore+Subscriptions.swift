@@ -70,13 +70,28 @@ extension PostgresRecordStore {
         }
     }
 
-    /// Holds one pooled connection that `LISTEN`s, and hands each announcement to
-    /// `handler`; after a lost connection it listens again, a second later.
+    /// Listens as `listenForChanges(_:whenListening:)` does, telling no one when it starts.
     public func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {
+        try await listenForChanges(handler, whenListening: {})
+    }
+
+    /// Holds one pooled connection that `LISTEN`s, and hands each announcement to
+    /// `handler`; after a lost connection it listens again a second later, or while the
+    /// database is down, within a quarter of a second of its return (the outage is logged
+    /// once, by the server, not here).
+    public func listenForChanges(
+        _ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void, whenListening: @escaping @Sendable () -> Void
+    ) async throws {
+        let availability = connections.availability
         while !Task.isCancelled {
+            if availability.isDown {
+                try? await Task.sleep(for: .milliseconds(250))
+                continue
+            }
             do {
-                try await client.withConnection { connection in
+                try await connections.withConnection { connection in
                     try await connection.listen(on: changeChannel) { notifications in
+                        whenListening()
                         for try await notification in notifications {
                             let parts = notification.payload.split(separator: "\n", omittingEmptySubsequences: false)
                             guard parts.count == 3 else { continue }
@@ -85,7 +100,11 @@ extension PostgresRecordStore {
                     }
                 }
             } catch where !Task.isCancelled {
-                logger.warning("listening for changes: \(Self.describe(error)); again in a second")
+                if case let .unavailable(cause) = PostgresFailure(error) {
+                    connections.connectionFailed(cause)
+                } else if !availability.isDown {
+                    logger.warning("listening for changes: \(Self.describe(error)); again in a second")
+                }
                 try? await Task.sleep(for: .seconds(1))
             }
         }

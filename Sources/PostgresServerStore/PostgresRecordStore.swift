@@ -16,8 +16,8 @@ import ServerStore
 /// so it applies whole or not at all. Reads run in one `REPEATABLE READ` snapshot.
 public final class PostgresRecordStore: RecordStore {
     public let maximumRecordsPerRequest: Int
-    let client: PostgresClient
-    let running: Task<Void, Never>
+    /// The pool, and the watch that closes it while the database does not answer.
+    let connections: PostgresConnections
     let clock: WallClock
     let logger: Logger
     /// What makes the tokens and change tags it hands out, from the database's `serverSecret`.
@@ -28,21 +28,23 @@ public final class PostgresRecordStore: RecordStore {
     let changeChannel: String
 
     init(
-        client: PostgresClient, clock: WallClock, maximumRecordsPerRequest: Int, positions: PositionKeys, schema: String?,
+        connections: PostgresConnections, clock: WallClock, maximumRecordsPerRequest: Int, positions: PositionKeys, schema: String?,
         logger: Logger
     ) {
-        self.client = client
+        self.connections = connections
         changeChannel = schema ?? "ideabox_changes"
         self.clock = clock
         self.positions = positions
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
         self.logger = logger
-        running = Task(executorPreference: BlockingTaskExecutor.shared) { await client.run() }
     }
 
     deinit {
-        running.cancel()
+        connections.close()
     }
+
+    /// Whether PostgreSQL answers: the server logs and counts its outages.
+    public var availability: StoreAvailability? { connections.availability }
 
     /// Connects to the database `url` names (`postgres://user:password@host:port/database`)
     /// and brings its schema up to date; throws `PostgresStoreError` if it cannot.
@@ -73,8 +75,10 @@ public final class PostgresRecordStore: RecordStore {
         var configuration = location.clientConfiguration
         configuration.options.additionalStartupParameters = startup
         Self.keepOpen(maximumConnections, in: &configuration.options)
+        var look = try location.connectionConfiguration()
+        look.options.additionalStartupParameters = startup
         return PostgresRecordStore(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), clock: clock,
+            connections: PostgresConnections(configuration: configuration, look: look, logger: logger), clock: clock,
             maximumRecordsPerRequest: maximumRecordsPerRequest, positions: PositionKeys(serverSecret: secret), schema: schema,
             logger: logger)
     }
@@ -96,7 +100,7 @@ public final class PostgresRecordStore: RecordStore {
     /// heap keeps that high-water mark), and making and cancelling them costs four tasks a
     /// query. A pool of connections that are never idle long needs neither timer: a connection
     /// PostgreSQL closes is replaced as soon as the pool hears of it, and a query on one that
-    /// died unheard fails as `serviceUnavailable`, which clients retry.
+    /// died unheard fails as `serverDatabaseUnavailable`, which clients retry.
     static func keepOpen(_ count: Int, in options: inout PostgresClient.Configuration.Options) {
         options.maximumConnections = count
         options.minimumConnections = count
@@ -136,7 +140,7 @@ public final class PostgresRecordStore: RecordStore {
     func run<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         try await withTaskExecutorPreference(BlockingTaskExecutor.shared) {
             try await retrying {
-                try await client.withConnection { connection in try await body(connection) }
+                try await connections.withConnection { connection in try await body(connection) }
             }
         }
     }
@@ -148,7 +152,7 @@ public final class PostgresRecordStore: RecordStore {
     ) async throws -> Result {
         try await withTaskExecutorPreference(BlockingTaskExecutor.shared) {
             try await retrying {
-                try await client.withConnection { connection in
+                try await connections.withConnection { connection in
                     try await Self.transaction(on: connection, readOnly: readOnly, logger: logger, body)
                 }
             }
@@ -173,31 +177,30 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     /// Runs `body` again (up to twice more) when PostgreSQL gave up on it for a deadlock or
-    /// a serialization failure; maps a lost or refused connection to `serviceUnavailable`,
-    /// which clients retry.
+    /// a serialization failure; a lost or refused connection, or a database shutting down,
+    /// is `serverDatabaseUnavailable` (503 with `retryAfter`, which clients wait out), and
+    /// makes the store look at once whether the database is down.
     func retrying<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
         var attempt = 0
         while true {
             do {
                 return try await body()
-            } catch let error as PSQLError {
+            } catch {
                 attempt += 1
-                switch error.code {
-                case .server where Self.retriedStates.contains(error.serverInfo?[.sqlState] ?? "") && attempt < 3:
+                switch PostgresFailure(error) {
+                case .rerun where attempt < 3:
                     continue
-                case .server where Self.retriedStates.contains(error.serverInfo?[.sqlState] ?? ""):
+                case .rerun:
                     throw CloudError.zoneBusy(retryAfter: 1)
-                case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
-                    throw CloudError.serviceUnavailable(retryAfter: 2)
-                default:
+                case let .unavailable(cause):
+                    connections.connectionFailed(cause)
+                    throw connections.availability.refusal
+                case .other:
                     throw error
                 }
             }
         }
     }
-
-    /// Serialization failure and deadlock: the transaction was rolled back and may be rerun.
-    static let retriedStates: Set<String> = ["40001", "40P01"]
 
     static func describe(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return String(describing: error) }

@@ -252,6 +252,16 @@ public struct GatedRecordStore: RecordStore {
         try await base.listenForChanges(handler)
     }
 
+    public func listenForChanges(
+        _ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void,
+        whenListening: @escaping @Sendable () -> Void
+    ) async throws {
+        try await base.listenForChanges(handler, whenListening: whenListening)
+    }
+
+    /// The base store's.
+    public var availability: StoreAvailability? { base.availability }
+
     public func recordCount(account: String) async throws -> Int {
         try await gate.run { try await base.recordCount(account: account) }
     }

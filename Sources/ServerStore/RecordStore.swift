@@ -3,4 +3,13 @@
 /// (`RecordZoneStore`, `AccountStore`, `AssetStore`, `SubscriptionStore`,
 /// `RecordSchemaStore`, and `PollSetUpStore`, three of them read at once); a store conforms
 /// to the whole.
-public protocol RecordStore: RecordZoneStore, AccountStore, AssetStore, SubscriptionStore, RecordSchemaStore, PollSetUpStore {}
+public protocol RecordStore: RecordZoneStore, AccountStore, AssetStore, SubscriptionStore, RecordSchemaStore, PollSetUpStore {
+    /// Whether the store answers, for a store that can stop answering while the server runs
+    /// (a database over the network); nil for one that cannot.
+    var availability: StoreAvailability? { get }
+}
+
+extension RecordStore {
+    /// None: a store that cannot stop answering while the server runs (a file of its own).
+    public var availability: StoreAvailability? { nil }
+}

@@ -21,4 +21,22 @@ public protocol SubscriptionStore: Sendable {
     /// Calls `handler` with every change another process announces, until the task is
     /// cancelled; returns at once for a store that one process serves alone.
     func listenForChanges(_ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void) async throws
+    /// As `listenForChanges(_:)`, and calls `whenListening` each time it starts listening:
+    /// after a lost connection, the announcements made before it listened again are lost,
+    /// so whoever waits for them looks again.
+    func listenForChanges(
+        _ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void,
+        whenListening: @escaping @Sendable () -> Void
+    ) async throws
+}
+
+extension SubscriptionStore {
+    /// Listens as `listenForChanges(_:)` does, for a store that never loses its listening
+    /// (one process alone): `whenListening` is never called.
+    public func listenForChanges(
+        _ handler: @escaping @Sendable (_ process: String, _ account: String, _ zone: RecordZoneID) -> Void,
+        whenListening: @escaping @Sendable () -> Void
+    ) async throws {
+        try await listenForChanges(handler)
+    }
 }

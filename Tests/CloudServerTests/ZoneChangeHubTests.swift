@@ -221,6 +221,50 @@ struct ZoneChangeHubTests {
         #expect(await second.value != nil)
         hub.stop()
     }
+
+    @Test("Listening again (a connection lost, the store down and back) wakes every poll held with a zone it watches; the first listening wakes none")
+    func listeningAgainWakesEveryPoll() async throws {
+        let store = RelisteningStore()
+        let hub = ZoneChangeHub(store: store, logger: Logger(label: "test"))
+        let running = Task { try await hub.run() }
+        store.listens.continuation.yield()
+        let alice = try await Self.poll(hub, owner: "alice", .init(account: "alice"))
+        let bob = try await Self.poll(hub, owner: "bob", .init(account: "bob"))
+        try await Poll.until("the first listening is taken") { store.taken == 1 }
+        #expect(hub.waiting == 2, "the first listening wakes no poll")
+        // What other processes announced meanwhile went unheard: each device looks now.
+        store.listens.continuation.yield()
+        #expect(await alice.value == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        #expect(await bob.value == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        #expect(hub.waiting == 0)
+        hub.stop()
+        running.cancel()
+    }
+}
+
+/// A store that starts listening each time the test yields to `listens`.
+private final class RelisteningStore: SubscriptionStore {
+    let listens = AsyncStream<Void>.makeStream()
+    private let count = Mutex(0)
+
+    /// How many times it has started listening.
+    var taken: Int { count.withLock { $0 } }
+
+    func listenForChanges(
+        _ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void, whenListening: @escaping @Sendable () -> Void
+    ) async throws {
+        for await _ in listens.stream {
+            whenListening()
+            count.withLock { $0 += 1 }
+        }
+    }
+
+    func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {}
+    func keepListening(account: String, process: String, for duration: Duration) async throws {}
+    func subscriptions(account: String) async throws -> [ZoneSubscription] { [] }
+    func saveSubscription(_ subscription: ZoneSubscription, account: String) async throws {}
+    func deleteSubscription(id: String, account: String) async throws -> Bool { false }
+    func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {}
 }
 
 /// A store that records each account it is asked to list this process for, and answers

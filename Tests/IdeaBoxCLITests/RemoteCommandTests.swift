@@ -5,7 +5,7 @@ import Testing
 @Suite struct RemoteCommandTests {
     private static let codes = """
         networkUnavailable, networkFailure, untrustedServer, serverUnreachable, notAuthenticated, tokenRefused, quotaExceeded, zoneBusy, requestRateLimited, \
-        serviceUnavailable, internalError, partialFailure, limitExceeded, unknownItem, zoneNotFound, \
+        serviceUnavailable, serverDatabaseUnavailable, internalError, partialFailure, limitExceeded, unknownItem, zoneNotFound, \
         changeTokenExpired, serverRecordChanged, badRequest, encryptionChanged
         """
 
@@ -143,7 +143,7 @@ import Testing
             message: "Unknown error code \"boom\"; use one of: \(Self.codes)." + seeHelp)
         try sandbox.expectRejection(
             ["remote", "fault", "add", "internalError", "--retry-after", "3"],
-            message: "--retry-after only goes with zoneBusy, requestRateLimited, serviceUnavailable." + seeHelp)
+            message: "--retry-after only goes with zoneBusy, requestRateLimited, serviceUnavailable, serverDatabaseUnavailable." + seeHelp)
         try sandbox.expectRejection(
             ["remote", "fault", "add", "internalError", "--operation", "upload"],
             message: "Unknown operation \"upload\"; use one of: createZone, deleteZone, modify, fetchChanges, query, uploadAsset, fetchAsset." + seeHelp)

@@ -23,6 +23,9 @@ import Testing
         case lockedKeyNotInUse
         /// The local database is damaged: what to run comes before the file's long path.
         case damaged
+        /// The server answers but its database does not (503 with a retry-after): said as
+        /// that, not as the error it travelled as (issue 58).
+        case serverDatabaseDown
 
         /// The state's words in the bar, which must show whole at any width.
         func words(_ language: Language) -> String {
@@ -41,13 +44,15 @@ import Testing
             case .locked: english ? "Encrypted — run ideabox account unlock" : "已加密 — 請執行 ideabox account unlock"
             case .lockedKeyNotInUse: english ? "Encrypted — key not in use" : "已加密 — 金鑰已不再使用"
             case .damaged: english ? "Database damaged — run ideabox repair" : "資料庫已損毀 — 請執行 ideabox repair"
+            case .serverDatabaseDown:
+                english ? "Server's database not answering" : "伺服器的資料庫沒有回應"
             }
         }
 
         /// Whether a sync can happen in this state, so that the bar says how changes arrive.
         var canSync: Bool {
             switch self {
-            case .starting, .syncing, .synced, .syncedEncrypted, .retrying, .failed, .damaged: true
+            case .starting, .syncing, .synced, .syncedEncrypted, .retrying, .failed, .damaged, .serverDatabaseDown: true
             default: false
             }
         }
@@ -164,6 +169,8 @@ import Testing
             break
         case .retrying, .failed:
             remote.failure.withLock { $0 = Self.longestReason }
+        case .serverDatabaseDown:
+            remote.failure.withLock { $0 = .serverDatabaseUnavailable(retryAfter: 2) }
         case .offline:
             try remote.cloud.network.setOffline(true, device: "screen")
         case .notSignedIn:

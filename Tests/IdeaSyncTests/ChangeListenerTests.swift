@@ -96,6 +96,31 @@ import Testing
         #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas], [Self.ideas, Self.library], [Self.library]])
     }
 
+    /// Issue 58: a server whose database is down asks for a short wait; the listener takes
+    /// it, however many tries failed, instead of backing off to 30 s, so that it is live
+    /// again within that wait of the database's return.
+    @Test func aServersRetryAfterReplacesTheBackoffSoThePollComesBackWithinIt() {
+        let down = CloudError.serverDatabaseUnavailable(retryAfter: 2)
+        let harness = Harness(ScriptedChangeFeed(
+            [.failure(down), .notice([Self.ideas])],
+            startFailures: [nil, down, down, down, down, down, nil]))
+        harness.listener.start()
+        harness.scheduler.runDue()
+        #expect(harness.delivered == [.live, .polling])
+        // Five failed starts, each 2 s after the last: no 4, 8, 16 s.
+        for starts in 2...6 {
+            harness.scheduler.advance(by: 1999)
+            #expect(harness.feed.starts == starts - 1)
+            harness.scheduler.advance(by: 1)
+            #expect(harness.feed.starts == starts)
+        }
+        harness.scheduler.advance(by: 2000)
+        #expect(harness.feed.starts == 7)
+        #expect(harness.delivered == [.live, .polling, .live])
+        #expect(ChangeListener.retryDelay(afterFailure: 9, error: down) == 2000)
+        #expect(ChangeListener.retryDelay(afterFailure: 9, error: CloudError.internalError) == 30_000)
+    }
+
     @Test func retryNowCutsTheBackoffShortOnceAndOnlyWhilePolling() {
         let harness = Harness(ScriptedChangeFeed(
             [.failure(.networkUnavailable)], startFailures: [nil, nil]))

@@ -96,6 +96,33 @@ import Testing
         #expect(try a.repository.pendingChangeCount() == 0)
     }
 
+    /// Issue 58: a server whose database is down answers 503 with a short retry-after; the
+    /// engine waits that, try after try, never climbing to 16 or 30 s, so the change waiting
+    /// goes out within it of the database's return.
+    @Test func aServerDatabaseDownIsRetriedAfterItsRetryAfterNotABackoffThatClimbs() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let down = CloudError.serverDatabaseUnavailable(retryAfter: 2)
+        try fixture.cloud.network.scriptErrors(Array(repeating: ScriptedError(down), count: 6), device: "a")
+        _ = try a.repository.addIdea(title: "saved while the server's database is down")
+        a.engine.start()
+        fixture.scheduler.runDue()
+        for attempt in 1...6 {
+            switch a.engine.status {
+            case let .retrying(_, retryAt, .transient(error)), let .failed(.transient(error), retryAt):
+                #expect(error == down)
+                #expect(retryAt == fixture.scheduler.now.adding(milliseconds: 2000), "try \(attempt)")
+            default:
+                Issue.record("try \(attempt): \(a.engine.status)")
+            }
+            fixture.scheduler.advance(by: 1999)
+            #expect(try a.repository.pendingChangeCount() == 1)
+            fixture.scheduler.advance(by: 1)
+        }
+        guard case .synced = a.engine.status else { Issue.record("not sent 2 s after the database's return: \(a.engine.status)"); return }
+        #expect(try a.repository.pendingChangeCount() == 0)
+    }
+
     @Test func retriesWaitOneTwoThenFourSecondsThenAManualSyncTriesAtOnce() throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")

@@ -55,6 +55,20 @@ import Testing
         #expect(read.cloudError() == expected)
     }
 
+    @Test("The server's database not answering is TRY_AGAIN_LATER (503) with retryAfter, never 500, and the client knows it for what it is")
+    func serverDatabaseUnavailable() throws {
+        let error = WebServicesError(.serverDatabaseUnavailable(retryAfter: 2))
+        #expect(error.code == "TRY_AGAIN_LATER" && error.httpStatus == 503 && error.retryAfter == 2)
+        #expect(error.reason.hasPrefix("serverDatabaseUnavailable: the server's database is not answering"), "\(error.reason)")
+        let read = try #require(WebServicesError(error.object))
+        #expect(read.cloudError() == .serverDatabaseUnavailable(retryAfter: 2))
+        // Without a retryAfter of its own (a proxy's copy), it waits 2 s; any other
+        // TRY_AGAIN_LATER is the service unavailable it always was.
+        let bare = WebServicesError(code: "TRY_AGAIN_LATER", reason: error.reason)
+        #expect(bare.cloudError() == .serverDatabaseUnavailable(retryAfter: 2))
+        #expect(WebServicesError(code: "TRY_AGAIN_LATER", reason: "busy", retryAfter: 5).cloudError() == .serviceUnavailable(retryAfter: 5))
+    }
+
     @Test("Too much and an expired token are BAD_REQUEST whose reason names CloudKit's error")
     func nativeConditionsWithoutACode() {
         let limit = WebServicesError(.limitExceeded)

@@ -111,7 +111,7 @@ extension IdeaBoxCommand.Remote.Fault {
         @Argument(help: "The error, by its CloudError code name, such as serviceUnavailable.") var code: String
         @Option(help: "The chance a request fails, more than 0 and at most 1 (default: 1).") var rate = 1.0
         @Option(name: .customLong("retry-after"), help: ArgumentHelp(
-            "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable).", valueName: "seconds"))
+            "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable, serverDatabaseUnavailable).", valueName: "seconds"))
         var retryAfter: Double?
         @Option(help: ArgumentHelp("Only this kind of request: \(FaultArguments.operationNames).", valueName: "op"))
         var operation: String?
@@ -188,7 +188,7 @@ enum OnOff: String, ExpressibleByArgument, CaseIterable {
 private enum FaultArguments {
     static let codeNames = CloudError.Code.allCases.map(\.rawValue).joined(separator: ", ")
     static let operationNames = CloudOperation.allCases.map(\.rawValue).joined(separator: ", ")
-    static let codesWithRetryAfter: [CloudError.Code] = [.zoneBusy, .requestRateLimited, .serviceUnavailable]
+    static let codesWithRetryAfter: [CloudError.Code] = [.zoneBusy, .requestRateLimited, .serviceUnavailable, .serverDatabaseUnavailable]
 
     static func error(_ name: String, retryAfter: Double?) throws -> CloudError {
         guard let code = CloudError.Code.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
