@@ -124,9 +124,29 @@ public final class ServeProcess: @unchecked Sendable {
         self.child = nil
         return try await OwnThread.run {
             let started = ContinuousClock.now
-            let status = try child.stop(signal)
+            let status = try Self.end(child, signal)
             return (status, ContinuousClock.now - started)
         }
+    }
+
+    /// How long a signalled server gets to end before it is killed: one that hangs on its way
+    /// out fails its test instead of holding up the whole run.
+    public static let stopTimeout: Duration = .seconds(30)
+
+    /// Sends `signal` and waits for the server's end, for at most `stopTimeout`; then kills
+    /// it and throws.
+    private static func end(_ child: RunningChild, _ signal: Int32) throws -> Int32 {
+        if try child.endedStatus() == nil { kill(child.pid, signal) }
+        let deadline = ContinuousClock.now + stopTimeout
+        while try child.endedStatus() == nil {
+            guard ContinuousClock.now < deadline else {
+                kill(child.pid, SIGKILL)
+                _ = try child.wait()
+                throw ServeProcessError(description: "ideabox serve did not end within \(stopTimeout) of signal \(signal); killed it")
+            }
+            usleep(5_000)
+        }
+        return try child.wait()
     }
 
     /// The running server's process id, if it runs.
@@ -139,7 +159,7 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Stops the server and removes its folder.
     public func close() {
-        _ = try? child?.stop(SIGTERM)
+        if let child { _ = try? Self.end(child, SIGTERM) }
         child = nil
         try? FileManager.default.removeItem(at: directory)
     }
