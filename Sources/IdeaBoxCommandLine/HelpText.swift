@@ -187,7 +187,7 @@ public enum HelpText {
         "Remove this profile's random and scripted errors (the network and latency stay as set).":
             "移除這個設定檔的隨機與腳本錯誤（網路與延遲維持原設定）。",
         "The error, by its CloudError code name, such as serviceUnavailable.": "錯誤，以 CloudError 的代碼名稱表示，例如 serviceUnavailable。",
-        "The chance a request fails, more than 0 and at most 1 (default: 1).": "請求失敗的機率，大於 0 且最多 1（預設：1）。",
+        "The chance a request fails, more than 0 and at most 1.": "請求失敗的機率，大於 0 且最多 1。",
         "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable, serverDatabaseUnavailable).":
             "錯誤要求等待的秒數（zoneBusy、requestRateLimited、serviceUnavailable、serverDatabaseUnavailable）。",
         "Only this kind of request: createZone, deleteZone, modify, fetchChanges, query, uploadAsset, fetchAsset.":
@@ -229,7 +229,7 @@ public enum HelpText {
         "The account name.": "帳號名稱。",
         "The server's URL, such as http://127.0.0.1:8420.": "伺服器的網址，例如 http://127.0.0.1:8420。",
         "The account's token (default: read from standard input).": "帳號的權杖（預設：從標準輸入讀取）。",
-        "The server's container (default: iCloud.com.buildwithharry.IdeaBox).": "伺服器的容器（預設：iCloud.com.buildwithharry.IdeaBox）。",
+        "The server's container.": "伺服器的容器。",
         "The container's API token, 64 hex digits.": "容器的 API 權杖，64 個十六進位數字。",
         "A certificate authority (PEM) to trust for this server, besides the system's.": "除了系統的之外，為這個伺服器額外信任的憑證機構（PEM）。",
         "Allow plain http:// to another machine: the token and ideas travel in clear.": "允許以未加密的 http:// 連到其他機器：權杖與靈感會以明文傳送。",

@@ -62,6 +62,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path), "help opens no database")
     }
 
+    /// Argument Parser adds an option's default after its description: a description that
+    /// gives it too says it twice (issue 59: `account sign-in --help`'s container).
+    @Test(arguments: ["C.UTF-8", "zh_TW.UTF-8"])
+    func everyOptionsDefaultIsSaidOnce(language: String) throws {
+        let sandbox = try Sandbox(language: language)
+        var commands: [[String]] = [[]]
+        var checked = 0
+        while let command = commands.popLast() {
+            let result = try Self.run(sandbox, command + ["--help"])
+            #expect(result.status == 0, "\(command): \(result)")
+            var inSubcommands = false
+            for line in result.stdout.split(separator: "\n").map(String.init) where result.status == 0 {
+                if line == "SUBCOMMANDS:" || line == "子命令：" { inSubcommands = true; continue }
+                if line.hasPrefix("  See ") || line.hasPrefix("詳細說明請見") { inSubcommands = false }
+                // A subcommand's name starts at column 2; its description's next lines further in.
+                if inSubcommands, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first,
+                   name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }), command.count < 4 {
+                    commands.append(command + [String(name)])
+                }
+            }
+            let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(text.firstMatch(of: /(\(default:|（預設：)[^)）]*[)）][.。]? ?(\(default:|（預設：)/) == nil,
+                    "ideabox \(command.joined(separator: " ")) --help says a default twice:\n\(result.stdout)")
+            checked += 1
+        }
+        #expect(checked >= 40, "every command and subcommand once: \(checked)")
+    }
+
     @Test(arguments: [["help"], ["--help"]])
     func helpSaysThatNoSubcommandOpensTheApp(arguments: [String]) throws {
         let sandbox = try Sandbox()

@@ -58,7 +58,7 @@ extension IdeaBoxCommand.Account {
         @Argument(help: "The account name.") var name: String
         @Option(help: ArgumentHelp("The server's URL, such as http://127.0.0.1:8420.", valueName: "url")) var server: String?
         @Option(help: ArgumentHelp("The account's token (default: read from standard input).", valueName: "token")) var token: String?
-        @Option(help: ArgumentHelp("The server's container (default: \(ProductContainer.id)).", valueName: "id"))
+        @Option(help: ArgumentHelp("The server's container.", valueName: "id"))
         var container: String = ProductContainer.id
         @Option(name: .customLong("api-token"), help: ArgumentHelp("The container's API token, 64 hex digits.", valueName: "token"))
         var apiToken: String?

@@ -109,7 +109,7 @@ extension IdeaBoxCommand.Remote.Fault {
             commandName: "add", abstract: "Fail a share of this profile's requests with an error, at random.")
 
         @Argument(help: "The error, by its CloudError code name, such as serviceUnavailable.") var code: String
-        @Option(help: "The chance a request fails, more than 0 and at most 1 (default: 1).") var rate = 1.0
+        @Option(help: "The chance a request fails, more than 0 and at most 1.") var rate = 1.0
         @Option(name: .customLong("retry-after"), help: ArgumentHelp(
             "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable, serverDatabaseUnavailable).", valueName: "seconds"))
         var retryAfter: Double?
