@@ -17,6 +17,30 @@ import Testing
             currentDirectory: sandbox.directory, input: nil)
     }
 
+    /// `--help` of every command and subcommand, found through each help's list of
+    /// subcommands (English or Chinese headings; a name starts at column 2, the following
+    /// lines of its description further in).
+    private static func everyHelp(_ sandbox: Sandbox) throws -> [(command: [String], result: CommandResult)] {
+        var helps: [(command: [String], result: CommandResult)] = []
+        var commands: [[String]] = [[]]
+        while let command = commands.popLast() {
+            let result = try run(sandbox, command + ["--help"])
+            helps.append((command, result))
+            guard result.status == 0 else { continue }
+            var inSubcommands = false
+            for line in result.stdout.split(separator: "\n").map(String.init) {
+                if line == "SUBCOMMANDS:" || line == "子命令：" { inSubcommands = true; continue }
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix("See ") || trimmed.hasPrefix("詳細說明請見") { inSubcommands = false }
+                if inSubcommands, line.hasPrefix("  "), !line.hasPrefix("   "), let name = trimmed.split(separator: " ").first,
+                   name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }), command.count < 4 {
+                    commands.append(command + [String(name)])
+                }
+            }
+        }
+        return helps
+    }
+
     @Test(arguments: ["--version", "-V"])
     func versionNamesTheReleaseAndTheCommitFromBothBinaries(option: String) throws {
         let sandbox = try Sandbox()
@@ -34,20 +58,11 @@ import Testing
     /// its Chinese fails here.
     @Test func everyCommandsHelpIsChineseUnderAChineseLocale() throws {
         let sandbox = try Sandbox(language: "zh_TW.UTF-8")
-        var commands: [[String]] = [[]]
-        var checked = 0
-        while let command = commands.popLast() {
-            let result = try Self.run(sandbox, command + ["--help"])
+        let helps = try Self.everyHelp(sandbox)
+        for (command, result) in helps {
             #expect(result.status == 0, "\(command): \(result)")
-            var inSubcommands = false
             for line in result.stdout.split(separator: "\n").map(String.init) {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if line == "子命令：" { inSubcommands = true; continue }
-                if inSubcommands, line.hasPrefix("  "), let name = trimmed.split(separator: " ").first,
-                   name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }) {
-                    commands.append(command + [String(name)])
-                }
-                if trimmed.hasPrefix("詳細說明請見") { inSubcommands = false }
                 // An option or argument alone on its line has its description on the next;
                 // otherwise its description starts at column 26.
                 let characters = Array(line)
@@ -56,8 +71,8 @@ import Testing
                 #expect(line.unicodeScalars.contains { (0x3000...0x9FFF).contains($0.value) || (0xFF00...0xFFEF).contains($0.value) },
                         "ideabox \(command.joined(separator: " ")) --help: \(line)")
             }
-            checked += 1
         }
+        let checked = helps.count
         #expect((40...70).contains(checked), "every command and subcommand once: \(checked)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path), "help opens no database")
     }
@@ -67,26 +82,14 @@ import Testing
     @Test(arguments: ["C.UTF-8", "zh_TW.UTF-8"])
     func everyOptionsDefaultIsSaidOnce(language: String) throws {
         let sandbox = try Sandbox(language: language)
-        var commands: [[String]] = [[]]
-        var checked = 0
-        while let command = commands.popLast() {
-            let result = try Self.run(sandbox, command + ["--help"])
+        let helps = try Self.everyHelp(sandbox)
+        for (command, result) in helps {
             #expect(result.status == 0, "\(command): \(result)")
-            var inSubcommands = false
-            for line in result.stdout.split(separator: "\n").map(String.init) where result.status == 0 {
-                if line == "SUBCOMMANDS:" || line == "子命令：" { inSubcommands = true; continue }
-                if line.hasPrefix("  See ") || line.hasPrefix("詳細說明請見") { inSubcommands = false }
-                // A subcommand's name starts at column 2; its description's next lines further in.
-                if inSubcommands, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first,
-                   name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }), command.count < 4 {
-                    commands.append(command + [String(name)])
-                }
-            }
             let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(text.firstMatch(of: /(\(default:|（預設：)[^)）]*[)）][.。]? ?(\(default:|（預設：)/) == nil,
                     "ideabox \(command.joined(separator: " ")) --help says a default twice:\n\(result.stdout)")
-            checked += 1
         }
+        let checked = helps.count
         #expect(checked >= 40, "every command and subcommand once: \(checked)")
     }
 
