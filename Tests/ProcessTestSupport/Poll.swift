@@ -1,6 +1,10 @@
 /// Waiting for what another process or thread does, where no signal tells when: a look every
-/// `interval`, awaiting between looks (the test pool's threads stay free), and one last look
-/// once the deadline has passed, so that a late resumption on a busy machine is no failure.
+/// `interval`, awaiting between looks (the test pool's threads stay free). It gives up only
+/// once the deadline has passed *and* it has looked as many times as the timeout holds
+/// intervals: on a busy machine, where the whole suite can hold both of the pool's threads
+/// for minutes, a starved pool stretches the looks, and the task being waited for gets a
+/// turn between every two of them before the wait is called failed (CI, 2026-11-29: a
+/// 10 s wait ran out while the pool was held for 150 s, with one look after it).
 public enum Poll {
     /// Returns once `condition` holds; throws a `PollTimeout` naming `what` if it still does not
     /// after `timeout`.
@@ -9,8 +13,11 @@ public enum Poll {
         _ condition: () async throws -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
+        let looksOwed = Int((timeout / interval).rounded(.up))
+        var looks = 0
         while true {
-            let late = ContinuousClock.now >= deadline
+            let late = ContinuousClock.now >= deadline && looks >= looksOwed
+            looks += 1
             if try await condition() { return }
             if late { throw PollTimeout(description: "timed out after \(timeout) waiting until \(what)") }
             try await Task.sleep(for: interval)
