@@ -78,13 +78,13 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
 
     /// The client these credentials make; a file that names no container reaches
     /// `unnamedContainer`. A stored authority that is no longer a certificate trusts nothing
-    /// more than the system's roots.
-    public func database(unnamedContainer: String) -> WebServicesDatabase {
+    /// more than the system's roots. Each request fails after `timeout` seconds without an answer.
+    public func database(unnamedContainer: String, timeout: Double = 30) -> WebServicesDatabase {
         WebServicesDatabase(
             endpoint: WebServicesDatabase.Endpoint(
                 server: server, container: container ?? unnamedContainer, apiToken: apiToken,
                 allowsInsecureHTTP: allowsInsecureHTTP ?? false),
-            accountName: account, token: token,
+            accountName: account, token: token, timeout: timeout,
             pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared)
     }
 }

@@ -56,7 +56,7 @@ public struct WebServicesDatabase: CloudDatabase {
     /// The most changes the server sends in one page of zone changes.
     public static let maximumChangesPerPage = WebServicesFormat.maximumChangesPerPage
 
-    let endpoint: Endpoint
+    public let endpoint: Endpoint
     private let accountName: String
     private let token: String?
     let transport: HTTPTransport
@@ -457,5 +457,13 @@ struct HTTPTransport: Sendable {
         let host = url.host ?? url.absoluteString
         let shown = host.contains(":") ? "[\(host)]" : host
         return url.port.map { "\(shown):\($0)" } ?? shown
+    }
+}
+
+extension WebServicesDatabase {
+    /// What the server says the signed-in account holds and may hold (`users/usage`); throws
+    /// the `CloudError` of a request that failed, as any request does.
+    public func accountUsage() throws -> ServedAccountUsage {
+        try ServedAccountUsage(answer: try send(.usersUsage, [:]))
     }
 }

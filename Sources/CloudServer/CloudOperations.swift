@@ -48,6 +48,7 @@ struct CloudOperations {
             case .zonesLookup: return try await lookupZones(body)
             case .assetsUpload: return try await requestUploads(body)
             case .assetsDownload: throw WebServicesError.badRequest("assets/download answers bytes, not JSON.")
+            case .usersUsage: throw WebServicesError.badRequest("users/usage is the account's, not a database's.")
             case .usersCurrent: return ["userRecordName": .string(userRecordName)]
             case .usersDiscover: return try discoverUsers(body)
             case .subscriptionsModify: return try await modifySubscriptions(body)

@@ -65,6 +65,7 @@ struct DatabaseRoutes {
         database.group("users")
             .onEveryMethod("current", use: perform(.usersCurrent))
             .onEveryMethod("discover", use: perform(.usersDiscover))
+            .onEveryMethod("usage", use: usage)
         database.group("tokens").onEveryMethod("create", use: perform(.tokensCreate))
         // As Apple prints these two: without a database (the private one is meant).
         container.group("subscriptions").onEveryMethod("lookup", use: perform(.subscriptionsLookup))
@@ -78,6 +79,22 @@ struct DatabaseRoutes {
             let body = request.method == .get ? [:] : try await request.jsonObject(context: context)
             return .json(try await operations.perform(operation, body))
         }
+    }
+
+    /// `users/usage` (ours): what the caller's account holds across all its databases, as its
+    /// quota counts it, and that quota; a limit that is not set is `null`. The account is the
+    /// token's, so no request can ask after another account.
+    private func usage(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        guard let account = context.account else { throw WebServicesErrorMiddleware.noSuchEndpoint }
+        let (usage, quota) = (try await store.usage(account: account), try await store.quota(account: account))
+        return .json([
+            "records": .integer(Int64(usage.records)), "zones": .integer(Int64(usage.zones)), "assetBytes": .integer(usage.assetBytes),
+            "quota": .object([
+                "maxRecords": quota.maxRecords.map { .integer(Int64($0)) } ?? .null,
+                "maxZones": quota.maxZones.map { .integer(Int64($0)) } ?? .null,
+                "maxAssetBytes": quota.maxAssetBytes.map { .integer($0) } ?? .null,
+            ]),
+        ])
     }
 
     /// `assets/download` (IdeaBox's earlier clients): the bytes of the asset `{fileChecksum}` names.

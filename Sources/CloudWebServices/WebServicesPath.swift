@@ -58,9 +58,14 @@ public enum WebServicesPath {
         case subscriptionsLookup = "subscriptions/lookup"
         /// A webcourier URL to long-poll for notifications (a path without a database).
         case tokensCreate = "tokens/create"
+        /// **Ours**: what the caller's account holds across all its databases, and its quota
+        /// (`ideabox remote status` of a profile signed in to a server).
+        case usersUsage = "users/usage"
 
         /// Whether the operation is read with GET (Apple's) as well as POST (ours for these).
-        public var takesGet: Bool { self == .zonesList || self == .usersCurrent || self == .usersDiscover || self == .subscriptionsList }
+        public var takesGet: Bool {
+            self == .zonesList || self == .usersCurrent || self == .usersDiscover || self == .subscriptionsList || self == .usersUsage
+        }
 
         /// Whether Apple has the operation in the `public` database (it is served in `private` too).
         public var isPublic: Bool { self == .usersCurrent || self == .usersDiscover }

@@ -73,7 +73,8 @@ extension CommandLineText {
     }
 
     /// `status`, one field a line.
-    static func statusLines(_ status: SyncStatusReport, server: URL?, _ language: Language) -> [String] {
+    static func statusLines(_ status: SyncStatusReport, _ language: Language) -> [String] {
+        let endpoint = status.remote
         let error = status.lastSyncError.map(oneLine)
         var lines: [String]
         switch language {
@@ -93,7 +94,11 @@ extension CommandLineText {
                 "ideas belong to: " + (status.boundAccount ?? "no account yet"),
                 EncryptionText.statusLine(status.encryption, language),
             ]
-            if let server { lines.insert("server: \(server.absoluteString)", at: 1) }
+            if let server = endpoint.server {
+                lines.insert(contentsOf: ["server: \(server.absoluteString)", "container: \(endpoint.container ?? "") (\(endpoint.environment ?? ""))"], at: 1)
+            } else {
+                lines.insert("remote: embedded (on this machine)", at: 1)
+            }
             if let ahead = status.clockOffset {
                 lines.append("clock: this machine's is \(duration(abs(ahead), language)) \(ahead > 0 ? "ahead of" : "behind") the remote's; "
                     + "edits are stamped by the remote's")
@@ -113,7 +118,11 @@ extension CommandLineText {
                 "靈感所屬帳號: " + (status.boundAccount ?? "尚未綁定"),
                 EncryptionText.statusLine(status.encryption, language),
             ]
-            if let server { lines.insert("伺服器: \(server.absoluteString)", at: 1) }
+            if let server = endpoint.server {
+                lines.insert(contentsOf: ["伺服器: \(server.absoluteString)", "容器: \(endpoint.container ?? "") (\(endpoint.environment ?? ""))"], at: 1)
+            } else {
+                lines.insert("遠端: 內建（在這台機器上）", at: 1)
+            }
             if let ahead = status.clockOffset {
                 lines.append("時鐘: 這台機器比遠端\(ahead > 0 ? "快" : "慢") \(duration(abs(ahead), language))；編輯時間以遠端的時鐘為準")
             }
@@ -222,31 +231,41 @@ extension CommandLineText {
     }
 
     /// `remote status`, one field a line.
-    static func remoteStatusLines(_ status: RemoteDeviceStatus, _ language: Language) -> [String] {
+    static func remoteStatusLines(_ report: RemoteStatusReport, _ language: Language) -> [String] {
+        let status = report.status
         let rates = status.errorRates.map { "  " + rate($0, language) }
         let scripted = status.scriptedErrors.map { "  " + error($0.error, operation: $0.operation, language) }
+        let endpoint = report.endpoint
+        let served = endpoint.server.map { server in (server.absoluteString, "\(endpoint.container ?? "") (\(endpoint.environment ?? ""))") }
+        let unanswered: String? = if case .failure(let error)? = report.usage { error.reason(in: language) } else { nil }
         switch language {
         case .english:
             return [
                 "device: \(status.device)",
+                "remote: " + (served.map { "server \($0.0)" } ?? "embedded (on this machine)"),
+            ] + (served.map { ["container: \($0.1)"] } ?? []) + [
                 "account: " + (status.account ?? "not signed in"),
                 "network: " + (status.isOffline ? "offline" : "online"),
                 "latency: \(status.latencyMilliseconds) ms",
                 "error rates:" + (rates.isEmpty ? " none" : ""),
             ] + rates + ["scripted errors:" + (scripted.isEmpty ? " none" : "")] + scripted + [
-                "quota: " + (status.quota.map { "\($0) records" } ?? "none"),
-                "records: \(status.recordCount)",
+                "quota: " + (unanswered.map { _ in "unknown" } ?? report.quota.map { "\($0) records" } ?? "none"),
+                "records: " + (unanswered.map { "unknown (the server could not be asked: \($0))" }
+                    ?? report.recordCount.map { "\($0)" + (served == nil ? "" : " (as the server counts them)") } ?? "unknown"),
             ]
         case .traditionalChinese:
             return [
                 "裝置: \(status.device)",
+                "遠端: " + (served.map { "伺服器 \($0.0)" } ?? "內建（在這台機器上）"),
+            ] + (served.map { ["容器: \($0.1)"] } ?? []) + [
                 "帳號: " + (status.account ?? "未登入"),
                 "網路: " + (status.isOffline ? "離線" : "連線中"),
                 "延遲: \(status.latencyMilliseconds) ms",
                 "隨機錯誤:" + (rates.isEmpty ? " 無" : ""),
             ] + rates + ["排定錯誤:" + (scripted.isEmpty ? " 無" : "")] + scripted + [
-                "配額: " + (status.quota.map { "\($0) 筆記錄" } ?? "無"),
-                "記錄數: \(status.recordCount)",
+                "配額: " + (unanswered.map { _ in "不明" } ?? report.quota.map { "\($0) 筆記錄" } ?? "無"),
+                "記錄數: " + (unanswered.map { "不明（無法詢問伺服器：\($0)）" }
+                    ?? report.recordCount.map { "\($0)" + (served == nil ? "" : "（伺服器的計數）") } ?? "不明"),
             ]
         }
     }

@@ -112,8 +112,31 @@ struct RemoteConnection {
     }
 
     /// The device's account and faults, with the embedded account's quota and record count
-    /// (a server's are its own business: nil and 0).
+    /// (a server's are `servedUsage()`: nil and 0 here). A served profile's account is its
+    /// sign-in's, not the embedded remote's.
     func deviceStatus() throws -> RemoteDeviceStatus {
-        try embedded?.status(device: device) ?? network.status(device: device)
+        if let embedded { return try embedded.status(device: device) }
+        var status = try network.status(device: device)
+        status.account = try signedInAccount()
+        return status
     }
+
+    /// The remote this connection's requests reach.
+    var endpoint: RemoteEndpoint {
+        credentials.map(RemoteEndpoint.init(served:)) ?? .embedded
+    }
+
+    /// What the server says the signed-in account holds and may hold, or why it could not be
+    /// asked (signed out, this profile's network off, or the request's own failure); nil for
+    /// the embedded remote, whose counts `deviceStatus()` has.
+    func servedUsage() -> Result<ServedAccountUsage, CloudError>? {
+        guard let credentials else { return nil }
+        guard credentials.token != nil else { return .failure(.notAuthenticated) }
+        if (try? network.status(device: device).isOffline) == true { return .failure(.networkUnavailable) }
+        let database = credentials.database(unnamedContainer: ProductContainer.legacy, timeout: Self.statusTimeout)
+        return Result { try database.accountUsage() }.mapError { $0 as? CloudError ?? .networkFailure }
+    }
+
+    /// How long a status command waits for a server's answer before saying it could not ask.
+    static let statusTimeout = 10.0
 }

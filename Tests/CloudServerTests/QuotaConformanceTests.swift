@@ -45,4 +45,30 @@ struct QuotaConformanceTests {
         #expect(try await server.store.usage(account: server.alice.name) == AccountUsage(records: 10, zones: 3, assetBytes: 700_000))
         #expect(server.sweepFindings == [])
     }
+
+    @Test(
+        "users/usage (ours) answers what the caller's own account holds across containers and its quota, GET or POST; another account's token sees only its own; no token, nothing",
+        arguments: ConformanceStore.tested)
+    func usageIsTheCallersOwn(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store, otherContainers: [Self.other])
+        try await server.store.setQuota(AccountQuota(maxRecords: 50, maxZones: nil, maxAssetBytes: 1 << 20), account: server.alice.name)
+        _ = try await server.modify((0..<3).map { Server.operation("create", "r\($0)", fields: Server.ideaFields(title: "here")) })
+        _ = try await server.post("zones/modify", [
+            "operations": [["operationType": "create", "zone": ["zoneID": ["zoneName": "Elsewhere"]]]],
+        ], in: Server.database("private", container: Self.other))
+
+        let alice = try await server.get("users/usage")
+        #expect(alice.status == 200, "\(alice)")
+        #expect(alice.json["records"] == .integer(3) && alice.json["zones"] == .integer(2) && alice.json["assetBytes"] == .integer(0), "\(alice)")
+        #expect(alice.json["quota"] == .object(["maxRecords": .integer(50), "maxZones": .null, "maxAssetBytes": .integer(1 << 20)]), "\(alice)")
+        #expect(try await server.post("users/usage", in: Server.database("private", container: Self.other)).json == alice.json)
+
+        let bob = try await server.get("users/usage", as: server.bob)
+        #expect(bob.json["records"] == .integer(0) && bob.json["zones"] == .integer(1), "\(bob)")
+        #expect(bob.json["quota"]["maxZones"] == .integer(100) && bob.json["quota"]["maxRecords"] == .null, "\(bob)")
+        #expect(try await server.get("users/usage", auth: .none).isError("AUTHENTICATION_REQUIRED", status: 421))
+        #expect(try await server.get("users/usage", auth: .tokens(api: server.apiToken, web: "ibx_wrong")).isError("AUTHENTICATION_FAILED", status: 401))
+        #expect(try await server.get("users/usage", in: Server.database("public")).isError("ACCESS_DENIED", status: 403))
+        #expect(server.sweepFindings == [])
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox remote …`: the simulated network, latency, errors and quota of a profile.
@@ -13,6 +14,7 @@ import Testing
         let sandbox = try Sandbox()
         #expect(try sandbox.succeed(on: "A", ["remote", "status"]) == """
             device: A
+            remote: embedded (on this machine)
             account: default
             network: online
             latency: 0 ms
@@ -48,6 +50,7 @@ import Testing
         #expect(try sandbox.succeed(on: "A", ["remote", "quota", "40"]) == "Account default: at most 40 records.\n")
         #expect(try sandbox.succeed(on: "A", ["remote", "status"]) == """
             device: A
+            remote: embedded (on this machine)
             account: default
             network: online
             latency: 250 ms
@@ -65,7 +68,9 @@ import Testing
         #expect(try sandbox.succeed(on: "A", ["remote", "status", "--json"]) == """
             {
               "account" : "default",
+              "container" : null,
               "device" : "A",
+              "environment" : null,
               "errorRates" : [
                 {
                   "code" : "serviceUnavailable",
@@ -84,6 +89,7 @@ import Testing
               "latencyMilliseconds" : 250,
               "quota" : 40,
               "recordCount" : 0,
+              "remote" : "embedded",
               "scriptedErrors" : [
                 {
                   "code" : "zoneBusy",
@@ -100,7 +106,10 @@ import Testing
                   "operation" : "fetchChanges",
                   "retryAfter" : null
                 }
-              ]
+              ],
+              "server" : null,
+              "usage" : null,
+              "usageError" : null
             }
 
             """)
@@ -158,5 +167,49 @@ import Testing
         try sandbox.succeed(on: "A", ["account", "sign-out"])
         try sandbox.expectRejection(
             on: "A", ["remote", "quota", "5"], message: "Profile A is not signed in; sign in first, the quota belongs to an account.")
+    }
+
+    /// Issue 59: a profile signed in to a server says which server, container and
+    /// environment its requests reach, and what the server holds of its account — not the
+    /// embedded remote's account and its count of 0 — or that it could not ask, and why.
+    @Test func aServedProfileTellsTheServerItReachesAndWhatTheServerHoldsOfItsAccount() async throws {
+        let (server, token, url) = try await ServeProcess.running(withAccount: "me")
+        defer { server.close() }
+        let sandbox = try Sandbox()
+        try sandbox.succeed(on: "A", ["account", "sign-in", "me", "--server", url, "--token", token])
+        for title in ["One", "Two", "Three"] { _ = try sandbox.add(title, on: "A") }
+        try sandbox.sync("A")
+        let quota = try await server.command(["account", "quota", "me", "500"])
+        let match = try #require(quota.firstMatch(of: /records (\d+) \/ 500/), "\(quota)")
+        let held = try #require(Int(match.1))
+        #expect(held >= 3)
+
+        let answered = try Self.object(try sandbox.succeed(on: "A", ["remote", "status", "--json"]))
+        #expect(answered["remote"] as? String == "server" && answered["account"] as? String == "me")
+        #expect((answered["server"] as? String)?.hasPrefix(url) == true)
+        #expect((answered["container"] as? String)?.hasPrefix("iCloud.") == true && answered["environment"] as? String == "production")
+        #expect(answered["recordCount"] as? Int == held && answered["quota"] as? Int == 500)
+        #expect((answered["usage"] as? [String: Any])?["maxRecords"] as? Int == 500 && answered["usageError"] is NSNull)
+        let text = try sandbox.succeed(on: "A", ["remote", "status"])
+        #expect(text.contains("remote: server \(url)") && text.contains("\naccount: me\n"), "\(text)")
+        #expect(text.contains("\nquota: 500 records\nrecords: \(held) (as the server counts them)\n"), "\(text)")
+        let status = try Self.object(try sandbox.succeed(on: "A", ["status", "--json"]))
+        #expect(status["remote"] as? String == "server" && status["container"] as? String == answered["container"] as? String)
+
+        // Offline, it does not ask; with the server gone, it says it could not.
+        try sandbox.succeed(on: "A", ["remote", "offline", "on"])
+        #expect(try sandbox.succeed(on: "A", ["remote", "status"]).contains("records: unknown (the server could not be asked: "))
+        try sandbox.succeed(on: "A", ["remote", "offline", "off"])
+        _ = try await server.stop()
+        let unasked = try Self.object(try sandbox.succeed(on: "A", ["remote", "status", "--json"]))
+        #expect(unasked["recordCount"] is NSNull && unasked["usage"] is NSNull && unasked["quota"] is NSNull)
+        #expect((unasked["usageError"] as? String)?.isEmpty == false, "\(unasked)")
+        let chinese = try sandbox.succeed(on: "A", ["remote", "status"], environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(chinese.contains("遠端: 伺服器 \(url)") && chinese.contains("記錄數: 不明（無法詢問伺服器："), "\(chinese)")
+    }
+
+    /// The JSON object `output` holds.
+    private static func object(_ output: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
     }
 }

@@ -8,6 +8,7 @@ import Testing
         try sandbox.launch()
         #expect(try sandbox.succeed(["status"]) == """
             device: default
+            remote: embedded (on this machine)
             account: signed in as default
             network: online
             pending changes: 0
@@ -25,12 +26,16 @@ import Testing
               "boundAccount" : null,
               "changeDelivery" : null,
               "clockAheadOfRemoteMs" : null,
+              "container" : null,
               "device" : "default",
               "encryption" : "off",
+              "environment" : null,
               "isOffline" : false,
               "lastSyncAt" : null,
               "lastSyncError" : null,
               "pendingCount" : 0,
+              "remote" : "embedded",
+              "server" : null,
               "staleCount" : 0
             }
 
@@ -47,6 +52,7 @@ import Testing
         _ = try sandbox.run(on: "A", ["sync"])
         #expect(try sandbox.succeed(on: "A", ["status"]) == """
             device: A
+            remote: embedded (on this machine)
             account: signed in as default
             network: offline
             pending changes: 1
@@ -64,18 +70,23 @@ import Testing
               "boundAccount" : "default",
               "changeDelivery" : null,
               "clockAheadOfRemoteMs" : null,
+              "container" : null,
               "device" : "A",
               "encryption" : "off",
+              "environment" : null,
               "isOffline" : true,
               "lastSyncAt" : "\(lastSync)",
               "lastSyncError" : "\(SyncMessage.offline)",
               "pendingCount" : 1,
+              "remote" : "embedded",
+              "server" : null,
               "staleCount" : 0
             }
 
             """)
         #expect(try sandbox.succeed(on: "A", ["status"], environment: ["LANG": "zh_TW.UTF-8"]) == """
             裝置: A
+            遠端: 內建（在這台機器上）
             帳號: 已登入 default
             網路: 離線
             待送出變更: 1
@@ -115,7 +126,7 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.launch()
         try sandbox.succeed(["account", "sign-out"])
-        #expect(try sandbox.succeed(["status"]).hasPrefix("device: default\naccount: not signed in\nnetwork: online\n"))
+        #expect(try sandbox.succeed(["status"]).hasPrefix("device: default\nremote: embedded (on this machine)\naccount: not signed in\nnetwork: online\n"))
         #expect(try sandbox.status("default").account == nil)
     }
 }

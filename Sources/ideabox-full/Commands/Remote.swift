@@ -1,8 +1,11 @@
 import ArgumentParser
+import CloudHTTPClient
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxCommandLine
+import IdeaModel
+import IdeaSync
 
 extension IdeaBoxCommand {
     /// `ideabox remote …`: the simulated network and faults of this profile's device.
@@ -39,11 +42,11 @@ extension IdeaBoxCommand.Remote {
 
         func run(in context: CommandContext) throws {
             let remote = try context.openRemote(store)
-            let status = try remote.deviceStatus()
+            let report = RemoteStatusReport(status: try remote.deviceStatus(), endpoint: remote.endpoint, usage: remote.servedUsage())
             if json {
-                print(try Output.json(RemoteStatusOutput(status)))
+                print(try Output.json(RemoteStatusOutput(report, context.language)))
             } else {
-                print(CommandLineText.remoteStatusLines(status, context.language).joined(separator: "\n"))
+                print(CommandLineText.remoteStatusLines(report, context.language).joined(separator: "\n"))
             }
         }
     }
@@ -216,6 +219,35 @@ private enum FaultArguments {
 }
 
 /// `remote status --json`: faults by code name rather than the remote's stored form.
+/// What `remote status` tells: the device's faults, the remote its requests reach, and what
+/// that remote holds of its account (for a server, what the server says, or why it could not
+/// be asked).
+struct RemoteStatusReport {
+    var status: RemoteDeviceStatus
+    var endpoint: RemoteEndpoint
+    /// A server's answer for the account; nil for the embedded remote (`status` has its counts).
+    var usage: Result<ServedAccountUsage, CloudError>?
+
+    /// The most records the account may hold, or nil for no limit or not known.
+    var quota: Int? {
+        switch usage {
+        case nil: status.quota
+        case .success(let usage)?: usage.maxRecords
+        case .failure?: nil
+        }
+    }
+
+    /// The records the account holds, or nil if the server could not be asked.
+    var recordCount: Int? {
+        switch usage {
+        case nil: status.recordCount
+        case .success(let usage)?: usage.records
+        case .failure?: nil
+        }
+    }
+}
+
+/// What `remote status --json` prints: every key always there, `null` where it does not apply.
 private struct RemoteStatusOutput: Encodable {
     struct Fault: Encodable {
         var code: String
@@ -234,19 +266,27 @@ private struct RemoteStatusOutput: Encodable {
         }
     }
 
-    var status: RemoteDeviceStatus
+    var report: RemoteStatusReport
+    var language: Language
 
-    init(_ status: RemoteDeviceStatus) {
-        self.status = status
+    init(_ report: RemoteStatusReport, _ language: Language) {
+        self.report = report
+        self.language = language
     }
 
     enum CodingKeys: String, CodingKey {
-        case device, account, isOffline, latencyMilliseconds, errorRates, scriptedErrors, quota, recordCount
+        case device, remote, server, container, environment, account, isOffline, latencyMilliseconds, errorRates, scriptedErrors
+        case quota, recordCount, usage, usageError
     }
 
     func encode(to encoder: any Encoder) throws {
+        let status = report.status
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(status.device, forKey: .device)
+        try container.encode(report.endpoint.kind, forKey: .remote)
+        try container.encode(report.endpoint.server, forKey: .server)
+        try container.encode(report.endpoint.container, forKey: .container)
+        try container.encode(report.endpoint.environment, forKey: .environment)
         try container.encode(status.account, forKey: .account)
         try container.encode(status.isOffline, forKey: .isOffline)
         try container.encode(status.latencyMilliseconds, forKey: .latencyMilliseconds)
@@ -261,7 +301,18 @@ private struct RemoteStatusOutput: Encodable {
                 Fault(code: $0.error.code.rawValue, retryAfter: $0.error.retryAfter, operation: $0.operation?.rawValue)
             },
             forKey: .scriptedErrors)
-        try container.encode(status.quota, forKey: .quota)
-        try container.encode(status.recordCount, forKey: .recordCount)
+        try container.encode(report.quota, forKey: .quota)
+        try container.encode(report.recordCount, forKey: .recordCount)
+        switch report.usage {
+        case .success(let usage)?:
+            try container.encode(usage, forKey: .usage)
+            try container.encodeNil(forKey: .usageError)
+        case .failure(let error)?:
+            try container.encodeNil(forKey: .usage)
+            try container.encode(error.reason(in: language), forKey: .usageError)
+        case nil:
+            try container.encodeNil(forKey: .usage)
+            try container.encodeNil(forKey: .usageError)
+        }
     }
 }

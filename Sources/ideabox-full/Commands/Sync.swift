@@ -212,7 +212,7 @@ extension IdeaBoxCommand {
             let profile = try context.location(store).profileDirectory
             let delivery = remote.isOffline || account == nil ? nil : DeliveryFile(directory: profile).current()
             let status = SyncStatusReport(
-                device: sync.remote.device, account: account, isOffline: remote.isOffline,
+                device: sync.remote.device, remote: sync.remote.endpoint, account: account, isOffline: remote.isOffline,
                 pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
                 lastSyncAt: metadata.lastSyncAt, lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName,
                 changeDelivery: delivery,
@@ -227,7 +227,7 @@ extension IdeaBoxCommand {
                    let logged = try sync.repository.syncLog(limit: 20).first(where: { $0.kind == .error && $0.message == error }) {
                     shown.lastSyncError = SyncLogText.message(logged, context.language)
                 }
-                print(CommandLineText.statusLines(shown, server: sync.remote.credentials?.server, context.language)
+                print(CommandLineText.statusLines(shown, context.language)
                     .joined(separator: "\n"))
             }
         }
@@ -302,6 +302,8 @@ private struct SyncSummary: Encodable {
 /// What `status` shows.
 struct SyncStatusReport: Encodable {
     var device: String
+    /// The remote the profile's requests reach.
+    var remote: RemoteEndpoint
     var account: String?
     var isOffline: Bool
     var pendingCount: Int
@@ -320,7 +322,7 @@ struct SyncStatusReport: Encodable {
     var clockOffset: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case device, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount, changeDelivery, encryption
+        case device, remote, server, container, environment, account, isOffline, pendingCount, staleCount, lastSyncAt, lastSyncError, boundAccount, changeDelivery, encryption
         case clockOffset = "clockAheadOfRemoteMs"
     }
 
@@ -328,6 +330,10 @@ struct SyncStatusReport: Encodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(device, forKey: .device)
+        try container.encode(remote.kind, forKey: .remote)
+        try container.encode(remote.server, forKey: .server)
+        try container.encode(remote.container, forKey: .container)
+        try container.encode(remote.environment, forKey: .environment)
         try container.encode(account, forKey: .account)
         try container.encode(isOffline, forKey: .isOffline)
         try container.encode(pendingCount, forKey: .pendingCount)
