@@ -475,7 +475,7 @@ extension LibrarySession {
         let local = Self.localChanges(scan, manifest)
         return LibraryStatus(
             files: scan.files.count, pendingUploads: local.uploads, pendingDeletes: local.deletes,
-            pendingDownloads: try? remoteChangeCount(manifest), notSynced: scan.unsynced,
+            pendingDownloads: try? remoteChangeCount(manifest, scan), notSynced: scan.unsynced,
             lastSyncAt: manifest.lastSyncAt, lastError: manifest.lastError)
     }
 
@@ -496,15 +496,25 @@ extension LibrarySession {
         return (uploads, deletes)
     }
 
-    private func remoteChangeCount(_ manifest: LibraryManifest) throws -> Int {
+    /// The files the remote's changes since the manifest's token would still bring or take
+    /// away here, each counted once: a record saved by another device (not one this device's
+    /// own save left behind), or deleted while its file is still in the folder. A deletion of
+    /// a file this device already removed, or never had, brings nothing down.
+    private func remoteChangeCount(_ manifest: LibraryManifest, _ scan: LibraryFolder.Scan) throws -> Int {
         let tags = Set(manifest.files.values.compactMap(\.recordChangeTag))
+        let here = Set(manifest.files.values.filter { entry in (try? LibraryPath(entry.path)).map { scan.files[$0] != nil } ?? false }
+            .map(\.recordName))
         var token = manifest.changeTokenData.flatMap { Data(base64Encoded: $0) }.map(ChangeToken.init(data:))
-        var count = 0
+        var pending: Set<String> = []
         while true {
             let changes = try database.fetchChanges(in: Self.zone, since: token, resultsLimit: Self.pageLimit)
-            count += changes.changed.filter { !tags.contains($0.changeTag ?? "") }.count + changes.deleted.count
+            for record in changes.changed where !tags.contains(record.changeTag ?? "") { pending.insert(record.recordID.recordName) }
+            for deleted in changes.deleted {
+                let name = deleted.recordID.recordName
+                if here.contains(name) { pending.insert(name) } else { pending.remove(name) }
+            }
             token = changes.token
-            if !changes.moreComing { return count }
+            if !changes.moreComing { return pending.count }
         }
     }
 }

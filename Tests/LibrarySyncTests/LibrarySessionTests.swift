@@ -75,6 +75,34 @@ struct LibrarySessionTests {
         #expect(try fixture.remoteFiles() == ["Items/two.json"])
     }
 
+    @Test("Pending down counts what a sync would still bring or take here: not a deletion of a file already gone here, not one file twice")
+    func pendingDownCountsWhatWouldChangeHere() throws {
+        let fixture = try Fixture()
+        try fixture.a.write("Items/one.json", "1", at: 1_000)
+        try fixture.a.write("Items/two.json", "2", at: 1_000)
+        try fixture.a.session.sync()
+        try fixture.b.session.sync()
+        #expect(try fixture.b.session.status().pendingDownloads == 0)
+        // B removed one.json itself (not yet sent) when A's deletion of it arrives.
+        try FileManager.default.removeItem(at: fixture.b.url("Items/one.json"))
+        try FileManager.default.removeItem(at: fixture.a.url("Items/one.json"))
+        try fixture.a.session.sync()
+        #expect(try fixture.b.session.status().pendingDeletes == 1)
+        #expect(try fixture.b.session.status().pendingDownloads == 0, "its file is gone here already")
+        // two.json written twice and then deleted on A: one file whose deletion would reach B.
+        try fixture.a.write("Items/two.json", "2 again", at: 2_000)
+        try fixture.a.session.sync()
+        try fixture.a.write("Items/two.json", "2 once more", at: 3_000)
+        try fixture.a.session.sync()
+        #expect(try fixture.b.session.status().pendingDownloads == 1, "one file, changed twice")
+        try FileManager.default.removeItem(at: fixture.a.url("Items/two.json"))
+        try fixture.a.session.sync()
+        #expect(try fixture.b.session.status().pendingDownloads == 1, "changed, then deleted: still the one file")
+        let report = try fixture.b.session.sync()
+        #expect(report.downloaded + report.deletedLocally == 1 && report.deletedRemotely == 0, "\(report)")
+        #expect(try fixture.b.session.status().pendingDownloads == 0 && fixture.b.files() == [])
+    }
+
     @Test("A record saved again with the same bytes (sealed again, under a new name) leaves the file as it is")
     func sameBytesAgainLeaveTheFile() throws {
         let fixture = try Fixture()
