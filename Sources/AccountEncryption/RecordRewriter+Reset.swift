@@ -17,4 +17,13 @@ extension RecordRewriter {
         try delete(unreadable)
         return unreadable.count
     }
+
+    /// How many records of `zone` are sealed with a key this device holds: once a reset has
+    /// removed the rest, what the remote holds under the new key, whoever on this device
+    /// (the reset, or a running app's sync) sent it.
+    public func readableCount(_ zone: Zone) throws -> Int {
+        let sealer = sealed.sealer
+        let held = Set(sealer.keyring.keyIDs)
+        return try listing(zone).count { sealer.keyID(of: $0).map(held.contains) ?? false }
+    }
 }

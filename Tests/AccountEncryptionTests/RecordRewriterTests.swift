@@ -104,7 +104,7 @@ struct RecordRewriterTests {
         #expect(racing.races == RecordRewriter.maximumRounds)
     }
 
-    @Test("A reset removes every record no key of the new keyring opens, plain ones too")
+    @Test("A reset removes every record no key of the new keyring opens, plain ones too; what is left is what the new key opens")
     func removeUnreadable() throws {
         _ = try sealed(made.keyring).modify(
             saving: [EncryptionFixture.idea("a", title: "old key")], deleting: [], savePolicy: .ifServerRecordUnchanged)
@@ -112,7 +112,10 @@ struct RecordRewriterTests {
         let reset = try KeyEnvelope.make(passphrase: "new words", scrypt: EncryptionFixture.fastScrypt, random: .seeded(9))
         let view = sealed(reset.keyring)
         _ = try view.modify(saving: [EncryptionFixture.idea("c", title: "new key")], deleting: [], savePolicy: .ifServerRecordUnchanged)
-        #expect(try RecordRewriter(raw: plain, sealed: view).removeUnreadable(Self.zones) == 2)
+        let rewriter = RecordRewriter(raw: plain, sealed: view)
+        #expect(try Self.zones.map { try rewriter.readableCount($0) } == [1, 0], "only c opens with the new key")
+        #expect(try rewriter.removeUnreadable(Self.zones) == 2)
+        #expect(try Self.zones.map { try rewriter.readableCount($0) } == [1, 0])
         let left = try plain.records(in: EncryptionFixture.ideas, ofType: "Idea")
             + plain.records(in: EncryptionFixture.ideas, ofType: RecordSealer.sealedType(of: "Idea"))
         #expect(left.map(\.recordID.recordName) == ["c"])

@@ -224,6 +224,25 @@ import Testing
         #expect(try sealedKeyIDs(sandbox) == Array(repeating: newKey, count: 3))
     }
 
+    /// Issue 59: with `sync --watch` (or the app) open on the profile, the watch may seal and
+    /// send the ideas under the new key before the reset's own overwrite does; the reset says
+    /// what the remote holds under the new key either way, not what it sent itself (it said 0).
+    @Test func aResetWithASyncRunningOnTheProfileCountsWhatTheRemoteHoldsUnderTheNewKey() async throws {
+        let sandbox = try Sandbox()
+        _ = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)
+        for index in 1...20 { try sandbox.succeed(on: "A", ["add", "Idea \(index)"]) }
+        try sandbox.sync("A")
+        let watch = try sandbox.startWatch(on: "A")
+        defer { _ = try? watch.stop() }
+        try await watch.waitUntil("A listens") { watch.printed.contains("Listening: changes of other devices arrive live.") }
+        let reset = try sandbox.succeed(
+            ["account", "encryption", "reset", "--yes", "--profile", "A"], environment: Self.fast,
+            input: Data("a fresh passphrase of many words\na fresh passphrase of many words\n".utf8))
+        #expect(reset.hasPrefix("The account's encryption is reset: a new key and passphrase; 20 ideas and 0 library files were sealed again"), "\(reset)")
+        let keys = try sealedKeyIDs(sandbox)
+        #expect(keys.count == 20 && Set(keys).count == 1, "\(keys)")
+    }
+
     @Test func aResetSealsEverythingAgainFromThisDeviceAndOtherDevicesNeedTheNewPassphrase() throws {
         let sandbox = try Sandbox()
         _ = try enable(on: "A", passphrase: Self.passphrase, in: sandbox)

@@ -188,20 +188,26 @@ extension IdeaBoxCommand.Account.Encryption {
             }
             let rewriter = RecordRewriter(raw: account.remote.encryption.base, sealed: sealed)
             let libraryZones = EncryptionWiring.zones.filter { $0.zone == LibrarySession.zone }
-            try account.remoteWork { try rewriter.removeUnreadable(EncryptionWiring.zones.filter { !libraryZones.contains($0) }) }
+            let ideaZones = EncryptionWiring.zones.filter { !libraryZones.contains($0) }
+            try account.remoteWork { try rewriter.removeUnreadable(ideaZones) }
             let sync = try context.openSync(store)
-            let ideas = try sync.session.overwriteRemote()
+            _ = try sync.session.overwriteRemote()
             // The library's files go up under the new key before the old key's records go: a
             // device still on the old key reads the removal of a record it can open as a file
             // deleted, and deletes it, while a record under the new key locks it first. Its
             // old records do not open here any more, so the session's remote does not log them.
-            let library = try account.remoteWork {
+            try account.remoteWork {
                 try context.librarySession(store, folder: nil, repository: sync.repository, database: try context.openRemote(store).database)
                     .overwriteRemote()
             }
             try account.remoteWork { try rewriter.removeUnreadable(libraryZones) }
-            print(EncryptionText.reset(
-                recoveryKey: creation.recoveryKey, ideas: ideas.sent, files: library.uploaded, context.language))
+            // What the remote holds under the new key, not what this command sent: an app open
+            // on this profile syncs with the new key too, and may have sent some of it first.
+            let held = try account.remoteWork {
+                (ideas: try ideaZones.reduce(0) { $0 + (try rewriter.readableCount($1)) },
+                 files: try libraryZones.reduce(0) { $0 + (try rewriter.readableCount($1)) })
+            }
+            print(EncryptionText.reset(recoveryKey: creation.recoveryKey, ideas: held.ideas, files: held.files, context.language))
         }
     }
 
