@@ -48,12 +48,28 @@ struct LongPollTests {
         return try await poll.value
     }
 
+    /// The answer to a poll of `url` (`first`, else a new one) that a change of `account`
+    /// woke. A poll whose 30 s ran out with `{}` before any change reached it (a machine so
+    /// loaded that every save in `changeUntilAnswered` came before the poll was registered,
+    /// or its answer after its time) is no answer to the question: a new poll is tried, three
+    /// in all.
+    static func wokenPoll(
+        _ server: ConformanceServer, _ account: ConformanceAccount, url: URL, first: Task<Answer, any Error>? = nil
+    ) async throws -> Answer {
+        var poll = first ?? Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=30")!) }
+        for _ in 1..<3 {
+            let answer = try await changeUntilAnswered(server, account, poll)
+            guard answer.status == 200, answer.json.object?.isEmpty == true else { return answer }
+            poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=30")!) }
+        }
+        return try await changeUntilAnswered(server, account, poll)
+    }
+
     @Test("A change in a subscribed zone answers the held poll with a recordZone notification", arguments: ConformanceStore.tested)
     func wokenByAChange(store: ConformanceStore) async throws {
         let server = try await ConformanceServer(store)
         let url = try await Self.webcourier(server, server.alice)
-        let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=30")!) }
-        let answer = try await Self.changeUntilAnswered(server, server.alice, poll)
+        let answer = try await Self.wokenPoll(server, server.alice, url: url)
         #expect(answer.status == 200, "\(answer)")
         #expect(answer.json["notificationType"] == "recordZone" && answer.json["subscriptionID"] == "ideas")
         #expect(answer.json["zoneID"]["zoneName"] == "Ideas" && answer.json["containerIdentifier"].string == Server.container)
@@ -73,7 +89,7 @@ struct LongPollTests {
         #expect(store.gate.pollsWaiting == 1)
         try await holder.release()
         #expect(try await list.value.status == 200)
-        let answer = try await Self.changeUntilAnswered(server, server.alice, poll)
+        let answer = try await Self.wokenPoll(server, server.alice, url: url, first: poll)
         #expect(answer.status == 200 && answer.json["notificationType"] == "recordZone", "\(answer)")
     }
 
