@@ -160,16 +160,17 @@ extension CloudOperations {
     /// field's type is `BAD_REQUEST`, and nothing is saved.
     private func applySchema(to items: [Item]) async throws -> [Item] {
         let recordTypes = try await recordTypes(of: items)
+        let token = assetURLs.tokenHash ?? ""
         var schema: [String: [String: String]] = [:]
         var unknown = Set<String>()
         for (index, item) in items.enumerated() {
             guard case let .save(save, _) = item.change, let recordType = recordTypes[index] else { continue }
-            if schema[recordType] == nil { schema[recordType] = fieldTypes.types(owner: owner, recordType: recordType) }
+            if schema[recordType] == nil { schema[recordType] = fieldTypes.types(owner: owner, recordType: recordType, token: token) }
             if !save.record.fields.keys.allSatisfy({ schema[recordType]![$0] != nil }) { unknown.insert(recordType) }
         }
         if !unknown.isEmpty {
             for (recordType, types) in try await store.fieldTypes(account: owner, recordTypes: unknown) {
-                fieldTypes.add(types, owner: owner, recordType: recordType)
+                fieldTypes.add(types, owner: owner, recordType: recordType, token: token)
                 schema[recordType, default: [:]].merge(types) { _, stored in stored }
             }
         }
@@ -181,7 +182,7 @@ extension CloudOperations {
         guard !claims.isEmpty else { return checked }
         for (recordType, types) in claims {
             let stored = try await store.claimFieldTypes(types, recordType: recordType, account: owner)
-            fieldTypes.add(stored, owner: owner, recordType: recordType)
+            fieldTypes.add(stored, owner: owner, recordType: recordType, token: token)
             schema[recordType, default: [:]].merge(stored) { _, stored in stored }
         }
         // Against the types as claimed: another request may have set one of them first.

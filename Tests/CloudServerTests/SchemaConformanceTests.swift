@@ -4,6 +4,8 @@ import HTTPTypes
 import IdeaBoxFoundation
 @testable import SQLiteServerStore
 import ServerStore
+import CloudServer
+import CloudKitModel
 import Testing
 
 /// Issue 40 part 4: CloudKit's schema rules (one type per field of a record type, set by its
@@ -122,6 +124,26 @@ struct SchemaConformanceTests {
         #expect(thumbs == ["\(server.alice.name) BYTES", "\(server.alice.name)@\(Server.container)/development STRING"], "\(listed)")
         let bobs = try await server.store.schema(ofAccount: server.bob.name)
         #expect(bobs.map { "\($0.recordType).\($0.fieldName) \($0.type)" } == ["Photo.thumb STRING"])
+        #expect(server.sweepFindings == [])
+    }
+
+    @Test(
+        "Issue 60: an account deleted and made again under its name, while the server runs, starts with no schema: a type the old account had does not refuse the new one's save, and the new type is the one stored",
+        arguments: ConformanceStore.tested)
+    func aRemadeAccountHasNoneOfTheOldOnesSchema(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        #expect(try await server.create("p1", Self.typedPhoto, type: "Photo").isRecord("p1"))
+        _ = try await server.store.deleteAccount(server.alice.name)
+        let remade = ConformanceAccount(name: server.alice.name, webToken: AccessToken.generate())
+        try await server.store.addAccessToken(hash: AccessToken.hash(remade.webToken), account: remade.name)
+        try await server.store.createZone(RecordZoneID(zoneName: Server.ideas), account: remade.name)
+        #expect(try await server.store.schema(ofAccount: remade.name).isEmpty)
+
+        let asText: [String: Any] = ["thumb": ["value": "just text", "type": "STRING"]]
+        let saved = try await server.create("p1", asText, type: "Photo", as: remade)
+        #expect(saved.isRecord("p1"), "\(saved)")
+        let listed = try await server.store.schema(ofAccount: remade.name)
+        #expect(listed.map { "\($0.recordType).\($0.fieldName) \($0.type)" } == ["Photo.thumb STRING"], "\(listed)")
         #expect(server.sweepFindings == [])
     }
 
