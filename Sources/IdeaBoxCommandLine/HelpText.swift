@@ -204,10 +204,12 @@ public enum HelpText {
         "Unlock with the recovery key instead of the passphrase.": "以復原金鑰解鎖，而不是密語。",
         "Encrypt this account's ideas and library on every device: asks a passphrase twice, shows a recovery key once.":
             "在每台裝置上加密這個帳號的靈感與資料夾：詢問兩次密語，並顯示一次復原金鑰。",
-        "Every record the account already has is sealed again, and its plain version is replaced on the remote. Other devices join with ideabox account unlock. The passphrase is read from standard input when it is not a terminal.":
-            "帳號已有的每筆記錄都會重新加密，遠端上未加密的版本會被取代。其他裝置以 ideabox account unlock 加入。標準輸入不是終端機時，從標準輸入讀取密語。",
+        "Every record the account already has is sealed again, and its plain version is replaced on the remote. Other devices join with ideabox account unlock. The passphrase is read from standard input when it is not a terminal. It needs at least 12 characters and must be hard to guess: repeats, runs such as abc or 123 and common passwords count for little.":
+            "帳號已有的每筆記錄都會重新加密，遠端上未加密的版本會被取代。其他裝置以 ideabox account unlock 加入。標準輸入不是終端機時，從標準輸入讀取密語。密語至少需要 12 個字元（每個中文字算一個），而且要難以猜測：重複的字元、abc 或 123 這類連續字元、常見的密碼都幾乎不算數。",
         "Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.":
             "變更帳號的密語（先詢問目前的，再詢問兩次新的）；不會改寫任何記錄。",
+        "The new passphrase needs at least 12 characters and must be hard to guess: repeats, runs such as abc or 123 and common passwords count for little.":
+            "新密語至少需要 12 個字元（每個中文字算一個），而且要難以猜測：重複的字元、abc 或 123 這類連續字元、常見的密碼都幾乎不算數。",
         "Prove it with the recovery key instead of the current passphrase.": "以復原金鑰證明身分，而不是目前的密語。",
         "Turn encryption off: every record is stored plain again on the remote (asks the passphrase).": "關閉加密：每筆記錄在遠端恢復為未加密保存（會詢問密語）。",
         "Prove it with the recovery key instead of the passphrase.": "以復原金鑰證明身分，而不是密語。",
@@ -221,8 +223,8 @@ public enum HelpText {
             "只發布新金鑰：由這台裝置接下來的同步（程式、sync --watch、sync）重新加密記錄。",
         "Forgot the passphrase and lost the recovery key: a new key, passphrase and recovery key, everything sealed again from this device.":
             "忘了密語也遺失了復原金鑰：產生新的金鑰、密語與復原金鑰，並從這台裝置重新加密一切。",
-        "Asks a new passphrase twice and shows a new recovery key once. The remote then holds exactly this device's ideas and library files (as with ideabox sync --overwrite-remote), sealed with the new key; whatever only another device holds is not on the remote any more, and every other device unlocks again with the new passphrase. Needs --yes.":
-            "詢問新密語兩次，並只顯示一次新的復原金鑰。之後遠端只保存這台裝置的靈感與資料庫檔案（如同 ideabox sync --overwrite-remote），並以新金鑰加密；只在其他裝置上的資料將不再存在於遠端，其他每台裝置都要用新密語重新解鎖。需要 --yes。",
+        "Asks a new passphrase twice and shows a new recovery key once. The remote then holds exactly this device's ideas and library files (as with ideabox sync --overwrite-remote), sealed with the new key; whatever only another device holds is not on the remote any more, and every other device unlocks again with the new passphrase. Needs --yes. The new passphrase needs at least 12 characters and must be hard to guess: repeats, runs such as abc or 123 and common passwords count for little.":
+            "詢問新密語兩次，並只顯示一次新的復原金鑰。之後遠端只保存這台裝置的靈感與資料庫檔案（如同 ideabox sync --overwrite-remote），並以新金鑰加密；只在其他裝置上的資料將不再存在於遠端，其他每台裝置都要用新密語重新解鎖。需要 --yes。新密語至少需要 12 個字元（每個中文字算一個），而且要難以猜測：重複的字元、abc 或 123 這類連續字元、常見的密碼都幾乎不算數。",
         "Confirm that the remote is to hold exactly this device's ideas and library.": "確認遠端將只保存這台裝置的靈感與資料庫。",
         "With --server, the profile syncs with that server from now on, with the token `ideabox serve account add` printed (from --token, or else the first line of standard input, which keeps it out of shell history). With --api-token (from `ideabox serve api-token add`), requests carry both tokens as CloudKit Web Services clients do (ckAPIToken, ckWebAuthToken); without it, the account's token alone. The URL and tokens are kept in the profile's server.json, readable by you only. Without --server the profile goes back to the embedded remote. An https:// server's certificate must be signed by an authority the system trusts, or by the one given with --ca-cert (a self-signed certificate on a home network, say). Plain http:// is for this machine only (127.0.0.0/8, ::1): to another one it would send the token and every idea in clear, unless you say --allow-insecure-http. The sign-in is kept only once the server took the token (one request); a refused token, a server not there or a certificate not trusted leaves the sign-in before as it was.":
             "加上 --server 時，設定檔從此與該伺服器同步，使用 `ideabox serve account add` 印出的權杖（來自 --token，否則讀取標準輸入的第一行，這樣不會留在 shell 歷史中）。加上 --api-token（來自 `ideabox serve api-token add`）時，請求會像 CloudKit Web Services 用戶端一樣帶著兩個權杖（ckAPIToken、ckWebAuthToken）；沒有時只帶帳號的權杖。網址與權杖保存在設定檔的 server.json，只有你能讀取。不加 --server 時，設定檔回到內建遠端。https:// 伺服器的憑證必須由系統信任的憑證機構簽署，或由 --ca-cert 指定的機構簽署（例如家用網路上的自簽憑證）。未加密的 http:// 只限這台機器（127.0.0.0/8、::1）：連到其他機器會以明文送出權杖與每筆靈感，除非你加上 --allow-insecure-http。伺服器接受權杖後（一次請求）才會保留這次登入；權杖被拒、伺服器不在或憑證不受信任時，原本的登入維持不變。",

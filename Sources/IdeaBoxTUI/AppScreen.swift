@@ -198,6 +198,8 @@ public enum AppScreen {
         let hints: [String]
         if app.form != nil {
             hints = app.text.formHints
+        } else if let first = app.waitingSequenceKey {
+            hints = app.text.sequenceHints(after: first)
         } else if let rows = app.selectedRows {
             hints = app.text.selectionHints(rows.count)
         } else if app.tab == .search && app.isSearchFieldFocused {

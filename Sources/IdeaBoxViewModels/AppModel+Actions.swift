@@ -1,8 +1,12 @@
+import IdeaBoxFoundation
+
 /// The list's keys as actions: a key (or a two-key sequence) looked up in `bindings`, and
 /// each `ListAction` carried out.
 extension AppModel {
-    /// A key in a list: its action by the bindings, a two-key sequence if `previous` starts one.
-    func handleList(_ key: Key, after previous: (key: Key, tab: Tab, index: Int)?) throws {
+    /// A key in a list: its action by the bindings, a two-key sequence if `previous` (still
+    /// waiting) starts one. A key that starts a sequence does its own action at once and
+    /// then waits for a second key; any other key ends the wait and does its own.
+    func handleList(_ key: Key, after previous: PendingPrefix?) throws {
         guard let action = bindings.action(for: key, after: previous?.key) else { return }
         if let previous, bindings.action(for: key, after: nil) != action, tab == previous.tab {
             // The sequence's first key moved the cursor on its own: the second acts where it was.
@@ -10,7 +14,18 @@ extension AppModel {
         }
         let index = currentList.selectedIndex
         try perform(action)
-        if bindings.startsSequence(key) { pendingPrefix = (key, tab, index) }
+        if bindings.startsSequence(key) { pendingPrefix = PendingPrefix(key: key, tab: tab, index: index, pressedAt: now) }
+    }
+
+    /// The first key of a two-key sequence still waiting for its second (the hint line says
+    /// so), if one is.
+    public var waitingSequenceKey: Key? {
+        pendingPrefix.flatMap { isWaiting($0) ? $0.key : nil }
+    }
+
+    /// Whether `prefix` still waits for its second key: pressed less than `sequenceWait` ago.
+    func isWaiting(_ prefix: PendingPrefix) -> Bool {
+        now.milliseconds - prefix.pressedAt.milliseconds < Self.sequenceWait
     }
 
     /// Carries out one list action (see `KeyBindings` for the keys that call each).
@@ -65,4 +80,16 @@ extension AppModel {
         case .openLink: openFirstLink()
         }
     }
+}
+
+/// A key that starts a two-key sequence, pressed in a list and waiting for its second.
+struct PendingPrefix {
+    /// The key (`g` of `g x`).
+    var key: Key
+    /// The tab it was pressed on.
+    var tab: AppModel.Tab
+    /// The row the cursor was on before the key moved it: the second key acts there.
+    var index: Int
+    /// When it was pressed.
+    var pressedAt: Timestamp
 }

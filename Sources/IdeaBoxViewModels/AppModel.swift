@@ -106,14 +106,20 @@ public final class AppModel {
     public internal(set) var history = UndoHistory()
     /// The idea the left button last pressed on, and when, to tell a double click.
     var lastPress: (ideaId: UUID, at: Timestamp)?
-    /// The key just pressed that may start a two-key sequence, with the row it was pressed on.
-    var pendingPrefix: (key: Key, tab: Tab, index: Int)?
+    /// The key just pressed that starts a two-key sequence, with the row it was pressed on
+    /// and when: it waits for its second key `sequenceWait` milliseconds at most.
+    var pendingPrefix: PendingPrefix?
     private var knownRevision: Int64 = -1
     /// The settled sync state the bar last showed (syncing between two of one kind aside):
     /// a message explaining it goes when it changes.
     private var shownSyncKind: SyncStatus.Kind?
     /// Whether this run has said that this machine's clock is off (once is enough).
     private var hasToldOfClock = false
+
+    /// How long the first key of a two-key sequence (`g` of `g x`) waits for its second, in
+    /// milliseconds: long enough to reach a key, short enough that a key pressed after a
+    /// pause is taken as itself (`g`, a pause, `x` goes to the top and marks it done).
+    public static let sequenceWait: Int64 = 1000
 
     /// How many search hits to count before the first frame; the exact count follows.
     /// The same number the store's search planner needs, so one count serves both.
@@ -201,6 +207,11 @@ public final class AppModel {
     @discardableResult
     public func tick() -> Bool {
         var changed = status.expireMessage(now: now)
+        if let prefix = pendingPrefix, !isWaiting(prefix) {
+            // The hint line stops saying that it waits.
+            pendingPrefix = nil
+            changed = true
+        }
         changed = refreshSyncState() || changed
         do {
             if try repository.revision() != knownRevision {
@@ -248,7 +259,7 @@ public final class AppModel {
 
     private func dispatch(_ key: Key) throws {
         if key == .resize { return }
-        let prefix = pendingPrefix
+        let prefix = pendingPrefix.flatMap { isWaiting($0) ? $0 : nil }
         pendingPrefix = nil
         if key == .ctrl("z") {
             wantsToSuspend = true

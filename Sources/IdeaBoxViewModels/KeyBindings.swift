@@ -90,6 +90,14 @@ public struct KeyMap<Action: BindableAction>: Sendable, Equatable {
         double.keys.contains { $0.first == key }
     }
 
+    /// The second keys of the sequences `first` starts, each with its action, in the order
+    /// of `Action.allCases` (what the hint line offers while `first` waits).
+    public func secondKeys(after first: Key) -> [(key: Key, action: Action)] {
+        Action.allCases.flatMap { action in
+            sequences(for: action).filter { $0.count == 2 && $0[0] == first }.map { (key: $0[1], action: action) }
+        }
+    }
+
     /// What a key did where the first key of a sequence does nothing on its own (the form,
     /// the search field).
     public enum Press: Equatable, Sendable {

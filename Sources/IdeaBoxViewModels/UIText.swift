@@ -336,6 +336,13 @@ public struct UIText: Sendable {
         ], in: keys.list)
     }
 
+    /// Hints while the first key of a two-key sequence waits for its second (at most
+    /// `AppModel.sequenceWait`): that key, then each second key and what it does.
+    public func sequenceHints(after first: Key) -> [String] {
+        let waiting = keyLabel([first]) + text("… then", "… 接著按")
+        return [waiting] + keys.list.secondKeys(after: first).map { keyLabel([$0.key]) + " " + describe($0.action) }
+    }
+
     /// `key word` for each action that has a key, its first one.
     private func hints<Action>(_ words: [(Action, String, String)], in map: KeyMap<Action>) -> [String] {
         words.compactMap { action, english, chinese in

@@ -169,6 +169,8 @@ enum EncryptionCommandError: UserFacingError {
     case envelopeGone(account: String)
     /// The two passphrases typed differ.
     case passphrasesDiffer
+    /// A new passphrase does not keep `PassphraseRule`.
+    case weakPassphrase(PassphraseRule.Weakness)
     /// Standard input ended before the passphrase.
     case noInput
     /// `enable` lost the race to another device, whose passphrase is another one.
@@ -202,6 +204,8 @@ enum EncryptionCommandError: UserFacingError {
                 : "遠端已不再保存帳號 \(account) 的金鑰，所以這台裝置不會送出任何資料；若是在另一台裝置關閉了加密，請執行 ideabox account encryption disable"
         case .passphrasesDiffer:
             return english ? "The two passphrases differ; nothing changed." : "兩次輸入的密語不同；沒有任何變更"
+        case let .weakPassphrase(weakness):
+            return Self.weakPassphraseMessage(weakness, language)
         case .noInput:
             return english ? "No passphrase was given on standard input; nothing changed." : "標準輸入沒有提供密語；沒有任何變更"
         case .enabledElsewhere:
@@ -221,6 +225,26 @@ enum EncryptionCommandError: UserFacingError {
         case let .remote(error):
             return english ? "The remote failed: \(error.reason(in: language))." : "遠端發生錯誤：\(error.reason(in: language))"
         }
+    }
+
+    /// A new passphrase refused: what is wrong with it, then the whole rule (`PassphraseRule`).
+    static func weakPassphraseMessage(_ weakness: PassphraseRule.Weakness, _ language: Language) -> String {
+        let minimum = PassphraseRule.minimumLength
+        if language == .english {
+            let what = switch weakness {
+            case let .tooShort(count): "This passphrase has \(count) \(count == 1 ? "character" : "characters")"
+            case .tooGuessable: "This passphrase is too easy to guess"
+            }
+            return what + "; nothing changed. A passphrase needs at least \(minimum) characters and must be hard to guess: "
+                + "repeated characters, runs such as abc or 123, and common passwords count for little. "
+                + "A few words of your own, in an order only you would pick, work well."
+        }
+        let what = switch weakness {
+        case let .tooShort(count): "這個密語只有 \(count) 個字元"
+        case .tooGuessable: "這個密語太容易被猜到"
+        }
+        return what + "；沒有任何變更。密語至少需要 \(minimum) 個字元（每個中文字算一個），而且要難以猜測："
+            + "重複的字元、abc 或 123 這類連續字元、常見的密碼都幾乎不算數。用幾個只有你會想到的詞，依你自己的順序組合，就很好"
     }
 
     /// `AccountEncryptionError` in the person's language (its `description` is the English).

@@ -1,3 +1,4 @@
+import AccountEncryption
 import Foundation
 import IdeaModel
 
@@ -26,9 +27,13 @@ enum SecretPrompt {
         return line
     }
 
-    /// A new passphrase, asked twice; throws `passphrasesDiffer` when the two differ.
+    /// A new passphrase, asked twice; throws `weakPassphrase` as soon as the first does not
+    /// keep `PassphraseRule` (before it is asked again), `passphrasesDiffer` when the two differ.
     static func newPassphrase(_ language: Language) throws(EncryptionCommandError) -> String {
         let first = try read(.newPassphrase, language)
+        if !first.allSatisfy(\.isWhitespace), let weakness = PassphraseRule.weakness(of: first) {
+            throw .weakPassphrase(weakness)
+        }
         let second = try read(.repeatPassphrase, language)
         guard first == second else { throw .passphrasesDiffer }
         return first

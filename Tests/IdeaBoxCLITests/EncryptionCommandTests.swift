@@ -91,20 +91,20 @@ import Testing
         #expect(tagsBefore.count == 1)
         try sandbox.expectRejection(
             ["account", "encryption", "passphrase", "--profile", "A"], message: "This passphrase does not unlock the account's key.",
-            environment: Self.fast, input: Data("wrong\nnew words\nnew words\n".utf8))
+            environment: Self.fast, input: Data("wrong\nnew words at dusk\nnew words at dusk\n".utf8))
         #expect(try sandbox.succeed(
             ["account", "encryption", "passphrase", "--profile", "A"], environment: Self.fast,
-            input: Data("\(Self.passphrase)\nnew words\nnew words\n".utf8))
+            input: Data("\(Self.passphrase)\nnew words at dusk\nnew words at dusk\n".utf8))
             == "The passphrase is changed; no record was rewritten, and the recovery key stays the same.\n")
         #expect(try changeTags(sandbox) == tagsBefore, "the server's change tags are as they were: no record was touched")
         try sandbox.expectRejection(
             ["account", "unlock", "--profile", "B"], message: "This passphrase does not unlock the account's key.",
             environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
-        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("new words\n".utf8))
+        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("new words at dusk\n".utf8))
         #expect(try sandbox.sync("B").received == 1)
 
         #expect(try sandbox.succeed(
-            ["account", "encryption", "disable", "--profile", "A"], environment: Self.fast, input: Data("new words\n".utf8))
+            ["account", "encryption", "disable", "--profile", "A"], environment: Self.fast, input: Data("new words at dusk\n".utf8))
             == "Encryption is off for account default: 1 record is plain again, and the server can read them.\n")
         #expect(try remoteBytes(sandbox).firstRange(of: Data("Zanzibar".utf8)) != nil)
         try sandbox.sync("C")
@@ -127,8 +127,8 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.succeed(on: "A", ["add", "Made on A"])
         try sandbox.succeed(on: "B", ["add", "Made on B"])
-        async let first = Self.enableResult(on: "A", passphrase: "words of A", in: sandbox)
-        async let second = Self.enableResult(on: "B", passphrase: "words of B", in: sandbox)
+        async let first = Self.enableResult(on: "A", passphrase: "words of device A", in: sandbox)
+        async let second = Self.enableResult(on: "B", passphrase: "words of device B", in: sandbox)
         let results = try await [("A", first), ("B", second)]
         let winners = results.filter { $0.1.status == 0 }
         let losers = results.filter { $0.1.status != 0 }
@@ -138,7 +138,7 @@ import Testing
             "ideabox: Another device turned encryption on first with another passphrase; unlock with its passphrase: ideabox account unlock\n",
             "ideabox: Encryption is already on for account default; unlock this device with: ideabox account unlock\n",
         ].contains(losers[0].1.stderr), "\(losers[0].1)")
-        let winnerWords = winners[0].0 == "A" ? "words of A" : "words of B"
+        let winnerWords = winners[0].0 == "A" ? "words of device A" : "words of device B"
         try sandbox.succeed(["account", "unlock", "--profile", losers[0].0], environment: Self.fast, input: Data("\(winnerWords)\n".utf8))
         for profile in ["A", "B", "A"] { try sandbox.sync(profile) }
         #expect(try sandbox.ideas(on: "A").count == 2)
@@ -256,15 +256,15 @@ import Testing
         try sandbox.expectRejection(
             ["account", "encryption", "reset", "--profile", "A"],
             message: "A reset makes the remote hold exactly this device's ideas and library, sealed with a new key; confirm with --yes.",
-            environment: Self.fast, input: Data("fresh words\nfresh words\n".utf8))
+            environment: Self.fast, input: Data("fresh words at dawn\nfresh words at dawn\n".utf8))
         try sandbox.expectRejection(
             ["account", "encryption", "reset", "--yes", "--profile", "A"], message: "The two passphrases differ; nothing changed.",
-            environment: Self.fast, input: Data("fresh words\nfresh word\n".utf8))
+            environment: Self.fast, input: Data("fresh words at dawn\nfresh words at daw\n".utf8))
         #expect(Set(try sealedKeyIDs(sandbox)) == oldKeys)
 
         let reset = try sandbox.succeed(
             ["account", "encryption", "reset", "--yes", "--profile", "A"], environment: Self.fast,
-            input: Data("fresh words\nfresh words\n".utf8))
+            input: Data("fresh words at dawn\nfresh words at dawn\n".utf8))
         #expect(reset.hasPrefix(
             "The account's encryption is reset: a new key and passphrase; 2 ideas and 0 library files were sealed again from this device. Every other device unlocks again with the new passphrase.\n"),
             "\(reset)")
@@ -281,19 +281,74 @@ import Testing
         try sandbox.expectRejection(
             ["account", "unlock", "--profile", "B"], message: "This passphrase does not unlock the account's key.",
             environment: Self.fast, input: Data("\(Self.passphrase)\n".utf8))
-        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("fresh words\n".utf8))
+        try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("fresh words at dawn\n".utf8))
         try sandbox.sync("B")
         #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
         try sandbox.succeed(["account", "unlock", "--recovery-key", "--profile", "C"], environment: Self.fast, input: Data("\(recoveryKey)\n".utf8))
         #expect(try sandbox.sync("C").received == 2)
         #expect(try sandbox.syncedState(of: "C") == sandbox.syncedState(of: "A"))
         let remote = try remoteBytes(sandbox)
-        for word in Self.words + ["fresh words"] {
+        for word in Self.words + ["fresh words at dawn"] {
             #expect(remote.firstRange(of: Data(word.utf8)) == nil, "found \(word) on the remote")
         }
     }
 
+    @Test func aWeakNewPassphraseIsRefusedWithTheRuleInBothLanguagesAndNothingChanges() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(on: "A", ["add", "Zanzibar marmalade"])
+        try sandbox.sync("A")
+        let rule = "; nothing changed. A passphrase needs at least 12 characters and must be hard to guess: repeated characters, "
+            + "runs such as abc or 123, and common passwords count for little. A few words of your own, in an order only you would pick, work well."
+        let refusals = [
+            ("x", "This passphrase has 1 character" + rule),
+            ("summer2024!!", "This passphrase is too easy to guess" + rule),
+            ("aaaaaaaaaaaa", "This passphrase is too easy to guess" + rule),
+            ("password1234", "This passphrase is too easy to guess" + rule),
+            ("靈感盒密語", "This passphrase has 5 characters" + rule),
+        ]
+        for (weak, message) in refusals {
+            // Refused at the first asking: the second line is never read.
+            try sandbox.expectRejection(
+                ["account", "encryption", "enable", "--profile", "A"], message: message, environment: Self.fast,
+                input: Data("\(weak)\n\(weak)\n".utf8))
+        }
+        try sandbox.expectRejection(
+            ["account", "encryption", "enable", "--profile", "A"],
+            message: "這個密語只有 5 個字元；沒有任何變更。密語至少需要 12 個字元（每個中文字算一個），而且要難以猜測：重複的字元、abc 或 123 這類連續字元、"
+                + "常見的密碼都幾乎不算數。用幾個只有你會想到的詞，依你自己的順序組合，就很好",
+            environment: ["IDEABOX_TEST_SCRYPT": "fast", "LANG": "zh_TW.UTF-8"], input: Data("靈感盒密語\n靈感盒密語\n".utf8))
+        #expect(try encryption(of: "A", in: sandbox) == "off")
+        #expect(try keyEnvelopes(sandbox) == 0, "no envelope was published")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.appendingPathComponent("profiles/A/account.key").path))
+        #expect(try remoteBytes(sandbox).firstRange(of: Data("Zanzibar".utf8)) != nil, "the records stay as they were")
+        #expect(try sandbox.sync("A").sent == 0)
+
+        // Twelve Chinese characters are twelve: a passphrase of them keeps the rule.
+        let chinese = "我的靈感都在這個盒子裡面"
+        #expect(chinese.count == 12)
+        #expect(try enable(on: "A", passphrase: chinese, in: sandbox).hasPrefix("Encryption is on for account default: 1 record was sealed now;"))
+
+        // A change of passphrase and a reset keep the rule too; the passphrase in use stays.
+        try sandbox.expectRejection(
+            ["account", "encryption", "passphrase", "--profile", "A"], message: "This passphrase has 9 characters" + rule,
+            environment: Self.fast, input: Data("\(chinese)\nnew words\nnew words\n".utf8))
+        let tags = try changeTags(sandbox)
+        try sandbox.expectRejection(
+            ["account", "encryption", "reset", "--yes", "--profile", "A"], message: "This passphrase is too easy to guess" + rule,
+            environment: Self.fast, input: Data("qwertyuiop12\nqwertyuiop12\n".utf8))
+        #expect(try changeTags(sandbox) == tags, "the reset sealed nothing again")
+        #expect(try sandbox.succeed(["account", "unlock", "--profile", "B"], environment: Self.fast, input: Data("\(chinese)\n".utf8))
+            == "Unlocked: this device syncs account default's encrypted ideas.\n")
+    }
+
     // MARK: Helpers
+
+    /// How many key envelopes the embedded remote holds.
+    private func keyEnvelopes(_ sandbox: Sandbox) throws -> Int {
+        try DatabaseRows.texts(
+            "SELECT record.recordName FROM record JOIN zone ON zone.id = record.zoneId WHERE zone.name = 'AccountKeys'",
+            in: remoteFile(sandbox)).count
+    }
 
     private func enable(on profile: String, passphrase: String, in sandbox: Sandbox) throws -> String {
         try sandbox.succeed(

@@ -188,4 +188,40 @@ import Testing
         #expect(readBack.editor == config.editor)
         #expect(readBack.palette == config.palette)
     }
+
+    @Test func theReadmesExampleLoadsWithNoProblemSetsTheDefaultsAndNamesEveryAction() throws {
+        let readme = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let blocks = text.components(separatedBy: "```toml\n").dropFirst()
+        try #require(blocks.count == 1, "README.md has one TOML block: the config file's example")
+        let example = try #require(blocks.first?.components(separatedBy: "```").first)
+        let (config, problems) = ConfigFile.parse(example)
+        #expect(problems == [])
+        // "This file sets each one to its default."
+        #expect(config.fileText == AppConfig().fileText)
+        let named = Self.keysByTable(example)
+        func expectEveryAction<Action: BindableAction>(_: Action.Type) {
+            let missing = Action.allCases.map(\.rawValue).filter { !(named[Action.configTable] ?? []).contains($0) }
+            #expect(missing == [], "README.md's [\(Action.configTable)] lacks \(missing)")
+        }
+        expectEveryAction(ListAction.self)
+        expectEveryAction(FormAction.self)
+        expectEveryAction(SearchAction.self)
+    }
+
+    /// The keys each `[table]` of a TOML text sets, read line by line.
+    private static func keysByTable(_ text: String) -> [String: [String]] {
+        var keys: [String: [String]] = [:]
+        var table = ""
+        for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.hasPrefix("#") {
+            if line.hasPrefix("["), let end = line.firstIndex(of: "]") {
+                table = String(line[line.index(after: line.startIndex)..<end])
+            } else if let equals = line.firstIndex(of: "=") {
+                keys[table, default: []].append(line[..<equals].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return keys
+    }
 }

@@ -49,6 +49,21 @@ struct AppHabitsTests {
         try await session.waitFor("the Completed tab") { $0.contains("Nothing completed yet.") }
     }
 
+    /// `g` goes to the top at once and the hint line says it waits; a second later the hint
+    /// is gone and `x` is itself: the top idea is marked done, no link is looked for.
+    @Test func gGoesToTheTopSaysItWaitsAndAKeyAfterTheWaitIsItself() async throws {
+        let session = try await TmuxSession(before: [["add", "One"], ["add", "Two", "-d", "https://example.com/two"], ["add", "Three"]])
+        defer { session.close() }
+        try await session.waitFor("All Ideas (3)")
+        try session.press("j", "j", "g")
+        try await session.waitFor("the cursor on top and g waiting on the hint line") { screen in
+            screen.line(2).hasPrefix(">[ ] Three") && screen.line(22).contains("g… then  x open the first link")
+        }
+        try await session.waitFor("the wait over") { $0.line(22).contains("? help  q quit") }
+        try session.press("x")
+        try await session.waitFor("Marked done: “Three”")
+    }
+
     @Test func twoDeletesAreUndoneOneByOneAndRedone() async throws {
         let session = try await TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"]])
         defer { session.close() }

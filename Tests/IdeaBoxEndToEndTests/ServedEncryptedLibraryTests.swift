@@ -28,21 +28,21 @@ import Testing
         try await d.run(["library", "sync"])
         #expect(try Self.contents(of: Self.library(of: d)) == Self.files)
 
-        try await c.run(["account", "encryption", "enable"], environment: Self.fast, input: "first words\nfirst words\n")
+        try await c.run(["account", "encryption", "enable"], environment: Self.fast, input: "first words at dawn\nfirst words at dawn\n")
         #expect(try await c.run(["library", "sync"]) == Self.nothingDone)
-        try await d.run(["account", "unlock"], environment: Self.fast, input: "first words\n")
+        try await d.run(["account", "unlock"], environment: Self.fast, input: "first words at dawn\n")
         try await expectBothKeepEveryFile(c, d, after: "enable")
 
-        try await c.run(["account", "encryption", "rotate"], environment: Self.fast, input: "first words\n")
+        try await c.run(["account", "encryption", "rotate"], environment: Self.fast, input: "first words at dawn\n")
         #expect(try await c.run(["library", "sync"]) == Self.nothingDone)
         try await expectBothKeepEveryFile(c, d, after: "rotate")
 
-        try await c.run(["account", "encryption", "reset", "--yes"], environment: Self.fast, input: "新的 words\n新的 words\n")
+        try await c.run(["account", "encryption", "reset", "--yes"], environment: Self.fast, input: "新的 words 與新的路\n新的 words 與新的路\n")
         #expect(try await c.run(["library", "sync"]) == Self.nothingDone)
-        try await d.run(["account", "unlock"], environment: Self.fast, input: "新的 words\n")
+        try await d.run(["account", "unlock"], environment: Self.fast, input: "新的 words 與新的路\n")
         try await expectBothKeepEveryFile(c, d, after: "reset")
 
-        try await c.run(["account", "encryption", "disable"], environment: Self.fast, input: "新的 words\n")
+        try await c.run(["account", "encryption", "disable"], environment: Self.fast, input: "新的 words 與新的路\n")
         #expect(try await c.run(["library", "sync"]) == Self.nothingDone)
         try await d.run(["account", "encryption", "disable"], environment: Self.fast)
         try await expectBothKeepEveryFile(c, d, after: "disable")

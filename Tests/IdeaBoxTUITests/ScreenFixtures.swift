@@ -64,23 +64,26 @@ enum ScreenFixtures {
     /// its clock stopped at `now`.
     /// The ideas wait in the outbox since their `updatedAt`; on a device that `hasSynced`
     /// before, those 30 or more days old are stale.
+    /// `clock` is the app's (default: stopped at `now`).
     static func app(
-        _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80, hasSynced: Bool = false
+        _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80, hasSynced: Bool = false,
+        clock: WallClock = .fixed(now)
     ) throws -> AppModel {
-        try appAndRepository(ideas, language: language, rows: rows, columns: columns, hasSynced: hasSynced).app
+        try appAndRepository(ideas, language: language, rows: rows, columns: columns, hasSynced: hasSynced, clock: clock).app
     }
 
-    /// Like `app(_:language:rows:columns:hasSynced:)`, with a second repository on the same
+    /// Like `app(_:language:rows:columns:hasSynced:clock:)`, with a second repository on the same
     /// database: another device's changes, as sync would apply them.
     static func appAndRepository(
-        _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80, hasSynced: Bool = false
+        _ ideas: [Idea], language: Language = .english, rows: Int = 24, columns: Int = 80, hasSynced: Bool = false,
+        clock: WallClock = .fixed(now)
     ) throws -> (app: AppModel, elsewhere: IdeaRepository) {
         let database = try IdeaDatabase.inMemory(
             firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
         let repository = database.repository(clock: .fixed(now), ids: .counting(from: 1000))
         _ = try repository.importIdeas(ideas)
         if hasSynced { try repository.recordSyncSuccess(at: now.adding(milliseconds: -100 * 86_400_000)) }
-        let app = AppModel(repository: repository, language: language, clock: .fixed(now))
+        let app = AppModel(repository: repository, language: language, clock: clock)
         try app.start()
         app.resize(rows: rows, columns: columns)
         return (app, database.repository(clock: .fixed(now), ids: .counting(from: 5000)))

@@ -15,6 +15,14 @@ import Testing
         #expect(!bindings.startsSequence(.char("x")))
     }
 
+    @Test func theSecondKeysAfterAFirstAreItsSequencesInTheActionsOrder() throws {
+        #expect(KeyBindings.defaults.secondKeys(after: .char("g")).map(\.key) == [.char("x")])
+        #expect(KeyBindings.defaults.secondKeys(after: .char("g")).map(\.action) == [.openLink])
+        #expect(KeyBindings.defaults.secondKeys(after: .char("x")).isEmpty)
+        let remapped = try KeyBindings(replacing: [.openLink: [[.char("g"), .char("o")]], .copy: [[.char("g"), .char("c")]]])
+        #expect(remapped.secondKeys(after: .char("g")).map(\.action) == [.copy, .openLink], "in the order of ListAction.allCases")
+    }
+
     @Test func everyActionHasADefaultKey() {
         for action in ListAction.allCases {
             #expect(KeyBindings.defaults.keys[action]?.isEmpty == false, "\(action)")

@@ -49,7 +49,8 @@ extension IdeaBoxCommand.Account.Encryption {
             abstract: "Encrypt this account's ideas and library on every device: asks a passphrase twice, shows a recovery key once.",
             discussion: """
                 Every record the account already has is sealed again, and its plain version is replaced on the remote. \
-                Other devices join with ideabox account unlock. The passphrase is read from standard input when it is not a terminal.
+                Other devices join with ideabox account unlock. The passphrase is read from standard input when it is not a terminal. \
+                It needs at least 12 characters and must be hard to guess: repeats, runs such as abc or 123 and common passwords count for little.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -88,7 +89,11 @@ extension IdeaBoxCommand.Account.Encryption {
     struct Passphrase: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "passphrase",
-            abstract: "Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.")
+            abstract: "Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.",
+            discussion: """
+                The new passphrase needs at least 12 characters and must be hard to guess: repeats, runs such as abc or 123 \
+                and common passwords count for little.
+                """)
 
         @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the current passphrase.")
         var usesRecoveryKey = false
@@ -161,7 +166,8 @@ extension IdeaBoxCommand.Account.Encryption {
                 Asks a new passphrase twice and shows a new recovery key once. The remote then holds exactly this device's \
                 ideas and library files (as with ideabox sync --overwrite-remote), sealed with the new key; whatever only \
                 another device holds is not on the remote any more, and every other device unlocks again with the new \
-                passphrase. Needs --yes.
+                passphrase. Needs --yes. The new passphrase needs at least 12 characters and must be hard to guess: repeats, \
+                runs such as abc or 123 and common passwords count for little.
                 """)
 
         @Flag(help: "Confirm that the remote is to hold exactly this device's ideas and library.") var yes = false
