@@ -130,7 +130,7 @@ public struct CloudServer: Sendable {
         let failure = Mutex<(any Error)?>(nil)
         // The hub comes last, so that it is stopped first: its long polls are answered before
         // the server waits for the requests in flight.
-        let hub = ZoneChangeHub(store: store, logger: Self.logger, limits: fairShares)
+        let hub = ZoneChangeHub(store: store, logger: Self.logger, limits: fairShares, accounts: store)
         let uploads = try UploadSpool(maximumUploads: maximumUploads, parent: uploadFolder)
         let metrics = ServerMetrics()
         if let availability = store.availability {

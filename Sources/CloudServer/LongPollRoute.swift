@@ -87,7 +87,9 @@ struct LongPollRoute {
             // poll ends.
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 let change = await hub.answer(of: id)
-                try await writer.write(ByteBuffer(bytes: await route.answer(change, ticket: ticket, since: since, carries: carries)))
+                // Its token revoked: answered with nothing (its head is written already).
+                let answer = hub.wasRevoked(id) ? nil : await route.answer(change, ticket: ticket, since: since, carries: carries)
+                try await writer.write(ByteBuffer(bytes: answer ?? Self.noChange))
                 try await writer.finish(nil)
             })
         }
@@ -104,13 +106,17 @@ struct LongPollRoute {
             hub.whenAnswered(id) { change in
                 route.shares.connections?.forgetClientGone(channel)
                 let written: PollAnswerWriter.Written = { clientLeft in later?.written(clientLeft: clientLeft) }
-                guard !gone.isRaised else {
+                // Its client gone, or its token revoked: the connection is closed, nothing written.
+                guard !gone.isRaised, !hub.wasRevoked(id) else {
                     channel.close(promise: nil)
                     return written(true)
                 }
                 guard let change else { return PollAnswerWriter.deliver(Self.noChange, on: channel, written: written) }
                 Task(executorPreference: BlockingTaskExecutor.shared) {
-                    let answer = await route.answer(change, ticket: ticket, since: since, carries: carries)
+                    guard let answer = await route.answer(change, ticket: ticket, since: since, carries: carries) else {
+                        channel.close(promise: nil)
+                        return written(true)
+                    }
                     PollAnswerWriter.deliver(answer, on: channel, written: written)
                 }
             }
@@ -142,9 +148,13 @@ struct LongPollRoute {
     }
 
     /// The answer to a poll woken by `change` (`{}` for none), as JSON: the notification, and
-    /// the token to wait after next.
-    private func answer(_ change: ZoneChangeHub.Change?, ticket: AssetTicket, since: DatabaseToken?, carries: Bool) async -> [UInt8] {
+    /// the token to wait after next; nil if its token no longer serves its account (revoked,
+    /// or the account deleted, since the hub last looked): nothing of the change goes to it.
+    private func answer(_ change: ZoneChangeHub.Change?, ticket: AssetTicket, since: DatabaseToken?, carries: Bool) async -> [UInt8]? {
         guard let change else { return Self.noChange }
+        if let tokenHash = ticket.tokenHash {
+            guard let account = try? await store.account(forAccessTokenHash: tokenHash), account == ticket.account else { return nil }
+        }
         let (store, owner) = (store, ticket.owner)
         var answer: WebServicesFormat.Object = [
             "notificationID": .string(UUID().uuidString.lowercased()),

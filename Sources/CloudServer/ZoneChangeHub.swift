@@ -15,6 +15,11 @@ import Synchronization
 /// while it runs, and answers every poll at once when the server shuts down. Before it holds
 /// an account's polls it tells the store so (`keepListening`, renewed every few minutes), so
 /// that the other processes announce that account's changes to it, and only then.
+///
+/// Once a second it also asks the store which of the tokens its polls are held for are still
+/// valid (`AccountStore.validAccessTokenHashes`, one read for all of them), and ends the
+/// polls of a token revoked, or of an account deleted, by whatever process: they are
+/// answered with nothing, and `wasRevoked` tells their route to close their connection.
 final class ZoneChangeHub: Service, Sendable {
     /// What a woken poll learns: which zone of which subscription changed, and where the
     /// polls woken with it share what they read to answer (nil for a change found alone).
@@ -75,6 +80,8 @@ final class ZoneChangeHub: Service, Sendable {
         var answered: [UUID: (change: Change?, at: ContinuousClock.Instant)] = [:]
         /// When this process last told the store it holds each account's polls.
         var listening: [String: ContinuousClock.Instant] = [:]
+        /// Polls ended because their token was revoked, until their route asks (`wasRevoked`).
+        var revoked: [UUID: ContinuousClock.Instant] = [:]
         /// Whether the store has listened for other processes' changes before.
         var hasListened = false
         var stopped = false
@@ -138,13 +145,16 @@ final class ZoneChangeHub: Service, Sendable {
     /// Where the seconds of `State.due` count from.
     private let origin = ContinuousClock.now
     private let store: any SubscriptionStore
+    /// Where the held polls' tokens are checked, once a second; nil for none.
+    private let accounts: (any AccountStore)?
     private let state = Mutex(State())
     private let logger: Logger
     /// How many polls one account, and one token, may hold.
     let limits: FairShareLimits
 
-    init(store: any SubscriptionStore, logger: Logger, limits: FairShareLimits = .defaults) {
+    init(store: any SubscriptionStore, logger: Logger, limits: FairShareLimits = .defaults, accounts: (any AccountStore)? = nil) {
         self.store = store
+        self.accounts = accounts
         self.logger = logger
         self.limits = limits
     }
@@ -321,6 +331,7 @@ final class ZoneChangeHub: Service, Sendable {
             if !state.releasedEarly.isEmpty { state.releasedEarly = state.releasedEarly.filter { now - $0.value < .seconds(10) } }
             // So did an answer never asked for (its request's answer could not be begun).
             if !state.answered.isEmpty { state.answered = state.answered.filter { now - $0.value.at < .seconds(10) } }
+            if !state.revoked.isEmpty { state.revoked = state.revoked.filter { now - $0.value < .seconds(10) } }
             // Listings old enough to be renewed by the next poll are not needed to decide anything.
             if current % 60 == 0 { state.listening = state.listening.filter { now - $0.value < Self.listeningRenewal } }
             var expired: [Delivery] = []
@@ -337,6 +348,42 @@ final class ZoneChangeHub: Service, Sendable {
             return expired
         }
         for delivery in expired { delivery(nil) }
+    }
+
+    /// The tokens the polls held now were made for.
+    var heldTokens: Set<String> { state.withLock { Set($0.byToken.keys) } }
+
+    /// Ends, answered with nothing, every poll held for one of `tokens` that is not in
+    /// `valid`: those tokens were revoked, or their account deleted. A token that registered
+    /// a poll after `tokens` was read is left for the next check.
+    func endRevoked(_ tokens: Set<String>, valid: Set<String>, now: ContinuousClock.Instant = .now) {
+        let ended = state.withLock { state -> [Delivery] in
+            var ended: [Delivery] = []
+            for token in tokens.subtracting(valid) {
+                for id in state.byToken[token] ?? [] {
+                    state.revoked[id] = now
+                    state.end(id, with: nil, at: now).map { ended.append($0) }
+                }
+            }
+            return ended
+        }
+        for delivery in ended { delivery(nil) }
+    }
+
+    /// Whether the poll `id` was ended because its token was revoked; asked once, as its
+    /// answer is written.
+    func wasRevoked(_ id: UUID) -> Bool {
+        state.withLock { $0.revoked.removeValue(forKey: id) != nil }
+    }
+
+    /// Asks the store which tokens of the polls held are still valid, and ends the polls of
+    /// the others. A store that does not answer ends nothing: its requests' own checks refuse
+    /// a revoked token all the same.
+    func checkTokens() async {
+        guard let accounts else { return }
+        let tokens = heldTokens
+        guard !tokens.isEmpty, let valid = try? await accounts.validAccessTokenHashes(among: tokens) else { return }
+        endRevoked(tokens, valid: valid)
     }
 
     /// Answers every poll and takes no more.
@@ -371,6 +418,7 @@ final class ZoneChangeHub: Service, Sendable {
                 while !Task.isCancelled && !state.withLock({ $0.stopped }) {
                     try? await Task.sleep(for: .seconds(1))
                     sweep()
+                    await checkTokens()
                 }
                 group.cancelAll()
             }

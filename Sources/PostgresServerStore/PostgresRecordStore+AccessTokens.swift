@@ -20,6 +20,18 @@ extension PostgresRecordStore {
         }
     }
 
+    public func validAccessTokenHashes(among hashes: Set<String>) async throws -> Set<String> {
+        guard !hashes.isEmpty else { return [] }
+        let all = Array(hashes)
+        return try await run { connection in
+            var valid: Set<String> = []
+            let rows = try await connection.query(
+                "SELECT hash FROM access_token WHERE revoked_at IS NULL AND hash = ANY(\(all))", logger: logger)
+            for try await hash in rows.decode(String.self) { valid.insert(hash) }
+            return valid
+        }
+    }
+
     /// The token's account, `owner`'s subscriptions and its zones' tokens in one statement,
     /// one round trip.
     public func pollSetUp(accessTokenHash tokenHash: String, subscriptionsOf owner: String) async throws -> PollSetUp {

@@ -33,6 +33,22 @@ extension SQLiteRecordStore {
         try noteUse(of: tokenHash, found: try writer.unsafeRead { db in try Self.token(hashing: tokenHash, db) })
     }
 
+    /// Which of `hashes` are hashes of unrevoked tokens, 500 to a statement.
+    public func validAccessTokenHashes(among hashes: Set<String>) throws -> Set<String> {
+        let all = Array(hashes)
+        return try writer.unsafeRead { db in
+            var valid: Set<String> = []
+            for start in stride(from: 0, to: all.count, by: 500) {
+                let chunk = Array(all[start..<min(start + 500, all.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                valid.formUnion(try String.fetchAll(
+                    db, sql: "SELECT hash FROM accessToken WHERE revokedAt IS NULL AND hash IN (\(marks))",
+                    arguments: StatementArguments(chunk)))
+            }
+            return valid
+        }
+    }
+
     /// The token's account, `owner`'s subscriptions and its zones' tokens in one access to
     /// the pool of readers (each statement from its own snapshot, as the three calls alone
     /// would read them).

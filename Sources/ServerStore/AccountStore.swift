@@ -8,6 +8,10 @@ public protocol AccountStore: Sendable {
     /// The account whose valid token hashes to `tokenHash`, or nil. Notes when the token was
     /// used, at most once a minute.
     func account(forAccessTokenHash tokenHash: String) async throws -> String?
+    /// Which of `hashes` are hashes of valid tokens (not revoked, their account not deleted),
+    /// read in one go and noting no use: what the server asks once a second of the tokens its
+    /// long polls are held for, to end the polls of those revoked.
+    func validAccessTokenHashes(among hashes: Set<String>) async throws -> Set<String>
     /// The account named `name` in any case, spelled as it was made, or nil if there is none
     /// (an account exists from its first token until it is deleted).
     func accountName(matching name: String) async throws -> String?
@@ -44,6 +48,15 @@ public protocol AccountStore: Sendable {
     func quota(account: String) async throws -> AccountQuota
     /// What `account` holds now in all its databases, as its quota counts it.
     func usage(account: String) async throws -> AccountUsage
+}
+
+extension AccountStore {
+    /// One lookup a token, for a store without a read of its own (they note their use).
+    public func validAccessTokenHashes(among hashes: Set<String>) async throws -> Set<String> {
+        var valid: Set<String> = []
+        for hash in hashes where try await account(forAccessTokenHash: hash) != nil { valid.insert(hash) }
+        return valid
+    }
 }
 
 extension AccountStore {

@@ -160,6 +160,10 @@ public struct GatedRecordStore: RecordStore {
         }
     }
 
+    public func validAccessTokenHashes(among hashes: Set<String>) async throws -> Set<String> {
+        try await gate.run { try await base.validAccessTokenHashes(among: hashes) }
+    }
+
     public func accountName(matching name: String) async throws -> String? {
         try await gate.run { try await base.accountName(matching: name) }
     }

@@ -19,7 +19,7 @@ final class InProcessServer: Sendable {
 
     /// Runs `server`'s application until `stop()`.
     init(_ server: CloudServer) async throws {
-        let hub = ZoneChangeHub(store: server.store, logger: Logger(label: "ideabox.serve.test"), limits: server.fairShares)
+        let hub = ZoneChangeHub(store: server.store, logger: Logger(label: "ideabox.serve.test"), limits: server.fairShares, accounts: server.store)
         let uploads = try UploadSpool(maximumUploads: server.maximumUploads, parent: server.uploadFolder)
         let app = try server.application(hub: hub, metrics: ServerMetrics(), uploads: uploads, services: [hub], inProcess: true)
         let (clients, handOver) = AsyncStream.makeStream(of: (any TestClientProtocol).self)

@@ -93,6 +93,57 @@ struct LongPollTests {
         #expect(answer.status == 200 && answer.json["notificationType"] == "recordZone", "\(answer)")
     }
 
+    @Test(
+        "Issue 60: a token revoked while its poll is held ends the poll at the hub's next look, with nothing; one woken by a change right after the revoke carries nothing; a deleted account's poll is never woken by a new account of its name",
+        arguments: ConformanceStore.tested)
+    func revokedWhileHeld(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        /// A token of `account` of its own, named `label`, and its webcourier URL.
+        func device(_ account: String, _ label: String) async throws -> (ConformanceAccount, URL) {
+            let device = ConformanceAccount(name: account, webToken: AccessToken.generate())
+            try await server.store.addAccessToken(hash: AccessToken.hash(device.webToken), account: account, label: label)
+            return (device, try await Self.webcourier(server, device))
+        }
+        func held(_ url: URL, _ query: String) async throws -> Task<Answer, any Error> {
+            let before = server.pollsHeld
+            let poll = Task { try await server.fetch(URL(string: url.absoluteString + query)!) }
+            try await Poll.until("the poll is held") { server.pollsHeld > before }
+            return poll
+        }
+
+        // Revoked, with no change: ended by the hub's look, long before its minute.
+        let (phone, phoneURL) = try await device(server.alice.name, "phone")
+        let started = ContinuousClock.now
+        let poll = try await held(phoneURL, "?timeout=60")
+        #expect(try await server.store.revokeAccessToken(account: phone.name, label: "phone") == 1)
+        let ended = try await poll.value
+        #expect(ended.status == 200 && ended.json.object?.isEmpty == true, "\(ended)")
+        #expect(ContinuousClock.now - started < .seconds(45), "ended by the revoke, not by its time")
+        #expect(try await server.fetch(URL(string: phoneURL.absoluteString + "?timeout=1")!).isError("AUTHENTICATION_FAILED", status: 401))
+
+        // Revoked, then a change at once, before the hub looks: woken, it carries nothing.
+        let (_, tabletURL) = try await device(server.alice.name, "tablet")
+        let since = try await CarriedChangesTests.databaseToken(server)
+        let encoded = since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since
+        let carrying = try await held(tabletURL, "?timeout=60&since=\(encoded)&carry=records")
+        #expect(try await server.store.revokeAccessToken(account: server.alice.name, label: "tablet") == 1)
+        try await CarriedChangesTests.save(server, ["secret"])
+        let woken = try await carrying.value
+        #expect(woken.json.object?.isEmpty == true && !String(decoding: woken.body, as: UTF8.self).contains("secret"), "\(woken)")
+
+        // Bob's account deleted and made again under its name: the old poll hears nothing of the new one.
+        let (_, bobURL) = try await device(server.bob.name, "laptop")
+        let old = try await held(bobURL, "?timeout=60")
+        _ = try await server.store.deleteAccount(server.bob.name)
+        let (newBob, _) = try await device(server.bob.name, "new")
+        try await server.store.createZone(RecordZoneID(zoneName: Server.ideas), account: newBob.name)
+        _ = try await Self.webcourier(server, newBob)
+        _ = try await server.create("hello", ["title": ["value": "new bob"]], as: newBob)
+        let oldAnswer = try await old.value
+        #expect(oldAnswer.json.object?.isEmpty == true, "\(oldAnswer)")
+        #expect(server.sweepFindings == [])
+    }
+
     @Test("Changes in another account, or in a zone not subscribed to, never wake the poll: it times out with {}", arguments: ConformanceStore.tested)
     func notWokenByOthers(store: ConformanceStore) async throws {
         let server = try await ConformanceServer(store)

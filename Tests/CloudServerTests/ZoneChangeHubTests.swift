@@ -51,6 +51,31 @@ struct ZoneChangeHubTests {
         hub.stop()
     }
 
+    @Test("Issue 60: the polls of a token the store no longer holds valid (revoked, or its account deleted) are ended, answered with nothing and marked revoked; the others wait on")
+    func revokedTokensPollsEnd() async throws {
+        let store = try SQLiteRecordStore.inMemory(clock: .system)
+        try store.addAccessToken(hash: "kept", account: "alice", label: "laptop")
+        try store.addAccessToken(hash: "gone", account: "alice", label: "phone")
+        #expect(try store.revokeAccessToken(account: "alice", label: "phone") == 1)
+        let hub = ZoneChangeHub(store: store, logger: Logger(label: "test"), accounts: store)
+        let (revoked, kept, unknown) = (UUID(), UUID(), UUID())
+        for (id, token) in [(revoked, "gone"), (kept, "kept"), (unknown, "never given")] {
+            hub.register(id: id, owner: "alice", holder: .init(account: "alice", token: token), timeout: .seconds(60))
+            hub.admit(id, subscriptions: Self.subscriptions, alreadyChanged: nil)
+        }
+        #expect(hub.heldTokens == ["gone", "kept", "never given"])
+        await hub.checkTokens()
+        #expect(await hub.answer(of: revoked) == nil && hub.wasRevoked(revoked))
+        #expect(await hub.answer(of: unknown) == nil && hub.wasRevoked(unknown))
+        #expect(hub.waiting == 1 && hub.heldTokens == ["kept"])
+        // A token that held no poll when the store was asked is left for the next look.
+        let late = UUID()
+        hub.register(id: late, owner: "alice", holder: .init(account: "alice", token: "late"), timeout: .seconds(60))
+        hub.endRevoked(["kept"], valid: [])
+        #expect(await hub.answer(of: kept) == nil && hub.waiting == 1 && !hub.wasRevoked(late))
+        hub.stop()
+    }
+
     @Test("Past a token's share, that token's oldest poll is answered at once")
     func tokenShare() async throws {
         let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 1)
