@@ -16,7 +16,9 @@ extension CloudServer {
         let secret = ServerSecret(store: store)
         let shares = FairShares(limits: fairShares, connections: connections)
         OperatorRoutes(store: store, metrics: metrics, hub: hub).add(to: router)
-        LongPollRoute(store: store, hub: hub, shares: shares, secret: secret, clock: clock, heldByConnection: connections != nil).add(to: router)
+        LongPollRoute(
+            store: store, hub: hub, shares: shares, secret: secret, clock: clock, pace: PollPace(limits: pollPace), metrics: metrics,
+            heldByConnection: connections != nil).add(to: router)
         AssetRoutes(store: store, secret: secret, clock: clock, uploads: uploads, shares: shares).add(to: router)
         DatabaseRoutes(store: store, containers: containers, aliases: containerAliases, scheme: scheme, secret: secret, clock: clock, hub: hub, shares: shares).add(to: router)
         return router

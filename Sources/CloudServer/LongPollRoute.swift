@@ -29,6 +29,9 @@ struct LongPollRoute {
     let shares: FairShares
     let secret: ServerSecret
     let clock: WallClock
+    /// How often a token and an account may begin a poll.
+    let pace: PollPace
+    let metrics: ServerMetrics
     /// Whether a held poll is held by its connection, whose `PollAnswerWriter` writes the
     /// answer (on a socket), or in its answer's body (in process: no connection).
     let heldByConnection: Bool
@@ -53,6 +56,23 @@ struct LongPollRoute {
             // The token is checked before the query, as for every other request.
             _ = try await setUp(ticket)
             throw error
+        }
+        // Paced before anything is read for it: a poll begun sooner than its token's or its
+        // account's pace waits for its turn, or is refused (`THROTTLED`) if that is too far off.
+        switch pace.turn(account: ticket.account, token: ticket.tokenHash) {
+        case .now:
+            break
+        case .after(let wait):
+            metrics.pollPaced(refused: false)
+            try await Task.sleep(for: wait)
+        case .refused(let retryAfter):
+            // Answered after a pause, not at once: a client that sends again the moment it
+            // is answered is held to one answer in `longestWait` a connection.
+            metrics.pollPaced(refused: true)
+            try await Task.sleep(for: pace.limits.longestWait)
+            throw WebServicesError(
+                code: "THROTTLED", reason: "This device, or its account, begins long polls faster than the server's pace; wait, then poll again.",
+                retryAfter: Double(retryAfter.components.seconds + 1))
         }
         // Listed for the account's changes, then registered with the hub, before anything is
         // read: a change committed after the reads began wakes the poll, one committed before

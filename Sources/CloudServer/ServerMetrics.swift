@@ -22,6 +22,8 @@ final class ServerMetrics: Sendable {
     private let storeErrors: Counter
     private let storeOutages: Counter
     private let storeUp: Gauge
+    private let pollsHeldForTheirTurn: Counter
+    private let pollsRefusedTheirTurn: Counter
     private static let buckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(65),
@@ -39,6 +41,17 @@ final class ServerMetrics: Sendable {
         storeUp = registry.makeGauge(descriptor: MetricNameDescriptor(
             namespace: "ideabox", metricName: "store_up", unitName: "", helpText: "1 while the store answers, 0 while it does not."))
         storeUp.set(1.0)
+        pollsHeldForTheirTurn = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "polls_paced", unitName: "total",
+            helpText: "Long polls begun sooner than their token's or account's pace allows, held until their turn (PollPace)."))
+        pollsRefusedTheirTurn = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "polls_refused", unitName: "total",
+            helpText: "Long polls whose turn was too far off, answered THROTTLED (PollPace)."))
+    }
+
+    /// Counts a poll held for its turn, or refused.
+    func pollPaced(refused: Bool) {
+        (refused ? pollsRefusedTheirTurn : pollsHeldForTheirTurn).increment()
     }
 
     /// The store answers now (`up`) or not; `outageBegan` counts an outage.

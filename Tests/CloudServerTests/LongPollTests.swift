@@ -144,6 +144,30 @@ struct LongPollTests {
         #expect(server.sweepFindings == [])
     }
 
+    @Test(
+        "Issue 60: a device that sends each poll again the moment it is answered, eight at a time past its share of four, is paced: in 3 s it is answered tens of times, not thousands",
+        arguments: ConformanceStore.tested)
+    func aChurningDeviceIsPaced(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let url = try await Self.webcourier(server, server.alice)
+        let answers = Shared(0)
+        let deadline = ContinuousClock.now + .seconds(3)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    while ContinuousClock.now < deadline {
+                        _ = try await server.fetch(URL(string: url.absoluteString + "?timeout=1")!)
+                        answers.withLock { $0 += 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // At most: its burst of 4 and 2 a second, each evicting or timing out, and a refusal
+        // every 2 s a connection; unpaced, each poll past the share of 4 evicts another at once.
+        #expect(answers.withLock { $0 } < 100, "\(answers.withLock { $0 }) answers")
+    }
+
     @Test("Changes in another account, or in a zone not subscribed to, never wake the poll: it times out with {}", arguments: ConformanceStore.tested)
     func notWokenByOthers(store: ConformanceStore) async throws {
         let server = try await ConformanceServer(store)
