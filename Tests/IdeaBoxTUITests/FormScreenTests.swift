@@ -149,6 +149,7 @@ import Testing
         let notice = AppScreen.render(app)
         try Screens.expect(notice, matches: language == .english ? "form-changed-elsewhere" : "chinese-form-changed-elsewhere")
         #expect(app.form?.changedElsewhere == [.title, .description])
+        #expect(notice.grid.renderText().contains(language == .english ? "Changed on laptop: title" : "在 laptop 上已修改：標題"))
 
         ScreenFixtures.press([.ctrl("s")], on: app)
         let question = AppScreen.render(app)
