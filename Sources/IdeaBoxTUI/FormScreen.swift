@@ -62,8 +62,8 @@ enum FormScreen {
         row += 1
         let messageWidth = right - left
         if form.isOfferingToSaveAsNew {
-            let question = TextWidth.width(of: text.deletedElsewhereQuestion) <= messageWidth
-                ? text.deletedElsewhereQuestion : text.deletedElsewhereShortQuestion
+            let whole = form.deletedBy.map { text.deletedQuestion(by: $0, names: app.deviceNames) } ?? text.deletedElsewhereQuestion
+            let question = TextWidth.width(of: whole) <= messageWidth ? whole : text.deletedElsewhereShortQuestion
             grid.put(question, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
             cursor = nil
         } else if form.isConfirmingDiscard {

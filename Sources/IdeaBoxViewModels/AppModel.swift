@@ -110,7 +110,7 @@ public final class AppModel {
     var pendingPrefix: (key: Key, tab: Tab, index: Int)?
     private var knownRevision: Int64 = -1
     /// What the devices of the account are called, as of the last refresh.
-    public private(set) var deviceNames: DeviceNames
+    public internal(set) var deviceNames: DeviceNames
     /// The settled sync state the bar last showed (syncing between two of one kind aside):
     /// a message explaining it goes when it changes.
     private var shownSyncKind: SyncStatus.Kind?

@@ -423,6 +423,11 @@ public struct UIText: Sendable {
         text("Deleted on another device. Save your text as a new idea? y/n",
              "這筆靈感已在其他裝置刪除。要把內容存成新的靈感嗎？y/n")
     }
+    /// The same question naming the device that deleted it (`device`, by `names`).
+    public func deletedQuestion(by device: String, names: DeviceNames) -> String {
+        let on = names.on(device, in: language)
+        return text("Deleted \(on). Save your text as a new idea? y/n", "這筆靈感已\(on)刪除。要把內容存成新的靈感嗎？y/n")
+    }
     /// The same question where the form is narrow.
     public var deletedElsewhereShortQuestion: String {
         text("Deleted elsewhere: save as new? y/n", "已在其他裝置刪除，存成新靈感？y/n")
