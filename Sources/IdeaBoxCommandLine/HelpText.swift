@@ -194,6 +194,14 @@ public enum HelpText {
             "只限這種請求：createZone、deleteZone、modify、fetchChanges、query、uploadAsset、fetchAsset。",
         "Error code names, such as serviceUnavailable internalError.": "錯誤代碼名稱，例如 serviceUnavailable internalError。",
         "The most records the account may hold, or `off`.": "帳號最多可保存的紀錄數，或 `off`。",
+        // device
+        "This device: the name other devices know it by.": "這台裝置：其他裝置認得它的名稱。",
+        "Print this device's name, or give it a new one; it goes with the ideas it sends.":
+            "顯示這台裝置的名稱，或給它新名稱；名稱會隨它送出的靈感一起傳送。",
+        "Other devices say \"on laptop\" in the history, the conflict log, `log` and `show` for what this device wrote. A name given here wins over the config file's device-name; without either, the name is the host name (with the profile beside it, for a profile other than \"default\").":
+            "其他裝置在歷史、衝突紀錄、`log` 與 `show` 中會以「在 laptop 上」稱呼這台裝置寫下的內容。在這裡給的名稱優先於設定檔的 device-name；兩者都沒有時，名稱是主機名稱（不是 \"default\" 的設定檔會在旁邊加上設定檔名稱）。",
+        "The new name: one line of 1 to 64 characters (default: print the current name).":
+            "新名稱：一行 1 到 64 個字元（預設：顯示目前的名稱）。",
         // account
         "Show the account this profile is signed in to, and whose ideas it holds.": "顯示這個設定檔登入的帳號，以及它保存的是誰的靈感。",
         "Sign this profile in to an account, on the embedded remote or on `ideabox serve`; sync starts with the next run.":

@@ -3,13 +3,14 @@ import IdeaModel
 import IdeaStore
 
 /// One version of an idea as `ideabox history --json` prints it: `version` (null for the
-/// current one), `writtenAt`, `deviceId`, `replacedAt` and `reason` (null for the current
-/// one), `fields` (those it differs in from what replaced it), its values, and `isDeleted`.
+/// current one), `writtenAt`, `deviceId` and `deviceName` (null for a device that never
+/// said its name), `replacedAt` and `reason` (null for the current one), `fields` (those it differs in from what replaced it), its values, and `isDeleted`.
 struct HistoryJSON: Encodable {
     var version: Int64?
     var ideaId: String
     var writtenAt: Timestamp
     var deviceId: String
+    var deviceName: String?
     var replacedAt: Timestamp?
     var reason: HistoryReason?
     var fields: [IdeaField]
@@ -18,11 +19,12 @@ struct HistoryJSON: Encodable {
     var isCompleted: Bool
     var isDeleted: Bool
 
-    init(_ version: IdeaVersion) {
+    init(_ version: IdeaVersion, names: DeviceNames) {
         self.version = version.number
         ideaId = version.ideaId.lowercasedString
         writtenAt = version.writtenAt
         deviceId = version.writtenBy
+        deviceName = names.names[version.writtenBy]
         replacedAt = version.replacedAt
         reason = version.reason
         fields = version.fields
@@ -33,7 +35,7 @@ struct HistoryJSON: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version, ideaId, writtenAt, deviceId, replacedAt, reason, fields, title, description, isCompleted, isDeleted
+        case version, ideaId, writtenAt, deviceId, deviceName, replacedAt, reason, fields, title, description, isCompleted, isDeleted
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -42,6 +44,7 @@ struct HistoryJSON: Encodable {
         try container.encode(ideaId, forKey: .ideaId)
         try container.encode(writtenAt, forKey: .writtenAt)
         try container.encode(deviceId, forKey: .deviceId)
+        try container.encode(deviceName, forKey: .deviceName)
         try container.encode(replacedAt, forKey: .replacedAt)
         try container.encode(reason, forKey: .reason)
         try container.encode(fields, forKey: .fields)

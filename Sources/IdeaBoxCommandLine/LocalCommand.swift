@@ -75,8 +75,9 @@ public enum LocalCommand: Equatable, Sendable {
                 .search(query), rows: page.rows(json: json), notesMore: page.isDefault(json: json), json: json,
                 context: context, store: store, noteIfNone: CommandLineText.noMatch(query, context.language))
         case let .show(id, json):
-            let idea = try Self.openRepository(store, context, readsOnly: true).idea(matching: id)
-            print(json ? idea.jsonText() : Output.details(idea, language: context.language))
+            let repository = try Self.openRepository(store, context, readsOnly: true)
+            let idea = try repository.idea(matching: id)
+            print(json ? idea.jsonText() : Output.details(idea, language: context.language, names: try repository.deviceNames()))
         case let .edit(id, title, description, json):
             guard title != nil || description != nil else {
                 guard EditorCommand.isOnTerminal else { throw CommandError.nothingToEdit }
@@ -97,7 +98,11 @@ public enum LocalCommand: Equatable, Sendable {
         case let .history(id, json):
             let repository = try Self.openRepository(store, context, readsOnly: true)
             let versions = try repository.history(of: repository.ideaIdWithHistory(matching: id))
-            print(json ? try Output.json(versions.map(HistoryJSON.init)) : Output.history(versions, language: context.language))
+            let names = try repository.deviceNames()
+            print(
+                json
+                    ? try Output.json(versions.map { HistoryJSON($0, names: names) })
+                    : Output.history(versions, language: context.language, names: names))
         case let .restore(id, version, json):
             let repository = try Self.openRepository(store, context)
             let idea = try repository.restoreVersion(version, of: repository.ideaIdWithHistory(matching: id))

@@ -97,8 +97,9 @@ public enum Output {
         "\(idea.shortId)  [\(idea.isCompleted ? "x" : " ")] \(idea.title)"
     }
 
-    /// Every field of an idea, one per line, labelled in `language`.
-    public static func details(_ idea: Idea, language: Language) -> String {
+    /// Every field of an idea, one per line, labelled in `language`; the device that last
+    /// wrote it is called by `names`.
+    public static func details(_ idea: Idea, language: Language, names: DeviceNames) -> String {
         let labels = language == .english
             ? ["id", "title", "completed", "created", "updated", "device", "version", "last synced", "description"]
             : ["識別碼", "標題", "已完成", "建立時間", "更新時間", "裝置", "版本", "上次同步", "描述"]
@@ -107,7 +108,7 @@ public enum Output {
         let never = language == .english ? "never" : "從未"
         let values = [
             idea.idString, idea.title, idea.isCompleted ? yes : no, idea.createdAt.iso8601, idea.updatedAt.iso8601,
-            idea.deviceId, String(idea.version), idea.lastSyncedAt?.iso8601 ?? never,
+            names.name(of: idea.deviceId, in: language), String(idea.version), idea.lastSyncedAt?.iso8601 ?? never,
         ]
         var lines = zip(labels, values).map { label, value in "\(label): \(value)" }
         lines.append(labels[8] + ":")
@@ -118,15 +119,14 @@ public enum Output {
     }
 
     /// An idea's versions as `ideabox history` prints them: a heading line for each (its
-    /// number, or `current`; when and by which device it was written; why it was replaced
-    /// and in which fields), then its values, indented.
-    public static func history(_ versions: [IdeaVersion], language: Language) -> String {
+    /// number, or `current`; when and on which device, by `names`, it was written; why it
+    /// was replaced and in which fields), then its values, indented.
+    public static func history(_ versions: [IdeaVersion], language: Language, names: DeviceNames) -> String {
         let english = language == .english
         var lines: [String] = []
         for version in versions {
             let number = version.number.map { (english ? "version " : "版本 ") + String($0) } ?? (english ? "current" : "目前")
-            let device = SyncOrder.isSampleWriter(version.writtenBy) ? version.writtenBy : String(version.writtenBy.prefix(8))
-            var heading = "\(number)  \(version.writtenAt.iso8601)  \(english ? "by" : "裝置") \(device)"
+            var heading = "\(number)  \(version.writtenAt.iso8601)  \(names.on(version.writtenBy, in: language))"
             if let reason = version.reason, let replacedAt = version.replacedAt {
                 let fields = version.fields.map { $0.name(in: language) }.joined(separator: ", ")
                 heading += "  " + reason.text(in: language) + (english ? " at " : "，") + replacedAt.iso8601

@@ -55,6 +55,9 @@ public struct AppConfig: Sendable, Equatable {
     public var editor: String?
     /// Whether links are sent as OSC 8; nil: as `TERM` says (`TerminalFeatures`).
     public var hyperlinks: Bool?
+    /// What this machine's devices are called where none was named by `ideabox device
+    /// name`; nil: the host name (with the profile, for a profile other than the default).
+    public var deviceName: String?
 
     /// Every default.
     public init() {}
@@ -86,6 +89,8 @@ public struct AppConfig: Sendable, Equatable {
             "",
             "[colors]",
         ]
+        let device: String = deviceName.map { "device-name = \(quoted($0))" } ?? "# device-name: the host name"
+        lines.insert(device, at: lines.count - 2)
         let palette = palette ?? TerminalPalette(colors: [:])
         for element in CellColor.allCases where element != .default {
             lines.append("\(element.configName) = \(quoted((palette.colors[element] ?? .default).rawValue))")

@@ -93,6 +93,12 @@ public struct ConfigFile: Sendable {
                     } else if value.string != "auto" {
                         bad("hyperlinks", value, expected: "true, false or \"auto\"")
                     }
+                case "device-name":
+                    if let name = value.string.flatMap(DeviceNames.normalized) {
+                        config.deviceName = name
+                    } else {
+                        bad("device-name", value, expected: "one line of 1 to \(DeviceNames.maximumLength) characters, such as \"laptop\"")
+                    }
                 case "colors":
                     guard let colors = value.table else { bad("colors", value, expected: "a table ([colors])"); continue }
                     config.colors = readColors(colors)

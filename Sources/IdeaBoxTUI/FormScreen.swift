@@ -62,22 +62,24 @@ enum FormScreen {
         row += 1
         let messageWidth = right - left
         if form.isOfferingToSaveAsNew {
-            let question = TextWidth.width(of: text.deletedElsewhereQuestion) <= messageWidth
-                ? text.deletedElsewhereQuestion : text.deletedElsewhereShortQuestion
+            let whole = form.deletedBy.map { text.deletedQuestion(by: $0, names: app.deviceNames) } ?? text.deletedElsewhereQuestion
+            let question = TextWidth.width(of: whole) <= messageWidth ? whole : text.deletedElsewhereShortQuestion
             grid.put(question, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
             cursor = nil
         } else if form.isConfirmingDiscard {
             grid.put(text.discardQuestion, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
             cursor = nil
         } else if form.isAskingMineOrTheirs {
-            let question = TextWidth.truncate(text.mineOrTheirsQuestion(form.changedOnBothSides), toWidth: messageWidth, ellipsis: true)
+            let question = TextWidth.truncate(text.mineOrTheirsQuestion(
+                form.changedOnBothSides, by: form.theirs?.deviceId ?? "", names: app.deviceNames), toWidth: messageWidth, ellipsis: true)
             grid.put(question, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
             cursor = nil
         } else if let error = form.visibleError {
             let message = TextWidth.truncate("! " + error.message(in: text.language), toWidth: messageWidth, ellipsis: true)
             grid.put(message, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .error))
         } else if !form.changedElsewhere.isEmpty {
-            let notice = TextWidth.truncate(text.changedElsewhereNotice(form.changedElsewhere), toWidth: messageWidth, ellipsis: true)
+            let notice = TextWidth.truncate(text.changedElsewhereNotice(
+                form.changedElsewhere, by: form.theirs?.deviceId ?? "", names: app.deviceNames), toWidth: messageWidth, ellipsis: true)
             grid.put(notice, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
         }
         return cursor

@@ -54,10 +54,13 @@ extension AppModel {
                 do {
                     (before, idea) = try repository.editIdeaKeepingPrevious(id: original.id, changes)
                     if form.keepsTheirs, let typed = form.values {
-                        try repository.keepInHistory(typed, fields: form.changedOnBothSides, reason: .lost)
+                        // No merge lost it: the person chose theirs, and says so.
+                        try repository.keepInHistory(typed, fields: form.changedOnBothSides, reason: .setAside)
                     }
                 } catch IdeaStoreError.unknownId {
-                    form.ideaWasDeletedElsewhere()
+                    let delete = try repository.history(of: original.id).first { $0.isDeleted }
+                    deviceNames = try repository.deviceNames()
+                    form.ideaWasDeletedElsewhere(by: delete?.writtenBy)
                     self.form = form
                     return
                 }

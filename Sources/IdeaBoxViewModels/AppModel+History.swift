@@ -23,6 +23,7 @@ extension AppModel {
         guard var view = historyView else { return }
         let selectedNumber = view.selectedVersion?.number
         view.versions = try repository.history(of: view.ideaId)
+        view.deviceNames = try repository.deviceNames()
         if let current = view.versions.first, current.number == nil, !current.isDeleted { view.title = current.title }
         view.selected = view.versions.firstIndex { $0.number == selectedNumber } ?? min(view.selected, max(0, view.versions.count - 1))
         historyView = view

@@ -142,6 +142,7 @@ extension AppModel {
         guard var log = syncLog else { return }
         log.entries = try repository.syncLog(limit: 200)
         log.conflicts = try repository.conflicts()
+        log.deviceNames = try repository.deviceNames()
         syncLog = log
     }
 

@@ -110,6 +110,8 @@ public final class AppModel {
     /// and when: it waits for its second key `sequenceWait` milliseconds at most.
     var pendingPrefix: PendingPrefix?
     private var knownRevision: Int64 = -1
+    /// What the devices of the account are called, as of the last refresh.
+    public internal(set) var deviceNames: DeviceNames
     /// The settled sync state the bar last showed (syncing between two of one kind aside):
     /// a message explaining it goes when it changes.
     private var shownSyncKind: SyncStatus.Kind?
@@ -136,6 +138,7 @@ public final class AppModel {
         self.settings = settings
         self.clock = clock
         self.sync = sync
+        deviceNames = DeviceNames(thisDevice: repository.deviceId)
         text = UIText(language: language, timeZone: clock.timeZone)
         status = StatusModel(sync: SyncWords(text.localOnly))
         allIdeas = IdeaListModel(repository: repository, filter: .all)
@@ -435,6 +438,7 @@ public final class AppModel {
     /// Re-reads counts, lists and the pending count after any change.
     func refresh() throws {
         knownRevision = try repository.revision()
+        deviceNames = try repository.deviceNames()
         if var form, case .edit(let original) = form.mode, let current = try repository.idea(id: original.id) {
             form.ideaChangedElsewhere(current)
             self.form = form

@@ -1,4 +1,5 @@
 import Foundation
+import IdeaModel
 import IdeaStore
 
 /// The history overlay (`h`): every version of one idea this device knows, the current one
@@ -14,6 +15,8 @@ public struct HistoryView: Sendable, Equatable {
     public var selected = 0
     /// How many lines are scrolled off the top.
     public var scroll = 0
+    /// What the devices that wrote the versions are called.
+    public var deviceNames = DeviceNames(thisDevice: "")
 
     /// The lines each version takes: what and when, the title, the done flag and description.
     public static let linesPerVersion = 3
@@ -35,7 +38,7 @@ public struct HistoryView: Sendable, Equatable {
         var lines: [SyncLogView.Line] = []
         for (index, version) in versions.enumerated() {
             let marker = index == selected ? "> " : "  "
-            lines.append(SyncLogView.Line(marker + text.versionHeading(version), index == selected ? .heading : .plain))
+            lines.append(SyncLogView.Line(marker + text.versionHeading(version, names: deviceNames), index == selected ? .heading : .plain))
             if version.isDeleted {
                 lines.append(SyncLogView.Line("    " + text.deletedVersion, .muted))
                 lines.append(SyncLogView.Line("", .plain))

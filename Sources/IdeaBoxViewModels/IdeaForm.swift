@@ -42,6 +42,8 @@ public struct IdeaForm: Sendable, Equatable {
     public private(set) var isConfirmingDiscard = false
     /// Whether the form is asking "deleted on another device: save as a new idea? y/n".
     public private(set) var isOfferingToSaveAsNew = false
+    /// The device that deleted the idea being edited, once the form knows it was deleted.
+    public private(set) var deletedBy: String?
     /// The idea as another device last changed it while the form was open, if it did.
     public private(set) var theirs: Idea?
     /// Whether the form is asking, for fields changed here and on another device, which to
@@ -153,9 +155,10 @@ public struct IdeaForm: Sendable, Equatable {
         keepsTheirs = false
     }
 
-    /// The idea being edited no longer exists (another device deleted it): the form keeps
-    /// every field and asks whether to save them as a new idea.
-    public mutating func ideaWasDeletedElsewhere() {
+    /// The idea being edited no longer exists (`device` deleted it, if known): the form
+    /// keeps every field and asks whether to save them as a new idea.
+    public mutating func ideaWasDeletedElsewhere(by device: String? = nil) {
+        deletedBy = device
         isOfferingToSaveAsNew = true
         isConfirmingDiscard = false
     }

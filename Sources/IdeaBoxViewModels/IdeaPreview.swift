@@ -18,9 +18,9 @@ public struct IdeaPreview: Sendable, Equatable {
     /// The lines, top to bottom.
     public let lines: [Line]
 
-    /// `idea` wrapped to `width` cells, in `text`'s words; `thisDevice` is this device's id,
-    /// named as such.
-    public init(_ idea: Idea, width: Int, text: UIText, thisDevice: String, now: Timestamp) {
+    /// `idea` wrapped to `width` cells, in `text`'s words, the device that last wrote it
+    /// called by `names`.
+    public init(_ idea: Idea, width: Int, text: UIText, names: DeviceNames, now: Timestamp) {
         let width = max(1, width)
         var lines = TextWidth.wrap(idea.title, toWidth: width).map { Line(text: $0.text, kind: .title) }
         if !idea.description.isEmpty {
@@ -28,7 +28,7 @@ public struct IdeaPreview: Sendable, Equatable {
             lines += TextWidth.wrap(idea.description, toWidth: width).map { Line(text: $0.text, kind: .body) }
         }
         lines.append(Line(text: "", kind: .body))
-        let device = idea.deviceId == thisDevice ? text.thisDevice(idea.deviceId) : idea.deviceId
+        let device = names.name(of: idea.deviceId, in: text.language)
         for detail in text.previewDetails(
             isCompleted: idea.isCompleted, created: idea.createdAt, updated: idea.updatedAt, device: device, now: now) {
             lines += TextWidth.wrap(detail, toWidth: width).map { Line(text: $0.text, kind: .detail) }
@@ -56,7 +56,7 @@ extension AppModel {
     /// The preview of the selected idea, `width` cells wide; nil on an empty list.
     public func preview(width: Int) -> IdeaPreview? {
         guard let idea = currentList.selectedIdea else { return nil }
-        return IdeaPreview(idea, width: width, text: text, thisDevice: repository.deviceId, now: now)
+        return IdeaPreview(idea, width: width, text: text, names: deviceNames, now: now)
     }
 
     /// The text rows of the full-screen preview: the overlay's.

@@ -1,3 +1,4 @@
+import IdeaModel
 import IdeaStore
 
 /// The sync log overlay (`l`): the newest log lines and conflicts, a scroll position, and
@@ -17,6 +18,8 @@ public struct SyncLogView: Sendable, Equatable {
     public var conflicts: [ConflictRecord] = []
     /// How many lines are scrolled off the top.
     public var scroll = 0
+    /// What the devices named in the lines are called.
+    public var deviceNames = DeviceNames(thisDevice: "")
     /// The "overwrite the remote? y/n" question the overlay is asking, if any.
     public var confirmingOverwrite: Overwrite?
 
@@ -40,7 +43,7 @@ public struct SyncLogView: Sendable, Equatable {
             case .warning, .conflict: .warning
             case .upload, .download, .info: .plain
             }
-            lines.append(Line(text.logLine(entry), tone))
+            lines.append(Line(text.logLine(entry, names: deviceNames), tone))
         }
         lines.append(Line("", .plain))
         lines.append(Line(text.conflictsTitle, .heading))
@@ -48,7 +51,7 @@ public struct SyncLogView: Sendable, Equatable {
             lines.append(Line(text.noConflicts, .muted))
         }
         for conflict in conflicts {
-            lines.append(contentsOf: text.conflictLines(conflict).map { Line($0, .plain) })
+            lines.append(contentsOf: text.conflictLines(conflict, names: deviceNames).map { Line($0, .plain) })
         }
         return lines
     }

@@ -224,14 +224,15 @@ public struct UIText: Sendable {
         text("Overwrite the remote library with this folder? Other devices follow. y/n",
              "以這台裝置的資料夾覆寫遠端？其他裝置會跟著更新。y/n")
     }
-    /// A sync log line: its time, kind and message, in the user's language.
-    public func logLine(_ entry: SyncLogEntry) -> String {
-        "\(clockTime(entry.occurredAt))  \(SyncLogText.kind(entry.kind, language)) \(SyncLogText.message(entry, language))"
+    /// A sync log line: its time, kind and message, in the user's language, devices called
+    /// by their `names`.
+    public func logLine(_ entry: SyncLogEntry, names: DeviceNames? = nil) -> String {
+        "\(clockTime(entry.occurredAt))  \(SyncLogText.kind(entry.kind, language)) \(SyncLogText.message(entry, language, names: names))"
     }
 
-    /// A conflict's lines: when and which idea, then the version that won and the one
-    /// that lost, each with its device and time.
-    public func conflictLines(_ conflict: ConflictRecord) -> [String] {
+    /// A conflict's lines: when and which idea, then the version that was kept and why, and
+    /// the one that lost, each with the device it was written on and its time.
+    public func conflictLines(_ conflict: ConflictRecord, names: DeviceNames) -> [String] {
         let localWon: Bool
         switch conflict.resolution {
         case .local: localWon = true
@@ -239,11 +240,12 @@ public struct UIText: Sendable {
         case .tieBreaker:
             localWon = (conflict.local?.deviceId ?? "") > (conflict.remote?.deviceId ?? "")
         }
-        let local = version(conflict.local, isThisDevice: true)
-        let remote = version(conflict.remote, isThisDevice: false)
+        let local = version(conflict.local, isThisDevice: true, names: names)
+        let remote = version(conflict.remote, isThisDevice: false, names: names)
         let (won, lost) = localWon ? (local, remote) : (remote, local)
         let winner = localWon ? conflict.local : conflict.remote
-        let tie = conflict.resolution == .tieBreaker ? text(" (same time: settled by device id)", "（時間相同，依裝置識別碼決定）") : ""
+        let why = conflict.resolution == .tieBreaker
+            ? text(" (the same moment: device order)", "（同一時刻：依裝置順序）") : text(" (the later edit)", "（較晚的編輯）")
         let title = winner?.title ?? conflict.local?.title ?? conflict.remote?.title
             ?? String(conflict.ideaId.lowercasedString.prefix(8))
         let indent = "          "
@@ -251,7 +253,7 @@ public struct UIText: Sendable {
         let fieldList = fields.isEmpty ? "" : text(" (\(fields.joined(separator: ", ")))", "（\(fields.joined(separator: "、"))）")
         return [
             clockTime(conflict.occurredAt) + "  " + text("“\(title)”", "「\(title)」") + fieldList,
-            indent + text("won:  \(won)\(tie)", "勝出：\(won)\(tie)"),
+            indent + text("kept: \(won)\(why)", "保留：\(won)\(why)"),
             indent + text("lost: \(lost)", "落敗：\(lost)"),
         ]
     }
@@ -265,12 +267,11 @@ public struct UIText: Sendable {
     public var historyHints: String {
         text("↑↓ choose  r restore this version  Esc close", "↑↓ 選擇  r 還原這個版本  Esc 關閉")
     }
-    /// A version's heading line in the history overlay.
-    public func versionHeading(_ version: IdeaVersion) -> String {
+    /// A version's heading line in the history overlay: which, when, and on which device.
+    public func versionHeading(_ version: IdeaVersion, names: DeviceNames) -> String {
         let name = version.number.map { text("version \($0)", "版本 \($0)") } ?? text("current", "目前")
         let time = "\(localDate(version.writtenAt)) \(clockTime(version.writtenAt))"
-        let device = SyncOrder.isSampleWriter(version.writtenBy) ? text("sample", "範例") : String(version.writtenBy.prefix(8))
-        var heading = "\(name)  \(time)  \(text("device", "裝置")) \(device)"
+        var heading = "\(name)  \(time)  \(names.on(version.writtenBy, in: language))"
         if let reason = version.reason {
             heading += "  " + reason.text(in: language)
             if !version.fields.isEmpty {
@@ -299,16 +300,15 @@ public struct UIText: Sendable {
     /// `h` with no idea selected, or on a sync log with no conflict.
     public var noHistory: String { text("No idea to show the history of", "沒有可以查看歷史的靈感") }
 
-    /// One side of a conflict: this device's or another device's edit (or delete), and when.
-    private func version(_ idea: Idea?, isThisDevice: Bool) -> String {
+    /// One side of a conflict: the edit (or delete) and the device it was made on, and when.
+    private func version(_ idea: Idea?, isThisDevice: Bool, names: DeviceNames) -> String {
         guard let idea else {
-            return isThisDevice ? text("this device's delete", "本機的刪除") : text("another device's delete", "其他裝置的刪除")
+            return isThisDevice
+                ? text("the delete on this device", "在這台裝置上的刪除") : text("the delete on another device", "在另一台裝置上的刪除")
         }
         let time = "\(localDate(idea.updatedAt)) \(clockTime(idea.updatedAt))"
-        let device = String(idea.deviceId.prefix(8))
-        return isThisDevice
-            ? text("this device's edit of \(time)", "本機 \(time) 的編輯")
-            : text("the edit from device \(device) of \(time)", "裝置 \(device) 於 \(time) 的編輯")
+        let on = names.on(idea.deviceId, in: language)
+        return text("the edit \(on) of \(time)", "\(on) \(time) 的編輯")
     }
 
     /// Hints shown on the line above the status bar in the lists, most useful first; the
@@ -430,6 +430,11 @@ public struct UIText: Sendable {
         text("Deleted on another device. Save your text as a new idea? y/n",
              "這筆靈感已在其他裝置刪除。要把內容存成新的靈感嗎？y/n")
     }
+    /// The same question naming the device that deleted it (`device`, by `names`).
+    public func deletedQuestion(by device: String, names: DeviceNames) -> String {
+        let on = names.on(device, in: language)
+        return text("Deleted \(on). Save your text as a new idea? y/n", "這筆靈感已\(on)刪除。要把內容存成新的靈感嗎？y/n")
+    }
     /// The same question where the form is narrow.
     public var deletedElsewhereShortQuestion: String {
         text("Deleted elsewhere: save as new? y/n", "已在其他裝置刪除，存成新靈感？y/n")
@@ -439,17 +444,19 @@ public struct UIText: Sendable {
         text("Saved as a new idea: “\(title)”", "已存成新的靈感：「\(title)」")
     }
 
-    /// The form's notice: the idea changed on another device while it was open.
-    public func changedElsewhereNotice(_ fields: [IdeaField]) -> String {
-        let names = fields.map(fieldName)
+    /// The form's notice: the idea changed on another device (`device`, by `names`) while it was open.
+    public func changedElsewhereNotice(_ fields: [IdeaField], by device: String, names: DeviceNames) -> String {
+        let fieldNames = fields.map(fieldName)
+        let on = names.on(device, in: language)
         let save = formKey(.save).map { text(" — \($0) saves only what you changed", "— \($0) 只儲存你修改的欄位") } ?? ""
-        return text("Changed on another device: \(names.joined(separator: ", "))", "其他裝置已修改：\(names.joined(separator: "、"))") + save
+        return text("Changed \(on): \(fieldNames.joined(separator: ", "))", "\(on)已修改：\(fieldNames.joined(separator: "、"))") + save
     }
-    /// The form's question: fields changed here and on another device.
-    public func mineOrTheirsQuestion(_ fields: [IdeaField]) -> String {
-        let names = fields.map(fieldName).joined(separator: ", ")
-        return text("\(names.prefix(1).uppercased() + names.dropFirst()) changed here and on another device: m keep mine, t keep theirs",
-                    "\(fields.map(fieldName).joined(separator: "、"))在這裡和其他裝置都被修改：m 保留我的，t 保留對方的")
+    /// The form's question: fields changed here and on another device (`device`, by `names`).
+    public func mineOrTheirsQuestion(_ fields: [IdeaField], by device: String, names: DeviceNames) -> String {
+        let fieldNames = fields.map(fieldName).joined(separator: ", ")
+        let on = names.on(device, in: language)
+        return text("\(fieldNames.prefix(1).uppercased() + fieldNames.dropFirst()) changed here and \(on): m keep mine, t keep theirs",
+                    "\(fields.map(fieldName).joined(separator: "、"))在這裡和\(on)都被修改：m 保留我的，t 保留對方的")
     }
 
     /// The delete question.
@@ -666,8 +673,6 @@ public struct UIText: Sendable {
     public var previewTitle: String { text("Preview", "預覽") }
     /// The full-screen preview's footer.
     public var previewFooter: String { text("↑↓ PgUp PgDn scroll · Esc back", "↑↓ PgUp PgDn 捲動 · Esc 返回") }
-    /// This device's id, named as such.
-    public func thisDevice(_ id: String) -> String { text("this device (\(id))", "這台裝置（\(id)）") }
     /// The preview's detail lines: done, created, updated, device.
     public func previewDetails(isCompleted: Bool, created: Timestamp, updated: Timestamp, device: String, now: Timestamp) -> [String] {
         let when = { (time: Timestamp) in "\(localDate(time)) \(clockTime(time)) (\(age(of: time, now: now)))" }

@@ -100,9 +100,17 @@ public enum ConflictRule {
             return my.deviceId == thisDevice && my.timestamp > lastSynced && their.deviceId != thisDevice
                 && (their > my || their.timestamp > lastSynced)
         }
+        // Which side's value lost each logged field: the history says "lost a merge" of
+        // exactly these, so it and the conflict log tell the same story.
+        func losers(of fields: [IdeaField: ConflictResolution]) -> (here: [IdeaField], there: [IdeaField]) {
+            let remoteWon = IdeaField.allCases.filter { fields[$0] != nil && stamps[$0] == theirStamps[$0] }
+            return (remoteWon, IdeaField.allCases.filter { fields[$0] != nil && !remoteWon.contains($0) })
+        }
         if hasPendingChange, !clashing.isEmpty {
+            let lost = losers(of: clashing)
             return MergeDecision(
-                action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest), conflictFields: clashing)
+                action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest), conflictFields: clashing,
+                lostHere: lost.here, lostThere: lost.there)
         }
         // This device's sent edit of a field lost to another device's edit of the same
         // version, made without seeing it: the losing side learns of it too.
@@ -115,7 +123,7 @@ public enum ConflictRule {
         if !hasPendingChange, !replaced.isEmpty, theirs.version <= mine.version {
             return MergeDecision(
                 action, conflict: resolution(local: myStamps.latest, remote: theirStamps.latest),
-                conflictFields: replaced, replacedThisDevicesEdit: true)
+                conflictFields: replaced, lostHere: losers(of: replaced).here, replacedThisDevicesEdit: true)
         }
         return MergeDecision(action)
     }

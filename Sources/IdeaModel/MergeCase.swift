@@ -70,6 +70,11 @@ public struct MergeDecision: Sendable, Equatable {
     public var conflict: ConflictResolution?
     /// The fields whose values differed in a logged conflict, and which side each went to.
     public var conflictFields: [IdeaField: ConflictResolution]
+    /// The fields of a logged conflict in which this device's value lost: its version is
+    /// kept in the history as having lost a merge in these, and only these.
+    public var lostHere: [IdeaField]
+    /// The fields of a logged conflict in which the remote's value lost; likewise.
+    public var lostThere: [IdeaField]
     /// Whether this device's sent edit was replaced by another device's newer edit made
     /// without seeing it: the losing side's log says so.
     public var replacedThisDevicesEdit: Bool
@@ -77,11 +82,13 @@ public struct MergeDecision: Sendable, Equatable {
     /// A decision to `action`, logging `conflict` if any.
     public init(
         _ action: Action, conflict: ConflictResolution? = nil, conflictFields: [IdeaField: ConflictResolution] = [:],
-        replacedThisDevicesEdit: Bool = false
+        lostHere: [IdeaField] = [], lostThere: [IdeaField] = [], replacedThisDevicesEdit: Bool = false
     ) {
         self.action = action
         self.conflict = conflict
         self.conflictFields = conflictFields
+        self.lostHere = lostHere
+        self.lostThere = lostThere
         self.replacedThisDevicesEdit = replacedThisDevicesEdit
     }
 }

@@ -13,6 +13,8 @@ public enum HistoryReason: String, Sendable, Codable, CaseIterable {
     case merged
     /// It lost a merge: the other side's fields were newer.
     case lost
+    /// A value typed in the form that the person set aside for another device's (`t`).
+    case setAside
     /// A delete, here or on another device, removed it.
     case deleted
     /// An undo on this device replaced it.
@@ -29,6 +31,7 @@ public enum HistoryReason: String, Sendable, Codable, CaseIterable {
         case (.received, .english): "replaced by another device's"
         case (.merged, .english): "merged with another device's"
         case (.lost, .english): "lost a merge"
+        case (.setAside, .english): "set aside for another device's"
         case (.deleted, .english): "deleted"
         case (.undone, .english): "undone"
         case (.redone, .english): "redone"
@@ -37,6 +40,7 @@ public enum HistoryReason: String, Sendable, Codable, CaseIterable {
         case (.received, .traditionalChinese): "被其他裝置的版本取代"
         case (.merged, .traditionalChinese): "與其他裝置的版本合併"
         case (.lost, .traditionalChinese): "合併時落敗"
+        case (.setAside, .traditionalChinese): "改用其他裝置的版本而擱置"
         case (.deleted, .traditionalChinese): "已刪除"
         case (.undone, .traditionalChinese): "已復原"
         case (.redone, .traditionalChinese): "已重做"

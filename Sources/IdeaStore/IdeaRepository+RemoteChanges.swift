@@ -77,21 +77,27 @@ extension IdeaRepository {
     /// and is queued again, and a conflict is logged where the rule says so.
     /// With `account`, nothing is written if this device's ideas no longer belong to it
     /// (`AccountMovedDuringSync`).
+    /// The names of the devices that wrote them (`deviceNames`) are kept first, so that a
+    /// conflict among them is logged with its devices' names.
     public func applyRemoteChanges(
-        _ changes: [RemoteChange], tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp,
-        account: String? = nil, rule: @escaping (MergeCase) -> MergeDecision
+        _ changes: [RemoteChange], tags: [UUID: String] = [:], deviceNames: [DeviceNaming] = [],
+        changeToken: ChangeTokenUpdate, syncedAt: Timestamp, account: String? = nil,
+        rule: @escaping (MergeCase) -> MergeDecision
     ) throws -> MergeSummary {
         try applyRemoteChanges(
-            PreparedRemoteChanges(changes), tags: tags, changeToken: changeToken, syncedAt: syncedAt, account: account, rule: rule)
+            PreparedRemoteChanges(changes), tags: tags, deviceNames: deviceNames, changeToken: changeToken,
+            syncedAt: syncedAt, account: account, rule: rule)
     }
 
-    /// Applies remote changes prepared beforehand; see `applyRemoteChanges(_:tags:changeToken:syncedAt:account:rule:)`.
+    /// Applies remote changes prepared beforehand; see `applyRemoteChanges(_:tags:deviceNames:changeToken:syncedAt:account:rule:)`.
     public func applyRemoteChanges(
-        _ prepared: PreparedRemoteChanges, tags: [UUID: String] = [:], changeToken: ChangeTokenUpdate, syncedAt: Timestamp,
-        account: String? = nil, rule: @escaping (MergeCase) -> MergeDecision
+        _ prepared: PreparedRemoteChanges, tags: [UUID: String] = [:], deviceNames: [DeviceNaming] = [],
+        changeToken: ChangeTokenUpdate, syncedAt: Timestamp, account: String? = nil,
+        rule: @escaping (MergeCase) -> MergeDecision
     ) throws -> MergeSummary {
         try write { db in
             try checkStillBound(to: account, db)
+            try noteDeviceNames(deviceNames, db)
             var summary = MergeSummary()
             var highest: Timestamp?
             var known = try idsWithLocalState(prepared.changes.map(\.ideaId), db)
@@ -167,17 +173,29 @@ extension IdeaRepository {
         let decision = rule(MergeCase(local: local, remote: change.side, hasPendingChange: pending != nil, thisDevice: deviceId))
         if let resolution = decision.conflict {
             let remoteIdea: Idea? = if case .saved(let idea, _) = change { idea } else { nil }
+            // Whose value each field kept: the writer of the winning side's stamp.
+            let remoteStamps: FieldStamps? = if case .saved(_, let stamps) = change { stamps } else { nil }
+            var keptFrom: [IdeaField: String] = [:]
+            for field in decision.conflictFields.keys {
+                let lostHere = decision.lostHere.contains(field)
+                keptFrom[field] = lostHere ? remoteStamps?[field].deviceId : stored?.stamps[field].deviceId
+            }
+            // A conflict settled whole kept the remote's state or this device's.
+            let keptSide: MergeCase.Side? = decision.action == .takeRemote ? change.side : local
+            let keptVersion = decision.conflictFields.isEmpty
+                ? keptSide.map { SyncLogEvent.KeptVersion(deviceId: $0.order.deviceId, isDelete: $0.isDelete) } : nil
             try insertConflict(
                 ConflictRecord(
                     ideaId: change.ideaId, occurredAt: syncedAt, local: stored?.idea, remote: remoteIdea,
-                    resolution: resolution, fields: decision.conflictFields),
+                    resolution: resolution, fields: decision.conflictFields, keptFrom: keptFrom, keptVersion: keptVersion),
                 db)
             summary.conflicts += 1
         }
         if decision.replacedThisDevicesEdit, let stored {
             try appendLog(SyncLogEntry(occurredAt: syncedAt, event: .editReplaced(title: stored.idea.title)), db)
         }
-        let lostLocal = decision.conflict != nil && pending != nil
+        // A version is kept as having lost a merge only in the fields the rule says it lost,
+        // which are the logged conflict's: the history and the conflict log agree.
         switch decision.action {
         case .alreadyHave:
             try db.run(sql: "DELETE FROM outbox WHERE ideaId = ?", arguments: [idText])
@@ -192,10 +210,11 @@ extension IdeaRepository {
                 switch change {
                 case .saved(let idea, _):
                     let fields = stored.idea.fieldsDiffering(from: idea)
+                    let lost = decision.lostHere.filter(fields.contains)
                     if !fields.isEmpty {
                         try recordHistory(
-                            of: stored.idea, stamps: stored.stamps, reason: lostLocal ? .lost : .received, fields: fields,
-                            at: syncedAt, db)
+                            of: stored.idea, stamps: stored.stamps, reason: lost.isEmpty ? .received : .lost,
+                            fields: lost.isEmpty ? fields : lost, at: syncedAt, db)
                     }
                 case .deleted:
                     try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .deleted, fields: [], at: syncedAt, db)
@@ -205,9 +224,9 @@ extension IdeaRepository {
             summary.applied += 1
         case .keepLocal(let resend):
             if case .saved(let remoteIdea, let remoteStamps) = change, let stored {
-                let fields = remoteIdea.fieldsDiffering(from: stored.idea)
-                if !fields.isEmpty {
-                    try recordHistory(of: remoteIdea, stamps: remoteStamps, reason: .lost, fields: fields, at: syncedAt, db)
+                let lost = decision.lostThere.filter(remoteIdea.fieldsDiffering(from: stored.idea).contains)
+                if !lost.isEmpty {
+                    try recordHistory(of: remoteIdea, stamps: remoteStamps, reason: .lost, fields: lost, at: syncedAt, db)
                 }
             }
             if resend {
@@ -217,13 +236,17 @@ extension IdeaRepository {
         case let .merged(idea, stamps):
             if let stored {
                 let fields = stored.idea.fieldsDiffering(from: idea)
+                let lostHere = decision.lostHere.filter(fields.contains)
                 if !fields.isEmpty {
-                    try recordHistory(of: stored.idea, stamps: stored.stamps, reason: .merged, fields: fields, at: syncedAt, db)
+                    try recordHistory(
+                        of: stored.idea, stamps: stored.stamps, reason: lostHere.isEmpty ? .merged : .lost,
+                        fields: lostHere.isEmpty ? fields : lostHere, at: syncedAt, db)
                 }
                 if case .saved(let remoteIdea, let remoteStamps) = change {
-                    let fields = remoteIdea.fieldsDiffering(from: idea)
-                    if !fields.isEmpty {
-                        try recordHistory(of: remoteIdea, stamps: remoteStamps, reason: .lost, fields: fields, at: syncedAt, db)
+                    let lostThere = decision.lostThere.filter(remoteIdea.fieldsDiffering(from: idea).contains)
+                    if !lostThere.isEmpty {
+                        try recordHistory(
+                            of: remoteIdea, stamps: remoteStamps, reason: .lost, fields: lostThere, at: syncedAt, db)
                     }
                 }
                 try updateRow(stored, to: idea, stamps: stamps, db)

@@ -17,6 +17,7 @@ public enum IdeaSchema {
         case listOrders = "v10-list-orders"
         case searchMergesApart = "v11-search-merges-apart"
         case overwriteJournal = "v12-overwrite-journal"
+        case deviceNames = "v13-device-names"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -55,6 +56,14 @@ public enum IdeaSchema {
             }
         }
         migrator.registerMigration(Migration.overwriteJournal.rawValue, migrate: createOverwriteJournal)
+        migrator.registerMigration(Migration.deviceNames.rawValue) { db in
+            // What people call each device: this device's own row is the name a person gave
+            // it (`ideabox device name`); another device's is the name its latest record
+            // carried (`namedAt`: that record's time), so an older record never renames it back.
+            try db.execute(sql: """
+                CREATE TABLE deviceName (deviceId TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, namedAt INTEGER NOT NULL)
+                """)
+        }
         return migrator
     }
 

@@ -16,6 +16,8 @@ public enum IdeaStoreError: UserFacingError, Equatable, Sendable {
     case invalidImportedIdea(position: Int, id: String, reason: IdeaValidationError)
     /// The idea's history holds no version with this number.
     case unknownVersion(id: String, version: Int64)
+    /// A device name must be one line of 1 to 64 characters.
+    case invalidDeviceName(String)
 
     public func message(in language: Language) -> String {
         switch (self, language) {
@@ -47,6 +49,10 @@ public enum IdeaStoreError: UserFacingError, Equatable, Sendable {
             "The idea \(id) has no version \(version); `ideabox history \(id.prefix(8))` lists its versions."
         case let (.unknownVersion(id, version), .traditionalChinese):
             "靈感 \(id) 沒有版本 \(version)；`ideabox history \(id.prefix(8))` 會列出它的版本"
+        case let (.invalidDeviceName(name), .english):
+            "\"\(name)\" can't be a device name: use one line of 1 to \(DeviceNames.maximumLength) characters. Nothing was changed."
+        case let (.invalidDeviceName(name), .traditionalChinese):
+            "「\(name)」不能當裝置名稱：請使用一行 1 到 \(DeviceNames.maximumLength) 個字元；沒有任何變更"
         }
     }
 }

@@ -11,8 +11,9 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
     case sent(count: Int)
     /// `count` changes of other devices were applied here.
     case applied(count: Int)
-    /// Both sides wrote the idea: the fields both wrote, which side each went to, and the outcome.
-    case conflict(title: String, id: String, fields: [FieldOutcome], resolution: ConflictResolution)
+    /// Both sides wrote the idea: the fields both wrote, which side each went to and whose
+    /// value it kept, and the outcome (for a delete against an edit, `kept` says which).
+    case conflict(title: String, id: String, fields: [FieldOutcome], resolution: ConflictResolution, kept: KeptVersion? = nil)
     /// Another device's newer edit replaced an edit this device had sent.
     case editReplaced(title: String)
     /// The integrity check found nothing to say.
@@ -46,32 +47,49 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
     /// A line whose words belong to another layer (a failure, the library), in both languages.
     case words(english: String, chinese: String)
 
-    /// One field both sides wrote, and the side it went to.
+    /// One field both sides wrote, the side it went to, and the device whose value it kept
+    /// (nil on lines logged before devices had names).
     public struct FieldOutcome: Sendable, Equatable, Codable {
         public var field: IdeaField
         public var winner: ConflictResolution
+        public var keptFrom: String?
 
-        public init(_ field: IdeaField, _ winner: ConflictResolution) {
+        public init(_ field: IdeaField, _ winner: ConflictResolution, keptFrom: String? = nil) {
             self.field = field
             self.winner = winner
+            self.keptFrom = keptFrom
         }
     }
 
-    /// The line in `language`.
-    public func text(in language: Language) -> String {
+    /// The version a conflict settled whole (a delete against an edit) kept: whose, and
+    /// whether it was the delete.
+    public struct KeptVersion: Sendable, Equatable, Codable {
+        public var deviceId: String
+        public var isDelete: Bool
+
+        public init(deviceId: String, isDelete: Bool) {
+            self.deviceId = deviceId
+            self.isDelete = isDelete
+        }
+    }
+
+    /// The line in `language`, naming devices by `names` (without them: this device, or
+    /// another device).
+    public func text(in language: Language, names: DeviceNames? = nil) -> String {
         let english = language == .english
         switch self {
         case .sent(let count):
             return english ? "sent \(count) change(s)" : "已送出 \(count) 筆變更"
         case .applied(let count):
             return english ? "applied \(count) remote change(s)" : "已套用 \(count) 筆遠端變更"
-        case let .conflict(title, id, fields, resolution):
-            if english {
-                let detail = fields.isEmpty ? "" : ": " + fields.map { "\($0.field.rawValue) \($0.winner.rawValue)" }.joined(separator: ", ")
-                return "on “\(title)” (\(id))\(detail); resolved: \(resolution.rawValue)"
-            }
-            let detail = fields.map { "\($0.field.name(in: language))取\(Self.side($0.winner))" }.joined(separator: "、")
-            return "「\(title)」（\(id)）的衝突" + (detail.isEmpty ? "已解決：" : "：\(detail)；") + Self.outcome(resolution)
+        case let .conflict(title, id, fields, resolution, kept):
+            let words = ConflictWords(language: language, names: names)
+            let detail = fields.isEmpty
+                ? [words.kept(kept, winner: resolution)]
+                : fields.map { words.kept($0.field, from: $0.keptFrom, winner: $0.winner) }
+            return english
+                ? "“\(title)” (\(id)): kept " + detail.joined(separator: ", ")
+                : "「\(title)」（\(id)）的衝突：保留" + detail.joined(separator: "、")
         case .editReplaced(let title):
             return english
                 ? "a newer edit from another device replaced this device's edit of “\(title)”" : "其他裝置較新的編輯取代了這台裝置對「\(title)」的編輯"
@@ -132,19 +150,62 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
         }
     }
 
-    private static func side(_ winner: ConflictResolution) -> String {
-        switch winner {
-        case .local: "本機"
-        case .remote: "遠端"
-        case .tieBreaker: "依裝置識別碼"
+}
+
+/// A conflict line's words: whose value was kept, and why, in one language.
+struct ConflictWords {
+    let language: Language
+    let names: DeviceNames?
+
+    private var english: Bool { language == .english }
+
+    /// Why a value was kept: it was written later, or at the same moment and the device
+    /// order settled it.
+    func why(_ winner: ConflictResolution) -> String {
+        switch (winner, english) {
+        case (.tieBreaker, true): "the same moment: device order"
+        case (.tieBreaker, false): "同一時刻：依裝置順序"
+        case (_, true): "the later edit"
+        case (_, false): "較晚的編輯"
         }
     }
 
-    private static func outcome(_ resolution: ConflictResolution) -> String {
-        switch resolution {
-        case .local: "本機勝出"
-        case .remote: "遠端勝出"
-        case .tieBreaker: "時間相同，依裝置識別碼決定"
+    /// The device whose value was kept, as a possessive: "laptop's", "this device's"; nil
+    /// when the line does not say (logged before devices had names, settled by device order).
+    private func owner(_ deviceId: String?, winner: ConflictResolution) -> String? {
+        let name: String? = if let deviceId {
+            (names ?? DeviceNames(thisDevice: "")).name(of: deviceId, in: language)
+        } else {
+            switch (winner, english) {
+            case (.local, true): "this device"
+            case (.local, false): "這台裝置"
+            case (.remote, true): "another device"
+            case (.remote, false): "另一台裝置"
+            case (.tieBreaker, _): nil
+            }
         }
+        guard let name else { return nil }
+        return english ? name + "'s" : DeviceNames.spaced(name) + "的"
+    }
+
+    /// "laptop's title (the later edit)".
+    func kept(_ field: IdeaField, from deviceId: String?, winner: ConflictResolution) -> String {
+        let fieldName = english && field == .isCompleted ? "done mark" : field.name(in: language)
+        let whose = owner(deviceId, winner: winner).map { english ? $0 + " " : $0 } ?? (english ? "the " : "")
+        return english ? "\(whose)\(fieldName) (\(why(winner)))" : "\(whose)\(fieldName)（\(why(winner))）"
+    }
+
+    /// "laptop's delete (the later edit)", for a conflict settled whole.
+    func kept(_ version: SyncLogEvent.KeptVersion?, winner: ConflictResolution) -> String {
+        let what = switch (version?.isDelete, english) {
+        case (true?, true): "delete"
+        case (true?, false): "刪除"
+        case (false?, true): "edit"
+        case (false?, false): "編輯"
+        case (nil, true): "version"
+        case (nil, false): "版本"
+        }
+        let whose = owner(version?.deviceId, winner: winner).map { english ? $0 + " " : $0 } ?? (english ? "one " : "其中一個")
+        return english ? "\(whose)\(what) (\(why(winner)))" : "\(whose)\(what)（\(why(winner))）"
     }
 }

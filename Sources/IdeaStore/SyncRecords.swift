@@ -18,11 +18,17 @@ public struct ConflictRecord: Sendable, Equatable, Codable {
     /// The fields whose values differed, and which side each went to (empty for a delete
     /// against an edit, which is settled whole).
     public var fields: [IdeaField: ConflictResolution]
+    /// The device whose value each field kept, as the sync log says it (not stored with the
+    /// conflict: its snapshots name their writers).
+    public var keptFrom: [IdeaField: String] = [:]
+    /// For a conflict settled whole, the version it kept.
+    public var keptVersion: SyncLogEvent.KeptVersion? = nil
 
     /// A conflict record.
     public init(
         ideaId: UUID, occurredAt: Timestamp, local: Idea?, remote: Idea?, resolution: ConflictResolution,
-        fields: [IdeaField: ConflictResolution] = [:]
+        fields: [IdeaField: ConflictResolution] = [:], keptFrom: [IdeaField: String] = [:],
+        keptVersion: SyncLogEvent.KeptVersion? = nil
     ) {
         self.ideaId = ideaId
         self.occurredAt = occurredAt
@@ -30,7 +36,11 @@ public struct ConflictRecord: Sendable, Equatable, Codable {
         self.remote = remote
         self.resolution = resolution
         self.fields = fields
+        self.keptFrom = keptFrom
+        self.keptVersion = keptVersion
     }
+
+    enum CodingKeys: String, CodingKey { case ideaId, occurredAt, local, remote, resolution, fields }
 
     /// The idea's title on whichever side has one (the local side first).
     public var title: String { local?.title ?? remote?.title ?? "" }
@@ -132,7 +142,11 @@ extension IdeaRepository {
         try db.execute(
             sql: "DELETE FROM conflictLog WHERE id <= (SELECT max(id) FROM conflictLog) - ?",
             arguments: [Self.conflictLogLimit])
-        try appendLog(SyncLogEntry(occurredAt: conflict.occurredAt, event: Self.conflictEvent(conflict)), db)
+        let names = try deviceNames(db)
+        let event = Self.conflictEvent(conflict)
+        var entry = SyncLogEntry(occurredAt: conflict.occurredAt, event: event)
+        entry.message = event.text(in: .english, names: names)
+        try appendLog(entry, db)
     }
 
     /// The logged conflicts, newest first.
@@ -167,13 +181,16 @@ extension IdeaRepository {
     }
 
     /// The sync log's line for a conflict: the idea's title and the start of its id, the
-    /// fields both sides wrote and how each was settled, e.g. `on “Plan” (1dea0001): title
-    /// Remote, isCompleted Local; resolved: Remote`.
+    /// fields both sides wrote, whose value each kept and why, e.g. `“Plan” (1dea0001): kept
+    /// laptop's title (the later edit)`.
     static func conflictEvent(_ conflict: ConflictRecord) -> SyncLogEvent {
         .conflict(
             title: conflict.title, id: String(conflict.ideaId.lowercasedString.prefix(8)),
-            fields: conflict.orderedFields.map { SyncLogEvent.FieldOutcome($0, conflict.fields[$0]!) },
-            resolution: conflict.resolution)
+            fields: conflict.orderedFields.map { field in
+                SyncLogEvent.FieldOutcome(field, conflict.fields[field]!, keptFrom: conflict.keptFrom[field])
+            },
+            resolution: conflict.resolution,
+            kept: conflict.keptVersion)
     }
 
     /// Adds a line to the sync log, keeping only the newest 1000.

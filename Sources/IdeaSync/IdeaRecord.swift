@@ -21,6 +21,12 @@ import IdeaStore
 /// (`ArrivalRule`, by the record's modification date): a device whose clock runs ahead
 /// moves no other device's clock into the future.
 ///
+/// The writer's name travels in `deviceName` (a `STRING`): its device id, a space, and the
+/// name a person knows it by (`laptop`), so that other devices say "on laptop" instead of an
+/// id. The id in it makes a name left behind by a client that knows nothing of the field (a
+/// Web Services `update` keeps the fields it does not send) never pass for the next
+/// writer's; a record without one reads as written on "another device".
+///
 /// A delete travels as a record too (`isDeleted` = 1, stamped with the delete's time and
 /// device), never as a removal: that way a delete has a place in the one sync order, and a
 /// device that missed it still can't bring the idea back with an older edit. Its title and
@@ -32,8 +38,9 @@ enum IdeaRecord {
     /// The custom zone ideas live in (CloudKit fetches changes only for custom zones).
     static let zone = RecordZoneID(zoneName: "Ideas")
 
-    /// The record that sends `payload`, with the remote's last known tag.
-    static func record(for payload: PendingChange.Payload, tag: String?) -> RemoteRecord {
+    /// The record that sends `payload`, with the remote's last known tag and, if `names`
+    /// holds one, its writer's name.
+    static func record(for payload: PendingChange.Payload, tag: String?, names: [String: String] = [:]) -> RemoteRecord {
         var fields: [String: FieldValue]
         let id: UUID
         switch payload {
@@ -61,6 +68,9 @@ enum IdeaRecord {
                 "deviceId": .string(order.deviceId),
                 "isDeleted": .int64(1),
             ]
+        }
+        if case .string(let writer)? = fields["deviceId"], let name = names[writer] {
+            fields["deviceName"] = .string(writer + " " + name)
         }
         return RemoteRecord(
             recordType: recordType, recordID: recordID(id), fields: fields,
@@ -103,6 +113,17 @@ enum IdeaRecord {
         guard let receivedAt = record.modificationDate else { return .saved(valid, stamps) }
         let (arrived, arrivedStamps) = ArrivalRule.arrived(valid, stamps, receivedAt: receivedAt)
         return .saved(arrived, arrivedStamps)
+    }
+
+    /// The name `record`'s writer goes by, as of the record's time; nil when the record
+    /// carries none, or one that is not its writer's or cannot be a name.
+    static func naming(from record: RemoteRecord) -> DeviceNaming? {
+        guard case .string(let writer)? = record["deviceId"], case .timestamp(let at)? = record["updatedAt"],
+              case .string(let text)? = record["deviceName"]
+        else { return nil }
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == writer, let name = DeviceNames.normalized(String(parts[1])) else { return nil }
+        return DeviceNaming(deviceId: writer, name: name, namedAt: at)
     }
 
     /// The latest time a record may show: the end of the year 9999. A later one (only a

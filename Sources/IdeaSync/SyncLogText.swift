@@ -24,20 +24,10 @@ public enum SyncLogText {
         }
     }
 
-    /// Who won a conflict.
-    public static func resolution(_ resolution: ConflictResolution, _ language: Language) -> String {
-        switch (resolution, language) {
-        case (_, .english): resolution.rawValue
-        case (.local, .traditionalChinese): "本機勝出"
-        case (.remote, .traditionalChinese): "遠端勝出"
-        case (.tieBreaker, .traditionalChinese): "同時修改，依裝置識別碼決定"
-        }
-    }
-
     /// A log entry's line in `language`: its event's words, or for a line kept before
     /// events were, its English translated by the patterns below.
-    public static func message(_ entry: SyncLogEntry, _ language: Language) -> String {
-        entry.text(in: language) ?? message(entry.message, language)
+    public static func message(_ entry: SyncLogEntry, _ language: Language, names: DeviceNames? = nil) -> String {
+        entry.event?.text(in: language, names: names) ?? message(entry.message, language)
     }
 
     /// The line for a version of an idea the remote served that is older than what this

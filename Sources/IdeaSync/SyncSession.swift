@@ -17,6 +17,9 @@ public struct SyncSession: Sendable {
     private let repository: IdeaRepository
     private let database: any CloudDatabase
     private let clock: WallClock
+    /// The name this device goes by where a person gave it none (`ideabox device name`):
+    /// the config file's, else the host's; nil sends no name.
+    private let defaultDeviceName: String?
     /// The account the sync under way checked its ideas belong to: what it fetched and had
     /// acknowledged is written only while they still do (a sign-in elsewhere may carry them
     /// to another account midway).
@@ -27,11 +30,23 @@ public struct SyncSession: Sendable {
     /// The record type of ideas in that zone.
     public static let recordType = IdeaRecord.recordType
 
-    /// A session syncing `repository` with `database`.
-    public init(repository: IdeaRepository, database: any CloudDatabase, clock: WallClock) {
+    /// A session syncing `repository` with `database`; this device's records carry its name,
+    /// the one a person gave it or else `defaultDeviceName`.
+    public init(repository: IdeaRepository, database: any CloudDatabase, clock: WallClock, defaultDeviceName: String? = nil) {
         self.repository = repository
         self.database = database
         self.clock = clock
+        self.defaultDeviceName = defaultDeviceName
+    }
+
+    /// The names records go out with, by device: every name this device knows, its own
+    /// included. Names are a courtesy: one that can't be read sends none.
+    private func namesToSend() -> [String: String] {
+        var names = (try? repository.deviceNames().names) ?? [:]
+        if names[repository.deviceId] == nil, let own = defaultDeviceName.flatMap(DeviceNames.normalized) {
+            names[repository.deviceId] = own
+        }
+        return names
     }
 
     /// Records why a sync failed: the last error, and a line in the sync log.
@@ -305,8 +320,8 @@ public struct SyncSession: Sendable {
             let remote = try refusingReplays(page.remote)
             if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
-                    remote, tags: page.tags, changeToken: .set(changes.token.data), syncedAt: clock.now(),
-                    account: checked.account, rule: ConflictRule.decide)
+                    remote, tags: page.tags, deviceNames: page.names, changeToken: .set(changes.token.data),
+                    syncedAt: clock.now(), account: checked.account, rule: ConflictRule.decide)
                 report.received += summary.applied
                 report.conflicts += summary.conflicts
             }
@@ -357,6 +372,8 @@ public struct SyncSession: Sendable {
         var changes: ZoneChanges
         var remote = PreparedRemoteChanges([])
         var tags: [UUID: String] = [:]
+        /// The names the records' writers go by.
+        var names: [DeviceNaming] = []
         /// Records that are not valid ideas: skipped, and logged.
         var invalid: [RecordID] = []
         /// The latest time the remote received one of the page's records.
@@ -375,6 +392,7 @@ public struct SyncSession: Sendable {
             }
             remote.append(change)
             if let tag = record.changeTag { page.tags[change.ideaId] = tag }
+            if let naming = IdeaRecord.naming(from: record) { page.names.append(naming) }
         }
         page.remote = PreparedRemoteChanges(remote)
         return page
@@ -458,7 +476,8 @@ public struct SyncSession: Sendable {
 
     /// Sends `changes` on another thread.
     private func send(_ changes: [PendingChange]) -> Batch {
-        let records = changes.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag) }
+        let names = namesToSend()
+        let records = changes.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag, names: names) }
         let database = self.database
         return Batch(changes: changes, answer: BackgroundWork {
             try database.modify(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged)
@@ -494,6 +513,7 @@ public struct SyncSession: Sendable {
 
         var serverVersions: [RemoteChange] = []
         var serverTags: [UUID: String] = [:]
+        var serverNames: [DeviceNaming] = []
         var staleTags: [UUID] = []
         var failed: [PendingChange] = []
         for (recordID, error) in result.failures {
@@ -502,6 +522,7 @@ public struct SyncSession: Sendable {
             case .serverRecordChanged(let server?):
                 if let version = IdeaRecord.change(from: server) {
                     serverVersions.append(version)
+                    if let naming = IdeaRecord.naming(from: server) { serverNames.append(naming) }
                     if let tag = server.changeTag { serverTags[id] = tag }
                 }
             case .unknownItem:
@@ -514,7 +535,8 @@ public struct SyncSession: Sendable {
         }
         if !serverVersions.isEmpty {
             let summary = try repository.applyRemoteChanges(
-                serverVersions, tags: serverTags, changeToken: .keep, syncedAt: clock.now(), account: checked.account,
+                serverVersions, tags: serverTags, deviceNames: serverNames, changeToken: .keep, syncedAt: clock.now(),
+                account: checked.account,
                 rule: ConflictRule.decide)
             report.received += summary.applied
             report.conflicts += summary.conflicts

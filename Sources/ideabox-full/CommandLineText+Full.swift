@@ -146,29 +146,46 @@ extension CommandLineText {
     }
 
     /// One line of `log`: time, kind (lined up) and message.
-    static func logLine(_ entry: SyncLogEntry, _ language: Language) -> String {
-        "\(entry.occurredAt.iso8601)  \(SyncLogText.kind(entry.kind, language))  \(SyncLogText.message(entry, language))"
+    static func logLine(_ entry: SyncLogEntry, _ language: Language, names: DeviceNames) -> String {
+        "\(entry.occurredAt.iso8601)  \(SyncLogText.kind(entry.kind, language))  \(SyncLogText.message(entry, language, names: names))"
     }
 
     /// One line of `log --conflicts`: time, the idea's full id (it may be deleted, so no
-    /// prefix lookup), who won, and each side's title and `updatedAt`.
-    static func conflictLine(_ record: ConflictRecord, _ language: Language) -> String {
-        let (local, remote, deleted) = switch language {
-        case .english: ("local", "remote", "deleted")
-        case .traditionalChinese: ("本機", "遠端", "已刪除")
+    /// prefix lookup), which side was kept and why, and each side's title, device and
+    /// `updatedAt`; then the fields both sides wrote and which side each kept.
+    static func conflictLine(_ record: ConflictRecord, _ language: Language, names: DeviceNames) -> String {
+        let english = language == .english
+        let localWon = switch record.resolution {
+        case .local: true
+        case .remote: false
+        case .tieBreaker: (record.local?.deviceId ?? "") > (record.remote?.deviceId ?? "")
         }
-        func side(_ label: String, _ idea: Idea?) -> String {
-            guard let idea else { return "\(label): \(deleted)" }
-            return "\(label): \"\(idea.title)\" \(idea.updatedAt.iso8601)"
+        let why = record.resolution == .tieBreaker
+            ? (english ? "the same moment: device order" : "同一時刻：依裝置順序") : (english ? "the later edit" : "較晚的編輯")
+        func side(_ idea: Idea?, isLocal: Bool) -> String {
+            guard let idea else {
+                let on = isLocal ? names.on(names.thisDevice, in: language) : (english ? "on another device" : "在另一台裝置上")
+                return english ? "deleted \(on)" : "\(on)刪除"
+            }
+            return "\"\(idea.title)\" \(names.on(idea.deviceId, in: language)) \(idea.updatedAt.iso8601)"
         }
+        let kept = side(localWon ? record.local : record.remote, isLocal: localWon)
+        let lost = side(localWon ? record.remote : record.local, isLocal: !localWon)
         let fields = record.orderedFields.map { field in
-            "\(field.name(in: language)) \(SyncLogText.resolution(record.fields[field]!, language))"
+            let mine = switch record.fields[field]! {
+            case .local: true
+            case .remote: false
+            case .tieBreaker: localWon
+            }
+            let device = (mine ? record.local : record.remote)?.deviceId
+            let whose = device.map { names.name(of: $0, in: language) } ?? (english ? "another device" : "另一台裝置")
+            return english ? "\(field.name(in: language)) from \(whose)" : "\(field.name(in: language))取自\(DeviceNames.spaced(whose))"
         }
-        let fieldsLabel = language == .english ? "fields: " : "欄位："
         return ([
-            record.occurredAt.iso8601, record.ideaId.lowercasedString, SyncLogText.resolution(record.resolution, language),
-            side(local, record.local), side(remote, record.remote),
-        ] + (fields.isEmpty ? [] : [fieldsLabel + fields.joined(separator: ", ")])).joined(separator: "  ")
+            record.occurredAt.iso8601, record.ideaId.lowercasedString,
+            (english ? "kept: " : "保留：") + kept + (english ? " (\(why))" : "（\(why)）"),
+            (english ? "lost: " : "落敗：") + lost,
+        ] + (fields.isEmpty ? [] : [(english ? "fields: " : "欄位：") + fields.joined(separator: ", ")])).joined(separator: "  ")
     }
 
     // MARK: remote

@@ -19,7 +19,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
 
     /// The commands that reach the remote, or serve one.
     private static let remoteCommands: [any ParsableCommand.Type] = [
-        Sync.self, Status.self, Log.self, Remote.self, Account.self, Library.self, Serve.self, Config.self,
+        Sync.self, Status.self, Log.self, Remote.self, Account.self, Device.self, Library.self, Serve.self, Config.self,
     ]
 
     @OptionGroup var store: StoreOptions

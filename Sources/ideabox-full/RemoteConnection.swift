@@ -24,7 +24,9 @@ extension CommandContext {
         let report = EncryptionReport(repository: repository, clock: clock)
         let remote = try RemoteConnection.open(location, report: report).following(
             AccountFile(directory: location.profileDirectory, reopen: { try RemoteConnection.open(location, report: report) }))
-        return (repository, SyncSession(repository: repository, database: remote.database, clock: clock), remote)
+        let session = SyncSession(
+            repository: repository, database: remote.database, clock: clock, defaultDeviceName: try defaultDeviceName(options))
+        return (repository, session, remote)
     }
 }
 

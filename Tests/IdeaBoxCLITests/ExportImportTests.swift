@@ -101,7 +101,7 @@ import Testing
             completed: yes
             created: 2024-02-29T23:59:59.001Z
             updated: 2024-03-01T00:00:00.500Z
-            device: another-device
+            device: another device
             version: 12
             last synced: 2024-03-01T00:00:00.999Z
             description:

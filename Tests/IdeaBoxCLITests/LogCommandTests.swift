@@ -4,9 +4,12 @@ import Testing
 
 /// `ideabox log [--conflicts]`: what sync did, and how conflicts were settled.
 @Suite struct LogCommandTests {
-    /// A and B both edit one idea; B's edit is a minute newer, so it wins everywhere.
+    /// A ("laptop") and B ("desk") both edit one idea; B's edit is a minute newer, so it
+    /// wins everywhere.
     private static func conflict() throws -> (sandbox: Sandbox, id: String) {
         let sandbox = try Sandbox()
+        try sandbox.succeed(on: "A", ["device", "name", "laptop"])
+        try sandbox.succeed(on: "B", ["device", "name", "desk"])
         let id = try sandbox.add("Original", on: "A")
         try sandbox.sync("A")
         try sandbox.sync("B")
@@ -61,13 +64,13 @@ import Testing
         #expect(output.contains("\"ideaId\" : \"\(id)\""), "ids in lower case like every idea's")
 
         #expect(try sandbox.succeed(on: "B", ["log", "--conflicts"]) == """
-            \(conflict.occurredAt)  \(id)  Local  local: "Edited on B" \(local.updatedAt.iso8601)  \
-            remote: "Edited on A" \(remote.updatedAt.iso8601)  fields: title Local
+            \(conflict.occurredAt)  \(id)  kept: "Edited on B" on this device \(local.updatedAt.iso8601) (the later edit)  \
+            lost: "Edited on A" on laptop \(remote.updatedAt.iso8601)  fields: title from this device
 
             """)
         #expect(try sandbox.succeed(on: "B", ["log", "--conflicts"], environment: ["LANG": "zh_TW.UTF-8"]) == """
-            \(conflict.occurredAt)  \(id)  本機勝出  本機: "Edited on B" \(local.updatedAt.iso8601)  \
-            遠端: "Edited on A" \(remote.updatedAt.iso8601)  欄位：標題 本機勝出
+            \(conflict.occurredAt)  \(id)  保留："Edited on B" 在這台裝置上 \(local.updatedAt.iso8601)（較晚的編輯）  \
+            落敗："Edited on A" 在 laptop 上 \(remote.updatedAt.iso8601)  欄位：標題取自這台裝置
 
             """)
         #expect(output.contains("\"fields\" : {\n      \"title\" : \"Local\"\n    }"), "\(output)")
@@ -75,7 +78,8 @@ import Testing
         // names the conflict from the losing side.
         let conflictsOnA = try sandbox.succeed(on: "A", ["log", "--conflicts"])
         #expect(conflictsOnA.split(separator: "\n").count == 1, "\(conflictsOnA)")
-        #expect(conflictsOnA.contains("  Remote  local: \"Edited on A\"") && conflictsOnA.contains("remote: \"Edited on B\""))
+        #expect(conflictsOnA.contains("  kept: \"Edited on B\" on desk ") && conflictsOnA.contains("lost: \"Edited on A\" on this device "))
+        #expect(try sandbox.succeed(on: "A", ["log"]).contains("conflict  “Edited on A” (\(id.prefix(8))): kept desk's title (the later edit)"))
         try sandbox.sync("C")
         #expect(try sandbox.succeed(on: "C", ["log", "--conflicts", "--json"]) == "[]\n")
     }
@@ -85,7 +89,7 @@ import Testing
         let entries = try JSONDecoder().decode(
             [SyncLogOutput].self, from: Data(sandbox.succeed(on: "B", ["log", "--json"]).utf8))
         #expect(entries.map(\.kind) == ["upload", "conflict", "download"])
-        let conflictLine = "on “Edited on B” (\(id.prefix(8))): title Local; resolved: Local"
+        let conflictLine = "“Edited on B” (\(id.prefix(8))): kept this device's title (the later edit)"
         #expect(entries.map(\.message) == ["sent 1 change(s)", conflictLine, "applied 1 remote change(s)"])
         #expect(entries.map(\.occurredAt) == entries.map(\.occurredAt).sorted(by: >))
         #expect(try sandbox.succeed(on: "B", ["log"]) == """
@@ -94,6 +98,8 @@ import Testing
             \(entries[2].occurredAt)  download  applied 1 remote change(s)
 
             """)
+        #expect(try sandbox.succeed(on: "B", ["log"], environment: ["LANG": "zh_TW.UTF-8"]).contains(
+            "  衝突  「Edited on B」（\(id.prefix(8))）的衝突：保留這台裝置的標題（較晚的編輯）\n"))
         #expect(try sandbox.succeed(on: "B", ["log", "--limit", "1"]) == "\(entries[0].occurredAt)  upload    sent 1 change(s)\n")
     }
 

@@ -26,7 +26,7 @@ import Testing
             completed: no
             created: \(time)
             updated: \(time)
-            device: sample-en
+            device: the samples
             version: 0
             last synced: never
             description:
@@ -47,7 +47,7 @@ import Testing
             已完成: 是
             建立時間: \(time)
             更新時間: \(time)
-            裝置: sample-zh-Hant
+            裝置: 範例
             版本: 0
             上次同步: 從未
             描述:
@@ -88,7 +88,7 @@ import Testing
             "completed: no",
             "created: \(idea.createdAt.iso8601)",
             "updated: \(idea.createdAt.iso8601)",
-            "device: \(idea.deviceId)",
+            "device: this device",
             "version: 0",
             "last synced: never",
             "description:",

@@ -12,7 +12,9 @@ struct TwoAppsTests {
     @Test func theFormNoticesAnotherDevicesChangeAndAsksAboutAFieldBothChanged() async throws {
         let a = try await TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "Shared plan", "--profile", "a"]])
         defer { a.close() }
-        let b = try await TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "b"], sharingDataWith: a)
+        let b = try await TmuxSession(
+            columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "b"], before: [["device", "name", "phone", "--profile", "b"]],
+            sharingDataWith: a)
         defer { b.close() }
         try await b.waitFor("A's idea in B") { $0.contains("All Ideas (1)") && $0.line(2).contains("Shared plan") }
         try await a.waitFor("A synced") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
@@ -32,10 +34,10 @@ struct TwoAppsTests {
         try await b.waitFor("B saved") { $0.line(2).contains("Shared plan (B)") }
 
         try await a.waitFor("A's form notices B's change") { screen in
-            screen.contains("Changed on another device: title, description") && screen.contains("Shared plan (A)")
+            screen.contains("Changed on phone: title, description") && screen.contains("Shared plan (A)")
         }
         try a.press("C-s")
-        try await a.waitFor("Title changed here and on another device: m keep mine, t keep theirs")
+        try await a.waitFor("Title changed here and on phone: m keep mine, t keep theirs")
         try a.press("m")
         // A's title wins, B's description stays: the save wrote only what A changed.
         try await a.waitFor("A's title with B's notes") { $0.line(2).contains("Shared plan (A)  B's notes") }
@@ -46,6 +48,11 @@ struct TwoAppsTests {
         try await b.waitFor("B's history with its lost title") { screen in
             screen.contains("History of “Shared plan (A)”") && screen.contains("“Shared plan (B)”")
         }
+        // B's history names A by its default name (the host's, with its profile) and itself
+        // as this device, never by an id.
+        let history = try b.capture()
+        #expect(history.contains("on this device  "), "\(history.lines.joined(separator: "\n"))")
+        #expect(history.contains(" (a)  "), "A's default name: \(history.lines.joined(separator: "\n"))")
         let screen = try b.capture()
         let versionRow = screen.lines.firstIndex { $0.contains("“Shared plan (B)”") }! - 1
         let currentRow = screen.lines.firstIndex { $0.contains("> current") }!
@@ -113,6 +120,7 @@ struct TwoAppsTests {
         defer { a.close() }
         let b = try DeviceProcess()
         try await b.run(signIn)
+        try await b.run(["device", "name", "phone"])
         try await a.waitFor("A synced") { $0.contains("All Ideas (1)") && $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
         try await b.run(["sync"])
         let id = await String(try b.run(["list"]).prefix(8))
@@ -123,7 +131,7 @@ struct TwoAppsTests {
         try a.type(" v1")
         try await b.run(["edit", id, "--description", "B's notes"])
         try await b.run(["sync"])
-        try await a.waitFor("A's form notices B's change") { $0.contains("Changed on another device: description") }
+        try await a.waitFor("A's form notices B's change") { $0.contains("Changed on phone: description") }
         try a.press("C-s")
         try await a.waitFor("both kept") { $0.line(2).contains("[ ] draft v1  B's notes") && $0.statusBar.contains("0 pending") }
 

@@ -230,13 +230,16 @@ import Testing
         let frame = AppScreen.render(app)
         try Screens.expect(frame, matches: language == .english ? "sync-log-conflicts" : "chinese-sync-log-conflicts")
         let text = frame.grid.renderText()
-        #expect(text.contains(language == .english ? "won:  the edit from device 7c1e9a40" : "勝出：裝置 7c1e9a40"), "\(text)")
-        #expect(text.contains(language == .english ? "lost: this device's edit" : "落敗：本機"), "\(text)")
+        #expect(text.contains(language == .english ? "kept: the edit on laptop" : "保留：在筆電上"), "\(text)")
+        #expect(text.contains(language == .english ? "lost: the edit on this device" : "落敗：在這台裝置上"), "\(text)")
+        let logLines = try #require(app.syncLog).lines(in: app.text).map(\.text)
+        #expect(logLines.contains { $0.hasSuffix(language == .english ? "kept laptop's title (the later edit)" : "保留筆電的標題（較晚的編輯）") })
+        #expect(!text.contains("7c1e9a40") && !text.contains("Remote") && !text.contains("TieBreaker"), "no id, no word of ours: \(text)")
         app.resize(rows: 12, columns: 100)
         ScreenFixtures.press([.char("G")], on: app)
         let scrolled = AppScreen.render(app)
         try Screens.expect(scrolled, matches: language == .english ? "sync-log-scrolled" : "chinese-sync-log-scrolled")
-        #expect(scrolled.grid.renderText().contains(language == .english ? "lost: this device's edit" : "落敗：本機"), "scrolled to the end")
+        #expect(scrolled.grid.renderText().contains(language == .english ? "lost: the edit on this device" : "落敗：在這台裝置上"), "scrolled to the end")
     }
 
     /// Offline, the status bar says so with the changes waiting, and `s` says why nothing

@@ -1,6 +1,8 @@
 @testable import IdeaBoxTUI
 import IdeaBoxViewModels
+import IdeaBoxFoundation
 import IdeaModel
+import IdeaStore
 import Testing
 
 /// The edit form, driven by keys as a user would, compared with `Screens/`.
@@ -116,11 +118,17 @@ import Testing
         let idea = try #require(app.currentList.selectedIdea)
         ScreenFixtures.press([.char("e"), .end], on: app)
         ScreenFixtures.type(" 👍🏽", on: app)
-        _ = try elsewhere.deleteIdea(id: idea.id)
+        // The laptop deletes it, and its record says the laptop's name.
+        let order = SyncOrder(timestamp: ScreenFixtures.now.adding(milliseconds: 5_000), deviceId: ScreenFixtures.laptop)
+        _ = try elsewhere.applyRemoteChanges(
+            [.deleted(ideaId: idea.id, order: order)],
+            deviceNames: [DeviceNaming(deviceId: ScreenFixtures.laptop, name: "laptop", namedAt: order.timestamp)],
+            changeToken: .keep, syncedAt: ScreenFixtures.now, rule: ConflictRule.decide)
         ScreenFixtures.press([.ctrl("s")], on: app)
         let frame = AppScreen.render(app)
         try Screens.expect(frame, matches: language == .english ? "form-deleted-elsewhere" : "chinese-form-deleted-elsewhere")
         #expect(app.form?.isOfferingToSaveAsNew == true)
+        #expect(frame.grid.renderText().contains(language == .english ? "Deleted on laptop." : "這筆靈感已在 laptop 上刪除"))
         #expect(frame.cursor == nil)
     }
 
@@ -149,6 +157,7 @@ import Testing
         let notice = AppScreen.render(app)
         try Screens.expect(notice, matches: language == .english ? "form-changed-elsewhere" : "chinese-form-changed-elsewhere")
         #expect(app.form?.changedElsewhere == [.title, .description])
+        #expect(notice.grid.renderText().contains(language == .english ? "Changed on laptop: title" : "在 laptop 上已修改：標題"))
 
         ScreenFixtures.press([.ctrl("s")], on: app)
         let question = AppScreen.render(app)

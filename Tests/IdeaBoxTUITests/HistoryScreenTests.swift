@@ -25,6 +25,10 @@ import Testing
         try Screens.expect(frame, matches: language == .english ? "history" : "chinese-history")
         let text = frame.grid.renderText()
         #expect(text.contains(ideas[0].title + mine), "my replaced title is kept: \(text)")
+        // Each version says the device it was written on, by name, never by id.
+        #expect(text.contains(language == .english ? "on laptop" : "在 laptop 上"), "\(text)")
+        #expect(text.contains(language == .english ? "on this device  lost a merge (title)" : "在這台裝置上  合併時落敗（標題）"), "\(text)")
+        #expect(!text.contains(ScreenFixtures.laptop.prefix(8)), "\(text)")
 
         ScreenFixtures.press([.char("j"), .char("r")], on: app)
         #expect(try elsewhere.idea(id: ideas[0].id)?.title == ideas[0].title + mine)

@@ -123,7 +123,11 @@ enum ScreenFixtures {
         older.title += language == .english ? " (an older edit)" : "（較舊的編輯）"
         older.updatedAt = older.updatedAt.adding(milliseconds: -60_000)
         older.deviceId = "3b5d2f88-phone"
-        _ = try repository.applyRemoteChanges([.saved(theirs, FieldStamps(legacy: theirs)), .saved(older, FieldStamps(legacy: older))], changeToken: .keep, syncedAt: now, rule: ConflictRule.decide)
+        // The laptop's records carry its name; the phone's (an older IdeaBox) none.
+        let laptopName = DeviceNaming(deviceId: theirs.deviceId, name: language == .english ? "laptop" : "筆電", namedAt: now)
+        _ = try repository.applyRemoteChanges(
+            [.saved(theirs, FieldStamps(legacy: theirs)), .saved(older, FieldStamps(legacy: older))],
+            deviceNames: [laptopName], changeToken: .keep, syncedAt: now, rule: ConflictRule.decide)
         for (index, message) in ["sent 7 change(s)", "applied 2 remote change(s)", "integrity: 8 ideas, 8 records"].enumerated() {
             try repository.appendSyncLog(
                 SyncLogEntry(occurredAt: now.adding(milliseconds: Int64(index) * 1000), kind: index == 0 ? .upload : .download, message: message))
@@ -314,6 +318,7 @@ extension ScreenFixtures {
         }
         let theirStamps = (stamps ?? FieldStamps(legacy: current)).setting(fields, to: order)
         _ = try repository.applyRemoteChanges(
-            [.saved(theirs, theirStamps)], changeToken: .keep, syncedAt: now, rule: ConflictRule.decide)
+            [.saved(theirs, theirStamps)], deviceNames: [DeviceNaming(deviceId: laptop, name: "laptop", namedAt: order.timestamp)],
+            changeToken: .keep, syncedAt: now, rule: ConflictRule.decide)
     }
 }

@@ -122,7 +122,9 @@ import Testing
         #expect(app.status.message?.text == "Sorted: last changed first (r for the next order)")
         #expect(app.text.syncWhileOffline == "Nothing sent: offline. Press O to go online.")
         #expect(app.text.emptyList == "No ideas yet. Press a to add one.")
-        #expect(app.text.changedElsewhereNotice([.title]) == "Changed on another device: title — Ctrl-O saves only what you changed")
+        #expect(
+            app.text.changedElsewhereNotice([.title], by: "elsewhere", names: app.deviceNames)
+                == "Changed on another device: title — Ctrl-O saves only what you changed")
         #expect(app.text.changedElsewhere(.add(try #require(fixture.repository.ideas(.all, limit: 10).first)), undoing: true)
             == "Changed on another device since; nothing undone — H shows the history")
         // An action left with no key: the message says what happened and names no key.

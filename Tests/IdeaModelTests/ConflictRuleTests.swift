@@ -49,9 +49,9 @@ import Testing
         // local, remote, pending: expected
         (save(5, by: me), save(9, by: other, version: 2), false, MergeDecision(.takeRemote)),
         (save(9, by: me), save(5, by: other), false, MergeDecision(.keepLocal(resend: true))),
-        (save(5, by: me), save(9, by: other), true, MergeDecision(.takeRemote, conflict: .remote, conflictFields: [.title: .remote])),
+        (save(5, by: me), save(9, by: other), true, MergeDecision(.takeRemote, conflict: .remote, conflictFields: [.title: .remote], lostHere: [.title])),
         (save(9, by: me), save(5, by: other), true,
-         MergeDecision(.keepLocal(resend: false), conflict: .local, conflictFields: [.title: .local])),
+         MergeDecision(.keepLocal(resend: false), conflict: .local, conflictFields: [.title: .local], lostThere: [.title])),
     ])
     func lastWriteWins(local: MergeCase.Side, remote: MergeCase.Side, pending: Bool, expected: MergeDecision) {
         #expect(Self.decide(local: local, remote: remote, pending: pending) == expected)
@@ -62,9 +62,11 @@ import Testing
         let mine = Self.save(7, by: Self.me)
         let theirs = Self.save(7, by: Self.other)
         #expect(Self.decide(local: mine, remote: theirs, pending: true)
-            == MergeDecision(.keepLocal(resend: false), conflict: .tieBreaker, conflictFields: [.title: .tieBreaker]))
+            == MergeDecision(
+                .keepLocal(resend: false), conflict: .tieBreaker, conflictFields: [.title: .tieBreaker], lostThere: [.title]))
         let onTheOtherDevice = ConflictRule.decide(MergeCase(local: theirs, remote: mine, hasPendingChange: true, thisDevice: Self.other))
-        #expect(onTheOtherDevice == MergeDecision(.takeRemote, conflict: .tieBreaker, conflictFields: [.title: .tieBreaker]))
+        #expect(onTheOtherDevice
+            == MergeDecision(.takeRemote, conflict: .tieBreaker, conflictFields: [.title: .tieBreaker], lostHere: [.title]))
     }
 
     /// Deletes compete in the same order against the latest field stamp: an older edit never
@@ -87,7 +89,8 @@ import Testing
     /// device's (a higher version) is no conflict.
     @Test func theLosingDeviceLearnsOfAConflictItHadAlreadySent() {
         #expect(Self.decide(local: Self.save(5, by: Self.me, version: 1), remote: Self.save(9, by: Self.other, version: 1), pending: false)
-            == MergeDecision(.takeRemote, conflict: .remote, conflictFields: [.title: .remote], replacedThisDevicesEdit: true))
+            == MergeDecision(
+                .takeRemote, conflict: .remote, conflictFields: [.title: .remote], lostHere: [.title], replacedThisDevicesEdit: true))
         #expect(Self.decide(local: Self.save(5, by: Self.me, version: 1), remote: Self.save(9, by: Self.other, version: 2), pending: false)
             == MergeDecision(.takeRemote))
         // Not this device's edit, or a delete on either side: nothing to learn.
@@ -127,6 +130,36 @@ import Testing
             local: .idea(renamed, renamedStamps), remote: .idea(merged, stamps), hasPendingChange: false,
             thisDevice: Self.other))
         #expect(there == MergeDecision(.takeRemote))
+    }
+
+    /// Three fields met: both devices wrote the title, this device alone the done flag and
+    /// the other alone the description. Only the title lost, on one side, and only it is
+    /// named as lost; what one side alone wrote is merged without a word.
+    @Test(arguments: [(Int64(9), true), (Int64(4), false)])
+    func aThreeFieldMergeNamesOnlyTheFieldThatLost(theirTitleAt: Int64, theirsWins: Bool) throws {
+        let base = Idea(
+            id: Self.id, title: "Plan", description: "old", createdAt: Timestamp(milliseconds: 1), deviceId: Self.other,
+            lastSyncedAt: Timestamp(milliseconds: 2))
+        let baseStamps = FieldStamps(all: Self.order(1, Self.other))
+        var mine = base
+        mine.title = "Plan (mine)"
+        mine.isCompleted = true
+        let myStamps = baseStamps.setting([.title, .isCompleted], to: Self.order(5, Self.me))
+        var theirs = base
+        theirs.title = "Plan (theirs)"
+        theirs.description = "new"
+        let theirStamps = baseStamps.setting([.title, .description], to: Self.order(theirTitleAt, Self.other))
+
+        let here = Self.decide(local: .idea(mine, myStamps), remote: .idea(theirs, theirStamps), pending: true)
+        #expect(here.conflictFields.keys.sorted { $0.rawValue < $1.rawValue } == [.title])
+        #expect(here.lostHere == (theirsWins ? [.title] : []))
+        #expect(here.lostThere == (theirsWins ? [] : [.title]))
+        guard case let .merged(merged, _) = here.action else {
+            Issue.record("expected a merge, got \(here.action)")
+            return
+        }
+        #expect(merged.isCompleted && merged.description == "new")
+        #expect(merged.title == (theirsWins ? "Plan (theirs)" : "Plan (mine)"))
     }
 
     /// An untouched sample yields to whatever the account holds, with no conflict; a

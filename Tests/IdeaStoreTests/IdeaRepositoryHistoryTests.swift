@@ -78,6 +78,42 @@ import Testing
         #expect(try store.repository.conflicts().first?.fields == [.title: .remote])
     }
 
+    /// Both devices renamed the idea; this one alone marked it done, the laptop alone wrote
+    /// the description. Only the title met a rival: the history says "lost a merge" of the
+    /// title alone, on the side whose title lost, and the conflict log names the same field.
+    /// (It once said the laptop's version "lost a merge (done)", a flag the laptop never touched.)
+    @Test(arguments: [(Int64(9_000), true), (Int64(500), false)])
+    func aThreeFieldMergeSaysLostOnlyOfTheFieldThatLost(laptopTitleAfter: Int64, laptopWins: Bool) throws {
+        let store = try StoreFixture()
+        let created = store.clock.now
+        let base = Idea(id: UUID(), title: "Plan", description: "old", createdAt: created, deviceId: Self.laptop)
+        _ = try store.repository.applyRemoteChanges(
+            [.saved(base, FieldStamps(all: SyncOrder(base)))], changeToken: .keep, syncedAt: created,
+            rule: ConflictRule.decide)
+        store.clock.advance(by: 1_000)
+        _ = try store.repository.editIdea(id: base.id, IdeaChanges(title: "Plan (mine)", isCompleted: true))
+        var theirs = base
+        theirs.title = "Plan (laptop)"
+        theirs.description = "new"
+        theirs.updatedAt = created.adding(milliseconds: laptopTitleAfter)
+        let theirStamps = FieldStamps(all: SyncOrder(base)).setting([.title, .description], to: SyncOrder(theirs))
+        store.clock.advance(by: 10_000)
+        _ = try store.repository.applyRemoteChanges(
+            [.saved(theirs, theirStamps)], changeToken: .keep, syncedAt: store.clock.now, rule: ConflictRule.decide)
+
+        let current = try #require(try store.repository.idea(id: base.id))
+        #expect(current.isCompleted && current.description == "new")
+        #expect(current.title == (laptopWins ? "Plan (laptop)" : "Plan (mine)"))
+        let lost = try store.repository.history(of: base.id).filter { $0.reason == .lost }
+        #expect(lost.count == 1)
+        #expect(lost.first?.fields == [.title])
+        #expect(lost.first?.writtenBy == (laptopWins ? store.repository.deviceId : Self.laptop))
+        #expect(lost.first?.title == (laptopWins ? "Plan (mine)" : "Plan (laptop)"))
+        let conflicts = try store.repository.conflicts()
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.fields == [.title: laptopWins ? .remote : .local])
+    }
+
     @Test func undoPutsBackOnlyWhatTheActionWroteAndNeverOverANewerEditFromElsewhere() throws {
         let store = try StoreFixture()
         let before = try store.repository.addIdea(title: "draft", description: "notes")

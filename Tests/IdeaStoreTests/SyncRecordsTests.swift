@@ -61,17 +61,51 @@ import Testing
         #expect(try store.repository.syncLog().map { SyncLogEntry(occurredAt: $0.occurredAt, kind: $0.kind, message: $0.message) } == [
             SyncLogEntry(
                 occurredAt: StoreFixture.start, kind: .conflict,
-                message: "on “\(Self.idea(1).title)” (\(short)): title Remote, isCompleted Local; resolved: Remote"),
+                message: "“\(Self.idea(1).title)” (\(short)): kept another device's title (the later edit), "
+                    + "this device's done mark (the later edit)"),
             SyncLogEntry(
                 occurredAt: StoreFixture.start, kind: .conflict,
-                message: "on “\(Self.idea(1).title)” (\(short)); resolved: TieBreaker"),
+                message: "“\(Self.idea(1).title)” (\(short)): kept one version (the same moment: device order)"),
         ])
         #expect(try store.repository.conflicts().first?.fields == [.isCompleted: .local, .title: .remote])
         // Kept as an event, the line has Chinese words too.
         #expect(try store.repository.syncLog().map { $0.text(in: .traditionalChinese) } == [
-            "「\(Self.idea(1).title)」（\(short)）的衝突：標題取遠端、完成狀態取本機；遠端勝出",
-            "「\(Self.idea(1).title)」（\(short)）的衝突已解決：時間相同，依裝置識別碼決定",
+            "「\(Self.idea(1).title)」（\(short)）的衝突：保留另一台裝置的標題（較晚的編輯）、這台裝置的完成狀態（較晚的編輯）",
+            "「\(Self.idea(1).title)」（\(short)）的衝突：保留其中一個版本（同一時刻：依裝置順序）",
         ])
+    }
+
+    /// A conflict's line names the device whose value was kept by the name its records
+    /// carried, in both languages, and says why; never `Remote`, `TieBreaker` or an id.
+    @Test func aConflictLineNamesTheDeviceWhoseValueWasKept() throws {
+        let store = try StoreFixture()
+        let laptop = "7c1e9a40-laptop"
+        _ = try store.repository.applyRemoteChanges(
+            [], deviceNames: [DeviceNaming(deviceId: laptop, name: "laptop", namedAt: StoreFixture.start)],
+            changeToken: .keep, syncedAt: StoreFixture.start, rule: ConflictRule.decide)
+        let id = Self.idea(1).id
+        try store.repository.logConflict(ConflictRecord(
+            ideaId: id, occurredAt: StoreFixture.start, local: Self.idea(1), remote: Self.idea(1), resolution: .remote,
+            fields: [.title: .remote, .description: .tieBreaker],
+            keptFrom: [.title: laptop, .description: store.repository.deviceId]))
+        try store.repository.logConflict(ConflictRecord(
+            ideaId: id, occurredAt: StoreFixture.start, local: Self.idea(1), remote: nil, resolution: .remote,
+            keptVersion: SyncLogEvent.KeptVersion(deviceId: laptop, isDelete: true)))
+        let short = id.uuidString.lowercased().prefix(8)
+        let title = Self.idea(1).title
+        let log = try store.repository.syncLog()
+        #expect(log.map(\.message) == [
+            "“\(title)” (\(short)): kept laptop's delete (the later edit)",
+            "“\(title)” (\(short)): kept laptop's title (the later edit), this device's description (the same moment: device order)",
+        ])
+        let names = try store.repository.deviceNames()
+        #expect(log.map { $0.event?.text(in: .traditionalChinese, names: names) } == [
+            "「\(title)」（\(short)）的衝突：保留 laptop 的刪除（較晚的編輯）",
+            "「\(title)」（\(short)）的衝突：保留 laptop 的標題（較晚的編輯）、這台裝置的描述（同一時刻：依裝置順序）",
+        ])
+        for line in log.map(\.message) {
+            #expect(!line.contains("Remote") && !line.contains("TieBreaker") && !line.contains(laptop), "\(line)")
+        }
     }
 
     @Test func resolutionNamesAreTheDocumentedOnes() {

@@ -58,6 +58,28 @@ import Testing
         }
     }
 
+    /// The writer's name travels beside its id; a record without one, or with a name left
+    /// behind by an earlier writer, names nobody (the reader says "another device").
+    @Test func theWritersNameTravelsWithItsId() throws {
+        let idea = Self.idea(updatedAt: 9_000, by: Self.me)
+        let names = [Self.me: "desk", Self.laptop: "laptop"]
+        let record = IdeaRecord.record(for: .save(idea, FieldStamps(all: SyncOrder(idea))), tag: nil, names: names)
+        #expect(record["deviceName"] == .string("\(Self.me) desk"))
+        #expect(IdeaRecord.naming(from: record) == DeviceNaming(deviceId: Self.me, name: "desk", namedAt: Timestamp(milliseconds: 9_000)))
+        let delete = IdeaRecord.record(for: .delete(ideaId: idea.id, order: Self.order(9_500, Self.laptop)), tag: nil, names: names)
+        #expect(IdeaRecord.naming(from: delete)?.name == "laptop")
+
+        let unnamed = IdeaRecord.record(for: .save(idea, FieldStamps(all: SyncOrder(idea))), tag: nil)
+        #expect(unnamed["deviceName"] == nil && IdeaRecord.naming(from: unnamed) == nil)
+        #expect(IdeaRecord.change(from: unnamed) == IdeaRecord.change(from: record), "a name changes nothing of the idea")
+        var leftBehind = record
+        leftBehind.fields["deviceId"] = .string(Self.laptop)
+        #expect(IdeaRecord.naming(from: leftBehind) == nil, "desk's name is not the laptop's")
+        var broken = record
+        broken.fields["deviceName"] = .string("\(Self.me) two\nlines")
+        #expect(IdeaRecord.naming(from: broken) == nil)
+    }
+
     @Test func anUntouchedSampleTravelsAsOne() throws {
         let sample = SampleIdeas.ideas(in: .english, stampedAt: Timestamp(milliseconds: 50_000))[0]
         let record = IdeaRecord.record(for: .save(sample, FieldStamps(legacy: sample)), tag: nil)

@@ -262,19 +262,20 @@ extension IdeaBoxCommand {
         func run(in context: CommandContext) throws {
             try context.requireExistingData(store)
             let repository = try context.openRepository(store)
+            let names = try repository.deviceNames()
             if conflicts {
                 let records = try repository.conflicts(limit: limit ?? IdeaRepository.conflictLogLimit)
                 if json {
                     print(try Output.json(records.map(ConflictOutput.init)))
                 } else {
-                    for record in records { print(CommandLineText.conflictLine(record, context.language)) }
+                    for record in records { print(CommandLineText.conflictLine(record, context.language, names: names)) }
                 }
             } else {
                 let entries = try repository.syncLog(limit: limit ?? 100)
                 if json {
                     print(try Output.json(entries))
                 } else {
-                    for entry in entries { print(CommandLineText.logLine(entry, context.language)) }
+                    for entry in entries { print(CommandLineText.logLine(entry, context.language, names: names)) }
                 }
             }
         }
