@@ -17,7 +17,7 @@ extension CloudServer {
         let shares = FairShares(limits: fairShares, connections: connections)
         OperatorRoutes(store: store, metrics: metrics, hub: hub).add(to: router)
         LongPollRoute(
-            store: store, hub: hub, shares: shares, secret: secret, clock: clock, pace: PollPace(limits: pollPace), metrics: metrics,
+            store: store, hub: hub, shares: shares, secret: secret, clock: clock, pace: PollPace(limits: .init(shares: fairShares)), metrics: metrics,
             heldByConnection: connections != nil).add(to: router)
         AssetRoutes(store: store, secret: secret, clock: clock, uploads: uploads, shares: shares).add(to: router)
         DatabaseRoutes(store: store, containers: containers, aliases: containerAliases, scheme: scheme, secret: secret, clock: clock, hub: hub, shares: shares).add(to: router)

@@ -49,8 +49,6 @@ public struct CloudServer: Sendable {
     public var maximumUploads = 16
     /// What one account may hold at once: long polls, request bodies and uploads in progress.
     public var fairShares = FairShareLimits.defaults
-    /// How often one token, and one account, may begin a long poll (`PollPace`).
-    var pollPace = PollPace.Limits.defaults
     /// Where uploads are written as they arrive (a folder of this process's is made in it).
     /// On disk, not in memory: the system's temporary folder is memory on many systems, so
     /// `serve` passes a folder beside its data.

@@ -6,7 +6,7 @@ import Synchronization
 /// answered — answered at once because it holds more than its fair share of polls, say —
 /// would make the server read and answer thousands a second, and slow every other account.
 ///
-/// Each token may begin `burst` polls at once and then one each `1 / perSecond` of a second;
+/// Each token may begin `burst` polls at once (its fair share of held polls) and then one each `1 / perSecond` of a second;
 /// each account `accountBurst` and `accountPerSecond` (the generic cell rate algorithm, one
 /// time a key). A poll begun sooner is held, before anything is read for it, until its turn;
 /// one whose turn is more than `longestWait` away is answered `THROTTLED` after
@@ -31,9 +31,25 @@ final class PollPace: Sendable {
         var accountBurst: Int
         var longestWait: Duration
 
-        /// A device's 4 polls at once, then 2 a second; an account's 64 at once (its fair
-        /// share of held polls), then 32 a second; held at most 2 s.
-        static let defaults = Limits(perSecond: 2, burst: 4, accountPerSecond: 32, accountBurst: 64, longestWait: .seconds(2))
+        /// One fair share of polls at once, then half a share a second, per token and per
+        /// account: with the default shares a device's 4 at once, then 2 a second, an
+        /// account's 64, then 32; held at most 2 s. An operator who raises the shares
+        /// (`--max-polls-per-token`) raises the pace with them.
+        init(shares: FairShareLimits) {
+            self.init(
+                perSecond: Double(shares.pollsPerToken) / 2, burst: shares.pollsPerToken,
+                accountPerSecond: Double(shares.pollsPerAccount) / 2, accountBurst: shares.pollsPerAccount, longestWait: .seconds(2))
+        }
+
+        init(perSecond: Double, burst: Int, accountPerSecond: Double, accountBurst: Int, longestWait: Duration) {
+            self.perSecond = perSecond
+            self.burst = burst
+            self.accountPerSecond = accountPerSecond
+            self.accountBurst = accountBurst
+            self.longestWait = longestWait
+        }
+
+        static let defaults = Limits(shares: .defaults)
     }
 
     private struct State {
