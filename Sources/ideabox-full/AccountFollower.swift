@@ -14,6 +14,11 @@ struct AccountFile: Sendable {
     /// What identifies one version of the file (it is replaced whole, by a rename), or nil
     /// while there is none.
     func version() -> FileVersion? {
+        Self.version(in: directory)
+    }
+
+    /// The version of the account file of the profile in `directory`, or nil while there is none.
+    static func version(in directory: URL) -> FileVersion? {
         var info = stat()
         guard stat(directory.appendingPathComponent(ServerCredentials.fileName).path, &info) == 0 else { return nil }
         return FileVersion(
@@ -22,7 +27,7 @@ struct AccountFile: Sendable {
     }
 
     /// One version of the file.
-    struct FileVersion: Equatable {
+    struct FileVersion: Hashable {
         var inode: UInt64
         var size: Int64
         var modified: Int64

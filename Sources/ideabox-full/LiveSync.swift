@@ -3,11 +3,17 @@ import Foundation
 import IdeaBoxCommandLine
 import IdeaBoxFoundation
 import IdeaSync
+import Synchronization
 
 /// The sync of a process that stays (the full-screen app, `sync --watch`): the engine on
 /// its Dispatch queue, and the listener that holds the long poll on a queue of its own and
 /// tells the engine which zone changed. How changes arrive is written beside the profile's
 /// database, for `ideabox status` in another shell.
+///
+/// Each heals the other: the long poll answering again makes the engine sync at once, and a
+/// sync that works after a failure makes the listener start its poll again at once; the
+/// engine follows the profile's account file, so a sign-in made elsewhere takes effect
+/// within two seconds.
 struct LiveSync {
     /// The background sync loop.
     let engine: SyncEngine
@@ -23,9 +29,11 @@ struct LiveSync {
         companions: [any SyncCompanion], onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in },
         onSynced: @escaping @Sendable (SyncReport) -> Void = { _ in }, onDelivery: @escaping @Sendable (ChangeDelivery) -> Void = { _ in }
     ) {
+        let healed = HealTarget()
         let engine = SyncEngine(
             session: sync.session, companions: companions, scheduler: DispatchSyncScheduler(clock: context.clock),
-            onStatus: onStatus, onSynced: onSynced)
+            onStatus: onStatus, onSynced: onSynced, onHealed: { healed.listener?.retryNow() })
+        engine.followAccount { AccountFile.version(in: profileDirectory).map { Int64($0.hashValue) } }
         let deliveryFile = DeliveryFile(directory: profileDirectory)
         self.engine = engine
         self.deliveryFile = deliveryFile
@@ -40,8 +48,10 @@ struct LiveSync {
                     engine.deliveryChanged(delivery)
                     deliveryFile.write(delivery)
                     onDelivery(delivery)
-                })
+                },
+                onAnswer: { engine.remoteAnswered() })
         }
+        healed.listener = listener
     }
 
     /// Syncs now and starts listening.
@@ -55,6 +65,16 @@ struct LiveSync {
         listener?.stop()
         engine.stop()
         deliveryFile.remove()
+    }
+}
+
+/// The listener a healed engine wakes: set once both exist (the engine is made first).
+private final class HealTarget: Sendable {
+    private let held = Mutex<ChangeListener?>(nil)
+
+    var listener: ChangeListener? {
+        get { held.withLock { $0 } }
+        set { held.withLock { $0 = newValue } }
     }
 }
 
