@@ -55,6 +55,7 @@ import Testing
         let firstAnswer = try #require(Self.firstAnswer(in: String(server.log.dropFirst(logged))), "\(server.log)")
         let sent = try #require(try await Self.logged("upload", in: a), "A logged no upload")
         let received = try #require(try await Self.logged("download", in: b), "B logged no download")
+        print("HealAtOnceTests: after the server's first answer, A sent in \(sent.timeIntervalSince(firstAnswer)) s, B received in \(received.timeIntervalSince(firstAnswer)) s")
         #expect(sent.timeIntervalSince(firstAnswer) <= Self.allowed, "A sent \(sent.timeIntervalSince(firstAnswer)) s after the server's first answer")
         #expect(received.timeIntervalSince(firstAnswer) <= Self.allowed, "B received \(received.timeIntervalSince(firstAnswer)) s after the server's first answer")
     }
@@ -91,6 +92,7 @@ import Testing
             $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") && $0.statusBar.contains("encrypted")
         }
         let sent = try #require(try await Self.logged("upload", in: session), "no upload logged")
+        print("HealAtOnceTests: the encrypted app sent \(sent.timeIntervalSince(signedIn)) s after the new sign-in")
         #expect(sent.timeIntervalSince(signedIn) <= Self.allowed, "sent \(sent.timeIntervalSince(signedIn)) s after the sign-in")
         // The poll held with the old token may be refused once as it ends; no request of the
         // engine's is.
@@ -119,6 +121,7 @@ import Testing
         let signedIn = try Self.modified(session.dataRoot.appendingPathComponent("profiles/default/server.json"))
         try await session.waitFor("bob's idea", timeout: .seconds(10)) { $0.contains("bob 的想法") && $0.statusBar.contains("Synced") }
         let received = try #require(try await Self.logged("download", in: session), "no download logged")
+        print("HealAtOnceTests: the app received bob's idea \(received.timeIntervalSince(signedIn)) s after the sign-in")
         #expect(received.timeIntervalSince(signedIn) <= Self.allowed, "received \(received.timeIntervalSince(signedIn)) s after the sign-in")
     }
 
