@@ -101,7 +101,9 @@ import Testing
     }
 
     /// A sign-in in another terminal moves a running app to another account (its ideas,
-    /// none of its own yet, carried there): the app shows that account's idea within 2 s.
+    /// none of its own yet, carried there): the app shows that account's idea within 2 s,
+    /// and its long poll moves too: the next idea of that account arrives live, not when the
+    /// poll held for the old account ends a minute later.
     @Test func aSignInFromAnotherTerminalReachesTheBarWithinTwoSeconds() async throws {
         let server = try ServeProcess()
         defer { server.close() }
@@ -123,6 +125,11 @@ import Testing
         let received = try #require(try await Self.logged("download", in: session), "no download logged")
         print("HealAtOnceTests: the app received bob's idea \(received.timeIntervalSince(signedIn)) s after the sign-in")
         #expect(received.timeIntervalSince(signedIn) <= Self.allowed, "received \(received.timeIntervalSince(signedIn)) s after the sign-in")
+
+        try await session.waitFor("live as bob") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
+        try await other.run(["add", "bob 的第二個想法"])
+        try await other.run(["sync"])
+        try await session.waitFor("bob's next idea, live", timeout: .seconds(5)) { $0.contains("bob 的第二個想法") }
     }
 
     // MARK: Reading the logs
