@@ -1,3 +1,4 @@
+import AccountEncryption
 import CloudKitModel
 import Foundation
 import IdeaBoxCommandLine
@@ -12,8 +13,8 @@ import Synchronization
 ///
 /// Each heals the other: the long poll answering again makes the engine sync at once, and a
 /// sync that works after a failure makes the listener start its poll again at once; the
-/// engine follows the profile's account file, so a sign-in made elsewhere takes effect
-/// within two seconds.
+/// engine follows the profile's account file and key file, so a sign-in, a sign-out or an
+/// unlock made elsewhere takes effect within two seconds.
 struct LiveSync {
     /// The background sync loop.
     let engine: SyncEngine
@@ -33,7 +34,14 @@ struct LiveSync {
         let engine = SyncEngine(
             session: sync.session, companions: companions, scheduler: DispatchSyncScheduler(clock: context.clock),
             onStatus: onStatus, onSynced: onSynced, onHealed: { healed.listener?.retryNow() })
-        engine.followAccount { AccountFile.version(in: profileDirectory).map { Int64($0.hashValue) } }
+        // The account file (`sign-in`, `sign-out`) and the key file (`unlock`), by their versions.
+        let keyFile = AccountKeyFile(directory: profileDirectory)
+        engine.followAccount {
+            var versions = Hasher()
+            versions.combine(AccountFile.version(in: profileDirectory))
+            versions.combine(keyFile.version())
+            return Int64(versions.finalize())
+        }
         let deliveryFile = DeliveryFile(directory: profileDirectory)
         self.engine = engine
         self.deliveryFile = deliveryFile

@@ -132,6 +132,35 @@ import Testing
         try await session.waitFor("bob's next idea, live", timeout: .seconds(5)) { $0.contains("bob 的第二個想法") }
     }
 
+    /// `account unlock` in another terminal reaches a locked running app within 2 s, with
+    /// no key pressed: it shows the account's sealed idea.
+    @Test func anUnlockFromAnotherTerminalReachesALockedAppWithinTwoSeconds() async throws {
+        let (server, token, url) = try await ServeProcess.running(withAccount: "alice")
+        defer { server.close() }
+        let signIn = [["account", "sign-in", "alice", "--server", url, "--token", token]]
+        let a = try await TmuxSession(columns: 120, before: signIn)
+        defer { a.close() }
+        try await a.waitFor("A synced") { $0.statusBar.contains("Synced") }
+        let passphrase = "correct horse battery 電池"
+        try EncryptedAppsTests.ideabox(["account", "encryption", "enable"], in: a, input: "\(passphrase)\n\(passphrase)\n")
+        let title = "封存的想法"
+        try a.press("n")
+        try await a.waitFor("New idea")
+        try a.type(title)
+        try a.press("C-s")
+        try await a.waitFor("A sent it") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
+
+        let b = try await TmuxSession(columns: 120, before: signIn)
+        defer { b.close() }
+        try await b.waitFor("B locked") { $0.statusBar.contains("Encrypted — run ideabox account unlock") }
+        try EncryptedAppsTests.ideabox(["account", "unlock"], in: b, input: "\(passphrase)\n")
+        let unlocked = try Self.modified(b.dataRoot.appendingPathComponent("profiles/default/account.key"))
+        try await b.waitFor("A's idea in B", timeout: .seconds(10)) { $0.contains(title) }
+        let received = try #require(try await Self.logged("download", in: b), "no download logged")
+        print("HealAtOnceTests: the unlocked app received the idea \(received.timeIntervalSince(unlocked)) s after the unlock")
+        #expect(received.timeIntervalSince(unlocked) <= Self.allowed, "received \(received.timeIntervalSince(unlocked)) s after the unlock")
+    }
+
     // MARK: Reading the logs
 
     /// The earliest time in a server's request lines (`TIME METHOD PATH STATUS …`).
