@@ -451,10 +451,11 @@ public final class AppModel {
         let words = text.syncWords(engineStatus, now: now)
         let companionsPending = sync.engine.companionsPending
         // `live` or `polling` only while the remote answers: offline, signed out or waiting out
-        // a failure (a server down), nothing polls; a sync (`s`) after a failure is no answer yet.
+        // a failure (a server down), nothing polls; a sync keeps what the bar said before it
+        // (after a failure or in local mode, a sync is no answer yet).
         let showsDelivery = switch engineStatus {
         case .starting, .synced: true
-        case .syncing: shownSyncKind != .retrying && shownSyncKind != .failed
+        case .syncing: [nil, .starting, .synced].contains(shownSyncKind)
         default: false
         }
         let delivery = showsDelivery ? sync.engine.delivery : nil

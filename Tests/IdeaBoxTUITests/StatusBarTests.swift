@@ -83,6 +83,36 @@ import Testing
         }
     }
 
+    /// Issue 59: while a failure is waited out (a server down) the bar claims neither `live`
+    /// nor `polling`, nor does `s` trying again meanwhile; the retry that works brings `live`
+    /// back.
+    @Test func noDeliveryWhileAFailureIsWaitedOutNorInTheSyncThatTriesAgain() throws {
+        let remote = try ScriptedRemote()
+        let (app, engine, scheduler) = try Self.app(remote: remote, language: .english)
+        defer { engine.stop() }
+        engine.deliveryChanged(.live)
+        remote.failure.withLock { $0 = .networkFailure }
+        engine.start()
+        scheduler.runDue()
+        app.tick()
+        #expect(app.status.sync.state.hasPrefix("Retrying 1/3"), "\(app.status.sync)")
+        #expect(app.status.delivery == nil)
+        nonisolated(unsafe) var during: StatusModel?
+        remote.during = {
+            app.tick()
+            during = app.status
+        }
+        app.handle(.char("s"))
+        scheduler.runDue()
+        #expect(during?.sync.state.hasPrefix("Syncing") == true, "\(String(describing: during?.sync))")
+        #expect(during?.delivery == nil)
+        remote.failure.withLock { $0 = nil }
+        scheduler.advance(by: 1000)
+        app.tick()
+        #expect(app.status.sync.state.hasPrefix("Synced"), "\(app.status.sync)")
+        #expect(app.status.delivery == .live)
+    }
+
     /// A message explaining the sync state (why `s` sent nothing) goes as soon as the state
     /// changes, so the bar and the message never contradict each other.
     @Test func aSyncMessageGoesWhenTheStateChanges() throws {
