@@ -465,8 +465,15 @@ public final class AppModel {
         let engineStatus = sync.engine.status
         let words = text.syncWords(engineStatus, now: now)
         let companionsPending = sync.engine.companionsPending
-        // `live` or `polling` only while a sync could happen: offline or signed out, nothing does.
-        let delivery = engineStatus.canSync ? sync.engine.delivery : nil
+        // `live` or `polling` only while the remote answers: offline, signed out or waiting out
+        // a failure (a server down), nothing polls; a sync keeps what the bar said before it
+        // (after a failure or in local mode, a sync is no answer yet).
+        let showsDelivery = switch engineStatus {
+        case .starting, .synced: true
+        case .syncing: [nil, .starting, .synced].contains(shownSyncKind)
+        default: false
+        }
+        let delivery = showsDelivery ? sync.engine.delivery : nil
         let othersChanged = companionsPending != status.companionsPending || delivery != status.delivery
         status.companionsPending = companionsPending
         status.delivery = delivery

@@ -13,13 +13,18 @@ public enum ChangeDelivery: String, Sendable, Equatable, Codable {
 /// change, again and again, and tells the engine which zone changed. A failure (a server
 /// restart, an expired URL, the network) reports `polling` and starts over after the
 /// engine's retry delays (1 s, 2 s, 4 s, then up to 30 s), or after the wait the remote asked
-/// for (a server whose database is down says a short one), whichever it said.
+/// for (a server whose database is down says a short one), whichever it said. A server that
+/// nothing listens for (stopped, restarting) is looked for every second instead: a refused
+/// connection costs it nothing, and the first look it answers heals the device at once
+/// (`onAnswer`), whatever step the engine's own backoff has reached.
 ///
 /// It runs on a scheduler of its own, as a long poll blocks its queue for up to a minute;
 /// tests step a manual one and hand in a feed that answers at once.
 public final class ChangeListener: Sendable {
     /// How long one wait may take before the feed answers that nothing changed.
     public static let pollSeconds = 60
+    /// How often a listener looks for a server that nothing listens for.
+    public static let refusedLookMilliseconds: Int64 = 1000
 
     private struct State {
         var cursor: ChangeCursor?
@@ -39,15 +44,18 @@ public final class ChangeListener: Sendable {
     private let pollSeconds: Int
     private let onChange: @Sendable ([RecordZoneID]) -> Void
     private let onDelivery: @Sendable (ChangeDelivery) -> Void
+    private let onAnswer: @Sendable () -> Void
     private let state = Mutex(State())
 
     /// A listener for `zones` of `feed`, on `scheduler`. It calls `onChange` with the zones
     /// that changed (and with every zone each time it starts watching, for what changed while
-    /// it was not), and `onDelivery` when it gains or loses its long poll.
+    /// it was not), `onDelivery` when it gains or loses its long poll, and `onAnswer` each
+    /// time the remote answered it (a start, a wait's end).
     public init(
         feed: any ZoneChangeFeed, zones: [RecordZoneID], scheduler: any SyncScheduler, pollSeconds: Int = pollSeconds,
         onChange: @escaping @Sendable ([RecordZoneID]) -> Void,
-        onDelivery: @escaping @Sendable (ChangeDelivery) -> Void
+        onDelivery: @escaping @Sendable (ChangeDelivery) -> Void,
+        onAnswer: @escaping @Sendable () -> Void = {}
     ) {
         self.feed = feed
         self.zones = zones
@@ -55,6 +63,7 @@ public final class ChangeListener: Sendable {
         self.pollSeconds = pollSeconds
         self.onChange = onChange
         self.onDelivery = onDelivery
+        self.onAnswer = onAnswer
     }
 
     /// How changes arrive now; nil before the first try.
@@ -99,6 +108,7 @@ public final class ChangeListener: Sendable {
             }
             guard current else { return }
             report(.live)
+            onAnswer()
             onChange(zones)
             scheduler.schedule(after: 0) { [self] in poll() }
         } catch {
@@ -120,6 +130,7 @@ public final class ChangeListener: Sendable {
                 state.earlyEmptyAnswers = early ? state.earlyEmptyAnswers + 1 : 0
                 return state.earlyEmptyAnswers
             }
+            onAnswer()
             // A notice of no zone only moved the cursor (past this device's own upload).
             if let notice, !notice.zones.isEmpty { onChange(notice.zones) }
             let wait = earlyInARow == 0 ? 0 : SyncEngine.retryDelay(afterFailure: earlyInARow)
@@ -130,9 +141,11 @@ public final class ChangeListener: Sendable {
     }
 
     /// The wait before the next try after `failures` failures in a row, the last of them
-    /// `error`: the remote's retry-after when it gave one, else the engine's retry delays.
+    /// `error`: the remote's retry-after when it gave one, a second when nothing listens at
+    /// the server's address, else the engine's retry delays.
     public static func retryDelay(afterFailure failures: Int, error: any Error) -> Int64 {
         if let retryAfter = (error as? CloudError)?.retryAfter { return SyncEngine.milliseconds(retryAfter) }
+        if case .serverUnreachable(_, .refused)? = error as? CloudError { return refusedLookMilliseconds }
         return SyncEngine.retryDelay(afterFailure: failures)
     }
 

@@ -16,8 +16,13 @@ import Synchronization
 /// profile queued. Without one (`polling`), the engine looks every second.
 ///
 /// Failures follow the rules of DESIGN.md: retry after 1 s, 2 s, then 4 s (or when the
-/// remote's retry-after says), then wait for the next trigger. Offline, signed out, quota
-/// and a wrong account put sync in local mode until a trigger finds things changed.
+/// remote's retry-after says), then more slowly, up to 30 s. Any answer of the remote heals a
+/// failure at once: the long poll coming back (`remoteAnswered`) makes the engine sync now,
+/// and a sync that works after a failure tells the listener (`onHealed`) to stop waiting out
+/// its own backoff. While a failure is waited out, the retries are quiet: the bar keeps
+/// saying what failed, never a `Syncing` that cannot be so. Offline, signed out, quota and a
+/// wrong account put sync in local mode until a trigger finds things changed; a new sign-in
+/// (`followAccount`) is such a trigger, noticed within two seconds.
 public final class SyncEngine: Sendable {
     /// Waits before the retries after a failure.
     public static let retryDelays: [Int64] = [1000, 2000, 4000]
@@ -33,6 +38,9 @@ public final class SyncEngine: Sendable {
     /// How often an engine in local mode (offline, signed out, quota, another account)
     /// checks whether it can sync again: a cheap look, as a reachability monitor would.
     public static let localModeMilliseconds: Int64 = 2000
+    /// How often the engine looks at the account signal (`followAccount`): a file's version,
+    /// read without the network, so a sign-in made elsewhere is followed well within 2 s.
+    public static let accountLookMilliseconds: Int64 = 1000
     /// The longest wait between tries once three retries failed; any other trigger (a
     /// local change, `s`, the network coming back) tries sooner.
     public static let afterRetriesMilliseconds: Int64 = 30_000
@@ -71,6 +79,13 @@ public final class SyncEngine: Sendable {
         var unlockSignal: (@Sendable () -> Int64?)?
         var unlockSeen: Int64?
         var isWatchingUnlock = false
+        /// What says, without the network, which account the device is signed in to (the
+        /// account file's version); and what it said at the last look.
+        var accountSignal: (@Sendable () -> Int64?)?
+        var accountSeen: Int64?
+        /// Whether a person asked for the next sync (`s`, the network back): only such a sync
+        /// says `Syncing` while a failure is being waited out or sync is in local mode.
+        var scheduledRunIsExplicit = false
     }
 
     private let session: SyncSession
@@ -78,20 +93,24 @@ public final class SyncEngine: Sendable {
     private let scheduler: any SyncScheduler
     private let onStatus: @Sendable (SyncStatus) -> Void
     private let onSynced: @Sendable (SyncReport) -> Void
+    private let onHealed: @Sendable () -> Void
     private let state = Mutex(State())
 
     /// An engine running `session`, then each of `companions`, on `scheduler`, reporting
-    /// each new status to `onStatus` and what each successful sync did with the ideas to
-    /// `onSynced` (both called on the scheduler's queue).
+    /// each new status to `onStatus`, what each successful sync did with the ideas to
+    /// `onSynced`, and each sync that worked after a failure to `onHealed` (all called on the
+    /// scheduler's queue).
     public init(
         session: SyncSession, companions: [any SyncCompanion] = [], scheduler: any SyncScheduler,
-        onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in }, onSynced: @escaping @Sendable (SyncReport) -> Void = { _ in }
+        onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in }, onSynced: @escaping @Sendable (SyncReport) -> Void = { _ in },
+        onHealed: @escaping @Sendable () -> Void = {}
     ) {
         self.session = session
         self.companions = companions
         self.scheduler = scheduler
         self.onStatus = onStatus
         self.onSynced = onSynced
+        self.onHealed = onHealed
     }
 
     /// What sync is doing now.
@@ -117,18 +136,21 @@ public final class SyncEngine: Sendable {
     }
 
     /// The listener gained or lost its long poll: the timer becomes the slow safety fetch,
-    /// or the one-second look again.
+    /// or the one-second look again. A long poll lost is looked into at once, quietly: a
+    /// server gone is named within moments, and the bar never says `polling` of a server that
+    /// does not answer.
     public func deliveryChanged(_ delivery: ChangeDelivery) {
-        let startLooking = state.withLock { state -> Bool in
+        let (startLooking, wasLive) = state.withLock { state -> (Bool, Bool) in
+            let wasLive = state.delivery == .live
             state.delivery = delivery
             defer { if delivery == .live { state.isLooking = true } }
-            return delivery == .live && !state.isLooking
+            return (delivery == .live && !state.isLooking, wasLive)
         }
         if startLooking {
             scheduler.schedule(after: Self.localLookMilliseconds) { [self] in lookLocally() }
         }
         if delivery == .polling {
-            request(after: Self.periodicMilliseconds)
+            request(after: wasLive ? 0 : Self.periodicMilliseconds, isIdle: wasLive)
         }
     }
 
@@ -141,13 +163,26 @@ public final class SyncEngine: Sendable {
     /// `s` or `ideabox sync`: syncs now, with a fresh set of retries.
     public func syncNow() {
         state.withLock { $0.retryAttempt = 0 }
-        request(after: 0)
+        request(after: 0, isExplicit: true)
     }
 
     /// The network came back (or went away): look now.
     public func networkChanged() {
         state.withLock { $0.retryAttempt = 0 }
-        request(after: 0)
+        request(after: 0, isExplicit: true)
+    }
+
+    /// The remote answered a request of someone else's (the long poll, held or starting
+    /// again): whatever failure of the remote the engine is waiting out is over, so it syncs
+    /// now, with a fresh set of retries, rather than at the next step of its backoff. A
+    /// server's retry-after still holds. Nothing happens while no such failure is waited out.
+    public func remoteAnswered() {
+        let wasFailing = state.withLock { state -> Bool in
+            guard case .transient? = state.lastFailure, !state.isStopped else { return false }
+            state.retryAttempt = 0
+            return true
+        }
+        if wasFailing { request(after: 0) }
     }
 
     /// "Overwrite remote with local", on the sync queue: afterwards the remote holds
@@ -192,6 +227,19 @@ public final class SyncEngine: Sendable {
         state.withLock { $0.unlockSignal = signal }
     }
 
+    /// Looks at `signal` every second, without the network (the version of the account
+    /// file `ideabox account sign-in` and `sign-out` write, say): when what it says changes,
+    /// the engine syncs at once with a fresh set of retries, whatever it was doing or waiting
+    /// out, so a running app follows a sign-in made elsewhere within two seconds.
+    public func followAccount(_ signal: @escaping @Sendable () -> Int64?) {
+        let seen = signal()
+        state.withLock { state in
+            state.accountSignal = signal
+            state.accountSeen = seen
+        }
+        scheduler.schedule(after: Self.accountLookMilliseconds) { [self] in lookAtAccount() }
+    }
+
     /// Stops scheduling; a sync under way finishes.
     public func stop() {
         state.withLock { $0.isStopped = true }
@@ -229,10 +277,13 @@ public final class SyncEngine: Sendable {
     /// asked for), unless one is already due sooner; the scopes of folded requests add up,
     /// apart from the idle look's, which only stands while nothing sooner is asked for. A
     /// sync only sends if every request folded into it asked for that (`onlySends`).
-    private func request(after milliseconds: Int64, scope: SyncScope = .everything, isIdle: Bool = false, onlySends: Bool = false) {
+    private func request(
+        after milliseconds: Int64, scope: SyncScope = .everything, isIdle: Bool = false, onlySends: Bool = false, isExplicit: Bool = false
+    ) {
         let now = scheduler.clock.now().milliseconds
         let scheduled: (generation: Int, due: Int64)? = state.withLock { state in
             guard !state.isStopped else { return nil }
+            if isExplicit { state.scheduledRunIsExplicit = true }
             let due = max(now + max(0, milliseconds), state.notBefore ?? now)
             if let next = state.nextRunDue, next <= due {
                 if !isIdle {
@@ -261,22 +312,26 @@ public final class SyncEngine: Sendable {
     }
 
     private func run(generation: Int) {
-        let run = state.withLock { state -> (scope: SyncScope, isQuiet: Bool, onlySends: Bool)? in
+        let run = state.withLock { state -> (scope: SyncScope, isQuiet: Bool, onlySends: Bool, wasFailing: Bool)? in
             guard state.generation == generation, !state.isStopped else { return nil }
             state.nextRunDue = nil
             state.notBefore = nil
             defer {
                 state.scope = .zones([])
                 state.scheduledRunOnlySends = false
+                state.scheduledRunIsExplicit = false
             }
             let looksOrSendsOnly = state.scheduledRunIsIdle || state.scheduledRunOnlySends
-            return (state.scope, looksOrSendsOnly && !state.status.canSync, state.scheduledRunOnlySends)
+            let isQuiet = !state.scheduledRunIsExplicit
+                && (state.status.isWaitingOutFailure || state.scheduledRunIsIdle || (looksOrSendsOnly && !state.status.canSync))
+            return (state.scope, isQuiet, state.scheduledRunOnlySends, state.lastFailure != nil)
         }
-        guard let (scope, isQuiet, onlySends) = run else { return }
+        guard let (scope, isQuiet, onlySends, wasFailing) = run else { return }
         // In local mode (locked, offline, signed out…) the look every two seconds, and a local
         // change sent, are quiet: the bar keeps saying why nothing is sent (and `sync --watch`
-        // prints it once) until something changed, never a "Syncing" that cannot be so. `s`
-        // still says it tries.
+        // prints it once) until something changed, never a "Syncing" that cannot be so. So are
+        // the idle looks, and the retries of a failure (a server down): the bar keeps naming
+        // it until one works. `s` still says it tries.
         if !isQuiet { publish(.syncing(pending: session.pendingCount())) }
         do {
             defer { refreshCompanionsPending() }
@@ -302,6 +357,7 @@ public final class SyncEngine: Sendable {
             }
             publish(.synced(lastSync: scheduler.clock.now()))
             onSynced(report)
+            if wasFailing { onHealed() }
             requestIdleSync()
         } catch {
             // Every step throws a `SyncFailure` only.
@@ -407,6 +463,21 @@ public final class SyncEngine: Sendable {
         }
         if changed { request(after: 0) }
         scheduler.schedule(after: Self.localModeMilliseconds) { [self] in watchForUnlock() }
+    }
+
+    /// Looks at the account signal every second; syncs at once when it changed.
+    private func lookAtAccount() {
+        guard let signal = state.withLock({ $0.isStopped ? nil : $0.accountSignal }) else { return }
+        let now = signal()
+        let changed = state.withLock { state -> Bool in
+            defer { state.accountSeen = now }
+            guard state.accountSeen != now else { return false }
+            state.retryAttempt = 0
+            state.lockedLooks = 0
+            return true
+        }
+        if changed { request(after: 0) }
+        scheduler.schedule(after: Self.accountLookMilliseconds) { [self] in lookAtAccount() }
     }
 
     /// The wait before a locked device looks again after `looks` looks in a row found it

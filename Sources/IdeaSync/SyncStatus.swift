@@ -50,6 +50,16 @@ public enum SyncStatus: Sendable, Equatable {
         }
     }
 
+    /// Whether a failure of the remote is being waited out (a retry, or the slower tries
+    /// after three): the remote has not answered since, so nothing about it (`live`,
+    /// `polling`, `Syncing`) can be said.
+    public var isWaitingOutFailure: Bool {
+        switch self {
+        case .retrying, .failed: true
+        default: false
+        }
+    }
+
     /// Whether a sync could happen now (online, signed in, not over quota, the right
     /// account): only then do `live` and `polling` mean anything.
     public var canSync: Bool {

@@ -14,6 +14,11 @@ struct AccountFile: Sendable {
     /// What identifies one version of the file (it is replaced whole, by a rename), or nil
     /// while there is none.
     func version() -> FileVersion? {
+        Self.version(in: directory)
+    }
+
+    /// The version of the account file of the profile in `directory`, or nil while there is none.
+    static func version(in directory: URL) -> FileVersion? {
         var info = stat()
         guard stat(directory.appendingPathComponent(ServerCredentials.fileName).path, &info) == 0 else { return nil }
         return FileVersion(
@@ -22,7 +27,7 @@ struct AccountFile: Sendable {
     }
 
     /// One version of the file.
-    struct FileVersion: Equatable {
+    struct FileVersion: Hashable {
         var inode: UInt64
         var size: Int64
         var modified: Int64
@@ -45,6 +50,9 @@ final class AccountFollower: Sendable {
         self.file = file
         current = Mutex(Current(version: file.version(), connection: connection))
     }
+
+    /// The account file's version now.
+    var fileVersion: AccountFile.FileVersion? { file.version() }
 
     /// The connection for the next request.
     var connection: RemoteConnection {
@@ -82,9 +90,14 @@ struct FollowingDatabase: CloudDatabase {
 }
 
 /// A change feed that watches through the follower's current connection: after a new
-/// sign-in, the listener's next start (it starts over whenever a poll fails) uses it.
+/// sign-in, the listener's next start (it starts over whenever a poll fails) uses it. A poll
+/// held when the account file changes is given up within a second (its request left to end
+/// on its own thread, its answer dropped), so the listener starts over on the new account at
+/// once instead of after the old poll's minute.
 struct FollowingChangeFeed: ZoneChangeFeed {
     let follower: AccountFollower
+    /// How often a held poll looks at the account file.
+    static let accountLookMilliseconds = 1000
 
     private func base() throws -> any ZoneChangeFeed {
         guard let feed = follower.connection.changeFeed else { throw CloudError.networkFailure }
@@ -96,6 +109,32 @@ struct FollowingChangeFeed: ZoneChangeFeed {
     }
 
     func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
-        try base().waitForChanges(after: cursor, seconds: seconds)
+        let began = follower.fileVersion
+        let feed = try base()
+        let wait = HeldWait()
+        Thread {
+            wait.finish(Result { try feed.waitForChanges(after: cursor, seconds: seconds) })
+        }.start()
+        while true {
+            if let answer = wait.answer(within: Self.accountLookMilliseconds) { return try answer.get() }
+            if follower.fileVersion != began { throw CloudError.networkFailure }
+        }
+    }
+}
+
+/// One poll's answer, awaited on the listener's own queue (never the cooperative pool).
+private final class HeldWait: Sendable {
+    private let result = Mutex<Result<ZoneChangeNotice?, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ answer: Result<ZoneChangeNotice?, any Error>) {
+        result.withLock { $0 = answer }
+        done.signal()
+    }
+
+    /// The answer, if it came within `milliseconds`.
+    func answer(within milliseconds: Int) -> Result<ZoneChangeNotice?, any Error>? {
+        guard done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
+        return result.withLock { $0 }
     }
 }

@@ -50,7 +50,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
             context: context, sync: (sync.session, sync.remote), profileDirectory: profileDirectory,
             companions: [
                 LibraryCompanion(session: library),
-                ResealCompanion(encryption: sync.remote.encryption, marker: ResealMarker(directory: profileDirectory)),
+                ResealCompanion(encryption: sync.remote.currentEncryption, marker: ResealMarker(directory: profileDirectory)),
             ],
             onStatus: { _ in wake?.wake() }, onDelivery: { _ in wake?.wake() })
         let (network, device) = (sync.remote.network, sync.remote.device)

@@ -39,7 +39,8 @@ struct ResealMarker: Sendable {
 /// server fails. A record another device saves meanwhile is read again, never overwritten
 /// (`RecordRewriter`). Nothing to do, nothing asked of the remote, unless `ResealMarker` is set.
 struct ResealCompanion: SyncCompanion {
-    let encryption: EncryptedDatabase
+    /// The account's encryption as of each sync: a sign-in made meanwhile brings a new token.
+    let encryption: @Sendable () -> EncryptedDatabase
     let marker: ResealMarker
 
     var name: String { "keys" }
@@ -49,7 +50,7 @@ struct ResealCompanion: SyncCompanion {
 
     func sync() throws {
         guard marker.isSet else { return }
-        try Self.reseal(encryption: encryption, marker: marker)
+        try Self.reseal(encryption: encryption(), marker: marker)
     }
 
     func pendingCount() -> Int? { nil }

@@ -1,13 +1,20 @@
+import AccountEncryption
 import CloudKitModel
 import Foundation
 import IdeaBoxCommandLine
 import IdeaBoxFoundation
 import IdeaSync
+import Synchronization
 
 /// The sync of a process that stays (the full-screen app, `sync --watch`): the engine on
 /// its Dispatch queue, and the listener that holds the long poll on a queue of its own and
 /// tells the engine which zone changed. How changes arrive is written beside the profile's
 /// database, for `ideabox status` in another shell.
+///
+/// Each heals the other: the long poll answering again makes the engine sync at once, and a
+/// sync that works after a failure makes the listener start its poll again at once; the
+/// engine follows the profile's account file and key file, so a sign-in, a sign-out or an
+/// unlock made elsewhere takes effect within two seconds.
 struct LiveSync {
     /// The background sync loop.
     let engine: SyncEngine
@@ -23,9 +30,18 @@ struct LiveSync {
         companions: [any SyncCompanion], onStatus: @escaping @Sendable (SyncStatus) -> Void = { _ in },
         onSynced: @escaping @Sendable (SyncReport) -> Void = { _ in }, onDelivery: @escaping @Sendable (ChangeDelivery) -> Void = { _ in }
     ) {
+        let healed = HealTarget()
         let engine = SyncEngine(
             session: sync.session, companions: companions, scheduler: DispatchSyncScheduler(clock: context.clock),
-            onStatus: onStatus, onSynced: onSynced)
+            onStatus: onStatus, onSynced: onSynced, onHealed: { healed.listener?.retryNow() })
+        // The account file (`sign-in`, `sign-out`) and the key file (`unlock`), by their versions.
+        let keyFile = AccountKeyFile(directory: profileDirectory)
+        engine.followAccount {
+            var versions = Hasher()
+            versions.combine(AccountFile.version(in: profileDirectory))
+            versions.combine(keyFile.version())
+            return Int64(versions.finalize())
+        }
         let deliveryFile = DeliveryFile(directory: profileDirectory)
         self.engine = engine
         self.deliveryFile = deliveryFile
@@ -40,8 +56,10 @@ struct LiveSync {
                     engine.deliveryChanged(delivery)
                     deliveryFile.write(delivery)
                     onDelivery(delivery)
-                })
+                },
+                onAnswer: { engine.remoteAnswered() })
         }
+        healed.listener = listener
     }
 
     /// Syncs now and starts listening.
@@ -55,6 +73,16 @@ struct LiveSync {
         listener?.stop()
         engine.stop()
         deliveryFile.remove()
+    }
+}
+
+/// The listener a healed engine wakes: set once both exist (the engine is made first).
+private final class HealTarget: Sendable {
+    private let held = Mutex<ChangeListener?>(nil)
+
+    var listener: ChangeListener? {
+        get { held.withLock { $0 } }
+        set { held.withLock { $0 = newValue } }
     }
 }
 

@@ -48,6 +48,15 @@ struct RemoteConnection {
     /// How the device is told of other devices' changes: the server's long poll, or the
     /// embedded remote's change file; both cut off by the device's simulated network.
     private(set) var changeFeed: (any ZoneChangeFeed)?
+    /// What follows the profile's account file, for a connection that does.
+    private var follower: AccountFollower?
+
+    /// The account's encryption as of the account file's latest version: after a sign-in made
+    /// elsewhere, the one with the new token (`encryption` keeps the token of the opening).
+    var currentEncryption: @Sendable () -> EncryptedDatabase {
+        guard let follower else { return { [encryption] in encryption } }
+        return { follower.connection.encryption }
+    }
 
     /// The connection of `device` to a server (`credentials`) through `network`; the
     /// profile's key file is in `profileDirectory`.
@@ -102,6 +111,7 @@ struct RemoteConnection {
     func following(_ file: AccountFile) -> RemoteConnection {
         var connection = self
         let follower = AccountFollower(file: file, connection: self)
+        connection.follower = follower
         connection.database = FollowingDatabase(follower: follower, maximumRecordsPerRequest: database.maximumRecordsPerRequest)
         connection.changeFeed = changeFeed.map { _ in FollowingChangeFeed(follower: follower) }
         return connection

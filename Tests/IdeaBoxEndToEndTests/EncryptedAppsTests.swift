@@ -84,7 +84,7 @@ struct EncryptedAppsTests {
     /// Runs `ideabox arguments…` on `session`'s data root with `input` on standard input and
     /// fast scrypt; it must succeed. Returns what it printed.
     @discardableResult
-    private static func ideabox(_ arguments: [String], in session: TmuxSession, input: String) throws -> String {
+    static func ideabox(_ arguments: [String], in session: TmuxSession, input: String) throws -> String {
         let stem = session.directory.appendingPathComponent("command-\(UUID().uuidString)")
         let (inputFile, output, error) = (stem.appendingPathExtension("in"), stem.appendingPathExtension("out"), stem.appendingPathExtension("err"))
         try Data(input.utf8).write(to: inputFile)

@@ -49,10 +49,11 @@ import Testing
             }
         }
 
-        /// Whether a sync can happen in this state, so that the bar says how changes arrive.
-        var canSync: Bool {
+        /// Whether the remote answers in this state, so that the bar says how changes arrive:
+        /// not while a failure is waited out (issue 59), nor in local mode.
+        var remoteAnswers: Bool {
             switch self {
-            case .starting, .syncing, .synced, .syncedEncrypted, .retrying, .failed, .damaged, .serverDatabaseDown: true
+            case .starting, .syncing, .synced, .syncedEncrypted: true
             default: false
             }
         }
@@ -75,11 +76,41 @@ import Testing
             #expect(bar.hasPrefix(words), "\(name): the state's words are cut: \(bar)")
             let live = app.text.delivery(.live)
             let saysLive = bar.hasSuffix(live) || bar.contains("\(live) · ")
-            #expect(state.canSync || !saysLive, "\(name): nothing is live in this state: \(bar)")
-            #expect(!state.canSync || columns < 80 || saysLive, "\(name): \(bar)")
+            #expect(state.remoteAnswers || !saysLive, "\(name): nothing is live in this state: \(bar)")
+            #expect(!state.remoteAnswers || columns < 80 || saysLive, "\(name): \(bar)")
             let saysEncrypted = bar.contains(" · \(app.text.encrypted)")
             #expect(saysEncrypted == (state == .syncedEncrypted), "\(name): \(bar)")
         }
+    }
+
+    /// Issue 59: while a failure is waited out (a server down) the bar claims neither `live`
+    /// nor `polling`, nor does `s` trying again meanwhile; the retry that works brings `live`
+    /// back.
+    @Test func noDeliveryWhileAFailureIsWaitedOutNorInTheSyncThatTriesAgain() throws {
+        let remote = try ScriptedRemote()
+        let (app, engine, scheduler) = try Self.app(remote: remote, language: .english)
+        defer { engine.stop() }
+        engine.deliveryChanged(.live)
+        remote.failure.withLock { $0 = .networkFailure }
+        engine.start()
+        scheduler.runDue()
+        app.tick()
+        #expect(app.status.sync.state.hasPrefix("Retrying 1/3"), "\(app.status.sync)")
+        #expect(app.status.delivery == nil)
+        nonisolated(unsafe) var during: StatusModel?
+        remote.during = {
+            app.tick()
+            during = app.status
+        }
+        app.handle(.char("s"))
+        scheduler.runDue()
+        #expect(during?.sync.state.hasPrefix("Syncing") == true, "\(String(describing: during?.sync))")
+        #expect(during?.delivery == nil)
+        remote.failure.withLock { $0 = nil }
+        scheduler.advance(by: 1000)
+        app.tick()
+        #expect(app.status.sync.state.hasPrefix("Synced"), "\(app.status.sync)")
+        #expect(app.status.delivery == .live)
     }
 
     /// A message explaining the sync state (why `s` sent nothing) goes as soon as the state

@@ -230,3 +230,33 @@ final class ScriptedChangeFeed: ZoneChangeFeed {
         }
     }
 }
+
+/// Issue 59: a server nothing listens for is looked for every second, not on the backoff,
+/// and each answer is told, so the engine heals at the first.
+extension ChangeListenerTests {
+    @Test func aServerNothingListensForIsLookedForEverySecondAndItsFirstAnswerIsTold() {
+        let refused = CloudError.serverUnreachable(host: "127.0.0.1:8420", cause: .refused)
+        let scheduler = ManualSyncScheduler(start: Timestamp(milliseconds: 1_795_161_600_000))
+        let feed = ScriptedChangeFeed([.failure(refused), .timeout], startFailures: [nil] + Array(repeating: refused, count: 6) + [nil])
+        let answers = Mutex(0)
+        let listener = ChangeListener(
+            feed: feed, zones: [Self.ideas], scheduler: scheduler, onChange: { _ in }, onDelivery: { _ in },
+            onAnswer: { answers.withLock { $0 += 1 } })
+        feed.whenExhausted { listener.stop() }
+        listener.start()
+        scheduler.runDue()
+        #expect(answers.withLock { $0 } == 1, "the start was an answer")
+        for starts in 2...7 {
+            scheduler.advance(by: 999)
+            #expect(feed.starts == starts - 1)
+            scheduler.advance(by: 1)
+            #expect(feed.starts == starts, "no 2, 4, 8, 16 s while nothing listens")
+        }
+        #expect(answers.withLock { $0 } == 1)
+        scheduler.advance(by: 1000)
+        #expect(feed.starts == 8)
+        #expect(answers.withLock { $0 } >= 2, "the server's first answer was not told")
+        #expect(ChangeListener.retryDelay(afterFailure: 9, error: refused) == 1000)
+        #expect(ChangeListener.retryDelay(afterFailure: 9, error: CloudError.serverUnreachable(host: "h", cause: .timedOut)) == 30_000)
+    }
+}

@@ -247,9 +247,10 @@ import Testing
         fixture.scheduler.advance(by: 1)
         #expect(watched.fetchCount == fetches + 1)
 
+        // A lost poll is looked into at once (issue 59), then every second.
         a.engine.deliveryChanged(.polling)
         fixture.scheduler.advance(by: SyncEngine.periodicMilliseconds * 3)
-        #expect(watched.fetchCount == fetches + 4)
+        #expect(watched.fetchCount == fetches + 5)
         a.engine.stop()
     }
 
@@ -351,5 +352,104 @@ private final class CountingCompanion: SyncCompanion {
         overwrites.withLock { $0 += 1 }
         if let failure = failures.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw failure }
         pending.withLock { $0 = 0 }
+    }
+}
+
+/// Issue 59: any answer of the remote heals a failure at once; the backoff spaces the tries
+/// only while nothing answers; a sign-in made elsewhere is followed within two seconds.
+extension SyncEngineTests {
+    /// Nothing listens at the server: the retries climb (1, 2, 4, 8 s) without a word of
+    /// `Syncing`; then the long poll gets an answer, and the change waiting goes out at that
+    /// very moment, not at the backoff's next step 16 s later, and the listener is told.
+    @Test func anAnsweredRequestClearsTheFailureAndAWaitingChangeIsSentAtOnce() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let statuses = Mutex<[SyncStatus]>([])
+        let healed = Mutex(0)
+        let engine = SyncEngine(
+            session: a.session, scheduler: fixture.scheduler, onStatus: { status in statuses.withLock { $0.append(status) } },
+            onHealed: { healed.withLock { $0 += 1 } })
+        let down = CloudError.serverUnreachable(host: "127.0.0.1:8420", cause: .refused)
+        try fixture.cloud.network.scriptErrors(Array(repeating: ScriptedError(down), count: 5), device: "a")
+        _ = try a.repository.addIdea(title: "寫在伺服器停機時")
+        engine.start()
+        fixture.scheduler.runDue()
+        for delay: Int64 in [1000, 2000, 4000, 8000] {
+            fixture.scheduler.advance(by: delay)
+        }
+        guard case .failed(_, let retryAt) = engine.status else { Issue.record("\(engine.status)"); return }
+        #expect(retryAt == fixture.scheduler.now.adding(milliseconds: 16_000), "the backoff still spaces the tries")
+        // Only the first try, before anything was known to fail, says it syncs.
+        #expect(statuses.withLock { $0 }.filter { $0.kind == .syncing }.count == 1, "\(statuses.withLock { $0 })")
+
+        fixture.scheduler.advance(by: 3000)
+        #expect(try a.repository.pendingChangeCount() == 1)
+        let answeredAt = fixture.scheduler.now
+        engine.remoteAnswered()
+        fixture.scheduler.runDue()
+        #expect(fixture.scheduler.now == answeredAt)
+        guard case .synced(let lastSync) = engine.status else { Issue.record("not healed at the answer: \(engine.status)"); return }
+        #expect(lastSync == answeredAt)
+        #expect(try a.repository.pendingChangeCount() == 0)
+        #expect(try fixture.remoteIdeas().map(\.title) == ["寫在伺服器停機時"])
+        #expect(healed.withLock { $0 } == 1)
+        #expect(statuses.withLock { $0 }.filter { $0.kind == .syncing }.count == 1, "a retry said Syncing while the server was down")
+        engine.stop()
+    }
+
+    /// An answer while nothing failed changes nothing: no sync, no heal.
+    @Test func anAnswerWhileSyncedAsksForNothing() throws {
+        let fixture = try SyncFixture()
+        let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
+        let a = try fixture.device("a", client: { _ in watched })
+        let healed = Mutex(0)
+        let engine = SyncEngine(session: a.session, scheduler: fixture.scheduler, onHealed: { healed.withLock { $0 += 1 } })
+        engine.deliveryChanged(.live)
+        engine.start()
+        fixture.scheduler.runDue()
+        let fetches = watched.fetchCount
+        engine.remoteAnswered()
+        fixture.scheduler.advance(by: 10_000)
+        #expect(watched.fetchCount == fetches)
+        #expect(healed.withLock { $0 } == 0)
+        engine.stop()
+    }
+
+    /// `s` while a failure is waited out still says it tries.
+    @Test func aManualSyncWhileFailingSaysItSyncs() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let statuses = Mutex<[SyncStatus.Kind]>([])
+        let engine = SyncEngine(session: a.session, scheduler: fixture.scheduler, onStatus: { status in statuses.withLock { $0.append(status.kind) } })
+        try fixture.cloud.network.scriptErrors(Array(repeating: ScriptedError(CloudError.networkFailure), count: 2), device: "a")
+        engine.start()
+        fixture.scheduler.runDue()
+        engine.syncNow()
+        fixture.scheduler.runDue()
+        fixture.scheduler.advance(by: 1000)
+        #expect(statuses.withLock { $0 } == [.syncing, .retrying, .syncing, .retrying, .synced])
+        engine.stop()
+    }
+
+    /// A live, idle engine asks the remote nothing for five minutes; a sign-in made elsewhere
+    /// (the account file's version changes) is followed within a second, here into
+    /// another account's ideas.
+    @Test func aSignInMadeElsewhereIsFollowedWithinTwoSeconds() throws {
+        let fixture = try SyncFixture()
+        let a = try fixture.device("a")
+        let signal = Mutex<Int64?>(1)
+        a.engine.followAccount { signal.withLock { $0 } }
+        a.engine.deliveryChanged(.live)
+        a.engine.start()
+        fixture.scheduler.runDue()
+        guard case .synced = a.engine.status else { Issue.record("\(a.engine.status)"); return }
+        try fixture.cloud.network.signIn(device: "a", account: "someone-else")
+        fixture.scheduler.advance(by: 10_000)
+        guard case .synced = a.engine.status else { Issue.record("looked without a reason: \(a.engine.status)"); return }
+
+        signal.withLock { $0 = 2 }
+        fixture.scheduler.advance(by: SyncEngine.accountLookMilliseconds)
+        #expect(a.engine.status == .wrongAccount(bound: "default", current: "someone-else"))
+        a.engine.stop()
     }
 }

@@ -71,7 +71,7 @@ extension IdeaBoxCommand.Sync {
             context: context, sync: (sync.session, sync.remote), profileDirectory: profileDirectory,
             companions: [
                 LibraryCompanion(session: library),
-                ResealCompanion(encryption: sync.remote.encryption, marker: ResealMarker(directory: profileDirectory)),
+                ResealCompanion(encryption: sync.remote.currentEncryption, marker: ResealMarker(directory: profileDirectory)),
             ],
             onStatus: { status in
                 switch status {
