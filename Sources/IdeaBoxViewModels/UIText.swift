@@ -431,7 +431,11 @@ public struct UIText: Sendable {
              "這筆靈感已在其他裝置刪除。要把內容存成新的靈感嗎？y/n")
     }
     /// The same question naming the device that deleted it (`device`, by `names`).
+    /// A deletion by this device came from another window or command of it: "meanwhile".
     public func deletedQuestion(by device: String, names: DeviceNames) -> String {
+        if device == names.thisDevice {
+            return text("Deleted meanwhile on this device. Save your text as a new idea? y/n", "這筆靈感已在這台裝置上另外刪除。要把內容存成新的靈感嗎？y/n")
+        }
         let on = names.on(device, in: language)
         return text("Deleted \(on). Save your text as a new idea? y/n", "這筆靈感已\(on)刪除。要把內容存成新的靈感嗎？y/n")
     }

@@ -92,7 +92,8 @@ struct AppHabitsTests {
         try await session.waitFor("Shared idea with my words")
         try await session.run(["rm", try #require(id)])
         try session.press("C-s")
-        try await session.waitFor("Deleted on another device. Save your text as a new idea? y/n")
+        // Deleted by another command of this profile: this device, meanwhile.
+        try await session.waitFor("Deleted meanwhile on this device. Save your text as a new idea? y/n")
         try session.press("y")
         try await session.waitFor("the text saved as a new idea") { screen in
             screen.contains("Saved as a new idea") && screen.line(2).hasPrefix(">[ ] Shared idea with my words")
