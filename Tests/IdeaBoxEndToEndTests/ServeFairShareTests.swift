@@ -125,6 +125,54 @@ struct ServeFairShareTests {
         #expect(!served.process.log.contains(" 500 "))
     }
 
+    @Test("Issue 60: 128 connections of 16 devices, each sending its poll again the moment it is answered, are paced: the server begins about its account's pace of polls, not thousands, and another account is answered promptly")
+    func pollsSentAgainAtOnceArePaced() async throws {
+        let served = try await Self.server(fileLimit: nil)
+        defer { served.process.close() }
+        var requests: [String] = []
+        for device in 0..<16 {
+            let token = device == 0 ? served.alice : try await served.process.command(["account", "token", "add", "alice", "--label", "d\(device)"])
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let poll = try await served.webcourierRequest(token: token)
+            // `Connection: close`: each answer ends its connection, and the next poll is a new one.
+            requests.append(poll.replacingOccurrences(of: "\r\n\r\n", with: "\r\nConnection: close\r\n\r\n"))
+        }
+        let (port, seconds) = (served.port, 6.0)
+        let started = ContinuousClock.now
+        let churn = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for connection in 0..<128 {
+                    let request = requests[connection % 16]
+                    group.addTask {
+                        try await OwnThread.run {
+                            var answered = 0
+                            while ContinuousClock.now - started < .seconds(seconds) {
+                                _ = try LoopbackSocket.exchange(port: port, request, waitingAtMost: 10)
+                                answered += 1
+                            }
+                            return answered
+                        }
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+        }
+        var slowest: Duration = .zero
+        while ContinuousClock.now - started < .seconds(seconds) {
+            slowest = max(slowest, try await served.bobListsZones())
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let answered = try await churn.value
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        // Polls the server began (past the pace's gate): answered 200, `{}` or a change.
+        let begun = served.process.log.split(separator: "\n").count { $0.contains("/webcourier/") && $0.contains(" 200 ") }
+        print("ServeFairShareTests churn: \(begun) polls begun, \(answered) answered in \(elapsed) s; bob's slowest zones/list \(slowest)")
+        // The account's pace: 64 at once, then 32 a second (and the 16 subscriptions' set-up).
+        #expect(begun <= 64 + Int(32 * elapsed) + 32, "\(begun) polls begun of \(answered) answered in \(elapsed) s")
+        #expect(slowest < Self.promptly, "bob waited \(slowest)")
+        #expect(!served.process.log.contains(" 500 "))
+    }
+
     @Test("Eleven hundred polls and slow bodies held open by one account keep nobody out: its own are closed to make room")
     func heldPollsAndBodiesMakeRoom() async throws {
         // Shares this large let one account hold more than the server's connections.
