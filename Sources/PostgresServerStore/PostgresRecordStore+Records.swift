@@ -120,21 +120,26 @@ extension PostgresRecordStore {
             var changed: [RemoteRecord] = []
             var deleted: [DeletedRecord] = []
             var through = zone.changeSequence
-            var count: Int64 = 0
+            var (count, bytes, moreComing) = (0, 0, false)
+            // A page stops at its count or at its bytes (`ChangesPage`); the rows after it are
+            // not kept.
             for try await (name, sequence, type, tag, created, modified, fields) in rows.decode(
                 (String, Int64, String, String?, Int64?, Int64?, String?).self)
             {
-                count += 1
-                guard count <= limit else { break }
+                if ChangesPage.isFull(count: count, bytes: bytes, limit: Int(limit)) {
+                    moreComing = true
+                    break
+                }
                 let recordID = RecordID(recordName: name, zoneID: zoneID)
                 if let tag, let created, let modified, let fields {
                     changed.append(try Self.record(recordID, type: type, tag: tag, created: created, modified: modified, fields: fields))
+                    bytes += fields.utf8.count
                 } else {
                     deleted.append(DeletedRecord(recordID: recordID, recordType: type))
                 }
+                count += 1
                 through = sequence
             }
-            let moreComing = count > limit
             if !moreComing { through = zone.changeSequence }
             return ZoneChanges(
                 changed: changed, deleted: deleted, token: positions.token(ZonePosition(zoneRowID: zone.id, sequence: through)),

@@ -106,7 +106,9 @@ extension SQLiteRecordStore {
         return try writer.read { db in
             let zone = try ZoneState.fetch(zoneID, account: account, db)
             let since = try token.map { try positions.sequence(of: $0, zoneRowID: zone.rowID, history: zone.history) } ?? 0
-            let rows = try Row.fetchAll(
+            // Read row by row: a page stops at its count or at its bytes (`ChangesPage`), and
+            // only its rows are held.
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: """
                     SELECT recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields
                     FROM record WHERE zoneId = ? AND changeSequence > ?
@@ -116,20 +118,27 @@ extension SQLiteRecordStore {
                     ORDER BY changeSequence LIMIT ?
                     """),
                 arguments: [zone.rowID, since, zone.rowID, since, limit + 1])
-            let page = rows.prefix(limit)
             var changed: [RemoteRecord] = []
             var deleted: [DeletedRecord] = []
+            var (count, bytes, last, moreComing) = (0, 0, Int64(0), false)
             // Columns by index: a lookup by name folds the name's case every time.
-            for row in page {
+            while let row = try rows.next() {
+                if ChangesPage.isFull(count: count, bytes: bytes, limit: limit) {
+                    moreComing = true
+                    break
+                }
                 let recordID = RecordID(recordName: row[0], zoneID: zoneID)
                 if row.hasNull(atIndex: 3) {
                     deleted.append(DeletedRecord(recordID: recordID, recordType: row[2]))
                 } else {
-                    changed.append(try StoredRecord.decode(row, recordID: recordID, from: 2))
+                    let record = try StoredRecord.decode(row, recordID: recordID, from: 2)
+                    bytes += try row.withUnsafeData(atIndex: 6) { $0?.count ?? 0 }
+                    changed.append(record)
                 }
+                count += 1
+                last = row[1]
             }
-            let moreComing = rows.count > limit
-            let through: Int64 = moreComing ? page.last![1] : zone.changeSequence
+            let through: Int64 = moreComing ? last : zone.changeSequence
             return ZoneChanges(
                 changed: changed, deleted: deleted,
                 token: positions.token(ZonePosition(zoneRowID: zone.rowID, sequence: through)), moreComing: moreComing)

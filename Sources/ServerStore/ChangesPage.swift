@@ -1,0 +1,15 @@
+/// What bounds one page of a zone's changes besides its count: the bytes of its records'
+/// fields. A page stops at the first record that takes it to `byteBudget` or past it (so it
+/// holds at least one record, and at most one record more than the budget), and says more
+/// come: 300 records of 900 KB asked as one page are about nine pages of 8 MiB, and the
+/// server's memory for one answer a small multiple of 8 MiB, not of the records (issue 60).
+public enum ChangesPage {
+    /// The most bytes of fields a page gathers before it stops.
+    public static let byteBudget = 8 << 20
+
+    /// Whether a page that holds `count` changes whose fields took `bytes` stops before the
+    /// next, for a limit of `limit` changes.
+    public static func isFull(count: Int, bytes: Int, limit: Int) -> Bool {
+        count >= limit || bytes >= byteBudget
+    }
+}
