@@ -121,12 +121,12 @@ extension PostgresRecordStore {
             var deleted: [DeletedRecord] = []
             var through = zone.changeSequence
             var (count, bytes, moreComing) = (0, 0, false)
-            // A page stops at its count or at its bytes (`ChangesPage`); the rows after it are
+            // A page stops at its count or at its bytes (`PageBudget`); the rows after it are
             // not kept.
             for try await (name, sequence, type, tag, created, modified, fields) in rows.decode(
                 (String, Int64, String, String?, Int64?, Int64?, String?).self)
             {
-                if ChangesPage.isFull(count: count, bytes: bytes, limit: Int(limit)) {
+                if PageBudget.isFull(count: count, bytes: bytes, limit: Int(limit)) {
                     moreComing = true
                     break
                 }

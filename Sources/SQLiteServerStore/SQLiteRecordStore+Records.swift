@@ -106,7 +106,7 @@ extension SQLiteRecordStore {
         return try writer.read { db in
             let zone = try ZoneState.fetch(zoneID, account: account, db)
             let since = try token.map { try positions.sequence(of: $0, zoneRowID: zone.rowID, history: zone.history) } ?? 0
-            // Read row by row: a page stops at its count or at its bytes (`ChangesPage`), and
+            // Read row by row: a page stops at its count or at its bytes (`PageBudget`), and
             // only its rows are held.
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: """
@@ -123,7 +123,7 @@ extension SQLiteRecordStore {
             var (count, bytes, last, moreComing) = (0, 0, Int64(0), false)
             // Columns by index: a lookup by name folds the name's case every time.
             while let row = try rows.next() {
-                if ChangesPage.isFull(count: count, bytes: bytes, limit: limit) {
+                if PageBudget.isFull(count: count, bytes: bytes, limit: limit) {
                     moreComing = true
                     break
                 }

@@ -74,17 +74,40 @@ public enum QueryPager {
             found = found.filter { !horizon.precedes($0, sorts: query.sorts) }
         }
         let page = Array(found.prefix(max(1, query.limit)))
+        // The page's records, read in its order a few at a time until their fields hold the
+        // page's budget (`PageBudget`): a page of big records ends there, and says more follow
+        // from its last record.
         var records: [RemoteRecord] = []
-        for zone in query.zones {
-            let names = page.filter { $0.zoneName == zone.zoneName }.map(\.recordName)
-            guard !names.isEmpty, let zoneRowID = zoneRows[zone.zoneName] else { continue }
-            records += try await reading.records(named: names, zoneRowID: zoneRowID, in: zone)
+        var (bytes, taken, chunkSize) = (0, 0, checkedBatch)
+        while taken < page.count && bytes < PageBudget.byteBudget {
+            let zoneName = page[taken].zoneName
+            let chunk = page[taken...].prefix(chunkSize).prefix { $0.zoneName == zoneName }
+            guard let zoneRowID = zoneRows[zoneName], let zone = query.zones.first(where: { $0.zoneName == zoneName }) else {
+                taken += chunk.count
+                continue
+            }
+            let read = try await reading.records(named: chunk.map(\.recordName), zoneRowID: zoneRowID, in: zone)
+            let byName = Dictionary(read.map { ($0.recordID.recordName, $0) }) { first, _ in first }
+            for position in chunk {
+                taken += 1
+                // Deleted since its position was read: not in the page.
+                guard let record = byName[position.recordName] else { continue }
+                records.append(record)
+                bytes += PageBudget.bytes(of: record)
+                if bytes >= PageBudget.byteBudget { break }
+            }
+            // As many as the budget left seems to hold, from the records read so far.
+            let average = max(1, bytes / max(1, records.count))
+            chunkSize = min(maximumChunk, max(1, (PageBudget.byteBudget - bytes) / average + 1))
         }
-        let byPosition = Dictionary(records.map { ("\($0.recordID.zoneID.zoneName)/\($0.recordID.recordName)", $0) }) { first, _ in first }
-        // More follow the page's last record, or (a page cut short) the horizon.
-        let next = found.count > page.count ? page.last : horizon
-        return StoredQueryPage(records: page.compactMap { byPosition["\($0.zoneName)/\($0.recordName)"] }, next: next)
+        // More follow the page's last record: one cut by its budget, one cut by its count, or
+        // (a page cut short) the horizon.
+        let next = taken < page.count ? page[taken - 1] : found.count > page.count ? page.last : horizon
+        return StoredQueryPage(records: records, next: next)
     }
+
+    /// The most records of a page read at once.
+    static let maximumChunk = 200
 
     /// The positions of two ordered lists, in order.
     static func merge(_ left: [QueryPosition], _ right: [QueryPosition], sorts: [StoredQuery.Sort]) -> [QueryPosition] {

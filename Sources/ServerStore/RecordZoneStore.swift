@@ -32,7 +32,7 @@ public protocol RecordZoneStore: Sendable {
     func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult
     /// One page of the changes of `zone` after `token` (see `CloudDatabase.fetchChanges`): at
     /// most `resultsLimit` changes, and no more records once their fields hold
-    /// `ChangesPage.byteBudget` bytes (`moreComing` then says the rest follows).
+    /// `PageBudget.byteBudget` bytes (`moreComing` then says the rest follows).
     func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges
     /// The records of `zone` named `names` that exist, in no particular order.
     func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord]
