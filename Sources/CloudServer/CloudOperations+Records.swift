@@ -154,7 +154,11 @@ extension CloudOperations {
     /// `items` with each save's fields checked against, and read as, the schema of its record
     /// type (`FieldSchema`): the first save of a field sets its type, claimed in the store
     /// before the save so that of two requests naming a new field at once the second is
-    /// checked against the first's type. Types known to this process are not read again
+    /// checked against the first's type, all of a request's in one claim, which reads the
+    /// schema table alone. A request giving more than `FieldTypeLimits.newFieldsPerRequest`
+    /// fields a type is `limitExceeded` (split, it goes through), one that would pass a
+    /// record type's or a database's limit `BAD_REQUEST` saying which; neither stores
+    /// anything. Types known to this process are not read again
     /// (`FieldTypeCache`): a save whose fields all have known types reads nothing; the others
     /// read their record types' schema once per request. A value that does not fit its
     /// field's type is `BAD_REQUEST`, and nothing is saved.
@@ -180,8 +184,16 @@ extension CloudOperations {
             claims[recordType, default: [:]].merge(newTypes) { old, _ in old }
         }
         guard !claims.isEmpty else { return checked }
-        for (recordType, types) in claims {
-            let stored = try await store.claimFieldTypes(types, recordType: recordType, account: owner)
+        if let reason = FieldTypeLimits.refusal(newFieldsInRequest: claims.values.reduce(0) { $0 + $1.count }) {
+            throw WebServicesError.limitExceeded(reason)
+        }
+        let claimed: [String: [String: String]]
+        do {
+            claimed = try await store.claimFieldTypes(claims, account: owner)
+        } catch let refusal as FieldTypeLimitExceeded {
+            throw WebServicesError.badRequest(refusal.reason)
+        }
+        for (recordType, stored) in claimed {
             fieldTypes.add(stored, owner: owner, recordType: recordType, token: token)
             schema[recordType, default: [:]].merge(stored) { _, stored in stored }
         }

@@ -74,6 +74,7 @@ extension PostgresRecordStore {
                 }
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
                 try await Self.write(Array(written.values), zones: zones, queryable: queryable, connection, logger)
+                try await Self.keepFieldTypes(of: written.values.map(\.record), account: account, connection, logger)
                 dropped.formUnion(try await Self.saveAssetReferences(
                     written.values.map { (record: $0.record, over: original[$0.record.recordID]) }, zones: zones, connection, logger))
                 try await Self.deleteUnnamedAssets(dropped, account: account, connection, logger)

@@ -210,6 +210,35 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // The type of every field of every record stored before the schema was kept, the
+        // first record's where two differ (see SQLiteSchema's v16-stored-field-types): a claim
+        // reads the schema table only since, and `modify` keeps the type of what it stores.
+        // A stored value is a one-key object naming its kind (`StoredFields`), a list's kind
+        // that of its first item; an empty list has none. Named as `FieldSchema.typeName`
+        // names them, which `PostgresRecordStoreTests` holds this to.
+        ("v13-stored-field-types", [
+            """
+            WITH stored AS (
+                SELECT zone.account, record.record_type, field.key AS field_name, field.value,
+                    (SELECT kind FROM jsonb_object_keys(field.value) AS kind LIMIT 1) AS kind
+                FROM record JOIN zone ON zone.id = record.zone_id, jsonb_each(record.fields::jsonb) AS field
+                WHERE jsonb_typeof(field.value) = 'object'
+            ), items AS (
+                SELECT account, record_type, field_name, kind = 'list' AS is_list,
+                    CASE WHEN kind = 'list' AND jsonb_typeof(value -> 'list' -> 0) = 'object'
+                        THEN (SELECT kind FROM jsonb_object_keys(value -> 'list' -> 0) AS kind LIMIT 1)
+                        WHEN kind = 'list' THEN NULL ELSE kind END AS item
+                FROM stored
+            )
+            INSERT INTO field_type (account, record_type, field_name, type)
+            SELECT account, record_type, field_name,
+                CASE item WHEN 'string' THEN 'STRING' WHEN 'int64' THEN 'INT64' WHEN 'bool' THEN 'INT64' WHEN 'double' THEN 'DOUBLE'
+                    WHEN 'timestamp' THEN 'TIMESTAMP' WHEN 'bytes' THEN 'BYTES' WHEN 'asset' THEN 'ASSET' END
+                    || CASE WHEN is_list THEN '_LIST' ELSE '' END
+            FROM items WHERE item IN ('string', 'int64', 'bool', 'double', 'timestamp', 'bytes', 'asset')
+            ON CONFLICT DO NOTHING
+            """,
+        ]),
     ]
 }
 

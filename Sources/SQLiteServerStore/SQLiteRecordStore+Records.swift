@@ -71,6 +71,7 @@ extension SQLiteRecordStore {
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
                             zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
                         try Self.saveAssetReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, dropping: &dropped, db)
+                        try Self.keepFieldTypes(of: save.record.fields, recordType: record.recordType, account: account, db)
                         if adds { recordCount += 1 }
                         result.saved.append(saved)
                     }

@@ -23,6 +23,7 @@ enum SQLiteSchema {
         case queryableFieldReady = "v13-queryable-field-ready"
         case assetReferences = "v14-asset-references"
         case fieldTypes = "v15-field-types"
+        case storedFieldTypes = "v16-stored-field-types"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -150,9 +151,7 @@ enum SQLiteSchema {
         migrator.registerMigration(Migration.assetReferences.rawValue, migrate: createAssetReferences)
         migrator.registerMigration(Migration.fieldTypes.rawValue) { db in
             // The type of each field of each record type of each database (`FieldSchema`).
-            // Nothing is filled here, so that upgrading a large file is quick: the first save
-            // that names a field with no type yet takes it from a record stored before, if
-            // one has the field (`SQLiteRecordStore.claimFieldTypes`).
+            // Nothing is filled here; the types of the records stored before are v16's.
             try db.execute(sql: """
                 CREATE TABLE fieldType (
                     account TEXT NOT NULL,
@@ -162,6 +161,13 @@ enum SQLiteSchema {
                     PRIMARY KEY (account, recordType, fieldName)
                 ) WITHOUT ROWID
                 """)
+        }
+        migrator.registerMigration(Migration.storedFieldTypes.rawValue) { db in
+            // v15 left the types of the records stored before to be found by each claim, in
+            // a scan of the account's records inside the claim's write: a save naming many new
+            // fields took minutes over large records while every other write waited (issue 60).
+            // One pass here instead; since, `modify` keeps the type of every field it stores.
+            try SQLiteRecordStore.keepFieldTypesOfStoredRecords(db)
         }
         return migrator
     }

@@ -332,8 +332,8 @@ public struct GatedRecordStore: RecordStore {
         try await gate.run { try await base.fieldTypes(account: account, recordTypes: recordTypes) }
     }
 
-    public func claimFieldTypes(_ types: [String: String], recordType: String, account: String) async throws -> [String: String] {
-        try await gate.run { try await base.claimFieldTypes(types, recordType: recordType, account: account) }
+    public func claimFieldTypes(_ types: [String: [String: String]], account: String) async throws -> [String: [String: String]] {
+        try await gate.run { try await base.claimFieldTypes(types, account: account) }
     }
 
     public func schema(ofAccount account: String) async throws -> [FieldTypeEntry] {

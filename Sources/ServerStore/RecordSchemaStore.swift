@@ -7,11 +7,14 @@ public protocol RecordSchemaStore: Sendable {
     /// The types of the fields of `recordTypes` in the database `account`, by record type,
     /// then by field name; a record type with no field typed yet is absent.
     func fieldTypes(account: String, recordTypes: Set<String>) async throws -> [String: [String: String]]
-    /// Gives each field of `recordType` in `types` the type it names there unless the field
-    /// has one (the first save sets it), and returns the types all of them have now. A field
-    /// with no type yet that records stored before the schema was kept hold takes the type
-    /// such a record's value has instead.
-    func claimFieldTypes(_ types: [String: String], recordType: String, account: String) async throws -> [String: String]
+    /// Gives each field in `types` (by record type, then field name) the type it names there
+    /// unless the field has one (the first save sets it), and returns the types all of them
+    /// have now, by record type. Every field a stored record holds has its type already (a
+    /// store keeps the types of what it saves, and took those of the records stored before
+    /// the schema was kept), so a claim reads the schema alone, never the records. Throws
+    /// `FieldTypeLimitExceeded`, storing nothing, where the new fields would pass
+    /// `FieldTypeLimits` for their record type or database.
+    func claimFieldTypes(_ types: [String: [String: String]], account: String) async throws -> [String: [String: String]]
     /// Every field type of every database of `account` (`DatabaseOwner`: its own name's and
     /// each `account@…`), ordered by database key, record type and field name.
     func schema(ofAccount account: String) async throws -> [FieldTypeEntry]

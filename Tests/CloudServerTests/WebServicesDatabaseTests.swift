@@ -60,7 +60,7 @@ import Testing
         func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] { throw error }
         func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage { throw error }
         func fieldTypes(account: String, recordTypes: Set<String>) async throws -> [String: [String: String]] { throw error }
-        func claimFieldTypes(_ types: [String: String], recordType: String, account: String) async throws -> [String: String] {
+        func claimFieldTypes(_ types: [String: [String: String]], account: String) async throws -> [String: [String: String]] {
             throw error
         }
         func schema(ofAccount account: String) async throws -> [FieldTypeEntry] { throw error }

@@ -341,6 +341,37 @@ struct PostgresRecordStoreTests {
         #expect(try await upgraded.assetChunkCount(reference.checksum, account: "alice") == nil)
     }
 
+    @Test("A database an earlier server wrote, whose records' fields have no types kept, opens with each field typed as FieldSchema types its first record's value (every kind, lists by their first item, empty lists untyped), per account; a claim then reads them")
+    func earlierRecordsTypeTheirFields() async throws {
+        let url = try #require(TestPostgres.url)
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let clock = ManualClock(start: CloudFixture.start).wallClock
+        let earlier = try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1)
+        try await earlier.run { connection in
+            let logger = Logger(label: "test")
+            try await connection.query("DELETE FROM ideabox_migration WHERE name = 'v13-stored-field-types'", logger: logger)
+            for account in ["alice", "bob"] {
+                try await connection.query(
+                    "INSERT INTO zone (account, name, created_at, change_sequence) VALUES (\(account), 'Ideas', 0, 9)", logger: logger)
+            }
+            for (index, record) in StoredFieldTypesFixture.records.enumerated() {
+                try await connection.query(
+                    """
+                    INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+                    SELECT id, \(record.name), \(Int64(index + 1)), \(record.recordType), 'old', 0, 0, \(StoredFields.encode(record.fields))
+                    FROM zone WHERE account = \(record.account)
+                    """, logger: logger)
+            }
+        }
+        let upgraded = try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1)
+        for account in ["alice", "bob"] {
+            let listed = StoredFieldTypesFixture.listed(try await upgraded.schema(ofAccount: account))
+            #expect(listed == StoredFieldTypesFixture.expected(ofAccount: account))
+        }
+        #expect(try await upgraded.claimFieldTypes(["Photo": ["taken": "INT64", "lens": "STRING"]], account: "alice")
+            == ["Photo": ["taken": "TIMESTAMP", "lens": "STRING"]])
+    }
+
     @Test("A database that cannot be reached, or a URL that is not PostgreSQL's, is one clear error")
     func unreachable() throws {
         let refused = #expect(throws: PostgresStoreError.self) {

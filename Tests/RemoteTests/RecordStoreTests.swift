@@ -256,7 +256,7 @@ import Testing
         #expect(try runBlocking { try await store.asset(x.checksum, account: neighbour) } == bytes)
     }
 
-    @Test("A field's first type stays: a later claim of another gets the first; a field with no type yet takes the type a record stored before the schema has; deleting the account forgets them",
+    @Test("A field's first type stays: a later claim of another gets the first; a field a record was saved with (unclaimed, as the embedded remote saves) has that value's type; deleting the account forgets them",
           arguments: RemoteKind.tested)
     func fieldTypesAreClaimedOnce(kind: RemoteKind) throws {
         let (store, account) = try Self.storeWithZone(kind)
@@ -264,18 +264,56 @@ import Testing
             recordType: "Photo", recordID: id("old"), fields: ["taken": .timestamp(Timestamp(milliseconds: 5)), "tags": .list([])])
         try Self.save(old, store, account)
         let first = try runBlocking {
-            try await store.claimFieldTypes(["taken": "INT64", "title": "STRING", "tags": "STRING_LIST"], recordType: "Photo", account: account)
+            try await store.claimFieldTypes(["Photo": ["taken": "INT64", "title": "STRING", "tags": "STRING_LIST"]], account: account)
         }
-        #expect(first == ["taken": "TIMESTAMP", "title": "STRING", "tags": "STRING_LIST"])
-        let second = try runBlocking { try await store.claimFieldTypes(["title": "BYTES"], recordType: "Photo", account: account) }
-        #expect(second == ["title": "STRING"])
-        #expect(try runBlocking { try await store.fieldTypes(account: account, recordTypes: ["Photo", "Other"]) } == ["Photo": first])
+        #expect(first == ["Photo": ["taken": "TIMESTAMP", "title": "STRING", "tags": "STRING_LIST"]])
+        let second = try runBlocking { try await store.claimFieldTypes(["Photo": ["title": "BYTES"]], account: account) }
+        #expect(second == ["Photo": ["title": "STRING"]])
+        #expect(try runBlocking { try await store.fieldTypes(account: account, recordTypes: ["Photo", "Other"]) } == first)
         #expect(try runBlocking { try await store.fieldTypes(account: "someone-else", recordTypes: ["Photo"]) }.isEmpty)
         let listed = try runBlocking { try await store.schema(ofAccount: account) }
         #expect(listed.map { "\($0.database) \($0.recordType).\($0.fieldName) \($0.type)" }
             == ["\(account) Photo.tags STRING_LIST", "\(account) Photo.taken TIMESTAMP", "\(account) Photo.title STRING"])
         _ = try runBlocking { try await store.deleteAccount(account) }
         #expect(try runBlocking { try await store.schema(ofAccount: account) }.isEmpty)
+    }
+
+    @Test("A claim past 1,000 fields of a record type or 10,000 of a database is refused, naming the limit, and stores nothing of itself, not even its other record types' fields",
+          arguments: RemoteKind.tested)
+    func fieldTypeClaimsAreBounded(kind: RemoteKind) throws {
+        let (store, account) = try Self.storeWithZone(kind)
+        let first = Self.stringFields(999), past = Self.stringFields(2, from: 999), full = Self.stringFields(1_000)
+        _ = try runBlocking { try await store.claimFieldTypes(["Photo": first], account: account) }
+        #expect(throws: FieldTypeLimitExceeded.self) {
+            try runBlocking { try await store.claimFieldTypes(["Aardvark": ["a": "INT64"], "Photo": past], account: account) }
+        }
+        do {
+            _ = try runBlocking { try await store.claimFieldTypes(["Photo": past], account: account) }
+            Issue.record("the 1,001st field of Photo was typed")
+        } catch let refusal as FieldTypeLimitExceeded {
+            #expect(refusal.reason.contains("at most 1000 fields"), "\(refusal.reason)")
+        }
+        #expect(try runBlocking { try await store.fieldTypes(account: account, recordTypes: ["Photo", "Aardvark"]) }["Photo"]?.count == 999)
+        #expect(try runBlocking { try await store.fieldTypes(account: account, recordTypes: ["Aardvark"]) }.isEmpty)
+        // A field typed already is no new one: a claim naming 999 of them and one new field fits.
+        #expect(try runBlocking { try await store.claimFieldTypes(["Photo": full], account: account) }["Photo"]?.count == 1_000)
+
+        let others = Dictionary(uniqueKeysWithValues: (0..<9).map { ("Type\($0)", full) })
+        _ = try runBlocking { try await store.claimFieldTypes(others, account: account) }
+        do {
+            _ = try runBlocking { try await store.claimFieldTypes(["Last": ["one": "STRING"]], account: account) }
+            Issue.record("the 10,001st field was typed")
+        } catch let refusal as FieldTypeLimitExceeded {
+            #expect(refusal.reason.contains("at most 10000 fields"), "\(refusal.reason)")
+        }
+        #expect(try runBlocking { try await store.schema(ofAccount: account) }.count == 10_000)
+        // Another account's database has its own.
+        #expect(try runBlocking { try await store.claimFieldTypes(["Last": ["one": "STRING"]], account: "neighbour") } == ["Last": ["one": "STRING"]])
+    }
+
+    /// `count` STRING fields named `f<first>`, `f<first + 1>`, ….
+    private static func stringFields(_ count: Int, from first: Int = 0) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: (first..<first + count).map { ("f\($0)", "STRING") })
     }
 
     private static func storeWithZone(_ kind: RemoteKind) throws -> (any RecordStore, String) {

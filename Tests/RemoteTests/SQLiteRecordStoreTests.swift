@@ -109,4 +109,34 @@ import Testing
         _ = try store.modify(account: "alice", saves: [], deletes: [RecordDeletion(RecordID(recordName: "two", zoneID: zone))])
         #expect(try store.asset(reference.checksum, account: "alice") == nil)
     }
+
+    @Test("A file an earlier server wrote, whose records' fields have no types kept, opens with each field typed as its first record's value is (every kind, lists by their first item, empty lists untyped), per account; a claim then reads them")
+    func earlierRecordsTypeTheirFields() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let earlier = try DatabaseQueue(path: folder.appendingPathComponent(SQLiteRecordStore.fileName).path)
+        try SQLiteSchema.migrator.migrate(earlier, upTo: SQLiteSchema.Migration.fieldTypes.rawValue)
+        try earlier.write { db in
+            for account in ["alice", "bob"] {
+                try db.execute(sql: "INSERT INTO zone (account, name, createdAt, changeSequence) VALUES (?, 'Ideas', 0, 9)", arguments: [account])
+            }
+            for (index, record) in StoredFieldTypesFixture.records.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO record (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
+                        SELECT id, ?, ?, ?, 'old', 0, 0, ? FROM zone WHERE account = ?
+                        """,
+                    arguments: [record.name, index + 1, record.recordType, StoredFields.encode(record.fields), record.account])
+            }
+        }
+        try earlier.close()
+
+        let store = try SQLiteRecordStore.open(directory: folder, clock: WallClock { Timestamp(milliseconds: 0) })
+        for account in ["alice", "bob"] {
+            #expect(StoredFieldTypesFixture.listed(try store.schema(ofAccount: account)) == StoredFieldTypesFixture.expected(ofAccount: account))
+        }
+        #expect(try store.claimFieldTypes(["Photo": ["taken": "INT64", "lens": "STRING"]], account: "alice")
+            == ["Photo": ["taken": "TIMESTAMP", "lens": "STRING"]])
+    }
 }
