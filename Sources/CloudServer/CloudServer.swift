@@ -110,7 +110,7 @@ public struct CloudServer: Sendable {
             logger: Self.logger)
     }
 
-    private static var logger: Logger {
+    static var logger: Logger {
         var logger = Logger(label: "ideabox.serve")
         logger.logLevel = .warning
         return logger

@@ -37,6 +37,8 @@ struct WebServicesErrorMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             return .error(Self.noSuchEndpoint)
         } catch {
+            // Named in the server's log: an internal error the client sees is one to find.
+            CloudServer.logger.error("answered 500 for an error of no known kind: \(String(reflecting: error))")
             metrics.storeFailed()
             return .error(WebServicesError(.internalError))
         }

@@ -37,12 +37,16 @@ enum PostgresFailure: Equatable {
             }
             if Self.rerunStates.contains(sqlState) {
                 self = .rerun
-            } else if sqlState.hasPrefix("08") || Self.unavailableStates.contains(sqlState) {
+            } else if sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") {
                 self = .unavailable(cause: cause)
             } else {
                 self = .other
             }
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
+            self = .unavailable(cause: cause)
+        case .unexpectedBackendMessage, .messageDecodingFailure:
+            // A connection whose stream broke mid-message, as one does when the database stops
+            // under it: a failure of the connection, not of the call.
             self = .unavailable(cause: cause)
         default:
             self = .other
@@ -52,8 +56,7 @@ enum PostgresFailure: Equatable {
     /// Serialization failure and deadlock.
     static let rerunStates: Set<String> = ["40001", "40P01"]
 
-    /// The administrator's or a crash's shutdown, a database starting up or shutting down
-    /// (`cannot_connect_now`), and one dropped or gone: class 57P (class 08, a connection's
-    /// failure, is taken whole).
-    static let unavailableStates: Set<String> = ["57P01", "57P02", "57P03", "57P04", "57P05"]
+    // Class 57P is the database not answering: the administrator's or a crash's shutdown, a
+    // database starting up or shutting down (`cannot_connect_now`), one dropped or gone; so is
+    // class 08, a connection's failure. A cancelled query (57014) is the call's own.
 }

@@ -163,7 +163,7 @@ final class ConformanceServer: Sendable {
 
     /// The server over `store`, which holds nothing of the fixture's accounts yet, serving
     /// `otherContainers` after its own container.
-    init(store: any RecordStore, otherContainers: [String] = []) async throws {
+    init(store: any RecordStore, otherContainers: [String] = [], checksHeldTokens: Bool = true) async throws {
         let suffix = Self.randomHex(byteCount: 4)
         let alice = ConformanceAccount(name: "alice-\(suffix)", webToken: AccessToken.generate())
         let bob = ConformanceAccount(name: "bob-\(suffix)", webToken: AccessToken.generate())
@@ -185,7 +185,7 @@ final class ConformanceServer: Sendable {
         // Served as `ideabox serve` serves the product's container: its legacy name too.
         var server = CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container] + otherContainers, log: log)
         server.containerAliases = [Self.legacyContainer: Self.container]
-        running = try await InProcessServer(server)
+        running = try await InProcessServer(server, checksHeldTokens: checksHeldTokens)
         self.store = store
         self.apiToken = apiToken
         self.alice = alice

@@ -17,9 +17,13 @@ final class InProcessServer: Sendable {
     private let stopping: AsyncStream<Void>.Continuation
     private let uploads: UploadSpool
 
-    /// Runs `server`'s application until `stop()`.
-    init(_ server: CloudServer) async throws {
-        let hub = ZoneChangeHub(store: server.store, logger: Logger(label: "ideabox.serve.test"), limits: server.fairShares, accounts: server.store)
+    /// Runs `server`'s application until `stop()`; its hub looks at its held polls' tokens
+    /// once a second unless `checksHeldTokens` is false (a test that counts the store's
+    /// callers at its gate).
+    init(_ server: CloudServer, checksHeldTokens: Bool = true) async throws {
+        let hub = ZoneChangeHub(
+            store: server.store, logger: Logger(label: "ideabox.serve.test"), limits: server.fairShares,
+            accounts: checksHeldTokens ? server.store : nil)
         let uploads = try UploadSpool(maximumUploads: server.maximumUploads, parent: server.uploadFolder)
         let app = try server.application(hub: hub, metrics: ServerMetrics(), uploads: uploads, services: [hub], inProcess: true)
         let (clients, handOver) = AsyncStream.makeStream(of: (any TestClientProtocol).self)

@@ -79,7 +79,8 @@ struct LongPollTests {
     @Test("At SQLite's gate a poll's set-up waits in the poll line, behind other requests' calls; its answer is made all the same")
     func setUpWaitsInThePollLine() async throws {
         let store = GatedRecordStore(try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200), limit: 1)
-        let server = try await ConformanceServer(store: store)
+        // Counted at the gate: the hub's look at held polls' tokens (once a second) would be one more caller there.
+        let server = try await ConformanceServer(store: store, checksHeldTokens: false)
         let url = try await Self.webcourier(server, server.alice)
         let holder = try await GateHolder(store.gate)
         let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=30")!) }
