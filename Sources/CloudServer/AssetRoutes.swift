@@ -23,12 +23,12 @@ struct AssetRoutes {
     /// Adds the two routes to `router`.
     func add(to router: Router<ServerRequestContext>) {
         router.group("assets/upload")
-            .add(middleware: TicketMiddleware(kind: .upload, method: .post, refusal: Self.refusal, secret: secret, store: store, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .upload, method: .post, refusal: Self.refusal, secret: secret, store: store, clock: clock, connections: shares.connections))
             .add(middleware: BodyLimitMiddleware(maximumBytes: AssetReference.maximumSize))
             .add(middleware: UploadAdmissionMiddleware(store: store, uploads: uploads, shares: shares))
             .onEveryMethod(":ticket") { request, context in try await receive(request, owner: context.ticket?.owner ?? "") }
         router.group("assets/download")
-            .add(middleware: TicketMiddleware(kind: .download, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock))
+            .add(middleware: TicketMiddleware(kind: .download, method: .get, refusal: Self.refusal, secret: secret, store: store, clock: clock, connections: shares.connections))
             .onEveryMethod(":ticket") { _, context in
                 try await Self.download(context.ticket?.subject ?? "", owner: context.ticket?.owner ?? "", from: store)
             }

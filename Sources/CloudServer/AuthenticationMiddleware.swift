@@ -6,17 +6,22 @@ import ServerStore
 /// (the container's) with `ckWebAuthToken` (the account's) in the query, or (ours)
 /// `Authorization: Bearer` with the account's token alone. None at all is
 /// `AUTHENTICATION_REQUIRED` with the sign-in page's URL; a wrong or revoked one
-/// `AUTHENTICATION_FAILED`. The account comes from the token alone.
+/// `AUTHENTICATION_FAILED`. The account comes from the token alone. The connection is noted
+/// as serving the token until its answer is written, so that a revoke ends it (issue 60).
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
     let store: any AccountStore
     /// `http` or `https`: what the sign-in page's URL starts with.
     let scheme: String
+    /// The server's connections; nil where the routes run without any (a test's router).
+    let connections: ConnectionRegistry?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        (context.account, context.tokenHash) = try await account(of: request)
+        let (account, tokenHash) = try await account(of: request)
+        (context.account, context.tokenHash) = (account, tokenHash)
+        connections?.serving(context.channel, tokenHash: tokenHash)
         return try await next(request, context)
     }
 

@@ -95,6 +95,7 @@ public struct CloudServer: Sendable {
         // Each upload in flight holds a file open too.
         let connectionLimit = min(maximumConnections, max(16, Int(min(FileLimit.available, 1 << 20)) - 64 - maximumUploads))
         let registry = ConnectionRegistry(limit: connectionLimit)
+        if !inProcess { hub.endsRevokedRequests(on: registry) }
         let http1 = ServedHTTP1Channel.builder(registry: registry, idleTimeout: idleTimeout)
         let routes = router(hub: hub, metrics: metrics, uploads: uploads, connections: inProcess ? nil : registry)
         return Application(

@@ -34,6 +34,9 @@ final class ConnectionRegistry: Sendable {
         var clientGone = false
         /// What to run once its client has gone.
         var onClientGone: (@Sendable () -> Void)?
+        /// The hash of the access token whose request a busy connection serves (its
+        /// credentials, or the token its signed URL was made for); nil while idle.
+        var tokenHash: String?
     }
 
     private struct State {
@@ -81,7 +84,31 @@ final class ConnectionRegistry: Sendable {
             state.ticks += 1
             state.entries[ObjectIdentifier(channel)]?.idleSince = state.ticks
             state.entries[ObjectIdentifier(channel)]?.heldFor = nil
+            state.entries[ObjectIdentifier(channel)]?.tokenHash = nil
         }
+    }
+
+    /// Notes that the busy `channel` serves a request of the access token `tokenHash` until
+    /// it is idle again: once the token is revoked, `closeServing` closes it.
+    func serving(_ channel: any Channel, tokenHash: String) {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.tokenHash = tokenHash }
+    }
+
+    /// The tokens whose requests are being served now.
+    var servingTokens: Set<String> {
+        state.withLock { Set($0.entries.values.compactMap(\.tokenHash)) }
+    }
+
+    /// Closes every connection that serves a request of one of `tokens` (revoked): what it
+    /// was sending or being sent ends there. Returns how many were closed.
+    @discardableResult
+    func closeServing(_ tokens: Set<String>) -> Int {
+        guard !tokens.isEmpty else { return 0 }
+        let channels = state.withLock { state in
+            state.entries.values.filter { $0.tokenHash.map(tokens.contains) ?? false }.map(\.channel)
+        }
+        for channel in channels { channel.close(promise: nil) }
+        return channels.count
     }
 
     /// Marks the busy `channel` as held for `account` until it is idle again or `letGo`:

@@ -38,7 +38,7 @@ struct DatabaseRoutes {
     func add(to router: Router<ServerRequestContext>) {
         let container = router.group("database/1/:container/:environment")
             .add(middleware: DatabasePathMiddleware(containers: containers, aliases: aliases))
-            .add(middleware: AuthenticationMiddleware(store: store, scheme: scheme))
+            .add(middleware: AuthenticationMiddleware(store: store, scheme: scheme, connections: shares.connections))
             .add(middleware: BodyLimitMiddleware(maximumBytes: Self.maximumBodyBytes))
             .add(middleware: BodyShareMiddleware(shares: shares))
         let database = container.group(":database")

@@ -8,7 +8,8 @@ import ServerStore
 /// webcourier URL): the signed ticket at the end of the path is the whole of its
 /// credentials, as with Apple's asset URLs. A wrong method is 405; a ticket forged,
 /// expired or of another kind, or made for a token no longer valid for its account,
-/// `AUTHENTICATION_FAILED`, saying `refusal`.
+/// `AUTHENTICATION_FAILED`, saying `refusal`; one admitted ends if its token is revoked
+/// while it is served (`ConnectionRegistry.closeServing`).
 struct TicketMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
@@ -24,6 +25,9 @@ struct TicketMiddleware: RouterMiddleware {
     /// Whether it checks a ticket's token here; false where the route checks it itself (the
     /// webcourier route, in one read with the poll's subscriptions).
     var checksToken = true
+    /// The server's connections, told which token each request serves (so that a revoke
+    /// ends it); nil where the routes run without any (a test's router).
+    var connections: ConnectionRegistry?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // A long poll's set-up (its token and subscriptions, its `since` look) waits behind
@@ -43,6 +47,7 @@ struct TicketMiddleware: RouterMiddleware {
                 throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: refusal)
             }
         }
+        if let tokenHash = ticket.tokenHash { connections?.serving(context.channel, tokenHash: tokenHash) }
         var context = context
         context.ticket = ticket
         // The log names the account the server signed the ticket for (its token, if the route

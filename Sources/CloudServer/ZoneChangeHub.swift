@@ -19,7 +19,9 @@ import Synchronization
 /// Once a second it also asks the store which of the tokens its polls are held for are still
 /// valid (`AccountStore.validAccessTokenHashes`, one read for all of them), and ends the
 /// polls of a token revoked, or of an account deleted, by whatever process: they are
-/// answered with nothing, and `wasRevoked` tells their route to close their connection.
+/// answered with nothing, and `wasRevoked` tells their route to close their connection; the
+/// server's other requests of such a token are ended with their connections
+/// (`endsRevokedRequests`).
 final class ZoneChangeHub: Service, Sendable {
     /// What a woken poll learns: which zone of which subscription changed, and where the
     /// polls woken with it share what they read to answer (nil for a change found alone).
@@ -147,6 +149,8 @@ final class ZoneChangeHub: Service, Sendable {
     private let store: any SubscriptionStore
     /// Where the held polls' tokens are checked, once a second; nil for none.
     private let accounts: (any AccountStore)?
+    /// The server's connections, whose requests of a revoked token the look ends too.
+    private let requests = Mutex<ConnectionRegistry?>(nil)
     private let state = Mutex(State())
     private let logger: Logger
     /// How many polls one account, and one token, may hold.
@@ -376,14 +380,24 @@ final class ZoneChangeHub: Service, Sendable {
         state.withLock { $0.revoked.removeValue(forKey: id) != nil }
     }
 
-    /// Asks the store which tokens of the polls held are still valid, and ends the polls of
-    /// the others. A store that does not answer ends nothing: its requests' own checks refuse
-    /// a revoked token all the same.
+    /// Also ends, at each look, the other requests being served for a revoked token (a body
+    /// or an upload being sent, an answer being written): `registry` closes their connections.
+    func endsRevokedRequests(on registry: ConnectionRegistry) {
+        requests.withLock { $0 = registry }
+    }
+
+    /// Asks the store which tokens of the polls held (and of the requests being served, see
+    /// `endsRevokedRequests`) are still valid, ends the polls of the others and closes the
+    /// others' connections. A store that does not answer ends nothing: its requests' own
+    /// checks refuse a revoked token all the same.
     func checkTokens() async {
         guard let accounts else { return }
-        let tokens = heldTokens
+        let registry = requests.withLock { $0 }
+        let polls = heldTokens, serving = registry?.servingTokens ?? []
+        let tokens = polls.union(serving)
         guard !tokens.isEmpty, let valid = try? await accounts.validAccessTokenHashes(among: tokens) else { return }
-        endRevoked(tokens, valid: valid)
+        endRevoked(polls, valid: valid)
+        registry?.closeServing(serving.subtracting(valid))
     }
 
     /// Answers every poll and takes no more.

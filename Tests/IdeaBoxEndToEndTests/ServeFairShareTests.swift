@@ -228,6 +228,35 @@ struct ServeFairShareTests {
             waitingAtMost: 10)
         #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("TRY_AGAIN_LATER"), "\(refused.prefix(400))")
     }
+
+    @Test("Issue 60: revoking an account's tokens ends its requests in progress within seconds (a body, an upload being sent): their connections are closed; another account's go on")
+    func aRevokeEndsRequestsInProgress() async throws {
+        let served = try await Self.server()
+        defer { served.process.close() }
+        let upload = try await served.uploadPath(token: served.alice)
+        let bobsBody = served.slowBody(token: served.bob)
+        let held = try await served.holdConnections(3) { index in
+            switch index {
+            case 0: served.slowBody(token: served.alice)
+            case 1: "POST \(upload) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\nx"
+            default: bobsBody
+            }
+        }
+        defer { held.forEach { close($0) } }
+        try await Poll.until("serve has read every request's start", timeout: .seconds(10)) {
+            held.allSatisfy { LoopbackSocket.serverEnd(of: $0).map { !$0.isOpen || $0.unread == 0 } ?? true }
+        }
+        #expect(held.allSatisfy { LoopbackSocket.serverEnd(of: $0)?.isOpen == true }, "every request is in progress before the revoke")
+        _ = try await served.process.command(["account", "revoke", "alice"])
+        let revoked = ContinuousClock.now
+        // The hub looks once a second; a loaded machine may take a few.
+        try await Poll.until("alice's body and upload are closed", timeout: .seconds(10)) {
+            held.prefix(2).allSatisfy { LoopbackSocket.serverEnd(of: $0).map { !$0.isOpen } ?? true }
+        }
+        #expect(ContinuousClock.now - revoked < .seconds(10))
+        #expect(LoopbackSocket.serverEnd(of: held[2])?.isOpen == true, "bob's body goes on")
+        #expect(!served.process.log.contains(" 500 "))
+    }
 }
 
 /// A server started for one test, with the tokens of its two accounts.
