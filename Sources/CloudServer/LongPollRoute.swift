@@ -65,11 +65,11 @@ struct LongPollRoute {
         case .after(let wait):
             metrics.pollPaced(refused: false)
             try await Task.sleep(for: wait)
-        case .refused(let retryAfter):
+        case let .refused(retryAfter, pause):
             // Answered after a pause, not at once: a client that sends again the moment it
-            // is answered is held to one answer in `longestWait` a connection.
+            // is answered is held to one answer a pause a connection.
             metrics.pollPaced(refused: true)
-            try await Task.sleep(for: pace.limits.longestWait)
+            try await Task.sleep(for: pause)
             throw WebServicesError(
                 code: "THROTTLED", reason: "This device, or its account, begins long polls faster than the server's pace; wait, then poll again.",
                 retryAfter: Double(retryAfter.components.seconds + 1))
