@@ -165,6 +165,8 @@ extension PostgresRecordStore {
                 "DELETE FROM access_token WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
             try await connection.query(
                 "DELETE FROM field_type WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
+            try await connection.query(
+                "DELETE FROM queryable_field WHERE account = \(account) OR left(account, length(\(prefix))) = \(prefix)", logger: logger)
             return records
         }
     }

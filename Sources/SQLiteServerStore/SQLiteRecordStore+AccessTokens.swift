@@ -153,7 +153,7 @@ extension SQLiteRecordStore {
             let records = try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM record JOIN zone ON zone.id = record.zoneId WHERE \(mine.replacingOccurrences(of: "account", with: "zone.account"))",
                 arguments: arguments) ?? 0
-            for table in ["zone", "asset", "subscription", "quota", "accessToken", "fieldType"] {
+            for table in ["zone", "asset", "subscription", "quota", "accessToken", "fieldType", "queryableField"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(mine)", arguments: arguments)
             }
             return records

@@ -24,7 +24,8 @@ public protocol AccountStore: Sendable {
     /// Revokes every token of `account`; returns how many were valid.
     func revokeAccessTokens(account: String) async throws -> Int
     /// Deletes `account`, in every container, with all it holds: zones, records, assets,
-    /// subscriptions, quota and tokens. Returns how many records went with it.
+    /// subscriptions, quota, tokens, field types and queryable marks: an account made again
+    /// under its name starts with none of them. Returns how many records went with it.
     func deleteAccount(_ account: String) async throws -> Int
     /// The accounts that were ever given a token, with how many of their tokens are valid.
     func accessTokenAccounts() async throws -> [(account: String, validTokens: Int)]

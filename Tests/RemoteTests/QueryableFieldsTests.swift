@@ -318,6 +318,27 @@ struct QueryableFieldsTests {
         #expect(try await tested.marks() == 65)
     }
 
+    @Test("Issue 60: an account deleted takes its marks with it: its namesake made again starts with none, and its first query is not refused for the old one's 64", arguments: Kind.tested)
+    func anAccountsMarksGoWithIt(kind: Kind) async throws {
+        let tested = try Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let store = tested.store
+        func query(_ type: String, _ fields: some Sequence<String>) async throws -> StoredQueryPage {
+            try await store.query(account: Self.account, StoredQuery(
+                recordType: type, zones: [Self.zones[0]],
+                filters: fields.map { .init(field: .field($0), comparator: .greaterThanOrEquals, value: .int64(0)) }, limit: 100))
+        }
+        for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
+        for block in 0..<4 { _ = try await query("Ghost", (0..<16).map { "g\(block * 16 + $0)" }) }
+        #expect(try await tested.marks() == 64)
+
+        _ = try await store.deleteAccount(Self.account)
+        #expect(try await tested.marks() == 0)
+        for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
+        _ = try await Self.save((0..<20).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store)
+        #expect(try await query("Idea", ["rank"]).records.count == 10)
+        #expect(try await tested.marks() == 1)
+    }
+
     // MARK: Helpers
 
     static func idea(_ index: Int, zone: RecordZoneID) -> RemoteRecord {
