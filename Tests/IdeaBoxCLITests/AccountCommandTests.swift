@@ -53,7 +53,7 @@ import Testing
         #expect(try sandbox.ideas(on: "B").map(\.idString) == ids.reversed())
     }
 
-    /// The README's order: ideas made in the embedded account `default`, then a sign-in to an
+    /// docs/serve.md's order: ideas made in the embedded account `default`, then a sign-in to an
     /// account of one's own: they go along, and `default` keeps its copy.
     @Test func theFirstSignInToAnotherAccountCarriesTheIdeasAlong() throws {
         let sandbox = try Sandbox()

@@ -113,7 +113,7 @@ import Testing
         return home.path
     }
 
-    /// The config file's editor comes before $VISUAL and $EDITOR, as README says and as the
+    /// The config file's editor comes before $VISUAL and $EDITOR, as docs/app.md says and as the
     /// app does; `ideabox`, which reads no TOML, hands the command to `ideabox-full`.
     @Test(arguments: binaries)
     func editUsesTheConfigFilesEditorBeforeEDITOR(binary: String) throws {

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ServeStoreURLTests {
     static let cannotConnect = "ideabox: Cannot use the PostgreSQL database: "
 
-    /// Each form the README and libpq write, at a port where nothing listens: read, then refused
+    /// Each form docs/serve.md and libpq write, at a port where nothing listens: read, then refused
     /// only because nothing answers, from the flag and from `IDEABOX_SERVE_STORE` alike.
     static let unanswered = [
         "postgres://ideabox:pw@127.0.0.1:1/ideabox",

@@ -189,13 +189,13 @@ import Testing
         #expect(readBack.palette == config.palette)
     }
 
-    @Test func theReadmesExampleLoadsWithNoProblemSetsTheDefaultsAndNamesEveryAction() throws {
-        let readme = URL(fileURLWithPath: #filePath)
+    @Test func theDocumentedExampleLoadsWithNoProblemSetsTheDefaultsAndNamesEveryAction() throws {
+        let page = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
+            .appendingPathComponent("docs/app.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
         let blocks = text.components(separatedBy: "```toml\n").dropFirst()
-        try #require(blocks.count == 1, "README.md has one TOML block: the config file's example")
+        try #require(blocks.count == 1, "docs/app.md has one TOML block: the config file's example")
         let example = try #require(blocks.first?.components(separatedBy: "```").first)
         let (config, problems) = ConfigFile.parse(example)
         #expect(problems == [])
@@ -204,7 +204,7 @@ import Testing
         let named = Self.keysByTable(example)
         func expectEveryAction<Action: BindableAction>(_: Action.Type) {
             let missing = Action.allCases.map(\.rawValue).filter { !(named[Action.configTable] ?? []).contains($0) }
-            #expect(missing == [], "README.md's [\(Action.configTable)] lacks \(missing)")
+            #expect(missing == [], "docs/app.md's [\(Action.configTable)] lacks \(missing)")
         }
         expectEveryAction(ListAction.self)
         expectEveryAction(FormAction.self)

@@ -50,7 +50,7 @@ struct ServeDatabaseDownTests {
         try await Self.add(english, in: a)
         try await Self.add(chinese, in: b)
         // A request held when the database went waits at most 8 s for a connection before
-        // its 503 (README); on a machine busy with other suites, give the bar room beyond that.
+        // its 503 (docs/serve.md); on a machine busy with other suites, give the bar room beyond that.
         try await a.waitFor("A's bar names the server's database", timeout: Self.firstRefusal) { screen in
             screen.statusBar.contains("Server's database not answering · 1 pending") && screen.statusBar.contains("next try in")
         }

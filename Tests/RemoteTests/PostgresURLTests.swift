@@ -1,7 +1,7 @@
 @testable import PostgresServerStore
 import Testing
 
-/// Every form of PostgreSQL URL the README and libpq take, read without Foundation's URL
+/// Every form of PostgreSQL URL docs/serve.md and libpq take, read without Foundation's URL
 /// parsing (which the install build cannot do), and every refusal in its one sentence.
 @Suite struct PostgresURLTests {
     /// What a URL reads as: host, port, user, password, database and TLS.
@@ -62,7 +62,7 @@ import Testing
         ("postgres://h/d?dbname=other&host=::1&&user=ideabox", Reading("::1", user: "ideabox", database: "other")),
     ]
 
-    @Test("Every form libpq and the README take is read", arguments: accepted)
+    @Test("Every form libpq and docs/serve.md take is read", arguments: accepted)
     func readsEveryForm(text: String, expected: Reading) throws {
         #expect(Reading(try PostgresURL(text)) == expected)
     }

@@ -4,7 +4,7 @@ import IdeaBoxConfig
 
 /// `ideabox-bench config`: what a config file adds to the app's launch. The app reads the
 /// file once, before the first frame (`ConfigFile.load`); the same call is timed here without
-/// a file and with one that sets every setting (the README's), each run reading and parsing
+/// a file and with one that sets every setting (docs/app.md's), each run reading and parsing
 /// it anew. Build it in release mode.
 struct ConfigBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
