@@ -332,37 +332,9 @@ public final class AppModel {
         case .other:
             break
         }
-        switch key {
-        case .char(let character):
-            searchQuery.insert(String(character))
-            try runSearch()
-        case .paste(let pasted):
-            searchQuery.insert(pasted)
-            try runSearch()
-        case .backspace:
-            searchQuery.deleteBackward()
-            try runSearch()
-        case .delete:
-            searchQuery.deleteForward()
-            try runSearch()
-        case .ctrl("u"):
-            searchQuery.killToLineStart()
-            try runSearch()
-        case .ctrl("w"):
-            searchQuery.deleteWordBackward()
-            try runSearch()
-        case .wordLeft: searchQuery.moveWordLeft()
-        case .wordRight: searchQuery.moveWordRight()
-        case .ctrl("k"):
-            searchQuery.killToLineEnd()
-            try runSearch()
-        case .left: searchQuery.moveLeft()
-        case .right: searchQuery.moveRight()
-        case .home, .ctrl("a"): searchQuery.moveToLineStart()
-        case .end, .ctrl("e"): searchQuery.moveToLineEnd()
-        default:
-            break
-        }
+        // The editing keys every text field shares (`TextBuffer.apply`); a search runs again
+        // only when the text changed.
+        if searchQuery.apply(key) == .edited { try runSearch() }
     }
 
     // MARK: Actions

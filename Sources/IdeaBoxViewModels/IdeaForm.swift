@@ -241,7 +241,7 @@ public struct IdeaForm: Sendable, Equatable {
         case .up:
             break
         default:
-            Self.edit(&title, with: key)
+            title.apply(key)
         }
     }
 
@@ -262,7 +262,7 @@ public struct IdeaForm: Sendable, Equatable {
                 description.moveDown(wrappingAt: descriptionWrapWidth)
             }
         default:
-            Self.edit(&description, with: key)
+            description.apply(key)
         }
     }
 
@@ -274,26 +274,6 @@ public struct IdeaForm: Sendable, Equatable {
             focus = .description
         default:
             break
-        }
-    }
-
-    /// The editing keys both text fields share.
-    private static func edit(_ buffer: inout TextBuffer, with key: Key) {
-        switch key {
-        case .char(let character): buffer.insert(String(character))
-        case .paste(let text): buffer.insert(text)
-        case .backspace: buffer.deleteBackward()
-        case .delete, .ctrl("d"): buffer.deleteForward()
-        case .left, .ctrl("b"): buffer.moveLeft()
-        case .right, .ctrl("f"): buffer.moveRight()
-        case .wordLeft, .alt("b"), .alt("B"): buffer.moveWordLeft()
-        case .wordRight, .alt("f"), .alt("F"): buffer.moveWordRight()
-        case .ctrl("w"): buffer.deleteWordBackward()
-        case .home, .ctrl("a"): buffer.moveToLineStart()
-        case .end, .ctrl("e"): buffer.moveToLineEnd()
-        case .ctrl("k"): buffer.killToLineEnd()
-        case .ctrl("u"): buffer.killToLineStart()
-        default: break
         }
     }
 }

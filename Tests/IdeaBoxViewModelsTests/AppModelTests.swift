@@ -350,6 +350,26 @@ import Testing
         #expect(app.searchQuery.text == "pasted query")
     }
 
+    @Test("The search field edits as the form's fields do: Ctrl-B and Ctrl-F move, Ctrl-D deletes under the cursor and searches again")
+    func theSearchFieldTakesTheFormsEditingKeys() throws {
+        let fixture = try ViewModelFixture()
+        _ = try fixture.repository.addIdea(title: "靈感筆記")
+        _ = try fixture.repository.addIdea(title: "靈光一閃")
+        let app = try fixture.app()
+        app.handle(.char("/"))
+        app.type("靈x感")
+        #expect(app.searchResults.totalCount == 0)
+        app.handle(.ctrl("b"))
+        app.handle(.ctrl("b"))
+        app.handle(.ctrl("d"))
+        #expect(app.searchQuery.text == "靈感")
+        #expect(app.searchResults.visibleRows.map(\.idea.title) == ["靈感筆記"])
+        app.handle(.ctrl("f"))
+        app.type("筆")
+        #expect(app.searchQuery.text == "靈感筆")
+        #expect(app.isSearchFieldFocused)
+    }
+
     @Test func aSearchWithManyHitsCountsExactlyOnTheNextTick() throws {
         let fixture = try ViewModelFixture()
         try fixture.addIdeas(1005)

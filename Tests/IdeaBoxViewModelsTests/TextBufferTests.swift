@@ -379,4 +379,18 @@ import Testing
         #expect(Self.line(of: buffer, width: 10) == 1)
         #expect(buffer.cursor == 20)
     }
+
+    @Test("apply: typing and deleting edit the text, moves only move, and a key no field edits with is left to the field's owner")
+    func applyTellsWhatAKeyDid() {
+        var buffer = TextBuffer("靈感")
+        #expect(buffer.apply(.char("!")) == .edited)
+        #expect(buffer.apply(.ctrl("b")) == .moved)
+        #expect(buffer.apply(.ctrl("d")) == .edited)
+        #expect(buffer.text == "靈感" && buffer.cursor == 2)
+        #expect(buffer.apply(.ctrl("a")) == .moved && buffer.cursor == 0)
+        #expect(buffer.apply(.ctrl("f")) == .moved && buffer.cursor == 1)
+        #expect(buffer.apply(.ctrl("k")) == .edited && buffer.text == "靈")
+        #expect(buffer.apply(.enter) == .notEditing && buffer.apply(.ctrl("s")) == .notEditing)
+        #expect(buffer.text == "靈")
+    }
 }
