@@ -48,7 +48,7 @@ let package = Package(
     targets: [
         // What every layer stands on, ideas or not: timestamps, clocks, ids, the JSON and byte
         // writers, owner-only files, locks, limits, descriptors and the seeded generator.
-        .target(name: "IdeaBoxFoundation"),
+        .target(name: "IdeaBoxFoundation", dependencies: ["ChildProcess"]),
         // The idea: its fields and rules, the samples, the sync order and the conflict rule's
         // input and output. Nothing of the remote depends on it.
         .target(name: "IdeaModel", dependencies: ["IdeaBoxFoundation"]),

@@ -61,6 +61,46 @@ public enum ChildProcess {
         // connections open after this process closed them.
         if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
 
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        var environment = environment
+        if environment["LLVM_PROFILE_FILE"] == nil, let profile = getenv("LLVM_PROFILE_FILE") {
+            environment["LLVM_PROFILE_FILE"] = Self.childProfileFile(String(cString: profile))
+        }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        let pid = try Self.spawn(executable, &actions, argv, envp, newSession: newSession)
+        return RunningChild(pid: pid, name: executable)
+    }
+
+    /// Runs `arguments[0]` with the rest in this terminal, as `system(3)` would: its standard
+    /// streams and environment are this process's, and while it runs this process ignores
+    /// SIGINT and SIGQUIT, which go to the program (with the default handlers). For a
+    /// full-screen program the person works in, an editor say. Returns the exit status (128 +
+    /// the signal number if a signal ended it).
+    public static func runInTerminal(_ arguments: [String]) throws -> Int32 {
+        guard let executable = arguments.first else { throw ChildProcessError(description: "no program to start") }
+        var ignore = sigaction()
+        ignore.__sigaction_handler.sa_handler = SIG_IGN
+        var previousInterrupt = sigaction(), previousQuit = sigaction()
+        sigaction(SIGINT, &ignore, &previousInterrupt)
+        sigaction(SIGQUIT, &ignore, &previousQuit)
+        defer {
+            sigaction(SIGINT, &previousInterrupt, nil)
+            sigaction(SIGQUIT, &previousQuit, nil)
+        }
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let pid = try spawn(executable, nil, argv, environ, newSession: false)
+        return try wait(for: pid, executable)
+    }
+
+    /// The one `posix_spawn` of this module: the child starts with no signal blocked and every
+    /// catchable signal's handler the default (a thread of a test, or an app that ignores
+    /// some, would hand it on otherwise), and with `newSession` leads a session of its own.
+    private static func spawn(
+        _ executable: String, _ actions: UnsafePointer<posix_spawn_file_actions_t>?, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+        _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>, newSession: Bool
+    ) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -76,20 +116,12 @@ public enum ChildProcess {
         var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
         if newSession { flags |= Self.setSession }
         posix_spawnattr_setflags(&attributes, Int16(flags))
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        var environment = environment
-        if environment["LLVM_PROFILE_FILE"] == nil, let profile = getenv("LLVM_PROFILE_FILE") {
-            environment["LLVM_PROFILE_FILE"] = Self.childProfileFile(String(cString: profile))
-        }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
-        let spawnError = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let spawnError = posix_spawn(&pid, executable, actions, &attributes, argv, envp)
         guard spawnError == 0 else {
             throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(spawnError)))")
         }
-        return RunningChild(pid: pid, name: executable)
+        return pid
     }
 
     /// The children started so far: what tells their profile files apart.

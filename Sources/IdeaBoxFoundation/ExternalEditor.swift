@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 
 /// What came back from the person's own editor.
@@ -88,39 +89,14 @@ public struct ExternalEditor: Sendable {
 
     private enum SpawnResult { case success(Int32), failure(String) }
 
+    /// The editor, run in this terminal (`ChildProcess.runInTerminal`).
     private static func spawnAndWait(_ arguments: [String]) -> SpawnResult {
-        var ignore = sigaction()
-        ignore.__sigaction_handler.sa_handler = SIG_IGN
-        var previousInterrupt = sigaction(), previousQuit = sigaction()
-        sigaction(SIGINT, &ignore, &previousInterrupt)
-        sigaction(SIGQUIT, &ignore, &previousQuit)
-        defer {
-            sigaction(SIGINT, &previousInterrupt, nil)
-            sigaction(SIGQUIT, &previousQuit, nil)
+        do {
+            return .success(try ChildProcess.runInTerminal(arguments))
+        } catch let error as ChildProcessError {
+            return .failure(error.description)
+        } catch {
+            return .failure("\(error)")
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGQUIT)
-        var noneBlocked = sigset_t()
-        sigemptyset(&noneBlocked)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &noneBlocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let error = posix_spawn(&pid, arguments[0], nil, &attributes, argv, environ)
-        guard error == 0 else { return .failure("can't start \(arguments[0]): \(String(cString: strerror(error)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return .failure("lost the editor: \(String(cString: strerror(errno)))") }
-        }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
-        let signal = status & 0x7f
-        return .success(signal == 0 ? (status >> 8) & 0xff : 128 + signal)
     }
 }
