@@ -36,7 +36,7 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
     /// What a new envelope uses: N = 2^17, r = 8, p = 2, so 128 MiB of memory. One
     /// derivation took 0.43 s (p50 of 15; p95 0.46 s) in a release build on the project's
     /// 2-core machine while other builds ran, and a whole unlock about as long
-    /// (BENCHMARKS.md, "Issue 38: keys"): about half a second, well inside the 1 s an unlock
+    /// (BENCHMARKS.md, "Encryption's cost"): about half a second, well inside the 1 s an unlock
     /// may take. N = 2^16 with p = 5 costs as long with half the memory; more memory is what
     /// costs an attacker with many cores.
     public static let standard = ScryptParameters(logN: 17, blockSize: 8, parallelism: 2)!

@@ -5,7 +5,7 @@ import IdeaBoxFoundation
 /// The web service's bodies and the stored fields go through this type rather than
 /// `JSONSerialization`, whose `[String: Any]` trees cost a bridging cast at every level:
 /// writing 1,000 records' worth of dictionaries took 305 ms there, and `JSONEncoder` /
-/// `JSONDecoder` 44 / 55 ms (BENCHMARKS.md, "Over HTTP"). Reading is strict RFC 8259, as a
+/// `JSONDecoder` 44 / 55 ms (BENCHMARKS.md, "`serve` under load"). Reading is strict RFC 8259, as a
 /// server reading hostile input must be: one value and nothing after it, no trailing
 /// commas, no comments, valid UTF-8, no lone surrogates, no duplicate keys, nesting at
 /// most `maximumDepth` deep.

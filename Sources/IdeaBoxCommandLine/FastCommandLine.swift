@@ -13,8 +13,8 @@ public enum FastCommandLine {
     /// them to ArgumentParser.
     ///
     /// It makes no dictionary or set: the first one a process makes costs it a runtime search
-    /// of every protocol conformance in the binary (BENCHMARKS.md, "Issue 40 part 3,
-    /// thirteenth session"), so each spelling is matched by a `switch`.
+    /// of every protocol conformance in the binary (BENCHMARKS.md, "Everyday
+    /// commands against taskwarrior"), so each spelling is matched by a `switch`.
     public static func parse(_ arguments: [String]) -> (command: LocalCommand, store: StoreSelection)? {
         guard let name = arguments.first, let positionalCount = positionalCount(of: name) else { return nil }
         var positionals: [String] = []

@@ -162,7 +162,7 @@ public enum LocalCommand: Equatable, Sendable {
     /// The repositories this process's command opened, kept open until the process exits.
     /// Closing does no work SQLite needs (a command leaves the WAL to the next process), and
     /// releasing GRDB's serial queue wakes Dispatch, which starts a worker thread: 3–5% of a
-    /// command (BENCHMARKS.md, "Against taskwarrior").
+    /// command (BENCHMARKS.md, "Everyday commands against taskwarrior").
     private static let openUntilExit = Mutex<[IdeaRepository]>([])
 
     /// Opens the database `store` selects for this command, for the rest of the process; a

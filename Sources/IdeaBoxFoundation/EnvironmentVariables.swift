@@ -6,7 +6,7 @@ import Foundation
 /// them (`ProcessInfo.processInfo.environment`) is the first `[String: String]` an `ideabox add`
 /// would make, and a new process pays for the first one with a runtime search of every
 /// protocol conformance in the binary (`String: Hashable`), about 2% of the command
-/// (BENCHMARKS.md, "Issue 40 part 3, thirteenth session").
+/// (BENCHMARKS.md, "Everyday commands against taskwarrior").
 public struct EnvironmentVariables: Sendable {
     /// The variables when they are given rather than the process's own.
     private let given: [String: String]?

@@ -6,7 +6,7 @@ extension URL {
     /// or `..` component, no `~`, and none of the prefixes Foundation strips (`/private/`,
     /// `/var/automount/`). Foundation's makes a `Set<UInt8>` the first time it runs, and a
     /// process pays for its first set of a type with a runtime search of every protocol
-    /// conformance in the binary (BENCHMARKS.md, "Issue 40 part 3, thirteenth session").
+    /// conformance in the binary (BENCHMARKS.md, "Everyday commands against taskwarrior").
     public var standardizedFileURLQuickly: URL {
         guard isFileURL, baseURL == nil, Self.isStandardPath(path) else { return standardizedFileURL }
         return self

@@ -13,7 +13,7 @@ public struct WallClock: Sendable {
     private enum Zone: Sendable {
         /// The machine's, looked up only when asked for: `TimeZone.autoupdatingCurrent` reads
         /// the zone files and fills Foundation's cache of zones, a tenth of an `ideabox add`,
-        /// which shows no time (BENCHMARKS.md, "Issue 40 part 3, thirteenth session").
+        /// which shows no time (BENCHMARKS.md, "Everyday commands against taskwarrior").
         case machine
         case fixed(TimeZone)
     }

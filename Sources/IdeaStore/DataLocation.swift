@@ -11,8 +11,8 @@ public struct DataLocation: Sendable, Equatable {
     public let profile: String
     /// `root`'s path. Kept as a string because a command's first `URL.path` costs it a runtime
     /// search of every protocol conformance in the binary (Foundation makes a `Set<UInt8>`
-    /// there): `ideabox add` and `export` work with these paths only (BENCHMARKS.md, "Issue 40
-    /// part 3, thirteenth session").
+    /// there): `ideabox add` and `export` work with these paths only (BENCHMARKS.md, "Everyday
+    /// commands against taskwarrior").
     public let rootPath: String
 
     /// The profile used when none is given.

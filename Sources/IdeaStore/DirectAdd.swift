@@ -7,8 +7,8 @@ import IdeaModel
 /// transaction and sentences as opening the database for a command and calling
 /// `IdeaRepository.addIdea`, for about a third less of the command's time. GRDB's connection
 /// set-up (its functions, collations and statement authorizer, a dispatch queue, a Swift
-/// object for every statement) cost more than the add's own SQL (BENCHMARKS.md, "Issue 40
-/// part 3, twelfth session").
+/// object for every statement) cost more than the add's own SQL (BENCHMARKS.md, "Everyday
+/// commands against taskwarrior").
 ///
 /// It only adds to a database this version has opened and prepared before. Anything else (no
 /// file yet, a migration or the first launch's rows to write, a file SQLite can't read) it

@@ -6,7 +6,7 @@ import IdeaBoxFoundation
 /// `IdeaRepository.forEachIdeaBytes(.all, withStamps: true)` when the idea table is already
 /// newest first.
 /// GRDB's connection set-up and its statement authorizer are a tenth of an `export`
-/// (BENCHMARKS.md, "Issue 40 part 3, thirteenth session").
+/// (BENCHMARKS.md, "Everyday commands against taskwarrior").
 ///
 /// It only reads a database this version has prepared, whose WAL holds no upkeep for this
 /// command to do, and whose table is in the list's order. Anything else (no file, a

@@ -205,7 +205,7 @@ public struct IdeaDatabase: Sendable {
     /// empties it takes several times as long as one that doesn't. So writing commands
     /// leave it to the next reading command (`readingCommandWALLimit`), and empty it
     /// themselves only when none has come for a long run of writes (an `add` writes about 20
-    /// pages). BENCHMARKS.md, "Issue 40 part 3".
+    /// pages). BENCHMARKS.md, "Everyday commands against taskwarrior".
     static let writingCommandWALLimit = 1000
 
     /// The WAL's length, in pages, at which a reading command empties it before it reads.

@@ -4,7 +4,7 @@ import IdeaBoxCommandLine
 
 /// `ideabox`. The local commands (add, list, search, show, edit, done, undone, rm, export,
 /// import, repair) run here, in a binary that holds only the store: no network client, server or
-/// terminal code, so it starts in a few milliseconds (BENCHMARKS.md, "Against taskwarrior").
+/// terminal code, so it starts in a few milliseconds (BENCHMARKS.md, "Everyday commands against taskwarrior").
 /// Every other command line, the full-screen app and `help` included, is handed to
 /// `ideabox-full` beside this binary, with the same arguments and environment; so is a local
 /// command that opens the editor, which the config file may name (this binary reads no TOML).

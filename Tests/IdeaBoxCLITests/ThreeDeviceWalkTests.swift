@@ -38,7 +38,7 @@ import Testing
 
     /// `IDEABOX_WALK_RUNS` seeds from `IDEABOX_WALK_FIRST` (default 1), one after another, on
     /// `IDEABOX_WALK_BACKEND` (`embedded`, the default, or `served`), printing how many held
-    /// and how long they took (BENCHMARKS.md, "The walk").
+    /// and how long they took (BENCHMARKS.md, "Long property runs").
     @Test(.enabled(if: ProcessInfo.processInfo.environment["IDEABOX_WALK_RUNS"] != nil))
     func manyWalksHold() async throws {
         let environment = ProcessInfo.processInfo.environment

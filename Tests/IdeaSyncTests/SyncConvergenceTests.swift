@@ -25,7 +25,7 @@ import Testing
 /// - no action is ordered before a version its device had seen.
 @Suite struct SyncConvergenceTests {
     /// CI runs all of these; each is a short run of a few dozen steps. `manySequencesHold`
-    /// runs more (BENCHMARKS.md, "Sync property").
+    /// runs more (BENCHMARKS.md, "Long property runs").
     static let seeds: [UInt64] = Array(1...170)
 
     /// Fewer runs over HTTP, where every request is a real one.
@@ -39,7 +39,7 @@ import Testing
         world.check()
     }
 
-    /// The benchmark of the property (BENCHMARKS.md, "Sync property"): `IDEABOX_PROPERTY_RUNS`
+    /// The benchmark of the property (BENCHMARKS.md, "Long property runs"): `IDEABOX_PROPERTY_RUNS`
     /// sequences from seed 1, on every core, printing how many held and how long they took.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["IDEABOX_PROPERTY_RUNS"] != nil))
     func manySequencesHold() async throws {
