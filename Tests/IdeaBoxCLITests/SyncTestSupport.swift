@@ -121,12 +121,13 @@ struct WatchProcess {
     /// What it printed so far.
     var printed: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
-    /// Waits, looking every 20 ms, until `condition` holds; throws, with what it printed, after 30 s.
+    /// Waits, looking every 20 ms, until `condition` holds (`Poll.until`); throws, with what it
+    /// printed, after 30 s.
     func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
-        let end = ContinuousClock.now + .seconds(30)
-        while try !condition() {
-            guard ContinuousClock.now < end else { throw IdeaBoxProcessError(description: "timed out until \(what):\n\(printed)") }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            try await Poll.until(what, timeout: .seconds(30), every: .milliseconds(20)) { try condition() }
+        } catch let timeout as PollTimeout {
+            throw IdeaBoxProcessError(description: "\(timeout.description):\n\(printed)")
         }
     }
 

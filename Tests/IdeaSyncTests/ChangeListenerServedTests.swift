@@ -6,6 +6,7 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaStore
 import IdeaSync
+import ProcessTestSupport
 import RemoteTestSupport
 import SQLiteServerStore
 import ServerStore
@@ -273,16 +274,9 @@ import Testing
         }
     }
 
-    /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline`.
+    /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline` (`Poll.until`).
     static func waitUntil(_ what: String, deadline: Duration = deadline, _ condition: () throws -> Bool) async throws {
-        let end = ContinuousClock.now + deadline
-        while try !condition() {
-            guard ContinuousClock.now < end else {
-                Issue.record("timed out waiting until \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await Poll.until(what, timeout: deadline, every: .milliseconds(20)) { try condition() }
     }
 }
 
