@@ -4,6 +4,7 @@ import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
 import IdeaSync
+import RemoteTestSupport
 import Synchronization
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
         _ = try b.repository.addIdea(title: "of the account before")
         _ = try b.session.run()
         let signIn = SignInMidway()
-        let a = try fixture.device("a") { SignInMidwayDatabase(base: $0, signIn: signIn, during: .fetch) }
+        let a = try fixture.device("a") { SignInMidwayDatabase.over($0, signIn: signIn, during: .fetch) }
         signIn.carry = { try a.repository.carryIdeas(to: "moved") }
 
         let report = try a.session.run()
@@ -33,7 +34,7 @@ import Testing
     @Test func whatAPushSentToTheAccountBeforeStaysQueuedForTheNewOne() throws {
         let fixture = try SyncFixture()
         let signIn = SignInMidway()
-        let a = try fixture.device("a") { SignInMidwayDatabase(base: $0, signIn: signIn, during: .modify) }
+        let a = try fixture.device("a") { SignInMidwayDatabase.over($0, signIn: signIn, during: .modify) }
         _ = try a.session.run()
         _ = try a.repository.addIdea(title: "typed as the sign-in ran")
         signIn.carry = { try a.repository.carryIdeas(to: "moved") }
@@ -57,38 +58,15 @@ private final class SignInMidway: @unchecked Sendable {
 }
 
 /// A remote whose first fetch or save answers after `signIn` ran.
-private final class SignInMidwayDatabase: CloudDatabase {
+private enum SignInMidwayDatabase {
     enum Request { case fetch, modify }
 
-    private let base: any CloudDatabase
-    private let signIn: SignInMidway
-    private let request: Request
-
-    init(base: any CloudDatabase, signIn: SignInMidway, during request: Request) {
-        self.base = base
-        self.signIn = signIn
-        self.request = request
-    }
-
-    var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
-    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
-    }
-
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        let result = try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
-        if request == .modify { try signIn.runOnce() }
-        return result
-    }
-
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        let changes = try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-        if request == .fetch { try signIn.runOnce() }
-        return changes
+    static func over(_ base: any CloudDatabase, signIn: SignInMidway, during request: Request) -> HookedDatabase {
+        HookedDatabase(base, after: { call in
+            switch (call, request) {
+            case (.modify, .modify), (.fetchChanges, .fetch): try signIn.runOnce()
+            default: break
+            }
+        })
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaStore
 import IdeaSync
+import RemoteTestSupport
 import Synchronization
 import Testing
 
@@ -40,11 +41,11 @@ struct EncryptionStateChangeTests {
         let readerKeys = AccountKeyFile(directory: folders[1])
         let reader = try fixture.device("reader") { base in
             EncryptedDatabase(
-                base: BeforeFirstFetch(base: base) {
-                    guard !enabled.withLock({ $0 }) else { return }
+                base: HookedDatabase(base, before: { call in
+                    guard case .fetchChanges(let zone) = call, zone != EnvelopeRecord.zone, !enabled.withLock({ $0 }) else { return }
                     enabled.withLock { $0 = true }
                     try enable()
-                },
+                }),
                 keyFile: readerKeys, containerID: container, random: .seeded(6))
         }
         _ = try writer.session.run()
@@ -70,7 +71,7 @@ struct EncryptionStateChangeTests {
         let bKeys = AccountKeyFile(directory: folders[1])
         let betweenLookAndSend = Once()
         let a = try fixture.device("a") {
-            EncryptedDatabase(base: BeforeModify(base: $0, before: betweenLookAndSend.run), keyFile: aKeys, containerID: Self.container, random: .seeded(5))
+            EncryptedDatabase(base: Self.beforeModify($0, betweenLookAndSend.run), keyFile: aKeys, containerID: Self.container, random: .seeded(5))
         }
         let b = try fixture.device("b") { EncryptedDatabase(base: $0, keyFile: bKeys, containerID: Self.container, random: .seeded(6)) }
         let bEncryption = try #require(b.remote as? EncryptedDatabase)
@@ -111,7 +112,7 @@ struct EncryptionStateChangeTests {
         let bKeys = AccountKeyFile(directory: folders[1])
         let betweenLookAndSend = Once()
         let a = try fixture.device("a") {
-            EncryptedDatabase(base: BeforeModify(base: $0, before: betweenLookAndSend.run), keyFile: aKeys, containerID: Self.container, random: .seeded(5))
+            EncryptedDatabase(base: Self.beforeModify($0, betweenLookAndSend.run), keyFile: aKeys, containerID: Self.container, random: .seeded(5))
         }
         let b = try fixture.device("b") { EncryptedDatabase(base: $0, keyFile: bKeys, containerID: Self.container, random: .seeded(6)) }
         let bEncryption = try #require(b.remote as? EncryptedDatabase)
@@ -160,29 +161,6 @@ struct EncryptionStateChangeTests {
     }
 }
 
-/// A remote that runs `before` ahead of each fetch of changes.
-private struct BeforeFirstFetch: CloudDatabase {
-    let base: any CloudDatabase
-    let before: @Sendable () throws -> Void
-
-    var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
-    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
-    }
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        if zone != EnvelopeRecord.zone { try before() }
-        return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-    }
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
-    }
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
-}
-
 /// Work that runs once, when armed, from whichever thread calls `run` first.
 private final class Once: Sendable {
     private let work = Mutex<(@Sendable () throws -> Void)?>(nil)
@@ -202,25 +180,11 @@ private final class Once: Sendable {
     }
 }
 
-/// A remote that runs `before` ahead of each modify outside the envelope's zone.
-private struct BeforeModify: CloudDatabase {
-    let base: any CloudDatabase
-    let before: @Sendable () throws -> Void
-
-    var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
-    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        if (records.map(\.recordID) + recordIDs).contains(where: { $0.zoneID != EnvelopeRecord.zone }) { try before() }
-        return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+extension EncryptionStateChangeTests {
+    /// `base`, running `before` ahead of each modify that names a record outside the envelope's zone.
+    static func beforeModify(_ base: any CloudDatabase, _ before: @escaping @Sendable () throws -> Void) -> HookedDatabase {
+        HookedDatabase(base, before: { call in
+            if case .modify(let zones) = call, zones.contains(where: { $0 != EnvelopeRecord.zone }) { try before() }
+        })
     }
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-    }
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
-    }
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
 }

@@ -2,6 +2,7 @@ import AccountEncryption
 import CloudKitModel
 import Foundation
 import IdeaSync
+import RemoteTestSupport
 import Synchronization
 import Testing
 
@@ -17,7 +18,7 @@ struct LockedDeviceTests {
     @Test func aLockedDeviceReadsTheEnvelopeAFewTimesAMinuteNotEveryTwoSeconds() throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
-        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
         a.engine.start()
         fixture.scheduler.advance(by: 10)
         #expect(a.engine.status == .locked(keyHeldHere: false))
@@ -39,7 +40,7 @@ struct LockedDeviceTests {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
         let keyFileVersion = Mutex<Int64?>(nil)
-        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
         a.engine.lookForUnlock { keyFileVersion.withLock { $0 } }
         a.engine.start()
         fixture.scheduler.advance(by: 60_000)
@@ -62,7 +63,7 @@ struct LockedDeviceTests {
     @Test func aChangeMadeWhileLockedLeavesTheBarOnWhyNothingIsSent() throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
-        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
         let statuses = Mutex<[SyncStatus]>([])
         let engine = SyncEngine(session: a.session, scheduler: fixture.scheduler, onStatus: { status in
             statuses.withLock { $0.append(status) }
@@ -88,7 +89,7 @@ struct LockedDeviceTests {
     @Test func aTriggerLooksAtOnce() throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
-        let a = try fixture.device("a") { LockingRemote(base: $0, lock: lock) }
+        let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
         a.engine.start()
         fixture.scheduler.advance(by: 60_000)
         lock.unlock()
@@ -104,7 +105,7 @@ struct LockedDeviceTests {
 /// A remote whose account is encrypted while `lock` is locked: every look (its account
 /// status, the first request of a sync) is counted and throws `AccountLocked`, as
 /// `EncryptedDatabase` does for a device without the key.
-private struct LockingRemote: CloudDatabase {
+private enum LockingRemote {
     final class Lock: Sendable {
         private let state = Mutex((locked: true, looks: 0))
         var looks: Int { state.withLock { $0.looks } }
@@ -117,25 +118,9 @@ private struct LockingRemote: CloudDatabase {
         }
     }
 
-    let base: any CloudDatabase
-    let lock: Lock
-
-    var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
-    func accountStatus() throws -> AccountStatus {
-        if lock.look() { throw AccountLocked() }
-        return try base.accountStatus()
+    static func over(_ base: any CloudDatabase, lock: Lock) -> HookedDatabase {
+        HookedDatabase(base, before: { call in
+            if call == .accountStatus, lock.look() { throw AccountLocked() }
+        })
     }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
-    }
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-    }
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
-    }
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
 }
