@@ -30,6 +30,12 @@ public struct QueryableFill: Sendable, Equatable {
         var account: String
         var recordType: String
         var fieldNames: Set<String>
+
+        /// Whether the fill of `other` keys all this one would: a query waiting for this one
+        /// may wait for it instead.
+        func isPart(of other: Key) -> Bool {
+            account == other.account && recordType == other.recordType && fieldNames.isSubset(of: other.fieldNames)
+        }
     }
 
     var key: Key { Key(account: account, recordType: recordType, fieldNames: fieldNames) }

@@ -5,7 +5,8 @@ import Synchronization
 /// each for at most `waitLimit`.
 ///
 /// Concurrent first queries of one field share one fill: the first starts it, the others
-/// (and any that comes while it runs) wait for the same one. The fill runs in a task of its
+/// (and any that comes while it runs) wait for the same one, as does a query whose fields
+/// not ready are some of a running fill's. The fill runs in a task of its
 /// own, so a query whose client goes away neither cancels it nor leaves it half done for the
 /// next; a fill that fails leaves its marks not ready (the store's part), tells its waiters
 /// the error, and the next query that names the fields starts it again. A query that has
@@ -149,7 +150,9 @@ public final class QueryableFills: Sendable {
     public func wait(for fill: QueryableFill, step: @escaping @Sendable (QueryableFill) async throws -> QueryableFill?) async throws {
         let (shared, query, starts, deadline) = state.withLock { state in
             state.nextQuery += 1
-            if let running = state.running[fill.key] { return (running, state.nextQuery, false, state.deadline) }
+            if let running = state.running[fill.key] ?? state.running.first(where: { fill.key.isPart(of: $0.key) })?.value {
+                return (running, state.nextQuery, false, state.deadline)
+            }
             let run = Run()
             state.running[fill.key] = run
             state.started += 1

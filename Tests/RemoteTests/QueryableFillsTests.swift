@@ -71,6 +71,29 @@ struct QueryableFillsTests {
         #expect(fills.started == 1)
     }
 
+    @Test("A query naming some of the fields a running fill keys waits for that fill, not one of its own", arguments: Kind.tested)
+    func queryOfFewerFieldsJoins(kind: Kind) async throws {
+        let (store, expected) = try await Self.seeded(kind)
+        let fills = store.queryableFills
+        let (held, never) = (Latch(), Latch())
+        defer {
+            held.open()
+            never.open()
+        }
+        fills.deadline = { _ in await never.wait() }
+        fills.betweenBatches = { _ in await held.wait() }
+        var byRankAndTitle = Self.byRank
+        byRankAndTitle.sorts.append(.init(field: .field("title"), ascending: true))
+        let both = Task { try await Fields.all(byRankAndTitle, store) }
+        try await Poll.until("the query of rank and title waits for its fill") { fills.counts == (running: 1, waiting: 1) }
+        let rank = Task { try await Fields.all(Self.byRank, store) }
+        try await Poll.until("the query of rank waits for the same fill") { fills.counts == (running: 1, waiting: 2) }
+        held.open()
+        #expect(try await rank.value == expected)
+        #expect(try await both.value.count == expected.count)
+        #expect(fills.started == 1)
+    }
+
     @Test("A query cancelled while it waits (its client gone) stops waiting; the fill goes on to its end, and the next query finds the field ready")
     func cancelledQueryLeavesTheFill() async throws {
         let (store, expected) = try await Self.seeded(.sqlite)
