@@ -36,15 +36,20 @@ extension PostgresRecordStore {
     public func markQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws -> QueryableFill? {
         guard !fieldNames.isEmpty else { return nil }
         let names = fieldNames.sorted()
-        let pending = try await transaction { connection in
+        let readFields = { @Sendable (connection: PostgresConnection) async throws -> [String] in
             let rows = try await connection.query(
                 """
                 SELECT field_name FROM queryable_field
                 WHERE account = \(account) AND record_type = \(recordType) AND field_name = ANY(\(names)::text[]) AND ready
-                """, logger: logger)
+                """, logger: self.logger)
             var ready = Set<String>()
             for try await name in rows.decode(String.self) { ready.insert(name) }
-            let pending = fieldNames.subtracting(ready).sorted()
+            return fieldNames.subtracting(ready).sorted()
+        }
+        // Every query asks: the fields of most are ready, which one statement tells.
+        guard try await !run(readFields).isEmpty else { return nil }
+        let pending = try await transaction { connection in
+            let pending = try await readFields(connection)
             guard !pending.isEmpty else { return pending }
             // Two queries (in two servers, maybe) marking at once would each count the marks
             // without the other's: the account's marking is one at a time (8420 is the
@@ -60,8 +65,9 @@ extension PostgresRecordStore {
             return pending
         }
         guard !pending.isEmpty else { return nil }
-        // Read after the marks are committed: a zone made after this read is locked by a save
-        // only once it is committed, so after the marks, which that save then reads.
+        // Read after the marks are committed: a save that read the marks before that had
+        // locked its zones before it, so they were committed before this read and are in the
+        // list; any save into a zone missing from it reads the marks.
         let zones = try await run { connection in
             let rows = try await connection.query("SELECT id FROM zone WHERE account = \(account) ORDER BY id", logger: logger)
             var zones: [Int64] = []
