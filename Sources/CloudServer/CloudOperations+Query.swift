@@ -12,7 +12,10 @@ extension CloudOperations {
     /// The store filters and sorts (`RecordZoneStore.query`) and reads one page from where
     /// the marker says the last one ended (`QueryMarker`), so a page costs what it returns.
     /// A query naming fields beyond the store's bound on queried fields
-    /// (`QueryableFields.maximumMarks`) is `BAD_REQUEST` naming the limit.
+    /// (`QueryableFields.maximumMarks`) is `BAD_REQUEST` naming the limit. The first query
+    /// naming a field waits for its keys to be stored (`QueryableFills`, shared by the
+    /// queries that name it meanwhile) for at most `QueryableFills.waitLimit`, then is
+    /// `TRY_AGAIN_LATER` with `retryAfter` while the fill goes on.
     func query(_ body: Object) async throws -> Object {
         let request = try RecordQuery(body["query"])
         let answer = try answer(body)
@@ -36,6 +39,13 @@ extension CloudOperations {
             throw WebServicesError.badRequest(
                 "query names \(full.unmarked.joined(separator: ", ")) of \(request.recordType), never queried before: "
                     + "this server keeps the keys of at most \(full.maximum) (recordType, fieldName) pairs a database's queries name.")
+        } catch let filling as QueryableFills.StillFilling {
+            throw WebServicesError(
+                code: "TRY_AGAIN_LATER",
+                reason: "\(filling.fieldNames.joined(separator: ", ")) of \(filling.recordType) are being made queryable "
+                    + "(their keys stored for every record, which the first query naming them does); "
+                    + "try again in \(Int(filling.retryAfter.rounded(.up))) s.",
+                retryAfter: filling.retryAfter)
         }
         var result: Object = ["records": .array(page.records.map { Self.object($0, desiredKeys: desiredKeys, answer) })]
         if let next = page.next { result["continuationMarker"] = .string(QueryMarker.marker(next)) }

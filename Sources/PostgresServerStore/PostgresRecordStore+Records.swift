@@ -17,8 +17,9 @@ extension PostgresRecordStore {
                 // Before the quota's lock, which an envelope's own write takes after its zone's.
                 let sealing = SealingRule.applies(to: saves.map(\.record))
                     ? try await Self.sealingState(of: account, connection, logger) : .unknown
-                // Read after the zones are locked: a query's backfill (`makeQueryable`) locks
-                // them too, so this request either saw its marks or is read by its backfill.
+                // Read after the zones are locked: each batch of a query's fill
+                // (`fillQueryable`) locks its zone too, so this request either saw its marks
+                // or is read by the fill.
                 let queryable = zones.rows.isEmpty ? QueryableFields() : try await Self.queryableFields(of: account, connection, logger)
                 var result = ModifyResult()
                 // Only a checked delete compares the stored record; a forced one deletes what is there.

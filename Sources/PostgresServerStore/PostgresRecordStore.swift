@@ -26,6 +26,8 @@ public final class PostgresRecordStore: RecordStore {
     /// a store kept in a schema, so that stores in other schemas of the database (tests side
     /// by side) never hear each other's changes.
     let changeChannel: String
+    /// The fills of queryable fields running in this process.
+    public let queryableFills = QueryableFills()
 
     init(
         connections: PostgresConnections, clock: WallClock, maximumRecordsPerRequest: Int, positions: PositionKeys, schema: String?,

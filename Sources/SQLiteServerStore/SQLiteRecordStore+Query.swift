@@ -12,56 +12,66 @@ extension SQLiteRecordStore {
             query, dialect: .sqlite, reading: SQLiteQueryReading(writer: writer, account: account, sorts: query.sorts))
     }
 
-    /// Makes `fieldNames` of `recordType` queryable in `account` (`QueryableFields`): once
-    /// this returns, every record of the type has the keys of those fields, and every save
-    /// keeps them.
+    /// Marks `fieldNames` of `recordType` queryable in `account` (`QueryableFields`) and
+    /// returns their fill, unless they are ready.
     ///
-    /// The file has one write lock, which every account's saves share, so the backfill never
+    /// The file has one write lock, which every account's saves share, so the fill never
     /// holds it long: the marks are committed first, not ready (at most
-    /// `QueryableFields.maximumMarks` of them, or `LimitReached`); then the records of the
-    /// type are read zone by zone along `record_by_type`, each batch (`fillBatch`) keyed in a
-    /// write transaction of its own. A save reads the marks, ready or not, inside its write
-    /// transaction and keeps the keys itself, so it is wholly before or after each batch: a
-    /// record it writes behind the backfill's position has its keys, one ahead of it is keyed
-    /// again (to the same keys) when the backfill gets there. The marks are set ready once the
-    /// last batch is done. A backfill that fails or is cancelled leaves them not ready, and
-    /// the next query that names them does it again.
-    func makeQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws {
-        guard !fieldNames.isEmpty else { return }
+    /// `QueryableFields.maximumMarks` of them, or `LimitReached`), and the zones to read are
+    /// read in the same transaction (a zone made after it holds only records saved after the
+    /// marks); then `fillQueryable` keys the records of the type zone by zone along
+    /// `record_by_type`, each batch (`fillBatch`) in a write transaction of its own. A save
+    /// reads the marks, ready or not, inside its write transaction and keeps the keys itself,
+    /// so it is wholly before or after each batch: a record it writes behind the fill's
+    /// position has its keys, one ahead of it is keyed again (to the same keys) when the fill
+    /// gets there. The marks are set ready with the last batch. A fill that fails or stops
+    /// leaves them not ready, and the next query that names them fills them again.
+    public func markQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws -> QueryableFill? {
+        guard !fieldNames.isEmpty else { return nil }
         let ready = try await writer.read { db in try Self.readyFields(of: recordType, account: account, db) }
-        guard !fieldNames.isSubset(of: ready) else { return }
-        let (filling, zones) = try await writer.write { db -> (Set<String>, [Int64]) in
+        guard !fieldNames.isSubset(of: ready) else { return nil }
+        return try await writer.write { db -> QueryableFill? in
             let unmarked = try Self.queryableFields(of: account, db).admitting(fieldNames, of: recordType)
             let mark = try db.cachedStatement(
                 sql: "INSERT INTO queryableField (account, recordType, fieldName, ready) VALUES (?, ?, ?, 0)")
             for fieldName in unmarked { try mark.execute(arguments: [account, recordType, fieldName]) }
             let filling = fieldNames.subtracting(try Self.readyFields(of: recordType, account: account, db))
-            // A zone made after this commits holds only records saved after the marks.
-            return (filling, try Int64.fetchAll(db, sql: "SELECT id FROM zone WHERE account = ? ORDER BY id", arguments: [account]))
+            guard !filling.isEmpty else { return nil }
+            let zones = try Int64.fetchAll(db, sql: "SELECT id FROM zone WHERE account = ? ORDER BY id", arguments: [account])
+            return QueryableFill(account: account, recordType: recordType, fieldNames: filling, zones: zones)
         }
-        guard !filling.isEmpty else { return }
-        let keys = QueryableFields(filling.map { (recordType: recordType, fieldName: $0) })
-        for zone in zones {
-            var after = ""
-            while true {
-                let from = after
-                guard let last = try await writer.write({ db in try fillBatch(keys, of: recordType, zone: zone, after: from, db) })
-                else { break }
-                after = last
-                try await betweenFillBatches?(zone, last)
+    }
+
+    /// Keys `fill`'s next batch in a write transaction of its own (see `markQueryable`), or
+    /// sets its marks ready once its zones are read.
+    public func fillQueryable(_ fill: QueryableFill) async throws -> QueryableFill? {
+        try await writer.write { [fillBatch] db -> QueryableFill? in
+            var fill = fill
+            // Another fill (of a query naming more fields, or in another process) may have
+            // made some ready.
+            fill.fieldNames.subtract(try Self.readyFields(of: fill.recordType, account: fill.account, db))
+            guard !fill.fieldNames.isEmpty else { return nil }
+            while let zone = fill.zones.first {
+                if let batch = try Self.fillBatch(fill.queryable, of: fill.recordType, zone: zone, after: fill.after, limits: fillBatch, db) {
+                    fill.after = batch.last
+                    fill.keyed += batch.count
+                    return fill
+                }
+                fill.finishZone()
             }
-        }
-        try await writer.write { db in
             let setReady = try db.cachedStatement(
                 sql: "UPDATE queryableField SET ready = 1 WHERE account = ? AND recordType = ? AND fieldName = ?")
-            for fieldName in filling { try setReady.execute(arguments: [account, recordType, fieldName]) }
+            for fieldName in fill.fieldNames { try setReady.execute(arguments: [fill.account, fill.recordType, fieldName]) }
+            return nil
         }
     }
 
     /// Stores `keys` for the next records of `recordType` in `zone` after the name `after`:
-    /// at most `fillBatch.records` of them and about `fillBatch.bytes` of their fields (always
-    /// one). Returns the name of the last, or nil if there was none.
-    private func fillBatch(_ keys: QueryableFields, of recordType: String, zone: Int64, after: String, _ db: Database) throws -> String? {
+    /// at most `limits.records` of them and about `limits.bytes` of their fields (always
+    /// one). Returns the name of the last and how many there were, or nil if there was none.
+    private static func fillBatch(
+        _ keys: QueryableFields, of recordType: String, zone: Int64, after: String, limits: (records: Int, bytes: Int), _ db: Database
+    ) throws -> (last: String, count: Int)? {
         let insert = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO recordField (zoneId, recordName, fieldName, recordType, valueKey) VALUES (?, ?, ?, ?, ?)")
         let records = try Row.fetchCursor(
@@ -70,22 +80,24 @@ extension SQLiteRecordStore {
                     SELECT recordName, fields FROM record
                     WHERE zoneId = ? AND recordType = ? AND recordName > ? ORDER BY recordName LIMIT ?
                     """),
-            arguments: [zone, recordType, after, fillBatch.records])
+            arguments: [zone, recordType, after, limits.records])
         var last: String?
+        var count = 0
         var bytes = 0
-        while bytes < fillBatch.bytes, let record = try records.next() {
+        while bytes < limits.bytes, let record = try records.next() {
             let name: String = record[0]
             let fields: String = record[1]
             for (fieldName, key) in keys.keys(of: try StoredFields.decode(fields), recordType: recordType) {
                 try insert.execute(arguments: [zone, name, fieldName, recordType, key])
             }
             bytes += fields.utf8.count
+            count += 1
             last = name
         }
-        return last
+        return last.map { ($0, count) }
     }
 
-    /// The fields of `recordType` in `account` whose backfill is done.
+    /// The fields of `recordType` in `account` whose fill is done.
     private static func readyFields(of recordType: String, account: String, _ db: Database) throws -> Set<String> {
         Set(try String.fetchAll(
             db.cachedStatement(sql: "SELECT fieldName FROM queryableField WHERE account = ? AND recordType = ? AND ready"),

@@ -25,11 +25,10 @@ public struct SQLiteRecordStore: RecordStore {
     /// Empties the WAL soon after a write (nil in memory, which has none).
     let scrubber: WALScrubber?
     /// How many records, and about how many bytes of their fields, one write transaction of
-    /// a query's backfill reads (`makeQueryable`).
+    /// a query's fill reads (`fillQueryable`).
     var fillBatch = (records: 500, bytes: 4 << 20)
-    /// Called after each batch of a backfill is committed, with the zone and the last record
-    /// name it keyed: for tests, which write between batches.
-    var betweenFillBatches: (@Sendable (_ zoneRowID: Int64, _ after: String) async throws -> Void)?
+    /// The fills of queryable fields running in this process, shared by the copies of this store.
+    public let queryableFills = QueryableFills()
 
     private init(writer: any DatabaseWriter, clock: WallClock, maximumRecordsPerRequest: Int) throws {
         self.writer = writer

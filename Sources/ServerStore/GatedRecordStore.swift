@@ -308,9 +308,24 @@ public struct GatedRecordStore: RecordStore {
         try await gate.run { try await base.records(account: account, in: zone, ofType: recordType, after: after, limit: limit) }
     }
 
+    /// The fields the query names made queryable through this store, a batch of their fill
+    /// at a time through the gate (`QueryableFills`), then the page through the gate; a query
+    /// waiting for a fill holds no place at the gate.
     public func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage {
-        try await gate.run { try await base.query(account: account, query) }
+        try await makeQueryable(query.fieldNames, of: query.recordType, account: account)
+        return try await gate.run { try await base.query(account: account, query) }
     }
+
+    public func markQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws -> QueryableFill? {
+        try await gate.run { try await base.markQueryable(fieldNames, of: recordType, account: account) }
+    }
+
+    public func fillQueryable(_ fill: QueryableFill) async throws -> QueryableFill? {
+        try await gate.run { try await base.fillQueryable(fill) }
+    }
+
+    /// The base store's.
+    public var queryableFills: QueryableFills { base.queryableFills }
 
     public func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) async throws {
         try await base.storeAsset(reference, bytes: bytes, account: account)

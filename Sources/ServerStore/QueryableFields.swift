@@ -7,10 +7,11 @@ import Foundation
 /// a save writes what it wrote before queries were served in SQL.
 ///
 /// The first query that names a field marks it and stores the keys of the records already
-/// saved (the store's backfill, a batch at a time; the mark is committed first, not `ready`,
-/// and is ready once the backfill is done); every save after the mark, ready or not, keeps
-/// them, so a query (which waits for the backfill) never meets a record whose key is
-/// missing. A mark is never taken back.
+/// saved (the store's fill, `QueryableFill`, a batch at a time; the mark is committed first,
+/// not `ready`, and is ready once the fill is done); every save after the mark, ready or
+/// not, keeps them, so a query (which waits for the fill, or is answered
+/// `QueryableFills.StillFilling`) never meets a record whose key is missing. A mark is never
+/// taken back.
 ///
 /// A store key holds at most `maximumMarks` marks, whether or not their record type has
 /// records yet: a query that would mark more is refused (`LimitReached`, which the web

@@ -40,6 +40,18 @@ public protocol RecordZoneStore: Sendable {
     func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
     /// One page of `query` over the zones it names of `account`, filtered and sorted by the
     /// store and read from where the previous page ended (see `QueryPager`); throws
-    /// `zoneNotFound` if a zone is missing.
+    /// `zoneNotFound` if a zone is missing. The fields it names are made queryable first
+    /// (`makeQueryable`), so it throws what that throws.
     func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage
+    /// Marks `fieldNames` of `recordType` queryable in `account` (`QueryableFields`), the
+    /// marks committed not ready; returns the fill their keys still need, from its start, or
+    /// nil if they are ready. Throws `QueryableFields.LimitReached` past the bound on marks.
+    func markQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws -> QueryableFill?
+    /// Stores the keys of `fill`'s next batch of records in a transaction of its own and
+    /// returns the fill moved on past them; once no record is left, sets its marks ready and
+    /// returns nil. Returns nil at once if they are ready (another fill, in this process or
+    /// another, got there first).
+    func fillQueryable(_ fill: QueryableFill) async throws -> QueryableFill?
+    /// The fills running in this process, which the queries of their fields share.
+    var queryableFills: QueryableFills { get }
 }

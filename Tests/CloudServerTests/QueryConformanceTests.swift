@@ -1,4 +1,7 @@
 import Foundation
+import ProcessTestSupport
+import RemoteTestSupport
+import ServerStore
 import Testing
 
 /// Cases 38-45 of the conformance list: records/query's filters, sorts, system fields and
@@ -189,6 +192,34 @@ struct QueryConformanceTests {
         let bobs = try await server.lookup(["q1", "b1"], as: server.bob)
         #expect(bobs.records.first?.isRecordError("NOT_FOUND", recordName: "q1") == true, "\(bobs)")
         #expect(bobs.records.last?.isRecord("b1") == true, "\(bobs)")
+        #expect(server.sweepFindings == [])
+    }
+
+    @Test(
+        "Issue 60: a first query that waits past its deadline for its field's keys is 503 TRY_AGAIN_LATER with retryAfter, naming the field; the fill goes on, and the query sent again is answered",
+        arguments: ConformanceStore.tested)
+    func firstQueryPastItsDeadline(store: ConformanceStore) async throws {
+        let server = try await Self.seeded(store)
+        let fills = server.store.queryableFills
+        let (held, due, never) = (Latch(), Latch(), Latch())
+        defer {
+            held.open()
+            never.open()
+        }
+        fills.betweenBatches = { _ in await held.wait() }
+        fills.deadline = { _ in await due.wait() }
+        let first = Task { try await Self.query(server, sorts: [["fieldName": "rank"]]) }
+        try await Poll.until("the query waits for the fill, held after its batch") { fills.counts.waiting == 1 && held.waiting == 1 }
+        due.open()
+        let refused = try await first.value
+        #expect(refused.isError("TRY_AGAIN_LATER", status: 503) && refused.json["retryAfter"].number == 2, "\(refused)")
+        #expect(refused.json["reason"].string?.hasPrefix("rank of Idea are being made queryable") == true, "\(refused)")
+        #expect(fills.counts.running == 1)
+        fills.deadline = { _ in await never.wait() }
+        held.open()
+        let answered = try await Self.query(server, sorts: [["fieldName": "rank"]])
+        #expect(answered.status == 200 && answered.recordNames == ["q1", "q2", "q3", "q4", "q5"], "\(answered)")
+        #expect(fills.started == 1)
         #expect(server.sweepFindings == [])
     }
 

@@ -59,6 +59,9 @@ import Testing
         }
         func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] { throw error }
         func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage { throw error }
+        func markQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws -> QueryableFill? { throw error }
+        func fillQueryable(_ fill: QueryableFill) async throws -> QueryableFill? { throw error }
+        var queryableFills: QueryableFills { QueryableFills() }
         func fieldTypes(account: String, recordTypes: Set<String>) async throws -> [String: [String: String]] { throw error }
         func claimFieldTypes(_ types: [String: [String: String]], account: String) async throws -> [String: [String: String]] {
             throw error

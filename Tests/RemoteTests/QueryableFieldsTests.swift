@@ -199,7 +199,8 @@ struct QueryableFieldsTests {
         let expected = Mutex(saved)
         let batches = Mutex<[String]>([])
         let writing = store
-        store.betweenFillBatches = { zone, after in
+        store.queryableFills.betweenBatches = { fill in
+            let (zone, after) = (fill.zones[0], fill.after)
             let count = batches.withLock { $0.append(after); return $0.count }
             // The mark is committed, not ready, while the backfill is under way.
             let marks = try await writing.writer.read { db in
@@ -271,10 +272,10 @@ struct QueryableFieldsTests {
             expected[record.recordID] = record
         }
         struct Interrupted: Error {}
-        var failing = store
-        failing.betweenFillBatches = { _, _ in throw Interrupted() }
+        store.queryableFills.betweenBatches = { _ in throw Interrupted() }
         let byRank = StoredQuery(recordType: "Idea", zones: Self.zones, sorts: [.init(field: .field("rank"), ascending: true)], limit: 400)
-        await #expect(throws: Interrupted.self) { try await failing.query(account: Self.account, byRank) }
+        await #expect(throws: Interrupted.self) { try await store.query(account: Self.account, byRank) }
+        store.queryableFills.betweenBatches = nil
         let ready = try await store.writer.read { db in try Bool.fetchOne(db, sql: "SELECT ready FROM queryableField WHERE fieldName = 'rank'") }
         #expect(ready == false)
         let partial = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recordField") }
