@@ -5,7 +5,7 @@ must pass is ServeBigAnswersTests). Loopback only, bounded in count and time.
     Benchmarks/serve-big-answers.py IDEABOX [RECORDS] [serve arguments...]
 
 Starts IDEABOX serve on SQLite with accounts mallory and alice. Mallory stores RECORDS
-(default 300) records of 900 KB, then reads them back as the attack did: one records/query of
+(default 300) records of 900 KB in a zone of its own, then reads them back as the attack did: one records/query of
 resultsLimit 200, then three at once; one records/changes page of 300, then three at once;
 one records/lookup of 200 names, then three at once. Meanwhile alice creates a small record
 every 50 ms. For each step it prints what mallory was answered (records, or the error), how
@@ -49,8 +49,8 @@ def post(path, body, token, timeout=300):
     except Exception as error:
         return {"error": str(error)}, time.time() - started
 
-def create(name, fields, token, timeout=300):
-    body = {"zoneID": {"zoneName": "_defaultZone"},
+def create(name, fields, token, timeout=300, zone="_defaultZone"):
+    body = {"zoneID": {"zoneName": zone},
             "operations": [{"operationType": "forceReplace", "record": {"recordName": name, "recordType": "Photo", "fields": fields}}]}
     return post("records/modify", body, token, timeout)
 
@@ -60,9 +60,11 @@ def resident():
             return int(line.split()[1]) >> 10
     return 0
 
+answer, _ = post("zones/modify", {"operations": [{"operationType": "create", "zone": {"zoneID": {"zoneName": "Big"}}}]}, mallory)
+assert "zones" in answer, answer
 large = "x" * 900_000
 for index in range(records):
-    answer, _ = create(f"large{index:03d}", {"body": {"value": large}}, mallory)
+    answer, _ = create(f"large{index:03d}", {"body": {"value": large}}, mallory, zone="Big")
     assert "records" in answer and "serverErrorCode" not in answer["records"][0], answer
 print(f"{records} records of 900 KB stored; RSS {resident()} MiB")
 
@@ -111,7 +113,7 @@ def step(name, path, body, at_once):
           f"p50 {pick(0.5):.0f} ms, p95 {pick(0.95):.0f} ms, max {(done[-1] * 1000 if done else float('nan')):.0f} ms, "
           f"{len(mine) - len(done)} timed out")
 
-zone = {"zoneName": "_defaultZone"}
+zone = {"zoneName": "Big"}
 query = {"zoneID": zone, "resultsLimit": 200, "query": {"recordType": "Photo"}}
 changes = {"zoneID": zone, "resultsLimit": records}
 lookup = {"zoneID": zone, "records": [{"recordName": f"large{index:03d}"} for index in range(min(200, records))]}
