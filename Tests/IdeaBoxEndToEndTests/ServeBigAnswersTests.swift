@@ -104,6 +104,9 @@ struct ServeBigAnswersTests {
         #expect(peak < Self.peakBound, "the server's peak RSS was \(peak >> 20) MiB")
         #expect(p95 < Self.alicesP95Bound, "alice's p95 was \(p95)")
         #expect(!server.log.contains(" 500 "))
+        // Every answer written has given its account's share back.
+        let metrics = try LoopbackSocket.exchange(port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(metrics.contains("ideabox_answers_in_flight 0.0"), "\(metrics.suffix(2000))")
     }
 
     /// A records/modify body saving the record `name` of type Photo with `text` in `body`, in `zone`.
