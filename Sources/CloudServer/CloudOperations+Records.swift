@@ -5,9 +5,6 @@ import ServerStore
 
 /// `records/modify` and `records/lookup`.
 extension CloudOperations {
-    /// The most bytes of field data one record may hold (CloudKit's 1 MB); larger data is an asset.
-    static let maximumRecordBytes = 1 << 20
-
     /// One operation of a modify request, with the fields its answer holds.
     private struct Item {
         enum Change {
@@ -125,7 +122,7 @@ extension CloudOperations {
             // An update or replace names an existing record, whose type it keeps.
             let requiresType = !["update", "replace"].contains(type)
             var record = try WebServicesFormat.record(.object(recordJSON), zone: recordZone, requiresType: requiresType, at: "\(path).record")
-            guard approximateSize(record.fields) <= maximumRecordBytes else {
+            guard RecordSizeLimit.bytes(of: record.fields) <= RecordSizeLimit.maximumBytes else {
                 throw WebServicesError.badRequest("\(path).record holds more than 1 MB of fields; send large data as an asset.")
             }
             record.creationDate = nil
@@ -237,13 +234,20 @@ extension CloudOperations {
             }
         }
         for (zone, saves) in unnamed {
-            let stored: [RemoteRecord]
-            do {
-                stored = try await store.records(account: owner, in: zone, named: saves.map(\.name))
-            } catch CloudError.zoneNotFound {
-                continue
+            // A budget of records at a time (`PageBudget`), of which only the types are kept.
+            var byName: [String: String] = [:]
+            var offset = 0
+            while offset < saves.count {
+                let read: NamedRecords
+                do {
+                    read = try await store.records(
+                        account: owner, in: zone, named: saves[offset...].map(\.name), byteBudget: PageBudget.byteBudget)
+                } catch CloudError.zoneNotFound {
+                    break
+                }
+                for record in read.records { byName[record.recordID.recordName] = byName[record.recordID.recordName] ?? record.recordType }
+                offset += max(1, read.namesRead)
             }
-            let byName = Dictionary(stored.map { ($0.recordID.recordName, $0.recordType) }) { first, _ in first }
             for save in saves { types[save.index] = byName[save.name] }
         }
         return types
@@ -271,50 +275,66 @@ extension CloudOperations {
         return .object(error)
     }
 
-    /// About how many bytes `fields` take: their text and bytes, and 8 per number.
-    private static func approximateSize(_ fields: [String: FieldValue]) -> Int {
-        func size(_ value: FieldValue) -> Int {
-            switch value {
-            case .string(let text): text.utf8.count
-            case .bytes(let data): data.count
-            case .list(let items): items.reduce(0) { $0 + size($1) }
-            case .int64, .double, .timestamp: 8
-            case .asset: 72
-            }
-        }
-        return fields.reduce(0) { $0 + $1.key.utf8.count + size($1.value) }
-    }
-
     // MARK: records/lookup
 
+    /// One name a lookup asks for, with the fields its record is answered with.
+    typealias LookedUp = (name: String, keys: Set<String>?)
+
     /// `records[{recordName, desiredKeys?}]` in `zoneID` (the default zone if none): each
-    /// answered, in order, with the record or a `NOT_FOUND` naming it.
-    func lookup(_ body: Object) async throws -> Object {
+    /// answered, in order, with the record or a `NOT_FOUND` naming it. The records are read
+    /// a budget at a time (`PageBudget.byteBudget`), the first read before the answer begins
+    /// and each next one as the answer is written (`StreamedRecords`): a lookup holds about
+    /// one budget of records at a time, however many it names. (Each read is a snapshot of
+    /// its own, as Apple's lookup of several records promises no more.)
+    func lookup(_ body: Object) async throws -> StreamedRecords {
         let zone = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
         let answer = try answer(body)
         guard let requests = body["records"]?.array, requests.count <= Self.maximumOperations else {
             throw WebServicesError.badRequest("records must be an array of at most \(Self.maximumOperations) {recordName}.")
         }
         let desiredKeys = try Self.desiredKeys(body)
-        let wanted = try requests.enumerated().map { index, json in
+        let wanted: [LookedUp] = try requests.enumerated().map { index, json in
             guard let object = json.object else { throw WebServicesError.badRequest("records[\(index)] must be an object with a recordName.") }
             let name = try WebServicesFormat.recordName(object["recordName"], at: "records[\(index)].recordName")
             return (name, try Self.desiredKeys(object) ?? desiredKeys)
         }
-        let found: [RemoteRecord]
-        do {
-            found = try await store.records(account: owner, in: zone, named: wanted.map(\.0))
-        } catch CloudError.zoneNotFound where zone == RecordZoneID.defaultZone {
-            found = []  // never written to yet
+        let (first, firstRead) = try await lookUp(wanted, from: 0, in: zone, answer)
+        let operations = self
+        return StreamedRecords(first: first) { write in
+            var offset = firstRead
+            while offset < wanted.count {
+                let (items, read) = try await operations.lookUp(wanted, from: offset, in: zone, answer)
+                try await write(items)
+                offset += read
+            }
         }
-        let byName = Dictionary(found.map { ($0.recordID.recordName, $0) }, uniquingKeysWith: { first, _ in first })
-        return ["records": .array(wanted.map { name, keys in
+    }
+
+    /// The answers of the first of `wanted[offset...]` that one read of the store reaches (at
+    /// least one), and how many that is.
+    private func lookUp(
+        _ wanted: [LookedUp], from offset: Int, in zone: RecordZoneID, _ answer: WebServicesFormat.Answer
+    ) async throws -> (items: [JSONValue], count: Int) {
+        guard offset < wanted.count else { return ([], 0) }
+        let names = wanted[offset...].map(\.name)
+        let read: NamedRecords
+        do {
+            read = try await store.records(account: owner, in: zone, named: names, byteBudget: PageBudget.byteBudget)
+        } catch CloudError.zoneNotFound where zone == RecordZoneID.defaultZone || offset > 0 {
+            // The default zone, never written to yet; or a zone deleted since the lookup's
+            // first read, whose records went with it.
+            read = NamedRecords(namesRead: names.count)
+        }
+        let count = min(names.count, max(1, read.namesRead))
+        let byName = Dictionary(read.records.map { ($0.recordID.recordName, $0) }, uniquingKeysWith: { first, _ in first })
+        let items = wanted[offset..<(offset + count)].map { name, keys -> JSONValue in
             guard let record = byName[name] else {
                 var missing = WebServicesError(code: "NOT_FOUND", reason: "No record \(name) in zone \(zone.zoneName).").object
                 missing["recordName"] = .string(name)
                 return .object(missing)
             }
             return Self.object(record, desiredKeys: keys, answer)
-        })]
+        }
+        return (items, count)
     }
 }

@@ -34,11 +34,10 @@ struct CloudOperations {
     let fieldTypes: FieldTypeCache
 
     func perform(_ operation: WebServicesPath.Operation, _ body: Object) async throws -> Object {
-        do {
+        try await Self.readingBody {
             switch operation {
             case .recordsModify: return try await modifyRecords(body)
             case .recordsQuery: return try await query(body)
-            case .recordsLookup: return try await lookup(body)
             case .changesZone: return try await zonesChanges(body)
             case .recordsChanges: return try await recordChanges(body)
             case .changesDatabase: return try await databaseChanges(body, tokenKey: "syncToken")
@@ -55,7 +54,16 @@ struct CloudOperations {
             case .subscriptionsList: return try await listSubscriptions()
             case .subscriptionsLookup: return try await lookupSubscriptions(body)
             case .tokensCreate: return try createToken(body)
+            case .recordsLookup: throw WebServicesError.badRequest("records/lookup is answered as it is read (lookup).")
             }
+        }
+    }
+
+    /// What `reading` returns, a body it finds malformed (`WebServicesFormat.Invalid`) thrown
+    /// as `BAD_REQUEST`.
+    static func readingBody<Value>(_ reading: () async throws -> Value) async throws -> Value {
+        do {
+            return try await reading()
         } catch let invalid as WebServicesFormat.Invalid {
             throw WebServicesError.badRequest(invalid.reason)
         }

@@ -20,7 +20,7 @@ extension CloudServer {
             store: store, hub: hub, shares: shares, secret: secret, clock: clock, pace: PollPace(limits: .init(shares: fairShares)), metrics: metrics,
             heldByConnection: connections != nil).add(to: router)
         AssetRoutes(store: store, secret: secret, clock: clock, uploads: uploads, shares: shares).add(to: router)
-        DatabaseRoutes(store: store, containers: containers, aliases: containerAliases, scheme: scheme, secret: secret, clock: clock, hub: hub, shares: shares).add(to: router)
+        DatabaseRoutes(store: store, containers: containers, aliases: containerAliases, scheme: scheme, secret: secret, clock: clock, hub: hub, shares: shares, metrics: metrics).add(to: router)
         return router
     }
 }

@@ -31,6 +31,8 @@ struct DatabaseRoutes {
     let hub: ZoneChangeHub
     /// What each account may have in progress at once.
     let shares: FairShares
+    /// Where the answers in flight are counted; nil where nothing counts them.
+    var metrics: ServerMetrics?
     /// The field types this process knows, for every request's saves.
     let fieldTypes = FieldTypeCache()
 
@@ -41,11 +43,12 @@ struct DatabaseRoutes {
             .add(middleware: AuthenticationMiddleware(store: store, scheme: scheme, connections: shares.connections))
             .add(middleware: BodyLimitMiddleware(maximumBytes: Self.maximumBodyBytes))
             .add(middleware: BodyShareMiddleware(shares: shares))
+            .add(middleware: AnswerShareMiddleware(shares: shares, metrics: metrics))
         let database = container.group(":database")
         database.group("records")
             .onEveryMethod("modify", use: perform(.recordsModify))
             .onEveryMethod("query", use: perform(.recordsQuery))
-            .onEveryMethod("lookup", use: perform(.recordsLookup))
+            .onEveryMethod("lookup", use: lookup)
             .onEveryMethod("changes", use: perform(.recordsChanges))
         database.group("zones")
             .onEveryMethod("list", use: perform(.zonesList))
@@ -79,6 +82,13 @@ struct DatabaseRoutes {
             let body = request.method == .get ? [:] : try await request.jsonObject(context: context)
             return .json(try await operations.perform(operation, body))
         }
+    }
+
+    /// `records/lookup`: its answer written as its records are read (`StreamedRecords`).
+    private func lookup(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let operations = try await operations(request, context)
+        let body = request.method == .get ? [:] : try await request.jsonObject(context: context)
+        return try await CloudOperations.readingBody { try await operations.lookup(body) }.response()
     }
 
     /// `users/usage` (ours): what the caller's account holds across all its databases, as its

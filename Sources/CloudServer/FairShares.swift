@@ -19,18 +19,29 @@ public struct FairShareLimits: Hashable, Sendable {
     /// The most asset uploads one account has in progress; past it a new one is answered
     /// `TRY_AGAIN_LATER` unread. (The server's own limit, `maximumUploads`, still holds.)
     public var uploadsPerAccount: Int
+    /// The most answers of records one account has in flight at once (`records/query`,
+    /// `records/lookup`, `records/changes`, `changes/zone`: each up to `PageBudget.byteBudget`
+    /// of fields and one record, read and written a few times over), from the store's first
+    /// read until the answer's last byte is written; past it as many again wait (at most
+    /// `answerPatience`) for one to be written, and a request past those is answered
+    /// `TRY_AGAIN_LATER`. One account's big reads then queue behind each other, and what they
+    /// hold at once is bounded whatever their records hold.
+    public var answersPerAccount: Int
 
     /// Limits.
-    public init(pollsPerAccount: Int, pollsPerToken: Int, bodiesPerAccount: Int, uploadsPerAccount: Int) {
+    public init(pollsPerAccount: Int, pollsPerToken: Int, bodiesPerAccount: Int, uploadsPerAccount: Int, answersPerAccount: Int = 4) {
         self.pollsPerAccount = pollsPerAccount
         self.pollsPerToken = pollsPerToken
         self.bodiesPerAccount = bodiesPerAccount
         self.uploadsPerAccount = uploadsPerAccount
+        self.answersPerAccount = answersPerAccount
     }
 
     /// What `serve` holds to unless told otherwise: a device holds one poll at a time and
-    /// sends one request at a time, so these leave an account of many devices room to spare.
-    public static let defaults = FairShareLimits(pollsPerAccount: 64, pollsPerToken: 4, bodiesPerAccount: 16, uploadsPerAccount: 4)
+    /// sends one request at a time, so these leave an account of many devices room to spare
+    /// (a device's fetch of changes, zone after zone, holds one answer at a time).
+    public static let defaults = FairShareLimits(
+        pollsPerAccount: 64, pollsPerToken: 4, bodiesPerAccount: 16, uploadsPerAccount: 4, answersPerAccount: 4)
 }
 
 /// How many of one kind of share each account holds now, against a limit per account; past
@@ -141,12 +152,13 @@ final class ShareCounter: Sendable {
     }
 }
 
-/// One server's fair shares: the bodies and uploads each account has in progress, and the
-/// connections, where what an account holds may be closed to make room.
+/// One server's fair shares: the bodies, uploads and answers each account has in progress,
+/// and the connections, where what an account holds may be closed to make room.
 final class FairShares: Sendable {
     let limits: FairShareLimits
     let bodies: ShareCounter
     let uploads: ShareCounter
+    let answers: ShareCounter
     /// The server's connections; nil where the routes run without any (a test's router).
     let connections: ConnectionRegistry?
 
@@ -154,11 +166,14 @@ final class FairShares: Sendable {
         self.limits = limits
         bodies = ShareCounter(limit: limits.bodiesPerAccount, line: limits.bodiesPerAccount)
         uploads = ShareCounter(limit: limits.uploadsPerAccount)
+        answers = ShareCounter(limit: limits.answersPerAccount, line: 2 * limits.answersPerAccount)
         self.connections = connections
     }
 
     /// How long a request with a body waits in its account's line for a share.
     static let bodyPatience: Duration = .seconds(10)
+    /// How long a read of records waits in its account's line for an answer's share.
+    static let answerPatience: Duration = .seconds(10)
 
     /// What an account past one of its shares is told: try again in a second.
     static func refusal(_ what: String, limit: Int) -> UnreadBody {

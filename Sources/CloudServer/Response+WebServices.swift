@@ -8,7 +8,7 @@ extension Response {
     static func json(status: HTTPResponse.Status = .ok, _ object: WebServicesFormat.Object) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object(object).bytes)))
+            body: .inPieces(ByteBuffer(bytes: JSONValue.object(object).bytes)))
     }
 
     /// Apple's error dictionary for `error`, at its status, with `Retry-After` when it says when.
@@ -97,5 +97,30 @@ final class AnswerWrittenLater: Sendable {
             }
         }
         if let now { done(now) }
+    }
+}
+
+extension ResponseBody {
+    /// The most bytes of an answer handed to its connection at once.
+    static let pieceBytes = 64 << 10
+
+    /// `buffer`, of known length, written a piece (`pieceBytes`) at a time, each once the
+    /// connection has taken the last: a large answer to a client that reads slowly waits in
+    /// the server's memory, and holds its account's share (`AnswerShareMiddleware`) until
+    /// its last piece is taken.
+    static func inPieces(_ buffer: ByteBuffer) -> ResponseBody {
+        guard buffer.readableBytes > pieceBytes else { return ResponseBody(byteBuffer: buffer) }
+        return ResponseBody(contentLength: buffer.readableBytes) { writer in
+            try await Self.write(buffer, inPiecesTo: &writer)
+            try await writer.finish(nil)
+        }
+    }
+
+    /// Writes `buffer` to `writer` a piece at a time.
+    static func write(_ buffer: ByteBuffer, inPiecesTo writer: inout any ResponseBodyWriter) async throws {
+        var rest = buffer
+        while rest.readableBytes > 0, let piece = rest.readSlice(length: min(pieceBytes, rest.readableBytes)) {
+            try await writer.write(piece)
+        }
     }
 }

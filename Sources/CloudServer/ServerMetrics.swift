@@ -24,6 +24,8 @@ final class ServerMetrics: Sendable {
     private let storeUp: Gauge
     private let pollsHeldForTheirTurn: Counter
     private let pollsRefusedTheirTurn: Counter
+    private let answersInFlight: Gauge
+    private let answersRefused: Counter
     private static let buckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(65),
@@ -47,6 +49,22 @@ final class ServerMetrics: Sendable {
         pollsRefusedTheirTurn = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "ideabox", metricName: "polls_refused", unitName: "total",
             helpText: "Long polls whose turn was too far off, answered THROTTLED (PollPace)."))
+        answersInFlight = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "answers_in_flight", unitName: "",
+            helpText: "Answers of records (query, lookup, changes) read or being written now, each holding its account's share."))
+        answersRefused = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "answers_refused", unitName: "total",
+            helpText: "Reads of records answered TRY_AGAIN_LATER: their account's answers share and its line were full."))
+    }
+
+    /// An answer of records began (+1) or was written (-1), holding its account's share.
+    func answersInFlightChanged(by change: Double) {
+        answersInFlight.increment(by: change)
+    }
+
+    /// Counts a read of records refused for its account's answers share.
+    func answerRefused() {
+        answersRefused.increment()
     }
 
     /// Counts a poll held for its turn, or refused.

@@ -281,6 +281,8 @@ public enum HelpText {
             "每個帳號同時最多接收這麼多個請求內容；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT 或 16。）",
         "Receive at most this many asset uploads of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT or 4.)":
             "每個帳號同時最多接收這麼多個檔案上傳；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT 或 4。）",
+        "Write at most this many answers of records (query, lookup, changes) of one account at once; more wait their turn a little, then are asked to try again. (Default: $IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT or 4.)":
+            "每個帳號同時最多寫出這麼多個紀錄回應（查詢、查找、變更）；更多的會稍候輪到它們，之後被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT 或 4。）",
         "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)":
             "標準錯誤上的記錄格式：text 給人看，或 json，每行一個物件給記錄收集器。（預設：$IDEABOX_SERVE_LOG_FORMAT 或 text。）",
         "Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or 90.)":

@@ -53,7 +53,7 @@ extension PostgresRecordStore {
                     let record = save.record(over: existing)
                     if let failure = SealingRule.refusal(saving: save.record, in: sealing) {
                         result.failures[record.recordID] = failure
-                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) ?? RecordSizeLimit.refusal(storing: record) {
                         result.failures[record.recordID] = failure
                     } else if !save.record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
                         result.failures[record.recordID] = .unknownItem
@@ -149,11 +149,31 @@ extension PostgresRecordStore {
         }
     }
 
-    public func records(account: String, in zoneID: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] {
+    public func records(account: String, in zoneID: RecordZoneID, named names: [String], byteBudget: Int) async throws -> NamedRecords {
         try await transaction(readOnly: true) { connection in
-            var zones = ZoneRows()
-            zones.rows[zoneID] = try await ZoneRows.find(zoneID, account: account, connection, logger)
-            return Array(try await Self.records(names.map { RecordID(recordName: $0, zoneID: zoneID) }, zones: zones, connection, logger).values)
+            let zone = try await ZoneRows.find(zoneID, account: account, connection, logger)
+            let rows = try await connection.query(
+                """
+                SELECT wanted.ordinal, record_name, record_type, change_tag, creation_date, modification_date, fields
+                FROM unnest(\(names)::text[]) WITH ORDINALITY AS wanted(wanted_name, ordinal)
+                JOIN record ON record.zone_id = \(zone.id) AND record.record_name = wanted.wanted_name
+                ORDER BY wanted.ordinal
+                """, logger: logger)
+            var (read, bytes) = (NamedRecords(namesRead: names.count), 0)
+            // The rows after the one that fills the budget are not kept.
+            for try await (ordinal, name, type, tag, created, modified, fields) in rows.decode(
+                (Int64, String, String, String, Int64, Int64, String).self)
+            {
+                if NamedRecords.isFull(bytes: bytes, byteBudget: byteBudget) {
+                    read.namesRead = Int(ordinal) - 1
+                    break
+                }
+                let record = try Self.record(
+                    RecordID(recordName: name, zoneID: zoneID), type: type, tag: tag, created: created, modified: modified, fields: fields)
+                read.records.append(record)
+                bytes += PageBudget.bytes(of: record)
+            }
+            return read
         }
     }
 

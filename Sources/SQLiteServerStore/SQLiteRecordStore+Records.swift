@@ -60,7 +60,7 @@ extension SQLiteRecordStore {
                         && !StoredRecord.isDeletionRemembered(recordID, zone: zones[recordID.zoneID]!, db)
                     if let failure = SealingRule.refusal(saving: save.record, in: sealing) {
                         result.failures[recordID] = failure
-                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) {
+                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) ?? RecordSizeLimit.refusal(storing: record) {
                         result.failures[recordID] = failure
                     } else if try !Self.hasAssets(of: save.record, account: account, db) {
                         result.failures[recordID] = .unknownItem
@@ -180,11 +180,20 @@ extension SQLiteRecordStore {
         return QueryableFields(rows.map { (recordType: $0[0], fieldName: $0[1]) })
     }
 
-    /// The records of `zoneID` named `names` that exist.
-    public func records(account: String, in zoneID: RecordZoneID, named names: [String]) throws -> [RemoteRecord] {
+    /// The records of `zoneID` named by the first of `names` that exist, read one at a time
+    /// until they hold `byteBudget` bytes (see `RecordZoneStore`).
+    public func records(account: String, in zoneID: RecordZoneID, named names: [String], byteBudget: Int) throws -> NamedRecords {
         try writer.read { db in
             let zone = try ZoneState.fetch(zoneID, account: account, db)
-            return try names.compactMap { try StoredRecord.fetch(RecordID(recordName: $0, zoneID: zoneID), zone: zone, db) }
+            var (read, bytes) = (NamedRecords(), 0)
+            for name in names {
+                if NamedRecords.isFull(bytes: bytes, byteBudget: byteBudget) { break }
+                read.namesRead += 1
+                guard let record = try StoredRecord.fetch(RecordID(recordName: name, zoneID: zoneID), zone: zone, db) else { continue }
+                read.records.append(record)
+                bytes += PageBudget.bytes(of: record)
+            }
+            return read
         }
     }
 

@@ -300,8 +300,8 @@ public struct GatedRecordStore: RecordStore {
         try await gate.run { try await base.fetchChanges(account: account, in: zone, since: token, resultsLimit: resultsLimit) }
     }
 
-    public func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] {
-        try await gate.run { try await base.records(account: account, in: zone, named: names) }
+    public func records(account: String, in zone: RecordZoneID, named names: [String], byteBudget: Int) async throws -> NamedRecords {
+        try await gate.run { try await base.records(account: account, in: zone, named: names, byteBudget: byteBudget) }
     }
 
     public func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {

@@ -34,8 +34,11 @@ public protocol RecordZoneStore: Sendable {
     /// most `resultsLimit` changes, and no more records once their fields hold
     /// `PageBudget.byteBudget` bytes (`moreComing` then says the rest follows).
     func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges
-    /// The records of `zone` named `names` that exist, in no particular order.
-    func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord]
+    /// The records of `zone` named by the first of `names` that exist, in the order of
+    /// `names`, read one name after another until the records found hold `byteBudget` bytes of
+    /// fields (`PageBudget.bytes(of:)`) or past it: at least one name is read (unless `names`
+    /// is empty), and at most one record more than the budget is held.
+    func records(account: String, in zone: RecordZoneID, named names: [String], byteBudget: Int) async throws -> NamedRecords
     /// At most `limit` records of type `recordType` in `zone` named after `after`, by name.
     func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord]
     /// One page of `query` over the zones it names of `account`, filtered and sorted by the

@@ -57,7 +57,9 @@ import Testing
         func records(account: String, in zone: RecordZoneID, ofType recordType: String, after: String?, limit: Int) async throws -> [RemoteRecord] {
             throw error
         }
-        func records(account: String, in zone: RecordZoneID, named names: [String]) async throws -> [RemoteRecord] { throw error }
+        func records(account: String, in zone: RecordZoneID, named names: [String], byteBudget: Int) async throws -> NamedRecords {
+            throw error
+        }
         func query(account: String, _ query: StoredQuery) async throws -> StoredQueryPage { throw error }
         func markQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws -> QueryableFill? { throw error }
         func fillQueryable(_ fill: QueryableFill) async throws -> QueryableFill? { throw error }

@@ -54,4 +54,27 @@ import Testing
         #expect(pages.flatMap { $0.records.map(\.recordID.recordName) } == (0..<20).map { String(format: "n%02d", $0) })
         #expect(PageBudget.bytes(of: pages[0].records[0]) == 700_004)
     }
+
+    @Test("A read of records by name stops at the first record that takes their fields to 8 MiB, in the order of the names", arguments: RemoteKind.tested)
+    func aReadByNameStopsAtItsBytes(kind: RemoteKind) async throws {
+        let fixture = try CloudFixture(kind: kind)
+        let (store, account) = (fixture.store, CloudFixture.account)
+        try await store.createZone(CloudFixture.zone, account: account)
+        let text = String(repeating: "l", count: 700_000)
+        for index in 0..<20 {
+            let record = RemoteRecord(
+                recordType: "Note", recordID: RecordID(recordName: "r\(index)", zoneID: CloudFixture.zone), fields: ["text": .string(text)])
+            _ = try await store.modify(account: account, saves: [RecordSave(record, policy: .allKeys)], deletes: [], atomic: false)
+        }
+        let names = ["missing"] + (0..<20).reversed().map { "r\($0)" }
+        let first = try await store.records(account: account, in: CloudFixture.zone, named: names, byteBudget: PageBudget.byteBudget)
+        // The missing name, then the 12 records of 700,000 bytes that take it past 8 MiB.
+        #expect(first.namesRead == 13)
+        #expect(first.records.map(\.recordID.recordName) == (8..<20).reversed().map { "r\($0)" })
+        let rest = try await store.records(account: account, in: CloudFixture.zone, named: Array(names[13...]), byteBudget: PageBudget.byteBudget)
+        #expect(rest.namesRead == 8 && rest.records.map(\.recordID.recordName) == (0..<8).reversed().map { "r\($0)" })
+        // A budget too small for one record still reads one name.
+        let one = try await store.records(account: account, in: CloudFixture.zone, named: ["r3", "r4"], byteBudget: 1)
+        #expect(one == NamedRecords(records: one.records, namesRead: 1) && one.records.map(\.recordID.recordName) == ["r3"])
+    }
 }

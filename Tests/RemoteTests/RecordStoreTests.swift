@@ -17,10 +17,13 @@ import Testing
         _ = try database.modify(saving: [], deleting: [id("c")], savePolicy: .allKeys)
         let store = fixture.store
         let account = CloudFixture.account
-        let found = try runBlocking { try await store.records(account: account, in: CloudFixture.zone, named: ["b", "a", "missing", "c"]) }
-        #expect(Set(found) == Set(saved.filter { $0.recordID.recordName != "c" }))
+        let found = try runBlocking {
+            try await store.records(account: account, in: CloudFixture.zone, named: ["b", "a", "missing", "c"], byteBudget: PageBudget.byteBudget)
+        }
+        let byName = Dictionary(uniqueKeysWithValues: saved.map { ($0.recordID.recordName, $0) })
+        #expect(found == NamedRecords(records: [byName["b"]!, byName["a"]!], namesRead: 4))
         #expect(throws: CloudError.zoneNotFound) {
-            try runBlocking { try await store.records(account: "someone-else", in: CloudFixture.zone, named: ["a"]) }
+            try runBlocking { try await store.records(account: "someone-else", in: CloudFixture.zone, named: ["a"], byteBudget: 1) }
         }
     }
 

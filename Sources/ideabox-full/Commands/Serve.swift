@@ -86,6 +86,12 @@ extension IdeaBoxCommand {
                 valueName: "count"))
         var maxUploadsPerAccount: Int?
         @Option(
+            name: .customLong("max-answers-per-account"),
+            help: ArgumentHelp(
+                "Write at most this many answers of records (query, lookup, changes) of one account at once; more wait their turn a little, then are asked to try again. (Default: $IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT or 4.)",
+                valueName: "count"))
+        var maxAnswersPerAccount: Int?
+        @Option(
             name: .customLong("log-format"),
             help: ArgumentHelp(
                 "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)",
@@ -122,7 +128,10 @@ extension IdeaBoxCommand {
                             ?? FairShareLimits.defaults.bodiesPerAccount,
                         uploadsPerAccount: try maxUploadsPerAccount
                             ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT", "MAX_UPLOADS_PER_ACCOUNT", of: "uploads")
-                            ?? FairShareLimits.defaults.uploadsPerAccount),
+                            ?? FairShareLimits.defaults.uploadsPerAccount,
+                        answersPerAccount: try maxAnswersPerAccount
+                            ?? environment.wholeNumber("IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT", "MAX_ANSWERS_PER_ACCOUNT", of: "answers")
+                            ?? FairShareLimits.defaults.answersPerAccount),
                     logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"),
                     tombstoneRetentionDays: try tombstoneRetentionDays
                         ?? environment.wholeNumber("IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS", "TOMBSTONE_RETENTION_DAYS", of: "days") ?? 90)
@@ -139,6 +148,9 @@ extension IdeaBoxCommand {
                 else {
                     throw ValidationError(
                         "--max-polls-per-account, --max-polls-per-token and --max-bodies-per-account are 1 to 1000000, --max-uploads-per-account 1 to 1000.")
+                }
+                guard (1...1000).contains(shares.answersPerAccount) else {
+                    throw ValidationError("--max-answers-per-account (or IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT) is 1 to 1000.")
                 }
                 guard (1...3650).contains(settings.tombstoneRetentionDays) else {
                     throw ValidationError("--tombstone-retention-days (or IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS) is 1 to 3650 days.")
