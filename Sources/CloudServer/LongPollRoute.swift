@@ -69,7 +69,7 @@ struct LongPollRoute {
             // Answered after a pause, not at once: a client that sends again the moment it
             // is answered is held to one answer a pause a connection.
             metrics.pollPaced(refused: true)
-            try await Task.sleep(for: pause)
+            await self.pause(pause, channel: channel)
             throw WebServicesError(
                 code: "THROTTLED", reason: "This device, or its account, begins long polls faster than the server's pace; wait, then poll again.",
                 retryAfter: Double(retryAfter.components.seconds + 1))
@@ -146,6 +146,16 @@ struct LongPollRoute {
 
     /// The answer of a poll that ends with no change.
     private static let noChange = JSONValue.object([:]).bytes
+
+    /// Waits `duration`, or less if the client of `channel` goes meanwhile: a refused poll's
+    /// pause (up to 30 s) holds nothing once its client has closed or reset it, even when
+    /// twenty thousand such polls come at once.
+    private func pause(_ duration: Duration, channel: any Channel) async {
+        let timer = Task { try? await Task.sleep(for: duration) }
+        shares.connections?.whenClientGone(channel) { timer.cancel() }
+        await timer.value
+        shares.connections?.forgetClientGone(channel)
+    }
 
     /// What a poll waits for, and where the zones stand as it begins to wait: the
     /// subscriptions of the ticket's database, and its zones' tokens, once its token is found
