@@ -8,13 +8,13 @@ import Testing
 @Suite("Live sync across terminals")
 struct LiveSyncTests {
     /// The bound on the median time from a key pressed in one terminal to its change drawn
-    /// in the other. Pushed, each change took 17–65 ms (median 40–45 ms, three runs of this
-    /// test on the 2-core machine, debug build). Without the watch, the engine looks every
-    /// second (`SyncEngine.periodicMilliseconds`); as each change here is made as soon as
-    /// the last one showed, just after a look, it would wait nearly that second: some 900 ms
-    /// or more for six of the ten, so their median could not be under 500 ms. 500 ms leaves a
-    /// loaded CI machine ten times the pushed figure, and the median lets a few of the ten be
-    /// slow.
+    /// in the other. Pushed, each change took 17–65 ms (medians 34–45 ms over six runs on the
+    /// 2-core machine, debug build, load average 4–8 from other builds). Without the watch the
+    /// engine looks every second (`SyncEngine.periodicMilliseconds`), and as each change here
+    /// is made as soon as the last one showed, just after a look, it waits nearly that second:
+    /// with the watch made to fail, the medians were 992 and 1005 ms, and this test failed.
+    /// 500 ms leaves a loaded CI machine ten times the pushed figure, and the median lets a
+    /// few of the ten be slow.
     static let pushBound: Duration = .milliseconds(500)
 
     /// Add in A, done and undone in A six times, complete in B, delete in A, then an add made
