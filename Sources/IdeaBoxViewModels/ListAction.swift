@@ -65,8 +65,8 @@ public enum ListAction: String, BindableAction {
     /// Open the selected idea's first link with `xdg-open`.
     case openLink = "open-link"
 
-    /// The app's own keys (DESIGN.md's table, plus the selection's, copy's and open's);
-    /// each action's first key is the one the hints name.
+    /// The app's own keys, one or more for every action above (what `config.toml`'s `[keys]`
+    /// replaces); each action's first key is the one the hints name.
     public static let defaultKeys: [ListAction: [KeySequence]] = [
         .quit: [[.char("q")], [.ctrl("c")]],
         .allIdeas: [[.char("1")]],

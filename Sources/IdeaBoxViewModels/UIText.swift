@@ -55,7 +55,7 @@ public struct UIText: Sendable {
         return text("\(name): \(companion.count) pending", "\(name)：\(companion.count) 筆待同步")
     }
 
-    /// The status bar's sync part: one of DESIGN.md's states, with a live countdown while
+    /// The status bar's sync part: one of `SyncStatus`'s states, with a live countdown while
     /// a retry waits. The state's own words come first and always show; the detail (why,
     /// or what the person can do) is what a narrow bar cuts.
     public func syncWords(_ status: SyncStatus, now: Timestamp) -> SyncWords {

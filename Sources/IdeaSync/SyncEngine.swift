@@ -15,8 +15,8 @@ import Synchronization
 /// minutes, and a cheap local look every two seconds sends what other processes of this
 /// profile queued. Without one (`polling`), the engine looks every second.
 ///
-/// Failures follow the rules of DESIGN.md: retry after 1 s, 2 s, then 4 s (or when the
-/// remote's retry-after says), then more slowly, up to 30 s. Any answer of the remote heals a
+/// A failure is retried after 1 s, 2 s, then 4 s (or when the remote's retry-after says),
+/// then more slowly, up to 30 s (`retryDelay(afterFailure:)`). Any answer of the remote heals a
 /// failure at once: the long poll coming back (`remoteAnswered`) makes the engine sync now,
 /// and a sync that works after a failure tells the listener (`onHealed`) to stop waiting out
 /// its own backoff. While a failure is waited out, the retries are quiet: the bar keeps

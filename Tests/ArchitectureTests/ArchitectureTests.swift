@@ -73,6 +73,67 @@ import Testing
         #expect(checked > 50, "checked \(checked) imports")
     }
 
+    // MARK: Pages and tests that hold
+
+    @Test func docsArchitectureNamesEveryTargetOfThePackage() throws {
+        let targets = try Self.targets()
+        #expect(targets.count > 40, "read \(targets.count) targets from Package.swift")
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        let missing = targets.filter { !Self.names(page, $0) }
+        #expect(missing.isEmpty, "docs/ARCHITECTURE.md names no \(missing.sorted())")
+    }
+
+    @Test func everyMarkdownFileASourceOrTestNamesIsInTheRepository() throws {
+        let (paths, names) = try Self.markdownFiles()
+        #expect(paths.contains("docs/ARCHITECTURE.md"), "found \(paths.sorted())")
+        var cited = 0
+        for (file, text) in try Self.swiftFiles(under: ["Sources", "Tests", "Plugins"]) {
+            for match in text.matches(of: /[A-Za-z0-9_.\/-]*[A-Za-z0-9_-]\.md(?![A-Za-z0-9_])/) {
+                let name = String(match.0).trimmingPrefix(/(\.{1,2}\/)+/)
+                let found = name.contains("/") ? paths.contains(String(name)) : names.contains(String(name))
+                #expect(found, "\(file) cites \(name), which is not in the repository")
+                cited += 1
+            }
+        }
+        #expect(cited > 3, "found \(cited) citations")
+    }
+
+    /// A file under `Tests/` has a test, or is a support file: one whose name does not end
+    /// in `Tests.swift` and that declares something other files use (a type, an extension, a
+    /// function, a value). A file of imports and comments alone fails, as does a `…Tests.swift`
+    /// without a `@Test`.
+    @Test func everyFileUnderTestsHasATestOrDeclaresSupport() throws {
+        let files = try Self.swiftFiles(under: ["Tests"])
+        #expect(files.count > 100, "read \(files.count) files")
+        let declaration = /^\s*(?:@\w+(?:\([^)\n]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|final|static|nonisolated|indirect)\s+)*(?:struct|class|enum|actor|protocol|extension|func|let|var|typealias)\s/.anchorsMatchLineEndings()
+        for (file, text) in files {
+            let hasTest = text.contains("@Test")
+            if file.hasSuffix("Tests.swift") {
+                #expect(hasTest, "\(file) declares no @Test")
+            } else {
+                #expect(hasTest || text.contains(declaration), "\(file) declares nothing: no @Test, no type, no function")
+            }
+        }
+    }
+
+    /// A test that returns when PostgreSQL is missing passes without testing anything, and
+    /// `IDEABOX_REQUIRE_POSTGRES=1` cannot catch it: a `guard` or `if` that names PostgreSQL
+    /// must not leave by `return`. (Such a test says `.enabled(if:)`, or runs PostgreSQL only
+    /// among the arguments the configured database makes.)
+    @Test func noTestSkipsItselfInItsBodyForAMissingPostgreSQL() throws {
+        var found: [String] = []
+        for (file, text) in try Self.swiftFiles(under: ["Tests"]) {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated() {
+                guard line.contains(/^\s*(?:guard|if)\b/), line.lowercased().contains("postgres") else { continue }
+                // The statement, and its block's first line where the block opens at the line's end.
+                let next = line.hasSuffix("{") && index + 1 < lines.count ? lines[index + 1] : ""
+                if "\(line) \(next)".contains(/\{\s*return\b/) { found.append("\(file):\(index + 1)") }
+            }
+        }
+        #expect(found.isEmpty, "tests that return early without PostgreSQL: \(found)")
+    }
+
     // MARK: Reading the package
 
     /// Each target's declared dependencies on other targets (products left out).
@@ -94,6 +155,54 @@ import Testing
             graph[String(match.1)] = dependencies
         }
         return graph
+    }
+
+    /// Every target, plugin and test target `Package.swift` declares, read from its text
+    /// (no `swift package dump-package`: that resolves the dependencies, which takes the
+    /// network on a fresh clone).
+    static func targets() throws -> Set<String> {
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let declaration = /\.(?:target|executableTarget|testTarget|systemLibrary|binaryTarget|macro|plugin)\(\s*name:\s*"([^"]+)"(?!\s*,\s*condition:)/
+        return Set(manifest.matches(of: declaration).map { String($0.1) })
+    }
+
+    /// Whether `text` names `target` as a word of its own (not inside a longer name).
+    static func names(_ text: String, _ target: String) -> Bool {
+        var rest = text[...]
+        while let range = rest.firstRange(of: target) {
+            let before = range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
+            let after = range.upperBound == text.endIndex ? nil : text[range.upperBound]
+            let isNamePart = { (character: Character?) in character.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ?? false }
+            if !isNamePart(before), !isNamePart(after) { return true }
+            rest = text[range.upperBound...]
+        }
+        return false
+    }
+
+    /// The Markdown files of the repository (hidden folders and the build left out): their
+    /// paths from the root, and their names.
+    static func markdownFiles() throws -> (paths: Set<String>, names: Set<String>) {
+        var paths: Set<String> = []
+        let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+        while let url = walker?.nextObject() as? URL {
+            if url.lastPathComponent == ".build" { walker?.skipDescendants() }
+            guard url.pathExtension == "md" else { continue }
+            paths.insert(String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)))
+        }
+        return (paths, Set(paths.map { String($0.split(separator: "/").last!) }))
+    }
+
+    /// Every Swift file under `folders`, as its path from the root and its text.
+    static func swiftFiles(under folders: [String]) throws -> [(path: String, text: String)] {
+        var files: [(path: String, text: String)] = []
+        for folder in folders {
+            let base = root.appendingPathComponent(folder)
+            guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
+            for case let file as String in walker where file.hasSuffix(".swift") {
+                files.append(("\(folder)/\(file)", try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)))
+            }
+        }
+        return files.sorted { $0.path < $1.path }
     }
 
     /// Every target under `Sources/` and the modules its files import.

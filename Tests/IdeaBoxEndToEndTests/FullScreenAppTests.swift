@@ -138,20 +138,39 @@ struct FullScreenAppTests {
         }
     }
 
-    /// An idea added by another process shows up without a key press (the app ticks).
+    /// The bound on the median time from another process's `ideabox add` starting to its
+    /// idea drawn. With the app's look every 250 ms it took 32–286 ms (medians 237–255 ms over
+    /// five runs, debug build, load average 4–8 from other builds): each add after the first
+    /// is made just after a look, so it waits most of the 250 ms. A look every second makes
+    /// those four wait most of a second, counted from the add's start whatever the add itself
+    /// takes: with `tickMilliseconds` at 1000 the medians were 987 and 1005 ms, and this test
+    /// failed. 700 ms leaves a loaded CI machine nearly three times the figure, and the median
+    /// lets two of the five be slow.
+    static let tickBound: Duration = .milliseconds(700)
+
+    /// Ideas added by another process show up without a key press: between keys the app
+    /// looks at the database's revision every `TerminalApp.tickMilliseconds` (250 ms). Five
+    /// adds, each made as soon as the last one showed, and the median of their delays is
+    /// under `tickBound`.
     @Test func changesFromAnotherProcessAppearWithoutAKeyPress() async throws {
         let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("All Ideas (0)", "No ideas yet")
-        try await session.run(["add", "另一個行程的靈感"])
-        let clock = ContinuousClock()
-        let added = clock.now
-        try await session.waitFor("the other process's idea") { screen in
-            screen.contains("All Ideas (1)") && screen.line(2).contains("另一個行程的靈感")
+        var delays: [Duration] = []
+        for count in 1...5 {
+            let title = "另一個行程的靈感 \(count)"
+            nonisolated(unsafe) let adding = session
+            delays.append(try await session.arrival("the other process's idea \(count)", after: {
+                let start = ContinuousClock.now
+                try adding.runOnThisThread(["add", title])
+                return start
+            }) { screen in
+                screen.contains("All Ideas (\(count))") && screen.line(2).contains(title)
+            })
         }
-        // Speed is the benchmark's business: under a loaded test run this task may not be
-        // scheduled for seconds, so the delay is reported, not asserted.
-        print("FullScreenAppTests: another process's idea shown after \(clock.now - added)")
+        let median = delays.sorted()[delays.count / 2]
+        print("FullScreenAppTests: another process's ideas shown after \(delays), median \(median)")
+        #expect(median < Self.tickBound, "median \(median) of \(delays)")
     }
 
     /// Ctrl-C quits like q, and gives the terminal back.

@@ -15,6 +15,14 @@ import Testing
     enum Store: String, CaseIterable, CustomTestStringConvertible {
         case sqlite, postgres
         var testDescription: String { rawValue }
+
+        /// The stores this run tests: PostgreSQL where `IDEABOX_TEST_POSTGRES_URL` is set, or
+        /// where `IDEABOX_REQUIRE_POSTGRES=1` makes its absence a failure.
+        static var tested: [Store] {
+            let environment = ProcessInfo.processInfo.environment
+            let configured = !(environment["IDEABOX_TEST_POSTGRES_URL"] ?? "").isEmpty
+            return configured || environment["IDEABOX_REQUIRE_POSTGRES"] == "1" ? allCases : [.sqlite]
+        }
     }
 
     private static let words = ["Zanzibar", "marmalade", "秘密計畫", "牛奶糖", "晚餐菜單"]
@@ -22,9 +30,9 @@ import Testing
     private static let passphrase = "correct horse battery 電池"
     private static let fast = ["IDEABOX_TEST_SCRYPT": "fast"]
 
-    @Test(arguments: Store.allCases)
+    @Test(arguments: Store.tested)
     func sealedFromTheStartThroughServe(_ store: Store) async throws {
-        guard let served = try await Served.start(store) else { return }
+        let served = try await Served.start(store)
         defer { served.close() }
         let a = try DeviceProcess()
         try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
@@ -36,9 +44,9 @@ import Testing
         try served.expectNothingInClear(Self.needles)
     }
 
-    @Test(arguments: Store.allCases)
+    @Test(arguments: Store.tested)
     func turnedOnForAnAccountWithPlainRecordsThroughServe(_ store: Store) async throws {
-        guard let served = try await Served.start(store) else { return }
+        let served = try await Served.start(store)
         defer { served.close() }
         let a = try DeviceProcess()
         try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
@@ -178,17 +186,14 @@ private struct Served {
     /// The PostgreSQL database's URL, with PostgreSQL.
     let postgres: String?
 
-    /// A started server with account `alice`; nil (the test skipped) for PostgreSQL when
-    /// `IDEABOX_TEST_POSTGRES_URL` is unset, unless `IDEABOX_REQUIRE_POSTGRES=1`.
-    static func start(_ store: NothingInClearTests.Store) async throws -> Served? {
+    /// A started server with account `alice`; for PostgreSQL, on a database of its own in
+    /// `IDEABOX_TEST_POSTGRES_URL`'s cluster (`Store.tested` names PostgreSQL only where it
+    /// is set, or where `IDEABOX_REQUIRE_POSTGRES=1` makes its absence this error).
+    static func start(_ store: NothingInClearTests.Store) async throws -> Served {
         var postgres: String?
         if store == .postgres {
-            let environment = ProcessInfo.processInfo.environment
-            guard let base = environment["IDEABOX_TEST_POSTGRES_URL"], !base.isEmpty else {
-                if environment["IDEABOX_REQUIRE_POSTGRES"] == "1" {
-                    throw EndToEndError(description: "IDEABOX_REQUIRE_POSTGRES=1 but IDEABOX_TEST_POSTGRES_URL is unset")
-                }
-                return nil
+            guard let base = ProcessInfo.processInfo.environment["IDEABOX_TEST_POSTGRES_URL"], !base.isEmpty else {
+                throw EndToEndError(description: "IDEABOX_REQUIRE_POSTGRES=1 but IDEABOX_TEST_POSTGRES_URL is unset")
             }
             let name = "scan_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             try psql(base, "CREATE DATABASE \(name)")

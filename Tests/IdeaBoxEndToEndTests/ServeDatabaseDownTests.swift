@@ -24,8 +24,9 @@ struct ServeDatabaseDownTests {
     static let firstRefusal: Duration = .seconds(30)
     static let container = "iCloud.com.buildwithharry.IdeaBox"
 
-    @Test func twoServersAndTwoAppsRideOutADatabaseRestart() async throws {
-        guard let cluster = try await OwnThread.run({ try PostgresCluster.started() }) else { return }
+    @Test(.enabled(if: PostgresCluster.isTested, "needs PostgreSQL installed"))
+    func twoServersAndTwoAppsRideOutADatabaseRestart() async throws {
+        let cluster = try #require(try await OwnThread.run({ try PostgresCluster.started() }))
         defer { cluster.close() }
         let one = try ServeProcess(store: cluster.url)
         defer { one.close() }

@@ -225,6 +225,30 @@ final class TmuxSession {
         }
     }
 
+    /// How long `change` takes to show on this pane. On a thread of its own, `change` runs
+    /// (a key pressed in another session, another process run) and returns the instant to
+    /// count from; then the pane is polled, as `waitFor` does, and the capture that shows
+    /// `condition` ends the count. Both ends are taken on that thread, never across an
+    /// `await`, so a busy test pool cannot lengthen the figure; tmux's capture and the 25 ms
+    /// between looks count, so it is an upper bound.
+    func arrival(
+        _ what: String, timeout: Duration = defaultTimeout, after change: @escaping () throws -> ContinuousClock.Instant,
+        until condition: @escaping (Screen) -> Bool
+    ) async throws -> Duration {
+        nonisolated(unsafe) let session = self
+        nonisolated(unsafe) let change = change
+        nonisolated(unsafe) let condition = condition
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    let start = try change()
+                    _ = try session.poll(what, timeout: timeout, until: condition)
+                    return ContinuousClock.now - start
+                })
+            }.start()
+        }
+    }
+
     /// Polls the pane for `duration` and fails with `what` and the screen as soon as
     /// `condition` stops holding; for checking that something does *not* happen. The last
     /// look begins only once `duration` is over, so what happens late in the window (after a
@@ -274,6 +298,12 @@ final class TmuxSession {
         let (ideabox, environment) = (ideabox, serverEnvironment)
         // On a thread of its own, as `waitFor`'s looks are: the test pool's threads stay free.
         return try await OwnThread.run { try Self.succeeded(Self.execute(ideabox, arguments, environment: environment), "ideabox", arguments) }
+    }
+
+    /// `run(_:)` on the calling thread, which must be one of its own (as `arrival`'s is).
+    @discardableResult
+    func runOnThisThread(_ arguments: [String]) throws -> String {
+        try Self.succeeded(Self.execute(ideabox, arguments, environment: serverEnvironment), "ideabox", arguments)
     }
 
     @discardableResult

@@ -14,7 +14,7 @@ import Testing
         now.adding(milliseconds: -seconds * 1000)
     }
 
-    @Test("Tab labels follow DESIGN.md", arguments: [
+    @Test("Tab labels in English and Traditional Chinese", arguments: [
         (AppModel.Tab.all, "All Ideas", "全部靈感"),
         (.completed, "Completed", "已完成"),
         (.search, "Search", "搜尋"),

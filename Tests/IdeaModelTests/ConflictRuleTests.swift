@@ -3,7 +3,8 @@ import IdeaBoxFoundation
 import IdeaModel
 import Testing
 
-/// DESIGN.md's sync rules as a decision table over plain values: no database, no remote.
+/// The sync rules `ConflictRule` decides (docs/ARCHITECTURE.md, "Where each decision lives")
+/// as a decision table over plain values: no database, no remote.
 @Suite struct ConflictRuleTests {
     private static let me = "device-b"
     private static let other = "device-a"

@@ -35,7 +35,14 @@ public final class PostgresCluster: @unchecked Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
     }
 
-    /// A new cluster, started; nil if PostgreSQL is not installed (the test skips), unless
+    /// Whether a test of a cluster of its own runs: PostgreSQL is installed, or
+    /// `IDEABOX_REQUIRE_POSTGRES=1` (as in CI) makes its absence the test's failure. A test
+    /// says so with `.enabled(if: PostgresCluster.isTested)`, never by returning early.
+    public static var isTested: Bool {
+        installedBinaries != nil || ProcessInfo.processInfo.environment["IDEABOX_REQUIRE_POSTGRES"] == "1"
+    }
+
+    /// A new cluster, started; nil if PostgreSQL is not installed, unless
     /// `IDEABOX_REQUIRE_POSTGRES=1`, when that is an error.
     public static func started() throws -> PostgresCluster? {
         guard let bin = installedBinaries else {

@@ -24,9 +24,10 @@ import Testing
         #expect(PostgresConnections.cause(of: Nested(description: "the database system is starting up"), at: "h:1") == "the database system is starting up")
     }
 
-    @Test("Stopped: refused as serverDatabaseUnavailable and told down once; started: answers within a look, told back once")
+    @Test("Stopped: refused as serverDatabaseUnavailable and told down once; started: answers within a look, told back once",
+          .enabled(if: PostgresCluster.isTested, "needs PostgreSQL installed"))
     func stoppedAndStartedAgain() async throws {
-        guard let cluster = try await OwnThread.run({ try PostgresCluster.started() }) else { return }
+        let cluster = try #require(try await OwnThread.run({ try PostgresCluster.started() }))
         defer { cluster.close() }
         let store = try await PostgresRecordStore.connect(url: cluster.url, clock: .system)
         let availability = try #require(store.availability)
