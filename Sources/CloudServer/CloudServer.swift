@@ -37,16 +37,16 @@ public struct CloudServer: Sendable {
     public var tls: ServerTLS?
     /// How long a connection may send nothing (between requests, or within one: a header or
     /// a body that stalls) before it is closed. A held long poll, fully read, is never idle.
-    public var idleTimeout: Duration = .seconds(30)
+    public var idleTimeout: Duration = .seconds(ServerDefaults.idleTimeoutSeconds)
     /// How long a stop (SIGTERM) lets the requests in flight finish before closing them.
-    public var shutdownTimeout: Duration = .seconds(10)
+    public var shutdownTimeout: Duration = .seconds(ServerDefaults.shutdownTimeoutSeconds)
     /// The most connections open at once; more wait in the listen backlog. The default is
     /// what the process may still open (its limit less the files it has open: a parent's
     /// inherited ones count too) less 64, for the store, the logs and the uploads.
     public var maximumConnections = max(64, Int(min(FileLimit.available, 1 << 20)) - 64)
     /// The most asset uploads received at once; more are answered `TRY_AGAIN_LATER`. Each
     /// is written to a file as it arrives, so this bounds open files and disk, not memory.
-    public var maximumUploads = 16
+    public var maximumUploads = ServerDefaults.maximumUploads
     /// What one account may hold at once: long polls, request bodies and uploads in progress.
     public var fairShares = FairShareLimits.defaults
     /// Where uploads are written as they arrive (a folder of this process's is made in it).
@@ -59,8 +59,8 @@ public struct CloudServer: Sendable {
     /// yet, and against its account's quota of records) before the collection forgets it
     /// (`serve --tombstone-retention-days`).
     public var tombstoneRetention = defaultTombstoneRetention
-    /// 90 days: a device that syncs less often than that fetches its zones anew.
-    public static let defaultTombstoneRetention: Duration = .seconds(90 * 86_400)
+    /// 90 days (`ServerDefaults`): a device that syncs less often than that fetches its zones anew.
+    public static let defaultTombstoneRetention: Duration = .seconds(ServerDefaults.tombstoneRetentionDays * 86_400)
     /// The most bytes of header a request may have; a larger one is answered with the JSON
     /// error (`BAD_REQUEST`) and its connection closed.
     static let maximumHeaderBytes = 64 << 10

@@ -25,7 +25,7 @@ extension IdeaBoxCommand {
                 """,
             subcommands: [Account.self, APIToken.self])
 
-        @Option(help: ArgumentHelp("The address and port to listen on (default: $IDEABOX_SERVE_LISTEN or 127.0.0.1:8420).", valueName: "host:port"))
+        @Option(help: ArgumentHelp("The address and port to listen on (default: $IDEABOX_SERVE_LISTEN or \(ServerDefaults.listen)).", valueName: "host:port"))
         var listen: String?
         @Option(
             name: .customLong("container"),
@@ -46,49 +46,49 @@ extension IdeaBoxCommand {
         @Option(
             name: .customLong("idle-timeout"),
             help: ArgumentHelp(
-                "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle. (Default: $IDEABOX_SERVE_IDLE_TIMEOUT or 30.)",
+                "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle. (Default: $IDEABOX_SERVE_IDLE_TIMEOUT or \(ServerDefaults.idleTimeoutSeconds).)",
                 valueName: "seconds"))
         var idleTimeout: Int?
         @Option(
             name: .customLong("shutdown-timeout"),
             help: ArgumentHelp(
-                "On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them. (Default: $IDEABOX_SERVE_SHUTDOWN_TIMEOUT or 10.)",
+                "On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them. (Default: $IDEABOX_SERVE_SHUTDOWN_TIMEOUT or \(ServerDefaults.shutdownTimeoutSeconds).)",
                 valueName: "seconds"))
         var shutdownTimeout: Int?
         @Option(
             name: .customLong("max-uploads"),
             help: ArgumentHelp(
-                "Receive at most this many asset uploads at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS or 16.)",
+                "Receive at most this many asset uploads at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS or \(ServerDefaults.maximumUploads).)",
                 valueName: "count"))
         var maxUploads: Int?
         @Option(
             name: .customLong("max-polls-per-account"),
             help: ArgumentHelp(
-                "Hold at most this many long polls of one account; past it its oldest is answered at once. (Default: $IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT or 64.)",
+                "Hold at most this many long polls of one account; past it its oldest is answered at once. (Default: $IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT or \(FairShareLimits.defaults.pollsPerAccount).)",
                 valueName: "count"))
         var maxPollsPerAccount: Int?
         @Option(
             name: .customLong("max-polls-per-token"),
             help: ArgumentHelp(
-                "Hold at most this many long polls of one access token (one device). (Default: $IDEABOX_SERVE_MAX_POLLS_PER_TOKEN or 4.)",
+                "Hold at most this many long polls of one access token (one device). (Default: $IDEABOX_SERVE_MAX_POLLS_PER_TOKEN or \(FairShareLimits.defaults.pollsPerToken).)",
                 valueName: "count"))
         var maxPollsPerToken: Int?
         @Option(
             name: .customLong("max-bodies-per-account"),
             help: ArgumentHelp(
-                "Receive at most this many request bodies of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT or 16.)",
+                "Receive at most this many request bodies of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT or \(FairShareLimits.defaults.bodiesPerAccount).)",
                 valueName: "count"))
         var maxBodiesPerAccount: Int?
         @Option(
             name: .customLong("max-uploads-per-account"),
             help: ArgumentHelp(
-                "Receive at most this many asset uploads of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT or 4.)",
+                "Receive at most this many asset uploads of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT or \(FairShareLimits.defaults.uploadsPerAccount).)",
                 valueName: "count"))
         var maxUploadsPerAccount: Int?
         @Option(
             name: .customLong("max-answers-per-account"),
             help: ArgumentHelp(
-                "Write at most this many answers of records (query, lookup, changes) of one account at once; more wait their turn a little, then are asked to try again. (Default: $IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT or 4.)",
+                "Write at most this many answers of records (query, lookup, changes) of one account at once; more wait their turn a little, then are asked to try again. (Default: $IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT or \(FairShareLimits.defaults.answersPerAccount).)",
                 valueName: "count"))
         var maxAnswersPerAccount: Int?
         @Option(
@@ -100,7 +100,7 @@ extension IdeaBoxCommand {
         @Option(
             name: .customLong("tombstone-retention-days"),
             help: ArgumentHelp(
-                "Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or 90.)",
+                "Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or \(ServerDefaults.tombstoneRetentionDays).)",
                 valueName: "days"))
         var tombstoneRetentionDays: Int?
         @OptionGroup var storeOptions: ServeStoreOptions
@@ -110,12 +110,12 @@ extension IdeaBoxCommand {
             get throws {
                 let environment = ServeEnvironment()
                 let settings = Settings(
-                    listen: try ListenAddress(listen ?? environment["LISTEN"] ?? "127.0.0.1:8420"),
+                    listen: try ListenAddress(listen ?? environment["LISTEN"] ?? ServerDefaults.listen),
                     certificateFile: certificateFile ?? environment["TLS_CERT"], keyFile: keyFile ?? environment["TLS_KEY"],
                     tlsMinimum: try Self.tlsMinimum(tlsMinimum ?? environment["TLS_MIN"] ?? "1.2"),
-                    idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? 30,
-                    shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? 10,
-                    maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? 16,
+                    idleTimeout: try idleTimeout ?? environment.seconds("IDEABOX_SERVE_IDLE_TIMEOUT", "IDLE_TIMEOUT") ?? ServerDefaults.idleTimeoutSeconds,
+                    shutdownTimeout: try shutdownTimeout ?? environment.seconds("IDEABOX_SERVE_SHUTDOWN_TIMEOUT", "SHUTDOWN_TIMEOUT") ?? ServerDefaults.shutdownTimeoutSeconds,
+                    maxUploads: try maxUploads ?? environment.wholeNumber("IDEABOX_SERVE_MAX_UPLOADS", "MAX_UPLOADS", of: "uploads") ?? ServerDefaults.maximumUploads,
                     fairShares: FairShareLimits(
                         pollsPerAccount: try maxPollsPerAccount
                             ?? environment.wholeNumber("IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT", "MAX_POLLS_PER_ACCOUNT", of: "polls")
@@ -134,7 +134,8 @@ extension IdeaBoxCommand {
                             ?? FairShareLimits.defaults.answersPerAccount),
                     logFormat: try Self.logFormat(logFormat ?? environment["LOG_FORMAT"] ?? "text"),
                     tombstoneRetentionDays: try tombstoneRetentionDays
-                        ?? environment.wholeNumber("IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS", "TOMBSTONE_RETENTION_DAYS", of: "days") ?? 90)
+                        ?? environment.wholeNumber("IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS", "TOMBSTONE_RETENTION_DAYS", of: "days")
+                        ?? ServerDefaults.tombstoneRetentionDays)
                 guard (settings.certificateFile == nil) == (settings.keyFile == nil) else {
                     throw ValidationError("--tls-cert and --tls-key (or IDEABOX_SERVE_TLS_CERT and IDEABOX_SERVE_TLS_KEY) go together.")
                 }
