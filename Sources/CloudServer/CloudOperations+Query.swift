@@ -31,6 +31,9 @@ extension CloudOperations {
         if let marker = body["continuationMarker"] { query.after = try QueryMarker.position(marker, in: query) }
         let page: StoredQueryPage
         do {
+            // The request waits for a fill of the fields it names at most its deadline; the
+            // store's query then finds them ready.
+            try await store.makeQueryable(query.fieldNames, of: query.recordType, account: owner, waitingAtMost: QueryableFills.waitLimit)
             page = try await store.query(account: owner, query)
         } catch CloudError.zoneNotFound where zones == [RecordZoneID.defaultZone] {
             // The default zone always exists, if only as nothing written to it yet.

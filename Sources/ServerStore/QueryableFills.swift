@@ -2,7 +2,7 @@ import Synchronization
 
 /// The backfills of queryable fields (`QueryableFill`) running in this process, one per
 /// (account, record type, fields): the queries that name fields not ready yet wait for it,
-/// each for at most `waitLimit`.
+/// a request's for at most `waitLimit`.
 ///
 /// Concurrent first queries of one field share one fill: the first starts it, the others
 /// (and any that comes while it runs) wait for the same one, as does a query whose fields
@@ -112,13 +112,9 @@ public final class QueryableFills: Sendable {
     }
 
     private let state = Mutex(State())
-    /// How long a query waits for a fill.
-    public let waitLimit: Duration
 
-    /// No fill yet; queries wait for one at most `waitLimit`.
-    public init(waitLimit: Duration = QueryableFills.waitLimit) {
-        self.waitLimit = waitLimit
-    }
+    /// No fill yet.
+    public init() {}
 
     /// How many fills this process has started.
     public var started: Int { state.withLock { $0.started } }
@@ -145,9 +141,11 @@ public final class QueryableFills: Sendable {
     /// Waits until `fill`'s fields are queryable: for the fill of the same fields already
     /// running in this process, or else for `fill`, started now in a task of its own that
     /// calls `step` until it returns nil. Throws what the fill threw, or `StillFilling` once
-    /// the query has waited `waitLimit` (the fill goes on), or `CancellationError` if the
-    /// query's task is cancelled while it waits.
-    public func wait(for fill: QueryableFill, step: @escaping @Sendable (QueryableFill) async throws -> QueryableFill?) async throws {
+    /// the query has waited `limit` (the fill goes on; nil: no limit, for a caller that is no
+    /// request), or `CancellationError` if the query's task is cancelled while it waits.
+    public func wait(
+        for fill: QueryableFill, waitingAtMost limit: Duration?, step: @escaping @Sendable (QueryableFill) async throws -> QueryableFill?
+    ) async throws {
         let (shared, query, starts, deadline) = state.withLock { state in
             state.nextQuery += 1
             if let running = state.running[fill.key] ?? state.running.first(where: { fill.key.isPart(of: $0.key) })?.value {
@@ -161,12 +159,13 @@ public final class QueryableFills: Sendable {
         if starts {
             Task.detached { await self.run(fill, shared, step: step) }
         }
-        let waitLimit = waitLimit
-        let timer = Task.detached {
-            await deadline(waitLimit)
-            if !Task.isCancelled { shared.answer(query, .pastDeadline) }
+        let timer = limit.map { limit in
+            Task.detached {
+                await deadline(limit)
+                if !Task.isCancelled { shared.answer(query, .pastDeadline) }
+            }
         }
-        defer { timer.cancel() }
+        defer { timer?.cancel() }
         let outcome = await withTaskCancellationHandler {
             await shared.outcome(of: query)
         } onCancel: {
@@ -207,9 +206,10 @@ extension RecordZoneStore {
     /// moves on through `fillQueryable` a batch at a time. Once this returns, every record of
     /// the type has the keys of those fields, and every save keeps them. Throws
     /// `QueryableFields.LimitReached` past the bound on marks, and `QueryableFills.StillFilling`
-    /// once it has waited `QueryableFills.waitLimit` for the fill.
-    public func makeQueryable(_ fieldNames: Set<String>, of recordType: String, account: String) async throws {
+    /// once it has waited `limit` for the fill: a request's deadline (`QueryableFills.waitLimit`,
+    /// which the web services give), none for a caller that is no request.
+    public func makeQueryable(_ fieldNames: Set<String>, of recordType: String, account: String, waitingAtMost limit: Duration? = nil) async throws {
         guard !fieldNames.isEmpty, let fill = try await markQueryable(fieldNames, of: recordType, account: account) else { return }
-        try await queryableFills.wait(for: fill) { [self] fill in try await fillQueryable(fill) }
+        try await queryableFills.wait(for: fill, waitingAtMost: limit) { [self] fill in try await fillQueryable(fill) }
     }
 }

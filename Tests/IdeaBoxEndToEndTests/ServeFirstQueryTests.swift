@@ -100,7 +100,10 @@ struct ServeFirstQueryTests {
         let statuses = answers.map { String($0.answer.prefix(12)) }
         print("ServeFirstQueryTests: mallory's \(Self.queries) queries \(statuses), slowest \(slowest); alice's \(waits.count) zones/list p50 \(waits[waits.count / 2]), p95 \(p95), max \(waits.last ?? .zero)")
         for (answer, took) in answers {
-            let retry = answer.hasPrefix("HTTP/1.1 503") && answer.contains("TRY_AGAIN_LATER") && answer.contains("being made queryable")
+            // Told to try again: the fill goes on past the deadline, or the account's share of
+            // answers in flight (4, and 8 in line) is taken by its other queries.
+            let retry = answer.hasPrefix("HTTP/1.1 503") && answer.contains("TRY_AGAIN_LATER")
+                && (answer.contains("being made queryable") || answer.contains("answers of records at once"))
             #expect(answer.hasPrefix("HTTP/1.1 200") || retry, "\(answer.prefix(400))")
             #expect(took < Self.queryBound, "a query took \(took)")
         }

@@ -46,7 +46,7 @@ struct QueryableFillsTests {
         #expect(fills.counts == (running: 0, waiting: 0))
     }
 
-    @Test("A query that waits its deadline for a fill held between its batches is StillFilling; the fill goes on, a query meanwhile joins it, and is answered every record", arguments: Kind.tested)
+    @Test("A request that waits its deadline for a fill held between its batches is StillFilling; the fill goes on, a query meanwhile joins it, and is answered every record", arguments: Kind.tested)
     func deadlineThenJoin(kind: Kind) async throws {
         let (store, expected) = try await Self.seeded(kind)
         let fills = store.queryableFills
@@ -57,7 +57,11 @@ struct QueryableFillsTests {
         }
         fills.betweenBatches = { _ in await held.wait() }
         fills.deadline = { _ in await due.wait() }
-        let first = Task { try await store.query(account: Fields.account, Self.byRank) }
+        // A request's wait (the web services give `QueryableFills.waitLimit`); a store's own
+        // query waits for the fill however long it takes.
+        let first = Task {
+            try await store.makeQueryable(["rank"], of: "Idea", account: Fields.account, waitingAtMost: QueryableFills.waitLimit)
+        }
         try await Poll.until("the query waits for the fill, held after its first batch") { fills.counts.waiting == 1 && held.waiting == 1 }
         due.open()
         await #expect(throws: QueryableFills.StillFilling(recordType: "Idea", fieldNames: ["rank"])) { try await first.value }
