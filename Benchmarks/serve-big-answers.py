@@ -12,53 +12,21 @@ every 50 ms. For each step it prints what mallory was answered (records, or the 
 long the slowest read took, the server's peak resident memory during the step (VmRSS sampled
 every 10 ms) and alice's p50/p95/max (timeouts at 10 s).
 """
-import json, os, shutil, subprocess, sys, tempfile, threading, time, urllib.request
+import sys, threading, time
+from serve_probe import Serve
 
 binary = sys.argv[1]
 records = int(sys.argv[2]) if len(sys.argv) > 2 else 300
 extra = sys.argv[3:]
-CONTAINER = "iCloud.com.buildwithharry.IdeaBox"
-folder = tempfile.mkdtemp(prefix="ideabox-probe-")
-store = f"sqlite:{folder}/remote.sqlite"
-env = dict(os.environ, HOME=folder, IDEABOX_HOME=folder)
-
-def add(name):
-    return subprocess.run([binary, "serve", "account", "add", name, "--store", store], env=env,
-                          capture_output=True, text=True, check=True).stdout.strip()
-
-mallory, alice = add("mallory"), add("alice")
-server = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--store", store] + extra,
-                          env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-port = None
-for line in server.stderr:
-    if "listening on http://127.0.0.1:" in line:
-        port = int(line.split("listening on http://127.0.0.1:")[1].split(" ")[0])
-        break
-threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
-assert port, "serve did not start"
-
-def post(path, body, token, timeout=300):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/database/1/{CONTAINER}/production/private/{path}",
-                                     data=json.dumps(body).encode(), headers={"Authorization": "Bearer " + token})
-    started = time.time()
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            return json.loads(answer.read()), time.time() - started
-    except urllib.error.HTTPError as error:
-        return json.loads(error.read() or b"{}") | {"status": error.code}, time.time() - started
-    except Exception as error:
-        return {"error": str(error)}, time.time() - started
+served = Serve(binary)
+mallory, alice = served.add("mallory"), served.add("alice")
+served.start(*extra)
+post, resident = served.post, served.resident_mib
 
 def create(name, fields, token, timeout=300, zone="_defaultZone"):
     body = {"zoneID": {"zoneName": zone},
             "operations": [{"operationType": "forceReplace", "record": {"recordName": name, "recordType": "Photo", "fields": fields}}]}
     return post("records/modify", body, token, timeout)
-
-def resident():
-    for line in open(f"/proc/{server.pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) >> 10
-    return 0
 
 answer, _ = post("zones/modify", {"operations": [{"operationType": "create", "zone": {"zoneID": {"zoneName": "Big"}}}]}, mallory)
 assert "zones" in answer, answer
@@ -125,6 +93,4 @@ for at_once in (1, 3):
     step(f"records/lookup of {len(lookup['records'])} names x{at_once}", "records/lookup", lookup, at_once)
 stop.set()
 writer.join()
-server.terminate()
-server.wait()
-shutil.rmtree(folder)
+served.stop()

@@ -13,7 +13,8 @@ connections, each sending its token's poll (?timeout=60) and, the moment it is a
 saves a small record every 100 ms (10 s timeout). Prints mallory's answers by status, alice's
 p50/p95/max and timeouts, and the server's resident memory at the start and its peak.
 """
-import argparse, errno, json, os, resource, selectors, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, resource, selectors, socket, threading, time
+from serve_probe import Serve
 
 parser = argparse.ArgumentParser()
 parser.add_argument("binary")
@@ -24,36 +25,18 @@ options = parser.parse_args()
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
-CONTAINER = "iCloud.com.buildwithharry.IdeaBox"
-folder = tempfile.mkdtemp(prefix="ideabox-churn-")
-store = f"sqlite:{folder}/remote.sqlite"
-env = dict(os.environ, HOME=folder, IDEABOX_HOME=folder)
-
-def run(*arguments):
-    return subprocess.run([options.binary, "serve", *arguments, "--store", store], env=env,
-                          capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
-
-alice = run("account", "add", "alice")
-mallory = [run("account", "add", "mallory")]
-mallory += [run("account", "token", "add", "mallory", "--label", f"t{index}") for index in range(1, options.tokens)]
-server = subprocess.Popen([options.binary, "serve", "--listen", "127.0.0.1:0", "--store", store],
-                          env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-port = None
-for line in server.stderr:
-    if "listening on http://127.0.0.1:" in line:
-        port = int(line.split("listening on http://127.0.0.1:")[1].split(" ")[0])
-        break
-threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
-assert port, "serve did not start"
+served = Serve(options.binary)
+alice = served.add("alice")
+mallory = [served.add("mallory")]
+mallory += [served.command("account", "token", "add", "mallory", "--label", f"t{index}") for index in range(1, options.tokens)]
+served.start()
+port, rss = served.port, served.resident_mib
 
 def post(path, body, token, timeout=90):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/database/1/{CONTAINER}/production/private/{path}",
-                                     data=json.dumps(body).encode(), headers={"Authorization": "Bearer " + token})
-    with urllib.request.urlopen(request, timeout=timeout) as answer:
-        return json.loads(answer.read())
-
-def rss():
-    return int(open(f"/proc/{server.pid}/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
+    answer, _ = served.post(path, body, token, timeout)
+    if answer.get("status") != 200:
+        raise RuntimeError(f"{path}: {answer}")
+    return answer
 
 requests = []
 for token in mallory:
@@ -135,6 +118,4 @@ print(f"{options.polls} polls of {options.tokens} tokens, {options.seconds:.0f} 
 print(f"alice: {len(took)} saves, p50 {at(0.5) * 1000:.0f} ms, p95 {at(0.95) * 1000:.0f} ms, "
       f"max {took[-1] * 1000 if took else float('nan'):.0f} ms, {timeouts} timed out")
 print(f"serve RSS: {start_rss} MiB at the start, peak {peak[0]} MiB")
-server.terminate()
-server.wait()
-shutil.rmtree(folder)
+served.stop()

@@ -15,7 +15,8 @@ half second until it is answered its records (the field is queryable: the fill i
 Prints mallory's answers and times, when the fill was done, and alice's p50/p95/max and
 timeouts while it ran.
 """
-import argparse, json, os, shutil, subprocess, sys, tempfile, threading, time, urllib.error, urllib.parse, urllib.request
+import argparse, os, subprocess, threading, time, urllib.parse
+from serve_probe import Serve
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 parser.add_argument("--binary", required=True)
@@ -24,46 +25,19 @@ parser.add_argument("--records", type=int, default=100_000)
 parser.add_argument("--queries", default="8,16")
 options, extra = parser.parse_known_args()
 counts = [int(count) for count in options.queries.split(",")]
-CONTAINER = "iCloud.com.buildwithharry.IdeaBox"
 FIELDS = ["rank", "size", "score", "weight"]
 assert len(counts) <= len(FIELDS), f"at most {len(FIELDS)} rounds"
-folder = tempfile.mkdtemp(prefix="ideabox-probe-")
-env = dict(os.environ, HOME=folder, IDEABOX_HOME=folder)
 database = None
+store = None
 if options.postgres:
     database = f"ideabox_first_queries_{os.getpid()}"
     subprocess.run(["psql", options.postgres, "-qc", f"CREATE DATABASE {database}"], check=True)
     url = urllib.parse.urlsplit(options.postgres)
     store = urllib.parse.urlunsplit(url._replace(path="/" + database))
-else:
-    store = f"sqlite:{folder}/remote.sqlite"
-
-def add(name):
-    return subprocess.run([options.binary, "serve", "account", "add", name, "--store", store], env=env,
-                          capture_output=True, text=True, check=True).stdout.strip()
-
-mallory, alice = add("mallory"), add("alice")
-server = subprocess.Popen([options.binary, "serve", "--listen", "127.0.0.1:0", "--store", store] + extra,
-                          env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-port = None
-for line in server.stderr:
-    if "listening on http://127.0.0.1:" in line:
-        port = int(line.split("listening on http://127.0.0.1:")[1].split(" ")[0])
-        break
-threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
-assert port, "serve did not start"
-
-def post(path, body, token, timeout=300):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/database/1/{CONTAINER}/production/private/{path}",
-                                     data=json.dumps(body).encode(), headers={"Authorization": "Bearer " + token})
-    started = time.time()
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            return json.loads(answer.read()) | {"status": answer.status}, time.time() - started
-    except urllib.error.HTTPError as error:
-        return json.loads(error.read() or b"{}") | {"status": error.code}, time.time() - started
-    except (TimeoutError, OSError) as error:
-        return {"error": str(error)}, time.time() - started
+served = Serve(options.binary, store)
+mallory, alice = served.add("mallory"), served.add("alice")
+served.start(*extra)
+post = served.post
 
 def said(answer):
     if answer.get("status") == 200:
@@ -133,8 +107,6 @@ for field, count in zip(FIELDS, counts):
               f"max {done[-1] * 1000:.0f} ms, {len(waits) - len(done)} timed out (10 s)")
     else:
         print(f"  alice: {len(waits)} zones/list, all timed out (10 s)")
-server.terminate()
-server.wait()
-shutil.rmtree(folder)
+served.stop()
 if database:
     subprocess.run(["psql", options.postgres, "-qc", f"DROP DATABASE {database}"], check=True)

@@ -11,37 +11,23 @@ revokes the token (`serve account token revoke`), saves a record with another to
 and times how soon each of the three connections ends, and whether the poll's answer carried
 the record. Prints p50 and max of each.
 """
-import argparse, json, os, shutil, socket, subprocess, tempfile, threading, time, urllib.parse, urllib.request
+import argparse, socket, time, urllib.parse
+from serve_probe import CONTAINER, Serve
 
 parser = argparse.ArgumentParser()
 parser.add_argument("binary")
 parser.add_argument("--rounds", type=int, default=10)
 options = parser.parse_args()
-CONTAINER = "iCloud.com.buildwithharry.IdeaBox"
-folder = tempfile.mkdtemp(prefix="ideabox-revoke-")
-store = f"sqlite:{folder}/remote.sqlite"
-env = dict(os.environ, HOME=folder, IDEABOX_HOME=folder)
-
-def run(*arguments):
-    return subprocess.run([options.binary, "serve", *arguments, "--store", store], env=env,
-                          capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
-
-writer = run("account", "add", "mallory")
-server = subprocess.Popen([options.binary, "serve", "--listen", "127.0.0.1:0", "--store", store],
-                          env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-port = None
-for line in server.stderr:
-    if "listening on http://127.0.0.1:" in line:
-        port = int(line.split("listening on http://127.0.0.1:")[1].split(" ")[0])
-        break
-threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
-assert port, "serve did not start"
+served = Serve(options.binary)
+writer = served.add("mallory")
+served.start()
+port, run = served.port, served.command
 
 def post(path, body, token):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/database/1/{CONTAINER}/production/private/{path}",
-                                     data=json.dumps(body).encode(), headers={"Authorization": "Bearer " + token})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return json.loads(answer.read())
+    answer, _ = served.post(path, body, token, 30)
+    if answer.get("status") != 200:
+        raise RuntimeError(f"{path}: {answer}")
+    return answer
 
 def held(request):
     connection = socket.create_connection(("127.0.0.1", port))
@@ -87,6 +73,4 @@ for name, values in times.items():
     values.sort()
     print(f"{name}: ended p50 {values[len(values) // 2] * 1000:.0f} ms, max {values[-1] * 1000:.0f} ms after the revoke")
 print(f"polls whose answer carried the record saved after the revoke: {carried} of {options.rounds}")
-server.terminate()
-server.wait()
-shutil.rmtree(folder)
+served.stop()
