@@ -11,42 +11,16 @@ fields of the same record type; meanwhile alice creates a small record every 50 
 long each of mallory's saves took and what it was answered, alice's p50/p95/max and her
 timeouts (10 s), and the server's peak resident memory (VmHWM).
 """
-import json, os, shutil, subprocess, sys, tempfile, threading, time, urllib.request
+import json, sys, threading, time
+from serve_probe import Serve
 
 binary, records, fields = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 saves = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 extra = sys.argv[5:]
-CONTAINER = "iCloud.com.buildwithharry.IdeaBox"
-folder = tempfile.mkdtemp(prefix="ideabox-probe-")
-store = f"sqlite:{folder}/remote.sqlite"
-env = dict(os.environ, HOME=folder, IDEABOX_HOME=folder)
-
-def add(name):
-    return subprocess.run([binary, "serve", "account", "add", name, "--store", store], env=env,
-                          capture_output=True, text=True, check=True).stdout.strip()
-
-mallory, alice = add("mallory"), add("alice")
-server = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--store", store] + extra,
-                          env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-port = None
-for line in server.stderr:
-    if "listening on http://127.0.0.1:" in line:
-        port = int(line.split("listening on http://127.0.0.1:")[1].split(" ")[0])
-        break
-threading.Thread(target=lambda: server.stderr.read(), daemon=True).start()
-assert port, "serve did not start"
-
-def post(path, body, token, timeout=300):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/database/1/{CONTAINER}/production/private/{path}",
-                                     data=json.dumps(body).encode(), headers={"Authorization": "Bearer " + token})
-    started = time.time()
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            return json.loads(answer.read()), time.time() - started
-    except urllib.error.HTTPError as error:
-        return json.loads(error.read() or b"{}") | {"status": error.code}, time.time() - started
-    except (TimeoutError, OSError) as error:
-        return {"error": str(error)}, time.time() - started
+served = Serve(binary)
+mallory, alice = served.add("mallory"), served.add("alice")
+served.start(*extra)
+post = served.post
 
 def create(name, fields, token, timeout=300):
     body = {"zoneID": {"zoneName": "_defaultZone"},
@@ -54,7 +28,7 @@ def create(name, fields, token, timeout=300):
     return post("records/modify", body, token, timeout)
 
 def peak():
-    for line in open(f"/proc/{server.pid}/status"):
+    for line in open(f"/proc/{served.process.pid}/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) >> 10
 
@@ -91,6 +65,4 @@ if done:
           f"{len(waits) - len(done)} timed out (10 s); server peak RSS {peak()} MiB")
 else:
     print(f"alice: {len(waits)} creates, all timed out; server peak RSS {peak()} MiB")
-server.terminate()
-server.wait()
-shutil.rmtree(folder)
+served.stop()
