@@ -6,13 +6,13 @@ import IdeaStore
 
 /// The options every command takes: where the data is, and first-launch choices.
 public struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: ArgumentHelp("The data root (default: $IDEABOX_HOME, $XDG_DATA_HOME/ideabox or ~/.local/share/ideabox).", valueName: "dir"))
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp(.english("The data root (default: $IDEABOX_HOME, $XDG_DATA_HOME/ideabox or ~/.local/share/ideabox).", chinese: "資料根目錄（預設：$IDEABOX_HOME、$XDG_DATA_HOME/ideabox 或 ~/.local/share/ideabox）。"), valueName: "dir"))
     public var dataDirectory: String?
 
-    @Option(help: ArgumentHelp("The profile, one simulated device (default: $IDEABOX_PROFILE or \"default\").", valueName: "name"))
+    @Option(help: ArgumentHelp(.english("The profile, one simulated device (default: $IDEABOX_PROFILE or \"default\").", chinese: "設定檔，即一台模擬裝置（預設：$IDEABOX_PROFILE 或 \"default\"）。"), valueName: "name"))
     public var profile: String?
 
-    @Flag(name: .customLong("no-samples"), help: "Don't insert the sample ideas on first launch (also IDEABOX_NO_SAMPLES=1).")
+    @Flag(name: .customLong("no-samples"), help: .english("Don't insert the sample ideas on first launch (also IDEABOX_NO_SAMPLES=1).", chinese: "第一次啟動時不加入範例靈感（也可設 IDEABOX_NO_SAMPLES=1）。"))
     public var noSamples = false
 
     public init() {}

@@ -10,7 +10,7 @@ public enum CommandLineMain {
     public static func rootConfiguration(subcommands: [any ParsableCommand.Type]) -> CommandConfiguration {
         CommandConfiguration(
             commandName: "ideabox",
-            abstract: "Catch and keep your ideas, on every device of one account.",
+            abstract: .english("Catch and keep your ideas, on every device of one account.", chinese: "記下並保存你的靈感，同一帳號的每台裝置都有。"),
             discussion: CommandLineText.rootDiscussion,
             version: CommandLineText.version,
             subcommands: subcommands

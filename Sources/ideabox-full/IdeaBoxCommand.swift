@@ -24,7 +24,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: "Leave the mouse to the terminal (also IDEABOX_MOUSE=0): no clicks or wheel in the app.")
+    @Flag(help: .english("Leave the mouse to the terminal (also IDEABOX_MOUSE=0): no clicks or wheel in the app.", chinese: "把滑鼠留給終端機（也可設 IDEABOX_MOUSE=0）：介面中不接受點按與滾輪。"))
     var noMouse = false
 
     static func main() {

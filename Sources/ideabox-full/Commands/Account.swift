@@ -10,7 +10,7 @@ extension IdeaBoxCommand {
     /// `ideabox account status | sign-in NAME | sign-out`: the simulated iCloud account.
     struct Account: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "account", abstract: "The simulated account this profile is signed in to.",
+            commandName: "account", abstract: .english("The simulated account this profile is signed in to.", chinese: "這個設定檔登入的模擬帳號。"),
             subcommands: [Status.self, SignIn.self, SignOut.self, Unlock.self, Encryption.self])
     }
 }
@@ -19,9 +19,9 @@ extension IdeaBoxCommand.Account {
     /// `ideabox account status [--json]`
     struct Status: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "status", abstract: "Show the account this profile is signed in to, and whose ideas it holds.")
+            commandName: "status", abstract: .english("Show the account this profile is signed in to, and whose ideas it holds.", chinese: "顯示這個設定檔登入的帳號，以及它保存的是誰的靈感。"))
 
-        @Flag(help: "Print JSON.") var json = false
+        @Flag(help: .english("Print JSON.", chinese: "印出 JSON。")) var json = false
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) throws {
@@ -41,8 +41,8 @@ extension IdeaBoxCommand.Account {
     struct SignIn: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-in",
-            abstract: "Sign this profile in to an account, on the embedded remote or on `ideabox serve`; sync starts with the next run.",
-            discussion: """
+            abstract: .english("Sign this profile in to an account, on the embedded remote or on `ideabox serve`; sync starts with the next run.", chinese: "讓這個設定檔登入一個帳號，在內建遠端或 `ideabox serve` 上；下次執行時開始同步。"),
+            discussion: .english("""
                 With --server, the profile syncs with that server from now on, with the token `ideabox serve account add` \
                 printed (from --token, or else the first line of standard input, which keeps it out of shell history). \
                 With --api-token (from `ideabox serve api-token add`), requests carry both tokens as CloudKit Web Services \
@@ -53,30 +53,30 @@ extension IdeaBoxCommand.Account {
                 only (127.0.0.0/8, ::1): to another one it would send the token and every idea in clear, unless you say \
                 --allow-insecure-http. The sign-in is kept only once the server took the token (one request); a refused \
                 token, a server not there or a certificate not trusted leaves the sign-in before as it was.
-                """)
+                """, chinese: "加上 --server 時，設定檔從此與該伺服器同步，使用 `ideabox serve account add` 印出的權杖（來自 --token，否則讀取標準輸入的第一行，這樣不會留在 shell 歷史中）。加上 --api-token（來自 `ideabox serve api-token add`）時，請求會像 CloudKit Web Services 用戶端一樣帶著兩個權杖（ckAPIToken、ckWebAuthToken）；沒有時只帶帳號的權杖。網址與權杖保存在設定檔的 server.json，只有你能讀取。不加 --server 時，設定檔回到內建遠端。https:// 伺服器的憑證必須由系統信任的憑證機構簽署，或由 --ca-cert 指定的機構簽署（例如家用網路上的自簽憑證）。未加密的 http:// 只限這台機器（127.0.0.0/8、::1）：連到其他機器會以明文送出權杖與每筆靈感，除非你加上 --allow-insecure-http。伺服器接受權杖後（一次請求）才會保留這次登入；權杖被拒、伺服器不在或憑證不受信任時，原本的登入維持不變。"))
 
-        @Argument(help: "The account name.") var name: String
-        @Option(help: ArgumentHelp("The server's URL, such as http://127.0.0.1:8420.", valueName: "url")) var server: String?
-        @Option(help: ArgumentHelp("The account's token (default: read from standard input).", valueName: "token")) var token: String?
-        @Option(help: ArgumentHelp("The server's container.", valueName: "id"))
+        @Argument(help: .english("The account name.", chinese: "帳號名稱。")) var name: String
+        @Option(help: ArgumentHelp(.english("The server's URL, such as http://127.0.0.1:8420.", chinese: "伺服器的網址，例如 http://127.0.0.1:8420。"), valueName: "url")) var server: String?
+        @Option(help: ArgumentHelp(.english("The account's token (default: read from standard input).", chinese: "帳號的權杖（預設：從標準輸入讀取）。"), valueName: "token")) var token: String?
+        @Option(help: ArgumentHelp(.english("The server's container.", chinese: "伺服器的容器。"), valueName: "id"))
         var container: String = ProductContainer.id
-        @Option(name: .customLong("api-token"), help: ArgumentHelp("The container's API token, 64 hex digits.", valueName: "token"))
+        @Option(name: .customLong("api-token"), help: ArgumentHelp(.english("The container's API token, 64 hex digits.", chinese: "容器的 API 權杖，64 個十六進位數字。"), valueName: "token"))
         var apiToken: String?
         @Option(
             name: .customLong("ca-cert"),
-            help: ArgumentHelp("A certificate authority (PEM) to trust for this server, besides the system's.", valueName: "file"))
+            help: ArgumentHelp(.english("A certificate authority (PEM) to trust for this server, besides the system's.", chinese: "除了系統的之外，為這個伺服器額外信任的憑證機構（PEM）。"), valueName: "file"))
         var certificateAuthority: String?
-        @Flag(name: .customLong("allow-insecure-http"), help: "Allow plain http:// to another machine: the token and ideas travel in clear.")
+        @Flag(name: .customLong("allow-insecure-http"), help: .english("Allow plain http:// to another machine: the token and ideas travel in clear.", chinese: "允許以未加密的 http:// 連到其他機器：權杖與靈感會以明文傳送。"))
         var allowsInsecureHTTP = false
         @Flag(
             name: .customLong("no-check"),
-            help: "Keep the sign-in without asking the server first (one not reachable from here yet); the first sync checks it.")
+            help: .english("Keep the sign-in without asking the server first (one not reachable from here yet); the first sync checks it.", chinese: "不先詢問伺服器就保留這次登入（伺服器暫時連不到時）；第一次同步時會檢查。"))
         var skipsCheck = false
-        @Flag(help: "Bring this profile's ideas, if they belong to another account, into this one, merged with its ideas.")
+        @Flag(help: .english("Bring this profile's ideas, if they belong to another account, into this one, merged with its ideas.", chinese: "這台裝置的靈感若屬於其他帳號，把它們帶進這個帳號，與其中的靈感合併。"))
         var merge = false
         @Flag(
             name: .customLong("keep-apart"),
-            help: "Leave this profile's ideas with the account they belong to; they don't sync while signed in to this one.")
+            help: .english("Leave this profile's ideas with the account they belong to; they don't sync while signed in to this one.", chinese: "讓這台裝置的靈感留在原本所屬的帳號；登入這個帳號時不會同步。"))
         var keepsApart = false
         @OptionGroup var store: StoreOptions
 
@@ -197,7 +197,7 @@ extension IdeaBoxCommand.Account {
     /// `ideabox account sign-out`
     struct SignOut: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "sign-out", abstract: "Sign this profile out; everything keeps working on this device.")
+            commandName: "sign-out", abstract: .english("Sign this profile out; everything keeps working on this device.", chinese: "讓這個設定檔登出；這台裝置上一切照常運作。"))
 
         @OptionGroup var store: StoreOptions
 

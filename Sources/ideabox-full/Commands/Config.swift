@@ -8,7 +8,7 @@ extension IdeaBoxCommand {
     /// `ideabox config path|show|check`: the config file's place, its settings, its problems.
     struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "config", abstract: "The config file: where it is, the settings in effect, and its problems.",
+            commandName: "config", abstract: .english("The config file: where it is, the settings in effect, and its problems.", chinese: "設定檔：它的位置、目前生效的設定，以及其中的問題。"),
             subcommands: [Path.self, Show.self, Check.self])
     }
 }
@@ -17,7 +17,7 @@ extension IdeaBoxCommand.Config {
     /// `ideabox config path`: where the file is looked for, whether or not it exists.
     struct Path: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "path", abstract: "Print where the config file is read from (it may not exist yet).")
+            commandName: "path", abstract: .english("Print where the config file is read from (it may not exist yet).", chinese: "顯示設定檔的讀取位置（檔案可能還不存在）。"))
 
         func run(in context: CommandContext) throws {
             guard let path = ConfigFile.path(environment: context.environment) else { throw ConfigCommandError.noHome }
@@ -28,7 +28,7 @@ extension IdeaBoxCommand.Config {
     /// `ideabox config show`: every setting in effect, as a file that would set them.
     struct Show: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Print the settings in effect (the defaults where the file is missing or has a problem).")
+            commandName: "show", abstract: .english("Print the settings in effect (the defaults where the file is missing or has a problem).", chinese: "顯示目前生效的設定（檔案不存在或有問題時為預設值）。"))
 
         func run(in context: CommandContext) throws {
             let file = ConfigFile.load(environment: context.environment)
@@ -40,7 +40,7 @@ extension IdeaBoxCommand.Config {
     /// `ideabox config check`: every problem of the file, with its line; non-zero if any.
     struct Check: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "check", abstract: "List every problem of the config file with its line; exit non-zero if there is one.")
+            commandName: "check", abstract: .english("List every problem of the config file with its line; exit non-zero if there is one.", chinese: "列出設定檔的每個問題與其行號；有問題時以非零結束。"))
 
         func run(in context: CommandContext) throws {
             let file = ConfigFile.load(environment: context.environment)

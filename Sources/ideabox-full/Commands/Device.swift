@@ -9,7 +9,7 @@ extension IdeaBoxCommand {
     /// `ideabox device name [NEW]`: what the account's other devices call this one.
     struct Device: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "device", abstract: "This device: the name other devices know it by.", subcommands: [Name.self])
+            commandName: "device", abstract: .english("This device: the name other devices know it by.", chinese: "這台裝置：其他裝置認得它的名稱。"), subcommands: [Name.self])
     }
 }
 
@@ -18,14 +18,14 @@ extension IdeaBoxCommand.Device {
     struct Name: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "name",
-            abstract: "Print this device's name, or give it a new one; it goes with the ideas it sends.",
-            discussion: """
+            abstract: .english("Print this device's name, or give it a new one; it goes with the ideas it sends.", chinese: "顯示這台裝置的名稱，或給它新名稱；名稱會隨它送出的靈感一起傳送。"),
+            discussion: .english("""
                 Other devices say "on laptop" in the history, the conflict log, `log` and `show` for what this device \
                 wrote. A name given here wins over the config file's device-name; without either, the name is the host \
                 name (with the profile beside it, for a profile other than "default").
-                """)
+                """, chinese: "其他裝置在歷史、衝突紀錄、`log` 與 `show` 中會以「在 laptop 上」稱呼這台裝置寫下的內容。在這裡給的名稱優先於設定檔的 device-name；兩者都沒有時，名稱是主機名稱（不是 \"default\" 的設定檔會在旁邊加上設定檔名稱）。"))
 
-        @Argument(help: "The new name: one line of 1 to 64 characters (default: print the current name).")
+        @Argument(help: .english("The new name: one line of 1 to 64 characters (default: print the current name).", chinese: "新名稱：一行 1 到 64 個字元（預設：顯示目前的名稱）。"))
         var name: String?
         @OptionGroup var store: StoreOptions
 

@@ -10,16 +10,16 @@ extension IdeaBoxCommand.Account {
     struct Encryption: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "encryption",
-            abstract: "Turn end-to-end encryption of this account on or off, change its passphrase, rotate or reset its key.",
+            abstract: .english("Turn end-to-end encryption of this account on or off, change its passphrase, rotate or reset its key.", chinese: "開啟或關閉這個帳號的端對端加密、變更它的密語，或輪替、重設它的金鑰。"),
             subcommands: [Enable.self, Passphrase.self, Rotate.self, Reset.self, Disable.self])
     }
 
     /// `ideabox account unlock [--recovery-key]`
     struct Unlock: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "unlock", abstract: "Unlock this device for an encrypted account, with the passphrase or the recovery key.")
+            commandName: "unlock", abstract: .english("Unlock this device for an encrypted account, with the passphrase or the recovery key.", chinese: "以密語或復原金鑰，為加密的帳號解鎖這台裝置。"))
 
-        @Flag(name: .customLong("recovery-key"), help: "Unlock with the recovery key instead of the passphrase.")
+        @Flag(name: .customLong("recovery-key"), help: .english("Unlock with the recovery key instead of the passphrase.", chinese: "以復原金鑰解鎖，而不是密語。"))
         var usesRecoveryKey = false
         @OptionGroup var store: StoreOptions
 
@@ -46,12 +46,12 @@ extension IdeaBoxCommand.Account.Encryption {
     struct Enable: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "enable",
-            abstract: "Encrypt this account's ideas and library on every device: asks a passphrase twice, shows a recovery key once.",
-            discussion: """
+            abstract: .english("Encrypt this account's ideas and library on every device: asks a passphrase twice, shows a recovery key once.", chinese: "在每台裝置上加密這個帳號的靈感與資料夾：詢問兩次密語，並顯示一次復原金鑰。"),
+            discussion: .english("""
                 Every record the account already has is sealed again, and its plain version is replaced on the remote. \
                 Other devices join with ideabox account unlock. The passphrase is read from standard input when it is not a terminal. \
                 It needs at least 12 characters and must be hard to guess: repeats, runs such as abc or 123 and common passwords count for little.
-                """)
+                """, chinese: "帳號已有的每筆記錄都會重新加密，遠端上未加密的版本會被取代。其他裝置以 ideabox account unlock 加入。標準輸入不是終端機時，從標準輸入讀取密語。密語至少需要 12 個字元（每個中文字算一個），而且要難以猜測：重複的字元、abc 或 123 這類連續字元、常見的密碼都幾乎不算數。"))
 
         @OptionGroup var store: StoreOptions
 
@@ -89,13 +89,13 @@ extension IdeaBoxCommand.Account.Encryption {
     struct Passphrase: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "passphrase",
-            abstract: "Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.",
-            discussion: """
+            abstract: .english("Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.", chinese: "變更帳號的密語（先詢問目前的，再詢問兩次新的）；不會改寫任何記錄。"),
+            discussion: .english("""
                 The new passphrase needs at least 12 characters and must be hard to guess: repeats, runs such as abc or 123 \
                 and common passwords count for little.
-                """)
+                """, chinese: "新密語至少需要 12 個字元（每個中文字算一個），而且要難以猜測：重複的字元、abc 或 123 這類連續字元、常見的密碼都幾乎不算數。"))
 
-        @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the current passphrase.")
+        @Flag(name: .customLong("recovery-key"), help: .english("Prove it with the recovery key instead of the current passphrase.", chinese: "以復原金鑰證明身分，而不是目前的密語。"))
         var usesRecoveryKey = false
         @OptionGroup var store: StoreOptions
 
@@ -121,16 +121,16 @@ extension IdeaBoxCommand.Account.Encryption {
     struct Rotate: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate",
-            abstract: "Make a new account key (asks the passphrase); every record is sealed again with it, other unlocked devices follow.",
-            discussion: """
+            abstract: .english("Make a new account key (asks the passphrase); every record is sealed again with it, other unlocked devices follow.", chinese: "產生新的帳號金鑰（會詢問密語）；每筆記錄都以它重新加密，其他已解鎖的裝置會跟上。"),
+            discussion: .english("""
                 The passphrase and the recovery key stay the same. Records sealed with the earlier key stay readable until \
                 they are sealed again: now, or by this device's next syncs if the remote fails meanwhile. After a device \
                 is lost, revoke its token first (ideabox serve account token revoke on the server), then rotate.
-                """)
+                """, chinese: "密語與復原金鑰維持不變。以舊金鑰加密的記錄在重新加密之前仍可讀取：現在就重新加密，若遠端途中發生錯誤，則由這台裝置接下來的同步完成。遺失裝置時，請先撤銷它的權杖（在伺服器上執行 ideabox serve account token revoke），再輪替。"))
 
-        @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the passphrase.")
+        @Flag(name: .customLong("recovery-key"), help: .english("Prove it with the recovery key instead of the passphrase.", chinese: "以復原金鑰證明身分，而不是密語。"))
         var usesRecoveryKey = false
-        @Flag(help: "Only publish the new key: this device's next syncs (the app, sync --watch, sync) seal the records again.")
+        @Flag(help: .english("Only publish the new key: this device's next syncs (the app, sync --watch, sync) seal the records again.", chinese: "只發布新金鑰：由這台裝置接下來的同步（程式、sync --watch、sync）重新加密記錄。"))
         var background = false
         @OptionGroup var store: StoreOptions
 
@@ -161,16 +161,16 @@ extension IdeaBoxCommand.Account.Encryption {
     struct Reset: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "reset",
-            abstract: "Forgot the passphrase and lost the recovery key: a new key, passphrase and recovery key, everything sealed again from this device.",
-            discussion: """
+            abstract: .english("Forgot the passphrase and lost the recovery key: a new key, passphrase and recovery key, everything sealed again from this device.", chinese: "忘了密語也遺失了復原金鑰：產生新的金鑰、密語與復原金鑰，並從這台裝置重新加密一切。"),
+            discussion: .english("""
                 Asks a new passphrase twice and shows a new recovery key once. The remote then holds exactly this device's \
                 ideas and library files (as with ideabox sync --overwrite-remote), sealed with the new key; whatever only \
                 another device holds is not on the remote any more, and every other device unlocks again with the new \
                 passphrase. Needs --yes. The new passphrase needs at least 12 characters and must be hard to guess: repeats, \
                 runs such as abc or 123 and common passwords count for little.
-                """)
+                """, chinese: "詢問新密語兩次，並只顯示一次新的復原金鑰。之後遠端只保存這台裝置的靈感與資料庫檔案（如同 ideabox sync --overwrite-remote），並以新金鑰加密；只在其他裝置上的資料將不再存在於遠端，其他每台裝置都要用新密語重新解鎖。需要 --yes。新密語至少需要 12 個字元（每個中文字算一個），而且要難以猜測：重複的字元、abc 或 123 這類連續字元、常見的密碼都幾乎不算數。"))
 
-        @Flag(help: "Confirm that the remote is to hold exactly this device's ideas and library.") var yes = false
+        @Flag(help: .english("Confirm that the remote is to hold exactly this device's ideas and library.", chinese: "確認遠端將只保存這台裝置的靈感與資料庫。")) var yes = false
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) throws {
@@ -221,9 +221,9 @@ extension IdeaBoxCommand.Account.Encryption {
     struct Disable: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "disable",
-            abstract: "Turn encryption off: every record is stored plain again on the remote (asks the passphrase).")
+            abstract: .english("Turn encryption off: every record is stored plain again on the remote (asks the passphrase).", chinese: "關閉加密：每筆記錄在遠端恢復為未加密保存（會詢問密語）。"))
 
-        @Flag(name: .customLong("recovery-key"), help: "Prove it with the recovery key instead of the passphrase.")
+        @Flag(name: .customLong("recovery-key"), help: .english("Prove it with the recovery key instead of the passphrase.", chinese: "以復原金鑰證明身分，而不是密語。"))
         var usesRecoveryKey = false
         @OptionGroup var store: StoreOptions
 

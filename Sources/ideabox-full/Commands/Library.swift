@@ -11,14 +11,14 @@ extension IdeaBoxCommand {
     /// `ideabox library sync | status | overwrite-remote --yes [--library DIR]`
     struct Library: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "library",
-            abstract: "Sync the RawLibrary folder (Items/*.json, FavoriteItems/*.json, Favorite.json) through the remote.",
+            abstract: .english("Sync the RawLibrary folder (Items/*.json, FavoriteItems/*.json, Favorite.json) through the remote.", chinese: "透過遠端同步 RawLibrary 資料夾（Items/*.json、FavoriteItems/*.json、Favorite.json）。"),
             subcommands: [Sync.self, Status.self, OverwriteRemote.self])
     }
 }
 
 /// `--library DIR` and the store options every library command takes.
 struct LibraryOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The library folder (default: <data root>/<profile>/RawLibrary).", valueName: "dir"))
+    @Option(help: ArgumentHelp(.english("The library folder (default: <data root>/<profile>/RawLibrary).", chinese: "資料夾（預設：<資料根目錄>/<設定檔>/RawLibrary）。"), valueName: "dir"))
     var library: String?
     @OptionGroup var store: StoreOptions
 
@@ -85,9 +85,9 @@ extension IdeaBoxCommand.Library {
     /// `ideabox library sync [--json]`
     struct Sync: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "sync", abstract: "Sync the library folder now; exits non-zero with the reason if it can't.")
+            commandName: "sync", abstract: .english("Sync the library folder now; exits non-zero with the reason if it can't.", chinese: "立即同步資料夾；無法同步時以非零結束並說明原因。"))
 
-        @Flag(help: "Print what the sync did as JSON.") var json = false
+        @Flag(help: .english("Print what the sync did as JSON.", chinese: "以 JSON 印出同步做了什麼。")) var json = false
         @OptionGroup var options: LibraryOptions
 
         func run(in context: CommandContext) throws {
@@ -100,10 +100,10 @@ extension IdeaBoxCommand.Library {
     struct OverwriteRemote: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "overwrite-remote",
-            abstract: "Make the remote hold exactly this library folder; every other device follows. Needs --yes.")
+            abstract: .english("Make the remote hold exactly this library folder; every other device follows. Needs --yes.", chinese: "讓遠端只保存這個資料夾的內容；其他裝置都會跟著更新。需要 --yes。"))
 
-        @Flag(help: "Confirm that the remote's files this folder lacks are deleted.") var yes = false
-        @Flag(help: "Print what was done as JSON.") var json = false
+        @Flag(help: .english("Confirm that the remote's files this folder lacks are deleted.", chinese: "確認刪除遠端上這個資料夾沒有的檔案。")) var yes = false
+        @Flag(help: .english("Print what was done as JSON.", chinese: "以 JSON 印出做了什麼。")) var json = false
         @OptionGroup var options: LibraryOptions
 
         func run(in context: CommandContext) throws {
@@ -116,9 +116,9 @@ extension IdeaBoxCommand.Library {
     /// `ideabox library status [--json]`
     struct Status: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "status", abstract: "Show the library's files, what waits to go up or come down, and the last sync.")
+            commandName: "status", abstract: .english("Show the library's files, what waits to go up or come down, and the last sync.", chinese: "顯示資料夾的檔案、等待上傳或下載的項目，以及上次同步。"))
 
-        @Flag(help: "Print the status as JSON.") var json = false
+        @Flag(help: .english("Print the status as JSON.", chinese: "以 JSON 印出狀態。")) var json = false
         @OptionGroup var options: LibraryOptions
 
         func run(in context: CommandContext) throws {

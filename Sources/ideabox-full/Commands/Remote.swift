@@ -11,7 +11,7 @@ extension IdeaBoxCommand {
     /// `ideabox remote …`: the simulated network and faults of this profile's device.
     struct Remote: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "remote", abstract: "Control the simulated remote for this profile: network, latency, errors, quota.",
+            commandName: "remote", abstract: .english("Control the simulated remote for this profile: network, latency, errors, quota.", chinese: "控制這個設定檔的模擬遠端：網路、延遲、錯誤、配額。"),
             subcommands: [Offline.self, Status.self, Latency.self, Fault.self, Quota.self])
     }
 }
@@ -20,9 +20,9 @@ extension IdeaBoxCommand.Remote {
     /// `ideabox remote offline on|off`
     struct Offline: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "offline", abstract: "Airplane mode for this profile: `on` cuts its network, `off` brings it back.")
+            commandName: "offline", abstract: .english("Airplane mode for this profile: `on` cuts its network, `off` brings it back.", chinese: "這個設定檔的飛航模式：`on` 切斷網路，`off` 恢復網路。"))
 
-        @Argument(help: "on: no network; off: network back.") var setting: OnOff
+        @Argument(help: .english("on: no network; off: network back.", chinese: "on：沒有網路；off：恢復網路。")) var setting: OnOff
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) throws {
@@ -35,9 +35,9 @@ extension IdeaBoxCommand.Remote {
     /// `ideabox remote status [--json]`
     struct Status: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "status", abstract: "Show this profile's account, network, latency, faults and quota.")
+            commandName: "status", abstract: .english("Show this profile's account, network, latency, faults and quota.", chinese: "顯示這個設定檔的帳號、網路、延遲、故障與配額。"))
 
-        @Flag(help: "Print JSON.") var json = false
+        @Flag(help: .english("Print JSON.", chinese: "印出 JSON。")) var json = false
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) throws {
@@ -53,9 +53,9 @@ extension IdeaBoxCommand.Remote {
 
     /// `ideabox remote latency MS`
     struct Latency: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(commandName: "latency", abstract: "Add latency to each of this profile's requests.")
+        static let configuration = CommandConfiguration(commandName: "latency", abstract: .english("Add latency to each of this profile's requests.", chinese: "為這個設定檔的每個請求加上延遲。"))
 
-        @Argument(help: "Milliseconds, 0 to 60000; 0 removes it.") var milliseconds: Int
+        @Argument(help: .english("Milliseconds, 0 to 60000; 0 removes it.", chinese: "毫秒，0 到 60000；0 表示移除。")) var milliseconds: Int
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
@@ -74,16 +74,16 @@ extension IdeaBoxCommand.Remote {
     /// `ideabox remote fault add | script | clear`
     struct Fault: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "fault", abstract: "Make this profile's requests fail: at random, by script, or no more.",
+            commandName: "fault", abstract: .english("Make this profile's requests fail: at random, by script, or no more.", chinese: "讓這個設定檔的請求失敗：隨機、依腳本，或不再失敗。"),
             subcommands: [Add.self, Script.self, Clear.self])
     }
 
     /// `ideabox remote quota N|off`
     struct Quota: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "quota", abstract: "Limit the records of the account this profile is signed in to.")
+            commandName: "quota", abstract: .english("Limit the records of the account this profile is signed in to.", chinese: "限制這個設定檔登入的帳號可保存的紀錄數。"))
 
-        @Argument(help: "The most records the account may hold, or `off`.") var limit: String
+        @Argument(help: .english("The most records the account may hold, or `off`.", chinese: "帳號最多可保存的紀錄數，或 `off`。")) var limit: String
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
@@ -109,14 +109,14 @@ extension IdeaBoxCommand.Remote.Fault {
     /// `ideabox remote fault add CODE [--rate P] [--retry-after S] [--operation OP]`
     struct Add: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Fail a share of this profile's requests with an error, at random.")
+            commandName: "add", abstract: .english("Fail a share of this profile's requests with an error, at random.", chinese: "讓這個設定檔一部分的請求隨機以某個錯誤失敗。"))
 
-        @Argument(help: "The error, by its CloudError code name, such as serviceUnavailable.") var code: String
-        @Option(help: "The chance a request fails, more than 0 and at most 1.") var rate = 1.0
+        @Argument(help: .english("The error, by its CloudError code name, such as serviceUnavailable.", chinese: "錯誤，以 CloudError 的代碼名稱表示，例如 serviceUnavailable。")) var code: String
+        @Option(help: .english("The chance a request fails, more than 0 and at most 1.", chinese: "請求失敗的機率，大於 0 且最多 1。")) var rate = 1.0
         @Option(name: .customLong("retry-after"), help: ArgumentHelp(
-            "Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable, serverDatabaseUnavailable).", valueName: "seconds"))
+            .english("Seconds the error asks to wait (zoneBusy, requestRateLimited, serviceUnavailable, serverDatabaseUnavailable).", chinese: "錯誤要求等待的秒數（zoneBusy、requestRateLimited、serviceUnavailable、serverDatabaseUnavailable）。"), valueName: "seconds"))
         var retryAfter: Double?
-        @Option(help: ArgumentHelp("Only this kind of request: \(FaultArguments.operationNames).", valueName: "op"))
+        @Option(help: ArgumentHelp(.english("Only this kind of request: \(FaultArguments.operationNames(separator: ", ")).", chinese: "只限這種請求：\(FaultArguments.operationNames(separator: "、"))。"), valueName: "op"))
         var operation: String?
         @OptionGroup var store: StoreOptions
 
@@ -139,10 +139,10 @@ extension IdeaBoxCommand.Remote.Fault {
     /// `ideabox remote fault script CODE... [--operation OP]`
     struct Script: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "script", abstract: "Fail this profile's next requests with these errors, one each, in order.")
+            commandName: "script", abstract: .english("Fail this profile's next requests with these errors, one each, in order.", chinese: "讓這個設定檔接下來的請求依序各以這些錯誤失敗。"))
 
-        @Argument(help: "Error code names, such as serviceUnavailable internalError.") var codes: [String]
-        @Option(help: ArgumentHelp("Only this kind of request: \(FaultArguments.operationNames).", valueName: "op"))
+        @Argument(help: .english("Error code names, such as serviceUnavailable internalError.", chinese: "錯誤代碼名稱，例如 serviceUnavailable internalError。")) var codes: [String]
+        @Option(help: ArgumentHelp(.english("Only this kind of request: \(FaultArguments.operationNames(separator: ", ")).", chinese: "只限這種請求：\(FaultArguments.operationNames(separator: "、"))。"), valueName: "op"))
         var operation: String?
         @OptionGroup var store: StoreOptions
 
@@ -169,7 +169,7 @@ extension IdeaBoxCommand.Remote.Fault {
     /// `ideabox remote fault clear`
     struct Clear: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "clear", abstract: "Remove this profile's random and scripted errors (the network and latency stay as set).")
+            commandName: "clear", abstract: .english("Remove this profile's random and scripted errors (the network and latency stay as set).", chinese: "移除這個設定檔的隨機與腳本錯誤（網路與延遲維持原設定）。"))
 
         @OptionGroup var store: StoreOptions
 
@@ -190,7 +190,7 @@ enum OnOff: String, ExpressibleByArgument, CaseIterable {
 /// Reading fault arguments: error codes and request kinds by name, ignoring case.
 private enum FaultArguments {
     static let codeNames = CloudError.Code.allCases.map(\.rawValue).joined(separator: ", ")
-    static let operationNames = CloudOperation.allCases.map(\.rawValue).joined(separator: ", ")
+    static func operationNames(separator: String) -> String { CloudOperation.allCases.map(\.rawValue).joined(separator: separator) }
     static let codesWithRetryAfter: [CloudError.Code] = [.zoneBusy, .requestRateLimited, .serviceUnavailable, .serverDatabaseUnavailable]
 
     static func error(_ name: String, retryAfter: Double?) throws -> CloudError {
@@ -212,7 +212,7 @@ private enum FaultArguments {
     static func operation(_ name: String?) throws -> CloudOperation? {
         guard let name else { return nil }
         guard let operation = CloudOperation.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
-            throw ValidationError("Unknown operation \"\(name)\"; use one of: \(operationNames).")
+            throw ValidationError("Unknown operation \"\(name)\"; use one of: \(operationNames(separator: ", ")).")
         }
         return operation
     }

@@ -14,93 +14,93 @@ extension IdeaBoxCommand {
     /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.
     struct Serve: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "serve",
-            abstract: "Serve the remote over HTTP or HTTPS in CloudKit Web Services' JSON, for devices on other machines.",
-            discussion: """
+            abstract: .english("Serve the remote over HTTP or HTTPS in CloudKit Web Services' JSON, for devices on other machines.", chinese: "以 CloudKit Web Services 的 JSON 經 HTTP 或 HTTPS 提供遠端，給其他機器上的裝置使用。"),
+            discussion: .english("""
                 Devices sign in with `ideabox account sign-in NAME --server URL` and the token that \
                 `ideabox serve account add NAME` printed. Each request is logged on standard error (method, path, \
                 status, milliseconds, account; never a token). SIGINT or SIGTERM stops the server after the \
                 requests in flight finish, or --shutdown-timeout passes. Other CloudKit Web Services clients send the \
                 account's token as ckWebAuthToken with an API token from `ideabox serve api-token add` as ckAPIToken. \
                 Across machines, serve HTTPS (--tls-cert, --tls-key) or put it behind a proxy that does.
-                """,
+                """, chinese: "裝置以 `ideabox account sign-in NAME --server URL` 和 `ideabox serve account add NAME` 印出的權杖登入。每個請求都記錄在標準錯誤（方法、路徑、狀態、毫秒、帳號；從不記錄權杖）。SIGINT 或 SIGTERM 會在進行中的請求完成或超過 --shutdown-timeout 後停止伺服器。其他 CloudKit Web Services 用戶端以 ckWebAuthToken 送出帳號的權杖，並以 ckAPIToken 送出 `ideabox serve api-token add` 產生的 API 權杖。跨機器時請提供 HTTPS（--tls-cert、--tls-key），或放在會處理 HTTPS 的代理之後。"),
             subcommands: [Account.self, APIToken.self])
 
-        @Option(help: ArgumentHelp("The address and port to listen on (default: $IDEABOX_SERVE_LISTEN or \(ServerDefaults.listen)).", valueName: "host:port"))
+        @Option(help: ArgumentHelp(.english("The address and port to listen on (default: $IDEABOX_SERVE_LISTEN or \(ServerDefaults.listen)).", chinese: "要監聽的位址與連接埠（預設：$IDEABOX_SERVE_LISTEN 或 \(ServerDefaults.listen)）。"), valueName: "host:port"))
         var listen: String?
         @Option(
             name: .customLong("container"),
             help: ArgumentHelp(
-                "A container to serve (repeatable; default \(ProductContainer.id)). Each has its own data; the first holds what earlier servers stored.",
+                .english("A container to serve (repeatable; default \(ProductContainer.id)). Each has its own data; the first holds what earlier servers stored.", chinese: "要提供的容器（可重複；預設 \(ProductContainer.id)）。每個容器有自己的資料；第一個保存先前伺服器存下的資料。"),
                 valueName: "id"))
         var containers: [String] = []
         @Option(
             name: .customLong("tls-cert"),
-            help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, the server's first; also $IDEABOX_SERVE_TLS_CERT).", valueName: "file"))
+            help: ArgumentHelp(.english("Serve HTTPS with this certificate chain (PEM, the server's first; also $IDEABOX_SERVE_TLS_CERT).", chinese: "以這個憑證鏈提供 HTTPS（PEM，伺服器的憑證在最前；也可設 $IDEABOX_SERVE_TLS_CERT）。"), valueName: "file"))
         var certificateFile: String?
-        @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert (also $IDEABOX_SERVE_TLS_KEY).", valueName: "file"))
+        @Option(name: .customLong("tls-key"), help: ArgumentHelp(.english("The private key (PEM) of --tls-cert (also $IDEABOX_SERVE_TLS_KEY).", chinese: "--tls-cert 的私鑰（PEM；也可設 $IDEABOX_SERVE_TLS_KEY）。"), valueName: "file"))
         var keyFile: String?
         @Option(
             name: .customLong("tls-min"),
-            help: ArgumentHelp("The oldest TLS version answered: 1.2 or 1.3. (Default: $IDEABOX_SERVE_TLS_MIN or 1.2.)", valueName: "1.2|1.3"))
+            help: ArgumentHelp(.english("The oldest TLS version answered: 1.2 or 1.3. (Default: $IDEABOX_SERVE_TLS_MIN or 1.2.)", chinese: "接受的最舊 TLS 版本：1.2 或 1.3。（預設：$IDEABOX_SERVE_TLS_MIN 或 1.2。）"), valueName: "1.2|1.3"))
         var tlsMinimum: String?
         @Option(
             name: .customLong("idle-timeout"),
             help: ArgumentHelp(
-                "Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle. (Default: $IDEABOX_SERVE_IDLE_TIMEOUT or \(ServerDefaults.idleTimeoutSeconds).)",
+                .english("Close a connection that sends nothing for this many seconds: idle between requests, or a header or body that stalls. A held long poll is not idle. (Default: $IDEABOX_SERVE_IDLE_TIMEOUT or \(ServerDefaults.idleTimeoutSeconds).)", chinese: "關閉這麼多秒沒有送出任何東西的連線：請求之間閒置，或標頭、內容停滯。保持中的長輪詢不算閒置。（預設：$IDEABOX_SERVE_IDLE_TIMEOUT 或 \(ServerDefaults.idleTimeoutSeconds)。）"),
                 valueName: "seconds"))
         var idleTimeout: Int?
         @Option(
             name: .customLong("shutdown-timeout"),
             help: ArgumentHelp(
-                "On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them. (Default: $IDEABOX_SERVE_SHUTDOWN_TIMEOUT or \(ServerDefaults.shutdownTimeoutSeconds).)",
+                .english("On SIGTERM or SIGINT, let requests in flight finish for up to this many seconds, then close them. (Default: $IDEABOX_SERVE_SHUTDOWN_TIMEOUT or \(ServerDefaults.shutdownTimeoutSeconds).)", chinese: "收到 SIGTERM 或 SIGINT 時，讓進行中的請求最多再進行這麼多秒，然後關閉。（預設：$IDEABOX_SERVE_SHUTDOWN_TIMEOUT 或 \(ServerDefaults.shutdownTimeoutSeconds)。）"),
                 valueName: "seconds"))
         var shutdownTimeout: Int?
         @Option(
             name: .customLong("max-uploads"),
             help: ArgumentHelp(
-                "Receive at most this many asset uploads at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS or \(ServerDefaults.maximumUploads).)",
+                .english("Receive at most this many asset uploads at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS or \(ServerDefaults.maximumUploads).)", chinese: "同時最多接收這麼多個檔案上傳；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_UPLOADS 或 \(ServerDefaults.maximumUploads)。）"),
                 valueName: "count"))
         var maxUploads: Int?
         @Option(
             name: .customLong("max-polls-per-account"),
             help: ArgumentHelp(
-                "Hold at most this many long polls of one account; past it its oldest is answered at once. (Default: $IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT or \(FairShareLimits.defaults.pollsPerAccount).)",
+                .english("Hold at most this many long polls of one account; past it its oldest is answered at once. (Default: $IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT or \(FairShareLimits.defaults.pollsPerAccount).)", chinese: "每個帳號最多保持這麼多個長輪詢；超過時，最舊的一個會立即得到回應。（預設：$IDEABOX_SERVE_MAX_POLLS_PER_ACCOUNT 或 \(FairShareLimits.defaults.pollsPerAccount)。）"),
                 valueName: "count"))
         var maxPollsPerAccount: Int?
         @Option(
             name: .customLong("max-polls-per-token"),
             help: ArgumentHelp(
-                "Hold at most this many long polls of one access token (one device). (Default: $IDEABOX_SERVE_MAX_POLLS_PER_TOKEN or \(FairShareLimits.defaults.pollsPerToken).)",
+                .english("Hold at most this many long polls of one access token (one device). (Default: $IDEABOX_SERVE_MAX_POLLS_PER_TOKEN or \(FairShareLimits.defaults.pollsPerToken).)", chinese: "每個存取權杖（一台裝置）最多保持這麼多個長輪詢。（預設：$IDEABOX_SERVE_MAX_POLLS_PER_TOKEN 或 \(FairShareLimits.defaults.pollsPerToken)。）"),
                 valueName: "count"))
         var maxPollsPerToken: Int?
         @Option(
             name: .customLong("max-bodies-per-account"),
             help: ArgumentHelp(
-                "Receive at most this many request bodies of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT or \(FairShareLimits.defaults.bodiesPerAccount).)",
+                .english("Receive at most this many request bodies of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT or \(FairShareLimits.defaults.bodiesPerAccount).)", chinese: "每個帳號同時最多接收這麼多個請求內容；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_BODIES_PER_ACCOUNT 或 \(FairShareLimits.defaults.bodiesPerAccount)。）"),
                 valueName: "count"))
         var maxBodiesPerAccount: Int?
         @Option(
             name: .customLong("max-uploads-per-account"),
             help: ArgumentHelp(
-                "Receive at most this many asset uploads of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT or \(FairShareLimits.defaults.uploadsPerAccount).)",
+                .english("Receive at most this many asset uploads of one account at once; more are asked to try again. (Default: $IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT or \(FairShareLimits.defaults.uploadsPerAccount).)", chinese: "每個帳號同時最多接收這麼多個檔案上傳；更多的會被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_UPLOADS_PER_ACCOUNT 或 \(FairShareLimits.defaults.uploadsPerAccount)。）"),
                 valueName: "count"))
         var maxUploadsPerAccount: Int?
         @Option(
             name: .customLong("max-answers-per-account"),
             help: ArgumentHelp(
-                "Write at most this many answers of records (query, lookup, changes) of one account at once; more wait their turn a little, then are asked to try again. (Default: $IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT or \(FairShareLimits.defaults.answersPerAccount).)",
+                .english("Write at most this many answers of records (query, lookup, changes) of one account at once; more wait their turn a little, then are asked to try again. (Default: $IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT or \(FairShareLimits.defaults.answersPerAccount).)", chinese: "每個帳號同時最多寫出這麼多個紀錄回應（查詢、查找、變更）；更多的會稍候輪到它們，之後被要求稍後重試。（預設：$IDEABOX_SERVE_MAX_ANSWERS_PER_ACCOUNT 或 \(FairShareLimits.defaults.answersPerAccount)。）"),
                 valueName: "count"))
         var maxAnswersPerAccount: Int?
         @Option(
             name: .customLong("log-format"),
             help: ArgumentHelp(
-                "How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)",
+                .english("How lines are logged on standard error: text, for a person, or json, one object a line for a log collector. (Default: $IDEABOX_SERVE_LOG_FORMAT or text.)", chinese: "標準錯誤上的記錄格式：text 給人看，或 json，每行一個物件給記錄收集器。（預設：$IDEABOX_SERVE_LOG_FORMAT 或 text。）"),
                 valueName: "text|json"))
         var logFormat: String?
         @Option(
             name: .customLong("tombstone-retention-days"),
             help: ArgumentHelp(
-                "Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or \(ServerDefaults.tombstoneRetentionDays).)",
+                .english("Remember a deleted record this many days, for devices that have not synced since, then forget it; until then it counts against its account's record quota. (Default: $IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS or \(ServerDefaults.tombstoneRetentionDays).)", chinese: "已刪除的紀錄保留這麼多天，給之後還沒同步的裝置，然後忘記；在那之前它計入帳號的紀錄配額。（預設：$IDEABOX_SERVE_TOMBSTONE_RETENTION_DAYS 或 \(ServerDefaults.tombstoneRetentionDays)。）"),
                 valueName: "days"))
         var tombstoneRetentionDays: Int?
         @OptionGroup var storeOptions: ServeStoreOptions
@@ -241,11 +241,11 @@ extension IdeaBoxCommand {
 /// PostgreSQL database that any number of `serve` processes share.
 struct ServeStoreOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp(
+        help: ArgumentHelp(.english(
             """
             sqlite:PATH, the server's SQLite file (default: server/remote.sqlite under the data root), or \
             postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require].
-            """,
+            """, chinese: "sqlite:PATH，伺服器的 SQLite 檔案（預設：資料根目錄下的 server/remote.sqlite），或 postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]。"),
             valueName: "store"))
     var store: String?
 

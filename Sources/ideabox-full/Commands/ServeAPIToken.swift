@@ -1,6 +1,5 @@
 import ArgumentParser
 import CloudServer
-import CloudWebServices
 import Foundation
 import IdeaBoxCommandLine
 import ServerStore
@@ -10,7 +9,7 @@ extension IdeaBoxCommand.Serve {
     /// Web Services clients send as `ckAPIToken` beside the account's `ckWebAuthToken`.
     struct APIToken: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "api-token",
-            abstract: "The API tokens (ckAPIToken) that CloudKit Web Services clients send with an account's token.",
+            abstract: .english("The API tokens (ckAPIToken) that CloudKit Web Services clients send with an account's token.", chinese: "CloudKit Web Services 用戶端隨帳號權杖送出的 API 權杖（ckAPIToken）。"),
             subcommands: [Add.self, List.self, Revoke.self])
     }
 }
@@ -19,9 +18,9 @@ extension IdeaBoxCommand.Serve.APIToken {
     /// `ideabox serve api-token add LABEL`
     struct Add: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "add",
-            abstract: "Make an API token named LABEL and print it (64 hex digits), once.")
+            abstract: .english("Make an API token named LABEL and print it (64 hex digits), once.", chinese: "產生名為 LABEL 的 API 權杖並印出（64 個十六進位數字），只印一次。"))
 
-        @Argument(help: "A name for the token, such as the app that uses it: 1 to 64 letters, digits, '.', '_' or '-'.")
+        @Argument(help: .english("A name for the token, such as the app that uses it: 1 to 64 letters, digits, '.', '_' or '-'.", chinese: "權杖的名稱，例如使用它的應用程式：1 到 64 個字母、數字、'.'、'_' 或 '-'。"))
         var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
@@ -44,7 +43,7 @@ extension IdeaBoxCommand.Serve.APIToken {
 
     /// `ideabox serve api-token list`
     struct List: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the API tokens: name, when added, whether revoked.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: .english("List the API tokens: name, when added, whether revoked.", chinese: "列出 API 權杖：名稱、新增時間、是否已撤銷。"))
 
         @OptionGroup var storeOptions: ServeStoreOptions
 
@@ -57,9 +56,9 @@ extension IdeaBoxCommand.Serve.APIToken {
     /// `ideabox serve api-token revoke LABEL`
     struct Revoke: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "revoke",
-            abstract: "Revoke the API token named LABEL; clients that send it are refused from then on.")
+            abstract: .english("Revoke the API token named LABEL; clients that send it are refused from then on.", chinese: "撤銷名為 LABEL 的 API 權杖；之後送出它的用戶端都會被拒絕。"))
 
-        @Argument(help: "The token's name.") var label: String
+        @Argument(help: .english("The token's name.", chinese: "權杖的名稱。")) var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {

@@ -8,11 +8,11 @@ extension IdeaBoxCommand.Serve {
     struct Account: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "account",
-            abstract: "The server's accounts and their tokens.",
-            discussion: """
+            abstract: .english("The server's accounts and their tokens.", chinese: "伺服器的帳號與其權杖。"),
+            discussion: .english("""
                 Names are unique whatever their case: Bob and bob are one account. Each device gets a token of its \
                 own (`account token add NAME --label laptop`), so that one can be revoked alone.
-                """,
+                """, chinese: "名稱不分大小寫且唯一：Bob 和 bob 是同一個帳號。每台裝置有自己的權杖（`account token add NAME --label laptop`），可以單獨撤銷。"),
             subcommands: [Add.self, Token.self, Revoke.self, Delete.self, Quota.self, Schema.self, List.self])
     }
 }
@@ -21,10 +21,10 @@ extension IdeaBoxCommand.Serve.Account {
     /// `ideabox serve account add NAME [--label L]`
     struct Add: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Create an account with a first token and print the token, once.")
+            commandName: "add", abstract: .english("Create an account with a first token and print the token, once.", chinese: "建立帳號與第一個權杖，並印出權杖，只印一次。"))
 
-        @Argument(help: "The account: 1 to 64 letters, digits, '.', '_' or '-'.") var name: String
-        @Option(help: ArgumentHelp("The first token's name, for the device that gets it.", valueName: "label")) var label = "first"
+        @Argument(help: .english("The account: 1 to 64 letters, digits, '.', '_' or '-'.", chinese: "帳號：1 到 64 個字母、數字、'.'、'_' 或 '-'。")) var name: String
+        @Option(help: ArgumentHelp(.english("The first token's name, for the device that gets it.", chinese: "第一個權杖的名稱，給拿到它的裝置。"), valueName: "label")) var label = "first"
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func validate() throws {
@@ -46,9 +46,9 @@ extension IdeaBoxCommand.Serve.Account {
     /// `ideabox serve account revoke NAME`
     struct Revoke: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "revoke",
-            abstract: "Revoke every token of an account; its devices are signed out and keep their changes.")
+            abstract: .english("Revoke every token of an account; its devices are signed out and keep their changes.", chinese: "撤銷帳號的每個權杖；它的裝置會被登出，變更仍保留。"))
 
-        @Argument(help: "The account.") var name: String
+        @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {
@@ -63,10 +63,10 @@ extension IdeaBoxCommand.Serve.Account {
     /// `ideabox serve account delete NAME --yes`
     struct Delete: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "delete",
-            abstract: "Delete an account and everything it holds (records, files, tokens). Needs --yes.")
+            abstract: .english("Delete an account and everything it holds (records, files, tokens). Needs --yes.", chinese: "刪除帳號與它保存的一切（紀錄、檔案、權杖）。需要 --yes。"))
 
-        @Argument(help: "The account.") var name: String
-        @Flag(help: "Confirm that the account's data goes for good.") var yes = false
+        @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
+        @Flag(help: .english("Confirm that the account's data goes for good.", chinese: "確認永久刪除帳號的資料。")) var yes = false
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {
@@ -85,22 +85,22 @@ extension IdeaBoxCommand.Serve.Account {
     struct Quota: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "quota",
-            abstract: "Show or limit what an account may hold: records, zones and asset bytes.",
-            discussion: """
+            abstract: .english("Show or limit what an account may hold: records, zones and asset bytes.", chinese: "顯示或限制帳號可保存的內容：紀錄、區域與檔案位元組。"),
+            discussion: .english("""
                 With no limit given, shows the account's quota and what it holds. The quota covers all the account's data, \
                 in every container and environment. An account never given a quota may hold \
                 any number of records, 100 zones and 1 GiB of assets. A deleted record counts until serve forgets its \
                 deletion (--tombstone-retention-days). Saving past a limit fails with QUOTA_EXCEEDED; \
                 nothing stored is removed. An asset goes as soon as no record names it; one uploaded and never named, \
                 an hour after its upload.
-                """)
+                """, chinese: "沒有指定限制時，顯示帳號的配額與它保存的內容。配額涵蓋帳號在每個容器與環境中的所有資料。從未設定配額的帳號可保存任意數量的紀錄、100 個區域與 1 GiB 的檔案。已刪除的紀錄在 serve 忘記這次刪除之前仍會計入（--tombstone-retention-days）。超過限制的儲存會以 QUOTA_EXCEEDED 失敗；已保存的不會被移除。檔案在不再有紀錄引用時立即刪除；上傳後從未被引用的，在上傳一小時後刪除。"))
 
-        @Argument(help: "The account.") var name: String
-        @Argument(help: "The most records, or `off`.") var records: String?
-        @Option(help: ArgumentHelp("The most zones, or `off`.", valueName: "count")) var zones: String?
+        @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
+        @Argument(help: .english("The most records, or `off`.", chinese: "最多的紀錄數，或 `off`。")) var records: String?
+        @Option(help: ArgumentHelp(.english("The most zones, or `off`.", chinese: "最多的區域數，或 `off`。"), valueName: "count")) var zones: String?
         @Option(
             name: .customLong("asset-bytes"),
-            help: ArgumentHelp("The most bytes of assets (a number, with K, M or G for KiB, MiB, GiB), or `off`.", valueName: "size"))
+            help: ArgumentHelp(.english("The most bytes of assets (a number, with K, M or G for KiB, MiB, GiB), or `off`.", chinese: "檔案的最大位元組數（數字，可加 K、M 或 G 表示 KiB、MiB、GiB），或 `off`。"), valueName: "size"))
         var assetBytes: String?
         @OptionGroup var storeOptions: ServeStoreOptions
 
@@ -129,14 +129,14 @@ extension IdeaBoxCommand.Serve.Account {
     struct Schema: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "schema",
-            abstract: "List the field types of an account's record types, in each of its containers and environments.",
-            discussion: """
+            abstract: .english("List the field types of an account's record types, in each of its containers and environments.", chinese: "列出帳號各紀錄類型的欄位型別，分別列出它的每個容器與環境。"),
+            discussion: .english("""
                 As CloudKit does, the first save of a field sets its type; a later value sent with another type is \
                 refused (BAD_REQUEST), and one sent without a type is read as the field's. Each account has its own \
                 schema in each container and environment, so no account sees or sets another's.
-                """)
+                """, chinese: "如同 CloudKit，欄位第一次儲存時決定其型別；之後以其他型別送出的值會被拒絕（BAD_REQUEST），未標明型別的值則以該欄位的型別讀取。每個帳號在每個容器與環境中各有自己的結構描述，任何帳號都看不到也無法設定別人的。"))
 
-        @Argument(help: "The account.") var name: String
+        @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {
@@ -150,7 +150,7 @@ extension IdeaBoxCommand.Serve.Account {
 
     /// `ideabox serve account list`
     struct List: IdeaBoxSubcommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts and how many valid tokens each has.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: .english("List the accounts and how many valid tokens each has.", chinese: "列出帳號與各自有效的權杖數。"))
 
         @OptionGroup var storeOptions: ServeStoreOptions
 
@@ -165,7 +165,7 @@ extension IdeaBoxCommand.Serve.Account {
     /// `ideabox serve account token add | list | revoke NAME`
     struct Token: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "token", abstract: "An account's tokens, one per device.", subcommands: [Add.self, List.self, Revoke.self])
+            commandName: "token", abstract: .english("An account's tokens, one per device.", chinese: "帳號的權杖，每台裝置一個。"), subcommands: [Add.self, List.self, Revoke.self])
     }
 }
 
@@ -173,10 +173,10 @@ extension IdeaBoxCommand.Serve.Account.Token {
     /// `ideabox serve account token add NAME --label L`
     struct Add: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Give an account another token, for one more device, and print it, once.")
+            commandName: "add", abstract: .english("Give an account another token, for one more device, and print it, once.", chinese: "為帳號多產生一個權杖給另一台裝置，並印出，只印一次。"))
 
-        @Argument(help: "The account.") var name: String
-        @Option(help: ArgumentHelp("The token's name, unique among the account's valid tokens, such as laptop.", valueName: "label"))
+        @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
+        @Option(help: ArgumentHelp(.english("The token's name, unique among the account's valid tokens, such as laptop.", chinese: "權杖的名稱，在帳號的有效權杖中唯一，例如 laptop。"), valueName: "label"))
         var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
@@ -213,9 +213,9 @@ extension IdeaBoxCommand.Serve.Account.Token {
     /// `ideabox serve account token list NAME`
     struct List: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List an account's tokens: label, when added, when last used, valid or revoked.")
+            commandName: "list", abstract: .english("List an account's tokens: label, when added, when last used, valid or revoked.", chinese: "列出帳號的權杖：名稱、新增時間、最後使用時間、有效或已撤銷。"))
 
-        @Argument(help: "The account.") var name: String
+        @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {
@@ -230,10 +230,10 @@ extension IdeaBoxCommand.Serve.Account.Token {
     /// `ideabox serve account token revoke NAME LABEL`
     struct Revoke: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "revoke", abstract: "Revoke one token of an account: that device is signed out; the others go on.")
+            commandName: "revoke", abstract: .english("Revoke one token of an account: that device is signed out; the others go on.", chinese: "撤銷帳號的一個權杖：那台裝置會被登出；其他裝置照常。"))
 
-        @Argument(help: "The account.") var name: String
-        @Argument(help: "The token's label.") var label: String
+        @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
+        @Argument(help: .english("The token's label.", chinese: "權杖的名稱。")) var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
         func run(in context: CommandContext) throws {

@@ -11,19 +11,19 @@ extension IdeaBoxCommand {
     /// `ideabox sync [--json] [--watch]`, `ideabox sync --overwrite-remote --yes`
     struct Sync: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "sync", abstract: "Sync this profile with the remote now; exits non-zero with the reason if it can't.")
+            commandName: "sync", abstract: .english("Sync this profile with the remote now; exits non-zero with the reason if it can't.", chinese: "立即與遠端同步這個設定檔；無法同步時以非零結束並說明原因。"))
 
-        @Flag(help: "Print what the sync did as JSON.") var json = false
-        @Flag(help: """
+        @Flag(help: .english("Print what the sync did as JSON.", chinese: "以 JSON 印出同步做了什麼。")) var json = false
+        @Flag(help: .english("""
             Sync now, then keep syncing on every change of another device (a long poll) and every local change, \
             one line per sync, until SIGINT or SIGTERM: for a machine without the app open.
-            """)
+            """, chinese: "立即同步，之後在其他裝置每次變更（長輪詢）與本機每次變更時持續同步，每次同步一行，直到 SIGINT 或 SIGTERM：給沒有開著介面的機器。"))
         var watch = false
         @Flag(
             name: .customLong("overwrite-remote"),
-            help: "Make the remote hold exactly this profile's ideas; every other device follows. Needs --yes.")
+            help: .english("Make the remote hold exactly this profile's ideas; every other device follows. Needs --yes.", chinese: "讓遠端只保存這個設定檔的靈感；其他裝置都會跟著更新。需要 --yes。"))
         var overwriteRemote = false
-        @Flag(help: "Confirm --overwrite-remote.") var yes = false
+        @Flag(help: .english("Confirm --overwrite-remote.", chinese: "確認 --overwrite-remote。")) var yes = false
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
@@ -195,9 +195,9 @@ extension IdeaBoxCommand {
     /// `ideabox status [--json]`
     struct Status: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "status", abstract: "Show the account, the network, pending changes, the last sync and its error.")
+            commandName: "status", abstract: .english("Show the account, the network, pending changes, the last sync and its error.", chinese: "顯示帳號、網路、待送出變更、上次同步與其錯誤。"))
 
-        @Flag(help: "Print JSON.") var json = false
+        @Flag(help: .english("Print JSON.", chinese: "印出 JSON。")) var json = false
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) throws {
@@ -248,11 +248,11 @@ extension IdeaBoxCommand {
     /// `ideabox log [--conflicts] [--json] [--limit N]`
     struct Log: IdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
-            commandName: "log", abstract: "Show the sync log, or the settled conflicts with both sides, newest first.")
+            commandName: "log", abstract: .english("Show the sync log, or the settled conflicts with both sides, newest first.", chinese: "顯示同步紀錄，或已解決的衝突與雙方版本，最新的在前。"))
 
-        @Flag(help: "Show the conflicts (the last \(IdeaRepository.conflictLogLimit) are kept).") var conflicts = false
-        @Flag(help: "Print JSON; conflicts come with both full snapshots.") var json = false
-        @Option(help: "Print at most this many (default: 100).") var limit: Int?
+        @Flag(help: .english("Show the conflicts (the last \(IdeaRepository.conflictLogLimit) are kept).", chinese: "顯示衝突（保留最後 \(IdeaRepository.conflictLogLimit) 筆）。")) var conflicts = false
+        @Flag(help: .english("Print JSON; conflicts come with both full snapshots.", chinese: "印出 JSON；衝突附上雙方完整的內容。")) var json = false
+        @Option(help: .english("Print at most this many (default: 100).", chinese: "最多印出這麼多筆（預設：100）。")) var limit: Int?
         @OptionGroup var store: StoreOptions
 
         func validate() throws {

@@ -1,0 +1,450 @@
+/// A JSON value, read from and written to UTF-8 bytes directly.
+///
+/// The web service's bodies and the stored fields go through this type rather than
+/// `JSONSerialization`, whose `[String: Any]` trees cost a bridging cast at every level:
+/// writing 1,000 records' worth of dictionaries took 305 ms there, and `JSONEncoder` /
+/// `JSONDecoder` 44 / 55 ms (BENCHMARKS.md, "`serve` under load"). Reading is strict RFC 8259, as a
+/// server reading hostile input must be: one value and nothing after it, no trailing
+/// commas, no comments, valid UTF-8, no lone surrogates, no duplicate keys, nesting at
+/// most `maximumDepth` deep.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// A number written without a fraction or exponent that fits in 64 bits.
+    case integer(Int64)
+    /// Any other number.
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(Object)
+
+    /// A JSON object.
+    public typealias Object = [String: JSONValue]
+
+    /// The deepest nesting of arrays and objects read.
+    public static let maximumDepth = 64
+
+    /// Why bytes are not one JSON value.
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        /// What was wrong.
+        public var reason: String
+        /// The byte offset where it was found.
+        public var offset: Int
+        /// Which rule it broke: JSON's syntax, or one that I-JSON (RFC 7493) adds to it.
+        public var kind: Kind
+
+        /// The rules a text can break.
+        public enum Kind: Sendable, Equatable {
+            /// RFC 8259's grammar (a missing comma, an unknown escape, the end too early…).
+            case syntax
+            /// A member name appears twice in one object.
+            case duplicateName
+            /// A string's bytes are not UTF-8.
+            case invalidUTF8
+            /// A `\u` escape names half of a surrogate pair.
+            case loneSurrogate
+            /// Arrays and objects nested deeper than `maximumDepth`.
+            case tooDeep
+        }
+
+        /// `reason`, found at byte `offset`.
+        public init(reason: String, offset: Int, kind: Kind = .syntax) {
+            self.reason = reason
+            self.offset = offset
+            self.kind = kind
+        }
+
+        public var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    // MARK: Reading values
+
+    /// The text, if this is a string.
+    public var string: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+
+    /// The members, if this is an object.
+    public var object: Object? {
+        if case .object(let members) = self { members } else { nil }
+    }
+
+    /// The items, if this is an array.
+    public var array: [JSONValue]? {
+        if case .array(let items) = self { items } else { nil }
+    }
+
+    /// The flag, if this is `true` or `false`.
+    public var bool: Bool? {
+        if case .bool(let flag) = self { flag } else { nil }
+    }
+
+    /// A whole number that fits in 64 bits: an integer, or a double without a fraction.
+    public var wholeNumber: Int64? {
+        switch self {
+        case .integer(let number): number
+        // Above −2^63: a literal below Int64's range rounds to −2^63 as a Double, and must
+        // not be read as it (−2^63 itself is written as an integer, and read as one).
+        case .double(let number): number > -0x1p63 ? Int64(exactly: number) : nil
+        default: nil
+        }
+    }
+
+    /// The number, if this is one.
+    public var number: Double? {
+        switch self {
+        case .integer(let number): Double(number)
+        case .double(let number): number
+        default: nil
+        }
+    }
+
+    // MARK: Parsing
+
+    /// The one JSON value in `bytes`, surrounded by nothing but white space; throws `Invalid`.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(Invalid) {
+        var parser = Parser(bytes.assumingMemoryBound(to: UInt8.self))
+        self = try parser.document()
+    }
+
+    /// The one JSON value in `bytes`; throws `Invalid`.
+    public init(parsing bytes: [UInt8]) throws(Invalid) {
+        self = try bytes.withUnsafeBytes { bytes in Result { () throws(Invalid) in try JSONValue(parsing: bytes) } }.get()
+    }
+
+    /// The one JSON value in `text`; throws `Invalid`.
+    public init(parsing text: String) throws(Invalid) {
+        var text = text
+        self = try text.withUTF8 { utf8 in Result { () throws(Invalid) in try JSONValue(parsing: UnsafeRawBufferPointer(utf8)) } }.get()
+    }
+
+    private struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        var depth = 0
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+        }
+
+        mutating func document() throws(Invalid) -> JSONValue {
+            let value = try value()
+            skipSpace()
+            guard index == bytes.count else { throw invalid("unexpected data after the value") }
+            return value
+        }
+
+        private func invalid(_ reason: String, _ kind: Invalid.Kind = .syntax) -> Invalid {
+            Invalid(reason: reason, offset: index, kind: kind)
+        }
+
+        private mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
+            }
+        }
+
+        private mutating func value() throws(Invalid) -> JSONValue {
+            skipSpace()
+            guard index < bytes.count else { throw invalid("unexpected end of the data") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try object()
+            case UInt8(ascii: "["): return try array()
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+            default: throw invalid("unexpected character")
+            }
+        }
+
+        private mutating func literal(_ word: StaticString) throws(Invalid) {
+            for offset in 0..<word.utf8CodeUnitCount {
+                guard index < bytes.count, bytes[index] == word.utf8Start[offset] else { throw invalid("unexpected character") }
+                index += 1
+            }
+        }
+
+        private mutating func enter() throws(Invalid) {
+            depth += 1
+            guard depth <= JSONValue.maximumDepth else { throw invalid("nested more than \(JSONValue.maximumDepth) deep", .tooDeep) }
+            index += 1
+        }
+
+        private mutating func object() throws(Invalid) -> JSONValue {
+            try enter()
+            var members: Object = [:]
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                depth -= 1
+                return .object(members)
+            }
+            while true {
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw invalid("expected a member name") }
+                let keyOffset = index
+                let key = try string()
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw invalid("expected ':'") }
+                index += 1
+                guard members.updateValue(try value(), forKey: key) == nil else {
+                    throw Invalid(reason: "duplicate member name", offset: keyOffset, kind: .duplicateName)
+                }
+                skipSpace()
+                guard index < bytes.count else { throw invalid("unexpected end of the data") }
+                switch bytes[index] {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    depth -= 1
+                    return .object(members)
+                default: throw invalid("expected ',' or '}'")
+                }
+            }
+        }
+
+        private mutating func array() throws(Invalid) -> JSONValue {
+            try enter()
+            var items: [JSONValue] = []
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                depth -= 1
+                return .array(items)
+            }
+            while true {
+                items.append(try value())
+                skipSpace()
+                guard index < bytes.count else { throw invalid("unexpected end of the data") }
+                switch bytes[index] {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "]"):
+                    index += 1
+                    depth -= 1
+                    return .array(items)
+                default: throw invalid("expected ',' or ']'")
+                }
+            }
+        }
+
+        /// A string from its opening quote; `index` ends past the closing one.
+        private mutating func string() throws(Invalid) -> String {
+            index += 1
+            let start = index
+            // The common case: no escapes, so the bytes are the text.
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let text = try Self.text(UnsafeBufferPointer(rebasing: bytes[start..<index]), at: start)
+                    index += 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") { break }
+                guard byte >= 0x20 else { throw invalid("control character in a string") }
+                index += 1
+            }
+            var unescaped = Array(bytes[start..<index])
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    guard let text = String(validating: unescaped, as: UTF8.self) else {
+                        // An escape writes whole characters: the first byte that is not UTF-8 is
+                        // one of the document's own.
+                        throw Self.invalidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]), at: start)
+                    }
+                    index += 1
+                    return text
+                case UInt8(ascii: "\\"):
+                    index += 1
+                    guard index < bytes.count else { break }
+                    let escaped = bytes[index]
+                    index += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(escaped)
+                    case UInt8(ascii: "b"): unescaped.append(0x08)
+                    case UInt8(ascii: "f"): unescaped.append(0x0C)
+                    case UInt8(ascii: "n"): unescaped.append(0x0A)
+                    case UInt8(ascii: "r"): unescaped.append(0x0D)
+                    case UInt8(ascii: "t"): unescaped.append(0x09)
+                    case UInt8(ascii: "u"): unescaped.append(contentsOf: try unicodeEscape())
+                    default:
+                        index -= 1
+                        throw invalid("unknown escape")
+                    }
+                case ..<0x20:
+                    throw invalid("control character in a string")
+                default:
+                    unescaped.append(byte)
+                    index += 1
+                }
+            }
+            throw invalid("unterminated string")
+        }
+
+        /// The UTF-8 of a `\uXXXX` escape (two of them for a surrogate pair), from past the `u`.
+        private mutating func unicodeEscape() throws(Invalid) -> String.UTF8View {
+            let first = try hexQuad()
+            var scalar: Unicode.Scalar?
+            switch first {
+            case 0xD800...0xDBFF:
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw invalid("lone surrogate in a \\u escape", .loneSurrogate)
+                }
+                index += 2
+                let second = try hexQuad()
+                guard (0xDC00...0xDFFF).contains(second) else { throw invalid("lone surrogate in a \\u escape", .loneSurrogate) }
+                scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            default:
+                scalar = Unicode.Scalar(first)
+            }
+            guard let scalar else { throw invalid("lone surrogate in a \\u escape", .loneSurrogate) }
+            return String(Character(scalar)).utf8
+        }
+
+        private mutating func hexQuad() throws(Invalid) -> UInt32 {
+            guard bytes.count - index >= 4 else { throw invalid("unterminated \\u escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt8 = switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+                default: throw invalid("bad hex digit in a \\u escape")
+                }
+                value = value << 4 | UInt32(digit)
+                index += 1
+            }
+            return value
+        }
+
+        /// The text of the document's bytes `utf8`, which start at byte `offset`.
+        private static func text(_ utf8: UnsafeBufferPointer<UInt8>, at offset: Int) throws(Invalid) -> String {
+            guard let text = String(validating: utf8, as: UTF8.self) else { throw invalidUTF8(utf8, at: offset) }
+            return text
+        }
+
+        /// The error of the document's bytes `utf8`, which start at byte `offset` and are not
+        /// UTF-8: it names the first byte that is not.
+        private static func invalidUTF8(_ utf8: UnsafeBufferPointer<UInt8>, at offset: Int) -> Invalid {
+            var parser = Unicode.UTF8.ForwardParser()
+            var bytes = utf8.makeIterator()
+            var valid = 0
+            while case .valid(let scalar) = parser.parseScalar(from: &bytes) { valid += scalar.count }
+            return Invalid(reason: "invalid UTF-8 in a string", offset: offset + valid, kind: .invalidUTF8)
+        }
+
+        private mutating func number() throws(Invalid) -> JSONValue {
+            let start = index
+            let isNegative = bytes[index] == UInt8(ascii: "-")
+            if isNegative { index += 1 }
+            func digits(_ parser: inout Parser) -> Int {
+                let first = parser.index
+                while parser.index < parser.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index]) {
+                    parser.index += 1
+                }
+                return parser.index - first
+            }
+            let integerStart = index
+            let integerDigits = digits(&self)
+            guard integerDigits > 0 else { throw invalid("expected a digit") }
+            guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
+                throw Invalid(reason: "leading zero in a number", offset: integerStart)
+            }
+            var isInteger = true
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                isInteger = false
+                index += 1
+                guard digits(&self) > 0 else { throw invalid("expected a digit") }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                isInteger = false
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits(&self) > 0 else { throw invalid("expected a digit") }
+            }
+            if isInteger, integerDigits <= 18 {
+                var magnitude: Int64 = 0
+                for byte in bytes[integerStart..<index] {
+                    magnitude = magnitude * 10 + Int64(byte - UInt8(ascii: "0"))
+                }
+                return .integer(isNegative ? -magnitude : magnitude)
+            }
+            let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            if isInteger, let number = Int64(literal) { return .integer(number) }
+            guard let number = Double(literal), number.isFinite else {
+                throw Invalid(reason: "number out of range", offset: start)
+            }
+            return .double(number)
+        }
+    }
+
+    // MARK: Writing
+
+    /// The value as compact JSON in UTF-8.
+    public var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(to: &bytes)
+        return bytes
+    }
+
+    /// Appends the value as compact JSON. Object members come in no particular order;
+    /// non-finite doubles, which JSON can't hold, are written as `null`.
+    public func write(to bytes: inout [UInt8]) {
+        switch self {
+        case .null:
+            bytes.append(contentsOf: "null".utf8)
+        case .bool(let flag):
+            bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number):
+            bytes.append(contentsOf: String(number).utf8)
+        case .double(let number):
+            bytes.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
+        case .string(let text):
+            Self.write(string: text, to: &bytes)
+        case .array(let items):
+            bytes.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                item.write(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, value) in members {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                Self.write(string: key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                value.write(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `text` as a JSON string (see `JSONString`, IdeaBox's one escaper).
+    public static func write(string text: String, to bytes: inout [UInt8]) {
+        JSONString.append(text, to: &bytes)
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByFloatLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Object(elements, uniquingKeysWith: { $1 }))
+    }
+}
