@@ -67,10 +67,10 @@ let package = Package(
         // server keeps its accounts in (ServerStore's protocols, SQLiteServerStore,
         // PostgresServerStore), the embedded remote with each device's simulated network
         // (EmbeddedRemote), and the server. All of them stand on IdeaBoxFoundation alone.
-        .target(name: "CloudKitModel", dependencies: ["IdeaBoxFoundation"]),
+        .target(name: "CloudKitModel", dependencies: ["IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "CloudWebServices",
-            dependencies: ["CloudKitModel", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CloudKitModel", "IdeaBoxFoundation"]
         ),
         // async-http-client: Foundation's URLSession on Linux spent more CPU on its dispatch
         // sources than the sync itself (BENCHMARKS.md, "Over HTTP").
@@ -88,20 +88,20 @@ let package = Package(
         .target(
             name: "ServerStore",
             dependencies: [
-                "CloudKitModel", "CloudWebServices", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto"),
+                "CloudKitModel", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .target(
             name: "SQLiteServerStore",
-            dependencies: ["CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CloudKitModel", "ServerStore", "IdeaBoxFoundation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
         // minutes to build, so only the server's executable depends on this one.
         .target(
             name: "PostgresServerStore",
             dependencies: [
-                "CloudKitModel", "ServerStore", "CloudWebServices", "IdeaBoxFoundation",
+                "CloudKitModel", "ServerStore", "IdeaBoxFoundation",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,3 @@
-import CloudWebServices
 import Foundation
 import IdeaBoxFoundation
 

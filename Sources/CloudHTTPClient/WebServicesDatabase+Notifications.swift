@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import NIOCore
 import NIOHTTP1
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CloudKitModel
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import NIOCore
 import NIOHTTP1
 

@@ -1,5 +1,4 @@
 import CloudKitModel
-import CloudWebServices
 import Foundation
 
 /// The secrets that let a device into one account: 32 random bytes, shown once, of which

@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import ServerStore
 
 /// Ours, beyond Apple's reference: the changes a long poll's answer carries when the device

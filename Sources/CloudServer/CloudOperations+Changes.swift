@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import ServerStore
 
 /// `changes/zone`, `records/changes`, `changes/database` and `zones/changes`.

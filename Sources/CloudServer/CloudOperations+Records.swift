@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import ServerStore
 
 /// `records/modify` and `records/lookup`.

@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import ServerStore
 
 /// `subscriptions/modify`, `/list`, `/lookup` and `tokens/create`: how a device asks to be

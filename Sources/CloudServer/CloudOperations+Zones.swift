@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import ServerStore
 
 /// `zones/list`, `zones/lookup` and `zones/modify`.

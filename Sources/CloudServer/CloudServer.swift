@@ -1,4 +1,3 @@
-import CloudWebServices
 import Dispatch
 import Foundation
 import Hummingbird

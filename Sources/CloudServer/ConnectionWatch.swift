@@ -1,5 +1,6 @@
 import CloudWebServices
 import HTTPTypes
+import IdeaBoxFoundation
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes

@@ -1,6 +1,6 @@
 import CloudKitModel
-import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 
 /// A database's sync token (`changes/database`, and where a long poll's device stands):
 /// each zone's own latest change token, so it needs no history of its own. Spelled as

@@ -1,3 +1,4 @@
+import ServerStore
 import Synchronization
 
 /// The field types this process has read or set, per database and record type, so that a

@@ -1,5 +1,6 @@
 import CloudWebServices
 import Foundation
+import IdeaBoxFoundation
 import ServerStore
 
 /// A `records/query` continuation marker: where the page it ends with stopped (a

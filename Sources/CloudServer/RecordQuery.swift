@@ -1,5 +1,6 @@
 import CloudKitModel
 import CloudWebServices
+import IdeaBoxFoundation
 import ServerStore
 
 /// A `records/query` query: `{recordType, filterBy[], sortBy[]}`, read strictly (an unknown

@@ -1,5 +1,6 @@
 import CloudWebServices
 import Hummingbird
+import IdeaBoxFoundation
 import NIOCore
 import NIOHTTP1
 

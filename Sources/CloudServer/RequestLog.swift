@@ -1,4 +1,3 @@
-import CloudWebServices
 import Foundation
 import Glibc
 import IdeaBoxFoundation

@@ -1,5 +1,5 @@
-import CloudWebServices
 import Hummingbird
+import IdeaBoxFoundation
 import NIOCore
 
 /// An answer `{"records":[…]}` written as its items are read (`records/lookup`, which Apple

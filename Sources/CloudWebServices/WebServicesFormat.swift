@@ -36,7 +36,7 @@ public enum WebServicesFormat {
     /// The longest record name, record type, field or zone name, in UTF-8 bytes (CloudKit's).
     public static let maximumNameLength = 255
     /// The most operations a server takes in one request (CloudKit's limit).
-    public static let maximumOperations = 200
+    public static let maximumOperations = CloudKitLimits.maximumOperations
     /// The most changes a server sends in one page of zone changes.
     public static let maximumChangesPerPage = 1000
 

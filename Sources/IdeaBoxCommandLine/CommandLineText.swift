@@ -13,13 +13,13 @@ public enum CommandLineText {
     /// `ideabox --version`: the version and the commit built.
     public static var version: String { "ideabox \(BuildInfo.version) (\(BuildInfo.commit))" }
 
-    /// The root command's discussion in `ideabox help` (ArgumentParser's help is English only).
-    static let rootDiscussion = """
+    /// The root command's discussion in `ideabox help`.
+    static let rootDiscussion = String.english("""
         Run `ideabox` with no subcommand to open the full-screen app (press ? in it for its keys).
 
         Data lives under --data-dir, else $IDEABOX_HOME, else $XDG_DATA_HOME/ideabox, \
         else ~/.local/share/ideabox; each --profile (default: "default") is one device.
-        """
+        """, chinese: "不加子命令執行 `ideabox` 會開啟全螢幕介面（在其中按 ? 看按鍵）。\n\n資料存放在 --data-dir，否則 $IDEABOX_HOME，否則 $XDG_DATA_HOME/ideabox，否則 ~/.local/share/ideabox；每個 --profile（預設：\"default\"）是一台裝置。")
 
     // MARK: Listing
 
@@ -133,17 +133,29 @@ public enum CommandLineText {
         }
     }
 
-    /// The import file is not JSON, stopping at `position` if known.
-    static func notJSON(_ path: String, _ position: JSONSyntax.Position?, _ language: Language) -> String {
-        switch (language, position) {
-        case let (.english, position?):
-            "\(path) is not valid JSON: line \(position.line), column \(position.column). Nothing was imported."
-        case (.english, nil):
-            "\(path) is not valid JSON. Nothing was imported."
-        case let (.traditionalChinese, position?):
-            "\(path) 不是有效的 JSON：第 \(position.line) 行第 \(position.column) 欄；沒有匯入任何資料"
-        case (.traditionalChinese, nil):
-            "\(path) 不是有效的 JSON；沒有匯入任何資料"
+    /// The import file is not I-JSON, stopping at `position`.
+    static func notJSON(_ path: String, _ position: ImportError.Position, _ rule: JSONValue.Invalid.Kind, _ language: Language) -> String {
+        switch language {
+        case .english:
+            "\(path) is not valid JSON: line \(position.line), column \(position.column)\(brokenJSONRule(rule, language)). Nothing was imported."
+        case .traditionalChinese:
+            "\(path) 不是有效的 JSON：第 \(position.line) 行第 \(position.column) 欄\(brokenJSONRule(rule, language))；沒有匯入任何資料"
+        }
+    }
+
+    /// Which of I-JSON's rules (RFC 7493) beyond JSON's syntax a file broke, in parentheses;
+    /// nothing for the syntax, which the line and column show.
+    private static func brokenJSONRule(_ rule: JSONValue.Invalid.Kind, _ language: Language) -> String {
+        switch (language, rule) {
+        case (_, .syntax): ""
+        case (.english, .duplicateName): " (a name appears twice in one object)"
+        case (.english, .invalidUTF8): " (the text is not UTF-8)"
+        case (.english, .loneSurrogate): " (a \\u escape names half a character, a lone surrogate)"
+        case (.english, .tooDeep): " (nested more than \(JSONValue.maximumDepth) deep)"
+        case (.traditionalChinese, .duplicateName): "（同一個物件裡有重複的名稱）"
+        case (.traditionalChinese, .invalidUTF8): "（文字不是 UTF-8）"
+        case (.traditionalChinese, .loneSurrogate): "（\\u 跳脫只寫了半個字元，即孤立的代理項）"
+        case (.traditionalChinese, .tooDeep): "（巢狀超過 \(JSONValue.maximumDepth) 層）"
         }
     }
 

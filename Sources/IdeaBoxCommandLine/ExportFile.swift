@@ -70,25 +70,24 @@ enum ExportFile {
         } catch {
             throw CommandError.unreadableFile(path, errno: Self.posixCode(of: error, path: path))
         }
-        // Foundation's decoder takes some text that is not JSON (an unknown escape such as
-        // `\q`) and names no position when it refuses: the syntax is checked first.
-        if let position = JSONSyntax.firstError(in: Array(data)) {
-            throw ImportError.notJSON(path, at: position)
+        // Read as I-JSON (RFC 7493): besides JSON's syntax, a name twice in one object, bytes
+        // that are not UTF-8 and half a surrogate pair are refused, each named by its place.
+        let document: JSONValue
+        do {
+            document = try JSONValue(parsing: Array(data))
+        } catch {
+            throw ImportError.notJSON(path, at: ImportError.Position(of: error.offset, in: data), rule: error.kind)
         }
         let entries: [Entry]
-        do {
-            let document = try JSONDecoder().decode(Document.self, from: data)
-            guard document.formatVersion <= formatVersion else {
-                throw ImportError.newerFormat(path, version: document.formatVersion)
-            }
-            entries = document.ideas
-        } catch let error as ImportError {
-            throw error
-        } catch is Document.NotAnExport {
+        if let ideas = document.array {
+            entries = ideas.map(Entry.init)
+        } else if let fields = document.object, let version = fields["formatVersion"]?.wholeNumber.flatMap({ Int(exactly: $0) }),
+            let ideas = fields["ideas"]?.array
+        {
+            guard version <= formatVersion else { throw ImportError.newerFormat(path, version: version) }
+            entries = ideas.map(Entry.init)
+        } else {
             throw ImportError.notAnArray(path)
-        } catch {
-            // The syntax held (checked above): what the decoder refused has no position to name.
-            throw ImportError.notJSON(path, at: nil)
         }
         var problems: [ImportError.Problem] = []
         var positions: [UUID: Int] = [:]
@@ -107,37 +106,10 @@ enum ExportFile {
         return entries.compactMap(\.idea)
     }
 
-    /// The whole file: an object of format 2 or later, or format 1's array of ideas.
-    private struct Document: Decodable {
-        /// The format's version.
-        var formatVersion: Int
-        /// The ideas, in file order.
-        var ideas: [Entry]
-
-        /// JSON that is neither an array nor an object with the version and the ideas.
-        struct NotAnExport: Error {}
-
-        private enum Key: String, CodingKey {
-            case formatVersion, ideas
-        }
-
-        init(from decoder: any Decoder) throws {
-            if let ideas = try? decoder.singleValueContainer().decode([Entry].self) {
-                (formatVersion, self.ideas) = (1, ideas)
-                return
-            }
-            guard let fields = try? decoder.container(keyedBy: Key.self),
-                let version = try? fields.decode(Int.self, forKey: .formatVersion),
-                let ideas = try? fields.decode([Entry].self, forKey: .ideas)
-            else { throw NotAnExport() }
-            (formatVersion, self.ideas) = (version, ideas)
-        }
-    }
-
     /// One element of the array: an idea, or every problem it has. Each field is read on its
     /// own and every rule checked (`Idea`'s decoding and `validated()` stop at the first), so
     /// one bad field hides neither the problems of the others nor those of the next idea.
-    private struct Entry: Decodable {
+    private struct Entry {
         /// The idea and its stamps, when every field could be read and keeps every rule.
         private(set) var idea: ExportedIdea?
         /// The id, when it could be read: a repeated one is a problem even of a broken idea.
@@ -146,59 +118,42 @@ enum ExportFile {
         private(set) var faults: [(field: String?, kind: ImportError.Problem.Kind)] = []
 
         /// An idea's fields, as `export` writes them, in the order problems are listed.
-        private enum Field: String, CodingKey, CaseIterable {
+        private enum Field: String, CaseIterable {
             case id, title, description, isCompleted, createdAt, updatedAt, deviceId, version, lastSyncedAt, fieldStamps
         }
 
-        /// `fieldStamps`: each field's stamp.
-        private struct Stamps: Decodable {
-            var title: Stamp
-            var description: Stamp
-            var isCompleted: Stamp
-
-            /// When, and by which device, a field was last written.
-            struct Stamp: Decodable {
-                var updatedAt: Timestamp
-                var deviceId: String
-            }
-
-            /// The stamps as the merge takes them.
-            var fieldStamps: FieldStamps {
-                func order(_ stamp: Stamp) -> SyncOrder { SyncOrder(timestamp: stamp.updatedAt, deviceId: stamp.deviceId) }
-                return FieldStamps(title: order(title), description: order(description), isCompleted: order(isCompleted))
-            }
-        }
-
-        init(from decoder: any Decoder) throws {
-            guard let fields = try? decoder.container(keyedBy: Field.self) else {
+        init(_ element: JSONValue) {
+            guard let fields = element.object else {
                 faults = [(nil, .notAnObject)]
                 return
             }
             var unreadable: [Field: ImportError.Problem.Kind] = [:]
-            // The value of `field`, or nil: absent (a problem if `required`), or unreadable (null
-            // where a value is required, or a value of the wrong kind).
-            func read<Value: Decodable>(_ field: Field, required: Bool = false) -> Value? {
-                do {
-                    return required ? try fields.decode(Value.self, forKey: field) : try fields.decodeIfPresent(Value.self, forKey: field)
-                } catch DecodingError.keyNotFound {
-                    unreadable[field] = .missing
-                } catch {
+            // The value of `field`, or nil: absent (a problem if `required`), null (a problem if
+            // `required`), or of the wrong kind.
+            func read<Value>(_ field: Field, required: Bool = false, as value: (JSONValue) -> Value?) -> Value? {
+                switch fields[field.rawValue] {
+                case nil:
+                    if required { unreadable[field] = .missing }
+                case .null?:
+                    if required { unreadable[field] = .wrongValue }
+                case let json?:
+                    if let read = value(json) { return read }
                     unreadable[field] = .wrongValue
                 }
                 return nil
             }
-            let idText: String? = read(.id, required: true)
+            let idText = read(.id, required: true, as: \.string)
             id = idText.flatMap { UUID(hexText: $0) }
             if idText != nil, id == nil { unreadable[.id] = .wrongValue }
-            let title: String? = read(.title, required: true)
-            let description: String? = read(.description)
-            let isCompleted: Bool? = read(.isCompleted)
-            let createdAt: Timestamp? = read(.createdAt, required: true)
-            let updatedAt: Timestamp? = read(.updatedAt)
-            let deviceId: String? = read(.deviceId, required: true)
-            let version: Int? = read(.version)
-            let lastSyncedAt: Timestamp? = read(.lastSyncedAt)
-            let stamps: Stamps? = read(.fieldStamps)
+            let title = read(.title, required: true, as: \.string)
+            let description = read(.description, as: \.string)
+            let isCompleted = read(.isCompleted, as: \.bool)
+            let createdAt = read(.createdAt, required: true, as: Self.timestamp)
+            let updatedAt = read(.updatedAt, as: Self.timestamp)
+            let deviceId = read(.deviceId, required: true, as: \.string)
+            let version = read(.version) { $0.wholeNumber.flatMap { Int(exactly: $0) } }
+            let lastSyncedAt = read(.lastSyncedAt, as: Self.timestamp)
+            let stamps = read(.fieldStamps, as: Self.stamps)
             let broken = IdeaRules.violations(
                 title: title, description: description, createdAt: createdAt, updatedAt: updatedAt, deviceId: deviceId, version: version)
             let rules = Dictionary(broken.map { ($0.field, $0) }) { first, _ in first }
@@ -211,7 +166,26 @@ enum ExportFile {
                     id: id, title: title, description: description ?? "", isCompleted: isCompleted ?? false,
                     createdAt: createdAt, updatedAt: updatedAt, deviceId: deviceId, version: version ?? 0,
                     lastSyncedAt: lastSyncedAt),
-                stamps: stamps?.fieldStamps)
+                stamps: stamps)
+        }
+
+        /// A time as `export` writes it: ISO 8601 in UTC.
+        private static func timestamp(_ json: JSONValue) -> Timestamp? {
+            json.string.flatMap(Timestamp.init(iso8601:))
+        }
+
+        /// `fieldStamps`: when, and by which device, each field was last written.
+        private static func stamps(_ json: JSONValue) -> FieldStamps? {
+            func stamp(_ name: String) -> SyncOrder? {
+                guard let stamp = json.object?[name]?.object, let updatedAt = stamp["updatedAt"].flatMap(timestamp),
+                    let deviceId = stamp["deviceId"]?.string
+                else { return nil }
+                return SyncOrder(timestamp: updatedAt, deviceId: deviceId)
+            }
+            guard let title = stamp("title"), let description = stamp("description"), let isCompleted = stamp("isCompleted") else {
+                return nil
+            }
+            return FieldStamps(title: title, description: description, isCompleted: isCompleted)
         }
     }
 }

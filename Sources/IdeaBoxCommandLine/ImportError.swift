@@ -1,15 +1,35 @@
+import IdeaBoxFoundation
 import IdeaModel
 
 /// Why `import` refused a file; it imported nothing.
 enum ImportError: UserFacingError, Equatable {
-    /// The file is not JSON; where it stops being JSON, if found.
-    case notJSON(String, at: JSONSyntax.Position?)
+    /// The file is not I-JSON (RFC 7493): where it stops being so, and which rule it breaks.
+    case notJSON(String, at: Position, rule: JSONValue.Invalid.Kind)
     /// The file is JSON, but neither an export's object nor an array.
     case notAnArray(String)
     /// The file is an export of a format newer than this IdeaBox reads.
     case newerFormat(String, version: Int)
     /// The ideas' problems, in file order.
     case problems(String, [Problem])
+
+    /// A place in a file, both counted from 1; the column counts characters as a person sees them.
+    struct Position: Equatable {
+        var line: Int
+        var column: Int
+
+        /// The place of byte `offset` of `bytes`.
+        init(of offset: Int, in bytes: some BidirectionalCollection<UInt8>) {
+            let before = bytes.prefix(offset)
+            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map(before.index(after:)) ?? before.startIndex
+            line = before.count { $0 == UInt8(ascii: "\n") } + 1
+            column = String(decoding: before[lineStart...], as: UTF8.self).count + 1
+        }
+
+        init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
+    }
 
     /// One problem of one idea of the file.
     struct Problem: Equatable, Sendable {
@@ -37,8 +57,8 @@ enum ImportError: UserFacingError, Equatable {
 
     func message(in language: Language) -> String {
         switch self {
-        case let .notJSON(path, position):
-            return CommandLineText.notJSON(path, position, language)
+        case let .notJSON(path, position, rule):
+            return CommandLineText.notJSON(path, position, rule, language)
         case let .notAnArray(path):
             return CommandLineText.notAnArray(path, language)
         case let .newerFormat(path, version):

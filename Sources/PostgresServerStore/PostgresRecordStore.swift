@@ -1,5 +1,4 @@
 import CloudKitModel
-import CloudWebServices
 import Foundation
 import IdeaBoxFoundation
 import Logging
@@ -55,7 +54,7 @@ public final class PostgresRecordStore: RecordStore {
     /// connections open (`keepOpen`).
     public static func connect(
         url: String, schema: String? = nil, clock: WallClock,
-        maximumRecordsPerRequest: Int = WebServicesFormat.maximumOperations, maximumConnections: Int = 16
+        maximumRecordsPerRequest: Int = CloudKitLimits.maximumOperations, maximumConnections: Int = 16
     ) async throws -> PostgresRecordStore {
         let location = try PostgresURL(url)
         if let schema {

@@ -1,5 +1,4 @@
 import CloudKitModel
-import CloudWebServices
 import GRDB
 import ServerStore
 

@@ -1,5 +1,4 @@
 import CloudKitModel
-import CloudWebServices
 
 /// How many fields a save may give a type and a database's schema may hold (**ours**:
 /// CloudKit documents no such number, only 200 operations a request and 1 MB a record, and

@@ -1,5 +1,4 @@
 @testable import CloudServer
-import CloudWebServices
 import Hummingbird
 import NIOCore
 import Synchronization

@@ -1,7 +1,6 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
-import CloudWebServices
 import Foundation
 import IdeaBoxFoundation
 import RemoteTestSupport

@@ -201,6 +201,31 @@ import Testing
             environment: ["LANG": "zh_TW.UTF-8"])
     }
 
+    /// An import is I-JSON (RFC 7493): what JSON's grammar lets through but I-JSON does not is
+    /// refused like a syntax error, by line and column, with the rule it breaks; nothing is
+    /// imported (issue 61).
+    @Test(arguments: [
+        (Array(#"[{"id": "abcdef01-2345-4678-9abc-def012345678", "title": "a", "title": "b"}]"#.utf8), 1, 63,
+         " (a name appears twice in one object)", "（同一個物件裡有重複的名稱）"),
+        (Array("[\n {\"title\": \"靈感".utf8) + [0xFF] + Array("\"}]".utf8), 2, 15, " (the text is not UTF-8)", "（文字不是 UTF-8）"),
+        (Array(#"[{"title": "\ud83d"}]"#.utf8), 1, 19,
+         " (a \\u escape names half a character, a lone surrogate)", "（\\u 跳脫只寫了半個字元，即孤立的代理項）"),
+    ])
+    func whatIJSONRefusesIsNamedByLineAndColumn(bytes: [UInt8], line: Int, column: Int, english: String, chinese: String) throws {
+        let sandbox = try Sandbox()
+        let existing = try sandbox.succeed(["add", "existing"]).trimmingCharacters(in: .newlines)
+        let before = try sandbox.succeed(["export"])
+        let file = sandbox.directory.appendingPathComponent("i-json.json").path
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        try sandbox.expectRejection(
+            ["import", file], message: "\(file) is not valid JSON: line \(line), column \(column)\(english). Nothing was imported.")
+        try sandbox.expectRejection(
+            ["import", file], message: "\(file) 不是有效的 JSON：第 \(line) 行第 \(column) 欄\(chinese)；沒有匯入任何資料",
+            environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+    }
+
     @Test(arguments: ["{\"id\": 1}", "{\"formatVersion\": 2}", "{\"formatVersion\": 2, \"ideas\": {}}", "7"])
     func jsonThatIsNotAnExportIsRefused(text: String) throws {
         let sandbox = try Sandbox()

@@ -1,5 +1,4 @@
 import CloudKitModel
-import CloudWebServices
 import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation

@@ -1,7 +1,7 @@
 import CloudKitModel
-import CloudWebServices
 import EmbeddedRemote
 import Foundation
+import IdeaBoxFoundation
 import RemoteTestSupport
 import ServerStore
 import Testing

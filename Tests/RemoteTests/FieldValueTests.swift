@@ -1,5 +1,4 @@
 import CloudKitModel
-import CloudWebServices
 import Foundation
 import IdeaBoxFoundation
 import ServerStore
