@@ -152,7 +152,7 @@ public struct IdeaDatabase: Sendable {
 
     /// A repository over this database.
     public func repository(clock: WallClock, ids: IdGenerator) -> IdeaRepository {
-        IdeaRepository(writer: StoreWriter(base: writer, options: options), deviceId: deviceId, clock: clock, ids: ids)
+        IdeaRepository(connection: StoreConnection(base: writer, options: options), deviceId: deviceId, clock: clock, ids: ids)
     }
 
     /// Closes every connection (of a database opened for `.app`, the last copies the WAL

@@ -80,7 +80,7 @@ extension IdeaRepository {
     /// The order the app last showed All Ideas and Completed in, on this profile; nil if
     /// it never changed it.
     public func listOrder() throws -> IdeaOrder? {
-        try writer.read { db in
+        try connection.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.listOrder])
                 .flatMap(IdeaOrder.init(storedName:))
         }
@@ -89,7 +89,7 @@ extension IdeaRepository {
     /// Remembers the app's order for this profile. Not a change of the ideas: the revision,
     /// which other processes watch, stays.
     public func setListOrder(_ order: IdeaOrder) throws {
-        try writer.write { db in
+        try connection.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [MetaKey.listOrder, order.storedName])
         }

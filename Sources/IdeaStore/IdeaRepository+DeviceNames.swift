@@ -22,7 +22,7 @@ public struct DeviceNaming: Sendable, Equatable {
 extension IdeaRepository {
     /// The names of the devices this device has heard of; this device is "this device".
     public func deviceNames() throws -> DeviceNames {
-        try writer.read { db in try deviceNames(db) }
+        try connection.read { db in try deviceNames(db) }
     }
 
     /// `deviceNames()` inside the caller's transaction.
@@ -36,7 +36,7 @@ extension IdeaRepository {
 
     /// The name a person gave this device (`ideabox device name`), if one did.
     public func chosenDeviceName() throws -> String? {
-        try writer.read { db in
+        try connection.read { db in
             try String.fetchOne(db, sql: "SELECT name FROM deviceName WHERE deviceId = ?", arguments: [deviceId])
         }
     }

@@ -139,7 +139,7 @@ extension IdeaRepository {
     /// Every version of the idea this device knows, the current one first (or the delete,
     /// for a deleted idea), then the history, newest first.
     public func history(of id: UUID) throws -> [IdeaVersion] {
-        try writer.read { db in
+        try connection.read { db in
             var versions: [IdeaVersion] = []
             if let stored = try fetchStoredRow(id: id, db) {
                 let latest = stored.stamps.latest
@@ -177,7 +177,7 @@ extension IdeaRepository {
         guard !prefix.isEmpty, prefix.count <= 36,
               prefix.unicodeScalars.allSatisfy({ $0 == "-" || $0.properties.isASCIIHexDigit })
         else { throw IdeaStoreError.malformedId(text) }
-        let matches = try writer.read { db in
+        let matches = try connection.read { db in
             try String.fetchAll(
                 db,
                 sql: """

@@ -137,7 +137,7 @@ extension IdeaRepository {
             }
         }
         if dryRun {
-            return try writer.read { db in try merge(checked, handEdits: handEdits, dryRun: true, db) }
+            return try connection.read { db in try merge(checked, handEdits: handEdits, dryRun: true, db) }
         }
         return try write { db in
             // A command's connection keeps a small cache; this transaction may be big.

@@ -38,7 +38,7 @@ extension IdeaRepository {
 
     /// Whether changes the overwrite queued still wait to be sent.
     public func overwriteIsPending() throws -> Bool {
-        try writer.read { db in
+        try connection.read { db in
             guard let stamp = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.overwriteStamp]) else {
                 return false
             }
@@ -62,7 +62,7 @@ extension IdeaRepository {
     /// was changed here after it. Returns whether there was an overwrite to take back.
     @discardableResult
     public func abandonOverwrite() throws -> Bool {
-        guard try writer.read({ db in
+        guard try connection.read({ db in
             try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.overwriteStamp]) != nil
         }) else { return false }
         return try write { db in try abandonOverwrite(db) }

@@ -36,7 +36,7 @@ extension IdeaRepository {
     /// (`status`, the app's start), which would otherwise read only the pages it needs and
     /// say nothing of the rest.
     public func checkEveryPage() throws {
-        try writer.read { db in
+        try connection.read { db in
             let findings = try String.fetchAll(db, sql: "PRAGMA quick_check(1)")
             guard findings == ["ok"] else {
                 throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: findings.first ?? "quick_check found damage")
@@ -68,7 +68,7 @@ extension IdeaRepository {
     ) throws -> [Idea] {
         if let total, filter == .all || filter == .completed, offset > total / 2, offset < total {
             let end = min(total, offset + limit)
-            return try writer.read { db in
+            return try connection.read { db in
                 let source = filter == .completed ? "\(order.completedSource) WHERE isCompleted = 1" : "idea"
                 return try Idea.fetchAll(
                     db,
@@ -80,7 +80,7 @@ extension IdeaRepository {
                     .reversed()
             }
         }
-        return try writer.read { db in
+        return try connection.read { db in
             // `limit: .max` means "all of them": no window, and no overflow.
             let window = offset.addingReportingOverflow(limit)
             let knownHits: Int? = if case .search = filter { total } else { nil }
@@ -97,7 +97,7 @@ extension IdeaRepository {
     public func forEachIdea(
         _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, limit: Int? = nil, _ body: (Idea) throws -> Void
     ) throws {
-        try writer.read { db in
+        try connection.read { db in
             guard let query = try listQuery(filter, order: order, window: limit, db) else { return }
             let cursor = try Idea.fetchCursor(
                 db, sql: query.sql + " LIMIT ?", arguments: query.arguments + [limit ?? -1])
@@ -128,7 +128,7 @@ extension IdeaRepository {
         _ filter: IdeaFilter, order: IdeaOrder = .newestFirst, limit: Int? = nil, withStamps: Bool = false,
         _ body: (IdeaBytes) throws -> Void
     ) throws {
-        try writer.read { db in
+        try connection.read { db in
             if limit == nil { try db.execute(sql: "PRAGMA mmap_size = \(Self.wholeListMapSize)") }
             defer { if limit == nil { try? db.execute(sql: "PRAGMA mmap_size = 0") } }
             if filter == .all, order == .newestFirst, limit == nil, try Self.tableIsNewestFirst(db) {
@@ -236,7 +236,7 @@ extension IdeaRepository {
 
     /// How many ideas a list holds.
     public func count(_ filter: IdeaFilter) throws -> Int {
-        try writer.read { db in
+        try connection.read { db in
             switch filter {
             case .all:
                 return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea") ?? 0
@@ -258,7 +258,7 @@ extension IdeaRepository {
         guard case .search(let query) = filter else { return min(try count(filter), cap) }
         guard let folded = Self.foldedQuery(query) else { return 0 }
         let plan = SearchText.plan(forFoldedQuery: folded)
-        return try writer.read { db in
+        return try connection.read { db in
             try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(plan.table) WHERE \(plan.table) MATCH ? LIMIT ?)",
                 arguments: [plan.match, cap]) ?? 0
@@ -267,7 +267,7 @@ extension IdeaRepository {
 
     /// The counts of the All Ideas and Completed tabs, read together.
     public func counts() throws -> IdeaCounts {
-        try writer.read { db in
+        try connection.read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT (SELECT count(*) FROM idea) AS allCount,
                        (SELECT count(*) FROM idea WHERE isCompleted = 1) AS completedCount
@@ -278,7 +278,7 @@ extension IdeaRepository {
 
     /// The idea with this id, if it exists.
     public func idea(id: UUID) throws -> Idea? {
-        try writer.read { db in try fetchIdea(id: id, db) }
+        try connection.read { db in try fetchIdea(id: id, db) }
     }
 
     /// The one idea whose id is `text` or starts with it (case-insensitive), as the command
@@ -288,7 +288,7 @@ extension IdeaRepository {
         guard !prefix.isEmpty, prefix.count <= 36,
               prefix.unicodeScalars.allSatisfy({ $0 == "-" || $0.properties.isASCIIHexDigit })
         else { throw IdeaStoreError.malformedId(text) }
-        let matches = try writer.read { db in
+        let matches = try connection.read { db in
             try Idea.fetchAll(
                 db, sql: "SELECT \(Idea.selectedColumns) FROM idea WHERE id GLOB ? LIMIT 2",
                 arguments: [prefix + "*"])
@@ -299,7 +299,7 @@ extension IdeaRepository {
         case 1:
             return matches[0]
         default:
-            let total = try writer.read { db in
+            let total = try connection.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM idea WHERE id GLOB ?", arguments: [prefix + "*"]) ?? 0
             }
             throw IdeaStoreError.ambiguousId(text, matches: total)
@@ -314,7 +314,7 @@ extension IdeaRepository {
     /// stay in the outbox and go out when sync works again; this only names them.
     public func staleIdeaIds() throws -> Set<UUID> {
         let cutoff = clock.now().milliseconds - Self.staleAfterMilliseconds
-        return try writer.read { db in
+        return try connection.read { db in
             let ids = try String.fetchAll(
                 db,
                 sql: """
@@ -329,13 +329,13 @@ extension IdeaRepository {
 
     /// How many changes wait in the outbox for the sync engine.
     public func pendingChangeCount() throws -> Int {
-        try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }
+        try connection.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }
     }
 
     /// A number that grows with every committed change, from any process. Cheap enough to
     /// poll: a screen re-reads its lists only when this moves.
     public func revision() throws -> Int64 {
-        try writer.read { db in
+        try connection.read { db in
             try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.revision]) ?? 0
         }
     }

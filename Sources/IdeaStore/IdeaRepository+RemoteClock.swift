@@ -9,7 +9,7 @@ import IdeaModel
 extension IdeaRepository {
     /// The estimate of this device's clock against the remote's, if an answer measured one.
     public func remoteClockEstimate() throws -> RemoteClockEstimate? {
-        try writer.read { db in try remoteClockEstimate(db) }
+        try connection.read { db in try remoteClockEstimate(db) }
     }
 
     func remoteClockEstimate(_ db: Database) throws -> RemoteClockEstimate? {
@@ -24,7 +24,7 @@ extension IdeaRepository {
     /// its answer), or with `isLowerBound` only a time the remote had reached (another
     /// device's saves in a fetch), which can show that this clock is behind but not ahead.
     public func noteRemoteTime(_ remoteTime: Timestamp, at local: Timestamp, isLowerBound: Bool = false) throws {
-        try writer.write { db in
+        try connection.write { db in
             let offset = remoteTime.milliseconds - local.milliseconds
             if isLowerBound {
                 let current = try remoteClockEstimate(db).flatMap { $0.holds(on: clock) ? $0.offset : nil } ?? 0
@@ -55,7 +55,7 @@ extension IdeaRepository {
     public func bringBackFutureTimes() throws -> Int {
         // A sync asks at its start and at each measure of the clock: mostly nothing is due,
         // which a read tells without taking the write lock.
-        guard try writer.read({ db in try remoteNowIfFutureTimesAreHeld(db) }) != nil else { return 0 }
+        guard try connection.read({ db in try remoteNowIfFutureTimesAreHeld(db) }) != nil else { return 0 }
         return try write { db in
             guard let now = try remoteNowIfFutureTimesAreHeld(db) else { return 0 }
             let limit = now.adding(milliseconds: ArrivalRule.tolerance)

@@ -13,7 +13,7 @@ extension IdeaRepository {
         guard !ids.isEmpty else { return [:] }
         // Ids are hex and dashes: the JSON array needs no escaping.
         let list = "[\"" + ids.map(\.lowercasedString).joined(separator: "\",\"") + "\"]"
-        return try writer.read { db in
+        return try connection.read { db in
             var states: [UUID: RemoteChange] = [:]
             let ideas = try Row.fetchCursor(
                 db.cachedStatement(sql: """

@@ -87,7 +87,7 @@ extension IdeaRepository {
     /// The oldest changes waiting to be sent, at most `limit` of them; after `previous`
     /// in the outbox's order (oldest first), if given.
     public func pendingChanges(after previous: PendingChange? = nil, limit: Int) throws -> [PendingChange] {
-        try writer.read { db in
+        try connection.read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -203,7 +203,7 @@ extension IdeaRepository {
     /// Counts a failed attempt to send each of `changes`.
     public func recordFailedAttempt(_ changes: [PendingChange]) throws {
         guard !changes.isEmpty else { return }
-        try writer.write { db in
+        try connection.write { db in
             for change in changes {
                 try db.run(
                     sql: "UPDATE outbox SET attempts = attempts + 1 WHERE ideaId = ? AND enqueuedAt = ?",
@@ -215,7 +215,7 @@ extension IdeaRepository {
     /// Forgets the remote's tags of `ids` (nil: of every idea), so their next saves go
     /// out as new records.
     public func forgetRemoteTags(_ ids: [UUID]? = nil) throws {
-        try writer.write { db in
+        try connection.write { db in
             guard let ids else {
                 try db.run(sql: "DELETE FROM remoteTag")
                 return
@@ -228,7 +228,7 @@ extension IdeaRepository {
 
     /// Remembers the remote's current tags of some ideas.
     public func rememberRemoteTags(_ tags: [UUID: String]) throws {
-        try writer.write { db in try saveTags(tags, db) }
+        try connection.write { db in try saveTags(tags, db) }
     }
 
     /// Appends a line to the sync log.
@@ -296,7 +296,7 @@ extension IdeaRepository {
     /// Every idea and delete this device holds, with its place in the sync order, read as
     /// it goes: for comparing with the remote.
     public func forEachSyncState(_ body: (RemoteChange) throws -> Void) throws {
-        try writer.read { db in
+        try connection.read { db in
             let rows = try Row.fetchCursor(db, sql: "SELECT \(Idea.selectedColumns), \(FieldStamps.columns) FROM idea")
             while let row = try rows.next() {
                 let idea = try Idea(row: row)
@@ -315,7 +315,7 @@ extension IdeaRepository {
     /// for any reason), so whatever it does next is ordered after what it saw.
     public func noteSeen(_ changes: [RemoteChange]) throws {
         guard let highest = changes.map(\.latestTime).max() else { return }
-        try writer.write { db in try noteSeen(highest, db) }
+        try connection.write { db in try noteSeen(highest, db) }
     }
 
     /// Notes that a pull from the start of the account's history begins (a first sync, or
@@ -323,7 +323,7 @@ extension IdeaRepository {
     /// settles this device's samples. Kept in the database, so a pull cut off and picked up
     /// again by the next sync still settles them.
     public func beginPullFromStart() throws {
-        try writer.write { db in
+        try connection.write { db in
             try db.run(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, 1)", arguments: [MetaKey.pullFromStart])
         }
     }
@@ -350,7 +350,7 @@ extension IdeaRepository {
 
     /// Records a finished sync: its time, and no error.
     public func recordSyncSuccess(at time: Timestamp) throws {
-        try writer.write { db in
+        try connection.write { db in
             try db.run(
                 sql: "UPDATE syncMetadata SET lastSyncAt = ?, lastSyncError = NULL, isSyncEnabled = 1 WHERE id = 1",
                 arguments: [time])
@@ -360,7 +360,7 @@ extension IdeaRepository {
     /// Records why the last sync failed (in English, what `status` shows), and logs it in
     /// both languages.
     public func recordSyncFailure(english: String, chinese: String, at time: Timestamp) throws {
-        try writer.write { db in
+        try connection.write { db in
             try db.run(sql: "UPDATE syncMetadata SET lastSyncError = ? WHERE id = 1", arguments: [english])
             var entry = SyncLogEntry(occurredAt: time, event: .words(english: english, chinese: chinese))
             entry.kind = .error
@@ -370,7 +370,7 @@ extension IdeaRepository {
 
     /// Binds this device's ideas to `account` the first time it syncs.
     public func bindAccount(_ account: String) throws {
-        try writer.write { db in
+        try connection.write { db in
             try db.run(
                 sql: "UPDATE syncMetadata SET accountName = ? WHERE id = 1 AND accountName IS NULL", arguments: [account])
         }
@@ -378,7 +378,7 @@ extension IdeaRepository {
 
     /// How many of this device's ideas a person made: all of them but the untouched samples.
     public func ownIdeaCount() throws -> Int {
-        try writer.read { db in
+        try connection.read { db in
             var count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM idea") ?? 0
             for id in SampleIdeas.ids {
                 if let stored = try fetchStoredRow(id: id, db), stored.stamps.isUntouchedSample { count -= 1 }

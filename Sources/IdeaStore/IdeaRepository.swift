@@ -27,18 +27,18 @@ public struct IdeaChanges: Sendable, Equatable {
 public struct IdeaRepository: Sendable {
     /// The device this repository stamps edits with.
     public let deviceId: String
-    let writer: StoreWriter
+    let connection: StoreConnection
     let clock: WallClock
     private let ids: IdGenerator
 
     /// A repository over an opened IdeaBox database.
     public init(writer: any DatabaseWriter, deviceId: String, clock: WallClock, ids: IdGenerator) {
-        self.init(writer: StoreWriter(base: writer, options: []), deviceId: deviceId, clock: clock, ids: ids)
+        self.init(connection: StoreConnection(base: writer, options: []), deviceId: deviceId, clock: clock, ids: ids)
     }
 
-    /// A repository over an opened IdeaBox database, through `writer`.
-    init(writer: StoreWriter, deviceId: String, clock: WallClock, ids: IdGenerator) {
-        self.writer = writer
+    /// A repository over an opened IdeaBox database, through `connection`.
+    init(connection: StoreConnection, deviceId: String, clock: WallClock, ids: IdGenerator) {
+        self.connection = connection
         self.deviceId = deviceId
         self.clock = clock
         self.ids = ids
@@ -196,10 +196,10 @@ public struct IdeaRepository: Sendable {
     /// Runs `body` in one write transaction and, if it changed anything, marks the database
     /// as changed, so every process watching it (`revision()`) notices. A request that
     /// changes nothing (an edit to the same text) leaves the revision alone. A full disk or
-    /// a database that can't be written throws a `StorageError` (see `StoreWriter`), the
+    /// a database that can't be written throws a `StorageError` (see `StoreConnection`), the
     /// transaction undone.
     func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
-        try writer.write { db in
+        try connection.write { db in
             let changesBefore = db.totalChangesCount
             let result = try body(db)
             if db.totalChangesCount != changesBefore {

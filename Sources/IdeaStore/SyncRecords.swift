@@ -121,7 +121,7 @@ extension IdeaRepository {
 
     /// Records a settled conflict and its sync log line, keeping only the newest 100 conflicts.
     public func logConflict(_ conflict: ConflictRecord) throws {
-        try writer.write { db in try insertConflict(conflict, db) }
+        try connection.write { db in try insertConflict(conflict, db) }
     }
 
     func insertConflict(_ conflict: ConflictRecord, _ db: Database) throws {
@@ -152,7 +152,7 @@ extension IdeaRepository {
     /// The logged conflicts, newest first.
     public func conflicts(limit: Int = IdeaRepository.conflictLogLimit) throws -> [ConflictRecord] {
         let decoder = JSONDecoder()
-        return try writer.read { db in
+        return try connection.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM conflictLog ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
                 let ideaId: String = row["ideaId"]
                 let local: String = row["localSnapshot"]
@@ -195,13 +195,13 @@ extension IdeaRepository {
 
     /// Adds a line to the sync log, keeping only the newest 1000.
     public func appendSyncLog(_ entry: SyncLogEntry) throws {
-        try writer.write { db in try appendLog(entry, db) }
+        try connection.write { db in try appendLog(entry, db) }
     }
 
     /// The sync log, newest first.
     public func syncLog(limit: Int = 100) throws -> [SyncLogEntry] {
         let decoder = JSONDecoder()
-        return try writer.read { db in
+        return try connection.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM syncLog ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
                 let kind: String = row["kind"]
                 var entry = SyncLogEntry(occurredAt: row["occurredAt"], kind: SyncLogEntry.Kind(rawValue: kind) ?? .info, message: row["message"])
@@ -214,7 +214,7 @@ extension IdeaRepository {
 
     /// This device's sync bookkeeping.
     public func syncMetadata() throws -> SyncMetadata {
-        try writer.read { db in
+        try connection.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT * FROM syncMetadata WHERE id = 1")
             return SyncMetadata(
                 isSyncEnabled: row?["isSyncEnabled"] ?? false,
@@ -227,7 +227,7 @@ extension IdeaRepository {
 
     /// Replaces this device's sync bookkeeping.
     public func saveSyncMetadata(_ metadata: SyncMetadata) throws {
-        try writer.write { db in
+        try connection.write { db in
             try db.execute(
                 sql: """
                     UPDATE syncMetadata SET isSyncEnabled = ?, lastSyncAt = ?, lastSyncError = ?, changeToken = ?,

@@ -5,7 +5,7 @@ import GRDB
 /// errors come out as what they mean to a person. A damaged page can turn up in any read
 /// (a list, a count, the outbox), so reads are mapped as writes are: whatever reads the
 /// store, the command line, `sync` or the app, says the same sentence.
-struct StoreWriter: Sendable {
+struct StoreConnection: Sendable {
     /// GRDB's writer.
     let base: any DatabaseWriter
     /// The command-line options that chose this database, for the sentences that name a
