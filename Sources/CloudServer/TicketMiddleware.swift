@@ -26,8 +26,8 @@ struct TicketMiddleware: RouterMiddleware {
     /// webcourier route, in one read with the poll's subscriptions).
     var checksToken = true
     /// The server's connections, told which token each request serves (so that a revoke
-    /// ends it).
-    var connections: ConnectionRegistry
+    /// ends it); nil for the webcourier route, whose held polls the hub ends itself.
+    var connections: ConnectionRegistry?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // A long poll's set-up (its token and subscriptions, its `since` look) waits behind
@@ -47,7 +47,7 @@ struct TicketMiddleware: RouterMiddleware {
                 throw WebServicesError(code: "AUTHENTICATION_FAILED", reason: refusal)
             }
         }
-        if let tokenHash = ticket.tokenHash { connections.serving(context.channel, tokenHash: tokenHash) }
+        if let tokenHash = ticket.tokenHash { connections?.serving(context.channel, tokenHash: tokenHash) }
         var context = context
         context.ticket = ticket
         // The log names the account the server signed the ticket for (its token, if the route
