@@ -14,14 +14,14 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let store: any AccountStore
     /// `http` or `https`: what the sign-in page's URL starts with.
     let scheme: String
-    /// The server's connections; nil where the routes run without any (a test's router).
-    let connections: ConnectionRegistry?
+    /// The server's connections, told which token each request serves (so that a revoke ends it).
+    let connections: ConnectionRegistry
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let (account, tokenHash) = try await account(of: request)
         (context.account, context.tokenHash) = (account, tokenHash)
-        connections?.serving(context.channel, tokenHash: tokenHash)
+        connections.serving(context.channel, tokenHash: tokenHash)
         return try await next(request, context)
     }
 

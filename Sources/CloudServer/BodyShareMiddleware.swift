@@ -22,8 +22,8 @@ struct BodyShareMiddleware: RouterMiddleware {
         guard let account = context.account, Self.hasBody(request) else { return try await next(request, context) }
         var request = request
         do {
-            shares.connections?.hold(context.channel, for: account)
-            defer { shares.connections?.letGo(context.channel) }
+            shares.connections.hold(context.channel, for: account)
+            defer { shares.connections.letGo(context.channel) }
             guard await shares.bodies.claim(account, waitingAtMost: patience) else {
                 throw FairShares.refusal("request bodies", limit: shares.limits.bodiesPerAccount)
             }

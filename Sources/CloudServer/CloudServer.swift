@@ -82,21 +82,17 @@ public struct CloudServer: Sendable {
     /// `https` with a certificate, `http` without.
     public var scheme: String { tls == nil ? "http" : "https" }
 
-    /// The Hummingbird application, built from the settings alone so that a test can run
-    /// it in process (`app.test(.router)`); `services` run beside it there (`start` runs the
-    /// hub and the collector in a group of its own, which stops the hub first), and
-    /// `inProcess` says so: its requests come on no connection of the server's, so none is
-    /// watched for a client that leaves. `onRunning` gets the port it listens on.
+    /// The Hummingbird application on a socket, built from the settings alone; `start` runs the
+    /// hub and the collector beside it, in a group of its own, which stops the hub first.
+    /// `onRunning` gets the port it listens on. (A test that sends requests to the router
+    /// in process builds its application from `connections` and `router` as this does.)
     func application(
-        hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool, services: [any Service] = [], inProcess: Bool = false,
+        hub: ZoneChangeHub, metrics: ServerMetrics, uploads: UploadSpool,
         onRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        // Each upload in flight holds a file open too.
-        let connectionLimit = min(maximumConnections, max(16, Int(min(FileLimit.available, 1 << 20)) - 64 - maximumUploads))
-        let registry = ConnectionRegistry(limit: connectionLimit)
-        if !inProcess { hub.endsRevokedRequests(on: registry) }
+        let registry = connections(hub: hub)
         let http1 = ServedHTTP1Channel.builder(registry: registry, idleTimeout: idleTimeout)
-        let routes = router(hub: hub, metrics: metrics, uploads: uploads, connections: inProcess ? nil : registry)
+        let routes = router(hub: hub, metrics: metrics, uploads: uploads, connections: registry)
         return Application(
             responder: routes.buildResponder(),
             server: try tls.map { try .tls(http1, tlsConfiguration: $0.configuration) } ?? http1,
@@ -104,10 +100,17 @@ public struct CloudServer: Sendable {
                 // A backlog of 1,024 (Hummingbird's default is 256): connections that come
                 // while the server is at its limit wait there, not in SYN retries.
                 address: .hostname(host, port: port), serverName: "ideabox", backlog: 1024,
-                availableConnectionsDelegate: ConnectionLimit(limit: connectionLimit, metrics: metrics)),
-            services: services,
+                availableConnectionsDelegate: ConnectionLimit(limit: registry.limit, metrics: metrics)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: Self.logger)
+    }
+
+    /// The server's connections, at most as many as it may open files for (each upload in
+    /// flight holds a file open too); `hub` ends those that serve a token revoked.
+    func connections(hub: ZoneChangeHub) -> ConnectionRegistry {
+        let registry = ConnectionRegistry(limit: min(maximumConnections, max(16, Int(min(FileLimit.available, 1 << 20)) - 64 - maximumUploads)))
+        hub.endsRevokedRequests(on: registry)
+        return registry
     }
 
     static var logger: Logger {

@@ -159,10 +159,10 @@ final class FairShares: Sendable {
     let bodies: ShareCounter
     let uploads: ShareCounter
     let answers: ShareCounter
-    /// The server's connections; nil where the routes run without any (a test's router).
-    let connections: ConnectionRegistry?
+    /// The server's connections (on sockets, or a test's in process).
+    let connections: ConnectionRegistry
 
-    init(limits: FairShareLimits, connections: ConnectionRegistry?) {
+    init(limits: FairShareLimits, connections: ConnectionRegistry) {
         self.limits = limits
         bodies = ShareCounter(limit: limits.bodiesPerAccount, line: limits.bodiesPerAccount)
         uploads = ShareCounter(limit: limits.uploadsPerAccount)

@@ -32,9 +32,6 @@ struct LongPollRoute {
     /// How often a token and an account may begin a poll.
     let pace: PollPace
     let metrics: ServerMetrics
-    /// Whether a held poll is held by its connection, whose `PollAnswerWriter` writes the
-    /// answer (on a socket), or in its answer's body (in process: no connection).
-    let heldByConnection: Bool
 
     /// Adds the route to `router`.
     func add(to router: Router<ServerRequestContext>) {
@@ -79,40 +76,29 @@ struct LongPollRoute {
         // is in them (`changedSince`). All of it in the request's own task (store calls).
         let (id, owner, hub, gone) = (UUID(), ticket.owner, hub, Flag())
         await hub.keepListening(owner)
-        hub.register(id: id, owner: owner, holder: ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash), timeout: timeout)
+        let holder = ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash, device: ticket.device)
+        hub.register(id: id, owner: owner, holder: holder, timeout: timeout)
         // A client that has gone (closed its sending half, or the connection) takes its poll
         // with it at once, whenever it goes: its file, its place in the hub, its memory (its
         // head may never be written, nor its body run). While held, the connection may be
         // closed to make room (the account's, if it holds the most).
-        shares.connections?.whenClientGone(channel) {
+        shares.connections.whenClientGone(channel) {
             gone.raise()
             hub.release(id)
         }
-        shares.connections?.hold(channel, for: ticket.account)
+        shares.connections.hold(channel, for: ticket.account)
         do {
             let (subscriptions, zoneTokens) = try await setUp(ticket)
             var alreadyChanged: ZoneChangeHub.Change?
             if let since { alreadyChanged = await Self.changedSince(since, subscriptions, current: zoneTokens, owner: owner, store: store) }
             hub.admit(id, subscriptions: subscriptions, alreadyChanged: alreadyChanged)
         } catch {
-            shares.connections?.forgetClientGone(channel)
+            shares.connections.forgetClientGone(channel)
             hub.release(id)
             throw error
         }
         let route = self
         let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        guard heldByConnection else {
-            // Held in its answer's body, written once the route and the middlewares around it
-            // have returned: the head at once, the body (the notification, or `{}`) when the
-            // poll ends.
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                let change = await hub.answer(of: id)
-                // Its token revoked: answered with nothing (its head is written already).
-                let answer = hub.wasRevoked(id) ? nil : await route.answer(change, ticket: ticket, since: since, carries: carries)
-                try await writer.write(ByteBuffer(bytes: answer ?? Self.noChange))
-                try await writer.finish(nil)
-            })
-        }
         // Held by its connection: as far as Hummingbird knows, the answer is the head and an
         // empty body, and its connection's task then waits for a next request as an idle
         // one's does. The connection's `PollAnswerWriter` keeps the end back, and writes the
@@ -124,7 +110,7 @@ struct LongPollRoute {
             later?.handOn()
             PollAnswerWriter.expectHeldAnswer(on: channel)
             hub.whenAnswered(id) { change in
-                route.shares.connections?.forgetClientGone(channel)
+                route.shares.connections.forgetClientGone(channel)
                 let written: PollAnswerWriter.Written = { clientLeft in later?.written(clientLeft: clientLeft) }
                 // Its client gone, or its token revoked: the connection is closed, nothing written.
                 guard !gone.isRaised, !hub.wasRevoked(id) else {
@@ -152,9 +138,9 @@ struct LongPollRoute {
     /// twenty thousand such polls come at once.
     private func pause(_ duration: Duration, channel: any Channel) async {
         let timer = Task { try? await Task.sleep(for: duration) }
-        shares.connections?.whenClientGone(channel) { timer.cancel() }
+        shares.connections.whenClientGone(channel) { timer.cancel() }
         await timer.value
-        shares.connections?.forgetClientGone(channel)
+        shares.connections.forgetClientGone(channel)
     }
 
     /// What a poll waits for, and where the zones stand as it begins to wait: the

@@ -26,7 +26,7 @@ struct TicketMiddleware: RouterMiddleware {
     /// webcourier route, in one read with the poll's subscriptions).
     var checksToken = true
     /// The server's connections, told which token each request serves (so that a revoke
-    /// ends it); nil where the routes run without any (a test's router).
+    /// ends it); nil for the webcourier route, whose held polls the hub ends itself.
     var connections: ConnectionRegistry?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func anAccountsThirdReadWaitsForOneOfItsAnswersToBeWrittenWhileAnotherAccountIsAnswered() async throws {
-        let shares = FairShares(limits: Self.limits, connections: nil)
+        let shares = FairShares(limits: Self.limits, connections: ConnectionRegistry(limit: 16))
         let middleware = AnswerShareMiddleware(shares: shares, patience: Self.patience)
         let open = Shared<[CheckedContinuation<Void, Never>]>([])
         let kept = Task { try await middleware.handle(Self.request("records/query"), context: Self.context("alice", "records/query"), next: Self.route(waitingIn: open)) }
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func otherRequestsAndFailedReadsHoldNoShare() async throws {
-        let shares = FairShares(limits: Self.limits, connections: nil)
+        let shares = FairShares(limits: Self.limits, connections: ConnectionRegistry(limit: 16))
         let middleware = AnswerShareMiddleware(shares: shares, patience: Self.patience)
         let modify = try await middleware.handle(Self.request("records/modify"), context: Self.context("alice", "records/modify")) { _, _ in
             #expect(shares.answers.count("alice") == 0)

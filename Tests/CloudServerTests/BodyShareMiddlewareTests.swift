@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func bodiesThatHaveArrivedCountNoMoreWhileTheirRequestsAreAnswered() async throws {
-        let middleware = BodyShareMiddleware(shares: FairShares(limits: Self.limits, connections: nil), patience: Self.patience)
+        let middleware = BodyShareMiddleware(shares: FairShares(limits: Self.limits, connections: ConnectionRegistry(limit: 16)), patience: Self.patience)
         let open = Shared<[CheckedContinuation<Void, Never>]>([])
         // One after the other, each once the one before is in its route: had a request in its
         // route held its share (1, and a line of 1), the second would wait and the third be
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func aBodyStillArrivingHoldsTheShareAndTheRouteGetsItWhole() async throws {
-        let shares = FairShares(limits: Self.limits, connections: nil)
+        let shares = FairShares(limits: Self.limits, connections: ConnectionRegistry(limit: 16))
         let middleware = BodyShareMiddleware(shares: shares, patience: Self.patience)
         let open = Shared<[CheckedContinuation<Void, Never>]>([])
         let bodies = Shared<[String]>([])

@@ -6,7 +6,8 @@ import Logging
 import ServerStore
 
 /// A server's Hummingbird application run in this process through HummingbirdTesting's
-/// router framework (`app.test(.router)`): requests go straight to its router, no socket.
+/// router framework (`app.test(.router)`): requests go straight to its router, no socket,
+/// each on a connection of its own that the server knows (`InProcessConnections`).
 /// Its long-poll hub runs as the application's service, as in `serve`, and is stopped (its
 /// held polls answered) by `stop()` or when this is released.
 final class InProcessServer: Sendable {
@@ -25,7 +26,9 @@ final class InProcessServer: Sendable {
             store: server.store, logger: Logger(label: "ideabox.serve.test"), limits: server.fairShares,
             accounts: checksHeldTokens ? server.store : nil)
         let uploads = try UploadSpool(maximumUploads: server.maximumUploads, parent: server.uploadFolder)
-        let app = try server.application(hub: hub, metrics: ServerMetrics(), uploads: uploads, services: [hub], inProcess: true)
+        let connections = server.connections(hub: hub)
+        let routes = server.router(hub: hub, metrics: ServerMetrics(), uploads: uploads, connections: connections)
+        let app = Application(responder: InProcessConnections(responder: routes.buildResponder(), registry: connections), services: [hub])
         let (clients, handOver) = AsyncStream.makeStream(of: (any TestClientProtocol).self)
         let (stopped, stopping) = AsyncStream.makeStream(of: Void.self)
         Task {

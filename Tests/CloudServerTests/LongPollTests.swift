@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudServer
 import Foundation
+import HTTPTypes
 import ProcessTestSupport
 import ServerStore
 import SQLiteServerStore
@@ -17,12 +18,18 @@ import Testing
 struct LongPollTests {
     typealias Server = ConformanceServer
 
-    /// Subscribes `account` to Ideas and returns its webcourier URL.
-    static func webcourier(_ server: ConformanceServer, _ account: ConformanceAccount) async throws -> URL {
+    /// `X-IdeaBox-Device`, the header a client names itself with (ours).
+    static let deviceHeader = HTTPField.Name("X-IdeaBox-Device")!
+
+    /// Subscribes `account` to Ideas and returns its webcourier URL, asked for by `device` if
+    /// it names one.
+    static func webcourier(_ server: ConformanceServer, _ account: ConformanceAccount, device: String? = nil) async throws -> URL {
         _ = try await server.post("subscriptions/modify", ["operations": [[
             "operationType": "create", "subscription": ["subscriptionType": "zone", "subscriptionID": "ideas", "zoneID": ["zoneName": "Ideas"]],
         ]]], as: account)
-        let token = try await server.post("tokens/create", ["apnsEnvironment": "production"], as: account, in: "/database/1/\(Server.container)/production")
+        let token = try await server.post(
+            "tokens/create", ["apnsEnvironment": "production"], as: account, in: "/database/1/\(Server.container)/production",
+            headers: device.map { [deviceHeader: $0] } ?? [:])
         return try #require(token.json["webcourierURL"].string.flatMap(URL.init(string:)))
     }
 
@@ -94,8 +101,58 @@ struct LongPollTests {
         #expect(answer.status == 200 && answer.json["notificationType"] == "recordZone", "\(answer)")
     }
 
+    @Test("Issue 61: a held poll whose client goes (its request cancelled, in process as a socket's close) is let go at once, long before its minute")
+    func letGoWhenItsClientGoes() async throws {
+        let server = try await ConformanceServer(.sqlite)
+        let url = try await Self.webcourier(server, server.alice)
+        let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=60")!) }
+        try await Poll.until("the poll is held") { server.pollsHeld == 1 }
+        poll.cancel()
+        try await Poll.until("the poll is let go") { server.pollsHeld == 0 }
+        let result = await poll.result
+        #expect(throws: (any Error).self) { try result.get() }
+    }
+
     @Test(
-        "Issue 60: a token revoked while its poll is held ends the poll at the hub's next look, with nothing; one woken by a change right after the revoke carries nothing; a deleted account's poll is never woken by a new account of its name",
+        "Issue 61: a device that names itself is not woken by its own save, and is by another device's; a client that names none is woken by any save; a malformed name is refused and saves nothing",
+        arguments: ConformanceStore.tested)
+    func ownSaveWakesNoOwnPoll(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let phoneURL = try await Self.webcourier(server, server.alice, device: "phone-1")
+        let plainURL = try await Self.webcourier(server, server.alice)
+        func held(_ url: URL, seconds: Int) async throws -> Task<Answer, any Error> {
+            let before = server.pollsHeld
+            let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=\(seconds)")!) }
+            try await Poll.until("the poll is held") { server.pollsHeld > before }
+            return poll
+        }
+        func save(_ name: String, from device: String?) async throws -> Answer {
+            try await server.post("records/modify", [
+                "zoneID": ["zoneName": "Ideas"],
+                "operations": [["operationType": "forceReplace", "record": ["recordName": name, "recordType": "Idea", "fields": [:]]]],
+            ], as: server.alice, headers: device.map { [Self.deviceHeader: $0] } ?? [:])
+        }
+
+        let phone = try await held(phoneURL, seconds: 2)
+        let plain = try await held(plainURL, seconds: 30)
+        #expect(try await save("own", from: "phone-1").status == 200)
+        let plainAnswer = try await plain.value
+        #expect(plainAnswer.json["notificationType"] == "recordZone", "a client that names no device is woken by any save: \(plainAnswer)")
+        let ownAnswer = try await phone.value
+        #expect(ownAnswer.status == 200 && ownAnswer.json.object?.isEmpty == true, "the phone's own save woke its poll: \(ownAnswer)")
+
+        let phoneAgain = try await held(phoneURL, seconds: 30)
+        #expect(try await save("other", from: "laptop-2").status == 200)
+        let otherAnswer = try await phoneAgain.value
+        #expect(otherAnswer.json["notificationType"] == "recordZone", "another device's save did not wake the phone: \(otherAnswer)")
+
+        let refused = try await save("refused", from: "not a name")
+        #expect(refused.isError("BAD_REQUEST", status: 400), "\(refused)")
+        #expect(try await server.record("refused").isRecordError("NOT_FOUND", recordName: "refused"))
+    }
+
+    @Test(
+        "Issue 60: a token revoked while its poll is held ends the poll at the hub's next look, its connection closed with nothing written; one woken by a change right after the revoke carries nothing; a deleted account's poll is never woken by a new account of its name",
         arguments: ConformanceStore.tested)
     func revokedWhileHeld(store: ConformanceStore) async throws {
         let server = try await ConformanceServer(store)
@@ -117,8 +174,7 @@ struct LongPollTests {
         let started = ContinuousClock.now
         let poll = try await held(phoneURL, "?timeout=60")
         #expect(try await server.store.revokeAccessToken(account: phone.name, label: "phone") == 1)
-        let ended = try await poll.value
-        #expect(ended.status == 200 && ended.json.object?.isEmpty == true, "\(ended)")
+        await #expect(throws: InProcessConnectionClosed.self) { try await poll.value }
         #expect(ContinuousClock.now - started < .seconds(45), "ended by the revoke, not by its time")
         #expect(try await server.fetch(URL(string: phoneURL.absoluteString + "?timeout=1")!).isError("AUTHENTICATION_FAILED", status: 401))
 
@@ -129,8 +185,7 @@ struct LongPollTests {
         let carrying = try await held(tabletURL, "?timeout=60&since=\(encoded)&carry=records")
         #expect(try await server.store.revokeAccessToken(account: server.alice.name, label: "tablet") == 1)
         try await CarriedChangesTests.save(server, ["secret"])
-        let woken = try await carrying.value
-        #expect(woken.json.object?.isEmpty == true && !String(decoding: woken.body, as: UTF8.self).contains("secret"), "\(woken)")
+        await #expect(throws: InProcessConnectionClosed.self) { try await carrying.value }
 
         // Bob's account deleted and made again under its name: the old poll hears nothing of the new one.
         let (_, bobURL) = try await device(server.bob.name, "laptop")
@@ -140,8 +195,7 @@ struct LongPollTests {
         try await server.store.createZone(RecordZoneID(zoneName: Server.ideas), account: newBob.name)
         _ = try await Self.webcourier(server, newBob)
         _ = try await server.create("hello", ["title": ["value": "new bob"]], as: newBob)
-        let oldAnswer = try await old.value
-        #expect(oldAnswer.json.object?.isEmpty == true, "\(oldAnswer)")
+        await #expect(throws: InProcessConnectionClosed.self) { try await old.value }
         #expect(server.sweepFindings == [])
     }
 
