@@ -76,7 +76,7 @@ extension PostgresRecordStore {
                 let rows = try await connection.query(
                     """
                     SELECT account, checksum FROM asset WHERE uploaded_at < \(cutoff.milliseconds)
-                    ORDER BY uploaded_at LIMIT \(Int64(Self.collectionBatch)) FOR UPDATE SKIP LOCKED
+                    ORDER BY uploaded_at LIMIT \(Int64(AssetRules.collectionBatch)) FOR UPDATE SKIP LOCKED
                     """, logger: logger)
                 var candidates: [(String, String)] = []
                 for try await row in rows.decode((String, String).self) { candidates.append(row) }
@@ -98,7 +98,7 @@ extension PostgresRecordStore {
                 return (candidates.count, deleted)
             }
             collected += deleted
-            if looked < Self.collectionBatch { return collected }
+            if looked < AssetRules.collectionBatch { return collected }
         }
     }
 
@@ -164,9 +164,6 @@ extension PostgresRecordStore {
                 WHERE asset_reference.checksum = asset.checksum AND zone.account = asset.account)
             """, logger: logger)
     }
-
-    /// The most assets one transaction of `collectAssets` looks at.
-    static let collectionBatch = 100
 
     /// The size of each asset of `account` that `references` name, by checksum
     /// (`AssetRules.namesHeldAssets`), each locked and its time moved on to `now` for the rest

@@ -68,7 +68,7 @@ extension PostgresRecordStore {
     }
 
     /// Gives each field of `records` that has no type in the database `account` the type its
-    /// value has (`FieldTypeLimits.types`), inside a modify's transaction: a save through
+    /// value has (`ModifyRules.fieldTypes`), inside a modify's transaction: a save through
     /// `serve` claimed them before, so this only finds them. In the order of their keys, as
     /// a claim inserts, so that two transactions never wait for each other's rows in turn.
     static func keepFieldTypes(of records: [RemoteRecord], account: String, _ connection: PostgresConnection, _ logger: Logger) async throws {

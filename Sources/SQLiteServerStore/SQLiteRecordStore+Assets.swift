@@ -76,7 +76,7 @@ extension SQLiteRecordStore {
     /// so a text search finds every record that might: at worst one that holds the checksum
     /// as a string keeps the asset. An asset found named has its time moved on (it is looked
     /// at again only after another grace), and the work goes in short transactions of at
-    /// most `collectionBatch` assets, so that a writer waits for one batch at most.
+    /// most `AssetRules.collectionBatch` assets, so that a writer waits for one batch at most.
     @discardableResult
     public func collectAssets(uploadedBefore cutoff: Timestamp) throws -> Int {
         let now = clock.now().milliseconds
@@ -85,7 +85,7 @@ extension SQLiteRecordStore {
             let (looked, deleted) = try writer.write { db -> (Int, Int) in
                 let candidates = try Row.fetchAll(
                     db, sql: "SELECT id, account, checksum FROM asset WHERE uploadedAt < ? ORDER BY uploadedAt LIMIT ?",
-                    arguments: [cutoff.milliseconds, Self.collectionBatch])
+                    arguments: [cutoff.milliseconds, AssetRules.collectionBatch])
                 var deleted = 0
                 for row in candidates {
                     let (id, account, checksum): (Int64, String, String) = (row[0], row[1], row[2])
@@ -106,12 +106,9 @@ extension SQLiteRecordStore {
                 return (candidates.count, deleted)
             }
             collected += deleted
-            if looked < Self.collectionBatch { return collected }
+            if looked < AssetRules.collectionBatch { return collected }
         }
     }
-
-    /// The most assets one transaction of `collectAssets` looks at.
-    static let collectionBatch = 100
 
     private static func assetID(_ checksum: String, account: String, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE account = ? AND checksum = ?", arguments: [account, checksum])

@@ -5,6 +5,10 @@ import CloudKitModel
 /// and drops. The stores read the sizes and references these are decided over, and write
 /// what they say.
 public enum AssetRules {
+    /// The most assets one transaction of a store's `collectAssets` looks at, so that a
+    /// writer waits for one batch at most.
+    public static let collectionBatch = 100
+
     /// Why an upload of `size` bytes is refused whatever the account holds (`limitExceeded`
     /// above `AssetReference.maximumSize`), or nil if it is not.
     public static func refusal(uploading size: Int64) -> CloudError? {
