@@ -7,9 +7,6 @@ import ServerStore
 
 /// The access tokens of `ideabox serve`'s accounts, by hash only.
 extension PostgresRecordStore {
-    /// How stale a token's last-used time may get before a request writes it again.
-    static let lastUsedResolution: Int64 = 60_000
-
     public func account(forAccessTokenHash tokenHash: String) async throws -> String? {
         try await run { connection in
             var found: PostgresPollReads.ValidToken.Row?
@@ -62,7 +59,7 @@ extension PostgresRecordStore {
     private func noteUse(of tokenHash: String, found: PostgresPollReads.ValidToken.Row?, on connection: PostgresConnection) async -> String? {
         guard let (account, lastUsed) = found else { return nil }
         let now = clock.now().milliseconds
-        if lastUsed.map({ now - $0 >= Self.lastUsedResolution }) ?? true {
+        if AccessTokenUse.isNoted(lastUsed: lastUsed, now: now) {
             // Best effort: a database that cannot write still lets its accounts read.
             _ = try? await connection.query("UPDATE access_token SET last_used_at = \(now) WHERE hash = \(tokenHash)", logger: logger)
         }

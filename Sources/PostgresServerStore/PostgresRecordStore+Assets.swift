@@ -9,7 +9,7 @@ import ServerStore
 /// beside the records that name them.
 extension PostgresRecordStore {
     public func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) async throws {
-        guard reference.size <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        if let failure = AssetRules.refusal(uploading: reference.size) { throw failure }
         let now = clock.now().milliseconds
         try await transaction { connection in
             try await Self.lockQuota(of: account, connection, logger)
@@ -23,9 +23,9 @@ extension PostgresRecordStore {
                 SELECT COUNT(*) FROM touched
                 """, connection, logger)
             guard held == 0 else { return }
-            if try await !Self.quota(account, locking: false, connection, logger)
-                .admits(assetBytes: Self.assetBytes(account, connection, logger) + reference.size) {
-                throw CloudError.quotaExceeded
+            let quota = try await Self.quota(account, locking: false, connection, logger)
+            if let failure = try await AssetRules.refusal(storing: reference, assetBytes: Self.assetBytes(account, connection, logger), quota: quota) {
+                throw failure
             }
             try await connection.query(
                 """
@@ -76,7 +76,7 @@ extension PostgresRecordStore {
                 let rows = try await connection.query(
                     """
                     SELECT account, checksum FROM asset WHERE uploaded_at < \(cutoff.milliseconds)
-                    ORDER BY uploaded_at LIMIT \(Int64(Self.collectionBatch)) FOR UPDATE SKIP LOCKED
+                    ORDER BY uploaded_at LIMIT \(Int64(AssetRules.collectionBatch)) FOR UPDATE SKIP LOCKED
                     """, logger: logger)
                 var candidates: [(String, String)] = []
                 for try await row in rows.decode((String, String).self) { candidates.append(row) }
@@ -98,28 +98,27 @@ extension PostgresRecordStore {
                 return (candidates.count, deleted)
             }
             collected += deleted
-            if looked < Self.collectionBatch { return collected }
+            if looked < AssetRules.collectionBatch { return collected }
         }
     }
 
     /// Keeps `asset_reference` naming the assets each saved record names, in place of
-    /// those of the record it replaced (nil for a new one); returns the checksums a record
-    /// no longer names. Records that name no asset and replaced none that did cost nothing.
+    /// those of the record it replaced (nil for a new one; `AssetRules.referenceChange`);
+    /// returns the checksums a record no longer names.
     static func saveAssetReferences(
         _ saves: [(record: RemoteRecord, over: RemoteRecord?)], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<String> {
         var removed = (zones: [Int64](), names: [String](), checksums: [String]())
         var added = removed
         for (record, server) in saves {
-            let named = Set(record.fields.values.flatMap(\.assetReferences).map(\.checksum))
-            let before = Set(server?.fields.values.flatMap(\.assetReferences).map(\.checksum) ?? [])
+            let change = AssetRules.referenceChange(of: record, over: server)
             let zone = zones.rows[record.recordID.zoneID]!.id
-            for checksum in before.subtracting(named) {
+            for checksum in change.dropped {
                 removed.zones.append(zone)
                 removed.names.append(record.recordID.recordName)
                 removed.checksums.append(checksum)
             }
-            for checksum in named.subtracting(before) {
+            for checksum in change.added {
                 added.zones.append(zone)
                 added.names.append(record.recordID.recordName)
                 added.checksums.append(checksum)
@@ -147,7 +146,7 @@ extension PostgresRecordStore {
     /// names (see `SQLiteRecordStore.deleteUnnamedAssets`). Their rows are locked first, in
     /// checksum order, and only then looked for in `asset_reference`, by a statement that
     /// reads what committed before it: a save naming one of them locked its row
-    /// (`assets(_:account:now:_:_:)`) and holds it to its commit, so it either committed
+    /// (`heldAssets(_:account:now:_:_:)`) and holds it to its commit, so it either committed
     /// first and is seen here, or waits and then finds the asset gone (`unknownItem`).
     static func deleteUnnamedAssets(
         _ checksums: Set<String>, account: String, _ connection: PostgresConnection, _ logger: Logger
@@ -166,26 +165,22 @@ extension PostgresRecordStore {
             """, logger: logger)
     }
 
-    /// The most assets one transaction of `collectAssets` looks at.
-    static let collectionBatch = 100
-
-    /// Those of `references` that `account` holds, at the size each names, each locked and
-    /// its time moved on to `now` for the rest of the transaction: a collection running at
-    /// the same time then neither deletes it under the save nor (seeing the new time) after.
-    static func assets(
+    /// The size of each asset of `account` that `references` name, by checksum
+    /// (`AssetRules.namesHeldAssets`), each locked and its time moved on to `now` for the rest
+    /// of the transaction: a collection running at the same time then neither deletes it
+    /// under the save nor (seeing the new time) after.
+    static func heldAssets(
         _ references: [AssetReference], account: String, now: Int64, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Set<AssetReference> {
-        guard !references.isEmpty else { return [] }
+    ) async throws -> [String: Int64] {
+        guard !references.isEmpty else { return [:] }
         let checksums = Array(Set(references.map(\.checksum)))
-        var held = Set<AssetReference>()
+        var held: [String: Int64] = [:]
         let rows = try await connection.query(
             """
             UPDATE asset SET uploaded_at = GREATEST(uploaded_at, \(now))
             WHERE account = \(account) AND checksum = ANY(\(checksums)) RETURNING checksum, size
             """, logger: logger)
-        for try await (checksum, size) in rows.decode((String, Int64).self) {
-            if let reference = AssetReference(checksum: checksum, size: size) { held.insert(reference) }
-        }
+        for try await (checksum, size) in rows.decode((String, Int64).self) { held[checksum] = size }
         return held
     }
 }

@@ -10,7 +10,7 @@ import ServerStore
 extension PostgresRecordStore {
     public func setQuota(_ quota: AccountQuota, account: String) async throws {
         let account = DatabaseOwner.account(of: account)
-        let (records, zones, bytes) = (Int64(quota.maxRecords ?? -1), Int64(quota.maxZones ?? -1), quota.maxAssetBytes ?? -1)
+        let (records, zones, bytes) = QuotaRules.storedLimits(of: quota)
         try await run { connection in
             try await connection.query(
                 """
@@ -48,8 +48,7 @@ extension PostgresRecordStore {
             ? "SELECT max_records, max_zones, max_asset_bytes FROM quota WHERE account = \(account) FOR UPDATE"
             : "SELECT max_records, max_zones, max_asset_bytes FROM quota WHERE account = \(account)"
         for try await (records, zones, bytes) in try await connection.query(query, logger: logger).decode((Int64, Int64, Int64).self) {
-            func limit(_ value: Int64) -> Int64? { value < 0 ? nil : value }
-            return AccountQuota(maxRecords: limit(records).map(Int.init), maxZones: limit(zones).map(Int.init), maxAssetBytes: limit(bytes))
+            return QuotaRules.quota(storedRecords: records, zones: zones, assetBytes: bytes)
         }
         return .defaults
     }

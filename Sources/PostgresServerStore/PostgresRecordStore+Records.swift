@@ -8,7 +8,7 @@ import ServerStore
 /// The record operations, on behalf of one account.
 extension PostgresRecordStore {
     public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
-        guard saves.count + deletes.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+        if let failure = ModifyRules.refusal(operations: saves.count + deletes.count, maximum: maximumRecordsPerRequest) { throw failure }
         let now = clock.now()
         do {
             return try await transaction { connection in
@@ -41,35 +41,27 @@ extension PostgresRecordStore {
                 // both take the last place. Counted across its databases, deletions still
                 // remembered included; a save over a remembered deletion takes its row.
                 let quota = try await Self.quota(account, locking: true, connection, logger)
-                var recordCount = try await quota.maxRecords == nil ? 0 : Self.recordCount(account, connection, logger)
-                let remembered = try await quota.maxRecords == nil
+                var rules = ModifyRules(
+                    sealing: sealing, quota: quota,
+                    recordCount: try await quota.maxRecords == nil ? 0 : Self.recordCount(account, connection, logger))
+                let remembered = try await !rules.countsRecords
                     ? [] : Self.rememberedDeletions(saves.map(\.record.recordID), zones: zones, connection, logger)
-                let assets = try await Self.assets(
-                    saves.flatMap { $0.record.fields.values.flatMap(\.assetReferences) }, account: account, now: now.milliseconds,
-                    connection, logger)
+                let held = try await Self.heldAssets(
+                    saves.flatMap { AssetRules.references(of: $0.record) }, account: account, now: now.milliseconds, connection, logger)
                 var written: [RecordID: (record: RemoteRecord, sequence: Int64)] = [:]
                 for save in saves {
-                    let existing = stored[save.record.recordID]
-                    let record = save.record(over: existing)
-                    if let failure = SealingRule.refusal(saving: save.record, in: sealing) {
-                        result.failures[record.recordID] = failure
-                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) ?? RecordSizeLimit.refusal(storing: record) {
-                        result.failures[record.recordID] = failure
-                    } else if !save.record.fields.values.flatMap(\.assetReferences).allSatisfy(assets.contains) {
-                        result.failures[record.recordID] = .unknownItem
-                    } else if existing == nil, quota.maxRecords != nil, !remembered.contains(record.recordID),
-                              !quota.admits(records: recordCount + 1) {
-                        result.failures[record.recordID] = .quotaExceeded
-                    } else {
-                        let zone = zones.rows[record.recordID.zoneID]!.id
-                        let sequence = zones.nextSequence(of: record.recordID.zoneID)
-                        var saved = record
-                        saved.changeTag = positions.changeTag(ZonePosition(zoneRowID: zone, sequence: sequence))
-                        saved.creationDate = existing?.creationDate ?? now
-                        saved.modificationDate = now
-                        if existing == nil, !remembered.contains(record.recordID) { recordCount += 1 }
-                        stored[record.recordID] = saved
-                        written[record.recordID] = (saved, sequence)
+                    let recordID = save.record.recordID
+                    let existing = stored[recordID]
+                    switch rules.decide(save, over: existing, deletionRemembered: remembered.contains(recordID), heldAssets: held) {
+                    case .failure(let failure):
+                        result.failures[recordID] = failure
+                    case .success(let record):
+                        let zone = zones.rows[recordID.zoneID]!.id
+                        let sequence = zones.nextSequence(of: recordID.zoneID)
+                        let saved = ModifyRules.stored(
+                            record, changeTag: positions.changeTag(ZonePosition(zoneRowID: zone, sequence: sequence)), over: existing, now: now)
+                        stored[recordID] = saved
+                        written[recordID] = (saved, sequence)
                         result.saved.append(saved)
                     }
                 }

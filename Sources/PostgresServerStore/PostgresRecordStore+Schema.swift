@@ -30,35 +30,26 @@ extension PostgresRecordStore {
     /// already (`modify` writes it, and `v13` did for the records stored before).
     public func claimFieldTypes(_ types: [String: [String: String]], account: String) async throws -> [String: [String: String]] {
         try await transaction { connection in
-            var claimed: [String: [String: String]] = [:]
+            var claim = FieldTypeClaim(types)
             try await connection.query("SELECT pg_advisory_xact_lock(8421, hashtext(\(account)))", logger: logger)
-            var inDatabase: Int?
-            for recordType in types.keys.sorted() {
-                let named = types[recordType]!
-                let names = named.keys.sorted()
+            for recordType in claim.recordTypes {
+                let names = claim.fieldNames(of: recordType)
                 let stored = try await connection.query(
                     """
                     SELECT field_name, type FROM field_type
                     WHERE account = \(account) AND record_type = \(recordType) AND field_name = ANY(\(names)::text[])
                     """, logger: logger)
-                for try await (fieldName, type) in stored.decode((String, String).self) { claimed[recordType, default: [:]][fieldName] = type }
-                let new = names.filter { claimed[recordType]?[$0] == nil }
+                for try await (fieldName, type) in stored.decode((String, String).self) { claim.keep([fieldName: type], of: recordType) }
+                let new = claim.newFields(of: recordType)
                 guard !new.isEmpty else { continue }
                 let counts = try await connection.query(
                     """
                     SELECT count(*) FILTER (WHERE record_type = \(recordType)), count(*) FROM field_type WHERE account = \(account)
                     """, logger: logger)
-                var inType = 0
-                for try await (type, database) in counts.decode((Int64, Int64).self) {
-                    inType = Int(type)
-                    if inDatabase == nil { inDatabase = Int(database) }
-                }
-                if let reason = FieldTypeLimits.refusal(
-                    newFields: new.count, recordType: recordType, inType: inType, inDatabase: inDatabase ?? 0)
-                {
-                    throw FieldTypeLimitExceeded(reason: reason)
-                }
-                let newTypes = new.map { named[$0]! }
+                var (inType, inDatabase) = (0, 0)
+                for try await (type, database) in counts.decode((Int64, Int64).self) { (inType, inDatabase) = (Int(type), Int(database)) }
+                let added = try claim.add(new, to: recordType, fieldsInType: inType, fieldsInDatabase: inDatabase)
+                let newTypes = added.map(\.type)
                 try await connection.query(
                     """
                     INSERT INTO field_type (account, record_type, field_name, type)
@@ -69,37 +60,24 @@ extension PostgresRecordStore {
                     SELECT field_name, type FROM field_type
                     WHERE account = \(account) AND record_type = \(recordType) AND field_name = ANY(\(new)::text[])
                     """, logger: logger)
-                for try await (fieldName, type) in now.decode((String, String).self) { claimed[recordType, default: [:]][fieldName] = type }
-                inDatabase = (inDatabase ?? 0) + new.count
+                for try await (fieldName, type) in now.decode((String, String).self) { claim.keep([fieldName: type], of: recordType) }
             }
-            return claimed
+            return claim.claimed
         }
     }
 
     /// Gives each field of `records` that has no type in the database `account` the type its
-    /// value has (`FieldTypeLimits.types`), inside a modify's transaction: a save through
+    /// value has (`ModifyRules.fieldTypes`), inside a modify's transaction: a save through
     /// `serve` claimed them before, so this only finds them. In the order of their keys, as
     /// a claim inserts, so that two transactions never wait for each other's rows in turn.
     static func keepFieldTypes(of records: [RemoteRecord], account: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        var typed: [String: [String: String]] = [:]
-        for record in records {
-            for (fieldName, type) in FieldTypeLimits.types(of: record.fields) where typed[record.recordType]?[fieldName] == nil {
-                typed[record.recordType, default: [:]][fieldName] = type
-            }
-        }
-        var rows = (recordTypes: [String](), names: [String](), types: [String]())
-        for recordType in typed.keys.sorted() {
-            for (fieldName, type) in typed[recordType]!.sorted(by: { $0.key < $1.key }) {
-                rows.recordTypes.append(recordType)
-                rows.names.append(fieldName)
-                rows.types.append(type)
-            }
-        }
-        guard !rows.names.isEmpty else { return }
+        let typed = ModifyRules.fieldTypes(of: records.map { ($0.recordType, $0.fields) })
+        guard !typed.isEmpty else { return }
+        let (recordTypes, names, types) = (typed.map(\.recordType), typed.map(\.fieldName), typed.map(\.type))
         try await connection.query(
             """
             INSERT INTO field_type (account, record_type, field_name, type)
-            SELECT \(account), * FROM unnest(\(rows.recordTypes)::text[], \(rows.names)::text[], \(rows.types)::text[])
+            SELECT \(account), * FROM unnest(\(recordTypes)::text[], \(names)::text[], \(types)::text[])
             ON CONFLICT DO NOTHING
             """, logger: logger)
     }

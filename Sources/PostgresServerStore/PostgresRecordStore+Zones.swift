@@ -33,8 +33,9 @@ extension PostgresRecordStore {
             let quota = try await Self.quota(account, locking: false, connection, logger)
             let exists = try await Self.count(
                 "SELECT COUNT(*) FROM zone WHERE account = \(account) AND name = \(zone.zoneName)", connection, logger) > 0
-            if !exists, zone != RecordZoneID.defaultZone, try await !quota.admits(zones: Self.zoneCount(account, connection, logger) + 1) {
-                throw CloudError.quotaExceeded
+            if QuotaRules.addsZone(zone, exists: exists),
+               let failure = try await QuotaRules.refusal(addingZoneTo: Self.zoneCount(account, connection, logger), quota: quota) {
+                throw failure
             }
             try await connection.query(
                 """

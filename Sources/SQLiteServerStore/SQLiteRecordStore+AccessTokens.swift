@@ -7,9 +7,6 @@ import ServerStore
 /// The access tokens of `ideabox serve`'s accounts. Only a hash of each token is stored:
 /// whoever reads the file learns no token.
 extension SQLiteRecordStore {
-    /// How stale a token's last-used time may get before a request writes it again.
-    static let lastUsedResolution: Int64 = 60_000
-
     /// Gives `account` the token whose hash is `tokenHash`, named `label`; the account exists
     /// from then on.
     public func addAccessToken(hash tokenHash: String, account: String, label: String) throws {
@@ -71,7 +68,7 @@ extension SQLiteRecordStore {
     private func noteUse(of tokenHash: String, found: Row?) throws -> String? {
         guard let found else { return nil }
         let now = clock.now().milliseconds
-        if (found["lastUsedAt"] as Int64?).map({ now - $0 >= Self.lastUsedResolution }) ?? true {
+        if AccessTokenUse.isNoted(lastUsed: found["lastUsedAt"], now: now) {
             // Best effort: a store that cannot write (a full disk) still lets its accounts read.
             try? writer.write { db in
                 try db.execute(sql: "UPDATE accessToken SET lastUsedAt = ? WHERE hash = ?", arguments: [now, tokenHash])

@@ -10,7 +10,7 @@ extension SQLiteRecordStore {
     /// Stores `bytes`, which `reference` names, as an asset of `account` (once, however often
     /// it is uploaded), in one transaction a chunk at a time.
     public func storeAsset(_ reference: AssetReference, bytes: AssetBytes, account: String) throws {
-        guard reference.size <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        if let failure = AssetRules.refusal(uploading: reference.size) { throw failure }
         let now = clock.now().milliseconds
         try writer.write { db in
             // Bytes the account holds already: only their time moves on, so that collection
@@ -19,8 +19,8 @@ extension SQLiteRecordStore {
                 try db.execute(sql: "UPDATE asset SET uploadedAt = MAX(uploadedAt, ?) WHERE id = ?", arguments: [now, id])
                 return
             }
-            if try !Self.quota(of: account, db).admits(assetBytes: Self.assetBytes(of: account, db) + reference.size) {
-                throw CloudError.quotaExceeded
+            if let failure = try AssetRules.refusal(storing: reference, assetBytes: Self.assetBytes(of: account, db), quota: Self.quota(of: account, db)) {
+                throw failure
             }
             try db.execute(
                 sql: "INSERT INTO asset (account, checksum, size, uploadedAt) VALUES (?, ?, ?, ?)",
@@ -37,7 +37,7 @@ extension SQLiteRecordStore {
 
     /// Stores `data` as an asset of `account` and returns its reference, computed here.
     public func storeAsset(_ data: Data, account: String) throws -> AssetReference {
-        guard data.count <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
+        if let failure = AssetRules.refusal(uploading: Int64(data.count)) { throw failure }
         let reference = AssetReference(of: data)
         try storeAsset(reference, bytes: .data(data), account: account)
         return reference
@@ -75,7 +75,7 @@ extension SQLiteRecordStore {
     /// so a text search finds every record that might: at worst one that holds the checksum
     /// as a string keeps the asset. An asset found named has its time moved on (it is looked
     /// at again only after another grace), and the work goes in short transactions of at
-    /// most `collectionBatch` assets, so that a writer waits for one batch at most.
+    /// most `AssetRules.collectionBatch` assets, so that a writer waits for one batch at most.
     @discardableResult
     public func collectAssets(uploadedBefore cutoff: Timestamp) throws -> Int {
         let now = clock.now().milliseconds
@@ -84,7 +84,7 @@ extension SQLiteRecordStore {
             let (looked, deleted) = try writer.write { db -> (Int, Int) in
                 let candidates = try Row.fetchAll(
                     db, sql: "SELECT id, account, checksum FROM asset WHERE uploadedAt < ? ORDER BY uploadedAt LIMIT ?",
-                    arguments: [cutoff.milliseconds, Self.collectionBatch])
+                    arguments: [cutoff.milliseconds, AssetRules.collectionBatch])
                 var deleted = 0
                 for row in candidates {
                     let (id, account, checksum): (Int64, String, String) = (row[0], row[1], row[2])
@@ -105,35 +105,30 @@ extension SQLiteRecordStore {
                 return (candidates.count, deleted)
             }
             collected += deleted
-            if looked < Self.collectionBatch { return collected }
+            if looked < AssetRules.collectionBatch { return collected }
         }
     }
-
-    /// The most assets one transaction of `collectAssets` looks at.
-    static let collectionBatch = 100
 
     private static func assetID(_ checksum: String, account: String, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE account = ? AND checksum = ?", arguments: [account, checksum])
     }
 
     /// Keeps `assetReference` naming the assets `record` names, in place of those `server`
-    /// (the record it replaces, nil for a new one) named; the checksums `record` no longer
-    /// names go into `dropped`. A record that names no asset, and replaces none that did,
-    /// costs nothing here.
+    /// (the record it replaces, nil for a new one) named (`AssetRules.referenceChange`); the
+    /// checksums `record` no longer names go into `dropped`.
     static func saveAssetReferences(
         of record: RemoteRecord, over server: RemoteRecord?, zoneRowID: Int64, dropping dropped: inout Set<String>, _ db: Database
     ) throws {
-        let named = Set(record.fields.values.flatMap(\.assetReferences).map(\.checksum))
-        let before = Set(server?.fields.values.flatMap(\.assetReferences).map(\.checksum) ?? [])
-        guard named != before else { return }
+        let change = AssetRules.referenceChange(of: record, over: server)
+        guard !change.dropped.isEmpty || !change.added.isEmpty else { return }
         let delete = try db.cachedStatement(sql: "DELETE FROM assetReference WHERE zoneId = ? AND recordName = ? AND checksum = ?")
-        for checksum in before.subtracting(named) {
+        for checksum in change.dropped {
             try delete.execute(arguments: [zoneRowID, record.recordID.recordName, checksum])
             dropped.insert(checksum)
         }
         let insert = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO assetReference (zoneId, recordName, checksum) VALUES (?, ?, ?)")
-        for checksum in named.subtracting(before) {
+        for checksum in change.added {
             try insert.execute(arguments: [zoneRowID, record.recordID.recordName, checksum])
         }
     }
@@ -155,13 +150,15 @@ extension SQLiteRecordStore {
         for checksum in checksums.sorted() { try delete.execute(arguments: [account, checksum, checksum, account]) }
     }
 
-    /// Whether `account` holds every asset `record` names, with the size it names.
-    static func hasAssets(of record: RemoteRecord, account: String, _ db: Database) throws -> Bool {
-        for reference in record.fields.values.flatMap(\.assetReferences) {
+    /// The size of each of the assets `references` name that `account` holds, by checksum
+    /// (`AssetRules.namesHeldAssets`).
+    static func heldAssets(_ references: [AssetReference], account: String, _ db: Database) throws -> [String: Int64] {
+        var held: [String: Int64] = [:]
+        for reference in references where held[reference.checksum] == nil {
             let size = try Int64.fetchOne(
-                db, sql: "SELECT size FROM asset WHERE account = ? AND checksum = ?", arguments: [account, reference.checksum])
-            guard size == reference.size else { return false }
+                db.cachedStatement(sql: "SELECT size FROM asset WHERE account = ? AND checksum = ?"), arguments: [account, reference.checksum])
+            if let size { held[reference.checksum] = size }
         }
-        return true
+        return held
     }
 }

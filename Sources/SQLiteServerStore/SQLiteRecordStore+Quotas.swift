@@ -9,6 +9,7 @@ extension SQLiteRecordStore {
     /// Sets what `account` may hold. Saving a new record, making a zone or storing an asset
     /// beyond it fails with `quotaExceeded`; what is stored stays, and updates still work.
     public func setQuota(_ quota: AccountQuota, account: String) throws {
+        let limits = QuotaRules.storedLimits(of: quota)
         try writer.write { db in
             try db.execute(
                 sql: """
@@ -16,7 +17,7 @@ extension SQLiteRecordStore {
                     ON CONFLICT (account) DO UPDATE
                     SET maxRecords = excluded.maxRecords, maxZones = excluded.maxZones, maxAssetBytes = excluded.maxAssetBytes
                     """,
-                arguments: [DatabaseOwner.account(of: account), quota.maxRecords ?? -1, quota.maxZones ?? -1, quota.maxAssetBytes ?? -1])
+                arguments: [DatabaseOwner.account(of: account), limits.records, limits.zones, limits.assetBytes])
         }
     }
 
@@ -52,9 +53,7 @@ extension SQLiteRecordStore {
             db.cachedStatement(sql: "SELECT maxRecords, maxZones, maxAssetBytes FROM quota WHERE account = ?"),
             arguments: [DatabaseOwner.account(of: owner)])
         else { return .defaults }
-        func limit(_ value: Int64) -> Int64? { value < 0 ? nil : value }
-        return AccountQuota(
-            maxRecords: limit(row[0]).map(Int.init), maxZones: limit(row[1]).map(Int.init), maxAssetBytes: limit(row[2]))
+        return QuotaRules.quota(storedRecords: row[0], zones: row[1], assetBytes: row[2])
     }
 
     /// What the account of the database `owner` holds in all its databases.

@@ -19,7 +19,7 @@ extension SQLiteRecordStore {
     /// `RecordStore.modify`. If `atomic`, a request with any failed item applies nothing
     /// and its result lists only the failures.
     public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool = false) throws -> ModifyResult {
-        guard saves.count + deletes.count <= maximumRecordsPerRequest else { throw CloudError.limitExceeded }
+        if let failure = ModifyRules.refusal(operations: saves.count + deletes.count, maximum: maximumRecordsPerRequest) { throw failure }
         // Encoded before the write lock is taken; a merge's fields are known only inside it.
         let encoded = saves.map { $0.mergesFields ? nil : StoredFields.encode($0.record.fields) }
         do {
@@ -47,32 +47,26 @@ extension SQLiteRecordStore {
                         result.deleted.append(recordID)
                     }
                 }
-                // Counted across the account's databases, deletions still remembered included;
-                // a save over a remembered deletion takes its row and adds none.
+                // Counted across the account's databases, deletions still remembered included.
                 let quota = try Self.quota(of: account, db)
-                var recordCount = try quota.maxRecords == nil ? 0 : Self.recordCount(of: account, db)
-                let sealing = try SealingRule.applies(to: saves.map(\.record)) ? Self.sealingState(of: account, db) : .unknown
+                var rules = try ModifyRules(
+                    sealing: SealingRule.applies(to: saves.map(\.record)) ? Self.sealingState(of: account, db) : .unknown,
+                    quota: quota, recordCount: quota.maxRecords == nil ? 0 : Self.recordCount(of: account, db))
                 for (save, fields) in zip(saves, encoded) {
                     let recordID = save.record.recordID
                     let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
-                    let record = save.record(over: existing)
-                    let adds = try existing == nil && quota.maxRecords != nil
-                        && !StoredRecord.isDeletionRemembered(recordID, zone: zones[recordID.zoneID]!, db)
-                    if let failure = SealingRule.refusal(saving: save.record, in: sealing) {
+                    let remembered = try existing == nil && rules.countsRecords
+                        && StoredRecord.isDeletionRemembered(recordID, zone: zones[recordID.zoneID]!, db)
+                    let held = try Self.heldAssets(AssetRules.references(of: save.record), account: account, db)
+                    switch rules.decide(save, over: existing, deletionRemembered: remembered, heldAssets: held) {
+                    case .failure(let failure):
                         result.failures[recordID] = failure
-                    } else if let failure = save.policy.refusal(saving: save.record, over: existing) ?? RecordSizeLimit.refusal(storing: record) {
-                        result.failures[recordID] = failure
-                    } else if try !Self.hasAssets(of: save.record, account: account, db) {
-                        result.failures[recordID] = .unknownItem
-                    } else if adds, !quota.admits(records: recordCount + 1) {
-                        result.failures[recordID] = .quotaExceeded
-                    } else {
+                    case .success(let record):
                         let saved = try self.save(
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
                             zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
                         try Self.saveAssetReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, dropping: &dropped, db)
-                        try Self.keepFieldTypes(of: save.record.fields, recordType: record.recordType, account: account, db)
-                        if adds { recordCount += 1 }
+                        try Self.keepFieldTypes(of: [(record.recordType, save.record.fields)], account: account, db)
                         result.saved.append(saved)
                     }
                 }
@@ -232,10 +226,8 @@ extension SQLiteRecordStore {
         now: Timestamp, _ db: Database
     ) throws -> RemoteRecord {
         let sequence = zone.nextSequence()
-        var saved = record
-        saved.changeTag = positions.changeTag(ZonePosition(zoneRowID: zone.rowID, sequence: sequence))
-        saved.creationDate = server?.creationDate ?? now
-        saved.modificationDate = now
+        let saved = ModifyRules.stored(
+            record, changeTag: positions.changeTag(ZonePosition(zoneRowID: zone.rowID, sequence: sequence)), over: server, now: now)
         try db.cachedStatement(sql: "DELETE FROM deletion WHERE zoneId = ? AND recordName = ?")
             .execute(arguments: [zone.rowID, record.recordID.recordName])
         try db.cachedStatement(

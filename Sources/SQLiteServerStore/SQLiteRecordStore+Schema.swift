@@ -27,45 +27,35 @@ extension SQLiteRecordStore {
             let select = try db.cachedStatement(sql: "SELECT type FROM fieldType WHERE account = ? AND recordType = ? AND fieldName = ?")
             let countType = try db.cachedStatement(sql: "SELECT count(*) FROM fieldType WHERE account = ? AND recordType = ?")
             let insert = try db.cachedStatement(sql: "INSERT INTO fieldType (account, recordType, fieldName, type) VALUES (?, ?, ?, ?)")
-            var inDatabase: Int?
-            var claimed: [String: [String: String]] = [:]
-            for recordType in types.keys.sorted() {
-                let named = types[recordType]!
-                var new: [String] = []
-                for fieldName in named.keys.sorted() {
+            var claim = FieldTypeClaim(types)
+            for recordType in claim.recordTypes {
+                for fieldName in claim.fieldNames(of: recordType) {
                     if let stored = try String.fetchOne(select, arguments: [account, recordType, fieldName]) {
-                        claimed[recordType, default: [:]][fieldName] = stored
-                    } else {
-                        new.append(fieldName)
+                        claim.keep([fieldName: stored], of: recordType)
                     }
                 }
+                let new = claim.newFields(of: recordType)
                 guard !new.isEmpty else { continue }
                 let inType = try Int.fetchOne(countType, arguments: [account, recordType]) ?? 0
-                if inDatabase == nil {
-                    inDatabase = try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT count(*) FROM fieldType WHERE account = ?"), arguments: [account]) ?? 0
-                }
-                if let reason = FieldTypeLimits.refusal(
-                    newFields: new.count, recordType: recordType, inType: inType, inDatabase: inDatabase!)
-                {
-                    throw FieldTypeLimitExceeded(reason: reason)
-                }
-                for fieldName in new {
-                    try insert.execute(arguments: [account, recordType, fieldName, named[fieldName]!])
-                    claimed[recordType, default: [:]][fieldName] = named[fieldName]!
-                }
-                inDatabase! += new.count
+                let inDatabase = try claim.fieldsInDatabase ?? Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM fieldType WHERE account = ?"), arguments: [account]) ?? 0
+                let added = try claim.add(new, to: recordType, fieldsInType: inType, fieldsInDatabase: inDatabase)
+                for (fieldName, type) in added { try insert.execute(arguments: [account, recordType, fieldName, type]) }
+                claim.keep(Dictionary(uniqueKeysWithValues: added.map { ($0.fieldName, $0.type) }), of: recordType)
             }
-            return claimed
+            return claim.claimed
         }
     }
 
-    /// Gives each of `fields` of `recordType` that has no type in the database `account` the type its
-    /// value has (`FieldTypeLimits.types`), inside a modify's transaction: a save through
-    /// `serve` claimed them before (so this only finds them), the embedded remote's did not.
-    static func keepFieldTypes(of fields: [String: FieldValue], recordType: String, account: String, _ db: Database) throws {
+    /// Gives each field of `records` (each a record type and its fields) that has no type in
+    /// the database `account` the type its value has (`ModifyRules.fieldTypes`), inside a
+    /// modify's transaction: a save through `serve` claimed them before (so this only finds
+    /// them), the embedded remote's did not.
+    static func keepFieldTypes(
+        of records: [(recordType: String, fields: [String: FieldValue])], account: String, _ db: Database
+    ) throws {
         let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO fieldType (account, recordType, fieldName, type) VALUES (?, ?, ?, ?)")
-        for (fieldName, type) in FieldTypeLimits.types(of: fields) {
+        for (recordType, fieldName, type) in ModifyRules.fieldTypes(of: records) {
             try insert.execute(arguments: [account, recordType, fieldName, type])
         }
     }

@@ -34,8 +34,9 @@ extension SQLiteRecordStore {
         try writer.write { db in
             let exists = try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM zone WHERE account = ? AND name = ?)", arguments: [account, zone.zoneName]) ?? false
-            if !exists, zone != RecordZoneID.defaultZone, try !Self.quota(of: account, db).admits(zones: Self.zoneCount(of: account, db) + 1) {
-                throw CloudError.quotaExceeded
+            if QuotaRules.addsZone(zone, exists: exists),
+               let failure = try QuotaRules.refusal(addingZoneTo: Self.zoneCount(of: account, db), quota: Self.quota(of: account, db)) {
+                throw failure
             }
             try db.execute(
                 sql: "INSERT INTO zone (account, name, createdAt) VALUES (?, ?, ?) ON CONFLICT (account, name) DO NOTHING",
