@@ -38,27 +38,24 @@ public enum AppScreen {
         let messageFits = drawStatusBar(app, into: &grid)
         if let form = app.form {
             cursor = FormScreen.draw(form, app: app, into: &grid)
-        } else if let idea = app.pendingDeletion {
-            drawDeleteQuestion(idea, app: app, into: &grid)
-            cursor = nil
-        } else if let ideas = app.pendingBatchDeletion {
-            drawDeleteQuestion(app.text.deleteQuestion(count: ideas.count), app: app, into: &grid)
+        } else if let question = app.deleteQuestion {
+            drawDeleteQuestion(question, text: app.text, into: &grid)
             cursor = nil
         }
         if let log = app.syncLog {
-            SyncLogScreen.draw(log, app: app, into: &grid)
+            SyncLogScreen.draw(log, text: app.text, layout: app.layout, into: &grid)
             cursor = nil
         }
         if let view = app.historyView {
-            HistoryScreen.draw(view, app: app, into: &grid)
+            HistoryScreen.draw(view, text: app.text, layout: app.layout, into: &grid)
             cursor = nil
         }
         if app.isShowingFullPreview {
             PreviewScreen.drawFullScreen(app, into: &grid)
             cursor = nil
         }
-        if app.isShowingHelp {
-            drawHelp(app, into: &grid)
+        if let help = app.help {
+            HelpScreen.draw(help, into: &grid)
             cursor = nil
         }
         if !messageFits {
@@ -282,40 +279,12 @@ public enum AppScreen {
         return style
     }
 
-    private static func drawDeleteQuestion(_ idea: Idea, app: AppModel, into grid: inout CellGrid) {
-        let width = min(grid.columns - 4, 60)
-        // The title gets what the box leaves after the question's own words, so "y/n" always shows.
-        let titleWidth = width - 4 - TextWidth.width(of: app.text.deleteQuestion(""))
-        drawDeleteQuestion(app.text.deleteQuestion(TextWidth.truncate(idea.title, toWidth: titleWidth, ellipsis: true)), app: app, into: &grid)
-    }
-
-    private static func drawDeleteQuestion(_ question: String, app: AppModel, into grid: inout CellGrid) {
-        let width = min(grid.columns - 4, 60)
-        let box = Box.centered(height: 5, width: width, in: grid)
+    private static func drawDeleteQuestion(_ question: DeleteQuestion, text: UIText, into grid: inout CellGrid) {
+        let box = Box.centered(height: 5, width: DeleteQuestion.boxWidth(columns: grid.columns), in: grid)
         Box.clear(box, in: &grid)
-        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.deleteTitle, style: accent)
-        grid.put(question, row: box.top + 2, column: box.left + 2, maxWidth: box.width - 4, style: CellStyle(bold: true))
-    }
-
-    private static func drawHelp(_ app: AppModel, into grid: inout CellGrid) {
-        let entries = app.helpLines
-        let actionColumn = app.helpActionColumn
-        let box = Box.centered(height: app.helpBoxHeight, width: app.helpBoxWidth, in: grid)
-        Box.clear(box, in: &grid)
-        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.helpTitle, style: accent)
-        // The blank line above the footer goes first when the screen is short of a row; then
-        // the entries scroll.
-        let rows = app.helpVisibleRows
-        let first = min(app.helpScroll, max(0, entries.count - rows))
-        for (offset, entry) in entries.dropFirst(first).prefix(rows).enumerated() {
-            let row = box.top + 1 + offset
-            grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: box.width - 4, style: accent)
-            grid.put(entry.action, row: row, column: box.left + 2 + actionColumn, maxWidth: box.width - 4 - actionColumn)
-        }
-        let footer = app.helpFooterLines
-        for (offset, line) in footer.enumerated() {
-            grid.put(line, row: box.top + box.height - 1 - footer.count + offset, column: box.left + 2, maxWidth: box.width - 4, style: muted)
-        }
+        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: text.deleteTitle, style: accent)
+        grid.put(question.question(in: text, columns: grid.columns), row: box.top + 2, column: box.left + 2, maxWidth: box.width - 4,
+                 style: CellStyle(bold: true))
     }
 
     private static func drawTooSmall(_ app: AppModel, into grid: inout CellGrid) {

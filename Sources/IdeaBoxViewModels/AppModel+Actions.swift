@@ -60,9 +60,7 @@ extension AppModel {
         case .search:
             try switchTo(.search)
             isSearchFieldFocused = true
-        case .help:
-            isShowingHelp = true
-            helpScroll = 0
+        case .help: help = HelpOverlay(text: text, rows: size.rows, columns: size.columns)
         case .sync: try syncNow()
         case .network:
             guard let sync else { return status.show(text.syncUnavailable, now: now) }

@@ -76,7 +76,7 @@ extension AppModel {
             }
             return
         }
-        guard form == nil, pendingDeletion == nil, pendingBatchDeletion == nil, !isTooSmall else { return }
+        guard form == nil, deleteQuestion == nil, !isTooSmall else { return }
         switch event.action {
         case .wheelUp: currentList.moveSelection(by: -Self.wheelRows)
         case .wheelDown: currentList.moveSelection(by: Self.wheelRows)

@@ -41,14 +41,15 @@ public final class AppModel {
     }
     /// The open edit form, if any.
     public internal(set) var form: IdeaForm?
-    /// The idea whose deletion awaits y/n, if any.
-    public internal(set) var pendingDeletion: Idea?
-    /// The selected ideas whose deletion awaits y/n, if any.
-    public internal(set) var pendingBatchDeletion: [Idea]?
+    /// The deletion that awaits y/n, if any.
+    public internal(set) var deleteQuestion: DeleteQuestion?
     /// Which key does what in the lists, the form and the search field (the config file's
     /// tables, else the defaults).
     public var keys = AppKeys() {
-        didSet { text.keys = keys }
+        didSet {
+            text.keys = keys
+            help?.text = text
+        }
     }
     /// Which key does what in the lists (the config file's `[keys]`, else the defaults).
     public var bindings: KeyBindings {
@@ -64,10 +65,10 @@ public final class AppModel {
     /// Starts a program that opens a link (`gx`); returns false if there is none to start.
     /// Set by the app (xdg-open); by default none is.
     public var openLink: (String) -> Bool = { _ in false }
+    /// The help overlay (`?`), if open.
+    public internal(set) var help: HelpOverlay?
     /// Whether the help overlay is open.
-    public internal(set) var isShowingHelp = false
-    /// How many lines of the help overlay are scrolled off its top.
-    public internal(set) var helpScroll = 0
+    public var isShowingHelp: Bool { help != nil }
     /// Whether the user pressed Ctrl-Z: the terminal layer suspends, then calls `resumed()`.
     public private(set) var wantsToSuspend = false
     /// The status bar.
@@ -191,6 +192,8 @@ public final class AppModel {
     /// Sets the screen size and lays the lists out for it.
     public func resize(rows: Int, columns: Int) {
         size = (rows, columns)
+        help?.rows = rows
+        help?.columns = columns
         for (list, tab) in [(allIdeas, Tab.all), (completedIdeas, .completed), (searchResults, .search)] {
             list.setViewportHeight(ScreenLayout(rows: rows, columns: columns, tab: tab).listHeight)
         }
@@ -292,17 +295,12 @@ public final class AppModel {
             handleFullPreview(key)
             return
         }
-        if let idea = pendingDeletion {
-            pendingDeletion = nil
-            if key == .char("y") || key == .char("Y") {
-                try delete(idea)
-            }
-            return
-        }
-        if let ideas = pendingBatchDeletion {
-            pendingBatchDeletion = nil
-            if key == .char("y") || key == .char("Y") {
-                try delete(ideas)
+        if let question = deleteQuestion {
+            deleteQuestion = nil
+            guard key == .char("y") || key == .char("Y") else { return }
+            switch question {
+            case .idea(let idea): try delete(idea)
+            case .ideas(let ideas): try delete(ideas)
             }
             return
         }

@@ -155,17 +155,18 @@ import Testing
         let app = try fixture.app()
         app.keys.list = try KeyBindings(replacing: [.down: [[.down], [.char("n")]], .new: [[.char("j")]]])
         app.handle(.char("?"))
-        #expect(app.helpFooter == "↑ ↓ PgUp PgDn Home End k n g G scroll · any other key closes")
+        #expect(app.help?.footer == "↑ ↓ PgUp PgDn Home End k n g G scroll · any other key closes")
         app.handle(.char("n"))
-        #expect(app.helpScroll == 1)
+        #expect(app.help?.scroll == 1)
         app.handle(.down)
-        #expect(app.helpScroll == 2)
+        #expect(app.help?.scroll == 2)
         app.handle(.char("j"))
         #expect(!app.isShowingHelp, "j is new now, not a move: it closes help")
         // On a screen tall enough for all of it, nothing scrolls and the footer says so.
         app.resize(rows: 80, columns: 100)
         app.handle(.char("?"))
-        #expect(app.helpFooter == "Any key closes this help")
-        #expect(app.helpVisibleRows == app.helpLines.count)
+        let help = try #require(app.help)
+        #expect(help.footer == "Any key closes this help")
+        #expect(help.visibleRows == help.lines.count)
     }
 }
