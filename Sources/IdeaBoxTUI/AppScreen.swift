@@ -91,17 +91,17 @@ public enum AppScreen {
     /// The search field and the rule with the match count; returns the field's cursor.
     private static func drawSearchField(_ app: AppModel, into grid: inout CellGrid) -> CursorPosition? {
         guard let fieldRow = app.layout.searchFieldRow, let ruleRow = app.layout.searchRuleRow else { return nil }
-        let label = app.text.searchLabel
-        let start = grid.put(label, row: fieldRow, column: 1, style: app.isSearchFieldFocused ? accent : .plain) + 1
-        let visible = TextField.visibleSlice(of: app.searchQuery, width: grid.columns - start - 1)
+        let search = app.search
+        let start = grid.put(app.text.searchLabel, row: fieldRow, column: 1, style: search.isFocused ? accent : .plain) + 1
+        let visible = TextField.visibleSlice(of: search.query, width: grid.columns - start - 1)
         grid.put(visible.text, row: fieldRow, column: start)
         grid.fill(row: ruleRow, character: "─", style: muted)
-        if !app.searchQuery.characters.isEmpty {
-            let matches = " \(app.text.matches(app.searchMatchCount, capped: app.isSearchCountCapped)) "
+        if !search.query.characters.isEmpty {
+            let matches = " \(app.text.matches(app.searchMatchCount, capped: search.isCountCapped)) "
             grid.put(matches, row: ruleRow, column: 2, style: muted)
         }
         drawPosition(app, row: ruleRow, into: &grid)
-        return app.isSearchFieldFocused ? CursorPosition(row: fieldRow, column: start + visible.cursorColumn) : nil
+        return search.isFocused ? CursorPosition(row: fieldRow, column: start + visible.cursorColumn) : nil
     }
 
     private static func drawList(_ app: AppModel, into grid: inout CellGrid) {
@@ -112,13 +112,13 @@ public enum AppScreen {
             switch app.tab {
             case .all: message = app.text.emptyList
             case .completed: message = app.text.emptyCompleted
-            case .search: message = app.searchQuery.characters.isEmpty ? app.text.searchPrompt : app.text.noMatches
+            case .search: message = app.search.query.characters.isEmpty ? app.text.searchPrompt : app.text.noMatches
             }
             grid.put(message, row: top + 1, column: 2, style: muted)
             return
         }
-        let query: String? = app.tab == .search ? app.searchQuery.text : nil
-        let isActive = !(app.tab == .search && app.isSearchFieldFocused)
+        let query: String? = app.tab == .search ? app.search.query.text : nil
+        let isActive = !(app.tab == .search && app.search.isFocused)
         let selection = app.selectedRows
         for (offset, row) in list.visibleRows.enumerated() {
             drawRow(
@@ -199,7 +199,7 @@ public enum AppScreen {
             hints = app.text.sequenceHints(after: first)
         } else if let rows = app.selectedRows {
             hints = app.text.selectionHints(rows.count)
-        } else if app.tab == .search && app.isSearchFieldFocused {
+        } else if app.tab == .search && app.search.isFocused {
             hints = app.text.searchFieldHints
         } else {
             hints = app.text.listHints

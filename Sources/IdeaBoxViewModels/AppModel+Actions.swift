@@ -59,7 +59,7 @@ extension AppModel {
         case .redo: try redo()
         case .search:
             try switchTo(.search)
-            isSearchFieldFocused = true
+            search.isFocused = true
         case .help: help = HelpOverlay(text: text, rows: size.rows, columns: size.columns)
         case .sync: try syncNow()
         case .network:

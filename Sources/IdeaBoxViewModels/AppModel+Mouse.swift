@@ -95,14 +95,14 @@ extension AppModel {
             return
         }
         if event.row == layout.searchFieldRow {
-            isSearchFieldFocused = true
+            search.isFocused = true
             return
         }
         let list = currentList
         let offset = event.row - listTop
         guard offset >= 0, offset < listHeight, event.column < listWidth,
               let row = list.visibleRows.dropFirst(offset).first else { return }
-        isSearchFieldFocused = false
+        search.isFocused = false
         // The same idea twice in a short while, wherever the wheel moved it meanwhile.
         let isDoubleClick = previous.map {
             $0.ideaId == row.idea.id && now.milliseconds - $0.at.milliseconds <= Self.doubleClickMilliseconds

@@ -29,15 +29,11 @@ public final class AppModel {
     /// The search results.
     public let searchResults: IdeaListModel
     /// The search field.
-    public private(set) var searchQuery = TextBuffer()
-    /// Whether typed keys go to the search field.
-    public internal(set) var isSearchFieldFocused = false
-    /// Whether the search count is a lower bound still being refined.
-    public private(set) var isSearchCountCapped = false
+    public internal(set) var search = SearchField()
 
     /// The number of search matches to show: exact, or the lower bound while capped.
     public var searchMatchCount: Int {
-        isSearchCountCapped ? Self.quickSearchCount : searchResults.totalCount
+        search.isCountCapped ? Self.quickSearchCount : searchResults.totalCount
     }
     /// The open edit form, if any.
     public internal(set) var form: IdeaForm?
@@ -95,8 +91,6 @@ public final class AppModel {
     /// The key just pressed in the form that starts a two-key sequence (`Ctrl-X` of
     /// `Ctrl-X Ctrl-E`), if one was.
     var formPendingPrefix: Key?
-    /// The key just pressed in the search field that starts a two-key sequence, if one was.
-    var searchPendingPrefix: Key?
     /// The choices a config file or the command line makes; the defaults otherwise.
     public let settings: AppSettings
 
@@ -228,9 +222,9 @@ public final class AppModel {
             if syncLog != nil {
                 try loadSyncLog()
             }
-            if isSearchCountCapped {
+            if search.isCountCapped {
                 try searchResults.reload(count: repository.count(searchResults.filter))
-                isSearchCountCapped = false
+                search.isCountCapped = false
                 changed = true
             }
         } catch {
@@ -304,7 +298,7 @@ public final class AppModel {
             }
             return
         }
-        if tab == .search && isSearchFieldFocused {
+        if tab == .search && search.isFocused {
             try handleSearchField(key)
             return
         }
@@ -312,27 +306,15 @@ public final class AppModel {
     }
 
     private func handleSearchField(_ key: Key) throws {
-        let previous = searchPendingPrefix
-        searchPendingPrefix = nil
-        switch keys.search.press(key, after: previous) {
-        case .waiting:
-            searchPendingPrefix = key
-            return
-        case .action(let action):
-            isSearchFieldFocused = false
-            switch action {
-            case .results, .leave: break
-            case .nextTab: try perform(.nextTab)
-            case .previousTab: try perform(.previousTab)
-            case .quit: wantsToQuit = true
-            }
-            return
-        case .other:
-            break
+        switch search.handle(key, keys: keys.search) {
+        case .none: break
+        // A search runs again only when the text changed.
+        case .edited: try runSearch()
+        case .action(.results), .action(.leave): break
+        case .action(.nextTab): try perform(.nextTab)
+        case .action(.previousTab): try perform(.previousTab)
+        case .action(.quit): wantsToQuit = true
         }
-        // The editing keys every text field shares (`TextBuffer.apply`); a search runs again
-        // only when the text changed.
-        if searchQuery.apply(key) == .edited { try runSearch() }
     }
 
     // MARK: Actions
@@ -347,8 +329,8 @@ public final class AppModel {
     func switchTo(_ newTab: Tab) throws {
         if newTab != tab { selectionAnchor = nil }
         tab = newTab
-        isSearchFieldFocused = newTab == .search && searchQuery.characters.isEmpty
-        searchPendingPrefix = nil
+        search.isFocused = newTab == .search && search.query.characters.isEmpty
+        search.pendingPrefix = nil
     }
 
     /// `S`: All Ideas and Completed in the next order (created, updated, title), remembered
@@ -399,9 +381,9 @@ public final class AppModel {
     /// A search as you type: the first page and a quick, capped count now; `tick()`
     /// replaces the count with the exact one.
     private func runSearch() throws {
-        let filter = IdeaFilter.search(searchQuery.text)
+        let filter = IdeaFilter.search(search.query.text)
         let quick = try repository.count(filter, upTo: Self.quickSearchCount + 1)
-        isSearchCountCapped = quick > Self.quickSearchCount
+        search.isCountCapped = quick > Self.quickSearchCount
         try searchResults.setFilter(filter, count: quick)
     }
 
@@ -419,7 +401,7 @@ public final class AppModel {
         if case .search(let query) = searchResults.filter, !query.isEmpty {
             try searchResults.reload()
         }
-        isSearchCountCapped = false
+        search.isCountCapped = false
         status.pendingCount = try repository.pendingChangeCount()
         staleIdeaIds = try repository.staleIdeaIds()
     }

@@ -334,7 +334,7 @@ import Testing
         let list = app.currentList
         // The list's part of the row: left of the preview pane, when it shows.
         let columns = app.listWidth
-        let isListActive = !(app.tab == .search && app.isSearchFieldFocused)
+        let isListActive = !(app.tab == .search && app.search.isFocused)
         for (offset, row) in list.visibleRows.enumerated() {
             let whole = Layout.line(app.listTop + offset, of: frame.grid)
             var line = TextWidth.truncate(whole, toWidth: columns)

@@ -80,13 +80,13 @@ import Testing
         app.handle(.char("/"))
         app.type("Idea")
         app.handle(.escape)
-        #expect(app.isSearchFieldFocused, "Esc is no longer leave")
+        #expect(app.search.isFocused, "Esc is no longer leave")
         app.handle(.ctrl("g"))
-        #expect(!app.isSearchFieldFocused)
+        #expect(!app.search.isFocused)
         app.handle(.char("/"))
         app.handle(.f(5))
-        #expect(!app.isSearchFieldFocused)
-        #expect(app.searchQuery.text == "Idea")
+        #expect(!app.search.isFocused)
+        #expect(app.search.query.text == "Idea")
     }
 
     @Test(arguments: Language.allCases)
