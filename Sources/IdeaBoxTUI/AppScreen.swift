@@ -33,7 +33,10 @@ public enum AppScreen {
             cursor = drawSearchField(app, into: &grid)
         }
         drawList(app, into: &grid)
-        if app.showsPreviewPane { PreviewScreen.drawPane(app, into: &grid) }
+        if app.showsPreviewPane {
+            let preview = app.preview(width: PreviewScreen.textWidth(ofPane: app.previewPaneWidth))
+            PreviewScreen.drawPane(preview, left: app.listWidth, width: app.previewPaneWidth, layout: app.layout, into: &grid)
+        }
         drawHints(app, into: &grid)
         let messageFits = drawStatusBar(app, into: &grid)
         if let form = app.form {
@@ -50,8 +53,9 @@ public enum AppScreen {
             HistoryScreen.draw(view, text: app.text, layout: app.layout, into: &grid)
             cursor = nil
         }
-        if app.isShowingFullPreview {
-            PreviewScreen.drawFullScreen(app, into: &grid)
+        if let shown = app.fullPreview {
+            let preview = app.preview(width: app.layout.overlayTextWidth)
+            PreviewScreen.drawFullScreen(shown, preview: preview, text: app.text, layout: app.layout, into: &grid)
             cursor = nil
         }
         if let help = app.help {

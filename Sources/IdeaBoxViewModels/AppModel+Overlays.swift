@@ -43,10 +43,4 @@ extension AppModel {
         log.deviceNames = try repository.deviceNames()
         syncLog = log
     }
-
-    /// Where a scrolling key takes a scroll position of at most `limit` (see `ScrollKeys`);
-    /// nil for any other key.
-    func scrolled(_ scroll: Int, by key: Key, page: Int, limit: Int) -> Int? {
-        ScrollKeys(bindings).scrolled(scroll, by: key, page: page, limit: limit)
-    }
 }

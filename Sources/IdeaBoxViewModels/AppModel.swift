@@ -84,10 +84,10 @@ public final class AppModel {
     public internal(set) var editorRequest: EditorRequest?
     /// Whether the preview pane should show where the screen is wide enough (`p` toggles).
     public internal(set) var isPreviewPaneWanted = true
-    /// Whether the selected idea is shown full screen (`p` on a narrow screen).
-    public internal(set) var isShowingFullPreview = false
-    /// How many lines of the full-screen preview are scrolled off its top.
-    public internal(set) var previewScroll = 0
+    /// The selected idea shown full screen (`p` on a narrow screen), if it is.
+    public internal(set) var fullPreview: FullPreview?
+    /// Whether the selected idea is shown full screen.
+    public var isShowingFullPreview: Bool { fullPreview != nil }
     /// The key just pressed in the form that starts a two-key sequence (`Ctrl-X` of
     /// `Ctrl-X Ctrl-E`), if one was.
     var formPendingPrefix: Key?
