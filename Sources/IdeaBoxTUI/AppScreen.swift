@@ -72,9 +72,10 @@ public enum AppScreen {
 
     private static func drawTabBar(_ app: AppModel, into grid: inout CellGrid) {
         let layout = app.layout
-        grid.put(app.tabBarName, row: layout.tabBarRow, column: 0, style: accent)
-        for (tab, column, label) in app.tabBarLabels {
-            grid.put(label, row: layout.tabBarRow, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
+        let bar = app.tabBar
+        grid.put(bar.name, row: layout.tabBarRow, column: 0, style: accent)
+        for (tab, column, label) in bar.labels {
+            grid.put(label, row: layout.tabBarRow, column: column, style: tab == bar.openTab ? CellStyle(bold: true, reverse: true) : .plain)
         }
         grid.fill(row: layout.tabRuleRow, character: "─", style: muted)
         // Newest first goes without saying; any other order is named on the rule.

@@ -22,6 +22,8 @@ public final class AppModel {
     public internal(set) var tab: Tab = .all
     /// The counts shown on the tabs.
     public private(set) var counts = IdeaCounts(all: 0, completed: 0)
+    /// The tab bar as it shows now: the tabs, their counts, the open one.
+    public var tabBar: TabBar { TabBar(openTab: tab, counts: counts, text: text, columns: size.columns) }
     /// The All Ideas list.
     public let allIdeas: IdeaListModel
     /// The Completed list.

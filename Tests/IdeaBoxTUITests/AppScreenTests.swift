@@ -388,7 +388,7 @@ import Testing
         }
         #expect(TextWidth.width(of: bar) <= 40)
         // A click on the third tab's label opens it.
-        let search = try #require(app.tabBarLabels.last)
+        let search = try #require(app.tabBar.labels.last)
         app.handle(.mouse(MouseEvent(.press, row: 0, column: search.column + 1)))
         #expect(app.tab == .search)
     }

@@ -178,7 +178,7 @@ import Testing
         let fixture = try ViewModelFixture()
         try fixture.addIdeas(9, completedEvery: 3)
         let app = try fixture.app()
-        let completed = try #require(app.tabBarLabels.first { $0.tab == .completed })
+        let completed = try #require(app.tabBar.labels.first { $0.tab == .completed })
         app.handle(.mouse(MouseEvent(.press, row: 0, column: completed.column + 2)))
         #expect(app.tab == .completed)
         app.handle(.mouse(MouseEvent(.press, row: 0, column: 1)))
