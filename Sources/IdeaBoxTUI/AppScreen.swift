@@ -40,7 +40,7 @@ public enum AppScreen {
         drawHints(app, into: &grid)
         let messageFits = drawStatusBar(app, into: &grid)
         if let form = app.form {
-            cursor = FormScreen.draw(form, app: app, into: &grid)
+            cursor = FormScreen.draw(form, text: app.text, deviceNames: app.deviceNames, into: &grid)
         } else if let question = app.deleteQuestion {
             drawDeleteQuestion(question, text: app.text, into: &grid)
             cursor = nil

@@ -90,9 +90,6 @@ public final class AppModel {
     public internal(set) var fullPreview: FullPreview?
     /// Whether the selected idea is shown full screen.
     public var isShowingFullPreview: Bool { fullPreview != nil }
-    /// The key just pressed in the form that starts a two-key sequence (`Ctrl-X` of
-    /// `Ctrl-X Ctrl-E`), if one was.
-    var formPendingPrefix: Key?
     /// The choices a config file or the command line makes; the defaults otherwise.
     public let settings: AppSettings
 
@@ -325,7 +322,6 @@ public final class AppModel {
         var form = IdeaForm(mode: mode)
         form.descriptionWrapWidth = Self.formTextWidth(columns: size.columns)
         self.form = form
-        formPendingPrefix = nil
     }
 
     func switchTo(_ newTab: Tab) throws {
