@@ -5,8 +5,9 @@ import IdeaStore
 import IdeaSync
 
 /// Everything the full-screen app shows and does, without a terminal: the tabs and their
-/// lists, the search field, the edit form, the delete question, help and the status bar.
-/// The terminal layer feeds it keys and ticks and draws what it holds.
+/// lists, the search field, the edit form, the delete question, the overlays (help, history,
+/// sync log, full-screen preview) and the status bar, each a value of its own that the screen
+/// draws. The terminal layer feeds it keys and ticks and draws what it holds.
 public final class AppModel {
     /// The tabs, in order.
     public enum Tab: Int, CaseIterable, Sendable {
