@@ -51,7 +51,11 @@ import Testing
         #expect(SyncLogView().topConflict == nil)
         #expect(log.topConflict?.title == "Conflict 0")
         // Two log lines, a blank and the heading: the conflicts start at line 4, three lines each.
+        log.scroll = 4
+        #expect(log.topConflict?.title == "Conflict 0", "the first conflict's first line at the top")
         log.scroll = 5
+        #expect(log.topConflict?.title == "Conflict 1", "the first conflict partly scrolled off: the next")
+        log.scroll = 7
         #expect(log.topConflict?.title == "Conflict 1")
         log.scroll = 100
         #expect(log.topConflict?.title == "Conflict 2", "past them all: the last")
