@@ -107,9 +107,6 @@ public final class AppModel {
     private var knownRevision: Int64 = -1
     /// What the devices of the account are called, as of the last refresh.
     public internal(set) var deviceNames: DeviceNames
-    /// The settled sync state the bar last showed (syncing between two of one kind aside):
-    /// a message explaining it goes when it changes.
-    private var shownSyncKind: SyncStatus.Kind?
     /// Whether this run has said that this machine's clock is off (once is enough).
     private var hasToldOfClock = false
 
@@ -421,17 +418,14 @@ public final class AppModel {
         // (after a failure or in local mode, a sync is no answer yet).
         let showsDelivery = switch engineStatus {
         case .starting, .synced: true
-        case .syncing: [nil, .starting, .synced].contains(shownSyncKind)
+        case .syncing: [nil, .starting, .synced].contains(status.settledSyncKind)
         default: false
         }
         let delivery = showsDelivery ? sync.engine.delivery : nil
         let othersChanged = companionsPending != status.companionsPending || delivery != status.delivery
         status.companionsPending = companionsPending
         status.delivery = delivery
-        if engineStatus.kind != shownSyncKind, engineStatus.kind != .syncing {
-            shownSyncKind = engineStatus.kind
-            status.syncStateChanged()
-        }
+        status.syncStateIs(engineStatus.kind)
         guard words != status.sync else { return othersChanged }
         // Sync finished or failed: changes may have been confirmed.
         if let stale = try? repository.staleIdeaIds() { staleIdeaIds = stale }
