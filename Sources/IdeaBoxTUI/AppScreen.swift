@@ -33,32 +33,33 @@ public enum AppScreen {
             cursor = drawSearchField(app, into: &grid)
         }
         drawList(app, into: &grid)
-        if app.showsPreviewPane { PreviewScreen.drawPane(app, into: &grid) }
+        if app.showsPreviewPane {
+            let preview = app.preview(width: PreviewScreen.textWidth(ofPane: app.previewPaneWidth))
+            PreviewScreen.drawPane(preview, left: app.listWidth, width: app.previewPaneWidth, layout: app.layout, into: &grid)
+        }
         drawHints(app, into: &grid)
         let messageFits = drawStatusBar(app, into: &grid)
         if let form = app.form {
-            cursor = FormScreen.draw(form, app: app, into: &grid)
-        } else if let idea = app.pendingDeletion {
-            drawDeleteQuestion(idea, app: app, into: &grid)
-            cursor = nil
-        } else if let ideas = app.pendingBatchDeletion {
-            drawDeleteQuestion(app.text.deleteQuestion(count: ideas.count), app: app, into: &grid)
+            cursor = FormScreen.draw(form, text: app.text, deviceNames: app.deviceNames, into: &grid)
+        } else if let question = app.deleteQuestion {
+            drawDeleteQuestion(question, text: app.text, into: &grid)
             cursor = nil
         }
         if let log = app.syncLog {
-            SyncLogScreen.draw(log, app: app, into: &grid)
+            SyncLogScreen.draw(log, text: app.text, layout: app.layout, into: &grid)
             cursor = nil
         }
         if let view = app.historyView {
-            HistoryScreen.draw(view, app: app, into: &grid)
+            HistoryScreen.draw(view, text: app.text, layout: app.layout, into: &grid)
             cursor = nil
         }
-        if app.isShowingFullPreview {
-            PreviewScreen.drawFullScreen(app, into: &grid)
+        if let shown = app.fullPreview {
+            let preview = app.preview(width: app.layout.overlayTextWidth)
+            PreviewScreen.drawFullScreen(shown, preview: preview, text: app.text, layout: app.layout, into: &grid)
             cursor = nil
         }
-        if app.isShowingHelp {
-            drawHelp(app, into: &grid)
+        if let help = app.help {
+            HelpScreen.draw(help, into: &grid)
             cursor = nil
         }
         if !messageFits {
@@ -71,9 +72,10 @@ public enum AppScreen {
 
     private static func drawTabBar(_ app: AppModel, into grid: inout CellGrid) {
         let layout = app.layout
-        grid.put(app.tabBarName, row: layout.tabBarRow, column: 0, style: accent)
-        for (tab, column, label) in app.tabBarLabels {
-            grid.put(label, row: layout.tabBarRow, column: column, style: tab == app.tab ? CellStyle(bold: true, reverse: true) : .plain)
+        let bar = app.tabBar
+        grid.put(bar.name, row: layout.tabBarRow, column: 0, style: accent)
+        for (tab, column, label) in bar.labels {
+            grid.put(label, row: layout.tabBarRow, column: column, style: tab == bar.openTab ? CellStyle(bold: true, reverse: true) : .plain)
         }
         grid.fill(row: layout.tabRuleRow, character: "─", style: muted)
         // Newest first goes without saying; any other order is named on the rule.
@@ -94,17 +96,17 @@ public enum AppScreen {
     /// The search field and the rule with the match count; returns the field's cursor.
     private static func drawSearchField(_ app: AppModel, into grid: inout CellGrid) -> CursorPosition? {
         guard let fieldRow = app.layout.searchFieldRow, let ruleRow = app.layout.searchRuleRow else { return nil }
-        let label = app.text.searchLabel
-        let start = grid.put(label, row: fieldRow, column: 1, style: app.isSearchFieldFocused ? accent : .plain) + 1
-        let visible = TextField.visibleSlice(of: app.searchQuery, width: grid.columns - start - 1)
+        let search = app.search
+        let start = grid.put(app.text.searchLabel, row: fieldRow, column: 1, style: search.isFocused ? accent : .plain) + 1
+        let visible = TextField.visibleSlice(of: search.query, width: grid.columns - start - 1)
         grid.put(visible.text, row: fieldRow, column: start)
         grid.fill(row: ruleRow, character: "─", style: muted)
-        if !app.searchQuery.characters.isEmpty {
-            let matches = " \(app.text.matches(app.searchMatchCount, capped: app.isSearchCountCapped)) "
+        if !search.query.characters.isEmpty {
+            let matches = " \(app.text.matches(app.searchMatchCount, capped: search.isCountCapped)) "
             grid.put(matches, row: ruleRow, column: 2, style: muted)
         }
         drawPosition(app, row: ruleRow, into: &grid)
-        return app.isSearchFieldFocused ? CursorPosition(row: fieldRow, column: start + visible.cursorColumn) : nil
+        return search.isFocused ? CursorPosition(row: fieldRow, column: start + visible.cursorColumn) : nil
     }
 
     private static func drawList(_ app: AppModel, into grid: inout CellGrid) {
@@ -115,13 +117,13 @@ public enum AppScreen {
             switch app.tab {
             case .all: message = app.text.emptyList
             case .completed: message = app.text.emptyCompleted
-            case .search: message = app.searchQuery.characters.isEmpty ? app.text.searchPrompt : app.text.noMatches
+            case .search: message = app.search.query.characters.isEmpty ? app.text.searchPrompt : app.text.noMatches
             }
             grid.put(message, row: top + 1, column: 2, style: muted)
             return
         }
-        let query: String? = app.tab == .search ? app.searchQuery.text : nil
-        let isActive = !(app.tab == .search && app.isSearchFieldFocused)
+        let query: String? = app.tab == .search ? app.search.query.text : nil
+        let isActive = !(app.tab == .search && app.search.isFocused)
         let selection = app.selectedRows
         for (offset, row) in list.visibleRows.enumerated() {
             drawRow(
@@ -202,7 +204,7 @@ public enum AppScreen {
             hints = app.text.sequenceHints(after: first)
         } else if let rows = app.selectedRows {
             hints = app.text.selectionHints(rows.count)
-        } else if app.tab == .search && app.isSearchFieldFocused {
+        } else if app.tab == .search && app.search.isFocused {
             hints = app.text.searchFieldHints
         } else {
             hints = app.text.listHints
@@ -282,40 +284,12 @@ public enum AppScreen {
         return style
     }
 
-    private static func drawDeleteQuestion(_ idea: Idea, app: AppModel, into grid: inout CellGrid) {
-        let width = min(grid.columns - 4, 60)
-        // The title gets what the box leaves after the question's own words, so "y/n" always shows.
-        let titleWidth = width - 4 - TextWidth.width(of: app.text.deleteQuestion(""))
-        drawDeleteQuestion(app.text.deleteQuestion(TextWidth.truncate(idea.title, toWidth: titleWidth, ellipsis: true)), app: app, into: &grid)
-    }
-
-    private static func drawDeleteQuestion(_ question: String, app: AppModel, into grid: inout CellGrid) {
-        let width = min(grid.columns - 4, 60)
-        let box = Box.centered(height: 5, width: width, in: grid)
+    private static func drawDeleteQuestion(_ question: DeleteQuestion, text: UIText, into grid: inout CellGrid) {
+        let box = Box.centered(height: 5, width: DeleteQuestion.boxWidth(columns: grid.columns), in: grid)
         Box.clear(box, in: &grid)
-        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.deleteTitle, style: accent)
-        grid.put(question, row: box.top + 2, column: box.left + 2, maxWidth: box.width - 4, style: CellStyle(bold: true))
-    }
-
-    private static func drawHelp(_ app: AppModel, into grid: inout CellGrid) {
-        let entries = app.helpLines
-        let actionColumn = app.helpActionColumn
-        let box = Box.centered(height: app.helpBoxHeight, width: app.helpBoxWidth, in: grid)
-        Box.clear(box, in: &grid)
-        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: app.text.helpTitle, style: accent)
-        // The blank line above the footer goes first when the screen is short of a row; then
-        // the entries scroll.
-        let rows = app.helpVisibleRows
-        let first = min(app.helpScroll, max(0, entries.count - rows))
-        for (offset, entry) in entries.dropFirst(first).prefix(rows).enumerated() {
-            let row = box.top + 1 + offset
-            grid.put(entry.keys, row: row, column: box.left + 2, maxWidth: box.width - 4, style: accent)
-            grid.put(entry.action, row: row, column: box.left + 2 + actionColumn, maxWidth: box.width - 4 - actionColumn)
-        }
-        let footer = app.helpFooterLines
-        for (offset, line) in footer.enumerated() {
-            grid.put(line, row: box.top + box.height - 1 - footer.count + offset, column: box.left + 2, maxWidth: box.width - 4, style: muted)
-        }
+        grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: text.deleteTitle, style: accent)
+        grid.put(question.question(in: text, columns: grid.columns), row: box.top + 2, column: box.left + 2, maxWidth: box.width - 4,
+                 style: CellStyle(bold: true))
     }
 
     private static func drawTooSmall(_ app: AppModel, into grid: inout CellGrid) {

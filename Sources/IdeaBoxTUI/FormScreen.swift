@@ -5,9 +5,9 @@ import IdeaModel
 /// Draws the edit form over the list: title, description, completed toggle, live
 /// counters, the error in place, and the discard question.
 enum FormScreen {
-    /// Draws `form` and returns where the text cursor goes.
-    static func draw(_ form: IdeaForm, app: AppModel, into grid: inout CellGrid) -> CursorPosition? {
-        let text = app.text
+    /// Draws `form` in `text`'s words, the devices it names called by `deviceNames`, and
+    /// returns where the text cursor goes.
+    static func draw(_ form: IdeaForm, text: UIText, deviceNames: DeviceNames, into grid: inout CellGrid) -> CursorPosition? {
         let width = min(grid.columns, 100)
         let layout = Layout(screenRows: grid.rows)
         let box = Box(top: layout.top, left: (grid.columns - width) / 2, height: layout.bottom - layout.top + 1, width: width)
@@ -62,7 +62,7 @@ enum FormScreen {
         row += 1
         let messageWidth = right - left
         if form.isOfferingToSaveAsNew {
-            let whole = form.deletedBy.map { text.deletedQuestion(by: $0, names: app.deviceNames) } ?? text.deletedElsewhereQuestion
+            let whole = form.deletedBy.map { text.deletedQuestion(by: $0, names: deviceNames) } ?? text.deletedElsewhereQuestion
             let question = TextWidth.width(of: whole) <= messageWidth ? whole : text.deletedElsewhereShortQuestion
             grid.put(question, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
             cursor = nil
@@ -71,7 +71,7 @@ enum FormScreen {
             cursor = nil
         } else if form.isAskingMineOrTheirs {
             let question = TextWidth.truncate(text.mineOrTheirsQuestion(
-                form.changedOnBothSides, by: form.theirs?.deviceId ?? "", names: app.deviceNames), toWidth: messageWidth, ellipsis: true)
+                form.changedOnBothSides, by: form.theirs?.deviceId ?? "", names: deviceNames), toWidth: messageWidth, ellipsis: true)
             grid.put(question, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
             cursor = nil
         } else if let error = form.visibleError {
@@ -79,7 +79,7 @@ enum FormScreen {
             grid.put(message, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .error))
         } else if !form.changedElsewhere.isEmpty {
             let notice = TextWidth.truncate(text.changedElsewhereNotice(
-                form.changedElsewhere, by: form.theirs?.deviceId ?? "", names: app.deviceNames), toWidth: messageWidth, ellipsis: true)
+                form.changedElsewhere, by: form.theirs?.deviceId ?? "", names: deviceNames), toWidth: messageWidth, ellipsis: true)
             grid.put(notice, row: row, column: left, maxWidth: messageWidth, style: CellStyle(bold: true, color: .highlight))
         }
         return cursor

@@ -3,15 +3,14 @@ import IdeaBoxViewModels
 /// Draws the history overlay: one idea's versions, the one under the cursor marked, with
 /// the keys at the bottom.
 enum HistoryScreen {
-    static func draw(_ view: HistoryView, app: AppModel, into grid: inout CellGrid) {
-        let text = app.text
-        let layout = app.layout
+    /// Draws `view` in `text`'s words over the screen laid out as `layout` says.
+    static func draw(_ view: HistoryView, text: UIText, layout: ScreenLayout, into grid: inout CellGrid) {
         let box = Box(top: layout.overlayTop, left: 0, height: layout.overlayHeight, width: grid.columns)
         Box.clear(box, in: &grid)
         let title = TextWidth.truncate(text.historyTitle(view.title), toWidth: max(1, box.width - 6), ellipsis: true)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: title, style: AppScreen.accent)
         let lines = view.lines(in: text)
-        let height = app.historyVisibleRows
+        let height = layout.overlayTextRows
         let first = min(view.scroll, max(0, lines.count - height))
         for (offset, line) in lines.dropFirst(first).prefix(height).enumerated() {
             let style: CellStyle = switch line.tone {

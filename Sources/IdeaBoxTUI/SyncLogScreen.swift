@@ -3,13 +3,12 @@ import IdeaBoxViewModels
 /// Draws the sync log overlay: the newest log lines, then the conflicts, scrollable, with
 /// the "overwrite remote" question at the bottom when it is asked.
 enum SyncLogScreen {
-    static func draw(_ log: SyncLogView, app: AppModel, into grid: inout CellGrid) {
-        let text = app.text
-        let layout = app.layout
+    /// Draws `log` in `text`'s words over the screen laid out as `layout` says.
+    static func draw(_ log: SyncLogView, text: UIText, layout: ScreenLayout, into grid: inout CellGrid) {
         let box = Box(top: layout.overlayTop, left: 0, height: layout.overlayHeight, width: grid.columns)
         Box.clear(box, in: &grid)
         grid.drawBox(top: box.top, left: box.left, height: box.height, width: box.width, title: text.syncLogTitle, style: AppScreen.accent)
-        let lines = log.rows(in: text, width: app.syncLogTextWidth).map { line -> (String, CellStyle) in
+        let lines = log.rows(in: text, width: layout.overlayTextWidth).map { line -> (String, CellStyle) in
             let style: CellStyle = switch line.tone {
             case .plain: .plain
             case .muted: AppScreen.muted
@@ -19,7 +18,7 @@ enum SyncLogScreen {
             }
             return (line.text, style)
         }
-        let height = app.syncLogVisibleRows
+        let height = layout.overlayTextRows
         let first = min(log.scroll, max(0, lines.count - height))
         for (offset, line) in lines.dropFirst(first).prefix(height).enumerated() {
             grid.put(line.0, row: box.top + 1 + offset, column: box.left + 2, maxWidth: box.width - 4, style: line.1)

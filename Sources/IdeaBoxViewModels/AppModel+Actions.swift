@@ -59,10 +59,8 @@ extension AppModel {
         case .redo: try redo()
         case .search:
             try switchTo(.search)
-            isSearchFieldFocused = true
-        case .help:
-            isShowingHelp = true
-            helpScroll = 0
+            search.isFocused = true
+        case .help: help = HelpOverlay(text: text, rows: size.rows, columns: size.columns)
         case .sync: try syncNow()
         case .network:
             guard let sync else { return status.show(text.syncUnavailable, now: now) }

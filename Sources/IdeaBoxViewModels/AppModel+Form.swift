@@ -6,16 +6,17 @@ extension AppModel {
     /// an idea another device deleted meanwhile keeps the form and everything typed in it,
     /// and offers to save it as a new idea.
     func handleForm(_ key: Key) throws {
-        guard let form else { return }
-        let previous = formPendingPrefix
-        formPendingPrefix = nil
+        guard var form else { return }
+        let previous = form.pendingPrefix
+        form.pendingPrefix = nil
+        self.form = form
         var action: FormAction?
         if form.isAsking {
             action = keys.form.action(for: key, after: nil)
         } else {
             switch keys.form.press(key, after: previous) {
             case .waiting:
-                formPendingPrefix = key
+                self.form?.pendingPrefix = key
                 return
             case .action(.openInEditor):
                 return openFormInEditor()

@@ -8,52 +8,6 @@ extension AppModel {
     /// The columns of a row's `[ ]` box, which a click toggles.
     public static let doneBoxColumns = 1...3
 
-    /// Where each tab's label is on the tab bar: its first column and its text. The screen
-    /// draws the bar from this, and a click is matched against it.
-    /// On a narrow screen the bar keeps every tab: first with short labels, then without
-    /// the app's name, then with the counts shortened (`12k`).
-    public var tabBarLabels: [(tab: Tab, column: Int, label: String)] {
-        let appName = " \(text.appName) "
-        let choices = [(appName, false, false), (appName, true, false), ("", true, false), ("", true, true)]
-        var labels: [(tab: Tab, column: Int, label: String)] = []
-        for (name, short, compact) in choices {
-            labels = tabBarLabels(after: name, short: short, compactCounts: compact)
-            guard let last = labels.last, last.column + TextWidth.width(of: last.label) > size.columns else { break }
-        }
-        return labels
-    }
-
-    /// The app's name shown before the tabs (empty when a narrow bar leaves it out).
-    public var tabBarName: String {
-        tabBarLabels.first.map { $0.column > 1 ? " \(text.appName) " : "" } ?? ""
-    }
-
-    private func tabBarLabels(after name: String, short: Bool, compactCounts: Bool) -> [(tab: Tab, column: Int, label: String)] {
-        var column = TextWidth.width(of: name)
-        let shown = { (count: Int) in compactCounts ? Self.compactCount(count) : String(count) }
-        return Tab.allCases.map { tab in
-            let count: String
-            switch tab {
-            case .all: count = " (\(shown(counts.all)))"
-            case .completed: count = " (\(shown(counts.completed)))"
-            case .search: count = ""
-            }
-            let label = " \(tab.rawValue + 1) \(short ? text.shortTabLabel(tab) : text.tabLabel(tab))\(count) "
-            column += name.isEmpty && tab == .all ? 0 : 1
-            defer { column += TextWidth.width(of: label) }
-            return (tab, column, label)
-        }
-    }
-
-    /// `12345` as `12k`, `2500000` as `2M`: a count in at most four columns.
-    static func compactCount(_ count: Int) -> String {
-        switch count {
-        case ..<1000: String(count)
-        case ..<1_000_000: "\(count / 1000)k"
-        default: "\(count / 1_000_000)M"
-        }
-    }
-
     /// A mouse event: a click on a tab opens it, on a row selects it and a second click on
     /// the same row edits it, on a row's `[ ]` box toggles done; the wheel moves the selection, or scrolls help and the log.
     /// The form and the questions take no mouse input.
@@ -76,7 +30,7 @@ extension AppModel {
             }
             return
         }
-        guard form == nil, pendingDeletion == nil, pendingBatchDeletion == nil, !isTooSmall else { return }
+        guard form == nil, deleteQuestion == nil, !isTooSmall else { return }
         switch event.action {
         case .wheelUp: currentList.moveSelection(by: -Self.wheelRows)
         case .wheelDown: currentList.moveSelection(by: Self.wheelRows)
@@ -88,21 +42,18 @@ extension AppModel {
         let previous = lastPress
         lastPress = nil
         if event.row == layout.tabBarRow {
-            if let hit = tabBarLabels.last(where: { event.column >= $0.column }),
-               event.column < hit.column + TextWidth.width(of: hit.label) {
-                try switchTo(hit.tab)
-            }
+            if let hit = tabBar.tab(at: event.column) { try switchTo(hit) }
             return
         }
         if event.row == layout.searchFieldRow {
-            isSearchFieldFocused = true
+            search.isFocused = true
             return
         }
         let list = currentList
         let offset = event.row - listTop
         guard offset >= 0, offset < listHeight, event.column < listWidth,
               let row = list.visibleRows.dropFirst(offset).first else { return }
-        isSearchFieldFocused = false
+        search.isFocused = false
         // The same idea twice in a short while, wherever the wheel moved it meanwhile.
         let isDoubleClick = previous.map {
             $0.ideaId == row.idea.id && now.milliseconds - $0.at.milliseconds <= Self.doubleClickMilliseconds

@@ -48,9 +48,9 @@ extension AppModel {
     /// `d`: asks y/n before deleting the selected idea, or every idea of a selection at once.
     func askToDelete() throws {
         if let ideas = try selectedIdeas() {
-            pendingBatchDeletion = ideas
+            deleteQuestion = .ideas(ideas)
         } else {
-            pendingDeletion = currentList.selectedIdea
+            deleteQuestion = currentList.selectedIdea.map(DeleteQuestion.idea)
         }
     }
 

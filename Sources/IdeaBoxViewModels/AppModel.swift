@@ -5,8 +5,9 @@ import IdeaStore
 import IdeaSync
 
 /// Everything the full-screen app shows and does, without a terminal: the tabs and their
-/// lists, the search field, the edit form, the delete question, help and the status bar.
-/// The terminal layer feeds it keys and ticks and draws what it holds.
+/// lists, the search field, the edit form, the delete question, the overlays (help, history,
+/// sync log, full-screen preview) and the status bar, each a value of its own that the screen
+/// draws. The terminal layer feeds it keys and ticks and draws what it holds.
 public final class AppModel {
     /// The tabs, in order.
     public enum Tab: Int, CaseIterable, Sendable {
@@ -22,6 +23,8 @@ public final class AppModel {
     public internal(set) var tab: Tab = .all
     /// The counts shown on the tabs.
     public private(set) var counts = IdeaCounts(all: 0, completed: 0)
+    /// The tab bar as it shows now: the tabs, their counts, the open one.
+    public var tabBar: TabBar { TabBar(openTab: tab, counts: counts, text: text, columns: size.columns) }
     /// The All Ideas list.
     public let allIdeas: IdeaListModel
     /// The Completed list.
@@ -29,26 +32,23 @@ public final class AppModel {
     /// The search results.
     public let searchResults: IdeaListModel
     /// The search field.
-    public private(set) var searchQuery = TextBuffer()
-    /// Whether typed keys go to the search field.
-    public internal(set) var isSearchFieldFocused = false
-    /// Whether the search count is a lower bound still being refined.
-    public private(set) var isSearchCountCapped = false
+    public internal(set) var search = SearchField()
 
     /// The number of search matches to show: exact, or the lower bound while capped.
     public var searchMatchCount: Int {
-        isSearchCountCapped ? Self.quickSearchCount : searchResults.totalCount
+        search.isCountCapped ? Self.quickSearchCount : searchResults.totalCount
     }
     /// The open edit form, if any.
     public internal(set) var form: IdeaForm?
-    /// The idea whose deletion awaits y/n, if any.
-    public internal(set) var pendingDeletion: Idea?
-    /// The selected ideas whose deletion awaits y/n, if any.
-    public internal(set) var pendingBatchDeletion: [Idea]?
+    /// The deletion that awaits y/n, if any.
+    public internal(set) var deleteQuestion: DeleteQuestion?
     /// Which key does what in the lists, the form and the search field (the config file's
     /// tables, else the defaults).
     public var keys = AppKeys() {
-        didSet { text.keys = keys }
+        didSet {
+            text.keys = keys
+            help?.text = text
+        }
     }
     /// Which key does what in the lists (the config file's `[keys]`, else the defaults).
     public var bindings: KeyBindings {
@@ -64,10 +64,10 @@ public final class AppModel {
     /// Starts a program that opens a link (`gx`); returns false if there is none to start.
     /// Set by the app (xdg-open); by default none is.
     public var openLink: (String) -> Bool = { _ in false }
+    /// The help overlay (`?`), if open.
+    public internal(set) var help: HelpOverlay?
     /// Whether the help overlay is open.
-    public internal(set) var isShowingHelp = false
-    /// How many lines of the help overlay are scrolled off its top.
-    public internal(set) var helpScroll = 0
+    public var isShowingHelp: Bool { help != nil }
     /// Whether the user pressed Ctrl-Z: the terminal layer suspends, then calls `resumed()`.
     public private(set) var wantsToSuspend = false
     /// The status bar.
@@ -87,15 +87,10 @@ public final class AppModel {
     public internal(set) var editorRequest: EditorRequest?
     /// Whether the preview pane should show where the screen is wide enough (`p` toggles).
     public internal(set) var isPreviewPaneWanted = true
-    /// Whether the selected idea is shown full screen (`p` on a narrow screen).
-    public internal(set) var isShowingFullPreview = false
-    /// How many lines of the full-screen preview are scrolled off its top.
-    public internal(set) var previewScroll = 0
-    /// The key just pressed in the form that starts a two-key sequence (`Ctrl-X` of
-    /// `Ctrl-X Ctrl-E`), if one was.
-    var formPendingPrefix: Key?
-    /// The key just pressed in the search field that starts a two-key sequence, if one was.
-    var searchPendingPrefix: Key?
+    /// The selected idea shown full screen (`p` on a narrow screen), if it is.
+    public internal(set) var fullPreview: FullPreview?
+    /// Whether the selected idea is shown full screen.
+    public var isShowingFullPreview: Bool { fullPreview != nil }
     /// The choices a config file or the command line makes; the defaults otherwise.
     public let settings: AppSettings
 
@@ -112,9 +107,6 @@ public final class AppModel {
     private var knownRevision: Int64 = -1
     /// What the devices of the account are called, as of the last refresh.
     public internal(set) var deviceNames: DeviceNames
-    /// The settled sync state the bar last showed (syncing between two of one kind aside):
-    /// a message explaining it goes when it changes.
-    private var shownSyncKind: SyncStatus.Kind?
     /// Whether this run has said that this machine's clock is off (once is enough).
     private var hasToldOfClock = false
 
@@ -191,6 +183,8 @@ public final class AppModel {
     /// Sets the screen size and lays the lists out for it.
     public func resize(rows: Int, columns: Int) {
         size = (rows, columns)
+        help?.rows = rows
+        help?.columns = columns
         for (list, tab) in [(allIdeas, Tab.all), (completedIdeas, .completed), (searchResults, .search)] {
             list.setViewportHeight(ScreenLayout(rows: rows, columns: columns, tab: tab).listHeight)
         }
@@ -225,9 +219,9 @@ public final class AppModel {
             if syncLog != nil {
                 try loadSyncLog()
             }
-            if isSearchCountCapped {
+            if search.isCountCapped {
                 try searchResults.reload(count: repository.count(searchResults.filter))
-                isSearchCountCapped = false
+                search.isCountCapped = false
                 changed = true
             }
         } catch {
@@ -292,21 +286,16 @@ public final class AppModel {
             handleFullPreview(key)
             return
         }
-        if let idea = pendingDeletion {
-            pendingDeletion = nil
-            if key == .char("y") || key == .char("Y") {
-                try delete(idea)
+        if let question = deleteQuestion {
+            deleteQuestion = nil
+            guard key == .char("y") || key == .char("Y") else { return }
+            switch question {
+            case .idea(let idea): try delete(idea)
+            case .ideas(let ideas): try delete(ideas)
             }
             return
         }
-        if let ideas = pendingBatchDeletion {
-            pendingBatchDeletion = nil
-            if key == .char("y") || key == .char("Y") {
-                try delete(ideas)
-            }
-            return
-        }
-        if tab == .search && isSearchFieldFocused {
+        if tab == .search && search.isFocused {
             try handleSearchField(key)
             return
         }
@@ -314,27 +303,15 @@ public final class AppModel {
     }
 
     private func handleSearchField(_ key: Key) throws {
-        let previous = searchPendingPrefix
-        searchPendingPrefix = nil
-        switch keys.search.press(key, after: previous) {
-        case .waiting:
-            searchPendingPrefix = key
-            return
-        case .action(let action):
-            isSearchFieldFocused = false
-            switch action {
-            case .results, .leave: break
-            case .nextTab: try perform(.nextTab)
-            case .previousTab: try perform(.previousTab)
-            case .quit: wantsToQuit = true
-            }
-            return
-        case .other:
-            break
+        switch search.handle(key, keys: keys.search) {
+        case .none: break
+        // A search runs again only when the text changed.
+        case .edited: try runSearch()
+        case .action(.results), .action(.leave): break
+        case .action(.nextTab): try perform(.nextTab)
+        case .action(.previousTab): try perform(.previousTab)
+        case .action(.quit): wantsToQuit = true
         }
-        // The editing keys every text field shares (`TextBuffer.apply`); a search runs again
-        // only when the text changed.
-        if searchQuery.apply(key) == .edited { try runSearch() }
     }
 
     // MARK: Actions
@@ -343,14 +320,13 @@ public final class AppModel {
         var form = IdeaForm(mode: mode)
         form.descriptionWrapWidth = Self.formTextWidth(columns: size.columns)
         self.form = form
-        formPendingPrefix = nil
     }
 
     func switchTo(_ newTab: Tab) throws {
         if newTab != tab { selectionAnchor = nil }
         tab = newTab
-        isSearchFieldFocused = newTab == .search && searchQuery.characters.isEmpty
-        searchPendingPrefix = nil
+        search.isFocused = newTab == .search && search.query.characters.isEmpty
+        search.pendingPrefix = nil
     }
 
     /// `S`: All Ideas and Completed in the next order (created, updated, title), remembered
@@ -401,9 +377,9 @@ public final class AppModel {
     /// A search as you type: the first page and a quick, capped count now; `tick()`
     /// replaces the count with the exact one.
     private func runSearch() throws {
-        let filter = IdeaFilter.search(searchQuery.text)
+        let filter = IdeaFilter.search(search.query.text)
         let quick = try repository.count(filter, upTo: Self.quickSearchCount + 1)
-        isSearchCountCapped = quick > Self.quickSearchCount
+        search.isCountCapped = quick > Self.quickSearchCount
         try searchResults.setFilter(filter, count: quick)
     }
 
@@ -421,7 +397,7 @@ public final class AppModel {
         if case .search(let query) = searchResults.filter, !query.isEmpty {
             try searchResults.reload()
         }
-        isSearchCountCapped = false
+        search.isCountCapped = false
         status.pendingCount = try repository.pendingChangeCount()
         staleIdeaIds = try repository.staleIdeaIds()
     }
@@ -442,17 +418,14 @@ public final class AppModel {
         // (after a failure or in local mode, a sync is no answer yet).
         let showsDelivery = switch engineStatus {
         case .starting, .synced: true
-        case .syncing: [nil, .starting, .synced].contains(shownSyncKind)
+        case .syncing: [nil, .starting, .synced].contains(status.settledSyncKind)
         default: false
         }
         let delivery = showsDelivery ? sync.engine.delivery : nil
         let othersChanged = companionsPending != status.companionsPending || delivery != status.delivery
         status.companionsPending = companionsPending
         status.delivery = delivery
-        if engineStatus.kind != shownSyncKind, engineStatus.kind != .syncing {
-            shownSyncKind = engineStatus.kind
-            status.syncStateChanged()
-        }
+        status.syncStateIs(engineStatus.kind)
         guard words != status.sync else { return othersChanged }
         // Sync finished or failed: changes may have been confirmed.
         if let stale = try? repository.staleIdeaIds() { staleIdeaIds = stale }

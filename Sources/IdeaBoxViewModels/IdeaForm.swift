@@ -55,6 +55,9 @@ public struct IdeaForm: Sendable, Equatable {
     public private(set) var triedToSave = false
     /// The width the description wraps at on screen, for moving up and down by line.
     public var descriptionWrapWidth = 60
+    /// The key just pressed that starts a two-key sequence (`Ctrl-X` of `Ctrl-X Ctrl-E`), if
+    /// one was: the form's keys read the next key after it.
+    var pendingPrefix: Key?
 
     /// A form for `mode`, filled with the idea's values when editing.
     public init(mode: Mode) {

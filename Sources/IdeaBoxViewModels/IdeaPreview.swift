@@ -68,28 +68,21 @@ extension AppModel {
         if size.columns >= Self.previewPaneMinimumColumns {
             isPreviewPaneWanted.toggle()
         } else if currentList.selectedIdea != nil {
-            isShowingFullPreview = true
-            previewScroll = 0
+            fullPreview = FullPreview()
         }
     }
 
     /// A key while the full-screen preview is open: scrolling keys scroll, `Esc` (or `p`,
     /// `q`, Enter) goes back to the list.
     func handleFullPreview(_ key: Key) {
+        guard var shown = fullPreview else { return }
         let lines = preview(width: layout.overlayTextWidth)?.lines.count ?? 0
-        let limit = max(0, lines - previewVisibleRows)
-        if let scroll = scrolled(min(previewScroll, limit), by: key, page: previewVisibleRows, limit: limit) {
-            previewScroll = scroll
-            return
-        }
-        switch key {
-        case .escape, .char("p"), .char("q"), .enter:
-            isShowingFullPreview = false
-        case .ctrl("c"):
-            isShowingFullPreview = false
+        switch shown.handle(key, lineCount: lines, visibleRows: previewVisibleRows, scrollKeys: ScrollKeys(bindings)) {
+        case .none: fullPreview = shown
+        case .close: fullPreview = nil
+        case .quit:
+            fullPreview = nil
             wantsToQuit = true
-        default:
-            break
         }
     }
 }

@@ -40,6 +40,9 @@ public struct StatusModel: Sendable, Equatable {
     public var companionsPending: [CompanionPending] = []
     /// The current message, if any.
     public private(set) var message: Message?
+    /// The settled sync state the bar last showed (a sync between two aside), nil before the
+    /// first: a message explaining it goes when it changes.
+    public private(set) var settledSyncKind: SyncStatus.Kind?
 
     /// A status bar showing `sync`.
     public init(sync: SyncWords) {
@@ -53,8 +56,11 @@ public struct StatusModel: Sendable, Equatable {
             text: text, tone: tone, expiresAt: now.adding(milliseconds: Self.messageLifetime), isAboutSync: isAboutSync)
     }
 
-    /// The sync state changed: a message explaining the old one goes.
-    public mutating func syncStateChanged() {
+    /// The engine's state is of `kind` now: a settled state other than the one the bar
+    /// showed before makes a message explaining the old one go (a sync is no state of its own).
+    public mutating func syncStateIs(_ kind: SyncStatus.Kind) {
+        guard kind != settledSyncKind, kind != .syncing else { return }
+        settledSyncKind = kind
         if message?.isAboutSync == true { message = nil }
     }
 

@@ -334,7 +334,7 @@ import Testing
         let list = app.currentList
         // The list's part of the row: left of the preview pane, when it shows.
         let columns = app.listWidth
-        let isListActive = !(app.tab == .search && app.isSearchFieldFocused)
+        let isListActive = !(app.tab == .search && app.search.isFocused)
         for (offset, row) in list.visibleRows.enumerated() {
             let whole = Layout.line(app.listTop + offset, of: frame.grid)
             var line = TextWidth.truncate(whole, toWidth: columns)
@@ -388,7 +388,7 @@ import Testing
         }
         #expect(TextWidth.width(of: bar) <= 40)
         // A click on the third tab's label opens it.
-        let search = try #require(app.tabBarLabels.last)
+        let search = try #require(app.tabBar.labels.last)
         app.handle(.mouse(MouseEvent(.press, row: 0, column: search.column + 1)))
         #expect(app.tab == .search)
     }
@@ -401,12 +401,13 @@ import Testing
         let frame = AppScreen.render(app)
         try Screens.expect(frame, matches: language == .english ? "help-40" : "chinese-help-40")
         let words = { (text: String) in text.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "\n", with: "") }
-        let shown = words(app.helpLines.map(\.action).joined())
+        let help = try #require(app.help)
+        let shown = words(help.lines.map(\.action).joined())
         for entry in app.text.keyHelp where !entry.action.isEmpty {
             #expect(shown.contains(words(entry.action)), "\(entry.action) is whole, wrapped")
         }
-        #expect(words(app.helpFooterLines.joined()) == words(app.helpFooter), "the footer whole")
-        #expect(app.helpLines.allSatisfy { TextWidth.width(of: $0.action) <= 40 - 4 - app.helpActionColumn })
+        #expect(words(help.footerLines.joined()) == words(help.footer), "the footer whole")
+        #expect(help.lines.allSatisfy { TextWidth.width(of: $0.action) <= 40 - 4 - help.actionColumn })
     }
 
     @Test(arguments: Language.allCases)

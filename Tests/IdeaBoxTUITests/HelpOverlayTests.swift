@@ -10,9 +10,9 @@ import Testing
     /// Every row the help shows, read page by page with PgDn from the top to its end.
     private func everyRowShown(_ app: AppModel) -> String {
         var shown = AppScreen.render(app).grid.renderText()
-        var last = -1
-        while app.helpScroll != last {
-            last = app.helpScroll
+        var last: Int? = -1
+        while app.help?.scroll != last {
+            last = app.help?.scroll
             app.handle(.pageDown)
             shown += AppScreen.render(app).grid.renderText()
         }
@@ -21,15 +21,16 @@ import Testing
 
     /// Pages through the help with PgDn and expects each of its rows on some page, and each
     /// entry of `keyHelp` whole in its rows.
-    private func expectEveryRowShown(_ app: AppModel, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectEveryRowShown(_ app: AppModel, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let help = try #require(app.help, sourceLocation: sourceLocation)
         let shown = everyRowShown(app)
-        for line in app.helpLines {
+        for line in help.lines {
             // An empty part (a heading's action, a wrapped row's keys) is in every text.
             let keysShown = line.keys.isEmpty || shown.contains(line.keys)
             let actionShown = line.action.isEmpty || shown.contains(line.action)
             #expect(keysShown && actionShown, "\(line)", sourceLocation: sourceLocation)
         }
-        let rows = Self.words(app.helpLines.map { $0.keys + $0.action }.joined())
+        let rows = Self.words(help.lines.map { $0.keys + $0.action }.joined())
         for entry in app.text.keyHelp where !(entry.keys + entry.action).isEmpty {
             #expect(rows.contains(Self.words(entry.keys + entry.action)), "\(entry)", sourceLocation: sourceLocation)
         }
@@ -45,20 +46,21 @@ import Testing
         let app = try ScreenFixtures.app(ideas, language: language)
         app.handle(.char("?"))
         let top = AppScreen.render(app)
-        #expect(app.helpLines.count > app.helpVisibleRows, "the whole help is longer than 24 rows")
-        #expect(app.helpFooter == (language == .english ? "↑ ↓ PgUp PgDn Home End k j g G scroll · any other key closes"
+        let help = try #require(app.help)
+        #expect(help.lines.count > help.visibleRows, "the whole help is longer than 24 rows")
+        #expect(help.footer == (language == .english ? "↑ ↓ PgUp PgDn Home End k j g G scroll · any other key closes"
                                                         : "↑ ↓ PgUp PgDn Home End k j g G 捲動 · 其他任何鍵關閉"))
-        #expect(app.helpFooterLines.allSatisfy { top.grid.renderText().contains($0) })
-        expectEveryRowShown(app)
+        #expect(help.footerLines.allSatisfy { top.grid.renderText().contains($0) })
+        try expectEveryRowShown(app)
         let end = AppScreen.render(app)
         try Screens.expect(end, matches: language == .english ? "help-80x24-end" : "chinese-help-80x24-end")
         #expect(Layout.boxes(in: end.grid).count == 1)
         // k and ↑ scroll back; Home goes to the top; any other key closes.
         app.handle(.char("k"))
         app.handle(.up)
-        #expect(app.helpScroll == app.helpLines.count - app.helpVisibleRows - 2)
+        #expect(app.help?.scroll == help.lines.count - help.visibleRows - 2)
         app.handle(.home)
-        #expect(app.helpScroll == 0)
+        #expect(app.help?.scroll == 0)
         app.handle(.char("z"))
         #expect(!app.isShowingHelp)
     }
@@ -69,9 +71,10 @@ import Testing
         let app = try ScreenFixtures.app(ideas, language: language, rows: 24, columns: 40)
         app.handle(.char("?"))
         try Screens.expect(AppScreen.render(app), matches: language == .english ? "help-40x24" : "chinese-help-40x24")
-        #expect(app.helpLines.allSatisfy { TextWidth.width(of: $0.action) <= 40 - 4 - app.helpActionColumn })
-        expectEveryRowShown(app)
-        #expect(Self.words(app.helpFooterLines.joined()) == Self.words(app.helpFooter), "the footer whole")
+        let help = try #require(app.help)
+        #expect(help.lines.allSatisfy { TextWidth.width(of: $0.action) <= 40 - 4 - help.actionColumn })
+        try expectEveryRowShown(app)
+        #expect(Self.words(help.footerLines.joined()) == Self.words(help.footer), "the footer whole")
     }
 
     /// A config file that moves keys: help names the keys bound, in every context.
@@ -89,7 +92,8 @@ import Testing
         app.handle(.f(1))
         let frame = AppScreen.render(app)
         try Screens.expect(frame, matches: language == .english ? "help-remapped" : "chinese-help-remapped")
-        #expect(app.helpVisibleRows == app.helpLines.count, "all of it shows on 60 rows")
+        let help = try #require(app.help)
+        #expect(help.visibleRows == help.lines.count, "all of it shows on 60 rows")
         let text = frame.grid.renderText()
         #expect(text.contains(language == .english ? "Any key closes this help" : "按任何鍵關閉說明"))
         #expect(!text.contains("Ctrl-S") && !text.contains("Ctrl-X Ctrl-E"))

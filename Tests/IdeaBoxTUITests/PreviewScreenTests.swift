@@ -58,7 +58,7 @@ import Testing
         let preview = try #require(app.preview(width: 20))
         #expect(preview.lines.allSatisfy { TextWidth.width(of: $0.text) <= 20 })
         app.handle(.char("G"))
-        #expect(app.previewScroll > 0)
+        #expect(app.fullPreview?.scroll ?? 0 > 0)
         let text = AppScreen.render(app).grid.renderText()
         #expect(text.contains("裝置"), "scrolled to the end, the details show")
         #expect(!text.contains("第 1 行"))

@@ -61,7 +61,11 @@ import Testing
         app.handle(.char("j"))
         app.handle(.char("j"))
         app.handle(.char("d"))
-        #expect(app.pendingBatchDeletion?.count == 3)
+        guard case .ideas(let asked)? = app.deleteQuestion else {
+            Issue.record("no question about the selection")
+            return
+        }
+        #expect(asked.count == 3)
         #expect(app.text.deleteQuestion(count: 3) == "刪除選取的 3 筆靈感？y/n")
         app.handle(.char("y"))
         #expect(app.counts.all == 2)
@@ -79,7 +83,7 @@ import Testing
         app.handle(.char("d"))
         app.handle(.char("n"))
         #expect(app.counts.all == 3)
-        #expect(app.pendingBatchDeletion == nil)
+        #expect(app.deleteQuestion == nil)
     }
 
     @Test func anUndoOfASelectionChangedElsewhereChangesNoneOfIt() throws {

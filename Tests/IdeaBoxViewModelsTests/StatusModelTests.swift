@@ -47,11 +47,18 @@ import Testing
     /// A message that explains the sync state goes when the state changes; others stay.
     @Test func aSyncMessageGoesWithItsState() {
         var status = StatusModel(sync: SyncWords("Quota exceeded — local only"))
+        status.syncStateIs(.quotaExceeded)
         status.show("Nothing sent: the account's storage is full.", tone: .error, now: Self.now, isAboutSync: true)
-        status.syncStateChanged()
+        status.syncStateIs(.quotaExceeded)
+        #expect(status.message != nil, "the same state: the message still explains it")
+        status.syncStateIs(.syncing)
+        #expect(status.message != nil, "a sync is no state of its own")
+        #expect(status.settledSyncKind == .quotaExceeded)
+        status.syncStateIs(.synced)
         #expect(status.message == nil)
+        #expect(status.settledSyncKind == .synced)
         status.show("Saved “a”", tone: .success, now: Self.now)
-        status.syncStateChanged()
+        status.syncStateIs(.offline)
         #expect(status.message?.text == "Saved “a”")
     }
 }
