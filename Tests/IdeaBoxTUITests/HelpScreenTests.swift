@@ -6,7 +6,7 @@ import Testing
 
 /// The help overlay: every action of every context with the keys bound to it, scrolled when
 /// it does not fit, its footer naming the keys that scroll and close it.
-@Suite struct HelpOverlayTests {
+@Suite struct HelpScreenTests {
     /// Every row the help shows, read page by page with PgDn from the top to its end.
     private func everyRowShown(_ app: AppModel) -> String {
         var shown = AppScreen.render(app).grid.renderText()
