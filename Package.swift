@@ -64,8 +64,8 @@ let package = Package(
         // The remote, from the device's side down: what every remote is (CloudKitModel), the
         // wire format of CloudKit Web Services (CloudWebServices), the HTTP client of `ideabox
         // serve` (CloudHTTPClient, the only device-side target that links NIO), the stores a
-        // server keeps its accounts in (ServerStore's protocols, SQLiteServerStore,
-        // PostgresServerStore), the embedded remote with each device's simulated network
+        // server keeps its accounts in (ServerStore's protocols, SQLiteRecordStore,
+        // PostgresRecordStore), the embedded remote with each device's simulated network
         // (EmbeddedRemote), and the server. All of them stand on IdeaBoxFoundation alone.
         .target(name: "CloudKitModel", dependencies: ["IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
@@ -93,13 +93,13 @@ let package = Package(
             ]
         ),
         .target(
-            name: "SQLiteServerStore",
+            name: "SQLiteRecordStore",
             dependencies: ["CloudKitModel", "ServerStore", "IdeaBoxFoundation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
         // minutes to build, so only the server's executable depends on this one.
         .target(
-            name: "PostgresServerStore",
+            name: "PostgresRecordStore",
             dependencies: [
                 "CloudKitModel", "ServerStore", "IdeaBoxFoundation",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -109,7 +109,7 @@ let package = Package(
         ),
         .target(
             name: "EmbeddedRemote",
-            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "SQLiteServerStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "SQLiteRecordStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "CloudServer",
@@ -192,7 +192,7 @@ let package = Package(
             name: "ideabox-full",
             dependencies: [
                 "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync", "LibrarySync", "CloudKitModel", "CloudHTTPClient",
-                "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore", "CloudServer", "PostgresServerStore", "IdeaBoxViewModels", "IdeaBoxTUI",
+                "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteRecordStore", "CloudServer", "PostgresRecordStore", "IdeaBoxViewModels", "IdeaBoxTUI",
                 "AccountEncryption", "IdeaBoxConfig", "ChildProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 "CEmptyICUData",
@@ -233,20 +233,20 @@ let package = Package(
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
         .target(
             name: "RemoteTestSupport",
-            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "ServerStore", "PostgresServerStore", "IdeaBoxFoundation"],
+            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "ServerStore", "PostgresRecordStore", "IdeaBoxFoundation"],
             path: "Tests/RemoteTestSupport"),
         // The remote's parts, and the contract every kind of remote keeps.
         .testTarget(
             name: "RemoteTests",
             dependencies: [
-                "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation", "PostgresServerStore", "SQLiteServerStore",
+                "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation", "PostgresRecordStore", "SQLiteRecordStore",
                 "RemoteTestSupport", "ProcessTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "CloudServerTests",
             dependencies: [
-                "CloudServer", "CloudHTTPClient", "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteServerStore",
+                "CloudServer", "CloudHTTPClient", "CloudKitModel", "ServerStore", "CloudWebServices", "EmbeddedRemote", "SQLiteRecordStore",
                 "IdeaBoxFoundation", "ProcessTestSupport", "RemoteTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -257,8 +257,8 @@ let package = Package(
         .testTarget(
             name: "IdeaSyncTests",
             dependencies: [
-                "IdeaSync", "IdeaStore", "CloudKitModel", "ServerStore", "EmbeddedRemote", "SQLiteServerStore", "IdeaBoxFoundation", "RemoteTestSupport",
-                "CloudHTTPClient", "CloudServer", "PostgresServerStore", "DatabaseDamage", "AccountEncryption", "IdeaModel", "LibrarySync",
+                "IdeaSync", "IdeaStore", "CloudKitModel", "ServerStore", "EmbeddedRemote", "SQLiteRecordStore", "IdeaBoxFoundation", "RemoteTestSupport",
+                "CloudHTTPClient", "CloudServer", "PostgresRecordStore", "DatabaseDamage", "AccountEncryption", "IdeaModel", "LibrarySync",
                 "BenchDevices", "ProcessTestSupport",
             ]),
         .testTarget(

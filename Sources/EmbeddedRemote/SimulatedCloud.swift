@@ -2,7 +2,7 @@ import CloudKitModel
 import Foundation
 import GRDB
 import IdeaBoxFoundation
-import SQLiteServerStore
+import SQLiteRecordStore
 
 /// The embedded remote: a CloudKit-like server in one SQLite file beside the profiles, and
 /// the simulated network of each device that reaches it.

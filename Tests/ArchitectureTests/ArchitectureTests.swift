@@ -11,7 +11,7 @@ import Testing
     /// What the remote is made of: it knows nothing of ideas, the device's database, its
     /// sync or its screens.
     static let remote: Set = [
-        "CloudKitModel", "CloudWebServices", "CloudHTTPClient", "ServerStore", "SQLiteServerStore", "PostgresServerStore",
+        "CloudKitModel", "CloudWebServices", "CloudHTTPClient", "ServerStore", "SQLiteRecordStore", "PostgresRecordStore",
         "EmbeddedRemote", "CloudServer",
     ]
     /// The device's own layers, bottom up.

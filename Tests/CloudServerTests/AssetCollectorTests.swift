@@ -3,7 +3,7 @@ import CloudKitModel
 import Foundation
 import IdeaBoxFoundation
 import Logging
-import SQLiteServerStore
+import SQLiteRecordStore
 import ServerStore
 import Testing
 

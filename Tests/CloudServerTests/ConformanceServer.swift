@@ -6,7 +6,7 @@ import HummingbirdTesting
 import IdeaBoxFoundation
 import NIOCore
 import RemoteTestSupport
-import SQLiteServerStore
+import SQLiteRecordStore
 import ServerStore
 import Synchronization
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import IdeaBoxFoundation
 import ProcessTestSupport
 import ServerStore
-import SQLiteServerStore
+import SQLiteRecordStore
 import Synchronization
 import Testing
 

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 import ProcessTestSupport
 import ServerStore
-import SQLiteServerStore
+import SQLiteRecordStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

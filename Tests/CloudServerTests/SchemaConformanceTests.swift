@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import HTTPTypes
 import IdeaBoxFoundation
-@testable import SQLiteServerStore
+@testable import SQLiteRecordStore
 import ServerStore
 import CloudServer
 import CloudKitModel

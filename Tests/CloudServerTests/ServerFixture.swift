@@ -10,7 +10,7 @@ import IdeaBoxFoundation
 import NIOCore
 import ProcessTestSupport
 import RemoteTestSupport
-import SQLiteServerStore
+import SQLiteRecordStore
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking

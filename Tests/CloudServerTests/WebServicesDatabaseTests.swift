@@ -4,7 +4,7 @@ import CloudServer
 import Foundation
 import IdeaBoxFoundation
 import RemoteTestSupport
-import SQLiteServerStore
+import SQLiteRecordStore
 import ServerStore
 import Synchronization
 import Testing

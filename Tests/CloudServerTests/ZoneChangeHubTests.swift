@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import ProcessTestSupport
 import ServerStore
-import SQLiteServerStore
+import SQLiteRecordStore
 import Synchronization
 import Testing
 

@@ -8,7 +8,7 @@ import IdeaStore
 import IdeaSync
 import ProcessTestSupport
 import RemoteTestSupport
-import SQLiteServerStore
+import SQLiteRecordStore
 import ServerStore
 import Synchronization
 import Testing

@@ -6,7 +6,7 @@ import IdeaModel
 import IdeaStore
 import IdeaSync
 import RemoteTestSupport
-import SQLiteServerStore
+import SQLiteRecordStore
 import ServerStore
 import Synchronization
 

@@ -6,7 +6,7 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaStore
 import IdeaSync
-import SQLiteServerStore
+import SQLiteRecordStore
 import Testing
 
 /// The push benchmark's wire device against `ideabox serve` (in this process, on

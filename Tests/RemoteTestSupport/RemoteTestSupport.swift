@@ -3,7 +3,7 @@ import CloudKitModel
 import CloudServer
 import Foundation
 import IdeaBoxFoundation
-import PostgresServerStore
+import PostgresRecordStore
 import ServerStore
 import Testing
 

@@ -2,7 +2,7 @@ import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
-import PostgresServerStore
+import PostgresRecordStore
 import RemoteTestSupport
 import ServerStore
 import Synchronization

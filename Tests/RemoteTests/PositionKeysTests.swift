@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import IdeaBoxFoundation
 import RemoteTestSupport
-@testable import SQLiteServerStore
+@testable import SQLiteRecordStore
 @testable import ServerStore
 import Testing
 

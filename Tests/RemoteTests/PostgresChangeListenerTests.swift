@@ -1,6 +1,6 @@
 import CloudKitModel
 import Foundation
-import PostgresServerStore
+import PostgresRecordStore
 import ProcessTestSupport
 import RemoteTestSupport
 import ServerStore

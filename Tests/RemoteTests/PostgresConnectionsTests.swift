@@ -1,5 +1,5 @@
 import CloudKitModel
-@testable import PostgresServerStore
+@testable import PostgresRecordStore
 import ProcessTestSupport
 import ServerStore
 import Synchronization

@@ -1,5 +1,5 @@
 import PostgresNIO
-@testable import PostgresServerStore
+@testable import PostgresRecordStore
 import Testing
 
 /// `PostgresFailure`: which failures of a call mean the database is not answering (the call

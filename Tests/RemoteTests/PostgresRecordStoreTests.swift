@@ -4,7 +4,7 @@ import IdeaBoxFoundation
 import Logging
 import PostgresNIO
 import ProcessTestSupport
-@testable import PostgresServerStore
+@testable import PostgresRecordStore
 import RemoteTestSupport
 import ServerStore
 import Synchronization

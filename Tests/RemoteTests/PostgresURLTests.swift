@@ -1,4 +1,4 @@
-@testable import PostgresServerStore
+@testable import PostgresRecordStore
 import Testing
 
 /// Every form of PostgreSQL URL docs/serve.md and libpq take, read without Foundation's URL

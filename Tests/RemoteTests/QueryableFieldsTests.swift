@@ -5,9 +5,9 @@ import IdeaBoxFoundation
 import Logging
 import PostgresNIO
 import ProcessTestSupport
-@testable import PostgresServerStore
+@testable import PostgresRecordStore
 import RemoteTestSupport
-@testable import SQLiteServerStore
+@testable import SQLiteRecordStore
 import ServerStore
 import Synchronization
 import Testing

@@ -3,7 +3,7 @@ import Foundation
 import IdeaBoxFoundation
 import ProcessTestSupport
 import RemoteTestSupport
-@testable import SQLiteServerStore
+@testable import SQLiteRecordStore
 import ServerStore
 import Synchronization
 import Testing

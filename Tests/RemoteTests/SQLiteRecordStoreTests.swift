@@ -2,7 +2,7 @@ import CloudKitModel
 import Foundation
 import GRDB
 import IdeaBoxFoundation
-@testable import SQLiteServerStore
+@testable import SQLiteRecordStore
 import ServerStore
 import Testing
 

@@ -3,7 +3,7 @@ import EmbeddedRemote
 import Foundation
 import GRDB
 import IdeaBoxFoundation
-@testable import SQLiteServerStore
+@testable import SQLiteRecordStore
 import Testing
 
 /// `SimulatedNetwork`'s file: its own migrations, and the devices and faults it takes over

@@ -2,7 +2,7 @@ import CloudKitModel
 import Foundation
 import IdeaBoxFoundation
 import RemoteTestSupport
-import SQLiteServerStore
+import SQLiteRecordStore
 import ServerStore
 import Testing
 

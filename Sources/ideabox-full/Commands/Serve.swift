@@ -6,8 +6,8 @@ import IdeaBoxCommandLine
 import IdeaBoxFoundation
 import IdeaStore
 import Logging
-import PostgresServerStore
-import SQLiteServerStore
+import PostgresRecordStore
+import SQLiteRecordStore
 import ServerStore
 
 extension IdeaBoxCommand {
