@@ -17,7 +17,7 @@ extension IdeaBoxCommand.Serve {
 
 extension IdeaBoxCommand.Serve.APIToken {
     /// `ideabox serve api-token add LABEL`
-    struct Add: IdeaBoxSubcommand {
+    struct Add: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "add",
             abstract: "Make an API token named LABEL and print it (64 hex digits), once.")
 
@@ -31,40 +31,40 @@ extension IdeaBoxCommand.Serve.APIToken {
             }
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let existing = try runBlocking { try await store.apiTokens() }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let existing = try await store.apiTokens()
             if existing.contains(where: { $0.label == label && $0.revoked == nil }) { throw FullCommandError.apiTokenExists(label: label) }
             let token = AccessToken.generateAPIToken()
-            try runBlocking { [label] in try await store.addAPIToken(hash: AccessToken.hash(token), label: label) }
+            try await store.addAPIToken(hash: AccessToken.hash(token), label: label)
             print(token)
             Output.error(CommandLineText.apiTokenShownOnce(label: label, context.language))
         }
     }
 
     /// `ideabox serve api-token list`
-    struct List: IdeaBoxSubcommand {
+    struct List: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the API tokens: name, when added, whether revoked.")
 
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            for entry in try runBlocking({ try await store.apiTokens() }) { print(CommandLineText.apiTokenLine(entry, context.language)) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            for entry in try await store.apiTokens() { print(CommandLineText.apiTokenLine(entry, context.language)) }
         }
     }
 
     /// `ideabox serve api-token revoke LABEL`
-    struct Revoke: IdeaBoxSubcommand {
+    struct Revoke: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "revoke",
             abstract: "Revoke the API token named LABEL; clients that send it are refused from then on.")
 
         @Argument(help: "The token's name.") var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let revoked = try runBlocking { [label] in try await store.revokeAPITokens(label: label) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let revoked = try await store.revokeAPITokens(label: label)
             guard revoked > 0 else { throw FullCommandError.noValidAPIToken(label: label) }
             print(CommandLineText.apiTokensRevoked(revoked, label: label, context.language))
         }

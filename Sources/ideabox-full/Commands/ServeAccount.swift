@@ -19,7 +19,7 @@ extension IdeaBoxCommand.Serve {
 
 extension IdeaBoxCommand.Serve.Account {
     /// `ideabox serve account add NAME [--label L]`
-    struct Add: IdeaBoxSubcommand {
+    struct Add: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Create an account with a first token and print the token, once.")
 
@@ -34,34 +34,34 @@ extension IdeaBoxCommand.Serve.Account {
             try Token.Add.validate(label: label)
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            if let existing = try runBlocking({ [name] in try await store.accountName(matching: name) }) {
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            if let existing = try await store.accountName(matching: name) {
                 throw FullCommandError.accountExists(existing)
             }
-            try Token.Add.issue(to: name, label: label, store: store, context: context)
+            try await Token.Add.issue(to: name, label: label, store: store, context: context)
         }
     }
 
     /// `ideabox serve account revoke NAME`
-    struct Revoke: IdeaBoxSubcommand {
+    struct Revoke: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "revoke",
             abstract: "Revoke every token of an account; its devices are signed out and keep their changes.")
 
         @Argument(help: "The account.") var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let revoked = try runBlocking { try await store.revokeAccessTokens(account: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let revoked = try await store.revokeAccessTokens(account: account)
             guard revoked > 0 else { throw FullCommandError.noValidToken(account: account) }
             print(CommandLineText.tokensRevoked(revoked, account: account, context.language))
         }
     }
 
     /// `ideabox serve account delete NAME --yes`
-    struct Delete: IdeaBoxSubcommand {
+    struct Delete: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "delete",
             abstract: "Delete an account and everything it holds (records, files, tokens). Needs --yes.")
 
@@ -69,20 +69,20 @@ extension IdeaBoxCommand.Serve.Account {
         @Flag(help: "Confirm that the account's data goes for good.") var yes = false
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
             guard yes else {
-                let records = try runBlocking { try await store.recordCount(account: account) }
+                let records = try await store.recordCount(account: account)
                 throw FullCommandError.deleteNeedsConfirmation(account: account, records: records)
             }
-            let records = try runBlocking { try await store.deleteAccount(account) }
+            let records = try await store.deleteAccount(account)
             print(CommandLineText.accountDeleted(account, records: records, context.language))
         }
     }
 
     /// `ideabox serve account quota NAME [RECORDS|off] [--zones N|off] [--asset-bytes SIZE|off]`
-    struct Quota: IdeaBoxSubcommand {
+    struct Quota: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "quota",
             abstract: "Show or limit what an account may hold: records, zones and asset bytes.",
@@ -110,23 +110,23 @@ extension IdeaBoxCommand.Serve.Account {
             _ = try assetBytes.map(QuotaLimit.maxBytes)
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            var quota = try runBlocking { try await store.quota(account: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            var quota = try await store.quota(account: account)
             if let records { quota.maxRecords = try QuotaLimit.maxRecords(records) }
             if let zones { quota.maxZones = try QuotaLimit.maxZones(zones) }
             if let assetBytes { quota.maxAssetBytes = try QuotaLimit.maxBytes(assetBytes) }
             if records != nil || zones != nil || assetBytes != nil {
-                try runBlocking { [quota] in try await store.setQuota(quota, account: account) }
+                try await store.setQuota(quota, account: account)
             }
-            let usage = try runBlocking { try await store.usage(account: account) }
+            let usage = try await store.usage(account: account)
             print(CommandLineText.accountQuota(quota, usage: usage, account: account, context.language))
         }
     }
 
     /// `ideabox serve account schema NAME`
-    struct Schema: IdeaBoxSubcommand {
+    struct Schema: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "schema",
             abstract: "List the field types of an account's record types, in each of its containers and environments.",
@@ -139,24 +139,24 @@ extension IdeaBoxCommand.Serve.Account {
         @Argument(help: "The account.") var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let entries = try runBlocking { try await store.schema(ofAccount: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let entries = try await store.schema(ofAccount: account)
             guard !entries.isEmpty else { return print(CommandLineText.noSchema(account: account, context.language)) }
             for entry in entries { print(CommandLineText.schemaLine(entry, account: account, context.language)) }
         }
     }
 
     /// `ideabox serve account list`
-    struct List: IdeaBoxSubcommand {
+    struct List: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts and how many valid tokens each has.")
 
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            for (account, valid) in try runBlocking({ try await store.accessTokenAccounts() }) {
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            for (account, valid) in try await store.accessTokenAccounts() {
                 print(CommandLineText.accountLine(account, validTokens: valid, context.language))
             }
         }
@@ -171,7 +171,7 @@ extension IdeaBoxCommand.Serve.Account {
 
 extension IdeaBoxCommand.Serve.Account.Token {
     /// `ideabox serve account token add NAME --label L`
-    struct Add: IdeaBoxSubcommand {
+    struct Add: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Give an account another token, for one more device, and print it, once.")
 
@@ -184,14 +184,14 @@ extension IdeaBoxCommand.Serve.Account.Token {
             try Self.validate(label: label)
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let tokens = try runBlocking { try await store.accessTokens(account: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let tokens = try await store.accessTokens(account: account)
             guard !tokens.contains(where: { $0.label == label && $0.revoked == nil }) else {
                 throw FullCommandError.tokenLabelExists(account: account, label: label)
             }
-            try Self.issue(to: account, label: label, store: store, context: context)
+            try await Self.issue(to: account, label: label, store: store, context: context)
         }
 
         /// A label is 1 to 64 letters, digits, '.', '_' or '-', like an account name.
@@ -202,33 +202,33 @@ extension IdeaBoxCommand.Serve.Account.Token {
         }
 
         /// Makes a token for `account` named `label`, keeps its hash, and prints it once.
-        static func issue(to account: String, label: String, store: any RecordStore, context: CommandContext) throws {
+        static func issue(to account: String, label: String, store: any RecordStore, context: CommandContext) async throws {
             let token = AccessToken.generate()
-            try runBlocking { try await store.addAccessToken(hash: AccessToken.hash(token), account: account, label: label) }
+            try await store.addAccessToken(hash: AccessToken.hash(token), account: account, label: label)
             print(token)
             Output.error(CommandLineText.tokenShownOnce(account: account, context.language))
         }
     }
 
     /// `ideabox serve account token list NAME`
-    struct List: IdeaBoxSubcommand {
+    struct List: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List an account's tokens: label, when added, when last used, valid or revoked.")
 
         @Argument(help: "The account.") var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            for entry in try runBlocking({ try await store.accessTokens(account: account) }) {
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            for entry in try await store.accessTokens(account: account) {
                 print(CommandLineText.tokenLine(entry, context.language))
             }
         }
     }
 
     /// `ideabox serve account token revoke NAME LABEL`
-    struct Revoke: IdeaBoxSubcommand {
+    struct Revoke: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "revoke", abstract: "Revoke one token of an account: that device is signed out; the others go on.")
 
@@ -236,10 +236,10 @@ extension IdeaBoxCommand.Serve.Account.Token {
         @Argument(help: "The token's label.") var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let revoked = try runBlocking { [label] in try await store.revokeAccessToken(account: account, label: label) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let revoked = try await store.revokeAccessToken(account: account, label: label)
             guard revoked > 0 else { throw FullCommandError.noValidTokenLabelled(account: account, label: label) }
             print(CommandLineText.tokensRevoked(revoked, account: account, context.language))
         }
@@ -247,8 +247,8 @@ extension IdeaBoxCommand.Serve.Account.Token {
 }
 
 /// The account named `name` in any case, as it was made; an error if there is none.
-private func existing(_ name: String, in store: any RecordStore) throws -> String {
-    guard let account = try runBlocking({ try await store.accountName(matching: name) }) else {
+private func existing(_ name: String, in store: any RecordStore) async throws -> String {
+    guard let account = try await store.accountName(matching: name) else {
         throw FullCommandError.noSuchAccount(name)
     }
     return account
