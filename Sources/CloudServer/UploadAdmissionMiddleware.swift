@@ -32,9 +32,9 @@ struct UploadAdmissionMiddleware: RouterMiddleware {
             throw UnreadBody(error: WebServicesError(
                 code: "TRY_AGAIN_LATER", reason: "The server takes \(uploads.maximumUploads) uploads at once.", retryAfter: 1))
         }
-        shares.connections?.hold(context.channel, for: account)
+        shares.connections.hold(context.channel, for: account)
         defer {
-            shares.connections?.letGo(context.channel)
+            shares.connections.letGo(context.channel)
             uploads.release()
         }
         return try await next(request, context)
