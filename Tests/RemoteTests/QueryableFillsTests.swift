@@ -12,7 +12,7 @@ import Testing
 /// runs in a task of its own a batch at a time; a query waits for it at most its deadline,
 /// and a fill passes a store's gate one batch at a time, so that other accounts' calls go on
 /// while it runs. SQLite and PostgreSQL alike.
-@Suite("QueryableFills (issue 60, item 4)", .serialized)
+@Suite("QueryableFills (issue 60, item 4)", .serialized, .timeLimit(.minutes(2)))
 struct QueryableFillsTests {
     typealias Kind = QueryableFieldsTests.Kind
     typealias Fields = QueryableFieldsTests
@@ -40,7 +40,7 @@ struct QueryableFillsTests {
         try await Poll.until("eight queries wait for one fill") { fills.counts == (running: 1, waiting: 8) }
         #expect(fills.started == 1)
         held.open()
-        let pages = try await answers.value
+        let pages = try await answers.valueUnlessCancelled
         #expect(pages.count == 8 && pages.allSatisfy { $0 == expected })
         #expect(fills.started == 1)
         #expect(fills.counts == (running: 0, waiting: 0))
@@ -64,14 +64,14 @@ struct QueryableFillsTests {
         }
         try await Poll.until("the query waits for the fill, held after its first batch") { fills.counts.waiting == 1 && held.waiting == 1 }
         due.open()
-        await #expect(throws: QueryableFills.StillFilling(recordType: "Idea", fieldNames: ["rank"])) { try await first.value }
+        await #expect(throws: QueryableFills.StillFilling(recordType: "Idea", fieldNames: ["rank"])) { try await first.valueUnlessCancelled }
         #expect(fills.counts == (running: 1, waiting: 0))
 
         fills.deadline = { _ in await never.wait() }
         let again = Task { try await Fields.all(Self.byRank, store) }
         try await Poll.until("the query sent again joins the fill") { fills.counts == (running: 1, waiting: 1) }
         held.open()
-        #expect(try await again.value == expected)
+        #expect(try await again.valueUnlessCancelled == expected)
         #expect(fills.started == 1)
     }
 
@@ -93,8 +93,8 @@ struct QueryableFillsTests {
         let rank = Task { try await Fields.all(Self.byRank, store) }
         try await Poll.until("the query of rank waits for the same fill") { fills.counts == (running: 1, waiting: 2) }
         held.open()
-        #expect(try await rank.value == expected)
-        #expect(try await both.value.count == expected.count)
+        #expect(try await rank.valueUnlessCancelled == expected)
+        #expect(try await both.valueUnlessCancelled.count == expected.count)
         #expect(fills.started == 1)
     }
 
@@ -112,7 +112,7 @@ struct QueryableFillsTests {
         let waiting = Task { try await store.query(account: Fields.account, Self.byRank) }
         try await Poll.until("the query waits for the fill") { fills.counts.waiting == 1 && held.waiting == 1 }
         waiting.cancel()
-        await #expect(throws: CancellationError.self) { try await waiting.value }
+        await #expect(throws: CancellationError.self) { try await waiting.valueUnlessCancelled }
         #expect(fills.counts == (running: 1, waiting: 0))
         held.open()
         try await Poll.until("the fill has ended") { fills.counts.running == 0 }
@@ -142,7 +142,7 @@ struct QueryableFillsTests {
         #expect(try await gated.zones(account: "bob") == [Fields.zones[0]])
         #expect(try await gated.recordCount(account: "bob") == 0)
         held.open()
-        #expect(try await query.value == expected)
+        #expect(try await query.valueUnlessCancelled == expected)
         #expect(batches.withLock { $0 } >= 3)
     }
 
