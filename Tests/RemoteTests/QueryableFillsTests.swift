@@ -12,7 +12,7 @@ import Testing
 /// runs in a task of its own a batch at a time; a query waits for it at most its deadline,
 /// and a fill passes a store's gate one batch at a time, so that other accounts' calls go on
 /// while it runs. SQLite and PostgreSQL alike.
-@Suite("QueryableFills (issue 60, item 4)", .serialized, .timeLimit(.minutes(2)))
+@Suite("QueryableFills (issue 60, item 4)", .serialized, .timeLimit(.minutes(10)))
 struct QueryableFillsTests {
     typealias Kind = QueryableFieldsTests.Kind
     typealias Fields = QueryableFieldsTests
