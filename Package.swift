@@ -109,7 +109,7 @@ let package = Package(
         ),
         .target(
             name: "EmbeddedRemote",
-            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "SQLiteRecordStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "ServerStore", "SQLiteRecordStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "CloudServer",

@@ -14,26 +14,26 @@ extension EncryptedDatabase {
     /// record is refused and reported, and read again once the key is known (learning it
     /// changes the current key, so the token expires then). Likewise a sealed record fetched
     /// while plain: another device turned encryption on, and the device looks again.
-    func fetchChangesFollowingKeys(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        if zone == EnvelopeRecord.zone { return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
-        switch try current() {
+    func fetchChangesFollowingKeys(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        if zone == EnvelopeRecord.zone { return try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
+        switch try await current() {
         case .locked:
             throw AccountLocked()
         case .plain:
             if let token, SealedChangeToken.isSealed(token) { throw CloudError.changeTokenExpired }
-            let changes = try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-            guard changes.changed.contains(where: SealingRule.isSealed), try refresh() != .off else { return changes }
-            return try fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
+            let changes = try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+            guard changes.changed.contains(where: SealingRule.isSealed), try await refresh() != .off else { return changes }
+            return try await fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
         case .sealed(let sealed):
-            let (changes, heldBack) = try sealed.fetchChangesHoldingBack(in: zone, since: token, resultsLimit: resultsLimit)
+            let (changes, heldBack) = try await sealed.fetchChangesHoldingBack(in: zone, since: token, resultsLimit: resultsLimit)
             guard !heldBack.isEmpty else { return changes }
             let before = sealed.sealer.keyring
-            try refresh()
-            if case .sealed(let followed) = try current(), followed.sealer.keyring == before {
+            try await refresh()
+            if case .sealed(let followed) = try await current(), followed.sealer.keyring == before {
                 heldBack.forEach(report)
                 return changes
             }
-            return try fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
+            return try await fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
         }
     }
 }

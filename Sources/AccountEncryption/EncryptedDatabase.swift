@@ -83,15 +83,15 @@ public final class EncryptedDatabase: CloudDatabase {
     }
 
     /// The state as of the last look, looking now if none was taken.
-    public func state() throws -> EncryptionState {
-        try current().state
+    public func state() async throws -> EncryptionState {
+        try await current().state
     }
 
     /// Looks at the envelope and the key file again.
     @discardableResult
-    public func refresh() throws -> EncryptionState {
+    public func refresh() async throws -> EncryptionState {
         let found: Mode
-        if let stored = try EnvelopeStore(database: base).fetch() {
+        if let stored = try await EnvelopeStore(database: base).fetch() {
             found = try mode(for: stored.envelope)
         } else if (try? keyFile.load()) != nil {
             // A device that holds the account's key and finds no envelope stays closed: a
@@ -109,8 +109,8 @@ public final class EncryptedDatabase: CloudDatabase {
     }
 
     /// The sealed view of the remote, if the device holds the account's key now.
-    public func sealedDatabase() throws -> SealedDatabase? {
-        if case .sealed(let sealed) = try current() { return sealed }
+    public func sealedDatabase() async throws -> SealedDatabase? {
+        if case .sealed(let sealed) = try await current() { return sealed }
         return nil
     }
 
@@ -119,72 +119,72 @@ public final class EncryptedDatabase: CloudDatabase {
     /// The account's status below; throws `AccountLocked` while the device is locked. Looks
     /// again only while locked, before the first look, or when the key file changed since:
     /// otherwise the last look holds until the remote or a fetch says it is out of date.
-    public func accountStatus() throws -> AccountStatus {
-        let status = try base.accountStatus()
+    public func accountStatus() async throws -> AccountStatus {
+        let status = try await base.accountStatus()
         guard case .available = status else { return status }
         let held = mode.withLock { $0 }
         let state = if let held, held.state != .locked, lookedKeyFile.withLock({ $0 }) == keyFile.version() {
             held.state
         } else {
-            try refresh()
+            try await refresh()
         }
         if state == .locked { throw AccountLocked(keyHeldHere: keyFile.exists) }
         return status
     }
 
-    public func createZone(_ zone: RecordZoneID) throws {
-        try database(for: zone).createZone(zone)
+    public func createZone(_ zone: RecordZoneID) async throws {
+        try await database(for: zone).createZone(zone)
     }
 
-    public func deleteZone(_ zone: RecordZoneID) throws {
-        try database(for: zone).deleteZone(zone)
+    public func deleteZone(_ zone: RecordZoneID) async throws {
+        try await database(for: zone).deleteZone(zone)
     }
 
     /// Saves and deletes as the last look says (sealed or plain). Records the remote refuses
     /// with `encryptionChanged` were written under an out-of-date look: the device looks
     /// again and sends them once more as the new state makes them; locked, it sends nothing
     /// and throws `AccountLocked`.
-    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         guard let zone = records.first?.recordID.zoneID ?? recordIDs.first?.zoneID else { return ModifyResult() }
-        var result = try database(for: zone).modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        var result = try await database(for: zone).modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
         let refused = Set(result.failures.filter { $0.value == .encryptionChanged }.keys)
         guard zone != EnvelopeRecord.zone, !refused.isEmpty else { return result }
-        if try refresh() == .locked { throw AccountLocked(keyHeldHere: keyFile.exists) }
-        let again = try database(for: zone).modify(
+        if try await refresh() == .locked { throw AccountLocked(keyHeldHere: keyFile.exists) }
+        let again = try await database(for: zone).modify(
             saving: records.filter { refused.contains($0.recordID) }, deleting: [], savePolicy: savePolicy)
         result.failures = result.failures.filter { !refused.contains($0.key) }.merging(again.failures) { _, again in again }
         result.saved += again.saved
         return result
     }
 
-    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        try fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        try await fetchChangesFollowingKeys(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
-    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try database(for: zone).records(in: zone, ofType: recordType)
+    public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
+        try await database(for: zone).records(in: zone, ofType: recordType)
     }
 
-    public func uploadAsset(_ data: Data) throws -> AssetReference {
-        try database(for: nil).uploadAsset(data)
+    public func uploadAsset(_ data: Data) async throws -> AssetReference {
+        try await database(for: nil).uploadAsset(data)
     }
 
-    public func fetchAsset(_ reference: AssetReference) throws -> Data {
-        try database(for: nil).fetchAsset(reference)
+    public func fetchAsset(_ reference: AssetReference) async throws -> Data {
+        try await database(for: nil).fetchAsset(reference)
     }
 
     // MARK: Inside
 
     /// The state as of the last look, looking now if none was taken.
-    func current() throws -> Mode {
+    func current() async throws -> Mode {
         if let known = mode.withLock({ $0 }) { return known }
-        try refresh()
+        try await refresh()
         return mode.withLock { $0 } ?? .locked
     }
 
-    private func database(for zone: RecordZoneID?) throws -> any CloudDatabase {
+    private func database(for zone: RecordZoneID?) async throws -> any CloudDatabase {
         if zone == EnvelopeRecord.zone { return base }
-        switch try current() {
+        switch try await current() {
         case .plain: return base
         case .locked: throw AccountLocked()
         case .sealed(let sealed): return sealed

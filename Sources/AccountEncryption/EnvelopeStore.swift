@@ -45,10 +45,10 @@ public struct EnvelopeStore: Sendable {
     }
 
     /// The account's envelope, or nil if it has none (encryption is off).
-    public func fetch() throws -> Stored? {
+    public func fetch() async throws -> Stored? {
         let records: [RemoteRecord]
         do {
-            records = try database.records(in: EnvelopeRecord.zone, ofType: EnvelopeRecord.recordType)
+            records = try await database.records(in: EnvelopeRecord.zone, ofType: EnvelopeRecord.recordType)
         } catch CloudError.zoneNotFound {
             return nil
         }
@@ -59,9 +59,9 @@ public struct EnvelopeStore: Sendable {
     /// Makes `envelope` the account's unless it already has one: a create-only save
     /// (`ifServerRecordUnchanged` without a change tag), which the remote refuses when the
     /// record exists.
-    public func publish(_ envelope: KeyEnvelope) throws -> Publication {
-        try database.createZone(EnvelopeRecord.zone)
-        let result = try database.modify(
+    public func publish(_ envelope: KeyEnvelope) async throws -> Publication {
+        try await database.createZone(EnvelopeRecord.zone)
+        let result = try await database.modify(
             saving: [EnvelopeRecord.record(for: envelope)], deleting: [], savePolicy: .ifServerRecordUnchanged)
         if let saved = result.saved.first(where: { $0.recordID == EnvelopeRecord.recordID }) {
             return .published(Stored(envelope: envelope, changeTag: saved.changeTag))
@@ -70,7 +70,7 @@ public struct EnvelopeStore: Sendable {
         case .serverRecordChanged(let server?)?:
             return .alreadyEnabled(Stored(envelope: try EnvelopeRecord.envelope(from: server), changeTag: server.changeTag))
         case .serverRecordChanged(nil)?:
-            guard let stored = try fetch() else { throw CloudError.serverRecordChanged(serverRecord: nil) }
+            guard let stored = try await fetch() else { throw CloudError.serverRecordChanged(serverRecord: nil) }
             return .alreadyEnabled(stored)
         case let failure?:
             throw failure
@@ -81,8 +81,8 @@ public struct EnvelopeStore: Sendable {
 
     /// Puts `envelope` (rewrapped or rotated from `stored`) in place of `stored`, only if
     /// the remote still has that version.
-    public func replace(_ stored: Stored, with envelope: KeyEnvelope) throws -> Replacement {
-        let result = try database.modify(
+    public func replace(_ stored: Stored, with envelope: KeyEnvelope) async throws -> Replacement {
+        let result = try await database.modify(
             saving: [EnvelopeRecord.record(for: envelope, changeTag: stored.changeTag)], deleting: [],
             savePolicy: .ifServerRecordUnchanged)
         if let saved = result.saved.first(where: { $0.recordID == EnvelopeRecord.recordID }) {
@@ -92,7 +92,7 @@ public struct EnvelopeStore: Sendable {
         case .serverRecordChanged(let server?)?:
             return .changedMeanwhile(Stored(envelope: try EnvelopeRecord.envelope(from: server), changeTag: server.changeTag))
         case .serverRecordChanged(nil)?:
-            guard let current = try fetch() else { return .gone }
+            guard let current = try await fetch() else { return .gone }
             return .changedMeanwhile(current)
         case .unknownItem?:
             return .gone
@@ -104,9 +104,9 @@ public struct EnvelopeStore: Sendable {
     }
 
     /// Removes the envelope (encryption off, once every record is plain again).
-    public func remove() throws {
+    public func remove() async throws {
         do {
-            let result = try database.modify(saving: [], deleting: [EnvelopeRecord.recordID], savePolicy: .allKeys)
+            let result = try await database.modify(saving: [], deleting: [EnvelopeRecord.recordID], savePolicy: .allKeys)
             if let failure = result.failures[EnvelopeRecord.recordID], failure != .unknownItem { throw failure }
         } catch CloudError.zoneNotFound {
             return

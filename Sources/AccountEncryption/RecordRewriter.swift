@@ -42,19 +42,19 @@ public struct RecordRewriter: Sendable {
 
     /// Seals every record of `zones` not yet sealed with the current key; returns how many.
     @discardableResult
-    public func sealEverything(_ zones: [Zone]) throws -> Int {
+    public func sealEverything(_ zones: [Zone]) async throws -> Int {
         let sealer = sealed.sealer
         var count = 0
         for zone in zones {
-            count += try rewrite(zone, through: sealed) { record in
+            count += try await rewrite(zone, through: sealed) { record in
                 var plain: RemoteRecord
                 if record.fields[RecordSealer.sealedField] != nil {
                     guard sealer.keyID(of: record) != sealer.keyring.current.id,
-                          let openedRecord = try opened(record, assetsThrough: sealed) else { return nil }
+                          let openedRecord = try await opened(record, assetsThrough: sealed) else { return nil }
                     plain = openedRecord
                 } else {
                     plain = record
-                    plain.fields = try Self.mapAssets(plain.fields) { try sealed.uploadAsset(try raw.fetchAsset($0)) }
+                    plain.fields = try await Self.mapAssets(plain.fields) { try await sealed.uploadAsset(try await raw.fetchAsset($0)) }
                 }
                 return sealer.remoteRecordID(for: plain.recordID) == record.recordID ? plain : Self.renamed(plain)
             } stale: { record, saved in
@@ -66,7 +66,7 @@ public struct RecordRewriter: Sendable {
 
     /// `record` opened, its assets opened and uploaded again through `target` (sealed again
     /// by a sealed remote, plain by the raw one); nil, reported, if it does not open.
-    private func opened(_ record: RemoteRecord, assetsThrough target: any CloudDatabase) throws -> RemoteRecord? {
+    private func opened(_ record: RemoteRecord, assetsThrough target: any CloudDatabase) async throws -> RemoteRecord? {
         let sealer = sealed.sealer
         var plain: RemoteRecord
         do {
@@ -75,22 +75,22 @@ public struct RecordRewriter: Sendable {
             report(error)
             return nil
         }
-        plain.fields = try Self.mapAssets(plain.fields) { reference in
-            try target.uploadAsset(try sealer.openAsset(try raw.fetchAsset(reference), reference: reference))
+        plain.fields = try await Self.mapAssets(plain.fields) { reference in
+            try await target.uploadAsset(try sealer.openAsset(try await raw.fetchAsset(reference), reference: reference))
         }
         return plain
     }
 
     /// Opens every sealed record of `zones` and stores it plain; returns how many.
     @discardableResult
-    public func openEverything(_ zones: [Zone]) throws -> Int {
+    public func openEverything(_ zones: [Zone]) async throws -> Int {
         // Plain saves go through the remote that replaces a record whole, like sealed ones:
         // a merge would keep the sealed value beside the plain fields.
         let plainTarget = sealed.base
         var count = 0
         for zone in zones {
-            count += try rewrite(zone, through: plainTarget) { record in
-                guard record.fields[RecordSealer.sealedField] != nil, let plain = try opened(record, assetsThrough: raw) else { return nil }
+            count += try await rewrite(zone, through: plainTarget) { record in
+                guard record.fields[RecordSealer.sealedField] != nil, let plain = try await opened(record, assetsThrough: raw) else { return nil }
                 return plain.recordID == record.recordID ? plain : Self.renamed(plain)
             } stale: { record, saved in
                 saved.recordID != record.recordID
@@ -114,15 +114,15 @@ public struct RecordRewriter: Sendable {
     /// (it was written after this rewriter's read, so it is the newer). Returns how many
     /// records were saved.
     private func rewrite(
-        _ zone: Zone, through target: any CloudDatabase, prepare: (RemoteRecord) throws -> RemoteRecord?,
+        _ zone: Zone, through target: any CloudDatabase, prepare: (RemoteRecord) async throws -> RemoteRecord?,
         stale isStale: (_ record: RemoteRecord, _ saved: RemoteRecord) -> Bool
-    ) throws -> Int {
+    ) async throws -> Int {
         var wanted: Set<RecordID>?
         var count = 0
         for _ in 0..<Self.maximumRounds {
             var work: [(save: RemoteRecord, raw: RecordID, stale: Bool)] = []
-            for record in try listing(zone) where wanted?.contains(record.recordID) ?? true {
-                guard let save = try prepare(record) else { continue }
+            for record in try await listing(zone) where wanted?.contains(record.recordID) ?? true {
+                guard let save = try await prepare(record) else { continue }
                 work.append((save, record.recordID, isStale(record, save)))
             }
             var changedMeanwhile: Set<RecordID> = []
@@ -130,8 +130,8 @@ public struct RecordRewriter: Sendable {
             let size = max(1, target.maximumRecordsPerRequest)
             for start in stride(from: 0, to: work.count, by: size) {
                 let batch = work[start..<min(start + size, work.count)]
-                let result = try target.modify(saving: batch.map(\.save), deleting: [], savePolicy: .ifServerRecordUnchanged)
-                try retype(result.saved, as: batch.map(\.save), through: target)
+                let result = try await target.modify(saving: batch.map(\.save), deleting: [], savePolicy: .ifServerRecordUnchanged)
+                try await retype(result.saved, as: batch.map(\.save), through: target)
                 for item in batch {
                     switch result.failures[item.save.recordID] {
                     case nil:
@@ -146,7 +146,7 @@ public struct RecordRewriter: Sendable {
                     }
                 }
             }
-            try delete(staleIDs)
+            try await delete(staleIDs)
             if changedMeanwhile.isEmpty { return count }
             wanted = changedMeanwhile
         }
@@ -157,7 +157,7 @@ public struct RecordRewriter: Sendable {
     /// type (a sealed record saved plain under its own name) is deleted and saved anew under
     /// the type it was sent with, in one request. (`SealedDatabase` does the same for
     /// records it seals, so its answers never need it.)
-    private func retype(_ saved: [RemoteRecord], as sent: [RemoteRecord], through target: any CloudDatabase) throws {
+    private func retype(_ saved: [RemoteRecord], as sent: [RemoteRecord], through target: any CloudDatabase) async throws {
         let sentTypes = Dictionary(sent.map { ($0.recordID, $0) }, uniquingKeysWith: { first, _ in first })
         let again = saved.compactMap { record -> RemoteRecord? in
             guard var fresh = sentTypes[record.recordID], fresh.recordType != record.recordType else { return nil }
@@ -168,7 +168,7 @@ public struct RecordRewriter: Sendable {
         let size = max(1, target.maximumRecordsPerRequest / 2)
         for start in stride(from: 0, to: again.count, by: size) {
             let batch = Array(again[start..<min(start + size, again.count)])
-            let result = try target.modify(saving: batch, deleting: batch.map(\.recordID), savePolicy: .allKeys)
+            let result = try await target.modify(saving: batch, deleting: batch.map(\.recordID), savePolicy: .allKeys)
             if let failure = result.failures.values.first { throw failure }
         }
     }
@@ -181,34 +181,41 @@ public struct RecordRewriter: Sendable {
     }
 
     /// Every record of `zone`: the plain ones, and the sealed ones (`RecordSealer.sealedType`).
-    func listing(_ zone: Zone) throws -> [RemoteRecord] {
+    func listing(_ zone: Zone) async throws -> [RemoteRecord] {
         do {
-            return try raw.records(in: zone.zone, ofType: zone.recordType)
+            return try await raw.records(in: zone.zone, ofType: zone.recordType)
                 + raw.records(in: zone.zone, ofType: RecordSealer.sealedType(of: zone.recordType))
         } catch CloudError.zoneNotFound {
             return []
         }
     }
 
-    func delete(_ recordIDs: [RecordID]) throws {
+    func delete(_ recordIDs: [RecordID]) async throws {
         let size = max(1, raw.maximumRecordsPerRequest)
         for start in stride(from: 0, to: recordIDs.count, by: size) {
-            let result = try raw.modify(saving: [], deleting: Array(recordIDs[start..<min(start + size, recordIDs.count)]), savePolicy: .allKeys)
+            let result = try await raw.modify(saving: [], deleting: Array(recordIDs[start..<min(start + size, recordIDs.count)]), savePolicy: .allKeys)
             if let failure = result.failures.values.first(where: { $0 != .unknownItem }) { throw failure }
         }
     }
 
     /// `fields` with every asset reference replaced by `transform`'s.
     static func mapAssets(
-        _ fields: [String: FieldValue], _ transform: (AssetReference) throws -> AssetReference
-    ) throws -> [String: FieldValue] {
-        func map(_ value: FieldValue) throws -> FieldValue {
+        _ fields: [String: FieldValue], _ transform: (AssetReference) async throws -> AssetReference
+    ) async throws -> [String: FieldValue] {
+        func map(_ value: FieldValue) async throws -> FieldValue {
             switch value {
-            case .asset(let reference): .asset(try transform(reference))
-            case .list(let values): .list(try values.map(map))
-            default: value
+            case .asset(let reference):
+                return .asset(try await transform(reference))
+            case .list(let values):
+                var mapped: [FieldValue] = []
+                for value in values { mapped.append(try await map(value)) }
+                return .list(mapped)
+            default:
+                return value
             }
         }
-        return try fields.mapValues(map)
+        var mapped: [String: FieldValue] = [:]
+        for (name, value) in fields { mapped[name] = try await map(value) }
+        return mapped
     }
 }

@@ -51,13 +51,13 @@ public struct SealedDatabase: CloudDatabase {
 
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
-    public func accountStatus() throws -> AccountStatus { try base.accountStatus() }
+    public func accountStatus() async throws -> AccountStatus { try await base.accountStatus() }
 
-    public func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
+    public func createZone(_ zone: RecordZoneID) async throws { try await base.createZone(zone) }
 
-    public func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+    public func deleteZone(_ zone: RecordZoneID) async throws { try await base.deleteZone(zone) }
 
-    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         var plainByRemote: [RecordID: RemoteRecord] = [:]
         var sealedByRemote: [RecordID: RemoteRecord] = [:]
         var plainIDs: [RecordID: RecordID] = [:]
@@ -76,7 +76,7 @@ public struct SealedDatabase: CloudDatabase {
             plainIDs[remote] = id
             return remote
         }
-        var result = try base.modify(saving: sealed, deleting: deletions, savePolicy: savePolicy)
+        var result = try await base.modify(saving: sealed, deleting: deletions, savePolicy: savePolicy)
         // The remote keeps a record's type across saves: a plain record saved sealed (the
         // first seal of an idea, or one an older device wrote) kept its plain type, which no
         // device would open. It is replaced whole under the sealed type: deleted and saved
@@ -86,7 +86,7 @@ public struct SealedDatabase: CloudDatabase {
         }
         if !retyped.isEmpty {
             let ids = retyped.map(\.recordID)
-            let again = try base.modify(
+            let again = try await base.modify(
                 saving: ids.compactMap { sealedByRemote[$0] }.map { record in
                     var fresh = record
                     fresh.changeTag = nil
@@ -111,8 +111,8 @@ public struct SealedDatabase: CloudDatabase {
                 result.failures.map { (plainIDs[$0.key] ?? $0.key, opened($0.value)) }, uniquingKeysWith: { first, _ in first }))
     }
 
-    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        let (changes, heldBack) = try fetchChangesHoldingBack(in: zone, since: token, resultsLimit: resultsLimit)
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        let (changes, heldBack) = try await fetchChangesHoldingBack(in: zone, since: token, resultsLimit: resultsLimit)
         heldBack.forEach(report)
         return changes
     }
@@ -124,10 +124,10 @@ public struct SealedDatabase: CloudDatabase {
     /// `changeTokenExpired`.
     func fetchChangesHoldingBack(
         in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int
-    ) throws -> (changes: ZoneChanges, heldBack: [OpenFailure]) {
-        guard !passesThrough(zone) else { return (try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit), []) }
+    ) async throws -> (changes: ZoneChanges, heldBack: [OpenFailure]) {
+        guard !passesThrough(zone) else { return (try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit), []) }
         let key = sealer.keyring.current.id
-        let changes = try base.fetchChanges(
+        let changes = try await base.fetchChanges(
             in: zone, since: try token.map { try SealedChangeToken.unwrap($0, key: key) }, resultsLimit: resultsLimit)
         var heldBack: [OpenFailure] = []
         let opened = changes.changed.compactMap { record -> RemoteRecord? in
@@ -160,17 +160,17 @@ public struct SealedDatabase: CloudDatabase {
         return (plainChanges, heldBack)
     }
 
-    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        guard !passesThrough(zone) else { return try base.records(in: zone, ofType: recordType) }
-        return try base.records(in: zone, ofType: RecordSealer.sealedType(of: recordType)).compactMap(open)
+    public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
+        guard !passesThrough(zone) else { return try await base.records(in: zone, ofType: recordType) }
+        return try await base.records(in: zone, ofType: RecordSealer.sealedType(of: recordType)).compactMap(open)
     }
 
-    public func uploadAsset(_ data: Data) throws -> AssetReference {
-        try base.uploadAsset(sealer.sealAsset(data))
+    public func uploadAsset(_ data: Data) async throws -> AssetReference {
+        try await base.uploadAsset(sealer.sealAsset(data))
     }
 
-    public func fetchAsset(_ reference: AssetReference) throws -> Data {
-        let blob = try base.fetchAsset(reference)
+    public func fetchAsset(_ reference: AssetReference) async throws -> Data {
+        let blob = try await base.fetchAsset(reference)
         do {
             return try sealer.openAsset(blob, reference: reference)
         } catch {

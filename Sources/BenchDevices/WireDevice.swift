@@ -73,7 +73,8 @@ public final class WireDevice: Sendable {
     /// webcourier URL and the database's token (waiting for each answer: call it off the event
     /// loop), then holds its first poll and fetches everything so far.
     public func start() throws {
-        try client.createZone(zone)
+        let (client, zone) = (client, zone)
+        try onBenchThread { try await client.createZone(zone) }
         try connect()
     }
 
@@ -101,7 +102,8 @@ public final class WireDevice: Sendable {
     /// Subscribes (waiting for the answers), then polls and fetches from where it stands, as
     /// the app's listener tells its engine of every zone each time it starts watching.
     private func connect() throws {
-        let cursor = try client.startWatching([zone])
+        let (client, zone) = (client, zone)
+        let cursor = try onBenchThread { try await client.startWatching([zone]) }
         try connection?.connect(for: WebServicesDatabase.pollURL(after: cursor, seconds: pollSeconds))
         state.withLock { $0.cursor = cursor }
         poll()

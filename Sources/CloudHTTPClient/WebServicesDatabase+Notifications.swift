@@ -16,7 +16,7 @@ extension WebServicesDatabase {
     }
 
     /// Subscribes the account to the changes of `zones`.
-    public func subscribe(to zones: [RecordZoneID]) throws {
+    public func subscribe(to zones: [RecordZoneID]) async throws {
         let operations: [JSONValue] = zones.map { zone in
             [
                 "operationType": "create",
@@ -26,7 +26,7 @@ extension WebServicesDatabase {
                 ],
             ]
         }
-        let answers = try send(.subscriptionsModify, ["operations": .array(operations)])["subscriptions"]?.array
+        let answers = try await send(.subscriptionsModify, ["operations": .array(operations)])["subscriptions"]?.array
         guard let answers, answers.count == zones.count else { throw CloudError.networkFailure }
         for answer in answers {
             guard let object = answer.object else { throw CloudError.networkFailure }
@@ -35,8 +35,8 @@ extension WebServicesDatabase {
     }
 
     /// Where to long-poll for this account's notifications (`tokens/create`).
-    public func webcourierURL() throws -> URL {
-        let answer = try send(.tokensCreate, ["apnsEnvironment": .string(endpoint.environment)])
+    public func webcourierURL() async throws -> URL {
+        let answer = try await send(.tokensCreate, ["apnsEnvironment": .string(endpoint.environment)])
         guard let text = answer["webcourierURL"]?.string, let url = URL(string: text), ["http", "https"].contains(url.scheme) else {
             throw CloudError.networkFailure
         }
@@ -45,14 +45,14 @@ extension WebServicesDatabase {
 
     /// Waits at `url` until a subscribed zone changes (that zone) or about `seconds` pass
     /// (nil); `notAuthenticated` once the URL has expired (ask `webcourierURL()` again).
-    public func waitForChange(at url: URL, seconds: Int) throws -> RecordZoneID? {
-        try waitForChange(at: url, since: nil, seconds: seconds)?.zone
+    public func waitForChange(at url: URL, seconds: Int) async throws -> RecordZoneID? {
+        try await waitForChange(at: url, since: nil, seconds: seconds)?.zone
     }
 
     /// The database's sync token now (`changes/database` without one): a long poll given
     /// it answers at once for a zone that changes after it.
-    func databaseSyncToken() throws -> String {
-        let answer = try send(.changesDatabase, ["resultsLimit": .integer(Int64(Self.maximumOperations))])
+    func databaseSyncToken() async throws -> String {
+        let answer = try await send(.changesDatabase, ["resultsLimit": .integer(Int64(Self.maximumOperations))])
         guard let token = answer["syncToken"]?.string else { throw CloudError.networkFailure }
         return token
     }
@@ -63,9 +63,17 @@ extension WebServicesDatabase {
     /// carried is kept for the fetch after the token it starts from, which then needs no
     /// request. A carried page of nothing but this client's own writes (`OwnWrites`) is no
     /// news: `isOwn` says so, and the page waits for the next fetch all the same.
-    func waitForChange(at url: URL, since: String?, seconds: Int) throws -> (zone: RecordZoneID, syncToken: String?, isOwn: Bool)? {
-        let (status, headers, body) = try transport.get(try Self.pollURL(url, since: since, seconds: seconds), wait: Self.pollWait(seconds))
-        return try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: true)
+    func waitForChange(at url: URL, since: String?, seconds: Int) async throws -> (zone: RecordZoneID, syncToken: String?, isOwn: Bool)? {
+        let (status, headers, body) = try await transport.get(try Self.pollURL(url, since: since, seconds: seconds), wait: Self.pollWait(seconds))
+        // Telling this client's own writes apart may wait for its modifies under way (a lock
+        // and a condition, `OwnWrites`): on a thread of Dispatch's, never on the cooperative pool.
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { [self] in
+                continuation.resume(with: Result {
+                    try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: true)
+                })
+            }
+        }
     }
 
     /// The URL of one long poll at `url` after `since`, asking for `seconds` at most.
@@ -124,15 +132,15 @@ extension WebServicesDatabase {
 /// database's sync token, then long-poll with the token, so that a change between two
 /// polls answers the next one at once.
 extension WebServicesDatabase: ZoneChangeFeed {
-    public func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
-        try subscribe(to: zones)
-        let url = try webcourierURL()
-        return Self.cursor(url: url.absoluteString, syncToken: try databaseSyncToken())
+    public func startWatching(_ zones: [RecordZoneID]) async throws -> ChangeCursor {
+        try await subscribe(to: zones)
+        let url = try await webcourierURL()
+        return Self.cursor(url: url.absoluteString, syncToken: try await databaseSyncToken())
     }
 
-    public func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+    public func waitForChanges(after cursor: ChangeCursor, seconds: Int) async throws -> ZoneChangeNotice? {
         let (url, token) = try Self.parts(of: cursor)
-        return Self.notice(try waitForChange(at: url, since: token, seconds: seconds), url: url.absoluteString, token: token)
+        return Self.notice(try await waitForChange(at: url, since: token, seconds: seconds), url: url.absoluteString, token: token)
     }
 
     /// `waitForChanges` without a thread waiting for the answer (a benchmark's thousands of

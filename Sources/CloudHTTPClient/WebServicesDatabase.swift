@@ -87,31 +87,31 @@ public struct WebServicesDatabase: CloudDatabase {
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
     }
 
-    public func accountStatus() throws -> AccountStatus {
+    public func accountStatus() async throws -> AccountStatus {
         token == nil ? .noAccount : .available(accountName: accountName)
     }
 
     /// Makes one request with these credentials (a list of the account's zones), so that a
     /// sign-in is kept only once the server took it: throws `tokenRefused`, the server that
     /// could not be reached, or the certificate not trusted, as any request would.
-    public func checkSignIn() throws {
-        _ = try send(.zonesList, [:])
+    public func checkSignIn() async throws {
+        _ = try await send(.zonesList, [:])
     }
 
-    public func createZone(_ zone: RecordZoneID) throws {
-        try modifyZone(zone, operationType: "create")
+    public func createZone(_ zone: RecordZoneID) async throws {
+        try await modifyZone(zone, operationType: "create")
     }
 
-    public func deleteZone(_ zone: RecordZoneID) throws {
+    public func deleteZone(_ zone: RecordZoneID) async throws {
         do {
-            try modifyZone(zone, operationType: "delete")
+            try await modifyZone(zone, operationType: "delete")
         } catch CloudError.zoneNotFound {
             return
         }
     }
 
-    private func modifyZone(_ zone: RecordZoneID, operationType: String) throws {
-        let answer = try send(.zonesModify, [
+    private func modifyZone(_ zone: RecordZoneID, operationType: String) async throws {
+        let answer = try await send(.zonesModify, [
             "operations": [["operationType": .string(operationType), "zone": ["zoneID": WebServicesFormat.object(zone)]]],
         ])
         guard let results = answer["zones"]?.array, results.count == 1, let result = results[0].object else {
@@ -120,12 +120,12 @@ public struct WebServicesDatabase: CloudDatabase {
         if let error = WebServicesError(result) { throw error.cloudError() }
     }
 
-    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         guard let zone = recordIDs.first?.zoneID ?? records.first?.recordID.zoneID else { return ModifyResult() }
         ownWrites.begin(zone)
         var answered: ModifyResult?
         defer { ownWrites.end(zone, answered) }
-        let result = try sendModify(saving: records, deleting: recordIDs, savePolicy: savePolicy, in: zone)
+        let result = try await sendModify(saving: records, deleting: recordIDs, savePolicy: savePolicy, in: zone)
         answered = result
         return result
     }
@@ -133,7 +133,7 @@ public struct WebServicesDatabase: CloudDatabase {
     /// Sends one `records/modify` of `zone` and reads its answer.
     private func sendModify(
         saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy, in zone: RecordZoneID
-    ) throws -> ModifyResult {
+    ) async throws -> ModifyResult {
         // Deletes first: the server applies them before the saves whatever the order, and
         // answers in the order of the operations.
         var operations: [JSONValue] = recordIDs.map { recordID in
@@ -153,7 +153,7 @@ public struct WebServicesDatabase: CloudDatabase {
         }
         // `desiredKeys: []`: a saved record comes back without its fields, which are the ones
         // sent; only its system fields (change tag, dates) are new.
-        let answer = try send(.recordsModify, [
+        let answer = try await send(.recordsModify, [
             "operations": .array(operations), "zoneID": WebServicesFormat.object(zone), "atomic": false, "desiredKeys": [],
         ])
         guard let results = answer["records"]?.array, results.count == operations.count else {
@@ -183,10 +183,10 @@ public struct WebServicesDatabase: CloudDatabase {
         return result
     }
 
-    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         // The page a long poll's answer carried after this very token needs no request.
         if let token, let carried = carriedPages.take(zone, after: token) { return carried }
-        return try Self.fetchedChanges(send(.changesZone, Self.changesRequest(zone, since: token, resultsLimit: resultsLimit)), zone: zone)
+        return try Self.fetchedChanges(await send(.changesZone, Self.changesRequest(zone, since: token, resultsLimit: resultsLimit)), zone: zone)
     }
 
     /// `fetchChanges` without a thread waiting for the answer (a benchmark's thousands of
@@ -239,7 +239,7 @@ public struct WebServicesDatabase: CloudDatabase {
         return ZoneChanges(changed: changed, deleted: deleted, token: ChangeToken(data: tokenData), moreComing: moreComing)
     }
 
-    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+    public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         var records: [RemoteRecord] = []
         var marker: String?
         repeat {
@@ -248,7 +248,7 @@ public struct WebServicesDatabase: CloudDatabase {
                 "resultsLimit": .integer(Int64(Self.maximumOperations)),
             ]
             if let marker { body["continuationMarker"] = .string(marker) }
-            let answer = try send(.recordsQuery, body)
+            let answer = try await send(.recordsQuery, body)
             guard let page = answer["records"]?.array else { throw CloudError.networkFailure }
             records += try page.map { try Self.record($0, zone: zone) }
             marker = answer["continuationMarker"]?.string
@@ -257,13 +257,13 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 
     /// Apple's two steps: an upload URL from `assets/upload`, then a POST of the bytes to it.
-    public func uploadAsset(_ data: Data) throws -> AssetReference {
+    public func uploadAsset(_ data: Data) async throws -> AssetReference {
         guard data.count <= AssetReference.maximumSize else { throw CloudError.limitExceeded }
-        let tokens = try send(.assetsUpload, ["tokens": [["recordType": "Asset", "fieldName": "data"]]])["tokens"]?.array
+        let tokens = try await send(.assetsUpload, ["tokens": [["recordType": "Asset", "fieldName": "data"]]])["tokens"]?.array
         guard tokens?.count == 1, let location = tokens?[0].object?["url"]?.string, let url = URL(string: location),
               ["http", "https"].contains(url.scheme)
         else { throw CloudError.networkFailure }
-        let (status, headers, body) = try transport.post(url, body: [UInt8](data), contentType: "application/octet-stream", credentials: nil)
+        let (status, headers, body) = try await transport.post(url, body: [UInt8](data), contentType: "application/octet-stream", credentials: nil)
         let answer = try object(try Self.success(status: status, headers: headers, body: body))
         let expected = AssetReference(of: data)
         // The server names the asset by the bytes it received: another name means they were not these.
@@ -273,9 +273,9 @@ public struct WebServicesDatabase: CloudDatabase {
         return expected
     }
 
-    public func fetchAsset(_ reference: AssetReference) throws -> Data {
+    public func fetchAsset(_ reference: AssetReference) async throws -> Data {
         let body: WebServicesFormat.Object = ["fileChecksum": .string(reference.checksum)]
-        let answer = try exchange(.assetsDownload, body: JSONValue.object(body).bytes, contentType: "application/json")
+        let answer = try await exchange(.assetsDownload, body: JSONValue.object(body).bytes, contentType: "application/json")
         let data = Data(answer.readableBytesView)
         guard reference.matches(data) else { throw CloudError.networkFailure }
         return data
@@ -300,8 +300,8 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// Posts `body` to `operation` and returns the answer's JSON object, or throws the
     /// `CloudError` the answer means.
-    func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) throws -> WebServicesFormat.Object {
-        try object(try exchange(operation, body: JSONValue.object(body).bytes, contentType: "application/json"))
+    func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) async throws -> WebServicesFormat.Object {
+        try object(try await exchange(operation, body: JSONValue.object(body).bytes, contentType: "application/json"))
     }
 
     /// The JSON object in a successful answer.
@@ -314,9 +314,9 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// Posts `body` to `operation` and returns the body of a successful answer, or throws the
     /// `CloudError` the answer means.
-    private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) throws -> ByteBuffer {
+    private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) async throws -> ByteBuffer {
         let (url, credentials) = try signedURL(operation)
-        let (status, headers, answer) = try transport.post(url, body: body, contentType: contentType, credentials: credentials)
+        let (status, headers, answer) = try await transport.post(url, body: body, contentType: contentType, credentials: credentials)
         return try Self.signedSuccess(status: status, headers: headers, body: answer)
     }
 
@@ -379,7 +379,7 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 }
 
-/// Posts one request at a time and waits for its answer.
+/// Posts one request at a time; its answer is awaited, holding no thread.
 struct HTTPTransport: Sendable {
     let timeout: TimeAmount
     let pool: HTTPConnectionPool
@@ -387,8 +387,8 @@ struct HTTPTransport: Sendable {
 
     /// The status, headers and body of the answer to a POST of `body` with `credentials` as
     /// its `Authorization` (none if nil), or `networkFailure` if none came within the timeout.
-    func post(_ url: URL, body: [UInt8], contentType: String, credentials: String?) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
-        try postFuture(url, body: body, contentType: contentType, credentials: credentials).wait()
+    func post(_ url: URL, body: [UInt8], contentType: String, credentials: String?) async throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        try await postFuture(url, body: body, contentType: contentType, credentials: credentials).get()
     }
 
     /// `post` without a thread waiting for the answer: it completes on the pool's event loop.
@@ -400,8 +400,8 @@ struct HTTPTransport: Sendable {
 
     /// The status, headers and body of the answer to a GET of `url`, which may take up to
     /// `wait` (a long poll), or `networkFailure` if none came by then.
-    func get(_ url: URL, wait: TimeAmount) throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
-        try getFuture(url, wait: wait).wait()
+    func get(_ url: URL, wait: TimeAmount) async throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        try await getFuture(url, wait: wait).get()
     }
 
     /// `get` without a thread waiting for the answer: it completes on the pool's event loop.
@@ -464,7 +464,7 @@ struct HTTPTransport: Sendable {
 extension WebServicesDatabase {
     /// What the server says the signed-in account holds and may hold (`users/usage`); throws
     /// the `CloudError` of a request that failed, as any request does.
-    public func accountUsage() throws -> ServedAccountUsage {
-        try ServedAccountUsage(answer: try send(.usersUsage, [:]))
+    public func accountUsage() async throws -> ServedAccountUsage {
+        try ServedAccountUsage(answer: try await send(.usersUsage, [:]))
     }
 }

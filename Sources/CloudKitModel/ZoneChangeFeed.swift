@@ -4,18 +4,18 @@ import Foundation
 /// long poll behind them (`ideabox serve`), or the embedded remote's wake-up between the
 /// processes of one data root.
 ///
-/// Blocking and throwing (only `CloudError`), like `CloudDatabase`: a device's listener
-/// calls it from a queue of its own.
+/// Asynchronous and throwing (only `CloudError`), like `CloudDatabase`: a device's listener
+/// awaits it in a task of its own, holding no thread while a long poll is out.
 public protocol ZoneChangeFeed: Sendable {
     /// Subscribes to `zones` (again, harmlessly, if already subscribed) and says where the
     /// device stands now: every change after the cursor is announced by `waitForChanges`.
-    func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor
+    func startWatching(_ zones: [RecordZoneID]) async throws -> ChangeCursor
 
     /// Waits until a watched zone changes after `cursor` (at once if one already has), or
     /// about `seconds` pass (nil). Answers the zones that changed, as far as the feed can
     /// tell, and the cursor to wait after next; no zone if the change was this device's own
     /// upload alone, which it need not fetch.
-    func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice?
+    func waitForChanges(after cursor: ChangeCursor, seconds: Int) async throws -> ZoneChangeNotice?
 }
 
 /// Where a listener stands in the feed: opaque, handed back to `waitForChanges`.

@@ -27,7 +27,7 @@ final class EmbeddedChangeFeed: ZoneChangeFeed {
         if let descriptor = watch.withLock({ $0?.descriptor }) { close(descriptor) }
     }
 
-    func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
+    func startWatching(_ zones: [RecordZoneID]) async throws -> ChangeCursor {
         try file.create()
         try watch.withLock { watch in
             if watch == nil {
@@ -45,7 +45,18 @@ final class EmbeddedChangeFeed: ZoneChangeFeed {
         return ChangeCursor(String(file.size()))
     }
 
-    func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+    /// Waits on a thread of its own: the wait is a `poll` of the inotify descriptor, which
+    /// blocks its thread for up to `seconds`, so it never runs on the cooperative pool.
+    func waitForChanges(after cursor: ChangeCursor, seconds: Int) async throws -> ZoneChangeNotice? {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try self.waitBlocking(after: cursor, seconds: seconds) })
+            }
+        }
+    }
+
+    /// `waitForChanges`, blocking the calling thread.
+    private func waitBlocking(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
         guard let current = watch.withLock({ $0 }), var offset = Int(cursor.value) else { throw CloudError.internalError }
         let deadline = ContinuousClock.now + .seconds(seconds)
         while true {

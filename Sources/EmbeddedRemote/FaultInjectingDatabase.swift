@@ -24,39 +24,39 @@ public struct FaultInjectingDatabase: CloudDatabase {
 
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
-    public func accountStatus() throws -> AccountStatus {
-        try base.accountStatus()
+    public func accountStatus() async throws -> AccountStatus {
+        try await base.accountStatus()
     }
 
-    public func createZone(_ zone: RecordZoneID) throws {
-        try perform(.createZone) { try base.createZone(zone) }
+    public func createZone(_ zone: RecordZoneID) async throws {
+        try await perform(.createZone) { try await base.createZone(zone) }
     }
 
-    public func deleteZone(_ zone: RecordZoneID) throws {
-        try perform(.deleteZone) { try base.deleteZone(zone) }
+    public func deleteZone(_ zone: RecordZoneID) async throws {
+        try await perform(.deleteZone) { try await base.deleteZone(zone) }
     }
 
-    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        try perform(.modify) { try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy) }
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
+        try await perform(.modify) { try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy) }
     }
 
-    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        try perform(.fetchChanges) { try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        try await perform(.fetchChanges) { try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
     }
 
-    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try perform(.query) { try base.records(in: zone, ofType: recordType) }
+    public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
+        try await perform(.query) { try await base.records(in: zone, ofType: recordType) }
     }
 
-    public func uploadAsset(_ data: Data) throws -> AssetReference {
-        try perform(.uploadAsset) { try base.uploadAsset(data) }
+    public func uploadAsset(_ data: Data) async throws -> AssetReference {
+        try await perform(.uploadAsset) { try await base.uploadAsset(data) }
     }
 
-    public func fetchAsset(_ reference: AssetReference) throws -> Data {
-        try perform(.fetchAsset) { try base.fetchAsset(reference) }
+    public func fetchAsset(_ reference: AssetReference) async throws -> Data {
+        try await perform(.fetchAsset) { try await base.fetchAsset(reference) }
     }
 
-    private func perform<Result>(_ operation: CloudOperation, _ work: () throws -> Result) throws -> Result {
+    private func perform<Result>(_ operation: CloudOperation, _ work: () async throws -> Result) async throws -> Result {
         let admitted: Faults?
         do {
             admitted = try faults.admitFaults(device: device, operation: operation)
@@ -64,6 +64,6 @@ public struct FaultInjectingDatabase: CloudDatabase {
             throw CloudError.internalError
         }
         guard let admitted else { throw CloudError.networkUnavailable }
-        return try admitted.apply(sleeper: faults.sleeper, random: faults.random, work)
+        return try await admitted.apply(sleeper: faults.sleeper, random: faults.random, work)
     }
 }

@@ -11,16 +11,16 @@ struct Faults {
 
     /// Waits the latency, then fails with the scripted error or a random one if any applies
     /// (after doing `work` if the scripted error only loses the answer), or does `work`.
-    func apply<Result>(sleeper: Sleeper, random: SharedRandom, _ work: () throws -> Result) throws -> Result {
-        if latencyMilliseconds > 0 { sleeper.sleep(milliseconds: latencyMilliseconds) }
+    func apply<Result>(sleeper: Sleeper, random: SharedRandom, _ work: () async throws -> Result) async throws -> Result {
+        if latencyMilliseconds > 0 { await sleeper.sleep(milliseconds: latencyMilliseconds) }
         if let scriptedError {
-            if scriptedError.failsAfterApplying { _ = try work() }
+            if scriptedError.failsAfterApplying { _ = try await work() }
             throw scriptedError.error
         }
         for rate in errorRates where random.nextUnitInterval() < rate.probability {
             throw rate.error
         }
-        return try work()
+        return try await work()
     }
 }
 

@@ -18,14 +18,14 @@ public struct OfflineAwareChangeFeed: ZoneChangeFeed {
         self.device = device
     }
 
-    public func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
+    public func startWatching(_ zones: [RecordZoneID]) async throws -> ChangeCursor {
         try checkNetwork()
-        return try base.startWatching(zones)
+        return try await base.startWatching(zones)
     }
 
-    public func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+    public func waitForChanges(after cursor: ChangeCursor, seconds: Int) async throws -> ZoneChangeNotice? {
         try checkNetwork()
-        return try base.waitForChanges(after: cursor, seconds: seconds)
+        return try await base.waitForChanges(after: cursor, seconds: seconds)
     }
 
     private func checkNetwork() throws {

@@ -1,5 +1,6 @@
 import CloudKitModel
 import Foundation
+import ServerStore
 
 /// One device's client of a `SimulatedCloud`: each request first passes the device's
 /// faults, then reaches the private database of the account the device is signed in to.
@@ -17,24 +18,26 @@ struct SimulatedDatabase: CloudDatabase {
 
     var maximumRecordsPerRequest: Int { cloud.maximumRecordsPerRequest }
 
-    func accountStatus() throws -> AccountStatus {
-        let account = try serverErrorsAsCloudErrors { try cloud.network.signedInAccount(device: device) }
+    func accountStatus() async throws -> AccountStatus {
+        let account = try await serverErrorsAsCloudErrors {
+            try await withTaskExecutorPreference(BlockingTaskExecutor.shared) { try cloud.network.signedInAccount(device: device) }
+        }
         return account.map { .available(accountName: $0) } ?? .noAccount
     }
 
-    func createZone(_ zone: RecordZoneID) throws {
-        try perform(.createZone) { account in try cloud.store.createZone(zone, account: account) }
+    func createZone(_ zone: RecordZoneID) async throws {
+        try await perform(.createZone) { account in try cloud.store.createZone(zone, account: account) }
     }
 
-    func deleteZone(_ zone: RecordZoneID) throws {
-        try perform(.deleteZone) { account in
+    func deleteZone(_ zone: RecordZoneID) async throws {
+        try await perform(.deleteZone) { account in
             try cloud.store.deleteZone(zone, account: account)
             cloud.changes?.announce(account: account, zones: [zone], device: device)
         }
     }
 
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        try perform(.modify) { account in
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
+        try await perform(.modify) { account in
             let result = try cloud.store.modify(account: account, saving: records, deleting: recordIDs, savePolicy: savePolicy)
             let zones = Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID))
             cloud.changes?.announce(account: account, zones: zones, device: device)
@@ -42,43 +45,48 @@ struct SimulatedDatabase: CloudDatabase {
         }
     }
 
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        try perform(.fetchChanges) { account in
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        try await perform(.fetchChanges) { account in
             try cloud.store.fetchChanges(account: account, in: zone, since: token, resultsLimit: resultsLimit)
         }
     }
 
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try perform(.query) { account in try cloud.store.records(account: account, in: zone, ofType: recordType) }
+    func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
+        try await perform(.query) { account in try cloud.store.records(account: account, in: zone, ofType: recordType) }
     }
 
-    func uploadAsset(_ data: Data) throws -> AssetReference {
-        try perform(.uploadAsset) { account in try cloud.store.storeAsset(data, account: account) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference {
+        try await perform(.uploadAsset) { account in try cloud.store.storeAsset(data, account: account) }
     }
 
-    func fetchAsset(_ reference: AssetReference) throws -> Data {
-        try perform(.fetchAsset) { account in
+    func fetchAsset(_ reference: AssetReference) async throws -> Data {
+        try await perform(.fetchAsset) { account in
             guard let data = try cloud.store.asset(reference.checksum, account: account) else { throw CloudError.unknownItem }
             return data
         }
     }
 
-    private func perform<Result>(_ operation: CloudOperation, _ work: (_ account: String) throws -> Result) throws -> Result {
-        try serverErrorsAsCloudErrors {
-            switch try cloud.network.admit(device: device, operation: operation) {
-            case let .refused(error):
-                throw error
-            case let .admitted(account, faults):
-                return try faults.apply(sleeper: cloud.network.sleeper, random: cloud.network.random) { try work(account) }
+    /// Passes the device's faults, then does `work`. The network's file and the store are
+    /// SQLite, whose calls block their thread: they run on `BlockingTaskExecutor`, never on
+    /// the cooperative pool (a latency is waited out without a thread).
+    private func perform<Result: Sendable>(_ operation: CloudOperation, _ work: (_ account: String) throws -> Result) async throws -> Result {
+        try await serverErrorsAsCloudErrors {
+            try await withTaskExecutorPreference(BlockingTaskExecutor.shared) {
+                switch try cloud.network.admit(device: device, operation: operation) {
+                case let .refused(error):
+                    throw error
+                case let .admitted(account, faults):
+                    return try await faults.apply(sleeper: cloud.network.sleeper, random: cloud.network.random) { try work(account) }
+                }
             }
         }
     }
 
     /// Runs `body`, turning a failure of the server's own storage into `internalError`, so
     /// that clients only ever see `CloudError`.
-    private func serverErrorsAsCloudErrors<Result>(_ body: () throws -> Result) throws -> Result {
+    private func serverErrorsAsCloudErrors<Result>(_ body: () async throws -> Result) async throws -> Result {
         do {
-            return try body()
+            return try await body()
         } catch let error as CloudError {
             throw error
         } catch {

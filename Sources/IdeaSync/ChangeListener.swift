@@ -1,4 +1,5 @@
 import CloudKitModel
+import IdeaBoxFoundation
 import Synchronization
 
 /// How changes of other devices reach this one.
@@ -18,8 +19,9 @@ public enum ChangeDelivery: String, Sendable, Equatable, Codable {
 /// connection costs it nothing, and the first look it answers heals the device at once
 /// (`onAnswer`), whatever step the engine's own backoff has reached.
 ///
-/// It runs on a scheduler of its own, as a long poll blocks its queue for up to a minute;
-/// tests step a manual one and hand in a feed that answers at once.
+/// It runs on a scheduler of its own; each call of the feed is a task the scheduler launches
+/// (a long poll holds no thread for its minute), whose answer comes back as work on the
+/// scheduler. Tests step a manual one and hand in a feed that answers at once.
 public final class ChangeListener: Sendable {
     /// How long one wait may take before the feed answers that nothing changed.
     public static let pollSeconds = 60
@@ -97,8 +99,19 @@ public final class ChangeListener: Sendable {
 
     private func connect(attempt: Int) {
         guard state.withLock({ !$0.isStopped && $0.attempt == attempt }) else { return }
+        let (feed, zones) = (self.feed, self.zones)
+        scheduler.launch({ () async -> Result<ChangeCursor, any Error> in
+            do {
+                return .success(try await feed.startWatching(zones))
+            } catch {
+                return .failure(error)
+            }
+        }, then: { [self] started in connected(attempt: attempt, started) })
+    }
+
+    private func connected(attempt: Int, _ started: Result<ChangeCursor, any Error>) {
         do {
-            let cursor = try feed.startWatching(zones)
+            let cursor = try started.get()
             // A sooner try (`retryNow`) made while this one waited takes over: one poll at a time.
             let current = state.withLock { state -> Bool in
                 guard state.attempt == attempt else { return false }
@@ -121,9 +134,20 @@ public final class ChangeListener: Sendable {
     /// retry delays before the next, so that no server is asked in a tight loop.
     private func poll() {
         guard !isStopped, let cursor = state.withLock({ $0.cursor }) else { return }
+        let asked = scheduler.clock.now()
+        let (feed, pollSeconds) = (self.feed, self.pollSeconds)
+        scheduler.launch({ () async -> Result<ZoneChangeNotice?, any Error> in
+            do {
+                return .success(try await feed.waitForChanges(after: cursor, seconds: pollSeconds))
+            } catch {
+                return .failure(error)
+            }
+        }, then: { [self] answer in answered(asked: asked, answer) })
+    }
+
+    private func answered(asked: Timestamp, _ answer: Result<ZoneChangeNotice?, any Error>) {
         do {
-            let asked = scheduler.clock.now()
-            let notice = try feed.waitForChanges(after: cursor, seconds: pollSeconds)
+            let notice = try answer.get()
             let early = notice == nil && scheduler.clock.now().milliseconds - asked.milliseconds < Int64(pollSeconds) * 500
             let earlyInARow = state.withLock { state -> Int in
                 if let notice { state.cursor = notice.cursor }

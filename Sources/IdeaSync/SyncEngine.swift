@@ -4,6 +4,9 @@ import Synchronization
 /// The background sync loop. Every trigger (launch, a local change, `s`, the network
 /// coming back, a notification, the timer) asks for a sync at some time; the earliest
 /// request wins and the rest fold into it, and syncs run one at a time on the scheduler.
+/// The loop crosses into async in one place: a sync (or an overwrite) is a task the
+/// scheduler launches, whose end comes back as work on the scheduler (`launch`); no thread
+/// waits for it, and what falls due meanwhile waits for its end.
 ///
 /// A local change (a save, done, delete, undo) is sent at once and alone: its zone only, its
 /// outbox pushed with the change tags it has and no fetch first (CloudKit's way: a stale tag
@@ -86,6 +89,10 @@ public final class SyncEngine: Sendable {
         /// Whether a person asked for the next sync (`s`, the network back): only such a sync
         /// says `Syncing` while a failure is being waited out or sync is in local mode.
         var scheduledRunIsExplicit = false
+        /// Whether a sync or an overwrite is under way (its task launched, its end not yet
+        /// handled); what would start meanwhile waits in `waiting`, in order.
+        var isRunning = false
+        var waiting: [@Sendable () -> Void] = []
     }
 
     private let session: SyncSession
@@ -188,36 +195,79 @@ public final class SyncEngine: Sendable {
     /// "Overwrite remote with local", on the sync queue: afterwards the remote holds
     /// exactly this device's ideas, and the other devices follow.
     public func overwriteRemote() {
-        scheduler.schedule(after: 0) { [self] in
-            publish(.syncing(pending: session.pendingCount()))
+        scheduler.schedule(after: 0) { [self] in startOverwrite() }
+    }
+
+    private func startOverwrite() {
+        guard claim(orWait: { [self] in startOverwrite() }) else { return }
+        publish(.syncing(pending: session.pendingCount()))
+        scheduler.launch({ [session] () async -> SyncFailure? in
             do throws(SyncFailure) {
-                _ = try session.overwriteRemote()
+                _ = try await session.overwriteRemote()
+                return nil
+            } catch {
+                return error
+            }
+        }, then: { [self] failure in
+            if let failure {
+                handle(failure)
+            } else {
                 publish(.synced(lastSync: scheduler.clock.now()))
                 requestIdleSync()
-            } catch {
-                handle(error)
             }
-        }
+            release()
+        })
     }
 
     /// "Overwrite remote with local" for the companion named `name` (the library), on the
     /// sync queue, with the ideas' failure handling.
     public func overwriteRemote(companionNamed name: String) {
         guard let companion = companions.first(where: { $0.name == name }) else { return }
-        scheduler.schedule(after: 0) { [self] in
-            publish(.syncing(pending: session.pendingCount()))
-            do {
-                try Self.asSyncFailure { try companion.overwriteRemote() }
-                refreshCompanionsPending()
+        scheduler.schedule(after: 0) { [self] in startOverwrite(of: companion) }
+    }
+
+    private func startOverwrite(of companion: any SyncCompanion) {
+        guard claim(orWait: { [self] in startOverwrite(of: companion) }) else { return }
+        publish(.syncing(pending: session.pendingCount()))
+        scheduler.launch({ () async -> SyncFailure? in
+            do throws(SyncFailure) {
+                try await Self.asSyncFailure { try await companion.overwriteRemote() }
+                return nil
+            } catch {
+                return error
+            }
+        }, then: { [self] failure in
+            refreshCompanionsPending()
+            if let failure {
+                handle(failure)
+            } else {
                 publish(.synced(lastSync: scheduler.clock.now()))
                 requestIdleSync()
-            } catch let failure as SyncFailure {
-                refreshCompanionsPending()
-                handle(failure)
-            } catch {
-                handle(SyncFailure(localError: error))
             }
+            release()
+        })
+    }
+
+    /// Whether work may start now, nothing being under way: then it is, until `release`.
+    /// Otherwise `start` waits for the end of what is under way.
+    private func claim(orWait start: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard !state.isRunning else {
+                state.waiting.append(start)
+                return false
+            }
+            state.isRunning = true
+            return true
         }
+    }
+
+    /// What was under way has ended: the first work that waited for it starts.
+    private func release() {
+        let next = state.withLock { state -> (@Sendable () -> Void)? in
+            state.isRunning = false
+            return state.waiting.isEmpty ? nil : state.waiting.removeFirst()
+        }
+        next?()
     }
 
     /// While the device is locked, looks at `signal` every two seconds, without the network
@@ -312,6 +362,7 @@ public final class SyncEngine: Sendable {
     }
 
     private func run(generation: Int) {
+        guard claim(orWait: { [self] in run(generation: generation) }) else { return }
         let run = state.withLock { state -> (scope: SyncScope, isQuiet: Bool, onlySends: Bool, wasFailing: Bool)? in
             guard state.generation == generation, !state.isStopped else { return nil }
             state.nextRunDue = nil
@@ -326,49 +377,64 @@ public final class SyncEngine: Sendable {
                 && (state.status.isWaitingOutFailure || state.scheduledRunIsIdle || (looksOrSendsOnly && !state.status.canSync))
             return (state.scope, isQuiet, state.scheduledRunOnlySends, state.lastFailure != nil)
         }
-        guard let (scope, isQuiet, onlySends, wasFailing) = run else { return }
+        guard let (scope, isQuiet, onlySends, wasFailing) = run else {
+            release()
+            return
+        }
         // In local mode (locked, offline, signed out…) the look every two seconds, and a local
         // change sent, are quiet: the bar keeps saying why nothing is sent (and `sync --watch`
         // prints it once) until something changed, never a "Syncing" that cannot be so. So are
         // the idle looks, and the retries of a failure (a server down): the bar keeps naming
         // it until one works. `s` still says it tries.
         if !isQuiet { publish(.syncing(pending: session.pendingCount())) }
-        do {
-            defer { refreshCompanionsPending() }
-            var report = SyncReport()
-            if scope.covers(IdeaRecord.zone) {
-                report = try onlySends ? session.send() : session.run()
-            } else {
-                try session.checkAccount()
+        scheduler.launch({ [self] () async -> Result<SyncReport, SyncFailure> in
+            do throws(SyncFailure) {
+                var report = SyncReport()
+                if scope.covers(IdeaRecord.zone) {
+                    report = onlySends ? try await session.send() : try await session.run()
+                } else {
+                    try await session.checkAccount()
+                }
+                for companion in companions where scope.covers(companion.zone) {
+                    try await Self.asSyncFailure { try await companion.sync() }
+                }
+                let firstSuccess = state.withLock { state -> Bool in
+                    defer { state.hasCheckedIntegrity = true }
+                    return !state.hasCheckedIntegrity
+                }
+                if firstSuccess {
+                    _ = try? await session.checkIntegrity()
+                }
+                return .success(report)
+            } catch {
+                // Every step throws a `SyncFailure` only.
+                return .failure(error)
             }
-            for companion in companions where scope.covers(companion.zone) {
-                try Self.asSyncFailure { try companion.sync() }
+        }, then: { [self] outcome in
+            refreshCompanionsPending()
+            switch outcome {
+            case .success(let report):
+                state.withLock { state in
+                    state.retryAttempt = 0
+                    state.lockedLooks = 0
+                    state.lastFailure = nil
+                    if scope == .everything { state.lastFullSync = scheduler.clock.now().milliseconds }
+                }
+                publish(.synced(lastSync: scheduler.clock.now()))
+                onSynced(report)
+                if wasFailing { onHealed() }
+                requestIdleSync()
+            case .failure(let failure):
+                handle(failure)
             }
-            let firstSuccess = state.withLock { state -> Bool in
-                state.retryAttempt = 0
-                state.lockedLooks = 0
-                state.lastFailure = nil
-                if scope == .everything { state.lastFullSync = scheduler.clock.now().milliseconds }
-                defer { state.hasCheckedIntegrity = true }
-                return !state.hasCheckedIntegrity
-            }
-            if firstSuccess {
-                _ = try? session.checkIntegrity()
-            }
-            publish(.synced(lastSync: scheduler.clock.now()))
-            onSynced(report)
-            if wasFailing { onHealed() }
-            requestIdleSync()
-        } catch {
-            // Every step throws a `SyncFailure` only.
-            handle(error)
-        }
+            release()
+        })
     }
 
     /// Runs a companion's `work`, turning what it throws into the `SyncFailure` it means.
-    private static func asSyncFailure(_ work: () throws -> Void) throws(SyncFailure) {
+    private static func asSyncFailure(_ work: () async throws -> Void) async throws(SyncFailure) {
         do {
-            try work()
+            try await work()
         } catch let error as CloudError {
             throw SyncFailure(error)
         } catch let failure as SyncFailure {
@@ -518,11 +584,11 @@ public protocol SyncCompanion: Sendable {
     /// The remote zone it syncs: a notification for it runs this companion alone.
     var zone: RecordZoneID { get }
     /// Syncs once; a `CloudError` it throws is retried the way the ideas' errors are.
-    func sync() throws
+    func sync() async throws
     /// How many local changes wait to be sent, counted without the remote; nil if unknown.
     func pendingCount() -> Int?
     /// Makes the remote hold exactly this device's data; the other devices follow.
-    func overwriteRemote() throws
+    func overwriteRemote() async throws
 }
 
 /// A companion with local changes waiting: "library: 3 pending".

@@ -9,6 +9,20 @@ public protocol SyncScheduler: Sendable {
     var clock: WallClock { get }
     /// Runs `work` after `milliseconds`, one piece of work at a time, in due order.
     func schedule(after milliseconds: Int64, _ work: @escaping @Sendable () -> Void)
+
+    /// Starts `work` in a task (the one place the loop crosses into async), then runs `done`
+    /// with its result as work scheduled on this scheduler: nothing waits for the task, and
+    /// no thread is held while it runs.
+    func launch<Value: Sendable>(_ work: @escaping @Sendable () async -> Value, then done: @escaping @Sendable (Value) -> Void)
+}
+
+extension SyncScheduler {
+    public func launch<Value: Sendable>(_ work: @escaping @Sendable () async -> Value, then done: @escaping @Sendable (Value) -> Void) {
+        Task {
+            let value = await work()
+            schedule(after: 0) { done(value) }
+        }
+    }
 }
 
 /// The app's scheduler: a serial Dispatch queue and the wall clock.
@@ -28,7 +42,9 @@ public struct DispatchSyncScheduler: SyncScheduler {
 }
 
 /// A scheduler that a test steps: work runs only inside `advance(by:)` or `runDue()`,
-/// in the order it falls due, and the clock moves with it.
+/// in the order it falls due, and the clock moves with it. A task work launches is awaited
+/// before the next piece of work runs, so a step sees it through as the Dispatch loop would
+/// see it end: its `done` is work due at that moment.
 public final class ManualSyncScheduler: SyncScheduler {
     private struct Job {
         var due: Int64
@@ -38,6 +54,7 @@ public final class ManualSyncScheduler: SyncScheduler {
 
     private let manualClock: ManualClock
     private let jobs = Mutex<(next: Int, queue: [Job])>((0, []))
+    private let launched = Mutex<[Task<Void, Never>]>([])
 
     /// A scheduler whose clock starts at `start`.
     public init(start: Timestamp) {
@@ -60,23 +77,43 @@ public final class ManualSyncScheduler: SyncScheduler {
         }
     }
 
-    /// Runs everything due now, including work it schedules for now.
-    public func runDue() {
-        while let job = takeNext(dueBy: manualClock.now.milliseconds) {
-            job.work()
+    public func launch<Value: Sendable>(_ work: @escaping @Sendable () async -> Value, then done: @escaping @Sendable (Value) -> Void) {
+        let task = Task {
+            let value = await work()
+            schedule(after: 0) { done(value) }
         }
+        launched.withLock { $0.append(task) }
+    }
+
+    /// Runs everything due now, including work it schedules for now.
+    public func runDue() async {
+        await advance(by: 0)
     }
 
     /// Moves time forward by `milliseconds`, running each piece of work at its due time.
-    public func advance(by milliseconds: Int64) {
+    public func advance(by milliseconds: Int64) async {
         let end = manualClock.now.milliseconds + milliseconds
-        while let job = takeNext(dueBy: end) {
+        while true {
+            await settleLaunched()
+            guard let job = takeNext(dueBy: end) else { break }
             if job.due > manualClock.now.milliseconds {
                 manualClock.set(Timestamp(milliseconds: job.due))
             }
             job.work()
         }
         manualClock.set(Timestamp(milliseconds: end))
+    }
+
+    /// Waits for every task launched so far, and those they launch.
+    private func settleLaunched() async {
+        while true {
+            let tasks = launched.withLock { launched in
+                defer { launched = [] }
+                return launched
+            }
+            guard !tasks.isEmpty else { return }
+            for task in tasks { await task.value }
+        }
     }
 
     private func takeNext(dueBy limit: Int64) -> Job? {

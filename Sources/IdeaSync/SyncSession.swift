@@ -6,8 +6,8 @@ import IdeaStore
 import Synchronization
 
 /// One sync of one device: check the account, fetch the remote's changes since the stored
-/// token, then send the outbox in batches. Synchronous; the engine runs it on its queue,
-/// and `ideabox sync` runs it directly.
+/// token, then send the outbox in batches. Asynchronous: the engine starts it in a task
+/// (its one crossing from its Dispatch loop), and `ideabox sync` awaits it.
 public struct SyncSession: Sendable {
     /// The most changes one request sends; halved when the remote answers `limitExceeded`.
     public static let batchLimit = 100
@@ -62,13 +62,13 @@ public struct SyncSession: Sendable {
 
     /// Syncs once: pull, then push. One the profile's sign-in to another account cut short
     /// ends there, quietly: the next sync is the new account's.
-    public func run() throws(SyncFailure) -> SyncReport {
+    public func run() async throws(SyncFailure) -> SyncReport {
         var report = SyncReport()
-        try perform {
+        try await perform {
             do {
-                try prepare()
-                try pull(into: &report)
-                try push(into: &report)
+                try await prepare()
+                try await pull(into: &report)
+                try await push(into: &report)
                 try repository.recordSyncSuccess(at: clock.now())
             } catch is AccountMovedDuringSync {
                 try repository.logSyncEvent(.accountMovedDuringSync, at: clock.now())
@@ -84,31 +84,32 @@ public struct SyncSession: Sendable {
     /// version that wins goes out again over the remote's tag). What the change token covers
     /// does not move: other devices' changes come with a notification or the safety fetch. A
     /// device that has never fetched syncs whole (`run`).
-    public func send() throws(SyncFailure) -> SyncReport {
+    public func send() async throws(SyncFailure) -> SyncReport {
         var report = SyncReport()
         var neverFetched = false
-        try perform {
+        try await perform {
             do {
                 try abandonUnfinishedOverwrite()
-                neverFetched = try checkedAccount().changeToken == nil
+                neverFetched = try await checkedAccount().changeToken == nil
                 guard !neverFetched else { return }
-                try push(into: &report)
+                try await push(into: &report)
                 try repository.recordSyncSuccess(at: clock.now())
             } catch is AccountMovedDuringSync {
                 try repository.logSyncEvent(.accountMovedDuringSync, at: clock.now())
             }
         }
-        return neverFetched ? try run() : report
+        if neverFetched { return try await run() }
+        return report
     }
 
     /// Makes the remote hold exactly this device's ideas: everything here is stamped anew
     /// and sent, and whatever only the remote has is deleted; other devices follow. All or
     /// nothing here: if it fails, what it had not sent is taken back (`abandonOverwrite`).
-    public func overwriteRemote() throws(SyncFailure) -> SyncReport {
+    public func overwriteRemote() async throws(SyncFailure) -> SyncReport {
         var report = SyncReport()
-        try perform {
-            try prepare()
-            let remote = try database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType)
+        try await perform {
+            try await prepare()
+            let remote = try await database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType)
             var local = Set<UUID>()
             try repository.forEachSyncState { local.insert($0.ideaId) }
             var tags: [UUID: String] = [:]
@@ -121,7 +122,7 @@ public struct SyncSession: Sendable {
             try repository.beginOverwrite(remoteTags: tags, deleting: tags.keys.filter { !local.contains($0) })
             try repository.logSyncEvent(.overwriting(count: local.count), at: clock.now())
             do {
-                try push(into: &report)
+                try await push(into: &report)
                 // A change the remote refused stays queued: the overwrite did not happen whole.
                 if try repository.overwriteIsPending() { throw CloudError(code: .partialFailure) }
             } catch {
@@ -132,7 +133,7 @@ public struct SyncSession: Sendable {
                 throw error
             }
             try repository.finishOverwrite()
-            try pull(into: &report)
+            try await pull(into: &report)
             try repository.recordSyncSuccess(at: clock.now())
         }
         return report
@@ -140,13 +141,13 @@ public struct SyncSession: Sendable {
 
     /// Compares this device with the remote and logs each difference as a warning, apart
     /// from changes still waiting to be sent. Returns the differences.
-    public func checkIntegrity() throws(SyncFailure) -> [String] {
+    public func checkIntegrity() async throws(SyncFailure) -> [String] {
         var differences: [String] = []
         var events: [SyncLogEvent] = []
-        try perform {
-            try prepare()
+        try await perform {
+            try await prepare()
             var remote: [UUID: RemoteChange] = [:]
-            for record in try database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType) {
+            for record in try await database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType) {
                 if let change = IdeaRecord.change(from: record) { remote[change.ideaId] = change }
             }
             let pending = Set(try repository.pendingChanges(limit: Int.max).map(\.ideaId))
@@ -207,9 +208,9 @@ public struct SyncSession: Sendable {
     // MARK: Steps
 
     /// Runs `body`, turning remote and store errors into sync failures.
-    private func perform(_ body: () throws -> Void) throws(SyncFailure) {
+    private func perform(_ body: () async throws -> Void) async throws(SyncFailure) {
         do {
-            try body()
+            try await body()
         } catch let failure as SyncFailure {
             throw failure
         } catch let error as CloudError {
@@ -222,13 +223,13 @@ public struct SyncSession: Sendable {
     /// The account must be signed in and the one this device's ideas belong to; the zone
     /// must exist. It is created once, before the first fetch: a device with a change token
     /// had it, and a fetch that finds it gone creates it again.
-    private func prepare() throws {
+    private func prepare() async throws {
         try abandonUnfinishedOverwrite()
         let broughtBack = try repository.bringBackFutureTimes()
         if broughtBack > 0 { try repository.logSyncEvent(.futureTimesBroughtBack(count: broughtBack), at: clock.now()) }
-        let metadata = try checkedAccount()
+        let metadata = try await checkedAccount()
         if metadata.changeToken == nil {
-            try database.createZone(IdeaRecord.zone)
+            try await database.createZone(IdeaRecord.zone)
         }
     }
 
@@ -243,13 +244,13 @@ public struct SyncSession: Sendable {
     /// Checks, without the network, that the device is signed in to the account its ideas
     /// belong to (binding them to it the first time), as every sync of anything must: a sync
     /// of the library alone runs this before it.
-    public func checkAccount() throws(SyncFailure) {
-        try perform { _ = try checkedAccount() }
+    public func checkAccount() async throws(SyncFailure) {
+        try await perform { _ = try await checkedAccount() }
     }
 
-    private func checkedAccount() throws -> SyncMetadata {
+    private func checkedAccount() async throws -> SyncMetadata {
         checked.set(nil)
-        guard case .available(let account) = try database.accountStatus() else { throw SyncFailure.notSignedIn }
+        guard case .available(let account) = try await database.accountStatus() else { throw SyncFailure.notSignedIn }
         defer { checked.set(account) }
         let metadata = try repository.syncMetadata()
         let bound = metadata.accountName
@@ -263,33 +264,40 @@ public struct SyncSession: Sendable {
     }
 
     /// Fetches the remote's changes page by page, each page applied with its token in one
-    /// transaction. While a page is applied, the next one is fetched and read on another
-    /// thread (the remote and this device's database are separate files), so a first sync
-    /// keeps both cores busy.
+    /// transaction. While a page is applied, the next one is fetched and read in a child task
+    /// (the remote and this device's database are separate files), so a first sync keeps
+    /// both cores busy.
     ///
     /// An expired token starts over from the beginning, and whatever this device holds
     /// that the remote no longer has is queued to be sent again (the zone may have been
     /// deleted and created anew); a missing zone is created again and everything here is
     /// queued to be sent again. So is a record someone removed outright.
-    private func pull(into report: inout SyncReport) throws {
+    private func pull(into report: inout SyncReport) async throws {
+        // The group holds the page fetched ahead, at most one; a failed pull cancels it and
+        // waits for it, so no fetch runs on behind it.
+        try await withThrowingTaskGroup(of: Page.self) { prefetch in
+            try await pull(into: &report, prefetch: &prefetch)
+        }
+    }
+
+    private func pull(into report: inout SyncReport, prefetch: inout ThrowingTaskGroup<Page, any Error>) async throws {
         var token = try repository.syncMetadata().changeToken.map(ChangeToken.init(data:))
         // A pull from the start learns which ideas the account holds: a device joining an
         // account that has ideas takes the account's samples, not its own.
         if token == nil { try repository.beginPullFromStart() }
         var restartedZone = false
         var refetched: Set<UUID>?
-        var prefetched: BackgroundWork<Page>?
+        var prefetched = false
         var latestReceipt: Timestamp?
-        // Never leave a fetch running behind a failed pull.
-        defer { _ = try? prefetched?.value() }
         while true {
             let page: Page
             do {
-                if let next = prefetched {
-                    prefetched = nil
-                    page = try next.value()
+                if prefetched, let next = try await prefetch.next() {
+                    prefetched = false
+                    page = next
                 } else {
-                    page = try fetchPage(since: token)
+                    prefetched = false
+                    page = try await fetchPage(since: token)
                 }
             } catch let error as CloudError where error.code == .changeTokenExpired && token != nil {
                 try repository.logSyncEvent(.changeTokenExpired, at: clock.now())
@@ -299,14 +307,15 @@ public struct SyncSession: Sendable {
                 continue
             } catch let error as CloudError where error.code == .zoneNotFound && !restartedZone {
                 restartedZone = true
-                try recreateZone()
+                try await recreateZone()
                 token = nil
                 continue
             }
             let changes = page.changes
             if changes.moreComing {
                 let session = self
-                prefetched = BackgroundWork { try session.fetchPage(since: changes.token) }
+                prefetch.addTask { try await session.fetchPage(since: changes.token) }
+                prefetched = true
             }
             for recordID in page.invalid {
                 try repository.logSyncEvent(.skippedInvalidRecord(name: "\(recordID)"), at: clock.now())
@@ -382,8 +391,8 @@ public struct SyncSession: Sendable {
 
     /// Fetches the page of changes after `token`, reads its records as ideas and works out
     /// their search text.
-    private func fetchPage(since token: ChangeToken?) throws -> Page {
-        var page = Page(changes: try database.fetchChanges(in: IdeaRecord.zone, since: token, resultsLimit: Self.fetchLimit))
+    private func fetchPage(since token: ChangeToken?) async throws -> Page {
+        var page = Page(changes: try await database.fetchChanges(in: IdeaRecord.zone, since: token, resultsLimit: Self.fetchLimit))
         var remote: [RemoteChange] = []
         for record in page.changes.changed {
             guard let change = IdeaRecord.change(from: record) else {
@@ -399,21 +408,28 @@ public struct SyncSession: Sendable {
     }
 
     /// Sends the outbox oldest first, at most `batchLimit` changes a request. Requests go
-    /// one after another, but while the remote works on one, the answer to the one before
-    /// is settled here (the remote and this device's database are separate files).
+    /// one after another, but while the remote works on one (a child task), the answer to
+    /// the one before is settled here (the remote and this device's database are separate
+    /// files).
     ///
     /// A conflict answer carries the remote's version: it is settled by last write wins,
     /// and a local version that wins goes out again with the remote's tag, in another pass
     /// through the outbox. Changes that failed for another reason stay queued, and the
     /// sync fails so the engine retries.
-    private func push(into report: inout SyncReport) throws {
+    private func push(into report: inout SyncReport) async throws {
+        // The group holds the request under way, at most one; a failed push cancels it and
+        // waits for it (its changes stay queued).
+        try await withThrowingTaskGroup(of: ModifyResult.self) { requests in
+            try await push(into: &report, requests: &requests)
+        }
+    }
+
+    private func push(into report: inout SyncReport, requests: inout ThrowingTaskGroup<ModifyResult, any Error>) async throws {
         var limit = min(Self.batchLimit, database.maximumRecordsPerRequest)
         var transientFailure: CloudError?
         // The last change sent in this pass through the outbox.
         var cursor: PendingChange?
-        var inFlight: Batch?
-        // Never leave a request running behind a failed push; its changes stay queued.
-        defer { _ = try? inFlight?.answer.value() }
+        var inFlight: [PendingChange]?
         var clockMeasured = false
         var rounds = 0
         while rounds < 10_000 {
@@ -424,30 +440,32 @@ public struct SyncSession: Sendable {
                 cursor = nil
                 pending = try repository.pendingChanges(after: nil, limit: limit)
             }
-            var answered: (batch: Batch, result: ModifyResult)?
+            var answered: (changes: [PendingChange], result: ModifyResult)?
             if let sent = inFlight {
                 inFlight = nil
                 do {
-                    answered = (sent, try sent.answer.value())
-                } catch let error as CloudError where error.code == .limitExceeded && sent.changes.count > 1 {
-                    limit = max(1, sent.changes.count / 2)
+                    guard let result = try await requests.next() else { throw CloudError.internalError }
+                    answered = (sent, result)
+                } catch let error as CloudError where error.code == .limitExceeded && sent.count > 1 {
+                    limit = max(1, sent.count / 2)
                     cursor = nil
                     continue
                 } catch let error as CloudError where error.code == .zoneNotFound {
-                    try recreateZone()
+                    try await recreateZone()
                     cursor = nil
                     continue
                 }
             }
             if !pending.isEmpty {
-                inFlight = send(pending)
+                requests.addTask(operation: send(pending))
+                inFlight = pending
                 cursor = pending.last
             }
             guard let (sent, result) = answered else {
                 if inFlight == nil { break }
                 continue
             }
-            let progress = try settle(sent.changes, result, measuringClock: &clockMeasured, into: &report)
+            let progress = try settle(sent, result, measuringClock: &clockMeasured, into: &report)
             if let failure = result.partialFailure, failure.isTransient || !progress {
                 transientFailure = failure
                 break
@@ -456,9 +474,9 @@ public struct SyncSession: Sendable {
         }
         // A batch sent before the loop stopped: its answer is settled too (its changes stay
         // queued if the request failed).
-        if let sent = inFlight, let result = try? sent.answer.value() {
+        if let sent = inFlight, let result = try? await requests.next() {
             inFlight = nil
-            _ = try settle(sent.changes, result, measuringClock: &clockMeasured, into: &report)
+            _ = try settle(sent, result, measuringClock: &clockMeasured, into: &report)
         }
         if report.sent > 0 {
             try repository.logSyncEvent(.sent(count: report.sent), at: clock.now())
@@ -468,20 +486,12 @@ public struct SyncSession: Sendable {
         }
     }
 
-    /// Changes sent to the remote, and its answer once it comes.
-    private struct Batch {
-        var changes: [PendingChange]
-        var answer: BackgroundWork<ModifyResult>
-    }
-
-    /// Sends `changes` on another thread.
-    private func send(_ changes: [PendingChange]) -> Batch {
+    /// The request that sends `changes`, for a child task.
+    private func send(_ changes: [PendingChange]) -> @Sendable () async throws -> ModifyResult {
         let names = namesToSend()
         let records = changes.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag, names: names) }
         let database = self.database
-        return Batch(changes: changes, answer: BackgroundWork {
-            try database.modify(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged)
-        })
+        return { try await database.modify(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged) }
     }
 
     /// Applies one modify answer; returns whether anything moved (sent, or settled). The first
@@ -548,38 +558,12 @@ public struct SyncSession: Sendable {
         return !acknowledged.isEmpty || !serverVersions.isEmpty || !staleTags.isEmpty
     }
 
-    private func recreateZone() throws {
+    private func recreateZone() async throws {
         try repository.logSyncEvent(.zoneMissing, at: clock.now())
-        try database.createZone(IdeaRecord.zone)
+        try await database.createZone(IdeaRecord.zone)
         try repository.forgetRemoteTags()
         try repository.requeueEverything()
         _ = try repository.applyRemoteChanges([], changeToken: .set(nil), syncedAt: clock.now(), rule: ConflictRule.decide)
-    }
-}
-
-/// Work started on another thread, whose result is picked up later (exactly once or more:
-/// each `value()` waits for it and returns the same result).
-private final class BackgroundWork<Value: Sendable>: @unchecked Sendable {
-    // `result` is written once, before `done` is signalled, and read only after a wait
-    // on `done`: the semaphore orders the two threads.
-    private let done = DispatchSemaphore(value: 0)
-    private var result: Result<Value, any Error>?
-
-    /// Starts `body` on a thread of its own: it blocks (a request waiting for its answer), and
-    /// Dispatch's global queue, which adds few threads past the cores, made a send in a
-    /// process of many sessions (the push benchmark's fifty writers) wait for one behind the
-    /// others' round trips: their pushes reached the server over 400 ms (issue 40).
-    init(_ body: @escaping @Sendable () throws -> Value) {
-        Thread.detachNewThread {
-            self.result = Result(catching: body)
-            self.done.signal()
-        }
-    }
-
-    func value() throws -> Value {
-        done.wait()
-        defer { done.signal() }
-        return try result!.get()
     }
 }
 

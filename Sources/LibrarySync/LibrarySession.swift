@@ -35,7 +35,7 @@ public struct LibraryReport: Codable, Equatable, Sendable {
 /// kept in `.conflicts/` beside the file. The remote learns nothing of files: it stores
 /// `RawLibraryFile` records with the fields `filename`, `path` and `filedata`.
 ///
-/// Synchronous, like `SyncSession`; errors that stop the sync are thrown as `CloudError`
+/// Asynchronous, like `SyncSession`; errors that stop the sync are thrown as `CloudError`
 /// or `LibraryError`, and the manifest keeps every step that finished.
 public final class LibrarySession: @unchecked Sendable {
     /// The zone and record type of the spec.
@@ -95,16 +95,16 @@ public final class LibrarySession: @unchecked Sendable {
 
     /// Pulls, then pushes; records the outcome in the manifest either way.
     @discardableResult
-    public func sync() throws -> LibraryReport {
+    public func sync() async throws -> LibraryReport {
         try folder.createRootIfMissing()
         folder.removeStaleTemporaryFiles(now: clock.now())
         var manifest = try loadManifest()
         var report = LibraryReport()
         do {
-            if manifest.changeTokenData == nil { try database.createZone(Self.zone) }
+            if manifest.changeTokenData == nil { try await database.createZone(Self.zone) }
             var serverTags: [LibraryPath: String] = [:]
-            try pull(&manifest, &report, serverTags: &serverTags)
-            try push(&manifest, &report, serverTags: serverTags)
+            try await pull(&manifest, &report, serverTags: &serverTags)
+            try await push(&manifest, &report, serverTags: serverTags)
             // A sync that found nothing to do (the engine runs one every second) leaves the
             // manifest alone unless its last sync time is a minute old.
             let now = clock.now()
@@ -129,24 +129,24 @@ public final class LibrarySession: @unchecked Sendable {
     /// folder lacks and saves every file over whatever the remote has. Other devices then
     /// converge to it on their next sync.
     @discardableResult
-    public func overwriteRemote() throws -> LibraryReport {
+    public func overwriteRemote() async throws -> LibraryReport {
         try folder.createRootIfMissing()
         var manifest = try loadManifest()
         var report = LibraryReport()
         do {
-            try database.createZone(Self.zone)
+            try await database.createZone(Self.zone)
             let scan = try scanAndReport(&manifest, &report)
             let local = Set(scan.files.keys.map(\.recordName))
-            let stale = try database.records(in: Self.zone, ofType: Self.recordType)
+            let stale = try await database.records(in: Self.zone, ofType: Self.recordType)
                 .map(\.recordID).filter { !local.contains($0.recordName) }
             for chunk in stride(from: 0, to: stale.count, by: Self.batchLimit) {
                 let ids = Array(stale[chunk..<min(chunk + Self.batchLimit, stale.count)])
-                let result = try database.modify(saving: [], deleting: ids, savePolicy: .allKeys)
+                let result = try await database.modify(saving: [], deleting: ids, savePolicy: .allKeys)
                 if let failure = result.failures.first(where: { $0.value != .unknownItem })?.value { throw failure }
                 report.deletedRemotely += ids.count
             }
             manifest.files = manifest.files.filter { entry in (try? LibraryPath(entry.key)).map { scan.files[$0] != nil } ?? false }
-            try upload(scan.files.keys.sorted(), scan: scan, policy: .allKeys, serverTags: [:], &manifest, &report)
+            try await upload(scan.files.keys.sorted(), scan: scan, policy: .allKeys, serverTags: [:], &manifest, &report)
             try save(&manifest)
         } catch {
             manifest.lastError = "\(error)"
@@ -154,7 +154,7 @@ public final class LibrarySession: @unchecked Sendable {
             throw error
         }
         // Take in the remote's changes (this device's own saves come back as echoes).
-        let rest = try sync()
+        let rest = try await sync()
         report.downloaded += rest.downloaded
         report.deletedLocally += rest.deletedLocally
         report.conflicts += rest.conflicts
@@ -163,19 +163,19 @@ public final class LibrarySession: @unchecked Sendable {
 
     // MARK: Pull
 
-    private func pull(_ manifest: inout LibraryManifest, _ report: inout LibraryReport, serverTags: inout [LibraryPath: String]) throws {
+    private func pull(_ manifest: inout LibraryManifest, _ report: inout LibraryReport, serverTags: inout [LibraryPath: String]) async throws {
         var token = manifest.changeTokenData.flatMap { Data(base64Encoded: $0) }.map(ChangeToken.init(data:))
         var recreatedZone = false
         while true {
             let changes: ZoneChanges
             do {
-                changes = try database.fetchChanges(in: Self.zone, since: token, resultsLimit: Self.pageLimit)
+                changes = try await database.fetchChanges(in: Self.zone, since: token, resultsLimit: Self.pageLimit)
             } catch CloudError.changeTokenExpired where token != nil {
                 token = nil
                 continue
             } catch CloudError.zoneNotFound where !recreatedZone {
                 recreatedZone = true
-                try database.createZone(Self.zone)
+                try await database.createZone(Self.zone)
                 token = nil
                 continue
             }
@@ -185,7 +185,7 @@ public final class LibrarySession: @unchecked Sendable {
             var staged = LibraryFolder.StagedWrites()
             let files = changes.changed.filter { $0.recordType == Self.recordType }
             for record in files {
-                try apply(record, &manifest, &report, serverTags: &serverTags, staged: &staged, batchSize: files.count)
+                try await apply(record, &manifest, &report, serverTags: &serverTags, staged: &staged, batchSize: files.count)
             }
             try folder.commit(&staged)
             for deleted in changes.deleted {
@@ -204,7 +204,7 @@ public final class LibrarySession: @unchecked Sendable {
     private func apply(
         _ record: RemoteRecord, _ manifest: inout LibraryManifest, _ report: inout LibraryReport,
         serverTags: inout [LibraryPath: String], staged: inout LibraryFolder.StagedWrites, batchSize: Int
-    ) throws {
+    ) async throws {
         let name = record.recordID.recordName.prefix(16)
         guard case .string(let text)? = record.fields["path"] else {
             return refuse("record \(name)… has no path: not written", &report)
@@ -221,7 +221,7 @@ public final class LibrarySession: @unchecked Sendable {
         let entry = manifest.files[path.text]
         let serverTime = record.modificationDate ?? clock.now()
         if let tag = record.changeTag, entry?.recordChangeTag == tag { return }  // this device's own save
-        guard let data = try fileData(of: record, path: path, &report) else { return }
+        guard let data = try await fileData(of: record, path: path, &report) else { return }
         let local = folder.state(of: path)
         let localChanged = local.map { state in
             entry.map { state.modified != $0.lastLocalModifiedAt || state.size != $0.size } ?? true
@@ -269,7 +269,7 @@ public final class LibrarySession: @unchecked Sendable {
 
     // MARK: Push
 
-    private func push(_ manifest: inout LibraryManifest, _ report: inout LibraryReport, serverTags: [LibraryPath: String]) throws {
+    private func push(_ manifest: inout LibraryManifest, _ report: inout LibraryReport, serverTags: [LibraryPath: String]) async throws {
         let scan = try scanAndReport(&manifest, &report)
         let changed = scan.files.filter { path, state in
             guard let entry = manifest.files[path.text] else { return true }
@@ -279,7 +279,7 @@ public final class LibrarySession: @unchecked Sendable {
         for chunk in stride(from: 0, to: gone.count, by: Self.batchLimit) {
             let paths = Array(gone[chunk..<min(chunk + Self.batchLimit, gone.count)])
             let ids = paths.map { RecordID(recordName: $0.recordName, zoneID: Self.zone) }
-            let result = try database.modify(saving: [], deleting: ids, savePolicy: .allKeys)
+            let result = try await database.modify(saving: [], deleting: ids, savePolicy: .allKeys)
             for path in paths {
                 let id = RecordID(recordName: path.recordName, zoneID: Self.zone)
                 if let failure = result.failures[id], failure != .unknownItem { throw failure }
@@ -288,7 +288,7 @@ public final class LibrarySession: @unchecked Sendable {
             }
             try save(&manifest)
         }
-        try upload(changed, scan: scan, policy: .ifServerRecordUnchanged, serverTags: serverTags, &manifest, &report)
+        try await upload(changed, scan: scan, policy: .ifServerRecordUnchanged, serverTags: serverTags, &manifest, &report)
     }
 
     /// Sends `paths` in batches; a conflict is settled by last write wins, and a local
@@ -296,7 +296,7 @@ public final class LibrarySession: @unchecked Sendable {
     private func upload(
         _ paths: [LibraryPath], scan: LibraryFolder.Scan, policy: SavePolicy, serverTags: [LibraryPath: String],
         _ manifest: inout LibraryManifest, _ report: inout LibraryReport
-    ) throws {
+    ) async throws {
         var tags = serverTags
         var queue = paths[...]
         var resent: [LibraryPath: Int] = [:]
@@ -318,7 +318,7 @@ public final class LibrarySession: @unchecked Sendable {
                 heldBytes += data.count
                 if inline { inlineBytes += data.count }
                 // An asset goes up before the record that names it, which the remote refuses otherwise.
-                let filedata: FieldValue = inline ? .bytes(data) : .asset(try database.uploadAsset(data))
+                let filedata: FieldValue = inline ? .bytes(data) : .asset(try await database.uploadAsset(data))
                 batch.append((path, data, state, filedata))
             }
             guard !batch.isEmpty else { continue }
@@ -329,7 +329,7 @@ public final class LibrarySession: @unchecked Sendable {
                 record.changeTag = tags[item.path] ?? manifest.files[item.path.text]?.recordChangeTag
                 return record
             }
-            let result = try database.modify(saving: records, deleting: [], savePolicy: policy)
+            let result = try await database.modify(saving: records, deleting: [], savePolicy: policy)
             let byID = Dictionary(batch.map { (RecordID(recordName: $0.path.recordName, zoneID: Self.zone), $0) }, uniquingKeysWith: { a, _ in a })
             for saved in result.saved {
                 guard let item = byID[saved.recordID] else { continue }
@@ -382,13 +382,13 @@ public final class LibrarySession: @unchecked Sendable {
 
     /// The bytes of the file `record` holds: inline, or its asset fetched. Nil, with one line
     /// in the log, if it holds none or the remote lacks its asset.
-    private func fileData(of record: RemoteRecord, path: LibraryPath, _ report: inout LibraryReport) throws -> Data? {
+    private func fileData(of record: RemoteRecord, path: LibraryPath, _ report: inout LibraryReport) async throws -> Data? {
         switch record.fields["filedata"] {
         case .bytes(let data)?:
             return data
         case .asset(let reference)?:
             do {
-                return try database.fetchAsset(reference)
+                return try await database.fetchAsset(reference)
             } catch CloudError.unknownItem {
                 refuse("the remote has no \(reference) for \(path): not written", &report)
                 return nil
@@ -469,13 +469,14 @@ public struct LibraryStatus: Codable, Equatable, Sendable {
 extension LibrarySession {
     /// The folder against its manifest, and the remote's changes since the manifest's
     /// token (counted, not applied; nil if the remote can't be reached).
-    public func status() throws -> LibraryStatus {
+    public func status() async throws -> LibraryStatus {
         let manifest = try loadManifest()
         let scan = try folder.scan()
         let local = Self.localChanges(scan, manifest)
+        let downloads = try? await remoteChangeCount(manifest, scan)
         return LibraryStatus(
             files: scan.files.count, pendingUploads: local.uploads, pendingDeletes: local.deletes,
-            pendingDownloads: try? remoteChangeCount(manifest, scan), notSynced: scan.unsynced,
+            pendingDownloads: downloads, notSynced: scan.unsynced,
             lastSyncAt: manifest.lastSyncAt, lastError: manifest.lastError)
     }
 
@@ -500,14 +501,14 @@ extension LibrarySession {
     /// away here, each counted once: a record saved by another device (not one this device's
     /// own save left behind), or deleted while its file is still in the folder. A deletion of
     /// a file this device already removed, or never had, brings nothing down.
-    private func remoteChangeCount(_ manifest: LibraryManifest, _ scan: LibraryFolder.Scan) throws -> Int {
+    private func remoteChangeCount(_ manifest: LibraryManifest, _ scan: LibraryFolder.Scan) async throws -> Int {
         let tags = Set(manifest.files.values.compactMap(\.recordChangeTag))
         let here = Set(manifest.files.values.filter { entry in (try? LibraryPath(entry.path)).map { scan.files[$0] != nil } ?? false }
             .map(\.recordName))
         var token = manifest.changeTokenData.flatMap { Data(base64Encoded: $0) }.map(ChangeToken.init(data:))
         var pending: Set<String> = []
         while true {
-            let changes = try database.fetchChanges(in: Self.zone, since: token, resultsLimit: Self.pageLimit)
+            let changes = try await database.fetchChanges(in: Self.zone, since: token, resultsLimit: Self.pageLimit)
             for record in changes.changed where !tags.contains(record.changeTag ?? "") { pending.insert(record.recordID.recordName) }
             for deleted in changes.deleted {
                 let name = deleted.recordID.recordName

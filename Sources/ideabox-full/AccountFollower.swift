@@ -73,27 +73,27 @@ struct FollowingDatabase: CloudDatabase {
 
     private var base: any CloudDatabase { follower.connection.database }
 
-    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
-        try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+    func accountStatus() async throws -> AccountStatus { try await base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) async throws { try await base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) async throws { try await base.deleteZone(zone) }
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
+        try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
-        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
+        try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
+    func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
+        try await base.records(in: zone, ofType: recordType)
     }
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference { try await base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) async throws -> Data { try await base.fetchAsset(reference) }
 }
 
 /// A change feed that watches through the follower's current connection: after a new
 /// sign-in, the listener's next start (it starts over whenever a poll fails) uses it. A poll
 /// held when the account file changes is given up within a second (its request left to end
-/// on its own thread, its answer dropped), so the listener starts over on the new account at
-/// once instead of after the old poll's minute.
+/// on its own, its answer dropped), so the listener starts over on the new account at once
+/// instead of after the old poll's minute.
 struct FollowingChangeFeed: ZoneChangeFeed {
     let follower: AccountFollower
     /// How often a held poll looks at the account file.
@@ -104,37 +104,49 @@ struct FollowingChangeFeed: ZoneChangeFeed {
         return feed
     }
 
-    func startWatching(_ zones: [RecordZoneID]) throws -> ChangeCursor {
-        try base().startWatching(zones)
+    func startWatching(_ zones: [RecordZoneID]) async throws -> ChangeCursor {
+        try await base().startWatching(zones)
     }
 
-    func waitForChanges(after cursor: ChangeCursor, seconds: Int) throws -> ZoneChangeNotice? {
+    func waitForChanges(after cursor: ChangeCursor, seconds: Int) async throws -> ZoneChangeNotice? {
         let began = follower.fileVersion
         let feed = try base()
-        let wait = HeldWait()
-        Thread {
-            wait.finish(Result { try feed.waitForChanges(after: cursor, seconds: seconds) })
-        }.start()
-        while true {
-            if let answer = wait.answer(within: Self.accountLookMilliseconds) { return try answer.get() }
-            if follower.fileVersion != began { throw CloudError.networkFailure }
+        let follower = self.follower
+        return try await withCheckedThrowingContinuation { continuation in
+            let answer = FirstAnswer(continuation)
+            Task {
+                do {
+                    answer.give(.success(try await feed.waitForChanges(after: cursor, seconds: seconds)))
+                } catch {
+                    answer.give(.failure(error))
+                }
+            }
+            Task {
+                while !answer.isGiven, follower.fileVersion == began {
+                    try? await Task.sleep(for: .milliseconds(Self.accountLookMilliseconds))
+                }
+                answer.give(.failure(CloudError.networkFailure))
+            }
         }
     }
 }
 
-/// One poll's answer, awaited on the listener's own queue (never the cooperative pool).
-private final class HeldWait: Sendable {
-    private let result = Mutex<Result<ZoneChangeNotice?, any Error>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
+/// One poll's answer: the first of the poll's own and the account file's change, given once.
+private final class FirstAnswer: Sendable {
+    private let continuation: Mutex<CheckedContinuation<ZoneChangeNotice?, any Error>?>
 
-    func finish(_ answer: Result<ZoneChangeNotice?, any Error>) {
-        result.withLock { $0 = answer }
-        done.signal()
+    init(_ continuation: CheckedContinuation<ZoneChangeNotice?, any Error>) {
+        self.continuation = Mutex(continuation)
     }
 
-    /// The answer, if it came within `milliseconds`.
-    func answer(within milliseconds: Int) -> Result<ZoneChangeNotice?, any Error>? {
-        guard done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
-        return result.withLock { $0 }
+    var isGiven: Bool { continuation.withLock { $0 == nil } }
+
+    /// Resumes the waiter with `answer`, unless an answer came first.
+    func give(_ answer: Result<ZoneChangeNotice?, any Error>) {
+        let waiting = continuation.withLock { continuation in
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(with: answer)
     }
 }

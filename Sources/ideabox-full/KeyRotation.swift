@@ -48,32 +48,32 @@ struct ResealCompanion: SyncCompanion {
     /// The ideas' zone: a change there wakes it too (it does nothing without the marker).
     var zone: RecordZoneID { SyncSession.zone }
 
-    func sync() throws {
+    func sync() async throws {
         guard marker.isSet else { return }
-        try Self.reseal(encryption: encryption(), marker: marker)
+        try await Self.reseal(encryption: encryption(), marker: marker)
     }
 
     func pendingCount() -> Int? { nil }
 
-    func overwriteRemote() throws {}
+    func overwriteRemote() async throws {}
 
     /// Seals again what an earlier key sealed, if the device is unlocked; clears `marker`
     /// once done. Returns how many records were sealed, nil if the device is not unlocked.
     @discardableResult
-    static func reseal(encryption: EncryptedDatabase, marker: ResealMarker) throws -> Int? {
-        guard let sealed = try encryption.sealedDatabase() else { return nil }
-        let count = try RecordRewriter(raw: encryption.base, sealed: sealed).sealEverything(EncryptionWiring.zones)
+    static func reseal(encryption: EncryptedDatabase, marker: ResealMarker) async throws -> Int? {
+        guard let sealed = try await encryption.sealedDatabase() else { return nil }
+        let count = try await RecordRewriter(raw: encryption.base, sealed: sealed).sealEverything(EncryptionWiring.zones)
         marker.clear()
         return count
     }
 
     /// `reseal` for `ideabox sync`: if the profile in `profileDirectory` is marked, its
     /// failure said in the person's language.
-    static func resealIfMarked(encryption: EncryptedDatabase, profileDirectory: URL) throws {
+    static func resealIfMarked(encryption: EncryptedDatabase, profileDirectory: URL) async throws {
         let marker = ResealMarker(directory: profileDirectory)
         guard marker.isSet else { return }
         do {
-            try reseal(encryption: encryption, marker: marker)
+            try await reseal(encryption: encryption, marker: marker)
         } catch let error as CloudError {
             throw EncryptionCommandError.remote(error)
         } catch is AccountLocked {

@@ -141,12 +141,16 @@ struct RemoteConnection {
     /// What the server says the signed-in account holds and may hold, or why it could not be
     /// asked (signed out, this profile's network off, or the request's own failure); nil for
     /// the embedded remote, whose counts `deviceStatus()` has.
-    func servedUsage() -> Result<ServedAccountUsage, CloudError>? {
+    func servedUsage() async -> Result<ServedAccountUsage, CloudError>? {
         guard let credentials else { return nil }
         guard credentials.token != nil else { return .failure(.notAuthenticated) }
         if (try? network.status(device: device).isOffline) == true { return .failure(.networkUnavailable) }
         let database = credentials.database(unnamedContainer: ProductContainer.legacy, timeout: Self.statusTimeout)
-        return Result { try database.accountUsage() }.mapError { $0 as? CloudError ?? .networkFailure }
+        do {
+            return .success(try await database.accountUsage())
+        } catch {
+            return .failure(error as? CloudError ?? .networkFailure)
+        }
     }
 
     /// How long a status command waits for a server's answer before saying it could not ask.

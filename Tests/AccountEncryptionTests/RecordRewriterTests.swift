@@ -164,11 +164,11 @@ final class RacingDatabase: CloudDatabase, Sendable {
     /// How many requests saved records.
     var saveRequests: Int { saves.withLock { $0 } }
 
-    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
+    func accountStatus() async throws -> AccountStatus { try base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) async throws { try base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) async throws { try base.deleteZone(zone) }
 
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         let runs = !records.isEmpty && savePolicy == .ifServerRecordUnchanged && count.withLock { count in
             guard every || count == 0 else { return false }
             count += 1
@@ -179,14 +179,14 @@ final class RacingDatabase: CloudDatabase, Sendable {
         return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
 
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+    func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         try base.records(in: zone, ofType: recordType)
     }
 
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference { try base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) async throws -> Data { try base.fetchAsset(reference) }
 }

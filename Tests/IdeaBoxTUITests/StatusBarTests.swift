@@ -256,36 +256,36 @@ final class ScriptedRemote: CloudDatabase, @unchecked Sendable {
         if let failure = failure.withLock({ $0 }) { throw failure }
     }
 
-    func accountStatus() throws -> AccountStatus {
+    func accountStatus() async throws -> AccountStatus {
         if let locked = locked.withLock({ $0 }) { throw locked }
         if let account = account.withLock({ $0 }) { return .available(accountName: account) }
         return try base.accountStatus()
     }
-    func createZone(_ zone: RecordZoneID) throws {
+    func createZone(_ zone: RecordZoneID) async throws {
         try check()
         try base.createZone(zone)
     }
-    func deleteZone(_ zone: RecordZoneID) throws {
+    func deleteZone(_ zone: RecordZoneID) async throws {
         try check()
         try base.deleteZone(zone)
     }
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         try check()
         return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         try check()
         return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+    func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         try check()
         return try base.records(in: zone, ofType: recordType)
     }
-    func uploadAsset(_ data: Data) throws -> AssetReference {
+    func uploadAsset(_ data: Data) async throws -> AssetReference {
         try check()
         return try base.uploadAsset(data)
     }
-    func fetchAsset(_ reference: AssetReference) throws -> Data {
+    func fetchAsset(_ reference: AssetReference) async throws -> Data {
         try check()
         return try base.fetchAsset(reference)
     }

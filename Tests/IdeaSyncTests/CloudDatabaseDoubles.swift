@@ -49,16 +49,16 @@ final class WatchedDatabase: CloudDatabase {
 
     var maximumRecordsPerRequest: Int { claimedLimit ?? base.maximumRecordsPerRequest }
 
-    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws {
+    func accountStatus() async throws -> AccountStatus { try base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) async throws {
         state.withLock { $0.createZoneCount += 1 }
         try base.createZone(zone)
     }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
+    func deleteZone(_ zone: RecordZoneID) async throws { try base.deleteZone(zone) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference { try base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) async throws -> Data { try base.fetchAsset(reference) }
 
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         let failure = state.withLock { state in
             state.modifySizes.append(records.count + recordIDs.count)
             return state.failingItem
@@ -80,7 +80,7 @@ final class WatchedDatabase: CloudDatabase {
         return result
     }
 
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         let fails = state.withLock { state in
             state.fetchCount += 1
             return state.fetchCount == state.failingFetch
@@ -89,7 +89,7 @@ final class WatchedDatabase: CloudDatabase {
         return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+    func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         try base.records(in: zone, ofType: recordType)
     }
 }
@@ -145,22 +145,22 @@ final class MeetingDatabase: CloudDatabase {
 
     var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
-    func accountStatus() throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) throws { try base.deleteZone(zone) }
-    func uploadAsset(_ data: Data) throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) throws -> Data { try base.fetchAsset(reference) }
+    func accountStatus() async throws -> AccountStatus { try base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) async throws { try base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) async throws { try base.deleteZone(zone) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference { try base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) async throws -> Data { try base.fetchAsset(reference) }
 
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         meeting.meet()
         return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
 
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
-    func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+    func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         try base.records(in: zone, ofType: recordType)
     }
 }

@@ -34,29 +34,29 @@ public struct HookedDatabase: CloudDatabase {
 
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
-    public func accountStatus() throws -> AccountStatus { try hooked(.accountStatus) { try base.accountStatus() } }
+    public func accountStatus() async throws -> AccountStatus { try hooked(.accountStatus) { try base.accountStatus() } }
 
-    public func createZone(_ zone: RecordZoneID) throws { try hooked(.createZone(zone)) { try base.createZone(zone) } }
+    public func createZone(_ zone: RecordZoneID) async throws { try hooked(.createZone(zone)) { try base.createZone(zone) } }
 
-    public func deleteZone(_ zone: RecordZoneID) throws { try hooked(.deleteZone(zone)) { try base.deleteZone(zone) } }
+    public func deleteZone(_ zone: RecordZoneID) async throws { try hooked(.deleteZone(zone)) { try base.deleteZone(zone) } }
 
-    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) throws -> ModifyResult {
+    public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         try hooked(.modify(zones: Set(records.map(\.recordID.zoneID) + recordIDs.map(\.zoneID)))) {
             try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
         }
     }
 
-    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) throws -> ZoneChanges {
+    public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         try hooked(.fetchChanges(zone)) { try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
     }
 
-    public func records(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
+    public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         try hooked(.query(zone)) { try base.records(in: zone, ofType: recordType) }
     }
 
-    public func uploadAsset(_ data: Data) throws -> AssetReference { try hooked(.uploadAsset) { try base.uploadAsset(data) } }
+    public func uploadAsset(_ data: Data) async throws -> AssetReference { try hooked(.uploadAsset) { try base.uploadAsset(data) } }
 
-    public func fetchAsset(_ reference: AssetReference) throws -> Data { try hooked(.fetchAsset) { try base.fetchAsset(reference) } }
+    public func fetchAsset(_ reference: AssetReference) async throws -> Data { try hooked(.fetchAsset) { try base.fetchAsset(reference) } }
 
     private func hooked<Answer>(_ call: Call, _ body: () throws -> Answer) throws -> Answer {
         try before(call)

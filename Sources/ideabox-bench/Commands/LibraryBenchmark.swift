@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchDevices
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
@@ -51,9 +52,9 @@ struct LibraryBenchmark: ParsableCommand {
             ups.append(up)
             downs.append(down)
             if round == rounds - 1 {
-                _ = try b.sync()
+                _ = try onBenchThread { try await b.sync() }
                 for _ in 0..<idle {
-                    let report = try idleSync.time { try b.sync() }
+                    let report = try idleSync.time { try onBenchThread { try await b.sync() } }
                     guard report == LibraryReport() else { throw ValidationError("a no-change sync did something: \(report)") }
                     try scan.time { _ = try b.folder.scan() }
                 }
@@ -88,10 +89,10 @@ struct LibraryBenchmark: ParsableCommand {
         let total = Double(files * bytes) / 1_048_576
         let clock = ContinuousClock()
         var start = clock.now
-        let up = try a.sync()
+        let up = try onBenchThread { try await a.sync() }
         let upSeconds = seconds(clock.now - start)
         start = clock.now
-        let down = try b.sync()
+        let down = try onBenchThread { try await b.sync() }
         let downSeconds = seconds(clock.now - start)
         guard up.uploaded == files, down.downloaded == files, up.refused.isEmpty, down.refused.isEmpty else {
             throw ValidationError("sent \(up.uploaded) and received \(down.downloaded) of \(files) files; refused \(up.refused + down.refused)")

@@ -110,7 +110,7 @@ struct PushBenchmark: ParsableCommand {
             if byEngine {
                 a.engine.localChangeHappened()
             } else {
-                _ = try a.session.run()
+                _ = try onBenchThread { try await a.session.run() }
             }
             let committed = clock.now
             try waitUntil("B's screen shows change \(index)", every: 0.0002) {
@@ -180,9 +180,9 @@ struct PushBenchmark: ParsableCommand {
             let failures = Locked(0)
             DispatchQueue.concurrentPerform(iterations: writerDevices.count) { index in
                 do {
-                    _ = try writerDevices[index].session.run()
+                    _ = try onBenchThread { try await writerDevices[index].session.run() }
                     _ = try writerDevices[index].repository.addIdea(title: "before the rounds, from writer \(index)")
-                    _ = try writerDevices[index].session.send()
+                    _ = try onBenchThread { try await writerDevices[index].session.send() }
                 } catch {
                     failures.withLock { $0 += 1 }
                 }
@@ -262,8 +262,8 @@ struct PushBenchmark: ParsableCommand {
                         saved.wait()
                         starts.withLock { $0[index] = .now }
                         switch writerSync {
-                        case .send: _ = try writer.session.send()
-                        case .run: _ = try writer.session.run()
+                        case .send: _ = try onBenchThread { try await writer.session.send() }
+                        case .run: _ = try onBenchThread { try await writer.session.run() }
                         }
                         answers.withLock { $0[index] = .now }
                     } catch {

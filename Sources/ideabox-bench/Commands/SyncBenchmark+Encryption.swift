@@ -1,5 +1,6 @@
 import AccountEncryption
 import ArgumentParser
+import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import EmbeddedRemote
@@ -82,10 +83,10 @@ extension SyncBenchmark {
         _ = try devices[0].repository.importIdeas(corpus)
         let clock = ContinuousClock()
         var start = clock.now
-        let sent = try devices[0].session.run().sent
+        let sent = try onBenchThread { try await devices[0].session.run() }.sent
         let upload = pairedRate(sent, clock.now - start)
         start = clock.now
-        let received = try devices[1].session.run().received
+        let received = try onBenchThread { try await devices[1].session.run() }.received
         let download = pairedRate(received, clock.now - start)
         guard sent == corpus.count, received == corpus.count else {
             throw ValidationError("sent \(sent) and received \(received) of \(corpus.count) ideas")

@@ -1,5 +1,6 @@
 import AccountEncryption
 import ArgumentParser
+import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import EmbeddedRemote
@@ -43,10 +44,10 @@ struct SyncBenchmark: ParsableCommand {
                 _ = try a.repository.importIdeas(corpus)
                 let clock = ContinuousClock()
                 var start = clock.now
-                let sent = try a.session.run().sent
+                let sent = try onBenchThread { try await a.session.run() }.sent
                 let upload = Self.rate(sent, clock.now - start)
                 start = clock.now
-                let received = try b.session.run().received
+                let received = try onBenchThread { try await b.session.run() }.received
                 let download = Self.rate(received, clock.now - start)
                 guard sent == corpus.count, received == corpus.count else {
                     throw ValidationError("sent \(sent) and received \(received) of \(corpus.count) ideas")
@@ -102,8 +103,8 @@ struct SyncBenchmark: ParsableCommand {
         for index in 0..<trips {
             _ = try a.repository.addIdea(title: "change \(index)")
             try work.time {
-                _ = try a.session.run()
-                _ = try b.session.run()
+                _ = try onBenchThread { try await a.session.run() }
+                _ = try onBenchThread { try await b.session.run() }
             }
         }
 

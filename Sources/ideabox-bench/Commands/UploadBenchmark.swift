@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchDevices
 import CloudKitModel
 import Foundation
 import Synchronization
@@ -49,7 +50,7 @@ struct UploadBenchmark: ParsableCommand {
                 defer { finished.leave() }
                 let start = ContinuousClock.now
                 do {
-                    let reference = try database.uploadAsset(data)
+                    let reference = try onBenchThread { try await database.uploadAsset(data) }
                     times.withLock { $0.append(ContinuousClock.now - start) }
                     references.withLock { $0[index] = reference }
                 } catch {
@@ -65,7 +66,7 @@ struct UploadBenchmark: ParsableCommand {
         let reader = try server.client(owner)
         for (index, data) in assets.enumerated() {
             guard let reference = references.withLock({ $0[index] }) else { continue }
-            if (try? reader.fetchAsset(reference)) == data { intact += 1 }
+            if (try? onBenchThread { try await reader.fetchAsset(reference) }) == data { intact += 1 }
         }
 
         var measurement = Measurement(name: "upload of \(megabytes) MiB (\(count) at once)")

@@ -38,7 +38,7 @@ extension IdeaBoxCommand.Account {
     }
 
     /// `ideabox account sign-in NAME [--server URL [--token T] [--container ID] [--api-token T]]`
-    struct SignIn: IdeaBoxSubcommand {
+    struct SignIn: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-in",
             abstract: .english("Sign this profile in to an account, on the embedded remote or on `ideabox serve`; sync starts with the next run.", chinese: "讓這個設定檔登入一個帳號，在內建遠端或 `ideabox serve` 上；下次執行時開始同步。"),
@@ -110,7 +110,7 @@ extension IdeaBoxCommand.Account {
             _ = try certificateAuthority.map(Self.readAuthority)
         }
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let account = name.trimmingCharacters(in: .whitespaces)
             let location = try context.location(store)
             let bound = try context.openRepository(store).syncMetadata().accountName
@@ -124,7 +124,7 @@ extension IdeaBoxCommand.Account {
                     certificateAuthority: authority, allowsInsecureHTTP: allowsInsecureHTTP)
                 // One request with the new credentials: a sign-in the server refuses is not kept.
                 do {
-                    if !skipsCheck { try credentials.database(unnamedContainer: ProductContainer.legacy).checkSignIn() }
+                    if !skipsCheck { try await credentials.database(unnamedContainer: ProductContainer.legacy).checkSignIn() }
                 } catch let error as CloudError {
                     throw FullCommandError.signInRefused(account: account, server: url.absoluteString, error)
                 }
@@ -136,8 +136,8 @@ extension IdeaBoxCommand.Account {
                 try remote.network.signIn(device: remote.device, account: account)
                 print(CommandLineText.signedIn(account, server: nil, context.language))
             }
-            if let bound, bound != account { try carryOrKeepApart(from: bound, to: account, in: context) }
-            if !skipsCheck, (try? context.openRemote(store).encryption.refresh()) == .locked {
+            if let bound, bound != account { try await carryOrKeepApart(from: bound, to: account, in: context) }
+            if !skipsCheck, (try? await context.openRemote(store).encryption.refresh()) == .locked {
                 print(EncryptionText.signedInLocked(context.language))
             }
         }
@@ -147,13 +147,15 @@ extension IdeaBoxCommand.Account {
         /// its copy), unless both hold ideas a person made and the person keeps them apart
         /// (`--keep-apart`, or no to the question; without a terminal to ask on, they stay
         /// apart until `--merge`). Either way nothing is dropped.
-        private func carryOrKeepApart(from bound: String, to account: String, in context: CommandContext) throws {
+        private func carryOrKeepApart(from bound: String, to account: String, in context: CommandContext) async throws {
             let repository = try context.openRepository(store)
             let own = try repository.ownIdeaCount()
             let carries: Bool
             if merge || keepsApart {
                 carries = merge
-            } else if own == 0 || (!skipsCheck && accountHoldsNoIdeas(context)) {
+            } else if own == 0 {
+                carries = true
+            } else if !skipsCheck, await accountHoldsNoIdeas(context) {
                 carries = true
             } else if isatty(STDIN_FILENO) == 1 {
                 print(CommandLineText.mergeQuestion(own: own, bound: bound, account: account, context.language), terminator: "")
@@ -171,9 +173,9 @@ extension IdeaBoxCommand.Account {
 
         /// Whether the account this profile is now signed in to is known to hold no ideas
         /// (no record in their zone, or no zone); one request.
-        private func accountHoldsNoIdeas(_ context: CommandContext) -> Bool {
+        private func accountHoldsNoIdeas(_ context: CommandContext) async -> Bool {
             do {
-                let changes = try context.openRemote(store).database.fetchChanges(in: SyncSession.zone, since: nil, resultsLimit: 1)
+                let changes = try await context.openRemote(store).database.fetchChanges(in: SyncSession.zone, since: nil, resultsLimit: 1)
                 return changes.changed.isEmpty && changes.deleted.isEmpty
             } catch CloudError.zoneNotFound {
                 return true

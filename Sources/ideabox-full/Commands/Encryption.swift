@@ -15,7 +15,7 @@ extension IdeaBoxCommand.Account {
     }
 
     /// `ideabox account unlock [--recovery-key]`
-    struct Unlock: IdeaBoxSubcommand {
+    struct Unlock: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "unlock", abstract: .english("Unlock this device for an encrypted account, with the passphrase or the recovery key.", chinese: "以密語或復原金鑰，為加密的帳號解鎖這台裝置。"))
 
@@ -23,9 +23,9 @@ extension IdeaBoxCommand.Account {
         var usesRecoveryKey = false
         @OptionGroup var store: StoreOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let account = try EncryptedAccount(context: context, store: store)
-            guard let stored = try account.envelope() else {
+            guard let stored = try await account.envelope() else {
                 if (try? account.keyFile.load()) != nil { throw EncryptionCommandError.envelopeGone(account: account.name) }
                 throw EncryptionCommandError.off(account: account.name)
             }
@@ -35,7 +35,7 @@ extension IdeaBoxCommand.Account {
             }
             let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
             try account.keyFile.save(keyring)
-            _ = try? account.remote.encryption.refresh()
+            _ = try? await account.remote.encryption.refresh()
             print(EncryptionText.unlocked(account: account.name, context.language))
         }
     }
@@ -43,7 +43,7 @@ extension IdeaBoxCommand.Account {
 
 extension IdeaBoxCommand.Account.Encryption {
     /// `ideabox account encryption enable`
-    struct Enable: IdeaBoxSubcommand {
+    struct Enable: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "enable",
             abstract: .english("Encrypt this account's ideas and library on every device: asks a passphrase twice, shows a recovery key once.", chinese: "在每台裝置上加密這個帳號的靈感與資料夾：詢問兩次密語，並顯示一次復原金鑰。"),
@@ -55,12 +55,12 @@ extension IdeaBoxCommand.Account.Encryption {
 
         @OptionGroup var store: StoreOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let account = try EncryptedAccount(context: context, store: store)
-            if try account.envelope() != nil {
+            if try await account.envelope() != nil {
                 // Unlocked here: finish a sealing an earlier run left undone; locked: say how to join.
-                guard try account.remote.encryption.refresh() == .on else { throw EncryptionCommandError.alreadyOn(account: account.name) }
-                let sealed = try account.sealEverything()
+                guard try await account.remote.encryption.refresh() == .on else { throw EncryptionCommandError.alreadyOn(account: account.name) }
+                let sealed = try await account.sealEverything()
                 print(EncryptionText.enabled(account: account.name, recoveryKey: nil, sealed: sealed, context.language))
                 return
             }
@@ -68,10 +68,10 @@ extension IdeaBoxCommand.Account.Encryption {
             let creation = try EncryptedAccount.keys {
                 try KeyEnvelope.make(passphrase: passphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
             }
-            switch try account.remoteWork({ try account.envelopes.publish(creation.envelope) }) {
+            switch try await account.remoteWork({ try await account.envelopes.publish(creation.envelope) }) {
             case .published:
                 try account.keyFile.save(creation.keyring)
-                let sealed = try account.sealEverything()
+                let sealed = try await account.sealEverything()
                 print(EncryptionText.enabled(account: account.name, recoveryKey: creation.recoveryKey, sealed: sealed, context.language))
             case .alreadyEnabled(let stored):
                 // Nothing was sealed with this device's key: it is forgotten, the winner's is taken.
@@ -79,14 +79,14 @@ extension IdeaBoxCommand.Account.Encryption {
                     throw EncryptionCommandError.enabledElsewhere
                 }
                 try account.keyFile.save(keyring)
-                _ = try? account.remote.encryption.refresh()
+                _ = try? await account.remote.encryption.refresh()
                 print(EncryptionText.joinedOtherDevice(context.language))
             }
         }
     }
 
     /// `ideabox account encryption passphrase [--recovery-key]`
-    struct Passphrase: IdeaBoxSubcommand {
+    struct Passphrase: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "passphrase",
             abstract: .english("Change the account's passphrase (asks the current one, then the new one twice); no record is rewritten.", chinese: "變更帳號的密語（先詢問目前的，再詢問兩次新的）；不會改寫任何記錄。"),
@@ -99,9 +99,9 @@ extension IdeaBoxCommand.Account.Encryption {
         var usesRecoveryKey = false
         @OptionGroup var store: StoreOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let account = try EncryptedAccount(context: context, store: store)
-            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            guard let stored = try await account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
             let secret = try account.secret(recoveryKey: usesRecoveryKey)
             _ = try EncryptedAccount.keys { try stored.envelope.unlock(with: secret) }
             let newPassphrase = try SecretPrompt.newPassphrase(context.language)
@@ -109,7 +109,7 @@ extension IdeaBoxCommand.Account.Encryption {
                 try stored.envelope.rewrapped(
                     unlockingWith: secret, newPassphrase: newPassphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
             }
-            switch try account.remoteWork({ try account.envelopes.replace(stored, with: envelope) }) {
+            switch try await account.remoteWork({ try await account.envelopes.replace(stored, with: envelope) }) {
             case .replaced: print(EncryptionText.passphraseChanged(context.language))
             case .changedMeanwhile: throw EncryptionCommandError.changedMeanwhile
             case .gone: throw EncryptionCommandError.off(account: account.name)
@@ -118,7 +118,7 @@ extension IdeaBoxCommand.Account.Encryption {
     }
 
     /// `ideabox account encryption rotate [--recovery-key]`
-    struct Rotate: IdeaBoxSubcommand {
+    struct Rotate: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate",
             abstract: .english("Make a new account key (asks the passphrase); every record is sealed again with it, other unlocked devices follow.", chinese: "產生新的帳號金鑰（會詢問密語）；每筆記錄都以它重新加密，其他已解鎖的裝置會跟上。"),
@@ -134,12 +134,12 @@ extension IdeaBoxCommand.Account.Encryption {
         var background = false
         @OptionGroup var store: StoreOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let account = try EncryptedAccount(context: context, store: store)
-            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            guard let stored = try await account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
             let secret = try account.secret(recoveryKey: usesRecoveryKey)
             let rotation = try EncryptedAccount.keys { try stored.envelope.rotated(unlockingWith: secret) }
-            switch try account.remoteWork({ try account.envelopes.replace(stored, with: rotation.envelope) }) {
+            switch try await account.remoteWork({ try await account.envelopes.replace(stored, with: rotation.envelope) }) {
             case .replaced: break
             case .changedMeanwhile: throw EncryptionCommandError.changedMeanwhile
             case .gone: throw EncryptionCommandError.off(account: account.name)
@@ -148,9 +148,9 @@ extension IdeaBoxCommand.Account.Encryption {
             let marker = ResealMarker(directory: account.profileDirectory)
             try marker.set(for: rotation.keyring.current.id)
             // Sealed again now; if the remote fails, the next syncs finish it (the marker stays).
-            let sealed = background ? nil : try? account.remoteWork {
-                guard try account.remote.encryption.refresh() == .on else { return nil as Int? }
-                return try ResealCompanion.reseal(encryption: account.remote.encryption, marker: marker)
+            let sealed = background ? nil : try? await account.remoteWork {
+                guard try await account.remote.encryption.refresh() == .on else { return nil as Int? }
+                return try await ResealCompanion.reseal(encryption: account.remote.encryption, marker: marker)
             }
             print(EncryptionText.rotated(
                 from: stored.envelope.keyID, to: rotation.keyring.current.id, sealed: sealed ?? nil, context.language))
@@ -158,7 +158,7 @@ extension IdeaBoxCommand.Account.Encryption {
     }
 
     /// `ideabox account encryption reset --yes`
-    struct Reset: IdeaBoxSubcommand {
+    struct Reset: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "reset",
             abstract: .english("Forgot the passphrase and lost the recovery key: a new key, passphrase and recovery key, everything sealed again from this device.", chinese: "忘了密語也遺失了復原金鑰：產生新的金鑰、密語與復原金鑰，並從這台裝置重新加密一切。"),
@@ -173,15 +173,15 @@ extension IdeaBoxCommand.Account.Encryption {
         @Flag(help: .english("Confirm that the remote is to hold exactly this device's ideas and library.", chinese: "確認遠端將只保存這台裝置的靈感與資料庫。")) var yes = false
         @OptionGroup var store: StoreOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             guard yes else { throw EncryptionCommandError.resetNeedsConfirmation }
             let account = try EncryptedAccount(context: context, store: store)
-            guard let stored = try account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
+            guard let stored = try await account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
             let passphrase = try SecretPrompt.newPassphrase(context.language)
             let creation = try EncryptedAccount.keys {
                 try KeyEnvelope.make(passphrase: passphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
             }
-            switch try account.remoteWork({ try account.envelopes.replace(stored, with: creation.envelope) }) {
+            switch try await account.remoteWork({ try await account.envelopes.replace(stored, with: creation.envelope) }) {
             case .replaced: break
             case .changedMeanwhile: throw EncryptionCommandError.changedMeanwhile
             case .gone: throw EncryptionCommandError.off(account: account.name)
@@ -189,36 +189,38 @@ extension IdeaBoxCommand.Account.Encryption {
             // From here every other device is locked: its key is not in the new envelope.
             try account.keyFile.save(creation.keyring)
             ResealMarker(directory: account.profileDirectory).clear()
-            guard try account.remote.encryption.refresh() == .on, let sealed = try account.remote.encryption.sealedDatabase() else {
+            guard try await account.remote.encryption.refresh() == .on, let sealed = try await account.remote.encryption.sealedDatabase() else {
                 throw EncryptionCommandError.locked
             }
             let rewriter = RecordRewriter(raw: account.remote.encryption.base, sealed: sealed)
             let libraryZones = EncryptionWiring.zones.filter { $0.zone == LibrarySession.zone }
             let ideaZones = EncryptionWiring.zones.filter { !libraryZones.contains($0) }
-            try account.remoteWork { try rewriter.removeUnreadable(ideaZones) }
+            try await account.remoteWork { try await rewriter.removeUnreadable(ideaZones) }
             let sync = try context.openSync(store)
-            _ = try sync.session.overwriteRemote()
+            _ = try await sync.session.overwriteRemote()
             // The library's files go up under the new key before the old key's records go: a
             // device still on the old key reads the removal of a record it can open as a file
             // deleted, and deletes it, while a record under the new key locks it first. Its
             // old records do not open here any more, so the session's remote does not log them.
-            try account.remoteWork {
-                try context.librarySession(store, folder: nil, repository: sync.repository, database: try context.openRemote(store).database)
+            try await account.remoteWork {
+                try await context.librarySession(store, folder: nil, repository: sync.repository, database: try context.openRemote(store).database)
                     .overwriteRemote()
             }
-            try account.remoteWork { try rewriter.removeUnreadable(libraryZones) }
+            try await account.remoteWork { try await rewriter.removeUnreadable(libraryZones) }
             // What the remote holds under the new key, not what this command sent: an app open
             // on this profile syncs with the new key too, and may have sent some of it first.
-            let held = try account.remoteWork {
-                (ideas: try ideaZones.reduce(0) { $0 + (try rewriter.readableCount($1)) },
-                 files: try libraryZones.reduce(0) { $0 + (try rewriter.readableCount($1)) })
+            let held = try await account.remoteWork {
+                var held = (ideas: 0, files: 0)
+                for zone in ideaZones { held.ideas += try await rewriter.readableCount(zone) }
+                for zone in libraryZones { held.files += try await rewriter.readableCount(zone) }
+                return held
             }
             print(EncryptionText.reset(recoveryKey: creation.recoveryKey, ideas: held.ideas, files: held.files, context.language))
         }
     }
 
     /// `ideabox account encryption disable [--recovery-key]`
-    struct Disable: IdeaBoxSubcommand {
+    struct Disable: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "disable",
             abstract: .english("Turn encryption off: every record is stored plain again on the remote (asks the passphrase).", chinese: "關閉加密：每筆記錄在遠端恢復為未加密保存（會詢問密語）。"))
@@ -227,29 +229,29 @@ extension IdeaBoxCommand.Account.Encryption {
         var usesRecoveryKey = false
         @OptionGroup var store: StoreOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let account = try EncryptedAccount(context: context, store: store)
-            guard let stored = try account.envelope() else {
+            guard let stored = try await account.envelope() else {
                 // Turned off on another device, or by a run of this command that stopped after
                 // the envelope went: what the key held here still opens is stored plain, then
                 // this device lets go of its key, which until now kept it from sending anything plain.
                 guard let held = try? account.keyFile.load() else { throw EncryptionCommandError.off(account: account.name) }
-                try account.remoteWork { try account.rewriter(keyring: held).openEverything(EncryptionWiring.zones) }
+                try await account.remoteWork { try await account.rewriter(keyring: held).openEverything(EncryptionWiring.zones) }
                 try account.keyFile.remove()
-                _ = try? account.remote.encryption.refresh()
+                _ = try? await account.remote.encryption.refresh()
                 print(EncryptionText.releasedKey(account: account.name, context.language))
                 return
             }
             let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
             try account.keyFile.save(keyring)
-            guard try account.remote.encryption.refresh() == .on else { throw EncryptionCommandError.locked }
+            guard try await account.remote.encryption.refresh() == .on else { throw EncryptionCommandError.locked }
             // The envelope goes first: from then on the remote takes plain records and no sealed
             // one (`SealingRule`), so a device still sealing is refused, looks again and sends
             // nothing until it lets go of its key. Then every record is opened.
-            try account.remoteWork { try account.envelopes.remove() }
-            let opened = try account.remoteWork { try account.rewriter(keyring: keyring).openEverything(EncryptionWiring.zones) }
+            try await account.remoteWork { try await account.envelopes.remove() }
+            let opened = try await account.remoteWork { try await account.rewriter(keyring: keyring).openEverything(EncryptionWiring.zones) }
             try account.keyFile.remove()
-            _ = try? account.remote.encryption.refresh()
+            _ = try? await account.remote.encryption.refresh()
             print(EncryptionText.disabled(account: account.name, opened: opened, context.language))
         }
     }
@@ -281,8 +283,8 @@ struct EncryptedAccount {
     }
 
     /// The account's envelope, or nil while encryption is off.
-    func envelope() throws -> EnvelopeStore.Stored? {
-        try remoteWork { try envelopes.fetch() }
+    func envelope() async throws -> EnvelopeStore.Stored? {
+        try await remoteWork { try await envelopes.fetch() }
     }
 
     /// The passphrase or the recovery key, read from the person.
@@ -301,11 +303,11 @@ struct EncryptedAccount {
     }
 
     /// Seals every record not yet sealed with the current key; returns how many.
-    func sealEverything() throws -> Int {
-        guard try remote.encryption.refresh() == .on, let sealed = try remote.encryption.sealedDatabase() else {
+    func sealEverything() async throws -> Int {
+        guard try await remote.encryption.refresh() == .on, let sealed = try await remote.encryption.sealedDatabase() else {
             throw EncryptionCommandError.locked
         }
-        return try remoteWork { try RecordRewriter(raw: remote.encryption.base, sealed: sealed).sealEverything(EncryptionWiring.zones) }
+        return try await remoteWork { try await RecordRewriter(raw: remote.encryption.base, sealed: sealed).sealEverything(EncryptionWiring.zones) }
     }
 
     /// A rewriter of the account's records with `keyring`, whatever the envelope says now.
@@ -328,9 +330,9 @@ struct EncryptedAccount {
 
     /// Runs `work` against the remote, its errors said in the person's language.
     @discardableResult
-    func remoteWork<Result>(_ work: () throws -> Result) throws -> Result {
+    func remoteWork<Result>(_ work: () async throws -> Result) async throws -> Result {
         do {
-            return try work()
+            return try await work()
         } catch let error as CloudError {
             throw EncryptionCommandError.remote(error)
         } catch let error as AccountEncryptionError {

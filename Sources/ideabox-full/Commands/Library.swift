@@ -68,36 +68,36 @@ struct LibraryCompanion: SyncCompanion {
 
     var zone: RecordZoneID { LibrarySession.zone }
 
-    func sync() throws {
-        try session.sync()
+    func sync() async throws {
+        try await session.sync()
     }
 
     func pendingCount() -> Int? {
         try? session.localPendingCount()
     }
 
-    func overwriteRemote() throws {
-        try session.overwriteRemote()
+    func overwriteRemote() async throws {
+        try await session.overwriteRemote()
     }
 }
 
 extension IdeaBoxCommand.Library {
     /// `ideabox library sync [--json]`
-    struct Sync: IdeaBoxSubcommand {
+    struct Sync: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "sync", abstract: .english("Sync the library folder now; exits non-zero with the reason if it can't.", chinese: "立即同步資料夾；無法同步時以非零結束並說明原因。"))
 
         @Flag(help: .english("Print what the sync did as JSON.", chinese: "以 JSON 印出同步做了什麼。")) var json = false
         @OptionGroup var options: LibraryOptions
 
-        func run(in context: CommandContext) throws {
-            let report = try options.session(in: context).sync()
+        func run(in context: CommandContext) async throws {
+            let report = try await options.session(in: context).sync()
             try LibraryOutput.print(report, json: json, context: context, overwrote: false)
         }
     }
 
     /// `ideabox library overwrite-remote --yes`
-    struct OverwriteRemote: IdeaBoxSubcommand {
+    struct OverwriteRemote: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "overwrite-remote",
             abstract: .english("Make the remote hold exactly this library folder; every other device follows. Needs --yes.", chinese: "讓遠端只保存這個資料夾的內容；其他裝置都會跟著更新。需要 --yes。"))
@@ -106,23 +106,23 @@ extension IdeaBoxCommand.Library {
         @Flag(help: .english("Print what was done as JSON.", chinese: "以 JSON 印出做了什麼。")) var json = false
         @OptionGroup var options: LibraryOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             guard yes else { throw FullCommandError.libraryOverwriteNeedsConfirmation }
-            let report = try options.session(in: context).overwriteRemote()
+            let report = try await options.session(in: context).overwriteRemote()
             try LibraryOutput.print(report, json: json, context: context, overwrote: true)
         }
     }
 
     /// `ideabox library status [--json]`
-    struct Status: IdeaBoxSubcommand {
+    struct Status: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "status", abstract: .english("Show the library's files, what waits to go up or come down, and the last sync.", chinese: "顯示資料夾的檔案、等待上傳或下載的項目，以及上次同步。"))
 
         @Flag(help: .english("Print the status as JSON.", chinese: "以 JSON 印出狀態。")) var json = false
         @OptionGroup var options: LibraryOptions
 
-        func run(in context: CommandContext) throws {
-            let status = try options.session(in: context).status()
+        func run(in context: CommandContext) async throws {
+            let status = try await options.session(in: context).status()
             if json {
                 print(try Output.json(status))
                 return

@@ -33,16 +33,16 @@ extension IdeaBoxCommand.Remote {
     }
 
     /// `ideabox remote status [--json]`
-    struct Status: IdeaBoxSubcommand {
+    struct Status: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "status", abstract: .english("Show this profile's account, network, latency, faults and quota.", chinese: "顯示這個設定檔的帳號、網路、延遲、故障與配額。"))
 
         @Flag(help: .english("Print JSON.", chinese: "印出 JSON。")) var json = false
         @OptionGroup var store: StoreOptions
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let remote = try context.openRemote(store)
-            let report = RemoteStatusReport(status: try remote.deviceStatus(), endpoint: remote.endpoint, usage: remote.servedUsage())
+            let report = RemoteStatusReport(status: try remote.deviceStatus(), endpoint: remote.endpoint, usage: await remote.servedUsage())
             if json {
                 print(try Output.json(RemoteStatusOutput(report, context.language)))
             } else {

@@ -9,7 +9,7 @@ import Synchronization
 
 extension IdeaBoxCommand {
     /// `ideabox sync [--json] [--watch]`, `ideabox sync --overwrite-remote --yes`
-    struct Sync: IdeaBoxSubcommand {
+    struct Sync: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "sync", abstract: .english("Sync this profile with the remote now; exits non-zero with the reason if it can't.", chinese: "立即與遠端同步這個設定檔；無法同步時以非零結束並說明原因。"))
 
@@ -31,18 +31,18 @@ extension IdeaBoxCommand {
             if watch && overwriteRemote { throw ValidationError("--watch and --overwrite-remote do not go together.") }
         }
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             guard !overwriteRemote || yes else { throw FullCommandError.overwriteNeedsConfirmation }
-            if watch { try runWatching(in: context) }
+            if watch { try await runWatching(in: context) }
             let sync = try context.openSync(store)
             let report: SyncReport
             do {
-                report = overwriteRemote ? try sync.session.overwriteRemote() : try sync.session.run()
+                report = overwriteRemote ? try await sync.session.overwriteRemote() : try await sync.session.run()
             } catch {
                 sync.session.recordFailure(error)
                 throw error
             }
-            try ResealCompanion.resealIfMarked(encryption: sync.remote.encryption, profileDirectory: try context.location(store).profileDirectory)
+            try await ResealCompanion.resealIfMarked(encryption: sync.remote.encryption, profileDirectory: try context.location(store).profileDirectory)
             let summary = SyncSummary(
                 report: report, pending: try sync.repository.pendingChangeCount(),
                 syncedAt: try sync.repository.syncMetadata().lastSyncAt)
@@ -57,7 +57,7 @@ extension IdeaBoxCommand {
 
 extension IdeaBoxCommand.Sync {
     /// `--watch`: the app's sync without the app, until SIGINT or SIGTERM.
-    fileprivate func runWatching(in context: CommandContext) throws -> Never {
+    fileprivate func runWatching(in context: CommandContext) async throws -> Never {
         let sync = try context.openSync(store)
         let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
         let (json, language, clock, repository) = (json, context.language, context.clock, sync.repository)
@@ -96,10 +96,12 @@ extension IdeaBoxCommand.Sync {
             source.resume()
             return source
         }
-        // The main queue runs until a signal exits; the sources live as long.
-        return withExtendedLifetime(stops) { () -> Never in
-            live.start()
-            dispatchMain()
+        // The main queue (in Dispatch's main loop while this command's task awaits) runs
+        // until a signal exits; the sources live as long.
+        live.start()
+        while true {
+            try? await Task.sleep(for: .seconds(3600))
+            withExtendedLifetime(stops) {}
         }
     }
 }
