@@ -362,7 +362,7 @@ public final class SyncEngine: Sendable {
     }
 
     private func run(generation: Int) {
-        guard claim(orWait: { [self] in run(generation: generation) }) else { return }
+        guard claim(orWait: { [self] in self.run(generation: generation) }) else { return }
         let run = state.withLock { state -> (scope: SyncScope, isQuiet: Bool, onlySends: Bool, wasFailing: Bool)? in
             guard state.generation == generation, !state.isStopped else { return nil }
             state.nextRunDue = nil

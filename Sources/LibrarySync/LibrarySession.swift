@@ -356,7 +356,7 @@ public final class LibrarySession: @unchecked Sendable {
                         tags[item.path] = server.changeTag
                         queue.append(item.path)
                     } else {
-                        try settleLoss(item.path, local: item.data, localTime: item.state.modified, to: server, &manifest, &report)
+                        try await settleLoss(item.path, local: item.data, localTime: item.state.modified, to: server, &manifest, &report)
                     }
                 case .unknownItem where (resent[item.path] ?? 0) < 3:
                     // Updated a record the remote no longer has: send it as new.
@@ -410,8 +410,8 @@ public final class LibrarySession: @unchecked Sendable {
     private func settleLoss(
         _ path: LibraryPath, local: Data, localTime: Timestamp, to server: RemoteRecord,
         _ manifest: inout LibraryManifest, _ report: inout LibraryReport
-    ) throws {
-        guard let data = try fileData(of: server, path: path, &report) else { return }
+    ) async throws {
+        guard let data = try await fileData(of: server, path: path, &report) else { return }
         let serverTime = server.modificationDate ?? clock.now()
         let copy = try folder.keepConflictCopy(local, of: path, side: "local", modified: localTime)
         try folder.write(data, at: path, modified: serverTime)
