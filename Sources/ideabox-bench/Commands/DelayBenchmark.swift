@@ -1,5 +1,6 @@
 import AccountEncryption
 import ArgumentParser
+import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import Foundation
@@ -60,7 +61,8 @@ struct DelayBenchmark: ParsableCommand {
         var keyring: AccountKeyring?
         if encryption == .sealed {
             let made = try KeyEnvelope.make(passphrase: "bench passphrase", scrypt: ScryptParameters(logN: 10, blockSize: 8, parallelism: 1)!)
-            guard case .published = try EnvelopeStore(database: client()).publish(made.envelope) else {
+            let store = EnvelopeStore(database: try client())
+            guard case .published = try onBenchThread({ try await store.publish(made.envelope) }) else {
                 throw ValidationError("the account already had an envelope")
             }
             keyring = made.keyring

@@ -28,7 +28,10 @@ struct LoadBenchmark: ParsableCommand {
         defer { server.stop() }
         let process = ProcessInfo.processInfo.processIdentifier
         let owners = try (0..<accounts).map { try server.newAccount("load-\(process)-\($0)") }
-        for owner in owners { try onBenchThread { try await server.client(owner).createZone(Self.zone) } }
+        for owner in owners {
+            let client = try server.client(owner)
+            try onBenchThread { try await client.createZone(Self.zone) }
+        }
 
         let latencies = Mutex<[Duration]>([])
         let saved = Mutex<[Int: Set<String>]>([:])
@@ -85,7 +88,7 @@ struct LoadBenchmark: ParsableCommand {
         var token: ChangeToken?
         var page: ZoneChanges
         repeat {
-            page = try onBenchThread { try await database.fetchChanges(in: zone, since: token, resultsLimit: 400) }
+            page = try onBenchThread { [token] in try await database.fetchChanges(in: zone, since: token, resultsLimit: 400) }
             names += page.changed.map(\.recordID.recordName)
             token = page.token
         } while page.moreComing
@@ -123,7 +126,8 @@ private struct LoadDevice {
         }
         let clock = ContinuousClock()
         var start = clock.now
-        let result = try onBenchThread { try await database.modify(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged) }
+        let (database, sent) = (database, records)
+        let result = try onBenchThread { try await database.modify(saving: sent, deleting: [], savePolicy: .ifServerRecordUnchanged) }
         let modify = clock.now - start
         for record in result.saved {
             saved.insert(record.recordID.recordName)
@@ -138,7 +142,7 @@ private struct LoadDevice {
         var page: ZoneChanges
         repeat {
             start = clock.now
-            page = try onBenchThread { try await database.fetchChanges(in: LoadBenchmark.zone, since: token, resultsLimit: 400) }
+            page = try onBenchThread { [token] in try await database.fetchChanges(in: LoadBenchmark.zone, since: token, resultsLimit: 400) }
             timings.append(clock.now - start)
             token = page.token
         } while page.moreComing

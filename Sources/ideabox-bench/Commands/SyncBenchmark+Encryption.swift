@@ -63,7 +63,8 @@ extension SyncBenchmark {
             remotes = ["a", "b"].map { (cloud.database(forDevice: $0), cloud.database(forDevice: $0)) }
         }
         if let keys {
-            guard case .published = try EnvelopeStore(database: remotes[0].base).publish(keys.envelope) else {
+            let store = EnvelopeStore(database: remotes[0].base)
+            guard case .published = try onBenchThread({ try await store.publish(keys.envelope) }) else {
                 throw ValidationError("the account already had an envelope")
             }
         }
