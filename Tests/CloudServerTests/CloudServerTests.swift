@@ -38,7 +38,7 @@ import Testing
         let basic = try await server.send(Self.modify, authorization: "Basic YWxpY2U6eA==", body: Data("{}".utf8))
         #expect(basic.status == 401)
         #expect(try server.snapshot() == before)
-        #expect(server.client("carol", token: server.revokedToken).accountStatusRefused())
+        #expect(await server.client("carol", token: server.revokedToken).accountStatusRefused())
     }
 
     @Test("Another account's zone and record names reach only the sender's own namespace")
@@ -46,28 +46,28 @@ import Testing
         let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let bob = server.client("bob", token: server.bobToken)
-        let secret = try #require(try alice.records(in: ServerFixture.zone, ofType: "Idea").first)
+        let secret = try await #require(try alice.records(in: ServerFixture.zone, ofType: "Idea").first)
         let before = try server.snapshot()
 
-        #expect(try bob.records(in: ServerFixture.zone, ofType: "Idea").isEmpty)
-        #expect(try bob.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 100).changed.isEmpty)
+        await #expect(try bob.records(in: ServerFixture.zone, ofType: "Idea").isEmpty)
+        await #expect(try bob.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 100).changed.isEmpty)
         // Alice's record with her change tag: for bob there is no such record.
-        let update = try bob.modify(saving: [secret], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        let update = try await bob.modify(saving: [secret], deleting: [], savePolicy: .ifServerRecordUnchanged)
         #expect(update.failures == [secret.recordID: .unknownItem])
         // Deleting alice's record name deletes nothing of hers.
-        _ = try bob.modify(saving: [], deleting: [secret.recordID], savePolicy: .allKeys)
+        _ = try await bob.modify(saving: [], deleting: [secret.recordID], savePolicy: .allKeys)
         // Alice's change token names her zone: in bob's hands it has expired.
-        let aliceToken = try alice.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 100).token
-        #expect(cloudError { try bob.fetchChanges(in: ServerFixture.zone, since: aliceToken, resultsLimit: 100) } == .changeTokenExpired)
+        let aliceToken = try await alice.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 100).token
+        #expect(await cloudError { try bob.fetchChanges(in: ServerFixture.zone, since: aliceToken, resultsLimit: 100) } == .changeTokenExpired)
         // A zone only alice has does not exist for bob, and bob's list shows his own zones.
-        try alice.createZone(RecordZoneID(zoneName: "AlicePrivate"))
-        #expect(cloudError { try bob.records(in: RecordZoneID(zoneName: "AlicePrivate"), ofType: "Idea") } == .zoneNotFound)
+        try await alice.createZone(RecordZoneID(zoneName: "AlicePrivate"))
+        #expect(await cloudError { try bob.records(in: RecordZoneID(zoneName: "AlicePrivate"), ofType: "Idea") } == .zoneNotFound)
         let list = try await server.send(ServerFixture.path("zones/list"), token: server.bobToken, json: [:])
         #expect((list.json["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["_defaultZone", "Ideas"])
 
         let after = try server.snapshot()
         #expect(after == before.replacingOccurrences(of: "alice: zones [\"Ideas\"]", with: "alice: zones [\"AlicePrivate\", \"Ideas\"]"))
-        #expect(try alice.records(in: ServerFixture.zone, ofType: "Idea") == [secret])
+        await #expect(try alice.records(in: ServerFixture.zone, ofType: "Idea") == [secret])
     }
 
     @Test("A body framed as HTTP/1.1 never frames one (Transfer-Encoding: xchunked) is a 400 with the JSON error, not a 500; nothing written")
@@ -169,8 +169,8 @@ import Testing
         #expect(try await server.store.zones(account: "alice").map(\.zoneName).sorted() == ["Ideas", "Second"])
 
         let alice = server.client("alice", token: server.aliceToken)
-        _ = try alice.uploadAsset(Data(repeating: 1, count: 700_000))
-        #expect(cloudError { try alice.uploadAsset(Data(repeating: 2, count: 700_000)) } == .quotaExceeded)
+        _ = try await alice.uploadAsset(Data(repeating: 1, count: 700_000))
+        #expect(await cloudError { try alice.uploadAsset(Data(repeating: 2, count: 700_000)) } == .quotaExceeded)
         // Two megabytes announced and none sent: answered at once, unread, and the connection
         // ended, so that the bytes still to come are never read as a request.
         let uploadPath = try await server.uploadPath()
@@ -199,7 +199,7 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(120)
         var refused: CloudError?
         while ContinuousClock.now < deadline {
-            refused = cloudError { try alice.uploadAsset(Data("second".utf8)) }
+            refused = cloudError { try await alice.uploadAsset(Data("second".utf8)) }
             if refused != nil { break }
             // The held upload had not claimed its place yet, or (a loaded machine reading the
             // second first) was itself refused: hold another. What went through is deleted by
@@ -212,7 +212,7 @@ import Testing
         close(held)
         var taken = false
         while !taken, ContinuousClock.now < deadline {
-            taken = cloudError { try alice.uploadAsset(Data("third".utf8)) } == nil
+            taken = cloudError { try await alice.uploadAsset(Data("third".utf8)) } == nil
             if !taken { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(taken)
@@ -236,7 +236,7 @@ import Testing
     func aClientThatStopsReadingIsClosed() async throws {
         let server = try await ServerFixture(socket: true, idleTimeout: .seconds(1))
         let data = Data((0..<(24 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let reference = try server.client("alice", token: server.aliceToken).uploadAsset(data)
+        let reference = try await server.client("alice", token: server.aliceToken).uploadAsset(data)
         let descriptor = try server.connection()
         defer { close(descriptor) }
         let body = "{\"fileChecksum\":\"\(reference.checksum)\"}"
@@ -467,7 +467,7 @@ import Testing
             #expect(answer.status == 200 && record["recordChangeTag"] is String)
             #expect(Set((record["fields"] as? [String: Any] ?? [:]).keys) == expected)
         }
-        let stored = try server.client("alice", token: server.aliceToken).records(in: ServerFixture.zone, ofType: "Idea")
+        let stored = try await server.client("alice", token: server.aliceToken).records(in: ServerFixture.zone, ofType: "Idea")
         #expect(stored.first { $0.recordID.recordName == "keys" }?.fields.keys.sorted() == ["title", "version"])
     }
 
@@ -533,19 +533,19 @@ import Testing
         let alice = server.client("alice", token: server.aliceToken)
         let bob = server.client("bob", token: server.bobToken)
         let data = Data(repeating: 0x41, count: 2 << 20)
-        let reference = try alice.uploadAsset(data)
+        let reference = try await alice.uploadAsset(data)
         let before = try server.snapshot()
 
-        #expect(cloudError { try bob.fetchAsset(reference) } == .unknownItem)
+        #expect(await cloudError { try bob.fetchAsset(reference) } == .unknownItem)
         let download = try await server.send(ServerFixture.path("assets/download"), token: server.bobToken, json: ["fileChecksum": reference.checksum])
         #expect(download.status == 404 && download.json["serverErrorCode"] as? String == "NOT_FOUND")
         let named = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "stolen", zoneID: ServerFixture.zone), fields: ["data": .asset(reference)])
-        #expect(try bob.modify(saving: [named], deleting: [], savePolicy: .allKeys).failures == [named.recordID: .unknownItem])
+        await #expect(try bob.modify(saving: [named], deleting: [], savePolicy: .allKeys).failures == [named.recordID: .unknownItem])
         #expect(try server.snapshot() == before)
         #expect(try await server.store.asset(reference.checksum, account: "bob") == nil)
         // The same bytes uploaded by bob are bob's own copy; alice's stays hers.
-        #expect(try bob.uploadAsset(data) == reference)
-        #expect(try bob.fetchAsset(reference) == data && alice.fetchAsset(reference) == data)
+        await #expect(try bob.uploadAsset(data) == reference)
+        await #expect(try await bob.fetchAsset(reference) == data && alice.fetchAsset(reference) == data)
     }
 
     @Test("Asset requests: no token is refused, an upload over 64 MiB is refused (limitExceeded) unstored, a malformed checksum BAD_REQUEST, a forged upload URL refused")
@@ -604,7 +604,7 @@ import Testing
 
 extension WebServicesDatabase {
     /// Whether a request with this client's token is refused as not signed in.
-    func accountStatusRefused() -> Bool {
-        cloudError { try records(in: ServerFixture.zone, ofType: "Idea") } == .tokenRefused
+    func accountStatusRefused() async -> Bool {
+        cloudError { try await records(in: ServerFixture.zone, ofType: "Idea") } == .tokenRefused
     }
 }

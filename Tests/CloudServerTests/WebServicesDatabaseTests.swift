@@ -79,7 +79,7 @@ import Testing
         .serviceUnavailable(retryAfter: 5), .serviceUnavailable(retryAfter: nil), .internalError, .limitExceeded,
         .zoneNotFound, .changeTokenExpired, .unknownItem,
     ])
-    func errors(error: CloudError) throws {
+    func errors(error: CloudError) async throws {
         let log = RequestLog(clock: .system) { _ in }
         let running = try CloudServer(store: FailingStore(error: error), port: 0, containers: [ServedRemote.container], log: log).start()
         defer { running.requestStop() }
@@ -89,19 +89,19 @@ import Testing
         let zone = RecordZoneID(zoneName: "Ideas")
         // Web Services has no code for a busy zone: Apple's TRY_AGAIN_LATER, with the wait.
         let expected = if case let .zoneBusy(seconds) = error { CloudError.serviceUnavailable(retryAfter: seconds) } else { error }
-        #expect(cloudError { try client.fetchChanges(in: zone, since: nil, resultsLimit: 10) } == expected)
-        #expect(cloudError { try client.modify(saving: [], deleting: [RecordID(recordName: "a", zoneID: zone)], savePolicy: .allKeys) } == expected)
-        #expect(cloudError { try client.uploadAsset(Data("large".utf8)) } == expected)
-        #expect(cloudError { try client.fetchAsset(AssetReference(of: Data("large".utf8))) } == expected)
+        #expect(await cloudError { try client.fetchChanges(in: zone, since: nil, resultsLimit: 10) } == expected)
+        #expect(await cloudError { try client.modify(saving: [], deleting: [RecordID(recordName: "a", zoneID: zone)], savePolicy: .allKeys) } == expected)
+        #expect(await cloudError { try client.uploadAsset(Data("large".utf8)) } == expected)
+        #expect(await cloudError { try client.fetchAsset(AssetReference(of: Data("large".utf8))) } == expected)
     }
 
     @Test("No server listening: named with its host and port as refused, a transient error, at once; no token: notAuthenticated without a request")
-    func unreachable() throws {
+    func unreachable() async throws {
         let client = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://127.0.0.1:1")!, container: ServedRemote.container), accountName: "alice", token: "t", timeout: 5)
         let clock = ContinuousClock()
         let started = clock.now
-        let failure = cloudError { try client.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
+        let failure = cloudError { try await client.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
         // The client's own retries of the connection held this for its 10-second connect timeout.
         let took = clock.now - started
         #expect(failure == .serverUnreachable(host: "127.0.0.1:1", cause: .refused) && failure?.isTransient == true)
@@ -110,12 +110,12 @@ import Testing
         let unknown = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://no-such-host.invalid:8420")!, container: ServedRemote.container, allowsInsecureHTTP: true),
             accountName: "alice", token: "t", timeout: 5)
-        let notFound = cloudError { try unknown.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
+        let notFound = cloudError { try await unknown.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
         #expect(notFound == .serverUnreachable(host: "no-such-host.invalid:8420", cause: .unknownHost), "\(String(describing: notFound))")
         let signedOut = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://127.0.0.1:1")!, container: ServedRemote.container), accountName: "alice", token: nil)
-        #expect(try signedOut.accountStatus() == .noAccount)
-        #expect(cloudError { try signedOut.createZone(RecordZoneID(zoneName: "Ideas")) } == .notAuthenticated)
+        #expect(try await signedOut.accountStatus() == .noAccount)
+        #expect(await cloudError { try signedOut.createZone(RecordZoneID(zoneName: "Ideas")) } == .notAuthenticated)
     }
 }
 
@@ -124,42 +124,42 @@ extension WebServicesDatabaseTests {
     func notifications() async throws {
         let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
-        try alice.subscribe(to: [ServerFixture.zone])
-        try alice.subscribe(to: [ServerFixture.zone])  // again, from another launch: still one subscription
+        try await alice.subscribe(to: [ServerFixture.zone])
+        try await alice.subscribe(to: [ServerFixture.zone])  // again, from another launch: still one subscription
         #expect(try await server.store.subscriptions(account: "alice").map(\.id) == [WebServicesDatabase.subscriptionID(for: ServerFixture.zone)])
-        let url = try alice.webcourierURL()
+        let url = try await alice.webcourierURL()
 
-        #expect(try await Self.onThread { try alice.waitForChange(at: url, seconds: 1) } == nil)
-        let poll = Task { try await Self.onThread { try alice.waitForChange(at: url, seconds: 30) } }
+        #expect(try await alice.waitForChange(at: url, seconds: 1) == nil)
+        let poll = Task { try await alice.waitForChange(at: url, seconds: 30) }
         let answered = Answered(poll)
         var zone: RecordZoneID?
         for index in 0..<100 {
             zone = await answered.value ?? nil
             if zone != nil { break }
             let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "n\(index)", zoneID: ServerFixture.zone))
-            _ = try await Self.onThread { try alice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+            _ = try await alice.modify(saving: [record], deleting: [], savePolicy: .allKeys)
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(zone == ServerFixture.zone)
         let forged = URL(string: url.absoluteString.replacingOccurrences(of: "/webcourier/", with: "/webcourier/x"))!
-        #expect(cloudError { try alice.waitForChange(at: forged, seconds: 1) } == .notAuthenticated)
+        #expect(await cloudError { try alice.waitForChange(at: forged, seconds: 1) } == .notAuthenticated)
     }
 
     @Test("Plain HTTP with a token to a machine other than this one is refused before a packet is sent")
-    func plainHTTPToAnotherMachineIsRefused() throws {
+    func plainHTTPToAnotherMachineIsRefused() async throws {
         // 192.0.2.1 is TEST-NET-1: nothing answers there, so a request that went out would
         // wait for its 10 s connection timeout and fail as a network failure instead.
         let client = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://192.0.2.1:8420")!, container: ServedRemote.container), accountName: "alice", token: "ibx_x", timeout: 10)
         let started = ContinuousClock.now
-        let error = cloudError { try client.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 10) }
+        let error = cloudError { try await client.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 10) }
         guard case let .untrustedServer(host, reason)? = error else {
             Issue.record("expected untrustedServer, got \(String(describing: error))")
             return
         }
         #expect(host == "192.0.2.1" && reason.contains("plain HTTP to another machine"))
         #expect(ContinuousClock.now - started < .seconds(5), "a request went out and waited for its connection")
-        #expect(cloudError { try client.startWatching([ServerFixture.zone]) }?.code == .untrustedServer)
+        #expect(await cloudError { try client.startWatching([ServerFixture.zone]) }?.code == .untrustedServer)
         for host in ["127.0.0.1", "127.255.0.9", "::1", "[::1]", "localhost", "LOCALHOST"] {
             #expect(LoopbackHost.contains(host), "\(host)")
         }
@@ -173,13 +173,13 @@ extension WebServicesDatabaseTests {
         let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let bob = server.client("bob", token: server.bobToken)
-        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
-        #expect(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 1) } == nil)
+        let cursor = try await alice.startWatching([ServerFixture.zone])
+        #expect(try await alice.waitForChanges(after: cursor, seconds: 1) == nil)
 
-        let fromBob = Answered(Task { try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 2) } })
+        let fromBob = Answered(Task { try await alice.waitForChanges(after: cursor, seconds: 2) })
         for index in 0..<10 {
             let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "b\(index)", zoneID: ServerFixture.zone))
-            _ = try await Self.onThread { try bob.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+            _ = try await bob.modify(saving: [record], deleting: [], savePolicy: .allKeys)
         }
         while await fromBob.value == nil { try await Task.sleep(for: .milliseconds(20)) }
         #expect(await fromBob.value == .some(nil), "bob's changes woke alice's poll")
@@ -188,17 +188,15 @@ extension WebServicesDatabaseTests {
         // (made by another device of alice's: a device's own upload is no news to it).
         let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "a", zoneID: ServerFixture.zone))
         let alicesOtherDevice = server.client("alice", token: server.aliceToken)
-        _ = try await Self.onThread { try alicesOtherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
-        // Timed on the waiting thread: a busy test pool may resume this test much later.
-        let (answer, took) = try await Self.onThread {
-            let started = ContinuousClock.now
-            return (try alice.waitForChanges(after: cursor, seconds: 30), ContinuousClock.now - started)
-        }
+        _ = try await alicesOtherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys)
+        let started = ContinuousClock.now
+        let answer = try await alice.waitForChanges(after: cursor, seconds: 30)
+        let took = ContinuousClock.now - started
         let notice = try #require(answer)
         #expect(notice.zones == [ServerFixture.zone] && notice.cursor != cursor)
         #expect(took < .seconds(25), "answered at \(took), not at once (the poll's own time is 30 s)")
         // The notice's cursor covers that change: the next poll waits again.
-        #expect(try await Self.onThread { try alice.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
+        #expect(try await alice.waitForChanges(after: notice.cursor, seconds: 1) == nil)
     }
 
     @Test("Two zones changed since the cursor: one notice names one, and its cursor makes the next answer at once with the other")
@@ -206,18 +204,18 @@ extension WebServicesDatabaseTests {
         let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
         let library = RecordZoneID(zoneName: "RawLibraryZone")
-        try alice.createZone(library)
-        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone, library]) }
+        try await alice.createZone(library)
+        let cursor = try await alice.startWatching([ServerFixture.zone, library])
         // Written by another device of alice's: a device's own upload is no news to it.
         let alicesOtherDevice = server.client("alice", token: server.aliceToken)
         for zone in [ServerFixture.zone, library] {
             let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "n", zoneID: zone))
-            _ = try await Self.onThread { try alicesOtherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+            _ = try await alicesOtherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys)
         }
-        let first = try #require(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 5) })
-        let second = try #require(try await Self.onThread { try alice.waitForChanges(after: first.cursor, seconds: 5) })
+        let first = try #require(try await alice.waitForChanges(after: cursor, seconds: 5))
+        let second = try #require(try await alice.waitForChanges(after: first.cursor, seconds: 5))
         #expect(Set(first.zones + second.zones) == [ServerFixture.zone, library], "\(first) \(second)")
-        #expect(try await Self.onThread { try alice.waitForChanges(after: second.cursor, seconds: 1) } == nil)
+        #expect(try await alice.waitForChanges(after: second.cursor, seconds: 1) == nil)
     }
 
     @Test("A webcourier URL stops serving once its account has no valid token made before it (revoked, or deleted and made anew)")
@@ -228,24 +226,24 @@ extension WebServicesDatabaseTests {
         let store = try SQLiteRecordStore.inMemory(clock: clock, maximumRecordsPerRequest: 200)
         let served = try await ServedRemote(store: store, account: "alice", maximumRecordsPerRequest: 200, clock: clock)
         let alice = served.client()
-        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
-        #expect(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 1) } == nil)
+        let cursor = try await alice.startWatching([ServerFixture.zone])
+        #expect(try await alice.waitForChanges(after: cursor, seconds: 1) == nil)
         _ = try await store.deleteAccount("alice")
-        #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
+        #expect(await cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
         // The name made anew, with a new token: the old URL still does not serve.
         now.withLock { $0 = $0.adding(milliseconds: 1) }
         try await store.addAccessToken(hash: AccessToken.hash(AccessToken.generate()), account: "alice", label: "token")
-        #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
+        #expect(await cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
     }
 
     @Test("A since token the server never gave out is refused as an expired token, not taken for no change")
     func feedWithAForgedCursor() async throws {
         let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
-        let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
+        let cursor = try await alice.startWatching([ServerFixture.zone])
         let url = try #require(cursor.value.split(separator: " ").first)
         let forged = ChangeCursor("\(url) not-base64")
-        #expect(cloudError { try alice.waitForChanges(after: forged, seconds: 1) } == .changeTokenExpired)
+        #expect(await cloudError { try alice.waitForChanges(after: forged, seconds: 1) } == .changeTokenExpired)
     }
 
     @Test("A poll's URL: the webcourier URL, its timeout within 1...60, the sync token percent-encoded so that it reads back whole, and carry=records; without a token the timeout alone")
@@ -262,13 +260,6 @@ extension WebServicesDatabaseTests {
             == url + "?timeout=30&since=AbC%2B%2F9%3D%3D&carry=records")
         for broken in ["", "not a url", "/webcourier/x"] {
             #expect(throws: CloudError.networkFailure) { try WebServicesDatabase.pollURL(after: ChangeCursor(broken), seconds: 5) }
-        }
-    }
-
-    /// Runs a blocking client call on a thread of its own, off Swift's cooperative pool.
-    static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 }

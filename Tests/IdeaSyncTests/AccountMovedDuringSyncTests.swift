@@ -13,16 +13,16 @@ import Testing
 /// or had acknowledged belongs to the old account and is not written, so the new account's
 /// first pull starts from its beginning and every carried idea stays queued for it.
 @Suite struct AccountMovedDuringSyncTests {
-    @Test func whatAPullFetchedFromTheAccountBeforeIsNotWritten() throws {
+    @Test func whatAPullFetchedFromTheAccountBeforeIsNotWritten() async throws {
         let fixture = try SyncFixture()
         let b = try fixture.device("b")
         _ = try b.repository.addIdea(title: "of the account before")
-        _ = try b.session.run()
+        _ = try await b.session.run()
         let signIn = SignInMidway()
         let a = try fixture.device("a") { SignInMidwayDatabase.over($0, signIn: signIn, during: .fetch) }
         signIn.carry = { try a.repository.carryIdeas(to: "moved") }
 
-        let report = try a.session.run()
+        let report = try await a.session.run()
 
         #expect(report.received == 0)
         #expect(try a.repository.ideas(.all, limit: 10).isEmpty, "the old account's idea is not applied")
@@ -31,15 +31,15 @@ import Testing
         #expect(try a.repository.syncLog(limit: 5).contains { $0.event == .accountMovedDuringSync })
     }
 
-    @Test func whatAPushSentToTheAccountBeforeStaysQueuedForTheNewOne() throws {
+    @Test func whatAPushSentToTheAccountBeforeStaysQueuedForTheNewOne() async throws {
         let fixture = try SyncFixture()
         let signIn = SignInMidway()
         let a = try fixture.device("a") { SignInMidwayDatabase.over($0, signIn: signIn, during: .modify) }
-        _ = try a.session.run()
+        _ = try await a.session.run()
         _ = try a.repository.addIdea(title: "typed as the sign-in ran")
         signIn.carry = { try a.repository.carryIdeas(to: "moved") }
 
-        _ = try a.session.run()
+        _ = try await a.session.run()
 
         #expect(try a.repository.pendingChangeCount() == 1, "the carried idea still waits for the new account")
         #expect(try a.repository.syncMetadata().changeToken == nil)

@@ -26,15 +26,15 @@ import Testing
         let server = try await Server(remote)
         let a = server.device("a")
         let b = server.device("b")
-        _ = try b.session.run()
+        _ = try await b.session.run()
         var ids: [UUID] = []
         for index in 0..<250 {
             ids.append(try a.repository.addIdea(title: "靈感 \(index)", description: index.isMultiple(of: 7) ? "描述 \(index)" : "").id)
         }
-        _ = try a.session.run()
+        _ = try await a.session.run()
         for id in ids.prefix(40) { _ = try a.repository.deleteIdea(id: id) }
         for id in ids.suffix(60) { _ = try a.repository.setCompleted(true, id: id) }
-        _ = try a.session.run()
+        _ = try await a.session.run()
 
         b.start()
         defer { b.stop() }
@@ -56,7 +56,7 @@ import Testing
         try await Self.waitUntil("b is live") { b.engine.delivery == .live && b.engine.status.isSynced }
         // b's engine now only fetches on a notification (its safety fetch is minutes away).
         _ = try a.repository.addIdea(title: "經由另一台伺服器")
-        _ = try a.session.run()
+        _ = try await a.session.run()
         try await Self.waitUntil("b has a's idea") { try b.snapshots() == a.snapshots() }
     }
 
@@ -76,7 +76,7 @@ import Testing
         try await Self.waitUntil("b is live again") { b.engine.delivery == .live }
         let a = server.device("a")
         _ = try a.repository.addIdea(title: "after the restart")
-        _ = try a.session.run()
+        _ = try await a.session.run()
         try await Self.waitUntil("b has a's idea") { try b.snapshots() == a.snapshots() }
     }
 
@@ -103,16 +103,16 @@ import Testing
         if encrypted {
             let made = try KeyEnvelope.make(
                 passphrase: "correct horse 電池 staple", scrypt: ScryptParameters(logN: 4, blockSize: 1, parallelism: 1)!, random: .seeded(1))
-            _ = try EnvelopeStore(database: server.client()).publish(made.envelope)
+            _ = try await EnvelopeStore(database: server.client()).publish(made.envelope)
             for keyFile in keyFiles { try keyFile.save(made.keyring) }
         }
         // The zone exists before the devices take their polls' tokens, as for an app started
         // again: a token taken before the zone was made carries nothing of it the first time.
-        try server.client().createZone(SyncSession.zone)
+        try await server.client().createZone(SyncSession.zone)
         let a = server.encryptedDevice("a", keyFile: keyFiles[0])
         let b = server.encryptedDevice("b", keyFile: keyFiles[1])
         try await Self.expectOneRequestPerChange(a, b, lines)
-        let sealedRecords = try server.client().records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType))
+        let sealedRecords = try await server.client().records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType))
         #expect(sealedRecords.count == (encrypted ? 2 : 0))
     }
 
@@ -170,23 +170,23 @@ import Testing
         let client = server.client()
         let a = LiveDevice(name: "a", client: client)
         let c = server.device("c")
-        _ = try a.session.run()
-        _ = try c.session.run()
-        var cursor = try client.startWatching([SyncSession.zone])
+        _ = try await a.session.run()
+        _ = try await c.session.run()
+        var cursor = try await client.startWatching([SyncSession.zone])
 
         _ = try c.repository.addIdea(title: "c, after a's last fetch")
-        _ = try c.session.run()
+        _ = try await c.session.run()
         _ = try a.repository.addIdea(title: "a, sent without a fetch")
-        _ = try a.session.send()
+        _ = try await a.session.send()
         let betweenAnswer = try await Self.poll(client, after: cursor, seconds: 10)
         let between = try #require(betweenAnswer)
         #expect(between.zones == [SyncSession.zone], "a's own upload hid c's change")
         cursor = between.cursor
-        _ = try a.session.run()
+        _ = try await a.session.run()
         #expect(try Set(a.repository.ideas(.all, limit: 10).map(\.title)) == ["c, after a's last fetch", "a, sent without a fetch"])
 
         _ = try a.repository.addIdea(title: "a, alone")
-        _ = try a.session.send()
+        _ = try await a.session.send()
         let ownAnswer = try await Self.poll(client, after: cursor, seconds: 10)
         let own = try #require(ownAnswer)
         #expect(own.zones.isEmpty, "a's own upload alone asked for a fetch")
@@ -195,12 +195,12 @@ import Testing
         #expect(quiet == nil, "the next poll did not wait")
 
         _ = try c.repository.addIdea(title: "c, later")
-        _ = try c.session.run()
+        _ = try await c.session.run()
         let laterAnswer = try await Self.poll(client, after: cursor, seconds: 10)
         let later = try #require(laterAnswer)
         #expect(later.zones == [SyncSession.zone])
-        _ = try a.session.run()
-        _ = try c.session.run()
+        _ = try await a.session.run()
+        _ = try await c.session.run()
         #expect(try a.snapshots() == c.snapshots())
         #expect(try a.repository.ideas(.all, limit: 10).count == 4)
         #expect(try a.repository.pendingChangeCount() == 0)
@@ -215,7 +215,7 @@ import Testing
         let a = server.device("a", sealer: sealer)
         let b = server.device("b", sealer: sealer, report: refusals.append)
         let idea = try a.repository.addIdea(title: "genuine", description: "秘密")
-        _ = try a.session.run()
+        _ = try await a.session.run()
         b.start()
         defer { b.stop() }
         try await Self.waitUntil("b is live with a's idea") {
@@ -227,14 +227,14 @@ import Testing
 
         // The server (here, a client writing under the sealed layer) alters the sealed bytes.
         let raw = server.client()
-        var record = try #require(try raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)).first)
+        var record = try await #require(try raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)).first)
         guard case .bytes(var blob)? = record.fields[RecordSealer.sealedField] else {
             Issue.record("no sealed field in \(record)")
             return
         }
         blob[blob.startIndex + 30] ^= 0x04
         record.fields[RecordSealer.sealedField] = .bytes(blob)
-        _ = try raw.modify(saving: [record], deleting: [], savePolicy: .allKeys)
+        _ = try await raw.modify(saving: [record], deleting: [], savePolicy: .allKeys)
 
         try await Self.waitUntil("b has taken the carried page") {
             try b.repository.syncMetadata().changeToken != bStoodAt && b.engine.status.isSynced
@@ -254,12 +254,9 @@ import Testing
         return RecordSealer(keyring: made.keyring, containerID: ServedRemote.container, hiddenNameZones: [], random: .seeded(2))
     }
 
-    /// One long poll of `feed` after `cursor`, on a thread of its own rather than one the
-    /// server's tasks need.
+    /// One long poll of `feed` after `cursor`.
     static func poll(_ feed: WebServicesDatabase, after cursor: ChangeCursor, seconds: Int) async throws -> ZoneChangeNotice? {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try feed.waitForChanges(after: cursor, seconds: seconds) }) }.start()
-        }
+        try await feed.waitForChanges(after: cursor, seconds: seconds)
     }
 
     /// Waits until `lines` has not grown for 200 ms: the devices' requests have settled.

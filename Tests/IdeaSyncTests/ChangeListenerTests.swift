@@ -39,14 +39,14 @@ import Testing
         var delivered: [ChangeDelivery] { record.deliveries.withLock { $0 } }
     }
 
-    @Test func itSubscribesCatchesUpThenPassesOnEachNoticeAndPollsAgainAfterATimeout() {
+    @Test func itSubscribesCatchesUpThenPassesOnEachNoticeAndPollsAgainAfterATimeout() async {
         let harness = Harness(ScriptedChangeFeed([
             .timeout, .notice([Self.ideas]), .timeout, .notice([Self.library]),
         ]))
         harness.listener.start()
         // A stepped clock stands still while the feed answers, so each timeout here looks
         // early and the next poll waits a second (see the next test).
-        harness.scheduler.advance(by: 2000)
+        await harness.scheduler.advance(by: 2000)
 
         #expect(harness.delivered == [.live])
         #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas], [Self.library]])
@@ -55,41 +55,41 @@ import Testing
         #expect(harness.feed.waitedAfter == ["start-1", "start-1", "notice-2", "notice-2", "notice-4"])
     }
 
-    @Test func emptyAnswersThatComeBackAtOnceAreSpacedOutNotRepeatedInATightLoop() {
+    @Test func emptyAnswersThatComeBackAtOnceAreSpacedOutNotRepeatedInATightLoop() async {
         let harness = Harness(ScriptedChangeFeed([.timeout, .timeout, .timeout, .notice([Self.ideas]), .timeout]))
         harness.listener.start()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.feed.waitedAfter.count == 1)
-        harness.scheduler.advance(by: 1000)
+        await harness.scheduler.advance(by: 1000)
         #expect(harness.feed.waitedAfter.count == 2)
-        harness.scheduler.advance(by: 1999)
+        await harness.scheduler.advance(by: 1999)
         #expect(harness.feed.waitedAfter.count == 2)
-        harness.scheduler.advance(by: 1)
+        await harness.scheduler.advance(by: 1)
         #expect(harness.feed.waitedAfter.count == 3)
         // The fourth comes 4 s later and brings a notice: the next poll goes out at once.
-        harness.scheduler.advance(by: 4000)
+        await harness.scheduler.advance(by: 4000)
         #expect(harness.feed.waitedAfter.count == 5)
         #expect(harness.told == [[Self.ideas, Self.library], [Self.ideas]])
         #expect(harness.delivered == [.live])
     }
 
-    @Test func aLostPollReportsPollingAndStartsOverAfterOneTwoThenFourSecondsThenGoesLiveAgain() {
+    @Test func aLostPollReportsPollingAndStartsOverAfterOneTwoThenFourSecondsThenGoesLiveAgain() async {
         let harness = Harness(ScriptedChangeFeed(
             [.notice([Self.ideas]), .failure(.networkFailure), .notice([Self.library])],
             startFailures: [nil, .networkFailure, .serviceUnavailable(retryAfter: nil), nil]))
         harness.listener.start()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.delivered == [.live, .polling])
         #expect(harness.feed.starts == 1)
 
-        harness.scheduler.advance(by: 999)
+        await harness.scheduler.advance(by: 999)
         #expect(harness.feed.starts == 1)
-        harness.scheduler.advance(by: 1)
+        await harness.scheduler.advance(by: 1)
         #expect(harness.feed.starts == 2)
-        harness.scheduler.advance(by: 2000)
+        await harness.scheduler.advance(by: 2000)
         #expect(harness.feed.starts == 3)
         #expect(harness.delivered == [.live, .polling])
-        harness.scheduler.advance(by: 4000)
+        await harness.scheduler.advance(by: 4000)
         #expect(harness.feed.starts == 4)
         #expect(harness.delivered == [.live, .polling, .live])
         // Back live, it catches up on everything it may have missed, then goes on waiting.
@@ -99,65 +99,65 @@ import Testing
     /// Issue 58: a server whose database is down asks for a short wait; the listener takes
     /// it, however many tries failed, instead of backing off to 30 s, so that it is live
     /// again within that wait of the database's return.
-    @Test func aServersRetryAfterReplacesTheBackoffSoThePollComesBackWithinIt() {
+    @Test func aServersRetryAfterReplacesTheBackoffSoThePollComesBackWithinIt() async {
         let down = CloudError.serverDatabaseUnavailable(retryAfter: 2)
         let harness = Harness(ScriptedChangeFeed(
             [.failure(down), .notice([Self.ideas])],
             startFailures: [nil, down, down, down, down, down, nil]))
         harness.listener.start()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.delivered == [.live, .polling])
         // Five failed starts, each 2 s after the last: no 4, 8, 16 s.
         for starts in 2...6 {
-            harness.scheduler.advance(by: 1999)
+            await harness.scheduler.advance(by: 1999)
             #expect(harness.feed.starts == starts - 1)
-            harness.scheduler.advance(by: 1)
+            await harness.scheduler.advance(by: 1)
             #expect(harness.feed.starts == starts)
         }
-        harness.scheduler.advance(by: 2000)
+        await harness.scheduler.advance(by: 2000)
         #expect(harness.feed.starts == 7)
         #expect(harness.delivered == [.live, .polling, .live])
         #expect(ChangeListener.retryDelay(afterFailure: 9, error: down) == 2000)
         #expect(ChangeListener.retryDelay(afterFailure: 9, error: CloudError.internalError) == 30_000)
     }
 
-    @Test func retryNowCutsTheBackoffShortOnceAndOnlyWhilePolling() {
+    @Test func retryNowCutsTheBackoffShortOnceAndOnlyWhilePolling() async {
         let harness = Harness(ScriptedChangeFeed(
             [.failure(.networkUnavailable)], startFailures: [nil, nil]))
         harness.listener.retryNow()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.feed.starts == 0, "retryNow started a listener that was never started")
         harness.listener.start()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.delivered == [.live, .polling] && harness.feed.starts == 1)
         harness.listener.retryNow()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.feed.starts == 2 && harness.delivered == [.live, .polling, .live])
         // The backoff's own try, due at 1 s, was replaced: no third start.
-        harness.scheduler.advance(by: 1000)
+        await harness.scheduler.advance(by: 1000)
         #expect(harness.feed.starts == 2)
     }
 
-    @Test func aRetryMadeWhileAConnectWaitsTakesOverSoOnlyOnePollRuns() {
+    @Test func aRetryMadeWhileAConnectWaitsTakesOverSoOnlyOnePollRuns() async {
         let feed = ScriptedChangeFeed([.notice([Self.ideas])], startFailures: [.networkFailure, nil, nil])
         let harness = Harness(feed)
         harness.listener.start()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.delivered == [.polling])
         // The backoff's try (at 1 s) is under way when the network comes back.
         feed.whileStarting { harness.listener.retryNow() }
-        harness.scheduler.advance(by: 1000)
+        await harness.scheduler.advance(by: 1000)
         // The retry's connect ran after it; only its poll chain waits.
         #expect(harness.feed.starts == 3)
         #expect(harness.feed.waitedAfter.allSatisfy { $0 != "start-2" }, "\(harness.feed.waitedAfter)")
         #expect(harness.feed.waitedAfter.first == "start-3")
     }
 
-    @Test func stopEndsTheLoopAfterTheWaitUnderWay() {
+    @Test func stopEndsTheLoopAfterTheWaitUnderWay() async {
         let harness = Harness(ScriptedChangeFeed([.timeout, .timeout, .timeout]))
         harness.listener.start()
         harness.listener.stop()
-        harness.scheduler.runDue()
+        await harness.scheduler.runDue()
         #expect(harness.feed.starts == 0 && harness.delivered.isEmpty)
     }
 }
@@ -234,7 +234,7 @@ final class ScriptedChangeFeed: ZoneChangeFeed {
 /// Issue 59: a server nothing listens for is looked for every second, not on the backoff,
 /// and each answer is told, so the engine heals at the first.
 extension ChangeListenerTests {
-    @Test func aServerNothingListensForIsLookedForEverySecondAndItsFirstAnswerIsTold() {
+    @Test func aServerNothingListensForIsLookedForEverySecondAndItsFirstAnswerIsTold() async {
         let refused = CloudError.serverUnreachable(host: "127.0.0.1:8420", cause: .refused)
         let scheduler = ManualSyncScheduler(start: Timestamp(milliseconds: 1_795_161_600_000))
         let feed = ScriptedChangeFeed([.failure(refused), .timeout], startFailures: [nil] + Array(repeating: refused, count: 6) + [nil])
@@ -244,16 +244,16 @@ extension ChangeListenerTests {
             onAnswer: { answers.withLock { $0 += 1 } })
         feed.whenExhausted { listener.stop() }
         listener.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         #expect(answers.withLock { $0 } == 1, "the start was an answer")
         for starts in 2...7 {
-            scheduler.advance(by: 999)
+            await scheduler.advance(by: 999)
             #expect(feed.starts == starts - 1)
-            scheduler.advance(by: 1)
+            await scheduler.advance(by: 1)
             #expect(feed.starts == starts, "no 2, 4, 8, 16 s while nothing listens")
         }
         #expect(answers.withLock { $0 } == 1)
-        scheduler.advance(by: 1000)
+        await scheduler.advance(by: 1000)
         #expect(feed.starts == 8)
         #expect(answers.withLock { $0 } >= 2, "the server's first answer was not told")
         #expect(ChangeListener.retryDelay(afterFailure: 9, error: refused) == 1000)

@@ -49,14 +49,14 @@ final class WatchedDatabase: CloudDatabase {
 
     var maximumRecordsPerRequest: Int { claimedLimit ?? base.maximumRecordsPerRequest }
 
-    func accountStatus() async throws -> AccountStatus { try base.accountStatus() }
+    func accountStatus() async throws -> AccountStatus { try await base.accountStatus() }
     func createZone(_ zone: RecordZoneID) async throws {
         state.withLock { $0.createZoneCount += 1 }
-        try base.createZone(zone)
+        try await base.createZone(zone)
     }
-    func deleteZone(_ zone: RecordZoneID) async throws { try base.deleteZone(zone) }
-    func uploadAsset(_ data: Data) async throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) async throws -> Data { try base.fetchAsset(reference) }
+    func deleteZone(_ zone: RecordZoneID) async throws { try await base.deleteZone(zone) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference { try await base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) async throws -> Data { try await base.fetchAsset(reference) }
 
     func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         let failure = state.withLock { state in
@@ -70,10 +70,10 @@ final class WatchedDatabase: CloudDatabase {
             for record in records {
                 if let error = failure(record.recordID) { failures[record.recordID] = error } else { sent.append(record) }
             }
-            result = try base.modify(saving: sent, deleting: recordIDs, savePolicy: savePolicy)
+            result = try await base.modify(saving: sent, deleting: recordIDs, savePolicy: savePolicy)
             result.failures.merge(failures) { server, _ in server }
         } else {
-            result = try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+            result = try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
         }
         let saved = result.saved
         state.withLock { $0.saved += saved }
@@ -86,11 +86,11 @@ final class WatchedDatabase: CloudDatabase {
             return state.fetchCount == state.failingFetch
         }
         if fails { throw CloudError.networkFailure }
-        return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+        return try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
     func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
+        try await base.records(in: zone, ofType: recordType)
     }
 }
 
@@ -99,14 +99,18 @@ final class WatchedDatabase: CloudDatabase {
 /// whether sessions that send together each send at once, or wait for a thread.
 final class MeetingDatabase: CloudDatabase {
     /// Where the modifies of several clients meet.
-    final class Meeting: @unchecked Sendable {
+    final class Meeting: Sendable {
         let count: Int
         let patience: TimeInterval
-        // Read and written under `condition`'s lock.
-        private let condition = NSCondition()
-        private var isArmed = false
-        private var inside = 0
-        private var most = 0
+        private let state = Mutex(State())
+
+        private struct State {
+            var isArmed = false
+            var inside = 0
+            var most = 0
+            /// The modifies waiting for the others, by ticket.
+            var waiting: [UUID: CheckedContinuation<Void, Never>] = [:]
+        }
 
         init(count: Int, patience: TimeInterval) {
             self.count = count
@@ -115,23 +119,36 @@ final class MeetingDatabase: CloudDatabase {
 
         /// From now on, modifies wait for each other.
         func arm() {
-            condition.withLock { isArmed = true }
+            state.withLock { $0.isArmed = true }
         }
 
         /// The most modifies that were in at once since it was armed.
-        var mostAtOnce: Int { condition.withLock { most } }
+        var mostAtOnce: Int { state.withLock { $0.most } }
 
-        /// Waits, on the caller's thread, until `count` are in or `patience` has passed.
-        func meet() {
-            condition.lock()
-            defer { condition.unlock() }
-            guard isArmed else { return }
-            inside += 1
-            most = max(most, inside)
-            condition.broadcast()
-            let giveUp = Date(timeIntervalSinceNow: patience)
-            while most < count, condition.wait(until: giveUp) {}
-            inside -= 1
+        /// Awaits, holding no thread, until `count` are in or `patience` has passed.
+        func meet() async {
+            guard state.withLock({ $0.isArmed }) else { return }
+            let ticket = UUID()
+            let patience = patience
+            let giveUp = Task { [state] in
+                try? await Task.sleep(for: .seconds(patience))
+                state.withLock { $0.waiting.removeValue(forKey: ticket) }?.resume()
+            }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let wake: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                    state.inside += 1
+                    state.most = max(state.most, state.inside)
+                    guard state.most >= count else {
+                        state.waiting[ticket] = continuation
+                        return []
+                    }
+                    defer { state.waiting = [:] }
+                    return Array(state.waiting.values) + [continuation]
+                }
+                for waiter in wake { waiter.resume() }
+            }
+            giveUp.cancel()
+            state.withLock { $0.inside -= 1 }
         }
     }
 
@@ -145,22 +162,22 @@ final class MeetingDatabase: CloudDatabase {
 
     var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
-    func accountStatus() async throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) async throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) async throws { try base.deleteZone(zone) }
-    func uploadAsset(_ data: Data) async throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) async throws -> Data { try base.fetchAsset(reference) }
+    func accountStatus() async throws -> AccountStatus { try await base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) async throws { try await base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) async throws { try await base.deleteZone(zone) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference { try await base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) async throws -> Data { try await base.fetchAsset(reference) }
 
     func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
-        meeting.meet()
-        return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        await meeting.meet()
+        return try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
 
     func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
-        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+        try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
     func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
+        try await base.records(in: zone, ofType: recordType)
     }
 }

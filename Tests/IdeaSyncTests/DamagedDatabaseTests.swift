@@ -35,10 +35,10 @@ import Testing
         let file = folder.url.appendingPathComponent("ideabox.sqlite")
         let device = try Laptop(folder.url, fixture)
         _ = try device.repository.importIdeas(Self.ideas(deviceId: device.database.deviceId, from: SyncFixture.start))
-        _ = try device.session.run()
+        _ = try await device.session.run()
         #expect(try await fixture.remoteIdeas().count == 5_000)
         // Work not sent yet: edits, deletes and new ideas, each in the outbox.
-        fixture.scheduler.advance(by: 60_000)
+        await fixture.scheduler.advance(by: 60_000)
         let imported = try device.repository.ideas(.all, limit: .max)
         var deleted: Set<UUID> = []
         for (index, idea) in imported.enumerated() {
@@ -75,7 +75,7 @@ import Testing
             #expect(failure as? StorageError == .damaged(path: file.path, options: Self.options), "\(failure)")
         }
         if damage == .outboxPage {
-            #expect(throws: SyncFailure.storage(.damaged(path: file.path, options: Self.options))) { try damaged.session.run() }
+            await #expect(throws: SyncFailure.storage(.damaged(path: file.path, options: Self.options))) { try await damaged.session.run() }
         }
         let sentence = StorageError.damaged(path: file.path, options: Self.options)
         #expect(sentence.message(in: .english) == """
@@ -117,7 +117,7 @@ import Testing
 
         // The next sync fetches everything again: what was on the damaged page comes back as
         // the remote had it, and what was waiting goes out.
-        _ = try repaired.session.run()
+        _ = try await repaired.session.run()
         var restored = Dictionary(uniqueKeysWithValues: before.map { ($0.id, IdeaSnapshot($0)) })
         for id in lost {
             restored[id] = remoteBefore[id]
@@ -131,13 +131,13 @@ import Testing
         #expect(try repaired.repository.pendingChangeCount() == 0)
     }
 
-    @Test func aHealthyDatabaseIsLeftAsItIs() throws {
+    @Test func aHealthyDatabaseIsLeftAsItIs() async throws {
         let fixture = try SyncFixture()
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("ideabox.sqlite")
         let device = try Laptop(folder.url, fixture)
         _ = try device.repository.importIdeas(Self.ideas(count: 500, deviceId: device.database.deviceId, from: SyncFixture.start))
-        _ = try device.session.run()
+        _ = try await device.session.run()
         try device.database.close()
         try DatabaseDamage.checkpoint(file)
         let bytes = try Data(contentsOf: file)

@@ -16,7 +16,7 @@ import Testing
 @Suite("The encryption state changing under a device")
 struct EncryptionStateChangeTests {
     @Test("A device that fetches sealed records while it saw the account plain looks again, is locked, and reads them once unlocked")
-    func sealedRecordsFetchedWhilePlainArriveOnceUnlocked() throws {
+    func sealedRecordsFetchedWhilePlainArriveOnceUnlocked() async throws {
         let fixture = try SyncFixture()
         let folders = try (0..<2).map { _ in try Self.folder() }
         defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
@@ -32,11 +32,11 @@ struct EncryptionStateChangeTests {
         // fetch: the reader, plain for this sync, fetches sealed records, and looks again.
         let cloud = fixture.cloud
         let session = writer.session
-        let enable: @Sendable () throws -> Void = {
+        let enable: @Sendable () async throws -> Void = {
             let raw = cloud.database(forDevice: "writer")
-            _ = try EnvelopeStore(database: raw).publish(made.envelope)
+            _ = try await EnvelopeStore(database: raw).publish(made.envelope)
             try writerKeys.save(made.keyring)
-            _ = try session.run()
+            _ = try await session.run()
         }
         let readerKeys = AccountKeyFile(directory: folders[1])
         let reader = try fixture.device("reader") { base in
@@ -48,16 +48,16 @@ struct EncryptionStateChangeTests {
                 }),
                 keyFile: readerKeys, containerID: container, random: .seeded(6))
         }
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
         let idea = try writer.repository.addIdea(title: "Sealed before the reader looked")
         // The writer's idea goes up sealed inside `enable`, during the reader's first sync.
-        #expect(throws: SyncFailure.locked(keyHeldHere: false)) { try reader.session.run() }
+        await #expect(throws: SyncFailure.locked(keyHeldHere: false)) { try await reader.session.run() }
         #expect(try reader.repository.idea(id: idea.id) == nil)
         #expect(try !reader.repository.syncLog().contains { $0.message.hasPrefix("skipped an invalid remote record") })
 
-        #expect(throws: SyncFailure.locked(keyHeldHere: false)) { try reader.session.run() }
+        await #expect(throws: SyncFailure.locked(keyHeldHere: false)) { try await reader.session.run() }
         try readerKeys.save(made.keyring)
-        _ = try reader.session.run()
+        _ = try await reader.session.run()
         #expect(try reader.repository.idea(id: idea.id)?.title == "Sealed before the reader looked")
     }
 
@@ -76,26 +76,26 @@ struct EncryptionStateChangeTests {
         let b = try fixture.device("b") { EncryptedDatabase(base: $0, keyFile: bKeys, containerID: Self.container, random: .seeded(6)) }
         let bEncryption = try #require(b.remote as? EncryptedDatabase)
         _ = try a.repository.addIdea(title: "Before encryption")
-        _ = try a.session.run()
-        _ = try b.session.run()
+        _ = try await a.session.run()
+        _ = try await b.session.run()
 
         // b turns encryption on (as `account encryption enable` does) after a's last look at
         // the account and before a's send reaches the remote.
         betweenLookAndSend.arm {
-            _ = try EnvelopeStore(database: bEncryption.base).publish(made.envelope)
+            _ = try await EnvelopeStore(database: bEncryption.base).publish(made.envelope)
             try bKeys.save(made.keyring)
-            try bEncryption.refresh()
-            guard let sealed = try bEncryption.sealedDatabase() else { throw AccountLocked() }
-            try RecordRewriter(raw: bEncryption.base, sealed: sealed).sealEverything([Self.ideasZone])
+            try await bEncryption.refresh()
+            guard let sealed = try await bEncryption.sealedDatabase() else { throw AccountLocked() }
+            try await RecordRewriter(raw: bEncryption.base, sealed: sealed).sealEverything([Self.ideasZone])
         }
         let window = try a.repository.addIdea(title: "Typed in the window", description: "秘密")
-        #expect(throws: SyncFailure.locked(keyHeldHere: false)) { try a.session.send() }
+        await #expect(throws: SyncFailure.locked(keyHeldHere: false)) { try await a.session.send() }
         #expect(try a.repository.pendingChangeCount() == 1, "a counted its idea sent")
         #expect(try await fixture.remoteIdeas().isEmpty, "the remote holds an idea in clear in an encrypted account")
 
         try aKeys.save(made.keyring)
-        _ = try a.session.run()
-        _ = try b.session.run()
+        _ = try await a.session.run()
+        _ = try await b.session.run()
         #expect(try a.repository.pendingChangeCount() == 0)
         #expect(try b.repository.idea(id: window.id)?.title == "Typed in the window")
         #expect(try b.snapshots() == a.snapshots())
@@ -116,30 +116,30 @@ struct EncryptionStateChangeTests {
         }
         let b = try fixture.device("b") { EncryptedDatabase(base: $0, keyFile: bKeys, containerID: Self.container, random: .seeded(6)) }
         let bEncryption = try #require(b.remote as? EncryptedDatabase)
-        _ = try EnvelopeStore(database: bEncryption.base).publish(made.envelope)
+        _ = try await EnvelopeStore(database: bEncryption.base).publish(made.envelope)
         try aKeys.save(made.keyring)
         try bKeys.save(made.keyring)
         _ = try a.repository.addIdea(title: "Sealed before")
-        _ = try a.session.run()
-        _ = try b.session.run()
+        _ = try await a.session.run()
+        _ = try await b.session.run()
 
         // b turns encryption off (as `account encryption disable` does: the envelope goes
         // first, then every record is opened) between a's last look and a's send.
         betweenLookAndSend.arm {
-            try bEncryption.refresh()
-            guard let sealed = try bEncryption.sealedDatabase() else { throw AccountLocked() }
-            try EnvelopeStore(database: bEncryption.base).remove()
-            try RecordRewriter(raw: bEncryption.base, sealed: sealed).openEverything([Self.ideasZone])
+            try await bEncryption.refresh()
+            guard let sealed = try await bEncryption.sealedDatabase() else { throw AccountLocked() }
+            try await EnvelopeStore(database: bEncryption.base).remove()
+            try await RecordRewriter(raw: bEncryption.base, sealed: sealed).openEverything([Self.ideasZone])
             try bKeys.remove()
-            try bEncryption.refresh()
+            try await bEncryption.refresh()
         }
         let late = try a.repository.addIdea(title: "Sealed too late")
-        #expect(throws: SyncFailure.locked(keyHeldHere: true)) { try a.session.send() }
+        await #expect(throws: SyncFailure.locked(keyHeldHere: true)) { try await a.session.send() }
         #expect(try a.repository.pendingChangeCount() == 1, "a counted its idea sent")
 
         try aKeys.remove()
-        _ = try a.session.run()
-        _ = try b.session.run()
+        _ = try await a.session.run()
+        _ = try await b.session.run()
         #expect(try a.repository.pendingChangeCount() == 0)
         #expect(try b.repository.idea(id: late.id)?.title == "Sealed too late")
         #expect(try b.snapshots() == a.snapshots())
@@ -163,20 +163,20 @@ struct EncryptionStateChangeTests {
 
 /// Work that runs once, when armed, from whichever thread calls `run` first.
 private final class Once: Sendable {
-    private let work = Mutex<(@Sendable () throws -> Void)?>(nil)
+    private let work = Mutex<(@Sendable () async throws -> Void)?>(nil)
 
     /// Runs `body` at the next `run`.
-    func arm(_ body: @escaping @Sendable () throws -> Void) {
+    func arm(_ body: @escaping @Sendable () async throws -> Void) {
         work.withLock { $0 = body }
     }
 
     /// Runs the armed work, if any, and disarms it.
-    func run() throws {
+    func run() async throws {
         let armed = work.withLock { armed in
             defer { armed = nil }
             return armed
         }
-        try armed?()
+        try await armed?()
     }
 }
 

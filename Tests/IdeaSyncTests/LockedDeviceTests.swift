@@ -15,42 +15,42 @@ struct LockedDeviceTests {
         #expect((1...7).map(SyncEngine.lockedLookDelay(afterLooks:)) == [2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000])
     }
 
-    @Test func aLockedDeviceReadsTheEnvelopeAFewTimesAMinuteNotEveryTwoSeconds() throws {
+    @Test func aLockedDeviceReadsTheEnvelopeAFewTimesAMinuteNotEveryTwoSeconds() async throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
         let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
         a.engine.start()
-        fixture.scheduler.advance(by: 10)
+        await fixture.scheduler.advance(by: 10)
         #expect(a.engine.status == .locked(keyHeldHere: false))
 
-        fixture.scheduler.advance(by: 300_000)
+        await fixture.scheduler.advance(by: 300_000)
         // 2, 4, 8, 16, then every 30 s: 13 looks in five minutes, where every 2 s made 150.
         #expect(lock.looks <= 14)
         #expect(a.engine.status == .locked(keyHeldHere: false))
 
         lock.unlock()
-        fixture.scheduler.advance(by: SyncEngine.lockedLookMilliseconds)
+        await fixture.scheduler.advance(by: SyncEngine.lockedLookMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced once unlocked, got \(a.engine.status)")
             return
         }
     }
 
-    @Test func anUnlockInAnotherProcessIsNoticedWithinTwoSecondsWithoutTheNetwork() throws {
+    @Test func anUnlockInAnotherProcessIsNoticedWithinTwoSecondsWithoutTheNetwork() async throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
         let keyFileVersion = Mutex<Int64?>(nil)
         let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
         a.engine.lookForUnlock { keyFileVersion.withLock { $0 } }
         a.engine.start()
-        fixture.scheduler.advance(by: 60_000)
+        await fixture.scheduler.advance(by: 60_000)
         let looks = lock.looks
-        fixture.scheduler.advance(by: 10_000)
+        await fixture.scheduler.advance(by: 10_000)
         #expect(lock.looks <= looks + 1, "the two-second checks ask nothing of the remote")
 
         lock.unlock()
         keyFileVersion.withLock { $0 = 1 }
-        fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        await fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced within two seconds of the unlock, got \(a.engine.status)")
             return
@@ -69,32 +69,32 @@ struct LockedDeviceTests {
             statuses.withLock { $0.append(status) }
         })
         engine.start()
-        fixture.scheduler.advance(by: 10)
+        await fixture.scheduler.advance(by: 10)
         #expect(statuses.withLock { $0 } == [.syncing(pending: 0), .locked(keyHeldHere: false)])
 
         let looks = lock.looks
         _ = try a.repository.addIdea(title: "寫在鎖定時")
         engine.localChangeHappened()
-        fixture.scheduler.advance(by: 10)
+        await fixture.scheduler.advance(by: 10)
         #expect(lock.looks == looks + 1, "the change is tried at once")
         #expect(statuses.withLock { $0 } == [.syncing(pending: 0), .locked(keyHeldHere: false)])
         #expect(try await fixture.remoteRecordCount() == 0)
 
         engine.syncNow()
-        fixture.scheduler.advance(by: 10)
+        await fixture.scheduler.advance(by: 10)
         #expect(statuses.withLock { $0 }.suffix(2) == [.syncing(pending: 1), .locked(keyHeldHere: false)])
         engine.stop()
     }
 
-    @Test func aTriggerLooksAtOnce() throws {
+    @Test func aTriggerLooksAtOnce() async throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
         let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
         a.engine.start()
-        fixture.scheduler.advance(by: 60_000)
+        await fixture.scheduler.advance(by: 60_000)
         lock.unlock()
         a.engine.syncNow()
-        fixture.scheduler.advance(by: 10)
+        await fixture.scheduler.advance(by: 10)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced at once, got \(a.engine.status)")
             return

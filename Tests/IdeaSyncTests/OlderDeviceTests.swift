@@ -40,66 +40,66 @@ struct OlderDeviceTests {
 
     /// An account with an idea on an old device and a new one, then encryption turned on (what
     /// `account encryption enable` does to the records: every one sealed in place).
-    private func encryptedAccount() throws -> (old: Device, new: Device, idea: Idea) {
+    private func encryptedAccount() async throws -> (old: Device, new: Device, idea: Idea) {
         let old = try fixture.device("old")
         let idea = try old.repository.addIdea(title: "Plan the trip", description: "by train")
-        _ = try old.session.run()
+        _ = try await old.session.run()
         let raw = try raw
-        try RecordRewriter(raw: raw, sealed: SealedDatabase(base: raw, sealer: sealer, report: { _ in })).sealEverything(zones)
-        #expect(try stored().plain.isEmpty && stored().sealed.count == 1)
+        try await RecordRewriter(raw: raw, sealed: SealedDatabase(base: raw, sealer: sealer, report: { _ in })).sealEverything(zones)
+        await #expect(try await stored().plain.isEmpty && stored().sealed.count == 1)
         let new = try fixture.device("new") { SealedDatabase(base: $0, sealer: sealer, report: { _ in }) }
-        _ = try new.session.run()
+        _ = try await new.session.run()
         #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
         return (old, new, idea)
     }
 
     /// The server's records of the ideas' zone: the sealed ones and any plain ones.
-    private func stored() throws -> (sealed: [RemoteRecord], plain: [RemoteRecord]) {
+    private func stored() async throws -> (sealed: [RemoteRecord], plain: [RemoteRecord]) {
         let raw = try raw
         return (
-            try raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)),
-            try raw.records(in: SyncSession.zone, ofType: SyncSession.recordType))
+            try await raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)),
+            try await raw.records(in: SyncSession.zone, ofType: SyncSession.recordType))
     }
 
-    @Test func anOldDevicesEditMeetsAConflictItCannotReadAndStaysQueuedThere() throws {
-        let (old, new, idea) = try encryptedAccount()
-        let sealedBefore = try stored().sealed
+    @Test func anOldDevicesEditMeetsAConflictItCannotReadAndStaysQueuedThere() async throws {
+        let (old, new, idea) = try await encryptedAccount()
+        let sealedBefore = try await stored().sealed
         _ = try old.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip, old device"))
 
-        #expect(throws: SyncFailure.self) { try old.session.run() }
-        #expect(try stored().sealed == sealedBefore, "the sealed record is untouched")
-        #expect(try stored().plain.isEmpty, "no plain copy was written")
+        await #expect(throws: SyncFailure.self) { try await old.session.run() }
+        await #expect(try stored().sealed == sealedBefore, "the sealed record is untouched")
+        await #expect(try stored().plain.isEmpty, "no plain copy was written")
         #expect(try old.repository.idea(id: idea.id)?.title == "Plan the trip, old device", "the old device keeps its edit")
         #expect(try old.repository.pendingChangeCount() == 1, "and keeps it queued")
         #expect(try old.repository.syncLog().contains { $0.message.hasPrefix("skipped an invalid remote record") })
-        _ = try new.session.run()
+        _ = try await new.session.run()
         #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
     }
 
-    @Test func anOldDevicesOverwriteOfTheRemoteNeitherReplacesNorDeletesASealedRecord() throws {
-        let (old, new, idea) = try encryptedAccount()
-        let sealedBefore = try stored().sealed
+    @Test func anOldDevicesOverwriteOfTheRemoteNeitherReplacesNorDeletesASealedRecord() async throws {
+        let (old, new, idea) = try await encryptedAccount()
+        let sealedBefore = try await stored().sealed
 
-        #expect(throws: SyncFailure.self) { try old.session.overwriteRemote() }
-        #expect(try stored().sealed == sealedBefore)
-        #expect(try stored().plain.isEmpty)
-        _ = try new.session.run()
+        await #expect(throws: SyncFailure.self) { try await old.session.overwriteRemote() }
+        await #expect(try stored().sealed == sealedBefore)
+        await #expect(try stored().plain.isEmpty)
+        _ = try await new.session.run()
         #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
         #expect(try new.repository.pendingChangeCount() == 0)
     }
 
-    @Test func anIdeaNewOnTheOldDeviceGoesUpPlainAndTheNewDeviceRefusesItWithALine() throws {
-        let (old, new, _) = try encryptedAccount()
+    @Test func anIdeaNewOnTheOldDeviceGoesUpPlainAndTheNewDeviceRefusesItWithALine() async throws {
+        let (old, new, _) = try await encryptedAccount()
         let refusals = Mutex<[OpenFailure]>([])
         let watching = try fixture.device("watching") { SealedDatabase(base: $0, sealer: sealer, report: { failure in refusals.withLock { $0.append(failure) } }) }
         let added = try old.repository.addIdea(title: "Written on the old device")
-        _ = try old.session.run()
+        _ = try await old.session.run()
 
-        #expect(try stored().plain.map(\.recordID.recordName) == [added.id.lowercasedString])
-        _ = try watching.session.run()
+        await #expect(try stored().plain.map(\.recordID.recordName) == [added.id.lowercasedString])
+        _ = try await watching.session.run()
         #expect(try watching.repository.idea(id: added.id) == nil)
         #expect(refusals.withLock { $0 }.map(\.reason) == [.notSealed])
-        _ = try new.session.run()
-        #expect(try stored().sealed.count == 1)
+        _ = try await new.session.run()
+        await #expect(try stored().sealed.count == 1)
     }
 }

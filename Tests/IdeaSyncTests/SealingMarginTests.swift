@@ -31,7 +31,7 @@ struct SealingMarginTests {
         SealedDatabase(base: base, sealer: sealer, report: { failure in Issue.record("refused: \(failure)") })
     }
 
-    @Test func anIdeaAtTheLongestTitleAndDescriptionSyncsSealed() throws {
+    @Test func anIdeaAtTheLongestTitleAndDescriptionSyncsSealed() async throws {
         let a = try fixture.device("a", client: sealed)
         let b = try fixture.device("b", client: sealed)
         // A family emoji is one character of 25 bytes: the most bytes a title or description
@@ -40,9 +40,9 @@ struct SealingMarginTests {
         let idea = try a.repository.addIdea(
             title: String(repeating: family, count: IdeaLimits.titleLength),
             description: String(repeating: family, count: IdeaLimits.descriptionLength))
-        _ = try a.session.run()
+        _ = try await a.session.run()
         #expect(try a.repository.pendingChangeCount() == 0)
-        _ = try b.session.run()
+        _ = try await b.session.run()
         #expect(try b.repository.idea(id: idea.id).map(IdeaSnapshot.init) == IdeaSnapshot(idea))
     }
 
@@ -59,9 +59,9 @@ struct SealingMarginTests {
         try FileManager.default.createDirectory(at: folders[0].appendingPathComponent("Items"), withIntermediateDirectories: true)
         for (path, data) in files { try data.write(to: folders[0].appendingPathComponent(path)) }
 
-        let sent = try sending.sync()
+        let sent = try await sending.sync()
         #expect(sent.uploaded == 2)
-        let received = try receiving.sync()
+        let received = try await receiving.sync()
         #expect(received.downloaded == 2)
         for (path, data) in files {
             #expect(try Data(contentsOf: folders[1].appendingPathComponent(path)) == data, "\(path)")

@@ -34,8 +34,8 @@ import Testing
     @Test(arguments: seeds)
     func everyDeviceAndTheRemoteConverge(seed: UInt64) async throws {
         var world = try ConvergenceWorld(seed: seed)
-        try world.run(steps: 50)
-        try world.settle()
+        try await world.run(steps: 50)
+        try await world.settle()
         await world.check()
     }
 
@@ -54,8 +54,8 @@ import Testing
                 group.addTask {
                     guard var world = try? ConvergenceWorld(seed: seed) else { return seed }
                     do {
-                        try world.run(steps: 50)
-                        try world.settle()
+                        try await world.run(steps: 50)
+                        try await world.settle()
                     } catch {
                         return seed
                     }
@@ -82,8 +82,8 @@ import Testing
         // test pool's two; the check, which records issues, back in the test.
         let world = try await OwnThread.run {
             var world = try ConvergenceWorld(seed: seed, fixture: fixture.value)
-            try world.run(steps: 50)
-            try world.settle()
+            try await world.run(steps: 50)
+            try await world.settle()
             return HandedOver(value: world)
         }.value
         await world.check()
@@ -197,7 +197,7 @@ private struct ConvergenceWorld {
         device.engine.start()
     }
 
-    mutating func run(steps: Int) throws {
+    mutating func run(steps: Int) async throws {
         for _ in 0..<steps {
             let index = Int.random(in: 0..<devices.count, using: &random)
             let device = devices[index]
@@ -234,7 +234,7 @@ private struct ConvergenceWorld {
             case 60..<80:
                 let outcome: String
                 do {
-                    let report = try device.session.run()
+                    let report = try await device.session.run()
                     outcome = "sent \(report.sent), received \(report.received), conflicts \(report.conflicts)"
                 } catch {
                     outcome = "failed: \(error)"
@@ -244,22 +244,22 @@ private struct ConvergenceWorld {
                 device.engine.syncNow()
                 log.append("d\(index): sync now")
             case 82..<83: try revertEdit(index, undoing: false)
-            case 83..<85: try formSave(index)
+            case 83..<85: try await formSave(index)
             case 85..<86 where !overwrote:
-                try overwrite(index)
+                try await overwrite(index)
             case 86..<87 where !joined:
                 joined = true
                 try addDevice(seedsSamples: true)
             default:
                 let milliseconds = Int64.random(in: 1...1500, using: &random)
-                fixture.scheduler.advance(by: milliseconds)
+                await fixture.scheduler.advance(by: milliseconds)
                 log.append("advance \(milliseconds) ms")
             }
         }
     }
 
     /// Clears every fault and syncs every device until a whole round moves nothing.
-    mutating func settle() throws {
+    mutating func settle() async throws {
         for (index, device) in devices.enumerated() {
             try fixture.cloud.network.setOffline(false, device: device.name)
             try fixture.cloud.network.clearErrorRates(device: device.name)
@@ -272,7 +272,7 @@ private struct ConvergenceWorld {
             var moved = false
             for (index, device) in devices.enumerated() {
                 do {
-                    let report = try device.session.run()
+                    let report = try await device.session.run()
                     moved = moved || report.sent > 0 || report.received > 0
                     log.append("settle \(round) d\(index): sent \(report.sent), received \(report.received)")
                 } catch {
@@ -524,10 +524,10 @@ private struct ConvergenceWorld {
 
     /// A form opened on an idea, a sync while it is open, then a save of the one field the
     /// person changed (or, if the idea was deleted meanwhile, a new idea with the text).
-    private mutating func formSave(_ index: Int) throws {
+    private mutating func formSave(_ index: Int) async throws {
         guard let opened = try someIdea(on: index) else { return }
         let device = devices[index]
-        _ = try? device.session.run()
+        _ = try? await device.session.run()
         titleCounter += 1
         let title = "form \(titleCounter)"
         guard try device.repository.idea(id: opened.id) != nil else {
@@ -544,11 +544,11 @@ private struct ConvergenceWorld {
 
     /// `sync --overwrite-remote`: every idea and delete here stamped anew (after everything
     /// the listing showed), and whatever only the remote has deleted.
-    private mutating func overwrite(_ index: Int) throws {
+    private mutating func overwrite(_ index: Int) async throws {
         let device = devices[index]
         let outcome: String
         do {
-            let report = try device.session.overwriteRemote()
+            let report = try await device.session.overwriteRemote()
             outcome = "sent \(report.sent)"
         } catch {
             outcome = "failed: \(error)"

@@ -98,7 +98,7 @@ final class SyncFixture {
         if server == nil {
             let observer = "observer-\(account)"
             try cloud.network.signIn(device: observer, account: account)
-            records = try cloud.database(forDevice: observer).records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
+            records = try await cloud.database(forDevice: observer).records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
         } else {
             records = try await store.records(account: account, in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea", after: nil, limit: 100_000)
         }

@@ -10,9 +10,9 @@ import Testing
 /// The product's sync scenarios, device by device, on one in-memory remote.
 @Suite struct SyncScenarioTests {
     /// Syncs each device in turn, `rounds` times, every sync expected to succeed.
-    private func sync(_ devices: Device..., rounds: Int = 2) throws {
+    private func sync(_ devices: Device..., rounds: Int = 2) async throws {
         for _ in 0..<rounds {
-            for device in devices { _ = try device.session.run() }
+            for device in devices { _ = try await device.session.run() }
         }
     }
 
@@ -41,8 +41,8 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "Learn SwiftData", description: "the persistence guide")
-        _ = try a.session.run()
-        _ = try b.session.run()
+        _ = try await a.session.run()
+        _ = try await b.session.run()
         #expect(try b.snapshots() == [IdeaSnapshot(idea)])
         try await expectSame(a, b, remote: fixture)
     }
@@ -52,10 +52,10 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "Design the app icon")
-        try sync(a, b)
-        fixture.scheduler.advance(by: 1000)
+        try await sync(a, b)
+        await fixture.scheduler.advance(by: 1000)
         let done = try a.repository.toggleCompleted(id: idea.id)
-        try sync(a, b, rounds: 1)
+        try await sync(a, b, rounds: 1)
         #expect(try b.repository.idea(id: idea.id)?.isCompleted == true)
         #expect(try b.repository.ideas(.completed, limit: 10).map(\.id) == [idea.id])
         #expect(try b.snapshots() == [IdeaSnapshot(done)])
@@ -67,16 +67,16 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "Plan a weekly review")
-        try sync(a, b)
+        try await sync(a, b)
 
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let older = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan a review, A"))
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let newer = try b.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan a review, B"))
-        _ = try a.session.run()
-        let report = try b.session.run()
+        _ = try await a.session.run()
+        let report = try await b.session.run()
         #expect(report.conflicts == 1)
-        _ = try a.session.run()
+        _ = try await a.session.run()
 
         #expect(try a.snapshots() == [IdeaSnapshot(newer)])
         try await expectSame(a, b, remote: fixture)
@@ -97,18 +97,18 @@ import Testing
         })
     }
 
-    @Test func anEditMadeAfterSeeingAnotherIsNoConflictOnEitherDevice() throws {
+    @Test func anEditMadeAfterSeeingAnotherIsNoConflictOnEitherDevice() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "Plan a weekly review")
-        try sync(a, b)
-        fixture.scheduler.advance(by: 1000)
+        try await sync(a, b)
+        await fixture.scheduler.advance(by: 1000)
         _ = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "A's edit"))
-        try sync(a, b)
-        fixture.scheduler.advance(by: 1000)
+        try await sync(a, b)
+        await fixture.scheduler.advance(by: 1000)
         _ = try b.repository.editIdea(id: idea.id, IdeaChanges(title: "B's edit, after A's"))
-        try sync(b, a)
+        try await sync(b, a)
         #expect(try a.repository.conflicts().isEmpty)
         #expect(try b.repository.conflicts().isEmpty)
         #expect(try a.snapshots().map(\.title) == ["B's edit, after A's"])
@@ -119,14 +119,14 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "shared")
-        try sync(a, b)
-        fixture.scheduler.advance(by: 1000)
+        try await sync(a, b)
+        await fixture.scheduler.advance(by: 1000)
         let older = try a.repository.editIdea(id: idea.id, IdeaChanges(description: "older, from A"))
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let newer = try b.repository.editIdea(id: idea.id, IdeaChanges(description: "newer, from B"))
-        _ = try b.session.run()
-        _ = try a.session.run()
-        try sync(a, b)
+        _ = try await b.session.run()
+        _ = try await a.session.run()
+        try await sync(a, b)
         try await expectSame(a, b, remote: fixture)
         #expect(try a.snapshots() == [IdeaSnapshot(newer)])
         let conflict = try #require(try a.repository.conflicts().first)
@@ -140,14 +140,14 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "tie")
-        try sync(a, b)
-        fixture.scheduler.advance(by: 1000)
+        try await sync(a, b)
+        await fixture.scheduler.advance(by: 1000)
         let fromA = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "tie, A"))
         let fromB = try b.repository.editIdea(id: idea.id, IdeaChanges(title: "tie, B"))
         #expect(fromA.updatedAt == fromB.updatedAt)
-        _ = try a.session.run()
-        _ = try b.session.run()
-        try sync(a, b)
+        _ = try await a.session.run()
+        _ = try await b.session.run()
+        try await sync(a, b)
         let winner = fromA.deviceId > fromB.deviceId ? fromA : fromB
         #expect(try a.snapshots() == [IdeaSnapshot(winner)])
         try await expectSame(a, b, remote: fixture)
@@ -163,17 +163,17 @@ import Testing
         let c = try fixture.device("c")
         let idea = try a.repository.addIdea(title: "going away")
         let kept = try a.repository.addIdea(title: "staying")
-        try sync(a, b, c)
+        try await sync(a, b, c)
 
         try fixture.cloud.network.setOffline(true, device: "b")
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         _ = try b.repository.deleteIdea(id: idea.id)
-        #expect(failure { try b.session.run() } == .offline)
-        _ = try a.session.run()
+        #expect(await failure { try b.session.run() } == .offline)
+        _ = try await a.session.run()
         #expect(try a.repository.idea(id: idea.id) != nil)
 
         try fixture.cloud.network.setOffline(false, device: "b")
-        try sync(b, a, c)
+        try await sync(b, a, c)
         for device in [a, b, c] {
             #expect(try device.snapshots() == [IdeaSnapshot(kept)], "\(device.name)")
         }
@@ -185,17 +185,17 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "deleted for good")
-        try sync(a, b)
+        try await sync(a, b)
 
         try fixture.cloud.network.setOffline(true, device: "a")
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         _ = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "an edit made offline, before the delete"))
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         _ = try b.repository.deleteIdea(id: idea.id)
-        _ = try b.session.run()
+        _ = try await b.session.run()
 
         try fixture.cloud.network.setOffline(false, device: "a")
-        try sync(a, b)
+        try await sync(a, b)
         #expect(try a.ideas().isEmpty)
         #expect(try b.ideas().isEmpty)
         try await expectSame(a, b, remote: fixture)
@@ -207,16 +207,16 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "again")
-        try sync(a, b)
-        fixture.scheduler.advance(by: 1000)
+        try await sync(a, b)
+        await fixture.scheduler.advance(by: 1000)
         let deleted = try b.repository.deleteIdea(id: idea.id)
-        try sync(b, a)
+        try await sync(b, a)
         #expect(try a.ideas().isEmpty)
 
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let restored = try b.repository.restoreIdea(deleted)
         let recreated = try a.repository.addIdea(title: "again")
-        try sync(a, b)
+        try await sync(a, b)
         #expect(try a.snapshots() == [IdeaSnapshot(restored), IdeaSnapshot(recreated)].sorted { $0.id.lowercasedString < $1.id.lowercasedString })
         try await expectSame(a, b, remote: fixture)
     }
@@ -229,34 +229,34 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         a.engine.start()
-        fixture.scheduler.runDue()
+        await fixture.scheduler.runDue()
         #expect(a.engine.status == .notSignedIn)
         let first = try a.repository.addIdea(title: "written before signing in")
         let second = try a.repository.addIdea(title: "and another")
         a.engine.localChangeHappened()
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         #expect(a.engine.status == .notSignedIn)
         #expect(try a.repository.pendingChangeCount() == 2)
 
         try fixture.cloud.network.signIn(device: "a", account: SimulatedCloud.defaultAccount)
-        fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        await fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced after signing in, got \(a.engine.status)")
             return
         }
-        _ = try b.session.run()
+        _ = try await b.session.run()
         #expect(Set(try b.snapshots()) == [IdeaSnapshot(first), IdeaSnapshot(second)])
         try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func notSignedInEveryLocalFeatureWorks() throws {
+    @Test func notSignedInEveryLocalFeatureWorks() async throws {
         let fixture = try SyncFixture()
         try fixture.cloud.network.signOut(device: "a")
         let a = try fixture.device("a")
         a.engine.start()
-        fixture.scheduler.runDue()
+        await fixture.scheduler.runDue()
         #expect(a.engine.status == .notSignedIn)
-        #expect(failure { try a.session.run() } == .notSignedIn)
+        #expect(await failure { try a.session.run() } == .notSignedIn)
 
         let idea = try a.repository.addIdea(title: "offline thoughts", description: "local only")
         let other = try a.repository.addIdea(title: "another")
@@ -267,7 +267,7 @@ import Testing
         #expect(try a.repository.ideas(.search("edited"), limit: 10).map(\.id) == [idea.id])
         #expect(try a.repository.counts() == IdeaCounts(all: 2, completed: 1))
         a.engine.localChangeHappened()
-        fixture.scheduler.advance(by: 5000)
+        await fixture.scheduler.advance(by: 5000)
         #expect(a.engine.status == .notSignedIn)
         #expect(try a.repository.pendingChangeCount() == 2, "everything waits")
         #expect(try a.repository.syncMetadata().accountName == nil)
@@ -277,22 +277,22 @@ import Testing
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         _ = try a.repository.addIdea(title: "belongs to default")
-        _ = try a.session.run()
+        _ = try await a.session.run()
         let before = try await fixture.remoteIdeas()
 
         try fixture.cloud.network.signIn(device: "a", account: "work")
         _ = try a.repository.addIdea(title: "written while signed in as work")
         a.engine.start()
-        fixture.scheduler.advance(by: 5000)
+        await fixture.scheduler.advance(by: 5000)
         #expect(a.engine.status == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
-        #expect(failure { try a.session.run() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
-        #expect(failure { try a.session.overwriteRemote() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
+        #expect(await failure { try a.session.run() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
+        #expect(await failure { try a.session.overwriteRemote() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
         #expect(try await fixture.remoteRecordCount(account: "work") == 0)
         #expect(try await fixture.remoteIdeas() == before)
         #expect(try a.repository.pendingChangeCount() == 1)
 
         try fixture.cloud.network.signIn(device: "a", account: SimulatedCloud.defaultAccount)
-        fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        await fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced once back on the right account, got \(a.engine.status)")
             return
@@ -308,20 +308,20 @@ import Testing
         try await fixture.cloud.store.setQuota(maxRecords: 2, account: SimulatedCloud.defaultAccount)
         let ideas = try (1...5).map { try a.repository.addIdea(title: "idea \($0)") }
         a.engine.start()
-        fixture.scheduler.runDue()
+        await fixture.scheduler.runDue()
         #expect(a.engine.status == .quotaExceeded)
         #expect(try a.snapshots().count == 5)
         #expect(try a.repository.pendingChangeCount() == 3)
-        fixture.scheduler.advance(by: 10_000)
+        await fixture.scheduler.advance(by: 10_000)
         #expect(a.engine.status == .quotaExceeded)
 
         try await fixture.cloud.store.setQuota(maxRecords: nil, account: SimulatedCloud.defaultAccount)
-        fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        await fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced after the quota was lifted, got \(a.engine.status)")
             return
         }
-        _ = try b.session.run()
+        _ = try await b.session.run()
         #expect(Set(try b.snapshots()) == Set(ideas.map(IdeaSnapshot.init)))
         try await expectSame(a, b, remote: fixture)
     }
@@ -349,16 +349,16 @@ import Testing
         try fixture.cloud.network.scriptErrors([ScriptedError(error, operation: .modify)], device: "a")
         _ = try a.repository.addIdea(title: "waits for the server")
         a.engine.start()
-        fixture.scheduler.runDue()
+        await fixture.scheduler.runDue()
         let started = fixture.scheduler.now
         guard case .retrying(1, let retryAt, _) = a.engine.status else {
             Issue.record("expected a retry, got \(a.engine.status)")
             return
         }
         #expect(retryAt == started.adding(milliseconds: wait))
-        fixture.scheduler.advance(by: wait - 1)
+        await fixture.scheduler.advance(by: wait - 1)
         #expect(try await fixture.remoteRecordCount() == 0)
-        fixture.scheduler.advance(by: 1)
+        await fixture.scheduler.advance(by: 1)
         #expect(try await fixture.remoteRecordCount() == 1)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced at the server's retry time, got \(a.engine.status)")
@@ -366,21 +366,21 @@ import Testing
         }
     }
 
-    @Test func aLocalChangeDuringTheServersRetryAfterWaitsForIt() throws {
+    @Test func aLocalChangeDuringTheServersRetryAfterWaitsForIt() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a", client: { WatchedDatabase($0) })
         let watched = try #require(a.remote as? WatchedDatabase)
         try fixture.cloud.network.scriptErrors([ScriptedError(.requestRateLimited(retryAfter: 10), operation: .modify)], device: "a")
         _ = try a.repository.addIdea(title: "first")
         a.engine.start()
-        fixture.scheduler.runDue()
+        await fixture.scheduler.runDue()
         #expect(watched.modifySizes.count == 1)
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         _ = try a.repository.addIdea(title: "second")
         a.engine.localChangeHappened()
-        fixture.scheduler.advance(by: 8_999)
+        await fixture.scheduler.advance(by: 8_999)
         #expect(watched.modifySizes.count == 1, "nothing reaches the server before the retry time it asked for")
-        fixture.scheduler.advance(by: 1)
+        await fixture.scheduler.advance(by: 1)
         #expect(try a.repository.pendingChangeCount() == 0)
     }
 
@@ -390,20 +390,20 @@ import Testing
         let b = try fixture.device("b")
         let watched = try #require(a.remote as? WatchedDatabase)
         for number in 1...50 { _ = try a.repository.addIdea(title: "idea \(number)") }
-        _ = try a.session.run()
+        _ = try await a.session.run()
         #expect(Array(watched.modifySizes.prefix(5)) == [50, 25, 12, 6, 6])
         #expect(watched.modifySizes.dropFirst(3).allSatisfy { $0 <= 7 })
-        _ = try b.session.run()
+        _ = try await b.session.run()
         #expect(try b.ideas().count == 50)
         try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func pushesGoOutInBatchesOfAtMostOneHundred() throws {
+    @Test func pushesGoOutInBatchesOfAtMostOneHundred() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a", client: { WatchedDatabase($0) })
         let watched = try #require(a.remote as? WatchedDatabase)
         for number in 1...250 { _ = try a.repository.addIdea(title: "idea \(number)") }
-        let report = try a.session.run()
+        let report = try await a.session.run()
         #expect(report.sent == 250)
         #expect(watched.modifySizes == [100, 100, 50])
     }
@@ -415,8 +415,8 @@ import Testing
         let watched = try #require(b.remote as? WatchedDatabase)
         // Pages of 1,000.
         for number in 1...1_050 { _ = try a.repository.addIdea(title: "idea \(number)") }
-        _ = try a.session.run()
-        let report = try b.session.run()
+        _ = try await a.session.run()
+        let report = try await b.session.run()
         #expect(report.received == 1_050)
         #expect(watched.fetchCount == 2)
         try await expectSame(a, b, remote: fixture)
@@ -431,14 +431,14 @@ import Testing
         // Another client removes a record outright, and the server trims that history.
         let admin = fixture.cloud.database(forDevice: "admin")
         let note = RemoteRecord(recordType: "Note", recordID: RecordID(recordName: "note", zoneID: RecordZoneID(zoneName: "Ideas")))
-        _ = try admin.modify(saving: [note], deleting: [], savePolicy: .allKeys)
-        _ = try admin.modify(saving: [], deleting: [note.recordID], savePolicy: .allKeys)
-        fixture.scheduler.advance(by: 1000)
+        _ = try await admin.modify(saving: [note], deleting: [], savePolicy: .allKeys)
+        _ = try await admin.modify(saving: [], deleting: [note.recordID], savePolicy: .allKeys)
+        await fixture.scheduler.advance(by: 1000)
         #expect(try await fixture.cloud.store.purgeDeletions(before: fixture.scheduler.now) == 1)
 
         let after = try a.repository.addIdea(title: "after")
-        _ = try a.session.run()
-        _ = try b.session.run()
+        _ = try await a.session.run()
+        _ = try await b.session.run()
         #expect(try b.repository.syncLog().contains { $0.message.contains("change token expired") })
         #expect(try b.snapshots().contains(IdeaSnapshot(after)))
         try sync(a, b)
@@ -454,14 +454,14 @@ import Testing
         _ = try b.repository.addIdea(title: "two")
         try sync(a, b, c)
         let deleted = try b.repository.addIdea(title: "gone before the zone")
-        _ = try b.session.run()
+        _ = try await b.session.run()
         _ = try b.repository.deleteIdea(id: deleted.id)
-        _ = try b.session.run()
+        _ = try await b.session.run()
         let lateIdea = try c.repository.addIdea(title: "sent just before the zone went")
-        _ = try c.session.run()
+        _ = try await c.session.run()
 
-        try fixture.cloud.database(forDevice: "admin").deleteZone(RecordZoneID(zoneName: "Ideas"))
-        _ = try a.session.run()
+        try await fixture.cloud.database(forDevice: "admin").deleteZone(RecordZoneID(zoneName: "Ideas"))
+        _ = try await a.session.run()
         // A device with a token does not make sure of the zone on every sync: A meets the
         // missing zone, creates it again and sends everything it has.
         #expect(try a.repository.syncLog().contains { $0.message.contains("the remote zone was missing") })
@@ -479,7 +479,7 @@ import Testing
         let ideas = try (1...10).map { try a.repository.addIdea(title: "idea \($0)") }
         let failing = Set(ideas.prefix(4).map(\.id.lowercasedString))
         watched.failItems { failing.contains($0.recordName) ? .zoneBusy(retryAfter: 1) : nil }
-        guard let failed = failure({ try a.session.run() }), case .transient = failed, failed.retryAfter == 1 else {
+        guard let failed = failure({ try await a.session.run() }), case .transient = failed, failed.retryAfter == 1 else {
             Issue.record("expected a transient failure with the items' retry-after")
             return
         }
@@ -506,13 +506,13 @@ import Testing
             let idea = try (number.isMultiple(of: 2) ? a : b).repository.addIdea(title: "idea \(number)")
             written[idea.id] = IdeaSnapshot(idea)
             (number.isMultiple(of: 2) ? a : b).engine.localChangeHappened()
-            fixture.scheduler.advance(by: 700)
+            await fixture.scheduler.advance(by: 700)
         }
         try fixture.cloud.network.clearErrorRates(device: "a")
         try fixture.cloud.network.clearErrorRates(device: "b")
         a.engine.syncNow()
         b.engine.syncNow()
-        fixture.scheduler.advance(by: 5000)
+        await fixture.scheduler.advance(by: 5000)
         #expect(Set(try a.snapshots()) == Set(written.values))
         try await expectSame(a, b, remote: fixture)
     }
@@ -529,32 +529,32 @@ import Testing
         try sync(a, b, c)
         try fixture.cloud.network.setOffline(true, device: "a")
         _ = try a.repository.deleteIdea(id: dropped.id)
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         // Newer than A's delete, but A's word is final.
         _ = try b.repository.editIdea(id: dropped.id, IdeaChanges(title: "edited on B after A's delete"))
         _ = try b.repository.addIdea(title: "only on the remote")
-        _ = try b.session.run()
+        _ = try await b.session.run()
         try fixture.cloud.network.setOffline(false, device: "a")
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
 
-        _ = try a.session.overwriteRemote()
+        _ = try await a.session.overwriteRemote()
         #expect(try await fixture.remoteIdeas().map(\.id) == [kept.id])
         try sync(b, c, a)
         #expect(try a.snapshots().map(\.id) == [kept.id])
         try await expectSame(a, b, c, remote: fixture)
     }
 
-    @Test func theIntegrityCheckLogsDifferencesAsWarnings() throws {
+    @Test func theIntegrityCheckLogsDifferencesAsWarnings() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let idea = try a.repository.addIdea(title: "checked")
-        _ = try a.session.run()
-        #expect(try a.session.checkIntegrity().isEmpty)
+        _ = try await a.session.run()
+        #expect(try await a.session.checkIntegrity().isEmpty)
         #expect(try a.repository.syncLog().first?.message == "integrity: this device and the remote agree")
 
         let admin = fixture.cloud.database(forDevice: "admin")
         let zone = RecordZoneID(zoneName: "Ideas")
-        var record = try #require(try admin.records(in: zone, ofType: "Idea").first)
+        var record = try #require(try await admin.records(in: zone, ofType: "Idea").first)
         record["updatedAt"] = .timestamp(idea.updatedAt.adding(milliseconds: 5))
         let stray = RemoteRecord(
             recordType: "Idea", recordID: RecordID(recordName: UUID().lowercasedString, zoneID: zone),
@@ -563,9 +563,9 @@ import Testing
                 "createdAt": .timestamp(idea.createdAt), "updatedAt": .timestamp(idea.createdAt),
                 "deviceId": .string("elsewhere"), "version": .int64(0), "isDeleted": .int64(0),
             ])
-        _ = try admin.modify(saving: [record, stray], deleting: [], savePolicy: .allKeys)
+        _ = try await admin.modify(saving: [record, stray], deleting: [], savePolicy: .allKeys)
 
-        let differences = try a.session.checkIntegrity()
+        let differences = try await a.session.checkIntegrity()
         #expect(differences.count == 2)
         let warnings = try a.repository.syncLog().filter { $0.kind == .warning }.map(\.message)
         // Named by title, with the start of the id.
@@ -574,11 +574,11 @@ import Testing
         #expect(warnings.contains { $0.hasPrefix("integrity: “stray” (") && $0.hasSuffix("is on the remote but not here") }, "\(warnings)")
     }
 
-    @Test func theIntegrityCheckRunsAfterTheFirstSuccessfulSync() throws {
+    @Test func theIntegrityCheckRunsAfterTheFirstSuccessfulSync() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         a.engine.start()
-        fixture.scheduler.runDue()
+        await fixture.scheduler.runDue()
         #expect(try a.repository.syncLog().contains { $0.message.hasPrefix("integrity:") })
     }
 
@@ -588,11 +588,11 @@ import Testing
         let b = try fixture.device("b", clockOffset: -3_600_000)
         let idea = try a.repository.addIdea(title: "skewed")
         try sync(a, b)
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let seen = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "A's edit, on time"))
-        _ = try a.session.run()
-        _ = try b.session.run()
-        fixture.scheduler.advance(by: 1000)
+        _ = try await a.session.run()
+        _ = try await b.session.run()
+        await fixture.scheduler.advance(by: 1000)
         let later = try b.repository.editIdea(id: idea.id, IdeaChanges(title: "B's edit, an hour slow but later"))
         #expect(later.updatedAt > seen.updatedAt)
         try sync(b, a)
@@ -606,7 +606,7 @@ import Testing
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "sent twice")
         try fixture.cloud.network.scriptErrors([ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "a")
-        guard case .transient? = failure({ try a.session.run() }) else {
+        guard case .transient? = failure({ try await a.session.run() }) else {
             Issue.record("expected the lost response to fail the sync")
             return
         }
@@ -630,7 +630,7 @@ extension Double {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         for number in 1...1001 { _ = try a.repository.addIdea(title: "idea \(number)") }
-        _ = try a.session.run()
+        _ = try await a.session.run()
         var watched: WatchedDatabase?
         let b = try fixture.device("b", seedsSamples: true, client: { base in
             let client = WatchedDatabase(base)
@@ -639,11 +639,11 @@ extension Double {
         })
         #expect(try b.repository.count(.all) == 7)
         watched?.failFetch(number: 2)
-        #expect(throws: SyncFailure.self) { try b.session.run() }
-        let report = try b.session.run()
+        #expect(throws: SyncFailure.self) { try await b.session.run() }
+        let report = try await b.session.run()
         #expect(report.sent == 0 && report.conflicts == 0)
         #expect(try b.repository.count(.all) == 1001, "B's samples are gone, none reached the account")
-        #expect(try a.session.run().received == 0)
+        await #expect(try a.session.run().received == 0)
         #expect(try await fixture.remoteIdeas().count == 1001)
     }
 }

@@ -18,15 +18,15 @@ import Testing
         let fixture = try await SyncFixture(remote: remote)
         let (a, b) = (try fixture.device("a"), try fixture.device("b"))
         let idea = try a.repository.addIdea(title: "shared", description: "first")
-        _ = try a.session.run()
-        _ = try b.session.run()
-        fixture.scheduler.advance(by: 1000)
+        _ = try await a.session.run()
+        _ = try await b.session.run()
+        await fixture.scheduler.advance(by: 1000)
         _ = try b.repository.editIdea(id: idea.id, IdeaChanges(description: "B's description"))
-        _ = try b.session.send()
-        fixture.scheduler.advance(by: 1000)
+        _ = try await b.session.send()
+        await fixture.scheduler.advance(by: 1000)
         _ = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "A's title"))
 
-        let report = try a.session.send()
+        let report = try await a.session.send()
 
         // Edits of different fields do not compete: the record is merged, not a conflict.
         #expect(report.received == 1 && report.conflicts == 0)
@@ -36,7 +36,7 @@ import Testing
         #expect(merged.description == "B's description")
         #expect(try await fixture.remoteIdeas().map(\.title) == ["A's title"])
         #expect(try await fixture.remoteIdeas().map(\.description) == ["B's description"])
-        _ = try b.session.run()
+        _ = try await b.session.run()
         #expect(try b.snapshots() == a.snapshots())
     }
 
@@ -45,15 +45,15 @@ import Testing
         let fixture = try await SyncFixture(remote: remote)
         let (a, b) = (try fixture.device("a"), try fixture.device("b"))
         let idea = try a.repository.addIdea(title: "shared")
-        _ = try a.session.run()
-        _ = try b.session.run()
-        fixture.scheduler.advance(by: 1000)
+        _ = try await a.session.run()
+        _ = try await b.session.run()
+        await fixture.scheduler.advance(by: 1000)
         _ = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "older, from A"))
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let newer = try b.repository.editIdea(id: idea.id, IdeaChanges(title: "newer, from B"))
-        _ = try b.session.send()
+        _ = try await b.session.send()
 
-        let report = try a.session.send()
+        let report = try await a.session.send()
 
         #expect(report.conflicts == 1)
         #expect(try a.repository.pendingChangeCount() == 0)
@@ -67,25 +67,25 @@ import Testing
     func failedSendKeepsTheChange() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
-        _ = try a.session.run()
+        _ = try await a.session.run()
         _ = try a.repository.addIdea(title: "typed while offline")
         try fixture.cloud.network.setOffline(true, device: "a")
-        #expect(throws: SyncFailure.self) { try a.session.send() }
+        #expect(throws: SyncFailure.self) { try await a.session.send() }
         #expect(try a.repository.pendingChangeCount() == 1)
         try fixture.cloud.network.setOffline(false, device: "a")
-        _ = try a.session.send()
+        _ = try await a.session.send()
         #expect(try a.repository.pendingChangeCount() == 0)
         #expect(try await fixture.remoteIdeas().map(\.title) == ["typed while offline"])
     }
 
     @Test("A device that never fetched syncs whole on its first send")
-    func firstSendFetchesFirst() throws {
+    func firstSendFetchesFirst() async throws {
         let fixture = try SyncFixture()
         let (a, b) = (try fixture.device("a"), try fixture.device("b"))
         _ = try a.repository.addIdea(title: "from A")
-        _ = try a.session.run()
+        _ = try await a.session.run()
         _ = try b.repository.addIdea(title: "from B")
-        _ = try b.session.send()
+        _ = try await b.session.send()
         #expect(try b.ideas().map(\.title).sorted() == ["from A", "from B"])
     }
 
@@ -99,7 +99,7 @@ import Testing
             try fixture.device("d\(index)", client: { MeetingDatabase($0, meeting: meeting) })
         }
         for (index, device) in devices.enumerated() {
-            _ = try device.session.run()
+            _ = try await device.session.run()
             _ = try device.repository.addIdea(title: "from \(index)")
         }
         meeting.arm()
@@ -109,7 +109,7 @@ import Testing
             let session = device.session
             sends.enter()
             Thread.detachNewThread {
-                do { _ = try session.send() } catch { failed.withLock { $0 += 1 } }
+                do { _ = try await session.send() } catch { failed.withLock { $0 += 1 } }
                 sends.leave()
             }
         }

@@ -41,24 +41,24 @@ struct TamperedSyncTests {
     }
 
     /// The raw (sealed) record of `idea` on the remote.
-    private func sealedRecord(of idea: Idea) throws -> RemoteRecord {
+    private func sealedRecord(of idea: Idea) async throws -> RemoteRecord {
         try fixture.cloud.network.signIn(device: "observer", account: SimulatedCloud.defaultAccount)
-        let records = try fixture.cloud.database(forDevice: "observer").records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType))
+        let records = try await fixture.cloud.database(forDevice: "observer").records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType))
         return try #require(records.first { $0.recordID.recordName == idea.id.lowercasedString })
     }
 
-    @Test func aFlippedByteSwappedValuesAndAMovedRecordAreRefusedAndTheRestArrives() throws {
+    @Test func aFlippedByteSwappedValuesAndAMovedRecordAreRefusedAndTheRestArrives() async throws {
         let (writer, _) = try device("writer")
         let (reader, hostile) = try device("reader")
         let names = ["good one", "flipped", "swapped one", "swapped two", "moved", "good two"]
         var ideas = try names.map { try writer.repository.addIdea(title: $0, description: "秘密 \($0)") }
-        _ = try writer.session.run()
-        _ = try reader.session.run()
+        _ = try await writer.session.run()
+        _ = try await reader.session.run()
         #expect(Set(try reader.ideas().map(\.title)).isSuperset(of: names))
 
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         ideas = try ideas.map { try writer.repository.editIdea(id: $0.id, IdeaChanges(title: $0.title + ", edited")) }
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
         let before = try reader.snapshots()
         let historyBefore = try ideas.map { try reader.repository.history(of: $0.id) }
         let byName = Dictionary(uniqueKeysWithValues: zip(names, ideas.map { $0.id.lowercasedString }))
@@ -74,7 +74,7 @@ struct TamperedSyncTests {
             records[byName["moved"]!]?.recordID.zoneID = RecordZoneID(zoneName: "Archive")
             return Array(records.values)
         }
-        let report = try reader.session.run()
+        let report = try await reader.session.run()
 
         #expect(report.received == 2)
         let after = Dictionary(uniqueKeysWithValues: try reader.snapshots().map { ($0.id.lowercasedString, $0) })
@@ -95,33 +95,33 @@ struct TamperedSyncTests {
 
         // Honest again, the next sync from scratch brings the edits: nothing was lost on the way.
         hostile.behave()
-        _ = try writer.session.run()
-        fixture.scheduler.advance(by: 1000)
+        _ = try await writer.session.run()
+        await fixture.scheduler.advance(by: 1000)
         for idea in ideas { _ = try writer.repository.editIdea(id: idea.id, IdeaChanges(description: "again")) }
-        _ = try writer.session.run()
-        _ = try reader.session.run()
+        _ = try await writer.session.run()
+        _ = try await reader.session.run()
         #expect(Set(try reader.ideas().map(\.title)).isSuperset(of: names.map { $0 + ", edited" }))
     }
 
-    @Test func anOlderSealedVersionServedAgainIsRefusedLoggedAndNothingHereChanges() throws {
+    @Test func anOlderSealedVersionServedAgainIsRefusedLoggedAndNothingHereChanges() async throws {
         let (writer, _) = try device("writer")
         let (reader, hostile) = try device("reader")
         let idea = try writer.repository.addIdea(title: "Plan the trip", description: "first plan")
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
         let first = try sealedRecord(of: idea)
-        _ = try reader.session.run()
-        fixture.scheduler.advance(by: 1000)
+        _ = try await reader.session.run()
+        await fixture.scheduler.advance(by: 1000)
         let edited = try writer.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip to 台南", description: "second plan"))
-        _ = try writer.session.run()
-        _ = try reader.session.run()
+        _ = try await writer.session.run()
+        _ = try await reader.session.run()
         #expect(try reader.repository.idea(id: idea.id)?.title == "Plan the trip to 台南")
         let historyBefore = try reader.repository.history(of: idea.id)
 
         // Something else changes, and the remote serves the first version beside it.
         let other = try writer.repository.addIdea(title: "Buy stamps")
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
         hostile.tamper { records in records + [first] }
-        let report = try reader.session.run()
+        let report = try await reader.session.run()
 
         #expect(try reader.repository.idea(id: other.id)?.title == "Buy stamps")
         #expect(report.received == 1)
@@ -138,48 +138,48 @@ struct TamperedSyncTests {
         #expect(try sealedRecord(of: idea).changeTag != first.changeTag)
     }
 
-    @Test func aServerRestoredFromAnOlderCopyGetsThePresentBack() throws {
+    @Test func aServerRestoredFromAnOlderCopyGetsThePresentBack() async throws {
         let (writer, _) = try device("writer")
         let (reader, _) = try device("reader")
         let idea = try writer.repository.addIdea(title: "Plan the trip")
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
         let first = try sealedRecord(of: idea)
-        _ = try reader.session.run()
-        fixture.scheduler.advance(by: 1000)
+        _ = try await reader.session.run()
+        await fixture.scheduler.advance(by: 1000)
         let edited = try writer.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip to 台南"))
-        _ = try writer.session.run()
-        _ = try reader.session.run()
+        _ = try await writer.session.run()
+        _ = try await reader.session.run()
 
         // The operator puts the first version back (a restore): a new tag, the old sealed value.
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         var restored = first
         restored.changeTag = try sealedRecord(of: idea).changeTag
-        _ = try fixture.cloud.database(forDevice: "observer").modify(saving: [restored], deleting: [], savePolicy: .ifServerRecordUnchanged)
-        _ = try reader.session.run()
+        _ = try await fixture.cloud.database(forDevice: "observer").modify(saving: [restored], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        _ = try await reader.session.run()
 
         #expect(try reader.snapshots() == [IdeaSnapshot(edited)])
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
         #expect(try writer.snapshots() == [IdeaSnapshot(edited)])
         #expect(try writer.repository.syncLog().allSatisfy { $0.kind != .warning })
     }
 
-    @Test func anOlderButConcurrentEditFromAnotherDeviceStillMergesFieldByField() throws {
+    @Test func anOlderButConcurrentEditFromAnotherDeviceStillMergesFieldByField() async throws {
         let (writer, _) = try device("writer")
         let (reader, _) = try device("reader")
         let idea = try writer.repository.addIdea(title: "Plan the trip", description: "by train")
-        _ = try writer.session.run()
-        _ = try reader.session.run()
+        _ = try await writer.session.run()
+        _ = try await reader.session.run()
 
         // The writer's edit of the description is older than the reader's edit of the title,
         // which the reader has not sent yet: the remote's version is older overall, yet new
         // in one field.
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         _ = try writer.repository.editIdea(id: idea.id, IdeaChanges(description: "by bus"))
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         _ = try reader.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip to 台南"))
-        _ = try writer.session.run()
-        _ = try reader.session.run()
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
+        _ = try await reader.session.run()
+        _ = try await writer.session.run()
 
         for device in [writer, reader] {
             let merged = try #require(try device.repository.idea(id: idea.id))
@@ -189,19 +189,19 @@ struct TamperedSyncTests {
         }
     }
 
-    @Test func anOlderEditOfTheSameFieldMadeBeforeSeeingThisDevicesPendingOneGoesThroughTheConflictRule() throws {
+    @Test func anOlderEditOfTheSameFieldMadeBeforeSeeingThisDevicesPendingOneGoesThroughTheConflictRule() async throws {
         let (writer, _) = try device("writer")
         let (reader, _) = try device("reader")
         let idea = try writer.repository.addIdea(title: "Plan the trip")
-        _ = try writer.session.run()
-        _ = try reader.session.run()
+        _ = try await writer.session.run()
+        _ = try await reader.session.run()
 
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let older = try writer.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip, writer"))
-        fixture.scheduler.advance(by: 1000)
+        await fixture.scheduler.advance(by: 1000)
         let newer = try reader.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip, reader"))
-        _ = try writer.session.run()
-        let report = try reader.session.run()
+        _ = try await writer.session.run()
+        let report = try await reader.session.run()
 
         #expect(report.conflicts == 1)
         #expect(try reader.snapshots() == [IdeaSnapshot(newer)])

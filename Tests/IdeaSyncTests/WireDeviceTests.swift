@@ -24,7 +24,7 @@ import Testing
         let server = try await Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
                                        log: RequestLog(clock: .system) { lines.append($0) })
         let writer = server.device("writer")
-        _ = try writer.session.run()
+        _ = try await writer.session.run()
         // Pages of 10, so that a write of more than a poll carries (20 records) takes three.
         let device = WireDevice(client: server.client(), zone: SyncSession.zone, pollSeconds: 60, resultsLimit: 10, ownConnection: ownConnection)
         try device.start()
@@ -37,7 +37,7 @@ import Testing
             let before = lines.all.count
             for index in 0..<count { ideas.append(try writer.repository.addIdea(title: "\(count) at once, \(index)").id) }
             _ = try writer.repository.setCompleted(true, id: ideas[0])
-            _ = try writer.session.send()
+            _ = try await writer.session.send()
             try await Self.waitUntil("the device has \(ideas.count) records") { device.recordNames.count == ideas.count && device.isLive }
             try await Self.waitUntilQuiet(lines)
             let fetches = lines.all.dropFirst(before).filter { $0.contains("/changes/zone ") }.count
@@ -60,8 +60,8 @@ import Testing
                                            log: RequestLog(clock: .system) { wireLines.append($0) })
         let appWriter = appServer.device("app writer")
         let wireWriter = wireServer.device("wire writer")
-        _ = try appWriter.session.run()
-        _ = try wireWriter.session.run()
+        _ = try await appWriter.session.run()
+        _ = try await wireWriter.session.run()
 
         let app = AppDevice(client: appServer.client())
         app.start()
@@ -81,7 +81,7 @@ import Testing
             let (appBefore, wireBefore) = (appLines.all.count, wireLines.all.count)
             for writer in [appWriter, wireWriter] {
                 for index in 0..<count { _ = try writer.repository.addIdea(title: "\(count) at once, \(index)") }
-                _ = try writer.session.send()
+                _ = try await writer.session.send()
             }
             let written = try appWriter.repository.counts().all
             try await Self.waitUntil("both devices have \(written) ideas") {

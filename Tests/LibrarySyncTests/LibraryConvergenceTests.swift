@@ -14,13 +14,13 @@ import Testing
 @Suite("Library convergence", .serialized)
 struct LibraryConvergenceTests {
     @Test("Three devices with faults and lost answers converge", arguments: 0..<24)
-    func converges(seed: UInt64) throws {
+    func converges(seed: UInt64) async throws {
         var run = try Run(seed: seed)
         defer { try? FileManager.default.removeItem(at: run.directory) }
-        try run.play(steps: 90)
-        try run.settle()
+        try await run.play(steps: 90)
+        try await run.settle()
         let folders = try run.devices.map { try $0.snapshot() }
-        let remote = try run.remoteSnapshot()
+        let remote = try await run.remoteSnapshot()
         for (index, folder) in folders.enumerated() {
             #expect(folder == remote, "seed \(seed): device \(index) differs from the remote\n\(run.log.joined(separator: "\n"))")
         }
@@ -51,7 +51,7 @@ private struct Run {
         }
     }
 
-    mutating func play(steps: Int) throws {
+    mutating func play(steps: Int) async throws {
         for _ in 0..<steps {
             clock.advance(by: Int64.random(in: 1...3_000, using: &random))
             let index = Int.random(in: 0..<devices.count, using: &random)
@@ -87,13 +87,13 @@ private struct Run {
                 try cloud.network.clearErrorRates(device: device.name)
                 log.append("\(device.name): error rates cleared")
             default:
-                log.append("\(device.name): sync → \(device.sync())")
+                log.append("\(device.name): sync → \(await device.sync())")
             }
         }
     }
 
     /// Stops every fault, then every device syncs twice, in turn.
-    mutating func settle() throws {
+    mutating func settle() async throws {
         for device in devices {
             try cloud.network.clearErrorRates(device: device.name)
             try cloud.network.clearScriptedErrors(device: device.name)
@@ -101,15 +101,15 @@ private struct Run {
         for round in 0..<2 {
             for device in devices {
                 clock.advance(by: 1_000)
-                log.append("settle \(round) \(device.name): sync → \(device.sync())")
+                log.append("settle \(round) \(device.name): sync → \(await device.sync())")
             }
         }
     }
 
     /// The remote's files: path → bytes.
-    func remoteSnapshot() throws -> [String: Data] {
+    func remoteSnapshot() async throws -> [String: Data] {
         var files: [String: Data] = [:]
-        for record in try cloud.database(forDevice: "a").records(in: LibrarySession.zone, ofType: LibrarySession.recordType) {
+        for record in try await cloud.database(forDevice: "a").records(in: LibrarySession.zone, ofType: LibrarySession.recordType) {
             guard case .string(let path)? = record.fields["path"], case .bytes(let data)? = record.fields["filedata"] else { continue }
             files[path] = data
         }
@@ -122,9 +122,9 @@ private struct Device {
     let folder: LibraryFolder
     let session: LibrarySession
 
-    func sync() -> String {
+    func sync() async -> String {
         do {
-            let report = try session.sync()
+            let report = try await session.sync()
             return "up \(report.uploaded), del-remote \(report.deletedRemotely), down \(report.downloaded), "
                 + "del-here \(report.deletedLocally), conflicts \(report.conflicts)"
         } catch {

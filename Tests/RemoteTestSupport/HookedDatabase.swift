@@ -20,12 +20,12 @@ public struct HookedDatabase: CloudDatabase {
     }
 
     private let base: any CloudDatabase
-    private let before: @Sendable (Call) throws -> Void
-    private let after: @Sendable (Call) throws -> Void
+    private let before: @Sendable (Call) async throws -> Void
+    private let after: @Sendable (Call) async throws -> Void
 
     public init(
-        _ base: any CloudDatabase, before: @escaping @Sendable (Call) throws -> Void = { _ in },
-        after: @escaping @Sendable (Call) throws -> Void = { _ in }
+        _ base: any CloudDatabase, before: @escaping @Sendable (Call) async throws -> Void = { _ in },
+        after: @escaping @Sendable (Call) async throws -> Void = { _ in }
     ) {
         self.base = base
         self.before = before
@@ -34,34 +34,34 @@ public struct HookedDatabase: CloudDatabase {
 
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
 
-    public func accountStatus() async throws -> AccountStatus { try hooked(.accountStatus) { try base.accountStatus() } }
+    public func accountStatus() async throws -> AccountStatus { try await hooked(.accountStatus) { try await base.accountStatus() } }
 
-    public func createZone(_ zone: RecordZoneID) async throws { try hooked(.createZone(zone)) { try base.createZone(zone) } }
+    public func createZone(_ zone: RecordZoneID) async throws { try await hooked(.createZone(zone)) { try await base.createZone(zone) } }
 
-    public func deleteZone(_ zone: RecordZoneID) async throws { try hooked(.deleteZone(zone)) { try base.deleteZone(zone) } }
+    public func deleteZone(_ zone: RecordZoneID) async throws { try await hooked(.deleteZone(zone)) { try await base.deleteZone(zone) } }
 
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
-        try hooked(.modify(zones: Set(records.map(\.recordID.zoneID) + recordIDs.map(\.zoneID)))) {
-            try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        try await hooked(.modify(zones: Set(records.map(\.recordID.zoneID) + recordIDs.map(\.zoneID)))) {
+            try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
         }
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
-        try hooked(.fetchChanges(zone)) { try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
+        try await hooked(.fetchChanges(zone)) { try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
     }
 
     public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
-        try hooked(.query(zone)) { try base.records(in: zone, ofType: recordType) }
+        try await hooked(.query(zone)) { try await base.records(in: zone, ofType: recordType) }
     }
 
-    public func uploadAsset(_ data: Data) async throws -> AssetReference { try hooked(.uploadAsset) { try base.uploadAsset(data) } }
+    public func uploadAsset(_ data: Data) async throws -> AssetReference { try await hooked(.uploadAsset) { try await base.uploadAsset(data) } }
 
-    public func fetchAsset(_ reference: AssetReference) async throws -> Data { try hooked(.fetchAsset) { try base.fetchAsset(reference) } }
+    public func fetchAsset(_ reference: AssetReference) async throws -> Data { try await hooked(.fetchAsset) { try await base.fetchAsset(reference) } }
 
-    private func hooked<Answer>(_ call: Call, _ body: () throws -> Answer) throws -> Answer {
-        try before(call)
-        let answer = try body()
-        try after(call)
+    private func hooked<Answer>(_ call: Call, _ body: () async throws -> Answer) async throws -> Answer {
+        try await before(call)
+        let answer = try await body()
+        try await after(call)
         return answer
     }
 }

@@ -108,3 +108,13 @@ public func cloudError(_ body: () throws -> some Any) -> CloudError? {
         return error as? CloudError
     }
 }
+
+/// Awaits `body` and returns the `CloudError` it threw, or nil if it threw none.
+public func cloudError(_ body: () async throws -> some Any) async -> CloudError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error as? CloudError
+    }
+}

@@ -41,23 +41,23 @@ public final class TamperingDatabase: CloudDatabase {
     }
 
     public var maximumRecordsPerRequest: Int { base.maximumRecordsPerRequest }
-    public func accountStatus() async throws -> AccountStatus { try base.accountStatus() }
-    public func createZone(_ zone: RecordZoneID) async throws { try base.createZone(zone) }
-    public func deleteZone(_ zone: RecordZoneID) async throws { try base.deleteZone(zone) }
+    public func accountStatus() async throws -> AccountStatus { try await base.accountStatus() }
+    public func createZone(_ zone: RecordZoneID) async throws { try await base.createZone(zone) }
+    public func deleteZone(_ zone: RecordZoneID) async throws { try await base.deleteZone(zone) }
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
-        try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
-        var changes = try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+        var changes = try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
         changes.changed = altered(changes.changed)
         return changes
     }
     public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
-        altered(try base.records(in: zone, ofType: recordType))
+        altered(try await base.records(in: zone, ofType: recordType))
     }
-    public func uploadAsset(_ data: Data) async throws -> AssetReference { try base.uploadAsset(data) }
+    public func uploadAsset(_ data: Data) async throws -> AssetReference { try await base.uploadAsset(data) }
     public func fetchAsset(_ reference: AssetReference) async throws -> Data {
-        var data = try base.fetchAsset(reference)
+        var data = try await base.fetchAsset(reference)
         if tampering.withLock({ $0.assets }), !data.isEmpty { data[data.startIndex + data.count / 2] ^= 1 }
         return data
     }

@@ -36,45 +36,45 @@ import Testing
     @Test("An uploaded asset comes back byte for byte; the same bytes twice are one asset", arguments: RemoteKind.tested)
     func roundTrip(kind: RemoteKind) async throws {
         let fixture = try await CloudFixture(kind: kind)
-        let database = try fixture.client()
+        let database = try await fixture.client()
         let data = Self.largeData()
-        let reference = try database.uploadAsset(data)
+        let reference = try await database.uploadAsset(data)
         #expect(reference == AssetReference(of: data))
-        #expect(try database.uploadAsset(data) == reference)
-        #expect(try database.fetchAsset(reference) == data)
-        #expect(try database.uploadAsset(Data()) == AssetReference(of: Data()))
-        #expect(try database.fetchAsset(AssetReference(of: Data())) == Data())
+        await #expect(try database.uploadAsset(data) == reference)
+        await #expect(try database.fetchAsset(reference) == data)
+        await #expect(try database.uploadAsset(Data()) == AssetReference(of: Data()))
+        await #expect(try database.fetchAsset(AssetReference(of: Data())) == Data())
     }
 
     @Test("A record naming an uploaded asset is saved and read back with it; one naming an asset not uploaded fails with unknownItem",
           arguments: RemoteKind.tested)
     func recordsNameAssets(kind: RemoteKind) async throws {
         let fixture = try await CloudFixture(kind: kind)
-        let database = try fixture.client()
-        let reference = try database.uploadAsset(Self.largeData())
+        let database = try await fixture.client()
+        let reference = try await database.uploadAsset(Self.largeData())
         let missing = AssetReference(of: Self.largeData(8))
         let wrongSize = try #require(AssetReference(checksum: reference.checksum, size: reference.size - 1))
-        let result = try database.modify(
+        let result = try await database.modify(
             saving: [Self.file("kept", reference), Self.file("missing", missing), Self.file("wrongSize", wrongSize)],
             deleting: [], savePolicy: .allKeys)
         #expect(result.saved.map(\.recordID) == [id("kept")])
         #expect(result.failures == [id("missing"): .unknownItem, id("wrongSize"): .unknownItem])
-        let changes = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10)
+        let changes = try await database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10)
         #expect(changes.changed.map { $0.fields["data"] } == [.asset(reference)])
-        #expect(cloudError { try database.fetchAsset(missing) } == .unknownItem)
+        #expect(await cloudError { try database.fetchAsset(missing) } == .unknownItem)
     }
 
     @Test("Faults apply to asset requests as to any other: offline refuses both, nothing is stored", arguments: RemoteKind.tested)
     func faults(kind: RemoteKind) async throws {
         let fixture = try await CloudFixture(kind: kind)
-        let database = try fixture.client()
+        let database = try await fixture.client()
         let data = Self.largeData()
         try fixture.faults.network.setOffline(true, device: "laptop")
-        #expect(cloudError { try database.uploadAsset(data) } == .networkUnavailable)
+        #expect(await cloudError { try database.uploadAsset(data) } == .networkUnavailable)
         try fixture.faults.network.setOffline(false, device: "laptop")
-        #expect(cloudError { try database.fetchAsset(AssetReference(of: data)) } == .unknownItem)
+        #expect(await cloudError { try database.fetchAsset(AssetReference(of: data)) } == .unknownItem)
         try fixture.faults.network.scriptErrors([ScriptedError(.internalError, operation: .uploadAsset)], device: "laptop")
-        #expect(cloudError { try database.uploadAsset(data) } == .internalError)
-        #expect(try database.uploadAsset(data) == AssetReference(of: data))
+        #expect(await cloudError { try database.uploadAsset(data) } == .internalError)
+        await #expect(try database.uploadAsset(data) == AssetReference(of: data))
     }
 }

@@ -51,13 +51,13 @@ struct CloudFixture {
     }
 
     /// The client of `device`, with the test zone created in its account.
-    func client(_ device: String = "laptop", createZone: Bool = true) throws -> any CloudDatabase {
+    func client(_ device: String = "laptop", createZone: Bool = true) async throws -> any CloudDatabase {
         let database: any CloudDatabase = if let server {
             FaultInjectingDatabase(base: server.client(), faults: faults.network, device: device)
         } else {
             cloud.database(forDevice: device)
         }
-        if createZone { try database.createZone(Self.zone) }
+        if createZone { try await database.createZone(Self.zone) }
         return database
     }
 

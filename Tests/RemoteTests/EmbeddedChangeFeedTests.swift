@@ -32,10 +32,10 @@ import Testing
         var changeFile: URL { directory.appendingPathComponent(SimulatedCloud.fileName + "-changes") }
 
         /// Saves one record in `zone` as `device`.
-        func save(_ name: String, in zone: RecordZoneID, as device: String) throws {
+        func save(_ name: String, in zone: RecordZoneID, as device: String) async throws {
             let database = writer.database(forDevice: device)
-            try database.createZone(zone)
-            _ = try database.modify(
+            try await database.createZone(zone)
+            _ = try await database.modify(
                 saving: [RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: name, zoneID: zone))], deleting: [], savePolicy: .allKeys)
         }
     }
@@ -44,56 +44,50 @@ import Testing
         let root = try Root()
         try root.writer.network.signIn(device: "stranger", account: "bob")
         let feed = try #require(root.reader.changeFeed(forDevice: "b"))
-        let cursor = try feed.startWatching([Self.ideas, Self.library])
+        let cursor = try await feed.startWatching([Self.ideas, Self.library])
 
-        try root.save("own", in: Self.ideas, as: "b")
-        try root.save("bob's", in: Self.ideas, as: "stranger")
-        try root.save("unwatched", in: RecordZoneID(zoneName: "Other"), as: "a")
-        let (quiet, waited) = try await OwnThread.run {
-            let started = ContinuousClock.now
-            return (try feed.waitForChanges(after: cursor, seconds: 1), ContinuousClock.now - started)
-        }
+        try await root.save("own", in: Self.ideas, as: "b")
+        try await root.save("bob's", in: Self.ideas, as: "stranger")
+        try await root.save("unwatched", in: RecordZoneID(zoneName: "Other"), as: "a")
+        let started = ContinuousClock.now
+        let quiet = try await feed.waitForChanges(after: cursor, seconds: 1)
+        let waited = ContinuousClock.now - started
         #expect(quiet == nil && waited >= .seconds(1))
 
         // The write comes once the wait has read the change file to its end: what wakes it is
         // the write itself (inotify), not a line already there when it looked.
-        // One thread runs the steps from the wait's start to the write: between them, no await
-        // gives a starved test pool the chance to resume this test past the wait's 60 s.
+        // The wait holds no thread, so a busy test pool cannot keep it from its answer.
         let reads = try ReadWatch(root.changeFile)
-        let (sawRead, answer) = try await OwnThread.run {
-            let waiting = Started { try feed.waitForChanges(after: cursor, seconds: 60) }
-            let sawRead = reads.waitForRead(seconds: 30)
-            try root.save("a's", in: Self.library, as: "a")
-            return (sawRead, try waiting.value())
-        }
+        let waiting = Task { try await feed.waitForChanges(after: cursor, seconds: 60) }
+        let sawRead = try await OwnThread.run { reads.waitForRead(seconds: 30) }
+        try await root.save("a's", in: Self.library, as: "a")
+        let answer = try await waiting.value
         #expect(sawRead, "the wait never read the change file")
         let notice = try #require(answer)
         #expect(notice.zones == [Self.library])
         // Past that line, nothing new: the next wait times out.
-        #expect(try await OwnThread.run { try feed.waitForChanges(after: notice.cursor, seconds: 1) } == nil)
+        #expect(try await feed.waitForChanges(after: notice.cursor, seconds: 1) == nil)
     }
 
     @Test func aWriteBeforeTheWaitAnswersItAtOnce() async throws {
         let root = try Root()
         let feed = try #require(root.reader.changeFeed(forDevice: "b"))
-        let cursor = try feed.startWatching([Self.ideas])
-        try root.save("early", in: Self.ideas, as: "a")
-        // Timed on the waiting thread: a busy test pool may resume this test much later.
-        let (notice, took) = try await OwnThread.run {
-            let started = ContinuousClock.now
-            return (try feed.waitForChanges(after: cursor, seconds: 30), ContinuousClock.now - started)
-        }
+        let cursor = try await feed.startWatching([Self.ideas])
+        try await root.save("early", in: Self.ideas, as: "a")
+        let started = ContinuousClock.now
+        let notice = try await feed.waitForChanges(after: cursor, seconds: 30)
+        let took = ContinuousClock.now - started
         #expect(notice?.zones == [Self.ideas])
         #expect(took < .seconds(5))
     }
 
     @Test func aChangeFileThatStartedOverMeansEveryWatchedZoneMayHaveChanged() async throws {
         let root = try Root()
-        try root.save("one", in: Self.ideas, as: "a")
+        try await root.save("one", in: Self.ideas, as: "a")
         let feed = try #require(root.reader.changeFeed(forDevice: "b"))
-        let cursor = try feed.startWatching([Self.ideas, Self.library])
+        let cursor = try await feed.startWatching([Self.ideas, Self.library])
         try Data().write(to: root.changeFile)
-        let notice = try await OwnThread.run { try feed.waitForChanges(after: cursor, seconds: 5) }
+        let notice = try await feed.waitForChanges(after: cursor, seconds: 5)
         #expect(notice?.zones == [Self.ideas, Self.library])
     }
 
@@ -120,25 +114,6 @@ import Testing
             guard poll(&request, 1, seconds * 1000) == 1 else { return false }
             var buffer = [UInt8](repeating: 0, count: 4096)
             return buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } > 0
-        }
-    }
-
-    /// A blocking call started on a thread of its own at once; `value()` waits for its result.
-    final class Started<Value: Sendable>: Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private let outcome = Mutex<Result<Value, any Error>?>(nil)
-
-        init(_ work: @escaping @Sendable () throws -> Value) {
-            Thread { [self] in
-                let result = Result { try work() }
-                outcome.withLock { $0 = result }
-                done.signal()
-            }.start()
-        }
-
-        func value() throws -> Value {
-            done.wait()
-            return try outcome.withLock { $0! }.get()
         }
     }
 }

@@ -11,12 +11,12 @@ import Testing
     @Test("A page stops at the first record that takes its fields to 8 MiB, and the pages together hold every record once", arguments: RemoteKind.tested)
     func aPageStopsAtItsBytes(kind: RemoteKind) async throws {
         let fixture = try await CloudFixture(kind: kind)
-        let database = try fixture.client()
+        let database = try await fixture.client()
         let text = String(repeating: "x", count: 700_000)
         for index in 0..<20 {
             let record = RemoteRecord(
                 recordType: "Note", recordID: RecordID(recordName: "r\(index)", zoneID: CloudFixture.zone), fields: ["text": .string(text)])
-            _ = try database.modify(saving: [record], deleting: [], savePolicy: .allKeys)
+            _ = try await database.modify(saving: [record], deleting: [], savePolicy: .allKeys)
         }
         let pages = try ZoneChangesTests.allPages(database, since: nil, limit: 100)
         let counts = pages.map(\.changed.count)
@@ -26,7 +26,7 @@ import Testing
         let names = pages.flatMap { $0.changed.map(\.recordID.recordName) }
         #expect(names == (0..<20).map { "r\($0)" })
         // A count below the budget's still stops the page first.
-        #expect(try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 5).changed.count == 5)
+        await #expect(try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 5).changed.count == 5)
         #expect(PageBudget.isFull(count: 0, bytes: PageBudget.byteBudget, limit: 10))
         #expect(!PageBudget.isFull(count: 9, bytes: PageBudget.byteBudget - 1, limit: 10))
     }

@@ -103,15 +103,15 @@ import Testing
         arguments: [RemoteKind.embedded, .served])
     func tokensAndTagsOfTheReleaseBeforeAreAccepted(kind: RemoteKind) async throws {
         let fixture = try await CloudFixture(kind: kind)
-        let laptop = try fixture.client()
-        _ = try laptop.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
+        let laptop = try await fixture.client()
+        _ = try await laptop.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
         let sqlite = try #require(fixture.store as? SQLiteRecordStore)
         let rowID = try #require(try await sqlite.writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM zone WHERE account = ? AND name = 'Ideas'", arguments: [CloudFixture.account])
         })
         let old = ChangeToken(data: Data("z1:\(rowID):1".utf8))
-        #expect(try laptop.fetchChanges(in: CloudFixture.zone, since: old, resultsLimit: 10).changed.map(\.recordID.recordName) == ["b"])
-        #expect(cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: ChangeToken(data: Data("z1:\(rowID + 1000):1".utf8)), resultsLimit: 10) }
+        await #expect(try laptop.fetchChanges(in: CloudFixture.zone, since: old, resultsLimit: 10).changed.map(\.recordID.recordName) == ["b"])
+        #expect(await cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: ChangeToken(data: Data("z1:\(rowID + 1000):1".utf8)), resultsLimit: 10) }
             == .changeTokenExpired)
 
         // A record last saved by the release before keeps the tag it was given then.
@@ -120,7 +120,7 @@ import Testing
         }
         var edited = note("a", "edited")
         edited.changeTag = "\(rowID).1"
-        let result = try laptop.modify(saving: [edited], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        let result = try await laptop.modify(saving: [edited], deleting: [], savePolicy: .ifServerRecordUnchanged)
         #expect(result.failures.isEmpty)
         #expect(result.saved.first?.changeTag?.count == 22)
     }

@@ -24,9 +24,9 @@ struct PostgresRecordStoreTests {
             try await ServedRemote(store: stores[0], account: CloudFixture.account, maximumRecordsPerRequest: 200, clock: clock.wallClock),
             try await ServedRemote(store: stores[1], account: CloudFixture.account, maximumRecordsPerRequest: 200, clock: clock.wallClock),
         ]
-        try servers[0].client().createZone(Self.zone)
+        try await servers[0].client().createZone(Self.zone)
         let counterID = id("counter")
-        _ = try servers[1].client().modify(
+        _ = try await servers[1].client().modify(
             saving: [RemoteRecord(recordType: "Counter", recordID: counterID, fields: ["n": .int64(0)])], deleting: [],
             savePolicy: .ifServerRecordUnchanged)
 
@@ -35,37 +35,36 @@ struct PostgresRecordStoreTests {
         let writing = Mutex(writers)
         let mirror = Mutex<[String: String]>([:])
         let errors = Mutex<[String]>([])
-        // Threads 0..<6 write (`write`); thread 6 pages the changes as they commit (`follow`).
-        await onThreads(writers + 1) { writer in
+        // Tasks 0..<6 write (`write`); task 6 pages the changes as they commit (`follow`).
+        await concurrently(writers + 1) { writer in
             do {
                 if writer == writers {
-                    let seen = try Self.follow(servers, whileWriting: { writing.withLock { $0 > 0 } })
+                    let seen = try await Self.follow(servers, whileWriting: { writing.withLock { $0 > 0 } })
                     mirror.withLock { $0 = seen }
                 } else {
                     defer { writing.withLock { $0 -= 1 } }
                     for step in 0..<increments {
-                        let saved = try Self.write(writer: writer, step: step, servers: servers, counterID: counterID)
+                        let saved = try await Self.write(writer: writer, step: step, servers: servers, counterID: counterID)
                         tags.withLock { $0.append(contentsOf: saved) }
                     }
                 }
             } catch {
-                errors.withLock { $0.append("thread \(writer): \(error)") }
+                errors.withLock { $0.append("task \(writer): \(error)") }
             }
         }
-        // (Issues recorded on threads of their own would belong to no test.)
         #expect(errors.withLock { $0 } == [])
 
         let allTags = tags.withLock { $0 }
         #expect(allTags.count == writers * increments * 2)
         #expect(Set(allTags).count == allTags.count, "a change tag was given twice")
-        let final = try servers[1].client().records(in: Self.zone, ofType: "Counter").first
+        let final = try await servers[1].client().records(in: Self.zone, ofType: "Counter").first
         #expect(final?["n"] == .int64(Int64(writers * increments)), "an increment was lost")
 
         var onServer: [String: String] = [:]
         var token: ChangeToken?
         var page: ZoneChanges
         repeat {
-            page = try servers[0].client().fetchChanges(in: Self.zone, since: token, resultsLimit: 50)
+            page = try await servers[0].client().fetchChanges(in: Self.zone, since: token, resultsLimit: 50)
             for record in page.changed { onServer[record.recordID.recordName] = record.changeTag }
             token = page.token
         } while page.moreComing
@@ -76,15 +75,15 @@ struct PostgresRecordStoreTests {
     /// Adds a note of its own, then 1 to the counter, with change tags (a conflict means:
     /// take the server's copy and try again), each request going to the other server.
     /// Returns the change tags it was given.
-    private static func write(writer: Int, step: Int, servers: [ServedRemote], counterID: RecordID) throws -> [String] {
+    private static func write(writer: Int, step: Int, servers: [ServedRemote], counterID: RecordID) async throws -> [String] {
         let client = servers[(writer + step) % 2].client()
-        var tags = try client.modify(saving: [note("w\(writer)-\(step)")], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        var tags = try await client.modify(saving: [note("w\(writer)-\(step)")], deleting: [], savePolicy: .ifServerRecordUnchanged)
             .saved.compactMap(\.changeTag)
-        var counter = try #require(client.records(in: zone, ofType: "Counter").first)
+        var counter = try #require(await client.records(in: zone, ofType: "Counter").first)
         while true {
             guard case let .int64(n) = counter["n"] else { throw CloudError.internalError }
             counter.fields["n"] = .int64(n + 1)
-            let result = try servers[(writer + step + 1) % 2].client().modify(
+            let result = try await servers[(writer + step + 1) % 2].client().modify(
                 saving: [counter], deleting: [], savePolicy: .ifServerRecordUnchanged)
             if let saved = result.saved.first {
                 tags.append(saved.changeTag ?? "")
@@ -99,7 +98,7 @@ struct PostgresRecordStoreTests {
 
     /// Pages the zone's changes from the start, alternating servers, while `whileWriting`
     /// holds and once more after; returns each record's last change tag seen.
-    private static func follow(_ servers: [ServedRemote], whileWriting: () -> Bool) throws -> [String: String] {
+    private static func follow(_ servers: [ServedRemote], whileWriting: () -> Bool) async throws -> [String: String] {
         var token: ChangeToken?
         var seen: [String: String] = [:]
         var fetches = 0
@@ -109,7 +108,7 @@ struct PostgresRecordStoreTests {
             var page: ZoneChanges
             repeat {
                 fetches += 1
-                page = try servers[fetches % 2].client().fetchChanges(in: zone, since: token, resultsLimit: 5)
+                page = try await servers[fetches % 2].client().fetchChanges(in: zone, since: token, resultsLimit: 5)
                 for record in page.changed { seen[record.recordID.recordName] = record.changeTag }
                 token = page.token
             } while page.moreComing
@@ -396,19 +395,9 @@ struct PostgresRecordStoreTests {
     }
 }
 
-/// Runs `body(0..<count)` on `count` threads of their own, all at once (Dispatch would run
-/// only as many at a time as there are cores), and returns when every one has: awaited, so
-/// the test pool's threads stay free meanwhile.
-private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        let finished = DispatchGroup()
-        for index in 0..<count {
-            finished.enter()
-            Thread {
-                body(index)
-                finished.leave()
-            }.start()
-        }
-        finished.notify(queue: .global()) { done.resume() }
+/// Runs `body(0..<count)` as `count` tasks, all at once, and returns when every one has.
+private func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) async -> Void) async {
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<count { group.addTask { await body(index) } }
     }
 }

@@ -11,9 +11,9 @@ import Testing
     @Test("Records by name: those that exist, as saved; a missing name, another account's zone is not found", arguments: RemoteKind.tested)
     func recordsByName(kind: RemoteKind) async throws {
         let fixture = try await CloudFixture(kind: kind)
-        let database = try fixture.client()
-        let saved = try database.modify(saving: [note("a"), note("b"), note("c")], deleting: [], savePolicy: .allKeys).saved
-        _ = try database.modify(saving: [], deleting: [id("c")], savePolicy: .allKeys)
+        let database = try await fixture.client()
+        let saved = try await database.modify(saving: [note("a"), note("b"), note("c")], deleting: [], savePolicy: .allKeys).saved
+        _ = try await database.modify(saving: [], deleting: [id("c")], savePolicy: .allKeys)
         let store = fixture.store
         let account = CloudFixture.account
         let found = try await store.records(account: account, in: CloudFixture.zone, named: ["b", "a", "missing", "c"], byteBudget: PageBudget.byteBudget)

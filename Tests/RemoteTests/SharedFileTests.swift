@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test("Writes and fault settings made through one instance are seen by the other")
-    func sharing() throws {
+    func sharing() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let clock = ManualClock(start: CloudFixture.start)
@@ -22,51 +22,55 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent(SimulatedCloud.fileName).path))
 
         let laptop = app.database(forDevice: "laptop")
-        try laptop.createZone(CloudFixture.zone)
-        _ = try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
+        try await laptop.createZone(CloudFixture.zone)
+        _ = try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         let phone = command.database(forDevice: "phone")
-        #expect(try phone.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a")])
+        #expect(try await phone.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a")])
 
         try command.network.setOffline(true, device: "laptop")
-        #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
+        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
         try command.network.setOffline(false, device: "laptop")
         try command.network.scriptErrors([ScriptedError(.zoneBusy(retryAfter: 1))], device: "laptop")
-        #expect(cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneBusy(retryAfter: 1))
+        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneBusy(retryAfter: 1))
         try command.network.signIn(device: "laptop", account: "other")
-        #expect(try laptop.accountStatus() == .available(accountName: "other"))
+        #expect(try await laptop.accountStatus() == .available(accountName: "other"))
         #expect(try app.status(device: "laptop").account == "other")
     }
 
     @Test("Reopening the file keeps zones, records and change tokens")
-    func reopen() throws {
+    func reopen() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let clock = ManualClock(start: CloudFixture.start)
-        let token = try {
+        let token = try await {
             let database = try Self.open(directory, clock: clock).database(forDevice: "laptop")
-            try database.createZone(CloudFixture.zone)
-            _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
-            return try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
+            try await database.createZone(CloudFixture.zone)
+            _ = try await database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
+            return try await database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
         }()
         let database = try Self.open(directory, clock: clock).database(forDevice: "laptop")
-        _ = try database.modify(saving: [note("b")], deleting: [], savePolicy: .allKeys)
-        #expect(try database.fetchChanges(in: CloudFixture.zone, since: token, resultsLimit: 10).changed.map(\.recordID) == [id("b")])
+        _ = try await database.modify(saving: [note("b")], deleting: [], savePolicy: .allKeys)
+        #expect(try await database.fetchChanges(in: CloudFixture.zone, since: token, resultsLimit: 10).changed.map(\.recordID) == [id("b")])
     }
 
     @Test("Concurrent modifies from two threads through two instances keep one gapless change sequence")
-    func concurrentModifies() throws {
+    func concurrentModifies() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let clock = ManualClock(start: CloudFixture.start)
         let clouds = [try Self.open(directory, clock: clock), try Self.open(directory, clock: clock)]
-        try clouds[0].database(forDevice: "setup").createZone(CloudFixture.zone)
+        try await clouds[0].database(forDevice: "setup").createZone(CloudFixture.zone)
         let perThread = 40
-        DispatchQueue.concurrentPerform(iterations: 2) { thread in
-            let database = clouds[thread].database(forDevice: "device\(thread)")
-            for index in 0..<perThread {
-                // Every thread also rewrites one shared record, to make the writes contend.
-                _ = try? database.modify(
-                    saving: [note("t\(thread)-\(index)"), note("shared", "\(thread)-\(index)")], deleting: [], savePolicy: .allKeys)
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<2 {
+                group.addTask {
+                    let database = clouds[thread].database(forDevice: "device\(thread)")
+                    for index in 0..<perThread {
+                        // Every writer also rewrites one shared record, to make the writes contend.
+                        _ = try? await database.modify(
+                            saving: [note("t\(thread)-\(index)"), note("shared", "\(thread)-\(index)")], deleting: [], savePolicy: .allKeys)
+                    }
+                }
             }
         }
         let database = clouds[1].database(forDevice: "reader")

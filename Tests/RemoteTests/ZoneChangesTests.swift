@@ -6,11 +6,11 @@ import Testing
 /// Fetching a zone's changes page by page with change tokens.
 @Suite struct ZoneChangesTests {
     /// Every page from `token` on, until no more are coming.
-    static func allPages(_ database: any CloudDatabase, since token: ChangeToken?, limit: Int) throws -> [ZoneChanges] {
+    static func allPages(_ database: any CloudDatabase, since token: ChangeToken?, limit: Int) async throws -> [ZoneChanges] {
         var pages: [ZoneChanges] = []
         var token = token
         repeat {
-            let page = try database.fetchChanges(in: CloudFixture.zone, since: token, resultsLimit: limit)
+            let page = try await database.fetchChanges(in: CloudFixture.zone, since: token, resultsLimit: limit)
             pages.append(page)
             token = page.token
         } while pages.last!.moreComing
@@ -28,10 +28,10 @@ import Testing
     @Test("Changes come in server order with their deletions and record types", arguments: RemoteKind.tested)
     func basics(kind: RemoteKind) async throws {
         let fixture = try await CloudFixture(kind: kind)
-        let database = try fixture.client()
-        _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
-        _ = try database.modify(saving: [note("c")], deleting: [id("a")], savePolicy: .allKeys)
-        let changes = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 100)
+        let database = try await fixture.client()
+        _ = try await database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
+        _ = try await database.modify(saving: [note("c")], deleting: [id("a")], savePolicy: .allKeys)
+        let changes = try await database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 100)
         #expect(changes.changed.map(\.recordID) == [id("b"), id("c")])
         #expect(changes.deleted == [DeletedRecord(recordID: id("a"), recordType: "Note")])
         #expect(!changes.moreComing)
