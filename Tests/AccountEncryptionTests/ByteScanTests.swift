@@ -13,16 +13,16 @@ struct ByteScanTests {
     private static let words = ["Zanzibar", "marmalade", "秘密計畫", "牛奶糖", "Items/繁體筆記.json", "FavoriteItems/zanzibar-notes.json"]
 
     @Test("Sealed: none of the words, paths, path hashes or the passphrase are anywhere in the remote's files")
-    func sealedLeavesNothing() throws {
-        let bytes = try remoteBytes(sealed: true)
+    func sealedLeavesNothing() async throws {
+        let bytes = try await remoteBytes(sealed: true)
         for word in Self.words + [EncryptionFixture.passphrase] + paths.map(EncryptionFixture.sha256Hex) {
             #expect(bytes.firstRange(of: Data(word.utf8)) == nil, "found \(word)")
         }
     }
 
     @Test("Plain: the same scan finds every word, so it can see them")
-    func plainShowsEverything() throws {
-        let bytes = try remoteBytes(sealed: false)
+    func plainShowsEverything() async throws {
+        let bytes = try await remoteBytes(sealed: false)
         for word in Self.words {
             #expect(bytes.firstRange(of: Data(word.utf8)) != nil, "did not find \(word)")
         }
@@ -33,7 +33,7 @@ struct ByteScanTests {
     /// Every byte of every file the remote keeps under a new folder, after saving ideas,
     /// a tombstone and library files (one inline, one as an asset) through a sealed or a
     /// plain client.
-    private func remoteBytes(sealed: Bool) throws -> Data {
+    private func remoteBytes(sealed: Bool) async throws -> Data {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bytescan-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -42,21 +42,21 @@ struct ByteScanTests {
         let made = try EncryptionFixture.creation()
         let database: any CloudDatabase = sealed
             ? SealedDatabase(base: device, sealer: EncryptionFixture.sealer(made.keyring), report: { _ in }) : device
-        if sealed { _ = try EnvelopeStore(database: device).publish(made.envelope) }
-        try database.createZone(EncryptionFixture.ideas)
-        try database.createZone(EncryptionFixture.library)
+        if sealed { _ = try await EnvelopeStore(database: device).publish(made.envelope) }
+        try await database.createZone(EncryptionFixture.ideas)
+        try await database.createZone(EncryptionFixture.library)
         let ideas = [
             EncryptionFixture.idea("a", title: "Zanzibar marmalade", description: "秘密計畫"),
             EncryptionFixture.idea("b", title: "牛奶糖", description: "Zanzibar"),
         ]
-        _ = try database.modify(saving: ideas, deleting: [], savePolicy: .allKeys)
-        _ = try database.modify(saving: [EncryptionFixture.idea("b", title: "", deleted: true)], deleting: [], savePolicy: .allKeys)
-        let large = try database.uploadAsset(Data(String(repeating: "marmalade 秘密計畫 ", count: 60_000).utf8))
+        _ = try await database.modify(saving: ideas, deleting: [], savePolicy: .allKeys)
+        _ = try await database.modify(saving: [EncryptionFixture.idea("b", title: "", deleted: true)], deleting: [], savePolicy: .allKeys)
+        let large = try await database.uploadAsset(Data(String(repeating: "marmalade 秘密計畫 ", count: 60_000).utf8))
         let files = [
             EncryptionFixture.libraryFile(path: paths[0], data: .bytes(Data("{\"note\":\"牛奶糖 Zanzibar\"}".utf8))),
             EncryptionFixture.libraryFile(path: paths[1], data: .asset(large)),
         ]
-        _ = try database.modify(saving: files, deleting: [], savePolicy: .allKeys)
+        _ = try await database.modify(saving: files, deleting: [], savePolicy: .allKeys)
         var bytes = Data()
         let names = try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
         for name in names {

@@ -6,54 +6,54 @@ import Testing
 @Suite("EnvelopeStore")
 struct EnvelopeStoreTests {
     @Test("An account without an envelope has encryption off")
-    func none() throws {
+    func none() async throws {
         let (_, database) = try EncryptionFixture.remote()
-        #expect(try EnvelopeStore(database: database).fetch() == nil)
+        #expect(try await EnvelopeStore(database: database).fetch() == nil)
     }
 
     @Test("Two devices enabling at once: the first publishes, the second learns the first's envelope")
-    func twoDevicesEnabling() throws {
+    func twoDevicesEnabling() async throws {
         let (cloud, first) = try EncryptionFixture.remote()
         let second = cloud.database(forDevice: "device-b")
         let mine = try EncryptionFixture.creation(seed: 1)
         let theirs = try EncryptionFixture.creation(seed: 2)
-        guard case .published(let stored) = try EnvelopeStore(database: first).publish(mine.envelope) else {
+        guard case .published(let stored) = try await EnvelopeStore(database: first).publish(mine.envelope) else {
             Issue.record("the first device did not publish")
             return
         }
         #expect(stored.changeTag != nil)
-        guard case .alreadyEnabled(let existing) = try EnvelopeStore(database: second).publish(theirs.envelope) else {
+        guard case .alreadyEnabled(let existing) = try await EnvelopeStore(database: second).publish(theirs.envelope) else {
             Issue.record("the second device published over the first")
             return
         }
         #expect(existing.envelope == mine.envelope)
         #expect(try existing.envelope.unlock(with: .passphrase(EncryptionFixture.passphrase)) == mine.keyring)
-        #expect(try EnvelopeStore(database: second).fetch()?.envelope == mine.envelope)
+        #expect(try await EnvelopeStore(database: second).fetch()?.envelope == mine.envelope)
     }
 
     @Test("A rewrapped envelope replaces the one it was read from; a stale one is told what changed")
-    func replace() throws {
+    func replace() async throws {
         let (_, database) = try EncryptionFixture.remote()
         let store = EnvelopeStore(database: database)
         let made = try EncryptionFixture.creation()
-        _ = try store.publish(made.envelope)
-        let read = try #require(try store.fetch())
+        _ = try await store.publish(made.envelope)
+        let read = try #require(try await store.fetch())
         let rewrapped = try made.envelope.rewrapped(
             unlockingWith: .passphrase(EncryptionFixture.passphrase), newPassphrase: "next", scrypt: EncryptionFixture.fastScrypt,
             random: .seeded(3))
-        guard case .replaced = try store.replace(read, with: rewrapped) else {
+        guard case .replaced = try await store.replace(read, with: rewrapped) else {
             Issue.record("not replaced")
             return
         }
         let rotated = try made.envelope.rotated(unlockingWith: .recoveryKey(made.recoveryKey), random: .seeded(4)).envelope
-        guard case .changedMeanwhile(let current) = try store.replace(read, with: rotated) else {
+        guard case .changedMeanwhile(let current) = try await store.replace(read, with: rotated) else {
             Issue.record("a stale replace went through")
             return
         }
         #expect(current.envelope == rewrapped)
-        try store.remove()
-        #expect(try store.fetch() == nil)
-        try store.remove()
+        try await store.remove()
+        #expect(try await store.fetch() == nil)
+        try await store.remove()
     }
 
     @Test("An envelope record with a foreign type or unreadable bytes is refused")

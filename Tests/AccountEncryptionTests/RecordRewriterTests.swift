@@ -20,117 +20,127 @@ struct RecordRewriterTests {
         RecordRewriter.Zone(EncryptionFixture.library, recordType: "RawLibraryFile"),
     ]
 
-    init() throws {
+    init() async throws {
         made = try EncryptionFixture.creation()
         (cloud, plain) = try EncryptionFixture.remote()
-        try plain.createZone(EncryptionFixture.ideas)
-        try plain.createZone(EncryptionFixture.library)
+        try await plain.createZone(EncryptionFixture.ideas)
+        try await plain.createZone(EncryptionFixture.library)
     }
 
     @Test("After a rotation every record is sealed again with the new key, reads the same, and a second pass rewrites nothing")
-    func rotation() throws {
+    func rotation() async throws {
         let before = sealed(made.keyring)
-        _ = try before.modify(
+        _ = try await before.modify(
             saving: (0..<7).map { EncryptionFixture.idea("idea-\($0)", title: "Zanzibar \($0)") }
                 + [EncryptionFixture.libraryFile(path: "notes/秘密.md", data: .string("牛奶糖"))],
             deleting: [], savePolicy: .ifServerRecordUnchanged)
         let rotation = try made.envelope.rotated(unlockingWith: .passphrase(EncryptionFixture.passphrase), random: .seeded(2))
         let after = sealed(rotation.keyring)
-        #expect(Set(try keyIDs()) == [made.keyring.current.id])
+        #expect(try await Set(keyIDs()) == [made.keyring.current.id])
 
         let raw = batched(plain)
-        #expect(try RecordRewriter(raw: raw, sealed: sealed(rotation.keyring, base: raw)).sealEverything(Self.zones) == 8)
+        #expect(try await RecordRewriter(raw: raw, sealed: sealed(rotation.keyring, base: raw)).sealEverything(Self.zones) == 8)
         #expect((raw as? RacingDatabase)?.saveRequests == 4, "7 ideas in batches of 3, then 1 file")
-        #expect(Set(try keyIDs()) == [rotation.keyring.current.id])
-        #expect(try keyIDs().count == 8)
-        let titles = try after.records(in: EncryptionFixture.ideas, ofType: "Idea").compactMap(\.["title"])
+        #expect(try await Set(keyIDs()) == [rotation.keyring.current.id])
+        #expect(try await keyIDs().count == 8)
+        let titles = try await after.records(in: EncryptionFixture.ideas, ofType: "Idea").compactMap(\.["title"])
         #expect(Set(titles) == Set((0..<7).map { FieldValue.string("Zanzibar \($0)") }))
-        #expect(try after.records(in: EncryptionFixture.library, ofType: "RawLibraryFile").map(\.["path"]) == [.string("notes/秘密.md")])
-        #expect(try RecordRewriter(raw: plain, sealed: after).sealEverything(Self.zones) == 0)
+        #expect(try await after.records(in: EncryptionFixture.library, ofType: "RawLibraryFile").map(\.["path"]) == [.string("notes/秘密.md")])
+        #expect(try await RecordRewriter(raw: plain, sealed: after).sealEverything(Self.zones) == 0)
         #expect(refusals.failures.isEmpty)
     }
 
     @Test("Turning encryption on: an idea another device saves between the read and the write is sealed as that device saved it")
-    func concurrentSaveWhileSealing() throws {
-        _ = try plain.modify(
+    func concurrentSaveWhileSealing() async throws {
+        _ = try await plain.modify(
             saving: [EncryptionFixture.idea("a", title: "old title"), EncryptionFixture.idea("b", title: "untouched")],
             deleting: [], savePolicy: .ifServerRecordUnchanged)
         let racing = RacingDatabase(base: plain) { base in
             // Another device (still plain) saves "a" over the tag it read.
-            var current = try base.records(in: EncryptionFixture.ideas, ofType: "Idea").first { $0.recordID.recordName == "a" }!
+            var current = try await base.records(in: EncryptionFixture.ideas, ofType: "Idea").first { $0.recordID.recordName == "a" }!
             current["title"] = .string("saved meanwhile")
-            let result = try base.modify(saving: [current], deleting: [], savePolicy: .ifServerRecordUnchanged)
+            let result = try await base.modify(saving: [current], deleting: [], savePolicy: .ifServerRecordUnchanged)
             try #require(result.failures.isEmpty)
         }
         let view = sealed(made.keyring, base: racing)
-        #expect(try RecordRewriter(raw: racing, sealed: view).sealEverything(Self.zones) == 2)
+        #expect(try await RecordRewriter(raw: racing, sealed: view).sealEverything(Self.zones) == 2)
         #expect(racing.races == 1)
-        let opened = try view.records(in: EncryptionFixture.ideas, ofType: "Idea")
+        let opened = try await view.records(in: EncryptionFixture.ideas, ofType: "Idea")
         #expect(Set(opened.compactMap(\.["title"])) == [.string("saved meanwhile"), .string("untouched")])
-        #expect(Set(try keyIDs()) == [made.keyring.current.id], "no plain copy left")
+        #expect(try await Set(keyIDs()) == [made.keyring.current.id], "no plain copy left")
     }
 
     @Test("Turning encryption off: a record another device seals between the read and the write comes back plain as it was sealed")
-    func concurrentSaveWhileOpening() throws {
+    func concurrentSaveWhileOpening() async throws {
         let view = sealed(made.keyring)
-        _ = try view.modify(
+        _ = try await view.modify(
             saving: [EncryptionFixture.idea("a", title: "old title"), EncryptionFixture.idea("b", title: "untouched")],
             deleting: [], savePolicy: .ifServerRecordUnchanged)
         let racing = RacingDatabase(base: plain) { _ in
-            var current = try view.records(in: EncryptionFixture.ideas, ofType: "Idea").first { $0.recordID.recordName == "a" }!
+            var current = try await view.records(in: EncryptionFixture.ideas, ofType: "Idea").first { $0.recordID.recordName == "a" }!
             current["title"] = .string("sealed meanwhile")
-            let result = try view.modify(saving: [current], deleting: [], savePolicy: .ifServerRecordUnchanged)
+            let result = try await view.modify(saving: [current], deleting: [], savePolicy: .ifServerRecordUnchanged)
             try #require(result.failures.isEmpty)
         }
         let rewriter = RecordRewriter(raw: racing, sealed: sealed(made.keyring, base: racing))
-        #expect(try rewriter.openEverything(Self.zones) == 2)
+        #expect(try await rewriter.openEverything(Self.zones) == 2)
         #expect(racing.races == 1)
-        let stored = try plain.records(in: EncryptionFixture.ideas, ofType: "Idea")
+        let stored = try await plain.records(in: EncryptionFixture.ideas, ofType: "Idea")
         #expect(Set(stored.compactMap(\.["title"])) == [.string("sealed meanwhile"), .string("untouched")])
         #expect(stored.allSatisfy { $0[RecordSealer.sealedField] == nil })
     }
 
     @Test("A record that keeps changing is given up after the last round, with the remote's error")
-    func endlessRace() throws {
-        _ = try plain.modify(saving: [EncryptionFixture.idea("a", title: "first")], deleting: [], savePolicy: .ifServerRecordUnchanged)
+    func endlessRace() async throws {
+        _ = try await plain.modify(saving: [EncryptionFixture.idea("a", title: "first")], deleting: [], savePolicy: .ifServerRecordUnchanged)
         let racing = RacingDatabase(base: plain, every: true) { base in
-            var current = try base.records(in: EncryptionFixture.ideas, ofType: "Idea")[0]
+            var current = try await base.records(in: EncryptionFixture.ideas, ofType: "Idea")[0]
             current["title"] = .string("again")
-            _ = try base.modify(saving: [current], deleting: [], savePolicy: .ifServerRecordUnchanged)
+            _ = try await base.modify(saving: [current], deleting: [], savePolicy: .ifServerRecordUnchanged)
         }
-        #expect(throws: CloudError.self) {
-            try RecordRewriter(raw: racing, sealed: sealed(made.keyring, base: racing)).sealEverything(Self.zones)
+        await #expect(throws: CloudError.self) {
+            try await RecordRewriter(raw: racing, sealed: sealed(made.keyring, base: racing)).sealEverything(Self.zones)
         }
         #expect(racing.races == RecordRewriter.maximumRounds)
     }
 
     @Test("A reset removes every record no key of the new keyring opens, plain ones too; what is left is what the new key opens")
-    func removeUnreadable() throws {
-        _ = try sealed(made.keyring).modify(
+    func removeUnreadable() async throws {
+        _ = try await sealed(made.keyring).modify(
             saving: [EncryptionFixture.idea("a", title: "old key")], deleting: [], savePolicy: .ifServerRecordUnchanged)
-        _ = try plain.modify(saving: [EncryptionFixture.idea("b", title: "plain")], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        _ = try await plain.modify(saving: [EncryptionFixture.idea("b", title: "plain")], deleting: [], savePolicy: .ifServerRecordUnchanged)
         let reset = try KeyEnvelope.make(passphrase: "new words", scrypt: EncryptionFixture.fastScrypt, random: .seeded(9))
         let view = sealed(reset.keyring)
-        _ = try view.modify(saving: [EncryptionFixture.idea("c", title: "new key")], deleting: [], savePolicy: .ifServerRecordUnchanged)
+        _ = try await view.modify(saving: [EncryptionFixture.idea("c", title: "new key")], deleting: [], savePolicy: .ifServerRecordUnchanged)
         let rewriter = RecordRewriter(raw: plain, sealed: view)
-        #expect(try Self.zones.map { try rewriter.readableCount($0) } == [1, 0], "only c opens with the new key")
-        #expect(try rewriter.removeUnreadable(Self.zones) == 2)
-        #expect(try Self.zones.map { try rewriter.readableCount($0) } == [1, 0])
-        let left = try plain.records(in: EncryptionFixture.ideas, ofType: "Idea")
-            + plain.records(in: EncryptionFixture.ideas, ofType: RecordSealer.sealedType(of: "Idea"))
+        #expect(try await Self.readableCounts(rewriter) == [1, 0], "only c opens with the new key")
+        #expect(try await rewriter.removeUnreadable(Self.zones) == 2)
+        #expect(try await Self.readableCounts(rewriter) == [1, 0])
+        var left = try await plain.records(in: EncryptionFixture.ideas, ofType: "Idea")
+        left += try await plain.records(in: EncryptionFixture.ideas, ofType: RecordSealer.sealedType(of: "Idea"))
         #expect(left.map(\.recordID.recordName) == ["c"])
     }
 
     // MARK: Helpers
+
+    /// How many records of each of `zones` the rewriter's keyring opens.
+    private static func readableCounts(_ rewriter: RecordRewriter) async throws -> [Int] {
+        var counts: [Int] = []
+        for zone in zones { counts.append(try await rewriter.readableCount(zone)) }
+        return counts
+    }
 
     private func sealed(_ keyring: AccountKeyring, base: (any CloudDatabase)? = nil) -> SealedDatabase {
         SealedDatabase(base: base ?? plain, sealer: EncryptionFixture.sealer(keyring), report: refusals.sink)
     }
 
     /// The key id of every sealed record on the remote.
-    private func keyIDs() throws -> [AccountKeyID] {
+    private func keyIDs() async throws -> [AccountKeyID] {
         let sealer = EncryptionFixture.sealer(made.keyring)
-        let records = try Self.zones.flatMap { try plain.records(in: $0.zone, ofType: RecordSealer.sealedType(of: $0.recordType)) }
+        var records: [RemoteRecord] = []
+        for zone in Self.zones {
+            records += try await plain.records(in: zone.zone, ofType: RecordSealer.sealedType(of: zone.recordType))
+        }
         return records.map { sealer.keyID(of: $0) ?? AccountKeyID(bytes: [UInt8](repeating: 0, count: 8))! }
     }
 
@@ -145,13 +155,13 @@ final class RacingDatabase: CloudDatabase, Sendable {
     let base: any CloudDatabase
     let maximumRecordsPerRequest: Int
     private let every: Bool
-    private let race: @Sendable (any CloudDatabase) throws -> Void
+    private let race: @Sendable (any CloudDatabase) async throws -> Void
     private let count = Mutex(0)
     private let saves = Mutex(0)
 
     init(
         base: any CloudDatabase, maximumRecordsPerRequest: Int = 400, every: Bool = false,
-        race: @escaping @Sendable (any CloudDatabase) throws -> Void
+        race: @escaping @Sendable (any CloudDatabase) async throws -> Void
     ) {
         self.base = base
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
@@ -164,9 +174,9 @@ final class RacingDatabase: CloudDatabase, Sendable {
     /// How many requests saved records.
     var saveRequests: Int { saves.withLock { $0 } }
 
-    func accountStatus() async throws -> AccountStatus { try base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) async throws { try base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) async throws { try base.deleteZone(zone) }
+    func accountStatus() async throws -> AccountStatus { try await base.accountStatus() }
+    func createZone(_ zone: RecordZoneID) async throws { try await base.createZone(zone) }
+    func deleteZone(_ zone: RecordZoneID) async throws { try await base.deleteZone(zone) }
 
     func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         let runs = !records.isEmpty && savePolicy == .ifServerRecordUnchanged && count.withLock { count in
@@ -175,18 +185,18 @@ final class RacingDatabase: CloudDatabase, Sendable {
             return true
         }
         if !records.isEmpty { saves.withLock { $0 += 1 } }
-        if runs { try race(base) }
-        return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        if runs { try await race(base) }
+        return try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
 
     func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
-        try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+        try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
 
     func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
-        try base.records(in: zone, ofType: recordType)
+        try await base.records(in: zone, ofType: recordType)
     }
 
-    func uploadAsset(_ data: Data) async throws -> AssetReference { try base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) async throws -> Data { try base.fetchAsset(reference) }
+    func uploadAsset(_ data: Data) async throws -> AssetReference { try await base.uploadAsset(data) }
+    func fetchAsset(_ reference: AssetReference) async throws -> Data { try await base.fetchAsset(reference) }
 }

@@ -89,10 +89,10 @@ import Testing
         let zone = RecordZoneID(zoneName: "Ideas")
         // Web Services has no code for a busy zone: Apple's TRY_AGAIN_LATER, with the wait.
         let expected = if case let .zoneBusy(seconds) = error { CloudError.serviceUnavailable(retryAfter: seconds) } else { error }
-        #expect(await cloudError { try client.fetchChanges(in: zone, since: nil, resultsLimit: 10) } == expected)
-        #expect(await cloudError { try client.modify(saving: [], deleting: [RecordID(recordName: "a", zoneID: zone)], savePolicy: .allKeys) } == expected)
-        #expect(await cloudError { try client.uploadAsset(Data("large".utf8)) } == expected)
-        #expect(await cloudError { try client.fetchAsset(AssetReference(of: Data("large".utf8))) } == expected)
+        #expect(await cloudError { try await client.fetchChanges(in: zone, since: nil, resultsLimit: 10) } == expected)
+        #expect(await cloudError { try await client.modify(saving: [], deleting: [RecordID(recordName: "a", zoneID: zone)], savePolicy: .allKeys) } == expected)
+        #expect(await cloudError { try await client.uploadAsset(Data("large".utf8)) } == expected)
+        #expect(await cloudError { try await client.fetchAsset(AssetReference(of: Data("large".utf8))) } == expected)
     }
 
     @Test("No server listening: named with its host and port as refused, a transient error, at once; no token: notAuthenticated without a request")
@@ -101,7 +101,7 @@ import Testing
             endpoint: .init(server: URL(string: "http://127.0.0.1:1")!, container: ServedRemote.container), accountName: "alice", token: "t", timeout: 5)
         let clock = ContinuousClock()
         let started = clock.now
-        let failure = cloudError { try await client.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
+        let failure = await cloudError { try await client.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
         // The client's own retries of the connection held this for its 10-second connect timeout.
         let took = clock.now - started
         #expect(failure == .serverUnreachable(host: "127.0.0.1:1", cause: .refused) && failure?.isTransient == true)
@@ -110,12 +110,12 @@ import Testing
         let unknown = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://no-such-host.invalid:8420")!, container: ServedRemote.container, allowsInsecureHTTP: true),
             accountName: "alice", token: "t", timeout: 5)
-        let notFound = cloudError { try await unknown.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
+        let notFound = await cloudError { try await unknown.records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea") }
         #expect(notFound == .serverUnreachable(host: "no-such-host.invalid:8420", cause: .unknownHost), "\(String(describing: notFound))")
         let signedOut = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://127.0.0.1:1")!, container: ServedRemote.container), accountName: "alice", token: nil)
         #expect(try await signedOut.accountStatus() == .noAccount)
-        #expect(await cloudError { try signedOut.createZone(RecordZoneID(zoneName: "Ideas")) } == .notAuthenticated)
+        #expect(await cloudError { try await signedOut.createZone(RecordZoneID(zoneName: "Ideas")) } == .notAuthenticated)
     }
 }
 
@@ -142,7 +142,7 @@ extension WebServicesDatabaseTests {
         }
         #expect(zone == ServerFixture.zone)
         let forged = URL(string: url.absoluteString.replacingOccurrences(of: "/webcourier/", with: "/webcourier/x"))!
-        #expect(await cloudError { try alice.waitForChange(at: forged, seconds: 1) } == .notAuthenticated)
+        #expect(await cloudError { try await alice.waitForChange(at: forged, seconds: 1) } == .notAuthenticated)
     }
 
     @Test("Plain HTTP with a token to a machine other than this one is refused before a packet is sent")
@@ -152,14 +152,14 @@ extension WebServicesDatabaseTests {
         let client = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://192.0.2.1:8420")!, container: ServedRemote.container), accountName: "alice", token: "ibx_x", timeout: 10)
         let started = ContinuousClock.now
-        let error = cloudError { try await client.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 10) }
+        let error = await cloudError { try await client.fetchChanges(in: ServerFixture.zone, since: nil, resultsLimit: 10) }
         guard case let .untrustedServer(host, reason)? = error else {
             Issue.record("expected untrustedServer, got \(String(describing: error))")
             return
         }
         #expect(host == "192.0.2.1" && reason.contains("plain HTTP to another machine"))
         #expect(ContinuousClock.now - started < .seconds(5), "a request went out and waited for its connection")
-        #expect(await cloudError { try client.startWatching([ServerFixture.zone]) }?.code == .untrustedServer)
+        #expect(await cloudError { try await client.startWatching([ServerFixture.zone]) }?.code == .untrustedServer)
         for host in ["127.0.0.1", "127.255.0.9", "::1", "[::1]", "localhost", "LOCALHOST"] {
             #expect(LoopbackHost.contains(host), "\(host)")
         }
@@ -229,11 +229,11 @@ extension WebServicesDatabaseTests {
         let cursor = try await alice.startWatching([ServerFixture.zone])
         #expect(try await alice.waitForChanges(after: cursor, seconds: 1) == nil)
         _ = try await store.deleteAccount("alice")
-        #expect(await cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
+        #expect(await cloudError { try await alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
         // The name made anew, with a new token: the old URL still does not serve.
         now.withLock { $0 = $0.adding(milliseconds: 1) }
         try await store.addAccessToken(hash: AccessToken.hash(AccessToken.generate()), account: "alice", label: "token")
-        #expect(await cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
+        #expect(await cloudError { try await alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
     }
 
     @Test("A since token the server never gave out is refused as an expired token, not taken for no change")
@@ -243,7 +243,7 @@ extension WebServicesDatabaseTests {
         let cursor = try await alice.startWatching([ServerFixture.zone])
         let url = try #require(cursor.value.split(separator: " ").first)
         let forged = ChangeCursor("\(url) not-base64")
-        #expect(await cloudError { try alice.waitForChanges(after: forged, seconds: 1) } == .changeTokenExpired)
+        #expect(await cloudError { try await alice.waitForChanges(after: forged, seconds: 1) } == .changeTokenExpired)
     }
 
     @Test("A poll's URL: the webcourier URL, its timeout within 1...60, the sync token percent-encoded so that it reads back whole, and carry=records; without a token the timeout alone")

@@ -245,7 +245,7 @@ import Testing
     /// Offline, the status bar says so with the changes waiting, and `s` says why nothing
     /// was sent.
     @Test(arguments: Language.allCases)
-    func offlineSyncKeySaysWhy(language: Language) throws {
+    func offlineSyncKeySaysWhy(language: Language) async throws {
         let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
         let database = try IdeaDatabase.inMemory(firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
         let repository = database.repository(clock: .fixed(ScreenFixtures.now), ids: .counting(from: 1000))
@@ -253,7 +253,7 @@ import Testing
         let (app, engine, scheduler) = try ScreenFixtures.syncingApp(repository: repository, language: language)
         ScreenFixtures.press([.char("o")], on: app)
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         app.tick()
         ScreenFixtures.press([.char("s")], on: app)
         let frame = AppScreen.render(app)
@@ -266,7 +266,7 @@ import Testing
     /// Synced with a long poll held, the status bar ends with how changes arrive: `live`;
     /// when the poll is lost, `polling`.
     @Test(arguments: Language.allCases)
-    func liveAndPollingInTheStatusBar(language: Language) throws {
+    func liveAndPollingInTheStatusBar(language: Language) async throws {
         let ideas = language == .english ? ScreenFixtures.englishIdeas : ScreenFixtures.chineseIdeas
         let database = try IdeaDatabase.inMemory(firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
         let repository = database.repository(clock: .fixed(ScreenFixtures.now), ids: .counting(from: 1000))
@@ -274,7 +274,7 @@ import Testing
         let (app, engine, scheduler) = try ScreenFixtures.syncingApp(repository: repository, language: language)
         engine.deliveryChanged(.live)
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         app.tick()
         let frame = AppScreen.render(app)
         try Screens.expect(frame, matches: language == .english ? "synced-live" : "chinese-synced-live")

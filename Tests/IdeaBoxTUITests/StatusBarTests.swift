@@ -66,8 +66,8 @@ import Testing
             + "sign in again with --ca-cert FILE to trust a private authority")
 
     @Test(arguments: State.allCases, Language.allCases)
-    func everyStateAt80And40Columns(state: State, language: Language) throws {
-        let (app, frames) = try Self.render(state, language: language)
+    func everyStateAt80And40Columns(state: State, language: Language) async throws {
+        let (app, frames) = try await Self.render(state, language: language)
         for (columns, frame) in frames {
             let name = "status-bar/\(state.rawValue)-\(columns)-\(language == .english ? "en" : "zh")"
             try Screens.expect(frame, matches: name)
@@ -86,14 +86,14 @@ import Testing
     /// Issue 59: while a failure is waited out (a server down) the bar claims neither `live`
     /// nor `polling`, nor does `s` trying again meanwhile; the retry that works brings `live`
     /// back.
-    @Test func noDeliveryWhileAFailureIsWaitedOutNorInTheSyncThatTriesAgain() throws {
+    @Test func noDeliveryWhileAFailureIsWaitedOutNorInTheSyncThatTriesAgain() async throws {
         let remote = try ScriptedRemote()
         let (app, engine, scheduler) = try Self.app(remote: remote, language: .english)
         defer { engine.stop() }
         engine.deliveryChanged(.live)
         remote.failure.withLock { $0 = .networkFailure }
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         app.tick()
         #expect(app.status.sync.state.hasPrefix("Retrying 1/3"), "\(app.status.sync)")
         #expect(app.status.delivery == nil)
@@ -103,11 +103,11 @@ import Testing
             during = app.status
         }
         app.handle(.char("s"))
-        scheduler.runDue()
+        await scheduler.runDue()
         #expect(during?.sync.state.hasPrefix("Syncing") == true, "\(String(describing: during?.sync))")
         #expect(during?.delivery == nil)
         remote.failure.withLock { $0 = nil }
-        scheduler.advance(by: 1000)
+        await scheduler.advance(by: 1000)
         app.tick()
         #expect(app.status.sync.state.hasPrefix("Synced"), "\(app.status.sync)")
         #expect(app.status.delivery == .live)
@@ -115,20 +115,20 @@ import Testing
 
     /// A message explaining the sync state (why `s` sent nothing) goes as soon as the state
     /// changes, so the bar and the message never contradict each other.
-    @Test func aSyncMessageGoesWhenTheStateChanges() throws {
+    @Test func aSyncMessageGoesWhenTheStateChanges() async throws {
         let remote = try ScriptedRemote()
         let (app, engine, scheduler) = try Self.app(remote: remote, language: .english)
         remote.failure.withLock { $0 = .quotaExceeded }
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         app.tick()
         app.handle(.char("s"))
         #expect(app.status.message?.text == "Nothing sent: the account's storage is full.")
-        scheduler.runDue()
+        await scheduler.runDue()
         app.tick()
         #expect(app.status.message != nil, "the same state again keeps the message")
         remote.failure.withLock { $0 = nil }
-        scheduler.advance(by: SyncEngine.localModeMilliseconds)
+        await scheduler.advance(by: SyncEngine.localModeMilliseconds)
         app.tick()
         #expect(app.status.sync.state.hasPrefix("Synced"))
         #expect(app.status.message == nil, "\(String(describing: app.status.message))")
@@ -177,7 +177,7 @@ import Testing
     }
 
     /// The app in `state` with a long poll held, rendered at 80x24 and 40x12.
-    private static func render(_ state: State, language: Language) throws -> (AppModel, [(Int, Frame)]) {
+    private static func render(_ state: State, language: Language) async throws -> (AppModel, [(Int, Frame)]) {
         let remote = try ScriptedRemote()
         let (app, engine, scheduler) = try app(remote: remote, language: language, encrypted: state == .syncedEncrypted)
         defer { engine.stop() }
@@ -222,9 +222,9 @@ import Testing
             remote.locked.withLock { $0 = .storage(.damaged(path: path, options: ["--profile", "default"])) }
         }
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         if state == .failed || state == .damaged {
-            for _ in 1...3 { scheduler.advance(by: 4000) }
+            for _ in 1...3 { await scheduler.advance(by: 4000) }
         }
         if state != .syncing { capture() }
         return (app, frames)
@@ -259,34 +259,34 @@ final class ScriptedRemote: CloudDatabase, @unchecked Sendable {
     func accountStatus() async throws -> AccountStatus {
         if let locked = locked.withLock({ $0 }) { throw locked }
         if let account = account.withLock({ $0 }) { return .available(accountName: account) }
-        return try base.accountStatus()
+        return try await base.accountStatus()
     }
     func createZone(_ zone: RecordZoneID) async throws {
         try check()
-        try base.createZone(zone)
+        try await base.createZone(zone)
     }
     func deleteZone(_ zone: RecordZoneID) async throws {
         try check()
-        try base.deleteZone(zone)
+        try await base.deleteZone(zone)
     }
     func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         try check()
-        return try base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
+        return try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
     }
     func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         try check()
-        return try base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
+        return try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
     }
     func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         try check()
-        return try base.records(in: zone, ofType: recordType)
+        return try await base.records(in: zone, ofType: recordType)
     }
     func uploadAsset(_ data: Data) async throws -> AssetReference {
         try check()
-        return try base.uploadAsset(data)
+        return try await base.uploadAsset(data)
     }
     func fetchAsset(_ reference: AssetReference) async throws -> Data {
         try check()
-        return try base.fetchAsset(reference)
+        return try await base.fetchAsset(reference)
     }
 }

@@ -226,7 +226,7 @@ import Testing
 
     // MARK: Sync keys
 
-    @Test func sWhileOfflineOrSignedOutSaysWhyNothingWasSent() throws {
+    @Test func sWhileOfflineOrSignedOutSaysWhyNothingWasSent() async throws {
         let fixture = try ViewModelFixture()
         let cloud = try SimulatedCloud.inMemory(clock: fixture.clock.wallClock)
         let scheduler = ManualSyncScheduler(start: ViewModelFixture.start)
@@ -240,7 +240,7 @@ import Testing
         try app.start()
         app.resize(rows: 24, columns: 80)
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         app.handle(.char("s"))
         #expect(app.status.message?.text == "Syncing now")
 
@@ -251,7 +251,7 @@ import Testing
 
         try cloud.network.signOut(device: "a")
         engine.syncNow()
-        scheduler.runDue()
+        await scheduler.runDue()
         #expect(engine.status == .notSignedIn)
         app.handle(.char("s"))
         #expect(app.status.message?.text == "Nothing sent: not signed in (ideabox account sign-in).")

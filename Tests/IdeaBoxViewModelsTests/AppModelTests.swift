@@ -597,7 +597,7 @@ import Testing
 
     /// This machine's clock a day ahead of the remote's: after the first sync the bar says so,
     /// once a run; later syncs leave the bar to other news.
-    @Test func aClockADayAheadIsToldOnceAfterASync() throws {
+    @Test func aClockADayAheadIsToldOnceAfterASync() async throws {
         let fixture = try ViewModelFixture()
         let remoteClock = ManualClock(start: ViewModelFixture.start.adding(milliseconds: -86_400_000))
         let cloud = try SimulatedCloud.inMemory(clock: remoteClock.wallClock)
@@ -611,7 +611,7 @@ import Testing
         app.resize(rows: 24, columns: 80)
         _ = try fixture.repository.addIdea(title: "sent under a fast clock")
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         app.tick()
         #expect(app.status.message?.text == app.text.clockOff(aheadBy: 86_400_000))
         #expect(app.status.message?.text.contains("1 d") == true, "\(String(describing: app.status.message))")
@@ -620,8 +620,8 @@ import Testing
         app.tick()
         #expect(app.status.message == nil)
         _ = try fixture.repository.addIdea(title: "another")
-        scheduler.advance(by: SyncEngine.periodicMilliseconds)
-        scheduler.runDue()
+        await scheduler.advance(by: SyncEngine.periodicMilliseconds)
+        await scheduler.runDue()
         app.tick()
         #expect(app.status.message == nil, "told once a run")
         engine.stop()
@@ -629,7 +629,7 @@ import Testing
 
     // MARK: Library
 
-    @Test func theLibrarysPendingFilesShowInTheStatusBarAndLThenYOverwritesTheRemoteLibrary() throws {
+    @Test func theLibrarysPendingFilesShowInTheStatusBarAndLThenYOverwritesTheRemoteLibrary() async throws {
         let fixture = try ViewModelFixture()
         let cloud = try SimulatedCloud.inMemory(clock: fixture.clock.wallClock)
         let scheduler = ManualSyncScheduler(start: ViewModelFixture.start)
@@ -642,13 +642,13 @@ import Testing
         try app.start()
         app.resize(rows: 24, columns: 80)
         engine.start()
-        scheduler.runDue()
+        await scheduler.runDue()
         app.tick()
         #expect(app.status.companionsPending.isEmpty)
 
         library.pending.withLock { $0 = 3 }
         try cloud.network.setOffline(true, device: "a")
-        scheduler.advance(by: SyncEngine.periodicMilliseconds)
+        await scheduler.advance(by: SyncEngine.periodicMilliseconds)
         #expect(app.tick())
         #expect(app.status.companionsPending == [CompanionPending(name: "library", count: 3)])
         #expect(app.text.pending(app.status.companionsPending[0]) == "library: 3 pending")
@@ -659,12 +659,12 @@ import Testing
         #expect(app.syncLog?.confirmingOverwrite == .companion("library"))
         app.handle(.char("n"))
         #expect(app.syncLog?.confirmingOverwrite == nil)
-        scheduler.runDue()
+        await scheduler.runDue()
         #expect(library.overwrites.withLock { $0 } == 0, "n asks for nothing")
         app.handle(.char("L"))
         app.handle(.char("y"))
         #expect(app.status.message?.text == app.text.libraryOverwriteRequested)
-        scheduler.runDue()
+        await scheduler.runDue()
         #expect(library.overwrites.withLock { $0 } == 1)
         app.tick()
         #expect(app.status.companionsPending.isEmpty)

@@ -227,7 +227,7 @@ import Testing
 
         // The server (here, a client writing under the sealed layer) alters the sealed bytes.
         let raw = server.client()
-        var record = try await #require(try raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)).first)
+        var record = try #require(try await raw.records(in: SyncSession.zone, ofType: RecordSealer.sealedType(of: SyncSession.recordType)).first)
         guard case .bytes(var blob)? = record.fields[RecordSealer.sealedField] else {
             Issue.record("no sealed field in \(record)")
             return

@@ -130,9 +130,9 @@ final class MeetingDatabase: CloudDatabase {
             guard state.withLock({ $0.isArmed }) else { return }
             let ticket = UUID()
             let patience = patience
-            let giveUp = Task { [state] in
+            let giveUp = Task { [self] in
                 try? await Task.sleep(for: .seconds(patience))
-                state.withLock { $0.waiting.removeValue(forKey: ticket) }?.resume()
+                self.state.withLock { $0.waiting.removeValue(forKey: ticket) }?.resume()
             }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let wake: [CheckedContinuation<Void, Never>] = state.withLock { state in

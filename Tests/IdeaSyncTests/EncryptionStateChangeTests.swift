@@ -44,7 +44,7 @@ struct EncryptionStateChangeTests {
                 base: HookedDatabase(base, before: { call in
                     guard case .fetchChanges(let zone) = call, zone != EnvelopeRecord.zone, !enabled.withLock({ $0 }) else { return }
                     enabled.withLock { $0 = true }
-                    try enable()
+                    try await enable()
                 }),
                 keyFile: readerKeys, containerID: container, random: .seeded(6))
         }
@@ -182,9 +182,9 @@ private final class Once: Sendable {
 
 extension EncryptionStateChangeTests {
     /// `base`, running `before` ahead of each modify that names a record outside the envelope's zone.
-    static func beforeModify(_ base: any CloudDatabase, _ before: @escaping @Sendable () throws -> Void) -> HookedDatabase {
+    static func beforeModify(_ base: any CloudDatabase, _ before: @escaping @Sendable () async throws -> Void) -> HookedDatabase {
         HookedDatabase(base, before: { call in
-            if case .modify(let zones) = call, zones.contains(where: { $0 != EnvelopeRecord.zone }) { try before() }
+            if case .modify(let zones) = call, zones.contains(where: { $0 != EnvelopeRecord.zone }) { try await before() }
         })
     }
 }

@@ -46,7 +46,8 @@ struct OlderDeviceTests {
         _ = try await old.session.run()
         let raw = try raw
         try await RecordRewriter(raw: raw, sealed: SealedDatabase(base: raw, sealer: sealer, report: { _ in })).sealEverything(zones)
-        await #expect(try await stored().plain.isEmpty && stored().sealed.count == 1)
+        let sealedOnly = try await stored()
+        #expect(sealedOnly.plain.isEmpty && sealedOnly.sealed.count == 1)
         let new = try fixture.device("new") { SealedDatabase(base: $0, sealer: sealer, report: { _ in }) }
         _ = try await new.session.run()
         #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
@@ -67,8 +68,8 @@ struct OlderDeviceTests {
         _ = try old.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip, old device"))
 
         await #expect(throws: SyncFailure.self) { try await old.session.run() }
-        await #expect(try stored().sealed == sealedBefore, "the sealed record is untouched")
-        await #expect(try stored().plain.isEmpty, "no plain copy was written")
+        #expect(try await stored().sealed == sealedBefore, "the sealed record is untouched")
+        #expect(try await stored().plain.isEmpty, "no plain copy was written")
         #expect(try old.repository.idea(id: idea.id)?.title == "Plan the trip, old device", "the old device keeps its edit")
         #expect(try old.repository.pendingChangeCount() == 1, "and keeps it queued")
         #expect(try old.repository.syncLog().contains { $0.message.hasPrefix("skipped an invalid remote record") })
@@ -81,8 +82,8 @@ struct OlderDeviceTests {
         let sealedBefore = try await stored().sealed
 
         await #expect(throws: SyncFailure.self) { try await old.session.overwriteRemote() }
-        await #expect(try stored().sealed == sealedBefore)
-        await #expect(try stored().plain.isEmpty)
+        #expect(try await stored().sealed == sealedBefore)
+        #expect(try await stored().plain.isEmpty)
         _ = try await new.session.run()
         #expect(try new.repository.idea(id: idea.id)?.title == "Plan the trip")
         #expect(try new.repository.pendingChangeCount() == 0)
@@ -95,11 +96,11 @@ struct OlderDeviceTests {
         let added = try old.repository.addIdea(title: "Written on the old device")
         _ = try await old.session.run()
 
-        await #expect(try stored().plain.map(\.recordID.recordName) == [added.id.lowercasedString])
+        #expect(try await stored().plain.map(\.recordID.recordName) == [added.id.lowercasedString])
         _ = try await watching.session.run()
         #expect(try watching.repository.idea(id: added.id) == nil)
         #expect(refusals.withLock { $0 }.map(\.reason) == [.notSealed])
         _ = try await new.session.run()
-        await #expect(try stored().sealed.count == 1)
+        #expect(try await stored().sealed.count == 1)
     }
 }

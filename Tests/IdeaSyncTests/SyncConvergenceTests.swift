@@ -77,22 +77,11 @@ import Testing
     @Test("The same property through ideabox serve, with SQLite and (where configured) PostgreSQL behind it",
           arguments: RemoteKind.tested.filter { $0 != .embedded }, servedSeeds)
     func everyDeviceAndTheServedRemoteConverge(remote: RemoteKind, seed: UInt64) async throws {
-        let fixture = HandedOver(value: try await ConvergenceWorld.fixture(seed: seed, remote: remote))
-        // The devices' client waits for each answer: the run is on a thread of its own, off the
-        // test pool's two; the check, which records issues, back in the test.
-        let world = try await OwnThread.run {
-            var world = try ConvergenceWorld(seed: seed, fixture: fixture.value)
-            try await world.run(steps: 50)
-            try await world.settle()
-            return HandedOver(value: world)
-        }.value
+        // The devices' client awaits each answer, holding none of the test pool's threads.
+        var world = try ConvergenceWorld(seed: seed, fixture: try await ConvergenceWorld.fixture(seed: seed, remote: remote))
+        try await world.run(steps: 50)
+        try await world.settle()
         await world.check()
-    }
-
-    /// A fixture or a world handed to a thread of its own, or back to the test, once the
-    /// other side is done with it.
-    private struct HandedOver<Value>: @unchecked Sendable {
-        let value: Value
     }
 }
 

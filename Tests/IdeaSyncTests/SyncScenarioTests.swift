@@ -25,9 +25,9 @@ import Testing
     }
 
     /// What `body` threw as a sync failure, or nil.
-    private func failure(_ body: () throws -> some Any) -> SyncFailure? {
+    private func failure(_ body: () async throws -> some Any) async -> SyncFailure? {
         do {
-            _ = try body()
+            _ = try await body()
             return nil
         } catch {
             return error as? SyncFailure
@@ -168,7 +168,7 @@ import Testing
         try fixture.cloud.network.setOffline(true, device: "b")
         await fixture.scheduler.advance(by: 1000)
         _ = try b.repository.deleteIdea(id: idea.id)
-        #expect(await failure { try b.session.run() } == .offline)
+        #expect(await failure { try await b.session.run() } == .offline)
         _ = try await a.session.run()
         #expect(try a.repository.idea(id: idea.id) != nil)
 
@@ -256,7 +256,7 @@ import Testing
         a.engine.start()
         await fixture.scheduler.runDue()
         #expect(a.engine.status == .notSignedIn)
-        #expect(await failure { try a.session.run() } == .notSignedIn)
+        #expect(await failure { try await a.session.run() } == .notSignedIn)
 
         let idea = try a.repository.addIdea(title: "offline thoughts", description: "local only")
         let other = try a.repository.addIdea(title: "another")
@@ -285,8 +285,8 @@ import Testing
         a.engine.start()
         await fixture.scheduler.advance(by: 5000)
         #expect(a.engine.status == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
-        #expect(await failure { try a.session.run() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
-        #expect(await failure { try a.session.overwriteRemote() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
+        #expect(await failure { try await a.session.run() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
+        #expect(await failure { try await a.session.overwriteRemote() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
         #expect(try await fixture.remoteRecordCount(account: "work") == 0)
         #expect(try await fixture.remoteIdeas() == before)
         #expect(try a.repository.pendingChangeCount() == 1)
@@ -331,7 +331,7 @@ import Testing
         let a = try fixture.device("a", seedsSamples: true)
         let b = try fixture.device("b", seedsSamples: true)
         #expect(try a.ideas().count == 7)
-        try sync(a, b)
+        try await sync(a, b)
         #expect(try a.ideas().count == 7)
         #expect(try b.ideas().count == 7)
         #expect(try await fixture.remoteIdeas().count == 7)
@@ -427,7 +427,7 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b")
         _ = try a.repository.addIdea(title: "before")
-        try sync(a, b)
+        try await sync(a, b)
         // Another client removes a record outright, and the server trims that history.
         let admin = fixture.cloud.database(forDevice: "admin")
         let note = RemoteRecord(recordType: "Note", recordID: RecordID(recordName: "note", zoneID: RecordZoneID(zoneName: "Ideas")))
@@ -441,7 +441,7 @@ import Testing
         _ = try await b.session.run()
         #expect(try b.repository.syncLog().contains { $0.message.contains("change token expired") })
         #expect(try b.snapshots().contains(IdeaSnapshot(after)))
-        try sync(a, b)
+        try await sync(a, b)
         try await expectSame(a, b, remote: fixture)
     }
 
@@ -452,7 +452,7 @@ import Testing
         let c = try fixture.device("c")
         _ = try a.repository.addIdea(title: "one")
         _ = try b.repository.addIdea(title: "two")
-        try sync(a, b, c)
+        try await sync(a, b, c)
         let deleted = try b.repository.addIdea(title: "gone before the zone")
         _ = try await b.session.run()
         _ = try b.repository.deleteIdea(id: deleted.id)
@@ -465,7 +465,7 @@ import Testing
         // A device with a token does not make sure of the zone on every sync: A meets the
         // missing zone, creates it again and sends everything it has.
         #expect(try a.repository.syncLog().contains { $0.message.contains("the remote zone was missing") })
-        try sync(a, b, c, rounds: 3)
+        try await sync(a, b, c, rounds: 3)
         #expect(try await fixture.remoteIdeas().contains(IdeaSnapshot(lateIdea)), "the device that had it sends it again")
         try await expectSame(a, b, c, remote: fixture)
         #expect(try a.snapshots().count == 3)
@@ -479,14 +479,14 @@ import Testing
         let ideas = try (1...10).map { try a.repository.addIdea(title: "idea \($0)") }
         let failing = Set(ideas.prefix(4).map(\.id.lowercasedString))
         watched.failItems { failing.contains($0.recordName) ? .zoneBusy(retryAfter: 1) : nil }
-        guard let failed = failure({ try await a.session.run() }), case .transient = failed, failed.retryAfter == 1 else {
+        guard let failed = await failure({ try await a.session.run() }), case .transient = failed, failed.retryAfter == 1 else {
             Issue.record("expected a transient failure with the items' retry-after")
             return
         }
         #expect(try a.repository.pendingChangeCount() == 4)
         #expect(try await fixture.remoteIdeas().count == 6)
         watched.failItems(nil)
-        try sync(a, b)
+        try await sync(a, b)
         #expect(try b.snapshots().count == 10)
         try await expectSame(a, b, remote: fixture)
     }
@@ -526,7 +526,7 @@ import Testing
         let c = try fixture.device("c")
         let kept = try a.repository.addIdea(title: "kept")
         let dropped = try a.repository.addIdea(title: "deleted here")
-        try sync(a, b, c)
+        try await sync(a, b, c)
         try fixture.cloud.network.setOffline(true, device: "a")
         _ = try a.repository.deleteIdea(id: dropped.id)
         await fixture.scheduler.advance(by: 1000)
@@ -539,7 +539,7 @@ import Testing
 
         _ = try await a.session.overwriteRemote()
         #expect(try await fixture.remoteIdeas().map(\.id) == [kept.id])
-        try sync(b, c, a)
+        try await sync(b, c, a)
         #expect(try a.snapshots().map(\.id) == [kept.id])
         try await expectSame(a, b, c, remote: fixture)
     }
@@ -587,7 +587,7 @@ import Testing
         let a = try fixture.device("a")
         let b = try fixture.device("b", clockOffset: -3_600_000)
         let idea = try a.repository.addIdea(title: "skewed")
-        try sync(a, b)
+        try await sync(a, b)
         await fixture.scheduler.advance(by: 1000)
         let seen = try a.repository.editIdea(id: idea.id, IdeaChanges(title: "A's edit, on time"))
         _ = try await a.session.run()
@@ -595,7 +595,7 @@ import Testing
         await fixture.scheduler.advance(by: 1000)
         let later = try b.repository.editIdea(id: idea.id, IdeaChanges(title: "B's edit, an hour slow but later"))
         #expect(later.updatedAt > seen.updatedAt)
-        try sync(b, a)
+        try await sync(b, a)
         #expect(try a.snapshots() == [IdeaSnapshot(later)])
         try await expectSame(a, b, remote: fixture)
     }
@@ -606,13 +606,13 @@ import Testing
         let b = try fixture.device("b")
         let idea = try a.repository.addIdea(title: "sent twice")
         try fixture.cloud.network.scriptErrors([ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true)], device: "a")
-        guard case .transient? = failure({ try await a.session.run() }) else {
+        guard case .transient? = await failure({ try await a.session.run() }) else {
             Issue.record("expected the lost response to fail the sync")
             return
         }
         #expect(try a.repository.pendingChangeCount() == 1)
         #expect(try await fixture.remoteIdeas() == [IdeaSnapshot(idea)])
-        try sync(a, b)
+        try await sync(a, b)
         try await expectSame(a, b, remote: fixture)
         #expect(try a.repository.conflicts().isEmpty)
         #expect(try await fixture.remoteRecordCount() == 1)
@@ -639,11 +639,11 @@ extension Double {
         })
         #expect(try b.repository.count(.all) == 7)
         watched?.failFetch(number: 2)
-        #expect(throws: SyncFailure.self) { try await b.session.run() }
+        await #expect(throws: SyncFailure.self) { try await b.session.run() }
         let report = try await b.session.run()
         #expect(report.sent == 0 && report.conflicts == 0)
         #expect(try b.repository.count(.all) == 1001, "B's samples are gone, none reached the account")
-        await #expect(try a.session.run().received == 0)
+        #expect(try await a.session.run().received == 0)
         #expect(try await fixture.remoteIdeas().count == 1001)
     }
 }

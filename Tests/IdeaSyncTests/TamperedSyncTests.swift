@@ -108,7 +108,7 @@ struct TamperedSyncTests {
         let (reader, hostile) = try device("reader")
         let idea = try writer.repository.addIdea(title: "Plan the trip", description: "first plan")
         _ = try await writer.session.run()
-        let first = try sealedRecord(of: idea)
+        let first = try await sealedRecord(of: idea)
         _ = try await reader.session.run()
         await fixture.scheduler.advance(by: 1000)
         let edited = try writer.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip to 台南", description: "second plan"))
@@ -135,7 +135,7 @@ struct TamperedSyncTests {
         ])
         #expect(lines.first.map { SyncLogText.message($0, .traditionalChinese) }?.hasPrefix("已拒絕遠端送來的「Plan the trip to 台南」") == true)
         #expect(try reader.repository.pendingChangeCount() == 0)
-        #expect(try sealedRecord(of: idea).changeTag != first.changeTag)
+        #expect(try await sealedRecord(of: idea).changeTag != first.changeTag)
     }
 
     @Test func aServerRestoredFromAnOlderCopyGetsThePresentBack() async throws {
@@ -143,7 +143,7 @@ struct TamperedSyncTests {
         let (reader, _) = try device("reader")
         let idea = try writer.repository.addIdea(title: "Plan the trip")
         _ = try await writer.session.run()
-        let first = try sealedRecord(of: idea)
+        let first = try await sealedRecord(of: idea)
         _ = try await reader.session.run()
         await fixture.scheduler.advance(by: 1000)
         let edited = try writer.repository.editIdea(id: idea.id, IdeaChanges(title: "Plan the trip to 台南"))
@@ -153,7 +153,7 @@ struct TamperedSyncTests {
         // The operator puts the first version back (a restore): a new tag, the old sealed value.
         await fixture.scheduler.advance(by: 1000)
         var restored = first
-        restored.changeTag = try sealedRecord(of: idea).changeTag
+        restored.changeTag = try await sealedRecord(of: idea).changeTag
         _ = try await fixture.cloud.database(forDevice: "observer").modify(saving: [restored], deleting: [], savePolicy: .ifServerRecordUnchanged)
         _ = try await reader.session.run()
 

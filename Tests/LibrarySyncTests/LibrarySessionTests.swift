@@ -71,7 +71,7 @@ struct LibrarySessionTests {
         #expect(try await fixture.a.session.sync().deletedRemotely == 1)
         #expect(try await fixture.b.session.sync().deletedLocally == 1)
         #expect(try fixture.b.files() == ["Items/two.json"])
-        await #expect(try fixture.remoteFiles() == ["Items/two.json"])
+        #expect(try await fixture.remoteFiles() == ["Items/two.json"])
     }
 
     @Test("Pending down counts what a sync would still bring or take here: not a deletion of a file already gone here, not one file twice")
@@ -161,7 +161,7 @@ struct LibrarySessionTests {
 
         let report = try await fixture.a.session.overwriteRemote()
         #expect(report.deletedRemotely == 1 && report.uploaded == 3)
-        await #expect(try fixture.remoteFiles() == ["Favorite.json", "Items/a-only.json", "Items/both.json"])
+        #expect(try await fixture.remoteFiles() == ["Favorite.json", "Items/a-only.json", "Items/both.json"])
         try await fixture.b.session.sync()
         #expect(try fixture.b.files() == fixture.a.files())
         for path in try fixture.a.files() {
@@ -228,7 +228,7 @@ struct LibrarySessionTests {
         let first = try await fixture.a.session.sync()
         #expect(first.uploaded == 1 && first.refused.count == 1)
         #expect(try await fixture.a.session.sync().refused.isEmpty, "reported once")
-        await #expect(try fixture.remoteFiles() == ["Items/good.json"])
+        #expect(try await fixture.remoteFiles() == ["Items/good.json"])
         #expect(try await fixture.a.session.status().notSynced == ["Other/", "notes.txt"])
         #expect(fixture.a.log.filter { $0.contains("notes.txt") }.count == 1)
     }

@@ -9,9 +9,9 @@ import Testing
         #expect(try fixture.cloud.network.signedInAccount(device: "laptop") == "default")
         let laptop = try await fixture.client("laptop")
         let phone = try await fixture.client("phone", createZone: false)
-        await #expect(try laptop.accountStatus() == .available(accountName: "default"))
+        #expect(try await laptop.accountStatus() == .available(accountName: "default"))
         _ = try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
-        await #expect(try phone.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a")])
+        #expect(try await phone.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a")])
     }
 
     @Test("Accounts are isolated: a device never sees another account's zones or records")
@@ -22,12 +22,12 @@ import Testing
         let alice = try await fixture.client("alice-laptop")
         let bob = try await fixture.client("bob-laptop", createZone: false)
         _ = try await alice.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
-        #expect(await cloudError { try bob.records(in: CloudFixture.zone, ofType: "Note") } == .zoneNotFound)
+        #expect(await cloudError { try await bob.records(in: CloudFixture.zone, ofType: "Note") } == .zoneNotFound)
         try await bob.createZone(CloudFixture.zone)
-        await #expect(try bob.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
-        await #expect(try bob.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).changed.isEmpty)
+        #expect(try await bob.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
+        #expect(try await bob.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).changed.isEmpty)
         let aliceToken = try await alice.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
-        #expect(await cloudError { try bob.fetchChanges(in: CloudFixture.zone, since: aliceToken, resultsLimit: 10) } == .changeTokenExpired)
+        #expect(await cloudError { try await bob.fetchChanges(in: CloudFixture.zone, since: aliceToken, resultsLimit: 10) } == .changeTokenExpired)
     }
 
     @Test("Switching accounts: the same client sees only the new account's database from its next request")
@@ -36,12 +36,12 @@ import Testing
         let laptop = try await fixture.client("laptop")
         _ = try await laptop.modify(saving: [note("in-default")], deleting: [], savePolicy: .allKeys)
         try fixture.cloud.network.signIn(device: "laptop", account: "work")
-        await #expect(try laptop.accountStatus() == .available(accountName: "work"))
-        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneNotFound)
+        #expect(try await laptop.accountStatus() == .available(accountName: "work"))
+        #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneNotFound)
         try await laptop.createZone(CloudFixture.zone)
         _ = try await laptop.modify(saving: [note("in-work")], deleting: [], savePolicy: .allKeys)
         try fixture.cloud.network.signIn(device: "laptop", account: "default")
-        await #expect(try laptop.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("in-default")])
+        #expect(try await laptop.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("in-default")])
     }
 
     @Test("Signed out: no account, every request fails with notAuthenticated, signing in again works")
@@ -50,12 +50,12 @@ import Testing
         let laptop = try await fixture.client("laptop")
         try fixture.cloud.network.signOut(device: "laptop")
         #expect(try fixture.cloud.network.signedInAccount(device: "laptop") == nil)
-        await #expect(try laptop.accountStatus() == .noAccount)
-        #expect(await cloudError { try laptop.createZone(CloudFixture.zone) } == .notAuthenticated)
-        #expect(await cloudError { try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) } == .notAuthenticated)
-        #expect(await cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .notAuthenticated)
-        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .notAuthenticated)
+        #expect(try await laptop.accountStatus() == .noAccount)
+        #expect(await cloudError { try await laptop.createZone(CloudFixture.zone) } == .notAuthenticated)
+        #expect(await cloudError { try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) } == .notAuthenticated)
+        #expect(await cloudError { try await laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .notAuthenticated)
+        #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == .notAuthenticated)
         try fixture.cloud.network.signIn(device: "laptop", account: "default")
-        await #expect(try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys).saved.count == 1)
+        #expect(try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys).saved.count == 1)
     }
 }

@@ -40,10 +40,10 @@ import Testing
         let data = Self.largeData()
         let reference = try await database.uploadAsset(data)
         #expect(reference == AssetReference(of: data))
-        await #expect(try database.uploadAsset(data) == reference)
-        await #expect(try database.fetchAsset(reference) == data)
-        await #expect(try database.uploadAsset(Data()) == AssetReference(of: Data()))
-        await #expect(try database.fetchAsset(AssetReference(of: Data())) == Data())
+        #expect(try await database.uploadAsset(data) == reference)
+        #expect(try await database.fetchAsset(reference) == data)
+        #expect(try await database.uploadAsset(Data()) == AssetReference(of: Data()))
+        #expect(try await database.fetchAsset(AssetReference(of: Data())) == Data())
     }
 
     @Test("A record naming an uploaded asset is saved and read back with it; one naming an asset not uploaded fails with unknownItem",
@@ -61,7 +61,7 @@ import Testing
         #expect(result.failures == [id("missing"): .unknownItem, id("wrongSize"): .unknownItem])
         let changes = try await database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10)
         #expect(changes.changed.map { $0.fields["data"] } == [.asset(reference)])
-        #expect(await cloudError { try database.fetchAsset(missing) } == .unknownItem)
+        #expect(await cloudError { try await database.fetchAsset(missing) } == .unknownItem)
     }
 
     @Test("Faults apply to asset requests as to any other: offline refuses both, nothing is stored", arguments: RemoteKind.tested)
@@ -70,11 +70,11 @@ import Testing
         let database = try await fixture.client()
         let data = Self.largeData()
         try fixture.faults.network.setOffline(true, device: "laptop")
-        #expect(await cloudError { try database.uploadAsset(data) } == .networkUnavailable)
+        #expect(await cloudError { try await database.uploadAsset(data) } == .networkUnavailable)
         try fixture.faults.network.setOffline(false, device: "laptop")
-        #expect(await cloudError { try database.fetchAsset(AssetReference(of: data)) } == .unknownItem)
+        #expect(await cloudError { try await database.fetchAsset(AssetReference(of: data)) } == .unknownItem)
         try fixture.faults.network.scriptErrors([ScriptedError(.internalError, operation: .uploadAsset)], device: "laptop")
-        #expect(await cloudError { try database.uploadAsset(data) } == .internalError)
-        await #expect(try database.uploadAsset(data) == AssetReference(of: data))
+        #expect(await cloudError { try await database.uploadAsset(data) } == .internalError)
+        #expect(try await database.uploadAsset(data) == AssetReference(of: data))
     }
 }

@@ -12,13 +12,13 @@ import Testing
         let phone = try await fixture.client("phone", createZone: false)
         try fixture.faults.network.setLatency(milliseconds: 50, device: "laptop")
         try fixture.faults.network.setOffline(true, device: "laptop")
-        #expect(await cloudError { try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) } == .networkUnavailable)
-        #expect(await cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .networkUnavailable)
+        #expect(await cloudError { try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) } == .networkUnavailable)
+        #expect(await cloudError { try await laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .networkUnavailable)
         #expect(fixture.sleeps.milliseconds.isEmpty)
-        await #expect(try laptop.accountStatus() == .available(accountName: "default"))
-        await #expect(try phone.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
+        #expect(try await laptop.accountStatus() == .available(accountName: "default"))
+        #expect(try await phone.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
         try fixture.faults.network.setOffline(false, device: "laptop")
-        await #expect(try laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys).saved.count == 1)
+        #expect(try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys).saved.count == 1)
     }
 
     @Test("Latency: each request that goes out waits through the injected sleeper", arguments: RemoteKind.tested)
@@ -43,11 +43,11 @@ import Testing
             [ScriptedError(.zoneBusy(retryAfter: 2)), ScriptedError(.internalError), ScriptedError(.serviceUnavailable(retryAfter: nil))],
             device: "laptop")
         let save = { try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys) }
-        await #expect(cloudError(save) == .zoneBusy(retryAfter: 2))
-        await #expect(cloudError(save) == .internalError)
-        await #expect(cloudError(save) == .serviceUnavailable(retryAfter: nil))
+        #expect(await cloudError(save) == .zoneBusy(retryAfter: 2))
+        #expect(await cloudError(save) == .internalError)
+        #expect(await cloudError(save) == .serviceUnavailable(retryAfter: nil))
         #expect(try await fixture.recordCount() == 0)
-        await #expect(cloudError(save) == nil)
+        #expect(await cloudError(save) == nil)
         #expect(try await fixture.recordCount() == 1)
     }
 
@@ -58,10 +58,10 @@ import Testing
         try fixture.faults.network.scriptErrors(
             [ScriptedError(.networkFailure, operation: .modify), ScriptedError(.requestRateLimited(retryAfter: 1))],
             device: "laptop")
-        #expect(await cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .requestRateLimited(retryAfter: 1))
-        #expect(await cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == nil)
+        #expect(await cloudError { try await laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == .requestRateLimited(retryAfter: 1))
+        #expect(await cloudError { try await laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == nil)
         #expect(try fixture.faults.status(device: "laptop").scriptedErrors == [ScriptedError(.networkFailure, operation: .modify)])
-        #expect(await cloudError { try laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == .networkFailure)
+        #expect(await cloudError { try await laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == .networkFailure)
         #expect(try fixture.faults.status(device: "laptop").scriptedErrors.isEmpty)
     }
 
@@ -73,9 +73,9 @@ import Testing
         #expect(try fixture.faults.status(device: "laptop").scriptedErrors == [
             ScriptedError(.networkFailure, operation: .modify, failsAfterApplying: true),
         ])
-        #expect(await cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == nil)
+        #expect(await cloudError { try await laptop.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 1) } == nil)
         let save = { try await laptop.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged) }
-        await #expect(cloudError(save) == .networkFailure)
+        #expect(await cloudError(save) == .networkFailure)
         #expect(try await fixture.recordCount() == 1)
         let again = try await save()
         #expect(again.saved.isEmpty)
@@ -92,13 +92,13 @@ import Testing
         let laptop = try await fixture.client("laptop")
         let phone = try await fixture.client("phone", createZone: false)
         try fixture.faults.network.scriptErrors([ScriptedError(.internalError), ScriptedError(.internalError)], device: "laptop")
-        #expect(await cloudError { try phone.records(in: CloudFixture.zone, ofType: "Note") } == nil)
+        #expect(await cloudError { try await phone.records(in: CloudFixture.zone, ofType: "Note") } == nil)
         try fixture.faults.network.setOffline(true, device: "laptop")
-        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
+        #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
         try fixture.faults.network.setOffline(false, device: "laptop")
-        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .internalError)
+        #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == .internalError)
         try fixture.faults.network.clearScriptedErrors(device: "laptop")
-        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == nil)
+        #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == nil)
     }
 
     @Test("Random errors: the same seed fails the same requests; the rate shows in the status", arguments: RemoteKind.tested)
@@ -107,7 +107,9 @@ import Testing
             let fixture = try await CloudFixture(kind: kind, seed: seed)
             let laptop = try await fixture.client("laptop")
             try fixture.faults.network.addErrorRate(ErrorRate(probability: 0.5, error: .networkFailure), device: "laptop")
-            return (0..<40).map { _ in await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } }
+            var outcomes: [CloudError?] = []
+            for _ in 0..<40 { outcomes.append(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") }) }
+            return outcomes
         }
         let first = try await outcomes(seed: 42)
         #expect(try await outcomes(seed: 42) == first)
@@ -123,13 +125,13 @@ import Testing
         let laptop = try await fixture.client("laptop")
         try fixture.faults.network.addErrorRate(ErrorRate(probability: 0, error: .internalError), device: "laptop")
         try fixture.faults.network.addErrorRate(ErrorRate(probability: 1, error: .zoneBusy(retryAfter: 3), operation: .modify), device: "laptop")
-        #expect(try fixture.faults.status(device: "laptop").errorRates.count == 2)
+        #expect(try await fixture.faults.status(device: "laptop").errorRates.count == 2)
         for _ in 0..<10 {
-            #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == nil)
-            #expect(await cloudError { try laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == .zoneBusy(retryAfter: 3))
+            #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == nil)
+            #expect(await cloudError { try await laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == .zoneBusy(retryAfter: 3))
         }
         try fixture.faults.network.clearErrorRates(device: "laptop")
-        #expect(await cloudError { try laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == nil)
+        #expect(await cloudError { try await laptop.modify(saving: [], deleting: [], savePolicy: .allKeys) } == nil)
     }
 
     @Test(
@@ -142,15 +144,15 @@ import Testing
         let first = try await laptop.modify(saving: [note("a"), note("b"), note("c")], deleting: [], savePolicy: .allKeys)
         #expect(first.saved.map(\.recordID) == [id("a"), id("b")])
         #expect(first.failures == [id("c"): .quotaExceeded])
-        await #expect(try laptop.modify(saving: [note("a", "edited")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
+        #expect(try await laptop.modify(saving: [note("a", "edited")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
         let swap = try await laptop.modify(saving: [note("c")], deleting: [id("b")], savePolicy: .allKeys)
         #expect(swap.failures == [id("c"): .quotaExceeded])
         fixture.clock.advance(by: 1)
         #expect(try await fixture.purgeDeletions(before: fixture.clock.now) == 1)
-        await #expect(try laptop.modify(saving: [note("c")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
+        #expect(try await laptop.modify(saving: [note("c")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
         #expect(try await fixture.recordCount() == 2)
         try await fixture.setQuota(maxRecords: nil)
-        await #expect(try laptop.modify(saving: [note("d")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
+        #expect(try await laptop.modify(saving: [note("d")], deleting: [], savePolicy: .allKeys).failures.isEmpty)
     }
 
     @Test("The status shows every setting of a device")

@@ -18,7 +18,7 @@ import Testing
                 recordType: "Note", recordID: RecordID(recordName: "r\(index)", zoneID: CloudFixture.zone), fields: ["text": .string(text)])
             _ = try await database.modify(saving: [record], deleting: [], savePolicy: .allKeys)
         }
-        let pages = try ZoneChangesTests.allPages(database, since: nil, limit: 100)
+        let pages = try await ZoneChangesTests.allPages(database, since: nil, limit: 100)
         let counts = pages.map(\.changed.count)
         // 12 records of 700,000 bytes (and their JSON) are the first past 8 MiB.
         #expect(counts == [12, 8], "\(counts)")
@@ -26,7 +26,7 @@ import Testing
         let names = pages.flatMap { $0.changed.map(\.recordID.recordName) }
         #expect(names == (0..<20).map { "r\($0)" })
         // A count below the budget's still stops the page first.
-        await #expect(try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 5).changed.count == 5)
+        #expect(try await database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 5).changed.count == 5)
         #expect(PageBudget.isFull(count: 0, bytes: PageBudget.byteBudget, limit: 10))
         #expect(!PageBudget.isFull(count: 9, bytes: PageBudget.byteBudget - 1, limit: 10))
     }

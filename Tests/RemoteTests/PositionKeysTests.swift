@@ -110,8 +110,8 @@ import Testing
             try Int64.fetchOne(db, sql: "SELECT id FROM zone WHERE account = ? AND name = 'Ideas'", arguments: [CloudFixture.account])
         })
         let old = ChangeToken(data: Data("z1:\(rowID):1".utf8))
-        await #expect(try laptop.fetchChanges(in: CloudFixture.zone, since: old, resultsLimit: 10).changed.map(\.recordID.recordName) == ["b"])
-        #expect(await cloudError { try laptop.fetchChanges(in: CloudFixture.zone, since: ChangeToken(data: Data("z1:\(rowID + 1000):1".utf8)), resultsLimit: 10) }
+        #expect(try await laptop.fetchChanges(in: CloudFixture.zone, since: old, resultsLimit: 10).changed.map(\.recordID.recordName) == ["b"])
+        #expect(await cloudError { try await laptop.fetchChanges(in: CloudFixture.zone, since: ChangeToken(data: Data("z1:\(rowID + 1000):1".utf8)), resultsLimit: 10) }
             == .changeTokenExpired)
 
         // A record last saved by the release before keeps the tag it was given then.

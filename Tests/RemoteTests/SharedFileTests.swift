@@ -28,10 +28,10 @@ import Testing
         #expect(try await phone.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a")])
 
         try command.network.setOffline(true, device: "laptop")
-        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
+        #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == .networkUnavailable)
         try command.network.setOffline(false, device: "laptop")
         try command.network.scriptErrors([ScriptedError(.zoneBusy(retryAfter: 1))], device: "laptop")
-        #expect(await cloudError { try laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneBusy(retryAfter: 1))
+        #expect(await cloudError { try await laptop.records(in: CloudFixture.zone, ofType: "Note") } == .zoneBusy(retryAfter: 1))
         try command.network.signIn(device: "laptop", account: "other")
         #expect(try await laptop.accountStatus() == .available(accountName: "other"))
         #expect(try app.status(device: "laptop").account == "other")
@@ -74,7 +74,7 @@ import Testing
             }
         }
         let database = clouds[1].database(forDevice: "reader")
-        let all = try ZoneChangesTests.allPages(database, since: nil, limit: 1)
+        let all = try await ZoneChangesTests.allPages(database, since: nil, limit: 1)
         let names = all.flatMap(\.changed).map(\.recordID.recordName)
         #expect(names.count == 2 * perThread + 1 && Set(names).count == names.count)
         #expect(Set(all.flatMap(\.changed).map(\.changeTag)).count == names.count)

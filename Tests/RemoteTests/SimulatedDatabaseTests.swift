@@ -14,8 +14,8 @@ import Testing
         #expect(saved.changeTag != nil)
         #expect(saved.creationDate == CloudFixture.start && saved.modificationDate == CloudFixture.start)
         #expect(saved.fields == ["text": .string("first")])
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note") == [saved])
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Other").isEmpty)
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note") == [saved])
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Other").isEmpty)
     }
 
     @Test("A re-save with the current tag gets a new tag and modification time, and keeps its creation time", arguments: RemoteKind.tested)
@@ -30,7 +30,7 @@ import Testing
         #expect(second.changeTag != first.changeTag)
         #expect(second.creationDate == CloudFixture.start)
         #expect(second.modificationDate == CloudFixture.start.adding(milliseconds: 5000))
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note") == [second])
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note") == [second])
     }
 
     @Test("A stale change tag fails that item with the server's record; the rest of the request is applied", arguments: RemoteKind.tested)
@@ -48,7 +48,7 @@ import Testing
         #expect(result.failures == [id("a"): .serverRecordChanged(serverRecord: server)])
         #expect(result.partialFailure == .partialFailure([id("a"): .serverRecordChanged(serverRecord: server)]))
         #expect(result.saved.map(\.recordID) == [id("b")])
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a"), id("b")])
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("a"), id("b")])
     }
 
     @Test("A record without a change tag conflicts with an existing one; allKeys overwrites it", arguments: RemoteKind.tested)
@@ -60,7 +60,7 @@ import Testing
         #expect(conflict.failures == [id("a"): .serverRecordChanged(serverRecord: server)])
         let overwrite = try await database.modify(saving: [note("a", "new")], deleting: [], savePolicy: .allKeys)
         #expect(overwrite.failures.isEmpty)
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note").map { $0["text"] } == [.string("new")])
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note").map { $0["text"] } == [.string("new")])
     }
 
     @Test("Saving with a change tag a record the server deleted fails with unknownItem; without a tag recreates it", arguments: RemoteKind.tested)
@@ -83,7 +83,7 @@ import Testing
         let result = try await database.modify(saving: [], deleting: [id("a"), id("never")], savePolicy: .ifServerRecordUnchanged)
         #expect(result.deleted == [id("a"), id("never")])
         #expect(result.failures.isEmpty)
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("b")])
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note").map(\.recordID) == [id("b")])
     }
 
     @Test("More items than the server's limit fail the whole request with limitExceeded", arguments: RemoteKind.tested)
@@ -92,10 +92,10 @@ import Testing
         let database = try await fixture.client()
         #expect(database.maximumRecordsPerRequest == 3)
         #expect(await cloudError {
-            try database.modify(saving: [note("a"), note("b")], deleting: [id("c"), id("d")], savePolicy: .allKeys)
+            try await database.modify(saving: [note("a"), note("b")], deleting: [id("c"), id("d")], savePolicy: .allKeys)
         } == .limitExceeded)
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
-        await #expect(try database.modify(saving: [note("a"), note("b")], deleting: [id("c")], savePolicy: .allKeys).saved.count == 2)
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
+        #expect(try await database.modify(saving: [note("a"), note("b")], deleting: [id("c")], savePolicy: .allKeys).saved.count == 2)
     }
 
     @Test("A missing zone: zoneNotFound for every operation, nothing applied", arguments: RemoteKind.tested)
@@ -104,11 +104,11 @@ import Testing
         let database = try await fixture.client()
         let missing = RecordZoneID(zoneName: "Missing")
         #expect(await cloudError {
-            try database.modify(saving: [note("a"), note("b", zone: missing)], deleting: [], savePolicy: .allKeys)
+            try await database.modify(saving: [note("a"), note("b", zone: missing)], deleting: [], savePolicy: .allKeys)
         } == .zoneNotFound)
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
-        #expect(await cloudError { try database.fetchChanges(in: missing, since: nil, resultsLimit: 10) } == .zoneNotFound)
-        #expect(await cloudError { try database.records(in: missing, ofType: "Note") } == .zoneNotFound)
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
+        #expect(await cloudError { try await database.fetchChanges(in: missing, since: nil, resultsLimit: 10) } == .zoneNotFound)
+        #expect(await cloudError { try await database.records(in: missing, ofType: "Note") } == .zoneNotFound)
     }
 
     @Test("Creating a zone twice keeps its records; deleting it removes them; both are idempotent", arguments: RemoteKind.tested)
@@ -117,12 +117,12 @@ import Testing
         let database = try await fixture.client()
         _ = try await database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         try await database.createZone(CloudFixture.zone)
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note").count == 1)
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note").count == 1)
         try await database.deleteZone(CloudFixture.zone)
         try await database.deleteZone(CloudFixture.zone)
-        #expect(await cloudError { try database.records(in: CloudFixture.zone, ofType: "Note") } == .zoneNotFound)
+        #expect(await cloudError { try await database.records(in: CloudFixture.zone, ofType: "Note") } == .zoneNotFound)
         try await database.createZone(CloudFixture.zone)
-        await #expect(try database.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
+        #expect(try await database.records(in: CloudFixture.zone, ofType: "Note").isEmpty)
     }
 
     @Test("Change tags are unique per save, across zones and zone recreation", arguments: RemoteKind.tested)
