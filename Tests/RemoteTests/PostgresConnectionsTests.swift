@@ -1,6 +1,8 @@
 import CloudKitModel
+import Logging
 @testable import PostgresRecordStore
 import ProcessTestSupport
+import RemoteTestSupport
 import ServerStore
 import Synchronization
 import Testing
@@ -53,5 +55,39 @@ import Testing
             Issue.record("expected down then back: \(changes)")
             return
         }
+    }
+
+    @Test("Calls that wait behind a busy pool are a queue, not a pool stuck: the pool is kept, and the call holding its one connection ends its work",
+          .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"), .timeLimit(.minutes(1)))
+    func aBusyPoolIsKept() async throws {
+        let location = try PostgresURL(try #require(TestPostgres.url))
+        var configuration = location.clientConfiguration
+        PostgresRecordStore.keepOpen(1, in: &configuration.options)
+        let connections = PostgresConnections(
+            configuration: configuration, look: try location.connectionConfiguration(), logger: Logger(label: "test"),
+            connectionWait: .milliseconds(100))
+        defer { connections.close() }
+        let working = Latch()
+        defer { working.open() }
+        let holding = Task {
+            try await connections.withConnection { connection in
+                await working.wait()
+                return try await connection.query("SELECT 1", logger: Logger(label: "test")).collect().count
+            }
+        }
+        try await Poll.until("the first call holds the pool's one connection") { working.waiting == 1 }
+        let waiting = Task {
+            try await connections.withConnection { connection in
+                try await connection.query("SELECT 2", logger: Logger(label: "test")).collect().count
+            }
+        }
+        // Two looks while the second call waits longer than its wait limit behind the first.
+        let looks = connections.counts.looks
+        try await Poll.until("the watch has looked twice", timeout: .seconds(10)) { connections.counts.looks >= looks + 2 }
+        #expect(connections.counts.opened == 1)
+        working.open()
+        #expect(try await holding.valueUnlessCancelled == 1)
+        #expect(try await waiting.valueUnlessCancelled == 1)
+        #expect(connections.counts.opened == 1)
     }
 }
