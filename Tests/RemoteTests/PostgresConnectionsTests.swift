@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test("Calls that wait behind a busy pool are a queue, not a pool stuck: the pool is kept, and the call holding its one connection ends its work",
-          .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"), .timeLimit(.minutes(1)))
+          .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"), .timeLimit(.minutes(10)))
     func aBusyPoolIsKept() async throws {
         let location = try PostgresURL(try #require(TestPostgres.url))
         var configuration = location.clientConfiguration
