@@ -139,6 +139,22 @@ extension IdeaBoxSubcommand {
     }
 }
 
+/// A subcommand whose work awaits (a server's store), reported as `IdeaBoxSubcommand`'s
+/// is. `CommandLineMain.run` runs it as a task while the main thread waits in Dispatch's
+/// main loop, so that nothing blocks a thread while it awaits; every other command keeps
+/// the main thread (the full-screen app's terminal and signals).
+public protocol AsyncIdeaBoxSubcommand: AsyncParsableCommand {
+    /// The command's work.
+    func run(in context: CommandContext) async throws
+}
+
+extension AsyncIdeaBoxSubcommand {
+    public func run() async throws {
+        let status = await CommandLineMain.perform { try await run(in: $0) }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
 /// Errors of the command line itself.
 public enum CommandError: UserFacingError {
     case invalidClockOffset(String)

@@ -35,12 +35,34 @@ public enum CommandLineMain {
             language = context.language
             try work(context)
             return 0
-        } catch let error as UserFacingError {
-            Output.error(error.message(in: language))
-        } catch let error as ExitCode {
-            return error.rawValue
         } catch {
-            Output.error(String(describing: error))
+            return status(reporting: error, in: language)
+        }
+    }
+
+    /// `perform` for work that awaits.
+    public static func perform(
+        preparing prepare: (inout CommandContext) -> Void = { _ in }, _ work: (CommandContext) async throws -> Void
+    ) async -> Int32 {
+        var language = Language.preferred(environment: EnvironmentVariables.process)
+        do {
+            var context = try CommandContext()
+            prepare(&context)
+            language = context.language
+            try await work(context)
+            return 0
+        } catch {
+            return status(reporting: error, in: language)
+        }
+    }
+
+    /// The exit status of a command that threw `error`, after one line on stderr that says
+    /// what went wrong (none for an `ExitCode`, which is the status itself).
+    private static func status(reporting error: any Error, in language: Language) -> Int32 {
+        switch error {
+        case let error as UserFacingError: Output.error(error.message(in: language))
+        case let error as ExitCode: return error.rawValue
+        default: Output.error(String(describing: error))
         }
         return ExitCode.failure.rawValue
     }
@@ -50,10 +72,11 @@ public enum CommandLineMain {
     /// screen; `--help` still prints help.
     /// ArgumentParser's common usage errors are translated for a Chinese locale.
     /// `handOff` sees the parsed command first (and may exec another binary for it);
-    /// `prepare` sets up the context the command runs with.
+    /// `prepare` sets up the context the command runs with. A command that awaits
+    /// (`AsyncIdeaBoxSubcommand`) runs as a task; the others run on the main thread.
     public static func run<Root: ParsableCommand>(
         _ root: Root.Type, handOff: (any ParsableCommand) -> Void = { _ in },
-        preparing prepare: (inout CommandContext) -> Void = { _ in }
+        preparing prepare: @escaping @Sendable (inout CommandContext) -> Void = { _ in }
     ) -> Never {
         if asksForVersion(Array(CommandLine.arguments.dropFirst())) {
             print(CommandLineText.version)
@@ -65,6 +88,13 @@ public enum CommandLineMain {
             handOff(command)
             if let subcommand = command as? any IdeaBoxSubcommand {
                 Foundation.exit(perform(preparing: prepare) { try subcommand.run(in: $0) })
+            }
+            if let subcommand = command as? any AsyncIdeaBoxSubcommand {
+                // The one place a command crosses into async: its task runs on the
+                // cooperative pool and ends the process; the main thread is given to
+                // Dispatch, as an async `main` does.
+                Task { Foundation.exit(await perform(preparing: prepare) { try await subcommand.run(in: $0) }) }
+                dispatchMain()
             }
             try command.run()
             Foundation.exit(0)

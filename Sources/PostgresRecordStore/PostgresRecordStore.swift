@@ -68,7 +68,8 @@ public final class PostgresRecordStore: RecordStore {
 
         // The migration waits on an advisory lock that another store may hold mid-migration:
         // on the blocking executor, neither depends on the cooperative pool, whose few
-        // threads a `runBlocking` caller (a test, a command) may be holding.
+        // threads a caller that blocks (a synchronous client waiting on its request) may be
+        // holding.
         let secret: Data = try await withTaskExecutorPreference(BlockingTaskExecutor.shared) {
             try await migrateAndReadSecret(location: location, schema: schema, startup: startup, clock: clock, logger: logger)
         }

@@ -10,7 +10,9 @@ import ServerStore
 /// accounts in. `PostgresRecordStore` is the store for more than one machine.
 ///
 /// The file is opened in WAL mode, safe for many processes at once; its schema is `SQLiteSchema`.
-public struct SQLiteRecordStore: RecordStore {
+/// Its methods are synchronous, for the embedded remote; a `RecordStore` caller awaits them
+/// off the cooperative pool (`SQLiteRecordStore+RecordStore.swift`).
+public struct SQLiteRecordStore: Sendable {
     /// The file name of the embedded remote under the data root, and of `serve`'s store.
     public static let fileName = "remote.sqlite"
 

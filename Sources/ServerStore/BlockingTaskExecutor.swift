@@ -1,10 +1,11 @@
 import Dispatch
-import Synchronization
 
 /// A task executor on a Dispatch queue that adds threads when its jobs block, as a store's
-/// SQLite or socket calls do. The server's tasks and a store's background tasks prefer it,
-/// so that they never wait on the cooperative pool, whose few threads a caller of
-/// `runBlocking` (a command, a test) may be holding.
+/// SQLite or socket calls do. The server's tasks, a store's background tasks and every call
+/// of the SQLite store (`SQLiteRecordStore+RecordStore.swift`) prefer it, so that nothing
+/// that blocks runs on the cooperative pool, whose few threads every task of the process
+/// shares: a task waiting there on a call that needs a cooperative thread itself would wait
+/// for good once every thread of the pool did the same.
 ///
 /// On Linux the queue is not "overcommit": Dispatch runs about a thread a core on it and adds
 /// more only after its monitor has seen the running ones blocked for a while, so a burst of
@@ -20,19 +21,4 @@ public final class BlockingTaskExecutor: TaskExecutor {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
-}
-
-/// Runs `operation` on a thread that may block and waits for its result: how synchronous
-/// code (a command, a test) uses a `RecordStore`, whose methods are async.
-public func runBlocking<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) throws -> Result {
-    let done = DispatchSemaphore(value: 0)
-    let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
-    Task(executorPreference: BlockingTaskExecutor.shared) {
-        let result: Swift.Result<Result, any Error>
-        do { result = .success(try await operation()) } catch { result = .failure(error) }
-        outcome.withLock { $0 = result }
-        done.signal()
-    }
-    done.wait()
-    return try outcome.withLock { $0! }.get()
 }

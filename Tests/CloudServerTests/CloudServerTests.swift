@@ -159,14 +159,14 @@ import Testing
     func quotasCountZonesAndAssetsOverTheWire() async throws {
         // An idle timeout far past the bound below: the answer must not wait for the body.
         let server = try await ServerFixture(socket: true, idleTimeout: .seconds(300))
-        try server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 2, maxAssetBytes: 1 << 20), account: "alice")
+        try await server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 2, maxAssetBytes: 1 << 20), account: "alice")
         let zones = try await server.send(ServerFixture.path("zones/modify"), token: server.aliceToken, json: [
             "operations": ["Second", "Third"].map { ["operationType": "create", "zone": ["zoneID": ["zoneName": $0]]] },
         ])
         let results = zones.json["zones"] as? [[String: Any]] ?? []
         #expect(zones.status == 200 && results.count == 2, "\(zones.json)")
         #expect(results.first?["serverErrorCode"] == nil && results.last?["serverErrorCode"] as? String == "QUOTA_EXCEEDED", "\(zones.json)")
-        #expect(try server.store.zones(account: "alice").map(\.zoneName).sorted() == ["Ideas", "Second"])
+        #expect(try await server.store.zones(account: "alice").map(\.zoneName).sorted() == ["Ideas", "Second"])
 
         let alice = server.client("alice", token: server.aliceToken)
         _ = try alice.uploadAsset(Data(repeating: 1, count: 700_000))
@@ -177,7 +177,7 @@ import Testing
         let (answer, took) = try await server.timedRaw("POST \(uploadPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n", waitingAtMost: 120)
         #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("QUOTA_EXCEEDED") && answer.lowercased().contains("connection: close"), "\(answer)")
         #expect(took < .seconds(120), "the server kept the connection open \(took)")
-        #expect(try server.store.usage(account: "alice") == AccountUsage(records: 1, zones: 2, assetBytes: 700_000))
+        #expect(try await server.store.usage(account: "alice") == AccountUsage(records: 1, zones: 2, assetBytes: 700_000))
     }
 
     @Test("Uploads past --max-uploads at once are asked to try again (TRY_AGAIN_LATER); once one ends, the next is taken")
@@ -221,7 +221,7 @@ import Testing
     @Test("After an answer that ends the connection, a request sent behind it on the same connection is never run")
     func nothingIsReadAfterAnAnswerThatEndsTheConnection() async throws {
         let server = try await ServerFixture(socket: true)
-        try server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 10, maxAssetBytes: 5), account: "alice")
+        try await server.store.setQuota(AccountQuota(maxRecords: nil, maxZones: 10, maxAssetBytes: 5), account: "alice")
         let modify = "{\"operations\":[{\"operationType\":\"create\",\"zone\":{\"zoneID\":{\"zoneName\":\"Sneaky\"}}}]}"
         let uploadPath = try await server.uploadPath()
         let answer = try await server.raw(
@@ -229,7 +229,7 @@ import Testing
                 + "POST \(ServerFixture.path("zones/modify")) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.aliceToken)\r\n"
                 + "Content-Length: \(modify.utf8.count)\r\n\r\n\(modify)", waitingAtMost: 20)
         #expect(answer.hasPrefix("HTTP/1.1 413") && answer.components(separatedBy: "HTTP/1.1 ").count == 2, "\(answer)")
-        #expect(try server.store.zones(account: "alice").map(\.zoneName) == ["Ideas"])
+        #expect(try await server.store.zones(account: "alice").map(\.zoneName) == ["Ideas"])
     }
 
     @Test("A client that stops reading an answer (a large download) is closed after the stall timeout, not kept busy for ever")
@@ -353,7 +353,7 @@ import Testing
         let mixed = RemoteRecord(
             recordType: "Idea", recordID: RecordID(recordName: "mixed", zoneID: ServerFixture.zone),
             fields: ["odd": .list([.string("a"), .int64(1), .list([.int64(2)])])])
-        _ = try server.store.modify(account: "alice", saves: [RecordSave(mixed, policy: .allKeys)], deletes: [], atomic: false)
+        _ = try await server.store.modify(account: "alice", saves: [RecordSave(mixed, policy: .allKeys)], deletes: [], atomic: false)
         let answer = try await server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
         let text = String(decoding: try JSONSerialization.data(withJSONObject: answer.json), as: UTF8.self)
         #expect(answer.status == 200 && !text.contains(#""BOOLEAN""#) && !text.contains(#""LIST""#), "\(text)")

@@ -27,12 +27,12 @@ enum ConformanceStore: String, CaseIterable, Sendable, CustomTestStringConvertib
     var testDescription: String { rawValue }
 
     /// A new, empty store of this kind reading `clock`.
-    func makeStore(clock: WallClock) throws -> any RecordStore {
+    func makeStore(clock: WallClock) async throws -> any RecordStore {
         switch self {
         case .sqlite:
             return try SQLiteRecordStore.inMemory(clock: clock, maximumRecordsPerRequest: ConformanceServer.maximumOperations)
         case .postgres:
-            return try TestPostgres.store(clock: clock, maximumRecordsPerRequest: ConformanceServer.maximumOperations)
+            return try await TestPostgres.store(clock: clock, maximumRecordsPerRequest: ConformanceServer.maximumOperations)
         }
     }
 }

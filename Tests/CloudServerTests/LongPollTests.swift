@@ -231,7 +231,7 @@ struct LongPollTests {
     @Test("Two serve processes over one PostgreSQL: a change written through one wakes a poll held by the other (LISTEN/NOTIFY)",
           .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"))
     func acrossProcesses() async throws {
-        let stores = try TestPostgres.stores(count: 2, clock: .system)
+        let stores = try await TestPostgres.stores(count: 2, clock: .system)
         let account = "alice-\(UUID().uuidString.prefix(8).lowercased())"
         let token = AccessToken.generate()
         try await stores[0].addAccessToken(hash: AccessToken.hash(token), account: account)

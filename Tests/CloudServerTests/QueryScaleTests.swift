@@ -117,7 +117,7 @@ struct QueryScaleTests {
         let clock = WallClock { Timestamp(milliseconds: Server.start) }
         let store: any RecordStore = switch kind {
         case .sqlite: try SQLiteRecordStore.inMemory(clock: clock, maximumRecordsPerRequest: 10_000)
-        case .postgres: try TestPostgres.store(clock: clock, maximumRecordsPerRequest: 10_000)
+        case .postgres: try await TestPostgres.store(clock: clock, maximumRecordsPerRequest: 10_000)
         }
         // A first query waits for its fields' fill however long it takes (an hour, not 5 s):
         // these tests measure the queries' pages, not the deadline (`QueryableFillsTests`).

@@ -126,7 +126,7 @@ extension WebServicesDatabaseTests {
         let alice = server.client("alice", token: server.aliceToken)
         try alice.subscribe(to: [ServerFixture.zone])
         try alice.subscribe(to: [ServerFixture.zone])  // again, from another launch: still one subscription
-        #expect(try server.store.subscriptions(account: "alice").map(\.id) == [WebServicesDatabase.subscriptionID(for: ServerFixture.zone)])
+        #expect(try await server.store.subscriptions(account: "alice").map(\.id) == [WebServicesDatabase.subscriptionID(for: ServerFixture.zone)])
         let url = try alice.webcourierURL()
 
         #expect(try await Self.onThread { try alice.waitForChange(at: url, seconds: 1) } == nil)
@@ -226,15 +226,15 @@ extension WebServicesDatabaseTests {
         let now = Mutex(Timestamp(milliseconds: 1_767_225_600_000))
         let clock = WallClock { now.withLock { $0 } }
         let store = try SQLiteRecordStore.inMemory(clock: clock, maximumRecordsPerRequest: 200)
-        let served = try ServedRemote(store: store, account: "alice", maximumRecordsPerRequest: 200, clock: clock)
+        let served = try await ServedRemote(store: store, account: "alice", maximumRecordsPerRequest: 200, clock: clock)
         let alice = served.client()
         let cursor = try await Self.onThread { try alice.startWatching([ServerFixture.zone]) }
         #expect(try await Self.onThread { try alice.waitForChanges(after: cursor, seconds: 1) } == nil)
-        try store.deleteAccount("alice")
+        _ = try await store.deleteAccount("alice")
         #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
         // The name made anew, with a new token: the old URL still does not serve.
         now.withLock { $0 = $0.adding(milliseconds: 1) }
-        try store.addAccessToken(hash: AccessToken.hash(AccessToken.generate()), account: "alice", label: "token")
+        try await store.addAccessToken(hash: AccessToken.hash(AccessToken.generate()), account: "alice", label: "token")
         #expect(cloudError { try alice.waitForChanges(after: cursor, seconds: 1) } == .notAuthenticated)
     }
 

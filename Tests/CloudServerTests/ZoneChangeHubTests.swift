@@ -54,9 +54,9 @@ struct ZoneChangeHubTests {
     @Test("Issue 60: the polls of a token the store no longer holds valid (revoked, or its account deleted) are ended, answered with nothing and marked revoked; the others wait on")
     func revokedTokensPollsEnd() async throws {
         let store = try SQLiteRecordStore.inMemory(clock: .system)
-        try store.addAccessToken(hash: "kept", account: "alice", label: "laptop")
-        try store.addAccessToken(hash: "gone", account: "alice", label: "phone")
-        #expect(try store.revokeAccessToken(account: "alice", label: "phone") == 1)
+        try await store.addAccessToken(hash: "kept", account: "alice", label: "laptop")
+        try await store.addAccessToken(hash: "gone", account: "alice", label: "phone")
+        #expect(try await store.revokeAccessToken(account: "alice", label: "phone") == 1)
         let hub = ZoneChangeHub(store: store, logger: Logger(label: "test"), accounts: store)
         let (revoked, kept, unknown) = (UUID(), UUID(), UUID())
         for (id, token) in [(revoked, "gone"), (kept, "kept"), (unknown, "never given")] {

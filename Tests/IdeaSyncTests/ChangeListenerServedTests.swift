@@ -23,7 +23,7 @@ import Testing
     @Test("A device asleep through many changes (engine and long poll stopped) converges on its first fetch after",
           arguments: RemoteKind.tested.filter { $0 != .embedded })
     func asleepThroughManyChanges(remote: RemoteKind) async throws {
-        let server = try Server(remote)
+        let server = try await Server(remote)
         let a = server.device("a")
         let b = server.device("b")
         _ = try b.session.run()
@@ -46,9 +46,9 @@ import Testing
     @Test("Two serve processes over one PostgreSQL: a change written through one reaches a device polling the other, by notification",
           .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"))
     func acrossTwoServeProcesses() async throws {
-        let stores = try TestPostgres.stores(count: 2, clock: .system)
-        let first = try Server(store: stores[0])
-        let second = try Server(store: stores[1], token: first.token)
+        let stores = try await TestPostgres.stores(count: 2, clock: .system)
+        let first = try await Server(store: stores[0])
+        let second = try await Server(store: stores[1], token: first.token)
         let a = first.device("a")
         let b = second.device("b")
         b.start()
@@ -63,7 +63,7 @@ import Testing
     @Test("The server restarts while a poll is held: the device says polling, retries with backoff, and is live and in step again")
     func serverRestartMidPoll() async throws {
         let store = try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200)
-        var server = try Server(store: store)
+        var server = try await Server(store: store)
         let port = server.port
         let b = server.device("b")
         b.start()
@@ -72,7 +72,7 @@ import Testing
 
         server.running.stop()
         try await Self.waitUntil("b says polling") { b.engine.delivery == .polling }
-        server = try Server(store: store, token: server.token, port: port)
+        server = try await Server(store: store, token: server.token, port: port)
         try await Self.waitUntil("b is live again") { b.engine.delivery == .live }
         let a = server.device("a")
         _ = try a.repository.addIdea(title: "after the restart")
@@ -84,7 +84,7 @@ import Testing
           arguments: RemoteKind.tested.filter { $0 != .embedded }, [false, true])
     func oneRequestPerSave(remote: RemoteKind, sealed: Bool) async throws {
         let lines = Lines()
-        let server = try Server(remote, log: RequestLog(clock: .system) { line in lines.append(line) })
+        let server = try await Server(remote, log: RequestLog(clock: .system) { line in lines.append(line) })
         // Sealed, the carried records are opened and checked as fetched ones are, by the same layer.
         let sealer = sealed ? try Self.sealer() : nil
         let a = server.device("a", sealer: sealer)
@@ -96,7 +96,7 @@ import Testing
           arguments: RemoteKind.tested.filter { $0 != .embedded }, [false, true])
     func oneRequestPerSaveThroughTheEncryptionLayer(remote: RemoteKind, encrypted: Bool) async throws {
         let lines = Lines()
-        let server = try Server(remote, log: RequestLog(clock: .system) { line in lines.append(line) })
+        let server = try await Server(remote, log: RequestLog(clock: .system) { line in lines.append(line) })
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("one-request-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let keyFiles = ["a", "b"].map { AccountKeyFile(directory: folder.appendingPathComponent($0)) }
@@ -166,7 +166,7 @@ import Testing
     @Test("A change of another device that lands between a device's last fetch and its send still reaches it; its own upload alone is no news",
           arguments: RemoteKind.tested.filter { $0 != .embedded })
     func anotherDevicesChangeBeforeAnOwnSendIsFetched(remote: RemoteKind) async throws {
-        let server = try Server(remote)
+        let server = try await Server(remote)
         let client = server.client()
         let a = LiveDevice(name: "a", client: client)
         let c = server.device("c")
@@ -209,7 +209,7 @@ import Testing
     @Test("A sealed record the server altered is refused when a long poll carries it, as when it is fetched; the device keeps its version")
     func aTamperedCarriedRecordIsRefused() async throws {
         let lines = Lines()
-        let server = try Server(.served, log: RequestLog(clock: .system) { line in lines.append(line) })
+        let server = try await Server(.served, log: RequestLog(clock: .system) { line in lines.append(line) })
         let sealer = try Self.sealer()
         let refusals = Refusals()
         let a = server.device("a", sealer: sealer)
@@ -286,22 +286,22 @@ extension ChangeListenerServedTests {
         let running: RunningServer
         let token: String
 
-        init(_ kind: RemoteKind, log: RequestLog = RequestLog(clock: .system) { _ in }) throws {
+        init(_ kind: RemoteKind, log: RequestLog = RequestLog(clock: .system) { _ in }) async throws {
             let store: any RecordStore = kind == .servedPostgres
-                ? try TestPostgres.store(clock: .system, maximumRecordsPerRequest: 200)
+                ? try await TestPostgres.store(clock: .system, maximumRecordsPerRequest: 200)
                 : try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200)
-            try self.init(store: store, log: log)
+            try await self.init(store: store, log: log)
         }
 
         /// A server over `store` on `port` (any free one if 0), writing a line a request to
         /// `log`; `token` is the account's, added to the store if it is new.
-        init(store: any RecordStore, token: String? = nil, port: Int = 0, log: RequestLog = RequestLog(clock: .system) { _ in }) throws {
+        init(store: any RecordStore, token: String? = nil, port: Int = 0, log: RequestLog = RequestLog(clock: .system) { _ in }) async throws {
             if let token {
                 self.token = token
             } else {
                 let token = AccessToken.generate()
                 let hash = AccessToken.hash(token)
-                try runBlocking { try await store.addAccessToken(hash: hash, account: "default") }
+                try await store.addAccessToken(hash: hash, account: "default")
                 self.token = token
             }
             running = try CloudServer(

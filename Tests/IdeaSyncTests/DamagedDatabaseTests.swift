@@ -29,14 +29,14 @@ import Testing
     static let options = ["--profile", "laptop"]
 
     @Test(arguments: Damage.allCases)
-    func repairKeepsEveryIdeaOnAWholePageAndTheSyncBringsBackTheRest(_ damage: Damage) throws {
+    func repairKeepsEveryIdeaOnAWholePageAndTheSyncBringsBackTheRest(_ damage: Damage) async throws {
         let fixture = try SyncFixture()
         let folder = try TemporaryFolder()
         let file = folder.url.appendingPathComponent("ideabox.sqlite")
         let device = try Laptop(folder.url, fixture)
         _ = try device.repository.importIdeas(Self.ideas(deviceId: device.database.deviceId, from: SyncFixture.start))
         _ = try device.session.run()
-        #expect(try fixture.remoteIdeas().count == 5_000)
+        #expect(try await fixture.remoteIdeas().count == 5_000)
         // Work not sent yet: edits, deletes and new ideas, each in the outbox.
         fixture.scheduler.advance(by: 60_000)
         let imported = try device.repository.ideas(.all, limit: .max)
@@ -54,7 +54,7 @@ import Testing
         }
         let before = try device.repository.ideas(.all, limit: .max)
         let pendingBefore = try device.repository.pendingChanges(limit: .max)
-        let remoteBefore = Dictionary(uniqueKeysWithValues: try fixture.remoteIdeas().map { ($0.id, $0) })
+        let remoteBefore = Dictionary(uniqueKeysWithValues: try await fixture.remoteIdeas().map { ($0.id, $0) })
         let deviceId = device.database.deviceId
         try device.database.close()
 
@@ -126,7 +126,7 @@ import Testing
         let wanted = Set(restored.values)
         #expect(wanted.subtracting(after).map(\.summary).sorted() == [], "missing after the sync")
         #expect(after.subtracting(wanted).map(\.summary).sorted() == [], "not expected after the sync")
-        let remote = Set(try fixture.remoteIdeas())
+        let remote = Set(try await fixture.remoteIdeas())
         #expect(remote.symmetricDifference(after).map(\.summary).sorted() == [], "the remote and the device differ")
         #expect(try repaired.repository.pendingChangeCount() == 0)
     }

@@ -62,7 +62,7 @@ struct EncryptionStateChangeTests {
     }
 
     @Test("A save made in the window after another device turned encryption on is never stored plain: refused, the device looks again, keeps it queued while locked, and once unlocked sends it sealed to the other device")
-    func aSaveInTheWindowAfterEncryptionWasTurnedOnReachesTheOtherDeviceSealed() throws {
+    func aSaveInTheWindowAfterEncryptionWasTurnedOnReachesTheOtherDeviceSealed() async throws {
         let fixture = try SyncFixture()
         let folders = try (0..<2).map { _ in try Self.folder() }
         defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
@@ -91,7 +91,7 @@ struct EncryptionStateChangeTests {
         let window = try a.repository.addIdea(title: "Typed in the window", description: "秘密")
         #expect(throws: SyncFailure.locked(keyHeldHere: false)) { try a.session.send() }
         #expect(try a.repository.pendingChangeCount() == 1, "a counted its idea sent")
-        #expect(try fixture.remoteIdeas().isEmpty, "the remote holds an idea in clear in an encrypted account")
+        #expect(try await fixture.remoteIdeas().isEmpty, "the remote holds an idea in clear in an encrypted account")
 
         try aKeys.save(made.keyring)
         _ = try a.session.run()
@@ -99,11 +99,11 @@ struct EncryptionStateChangeTests {
         #expect(try a.repository.pendingChangeCount() == 0)
         #expect(try b.repository.idea(id: window.id)?.title == "Typed in the window")
         #expect(try b.snapshots() == a.snapshots())
-        #expect(try fixture.remoteIdeas().isEmpty)
+        #expect(try await fixture.remoteIdeas().isEmpty)
     }
 
     @Test("A device still sealing after another device turned encryption off sends nothing sealed: refused, it is locked, keeps its idea queued, and sends it plain once it lets go of its key")
-    func aSealedSaveAfterEncryptionWasTurnedOffReachesTheOtherDevicePlain() throws {
+    func aSealedSaveAfterEncryptionWasTurnedOffReachesTheOtherDevicePlain() async throws {
         let fixture = try SyncFixture()
         let folders = try (0..<2).map { _ in try Self.folder() }
         defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
@@ -143,7 +143,7 @@ struct EncryptionStateChangeTests {
         #expect(try a.repository.pendingChangeCount() == 0)
         #expect(try b.repository.idea(id: late.id)?.title == "Sealed too late")
         #expect(try b.snapshots() == a.snapshots())
-        #expect(try fixture.remoteIdeas().count == 2)
+        #expect(try await fixture.remoteIdeas().count == 2)
     }
 
     private static let container = "iCloud.com.example.IdeaBox"

@@ -60,7 +60,7 @@ struct LockedDeviceTests {
     /// A save while locked is tried at once, but quietly: the bar goes on saying why nothing
     /// is sent, never "Syncing" for a sync that cannot be (a loaded end-to-end run caught the
     /// flash); `s` still shows that it tries.
-    @Test func aChangeMadeWhileLockedLeavesTheBarOnWhyNothingIsSent() throws {
+    @Test func aChangeMadeWhileLockedLeavesTheBarOnWhyNothingIsSent() async throws {
         let fixture = try SyncFixture()
         let lock = LockingRemote.Lock()
         let a = try fixture.device("a") { LockingRemote.over($0, lock: lock) }
@@ -78,7 +78,7 @@ struct LockedDeviceTests {
         fixture.scheduler.advance(by: 10)
         #expect(lock.looks == looks + 1, "the change is tried at once")
         #expect(statuses.withLock { $0 } == [.syncing(pending: 0), .locked(keyHeldHere: false)])
-        #expect(try fixture.remoteRecordCount() == 0)
+        #expect(try await fixture.remoteRecordCount() == 0)
 
         engine.syncNow()
         fixture.scheduler.advance(by: 10)

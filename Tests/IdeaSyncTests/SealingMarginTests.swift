@@ -19,8 +19,8 @@ struct SealingMarginTests {
     private let fixture: SyncFixture
     private let sealer: RecordSealer
 
-    init() throws {
-        fixture = try SyncFixture(remote: .served)
+    init() async throws {
+        fixture = try await SyncFixture(remote: .served)
         let made = try KeyEnvelope.make(
             passphrase: "correct horse 電池 staple", scrypt: ScryptParameters(logN: 4, blockSize: 1, parallelism: 1)!, random: .seeded(1))
         sealer = RecordSealer(
@@ -46,7 +46,7 @@ struct SealingMarginTests {
         #expect(try b.repository.idea(id: idea.id).map(IdeaSnapshot.init) == IdeaSnapshot(idea))
     }
 
-    @Test func aLibraryFileAtTheLargestInlineSizeSyncsSealedAndOneByteMoreGoesAsAnAsset() throws {
+    @Test func aLibraryFileAtTheLargestInlineSizeSyncsSealedAndOneByteMoreGoesAsAnAsset() async throws {
         let folders = try (0..<2).map { _ in try Self.folder() }
         defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
         let a = try fixture.device("a", client: sealed)
@@ -66,7 +66,7 @@ struct SealingMarginTests {
         for (path, data) in files {
             #expect(try Data(contentsOf: folders[1].appendingPathComponent(path)) == data, "\(path)")
         }
-        let raw = try fixture.store.recordsForTest(in: LibrarySession.zone, ofType: RecordSealer.sealedType(of: LibrarySession.recordType))
+        let raw = try await fixture.store.recordsForTest(in: LibrarySession.zone, ofType: RecordSealer.sealedType(of: LibrarySession.recordType))
         #expect(raw.filter { $0.fields[RecordSealer.assetsField] != nil }.count == 1, "one inline, one asset")
     }
 
@@ -112,11 +112,8 @@ struct SealingMarginTests {
 
 extension RecordStore {
     /// The records of `recordType` in `zone` of the default account, read from the store.
-    func recordsForTest(in zone: RecordZoneID, ofType recordType: String) throws -> [RemoteRecord] {
-        let store = self
-        return try runBlocking {
-            try await store.records(account: SimulatedCloud.defaultAccount, in: zone, ofType: recordType, after: nil, limit: 100_000)
-        }
+    func recordsForTest(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
+        try await records(account: SimulatedCloud.defaultAccount, in: zone, ofType: recordType, after: nil, limit: 100_000)
     }
 }
 

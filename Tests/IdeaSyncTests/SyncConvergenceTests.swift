@@ -32,11 +32,11 @@ import Testing
     static let servedSeeds: [UInt64] = Array(1...15)
 
     @Test(arguments: seeds)
-    func everyDeviceAndTheRemoteConverge(seed: UInt64) throws {
+    func everyDeviceAndTheRemoteConverge(seed: UInt64) async throws {
         var world = try ConvergenceWorld(seed: seed)
         try world.run(steps: 50)
         try world.settle()
-        world.check()
+        await world.check()
     }
 
     /// The benchmark of the property (BENCHMARKS.md, "Long property runs"): `IDEABOX_PROPERTY_RUNS`
@@ -59,7 +59,7 @@ import Testing
                     } catch {
                         return seed
                     }
-                    return world.violations().isEmpty ? nil : seed
+                    return await world.violations().isEmpty ? nil : seed
                 }
             }
             for _ in 0..<min(runs, UInt64(ProcessInfo.processInfo.activeProcessorCount)) { startNext() }
@@ -77,21 +77,22 @@ import Testing
     @Test("The same property through ideabox serve, with SQLite and (where configured) PostgreSQL behind it",
           arguments: RemoteKind.tested.filter { $0 != .embedded }, servedSeeds)
     func everyDeviceAndTheServedRemoteConverge(remote: RemoteKind, seed: UInt64) async throws {
+        let fixture = HandedOver(value: try await ConvergenceWorld.fixture(seed: seed, remote: remote))
         // The devices' client waits for each answer: the run is on a thread of its own, off the
         // test pool's two; the check, which records issues, back in the test.
         let world = try await OwnThread.run {
-            var world = try ConvergenceWorld(seed: seed, remote: remote)
+            var world = try ConvergenceWorld(seed: seed, fixture: fixture.value)
             try world.run(steps: 50)
             try world.settle()
-            return Ran(world: world)
-        }.world
-        world.check()
+            return HandedOver(value: world)
+        }.value
+        await world.check()
     }
 
-    /// A world run on a thread of its own, handed back to the test once that thread is done
-    /// with it.
-    private struct Ran: @unchecked Sendable {
-        let world: ConvergenceWorld
+    /// A fixture or a world handed to a thread of its own, or back to the test, once the
+    /// other side is done with it.
+    private struct HandedOver<Value>: @unchecked Sendable {
+        let value: Value
     }
 }
 
@@ -144,15 +145,30 @@ private struct ConvergenceWorld {
     /// device had seen).
     var runViolations: [String] = []
 
-    init(seed: UInt64, remote: RemoteKind = .embedded) throws {
+    /// The sequence of `seed` over the embedded remote.
+    init(seed: UInt64) throws {
+        try self.init(seed: seed, fixture: SyncFixture(random: Self.fixtureRandom(seed), maximumRecordsPerRequest: 5))
+    }
+
+    /// The sequence of `seed` over `fixture`, made by `fixture(seed:remote:)`.
+    init(seed: UInt64, fixture: SyncFixture) throws {
         self.seed = seed
         random = SeededRandomNumberGenerator(seed: seed)
-        fixture = try SyncFixture(
-            remote: remote, random: SeededRandomNumberGenerator(seed: seed &+ 1_000_003), maximumRecordsPerRequest: 5)
+        self.fixture = fixture
         let count = Int.random(in: 3...4, using: &random)
         for _ in 0..<count {
             try addDevice(seedsSamples: Bool.random(using: &random))
         }
+    }
+
+    /// The remote of the sequence of `seed`, over `remote`.
+    static func fixture(seed: UInt64, remote: RemoteKind) async throws -> SyncFixture {
+        try await SyncFixture(remote: remote, random: fixtureRandom(seed), maximumRecordsPerRequest: 5)
+    }
+
+    /// The generator of the remote's faults in the sequence of `seed`.
+    private static func fixtureRandom(_ seed: UInt64) -> SeededRandomNumberGenerator {
+        SeededRandomNumberGenerator(seed: seed &+ 1_000_003)
     }
 
     /// A new device, its clock up to 10 s off, with the samples if `seedsSamples`.
@@ -269,25 +285,25 @@ private struct ConvergenceWorld {
     }
 
     /// Records every broken invariant as an issue, with the sequence's log.
-    func check() {
+    func check() async {
         let report = "seed \(seed):\n" + log.joined(separator: "\n")
-        for violation in violations() {
+        for violation in await violations() {
             Issue.record(Comment(rawValue: violation + "\n" + report))
         }
     }
 
     /// The invariants this sequence broke, each in a line.
-    func violations() -> [String] {
+    func violations() async -> [String] {
         var found = runViolations
         do {
-            try checkModel { found.append($0) }
+            try await checkModel { found.append($0) }
         } catch {
             found.append("\(error)")
         }
         return found
     }
 
-    private func checkModel(_ violation: (String) -> Void) throws {
+    private func checkModel(_ violation: (String) -> Void) async throws {
         // Every device the same, field for field and stamp for stamp; the remote the same values.
         let states = try devices.map(Self.state)
         for (index, state) in states.enumerated().dropFirst() where state != states[0] {
@@ -297,7 +313,7 @@ private struct ConvergenceWorld {
         for device in devices {
             if try device.repository.pendingChangeCount() != 0 { violation("\(device.name) still has changes to send") }
         }
-        let remote = try fixture.remoteIdeas()
+        let remote = try await fixture.remoteIdeas()
         let onFirst = try devices[0].snapshots()
         if remote != onFirst { violation("the remote differs from d0: \(remote.map(\.summary)), d0 \(onFirst.map(\.summary))") }
 

@@ -210,7 +210,7 @@ import Testing
         engine.stop()
     }
 
-    @Test func aLocalChangeIsSentAtOnceInOneRequestWithoutAFetchOrTheLibrary() throws {
+    @Test func aLocalChangeIsSentAtOnceInOneRequestWithoutAFetchOrTheLibrary() async throws {
         let fixture = try SyncFixture()
         let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
         let a = try fixture.device("a", client: { _ in watched })
@@ -224,7 +224,7 @@ import Testing
         #expect(watched.modifySizes == [1])
         #expect(watched.fetchCount == fetches && companion.runs == runs)
         #expect(try a.repository.pendingChangeCount() == 0)
-        #expect(try fixture.remoteIdeas().map(\.title) == ["sent at once"])
+        #expect(try await fixture.remoteIdeas().map(\.title) == ["sent at once"])
         // A notification that comes before the change is sent makes it a whole sync of the zone.
         _ = try a.repository.addIdea(title: "with a fetch")
         engine.localChangeHappened()
@@ -283,7 +283,7 @@ import Testing
         engine.stop()
     }
 
-    @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLookWithoutAFetch() throws {
+    @Test func whileLiveWhatAnotherProcessQueuedIsSentWithinTheLocalLookWithoutAFetch() async throws {
         let fixture = try SyncFixture()
         let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
         let a = try fixture.device("a", client: { _ in watched })
@@ -295,12 +295,12 @@ import Testing
         _ = try a.repository.addIdea(title: "另一個程序加的")
         fixture.scheduler.advance(by: SyncEngine.localLookMilliseconds)
         #expect(try a.repository.pendingChangeCount() == 0)
-        #expect(try fixture.remoteIdeas().map(\.title) == ["另一個程序加的"])
+        #expect(try await fixture.remoteIdeas().map(\.title) == ["另一個程序加的"])
         #expect(watched.modifySizes == modifies + [1] && watched.fetchCount == fetches, "the queued change was not sent alone, as a local one is")
         a.engine.stop()
     }
 
-    @Test func theIdeasZoneIsCreatedOnceNotOnEverySync() throws {
+    @Test func theIdeasZoneIsCreatedOnceNotOnEverySync() async throws {
         let fixture = try SyncFixture()
         let watched = WatchedDatabase(fixture.cloud.database(forDevice: "a"))
         let a = try fixture.device("a", client: { _ in watched })
@@ -313,7 +313,7 @@ import Testing
         try fixture.cloud.database(forDevice: "a").deleteZone(RecordZoneID(zoneName: "Ideas"))
         _ = try a.session.run()
         #expect(watched.createZoneCount == 2)
-        #expect(try fixture.remoteIdeas().count == 3)
+        #expect(try await fixture.remoteIdeas().count == 3)
     }
 
     /// An engine of `session` with a counting companion, started and through its first sync;
@@ -361,7 +361,7 @@ extension SyncEngineTests {
     /// Nothing listens at the server: the retries climb (1, 2, 4, 8 s) without a word of
     /// `Syncing`; then the long poll gets an answer, and the change waiting goes out at that
     /// very moment, not at the backoff's next step 16 s later, and the listener is told.
-    @Test func anAnsweredRequestClearsTheFailureAndAWaitingChangeIsSentAtOnce() throws {
+    @Test func anAnsweredRequestClearsTheFailureAndAWaitingChangeIsSentAtOnce() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let statuses = Mutex<[SyncStatus]>([])
@@ -391,7 +391,7 @@ extension SyncEngineTests {
         guard case .synced(let lastSync) = engine.status else { Issue.record("not healed at the answer: \(engine.status)"); return }
         #expect(lastSync == answeredAt)
         #expect(try a.repository.pendingChangeCount() == 0)
-        #expect(try fixture.remoteIdeas().map(\.title) == ["寫在伺服器停機時"])
+        #expect(try await fixture.remoteIdeas().map(\.title) == ["寫在伺服器停機時"])
         #expect(healed.withLock { $0 } == 1)
         #expect(statuses.withLock { $0 }.filter { $0.kind == .syncing }.count == 1, "a retry said Syncing while the server was down")
         engine.stop()

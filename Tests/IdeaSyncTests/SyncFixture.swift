@@ -17,7 +17,7 @@ final class SyncFixture {
     /// 2026-11-20T08:00:00.000Z.
     static let start = Timestamp(milliseconds: 1_795_161_600_000)
 
-    let scheduler = ManualSyncScheduler(start: SyncFixture.start)
+    let scheduler: ManualSyncScheduler
     /// The embedded remote; for the served kinds the devices' faults only, which their
     /// clients apply before a request goes out (as a served profile's faults.sqlite does).
     let cloud: SimulatedCloud
@@ -25,24 +25,50 @@ final class SyncFixture {
     let store: any RecordStore
     private let server: ServedRemote?
 
-    init(
-        remote: RemoteKind = .embedded, random: any RandomNumberGenerator & Sendable = SeededRandomNumberGenerator(seed: 1),
-        maximumRecordsPerRequest: Int = 400
+    /// Devices over the embedded in-memory remote.
+    convenience init(
+        random: any RandomNumberGenerator & Sendable = SeededRandomNumberGenerator(seed: 1), maximumRecordsPerRequest: Int = 400
     ) throws {
-        cloud = try SimulatedCloud.inMemory(
-            clock: scheduler.clock, random: random, sleeper: Sleeper { _ in }, maximumRecordsPerRequest: maximumRecordsPerRequest)
-        switch remote {
-        case .embedded:
-            store = cloud.store
-            server = nil
+        let scheduler = ManualSyncScheduler(start: SyncFixture.start)
+        let cloud = try Self.cloud(scheduler, random: random, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        self.init(scheduler: scheduler, cloud: cloud, store: cloud.store, server: nil)
+    }
+
+    /// Devices over `remote`: the embedded remote, or `ideabox serve` with SQLite or
+    /// PostgreSQL behind it.
+    convenience init(
+        remote: RemoteKind, random: any RandomNumberGenerator & Sendable = SeededRandomNumberGenerator(seed: 1),
+        maximumRecordsPerRequest: Int = 400
+    ) async throws {
+        guard remote != .embedded else {
+            try self.init(random: random, maximumRecordsPerRequest: maximumRecordsPerRequest)
             return
-        case .served:
-            store = try SQLiteRecordStore.inMemory(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
-        case .servedPostgres:
-            store = try TestPostgres.store(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
         }
-        server = try ServedRemote(
+        let scheduler = ManualSyncScheduler(start: SyncFixture.start)
+        let cloud = try Self.cloud(scheduler, random: random, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        let store: any RecordStore = if remote == .servedPostgres {
+            try await TestPostgres.store(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        } else {
+            try SQLiteRecordStore.inMemory(clock: scheduler.clock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+        }
+        let server = try await ServedRemote(
             store: store, account: SimulatedCloud.defaultAccount, maximumRecordsPerRequest: maximumRecordsPerRequest, clock: scheduler.clock)
+        self.init(scheduler: scheduler, cloud: cloud, store: store, server: server)
+    }
+
+    private init(scheduler: ManualSyncScheduler, cloud: SimulatedCloud, store: any RecordStore, server: ServedRemote?) {
+        self.scheduler = scheduler
+        self.cloud = cloud
+        self.store = store
+        self.server = server
+    }
+
+    /// The embedded in-memory remote, on `scheduler`'s clock.
+    private static func cloud(
+        _ scheduler: ManualSyncScheduler, random: any RandomNumberGenerator & Sendable, maximumRecordsPerRequest: Int
+    ) throws -> SimulatedCloud {
+        try SimulatedCloud.inMemory(
+            clock: scheduler.clock, random: random, sleeper: Sleeper { _ in }, maximumRecordsPerRequest: maximumRecordsPerRequest)
     }
 
     /// A new device named `name`, with its own database and engine. `deviceIds` makes the
@@ -67,26 +93,22 @@ final class SyncFixture {
 
     /// The non-deleted ideas the remote holds in `account`, read by a fault-free observer
     /// device, by id.
-    func remoteIdeas(account: String = SimulatedCloud.defaultAccount) throws -> [IdeaSnapshot] {
+    func remoteIdeas(account: String = SimulatedCloud.defaultAccount) async throws -> [IdeaSnapshot] {
         let records: [RemoteRecord]
         if server == nil {
             let observer = "observer-\(account)"
             try cloud.network.signIn(device: observer, account: account)
             records = try cloud.database(forDevice: observer).records(in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea")
         } else {
-            let store = store
-            records = try runBlocking {
-                try await store.records(account: account, in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea", after: nil, limit: 100_000)
-            }
+            records = try await store.records(account: account, in: RecordZoneID(zoneName: "Ideas"), ofType: "Idea", after: nil, limit: 100_000)
         }
         return records.compactMap(IdeaSnapshot.init(record:)).sorted { $0.id.lowercasedString < $1.id.lowercasedString }
     }
 
     /// How many records the remote holds in `account`, deleted ideas included.
-    func remoteRecordCount(account: String = SimulatedCloud.defaultAccount) throws -> Int {
+    func remoteRecordCount(account: String = SimulatedCloud.defaultAccount) async throws -> Int {
         if server != nil {
-            let store = store
-            return try runBlocking { try await store.recordCount(account: account) }
+            return try await store.recordCount(account: account)
         }
         try cloud.network.signIn(device: "observer-\(account)", account: account)
         return try cloud.status(device: "observer-\(account)").recordCount

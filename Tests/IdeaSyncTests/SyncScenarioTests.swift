@@ -16,8 +16,8 @@ import Testing
         }
     }
 
-    private func expectSame(_ devices: Device..., remote fixture: SyncFixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let expected = try fixture.remoteIdeas()
+    private func expectSame(_ devices: Device..., remote fixture: SyncFixture, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let expected = try await fixture.remoteIdeas()
         for device in devices {
             #expect(try device.snapshots() == expected, "\(device.name) differs from the remote", sourceLocation: sourceLocation)
             #expect(try device.repository.pendingChangeCount() == 0, "\(device.name) still has changes to send", sourceLocation: sourceLocation)
@@ -36,7 +36,7 @@ import Testing
 
     // MARK: Everyday
 
-    @Test func anIdeaAddedOnOneDeviceAppearsOnTheOther() throws {
+    @Test func anIdeaAddedOnOneDeviceAppearsOnTheOther() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -44,10 +44,10 @@ import Testing
         _ = try a.session.run()
         _ = try b.session.run()
         #expect(try b.snapshots() == [IdeaSnapshot(idea)])
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func completingOnOneDeviceShowsOnTheOther() throws {
+    @Test func completingOnOneDeviceShowsOnTheOther() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -59,10 +59,10 @@ import Testing
         #expect(try b.repository.idea(id: idea.id)?.isCompleted == true)
         #expect(try b.repository.ideas(.completed, limit: 10).map(\.id) == [idea.id])
         #expect(try b.snapshots() == [IdeaSnapshot(done)])
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func bothEditTheNewestWinsSilentlyAndTheConflictIsLogged() throws {
+    @Test func bothEditTheNewestWinsSilentlyAndTheConflictIsLogged() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -79,7 +79,7 @@ import Testing
         _ = try a.session.run()
 
         #expect(try a.snapshots() == [IdeaSnapshot(newer)])
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
         let conflicts = try b.repository.conflicts()
         #expect(conflicts.count == 1)
         #expect(conflicts.first?.local.map(IdeaSnapshot.init) == IdeaSnapshot(newer))
@@ -114,7 +114,7 @@ import Testing
         #expect(try a.snapshots().map(\.title) == ["B's edit, after A's"])
     }
 
-    @Test func anOlderPendingEditLosesToTheRemoteAndIsLoggedAsRemote() throws {
+    @Test func anOlderPendingEditLosesToTheRemoteAndIsLoggedAsRemote() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -127,7 +127,7 @@ import Testing
         _ = try b.session.run()
         _ = try a.session.run()
         try sync(a, b)
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
         #expect(try a.snapshots() == [IdeaSnapshot(newer)])
         let conflict = try #require(try a.repository.conflicts().first)
         #expect(conflict.resolution == .remote)
@@ -135,7 +135,7 @@ import Testing
         #expect(conflict.remote.map(IdeaSnapshot.init) == IdeaSnapshot(newer))
     }
 
-    @Test func editsAtTheSameMillisecondAreSettledByDeviceIdTheSameWayEverywhere() throws {
+    @Test func editsAtTheSameMillisecondAreSettledByDeviceIdTheSameWayEverywhere() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -150,13 +150,13 @@ import Testing
         try sync(a, b)
         let winner = fromA.deviceId > fromB.deviceId ? fromA : fromB
         #expect(try a.snapshots() == [IdeaSnapshot(winner)])
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
         #expect(try b.repository.conflicts().first?.resolution == .tieBreaker)
     }
 
     // MARK: Deletes
 
-    @Test func aDeleteMadeOfflineReachesTheOthersOnceBack() throws {
+    @Test func aDeleteMadeOfflineReachesTheOthersOnceBack() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -177,10 +177,10 @@ import Testing
         for device in [a, b, c] {
             #expect(try device.snapshots() == [IdeaSnapshot(kept)], "\(device.name)")
         }
-        try expectSame(a, b, c, remote: fixture)
+        try await expectSame(a, b, c, remote: fixture)
     }
 
-    @Test func anOlderEditFromAnotherDeviceNeverBringsADeletedIdeaBack() throws {
+    @Test func anOlderEditFromAnotherDeviceNeverBringsADeletedIdeaBack() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -198,11 +198,11 @@ import Testing
         try sync(a, b)
         #expect(try a.ideas().isEmpty)
         #expect(try b.ideas().isEmpty)
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
         #expect(try a.repository.conflicts().first?.resolution == .remote)
     }
 
-    @Test func anIdeaCanBeCreatedAgainAfterADelete() throws {
+    @Test func anIdeaCanBeCreatedAgainAfterADelete() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -218,12 +218,12 @@ import Testing
         let recreated = try a.repository.addIdea(title: "again")
         try sync(a, b)
         #expect(try a.snapshots() == [IdeaSnapshot(restored), IdeaSnapshot(recreated)].sorted { $0.id.lowercasedString < $1.id.lowercasedString })
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
     // MARK: Accounts
 
-    @Test func localIdeasUploadOnFirstSignInWithoutARestart() throws {
+    @Test func localIdeasUploadOnFirstSignInWithoutARestart() async throws {
         let fixture = try SyncFixture()
         try fixture.cloud.network.signOut(device: "a")
         let a = try fixture.device("a")
@@ -246,7 +246,7 @@ import Testing
         }
         _ = try b.session.run()
         #expect(Set(try b.snapshots()) == [IdeaSnapshot(first), IdeaSnapshot(second)])
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
     @Test func notSignedInEveryLocalFeatureWorks() throws {
@@ -273,12 +273,12 @@ import Testing
         #expect(try a.repository.syncMetadata().accountName == nil)
     }
 
-    @Test func switchingAccountsNeverUploadsOneAccountsIdeasIntoAnother() throws {
+    @Test func switchingAccountsNeverUploadsOneAccountsIdeasIntoAnother() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         _ = try a.repository.addIdea(title: "belongs to default")
         _ = try a.session.run()
-        let before = try fixture.remoteIdeas()
+        let before = try await fixture.remoteIdeas()
 
         try fixture.cloud.network.signIn(device: "a", account: "work")
         _ = try a.repository.addIdea(title: "written while signed in as work")
@@ -287,8 +287,8 @@ import Testing
         #expect(a.engine.status == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
         #expect(failure { try a.session.run() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
         #expect(failure { try a.session.overwriteRemote() } == .wrongAccount(bound: SimulatedCloud.defaultAccount, current: "work"))
-        #expect(try fixture.remoteRecordCount(account: "work") == 0)
-        #expect(try fixture.remoteIdeas() == before)
+        #expect(try await fixture.remoteRecordCount(account: "work") == 0)
+        #expect(try await fixture.remoteIdeas() == before)
         #expect(try a.repository.pendingChangeCount() == 1)
 
         try fixture.cloud.network.signIn(device: "a", account: SimulatedCloud.defaultAccount)
@@ -297,15 +297,15 @@ import Testing
             Issue.record("expected synced once back on the right account, got \(a.engine.status)")
             return
         }
-        #expect(try fixture.remoteRecordCount(account: "work") == 0)
-        try expectSame(a, remote: fixture)
+        #expect(try await fixture.remoteRecordCount(account: "work") == 0)
+        try await expectSame(a, remote: fixture)
     }
 
-    @Test func quotaExceededIsLocalModeWithNothingLostAndSyncsOnceLifted() throws {
+    @Test func quotaExceededIsLocalModeWithNothingLostAndSyncsOnceLifted() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
-        try fixture.cloud.store.setQuota(maxRecords: 2, account: SimulatedCloud.defaultAccount)
+        try await fixture.cloud.store.setQuota(maxRecords: 2, account: SimulatedCloud.defaultAccount)
         let ideas = try (1...5).map { try a.repository.addIdea(title: "idea \($0)") }
         a.engine.start()
         fixture.scheduler.runDue()
@@ -315,7 +315,7 @@ import Testing
         fixture.scheduler.advance(by: 10_000)
         #expect(a.engine.status == .quotaExceeded)
 
-        try fixture.cloud.store.setQuota(maxRecords: nil, account: SimulatedCloud.defaultAccount)
+        try await fixture.cloud.store.setQuota(maxRecords: nil, account: SimulatedCloud.defaultAccount)
         fixture.scheduler.advance(by: SyncEngine.localModeMilliseconds)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced after the quota was lifted, got \(a.engine.status)")
@@ -323,10 +323,10 @@ import Testing
         }
         _ = try b.session.run()
         #expect(Set(try b.snapshots()) == Set(ideas.map(IdeaSnapshot.init)))
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func theSamplesSeededOnTwoDevicesAreSevenIdeasEverywhere() throws {
+    @Test func theSamplesSeededOnTwoDevicesAreSevenIdeasEverywhere() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a", seedsSamples: true)
         let b = try fixture.device("b", seedsSamples: true)
@@ -334,15 +334,15 @@ import Testing
         try sync(a, b)
         #expect(try a.ideas().count == 7)
         #expect(try b.ideas().count == 7)
-        #expect(try fixture.remoteIdeas().count == 7)
-        #expect(try fixture.remoteRecordCount() == 7)
-        try expectSame(a, b, remote: fixture)
+        #expect(try await fixture.remoteIdeas().count == 7)
+        #expect(try await fixture.remoteRecordCount() == 7)
+        try await expectSame(a, b, remote: fixture)
     }
 
     // MARK: Failures
 
     @Test(arguments: [CloudError.zoneBusy(retryAfter: 7), .requestRateLimited(retryAfter: 12.5)])
-    func theServersRetryAfterSetsTheRetryTime(_ error: CloudError) throws {
+    func theServersRetryAfterSetsTheRetryTime(_ error: CloudError) async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let wait = try #require(error.retryAfter).milliseconds
@@ -357,9 +357,9 @@ import Testing
         }
         #expect(retryAt == started.adding(milliseconds: wait))
         fixture.scheduler.advance(by: wait - 1)
-        #expect(try fixture.remoteRecordCount() == 0)
+        #expect(try await fixture.remoteRecordCount() == 0)
         fixture.scheduler.advance(by: 1)
-        #expect(try fixture.remoteRecordCount() == 1)
+        #expect(try await fixture.remoteRecordCount() == 1)
         guard case .synced = a.engine.status else {
             Issue.record("expected synced at the server's retry time, got \(a.engine.status)")
             return
@@ -384,7 +384,7 @@ import Testing
         #expect(try a.repository.pendingChangeCount() == 0)
     }
 
-    @Test func limitExceededHalvesTheBatchUntilTheServerTakesIt() throws {
+    @Test func limitExceededHalvesTheBatchUntilTheServerTakesIt() async throws {
         let fixture = try SyncFixture(maximumRecordsPerRequest: 7)
         let a = try fixture.device("a", client: { WatchedDatabase($0, claimedLimit: 400) })
         let b = try fixture.device("b")
@@ -395,7 +395,7 @@ import Testing
         #expect(watched.modifySizes.dropFirst(3).allSatisfy { $0 <= 7 })
         _ = try b.session.run()
         #expect(try b.ideas().count == 50)
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
     @Test func pushesGoOutInBatchesOfAtMostOneHundred() throws {
@@ -408,7 +408,7 @@ import Testing
         #expect(watched.modifySizes == [100, 100, 50])
     }
 
-    @Test func pullsFollowMoreComingAcrossPages() throws {
+    @Test func pullsFollowMoreComingAcrossPages() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b", client: { WatchedDatabase($0) })
@@ -419,10 +419,10 @@ import Testing
         let report = try b.session.run()
         #expect(report.received == 1_050)
         #expect(watched.fetchCount == 2)
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func anExpiredChangeTokenFetchesEverythingAgainAndConverges() throws {
+    @Test func anExpiredChangeTokenFetchesEverythingAgainAndConverges() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -434,7 +434,7 @@ import Testing
         _ = try admin.modify(saving: [note], deleting: [], savePolicy: .allKeys)
         _ = try admin.modify(saving: [], deleting: [note.recordID], savePolicy: .allKeys)
         fixture.scheduler.advance(by: 1000)
-        #expect(try fixture.cloud.store.purgeDeletions(before: fixture.scheduler.now) == 1)
+        #expect(try await fixture.cloud.store.purgeDeletions(before: fixture.scheduler.now) == 1)
 
         let after = try a.repository.addIdea(title: "after")
         _ = try a.session.run()
@@ -442,10 +442,10 @@ import Testing
         #expect(try b.repository.syncLog().contains { $0.message.contains("change token expired") })
         #expect(try b.snapshots().contains(IdeaSnapshot(after)))
         try sync(a, b)
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func aDeletedZoneIsCreatedAgainAndEveryDeviceUploadsWhatItHas() throws {
+    @Test func aDeletedZoneIsCreatedAgainAndEveryDeviceUploadsWhatItHas() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -466,12 +466,12 @@ import Testing
         // missing zone, creates it again and sends everything it has.
         #expect(try a.repository.syncLog().contains { $0.message.contains("the remote zone was missing") })
         try sync(a, b, c, rounds: 3)
-        #expect(try fixture.remoteIdeas().contains(IdeaSnapshot(lateIdea)), "the device that had it sends it again")
-        try expectSame(a, b, c, remote: fixture)
+        #expect(try await fixture.remoteIdeas().contains(IdeaSnapshot(lateIdea)), "the device that had it sends it again")
+        try await expectSame(a, b, c, remote: fixture)
         #expect(try a.snapshots().count == 3)
     }
 
-    @Test func aPartialFailureDropsNothing() throws {
+    @Test func aPartialFailureDropsNothing() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a", client: { WatchedDatabase($0) })
         let b = try fixture.device("b")
@@ -484,14 +484,14 @@ import Testing
             return
         }
         #expect(try a.repository.pendingChangeCount() == 4)
-        #expect(try fixture.remoteIdeas().count == 6)
+        #expect(try await fixture.remoteIdeas().count == 6)
         watched.failItems(nil)
         try sync(a, b)
         #expect(try b.snapshots().count == 10)
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func randomErrorsAndLostResponsesDropNothing() throws {
+    @Test func randomErrorsAndLostResponsesDropNothing() async throws {
         let fixture = try SyncFixture(random: SeededRandomNumberGenerator(seed: 7))
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -514,12 +514,12 @@ import Testing
         b.engine.syncNow()
         fixture.scheduler.advance(by: 5000)
         #expect(Set(try a.snapshots()) == Set(written.values))
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
     // MARK: Keeping both sides honest
 
-    @Test func overwriteRemoteLeavesExactlyTheLocalIdeasAndTheOthersFollow() throws {
+    @Test func overwriteRemoteLeavesExactlyTheLocalIdeasAndTheOthersFollow() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -538,10 +538,10 @@ import Testing
         fixture.scheduler.advance(by: 1000)
 
         _ = try a.session.overwriteRemote()
-        #expect(try fixture.remoteIdeas().map(\.id) == [kept.id])
+        #expect(try await fixture.remoteIdeas().map(\.id) == [kept.id])
         try sync(b, c, a)
         #expect(try a.snapshots().map(\.id) == [kept.id])
-        try expectSame(a, b, c, remote: fixture)
+        try await expectSame(a, b, c, remote: fixture)
     }
 
     @Test func theIntegrityCheckLogsDifferencesAsWarnings() throws {
@@ -582,7 +582,7 @@ import Testing
         #expect(try a.repository.syncLog().contains { $0.message.hasPrefix("integrity:") })
     }
 
-    @Test func aDeviceWithASlowClockThatEditsAfterSeeingAChangeStillWins() throws {
+    @Test func aDeviceWithASlowClockThatEditsAfterSeeingAChangeStillWins() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b", clockOffset: -3_600_000)
@@ -597,10 +597,10 @@ import Testing
         #expect(later.updatedAt > seen.updatedAt)
         try sync(b, a)
         #expect(try a.snapshots() == [IdeaSnapshot(later)])
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
     }
 
-    @Test func aLostResponseIsSentAgainWithoutADuplicateOrAConflict() throws {
+    @Test func aLostResponseIsSentAgainWithoutADuplicateOrAConflict() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         let b = try fixture.device("b")
@@ -611,11 +611,11 @@ import Testing
             return
         }
         #expect(try a.repository.pendingChangeCount() == 1)
-        #expect(try fixture.remoteIdeas() == [IdeaSnapshot(idea)])
+        #expect(try await fixture.remoteIdeas() == [IdeaSnapshot(idea)])
         try sync(a, b)
-        try expectSame(a, b, remote: fixture)
+        try await expectSame(a, b, remote: fixture)
         #expect(try a.repository.conflicts().isEmpty)
-        #expect(try fixture.remoteRecordCount() == 1)
+        #expect(try await fixture.remoteRecordCount() == 1)
     }
 }
 
@@ -626,7 +626,7 @@ extension Double {
     /// A device joining an account that has ideas (and no samples) forgets its own
     /// untouched samples, even when its first pull is cut off after a page and finished by
     /// the next sync.
-    @Test func aJoiningDeviceTakesTheAccountsSamplesEvenAfterAnInterruptedFirstPull() throws {
+    @Test func aJoiningDeviceTakesTheAccountsSamplesEvenAfterAnInterruptedFirstPull() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         for number in 1...1001 { _ = try a.repository.addIdea(title: "idea \(number)") }
@@ -644,7 +644,7 @@ extension Double {
         #expect(report.sent == 0 && report.conflicts == 0)
         #expect(try b.repository.count(.all) == 1001, "B's samples are gone, none reached the account")
         #expect(try a.session.run().received == 0)
-        #expect(try fixture.remoteIdeas().count == 1001)
+        #expect(try await fixture.remoteIdeas().count == 1001)
     }
 }
 

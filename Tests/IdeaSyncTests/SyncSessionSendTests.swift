@@ -14,8 +14,8 @@ import Testing
 @Suite struct SyncSessionSendTests {
     @Test("A stale edit sent without a fetch: the CONFLICT's record is merged field by field and the merge goes out",
           arguments: RemoteKind.tested)
-    func staleEditMergesTheConflictsRecord(remote: RemoteKind) throws {
-        let fixture = try SyncFixture(remote: remote)
+    func staleEditMergesTheConflictsRecord(remote: RemoteKind) async throws {
+        let fixture = try await SyncFixture(remote: remote)
         let (a, b) = (try fixture.device("a"), try fixture.device("b"))
         let idea = try a.repository.addIdea(title: "shared", description: "first")
         _ = try a.session.run()
@@ -34,15 +34,15 @@ import Testing
         let merged = try #require(try a.repository.idea(id: idea.id))
         #expect(merged.title == "A's title")
         #expect(merged.description == "B's description")
-        #expect(try fixture.remoteIdeas().map(\.title) == ["A's title"])
-        #expect(try fixture.remoteIdeas().map(\.description) == ["B's description"])
+        #expect(try await fixture.remoteIdeas().map(\.title) == ["A's title"])
+        #expect(try await fixture.remoteIdeas().map(\.description) == ["B's description"])
         _ = try b.session.run()
         #expect(try b.snapshots() == a.snapshots())
     }
 
     @Test("An older edit sent without a fetch loses to the CONFLICT's newer record, and stays in history", arguments: RemoteKind.tested)
-    func olderEditLosesToTheConflictsRecord(remote: RemoteKind) throws {
-        let fixture = try SyncFixture(remote: remote)
+    func olderEditLosesToTheConflictsRecord(remote: RemoteKind) async throws {
+        let fixture = try await SyncFixture(remote: remote)
         let (a, b) = (try fixture.device("a"), try fixture.device("b"))
         let idea = try a.repository.addIdea(title: "shared")
         _ = try a.session.run()
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test("A send that fails keeps the change queued, and the next one sends it")
-    func failedSendKeepsTheChange() throws {
+    func failedSendKeepsTheChange() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
         _ = try a.session.run()
@@ -75,7 +75,7 @@ import Testing
         try fixture.cloud.network.setOffline(false, device: "a")
         _ = try a.session.send()
         #expect(try a.repository.pendingChangeCount() == 0)
-        #expect(try fixture.remoteIdeas().map(\.title) == ["typed while offline"])
+        #expect(try await fixture.remoteIdeas().map(\.title) == ["typed while offline"])
     }
 
     @Test("A device that never fetched syncs whole on its first send")
@@ -117,6 +117,6 @@ import Testing
 
         #expect(meeting.mostAtOnce == count)
         #expect(failed.withLock { $0 } == 0)
-        #expect(try fixture.remoteIdeas().count == count)
+        #expect(try await fixture.remoteIdeas().count == count)
     }
 }

@@ -21,7 +21,7 @@ import Testing
         arguments: [false, true])
     func receivesEveryChangeOnce(pollingOverOwnConnection ownConnection: Bool) async throws {
         let lines = Lines()
-        let server = try Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
+        let server = try await Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
                                        log: RequestLog(clock: .system) { lines.append($0) })
         let writer = server.device("writer")
         _ = try writer.session.run()
@@ -54,9 +54,9 @@ import Testing
         // Two servers, one for each kind of device, each with a writer that writes the same.
         let appLines = Lines()
         let wireLines = Lines()
-        let appServer = try Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
+        let appServer = try await Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
                                           log: RequestLog(clock: .system) { appLines.append($0) })
-        let wireServer = try Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
+        let wireServer = try await Served.Server(store: try SQLiteRecordStore.inMemory(clock: .system, maximumRecordsPerRequest: 200),
                                            log: RequestLog(clock: .system) { wireLines.append($0) })
         let appWriter = appServer.device("app writer")
         let wireWriter = wireServer.device("wire writer")

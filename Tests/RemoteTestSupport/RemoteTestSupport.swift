@@ -35,22 +35,23 @@ public enum TestPostgres {
     public static let isRequired = ProcessInfo.processInfo.environment["IDEABOX_REQUIRE_POSTGRES"] == "1"
 
     /// A new store in a schema of its own, so that tests running at once never meet.
-    public static func store(clock: WallClock, maximumRecordsPerRequest: Int) throws -> PostgresRecordStore {
-        try stores(count: 1, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)[0]
+    public static func store(clock: WallClock, maximumRecordsPerRequest: Int) async throws -> PostgresRecordStore {
+        try await stores(count: 1, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest)[0]
     }
 
     /// `count` stores on one new schema, each with its own connections, as `count` server
     /// processes on one database would be.
-    public static func stores(count: Int, clock: WallClock, maximumRecordsPerRequest: Int = 200) throws -> [PostgresRecordStore] {
+    public static func stores(count: Int, clock: WallClock, maximumRecordsPerRequest: Int = 200) async throws -> [PostgresRecordStore] {
         guard let url else { throw TestPostgresError.notConfigured }
         let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return try (0..<count).map { _ in
-            try runBlocking {
+        var stores: [PostgresRecordStore] = []
+        for _ in 0..<count {
+            stores.append(
                 try await PostgresRecordStore.connect(
                     url: url, schema: schema, clock: clock, maximumRecordsPerRequest: maximumRecordsPerRequest,
-                    maximumConnections: 2)
-            }
+                    maximumConnections: 2))
         }
+        return stores
     }
 }
 
@@ -72,9 +73,8 @@ public final class ServedRemote: Sendable {
     public static let container = "iCloud.com.buildwithharry.IdeaBox"
 
     /// `clock` is the server's: the store's, so that the times of tickets and tokens agree.
-    public init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int, clock: WallClock) throws {
-        let hash = AccessToken.hash(token)
-        try runBlocking { try await store.addAccessToken(hash: hash, account: account) }
+    public init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int, clock: WallClock) async throws {
+        try await store.addAccessToken(hash: AccessToken.hash(token), account: account)
         let log = RequestLog(clock: clock) { _ in }
         running = try CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container], clock: clock, log: log).start()
         self.maximumRecordsPerRequest = maximumRecordsPerRequest

@@ -14,60 +14,60 @@ import Testing
     @Test(
         "One quota for an account's databases in every container: records, zones and asset bytes count together; an account whose name begins the same is apart",
         arguments: RemoteKind.tested)
-    func quotaCoversEveryDatabaseOfTheAccount(kind: RemoteKind) throws {
-        let store = try CloudFixture(kind: kind).store
-        try runBlocking { try await store.setQuota(AccountQuota(maxRecords: 10, maxZones: 3, maxAssetBytes: 1 << 20), account: "erin") }
+    func quotaCoversEveryDatabaseOfTheAccount(kind: RemoteKind) async throws {
+        let store = try await CloudFixture(kind: kind).store
+        try await store.setQuota(AccountQuota(maxRecords: 10, maxZones: 3, maxAssetBytes: 1 << 20), account: "erin")
         // A database's key names its account's quota.
-        #expect(try runBlocking { try await store.quota(account: Self.otherContainer) }.maxRecords == 10)
+        #expect(try await store.quota(account: Self.otherContainer).maxRecords == 10)
 
-        for zone in ["A", "B"] { try runBlocking { try await store.createZone(RecordZoneID(zoneName: zone), account: "erin") } }
-        try runBlocking { try await store.createZone(RecordZoneID(zoneName: "A"), account: Self.otherContainer) }
-        #expect(throws: CloudError.quotaExceeded) {
-            try runBlocking { try await store.createZone(RecordZoneID(zoneName: "B"), account: Self.otherContainer) }
+        for zone in ["A", "B"] { try await store.createZone(RecordZoneID(zoneName: zone), account: "erin") }
+        try await store.createZone(RecordZoneID(zoneName: "A"), account: Self.otherContainer)
+        await #expect(throws: CloudError.quotaExceeded) {
+            try await store.createZone(RecordZoneID(zoneName: "B"), account: Self.otherContainer)
         }
 
-        let first = try Self.save((0..<6).map { "r\($0)" }, account: "erin", store: store)
+        let first = try await Self.save((0..<6).map { "r\($0)" }, account: "erin", store: store)
         #expect(first.failures.isEmpty)
-        let second = try Self.save((0..<6).map { "s\($0)" }, account: Self.otherContainer, store: store)
+        let second = try await Self.save((0..<6).map { "s\($0)" }, account: Self.otherContainer, store: store)
         #expect(second.saved.count == 4)
         #expect(second.failures == Dictionary(uniqueKeysWithValues: ["s4", "s5"].map { (Self.id($0), CloudError.quotaExceeded) }))
 
-        _ = try runBlocking { try await store.storeAsset(Data(repeating: 1, count: 700_000), account: "erin") }
-        #expect(throws: CloudError.quotaExceeded) {
-            try runBlocking { try await store.storeAsset(Data(repeating: 2, count: 400_000), account: Self.otherContainer) }
+        _ = try await store.storeAsset(Data(repeating: 1, count: 700_000), account: "erin")
+        await #expect(throws: CloudError.quotaExceeded) {
+            try await store.storeAsset(Data(repeating: 2, count: 400_000), account: Self.otherContainer)
         }
         let usage = AccountUsage(records: 10, zones: 3, assetBytes: 700_000)
-        #expect(try runBlocking { try await store.usage(account: "erin") } == usage)
-        #expect(try runBlocking { try await store.usage(account: Self.otherContainer) } == usage)
+        #expect(try await store.usage(account: "erin") == usage)
+        #expect(try await store.usage(account: Self.otherContainer) == usage)
 
         // erina is another account: none of erin's counts, and her quota is the defaults.
-        try runBlocking { try await store.createZone(RecordZoneID(zoneName: "A"), account: "erina") }
-        #expect(try Self.save(["e"], account: "erina", store: store).failures.isEmpty)
-        #expect(try runBlocking { try await store.usage(account: "erina") } == AccountUsage(records: 1, zones: 1, assetBytes: 0))
-        #expect(try runBlocking { try await store.quota(account: "erina") } == .defaults)
+        try await store.createZone(RecordZoneID(zoneName: "A"), account: "erina")
+        #expect(try await Self.save(["e"], account: "erina", store: store).failures.isEmpty)
+        #expect(try await store.usage(account: "erina") == AccountUsage(records: 1, zones: 1, assetBytes: 0))
+        #expect(try await store.quota(account: "erina") == .defaults)
     }
 
     @Test(
         "A deleted record counts against the record quota until its deletion is forgotten; a save of a deleted name takes its place",
         arguments: RemoteKind.tested)
-    func deletionsCountUntilForgotten(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func deletionsCountUntilForgotten(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let store = fixture.store
-        try runBlocking { try await store.createZone(RecordZoneID(zoneName: "A"), account: "erin") }
-        try runBlocking { try await store.setQuota(maxRecords: 1, account: "erin") }
-        #expect(try Self.save(["one"], account: "erin", store: store).failures.isEmpty)
-        #expect(try Self.delete("one", account: "erin", store: store).deleted == [Self.id("one")])
+        try await store.createZone(RecordZoneID(zoneName: "A"), account: "erin")
+        try await store.setQuota(maxRecords: 1, account: "erin")
+        #expect(try await Self.save(["one"], account: "erin", store: store).failures.isEmpty)
+        #expect(try await Self.delete("one", account: "erin", store: store).deleted == [Self.id("one")])
         // Create and delete without end would leave a deletion row each time: refused instead.
-        #expect(try Self.save(["two"], account: "erin", store: store).failures == [Self.id("two"): .quotaExceeded])
-        #expect(try runBlocking { try await store.usage(account: "erin") }.records == 1)
+        #expect(try await Self.save(["two"], account: "erin", store: store).failures == [Self.id("two"): .quotaExceeded])
+        #expect(try await store.usage(account: "erin").records == 1)
         // The deleted name saved again takes the deletion's place.
-        #expect(try Self.save(["one"], account: "erin", store: store).failures.isEmpty)
-        #expect(try Self.delete("one", account: "erin", store: store).deleted == [Self.id("one")])
+        #expect(try await Self.save(["one"], account: "erin", store: store).failures.isEmpty)
+        #expect(try await Self.delete("one", account: "erin", store: store).deleted == [Self.id("one")])
 
         fixture.clock.advance(by: 1)
-        #expect(try fixture.purgeDeletions(before: fixture.clock.now) >= 1)
-        #expect(try runBlocking { try await store.usage(account: "erin") }.records == 0)
-        #expect(try Self.save(["two"], account: "erin", store: store).failures.isEmpty)
+        #expect(try await fixture.purgeDeletions(before: fixture.clock.now) >= 1)
+        #expect(try await store.usage(account: "erin").records == 0)
+        #expect(try await Self.save(["two"], account: "erin", store: store).failures.isEmpty)
     }
 
     /// The record `name` of zone A.
@@ -76,13 +76,13 @@ import Testing
     }
 
     /// Saves a new record for each of `names` in zone A of `account`, in one modify.
-    static func save(_ names: [String], account: String, store: any RecordStore) throws -> ModifyResult {
+    static func save(_ names: [String], account: String, store: any RecordStore) async throws -> ModifyResult {
         let saves = names.map { RecordSave(RemoteRecord(recordType: "Note", recordID: id($0), fields: ["text": .string($0)]), policy: .allKeys) }
-        return try runBlocking { try await store.modify(account: account, saves: saves, deletes: [], atomic: false) }
+        return try await store.modify(account: account, saves: saves, deletes: [], atomic: false)
     }
 
     /// Deletes the record `name` of zone A of `account`, forced.
-    static func delete(_ name: String, account: String, store: any RecordStore) throws -> ModifyResult {
-        try runBlocking { try await store.modify(account: account, saves: [], deletes: [RecordDeletion(id(name))], atomic: false) }
+    static func delete(_ name: String, account: String, store: any RecordStore) async throws -> ModifyResult {
+        try await store.modify(account: account, saves: [], deletes: [RecordDeletion(id(name))], atomic: false)
     }
 }

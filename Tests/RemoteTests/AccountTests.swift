@@ -4,8 +4,8 @@ import Testing
 /// Which account's database each device sees.
 @Suite struct AccountTests {
     @Test("A new device is signed in to the default account; two new devices share it")
-    func defaultAccount() throws {
-        let fixture = try CloudFixture()
+    func defaultAccount() async throws {
+        let fixture = try await CloudFixture()
         #expect(try fixture.cloud.network.signedInAccount(device: "laptop") == "default")
         let laptop = try fixture.client("laptop")
         let phone = try fixture.client("phone", createZone: false)
@@ -15,8 +15,8 @@ import Testing
     }
 
     @Test("Accounts are isolated: a device never sees another account's zones or records")
-    func isolation() throws {
-        let fixture = try CloudFixture()
+    func isolation() async throws {
+        let fixture = try await CloudFixture()
         try fixture.cloud.network.signIn(device: "alice-laptop", account: "alice")
         try fixture.cloud.network.signIn(device: "bob-laptop", account: "bob")
         let alice = try fixture.client("alice-laptop")
@@ -31,8 +31,8 @@ import Testing
     }
 
     @Test("Switching accounts: the same client sees only the new account's database from its next request")
-    func switching() throws {
-        let fixture = try CloudFixture()
+    func switching() async throws {
+        let fixture = try await CloudFixture()
         let laptop = try fixture.client("laptop")
         _ = try laptop.modify(saving: [note("in-default")], deleting: [], savePolicy: .allKeys)
         try fixture.cloud.network.signIn(device: "laptop", account: "work")
@@ -45,8 +45,8 @@ import Testing
     }
 
     @Test("Signed out: no account, every request fails with notAuthenticated, signing in again works")
-    func signedOut() throws {
-        let fixture = try CloudFixture()
+    func signedOut() async throws {
+        let fixture = try await CloudFixture()
         let laptop = try fixture.client("laptop")
         try fixture.cloud.network.signOut(device: "laptop")
         #expect(try fixture.cloud.network.signedInAccount(device: "laptop") == nil)

@@ -34,8 +34,8 @@ import Testing
     }
 
     @Test("An uploaded asset comes back byte for byte; the same bytes twice are one asset", arguments: RemoteKind.tested)
-    func roundTrip(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func roundTrip(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let data = Self.largeData()
         let reference = try database.uploadAsset(data)
@@ -48,8 +48,8 @@ import Testing
 
     @Test("A record naming an uploaded asset is saved and read back with it; one naming an asset not uploaded fails with unknownItem",
           arguments: RemoteKind.tested)
-    func recordsNameAssets(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func recordsNameAssets(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let reference = try database.uploadAsset(Self.largeData())
         let missing = AssetReference(of: Self.largeData(8))
@@ -65,8 +65,8 @@ import Testing
     }
 
     @Test("Faults apply to asset requests as to any other: offline refuses both, nothing is stored", arguments: RemoteKind.tested)
-    func faults(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func faults(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let data = Self.largeData()
         try fixture.faults.network.setOffline(true, device: "laptop")

@@ -29,7 +29,7 @@ struct CloudFixture {
     let sleeps: SleepRecorder
     private let server: ServedRemote?
 
-    init(kind: RemoteKind = .embedded, seed: UInt64 = 1, maximumRecordsPerRequest: Int = 400) throws {
+    init(kind: RemoteKind = .embedded, seed: UInt64 = 1, maximumRecordsPerRequest: Int = 400) async throws {
         self.kind = kind
         clock = ManualClock(start: Self.start)
         sleeps = SleepRecorder()
@@ -43,10 +43,10 @@ struct CloudFixture {
             server = nil
         case .served, .servedPostgres:
             store = kind == .served
-                ? cloud.store : try TestPostgres.store(clock: clock.wallClock, maximumRecordsPerRequest: maximumRecordsPerRequest)
+                ? cloud.store : try await TestPostgres.store(clock: clock.wallClock, maximumRecordsPerRequest: maximumRecordsPerRequest)
             faults = try SimulatedCloud.inMemory(
                 clock: clock.wallClock, random: SeededRandomNumberGenerator(seed: seed), sleeper: sleeps.sleeper)
-            server = try ServedRemote(store: store, account: Self.account, maximumRecordsPerRequest: maximumRecordsPerRequest, clock: clock.wallClock)
+            server = try await ServedRemote(store: store, account: Self.account, maximumRecordsPerRequest: maximumRecordsPerRequest, clock: clock.wallClock)
         }
     }
 
@@ -62,21 +62,18 @@ struct CloudFixture {
     }
 
     /// How many records the account holds on the server.
-    func recordCount() throws -> Int {
-        let store = store
-        return try runBlocking { try await store.recordCount(account: Self.account) }
+    func recordCount() async throws -> Int {
+        try await store.recordCount(account: Self.account)
     }
 
     /// Limits the account to `maxRecords` records (nil: no limit).
-    func setQuota(maxRecords: Int?) throws {
-        let store = store
-        try runBlocking { try await store.setQuota(maxRecords: maxRecords, account: Self.account) }
+    func setQuota(maxRecords: Int?) async throws {
+        try await store.setQuota(maxRecords: maxRecords, account: Self.account)
     }
 
     /// Forgets the server's deletions made before `cutoff`; returns how many.
-    func purgeDeletions(before cutoff: Timestamp) throws -> Int {
-        let store = store
-        return try runBlocking { try await store.purgeDeletions(before: cutoff) }
+    func purgeDeletions(before cutoff: Timestamp) async throws -> Int {
+        try await store.purgeDeletions(before: cutoff)
     }
 }
 

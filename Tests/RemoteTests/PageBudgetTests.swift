@@ -9,8 +9,8 @@ import Testing
 /// the first page stops past 8 MiB and says more come, and paging on gives every record once.
 @Suite(.serialized) struct PageBudgetTests {
     @Test("A page stops at the first record that takes its fields to 8 MiB, and the pages together hold every record once", arguments: RemoteKind.tested)
-    func aPageStopsAtItsBytes(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func aPageStopsAtItsBytes(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let text = String(repeating: "x", count: 700_000)
         for index in 0..<20 {
@@ -33,7 +33,7 @@ import Testing
 
     @Test("A query's page stops at its records' bytes too, with a marker from its last record; the pages together hold every record once", arguments: [RemoteKind.embedded, .servedPostgres].filter(RemoteKind.tested.contains))
     func aQueryPageStopsAtItsBytes(kind: RemoteKind) async throws {
-        let fixture = try CloudFixture(kind: kind)
+        let fixture = try await CloudFixture(kind: kind)
         let (store, account) = (fixture.store, CloudFixture.account)
         try await store.createZone(CloudFixture.zone, account: account)
         let text = String(repeating: "q", count: 700_000)
@@ -57,7 +57,7 @@ import Testing
 
     @Test("A read of records by name stops at the first record that takes their fields to 8 MiB, in the order of the names", arguments: RemoteKind.tested)
     func aReadByNameStopsAtItsBytes(kind: RemoteKind) async throws {
-        let fixture = try CloudFixture(kind: kind)
+        let fixture = try await CloudFixture(kind: kind)
         let (store, account) = (fixture.store, CloudFixture.account)
         try await store.createZone(CloudFixture.zone, account: account)
         let text = String(repeating: "l", count: 700_000)

@@ -34,18 +34,18 @@ import Testing
     @Test(
         "An account's tokens and tags keep one form whatever another account makes between its requests, and hold its zone's row id in no form",
         arguments: RemoteKind.tested)
-    func tokensAndTagsRevealNothingOfOthers(kind: RemoteKind) throws {
-        let store = try CloudFixture(kind: kind).store
-        try runBlocking { try await store.createZone(Self.ideas, account: "ann") }
-        var tags = [try Self.save("r1", in: Self.ideas, account: "ann", store: store)]
+    func tokensAndTagsRevealNothingOfOthers(kind: RemoteKind) async throws {
+        let store = try await CloudFixture(kind: kind).store
+        try await store.createZone(Self.ideas, account: "ann")
+        var tags = [try await Self.save("r1", in: Self.ideas, account: "ann", store: store)]
         // Ben makes 50 zones and 50 records between two of ann's requests.
-        for index in 0..<50 { try runBlocking { try await store.createZone(RecordZoneID(zoneName: "Z\(index)"), account: "ben") } }
-        for index in 0..<50 { _ = try Self.save("b\(index)", in: RecordZoneID(zoneName: "Z0"), account: "ben", store: store) }
-        try runBlocking { try await store.createZone(Self.second, account: "ann") }
-        tags.append(try Self.save("r2", in: Self.second, account: "ann", store: store))
-        tags.append(try Self.save("r1", in: Self.ideas, account: "ann", store: store))
-        let tokens = try runBlocking { try await store.zoneTokens(account: "ann") }
-        let changes = try runBlocking { try await store.fetchChanges(account: "ann", in: Self.second, since: nil, resultsLimit: 10) }
+        for index in 0..<50 { try await store.createZone(RecordZoneID(zoneName: "Z\(index)"), account: "ben") }
+        for index in 0..<50 { _ = try await Self.save("b\(index)", in: RecordZoneID(zoneName: "Z0"), account: "ben", store: store) }
+        try await store.createZone(Self.second, account: "ann")
+        tags.append(try await Self.save("r2", in: Self.second, account: "ann", store: store))
+        tags.append(try await Self.save("r1", in: Self.ideas, account: "ann", store: store))
+        let tokens = try await store.zoneTokens(account: "ann")
+        let changes = try await store.fetchChanges(account: "ann", in: Self.second, since: nil, resultsLimit: 10)
 
         let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         for tag in tags { #expect(tag.count == 22 && tag.allSatisfy(alphabet.contains), "\(tag)") }
@@ -54,7 +54,7 @@ import Testing
         }
         // Where the row ids can be read (a SQLite store), none is in a token or tag, as text or bytes.
         guard let sqlite = store as? SQLiteRecordStore else { return }
-        let rowID = try #require(try sqlite.writer.read { db in
+        let rowID = try #require(try await sqlite.writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM zone WHERE account = 'ann' AND name = 'Second'")
         })
         #expect(rowID > 50)
@@ -79,34 +79,34 @@ import Testing
     @Test(
         "A zone deleted and made anew has new tokens and tags: a token of the old zone has expired, and no tag of it matches",
         arguments: RemoteKind.tested)
-    func aZoneMadeAnewSharesNothingWithTheOld(kind: RemoteKind) throws {
-        let store = try CloudFixture(kind: kind).store
-        try runBlocking { try await store.createZone(Self.ideas, account: "ann") }
-        let oldTag = try Self.save("r1", in: Self.ideas, account: "ann", store: store)
-        let oldToken = try #require(try runBlocking { try await store.zoneTokens(account: "ann") }[Self.ideas])
-        try runBlocking { try await store.deleteZone(Self.ideas, account: "ann") }
-        try runBlocking { try await store.createZone(Self.ideas, account: "ann") }
-        #expect(try Self.save("r1", in: Self.ideas, account: "ann", store: store) != oldTag)
-        #expect(throws: CloudError.changeTokenExpired) {
-            try runBlocking { try await store.fetchChanges(account: "ann", in: Self.ideas, since: oldToken, resultsLimit: 10) }
+    func aZoneMadeAnewSharesNothingWithTheOld(kind: RemoteKind) async throws {
+        let store = try await CloudFixture(kind: kind).store
+        try await store.createZone(Self.ideas, account: "ann")
+        let oldTag = try await Self.save("r1", in: Self.ideas, account: "ann", store: store)
+        let oldToken = try #require(try await store.zoneTokens(account: "ann")[Self.ideas])
+        try await store.deleteZone(Self.ideas, account: "ann")
+        try await store.createZone(Self.ideas, account: "ann")
+        #expect(try await Self.save("r1", in: Self.ideas, account: "ann", store: store) != oldTag)
+        await #expect(throws: CloudError.changeTokenExpired) {
+            try await store.fetchChanges(account: "ann", in: Self.ideas, since: oldToken, resultsLimit: 10)
         }
         // Nor is one account's token good in another's zone.
-        try runBlocking { try await store.createZone(Self.ideas, account: "ben") }
-        let annsToken = try #require(try runBlocking { try await store.zoneTokens(account: "ann") }[Self.ideas])
-        #expect(throws: CloudError.changeTokenExpired) {
-            try runBlocking { try await store.fetchChanges(account: "ben", in: Self.ideas, since: annsToken, resultsLimit: 10) }
+        try await store.createZone(Self.ideas, account: "ben")
+        let annsToken = try #require(try await store.zoneTokens(account: "ann")[Self.ideas])
+        await #expect(throws: CloudError.changeTokenExpired) {
+            try await store.fetchChanges(account: "ben", in: Self.ideas, since: annsToken, resultsLimit: 10)
         }
     }
 
     @Test(
         "A device's token (z1:<zone>:<sequence>) and change tag (<zone>.<sequence>) from the release before are still accepted; another zone's old token has expired",
         arguments: [RemoteKind.embedded, .served])
-    func tokensAndTagsOfTheReleaseBeforeAreAccepted(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func tokensAndTagsOfTheReleaseBeforeAreAccepted(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let laptop = try fixture.client()
         _ = try laptop.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
         let sqlite = try #require(fixture.store as? SQLiteRecordStore)
-        let rowID = try #require(try sqlite.writer.read { db in
+        let rowID = try #require(try await sqlite.writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM zone WHERE account = ? AND name = 'Ideas'", arguments: [CloudFixture.account])
         })
         let old = ChangeToken(data: Data("z1:\(rowID):1".utf8))
@@ -115,7 +115,7 @@ import Testing
             == .changeTokenExpired)
 
         // A record last saved by the release before keeps the tag it was given then.
-        try sqlite.writer.write { db in
+        try await sqlite.writer.write { db in
             try db.execute(sql: "UPDATE record SET changeTag = ? WHERE recordName = 'a'", arguments: ["\(rowID).1"])
         }
         var edited = note("a", "edited")
@@ -126,9 +126,9 @@ import Testing
     }
 
     /// Saves the record `name` in `zone` of `account`; returns its new change tag.
-    static func save(_ name: String, in zone: RecordZoneID, account: String, store: any RecordStore) throws -> String {
+    static func save(_ name: String, in zone: RecordZoneID, account: String, store: any RecordStore) async throws -> String {
         let record = RemoteRecord(recordType: "Note", recordID: RecordID(recordName: name, zoneID: zone), fields: ["text": .string(name)])
-        let result = try runBlocking { try await store.modify(account: account, saves: [RecordSave(record, policy: .allKeys)], deletes: [], atomic: false) }
+        let result = try await store.modify(account: account, saves: [RecordSave(record, policy: .allKeys)], deletes: [], atomic: false)
         return try #require(result.saved.first?.changeTag)
     }
 }

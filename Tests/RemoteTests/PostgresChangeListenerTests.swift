@@ -17,7 +17,7 @@ struct PostgresChangeListenerTests {
 
     @Test("Only the accounts another process listens for are announced, in the order they changed")
     func announcedOnlyWhereListened() async throws {
-        let stores = try TestPostgres.stores(count: 2, clock: .system)
+        let stores = try await TestPostgres.stores(count: 2, clock: .system)
         let heard = Heard()
         // What b hears past its LISTEN probes (zone Probe), which may still be arriving.
         let told = { heard.lines.filter { !$0.hasSuffix(" Probe") } }
@@ -54,8 +54,8 @@ struct PostgresChangeListenerTests {
 
     @Test("A store in another schema of the database is never heard: its changes are of other accounts")
     func otherSchemasAreNotHeard() async throws {
-        let stores = try TestPostgres.stores(count: 2, clock: .system)
-        let elsewhere = try TestPostgres.stores(count: 1, clock: .system)[0]
+        let stores = try await TestPostgres.stores(count: 2, clock: .system)
+        let elsewhere = try await TestPostgres.stores(count: 1, clock: .system)[0]
         let heard = Heard()
         let listening = Task {
             try await stores[1].listenForChanges { process, account, zone in

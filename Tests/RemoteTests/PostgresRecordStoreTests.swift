@@ -19,8 +19,11 @@ struct PostgresRecordStoreTests {
     @Test("Two servers on one database act as one: writers alternating between them lose no update, every change tag is new, and a reader paging behind them misses nothing")
     func twoServersActAsOne() async throws {
         let clock = ManualClock(start: CloudFixture.start)
-        let stores = try TestPostgres.stores(count: 2, clock: clock.wallClock)
-        let servers = try stores.map { try ServedRemote(store: $0, account: CloudFixture.account, maximumRecordsPerRequest: 200, clock: clock.wallClock) }
+        let stores = try await TestPostgres.stores(count: 2, clock: clock.wallClock)
+        let servers = [
+            try await ServedRemote(store: stores[0], account: CloudFixture.account, maximumRecordsPerRequest: 200, clock: clock.wallClock),
+            try await ServedRemote(store: stores[1], account: CloudFixture.account, maximumRecordsPerRequest: 200, clock: clock.wallClock),
+        ]
         try servers[0].client().createZone(Self.zone)
         let counterID = id("counter")
         _ = try servers[1].client().modify(
@@ -118,37 +121,44 @@ struct PostgresRecordStoreTests {
     @Test("Two servers saving into two containers of one account at once, zones and records, never pass its one quota between them")
     func twoServersHoldOneQuotaAcrossContainers() async throws {
         let clock = ManualClock(start: CloudFixture.start)
-        let stores = try TestPostgres.stores(count: 2, clock: clock.wallClock)
+        let stores = try await TestPostgres.stores(count: 2, clock: clock.wallClock)
         let owners = ["erin", "erin@iCloud.example.Other"]
-        try runBlocking { try await stores[0].setQuota(AccountQuota(maxRecords: 5, maxZones: 4, maxAssetBytes: nil), account: "erin") }
-        let errors = Mutex<[String]>([])
-        // Eight writers, alternating servers and containers: each makes a zone of its own and
-        // saves two records in its container's zone Ideas.
-        for owner in owners { try runBlocking { try await stores[0].createZone(Self.zone, account: owner) } }
-        await onThreads(8) { writer in
-            let store = stores[writer % 2], owner = owners[(writer / 2) % 2]
-            do {
-                try? runBlocking { try await store.createZone(RecordZoneID(zoneName: "Z\(writer)"), account: owner) }
-                let saves = (0..<2).map {
-                    RecordSave(RemoteRecord(recordType: "Note", recordID: id("w\(writer)-\($0)"), fields: [:]), policy: .allKeys)
+        try await stores[0].setQuota(AccountQuota(maxRecords: 5, maxZones: 4, maxAssetBytes: nil), account: "erin")
+        // Eight writers at once, alternating servers and containers: each makes a zone of its
+        // own and saves two records in its container's zone Ideas.
+        for owner in owners { try await stores[0].createZone(Self.zone, account: owner) }
+        let errors = await withTaskGroup(of: String?.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    let store = stores[writer % 2], owner = owners[(writer / 2) % 2]
+                    do {
+                        try? await store.createZone(RecordZoneID(zoneName: "Z\(writer)"), account: owner)
+                        let saves = (0..<2).map {
+                            RecordSave(RemoteRecord(recordType: "Note", recordID: id("w\(writer)-\($0)"), fields: [:]), policy: .allKeys)
+                        }
+                        _ = try await store.modify(account: owner, saves: saves, deletes: [], atomic: false)
+                        return nil
+                    } catch {
+                        return "\(writer): \(error)"
+                    }
                 }
-                _ = try runBlocking { try await store.modify(account: owner, saves: saves, deletes: [], atomic: false) }
-            } catch {
-                errors.withLock { $0.append("\(writer): \(error)") }
             }
+            var errors: [String] = []
+            for await error in group { if let error { errors.append(error) } }
+            return errors
         }
-        #expect(errors.withLock { $0 } == [])
+        #expect(errors == [])
         for owner in owners {
-            #expect(try runBlocking { try await stores[1].usage(account: owner) } == AccountUsage(records: 5, zones: 4, assetBytes: 0))
+            #expect(try await stores[1].usage(account: owner) == AccountUsage(records: 5, zones: 4, assetBytes: 0))
         }
     }
 
     @Test("The second server to start on a database finds its tables and adds nothing")
-    func migrationsRunOnce() throws {
+    func migrationsRunOnce() async throws {
         let clock = ManualClock(start: CloudFixture.start)
-        let stores = try TestPostgres.stores(count: 3, clock: clock.wallClock)
-        try runBlocking { try await stores[0].addAccessToken(hash: "h", account: "alice") }
-        let accounts = try runBlocking { try await stores[2].accessTokenAccounts() }
+        let stores = try await TestPostgres.stores(count: 3, clock: clock.wallClock)
+        try await stores[0].addAccessToken(hash: "h", account: "alice")
+        let accounts = try await stores[2].accessTokenAccounts()
         #expect(accounts.map(\.account) == ["alice"])
     }
 
@@ -205,48 +215,42 @@ struct PostgresRecordStoreTests {
     }
 
     @Test("A database an earlier server wrote, with flags stored as bool, has them as INT64 after the upgrade")
-    func earlierBooleansBecomeIntegers() throws {
+    func earlierBooleansBecomeIntegers() async throws {
         let url = try #require(TestPostgres.url)
         let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let clock = ManualClock(start: CloudFixture.start).wallClock
         let connect = { @Sendable in
-            try runBlocking { try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1) }
+            try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1)
         }
         // The database as the previous release left it: the booleans' migration not yet run,
         // and a record with flags as that release stored them.
-        let earlier = try connect()
-        try runBlocking {
-            try await earlier.run { connection in
-                let logger = Logger(label: "test")
-                try await connection.query("DELETE FROM ideabox_migration WHERE name = 'v3-no-booleans'", logger: logger)
-                try await connection.query(
-                    "INSERT INTO zone (account, name, created_at, change_sequence) VALUES ('alice', 'Ideas', 0, 1)", logger: logger)
-                let fields = #"{"done":{"bool":true},"hidden":{"bool":false},"title":{"string":"{\"bool\":true}"}}"#
-                try await connection.query(
-                    """
-                    INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
-                    SELECT id, 'flags', 1, 'Idea', 'old', 0, 0, \(fields) FROM zone WHERE account = 'alice'
-                    """, logger: logger)
-            }
+        let earlier = try await connect()
+        try await earlier.run { connection in
+            let logger = Logger(label: "test")
+            try await connection.query("DELETE FROM ideabox_migration WHERE name = 'v3-no-booleans'", logger: logger)
+            try await connection.query(
+                "INSERT INTO zone (account, name, created_at, change_sequence) VALUES ('alice', 'Ideas', 0, 1)", logger: logger)
+            let fields = #"{"done":{"bool":true},"hidden":{"bool":false},"title":{"string":"{\"bool\":true}"}}"#
+            try await connection.query(
+                """
+                INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+                SELECT id, 'flags', 1, 'Idea', 'old', 0, 0, \(fields) FROM zone WHERE account = 'alice'
+                """, logger: logger)
         }
-        let upgraded = try connect()
-        let records = try runBlocking {
-            try await upgraded.records(account: "alice", in: Self.zone, ofType: "Idea", after: nil, limit: 10)
-        }
+        let upgraded = try await connect()
+        let records = try await upgraded.records(account: "alice", in: Self.zone, ofType: "Idea", after: nil, limit: 10)
         #expect(records.map(\.fields) == [["done": .int64(1), "hidden": .int64(0), "title": .string(#"{"bool":true}"#)]])
         // Read leniently either way: the stored text itself must have changed.
-        let stored = try runBlocking {
-            try await upgraded.run { connection in
-                try await connection.query("SELECT fields FROM record", logger: Logger(label: "test")).collect()
-                    .map { try $0.decode(String.self) }
-            }
+        let stored = try await upgraded.run { connection in
+            try await connection.query("SELECT fields FROM record", logger: Logger(label: "test")).collect()
+                .map { try $0.decode(String.self) }
         }
         #expect(stored.count == 1 && !stored[0].contains(#"{"bool":"#) && stored[0].contains(#"{"int64":1}"#), "\(stored)")
     }
 
     @Test("A delete that drops the last reference to an asset while another server's save naming it is halfway keeps the asset once that save commits")
     func aSaveNamingAnAssetRacesItsDeletion() async throws {
-        let stores = try TestPostgres.stores(count: 2, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let stores = try await TestPostgres.stores(count: 2, clock: ManualClock(start: CloudFixture.start).wallClock)
         let (deleting, saving) = (stores[0], stores[1])
         let account = CloudFixture.account
         let library = RecordZoneID(zoneName: "RawLibraryZone")
@@ -373,21 +377,21 @@ struct PostgresRecordStoreTests {
     }
 
     @Test("A database that cannot be reached, or a URL that is not PostgreSQL's, is one clear error")
-    func unreachable() throws {
-        let refused = #expect(throws: PostgresStoreError.self) {
-            try runBlocking { try await PostgresRecordStore.connect(url: "postgres://ideabox@127.0.0.1:1/none?sslmode=disable", clock: .fixed(CloudFixture.start)) }
+    func unreachable() async throws {
+        let refused = await #expect(throws: PostgresStoreError.self) {
+            try await PostgresRecordStore.connect(url: "postgres://ideabox@127.0.0.1:1/none?sslmode=disable", clock: .fixed(CloudFixture.start))
         }
         #expect(refused?.description.contains("refused") == true)
         let configured = try #require(TestPostgres.url)
         var elsewhere = try #require(URLComponents(string: configured))
         elsewhere.path = "/no_such_database"
         let url = try #require(elsewhere.string)
-        let missing = #expect(throws: PostgresStoreError.self) {
-            try runBlocking { try await PostgresRecordStore.connect(url: url, clock: .fixed(CloudFixture.start)) }
+        let missing = await #expect(throws: PostgresStoreError.self) {
+            try await PostgresRecordStore.connect(url: url, clock: .fixed(CloudFixture.start))
         }
         #expect(missing?.description.contains("does not exist") == true)
-        #expect(throws: PostgresStoreError.self) {
-            try runBlocking { try await PostgresRecordStore.connect(url: "mysql://127.0.0.1/x", clock: .fixed(CloudFixture.start)) }
+        await #expect(throws: PostgresStoreError.self) {
+            try await PostgresRecordStore.connect(url: "mysql://127.0.0.1/x", clock: .fixed(CloudFixture.start))
         }
     }
 }

@@ -36,7 +36,7 @@ struct QueryableFieldsTests {
         var marks: @Sendable () async throws -> Int
     }
 
-    static func tested(_ kind: Kind, clock: WallClock) throws -> Tested {
+    static func tested(_ kind: Kind, clock: WallClock) async throws -> Tested {
         switch kind {
         case .sqlite:
             let store = try SQLiteRecordStore.inMemory(clock: clock)
@@ -45,7 +45,7 @@ struct QueryableFieldsTests {
                 keyRows: { try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM recordField") ?? -1 } },
                 marks: { try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM queryableField") ?? -1 } })
         case .postgres:
-            let store = try TestPostgres.store(clock: clock, maximumRecordsPerRequest: 1000)
+            let store = try await TestPostgres.store(clock: clock, maximumRecordsPerRequest: 1000)
             let count = { @Sendable (table: String) async throws -> Int in
                 try await store.run { connection in
                     try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"), logger: Logger(label: "test"))
@@ -58,7 +58,7 @@ struct QueryableFieldsTests {
 
     @Test("A store never queried writes no key rows: saves, updates, deletes and change fetches leave the key table empty", arguments: Kind.tested)
     func neverQueriedWritesNoKeys(kind: Kind) async throws {
-        let tested = try Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let tested = try await Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
         let store = tested.store
         for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
         let saved = try await Self.save((0..<30).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store)
@@ -86,7 +86,7 @@ struct QueryableFieldsTests {
     @Test("A query over a field never named before finds every record saved before it, across zones and batches, and saves after it keep the keys", arguments: Kind.tested)
     func firstQueryFindsEveryRecord(kind: Kind) async throws {
         let clock = ManualClock(start: CloudFixture.start)
-        let tested = try Self.tested(kind, clock: clock.wallClock)
+        let tested = try await Self.tested(kind, clock: clock.wallClock)
         let store = tested.store
         for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
         try await store.createZone(Self.zones[0], account: "bob")
@@ -143,7 +143,7 @@ struct QueryableFieldsTests {
     @Test("On PostgreSQL a save from another server that read the marks before the first query committed them is found by that query",
           .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"))
     func raceWithFirstQuery() async throws {
-        let stores = try TestPostgres.stores(count: 2, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let stores = try await TestPostgres.stores(count: 2, clock: ManualClock(start: CloudFixture.start).wallClock)
         let (querying, saving) = (stores[0], stores[1])
         try await querying.createZone(Self.zones[0], account: Self.account)
         _ = try await Self.save((0..<5).map { Self.idea($0, zone: Self.zones[0]) }, querying)
@@ -190,8 +190,8 @@ struct QueryableFieldsTests {
     func sqliteBackfillInBatches() async throws {
         var store = try SQLiteRecordStore.inMemory(clock: ManualClock(start: CloudFixture.start).wallClock)
         store.fillBatch = (records: 40, bytes: 1 << 20)
-        for zone in Self.zones { try store.createZone(zone, account: Self.account) }
-        try store.createZone(Self.zones[0], account: "bob")
+        for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
+        try await store.createZone(Self.zones[0], account: "bob")
         var saved: [RecordID: RemoteRecord] = [:]
         for record in try await Self.save((100..<400).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store) {
             saved[record.recordID] = record
@@ -209,7 +209,7 @@ struct QueryableFieldsTests {
             #expect(marks == 1)
             guard count == 2 else { return }
             // Bob's save takes the write lock and commits while alice's backfill is halfway.
-            let bobs = try writing.modify(
+            let bobs = try await writing.modify(
                 account: "bob", saves: [RecordSave(Self.idea(7, zone: Self.zones[0]), policy: .allKeys)], deletes: [], atomic: false)
             #expect(bobs.saved.count == 1)
             // Alice's writes behind the backfill's position (names before `after` in its zone,
@@ -235,7 +235,7 @@ struct QueryableFieldsTests {
                            Self.idea(5, zone: zoneName), Self.idea(900, zone: zoneName)]
                 deletions = [behind[2].recordID, ahead[2].recordID]
             }
-            let result = try writing.modify(
+            let result = try await writing.modify(
                 account: Self.account, saves: changes.map { RecordSave($0, policy: .allKeys) },
                 deletes: deletions.map { RecordDeletion($0) }, atomic: true)
             #expect(result.failures.isEmpty)
@@ -266,7 +266,7 @@ struct QueryableFieldsTests {
     func sqliteFailedBackfillIsRedone() async throws {
         var store = try SQLiteRecordStore.inMemory(clock: ManualClock(start: CloudFixture.start).wallClock)
         store.fillBatch = (records: 25, bytes: 1 << 20)
-        for zone in Self.zones { try store.createZone(zone, account: Self.account) }
+        for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
         var expected: [RecordID: RemoteRecord] = [:]
         for record in try await Self.save((0..<200).map { Self.idea($0, zone: Self.zones[$0 % 2]) }, store) {
             expected[record.recordID] = record
@@ -293,7 +293,7 @@ struct QueryableFieldsTests {
 
     @Test("A store key holds at most 64 marks, whether their record type has records or not: a query naming a new field beyond them is LimitReached and marks nothing; fields marked before still answer", arguments: Kind.tested)
     func marksAreBounded(kind: Kind) async throws {
-        let tested = try Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let tested = try await Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
         let store = tested.store
         for zone in Self.zones { try await store.createZone(zone, account: Self.account) }
         try await store.createZone(Self.zones[0], account: "bob")
@@ -321,7 +321,7 @@ struct QueryableFieldsTests {
 
     @Test("Issue 60: an account deleted takes its marks with it: its namesake made again starts with none, and its first query is not refused for the old one's 64", arguments: Kind.tested)
     func anAccountsMarksGoWithIt(kind: Kind) async throws {
-        let tested = try Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
+        let tested = try await Self.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock)
         let store = tested.store
         func query(_ type: String, _ fields: some Sequence<String>) async throws -> StoredQueryPage {
             try await store.query(account: Self.account, StoredQuery(

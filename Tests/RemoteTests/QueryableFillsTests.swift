@@ -150,7 +150,7 @@ struct QueryableFillsTests {
     /// fill on either store (SQLite's made 100 records), and an empty zone of bob's; and
     /// alice's Ideas as `Fields.all` lists them by rank.
     static func seeded(_ kind: Kind) async throws -> (store: any RecordStore, byRank: [String]) {
-        var store = try Fields.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock).store
+        var store = try await Fields.tested(kind, clock: ManualClock(start: CloudFixture.start).wallClock).store
         if var sqlite = store as? SQLiteRecordStore {
             sqlite.fillBatch = (records: 100, bytes: 1 << 20)
             store = sqlite

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct RecordSizeLimitTests {
     @Test("An update whose fields merged into the stored record's pass 1 MB fails limitExceeded and changes nothing; one that replaces them is saved", arguments: RemoteKind.tested)
     func mergesCannotGrowARecordPastTheLimit(kind: RemoteKind) async throws {
-        let fixture = try CloudFixture(kind: kind)
+        let fixture = try await CloudFixture(kind: kind)
         let (store, account) = (fixture.store, CloudFixture.account)
         try await store.createZone(CloudFixture.zone, account: account)
         let recordID = RecordID(recordName: "grown", zoneID: CloudFixture.zone)

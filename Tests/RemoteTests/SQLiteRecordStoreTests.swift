@@ -4,10 +4,35 @@ import GRDB
 import IdeaBoxFoundation
 @testable import SQLiteRecordStore
 import ServerStore
+import Synchronization
 import Testing
 
-/// `SQLiteRecordStore`'s own migrations (its record operations are the contract suites').
+/// `SQLiteRecordStore`'s own migrations and where its calls run (its record operations are
+/// the contract suites').
 @Suite struct SQLiteRecordStoreTests {
+    @Test("A call awaited through RecordStore does its SQLite work on the blocking executor, never on the test's cooperative pool")
+    func awaitedCallsRunOffThePool() async throws {
+        // The store reads its clock inside its write transactions: each reading notes whether
+        // the task doing the work prefers the blocking executor there.
+        let readings = Mutex<[Bool]>([])
+        let clock = WallClock {
+            let offThePool = withUnsafeCurrentTask { task in
+                task?.unownedTaskExecutor == BlockingTaskExecutor.shared.asUnownedTaskExecutor()
+            }
+            readings.withLock { $0.append(offThePool) }
+            return Timestamp(milliseconds: 0)
+        }
+        let store: any RecordStore = try SQLiteRecordStore.inMemory(clock: clock)
+        readings.withLock { $0 = [] }
+        let zone = RecordZoneID(zoneName: "Ideas")
+        try await store.createZone(zone, account: "alice")
+        let record = RemoteRecord(recordType: "Note", recordID: RecordID(recordName: "a", zoneID: zone), fields: ["text": .string("a")])
+        _ = try await store.modify(account: "alice", saves: [RecordSave(record, policy: .allKeys)], deletes: [], atomic: false)
+        try await store.addAccessToken(hash: "h", account: "alice", label: "laptop")
+        let taken = readings.withLock { $0 }
+        #expect(!taken.isEmpty && taken.allSatisfy { $0 }, "\(taken)")
+    }
+
     @Test("A file an earlier server wrote, with flags stored as bool, opens with them as INT64 and keeps every record")
     func earlierBooleansBecomeIntegers() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")

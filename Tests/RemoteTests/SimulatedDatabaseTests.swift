@@ -5,8 +5,8 @@ import Testing
 /// Saving, deleting and querying records through a device's client.
 @Suite struct SimulatedDatabaseTests {
     @Test("A save comes back with a change tag and server times; a query finds it", arguments: RemoteKind.tested)
-    func saveAndQuery(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func saveAndQuery(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let result = try database.modify(saving: [note("a", "first")], deleting: [], savePolicy: .ifServerRecordUnchanged)
         #expect(result.failures.isEmpty && result.partialFailure == nil)
@@ -19,8 +19,8 @@ import Testing
     }
 
     @Test("A re-save with the current tag gets a new tag and modification time, and keeps its creation time", arguments: RemoteKind.tested)
-    func update(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func update(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let first = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         fixture.clock.advance(by: 5000)
@@ -34,8 +34,8 @@ import Testing
     }
 
     @Test("A stale change tag fails that item with the server's record; the rest of the request is applied", arguments: RemoteKind.tested)
-    func staleTag(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func staleTag(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let original = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         var fromOtherDevice = original
@@ -52,8 +52,8 @@ import Testing
     }
 
     @Test("A record without a change tag conflicts with an existing one; allKeys overwrites it", arguments: RemoteKind.tested)
-    func missingTagAndAllKeys(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func missingTagAndAllKeys(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let server = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         let conflict = try database.modify(saving: [note("a", "new")], deleting: [], savePolicy: .ifServerRecordUnchanged)
@@ -64,8 +64,8 @@ import Testing
     }
 
     @Test("Saving with a change tag a record the server deleted fails with unknownItem; without a tag recreates it", arguments: RemoteKind.tested)
-    func savingDeleted(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func savingDeleted(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let saved = try database.modify(saving: [note("a")], deleting: [], savePolicy: .ifServerRecordUnchanged).saved[0]
         _ = try database.modify(saving: [], deleting: [id("a")], savePolicy: .ifServerRecordUnchanged)
@@ -76,8 +76,8 @@ import Testing
     }
 
     @Test("Deleting removes the record; deleting a missing record succeeds too", arguments: RemoteKind.tested)
-    func deletes(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func deletes(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .ifServerRecordUnchanged)
         let result = try database.modify(saving: [], deleting: [id("a"), id("never")], savePolicy: .ifServerRecordUnchanged)
@@ -87,8 +87,8 @@ import Testing
     }
 
     @Test("More items than the server's limit fail the whole request with limitExceeded", arguments: RemoteKind.tested)
-    func limit(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind, maximumRecordsPerRequest: 3)
+    func limit(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind, maximumRecordsPerRequest: 3)
         let database = try fixture.client()
         #expect(database.maximumRecordsPerRequest == 3)
         #expect(cloudError {
@@ -99,8 +99,8 @@ import Testing
     }
 
     @Test("A missing zone: zoneNotFound for every operation, nothing applied", arguments: RemoteKind.tested)
-    func zoneNotFound(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func zoneNotFound(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let missing = RecordZoneID(zoneName: "Missing")
         #expect(cloudError {
@@ -112,8 +112,8 @@ import Testing
     }
 
     @Test("Creating a zone twice keeps its records; deleting it removes them; both are idempotent", arguments: RemoteKind.tested)
-    func zones(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func zones(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         try database.createZone(CloudFixture.zone)
@@ -126,8 +126,8 @@ import Testing
     }
 
     @Test("Change tags are unique per save, across zones and zone recreation", arguments: RemoteKind.tested)
-    func uniqueTags(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func uniqueTags(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         let other = RecordZoneID(zoneName: "Other")
         try database.createZone(other)

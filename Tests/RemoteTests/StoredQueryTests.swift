@@ -25,10 +25,10 @@ struct StoredQueryTests {
 
         var testDescription: String { rawValue }
 
-        func makeStore(clock: WallClock) throws -> any RecordStore {
+        func makeStore(clock: WallClock) async throws -> any RecordStore {
             switch self {
             case .sqlite: try SQLiteRecordStore.inMemory(clock: clock)
-            case .postgres: try TestPostgres.store(clock: clock, maximumRecordsPerRequest: 400)
+            case .postgres: try await TestPostgres.store(clock: clock, maximumRecordsPerRequest: 400)
             }
         }
     }
@@ -148,7 +148,7 @@ struct StoredQueryTests {
 
     @Test("A filter its SQL cannot decide checks at most QueryPager.checkedPerZone records a page: a page that finds too few ends early, with a marker from where it stopped", arguments: Kind.tested)
     func checkingIsBoundedPerPage(kind: Kind) async throws {
-        let store = try kind.makeStore(clock: ManualClock(start: CloudFixture.start).wallClock)
+        let store = try await kind.makeStore(clock: ManualClock(start: CloudFixture.start).wallClock)
         let zone = Self.zones[0]
         try await store.createZone(zone, account: Self.account)
         // 700 records the filter refuses, then (by name) two it admits.
@@ -219,7 +219,7 @@ struct StoredQueryTests {
     /// as stored.
     static func seeded(_ kind: Kind) async throws -> (any RecordStore, [RemoteRecord]) {
         let clock = ManualClock(start: CloudFixture.start)
-        let store = try kind.makeStore(clock: clock.wallClock)
+        let store = try await kind.makeStore(clock: clock.wallClock)
         for zone in zones { try await store.createZone(zone, account: account) }
         try await store.createZone(zones[0], account: "bob")
         let numbers: [FieldValue?] = [

@@ -5,9 +5,9 @@ import Testing
 @Suite struct TestPostgresTests {
     @Test("Where PostgreSQL is required (CI), a database is configured, so its contract runs happen",
           .enabled(if: TestPostgres.isRequired))
-    func configuredWhenRequired() throws {
+    func configuredWhenRequired() async throws {
         #expect(TestPostgres.url != nil)
         #expect(RemoteKind.tested.contains(.servedPostgres))
-        _ = try TestPostgres.store(clock: .fixed(CloudFixture.start), maximumRecordsPerRequest: 200)
+        _ = try await TestPostgres.store(clock: .fixed(CloudFixture.start), maximumRecordsPerRequest: 200)
     }
 }

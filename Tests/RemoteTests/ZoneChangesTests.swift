@@ -26,8 +26,8 @@ import Testing
     }
 
     @Test("Changes come in server order with their deletions and record types", arguments: RemoteKind.tested)
-    func basics(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func basics(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
         _ = try database.modify(saving: [note("c")], deleting: [id("a")], savePolicy: .allKeys)
@@ -41,8 +41,8 @@ import Testing
     }
 
     @Test("Pages of a fixed size cover every change exactly once, deletions and re-saves included", arguments: RemoteKind.tested, [1, 2, 3, 7, 50])
-    func paging(kind: RemoteKind, limit: Int) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func paging(kind: RemoteKind, limit: Int) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: (0..<10).map { note("r\($0)") }, deleting: [], savePolicy: .allKeys)
         _ = try database.modify(saving: [note("r2", "again"), note("r5", "again")], deleting: [id("r3"), id("r7")], savePolicy: .allKeys)
@@ -60,8 +60,8 @@ import Testing
     }
 
     @Test("Changes made between pages are picked up by the later pages; the mirror ends equal to the server", arguments: RemoteKind.tested)
-    func changesBetweenPages(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func changesBetweenPages(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: (0..<6).map { note("r\($0)") }, deleting: [], savePolicy: .allKeys)
         let first = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 2)
@@ -83,8 +83,8 @@ import Testing
     }
 
     @Test("A token resumes exactly where it left off", arguments: RemoteKind.tested)
-    func resume(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func resume(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         let token = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
@@ -95,8 +95,8 @@ import Testing
     }
 
     @Test("A token of a deleted and recreated zone has expired; so has one of another zone or a made-up one", arguments: RemoteKind.tested)
-    func expiredAfterRecreate(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func expiredAfterRecreate(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a")], deleting: [], savePolicy: .allKeys)
         let token = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
@@ -114,16 +114,16 @@ import Testing
     }
 
     @Test("Purging old deletions expires tokens from before them; later tokens and nil still work", arguments: RemoteKind.tested)
-    func purge(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func purge(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
         let beforeDelete = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 10).token
         _ = try database.modify(saving: [], deleting: [id("a")], savePolicy: .allKeys)
         let afterDelete = try database.fetchChanges(in: CloudFixture.zone, since: beforeDelete, resultsLimit: 10).token
         fixture.clock.advance(by: 1000)
-        #expect(try fixture.purgeDeletions(before: CloudFixture.start) == 0)
-        #expect(try fixture.purgeDeletions(before: fixture.clock.now) == 1)
+        #expect(try await fixture.purgeDeletions(before: CloudFixture.start) == 0)
+        #expect(try await fixture.purgeDeletions(before: fixture.clock.now) == 1)
 
         #expect(cloudError { try database.fetchChanges(in: CloudFixture.zone, since: beforeDelete, resultsLimit: 10) } == .changeTokenExpired)
         #expect(try database.fetchChanges(in: CloudFixture.zone, since: afterDelete, resultsLimit: 10).changed.isEmpty)
@@ -132,8 +132,8 @@ import Testing
     }
 
     @Test("A results limit below one is treated as one", arguments: RemoteKind.tested)
-    func tinyLimit(kind: RemoteKind) throws {
-        let fixture = try CloudFixture(kind: kind)
+    func tinyLimit(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
         let database = try fixture.client()
         _ = try database.modify(saving: [note("a"), note("b")], deleting: [], savePolicy: .allKeys)
         let page = try database.fetchChanges(in: CloudFixture.zone, since: nil, resultsLimit: 0)

@@ -12,7 +12,7 @@ import ServerStore
 
 extension IdeaBoxCommand {
     /// `ideabox serve [--listen HOST:PORT] [--store sqlite:PATH | --store postgres://…]`, and `serve account …`.
-    struct Serve: IdeaBoxSubcommand {
+    struct Serve: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "serve",
             abstract: .english("Serve the remote over HTTP or HTTPS in CloudKit Web Services' JSON, for devices on other machines.", chinese: "以 CloudKit Web Services 的 JSON 經 HTTP 或 HTTPS 提供遠端，給其他機器上的裝置使用。"),
             discussion: .english("""
@@ -195,10 +195,10 @@ extension IdeaBoxCommand {
             }
         }
 
-        func run(in context: CommandContext) throws {
+        func run(in context: CommandContext) async throws {
             let settings = try settings
             let address = settings.listen
-            let store = try storeOptions.open(context)
+            let store = try await storeOptions.open(context)
             let served = containers.isEmpty ? [ProductContainer.id] : containers
             var tls: ServerTLS?
             if let certificateFile = settings.certificateFile, let keyFile = settings.keyFile {
@@ -231,7 +231,14 @@ extension IdeaBoxCommand {
             }
             logger.notice(
                 "listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
-            running.waitUntilStopped()
+            // The server runs on its own executor; this task waits for it on a thread of its own,
+            // holding none of the cooperative pool's.
+            await withCheckedContinuation { (stopped: CheckedContinuation<Void, Never>) in
+                Thread {
+                    running.waitUntilStopped()
+                    stopped.resume()
+                }.start()
+            }
             logger.notice("stopped")
         }
     }
@@ -307,7 +314,7 @@ struct ServeStoreOptions: ParsableArguments {
 
     /// Opens the store (creating the SQLite file or the PostgreSQL tables if needed), which
     /// takes at most 200 operations a request.
-    func open(_ context: CommandContext) throws -> any RecordStore {
+    func open(_ context: CommandContext) async throws -> any RecordStore {
         switch try location(context) {
         case let .sqlite(url):
             // Its calls block a thread each: past `sqliteCallsAtOnce`, calls wait suspended at
@@ -322,7 +329,7 @@ struct ServeStoreOptions: ParsableArguments {
             do {
                 let clock = context.clock
                 let connections = 16
-                let store = try runBlocking { try await PostgresRecordStore.connect(url: url, clock: clock, maximumConnections: connections) }
+                let store = try await PostgresRecordStore.connect(url: url, clock: clock, maximumConnections: connections)
                 // Past its connections, calls wait at the gate instead of in the pool's queue:
                 // there a long poll's set-up waits behind the other calls, and the reads of
                 // polls that wait are shared (`StoreGate`, `WaitingReads`).

@@ -16,7 +16,7 @@ extension IdeaBoxCommand.Serve {
 
 extension IdeaBoxCommand.Serve.APIToken {
     /// `ideabox serve api-token add LABEL`
-    struct Add: IdeaBoxSubcommand {
+    struct Add: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "add",
             abstract: .english("Make an API token named LABEL and print it (64 hex digits), once.", chinese: "產生名為 LABEL 的 API 權杖並印出（64 個十六進位數字），只印一次。"))
 
@@ -30,40 +30,40 @@ extension IdeaBoxCommand.Serve.APIToken {
             }
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let existing = try runBlocking { try await store.apiTokens() }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let existing = try await store.apiTokens()
             if existing.contains(where: { $0.label == label && $0.revoked == nil }) { throw FullCommandError.apiTokenExists(label: label) }
             let token = AccessToken.generateAPIToken()
-            try runBlocking { [label] in try await store.addAPIToken(hash: AccessToken.hash(token), label: label) }
+            try await store.addAPIToken(hash: AccessToken.hash(token), label: label)
             print(token)
             Output.error(CommandLineText.apiTokenShownOnce(label: label, context.language))
         }
     }
 
     /// `ideabox serve api-token list`
-    struct List: IdeaBoxSubcommand {
+    struct List: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: .english("List the API tokens: name, when added, whether revoked.", chinese: "列出 API 權杖：名稱、新增時間、是否已撤銷。"))
 
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            for entry in try runBlocking({ try await store.apiTokens() }) { print(CommandLineText.apiTokenLine(entry, context.language)) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            for entry in try await store.apiTokens() { print(CommandLineText.apiTokenLine(entry, context.language)) }
         }
     }
 
     /// `ideabox serve api-token revoke LABEL`
-    struct Revoke: IdeaBoxSubcommand {
+    struct Revoke: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "revoke",
             abstract: .english("Revoke the API token named LABEL; clients that send it are refused from then on.", chinese: "撤銷名為 LABEL 的 API 權杖；之後送出它的用戶端都會被拒絕。"))
 
         @Argument(help: .english("The token's name.", chinese: "權杖的名稱。")) var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let revoked = try runBlocking { [label] in try await store.revokeAPITokens(label: label) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let revoked = try await store.revokeAPITokens(label: label)
             guard revoked > 0 else { throw FullCommandError.noValidAPIToken(label: label) }
             print(CommandLineText.apiTokensRevoked(revoked, label: label, context.language))
         }

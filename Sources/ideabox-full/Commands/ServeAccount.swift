@@ -19,7 +19,7 @@ extension IdeaBoxCommand.Serve {
 
 extension IdeaBoxCommand.Serve.Account {
     /// `ideabox serve account add NAME [--label L]`
-    struct Add: IdeaBoxSubcommand {
+    struct Add: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: .english("Create an account with a first token and print the token, once.", chinese: "建立帳號與第一個權杖，並印出權杖，只印一次。"))
 
@@ -34,34 +34,34 @@ extension IdeaBoxCommand.Serve.Account {
             try Token.Add.validate(label: label)
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            if let existing = try runBlocking({ [name] in try await store.accountName(matching: name) }) {
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            if let existing = try await store.accountName(matching: name) {
                 throw FullCommandError.accountExists(existing)
             }
-            try Token.Add.issue(to: name, label: label, store: store, context: context)
+            try await Token.Add.issue(to: name, label: label, store: store, context: context)
         }
     }
 
     /// `ideabox serve account revoke NAME`
-    struct Revoke: IdeaBoxSubcommand {
+    struct Revoke: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "revoke",
             abstract: .english("Revoke every token of an account; its devices are signed out and keep their changes.", chinese: "撤銷帳號的每個權杖；它的裝置會被登出，變更仍保留。"))
 
         @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let revoked = try runBlocking { try await store.revokeAccessTokens(account: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let revoked = try await store.revokeAccessTokens(account: account)
             guard revoked > 0 else { throw FullCommandError.noValidToken(account: account) }
             print(CommandLineText.tokensRevoked(revoked, account: account, context.language))
         }
     }
 
     /// `ideabox serve account delete NAME --yes`
-    struct Delete: IdeaBoxSubcommand {
+    struct Delete: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "delete",
             abstract: .english("Delete an account and everything it holds (records, files, tokens). Needs --yes.", chinese: "刪除帳號與它保存的一切（紀錄、檔案、權杖）。需要 --yes。"))
 
@@ -69,20 +69,20 @@ extension IdeaBoxCommand.Serve.Account {
         @Flag(help: .english("Confirm that the account's data goes for good.", chinese: "確認永久刪除帳號的資料。")) var yes = false
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
             guard yes else {
-                let records = try runBlocking { try await store.recordCount(account: account) }
+                let records = try await store.recordCount(account: account)
                 throw FullCommandError.deleteNeedsConfirmation(account: account, records: records)
             }
-            let records = try runBlocking { try await store.deleteAccount(account) }
+            let records = try await store.deleteAccount(account)
             print(CommandLineText.accountDeleted(account, records: records, context.language))
         }
     }
 
     /// `ideabox serve account quota NAME [RECORDS|off] [--zones N|off] [--asset-bytes SIZE|off]`
-    struct Quota: IdeaBoxSubcommand {
+    struct Quota: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "quota",
             abstract: .english("Show or limit what an account may hold: records, zones and asset bytes.", chinese: "顯示或限制帳號可保存的內容：紀錄、區域與檔案位元組。"),
@@ -110,23 +110,23 @@ extension IdeaBoxCommand.Serve.Account {
             _ = try assetBytes.map(QuotaLimit.maxBytes)
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            var quota = try runBlocking { try await store.quota(account: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            var quota = try await store.quota(account: account)
             if let records { quota.maxRecords = try QuotaLimit.maxRecords(records) }
             if let zones { quota.maxZones = try QuotaLimit.maxZones(zones) }
             if let assetBytes { quota.maxAssetBytes = try QuotaLimit.maxBytes(assetBytes) }
             if records != nil || zones != nil || assetBytes != nil {
-                try runBlocking { [quota] in try await store.setQuota(quota, account: account) }
+                try await store.setQuota(quota, account: account)
             }
-            let usage = try runBlocking { try await store.usage(account: account) }
+            let usage = try await store.usage(account: account)
             print(CommandLineText.accountQuota(quota, usage: usage, account: account, context.language))
         }
     }
 
     /// `ideabox serve account schema NAME`
-    struct Schema: IdeaBoxSubcommand {
+    struct Schema: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "schema",
             abstract: .english("List the field types of an account's record types, in each of its containers and environments.", chinese: "列出帳號各紀錄類型的欄位型別，分別列出它的每個容器與環境。"),
@@ -139,24 +139,24 @@ extension IdeaBoxCommand.Serve.Account {
         @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let entries = try runBlocking { try await store.schema(ofAccount: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let entries = try await store.schema(ofAccount: account)
             guard !entries.isEmpty else { return print(CommandLineText.noSchema(account: account, context.language)) }
             for entry in entries { print(CommandLineText.schemaLine(entry, account: account, context.language)) }
         }
     }
 
     /// `ideabox serve account list`
-    struct List: IdeaBoxSubcommand {
+    struct List: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: .english("List the accounts and how many valid tokens each has.", chinese: "列出帳號與各自有效的權杖數。"))
 
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            for (account, valid) in try runBlocking({ try await store.accessTokenAccounts() }) {
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            for (account, valid) in try await store.accessTokenAccounts() {
                 print(CommandLineText.accountLine(account, validTokens: valid, context.language))
             }
         }
@@ -171,7 +171,7 @@ extension IdeaBoxCommand.Serve.Account {
 
 extension IdeaBoxCommand.Serve.Account.Token {
     /// `ideabox serve account token add NAME --label L`
-    struct Add: IdeaBoxSubcommand {
+    struct Add: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: .english("Give an account another token, for one more device, and print it, once.", chinese: "為帳號多產生一個權杖給另一台裝置，並印出，只印一次。"))
 
@@ -184,14 +184,14 @@ extension IdeaBoxCommand.Serve.Account.Token {
             try Self.validate(label: label)
         }
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let tokens = try runBlocking { try await store.accessTokens(account: account) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let tokens = try await store.accessTokens(account: account)
             guard !tokens.contains(where: { $0.label == label && $0.revoked == nil }) else {
                 throw FullCommandError.tokenLabelExists(account: account, label: label)
             }
-            try Self.issue(to: account, label: label, store: store, context: context)
+            try await Self.issue(to: account, label: label, store: store, context: context)
         }
 
         /// A label is 1 to 64 letters, digits, '.', '_' or '-', like an account name.
@@ -202,33 +202,33 @@ extension IdeaBoxCommand.Serve.Account.Token {
         }
 
         /// Makes a token for `account` named `label`, keeps its hash, and prints it once.
-        static func issue(to account: String, label: String, store: any RecordStore, context: CommandContext) throws {
+        static func issue(to account: String, label: String, store: any RecordStore, context: CommandContext) async throws {
             let token = AccessToken.generate()
-            try runBlocking { try await store.addAccessToken(hash: AccessToken.hash(token), account: account, label: label) }
+            try await store.addAccessToken(hash: AccessToken.hash(token), account: account, label: label)
             print(token)
             Output.error(CommandLineText.tokenShownOnce(account: account, context.language))
         }
     }
 
     /// `ideabox serve account token list NAME`
-    struct List: IdeaBoxSubcommand {
+    struct List: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: .english("List an account's tokens: label, when added, when last used, valid or revoked.", chinese: "列出帳號的權杖：名稱、新增時間、最後使用時間、有效或已撤銷。"))
 
         @Argument(help: .english("The account.", chinese: "帳號。")) var name: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            for entry in try runBlocking({ try await store.accessTokens(account: account) }) {
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            for entry in try await store.accessTokens(account: account) {
                 print(CommandLineText.tokenLine(entry, context.language))
             }
         }
     }
 
     /// `ideabox serve account token revoke NAME LABEL`
-    struct Revoke: IdeaBoxSubcommand {
+    struct Revoke: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "revoke", abstract: .english("Revoke one token of an account: that device is signed out; the others go on.", chinese: "撤銷帳號的一個權杖：那台裝置會被登出；其他裝置照常。"))
 
@@ -236,10 +236,10 @@ extension IdeaBoxCommand.Serve.Account.Token {
         @Argument(help: .english("The token's label.", chinese: "權杖的名稱。")) var label: String
         @OptionGroup var storeOptions: ServeStoreOptions
 
-        func run(in context: CommandContext) throws {
-            let store = try storeOptions.open(context)
-            let account = try existing(name, in: store)
-            let revoked = try runBlocking { [label] in try await store.revokeAccessToken(account: account, label: label) }
+        func run(in context: CommandContext) async throws {
+            let store = try await storeOptions.open(context)
+            let account = try await existing(name, in: store)
+            let revoked = try await store.revokeAccessToken(account: account, label: label)
             guard revoked > 0 else { throw FullCommandError.noValidTokenLabelled(account: account, label: label) }
             print(CommandLineText.tokensRevoked(revoked, account: account, context.language))
         }
@@ -247,8 +247,8 @@ extension IdeaBoxCommand.Serve.Account.Token {
 }
 
 /// The account named `name` in any case, as it was made; an error if there is none.
-private func existing(_ name: String, in store: any RecordStore) throws -> String {
-    guard let account = try runBlocking({ try await store.accountName(matching: name) }) else {
+private func existing(_ name: String, in store: any RecordStore) async throws -> String {
+    guard let account = try await store.accountName(matching: name) else {
         throw FullCommandError.noSuchAccount(name)
     }
     return account
