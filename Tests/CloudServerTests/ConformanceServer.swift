@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import IdeaBoxFoundation
 import NIOCore
+import ProcessTestSupport
 import RemoteTestSupport
 import SQLiteRecordStore
 import ServerStore
@@ -136,7 +137,7 @@ final class ConformanceServer: Sendable {
     /// The custom zone each account has.
     static let ideas = "Ideas"
     /// The instant the store's clock starts at.
-    static let start: Int64 = 1_795_162_530_000
+    static let start = TestTime.start.milliseconds
 
     /// The store behind the server, for seeding what requests cannot (quotas).
     let store: any RecordStore
