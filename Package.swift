@@ -265,7 +265,7 @@ let package = Package(
             name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation", "ProcessTestSupport"]),
         .testTarget(
             name: "AccountEncryptionTests",
-            dependencies: ["AccountEncryption", "CloudKitModel", "EmbeddedRemote", "IdeaBoxFoundation", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["AccountEncryption", "CloudKitModel", "EmbeddedRemote", "IdeaBoxFoundation", "RemoteTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "IdeaBoxCommandLineTests",
             dependencies: [

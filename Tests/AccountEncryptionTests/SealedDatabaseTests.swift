@@ -3,6 +3,7 @@ import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
+import RemoteTestSupport
 import Testing
 
 @Suite("SealedDatabase")
@@ -142,7 +143,7 @@ struct SealedDatabaseTests {
         let names = ["good-1", "flipped", "swapped-1", "swapped-2", "moved", "good-2"]
         let ideas = names.map { EncryptionFixture.idea($0, title: "title of \($0)") }
         _ = try sealed.modify(saving: ideas, deleting: [], savePolicy: .allKeys)
-        let hostile = HostileDatabase(base: plain) { records in
+        let hostile = TamperingDatabase(base: plain) { records in
             var byName = Dictionary(uniqueKeysWithValues: records.map { ($0.recordID.recordName, $0) })
             if case .bytes(var blob)? = byName["flipped"]?.fields[RecordSealer.sealedField] {
                 blob[blob.startIndex + 30] ^= 0x04
@@ -168,7 +169,9 @@ struct SealedDatabaseTests {
     @Test("A hostile remote's altered asset is refused, reported and fetched as missing")
     func hostileAsset() throws {
         let reference = try sealed.uploadAsset(Data("asset".utf8))
-        let device = SealedDatabase(base: HostileDatabase(base: plain) { $0 }, sealer: EncryptionFixture.sealer(made.keyring), report: refusals.sink)
+        let hostile = TamperingDatabase(base: plain)
+        hostile.tamperAssets()
+        let device = SealedDatabase(base: hostile, sealer: EncryptionFixture.sealer(made.keyring), report: refusals.sink)
         #expect(throws: CloudError.unknownItem) { try device.fetchAsset(reference) }
         #expect(refusals.failures == [OpenFailure(.asset(reference), .sealBroken)])
     }

@@ -6,6 +6,7 @@ import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
 import IdeaSync
+import RemoteTestSupport
 import Synchronization
 import Testing
 
@@ -27,11 +28,11 @@ struct TamperedSyncTests {
 
     /// A device whose records are sealed, over a remote that tampers when told; what its
     /// sealed layer refuses goes to its sync log, as the app's wiring does.
-    private func device(_ name: String) throws -> (device: Device, remote: HostileRemote) {
+    private func device(_ name: String) throws -> (device: Device, remote: TamperingDatabase) {
         let refusals = RefusalSink()
-        var hostile: HostileRemote?
+        var hostile: TamperingDatabase?
         let device = try fixture.device(name, ideaIds: .counting(from: name == "writer" ? 1 : 1000)) { base in
-            let remote = HostileRemote(base: base)
+            let remote = TamperingDatabase(base: base)
             hostile = remote
             return SealedDatabase(base: remote, sealer: sealer, report: refusals.report)
         }
