@@ -61,7 +61,7 @@ extension CloudOperations {
         let atomic = atomicAsked && !zones.contains(RecordZoneID.defaultZone)
         try await prepare(zones)
         let result = try await store.modify(account: owner, saves: saves, deletes: deletes, atomic: atomic)
-        await hub.post(owner: owner, zones: Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID)))
+        await hub.post(owner: owner, zones: Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID)), from: device)
         let savedByID = Dictionary(result.saved.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
         let deleted = Set(result.deleted)
         let failedAtomically = atomic && !result.failures.isEmpty

@@ -76,7 +76,8 @@ struct LongPollRoute {
         // is in them (`changedSince`). All of it in the request's own task (store calls).
         let (id, owner, hub, gone) = (UUID(), ticket.owner, hub, Flag())
         await hub.keepListening(owner)
-        hub.register(id: id, owner: owner, holder: ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash), timeout: timeout)
+        let holder = ZoneChangeHub.Holder(account: ticket.account, token: ticket.tokenHash, device: ticket.device)
+        hub.register(id: id, owner: owner, holder: holder, timeout: timeout)
         // A client that has gone (closed its sending half, or the connection) takes its poll
         // with it at once, whenever it goes: its file, its place in the hub, its memory (its
         // head may never be written, nor its body run). While held, the connection may be

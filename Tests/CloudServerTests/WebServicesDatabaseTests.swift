@@ -120,10 +120,12 @@ import Testing
 }
 
 extension WebServicesDatabaseTests {
-    @Test("The client subscribes once per zone, takes a webcourier URL, and its long poll names the zone that changed, or nothing when its time is up")
+    @Test("The client subscribes once per zone, takes a webcourier URL, and its long poll names the zone that another device changed, or nothing when its time is up")
     func notifications() async throws {
         let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
+        // Another client of the same account and token: another device, whose saves wake alice's poll.
+        let otherDevice = server.client("alice", token: server.aliceToken)
         try alice.subscribe(to: [ServerFixture.zone])
         try alice.subscribe(to: [ServerFixture.zone])  // again, from another launch: still one subscription
         #expect(try server.store.subscriptions(account: "alice").map(\.id) == [WebServicesDatabase.subscriptionID(for: ServerFixture.zone)])
@@ -137,7 +139,7 @@ extension WebServicesDatabaseTests {
             zone = await answered.value ?? nil
             if zone != nil { break }
             let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "n\(index)", zoneID: ServerFixture.zone))
-            _ = try await Self.onThread { try alice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
+            _ = try await Self.onThread { try otherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys) }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(zone == ServerFixture.zone)
