@@ -152,6 +152,43 @@ struct LongPollTests {
     }
 
     @Test(
+        "Issue 61: a device's next poll, sent with its token from before its own save, is held, not answered for it; another device's save answers it, carrying both changes, its token past them; a poll naming no device is answered at once",
+        arguments: ConformanceStore.tested)
+    func ownSaveAnswersNoOwnNextPoll(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let phoneURL = try await Self.webcourier(server, server.alice, device: "phone-1")
+        let plainURL = try await Self.webcourier(server, server.alice)
+        let since = try await CarriedChangesTests.databaseToken(server)
+        func query(_ token: String, seconds: Int) -> String {
+            "?timeout=\(seconds)&carry=records&since=" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token)
+        }
+        func save(_ name: String, from device: String) async throws {
+            let answer = try await server.post("records/modify", [
+                "zoneID": ["zoneName": "Ideas"],
+                "operations": [["operationType": "forceReplace", "record": ["recordName": name, "recordType": "Idea", "fields": [:]]]],
+            ], as: server.alice, headers: [Self.deviceHeader: device])
+            #expect(answer.status == 200, "\(answer)")
+        }
+
+        try await save("own", from: "phone-1")
+        let plain = try await server.fetch(URL(string: plainURL.absoluteString + query(since, seconds: 30))!)
+        #expect(plain.json["notificationType"] == "recordZone", "a client that names no device counts every change: \(plain)")
+        let quiet = try await server.fetch(URL(string: phoneURL.absoluteString + query(since, seconds: 1))!)
+        #expect(quiet.status == 200 && quiet.json.object?.isEmpty == true, "the phone's own save answered its next poll: \(quiet)")
+
+        let before = server.pollsHeld
+        let held = Task { try await server.fetch(URL(string: phoneURL.absoluteString + query(since, seconds: 30))!) }
+        try await Poll.until("the poll is held") { server.pollsHeld > before }
+        try await save("other", from: "laptop-2")
+        let answer = try await held.value
+        #expect(answer.json["notificationType"] == "recordZone", "\(answer)")
+        #expect(answer.json["changes"]["records"].array?.compactMap { $0["recordName"].string }.sorted() == ["other", "own"], "\(answer)")
+        let next = try #require(answer.json["syncToken"].string)
+        let after = try await server.fetch(URL(string: phoneURL.absoluteString + query(next, seconds: 1))!)
+        #expect(after.json.object?.isEmpty == true, "the phone's token moved past both changes: \(after)")
+    }
+
+    @Test(
         "Issue 60: a token revoked while its poll is held ends the poll at the hub's next look, its connection closed with nothing written; one woken by a change right after the revoke carries nothing; a deleted account's poll is never woken by a new account of its name",
         arguments: ConformanceStore.tested)
     func revokedWhileHeld(store: ConformanceStore) async throws {

@@ -47,7 +47,10 @@ import Testing
         func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {}
         func keepListening(account: String, process: String, for duration: Duration) async throws {}
         func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {}
-        func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
+        func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool, device: String?) async throws -> ModifyResult {
+            throw error
+        }
+        func changeWriters(account: String, in zone: RecordZoneID, since token: ChangeToken?, limit: Int) async throws -> [String?] {
             throw error
         }
         func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {

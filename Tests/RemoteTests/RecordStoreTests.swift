@@ -26,6 +26,45 @@ import Testing
         }
     }
 
+    @Test("Issue 61: each change records the device its save named (nil for none), a deletion too, the latest write of a name counting; who wrote the changes after a token is read once each, up to the limit, through the gate too",
+          arguments: RemoteKind.tested)
+    func changesRecordTheirWriters(kind: RemoteKind) throws {
+        let fixture = try CloudFixture(kind: kind)
+        let (store, account, zone) = (fixture.store, CloudFixture.account, CloudFixture.zone)
+        let gated = GatedRecordStore(store, limit: 2)
+        func save(_ names: [String], deleting deleted: [String] = [], by device: String?) throws {
+            _ = try runBlocking {
+                try await store.modify(
+                    account: account, saves: names.map { RecordSave(note($0), policy: .allKeys) }, deletes: deleted.map { RecordDeletion(id($0)) },
+                    atomic: false, device: device)
+            }
+        }
+        func writers(since token: ChangeToken?, limit: Int = 10) throws -> [Set<String?>] {
+            try [store, gated as any RecordStore].map { reader in
+                Set(try runBlocking { try await reader.changeWriters(account: account, in: zone, since: token, limit: limit) })
+            }
+        }
+        try runBlocking { try await store.createZone(zone, account: account) }
+        #expect(try writers(since: nil) == [[], []])
+        try save(["a", "b"], by: nil)
+        let afterAnonymous = try runBlocking { try await store.zoneTokens(account: account)[zone] }
+        #expect(try writers(since: nil) == [[nil], [nil]])
+        try save(["c"], by: "phone")
+        #expect(try writers(since: afterAnonymous) == [["phone"], ["phone"]], "only the phone wrote after the token")
+        try save([], deleting: ["a"], by: "laptop")
+        #expect(try writers(since: afterAnonymous) == [["phone", "laptop"], ["phone", "laptop"]])
+        #expect(try writers(since: nil) == [[nil, "phone", "laptop"], [nil, "phone", "laptop"]])
+        #expect(try writers(since: nil, limit: 2).allSatisfy { $0.count == 2 }, "at most the limit")
+        // "c" written again by the laptop: the phone wrote nothing that is still a change.
+        try save(["c"], by: "laptop")
+        #expect(try writers(since: afterAnonymous) == [["laptop"], ["laptop"]])
+        let now = try runBlocking { try await store.zoneTokens(account: account)[zone] }
+        #expect(try writers(since: now) == [[], []])
+        #expect(throws: CloudError.zoneNotFound) {
+            try runBlocking { try await store.changeWriters(account: "someone-else", in: zone, since: nil, limit: 2) }
+        }
+    }
+
     @Test("Accounts: found by name in any case; tokens by label, revoked one by one; the last use noted", arguments: RemoteKind.tested)
     func accountsAndTheirTokens(kind: RemoteKind) throws {
         let store = try CloudFixture(kind: kind).store
