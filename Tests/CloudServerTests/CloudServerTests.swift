@@ -353,7 +353,7 @@ import Testing
         let mixed = RemoteRecord(
             recordType: "Idea", recordID: RecordID(recordName: "mixed", zoneID: ServerFixture.zone),
             fields: ["odd": .list([.string("a"), .int64(1), .list([.int64(2)])])])
-        _ = try server.store.modify(account: "alice", saves: [RecordSave(mixed, policy: .allKeys)], deletes: [], atomic: false)
+        _ = try server.store.modify(account: "alice", saves: [RecordSave(mixed, policy: .allKeys)], deletes: [], atomic: false, device: nil)
         let answer = try await server.send(Self.query, token: server.aliceToken, json: ["zoneID": Self.zone, "query": ["recordType": "Idea"]])
         let text = String(decoding: try JSONSerialization.data(withJSONObject: answer.json), as: UTF8.self)
         #expect(answer.status == 200 && !text.contains(#""BOOLEAN""#) && !text.contains(#""LIST""#), "\(text)")

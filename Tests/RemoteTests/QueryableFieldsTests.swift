@@ -210,7 +210,7 @@ struct QueryableFieldsTests {
             guard count == 2 else { return }
             // Bob's save takes the write lock and commits while alice's backfill is halfway.
             let bobs = try writing.modify(
-                account: "bob", saves: [RecordSave(Self.idea(7, zone: Self.zones[0]), policy: .allKeys)], deletes: [], atomic: false)
+                account: "bob", saves: [RecordSave(Self.idea(7, zone: Self.zones[0]), policy: .allKeys)], deletes: [], atomic: false, device: nil)
             #expect(bobs.saved.count == 1)
             // Alice's writes behind the backfill's position (names before `after` in its zone,
             // and the whole of a zone it has not reached) and ahead of it.
@@ -237,7 +237,7 @@ struct QueryableFieldsTests {
             }
             let result = try writing.modify(
                 account: Self.account, saves: changes.map { RecordSave($0, policy: .allKeys) },
-                deletes: deletions.map { RecordDeletion($0) }, atomic: true)
+                deletes: deletions.map { RecordDeletion($0) }, atomic: true, device: nil)
             #expect(result.failures.isEmpty)
             expected.withLock { records in
                 for record in result.saved { records[record.recordID] = record }
