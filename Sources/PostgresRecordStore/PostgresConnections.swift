@@ -27,8 +27,9 @@ import Synchronization
 /// used within `lookInterval`.
 ///
 /// Calls that wait behind a busy pool (its connections leased, working, given back) are a
-/// queue, not a pool stuck: the pool is replaced only when it has given out no connection
-/// for `connectionWait` and holds none out. Replacing it closes its connections, and a
+/// queue, not a pool stuck: the pool is replaced only when it has given out or taken back
+/// no connection for `connectionWait` and holds none out (a connection given back and not
+/// yet handed to the next call in line is a pool at work, however long it was held). Replacing it closes its connections, and a
 /// query in flight on one of them was seen never to end (postgres-nio's pool cancelled
 /// under a leased connection): a test's pool of two, eight queries at once on a loaded
 /// machine, waited 5 s in line, the pool was replaced under the two working ones, and both
@@ -61,8 +62,8 @@ final class PostgresConnections: Sendable {
         var waits: [UInt64: ContinuousClock.Instant] = [:]
         /// How many calls hold a connection of the pool now (`opened` names the pool).
         var leased = 0
-        /// When the pool last gave out a connection (or was opened).
-        var lastLease = ContinuousClock.now
+        /// When the pool last gave out or took back a connection (or was opened).
+        var lastMove = ContinuousClock.now
         /// How many pools the store has opened: the pool's number, and for tests.
         var opened = 0
         /// How many looks the watch has taken: for tests.
@@ -84,7 +85,7 @@ final class PostgresConnections: Sendable {
     /// connections made with `look`.
     init(
         configuration: PostgresClient.Configuration, look: PostgresConnection.Configuration, logger: Logger,
-        connectionWait: Duration = PostgresConnections.connectionWait
+        connectionWait: Duration = PostgresConnections.connectionWait, lookInterval: Duration = PostgresConnections.lookInterval
     ) {
         self.configuration = configuration
         waitLimit = connectionWait
@@ -103,7 +104,7 @@ final class PostgresConnections: Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: Self.lookInterval)
+                        try? await Task.sleep(for: lookInterval)
                         kicks.yield()
                     }
                 }
@@ -147,7 +148,13 @@ final class PostgresConnections: Sendable {
         do {
             let result = try await client.withConnection { connection in
                 leased(ticket, from: pool)
-                defer { state.withLock { if $0.opened == pool { $0.leased -= 1 } } }
+                defer {
+                    state.withLock { state in
+                        guard state.opened == pool else { return }
+                        state.leased -= 1
+                        state.lastMove = .now
+                    }
+                }
                 return try await body(connection)
             }
             state.withLock { state in
@@ -168,14 +175,18 @@ final class PostgresConnections: Sendable {
             state.waits[ticket] = nil
             if let pool, pool == state.opened {
                 state.leased += 1
-                state.lastLease = .now
+                state.lastMove = .now
             }
         }
     }
 
-    /// How many pools have been opened and how many looks taken: for tests.
-    var counts: (opened: Int, looks: Int) {
-        state.withLock { ($0.opened, $0.looks) }
+    /// How many pools have been opened, how many looks taken, and how long the call that
+    /// has waited longest for a connection has waited: for tests.
+    var counts: (opened: Int, looks: Int, longestWait: Duration) {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            (state.opened, state.looks, state.waits.values.map { now - $0 }.max() ?? .zero)
+        }
     }
 
     /// A call failed for its connection (`cause`): the watch looks at the database now.
@@ -186,7 +197,7 @@ final class PostgresConnections: Sendable {
 
     /// One look: at the database while it is down (and a new pool once it answers); else,
     /// after a failed connection or a call waiting too long, whether it is down.
-    private func look() async {
+    func look() async {
         if availability.isDown {
             guard await Self.lookAtDatabase(lookConfiguration, address: address, logger: logger) == nil else { return }
             replacePool()
@@ -199,7 +210,7 @@ final class PostgresConnections: Sendable {
                 state.failure = nil
                 state.looks += 1
             }
-            let idle = state.leased == 0 && now - state.lastLease > waitLimit
+            let idle = state.leased == 0 && now - state.lastMove > waitLimit
             let stuck = idle && state.waits.values.contains { now - $0 > waitLimit }
             return (state.failure, stuck)
         }
@@ -225,7 +236,7 @@ final class PostgresConnections: Sendable {
             guard !state.isClosed else { return fresh }
             // The failures of the old pool's calls say nothing of the new one's.
             state.failure = nil
-            state.lastLease = .now
+            state.lastMove = .now
             state.leased = 0
             state.opened += 1
             defer { state.pool = fresh }
