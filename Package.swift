@@ -222,12 +222,12 @@ let package = Package(
         .testTarget(name: "ArchitectureTests"),
         .testTarget(
             name: "IdeaStoreTests",
-            dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxFoundation", "IdeaModel", "DatabaseDamage", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["IdeaStore", "IdeaSync", "IdeaBoxFoundation", "IdeaModel", "DatabaseDamage", "ProcessTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pages of a database file overwritten on purpose, for the tests of `ideabox repair`.
         .target(name: "DatabaseDamage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "Tests/DatabaseDamage"),
         .testTarget(
             name: "IdeaBoxViewModelsTests",
-            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "IdeaModel", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote"]),
+            dependencies: ["CloudKitModel", "IdeaBoxFoundation", "IdeaModel", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote", "ProcessTestSupport"]),
         .testTarget(
             name: "IdeaBoxTUITests", dependencies: ["IdeaBoxTUI", "IdeaBoxViewModels", "IdeaStore", "IdeaSync", "EmbeddedRemote", "IdeaBoxFoundation", "IdeaModel"]),
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
@@ -262,7 +262,7 @@ let package = Package(
                 "BenchDevices", "ProcessTestSupport",
             ]),
         .testTarget(
-            name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation"]),
+            name: "LibrarySyncTests", dependencies: ["LibrarySync", "CloudKitModel", "CloudWebServices", "EmbeddedRemote", "IdeaBoxFoundation", "ProcessTestSupport"]),
         .testTarget(
             name: "AccountEncryptionTests",
             dependencies: ["AccountEncryption", "CloudKitModel", "EmbeddedRemote", "IdeaBoxFoundation", "RemoteTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
@@ -272,8 +272,9 @@ let package = Package(
                 "IdeaBoxCommandLine", "IdeaBoxFoundation", "IdeaModel", "IdeaStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Finding the built `ideabox` and running `ideabox serve`, for the suites that run them; a PostgreSQL cluster of a test's own.
-        .target(name: "ProcessTestSupport", dependencies: ["ChildProcess"], path: "Tests/ProcessTestSupport"),
+        // Finding the built `ideabox` and running `ideabox serve`, for the suites that run them; a PostgreSQL cluster of a test's own;
+        // waiting (`Poll`) and the one instant every fixture starts at (`TestTime`).
+        .target(name: "ProcessTestSupport", dependencies: ["ChildProcess", "IdeaBoxFoundation"], path: "Tests/ProcessTestSupport"),
         .testTarget(name: "IdeaBoxConfigTests", dependencies: ["IdeaBoxConfig", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaModel"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
         .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),

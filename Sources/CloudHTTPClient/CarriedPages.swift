@@ -4,11 +4,10 @@ import Synchronization
 
 /// The pages of zone changes that long polls' answers carried (ours, beyond Apple's
 /// reference: `?carry=records`), each kept until a fetch after exactly the token it starts
-/// from takes it. A page that starts where the kept one ends joins it, so that a device whose
-/// own uploads were carried back to it (and not fetched: nothing in them was news) takes them
-/// with the next page in one fetch. Any other page replaces the kept one: a page after an
-/// older token would answer a fetch that has since moved on, and a fetch after any other
-/// token goes to the server as before.
+/// from takes it. A page that starts where the kept one ends joins it, so that a device given
+/// two pages before it fetched takes them in one fetch. Any other page replaces the kept one:
+/// a page after an older token would answer a fetch that has since moved on, and a fetch
+/// after any other token goes to the server as before.
 final class CarriedPages: Sendable {
     /// The most changes a joined page holds; past it only the newest page is kept.
     static let maximumChanges = 200

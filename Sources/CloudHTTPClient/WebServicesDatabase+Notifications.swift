@@ -34,7 +34,8 @@ extension WebServicesDatabase {
         }
     }
 
-    /// Where to long-poll for this account's notifications (`tokens/create`).
+    /// Where to long-poll for this account's notifications (`tokens/create`): a URL that
+    /// names this client (`device`), so that its own saves wake none of its polls.
     public func webcourierURL() async throws -> URL {
         let answer = try await send(.tokensCreate, ["apnsEnvironment": .string(endpoint.environment)])
         guard let text = answer["webcourierURL"]?.string, let url = URL(string: text), ["http", "https"].contains(url.scheme) else {
@@ -61,19 +62,12 @@ extension WebServicesDatabase {
     /// database's sync token as of the answer, or nil if `seconds` passed first. With a
     /// token it asks the server to carry the zone's changes (ours, `carry=records`): a page
     /// carried is kept for the fetch after the token it starts from, which then needs no
-    /// request. A carried page of nothing but this client's own writes (`OwnWrites`) is no
-    /// news: `isOwn` says so, and the page waits for the next fetch all the same.
-    func waitForChange(at url: URL, since: String?, seconds: Int) async throws -> (zone: RecordZoneID, syncToken: String?, isOwn: Bool)? {
+    /// request. The server does not answer for this client's own saves (the URL names it:
+    /// `webcourierURL`); a page it carries for another's change may hold them too, and the
+    /// fetch then moves this client past them.
+    func waitForChange(at url: URL, since: String?, seconds: Int) async throws -> (zone: RecordZoneID, syncToken: String?)? {
         let (status, headers, body) = try await transport.get(try Self.pollURL(url, since: since, seconds: seconds), wait: Self.pollWait(seconds))
-        // Telling this client's own writes apart may wait for its modifies under way (a lock
-        // and a condition, `OwnWrites`): on a thread of Dispatch's, never on the cooperative pool.
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { [self] in
-                continuation.resume(with: Result {
-                    try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: true)
-                })
-            }
-        }
+        return try readPollAnswer(status: status, headers: headers, body: body)
     }
 
     /// The URL of one long poll at `url` after `since`, asking for `seconds` at most.
@@ -102,12 +96,8 @@ extension WebServicesDatabase {
     }
 
     /// Reads a long poll's answer (see `waitForChange(at:since:seconds:)`), keeping the page
-    /// it carried. `waitingForOwnWrites` false tells a page apart from this client's own
-    /// writes without waiting for its modifies under way (on an event loop, which must not
-    /// wait): with some under way, the page counts as news.
-    private func readPollAnswer(
-        status: Int, headers: HTTPHeaders, body: ByteBuffer, waitingForOwnWrites: Bool
-    ) throws -> (zone: RecordZoneID, syncToken: String?, isOwn: Bool)? {
+    /// it carried.
+    private func readPollAnswer(status: Int, headers: HTTPHeaders, body: ByteBuffer) throws -> (zone: RecordZoneID, syncToken: String?)? {
         let answer = try object(try Self.success(status: status, headers: headers, body: body))
         guard let zone = answer["zoneID"] else { return nil }
         let zoneID: RecordZoneID
@@ -117,14 +107,12 @@ extension WebServicesDatabase {
             throw CloudError.networkFailure
         }
         // A carried page that does not read is left out: the device fetches as before.
-        var isOwn = false
         if let carried = answer["changes"]?.object, let after = carried["since"]?.string.flatMap({ Data(base64Encoded: $0) }),
            let changes = try? Self.zoneChanges(carried, zone: zoneID)
         {
-            isOwn = ownWrites.accountFor(changes, in: zoneID, waitingForModifies: waitingForOwnWrites)
             carriedPages.keep(changes, of: zoneID, after: ChangeToken(data: after))
         }
-        return (zoneID, answer["syncToken"]?.string, isOwn)
+        return (zoneID, answer["syncToken"]?.string)
     }
 }
 
@@ -169,7 +157,7 @@ extension WebServicesDatabase: ZoneChangeFeed {
     /// (a page it carried is kept for the next fetch).
     public func notice(answering cursor: ChangeCursor, status: Int, headers: HTTPHeaders, body: ByteBuffer) throws -> ZoneChangeNotice? {
         let (url, token) = Self.splitCursor(cursor)
-        return Self.notice(try readPollAnswer(status: status, headers: headers, body: body, waitingForOwnWrites: false), url: url, token: token)
+        return Self.notice(try readPollAnswer(status: status, headers: headers, body: body), url: url, token: token)
     }
 
     /// The webcourier URL and the sync token a cursor spells.
@@ -185,14 +173,13 @@ extension WebServicesDatabase: ZoneChangeFeed {
         return (parts.first ?? "", parts.count > 1 ? parts[1] : nil)
     }
 
-    /// What a poll's answer tells the listener: this device's own upload moves the cursor
-    /// past it and asks for no fetch.
+    /// What a poll's answer tells the listener: the zone to fetch, and where to wait next.
     private static func notice(
-        _ answer: (zone: RecordZoneID, syncToken: String?, isOwn: Bool)?, url: some StringProtocol, token: (some StringProtocol)?
+        _ answer: (zone: RecordZoneID, syncToken: String?)?, url: some StringProtocol, token: (some StringProtocol)?
     ) -> ZoneChangeNotice? {
         guard let answer else { return nil }
         let syncToken = answer.syncToken ?? token.map { String($0) }
-        return ZoneChangeNotice(zones: answer.isOwn ? [] : [answer.zone], cursor: cursor(url: String(url), syncToken: syncToken))
+        return ZoneChangeNotice(zones: [answer.zone], cursor: cursor(url: String(url), syncToken: syncToken))
     }
 
     /// The webcourier URL and the sync token, spelled as one cursor.

@@ -69,8 +69,9 @@ public struct WebServicesDatabase: CloudDatabase {
     /// The pages of changes long polls carried, waiting for the fetch they answer; shared by
     /// every copy of this client, so the feed's copy fills what the database's copy reads.
     let carriedPages = CarriedPages()
-    /// What this client wrote, so that a poll woken by that alone is known; shared likewise.
-    let ownWrites = OwnWrites()
+    /// The id this client names itself with in its requests (`X-IdeaBox-Device`, ours), chosen
+    /// once per client: the server wakes none of its long polls for its own saves.
+    public var device: String { transport.device }
 
     /// The client of `accountName` on `endpoint`, signed out if `token` is nil, over the
     /// connections of `pool`. Each request fails with `networkFailure` if no answer came
@@ -83,7 +84,8 @@ public struct WebServicesDatabase: CloudDatabase {
         self.accountName = accountName
         self.token = token
         self.transport = HTTPTransport(
-            timeout: .nanoseconds(Int64((timeout * 1e9).rounded())), pool: pool, allowsInsecureHTTP: endpoint.allowsInsecureHTTP)
+            timeout: .nanoseconds(Int64((timeout * 1e9).rounded())), pool: pool, allowsInsecureHTTP: endpoint.allowsInsecureHTTP,
+            device: UUID().uuidString.lowercased())
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
     }
 
@@ -122,12 +124,7 @@ public struct WebServicesDatabase: CloudDatabase {
 
     public func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
         guard let zone = recordIDs.first?.zoneID ?? records.first?.recordID.zoneID else { return ModifyResult() }
-        ownWrites.begin(zone)
-        var answered: ModifyResult?
-        defer { ownWrites.end(zone, answered) }
-        let result = try await sendModify(saving: records, deleting: recordIDs, savePolicy: savePolicy, in: zone)
-        answered = result
-        return result
+        return try await sendModify(saving: records, deleting: recordIDs, savePolicy: savePolicy, in: zone)
     }
 
     /// Sends one `records/modify` of `zone` and reads its answer.
@@ -384,6 +381,8 @@ struct HTTPTransport: Sendable {
     let timeout: TimeAmount
     let pool: HTTPConnectionPool
     let allowsInsecureHTTP: Bool
+    /// The client's id, sent with every POST as `X-IdeaBox-Device`.
+    let device: String
 
     /// The status, headers and body of the answer to a POST of `body` with `credentials` as
     /// its `Authorization` (none if nil), or `networkFailure` if none came within the timeout.
@@ -393,7 +392,7 @@ struct HTTPTransport: Sendable {
 
     /// `post` without a thread waiting for the answer: it completes on the pool's event loop.
     func postFuture(_ url: URL, body: [UInt8], contentType: String, credentials: String?) -> EventLoopFuture<Answer> {
-        var headers: HTTPHeaders = ["Content-Type": contentType]
+        var headers: HTTPHeaders = ["Content-Type": contentType, "X-IdeaBox-Device": device]
         if let credentials { headers.add(name: "Authorization", value: credentials) }
         return execute(url, deadline: .now() + timeout) { try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body)) }
     }

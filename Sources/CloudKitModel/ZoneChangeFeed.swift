@@ -32,7 +32,8 @@ public struct ChangeCursor: Hashable, Sendable {
 /// What a woken listener learns: which zones changed, and where it stands now.
 public struct ZoneChangeNotice: Hashable, Sendable {
     /// The zones that changed; a sync of these brings the device up to date. Empty when
-    /// only the cursor moved, past this device's own upload.
+    /// only the cursor moved. (No feed tells a device of its own upload: the embedded one
+    /// skips its lines, the server wakes no poll of the device that saved.)
     public var zones: [RecordZoneID]
     /// The cursor to wait after next.
     public var cursor: ChangeCursor

@@ -16,6 +16,10 @@ import ServerStore
 /// that token is valid (`TicketMiddleware`): revoking it, revoking or deleting the account
 /// ends the URL at once, and a URL of a deleted account never reaches a new account of the
 /// same name. A ticket of the release before, which names none, is read as it was then.
+///
+/// A webcourier ticket may also name the device that asked for it (ours: the
+/// `X-IdeaBox-Device` header of its `tokens/create`): that device's own saves, which name it
+/// the same way, do not wake its polls (`ZoneChangeHub.deliver`).
 struct AssetTicket: Equatable {
     enum Kind: String {
         case upload = "u"
@@ -38,10 +42,14 @@ struct AssetTicket: Equatable {
     var expires: Timestamp
     /// The hash of the access token the ticket was made for; nil in an earlier release's.
     var tokenHash: String?
+    /// The device whose polls the ticket serves (`DeviceHeader`), if it named one.
+    var device: String?
 
     /// The ticket as it appears in a URL.
     func encoded(secret: SymmetricKey) -> String {
-        let fields = [kind.rawValue, owner, subject, String(expires.milliseconds)] + (tokenHash.map { [$0] } ?? [])
+        var fields = [kind.rawValue, owner, subject, String(expires.milliseconds)]
+        if tokenHash != nil || device != nil { fields.append(tokenHash ?? "") }
+        if let device { fields.append(device) }
         let payload = Data(fields.joined(separator: "\n").utf8)
         let signature = Data(HMAC<SHA256>.authenticationCode(for: payload, using: secret))
         return Base64URL.encode(payload) + "." + Base64URL.encode(signature)
@@ -56,20 +64,21 @@ struct AssetTicket: Equatable {
               HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: payload, using: secret)
         else { return nil }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard fields.count == 4 || (fields.count == 5 && !fields[4].isEmpty), let kind = Kind(rawValue: String(fields[0])),
-              let expires = Int64(fields[3]), now.milliseconds < expires
+        guard fields.count == 4 || (fields.count == 5 && !fields[4].isEmpty) || (fields.count == 6 && !fields[5].isEmpty),
+              let kind = Kind(rawValue: String(fields[0])), let expires = Int64(fields[3]), now.milliseconds < expires
         else { return nil }
         self.init(
             kind: kind, owner: String(fields[1]), subject: String(fields[2]), expires: Timestamp(milliseconds: expires),
-            tokenHash: fields.count == 5 ? String(fields[4]) : nil)
+            tokenHash: fields.count >= 5 && !fields[4].isEmpty ? String(fields[4]) : nil, device: fields.count == 6 ? String(fields[5]) : nil)
     }
 
-    init(kind: Kind, owner: String, subject: String = "", expires: Timestamp, tokenHash: String? = nil) {
+    init(kind: Kind, owner: String, subject: String = "", expires: Timestamp, tokenHash: String? = nil, device: String? = nil) {
         self.kind = kind
         self.owner = owner
         self.subject = subject
         self.expires = expires
         self.tokenHash = tokenHash
+        self.device = device
     }
 
     /// The account the ticket's database belongs to (its owner without `@container`).

@@ -60,8 +60,8 @@ extension CloudOperations {
         // `atomic` (default true) applies to custom zones only, as Apple documents.
         let atomic = atomicAsked && !zones.contains(RecordZoneID.defaultZone)
         try await prepare(zones)
-        let result = try await store.modify(account: owner, saves: saves, deletes: deletes, atomic: atomic)
-        await hub.post(owner: owner, zones: Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID)))
+        let result = try await store.modify(account: owner, saves: saves, deletes: deletes, atomic: atomic, device: device)
+        await hub.post(owner: owner, zones: Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID)), from: device)
         let savedByID = Dictionary(result.saved.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
         let deleted = Set(result.deleted)
         let failedAtomically = atomic && !result.failures.isEmpty

@@ -80,7 +80,8 @@ extension CloudOperations {
     }
 
     /// `{apnsEnvironment}`: `{apnsEnvironment, apnsToken, webcourierURL}`, where a GET of
-    /// `webcourierURL` waits for the next change in a subscribed zone.
+    /// `webcourierURL` waits for the next change in a subscribed zone (one the requesting
+    /// device, if it named itself, did not make).
     func createToken(_ body: Object) throws -> Object {
         let environment = try body["apnsEnvironment"].map { try WebServicesFormat.string($0, at: "apnsEnvironment") } ?? "production"
         guard WebServicesPath.environments.contains(environment) else {
@@ -89,7 +90,7 @@ extension CloudOperations {
         return [
             "apnsEnvironment": .string(environment),
             "apnsToken": .string(UUID().uuidString.lowercased()),
-            "webcourierURL": .string(assetURLs.webcourier(owner: owner, container: container)),
+            "webcourierURL": .string(assetURLs.webcourier(owner: owner, container: container, device: device)),
         ]
     }
 

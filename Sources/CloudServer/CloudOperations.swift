@@ -32,6 +32,8 @@ struct CloudOperations {
     let hub: ZoneChangeHub
     /// The field types this process knows (`FieldSchema`).
     let fieldTypes: FieldTypeCache
+    /// The device the request says it comes from (`DeviceHeader`), if it named one.
+    var device: String?
 
     func perform(_ operation: WebServicesPath.Operation, _ body: Object) async throws -> Object {
         try await Self.readingBody {
@@ -138,11 +140,12 @@ struct AssetURLs: Sendable {
         return "\(base)/assets/upload/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
     }
 
-    /// Where `owner`'s devices long-poll for notifications in `container`, for a week.
-    func webcourier(owner: String, container: String) -> String {
+    /// Where `owner`'s devices long-poll for notifications in `container`, for a week: the
+    /// polls of `device`, if it named itself, which its own saves do not wake.
+    func webcourier(owner: String, container: String, device: String?) -> String {
         let ticket = AssetTicket(
             kind: .webcourier, owner: owner, subject: container, expires: clock.now().adding(milliseconds: AssetTicket.webcourierLifetime),
-            tokenHash: tokenHash)
+            tokenHash: tokenHash, device: device)
         return "\(base)/webcourier/\(ticket.encoded(secret: SymmetricKey(data: secret)))"
     }
 

@@ -123,7 +123,7 @@ struct DatabaseRoutes {
             container: aliases[path.container] ?? path.container,
             assetURLs: AssetURLs(
                 base: request.baseURL(scheme: scheme), secret: try await secret.bytes(), tokenHash: context.tokenHash, clock: clock),
-            hub: hub, fieldTypes: fieldTypes)
+            hub: hub, fieldTypes: fieldTypes, device: try DeviceHeader.device(of: request))
     }
 
     /// The store's name for `account`'s database in the container and environment `path`

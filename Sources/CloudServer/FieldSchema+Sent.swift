@@ -19,18 +19,18 @@ extension FieldSchema {
             let declared = sentType(sent[name])
             let valueType = declared ?? typeName(of: value)
             guard let expected = schema[name] else {
-                newTypes[name] = valueType ?? "STRING_LIST"
+                newTypes[name] = valueType ?? FieldType.string.listName
                 continue
             }
             if let declared {
                 // An empty list has no item to be of another type (a writer that cannot tell
                 // its items' type, IdeaBox's among them, sends it as a STRING_LIST).
-                let isEmptyList = value == .list([]) && expected.hasSuffix("_LIST")
+                let isEmptyList = value == .list([]) && FieldType.isList(expected)
                 guard fits(declared, expected) || isEmptyList else {
                     throw WebServicesFormat.Invalid(
                         "\(path()).fields.\(name): field \(name) of record type \(record.recordType) is \(expected); the value is sent as \(declared)")
                 }
-            } else if valueType != expected, !(valueType == nil && expected.hasSuffix("_LIST")) {
+            } else if valueType != expected, !(valueType == nil && FieldType.isList(expected)) {
                 guard let raw = sent[name]?.object?["value"],
                       let read = try? WebServicesFormat.fieldValue(["value": raw, "type": .string(expected)], at: "")
                 else {
@@ -48,13 +48,8 @@ extension FieldSchema {
     /// without one.
     public static func sentType(_ json: JSONValue?) -> String? {
         guard let type = json?.object?["type"]?.string else { return nil }
-        let isList = type.hasSuffix("_LIST")
-        let item = isList ? String(type.dropLast("_LIST".count)) : type
-        let named = switch item {
-        case "ASSETID": "ASSET"
-        case "BOOLEAN": "INT64"
-        default: item
-        }
-        return isList ? named + "_LIST" : named
+        let item = FieldType.itemName(ofList: type) ?? type
+        let named = FieldType(rawValue: item).map(\.held.rawValue) ?? item
+        return FieldType.isList(type) ? named + FieldType.listSuffix : named
     }
 }

@@ -82,7 +82,7 @@ struct RecordQuery {
         }
         if comparator == .beginsWith || comparator == .notBeginsWith {
             guard case .string = value else {
-                throw WebServicesError.badRequest("\(path).fieldValue must be a STRING for \(comparator.rawValue).")
+                throw WebServicesError.badRequest("\(path).fieldValue must be a \(FieldType.string.rawValue) for \(comparator.rawValue).")
             }
         }
         return StoredQuery.Filter(field: field, comparator: comparator, value: value)

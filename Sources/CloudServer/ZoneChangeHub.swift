@@ -45,10 +45,12 @@ final class ZoneChangeHub: Service, Sendable {
     typealias Delivery = @Sendable (Change?) -> Void
 
     /// Who holds a poll, as the fair shares count it: the account (in every container) and
-    /// the access token its webcourier URL was made for (nil for an earlier release's URL).
+    /// the access token its webcourier URL was made for (nil for an earlier release's URL);
+    /// and the device that asked for the URL, if it named itself, whose own saves do not wake it.
     struct Holder: Hashable, Sendable {
         var account: String
         var token: String?
+        var device: String? = nil
     }
 
     private struct Waiter {
@@ -269,10 +271,12 @@ final class ZoneChangeHub: Service, Sendable {
         delivery?(nil)
     }
 
-    /// Wakes the polls of `owner` that watch one of `zones`, and tells the other processes.
-    func post(owner: String, zones: Set<RecordZoneID>) async {
+    /// Wakes the polls of `owner` that watch one of `zones`, but those of `device` (whose
+    /// save it was, if it named itself), and tells the other processes (which wake all of
+    /// theirs: an announcement names no device).
+    func post(owner: String, zones: Set<RecordZoneID>, from device: String? = nil) async {
         guard !zones.isEmpty else { return }
-        deliver(owner: owner, zones: zones)
+        deliver(owner: owner, zones: zones, from: device)
         do {
             try await store.announceChanges(account: owner, zones: zones, from: process)
         } catch let error as CloudError where error.code == .serverDatabaseUnavailable {
@@ -284,14 +288,15 @@ final class ZoneChangeHub: Service, Sendable {
         }
     }
 
-    /// Wakes the polls of `owner` that watch one of `zones`, in this process only; they share
-    /// what they read to answer (`SharedPollReads`).
-    func deliver(owner: String, zones: Set<RecordZoneID>) {
+    /// Wakes the polls of `owner` that watch one of `zones`, in this process only, but those
+    /// held for `device`, whose own change it is: it knows it, and the next page it fetches
+    /// holds it all the same. The polls woken share what they read to answer (`SharedPollReads`).
+    func deliver(owner: String, zones: Set<RecordZoneID>, from device: String? = nil) {
         var woken: [(Delivery, Change)] = []
         let reads = SharedPollReads()
         let now = ContinuousClock.now
         state.withLock { state in
-            for (id, waiter) in state.waiters[owner] ?? [:] {
+            for (id, waiter) in state.waiters[owner] ?? [:] where device == nil || waiter.holder.device != device {
                 guard let subscriptions = waiter.subscriptions else {
                     // Its subscriptions are being read: noted, for `admit` to look at.
                     for zone in zones where waiter.heard[zone] == nil { state.waiters[owner]?[id]?.heard[zone] = reads }

@@ -106,34 +106,29 @@ public enum WebServicesFormat {
     /// remote could have stored (requests refuse them), goes out as a `STRING_LIST` of each
     /// item's `{value, type}` as JSON text, so that no answer carries a type CloudKit lacks.
     public static func value(_ value: FieldValue, _ answer: Answer = Answer()) -> JSONValue {
-        if case .list(let items) = value {
-            if let type = commonScalarType(items, answer) {
-                return ["value": .array(items.map { rawValue($0, answer) }), "type": .string(type + "_LIST")]
-            }
-            let texts = items.map { JSONValue.string(String(decoding: self.value($0, answer).bytes, as: UTF8.self)) }
-            return ["value": .array(texts), "type": "STRING_LIST"]
+        if let type = scalarType(value, answer) {
+            return ["value": rawValue(value, answer), "type": .string(type.rawValue)]
         }
-        return ["value": rawValue(value, answer), "type": .string(scalarType(value, answer))]
+        guard case .list(let items) = value else { preconditionFailure("only a list has no scalar type") }
+        if let type = commonScalarType(items, answer) {
+            return ["value": .array(items.map { rawValue($0, answer) }), "type": .string(type.listName)]
+        }
+        let texts = items.map { JSONValue.string(String(decoding: self.value($0, answer).bytes, as: UTF8.self)) }
+        return ["value": .array(texts), "type": .string(FieldType.string.listName)]
     }
 
-    private static func scalarType(_ value: FieldValue, _ answer: Answer) -> String {
-        switch value {
-        case .string: "STRING"
-        case .int64: "INT64"
-        case .double: "DOUBLE"
-        case .timestamp: "TIMESTAMP"
-        case .bytes: "BYTES"
-        case .asset: answer.downloadURL == nil ? "ASSETID" : "ASSET"
-        case .list: "LIST"
-        }
+    /// The type a scalar goes out as: a record's (`FieldType(of:)`), but an asset is an
+    /// `ASSETID` unless the answer carries its download URL. Nil for a list.
+    private static func scalarType(_ value: FieldValue, _ answer: Answer) -> FieldType? {
+        guard let type = FieldType(of: value) else { return nil }
+        return type == .asset && answer.downloadURL == nil ? .assetID : type
     }
 
     /// The type all of `items` share, if they are scalars of one type (an empty list is a
     /// `STRING_LIST`).
-    private static func commonScalarType(_ items: [FieldValue], _ answer: Answer) -> String? {
-        guard let first = items.first else { return "STRING" }
-        let type = scalarType(first, answer)
-        guard type != "LIST", items.allSatisfy({ scalarType($0, answer) == type }) else { return nil }
+    private static func commonScalarType(_ items: [FieldValue], _ answer: Answer) -> FieldType? {
+        guard let first = items.first else { return .string }
+        guard let type = scalarType(first, answer), items.allSatisfy({ scalarType($0, answer) == type }) else { return nil }
         return type
     }
 
@@ -244,8 +239,7 @@ public enum WebServicesFormat {
             throw Invalid("\(path()) must be an object with a value")
         }
         let type = try object["type"].map { try string($0, at: "\(path()).type") } ?? inferredType(value, at: path())
-        if type.hasSuffix("_LIST") {
-            let itemType = String(type.dropLast("_LIST".count))
+        if let itemType = FieldType.itemName(ofList: type) {
             guard let items = value.array else { throw Invalid("\(path()).value must be an array") }
             return .list(try items.enumerated().map { try scalar($1, type: itemType, at: "\(path()).value[\($0)]") })
         }
@@ -257,40 +251,39 @@ public enum WebServicesFormat {
         switch value {
         case .array(let items):
             let types = try Set(items.enumerated().map { try inferredType($1, at: "\(path()).value[\($0)]") })
-            guard types.count <= 1, types.first?.hasSuffix("_LIST") != true else {
+            guard types.count <= 1, types.first.map(FieldType.isList) != true else {
                 throw Invalid("\(path()).value: a list's items must all be of one type, and not lists")
             }
-            return (types.first ?? "STRING") + "_LIST"
+            return (types.first ?? FieldType.string.rawValue) + FieldType.listSuffix
         default:
-            return try scalarType(of: value, at: path())
+            return try scalarType(of: value, at: path()).rawValue
         }
     }
 
-    private static func scalarType(of value: JSONValue, at path: @autoclosure () -> String) throws -> String {
+    private static func scalarType(of value: JSONValue, at path: @autoclosure () -> String) throws -> FieldType {
         switch value {
-        case .string: return "STRING"
-        case .integer, .bool: return "INT64"
-        case .double: return "DOUBLE"
-        case .object(let object) where object["fileChecksum"] != nil: return "ASSETID"
-        case .object(let object) where object["recordName"] != nil: return "REFERENCE"
-        case .object(let object) where object["latitude"] != nil: return "LOCATION"
+        case .string: return .string
+        case .integer, .bool: return .int64
+        case .double: return .double
+        case .object(let object) where object["fileChecksum"] != nil: return .assetID
+        case .object(let object) where object["recordName"] != nil: return .reference
+        case .object(let object) where object["latitude"] != nil: return .location
         default: throw Invalid("\(path()).value: the type of this value cannot be told; send a type")
         }
     }
 
     private static func scalar(_ value: JSONValue, type: String, at path: @autoclosure () -> String) throws -> FieldValue {
-        let decoded: FieldValue? = switch type {
-        case "STRING": value.string.map(FieldValue.string)
+        let decoded: FieldValue? = switch FieldType(rawValue: type) {
+        case .string: value.string.map(FieldValue.string)
         // `numbersAsStrings` answers write numbers as strings; a client may send them back so.
-        case "INT64": (value.wholeNumber ?? value.bool.map { $0 ? 1 : 0 } ?? value.string.flatMap { Int64($0) }).map(FieldValue.int64)
-        // Not a CloudKit type: what IdeaBox's earlier clients sent for a boolean.
-        case "BOOLEAN": value.bool.map { FieldValue.int64($0 ? 1 : 0) }
-        case "DOUBLE": double(value).map(FieldValue.double)
-        case "TIMESTAMP": value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
-        case "BYTES": value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
-        case "ASSETID", "ASSET": assetReference(value).map(FieldValue.asset)
-        case "REFERENCE", "LOCATION": throw Invalid("\(path()): \(type) fields are not supported by this server")
-        default: throw Invalid("\(path()): unknown field type \(type)")
+        case .int64: (value.wholeNumber ?? value.bool.map { $0 ? 1 : 0 } ?? value.string.flatMap { Int64($0) }).map(FieldValue.int64)
+        case .boolean: value.bool.map { FieldValue.int64($0 ? 1 : 0) }
+        case .double: double(value).map(FieldValue.double)
+        case .timestamp: value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
+        case .bytes: value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
+        case .assetID, .asset: assetReference(value).map(FieldValue.asset)
+        case .reference, .location: throw Invalid("\(path()): \(type) fields are not supported by this server")
+        case nil: throw Invalid("\(path()): unknown field type \(type)")
         }
         guard let decoded else { throw Invalid("\(path()) is not a valid \(type)") }
         return decoded

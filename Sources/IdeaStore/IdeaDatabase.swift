@@ -123,11 +123,11 @@ public struct IdeaDatabase: Sendable {
             // the lock, as every switch does; the lock is held only while a database opens.
             let lock = try FileLock(url: lockURL)
             defer { lock.unlock() }
-            let writer = try DatabasePool(path: path, configuration: configuration(use))
+            let writer = try retryingWhileBusy { try DatabasePool(path: path, configuration: configuration(use)) }
             if let deviceId = try? preparedDeviceId(writer) {
                 return IdeaDatabase(writer: writer, deviceId: deviceId)
             }
-            return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
+            return try retryingWhileBusy { try prepare(writer, firstLaunch: firstLaunch, ids: ids) }
         case .command, .readingCommand:
             // A command takes no lock to open a database some process has prepared: one read.
             // Any error here (another process creating the schema this instant) takes the
@@ -139,9 +139,11 @@ public struct IdeaDatabase: Sendable {
             }
             let lock = try FileLock(url: lockURL)
             defer { lock.unlock() }
-            // A new file opened by a queue is still in rollback mode.
-            try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-            return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
+            return try retryingWhileBusy {
+                // A new file opened by a queue is still in rollback mode.
+                try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+                return try prepare(writer, firstLaunch: firstLaunch, ids: ids)
+            }
         }
     }
 
@@ -164,6 +166,30 @@ public struct IdeaDatabase: Sendable {
     /// Seconds to wait for the write lock: other processes (another shell's `ideabox add`,
     /// the other profile's app) hold it for a millisecond or two; wait for them instead of failing.
     static let busyTimeout = 15
+
+    /// `body`'s value, `body` run again while SQLite refuses it at once as busy or locked,
+    /// for up to `busyTimeout` seconds, a little longer between tries each time.
+    ///
+    /// The busy timeout makes SQLite wait for another connection's lock; but where waiting
+    /// could deadlock, or while another process recovers the WAL, or (the last to close it)
+    /// checkpoints and removes it, SQLite answers busy without waiting. One of 400
+    /// `ideabox add`s, two shells adding at once, failed so, at `PRAGMA journal_mode = WAL`
+    /// (CI rehearsal, 2026-11-29): an idea typed and lost to a lock held a millisecond.
+    static func retryingWhileBusy<Value>(
+        upTo limit: Duration = .seconds(busyTimeout), _ body: () throws -> Value
+    ) throws -> Value {
+        let deadline = ContinuousClock.now + limit
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+                guard ContinuousClock.now + pause < deadline else { throw error }
+                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+                pause = min(pause * 2, .milliseconds(50))
+            }
+        }
+    }
 
     private static func configuration(_ use: Use) -> Configuration {
         var configuration = Configuration()

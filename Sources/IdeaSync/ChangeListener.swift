@@ -155,7 +155,7 @@ public final class ChangeListener: Sendable {
                 return state.earlyEmptyAnswers
             }
             onAnswer()
-            // A notice of no zone only moved the cursor (past this device's own upload).
+            // A notice of no zone only moved the cursor.
             if let notice, !notice.zones.isEmpty { onChange(notice.zones) }
             let wait = earlyInARow == 0 ? 0 : SyncEngine.retryDelay(afterFailure: earlyInARow)
             scheduler.schedule(after: wait) { [self] in poll() }

@@ -15,14 +15,25 @@ import Synchronization
 /// database was back: 15 s of errors for nothing (issue 58). So the store keeps the pool
 /// only while the database answers:
 /// - a call that fails as a lost or refused connection makes the watch look at once, and
-///   one that has waited more than `connectionWait` for a connection, at its next look: one
-///   connection of its own, given `lookTimeout`. If that fails too the store is down (`StoreAvailability`): the
-///   pool is closed (every call waiting in it is answered), and every call fails at once;
+///   one that has waited more than `connectionWait` for a connection while the pool gave
+///   none out, at its next look: one connection of its own, given `lookTimeout`. If that
+///   fails too the store is down (`StoreAvailability`): the pool is closed (every call
+///   waiting in it is answered), and every call fails at once;
 /// - while it is down the watch looks every `lookInterval`, and the first look that
 ///   connects opens a new pool, which connects at once: no backoff left over.
 ///
 /// So a call waits for a connection at most `connectionWait` + `lookInterval` +
-/// `lookTimeout` (8 s), and a database that answers again is used within `lookInterval`.
+/// `lookTimeout` (8 s) past the pool's last lease, and a database that answers again is
+/// used within `lookInterval`.
+///
+/// Calls that wait behind a busy pool (its connections leased, working, given back) are a
+/// queue, not a pool stuck: the pool is replaced only when it has given out or taken back
+/// no connection for `connectionWait` and holds none out (a connection given back and not
+/// yet handed to the next call in line is a pool at work, however long it was held). Replacing it closes its connections, and a
+/// query in flight on one of them was seen never to end (postgres-nio's pool cancelled
+/// under a leased connection): a test's pool of two, eight queries at once on a loaded
+/// machine, waited 5 s in line, the pool was replaced under the two working ones, and both
+/// hung for good.
 final class PostgresConnections: Sendable {
     /// How long a call may wait for a connection before the watch looks at the database.
     static let connectionWait: Duration = .seconds(5)
@@ -49,6 +60,14 @@ final class PostgresConnections: Sendable {
         var pool: Pool?
         /// When each call now waiting for a connection began to wait, by its ticket.
         var waits: [UInt64: ContinuousClock.Instant] = [:]
+        /// How many calls hold a connection of the pool now (`opened` names the pool).
+        var leased = 0
+        /// When the pool last gave out or took back a connection (or was opened).
+        var lastMove = ContinuousClock.now
+        /// How many pools the store has opened: the pool's number, and for tests.
+        var opened = 0
+        /// How many looks the watch has taken: for tests.
+        var looks = 0
         var nextTicket: UInt64 = 0
         /// How the last call that failed for its connection failed, if none answered since.
         var failure: String?
@@ -56,13 +75,20 @@ final class PostgresConnections: Sendable {
     }
 
     private let state = Mutex(State())
+    /// How long a call may wait for a connection, with none given out, before the watch
+    /// looks at the database (`connectionWait`, shorter in tests).
+    private let waitLimit: Duration
     private let kicks: AsyncStream<Void>.Continuation
     private let watching = Mutex<Task<Void, Never>?>(nil)
 
     /// A pool made with `configuration`, and a watch that looks at the database with
     /// connections made with `look`.
-    init(configuration: PostgresClient.Configuration, look: PostgresConnection.Configuration, logger: Logger) {
+    init(
+        configuration: PostgresClient.Configuration, look: PostgresConnection.Configuration, logger: Logger,
+        connectionWait: Duration = PostgresConnections.connectionWait, lookInterval: Duration = PostgresConnections.lookInterval
+    ) {
         self.configuration = configuration
+        waitLimit = connectionWait
         address = "\(configuration.host ?? configuration.unixSocketPath ?? "?"):\(configuration.port.map(String.init) ?? "-")"
         var look = look
         look.options.connectTimeout = .seconds(Self.lookTimeout.components.seconds)
@@ -70,12 +96,15 @@ final class PostgresConnections: Sendable {
         self.logger = logger
         let (stream, kicks) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.kicks = kicks
-        state.withLock { $0.pool = Self.open(configuration, logger: logger) }
+        state.withLock { state in
+            state.pool = Self.open(configuration, logger: logger)
+            state.opened += 1
+        }
         let watch = Task(executorPreference: BlockingTaskExecutor.shared) { [weak self] in
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: Self.lookInterval)
+                        try? await Task.sleep(for: lookInterval)
                         kicks.yield()
                     }
                 }
@@ -109,16 +138,23 @@ final class PostgresConnections: Sendable {
     /// while the database is down.
     func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         guard !availability.isDown,
-              let (client, ticket) = state.withLock({ state -> (PostgresClient, UInt64)? in
+              let (client, ticket, pool) = state.withLock({ state -> (PostgresClient, UInt64, Int)? in
                   guard let pool = state.pool else { return nil }
                   state.nextTicket += 1
                   state.waits[state.nextTicket] = .now
-                  return (pool.client, state.nextTicket)
+                  return (pool.client, state.nextTicket, state.opened)
               })
         else { throw availability.refusal }
         do {
             let result = try await client.withConnection { connection in
-                leased(ticket)
+                leased(ticket, from: pool)
+                defer {
+                    state.withLock { state in
+                        guard state.opened == pool else { return }
+                        state.leased -= 1
+                        state.lastMove = .now
+                    }
+                }
                 return try await body(connection)
             }
             state.withLock { state in
@@ -132,8 +168,25 @@ final class PostgresConnections: Sendable {
         }
     }
 
-    private func leased(_ ticket: UInt64) {
-        state.withLock { _ = $0.waits.removeValue(forKey: ticket) }
+    /// The call `ticket` waits no more: it holds a connection of the pool numbered `pool`
+    /// now, or (nil) failed without one.
+    private func leased(_ ticket: UInt64, from pool: Int? = nil) {
+        state.withLock { state in
+            state.waits[ticket] = nil
+            if let pool, pool == state.opened {
+                state.leased += 1
+                state.lastMove = .now
+            }
+        }
+    }
+
+    /// How many pools have been opened, how many looks taken, and how long the call that
+    /// has waited longest for a connection has waited: for tests.
+    var counts: (opened: Int, looks: Int, longestWait: Duration) {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            (state.opened, state.looks, state.waits.values.map { now - $0 }.max() ?? .zero)
+        }
     }
 
     /// A call failed for its connection (`cause`): the watch looks at the database now.
@@ -144,7 +197,7 @@ final class PostgresConnections: Sendable {
 
     /// One look: at the database while it is down (and a new pool once it answers); else,
     /// after a failed connection or a call waiting too long, whether it is down.
-    private func look() async {
+    func look() async {
         if availability.isDown {
             guard await Self.lookAtDatabase(lookConfiguration, address: address, logger: logger) == nil else { return }
             replacePool()
@@ -152,9 +205,13 @@ final class PostgresConnections: Sendable {
             return
         }
         let now = ContinuousClock.now
-        let (failure, stuck) = state.withLock { state -> (String?, Bool) in
-            defer { state.failure = nil }
-            let stuck = state.waits.values.contains { now - $0 > Self.connectionWait }
+        let (failure, stuck) = state.withLock { [waitLimit] state -> (String?, Bool) in
+            defer {
+                state.failure = nil
+                state.looks += 1
+            }
+            let idle = state.leased == 0 && now - state.lastMove > waitLimit
+            let stuck = idle && state.waits.values.contains { now - $0 > waitLimit }
             return (state.failure, stuck)
         }
         guard failure != nil || stuck else { return }
@@ -179,6 +236,9 @@ final class PostgresConnections: Sendable {
             guard !state.isClosed else { return fresh }
             // The failures of the old pool's calls say nothing of the new one's.
             state.failure = nil
+            state.lastMove = .now
+            state.leased = 0
+            state.opened += 1
             defer { state.pool = fresh }
             return state.pool
         }

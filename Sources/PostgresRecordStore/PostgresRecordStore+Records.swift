@@ -7,7 +7,9 @@ import ServerStore
 
 /// The record operations, on behalf of one account.
 extension PostgresRecordStore {
-    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
+    public func modify(
+        account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool, device: String?
+    ) async throws -> ModifyResult {
         if let failure = ModifyRules.refusal(operations: saves.count + deletes.count, maximum: maximumRecordsPerRequest) { throw failure }
         let now = clock.now()
         do {
@@ -33,7 +35,8 @@ extension PostgresRecordStore {
                     }
                 }
                 // The assets a deleted or replaced record named: deleted at the end if no record names them then.
-                var dropped = try await Self.delete(result.deleted, zones: &zones, queryable: queryable, now: now, connection, logger)
+                var dropped = try await Self.delete(
+                    result.deleted, zones: &zones, queryable: queryable, now: now, by: device, connection, logger)
 
                 var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
                 let original = stored
@@ -66,7 +69,7 @@ extension PostgresRecordStore {
                     }
                 }
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
-                try await Self.write(Array(written.values), zones: zones, queryable: queryable, connection, logger)
+                try await Self.write(Array(written.values), zones: zones, queryable: queryable, by: device, connection, logger)
                 try await Self.keepFieldTypes(of: written.values.map(\.record), account: account, connection, logger)
                 dropped.formUnion(try await Self.saveAssetReferences(
                     written.values.map { (record: $0.record, over: original[$0.record.recordID]) }, zones: zones, connection, logger))
@@ -93,6 +96,25 @@ extension PostgresRecordStore {
             return SealingRule.State(keyZoneExists: true, holdsEnvelope: holdsEnvelope)
         }
         return .unknown
+    }
+
+    public func changeWriters(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, limit: Int) async throws -> [String?] {
+        try await transaction(readOnly: true) { connection in
+            let zone = try await ZoneRows.find(zoneID, account: account, connection, logger)
+            let since = try token.map {
+                try positions.sequence(of: $0, zoneRowID: zone.id, history: zone.purgedThrough...zone.changeSequence)
+            } ?? 0
+            let rows = try await connection.query(
+                """
+                SELECT written_by FROM record WHERE zone_id = \(zone.id) AND change_sequence > \(since)
+                UNION
+                SELECT written_by FROM deletion WHERE zone_id = \(zone.id) AND change_sequence > \(since)
+                LIMIT \(Int64(max(0, limit)))
+                """, logger: logger)
+            var writers: [String?] = []
+            for try await writer in rows.decode(String?.self) { writers.append(writer) }
+            return writers
+        }
     }
 
     public func fetchChanges(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
@@ -193,8 +215,8 @@ extension PostgresRecordStore {
     /// Deletes those of `recordIDs` that exist, each with the next sequence of its zone, and
     /// remembers the deletions for change fetches. Returns the checksums of the assets they named.
     static func delete(
-        _ recordIDs: [RecordID], zones: inout ZoneRows, queryable: QueryableFields, now: Timestamp, _ connection: PostgresConnection,
-        _ logger: Logger
+        _ recordIDs: [RecordID], zones: inout ZoneRows, queryable: QueryableFields, now: Timestamp, by device: String?,
+        _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<String> {
         guard !recordIDs.isEmpty else { return [] }
         let keys = RecordKeys(recordIDs, zones: zones)
@@ -231,12 +253,13 @@ extension PostgresRecordStore {
         guard !deletion.zones.isEmpty else { return dropped }
         try await connection.query(
             """
-            INSERT INTO deletion (zone_id, record_name, change_sequence, record_type, deleted_at)
-            SELECT zone_id, record_name, change_sequence, record_type, \(now.milliseconds)
+            INSERT INTO deletion (zone_id, record_name, change_sequence, record_type, deleted_at, written_by)
+            SELECT zone_id, record_name, change_sequence, record_type, \(now.milliseconds), \(device)::text
             FROM unnest(\(deletion.zones)::int8[], \(deletion.names)::text[], \(deletion.sequences)::int8[], \(deletion.types)::text[])
                 AS d(zone_id, record_name, change_sequence, record_type)
             ON CONFLICT (zone_id, record_name) DO UPDATE SET
-                change_sequence = excluded.change_sequence, record_type = excluded.record_type, deleted_at = excluded.deleted_at
+                change_sequence = excluded.change_sequence, record_type = excluded.record_type, deleted_at = excluded.deleted_at,
+                written_by = excluded.written_by
             """, logger: logger)
         return dropped
     }
@@ -284,7 +307,7 @@ extension PostgresRecordStore {
     /// Stores `records` (as saved: tags and times set), each at its change sequence, in one
     /// statement, with the keys of their queryable fields, and forgets any deletion of their names.
     static func write(
-        _ saves: [(record: RemoteRecord, sequence: Int64)], zones: ZoneRows, queryable: QueryableFields,
+        _ saves: [(record: RemoteRecord, sequence: Int64)], zones: ZoneRows, queryable: QueryableFields, by device: String?,
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         guard !saves.isEmpty else { return }
@@ -302,13 +325,15 @@ extension PostgresRecordStore {
             """, logger: logger)
         try await connection.query(
             """
-            INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
-            SELECT * FROM unnest(
+            INSERT INTO record
+                (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields, written_by)
+            SELECT *, \(device)::text FROM unnest(
                 \(keys.zones)::int8[], \(keys.names)::text[], \(sequences)::int8[], \(types)::text[], \(tags)::text[],
                 \(created)::int8[], \(modified)::int8[], \(fields)::text[])
             ON CONFLICT (zone_id, record_name) DO UPDATE SET
                 change_sequence = excluded.change_sequence, record_type = excluded.record_type, change_tag = excluded.change_tag,
-                creation_date = excluded.creation_date, modification_date = excluded.modification_date, fields = excluded.fields
+                creation_date = excluded.creation_date, modification_date = excluded.modification_date, fields = excluded.fields,
+                written_by = excluded.written_by
             """, logger: logger)
         guard !queryable.isEmpty else { return }
         try await connection.query(

@@ -239,6 +239,13 @@ enum PostgresSchema {
             ON CONFLICT DO NOTHING
             """,
         ]),
+        // The device whose save made each change, as its request named it (null for none,
+        // and for every change made before), so that a device's long poll is held on its own
+        // changes (`PollNews`).
+        ("v14-change-writers", [
+            "ALTER TABLE record ADD COLUMN written_by TEXT",
+            "ALTER TABLE deletion ADD COLUMN written_by TEXT",
+        ]),
     ]
 }
 

@@ -44,8 +44,14 @@ extension SQLiteRecordStore: RecordStore {
         try await offThePool { try purgeDeletions(before: cutoff) }
     }
 
-    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool = false) async throws -> ModifyResult {
-        try await offThePool { try modify(account: account, saves: saves, deletes: deletes, atomic: atomic) }
+    public func modify(
+        account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool, device: String?
+    ) async throws -> ModifyResult {
+        try await offThePool { try modify(account: account, saves: saves, deletes: deletes, atomic: atomic, device: device) }
+    }
+
+    public func changeWriters(account: String, in zone: RecordZoneID, since token: ChangeToken?, limit: Int) async throws -> [String?] {
+        try await offThePool { try changeWriters(account: account, in: zone, since: token, limit: limit) }
     }
 
     public func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {

@@ -19,6 +19,11 @@ extension SQLiteRecordStore {
     /// `RecordStore.modify`. If `atomic`, a request with any failed item applies nothing
     /// and its result lists only the failures.
     public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool = false) throws -> ModifyResult {
+        try modify(account: account, saves: saves, deletes: deletes, atomic: atomic, device: nil)
+    }
+
+    /// As `modify(account:saves:deletes:atomic:)`, each change recorded as written by `device`.
+    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool, device: String?) throws -> ModifyResult {
         if let failure = ModifyRules.refusal(operations: saves.count + deletes.count, maximum: maximumRecordsPerRequest) { throw failure }
         // Encoded before the write lock is taken; a merge's fields are known only inside it.
         let encoded = saves.map { $0.mergesFields ? nil : StoredFields.encode($0.record.fields) }
@@ -43,7 +48,8 @@ extension SQLiteRecordStore {
                        let failure = deletion.refusal(over: try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)) {
                         result.failures[recordID] = failure
                     } else {
-                        try delete(recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, dropping: &dropped, db)
+                        try delete(
+                            recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, by: device, dropping: &dropped, db)
                         result.deleted.append(recordID)
                     }
                 }
@@ -64,7 +70,7 @@ extension SQLiteRecordStore {
                     case .success(let record):
                         let saved = try self.save(
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
-                            zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, db)
+                            zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, by: device, db)
                         try Self.saveAssetReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, dropping: &dropped, db)
                         try Self.keepFieldTypes(of: [(record.recordType, save.record.fields)], account: account, db)
                         result.saved.append(saved)
@@ -93,6 +99,23 @@ extension SQLiteRecordStore {
             arguments: [SealingRule.envelopeType, account, SealingRule.keyZone.zoneName])
         guard let row else { return .unknown }
         return SealingRule.State(keyZoneExists: true, holdsEnvelope: row[0] as Bool)
+    }
+
+    /// Who wrote the changes of `zoneID` after `token`; see `RecordZoneStore.changeWriters`.
+    public func changeWriters(account: String, in zoneID: RecordZoneID, since token: ChangeToken?, limit: Int) throws -> [String?] {
+        try writer.read { db in
+            let zone = try ZoneState.fetch(zoneID, account: account, db)
+            let since = try token.map { try positions.sequence(of: $0, zoneRowID: zone.rowID, history: zone.history) } ?? 0
+            return try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    SELECT writtenBy FROM record WHERE zoneId = ? AND changeSequence > ?
+                    UNION
+                    SELECT writtenBy FROM deletion WHERE zoneId = ? AND changeSequence > ?
+                    LIMIT ?
+                    """),
+                arguments: [zone.rowID, since, zone.rowID, since, max(0, limit)]
+            ).map { $0[0] as String? }
+        }
     }
 
     /// One page of the changes of `zoneID` after `token`, read from one snapshot.
@@ -194,8 +217,8 @@ extension SQLiteRecordStore {
     /// Deletes `recordID` if the server has it, remembering the deletion for change fetches.
     /// The checksums of the assets it named go into `dropped`.
     private func delete(
-        _ recordID: RecordID, zone: inout ZoneState, queryable: QueryableFields, now: Timestamp, dropping dropped: inout Set<String>,
-        _ db: Database
+        _ recordID: RecordID, zone: inout ZoneState, queryable: QueryableFields, now: Timestamp, by device: String?,
+        dropping dropped: inout Set<String>, _ db: Database
     ) throws {
         let recordType = try String.fetchOne(
             db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
@@ -213,17 +236,18 @@ extension SQLiteRecordStore {
             arguments: [zone.rowID, recordID.recordName]))
         try db.cachedStatement(
             sql: """
-                INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt, writtenBy) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (zoneId, recordName) DO UPDATE SET
-                    changeSequence = excluded.changeSequence, recordType = excluded.recordType, deletedAt = excluded.deletedAt
+                    changeSequence = excluded.changeSequence, recordType = excluded.recordType, deletedAt = excluded.deletedAt,
+                    writtenBy = excluded.writtenBy
                 """
-        ).execute(arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds])
+        ).execute(arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds, device])
     }
 
     /// Stores `record` with a new change tag and server times, and returns it as stored.
     private func save(
         _ record: RemoteRecord, fields: String, over server: RemoteRecord?, zone: inout ZoneState, queryable: QueryableFields,
-        now: Timestamp, _ db: Database
+        now: Timestamp, by device: String?, _ db: Database
     ) throws -> RemoteRecord {
         let sequence = zone.nextSequence()
         let saved = ModifyRules.stored(
@@ -233,13 +257,13 @@ extension SQLiteRecordStore {
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO record
-                    (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields, writtenBy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(
             arguments: [
                 zone.rowID, record.recordID.recordName, sequence, record.recordType, saved.changeTag,
-                saved.creationDate?.milliseconds, now.milliseconds, fields,
+                saved.creationDate?.milliseconds, now.milliseconds, fields, device,
             ])
         if !queryable.isEmpty { try saveFieldKeys(of: record, over: server, queryable: queryable, zoneRowID: zone.rowID, db) }
         return saved

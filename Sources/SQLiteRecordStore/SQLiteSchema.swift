@@ -24,6 +24,7 @@ enum SQLiteSchema {
         case assetReferences = "v14-asset-references"
         case fieldTypes = "v15-field-types"
         case storedFieldTypes = "v16-stored-field-types"
+        case changeWriters = "v17-change-writers"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -168,6 +169,15 @@ enum SQLiteSchema {
             // fields took minutes over large records while every other write waited (issue 60).
             // One pass here instead; since, `modify` keeps the type of every field it stores.
             try SQLiteRecordStore.keepFieldTypesOfStoredRecords(db)
+        }
+        migrator.registerMigration(Migration.changeWriters.rawValue) { db in
+            // The device whose save made each change, as its request named it (nil for none,
+            // and for every change made before), so that a device's long poll is held on its
+            // own changes (`PollNews`).
+            try db.execute(sql: """
+                ALTER TABLE record ADD COLUMN writtenBy TEXT;
+                ALTER TABLE deletion ADD COLUMN writtenBy TEXT;
+                """)
         }
         return migrator
     }

@@ -292,8 +292,14 @@ public struct GatedRecordStore: RecordStore {
         try await gate.run { try await base.purgeDeletions(before: cutoff) }
     }
 
-    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
-        try await gate.run { try await base.modify(account: account, saves: saves, deletes: deletes, atomic: atomic) }
+    public func modify(
+        account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool, device: String?
+    ) async throws -> ModifyResult {
+        try await gate.run { try await base.modify(account: account, saves: saves, deletes: deletes, atomic: atomic, device: device) }
+    }
+
+    public func changeWriters(account: String, in zone: RecordZoneID, since token: ChangeToken?, limit: Int) async throws -> [String?] {
+        try await gate.run { try await base.changeWriters(account: account, in: zone, since: token, limit: limit) }
     }
 
     public func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {

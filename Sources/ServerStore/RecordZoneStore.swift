@@ -29,7 +29,15 @@ public protocol RecordZoneStore: Sendable {
     /// `RecordSave.record(over:)` says); if `atomic`, a request with a failed item applies
     /// nothing and its result holds only the failures. A save that names an asset `account`
     /// has not stored (at the size named) fails with `unknownItem`.
-    func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult
+    /// Each change is recorded as written by `device` (the one the request named, nil if none),
+    /// which `changeWriters` reads back.
+    func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool, device: String?) async throws -> ModifyResult
+    /// Who wrote the changes of `zone` after `token` (all of its changes if nil): each device
+    /// that a modify named (`modify(account:saves:deletes:atomic:device:)`), nil for one that
+    /// named none, each once, at most `limit` of them, in no particular order. Throws as
+    /// `fetchChanges` does for a token it does not take. A long poll reads it to hold on a
+    /// device's own changes (`PollNews`).
+    func changeWriters(account: String, in zone: RecordZoneID, since token: ChangeToken?, limit: Int) async throws -> [String?]
     /// One page of the changes of `zone` after `token` (see `CloudDatabase.fetchChanges`): at
     /// most `resultsLimit` changes, and no more records once their fields hold
     /// `PageBudget.byteBudget` bytes (`moreComing` then says the rest follows).
@@ -57,4 +65,11 @@ public protocol RecordZoneStore: Sendable {
     func fillQueryable(_ fill: QueryableFill) async throws -> QueryableFill?
     /// The fills running in this process, which the queries of their fields share.
     var queryableFills: QueryableFills { get }
+}
+
+extension RecordZoneStore {
+    /// `modify(account:saves:deletes:atomic:device:)` for a request that names no device.
+    public func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
+        try await modify(account: account, saves: saves, deletes: deletes, atomic: atomic, device: nil)
+    }
 }

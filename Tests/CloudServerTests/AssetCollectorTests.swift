@@ -3,6 +3,7 @@ import CloudKitModel
 import Foundation
 import IdeaBoxFoundation
 import Logging
+import ProcessTestSupport
 import SQLiteRecordStore
 import ServerStore
 import Testing
@@ -15,7 +16,7 @@ import Testing
 
     @Test("Deletions are forgotten past the retention (90 days unless set), not before: a token from before one then expires, and the record no longer counts")
     func deletionsPastTheRetentionAreForgotten() async throws {
-        let clock = ManualClock(start: Timestamp(milliseconds: 1_795_162_530_000))
+        let clock = ManualClock(start: TestTime.start)
         let store = try SQLiteRecordStore.inMemory(clock: clock.wallClock)
         try await store.createZone(Self.zone, account: "alice")
         let records = ["kept", "gone"].map {
@@ -44,7 +45,7 @@ import Testing
 
     @Test("The retention set is the one kept: one day forgets a deletion two days old and keeps one of an hour")
     func theRetentionSetIsKept() async throws {
-        let clock = ManualClock(start: Timestamp(milliseconds: 1_795_162_530_000))
+        let clock = ManualClock(start: TestTime.start)
         let store = try SQLiteRecordStore.inMemory(clock: clock.wallClock)
         try await store.createZone(Self.zone, account: "alice")
         // Deleted two days and an hour ago, then an hour ago.

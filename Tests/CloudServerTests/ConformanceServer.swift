@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import IdeaBoxFoundation
 import NIOCore
+import ProcessTestSupport
 import RemoteTestSupport
 import SQLiteRecordStore
 import ServerStore
@@ -136,7 +137,7 @@ final class ConformanceServer: Sendable {
     /// The custom zone each account has.
     static let ideas = "Ideas"
     /// The instant the store's clock starts at.
-    static let start: Int64 = 1_795_162_530_000
+    static let start = TestTime.start.milliseconds
 
     /// The store behind the server, for seeding what requests cannot (quotas).
     let store: any RecordStore
@@ -216,9 +217,10 @@ final class ConformanceServer: Sendable {
     /// POSTs `body` as JSON to `operation` under `database` for `account` (alice when nil).
     func post(
         _ operation: String, _ body: [String: Any] = [:], as account: ConformanceAccount? = nil, auth: Credentials = .query,
-        in database: String = ConformanceServer.privateDatabase
+        in database: String = ConformanceServer.privateDatabase, headers: HTTPFields = [:]
     ) async throws -> Answer {
-        try await send("POST", database + "/" + operation, body: try JSONSerialization.data(withJSONObject: body), as: account, auth: auth)
+        try await send(
+            "POST", database + "/" + operation, body: try JSONSerialization.data(withJSONObject: body), as: account, auth: auth, headers: headers)
     }
 
     /// GETs `operation` under `database` for `account` (alice when nil).
@@ -229,9 +231,11 @@ final class ConformanceServer: Sendable {
         try await send("GET", database + "/" + operation, as: account, auth: auth)
     }
 
-    /// Sends `body` (any bytes) to the server's `path` with `method`, for `account` (alice when nil).
+    /// Sends `body` (any bytes) to the server's `path` with `method`, for `account` (alice
+    /// when nil), with `headers` besides its own.
     func send(
-        _ method: String, _ path: String, body: Data? = nil, as account: ConformanceAccount? = nil, auth: Credentials = .query
+        _ method: String, _ path: String, body: Data? = nil, as account: ConformanceAccount? = nil, auth: Credentials = .query,
+        headers: HTTPFields = [:]
     ) async throws -> Answer {
         let account = account ?? alice
         var parameters: [(name: String, value: String)] = []
@@ -246,7 +250,7 @@ final class ConformanceServer: Sendable {
         case let .header(value): authorization = value
         }
         let query = parameters.isEmpty ? "" : "?" + parameters.map { "\($0.name)=\(Self.percentEncoded($0.value))" }.joined(separator: "&")
-        return try await exchange(path + query, method: method, body: body, contentType: "application/json", authorization: authorization)
+        return try await exchange(path + query, method: method, body: body, contentType: "application/json", authorization: authorization, headers: headers)
     }
 
     /// Sends `body` to an absolute `url` the server gave out (an asset's upload or download
@@ -257,8 +261,10 @@ final class ConformanceServer: Sendable {
         return try await exchange(uri, method: method, body: body, contentType: "application/octet-stream", authorization: nil)
     }
 
-    private func exchange(_ uri: String, method: String, body: Data?, contentType: String, authorization: String?) async throws -> Answer {
-        var headers: HTTPFields = [:]
+    private func exchange(
+        _ uri: String, method: String, body: Data?, contentType: String, authorization: String?, headers: HTTPFields = [:]
+    ) async throws -> Answer {
+        var headers = headers
         if body != nil { headers[.contentType] = contentType }
         if let authorization { headers[.authorization] = authorization }
         guard let method = HTTPRequest.Method(method) else { throw URLError(.badURL) }

@@ -1,6 +1,7 @@
 import CloudKitModel
 import CloudServer
 import Foundation
+import HTTPTypes
 import ProcessTestSupport
 import ServerStore
 import SQLiteRecordStore
@@ -17,12 +18,18 @@ import Testing
 struct LongPollTests {
     typealias Server = ConformanceServer
 
-    /// Subscribes `account` to Ideas and returns its webcourier URL.
-    static func webcourier(_ server: ConformanceServer, _ account: ConformanceAccount) async throws -> URL {
+    /// `X-IdeaBox-Device`, the header a client names itself with (ours).
+    static let deviceHeader = HTTPField.Name("X-IdeaBox-Device")!
+
+    /// Subscribes `account` to Ideas and returns its webcourier URL, asked for by `device` if
+    /// it names one.
+    static func webcourier(_ server: ConformanceServer, _ account: ConformanceAccount, device: String? = nil) async throws -> URL {
         _ = try await server.post("subscriptions/modify", ["operations": [[
             "operationType": "create", "subscription": ["subscriptionType": "zone", "subscriptionID": "ideas", "zoneID": ["zoneName": "Ideas"]],
         ]]], as: account)
-        let token = try await server.post("tokens/create", ["apnsEnvironment": "production"], as: account, in: "/database/1/\(Server.container)/production")
+        let token = try await server.post(
+            "tokens/create", ["apnsEnvironment": "production"], as: account, in: "/database/1/\(Server.container)/production",
+            headers: device.map { [deviceHeader: $0] } ?? [:])
         return try #require(token.json["webcourierURL"].string.flatMap(URL.init(string:)))
     }
 
@@ -104,6 +111,81 @@ struct LongPollTests {
         try await Poll.until("the poll is let go") { server.pollsHeld == 0 }
         let result = await poll.result
         #expect(throws: (any Error).self) { try result.get() }
+    }
+
+    @Test(
+        "Issue 61: a device that names itself is not woken by its own save, and is by another device's; a client that names none is woken by any save; a malformed name is refused and saves nothing",
+        arguments: ConformanceStore.tested)
+    func ownSaveWakesNoOwnPoll(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let phoneURL = try await Self.webcourier(server, server.alice, device: "phone-1")
+        let plainURL = try await Self.webcourier(server, server.alice)
+        func held(_ url: URL, seconds: Int) async throws -> Task<Answer, any Error> {
+            let before = server.pollsHeld
+            let poll = Task { try await server.fetch(URL(string: url.absoluteString + "?timeout=\(seconds)")!) }
+            try await Poll.until("the poll is held") { server.pollsHeld > before }
+            return poll
+        }
+        func save(_ name: String, from device: String?) async throws -> Answer {
+            try await server.post("records/modify", [
+                "zoneID": ["zoneName": "Ideas"],
+                "operations": [["operationType": "forceReplace", "record": ["recordName": name, "recordType": "Idea", "fields": [:]]]],
+            ], as: server.alice, headers: device.map { [Self.deviceHeader: $0] } ?? [:])
+        }
+
+        let phone = try await held(phoneURL, seconds: 2)
+        let plain = try await held(plainURL, seconds: 30)
+        #expect(try await save("own", from: "phone-1").status == 200)
+        let plainAnswer = try await plain.value
+        #expect(plainAnswer.json["notificationType"] == "recordZone", "a client that names no device is woken by any save: \(plainAnswer)")
+        let ownAnswer = try await phone.value
+        #expect(ownAnswer.status == 200 && ownAnswer.json.object?.isEmpty == true, "the phone's own save woke its poll: \(ownAnswer)")
+
+        let phoneAgain = try await held(phoneURL, seconds: 30)
+        #expect(try await save("other", from: "laptop-2").status == 200)
+        let otherAnswer = try await phoneAgain.value
+        #expect(otherAnswer.json["notificationType"] == "recordZone", "another device's save did not wake the phone: \(otherAnswer)")
+
+        let refused = try await save("refused", from: "not a name")
+        #expect(refused.isError("BAD_REQUEST", status: 400), "\(refused)")
+        #expect(try await server.record("refused").isRecordError("NOT_FOUND", recordName: "refused"))
+    }
+
+    @Test(
+        "Issue 61: a device's next poll, sent with its token from before its own save, is held, not answered for it; another device's save answers it, carrying both changes, its token past them; a poll naming no device is answered at once",
+        arguments: ConformanceStore.tested)
+    func ownSaveAnswersNoOwnNextPoll(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        let phoneURL = try await Self.webcourier(server, server.alice, device: "phone-1")
+        let plainURL = try await Self.webcourier(server, server.alice)
+        let since = try await CarriedChangesTests.databaseToken(server)
+        func query(_ token: String, seconds: Int) -> String {
+            "?timeout=\(seconds)&carry=records&since=" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token)
+        }
+        func save(_ name: String, from device: String) async throws {
+            let answer = try await server.post("records/modify", [
+                "zoneID": ["zoneName": "Ideas"],
+                "operations": [["operationType": "forceReplace", "record": ["recordName": name, "recordType": "Idea", "fields": [:]]]],
+            ], as: server.alice, headers: [Self.deviceHeader: device])
+            #expect(answer.status == 200, "\(answer)")
+        }
+
+        try await save("own", from: "phone-1")
+        let plain = try await server.fetch(URL(string: plainURL.absoluteString + query(since, seconds: 30))!)
+        #expect(plain.json["notificationType"] == "recordZone", "a client that names no device counts every change: \(plain)")
+        let quiet = try await server.fetch(URL(string: phoneURL.absoluteString + query(since, seconds: 1))!)
+        #expect(quiet.status == 200 && quiet.json.object?.isEmpty == true, "the phone's own save answered its next poll: \(quiet)")
+
+        let before = server.pollsHeld
+        let held = Task { try await server.fetch(URL(string: phoneURL.absoluteString + query(since, seconds: 30))!) }
+        try await Poll.until("the poll is held") { server.pollsHeld > before }
+        try await save("other", from: "laptop-2")
+        let answer = try await held.value
+        #expect(answer.json["notificationType"] == "recordZone", "\(answer)")
+        #expect(answer.json["changes"]["records"].array?.compactMap { $0["recordName"].string }.sorted() == ["other", "own"], "\(answer)")
+        let next = try #require(answer.json["syncToken"].string)
+        let after = try await server.fetch(URL(string: phoneURL.absoluteString + query(next, seconds: 1))!)
+        #expect(after.json.object?.isEmpty == true, "the phone's token moved past both changes: \(after)")
     }
 
     @Test(

@@ -2,11 +2,12 @@ import CloudServer
 import Foundation
 import IdeaBoxFoundation
 import Logging
+import ProcessTestSupport
 import Testing
 
 /// `serve`'s log lines through swift-log: the text a person reads, or one JSON object a line.
 @Suite struct ServeLogHandlerTests {
-    static let clock = WallClock { Timestamp(milliseconds: 1_795_162_530_000) }
+    static let clock = WallClock { TestTime.start }
 
     /// A logger whose handler writes `format` lines into the returned recorder.
     static func logger(_ format: ServeLogHandler.Format) -> (Logger, LineRecorder) {

@@ -22,7 +22,7 @@ import FoundationNetworking
 /// socket shows (connections, their limits and timeouts, raw bytes, the HTTP client), on a
 /// free port of 127.0.0.1. Stopped when released.
 final class ServerFixture: Sendable {
-    static let start = Timestamp(milliseconds: 1_795_162_530_000)
+    static let start = TestTime.start
     static let zone = RecordZoneID(zoneName: "Ideas")
 
     let store: SQLiteRecordStore

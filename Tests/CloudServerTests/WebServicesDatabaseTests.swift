@@ -47,7 +47,10 @@ import Testing
         func announceChanges(account: String, zones: Set<RecordZoneID>, from process: String) async throws {}
         func keepListening(account: String, process: String, for duration: Duration) async throws {}
         func listenForChanges(_ handler: @escaping @Sendable (String, String, RecordZoneID) -> Void) async throws {}
-        func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool) async throws -> ModifyResult {
+        func modify(account: String, saves: [RecordSave], deletes: [RecordDeletion], atomic: Bool, device: String?) async throws -> ModifyResult {
+            throw error
+        }
+        func changeWriters(account: String, in zone: RecordZoneID, since token: ChangeToken?, limit: Int) async throws -> [String?] {
             throw error
         }
         func fetchChanges(account: String, in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
@@ -120,10 +123,12 @@ import Testing
 }
 
 extension WebServicesDatabaseTests {
-    @Test("The client subscribes once per zone, takes a webcourier URL, and its long poll names the zone that changed, or nothing when its time is up")
+    @Test("The client subscribes once per zone, takes a webcourier URL, and its long poll names the zone that another device changed, or nothing when its time is up")
     func notifications() async throws {
         let server = try await ServerFixture(socket: true)
         let alice = server.client("alice", token: server.aliceToken)
+        // Another client of the same account and token: another device, whose saves wake alice's poll.
+        let otherDevice = server.client("alice", token: server.aliceToken)
         try await alice.subscribe(to: [ServerFixture.zone])
         try await alice.subscribe(to: [ServerFixture.zone])  // again, from another launch: still one subscription
         #expect(try await server.store.subscriptions(account: "alice").map(\.id) == [WebServicesDatabase.subscriptionID(for: ServerFixture.zone)])
@@ -137,7 +142,7 @@ extension WebServicesDatabaseTests {
             zone = await answered.value ?? nil
             if zone != nil { break }
             let record = RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "n\(index)", zoneID: ServerFixture.zone))
-            _ = try await alice.modify(saving: [record], deleting: [], savePolicy: .allKeys)
+            _ = try await otherDevice.modify(saving: [record], deleting: [], savePolicy: .allKeys)
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(zone == ServerFixture.zone)

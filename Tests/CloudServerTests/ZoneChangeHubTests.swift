@@ -51,6 +51,23 @@ struct ZoneChangeHubTests {
         hub.stop()
     }
 
+    @Test("Issue 61: a device's own save does not wake its poll; another device's save does, and so does any save a poll of no named device")
+    func ownSaveWakesNoOwnPoll() async throws {
+        let hub = try Self.hub(pollsPerAccount: 10, pollsPerToken: 10)
+        let phone = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a1", device: "phone"))
+        let anonymous = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a2"))
+        hub.deliver(owner: "alice", zones: [Self.zone], from: "phone")
+        #expect(await anonymous.value == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone), "a poll of no device is woken by any save")
+        #expect(hub.waiting == 1, "the phone's own save woke the phone's poll")
+        hub.deliver(owner: "alice", zones: [Self.zone], from: "laptop")
+        #expect(await phone.value == ZoneChangeHub.Change(subscriptionID: "ideas", zone: Self.zone))
+        // A change that names no device (another process's announcement) wakes every poll.
+        let again = try await Self.poll(hub, owner: "alice", .init(account: "alice", token: "a1", device: "phone"))
+        hub.deliver(owner: "alice", zones: [Self.zone])
+        #expect(await again.value != nil)
+        hub.stop()
+    }
+
     @Test("Issue 60: the polls of a token the store no longer holds valid (revoked, or its account deleted) are ended, answered with nothing and marked revoked; the others wait on")
     func revokedTokensPollsEnd() async throws {
         let store = try SQLiteRecordStore.inMemory(clock: .system)

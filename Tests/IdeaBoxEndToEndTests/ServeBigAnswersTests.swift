@@ -75,7 +75,14 @@ struct ServeBigAnswersTests {
                     for _ in 0..<3 {
                         group.addTask {
                             try await OwnThread.run {
-                                let answer = try Self.post(port, path, body, token: mallory, waitingAtMost: 120)
+                                // Nine reads of one account at once meet its answers share (4
+                                // in flight, 8 in line for 10 s): one that waited its line out on
+                                // a loaded machine is TRY_AGAIN_LATER, which a client sends again
+                                // (at once here: the share's line is the wait).
+                                var answer = try Self.post(port, path, body, token: mallory, waitingAtMost: 120)
+                                for _ in 0..<5 where answer.hasPrefix("HTTP/1.1 503") && answer.contains("TRY_AGAIN_LATER") {
+                                    answer = try Self.post(port, path, body, token: mallory, waitingAtMost: 120)
+                                }
                                 guard answer.hasPrefix("HTTP/1.1 200") else {
                                     print("ServeBigAnswersTests: \(path) was answered \(answer.prefix(400))")
                                     return (path, -1)

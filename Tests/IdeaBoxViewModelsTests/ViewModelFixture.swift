@@ -3,11 +3,12 @@ import IdeaBoxFoundation
 import IdeaBoxViewModels
 import IdeaModel
 import IdeaStore
+import ProcessTestSupport
 
 /// A fresh in-memory database, a repository over it and a clock the test moves by hand.
 struct ViewModelFixture {
-    /// 2026-11-20T08:00:00.000Z: the fixed start of every test.
-    static let start = Timestamp(milliseconds: 1_795_161_600_000)
+    /// The fixed start of every test (2026-11-20T08:15:30.000Z).
+    static let start = TestTime.start
 
     let database: IdeaDatabase
     let clock: ManualClock

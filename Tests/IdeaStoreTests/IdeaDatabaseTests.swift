@@ -2,12 +2,44 @@ import Dispatch
 import Foundation
 import GRDB
 import IdeaModel
-import IdeaStore
+@testable import IdeaStore
 import Synchronization
 import Testing
 
 /// Opening a database: first-launch samples, the device id, WAL, several connections.
 @Suite struct IdeaDatabaseTests {
+    @Test("Opening tries again what SQLite refuses at once as busy or locked, within its limit; any other error, or busy past the limit, is thrown as it is")
+    func busyIsTriedAgain() throws {
+        var tries = 0
+        let value = try IdeaDatabase.retryingWhileBusy {
+            tries += 1
+            if tries == 1 { throw DatabaseError(resultCode: .SQLITE_BUSY) }
+            if tries == 2 { throw DatabaseError(resultCode: .SQLITE_LOCKED) }
+            return 7
+        }
+        #expect(value == 7 && tries == 3)
+
+        tries = 0
+        let damaged = #expect(throws: DatabaseError.self) {
+            try IdeaDatabase.retryingWhileBusy {
+                tries += 1
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT)
+            }
+        }
+        #expect(damaged?.resultCode == .SQLITE_CORRUPT)
+        #expect(tries == 1, "a damaged file is not tried again")
+
+        tries = 0
+        let busy = #expect(throws: DatabaseError.self) {
+            try IdeaDatabase.retryingWhileBusy(upTo: .milliseconds(20)) {
+                tries += 1
+                throw DatabaseError(resultCode: .SQLITE_BUSY)
+            }
+        }
+        #expect(busy?.resultCode == .SQLITE_BUSY)
+        #expect(tries > 1, "busy is tried again until the limit: \(tries)")
+    }
+
     private static func firstLaunch(_ seedsSamples: Bool, _ language: Language = .english) -> IdeaDatabase.FirstLaunch {
         IdeaDatabase.FirstLaunch(seedsSamples: seedsSamples, language: language, clock: .fixed(StoreFixture.start))
     }

@@ -2,11 +2,12 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
+import ProcessTestSupport
 import Testing
 
 /// How far this clock is from the remote's, and when that estimate stops holding.
 @Suite struct RemoteClockEstimateTests {
-    private static let start = Timestamp(milliseconds: 1_795_162_530_000)
+    private static let start = TestTime.start
     private static let day: Int64 = 86_400_000
 
     @Test func aClockADayAheadStampsByTheRemotesTimeWhileItRunsOn() {

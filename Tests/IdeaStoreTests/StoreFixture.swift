@@ -3,11 +3,12 @@ import GRDB
 import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
+import ProcessTestSupport
 
 /// A fresh in-memory IdeaBox database with a hand-moved clock and counting ids.
 struct StoreFixture {
-    /// 2026-11-20T08:15:30.000Z.
-    static let start = Timestamp(milliseconds: 1_795_162_530_000)
+    /// When the clock starts (2026-11-20T08:15:30.000Z).
+    static let start = TestTime.start
 
     let database: IdeaDatabase
     let clock: ManualClock

@@ -1,6 +1,7 @@
 import CloudKitModel
 import IdeaBoxFoundation
 import IdeaSync
+import ProcessTestSupport
 import Synchronization
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
 
     /// A listener over `feed`, what it told, and the scheduler it runs on.
     struct Harness {
-        let scheduler = ManualSyncScheduler(start: Timestamp(milliseconds: 1_795_161_600_000))
+        let scheduler = ManualSyncScheduler(start: TestTime.start)
         let feed: ScriptedChangeFeed
         let record = Told()
         let listener: ChangeListener
@@ -236,7 +237,7 @@ final class ScriptedChangeFeed: ZoneChangeFeed {
 extension ChangeListenerTests {
     @Test func aServerNothingListensForIsLookedForEverySecondAndItsFirstAnswerIsTold() async {
         let refused = CloudError.serverUnreachable(host: "127.0.0.1:8420", cause: .refused)
-        let scheduler = ManualSyncScheduler(start: Timestamp(milliseconds: 1_795_161_600_000))
+        let scheduler = ManualSyncScheduler(start: TestTime.start)
         let feed = ScriptedChangeFeed([.failure(refused), .timeout], startFailures: [nil] + Array(repeating: refused, count: 6) + [nil])
         let answers = Mutex(0)
         let listener = ChangeListener(

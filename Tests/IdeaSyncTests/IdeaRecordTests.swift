@@ -3,6 +3,7 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
+import ProcessTestSupport
 @testable import IdeaSync
 import Testing
 
@@ -93,10 +94,11 @@ import Testing
 
     /// The stamps cost at most 200 bytes of a record's JSON, even with three writers.
     @Test func theStampsAreSmall() throws {
-        let idea = Self.idea(updatedAt: 1_795_161_600_000, by: Self.me)
+        let now = TestTime.start.milliseconds
+        let idea = Self.idea(updatedAt: now, by: Self.me)
         let stamps = FieldStamps(
-            title: Self.order(1_795_161_600_000, Self.me), description: Self.order(1_795_161_500_000, Self.laptop),
-            isCompleted: Self.order(1_795_161_400_000, "dddd0003-0000-4000-8000-000000000000"))
+            title: Self.order(now, Self.me), description: Self.order(now - 100_000, Self.laptop),
+            isCompleted: Self.order(now - 200_000, "dddd0003-0000-4000-8000-000000000000"))
         let text = IdeaRecord.encode(stamps, recordDevice: idea.deviceId)
         let json = #","fieldStamps":{"value":"\#(text)","type":"STRING"}"#
         #expect(json.utf8.count <= 200, "\(json.utf8.count) bytes")

@@ -5,6 +5,7 @@ import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
 import IdeaSync
+import ProcessTestSupport
 import RemoteTestSupport
 import SQLiteRecordStore
 import ServerStore
@@ -14,8 +15,8 @@ import Synchronization
 /// clock: the embedded in-memory remote, or `ideabox serve` on 127.0.0.1 (with SQLite or
 /// PostgreSQL behind it) reached over HTTP.
 final class SyncFixture {
-    /// 2026-11-20T08:00:00.000Z.
-    static let start = Timestamp(milliseconds: 1_795_161_600_000)
+    /// When the clock starts (2026-11-20T08:15:30.000Z).
+    static let start = TestTime.start
 
     let scheduler: ManualSyncScheduler
     /// The embedded remote; for the served kinds the devices' faults only, which their

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import IdeaBoxFoundation
 import LibrarySync
+import ProcessTestSupport
 import Testing
 
 /// `LibraryFolder`'s files on disk (its sync is `LibrarySessionTests`').
@@ -15,8 +16,8 @@ struct LibraryFolderTests {
         let earlier = umask(0o022)
         defer { umask(earlier) }
         let folder = LibraryFolder(root: root)
-        try folder.write(Data("{}".utf8), at: LibraryPath("Items/繁體.json"), modified: Timestamp(milliseconds: 1_795_162_530_000))
-        try folder.write(Data("{}".utf8), at: LibraryPath("Favorite.json"), modified: Timestamp(milliseconds: 1_795_162_530_000))
+        try folder.write(Data("{}".utf8), at: LibraryPath("Items/繁體.json"), modified: TestTime.start)
+        try folder.write(Data("{}".utf8), at: LibraryPath("Favorite.json"), modified: TestTime.start)
         #expect(try Self.mode(of: root) == 0o700)
         #expect(try Self.mode(of: root.appendingPathComponent("Items")) == 0o700)
         #expect(try Self.mode(of: root.appendingPathComponent("Items/繁體.json")) == 0o600)

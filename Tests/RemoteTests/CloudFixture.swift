@@ -3,6 +3,7 @@ import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
 import PostgresRecordStore
+import ProcessTestSupport
 import RemoteTestSupport
 import ServerStore
 import Synchronization
@@ -11,8 +12,8 @@ import Testing
 /// A fresh in-memory remote with a hand-moved clock, a seeded generator and a sleeper that
 /// records instead of sleeping: embedded, or served over HTTP.
 struct CloudFixture {
-    /// 2026-11-20T08:15:30.000Z.
-    static let start = Timestamp(milliseconds: 1_795_162_530_000)
+    /// When the clock starts (2026-11-20T08:15:30.000Z).
+    static let start = TestTime.start
     /// The zone most tests use.
     static let zone = RecordZoneID(zoneName: "Ideas")
     /// The account every client is signed in to.

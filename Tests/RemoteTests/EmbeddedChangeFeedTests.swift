@@ -40,7 +40,7 @@ import Testing
         }
     }
 
-    @Test func anotherDevicesWriteWakesTheWaitWithItsZoneButOwnWritesAndOtherAccountsDoNot() async throws {
+    @Test func anotherDevicesWriteWakesTheWaitWithItsZoneButItsOwnAndOtherAccountsDoNot() async throws {
         let root = try Root()
         try root.writer.network.signIn(device: "stranger", account: "bob")
         let feed = try #require(root.reader.changeFeed(forDevice: "b"))

@@ -1,6 +1,8 @@
 import CloudKitModel
+import Logging
 @testable import PostgresRecordStore
 import ProcessTestSupport
+import RemoteTestSupport
 import ServerStore
 import Synchronization
 import Testing
@@ -53,5 +55,41 @@ import Testing
             Issue.record("expected down then back: \(changes)")
             return
         }
+    }
+
+    @Test("Calls that wait behind a busy pool are a queue, not a pool stuck: a look keeps the pool, and the call holding its one connection ends its work",
+          .enabled(if: TestPostgres.url != nil, "needs IDEABOX_TEST_POSTGRES_URL"), .timeLimit(.minutes(10)))
+    func aBusyPoolIsKept() async throws {
+        let location = try PostgresURL(try #require(TestPostgres.url))
+        var configuration = location.clientConfiguration
+        PostgresRecordStore.keepOpen(1, in: &configuration.options)
+        // The watch looks only when the test says (its timer is an hour).
+        let connections = PostgresConnections(
+            configuration: configuration, look: try location.connectionConfiguration(), logger: Logger(label: "test"),
+            connectionWait: .milliseconds(100), lookInterval: .seconds(3600))
+        defer { connections.close() }
+        let working = Latch()
+        defer { working.open() }
+        let holding = Task {
+            try await connections.withConnection { connection in
+                await working.wait()
+                return try await connection.query("SELECT 1", logger: Logger(label: "test")).collect().count
+            }
+        }
+        try await Poll.until("the first call holds the pool's one connection") { working.waiting == 1 }
+        let waiting = Task {
+            try await connections.withConnection { connection in
+                try await connection.query("SELECT 2", logger: Logger(label: "test")).collect().count
+            }
+        }
+        try await Poll.until("the second call has waited past its limit behind the first") {
+            connections.counts.longestWait > .milliseconds(200)
+        }
+        await connections.look()
+        #expect(connections.counts.opened == 1)
+        working.open()
+        #expect(try await holding.valueUnlessCancelled == 1)
+        #expect(try await waiting.valueUnlessCancelled == 1)
+        #expect(connections.counts.opened == 1)
     }
 }

@@ -237,7 +237,7 @@ struct QueryableFieldsTests {
             }
             let result = try await writing.modify(
                 account: Self.account, saves: changes.map { RecordSave($0, policy: .allKeys) },
-                deletes: deletions.map { RecordDeletion($0) }, atomic: true)
+                deletes: deletions.map { RecordDeletion($0) }, atomic: true, device: nil)
             #expect(result.failures.isEmpty)
             expected.withLock { records in
                 for record in result.saved { records[record.recordID] = record }

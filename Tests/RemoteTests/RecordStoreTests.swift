@@ -24,6 +24,45 @@ import Testing
         }
     }
 
+    @Test("Issue 61: each change records the device its save named (nil for none), a deletion too, the latest write of a name counting; who wrote the changes after a token is read once each, up to the limit, through the gate too",
+          arguments: RemoteKind.tested)
+    func changesRecordTheirWriters(kind: RemoteKind) async throws {
+        let fixture = try await CloudFixture(kind: kind)
+        let (store, account, zone) = (fixture.store, CloudFixture.account, CloudFixture.zone)
+        let gated = GatedRecordStore(store, limit: 2)
+        func save(_ names: [String], deleting deleted: [String] = [], by device: String?) async throws {
+            _ = try await store.modify(
+                account: account, saves: names.map { RecordSave(note($0), policy: .allKeys) }, deletes: deleted.map { RecordDeletion(id($0)) },
+                atomic: false, device: device)
+        }
+        func writers(since token: ChangeToken?, limit: Int = 10) async throws -> [Set<String?>] {
+            var found: [Set<String?>] = []
+            for reader in [store, gated as any RecordStore] {
+                found.append(Set(try await reader.changeWriters(account: account, in: zone, since: token, limit: limit)))
+            }
+            return found
+        }
+        try await store.createZone(zone, account: account)
+        #expect(try await writers(since: nil) == [[], []])
+        try await save(["a", "b"], by: nil)
+        let afterAnonymous = try await store.zoneTokens(account: account)[zone]
+        #expect(try await writers(since: nil) == [[nil], [nil]])
+        try await save(["c"], by: "phone")
+        #expect(try await writers(since: afterAnonymous) == [["phone"], ["phone"]], "only the phone wrote after the token")
+        try await save([], deleting: ["a"], by: "laptop")
+        #expect(try await writers(since: afterAnonymous) == [["phone", "laptop"], ["phone", "laptop"]])
+        #expect(try await writers(since: nil) == [[nil, "phone", "laptop"], [nil, "phone", "laptop"]])
+        #expect(try await writers(since: nil, limit: 2).allSatisfy { $0.count == 2 }, "at most the limit")
+        // "c" written again by the laptop: the phone wrote nothing that is still a change.
+        try await save(["c"], by: "laptop")
+        #expect(try await writers(since: afterAnonymous) == [["laptop"], ["laptop"]])
+        let now = try await store.zoneTokens(account: account)[zone]
+        #expect(try await writers(since: now) == [[], []])
+        await #expect(throws: CloudError.zoneNotFound) {
+            try await store.changeWriters(account: "someone-else", in: zone, since: nil, limit: 2)
+        }
+    }
+
     @Test("Accounts: found by name in any case; tokens by label, revoked one by one; the last use noted", arguments: RemoteKind.tested)
     func accountsAndTheirTokens(kind: RemoteKind) async throws {
         let store = try await CloudFixture(kind: kind).store

@@ -134,6 +134,33 @@ import Testing
         #expect(try store.asset(reference.checksum, account: "alice") == nil)
     }
 
+    @Test("Issue 61: a file an earlier server wrote opens with its changes written by no device (every poll counts them), and records the writer of each change since")
+    func earlierChangesHaveNoWriter() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let earlier = try DatabaseQueue(path: folder.appendingPathComponent(SQLiteRecordStore.fileName).path)
+        try SQLiteSchema.migrator.migrate(earlier, upTo: SQLiteSchema.Migration.storedFieldTypes.rawValue)
+        try earlier.write { db in
+            try db.execute(sql: "INSERT INTO zone (account, name, createdAt, changeSequence) VALUES ('alice', 'Ideas', 0, 2)")
+            try db.execute(sql: """
+                INSERT INTO record (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
+                VALUES (1, 'kept', 1, 'Idea', 'old', 0, 0, '{}');
+                INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt) VALUES (1, 'gone', 2, 'Idea', 0);
+                """)
+        }
+        try earlier.close()
+
+        let store = try SQLiteRecordStore.open(directory: folder, clock: WallClock { Timestamp(milliseconds: 0) })
+        let zone = RecordZoneID(zoneName: "Ideas")
+        #expect(try store.changeWriters(account: "alice", in: zone, since: nil, limit: 2) == [nil])
+        let token = try store.zoneTokens(account: "alice")[zone]
+        _ = try store.modify(
+            account: "alice", saves: [RecordSave(RemoteRecord(recordType: "Idea", recordID: RecordID(recordName: "new", zoneID: zone)), policy: .allKeys)],
+            deletes: [], atomic: false, device: "phone")
+        #expect(try store.changeWriters(account: "alice", in: zone, since: token, limit: 2) == ["phone"])
+    }
+
     @Test("A file an earlier server wrote, whose records' fields have no types kept, opens with each field typed as its first record's value is (every kind, lists by their first item, empty lists untyped), per account; a claim then reads them")
     func earlierRecordsTypeTheirFields() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
