@@ -122,13 +122,13 @@ public struct CloudServer: Sendable {
     /// Starts serving in the background and returns once the server listens (or throws why
     /// it could not: a `ListenError` for a port in use, say). Each of
     /// `gracefulShutdownSignals` stops it the way `RunningServer.stop()` does.
-    public func start(gracefulShutdownSignals: [UnixSignal] = []) throws -> RunningServer {
+    public func start(gracefulShutdownSignals: [UnixSignal] = []) async throws -> RunningServer {
         // Hummingbird's own service group, winding down after its server failed to bind,
         // deadlocked about one start in thirty (apple/swift-async-algorithms#430: `merge`
         // under a task executor preference), so `start` never returned: the common failures
         // are found first, with a bind of the address's own.
         try ListenError.check(host: host, port: port)
-        let ready = DispatchSemaphore(value: 0)
+        let ready = Latch()
         let port = Mutex<Int?>(nil)
         let failure = Mutex<(any Error)?>(nil)
         // The hub comes last, so that it is stopped first: its long polls are answered before
@@ -145,7 +145,7 @@ public struct CloudServer: Sendable {
             services: [
                 try application(hub: hub, metrics: metrics, uploads: uploads, onRunning: { listening in
                     port.withLock { $0 = listening }
-                    ready.signal()
+                    ready.open()
                 }),
                 AssetCollector(
                     store: store, clock: clock, logger: Self.logger, interval: assetCollectionInterval, tombstoneRetention: tombstoneRetention),
@@ -159,20 +159,18 @@ public struct CloudServer: Sendable {
         // process past it, which for a server run in a test is the test run.)
         configuration.maximumGracefulShutdownDuration = shutdownTimeout
         let group = ServiceGroup(configuration: configuration)
-        let finished = DispatchSemaphore(value: 0)
         // Every request handler is a child task of this one, so all of them run on threads
         // that may block on the store instead of Swift's few cooperative threads.
-        Task(executorPreference: BlockingTaskExecutor.shared) {
+        let finished = Task(executorPreference: BlockingTaskExecutor.shared) {
             do {
                 try await group.run()
             } catch {
                 failure.withLock { $0 = error }
             }
             uploads.remove()
-            ready.signal()
-            finished.signal()
+            ready.open()
         }
-        ready.wait()
+        await ready.opened()
         guard let listening = port.withLock({ $0 }) else {
             let error: any Error = failure.withLock { $0 } ?? CancellationError()
             // Before it listens, the only system calls that fail are the socket's own.
@@ -188,9 +186,9 @@ public final class RunningServer: Sendable {
     /// The port it listens on.
     public let port: Int
     private let group: ServiceGroup
-    private let finished: DispatchSemaphore
+    private let finished: Task<Void, Never>
 
-    init(port: Int, group: ServiceGroup, finished: DispatchSemaphore) {
+    init(port: Int, group: ServiceGroup, finished: Task<Void, Never>) {
         self.port = port
         self.group = group
         self.finished = finished
@@ -199,9 +197,9 @@ public final class RunningServer: Sendable {
     /// Stops taking connections, lets the requests in flight finish, and returns when the
     /// server has stopped. A store's transactions commit or roll back whole, so stopping
     /// never leaves a request half-written.
-    public func stop() {
+    public func stop() async {
         requestStop()
-        waitUntilStopped()
+        await waitUntilStopped()
     }
 
     /// Asks the server to stop as `stop()` does, without waiting for it.
@@ -210,9 +208,8 @@ public final class RunningServer: Sendable {
         Task(executorPreference: BlockingTaskExecutor.shared) { await group.triggerGracefulShutdown() }
     }
 
-    /// Blocks until the server has stopped (after a signal or `stop()`).
-    public func waitUntilStopped() {
-        finished.wait()
-        finished.signal()
+    /// Returns once the server has stopped (after a signal or `stop()`).
+    public func waitUntilStopped() async {
+        await finished.value
     }
 }

@@ -320,7 +320,8 @@ struct LongPollTests {
         try await stores[0].createZone(RecordZoneID(zoneName: "Ideas"), account: account)
         try await stores[0].saveSubscription(ZoneSubscription(id: "ideas", zone: RecordZoneID(zoneName: "Ideas")), account: account)
         let log = RequestLog(clock: .system) { _ in }
-        let servers = try stores.map { try CloudServer(store: $0, port: 0, containers: [ServedRemote.container], log: log).start() }
+        var servers: [RunningServer] = []
+        for store in stores { servers.append(try await CloudServer(store: store, port: 0, containers: [ServedRemote.container], log: log).start()) }
         defer { servers.forEach { $0.requestStop() } }
         let base = servers.map { "http://127.0.0.1:\($0.port)/database/1/\(Server.container)/production" }
         func post(_ server: Int, _ path: String, _ body: [String: Any]) async throws -> [String: Any] {

@@ -1,4 +1,5 @@
 import Foundation
+import IdeaBoxFoundation
 import ProcessTestSupport
 import RemoteTestSupport
 import ServerStore
@@ -206,8 +207,8 @@ struct QueryConformanceTests {
             held.open()
             never.open()
         }
-        fills.betweenBatches = { _ in await held.wait() }
-        fills.deadline = { _ in await due.wait() }
+        fills.betweenBatches = { _ in await held.opened() }
+        fills.deadline = { _ in await due.opened() }
         let first = Task { try await Self.query(server, sorts: [["fieldName": "rank"]]) }
         try await Poll.until("the query waits for the fill, held after its batch") { fills.counts.waiting == 1 && held.waiting == 1 }
         due.open()
@@ -215,7 +216,7 @@ struct QueryConformanceTests {
         #expect(refused.isError("TRY_AGAIN_LATER", status: 503) && refused.json["retryAfter"].number == 2, "\(refused)")
         #expect(refused.json["reason"].string?.hasPrefix("rank of Idea are being made queryable") == true, "\(refused)")
         #expect(fills.counts.running == 1)
-        fills.deadline = { _ in await never.wait() }
+        fills.deadline = { _ in await never.opened() }
         held.open()
         let answered = try await Self.query(server, sorts: [["fieldName": "rank"]])
         #expect(answered.status == 200 && answered.recordNames == ["q1", "q2", "q3", "q4", "q5"], "\(answered)")

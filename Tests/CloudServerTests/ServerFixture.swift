@@ -55,7 +55,7 @@ final class ServerFixture: Sendable {
         server.idleTimeout = idleTimeout
         if let maximumConnections { server.maximumConnections = maximumConnections }
         if let maximumUploads { server.maximumUploads = maximumUploads }
-        running = socket ? .socket(try server.start()) : .router(try await InProcessServer(server))
+        running = socket ? .socket(try await server.start()) : .router(try await InProcessServer(server))
     }
 
     /// The store with the three accounts, their tokens, zones and alice's record.
@@ -81,7 +81,7 @@ final class ServerFixture: Sendable {
     /// Stops a server on a socket as a SIGTERM stops `serve`, and returns once it has stopped.
     func stop() async throws {
         guard case .socket(let server) = running else { preconditionFailure("ServerFixture(socket: true)") }
-        try await OwnThread.run { server.stop() }
+        await server.stop()
     }
 
     /// Where the server listens; only a server on a socket has one.

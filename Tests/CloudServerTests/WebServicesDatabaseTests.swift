@@ -84,7 +84,7 @@ import Testing
     ])
     func errors(error: CloudError) async throws {
         let log = RequestLog(clock: .system) { _ in }
-        let running = try CloudServer(store: FailingStore(error: error), port: 0, containers: [ServedRemote.container], log: log).start()
+        let running = try await CloudServer(store: FailingStore(error: error), port: 0, containers: [ServedRemote.container], log: log).start()
         defer { running.requestStop() }
         let client = WebServicesDatabase(
             endpoint: .init(server: URL(string: "http://127.0.0.1:\(running.port)")!, container: ServedRemote.container), accountName: "alice",

@@ -70,7 +70,7 @@ import Testing
         defer { b.stop() }
         try await Self.waitUntil("b is live") { b.engine.delivery == .live && b.engine.status.isSynced }
 
-        server.running.stop()
+        await server.running.stop()
         try await Self.waitUntil("b says polling") { b.engine.delivery == .polling }
         server = try await Server(store: store, token: server.token, port: port)
         try await Self.waitUntil("b is live again") { b.engine.delivery == .live }
@@ -301,7 +301,7 @@ extension ChangeListenerServedTests {
                 try await store.addAccessToken(hash: hash, account: "default")
                 self.token = token
             }
-            running = try CloudServer(
+            running = try await CloudServer(
                 store: store, host: "127.0.0.1", port: port, containers: [ServedRemote.container], log: log).start()
         }
 

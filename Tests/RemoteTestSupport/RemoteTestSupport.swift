@@ -76,7 +76,7 @@ public final class ServedRemote: Sendable {
     public init(store: any RecordStore, account: String, maximumRecordsPerRequest: Int, clock: WallClock) async throws {
         try await store.addAccessToken(hash: AccessToken.hash(token), account: account)
         let log = RequestLog(clock: clock) { _ in }
-        running = try CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container], clock: clock, log: log).start()
+        running = try await CloudServer(store: store, host: "127.0.0.1", port: 0, containers: [Self.container], clock: clock, log: log).start()
         self.maximumRecordsPerRequest = maximumRecordsPerRequest
         self.account = account
     }

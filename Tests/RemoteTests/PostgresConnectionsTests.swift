@@ -1,4 +1,5 @@
 import CloudKitModel
+import IdeaBoxFoundation
 import Logging
 @testable import PostgresRecordStore
 import ProcessTestSupport
@@ -72,7 +73,7 @@ import Testing
         defer { working.open() }
         let holding = Task {
             try await connections.withConnection { connection in
-                await working.wait()
+                await working.opened()
                 return try await connection.query("SELECT 1", logger: Logger(label: "test")).collect().count
             }
         }

@@ -29,8 +29,8 @@ struct QueryableFillsTests {
             held.open()
             never.open()
         }
-        fills.deadline = { _ in await never.wait() }
-        fills.betweenBatches = { _ in await held.wait() }
+        fills.deadline = { _ in await never.opened() }
+        fills.betweenBatches = { _ in await held.opened() }
         let answers = Task {
             try await withThrowingTaskGroup(of: [String].self) { group in
                 for _ in 0..<8 { group.addTask { try await Fields.all(Self.byRank, store) } }
@@ -55,8 +55,8 @@ struct QueryableFillsTests {
             held.open()
             never.open()
         }
-        fills.betweenBatches = { _ in await held.wait() }
-        fills.deadline = { _ in await due.wait() }
+        fills.betweenBatches = { _ in await held.opened() }
+        fills.deadline = { _ in await due.opened() }
         // A request's wait (the web services give `QueryableFills.waitLimit`); a store's own
         // query waits for the fill however long it takes.
         let first = Task {
@@ -67,7 +67,7 @@ struct QueryableFillsTests {
         await #expect(throws: QueryableFills.StillFilling(recordType: "Idea", fieldNames: ["rank"])) { try await first.valueUnlessCancelled }
         #expect(fills.counts == (running: 1, waiting: 0))
 
-        fills.deadline = { _ in await never.wait() }
+        fills.deadline = { _ in await never.opened() }
         let again = Task { try await Fields.all(Self.byRank, store) }
         try await Poll.until("the query sent again joins the fill") { fills.counts == (running: 1, waiting: 1) }
         held.open()
@@ -84,8 +84,8 @@ struct QueryableFillsTests {
             held.open()
             never.open()
         }
-        fills.deadline = { _ in await never.wait() }
-        fills.betweenBatches = { _ in await held.wait() }
+        fills.deadline = { _ in await never.opened() }
+        fills.betweenBatches = { _ in await held.opened() }
         var byRankAndTitle = Self.byRank
         byRankAndTitle.sorts.append(.init(field: .field("title"), ascending: true))
         let both = Task { try await Fields.all(byRankAndTitle, store) }
@@ -107,8 +107,8 @@ struct QueryableFillsTests {
             held.open()
             never.open()
         }
-        fills.deadline = { _ in await never.wait() }
-        fills.betweenBatches = { _ in await held.wait() }
+        fills.deadline = { _ in await never.opened() }
+        fills.betweenBatches = { _ in await held.opened() }
         let waiting = Task { try await store.query(account: Fields.account, Self.byRank) }
         try await Poll.until("the query waits for the fill") { fills.counts.waiting == 1 && held.waiting == 1 }
         waiting.cancel()
@@ -130,10 +130,10 @@ struct QueryableFillsTests {
             held.open()
             never.open()
         }
-        fills.deadline = { _ in await never.wait() }
+        fills.deadline = { _ in await never.opened() }
         let batches = Mutex(0)
         fills.betweenBatches = { _ in
-            if batches.withLock({ $0 += 1; return $0 }) == 2 { await held.wait() }
+            if batches.withLock({ $0 += 1; return $0 }) == 2 { await held.opened() }
         }
         let query = Task { try await Fields.all(Self.byRank, gated) }
         try await Poll.until("the fill is held after its second batch") { held.waiting == 1 }

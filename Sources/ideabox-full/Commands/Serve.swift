@@ -225,20 +225,13 @@ extension IdeaBoxCommand {
             server.uploadFolder = try storeOptions.uploadFolder(context)
             let running: RunningServer
             do {
-                running = try server.start(gracefulShutdownSignals: [.sigterm, .sigint])
+                running = try await server.start(gracefulShutdownSignals: [.sigterm, .sigint])
             } catch let error as ListenError {
                 throw FullCommandError.cannotListen(host: error.host, port: error.port, code: error.code)
             }
             logger.notice(
                 "listening on \(server.scheme)://\(address.host):\(running.port) (store \(storeOptions.description(context)); container \(served.joined(separator: ", ")); open files up to \(files))")
-            // The server runs on its own executor; this task waits for it on a thread of its own,
-            // holding none of the cooperative pool's.
-            await withCheckedContinuation { (stopped: CheckedContinuation<Void, Never>) in
-                Thread {
-                    running.waitUntilStopped()
-                    stopped.resume()
-                }.start()
-            }
+            await running.waitUntilStopped()
             logger.notice("stopped")
         }
     }

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// A door a test opens once: tasks that `wait` are suspended (holding no thread) until it
-/// is opened, and pass at once after. For holding a store's work at a point the test names
-/// (a fill between its batches, a deadline not yet due) and letting it go when it chooses.
+/// A door opened once: tasks that await `opened()` are suspended (holding no thread) until
+/// it is opened, and pass at once after. A server's start awaits its listening so; a test
+/// holds a store's work at a point it names (a fill between its batches, a deadline not yet
+/// due) and lets it go when it chooses.
 public final class Latch: Sendable {
     private let state = Mutex<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
@@ -13,7 +14,7 @@ public final class Latch: Sendable {
     public var waiting: Int { state.withLock { $0.waiting.count } }
 
     /// Returns once the latch is open.
-    public func wait() async {
+    public func opened() async {
         await withCheckedContinuation { continuation in
             let isOpen = state.withLock { state in
                 if !state.isOpen { state.waiting.append(continuation) }
