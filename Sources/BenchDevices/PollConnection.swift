@@ -27,15 +27,15 @@ final class PollConnection: Sendable {
     private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     private let state = Mutex<(server: Server?, channel: (any Channel)?)>((nil, nil))
 
-    /// Connects to the server of `url` unless connected already (waiting: call it off the
-    /// event loops). Throws if `url` is not plain HTTP or names another server.
-    func connect(for url: URL) throws {
+    /// Connects to the server of `url` unless connected already. Throws if `url` is not
+    /// plain HTTP or names another server.
+    func connect(for url: URL) async throws {
         guard url.scheme == "http", let host = url.host, let port = url.port else { throw NotThisServer(url: url) }
         let server = Server(host: host, port: port)
         let current = state.withLock { $0 }
         if let known = current.server, known != server { throw NotThisServer(url: url) }
         if let channel = current.channel, channel.isActive { return }
-        let channel = try ClientBootstrap(group: group)
+        let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -43,7 +43,7 @@ final class PollConnection: Sendable {
                     try channel.pipeline.syncOperations.addHandler(AnswerHandler())
                 }
             }
-            .connect(host: host, port: port).wait()
+            .connect(host: host, port: port).get()
         state.withLock { $0 = (server, channel) }
     }
 

@@ -70,12 +70,11 @@ public final class WireDevice: Sendable {
     }
 
     /// Joins as the app's first sync and listener do: creates the zone, subscribes, takes the
-    /// webcourier URL and the database's token (waiting for each answer: call it off the event
-    /// loop), then holds its first poll and fetches everything so far.
-    public func start() throws {
-        let (client, zone) = (client, zone)
-        try onBenchThread { try await client.createZone(zone) }
-        try connect()
+    /// webcourier URL and the database's token, then holds its first poll and fetches
+    /// everything so far.
+    public func start() async throws {
+        try await client.createZone(zone)
+        try await connect()
     }
 
     /// Holds no poll after the one under way (which ends at once over a connection of its own).
@@ -101,10 +100,9 @@ public final class WireDevice: Sendable {
 
     /// Subscribes (waiting for the answers), then polls and fetches from where it stands, as
     /// the app's listener tells its engine of every zone each time it starts watching.
-    private func connect() throws {
-        let (client, zone) = (client, zone)
-        let cursor = try onBenchThread { try await client.startWatching([zone]) }
-        try connection?.connect(for: WebServicesDatabase.pollURL(after: cursor, seconds: pollSeconds))
+    private func connect() async throws {
+        let cursor = try await client.startWatching([zone])
+        try await connection?.connect(for: WebServicesDatabase.pollURL(after: cursor, seconds: pollSeconds))
         state.withLock { $0.cursor = cursor }
         poll()
         fetch()
@@ -119,10 +117,10 @@ public final class WireDevice: Sendable {
         }
         guard failures > 0 else { return }
         loop.scheduleTask(in: Self.retryDelay(afterFailure: failures)) {
-            // Subscribing waits for its answers: off the event loop.
-            DispatchQueue.global().async { [self] in
+            // Subscribing awaits its answers: in a task, off the event loop.
+            Task { [self] in
                 do {
-                    try connect()
+                    try await connect()
                 } catch {
                     failed(on: loop)
                 }

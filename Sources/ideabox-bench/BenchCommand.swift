@@ -4,7 +4,7 @@ import Foundation
 /// `ideabox-bench`: prints p50/p95 timings of IdeaBox's hot paths. Build it in release
 /// mode: `swift run -c release ideabox-bench store` (or `tui`, `sync`).
 @main
-struct BenchCommand: ParsableCommand {
+struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ideabox-bench",
         abstract: "Measure IdeaBox: p50 and p95 of its hot paths at scale.",

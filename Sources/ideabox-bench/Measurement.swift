@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ArgumentParser
 
 /// Timings of one operation, reported as percentiles.
@@ -14,6 +15,16 @@ struct Measurement {
         let clock = ContinuousClock()
         let start = clock.now
         let result = try body()
+        samples.append(clock.now - start)
+        return result
+    }
+
+    /// Awaits `body` once and records how long it took.
+    @discardableResult
+    mutating func time<T>(_ body: () async throws -> T) async rethrows -> T {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await body()
         samples.append(clock.now - start)
         return result
     }
@@ -42,12 +53,25 @@ struct Measurement {
     }
 }
 
-/// Waits, looking every `interval` seconds, until `condition` holds; throws naming `what`
-/// once `timeout` seconds pass first.
-func waitUntil(_ what: String, timeout: TimeInterval = 60, every interval: TimeInterval = 0.005, _ condition: () throws -> Bool) throws {
+/// Waits, looking every `interval` seconds (sleeping as a task: no thread is held), until
+/// `condition` holds; throws naming `what` once `timeout` seconds pass first.
+func waitUntil(_ what: String, timeout: TimeInterval = 60, every interval: TimeInterval = 0.005, _ condition: () throws -> Bool) async throws {
     let end = Date().addingTimeInterval(timeout)
     while try !condition() {
         guard Date() < end else { throw ValidationError("timed out waiting until \(what)") }
-        Thread.sleep(forTimeInterval: interval)
+        try await Task.sleep(for: .seconds(interval))
+    }
+}
+
+/// A value a benchmark's tasks share, behind a lock.
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+
+    init(_ value: Value) {
+        self.value = Mutex(value)
+    }
+
+    func withLock<Result: Sendable>(_ body: @Sendable (inout Value) -> Result) -> Result {
+        value.withLock { body(&$0) }
     }
 }

@@ -45,9 +45,12 @@ struct ByteScanTests {
         if sealed { _ = try await EnvelopeStore(database: device).publish(made.envelope) }
         try await database.createZone(EncryptionFixture.ideas)
         try await database.createZone(EncryptionFixture.library)
+        // Every word is in a record that stays: a deleted record's old bytes outlive its
+        // delete only until SQLite reuses their page, which the plain scan cannot count on.
         let ideas = [
             EncryptionFixture.idea("a", title: "Zanzibar marmalade", description: "秘密計畫"),
             EncryptionFixture.idea("b", title: "牛奶糖", description: "Zanzibar"),
+            EncryptionFixture.idea("c", title: "牛奶糖 and Zanzibar, kept"),
         ]
         _ = try await database.modify(saving: ideas, deleting: [], savePolicy: .allKeys)
         _ = try await database.modify(saving: [EncryptionFixture.idea("b", title: "", deleted: true)], deleting: [], savePolicy: .allKeys)

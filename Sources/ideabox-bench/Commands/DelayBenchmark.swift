@@ -1,6 +1,5 @@
 import AccountEncryption
 import ArgumentParser
-import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import Foundation
@@ -17,7 +16,7 @@ import Synchronization
 /// run their engines and long polls as the app does. Counts the requests each change costs.
 /// With `--encryption plain` or `sealed` each device syncs through the app's encryption layer
 /// (`EncryptedDatabase`), in a plain account or an encrypted one, as every device of the app does.
-struct DelayBenchmark: ParsableCommand {
+struct DelayBenchmark: AsyncParsableCommand {
     /// The layer each device syncs through.
     enum Layer: String, ExpressibleByArgument, CaseIterable {
         /// The HTTP client alone.
@@ -43,7 +42,7 @@ struct DelayBenchmark: ParsableCommand {
         guard changes > 0, delayMs >= 0 else { throw ValidationError("--changes must be positive and --delay-ms at least 0.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let served = try BenchServer(store: server.store!)
         defer { served.stop() }
         guard let serverPort = served.endpoint.server.port else { throw ValidationError("the server's URL names no port") }
@@ -62,7 +61,7 @@ struct DelayBenchmark: ParsableCommand {
         if encryption == .sealed {
             let made = try KeyEnvelope.make(passphrase: "bench passphrase", scrypt: ScryptParameters(logN: 10, blockSize: 8, parallelism: 1)!)
             let store = EnvelopeStore(database: try client())
-            guard case .published = try onBenchThread({ try await store.publish(made.envelope) }) else {
+            guard case .published = try await store.publish(made.envelope) else {
                 throw ValidationError("the account already had an envelope")
             }
             keyring = made.keyring
@@ -89,8 +88,8 @@ struct DelayBenchmark: ParsableCommand {
         try screen.start()
         a.start()
         b.start()
-        try waitUntil("A and B live") { [a, b].allSatisfy { $0.engine.delivery == .live && $0.engine.isSynced } }
-        Thread.sleep(forTimeInterval: Double(settleMs) / 1000)
+        try await waitUntil("A and B live") { [a, b].allSatisfy { $0.engine.delivery == .live && $0.engine.isSynced } }
+        try await Task.sleep(for: .milliseconds(settleMs))
 
         var fromSave = Measurement(name: "A's save → B's screen model")
         var untilShown: [Int] = []
@@ -113,14 +112,14 @@ struct DelayBenchmark: ParsableCommand {
                 expected = IdeaCounts(all: 0, completed: 0)
             }
             a.engine.localChangeHappened()
-            try waitUntil("B's screen shows change \(index)", every: 0.0002) {
+            try await waitUntil("B's screen shows change \(index)", every: 0.0002) {
                 screen.tick()
                 return screen.counts == expected
             }
             fromSave.record(clock.now - saved)
             untilShown.append(proxy.requestCount - before)
-            Thread.sleep(forTimeInterval: Double(settleMs) / 1000)
-            try waitUntil("A has sent change \(index)") { a.session.pendingCount() == 0 && a.engine.isSynced }
+            try await Task.sleep(for: .milliseconds(settleMs))
+            try await waitUntil("A has sent change \(index)") { a.session.pendingCount() == 0 && a.engine.isSynced }
             inAll.append(proxy.requestCount - before)
         }
         print("one change A → B, \(changes) changes (add, complete, delete in turn), both engines and long polls running:")

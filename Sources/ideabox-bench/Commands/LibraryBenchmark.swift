@@ -1,5 +1,4 @@
 import ArgumentParser
-import BenchDevices
 import CloudKitModel
 import EmbeddedRemote
 import Foundation
@@ -9,7 +8,7 @@ import LibrarySync
 /// `ideabox-bench library`: a library folder's first sync up and down, of many small files
 /// and of a few large ones (sent as assets), and a sync with nothing to do (how long the
 /// scan takes), through the embedded remote or `ideabox serve`.
-struct LibraryBenchmark: ParsableCommand {
+struct LibraryBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library", abstract: "Benchmark library sync: first sync up and down (small files, large files), and a no-change sync.")
 
@@ -21,7 +20,7 @@ struct LibraryBenchmark: ParsableCommand {
     @Option(help: "How many no-change syncs to time.") var idle = 30
     @OptionGroup var server: BenchServer.Options
 
-    func run() throws {
+    func run() async throws {
         let served = try server.store.map { try BenchServer(store: $0) }
         defer { served?.stop() }
         var ups: [Rate] = [], downs: [Rate] = [], largeUps: [Rate] = [], largeDowns: [Rate] = []
@@ -48,13 +47,13 @@ struct LibraryBenchmark: ParsableCommand {
                 let text = #"{"n":\#(UInt32.random(in: .min ... .max, using: &generator)),"t":"\#(body)"}"#
                 try a.folder.write(Data(text.utf8.prefix(bytes)), at: LibraryPath(path), modified: .init(Date()))
             }
-            let (up, down) = try Self.firstSync(a, b, files: files, bytes: bytes)
+            let (up, down) = try await Self.firstSync(a, b, files: files, bytes: bytes)
             ups.append(up)
             downs.append(down)
             if round == rounds - 1 {
-                _ = try onBenchThread { try await b.sync() }
+                _ = try await b.sync()
                 for _ in 0..<idle {
-                    let report = try idleSync.time { try onBenchThread { try await b.sync() } }
+                    let report = try await idleSync.time { try await b.sync() }
                     guard report == LibraryReport() else { throw ValidationError("a no-change sync did something: \(report)") }
                     try scan.time { _ = try b.folder.scan() }
                 }
@@ -65,7 +64,7 @@ struct LibraryBenchmark: ParsableCommand {
                 let data = Data((0..<largeBytes / 8).flatMap { _ in withUnsafeBytes(of: generator.next()) { Array($0) } })
                 try a.folder.write(data, at: LibraryPath(path), modified: .init(Date()))
             }
-            let (largeUp, largeDown) = try Self.firstSync(a, b, files: largeFiles, bytes: largeBytes)
+            let (largeUp, largeDown) = try await Self.firstSync(a, b, files: largeFiles, bytes: largeBytes)
             largeUps.append(largeUp)
             largeDowns.append(largeDown)
         }
@@ -85,14 +84,14 @@ struct LibraryBenchmark: ParsableCommand {
     private typealias Rate = (files: Double, megabytes: Double)
 
     /// Times A's sync of `files` new files of `bytes` each, then B's, and checks that all went across.
-    private static func firstSync(_ a: LibrarySession, _ b: LibrarySession, files: Int, bytes: Int) throws -> (up: Rate, down: Rate) {
+    private static func firstSync(_ a: LibrarySession, _ b: LibrarySession, files: Int, bytes: Int) async throws -> (up: Rate, down: Rate) {
         let total = Double(files * bytes) / 1_048_576
         let clock = ContinuousClock()
         var start = clock.now
-        let up = try onBenchThread { try await a.sync() }
+        let up = try await a.sync()
         let upSeconds = seconds(clock.now - start)
         start = clock.now
-        let down = try onBenchThread { try await b.sync() }
+        let down = try await b.sync()
         let downSeconds = seconds(clock.now - start)
         guard up.uploaded == files, down.downloaded == files, up.refused.isEmpty, down.refused.isEmpty else {
             throw ValidationError("sent \(up.uploaded) and received \(down.downloaded) of \(files) files; refused \(up.refused + down.refused)")

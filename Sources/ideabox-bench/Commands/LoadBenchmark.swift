@@ -1,5 +1,4 @@
 import ArgumentParser
-import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import Foundation
@@ -8,7 +7,7 @@ import Synchronization
 /// `ideabox-bench load`: many device clients at once against one `ideabox serve` process,
 /// each on a thread and a connection of its own: the requests per second the server holds,
 /// their p95, and afterwards every account checked for lost or duplicated records.
-struct LoadBenchmark: ParsableCommand {
+struct LoadBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load", abstract: "Benchmark the server: concurrent device clients, requests/s, p95, lost or duplicated records.")
 
@@ -23,48 +22,49 @@ struct LoadBenchmark: ParsableCommand {
 
     static let zone = RecordZoneID(zoneName: "Load")
 
-    func run() throws {
+    func run() async throws {
         let server = try BenchServer(store: store, tls: tls)
         defer { server.stop() }
         let process = ProcessInfo.processInfo.processIdentifier
         let owners = try (0..<accounts).map { try server.newAccount("load-\(process)-\($0)") }
         for owner in owners {
             let client = try server.client(owner)
-            try onBenchThread { try await client.createZone(Self.zone) }
+            try await client.createZone(Self.zone)
         }
 
-        let latencies = Mutex<[Duration]>([])
-        let saved = Mutex<[Int: Set<String>]>([:])
-        let errors = Mutex<[String: Int]>([:])
+        let latencies = Locked<[Duration]>([])
+        let saved = Locked<[Int: Set<String>]>([:])
+        let errors = Locked<[String: Int]>([:])
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         let start = ContinuousClock.now
-        let finished = DispatchGroup()
-        for client in 0..<clients {
-            finished.enter()
-            let account = client % accounts
-            let database = try server.client(owners[account])
-            Thread {
-                defer { finished.leave() }
-                var device = LoadDevice(name: "c\(client)", database: database)
-                while ContinuousClock.now < deadline {
-                    do {
-                        let timings = try device.step()
-                        latencies.withLock { $0.append(contentsOf: timings) }
-                    } catch {
-                        errors.withLock { $0[String(describing: error), default: 0] += 1 }
+        // Each client a task: its requests are awaited, so the two cores' threads serve all 50.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in 0..<clients {
+                let account = client % accounts
+                let database = try server.client(owners[account])
+                group.addTask {
+                    var device = LoadDevice(name: "c\(client)", database: database)
+                    while ContinuousClock.now < deadline {
+                        do {
+                            let timings = try await device.step()
+                            latencies.withLock { $0.append(contentsOf: timings) }
+                        } catch {
+                            errors.withLock { $0[String(describing: error), default: 0] += 1 }
+                        }
                     }
+                    let names = device.saved
+                    saved.withLock { $0[account, default: []].formUnion(names) }
                 }
-                saved.withLock { $0[account, default: []].formUnion(device.saved) }
-            }.start()
+            }
+            try await group.waitForAll()
         }
-        finished.wait()
         let elapsed = ContinuousClock.now - start
 
         var lost = 0
         var duplicated = 0
         var records = 0
         for (index, owner) in owners.enumerated() {
-            let names = try Self.allRecordNames(try server.client(owner))
+            let names = try await Self.allRecordNames(try server.client(owner))
             records += names.count
             duplicated += names.count - Set(names).count
             lost += saved.withLock { $0[index, default: []] }.subtracting(names).count
@@ -83,12 +83,12 @@ struct LoadBenchmark: ParsableCommand {
     }
 
     /// Every record name in the zone, as a new device's change fetch from the start lists them.
-    private static func allRecordNames(_ database: WebServicesDatabase) throws -> [String] {
+    private static func allRecordNames(_ database: WebServicesDatabase) async throws -> [String] {
         var names: [String] = []
         var token: ChangeToken?
         var page: ZoneChanges
         repeat {
-            page = try onBenchThread { [token] in try await database.fetchChanges(in: zone, since: token, resultsLimit: 400) }
+            page = try await database.fetchChanges(in: zone, since: token, resultsLimit: 400)
             names += page.changed.map(\.recordID.recordName)
             token = page.token
         } while page.moreComing
@@ -113,7 +113,7 @@ private struct LoadDevice {
     }
 
     /// One step; returns how long each request took.
-    mutating func step() throws -> [Duration] {
+    mutating func step() async throws -> [Duration] {
         var records = (0..<4).map { _ in
             counter += 1
             return RemoteRecord(
@@ -127,7 +127,7 @@ private struct LoadDevice {
         let clock = ContinuousClock()
         var start = clock.now
         let (database, sent) = (database, records)
-        let result = try onBenchThread { try await database.modify(saving: sent, deleting: [], savePolicy: .ifServerRecordUnchanged) }
+        let result = try await database.modify(saving: sent, deleting: [], savePolicy: .ifServerRecordUnchanged)
         let modify = clock.now - start
         for record in result.saved {
             saved.insert(record.recordID.recordName)
@@ -142,7 +142,7 @@ private struct LoadDevice {
         var page: ZoneChanges
         repeat {
             start = clock.now
-            page = try onBenchThread { [token] in try await database.fetchChanges(in: LoadBenchmark.zone, since: token, resultsLimit: 400) }
+            page = try await database.fetchChanges(in: LoadBenchmark.zone, since: token, resultsLimit: 400)
             timings.append(clock.now - start)
             token = page.token
         } while page.moreComing

@@ -14,7 +14,7 @@ import Synchronization
 /// long poll on a real `ideabox serve`, in three parts: one change's trip from A to B's
 /// screen model; what an idle device costs the server; and many devices holding polls on
 /// one server while others write.
-struct PushBenchmark: ParsableCommand {
+struct PushBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push", abstract: "Benchmark push: change latency, idle requests, and many devices holding long polls.")
 
@@ -56,7 +56,7 @@ struct PushBenchmark: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let files = FileLimit.raiseToHardLimit()
         // The devices of one account share its token here (a token each would take a process
         // each to make), so a token may hold as many polls as an account has devices; the
@@ -67,14 +67,14 @@ struct PushBenchmark: ParsableCommand {
         defer { served.forEach { $0.stop() } }
         let serverFiles = served[0].log.firstMatch(of: /open files up to (\d+)/).map { String($0.1) } ?? "?"
         print("remote: \(processes) ideabox serve over HTTP, store \(server.store!); the server's file limit \(serverFiles), this process's \(files)")
-        if changes > 0 { try latency(served[0]) }
-        if idleDevices > 0 { try idleCost(served[0]) }
-        if listeners > 0 { try fanOut(served) }
+        if changes > 0 { try await latency(served[0]) }
+        if idleDevices > 0 { try await idleCost(served[0]) }
+        if listeners > 0 { try await fanOut(served) }
     }
 
     // MARK: (a) One change, A to B's screen model
 
-    private func latency(_ served: BenchServer) throws {
+    private func latency(_ served: BenchServer) async throws {
         let account = try served.newAccount("push-latency-\(getpid())")
         let a = PushDevice(client: try served.client(account))
         let b = PushDevice(client: try served.client(account))
@@ -82,7 +82,7 @@ struct PushBenchmark: ParsableCommand {
         try screen.start()
         b.startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.b.notifications"))
         defer { b.stop() }
-        try waitUntil("B live") { b.engine.delivery == .live && b.engine.status.isSynced }
+        try await waitUntil("B live") { b.engine.delivery == .live && b.engine.status.isSynced }
 
         var fromPush = Measurement(name: "A's push starts → B's screen model")
         var fromCommit = Measurement(name: "A's push answered → B's screen model")
@@ -110,10 +110,10 @@ struct PushBenchmark: ParsableCommand {
             if byEngine {
                 a.engine.localChangeHappened()
             } else {
-                _ = try onBenchThread { try await a.session.run() }
+                _ = try await a.session.run()
             }
             let committed = clock.now
-            try waitUntil("B's screen shows change \(index)", every: 0.0002) {
+            try await waitUntil("B's screen shows change \(index)", every: 0.0002) {
                 screen.tick()
                 return screen.counts == expected
             }
@@ -133,17 +133,17 @@ struct PushBenchmark: ParsableCommand {
 
     // MARK: (b) What an idle device costs
 
-    private func idleCost(_ served: BenchServer) throws {
+    private func idleCost(_ served: BenchServer) async throws {
         let account = try served.newAccount("push-idle-\(getpid())")
         let devices = try (0..<idleDevices).map { _ in PushDevice(client: try served.client(account)) }
         for (index, device) in devices.enumerated() {
             device.startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.idle.\(index)"))
         }
         defer { devices.forEach { $0.stop() } }
-        try waitUntil("every idle device live") { devices.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced } }
-        Thread.sleep(forTimeInterval: 1)
+        try await waitUntil("every idle device live") { devices.allSatisfy { $0.engine.delivery == .live && $0.engine.status.isSynced } }
+        try await Task.sleep(for: .seconds(1))
         let before = served.log.split(separator: "\n").count
-        Thread.sleep(forTimeInterval: Double(idleSeconds))
+        try await Task.sleep(for: .seconds(idleSeconds))
         let lines = served.log.split(separator: "\n").dropFirst(before)
         let theirs = lines.filter { $0.hasSuffix(" \(account.name)") || $0.contains(" /webcourier/") }
         let perMinute = Double(theirs.count) / Double(idleDevices) / (Double(idleSeconds) / 60)
@@ -159,7 +159,7 @@ struct PushBenchmark: ParsableCommand {
     /// `listeners` devices hold long polls, `perAccount` to an account, spread over the
     /// servers; each account has one more device that writes. Each round `writers` of those
     /// write at once, the next accounts in turn, so every device is told of changes.
-    private func fanOut(_ servers: [BenchServer]) throws {
+    private func fanOut(_ servers: [BenchServer]) async throws {
         let accountCount = listeners / perAccount
         let accounts = try (0..<accountCount).map { try servers[0].newAccount("push-fan-\(getpid())-\($0)") }
         // The devices of an account share a pool of connections (each app has its own). With
@@ -178,13 +178,17 @@ struct PushBenchmark: ParsableCommand {
             // compiled on the writer's device, whose work here would take the cores from the
             // pushes and fan-outs measured.
             let failures = Locked(0)
-            DispatchQueue.concurrentPerform(iterations: writerDevices.count) { index in
-                do {
-                    _ = try onBenchThread { try await writerDevices[index].session.run() }
-                    _ = try writerDevices[index].repository.addIdea(title: "before the rounds, from writer \(index)")
-                    _ = try onBenchThread { try await writerDevices[index].session.send() }
-                } catch {
-                    failures.withLock { $0 += 1 }
+            await withTaskGroup(of: Void.self) { group in
+                for (index, writer) in writerDevices.enumerated() {
+                    group.addTask {
+                        do {
+                            _ = try await writer.session.run()
+                            _ = try writer.repository.addIdea(title: "before the rounds, from writer \(index)")
+                            _ = try await writer.session.send()
+                        } catch {
+                            failures.withLock { $0 += 1 }
+                        }
+                    }
                 }
             }
             guard failures.withLock({ $0 }) == 0 else { throw ValidationError("\(failures.withLock { $0 }) writers' first syncs failed") }
@@ -207,13 +211,13 @@ struct PushBenchmark: ParsableCommand {
         // A few hundred at a time, as devices come and go, not ten thousand in one second.
         for batch in stride(from: 0, to: listening.count, by: 500) {
             let starting = listening[batch..<min(batch + 500, listening.count)]
-            try Self.start(starting)
-            try waitUntil("devices \(batch + 1) to \(batch + starting.count) live", timeout: 600, every: 0.05) {
+            try await Self.start(starting)
+            try await waitUntil("devices \(batch + 1) to \(batch + starting.count) live", timeout: 600, every: 0.05) {
                 starting.allSatisfy(\.isLive)
             }
         }
         let liveAfter = clock.now - startedAt
-        Thread.sleep(forTimeInterval: 2)
+        try await Task.sleep(for: .seconds(2))
         let held = servers.map { $0.usage() }
         let refusedAtStart = servers.flatMap { $0.loggedLines(statusAtLeast: 500) }
         let refusedBefore = servers.map { $0.loggedLines(statusAtLeast: 500).count }
@@ -222,7 +226,7 @@ struct PushBenchmark: ParsableCommand {
         let idleStart = servers.map { $0.cpuTime() }
         let idleOwnStart = BenchServer.cpuTime(of: getpid())
         let idleClock = clock.now
-        Thread.sleep(forTimeInterval: Double(idleWindow))
+        try await Task.sleep(for: .seconds(idleWindow))
         let idleMinutes = Double((clock.now - idleClock) / .milliseconds(1)) / 60_000
         let idleCPU = zip(servers, idleStart).map { $0.cpuTime() - $1 }.reduce(Duration.zero, +)
         let idleOwnCPU = BenchServer.cpuTime(of: getpid()) - idleOwnStart
@@ -243,39 +247,38 @@ struct PushBenchmark: ParsableCommand {
             let starts = Locked([ContinuousClock.Instant](repeating: .now, count: chosen.count))
             let answers = Locked([ContinuousClock.Instant](repeating: .now, count: chosen.count))
             let failures = Locked(0)
-            // A thread each, so that all of them push at once (Dispatch would run as many as cores).
-            // Each saves its idea first, and all push once every one has saved: a save is the
-            // writer's own device's work, which on this machine would take the cores from the
-            // pushes and their fan-out that are measured.
-            let (saved, pushed) = (DispatchGroup(), DispatchGroup())
+            // Each writer saves its idea first, and all push at once (a task each) once every
+            // one has saved: a save is the writer's own device's work, which on this machine
+            // would take the cores from the pushes and their fan-out that are measured.
             for index in chosen.indices {
-                saved.enter()
-                pushed.enter()
-                Thread.detachNewThread {
-                    defer { pushed.leave() }
-                    do {
-                        let writer = writerDevices[chosen[index]]
+                do {
+                    _ = try writerDevices[chosen[index]].repository.addIdea(title: "round \(round) from writer \(chosen[index])")
+                } catch {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+            let writerSync = writerSync
+            await withTaskGroup(of: Void.self) { group in
+                for index in chosen.indices {
+                    let writer = writerDevices[chosen[index]]
+                    group.addTask {
                         do {
-                            defer { saved.leave() }
-                            _ = try writer.repository.addIdea(title: "round \(round) from writer \(chosen[index])")
+                            starts.withLock { $0[index] = .now }
+                            switch writerSync {
+                            case .send: _ = try await writer.session.send()
+                            case .run: _ = try await writer.session.run()
+                            }
+                            answers.withLock { $0[index] = .now }
+                        } catch {
+                            failures.withLock { $0 += 1 }
                         }
-                        saved.wait()
-                        starts.withLock { $0[index] = .now }
-                        switch writerSync {
-                        case .send: _ = try onBenchThread { try await writer.session.send() }
-                        case .run: _ = try onBenchThread { try await writer.session.run() }
-                        }
-                        answers.withLock { $0[index] = .now }
-                    } catch {
-                        failures.withLock { $0 += 1 }
                     }
                 }
             }
-            pushed.wait()
             guard failures.withLock({ $0 }) == 0 else { throw ValidationError("a writer's sync failed in round \(round)") }
             for account in chosen { written[account] += 1 }
             let told = chosen.flatMap { account in (0..<perAccount).map { listening[account + $0 * accountCount] } }
-            try waitUntil("round \(round) everywhere", timeout: 300) {
+            try await waitUntil("round \(round) everywhere", timeout: 300) {
                 try told.enumerated().allSatisfy { try $1.ideaCount() == written[chosen[$0 / perAccount]] }
             }
             let (roundStarts, roundAnswers) = (starts.withLock { $0 }, answers.withLock { $0 })
@@ -296,7 +299,7 @@ struct PushBenchmark: ParsableCommand {
         // What the servers keep once the rounds are over: at once, and 3 s later, once `serve`
         // has had time to give back what the rounds freed (it looks once a second).
         let afterRounds = servers.map { $0.usage().residentMiB }
-        Thread.sleep(forTimeInterval: 3)
+        try await Task.sleep(for: .seconds(3))
         let settled = servers.map { $0.usage().residentMiB }
         let everyAccountWoken = rounds * min(writers, accountCount) >= accountCount
         // Every device holds exactly its writer's ideas: none lost, none twice, none other.
@@ -337,27 +340,24 @@ struct PushBenchmark: ParsableCommand {
             + "\(failures) of the devices' requests failed (retried)")
     }
 
-    /// Starts `starting`: app devices each on a thread of its own, wire devices a few at a
-    /// time (each waits for its subscription's answers, then polls on the event loop).
-    private static func start(_ starting: ArraySlice<any FanOutDevice>) throws {
+    /// Starts `starting`, 16 at a time (each awaits its subscription's answers, then polls).
+    private static func start(_ starting: ArraySlice<any FanOutDevice>) async throws {
         let failures = Locked(0)
-        let threads = DispatchGroup()
         let devices = Array(starting)
-        let threadCount = 16
-        for first in 0..<threadCount {
-            threads.enter()
-            Thread.detachNewThread {
-                defer { threads.leave() }
-                for device in stride(from: first, to: devices.count, by: threadCount).map({ devices[$0] }) {
-                    do {
-                        try device.start()
-                    } catch {
-                        failures.withLock { $0 += 1 }
+        let lanes = 16
+        await withTaskGroup(of: Void.self) { group in
+            for first in 0..<lanes {
+                group.addTask {
+                    for device in stride(from: first, to: devices.count, by: lanes).map({ devices[$0] }) {
+                        do {
+                            try await device.start()
+                        } catch {
+                            failures.withLock { $0 += 1 }
+                        }
                     }
                 }
             }
         }
-        threads.wait()
         guard failures.withLock({ $0 }) == 0 else { throw ValidationError("\(failures.withLock { $0 }) devices could not start") }
     }
 
@@ -389,7 +389,7 @@ enum WriterSync: String, ExpressibleByArgument, CaseIterable {
 /// A device that listens in the fan-out part.
 private protocol FanOutDevice: Sendable {
     /// Starts listening (and fetching what is there).
-    func start() throws
+    func start() async throws
     /// Whether it holds its long poll and has what it was told of.
     var isLive: Bool { get }
     /// When each notification arrived.
@@ -412,7 +412,7 @@ extension WireDevice: FanOutDevice {
 
 extension PushDevice: FanOutDevice {
     func start() {
-        startListening(scheduler: ThreadSyncScheduler())
+        startListening(scheduler: DispatchSyncScheduler(clock: .system, label: "bench.fan-out.notifications"))
     }
 
     var isLive: Bool { engine.delivery == .live && engine.status.isSynced }
@@ -434,18 +434,5 @@ extension SyncStatus {
     fileprivate var isSynced: Bool {
         if case .synced = self { return true }
         return false
-    }
-}
-
-/// A value the writers' threads share, behind a lock.
-private final class Locked<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-
-    init(_ value: Value) {
-        self.value = Mutex(value)
-    }
-
-    func withLock<Result: Sendable>(_ body: @Sendable (inout Value) -> Result) -> Result {
-        value.withLock { body(&$0) }
     }
 }

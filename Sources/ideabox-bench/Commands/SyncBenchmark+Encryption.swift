@@ -1,6 +1,5 @@
 import AccountEncryption
 import ArgumentParser
-import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import EmbeddedRemote
@@ -16,7 +15,7 @@ import IdeaSync
 /// reach the remote as the app does: through `EncryptedDatabase`, which reads the envelope at
 /// each sync's start and seals and opens every record; the plain ones straight.
 extension SyncBenchmark {
-    func runPaired() throws {
+    func runPaired() async throws {
         let corpus = Self.pairedCorpus(count: ideas)
         let served = try server.store.map { try BenchServer(store: $0) }
         defer { served?.stop() }
@@ -24,7 +23,7 @@ extension SyncBenchmark {
         var rates: [Bool: (uploads: [Int], downloads: [Int])] = [false: ([], []), true: ([], [])]
         for round in 0..<rounds {
             for encrypted in round % 2 == 0 ? [false, true] : [true, false] {
-                let (upload, download) = try Self.initialSync(
+                let (upload, download) = try await Self.initialSync(
                     corpus, name: "round-\(round)-\(encrypted ? "sealed" : "plain")", server: served, keys: encrypted ? creation : nil)
                 rates[encrypted]!.uploads.append(upload)
                 rates[encrypted]!.downloads.append(download)
@@ -45,7 +44,7 @@ extension SyncBenchmark {
     /// sealed with `keys`' keyring if given. Returns the records/s each way.
     private static func initialSync(
         _ corpus: [Idea], name: String, server: BenchServer?, keys: KeyEnvelope.Creation?
-    ) throws -> (upload: Int, download: Int) {
+    ) async throws -> (upload: Int, download: Int) {
         let process = ProcessInfo.processInfo.processIdentifier
         let root = URL(fileURLWithPath: NSTemporaryDirectory() + "ideabox-bench-paired-\(process)-\(name)")
         try? FileManager.default.removeItem(at: root)
@@ -64,7 +63,7 @@ extension SyncBenchmark {
         }
         if let keys {
             let store = EnvelopeStore(database: remotes[0].base)
-            guard case .published = try onBenchThread({ try await store.publish(keys.envelope) }) else {
+            guard case .published = try await store.publish(keys.envelope) else {
                 throw ValidationError("the account already had an envelope")
             }
         }
@@ -84,10 +83,10 @@ extension SyncBenchmark {
         _ = try devices[0].repository.importIdeas(corpus)
         let clock = ContinuousClock()
         var start = clock.now
-        let sent = try onBenchThread { try await devices[0].session.run() }.sent
+        let sent = try await devices[0].session.run().sent
         let upload = pairedRate(sent, clock.now - start)
         start = clock.now
-        let received = try onBenchThread { try await devices[1].session.run() }.received
+        let received = try await devices[1].session.run().received
         let download = pairedRate(received, clock.now - start)
         guard sent == corpus.count, received == corpus.count else {
             throw ValidationError("sent \(sent) and received \(received) of \(corpus.count) ideas")

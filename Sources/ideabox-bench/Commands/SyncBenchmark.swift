@@ -1,6 +1,5 @@
 import AccountEncryption
 import ArgumentParser
-import BenchDevices
 import CloudHTTPClient
 import CloudKitModel
 import EmbeddedRemote
@@ -13,7 +12,7 @@ import IdeaSync
 /// `ideabox-bench sync`: the initial sync of many ideas from one device through the
 /// embedded remote (or `ideabox serve` over HTTP) to a new device, and one change's round
 /// trip between two devices.
-struct SyncBenchmark: ParsableCommand {
+struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync", abstract: "Benchmark sync: initial sync rates, and one change's trip from device A to B.")
 
@@ -30,8 +29,8 @@ struct SyncBenchmark: ParsableCommand {
         guard rounds > 0 else { throw ValidationError("--rounds is at least 1.") }
     }
 
-    func run() throws {
-        if comparesEncryption { return try runPaired() }
+    func run() async throws {
+        if comparesEncryption { return try await runPaired() }
         let corpus = Self.corpus(count: ideas)
         // Over HTTP: one server process for every round, a new account (an empty remote) per round.
         let served = try server.store.map { try BenchServer(store: $0) }
@@ -40,21 +39,21 @@ struct SyncBenchmark: ParsableCommand {
         var downloads: [Int] = []
         var tripReports: [String] = []
         for round in 0..<rounds {
-            let (upload, download) = try Self.withDevices("round-\(round)", server: served) { a, b in
+            let (upload, download) = try await Self.withDevices("round-\(round)", server: served) { a, b in
                 _ = try a.repository.importIdeas(corpus)
                 let clock = ContinuousClock()
                 var start = clock.now
-                let sent = try onBenchThread { try await a.session.run() }.sent
+                let sent = try await a.session.run().sent
                 let upload = Self.rate(sent, clock.now - start)
                 start = clock.now
-                let received = try onBenchThread { try await b.session.run() }.received
+                let received = try await b.session.run().received
                 let download = Self.rate(received, clock.now - start)
                 guard sent == corpus.count, received == corpus.count else {
                     throw ValidationError("sent \(sent) and received \(received) of \(corpus.count) ideas")
                 }
                 if round == rounds - 1 {
                     // One change at a time between two devices that hold the whole corpus.
-                    tripReports = try timeTrips(a, b)
+                    tripReports = try await timeTrips(a, b)
                 }
                 return (upload, download)
             }
@@ -70,8 +69,8 @@ struct SyncBenchmark: ParsableCommand {
 
     /// A and B over one new remote in a new temporary data root, removed afterwards.
     private static func withDevices<T>(
-        _ name: String, server: BenchServer?, _ body: (Device, Device) throws -> T
-    ) throws -> T {
+        _ name: String, server: BenchServer?, _ body: (Device, Device) async throws -> T
+    ) async throws -> T {
         let process = ProcessInfo.processInfo.processIdentifier
         let root = URL(fileURLWithPath: NSTemporaryDirectory() + "ideabox-bench-sync-\(process)-\(name)")
         try? FileManager.default.removeItem(at: root)
@@ -84,7 +83,7 @@ struct SyncBenchmark: ParsableCommand {
             let cloud = try SimulatedCloud.open(directory: root, clock: .system)
             remotes = (cloud.database(forDevice: "a"), cloud.database(forDevice: "b"))
         }
-        return try body(try device("a", root: root, remote: remotes.0), try device("b", root: root, remote: remotes.1))
+        return try await body(try device("a", root: root, remote: remotes.0), try device("b", root: root, remote: remotes.1))
     }
 
     private static func corpus(count: Int) -> [Idea] {
@@ -98,13 +97,13 @@ struct SyncBenchmark: ParsableCommand {
     }
 
     /// Times one change's trip from A to B, by the work and with both engines running.
-    private func timeTrips(_ a: Device, _ b: Device) throws -> [String] {
+    private func timeTrips(_ a: Device, _ b: Device) async throws -> [String] {
         var work = Measurement(name: "one change A → B: the work (A's sync + B's sync)")
         for index in 0..<trips {
             _ = try a.repository.addIdea(title: "change \(index)")
-            try work.time {
-                _ = try onBenchThread { try await a.session.run() }
-                _ = try onBenchThread { try await b.session.run() }
+            try await work.time {
+                _ = try await a.session.run()
+                _ = try await b.session.run()
             }
         }
 
@@ -115,15 +114,15 @@ struct SyncBenchmark: ParsableCommand {
         let engineB = SyncEngine(session: b.session, scheduler: schedulerB)
         engineA.start()
         engineB.start()
-        Thread.sleep(forTimeInterval: 2)
+        try await Task.sleep(for: .seconds(2))
         for index in 0..<trips {
             // Changes land at random points of B's periodic cycle, as real edits do.
-            Thread.sleep(forTimeInterval: Double(index % 10) / 10)
-            try trip.time {
+            try await Task.sleep(for: .milliseconds(index % 10 * 100))
+            try await trip.time {
                 let idea = try a.repository.addIdea(title: "trip \(index)")
                 engineA.localChangeHappened()
                 while try b.repository.idea(id: idea.id) == nil {
-                    Thread.sleep(forTimeInterval: 0.005)
+                    try await Task.sleep(for: .milliseconds(5))
                 }
             }
         }

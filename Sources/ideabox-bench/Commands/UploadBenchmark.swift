@@ -1,5 +1,4 @@
 import ArgumentParser
-import BenchDevices
 import CloudKitModel
 import Foundation
 import Synchronization
@@ -8,7 +7,7 @@ import Synchronization
 /// each from a thread and a connection of its own: how long each took, and the server's
 /// resident memory before and at its peak (the question being whether an upload in flight
 /// costs memory in proportion to its size). Every asset is then downloaded and compared.
-struct UploadBenchmark: ParsableCommand {
+struct UploadBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uploads", abstract: "Benchmark the server's memory: large asset uploads at once, peak RSS, time each.")
 
@@ -23,7 +22,7 @@ struct UploadBenchmark: ParsableCommand {
         guard (1...64).contains(megabytes), (1...64).contains(count) else { throw ValidationError("--megabytes is 1 to 64 and --count 1 to 64.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let server = try BenchServer(store: store)
         defer { server.stop() }
         let owner = try server.newAccount("uploads-\(ProcessInfo.processInfo.processIdentifier)")
@@ -38,27 +37,26 @@ struct UploadBenchmark: ParsableCommand {
         }
         let before = server.usage().residentMiB
 
-        let times = Mutex<[Duration]>([])
-        let references = Mutex<[Int: AssetReference]>([:])
-        let failures = Mutex<[String]>([])
-        let finished = DispatchGroup()
+        let times = Locked<[Duration]>([])
+        let references = Locked<[Int: AssetReference]>([:])
+        let failures = Locked<[String]>([])
         let started = ContinuousClock.now
-        for (index, data) in assets.enumerated() {
-            finished.enter()
-            let database = try server.client(owner)
-            Thread {
-                defer { finished.leave() }
-                let start = ContinuousClock.now
-                do {
-                    let reference = try onBenchThread { try await database.uploadAsset(data) }
-                    times.withLock { $0.append(ContinuousClock.now - start) }
-                    references.withLock { $0[index] = reference }
-                } catch {
-                    failures.withLock { $0.append(String(describing: error)) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, data) in assets.enumerated() {
+                let database = try server.client(owner)
+                group.addTask {
+                    let start = ContinuousClock.now
+                    do {
+                        let reference = try await database.uploadAsset(data)
+                        times.withLock { $0.append(ContinuousClock.now - start) }
+                        references.withLock { $0[index] = reference }
+                    } catch {
+                        failures.withLock { $0.append(String(describing: error)) }
+                    }
                 }
-            }.start()
+            }
+            try await group.waitForAll()
         }
-        finished.wait()
         let elapsed = ContinuousClock.now - started
         let peak = server.peakResidentMiB
 
@@ -66,7 +64,7 @@ struct UploadBenchmark: ParsableCommand {
         let reader = try server.client(owner)
         for (index, data) in assets.enumerated() {
             guard let reference = references.withLock({ $0[index] }) else { continue }
-            if (try? onBenchThread { try await reader.fetchAsset(reference) }) == data { intact += 1 }
+            if (try? await reader.fetchAsset(reference)) == data { intact += 1 }
         }
 
         var measurement = Measurement(name: "upload of \(megabytes) MiB (\(count) at once)")
