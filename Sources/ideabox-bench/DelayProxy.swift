@@ -4,8 +4,8 @@ import Synchronization
 
 /// A TCP proxy on 127.0.0.1 that holds every chunk it relays for a fixed delay, each way,
 /// so that a loopback server looks as far away as a real one (25 ms each way is a round
-/// trip of 50 ms). It counts the HTTP requests that pass through it. Plain sockets and a
-/// thread per direction: the benchmark's few connections need nothing more.
+/// trip of 50 ms). It counts the HTTP requests that pass through it. Plain sockets, a reading
+/// thread per direction and a writing task: the benchmark's few connections need nothing more.
 final class DelayProxy: Sendable {
     /// The port it listens on; connect here instead of the server's.
     let port: Int
@@ -79,10 +79,11 @@ final class DelayProxy: Sendable {
         }
     }
 
-    /// Reads chunks from `source` on one thread and writes each to `destination` on another,
-    /// `delay` after it was read, in order; closes the writing half at the end.
+    /// Reads chunks from `source` on a thread and writes each to `destination` from a task,
+    /// `delay` after it was read, in order; closes the writing half at the end. (A write to
+    /// a loopback socket of this benchmark's small chunks does not wait for the peer.)
     private func relay(from source: Int32, to destination: Int32, countsRequests: Bool, then finish: @escaping @Sendable () -> Void) {
-        let queue = ChunkQueue()
+        let (chunks, queue) = AsyncStream.makeStream(of: (due: ContinuousClock.Instant, bytes: [UInt8]).self)
         let delay = delay
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -91,21 +92,19 @@ final class DelayProxy: Sendable {
                 guard count > 0 else { break }
                 let chunk = Array(buffer[0..<count])
                 if countsRequests, Self.startsRequest(chunk) { requests.add(1, ordering: .relaxed) }
-                queue.put((ContinuousClock.now + delay, chunk))
+                queue.yield((ContinuousClock.now + delay, chunk))
             }
-            queue.put(nil)
+            queue.finish()
         }
-        Thread.detachNewThread {
-            while let (due, chunk) = queue.take() {
-                let wait = due - ContinuousClock.now
-                if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
+        Task {
+            relaying: for await (due, chunk) in chunks {
+                try? await Task.sleep(until: due, clock: .continuous)
                 var written = 0
                 while written < chunk.count {
                     let count = chunk.withUnsafeBytes { write(destination, $0.baseAddress! + written, chunk.count - written) }
-                    guard count > 0 else { break }
+                    guard count > 0 else { break relaying }
                     written += count
                 }
-                if written < chunk.count { break }
             }
             shutdown(destination, Int32(SHUT_WR))
             finish()
@@ -128,26 +127,5 @@ final class DelayProxy: Sendable {
     struct ProxyError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
-    }
-}
-
-/// Chunks waiting for their time, first in first out; nil marks the end.
-private final class ChunkQueue: @unchecked Sendable {
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var chunks: [(ContinuousClock.Instant, [UInt8])?] = []
-
-    func put(_ chunk: (ContinuousClock.Instant, [UInt8])?) {
-        condition.lock()
-        chunks.append(chunk)
-        condition.signal()
-        condition.unlock()
-    }
-
-    func take() -> (ContinuousClock.Instant, [UInt8])? {
-        condition.lock()
-        defer { condition.unlock() }
-        while chunks.isEmpty { condition.wait() }
-        return chunks.removeFirst()
     }
 }
