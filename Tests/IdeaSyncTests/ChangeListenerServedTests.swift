@@ -259,16 +259,9 @@ import Testing
         try await feed.waitForChanges(after: cursor, seconds: seconds)
     }
 
-    /// Waits until `lines` has not grown for 200 ms: the devices' requests have settled.
+    /// Waits until `lines` has not grown for 200 ms of the clock: the devices' requests have settled.
     static func waitUntilQuiet(_ lines: Lines) async throws {
-        var seen = -1
-        var quietPolls = 0
-        try await waitUntil("the requests settle") {
-            let count = lines.all.count
-            quietPolls = count == seen ? quietPolls + 1 : 0
-            seen = count
-            return quietPolls >= 10
-        }
+        try await Poll.untilQuiet("the requests settle", timeout: deadline, every: .milliseconds(20)) { lines.all.count }
     }
 
     /// Waits, looking every 20 ms, until `condition` holds; fails after `deadline` (`Poll.until`).

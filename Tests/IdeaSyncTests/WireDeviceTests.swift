@@ -6,6 +6,7 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaStore
 import IdeaSync
+import ProcessTestSupport
 import SQLiteRecordStore
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
         _ = try await writer.session.run()
         // Pages of 10, so that a write of more than a poll carries (20 records) takes three.
         let device = WireDevice(client: server.client(), zone: SyncSession.zone, pollSeconds: 60, resultsLimit: 10, ownConnection: ownConnection)
-        try device.start()
+        try await device.start()
         defer { device.stop() }
         try await Self.waitUntil("the device is live") { device.isLive }
         try await Self.waitUntilQuiet(lines)
@@ -69,7 +70,7 @@ import Testing
         let wire = WireDevice(
             client: wireServer.client(), zone: SyncSession.zone, pollSeconds: ChangeListener.pollSeconds, resultsLimit: SyncSession.fetchLimit,
             ownConnection: ownConnection)
-        try wire.start()
+        try await wire.start()
         defer { wire.stop() }
         try await Self.waitUntil("both devices are live") {
             app.engine.delivery == .live && app.engine.status.isSynced && wire.isLive
@@ -106,18 +107,9 @@ import Testing
         try await Served.waitUntil(what, deadline: deadline, condition)
     }
 
-    /// Waits until `lines` has not grown for 200 ms of the clock (not for a count of looks,
-    /// which a busy machine stretches): the requests have settled.
+    /// Waits until `lines` has not grown for 200 ms of the clock: the requests have settled.
     static func waitUntilQuiet(_ lines: Lines) async throws {
-        var seen = lines.all.count
-        var since = ContinuousClock.now
-        try await waitUntil("the requests settle") {
-            let count = lines.all.count
-            if count != seen {
-                (seen, since) = (count, ContinuousClock.now)
-            }
-            return ContinuousClock.now - since >= .milliseconds(200)
-        }
+        try await Poll.untilQuiet("the requests settle", timeout: deadline, every: .milliseconds(20)) { lines.all.count }
     }
 
     /// The requests in `lines` as method, path and status, sorted (the writer's and the

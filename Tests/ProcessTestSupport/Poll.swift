@@ -23,6 +23,24 @@ public enum Poll {
             try await Task.sleep(for: interval)
         }
     }
+
+    /// Returns once `count` has not changed for `quiet` of the clock (not for a number of
+    /// looks, which a busy machine stretches): what it counts (requests, lines of a log) has
+    /// settled. Throws as `until` does if it keeps changing past `timeout`.
+    public static func untilQuiet(
+        _ what: String, for quiet: Duration = .milliseconds(200), timeout: Duration = .seconds(10),
+        every interval: Duration = .milliseconds(10), _ count: () throws -> Int
+    ) async throws {
+        var seen = try count()
+        var since = ContinuousClock.now
+        try await until(what, timeout: timeout, every: interval) {
+            let now = try count()
+            if now != seen {
+                (seen, since) = (now, ContinuousClock.now)
+            }
+            return ContinuousClock.now - since >= quiet
+        }
+    }
 }
 
 /// A condition that did not come true in time.
