@@ -3,6 +3,7 @@ import CloudKitModel
 import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
+import RemoteTestSupport
 import Synchronization
 import Testing
 
@@ -147,56 +148,4 @@ struct RecordRewriterTests {
     private func batched(_ base: any CloudDatabase) -> any CloudDatabase {
         RacingDatabase(base: base, maximumRecordsPerRequest: 3) { _ in }
     }
-}
-
-/// A remote on which another device saves (`race`) just before this device's first
-/// conditional save (or before every one), as if it had saved between the read and the write.
-final class RacingDatabase: CloudDatabase, Sendable {
-    let base: any CloudDatabase
-    let maximumRecordsPerRequest: Int
-    private let every: Bool
-    private let race: @Sendable (any CloudDatabase) async throws -> Void
-    private let count = Mutex(0)
-    private let saves = Mutex(0)
-
-    init(
-        base: any CloudDatabase, maximumRecordsPerRequest: Int = 400, every: Bool = false,
-        race: @escaping @Sendable (any CloudDatabase) async throws -> Void
-    ) {
-        self.base = base
-        self.maximumRecordsPerRequest = maximumRecordsPerRequest
-        self.every = every
-        self.race = race
-    }
-
-    /// How many times the other device saved.
-    var races: Int { count.withLock { $0 } }
-    /// How many requests saved records.
-    var saveRequests: Int { saves.withLock { $0 } }
-
-    func accountStatus() async throws -> AccountStatus { try await base.accountStatus() }
-    func createZone(_ zone: RecordZoneID) async throws { try await base.createZone(zone) }
-    func deleteZone(_ zone: RecordZoneID) async throws { try await base.deleteZone(zone) }
-
-    func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
-        let runs = !records.isEmpty && savePolicy == .ifServerRecordUnchanged && count.withLock { count in
-            guard every || count == 0 else { return false }
-            count += 1
-            return true
-        }
-        if !records.isEmpty { saves.withLock { $0 += 1 } }
-        if runs { try await race(base) }
-        return try await base.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
-    }
-
-    func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
-        try await base.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-    }
-
-    func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
-        try await base.records(in: zone, ofType: recordType)
-    }
-
-    func uploadAsset(_ data: Data) async throws -> AssetReference { try await base.uploadAsset(data) }
-    func fetchAsset(_ reference: AssetReference) async throws -> Data { try await base.fetchAsset(reference) }
 }

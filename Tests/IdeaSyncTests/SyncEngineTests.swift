@@ -3,6 +3,7 @@ import EmbeddedRemote
 import Foundation
 import IdeaStore
 import IdeaSync
+import RemoteTestSupport
 import Synchronization
 import Testing
 

@@ -5,6 +5,7 @@ import IdeaBoxFoundation
 import IdeaModel
 import IdeaStore
 import IdeaSync
+import RemoteTestSupport
 import Testing
 
 /// The product's sync scenarios, device by device, on one in-memory remote.
