@@ -2,32 +2,6 @@ import CloudKitModel
 import Foundation
 import IdeaBoxFoundation
 
-/// How much a line of the library's log matters.
-public enum LibraryLogKind: String, Sendable {
-    /// A conflict settled, with where the loser is kept.
-    case conflict
-    /// Something refused or kept that a person should know about.
-    case warning
-    /// For the record.
-    case info
-}
-
-/// What one library sync did.
-public struct LibraryReport: Codable, Equatable, Sendable {
-    /// Files sent to the remote, and deletes sent.
-    public var uploaded = 0
-    public var deletedRemotely = 0
-    /// Files written from the remote, and deleted because the remote deleted them.
-    public var downloaded = 0
-    public var deletedLocally = 0
-    /// Conflicts settled by last write wins (each loser kept under `.conflicts/`).
-    public var conflicts = 0
-    /// Files and records refused (unsafe paths, links, files too large), one line each.
-    public var refused: [String] = []
-
-    public init() {}
-}
-
 /// One sync of a library folder with the `RawLibraryZone` of a remote, as the RawLibrary
 /// spec describes it: pull the zone's changes since the manifest's token, then push what
 /// changed in the folder since the manifest was written. Conflicts go to the later write
@@ -449,21 +423,6 @@ public final class LibrarySession: @unchecked Sendable {
         manifest.updatedAt = clock.now()
         try manifest.save(to: folder.root)
     }
-}
-
-/// Where a library stands: its files, what waits to go up or come down, and the last sync.
-public struct LibraryStatus: Codable, Equatable, Sendable {
-    /// Synced files in the folder now.
-    public var files: Int
-    /// New or changed files, and files deleted here, not yet sent.
-    public var pendingUploads: Int
-    public var pendingDeletes: Int
-    /// Changes on the remote not yet here; nil if the remote could not be asked.
-    public var pendingDownloads: Int?
-    /// Files in the folder outside the synced layout.
-    public var notSynced: [String]
-    public var lastSyncAt: Timestamp?
-    public var lastError: String?
 }
 
 extension LibrarySession {
