@@ -222,7 +222,13 @@ public final class RunningChild: @unchecked Sendable {
     /// the result is nil.
     public func exitStatus(timeLimit: Duration) async throws -> Int32? {
         let watchdog = Watchdog(killing: self, after: timeLimit)
-        let status = try await exitStatus()
+        let status: Int32
+        do {
+            status = try await exitStatus()
+        } catch {
+            _ = watchdog.finish()
+            throw error
+        }
         return watchdog.finish() ? nil : status
     }
 
@@ -238,7 +244,9 @@ public final class RunningChild: @unchecked Sendable {
     /// the end of every program of the group, the program's children included (they are not
     /// ours to wait for: this looks every millisecond, for at most 10 seconds).
     public func killGroup() async throws {
-        if knownStatus == nil { kill(-pid, SIGKILL) }
+        // The group outlives its leader while one of its programs runs, and its id is no
+        // new process's until then.
+        kill(-pid, SIGKILL)
         try await exitStatus()
         let deadline = ContinuousClock.now + .seconds(10)
         while kill(-pid, 0) == 0 {
@@ -272,17 +280,25 @@ public final class RunningChild: @unchecked Sendable {
         if let status = knownStatus { return status }
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 {
-            guard errno == EINTR else { return try reap() ?? failed("waiting for") }
+            let failure = errno
+            guard failure == EINTR else {
+                // Reaped meanwhile by another wait (ECHILD): its status is known.
+                if let status = try reap() { return status }
+                throw ChildProcessError(description: "waiting for \(name): \(String(cString: strerror(failure)))")
+            }
         }
-        return try reap() ?? failed("reaping")
+        guard let status = try reap() else {
+            throw ChildProcessError(description: "\(name) ended, but waitpid did not report it")
+        }
+        return status
     }
 
     /// `waitForExit()`, for at most `timeLimit`: past it the program is killed with SIGKILL
     /// and the result is nil. Blocks the calling thread: never from a task.
     public func waitForExit(timeLimit: Duration) throws -> Int32? {
         let watchdog = Watchdog(killing: self, after: timeLimit)
-        let status = try waitForExit()
-        return watchdog.finish() ? nil : status
+        let status = Result { try waitForExit() }
+        return try watchdog.finish() ? nil : status.get()
     }
 
     /// Sends `signal` unless the program has ended, and waits for its end; returns the exit
@@ -327,10 +343,6 @@ public final class RunningChild: @unchecked Sendable {
             self.ended = ContinuousClock.now
             return ended
         }
-    }
-
-    private func failed(_ doing: String) throws -> Int32 {
-        throw ChildProcessError(description: "\(doing) \(name): \(String(cString: strerror(errno)))")
     }
 
     /// A program still running when nothing refers to it any more is killed, and reaped on a

@@ -12,12 +12,11 @@ import Testing
             TIMEFORMAT='%U %S'
             { time timeout -s KILL 10 bash -c '\(shell)' 2>stderr.txt; } 2>time.txt
             """
-        let started = ContinuousClock.now
         let result = try await IdeaBoxBinary.run(
             executable: URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script + "; exit ${PIPESTATUS[0]}"],
             environment: sandbox.environment.merging(["IDEABOX": binary], uniquingKeysWith: { $1 }),
             currentDirectory: sandbox.directory, input: nil)
-        let elapsed = (ContinuousClock.now - started).components
+        let elapsed = result.ran.components
         let wall = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let times = try String(contentsOf: sandbox.directory.appendingPathComponent("time.txt"), encoding: .utf8)
             .split(whereSeparator: \.isWhitespace).compactMap { Double($0) }

@@ -12,6 +12,9 @@ struct CommandResult: Sendable, CustomStringConvertible {
     var stdout: String
     /// Everything written to standard error, as UTF-8.
     var stderr: String
+    /// How long it ran, timed by the thread that waited for its end (`RunningChild.runTime`):
+    /// timed in the test, it would count the wait for the test pool to take the test up again.
+    var ran: Duration
 
     var description: String {
         "exit \(status)\n--- stdout ---\n\(stdout)--- stderr ---\n\(stderr)"
@@ -181,7 +184,8 @@ extension IdeaBoxBinary {
         return CommandResult(
             status: status,
             stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+            stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self),
+            ran: child.runTime ?? .zero)
     }
 }
 

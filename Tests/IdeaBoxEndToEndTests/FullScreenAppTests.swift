@@ -250,7 +250,7 @@ struct FullScreenAppTests {
     func aSignalAtAnyMomentEndsTheApp(signal: Int32) async throws {
         let session = try await TmuxSession()
         defer { session.close() }
-        let shell = try #require(await pid_t(try session.paneFormat("#{pane_pid}")))
+        let shell = try #require(pid_t(try await session.paneFormat("#{pane_pid}")))
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(60)
         var app: pid_t?
@@ -279,7 +279,7 @@ struct FullScreenAppTests {
         let session = try await TmuxSession(before: [["add", "掛斷 hang up"]])
         defer { session.close() }
         try await session.waitFor("the list") { $0.line(2).hasPrefix(">[ ] 掛斷 hang up") }
-        let shell = try #require(await pid_t(try session.paneFormat("#{pane_pid}")))
+        let shell = try #require(pid_t(try await session.paneFormat("#{pane_pid}")))
         let app = try #require(Self.children(of: shell).first)
         kill(app, SIGHUP)
         let screen = try await session.waitFor("the app to end") { $0.contains(TmuxSession.exitMarker) }
