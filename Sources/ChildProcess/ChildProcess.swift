@@ -8,7 +8,7 @@ import Glibc
 /// spawning costs tens of milliseconds on Linux (more than the `ideabox` commands the
 /// benchmarks time) and which waits until its child's end of a pipe closes.
 ///
-/// A test runs on a Dispatch thread that blocks most signals, and a child inherits that
+/// A test runs on a thread that blocks most signals, and a child inherits that
 /// mask: the tmux server forks from its first client, so with that mask it never sees
 /// SIGCHLD or SIGTERM and `kill-server` can't end it. Here every child starts with no
 /// signal blocked and default handlers. Standard input is `/dev/null` or a file, standard
@@ -19,14 +19,26 @@ public enum ChildProcess {
     /// `start`), standard input from the file at `input` (empty if nil), standard output and
     /// error written to the files at `output` and `error`; returns the exit status (128 + the
     /// signal number if a signal ended it). `directory` is its working directory (this
-    /// process's if nil).
+    /// process's if nil). The wait for its end holds a thread of its own
+    /// (`RunningChild.exitStatus`), not the task's.
     public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String], directory: String? = nil,
+        input: String? = nil, output: String, error: String
+    ) async throws -> Int32 {
+        try await start(
+            executable, arguments, environment: environment, directory: directory, input: input, output: output, error: error
+        ).exitStatus()
+    }
+
+    /// `run`, waiting for the program's end on the calling thread. Blocks the calling thread:
+    /// never from a task; for a program's own threads (a benchmark timing its runs).
+    public static func runToEnd(
         _ executable: String, _ arguments: [String], environment: [String: String], directory: String? = nil,
         input: String? = nil, output: String, error: String
     ) throws -> Int32 {
         try start(
             executable, arguments, environment: environment, directory: directory, input: input, output: output, error: error
-        ).wait()
+        ).waitForExit()
     }
 
     /// Starts `executable` as `run` does and returns at once. The child's environment is
@@ -91,7 +103,7 @@ public enum ChildProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let pid = try spawn(executable, nil, argv, environ, newSession: false)
-        return try wait(for: pid, executable)
+        return try reap(pid, executable)
     }
 
     /// The one `posix_spawn` of this module: the child starts with no signal blocked and every
@@ -155,8 +167,9 @@ public enum ChildProcess {
     /// glibc's `POSIX_SPAWN_SETSID` (since 2.26), which Swift does not import.
     private static let setSession: Int32 = 0x80
 
-    /// Waits for `pid` to end; its exit status, or 128 + the signal that ended it.
-    fileprivate static func wait(for pid: pid_t, _ executable: String) throws -> Int32 {
+    /// Waits for `pid` to end and reaps it; its exit status, or 128 + the signal that ended
+    /// it. Blocks the calling thread.
+    fileprivate static func reap(_ pid: pid_t, _ executable: String) throws -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
             guard errno == EINTR else {
@@ -173,115 +186,206 @@ public enum ChildProcess {
     }
 }
 
-/// A program started by `ChildProcess.start`, still running until `stop` or `wait`.
+/// A program started by `ChildProcess.start`, running until it ends or is stopped.
+///
+/// Its end is awaited (`exitStatus`) on a thread of its own, never on one of the cooperative
+/// pool's few threads, which every task of the process shares: a test awaiting an `ideabox`
+/// command that runs for seconds leaves the pool to the others. The thread waits for the end
+/// without taking it (`waitid` with `WNOWAIT`); the process is reaped under the lock, which is
+/// also where it is signalled, so no signal can reach another process given its id once reaped.
 public final class RunningChild: @unchecked Sendable {
     public let pid: pid_t
     private let name: String
+    private let started = ContinuousClock.now
     private let lock = NSLock()
     private var status: Int32?
+    private var ended: ContinuousClock.Instant?
 
     fileprivate init(pid: pid_t, name: String) {
         self.pid = pid
         self.name = name
     }
 
-    /// Sends `signal` (SIGTERM: stop cleanly; SIGKILL: die at once) and waits for the end;
-    /// returns the exit status.
+    // MARK: Awaiting the end
+
+    /// Awaits the program's end, by itself or by a signal; returns the exit status (128 + the
+    /// signal number if a signal ended it). The wait holds a thread of its own, not the task's.
     @discardableResult
-    public func stop(_ signal: Int32 = SIGTERM) throws -> Int32 {
-        if !hasEnded { kill(pid, signal) }
-        return try wait()
+    public func exitStatus() async throws -> Int32 {
+        if let status = knownStatus { return status }
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try self.waitForExit() }) }.start()
+        }
     }
 
-    /// Kills the program's whole process group (it must lead one: `newSession`) and waits
-    /// until no program of the group is left, the program's children included (they are
-    /// not ours to wait for: this looks every millisecond, for at most 10 seconds).
-    public func killGroup() throws {
+    /// `exitStatus()`, for at most `timeLimit`: past it the program is killed with SIGKILL and
+    /// the result is nil.
+    public func exitStatus(timeLimit: Duration) async throws -> Int32? {
+        let watchdog = Watchdog(killing: self, after: timeLimit)
+        let status: Int32
+        do {
+            status = try await exitStatus()
+        } catch {
+            _ = watchdog.finish()
+            throw error
+        }
+        return watchdog.finish() ? nil : status
+    }
+
+    /// Sends `signal` (SIGTERM: stop cleanly; SIGKILL: die at once) unless the program has
+    /// ended, and awaits its end; returns the exit status.
+    @discardableResult
+    public func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
+        send(signal)
+        return try await exitStatus()
+    }
+
+    /// Kills the program's whole process group (it must lead one: `newSession`) and awaits
+    /// the end of every program of the group, the program's children included (they are not
+    /// ours to wait for: this looks every millisecond, for at most 10 seconds).
+    public func killGroup() async throws {
+        // The group outlives its leader while one of its programs runs, and its id is no
+        // new process's until then.
         kill(-pid, SIGKILL)
-        _ = try wait()
+        try await exitStatus()
         let deadline = ContinuousClock.now + .seconds(10)
         while kill(-pid, 0) == 0 {
             guard ContinuousClock.now < deadline else {
                 throw ChildProcessError(description: "the process group of \(name) outlived SIGKILL by 10 s")
             }
-            usleep(1_000)
+            try await Task.sleep(for: .milliseconds(1))
         }
     }
+
+    /// How long the program ran: from its start until the thread waiting for it saw it end
+    /// (so a busy task pool, which can take a while to resume the task awaiting the end, does
+    /// not count); nil while it runs.
+    public var runTime: Duration? {
+        lock.withLock { ended.map { $0 - started } }
+    }
+
+    /// Sends `signal` unless the program has ended, and leaves the wait for its end to a
+    /// thread of its own: for a `defer`, which cannot await.
+    public func stopInBackground(_ signal: Int32 = SIGTERM) {
+        send(signal)
+        Thread { _ = try? self.waitForExit() }.start()
+    }
+
+    // MARK: Blocking
+
+    /// Waits for the program to end by itself and returns the exit status. Blocks the calling
+    /// thread: never from a task (await `exitStatus()` there); for a thread of its own.
+    @discardableResult
+    public func waitForExit() throws -> Int32 {
+        if let status = knownStatus { return status }
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 {
+            let failure = errno
+            guard failure == EINTR else {
+                // Reaped meanwhile by another wait (ECHILD): its status is known.
+                if let status = try reap() { return status }
+                throw ChildProcessError(description: "waiting for \(name): \(String(cString: strerror(failure)))")
+            }
+        }
+        guard let status = try reap() else {
+            throw ChildProcessError(description: "\(name) ended, but waitpid did not report it")
+        }
+        return status
+    }
+
+    /// `waitForExit()`, for at most `timeLimit`: past it the program is killed with SIGKILL
+    /// and the result is nil. Blocks the calling thread: never from a task.
+    public func waitForExit(timeLimit: Duration) throws -> Int32? {
+        let watchdog = Watchdog(killing: self, after: timeLimit)
+        let status = Result { try waitForExit() }
+        return try watchdog.finish() ? nil : status.get()
+    }
+
+    /// Sends `signal` unless the program has ended, and waits for its end; returns the exit
+    /// status. Blocks the calling thread: never from a task (await `stop` there).
+    @discardableResult
+    public func stopAndWaitForExit(_ signal: Int32 = SIGTERM) throws -> Int32 {
+        send(signal)
+        return try waitForExit()
+    }
+
+    // MARK: Looking
 
     /// The exit status if the program has ended, else nil at once.
     public func endedStatus() throws -> Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let status { return status }
-        var raw: Int32 = 0
-        let result = waitpid(pid, &raw, WNOHANG)
-        guard result != -1 else {
-            throw ChildProcessError(description: "waiting for \(name): \(String(cString: strerror(errno)))")
+        try reap()
+    }
+
+    /// Sends `signal` to the program unless it has ended (and been reaped: its id may be
+    /// another process's by now).
+    public func send(_ signal: Int32) {
+        lock.withLock {
+            if status == nil { _ = kill(pid, signal) }
         }
-        guard result == pid else { return nil }
-        let ended = ChildProcess.status(fromWaitStatus: raw)
-        status = ended
-        return ended
     }
 
-    /// Waits for the program to end by itself; returns the exit status.
-    @discardableResult
-    public func wait() throws -> Int32 {
-        lock.lock()
-        defer { lock.unlock() }
-        if let status { return status }
-        let ended = try ChildProcess.wait(for: pid, name)
-        status = ended
-        return ended
+    private var knownStatus: Int32? {
+        lock.withLock { status }
     }
 
-    /// Waits at most `timeLimit` seconds; past it the program is killed with SIGKILL and
-    /// the result is nil.
-    public func wait(timeLimit: TimeInterval) throws -> Int32? {
-        let timedOut = Flag()
-        let watchdog = DispatchWorkItem { [pid] in
-            timedOut.set()
-            kill(pid, SIGKILL)
+    /// Takes the program's status if it has ended (`waitpid` without waiting), once.
+    private func reap() throws -> Int32? {
+        try lock.withLock {
+            if let status { return status }
+            var raw: Int32 = 0
+            let result = waitpid(pid, &raw, WNOHANG)
+            guard result != -1 else {
+                throw ChildProcessError(description: "waiting for \(name): \(String(cString: strerror(errno)))")
+            }
+            guard result == pid else { return nil }
+            let ended = ChildProcess.status(fromWaitStatus: raw)
+            status = ended
+            self.ended = ContinuousClock.now
+            return ended
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: watchdog)
-        let status = try wait()
-        watchdog.cancel()
-        return timedOut.isSet ? nil : status
     }
 
-    private var hasEnded: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return status != nil
-    }
-
+    /// A program still running when nothing refers to it any more is killed, and reaped on a
+    /// thread of its own (whatever thread lets go of it, maybe a task's, goes on at once).
     deinit {
-        if status == nil {
-            kill(pid, SIGKILL)
-            _ = try? ChildProcess.wait(for: pid, name)
-        }
+        guard status == nil else { return }
+        kill(pid, SIGKILL)
+        let (pid, name) = (pid, name)
+        Thread { _ = try? ChildProcess.reap(pid, name) }.start()
+    }
+}
+
+/// Kills a program with SIGKILL once its time limit has passed, unless `finish` came first:
+/// a thread of its own that sleeps until then (not Dispatch's global queue, whose few threads
+/// a loaded process can hold).
+private final class Watchdog: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var isFinished = false
+    private var hasKilled = false
+
+    init(killing child: RunningChild, after timeLimit: Duration) {
+        let deadline = Date() + Double(timeLimit.components.seconds) + Double(timeLimit.components.attoseconds) / 1e18
+        Thread { [self] in
+            condition.lock()
+            defer { condition.unlock() }
+            while !isFinished, condition.wait(until: deadline) {}
+            guard !isFinished else { return }
+            hasKilled = true
+            child.send(SIGKILL)
+        }.start()
+    }
+
+    /// Ends the watch; whether the program was killed for its time.
+    func finish() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        isFinished = true
+        condition.signal()
+        return hasKilled
     }
 }
 
 /// Why a program could not be started or waited for.
 public struct ChildProcessError: Error, CustomStringConvertible {
     public let description: String
-}
-
-/// A flag one thread sets and another reads.
-private final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    func set() {
-        lock.lock()
-        value = true
-        lock.unlock()
-    }
-
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
 }

@@ -84,7 +84,7 @@ final class BenchServer {
         let output = folder.appendingPathComponent("token")
         var environment = ProcessInfo.processInfo.environment
         environment["IDEABOX_HOME"] = folder.path
-        let status = try ChildProcess.run(
+        let status = try ChildProcess.runToEnd(
             binary.path, ["serve", "account", "add", name, "--store", store], environment: environment, output: output.path, error: "/dev/null")
         let token = try String(contentsOf: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         guard status == 0, !token.isEmpty else { throw ValidationError("serve account add \(name) failed") }
@@ -108,7 +108,7 @@ final class BenchServer {
             ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
              "-out", path("server.pem"), "-days", "2", "-extfile", path("san.txt")],
         ] {
-            let status = try ChildProcess.run(
+            let status = try ChildProcess.runToEnd(
                 "/usr/bin/openssl", arguments, environment: ProcessInfo.processInfo.environment,
                 output: folder.appendingPathComponent("openssl.out").path, error: "/dev/null")
             guard status == 0 else { throw ValidationError("openssl \(arguments[0]) failed") }
@@ -168,7 +168,7 @@ final class BenchServer {
 
     /// Stops the server (SIGTERM: the requests in flight finish) and removes its folder.
     func stop() {
-        _ = try? process.stop(SIGTERM)
+        _ = try? process.stopAndWaitForExit(SIGTERM)
         try? FileManager.default.removeItem(at: folder)
     }
 }

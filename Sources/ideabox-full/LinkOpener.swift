@@ -1,5 +1,4 @@
 import ChildProcess
-import Dispatch
 import Foundation
 
 /// `g x` in the app: the link handed to `xdg-open`, found on `PATH`, in a session of its
@@ -12,8 +11,8 @@ enum LinkOpener {
               let child = try? ChildProcess.start(
                 opener, [link], environment: environment, output: "/dev/null", error: "/dev/null", newSession: true)
         else { return false }
-        // Reaped when it ends, so no zombie stays behind.
-        DispatchQueue.global().async { _ = try? child.wait() }
+        // Reaped when it ends, on a thread of its own, so no zombie stays behind.
+        Thread { _ = try? child.waitForExit() }.start()
         return true
     }
 }

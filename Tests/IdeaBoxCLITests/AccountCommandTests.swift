@@ -3,10 +3,10 @@ import Testing
 
 /// `ideabox account status | sign-in NAME | sign-out`: the simulated account of a profile.
 @Suite struct AccountCommandTests {
-    @Test func aNewProfileIsSignedInToTheDefaultAccount() throws {
+    @Test func aNewProfileIsSignedInToTheDefaultAccount() async throws {
         let sandbox = try Sandbox()
-        #expect(try sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
-        #expect(try sandbox.succeed(on: "A", ["account", "status", "--json"]) == """
+        #expect(try await sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
+        #expect(try await sandbox.succeed(on: "A", ["account", "status", "--json"]) == """
             {
               "account" : "default",
               "boundAccount" : null,
@@ -14,89 +14,91 @@ import Testing
             }
 
             """)
-        #expect(try sandbox.succeed(on: "A", ["account", "status"], environment: ["LANG": "zh_TW.UTF-8"]) == "已登入 default\n")
+        #expect(try await sandbox.succeed(on: "A", ["account", "status"], environment: ["LANG": "zh_TW.UTF-8"]) == "已登入 default\n")
     }
 
-    @Test func signedOutEverythingLocalWorksAndSigningInSendsWhatWaited() throws {
+    @Test func signedOutEverythingLocalWorksAndSigningInSendsWhatWaited() async throws {
         let sandbox = try Sandbox()
-        let before = try sandbox.add("Before signing out", on: "A")
-        try sandbox.sync("A")
-        #expect(try sandbox.succeed(on: "A", ["account", "sign-out"]) == "Signed out; ideas stay on this device.\n")
-        #expect(try sandbox.succeed(on: "A", ["account", "status"]) == "Not signed in; ideas stay on this device.\n")
+        let before = try await sandbox.add("Before signing out", on: "A")
+        try await sandbox.sync("A")
+        #expect(try await sandbox.succeed(on: "A", ["account", "sign-out"]) == "Signed out; ideas stay on this device.\n")
+        #expect(try await sandbox.succeed(on: "A", ["account", "status"]) == "Not signed in; ideas stay on this device.\n")
 
-        let waiting = try sandbox.add("While signed out", on: "A")
-        try sandbox.succeed(on: "A", ["edit", waiting, "--description", "still local"])
-        try sandbox.succeed(on: "A", ["done", before])
-        #expect(try sandbox.succeed(on: "A", ["search", "signed out"]).contains("While signed out"))
-        try sandbox.expectRejection(on: "A", ["sync"], message: SyncMessage.notSignedIn)
-        let status = try sandbox.status("A")
+        let waiting = try await sandbox.add("While signed out", on: "A")
+        try await sandbox.succeed(on: "A", ["edit", waiting, "--description", "still local"])
+        try await sandbox.succeed(on: "A", ["done", before])
+        #expect(try await sandbox.succeed(on: "A", ["search", "signed out"]).contains("While signed out"))
+        try await sandbox.expectRejection(on: "A", ["sync"], message: SyncMessage.notSignedIn)
+        let status = try await sandbox.status("A")
         #expect(status.account == nil && status.pendingCount == 2 && status.boundAccount == "default")
-        #expect(try sandbox.succeed(on: "A", ["status"]).contains("account: not signed in\n"))
+        #expect(try await sandbox.succeed(on: "A", ["status"]).contains("account: not signed in\n"))
 
-        #expect(try sandbox.succeed(on: "A", ["account", "sign-in", "default"]) == "Signed in as default.\n")
-        let resumed = try sandbox.sync("A")
+        #expect(try await sandbox.succeed(on: "A", ["account", "sign-in", "default"]) == "Signed in as default.\n")
+        let resumed = try await sandbox.sync("A")
         #expect(resumed.sent == 2 && resumed.received == 0 && resumed.pending == 0)
-        #expect(try sandbox.sync("B").received == 2)
-        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+        #expect(try await sandbox.sync("B").received == 2)
+        #expect(try await sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
     }
 
-    @Test func ideasMadeBeforeTheFirstSignInUploadThen() throws {
+    @Test func ideasMadeBeforeTheFirstSignInUploadThen() async throws {
         let sandbox = try Sandbox()
-        try sandbox.succeed(on: "A", ["account", "sign-out"])
-        let ids = try (1...3).map { try sandbox.add("Offline life \($0)", on: "A") }
-        try sandbox.expectRejection(on: "A", ["sync"], message: SyncMessage.notSignedIn)
-        #expect(try sandbox.status("A").boundAccount == nil, "no account yet")
-        try sandbox.succeed(on: "A", ["account", "sign-in", "default"])
-        #expect(try sandbox.sync("A").sent == 3)
-        #expect(try sandbox.status("A").boundAccount == "default")
-        try sandbox.sync("B")
-        #expect(try sandbox.ideas(on: "B").map(\.idString) == ids.reversed())
+        try await sandbox.succeed(on: "A", ["account", "sign-out"])
+        var ids: [String] = []
+        for number in 1...3 { ids.append(try await sandbox.add("Offline life \(number)", on: "A")) }
+        try await sandbox.expectRejection(on: "A", ["sync"], message: SyncMessage.notSignedIn)
+        #expect(try await sandbox.status("A").boundAccount == nil, "no account yet")
+        try await sandbox.succeed(on: "A", ["account", "sign-in", "default"])
+        #expect(try await sandbox.sync("A").sent == 3)
+        #expect(try await sandbox.status("A").boundAccount == "default")
+        try await sandbox.sync("B")
+        #expect(try await sandbox.ideas(on: "B").map(\.idString) == ids.reversed())
     }
 
     /// docs/serve.md's order: ideas made in the embedded account `default`, then a sign-in to an
     /// account of one's own: they go along, and `default` keeps its copy.
-    @Test func theFirstSignInToAnotherAccountCarriesTheIdeasAlong() throws {
+    @Test func theFirstSignInToAnotherAccountCarriesTheIdeasAlong() async throws {
         let sandbox = try Sandbox()
-        let ideas = try ["Typed before signing in", "早於登入的靈感"].map { try sandbox.add($0, on: "A") }
-        try sandbox.sync("A")
+        var ideas: [String] = []
+        for title in ["Typed before signing in", "早於登入的靈感"] { ideas.append(try await sandbox.add(title, on: "A")) }
+        try await sandbox.sync("A")
 
-        #expect(try sandbox.succeed(on: "A", ["account", "sign-in", "me"]) == """
+        #expect(try await sandbox.succeed(on: "A", ["account", "sign-in", "me"]) == """
             Signed in as me.
             This profile's 2 ideas go to me with the next sync, merged with its ideas; default keeps its copy.
 
             """)
-        #expect(try sandbox.status("A").boundAccount == "me")
-        #expect(try sandbox.sync("A").sent == 2)
-        try sandbox.succeed(on: "C", ["account", "sign-in", "me"])
-        #expect(try sandbox.sync("C").received == 2)
-        #expect(try sandbox.ideas(on: "C").map(\.idString) == ideas.reversed())
-        #expect(try sandbox.sync("B").received == 2, "default keeps its copy")
+        #expect(try await sandbox.status("A").boundAccount == "me")
+        #expect(try await sandbox.sync("A").sent == 2)
+        try await sandbox.succeed(on: "C", ["account", "sign-in", "me"])
+        #expect(try await sandbox.sync("C").received == 2)
+        #expect(try await sandbox.ideas(on: "C").map(\.idString) == ideas.reversed())
+        #expect(try await sandbox.sync("B").received == 2, "default keeps its copy")
 
         // An edit on either side of the new account reaches the other.
-        try sandbox.succeed(on: "C", ["edit", ideas[0], "--title", "Edited on C"])
-        try sandbox.sync("C")
-        try sandbox.sync("A")
-        #expect(try sandbox.syncedState(of: "A") == sandbox.syncedState(of: "C"))
+        try await sandbox.succeed(on: "C", ["edit", ideas[0], "--title", "Edited on C"])
+        try await sandbox.sync("C")
+        try await sandbox.sync("A")
+        #expect(try await sandbox.syncedState(of: "A") == sandbox.syncedState(of: "C"))
     }
 
     /// Two accounts that both hold ideas a person made: without a terminal to ask on, the
     /// ideas stay apart until `--merge`; merged, neither side is dropped.
-    @Test func aSwitchBetweenAccountsThatBothHoldIdeasTakesAFlagAndDropsNeitherSide() throws {
+    @Test func aSwitchBetweenAccountsThatBothHoldIdeasTakesAFlagAndDropsNeitherSide() async throws {
         let sandbox = try Sandbox()
-        let shared = try sandbox.add("Belongs to default", on: "A")
-        try sandbox.sync("A")
-        try sandbox.sync("B")
-        try sandbox.succeed(on: "C", ["account", "sign-in", "work"])
-        let work = try sandbox.add("Made in work", on: "C")
-        try sandbox.sync("C")
+        let shared = try await sandbox.add("Belongs to default", on: "A")
+        try await sandbox.sync("A")
+        try await sandbox.sync("B")
+        try await sandbox.succeed(on: "C", ["account", "sign-in", "work"])
+        let work = try await sandbox.add("Made in work", on: "C")
+        try await sandbox.sync("C")
 
-        #expect(try sandbox.succeed(on: "B", ["account", "sign-in", "work"]) == """
+        #expect(try await sandbox.succeed(on: "B", ["account", "sign-in", "work"]) == """
             Signed in as work.
             This profile's ideas belong to default; they don't sync while signed in as work. \
             To bring them into work, merged: ideabox account sign-in work --merge
 
             """)
-        #expect(try sandbox.succeed(on: "B", ["account", "status", "--json"]) == """
+        #expect(try await sandbox.succeed(on: "B", ["account", "status", "--json"]) == """
             {
               "account" : "work",
               "boundAccount" : "default",
@@ -104,83 +106,83 @@ import Testing
             }
 
             """)
-        let madeOnB = try sandbox.add("Made on B while signed in as work", on: "B")
+        let madeOnB = try await sandbox.add("Made on B while signed in as work", on: "B")
         let refusal = "Signed in as work, but these ideas belong to default; sign in as default to sync them, "
             + "or bring them into work with ideabox account sign-in work --merge."
-        try sandbox.expectRejection(on: "B", ["sync"], message: refusal)
-        try sandbox.expectRejection(on: "B", ["sync", "--overwrite-remote", "--yes"], message: refusal)
-        #expect(try sandbox.sync("C").received == 0)
+        try await sandbox.expectRejection(on: "B", ["sync"], message: refusal)
+        try await sandbox.expectRejection(on: "B", ["sync", "--overwrite-remote", "--yes"], message: refusal)
+        #expect(try await sandbox.sync("C").received == 0)
 
-        #expect(try sandbox.succeed(on: "B", ["account", "sign-in", "work", "--merge"]) == """
+        #expect(try await sandbox.succeed(on: "B", ["account", "sign-in", "work", "--merge"]) == """
             Signed in as work.
             This profile's 2 ideas go to work with the next sync, merged with its ideas; default keeps its copy.
 
             """)
-        let merged = try sandbox.sync("B")
+        let merged = try await sandbox.sync("B")
         #expect(merged.sent == 2 && merged.received == 1)
-        #expect(try sandbox.sync("C").received == 2)
-        #expect(try sandbox.ideas(on: "C").map(\.idString).sorted() == [madeOnB, shared, work].sorted())
-        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "C"))
-        #expect(try sandbox.sync("A").received == 0, "default gets nothing of work")
-        #expect(try sandbox.ideas(on: "A").map(\.idString) == [shared])
+        #expect(try await sandbox.sync("C").received == 2)
+        #expect(try await sandbox.ideas(on: "C").map(\.idString).sorted() == [madeOnB, shared, work].sorted())
+        #expect(try await sandbox.syncedState(of: "B") == sandbox.syncedState(of: "C"))
+        #expect(try await sandbox.sync("A").received == 0, "default gets nothing of work")
+        #expect(try await sandbox.ideas(on: "A").map(\.idString) == [shared])
     }
 
-    @Test func keepApartLeavesTheIdeasWithTheirAccountEvenWhenTheNewOneIsEmpty() throws {
+    @Test func keepApartLeavesTheIdeasWithTheirAccountEvenWhenTheNewOneIsEmpty() async throws {
         let sandbox = try Sandbox()
-        _ = try sandbox.add("Stays with default", on: "A")
-        try sandbox.sync("A")
-        #expect(try sandbox.succeed(on: "A", ["account", "sign-in", "empty", "--keep-apart"]).hasSuffix("sign-in empty --merge\n"))
-        #expect(try sandbox.status("A").boundAccount == "default")
-        try sandbox.expectRejection(
+        _ = try await sandbox.add("Stays with default", on: "A")
+        try await sandbox.sync("A")
+        #expect(try await sandbox.succeed(on: "A", ["account", "sign-in", "empty", "--keep-apart"]).hasSuffix("sign-in empty --merge\n"))
+        #expect(try await sandbox.status("A").boundAccount == "default")
+        try await sandbox.expectRejection(
             on: "A", ["account", "sign-in", "empty", "--merge", "--keep-apart"],
             message: "--merge and --keep-apart do not go together. (see `ideabox help`)")
-        try sandbox.succeed(on: "A", ["account", "sign-in", "default"])
-        #expect(try sandbox.sync("A") == SyncOutcome(sent: 0, received: 0, conflicts: 0, pending: 0, syncedAt: sandbox.status("A").lastSyncAt))
+        try await sandbox.succeed(on: "A", ["account", "sign-in", "default"])
+        #expect(try await sandbox.sync("A") == SyncOutcome(sent: 0, received: 0, conflicts: 0, pending: 0, syncedAt: sandbox.status("A").lastSyncAt))
     }
 
-    @Test func plainHTTPIsForThisMachineOnlyUnlessTheUserAllowsIt() throws {
+    @Test func plainHTTPIsForThisMachineOnlyUnlessTheUserAllowsIt() async throws {
         let sandbox = try Sandbox()
         let server = "profiles/default/server.json"
         for url in ["http://192.0.2.1:8420", "http://ideas.example:8420", "http://[2001:db8::1]:8420"] {
-            let refused = try sandbox.run(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x"])
+            let refused = try await sandbox.run(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x"])
             #expect(refused.status != 0 && refused.stderr.contains("over http://: plain HTTP to another machine would send"), "\(refused)")
             #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.appendingPathComponent(server).path), "\(url) was kept")
         }
         for url in ["http://127.0.0.1:8420", "http://127.8.9.10:8420", "http://[::1]:8420", "http://localhost:8420"] {
             // Nothing listens there: the sign-in is kept unchecked (--no-check), and checked it is
             // refused for that, not for plain HTTP.
-            let unanswered = try sandbox.run(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x"])
+            let unanswered = try await sandbox.run(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x"])
             #expect(unanswered.status != 0 && unanswered.stderr.contains("(connection refused); the sign-in before is kept."), "\(unanswered)")
-            #expect(try sandbox.succeed(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x", "--no-check"]).hasPrefix("Signed in as alice"))
+            #expect(try await sandbox.succeed(["account", "sign-in", "alice", "--server", url, "--token", "ibx_x", "--no-check"]).hasPrefix("Signed in as alice"))
         }
-        #expect(try sandbox.succeed([
+        #expect(try await sandbox.succeed([
             "account", "sign-in", "alice", "--server", "http://192.0.2.1:8420", "--token", "ibx_x", "--allow-insecure-http", "--no-check",
         ]).hasPrefix("Signed in as alice"))
         let kept = try String(contentsOf: sandbox.dataRoot.appendingPathComponent(server), encoding: .utf8)
         #expect(kept.contains("\"allowsInsecureHTTP\" : true"), "\(kept)")
     }
 
-    @Test func aCertificateAuthorityMustBeAPEMCertificateForAnHTTPSServer() throws {
+    @Test func aCertificateAuthorityMustBeAPEMCertificateForAnHTTPSServer() async throws {
         let sandbox = try Sandbox()
         let notPEM = try sandbox.file("ca.pem", "not a certificate\n")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["account", "sign-in", "alice", "--server", "https://ideas.example", "--token", "ibx_x", "--ca-cert", notPEM],
             message: "--ca-cert \(notPEM) holds no PEM certificate (-----BEGIN CERTIFICATE-----). (see `ideabox help`)")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["account", "sign-in", "alice", "--server", "https://ideas.example", "--token", "ibx_x", "--ca-cert", "/nonexistent/ca.pem"],
             message: "Cannot read the --ca-cert file /nonexistent/ca.pem. (see `ideabox help`)")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["account", "sign-in", "alice", "--ca-cert", notPEM],
             message: "--token, --api-token, --container, --ca-cert, --allow-insecure-http and --no-check go with --server. (see `ideabox help`)")
     }
 
-    @Test func anAccountNameIsOneLine() throws {
+    @Test func anAccountNameIsOneLine() async throws {
         let sandbox = try Sandbox()
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             on: "A", ["account", "sign-in", "  "], message: "The account name must be one line and not empty. (see `ideabox help`)")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             on: "A", ["account", "sign-in", "two\nlines"],
             message: "The account name must be one line and not empty. (see `ideabox help`)")
-        #expect(try sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
+        #expect(try await sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
     }
 }

@@ -6,18 +6,17 @@ import Testing
 @Suite struct AppCommandTests {
     /// Runs `shell` (with `$IDEABOX` the binary) under bash's `time`; returns its exit
     /// status, its standard error and the CPU seconds (user + system) it used.
-    private func timed(_ shell: String, sandbox: Sandbox) throws -> (status: Int32, stderr: String, cpu: Double, wall: Double) {
+    private func timed(_ shell: String, sandbox: Sandbox) async throws -> (status: Int32, stderr: String, cpu: Double, wall: Double) {
         let binary = try IdeaBoxBinary.url().path
         let script = """
             TIMEFORMAT='%U %S'
             { time timeout -s KILL 10 bash -c '\(shell)' 2>stderr.txt; } 2>time.txt
             """
-        let started = ContinuousClock.now
-        let result = try IdeaBoxBinary.run(
+        let result = try await IdeaBoxBinary.run(
             executable: URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script + "; exit ${PIPESTATUS[0]}"],
             environment: sandbox.environment.merging(["IDEABOX": binary], uniquingKeysWith: { $1 }),
             currentDirectory: sandbox.directory, input: nil)
-        let elapsed = (ContinuousClock.now - started).components
+        let elapsed = result.ran.components
         let wall = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let times = try String(contentsOf: sandbox.directory.appendingPathComponent("time.txt"), encoding: .utf8)
             .split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
@@ -30,9 +29,9 @@ import Testing
         "true | \"$IDEABOX\" >out.txt",
         "\"$IDEABOX\" --no-mouse </dev/null",
     ])
-    func withoutATerminalTheAppRefusesAtOnceWithoutSpinning(shell: String) throws {
+    func withoutATerminalTheAppRefusesAtOnceWithoutSpinning(shell: String) async throws {
         let sandbox = try Sandbox()
-        let run = try timed(shell, sandbox: sandbox)
+        let run = try await timed(shell, sandbox: sandbox)
         #expect(run.status != 0 && run.status != 137, "a refusal, not a kill: \(run.status)")
         #expect(run.wall < 2, "exits within 2 s: \(run.wall)")
         #expect(run.cpu < 0.5, "used \(run.cpu) s of CPU")
@@ -44,9 +43,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.databaseFile().path), "nothing opened or created")
     }
 
-    @Test func theRefusalIsInChineseUnderAChineseLocale() throws {
+    @Test func theRefusalIsInChineseUnderAChineseLocale() async throws {
         let sandbox = try Sandbox(language: "zh_TW.UTF-8")
-        let result = try sandbox.run([])
+        let result = try await sandbox.run([])
         #expect(result.status != 0)
         #expect(result.stderr.contains("全螢幕介面需要在終端機中執行"), "\(result.stderr)")
     }

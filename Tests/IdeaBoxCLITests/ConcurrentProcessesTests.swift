@@ -16,26 +16,23 @@ import Testing
         """
 
     @Test(.timeLimit(.minutes(5)))
-    func twoGroupsOfTwoHundredAddsAllLand() throws {
+    func twoGroupsOfTwoHundredAddsAllLand() async throws {
         let sandbox = try Sandbox()
         let binary = try IdeaBoxBinary.url()
         let directory = sandbox.directory.appendingPathComponent("shared")
         let perGroup = 200
         let groups = ["A", "B"]
 
-        let results = ResultSlots(count: groups.count)
-        DispatchQueue.concurrentPerform(iterations: groups.count) { index in
-            results.set(index, Result {
-                try IdeaBoxBinary.run(
-                    executable: URL(fileURLWithPath: "/bin/sh"),
-                    arguments: ["-c", Self.addLoop, "sh", binary.path, directory.path, groups[index], String(perGroup)],
-                    environment: sandbox.environment, currentDirectory: sandbox.directory, input: nil, timeLimit: 240)
-            })
+        let results = await Self.together(groups.count) { index in
+            try await IdeaBoxBinary.run(
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", Self.addLoop, "sh", binary.path, directory.path, groups[index], String(perGroup)],
+                environment: sandbox.environment, currentDirectory: sandbox.directory, input: nil, timeLimit: .seconds(240))
         }
 
         var printedIds: Set<String> = []
         for (index, group) in groups.enumerated() {
-            let result = try results.get(index).get()
+            let result = try results[index].get()
             #expect(result.status == 0, "group \(group): \(result.status)")
             #expect(result.stderr == "", "group \(group) stderr:\n\(result.stderr)")
             #expect(!result.stderr.contains("locked"))
@@ -46,7 +43,7 @@ import Testing
         }
         #expect(printedIds.count == groups.count * perGroup)
 
-        let ideas = try sandbox.ideas(["--data-dir", directory.path])
+        let ideas = try await sandbox.ideas(["--data-dir", directory.path])
         #expect(ideas.count == groups.count * perGroup)
         #expect(Set(ideas.map(\.idString)) == printedIds)
         let expectedTitles = Set(groups.flatMap { group in (1...perGroup).map { "group \(group) idea \($0)" } })
@@ -57,52 +54,45 @@ import Testing
             let ofGroup = ideas.filter { $0.title.hasPrefix("group \(group) ") }.reversed().map(\.title)
             #expect(ofGroup == (1...perGroup).map { "group \(group) idea \($0)" }, "each group's adds keep their order")
         }
-        let text = try sandbox.succeed(["list", "--all", "--data-dir", directory.path])
+        let text = try await sandbox.succeed(["list", "--all", "--data-dir", directory.path])
         #expect(text.split(separator: "\n").count == groups.count * perGroup)
     }
 
+    /// The results of `count` runs started together, each awaited (on a thread of its own) as
+    /// a child task, in the order of their indices.
+    private static func together(
+        _ count: Int, _ run: @escaping @Sendable (Int) async throws -> CommandResult
+    ) async -> [Result<CommandResult, any Error>] {
+        await withTaskGroup(of: (Int, Result<CommandResult, any Error>).self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    do { return (index, .success(try await run(index))) } catch { return (index, .failure(error)) }
+                }
+            }
+            var results = [Result<CommandResult, any Error>](repeating: .failure(IdeaBoxProcessError(description: "never ran")), count: count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
-    func processesStartingTogetherOnANewDirectorySeedTheSamplesOnce() throws {
+    func processesStartingTogetherOnANewDirectorySeedTheSamplesOnce() async throws {
         let sandbox = try Sandbox(samples: true)
         let binary = try IdeaBoxBinary.url()
         let count = 6
-        let results = ResultSlots(count: count)
-        DispatchQueue.concurrentPerform(iterations: count) { index in
-            results.set(index, Result {
-                try IdeaBoxBinary.run(
-                    // `done`, not `add`: a first `add` starts an empty list, without the samples.
-                    executable: binary, arguments: ["done", "1dea000\(index + 1)"],
-                    environment: sandbox.environment, currentDirectory: sandbox.directory, input: nil)
-            })
+        let results = await Self.together(count) { index in
+            try await IdeaBoxBinary.run(
+                // `done`, not `add`: a first `add` starts an empty list, without the samples.
+                executable: binary, arguments: ["done", "1dea000\(index + 1)"],
+                environment: sandbox.environment, currentDirectory: sandbox.directory, input: nil)
         }
         for index in 0..<count {
-            let result = try results.get(index).get()
+            let result = try results[index].get()
             #expect(result.status == 0 && result.stderr == "", "process \(index): \(result)")
         }
-        let ideas = try sandbox.ideas()
+        let ideas = try await sandbox.ideas()
         #expect(ideas.count == 7)
         #expect(ideas.filter(\.isCompleted).count == count, "each process found the samples")
         #expect(Set(ideas.map(\.deviceId)).count == 2, "one device id for the profile, made once, beside the samples'")
-    }
-}
-
-/// Results written by concurrent workers, one slot each.
-private final class ResultSlots: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Result<CommandResult, any Error>?]
-
-    init(count: Int) {
-        slots = Array(repeating: nil, count: count)
-    }
-
-    func set(_ index: Int, _ result: Result<CommandResult, any Error>) {
-        lock.withLock { slots[index] = result }
-    }
-
-    func get(_ index: Int) throws -> Result<CommandResult, any Error> {
-        try lock.withLock {
-            guard let result = slots[index] else { throw IdeaBoxProcessError(description: "worker \(index) never finished") }
-            return result
-        }
     }
 }

@@ -8,11 +8,11 @@ import Testing
     /// Both binaries: `ideabox` and the `ideabox-full` beside it.
     static let binaries = ["ideabox", "ideabox-full"]
 
-    private func run(_ binary: String, _ arguments: [String], in sandbox: Sandbox, configHome: URL) throws -> CommandResult {
+    private func run(_ binary: String, _ arguments: [String], in sandbox: Sandbox, configHome: URL) async throws -> CommandResult {
         var environment = sandbox.environment
         environment["XDG_CONFIG_HOME"] = configHome.path
         let executable = try IdeaBoxBinary.url().deletingLastPathComponent().appendingPathComponent(binary)
-        return try IdeaBoxBinary.run(
+        return try await IdeaBoxBinary.run(
             executable: executable, arguments: arguments, environment: environment, currentDirectory: sandbox.directory, input: nil)
     }
 
@@ -24,20 +24,20 @@ import Testing
     }
 
     @Test(arguments: binaries)
-    func pathNamesTheFileUnderXDGConfigHomeElseHome(binary: String) throws {
+    func pathNamesTheFileUnderXDGConfigHomeElseHome(binary: String) async throws {
         let sandbox = try Sandbox()
         let home = sandbox.directory.appendingPathComponent("config")
-        let result = try run(binary, ["config", "path"], in: sandbox, configHome: home)
+        let result = try await run(binary, ["config", "path"], in: sandbox, configHome: home)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         #expect(result.stdout == home.path + "/ideabox/config.toml\n")
-        #expect(try sandbox.succeed(["config", "path"]) == sandbox.home.path + "/.config/ideabox/config.toml\n")
+        #expect(try await sandbox.succeed(["config", "path"]) == sandbox.home.path + "/.config/ideabox/config.toml\n")
     }
 
     @Test(arguments: binaries)
-    func showPrintsTheSettingsInEffect(binary: String) throws {
+    func showPrintsTheSettingsInEffect(binary: String) async throws {
         let sandbox = try Sandbox()
         let home = try write("theme = \"light\"\n[keys]\ncopy = \"c\"\n", in: sandbox)
-        let result = try run(binary, ["config", "show"], in: sandbox, configHome: home)
+        let result = try await run(binary, ["config", "show"], in: sandbox, configHome: home)
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "# from \(home.path)/ideabox/config.toml")
@@ -49,10 +49,10 @@ import Testing
     }
 
     @Test(arguments: binaries)
-    func checkListsEveryProblemWithItsLineAndFails(binary: String) throws {
+    func checkListsEveryProblemWithItsLineAndFails(binary: String) async throws {
         let sandbox = try Sandbox()
         let home = try write("sort = \"newest\"\nshade = 1\n[keys]\ndelete = \"x\"\n", in: sandbox)
-        let result = try run(binary, ["config", "check"], in: sandbox, configHome: home)
+        let result = try await run(binary, ["config", "check"], in: sandbox, configHome: home)
         let file = home.path + "/ideabox/config.toml"
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout == "")
@@ -62,14 +62,14 @@ import Testing
             \(file): line 4: “x” is bound to both toggle-done and delete
 
             """)
-        let show = try run(binary, ["config", "show"], in: sandbox, configHome: home)
+        let show = try await run(binary, ["config", "show"], in: sandbox, configHome: home)
         #expect(show.stdout.hasPrefix("# \(file) has problems (ideabox config check): the defaults\n"))
         #expect(show.stdout.contains("sort = \"created\""))
     }
 
     /// Each context's keys are checked on their own: the same key in [keys] and [form-keys]
     /// is fine, two actions of one table on one key are a clash at its line.
-    @Test func checkReportsClashesInTheFormAndSearchFieldTablesWithTheirLines() throws {
+    @Test func checkReportsClashesInTheFormAndSearchFieldTablesWithTheirLines() async throws {
         let sandbox = try Sandbox()
         let home = try write("""
             [keys]
@@ -83,7 +83,7 @@ import Testing
             results = "z"
 
             """, in: sandbox)
-        let result = try run("ideabox", ["config", "check"], in: sandbox, configHome: home)
+        let result = try await run("ideabox", ["config", "check"], in: sandbox, configHome: home)
         let file = home.path + "/ideabox/config.toml"
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr == """
@@ -91,22 +91,22 @@ import Testing
             \(file): line 9: “z” (for results in [search-keys]) would no longer type: use ctrl-, f1…f12 or a named key
 
             """)
-        let show = try run("ideabox", ["config", "show"], in: sandbox, configHome: home)
+        let show = try await run("ideabox", ["config", "show"], in: sandbox, configHome: home)
         #expect(show.stdout.contains("[form-keys]\nsave = [\"ctrl-s\", \"f2\"]"), "a file with a problem: the defaults")
     }
 
-    @Test func checkOfAGoodFileOrNoneSaysSoInEnglishAndChinese() throws {
+    @Test func checkOfAGoodFileOrNoneSaysSoInEnglishAndChinese() async throws {
         let sandbox = try Sandbox()
         let home = sandbox.directory.appendingPathComponent("config")
-        let none = try run("ideabox", ["config", "check"], in: sandbox, configHome: home)
+        let none = try await run("ideabox", ["config", "check"], in: sandbox, configHome: home)
         #expect(none.status == 0)
         #expect(none.stdout == "No config file at \(home.path)/ideabox/config.toml: the defaults are in effect.\n")
         _ = try write("mouse = false\n", in: sandbox)
-        let good = try run("ideabox", ["config", "check"], in: sandbox, configHome: home)
+        let good = try await run("ideabox", ["config", "check"], in: sandbox, configHome: home)
         #expect(good.stdout == "\(home.path)/ideabox/config.toml: no problems.\n")
         let chinese = try Sandbox(language: "zh_TW.UTF-8")
         let broken = try write("mouse = \n", in: chinese)
-        let result = try run("ideabox", ["config", "check"], in: chinese, configHome: broken)
+        let result = try await run("ideabox", ["config", "check"], in: chinese, configHome: broken)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("\(broken.path)/ideabox/config.toml: 第 1 行：不是有效的 TOML："), "\(result)")
     }

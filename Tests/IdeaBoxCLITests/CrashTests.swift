@@ -27,32 +27,32 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3)))
-    func killNineAfterSavedEditsLosesNothing() throws {
+    func killNineAfterSavedEditsLosesNothing() async throws {
         let sandbox = try Sandbox()
         // Odd counts stop the loop while an edit is on its way, even counts while an add is.
-        let first = try killedRound(1, afterReports: 3, sandbox: sandbox)
-        try check([first], sandbox: sandbox, pendingRounds: [1])
-        try sandbox.sync("A")
-        try sandbox.sync("B")
-        #expect(try sandbox.status("A").pendingCount == 0)
+        let first = try await killedRound(1, afterReports: 3, sandbox: sandbox)
+        try await check([first], sandbox: sandbox, pendingRounds: [1])
+        try await sandbox.sync("A")
+        try await sandbox.sync("B")
+        #expect(try await sandbox.status("A").pendingCount == 0)
 
-        let second = try killedRound(2, afterReports: 6, sandbox: sandbox)
-        let third = try killedRound(3, afterReports: 9, sandbox: sandbox)
-        try check([first, second, third], sandbox: sandbox, pendingRounds: [2, 3])
+        let second = try await killedRound(2, afterReports: 6, sandbox: sandbox)
+        let third = try await killedRound(3, afterReports: 9, sandbox: sandbox)
+        try await check([first, second, third], sandbox: sandbox, pendingRounds: [2, 3])
 
-        let ideasOnA = try sandbox.ideas(on: "A")
-        let pending = try sandbox.status("A").pendingCount
-        #expect(try sandbox.sync("A").sent == pending)
-        #expect(try sandbox.sync("B").received == pending)
-        #expect(try sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
-        #expect(try Set(sandbox.ideas(on: "B").map(\.idString)) == Set(ideasOnA.map(\.idString)))
-        #expect(try sandbox.status("A").pendingCount == 0)
+        let ideasOnA = try await sandbox.ideas(on: "A")
+        let pending = try await sandbox.status("A").pendingCount
+        #expect(try await sandbox.sync("A").sent == pending)
+        #expect(try await sandbox.sync("B").received == pending)
+        #expect(try await sandbox.syncedState(of: "B") == sandbox.syncedState(of: "A"))
+        #expect(try await Set(sandbox.ideas(on: "B").map(\.idString)) == Set(ideasOnA.map(\.idString)))
+        #expect(try await sandbox.status("A").pendingCount == 0)
     }
 
     /// Every acknowledged add is there, every acknowledged edit too, and the outbox holds one
     /// change for each idea of `pendingRounds` (none of them has been sent).
-    private func check(_ rounds: [Acknowledged], sandbox: Sandbox, pendingRounds: [Int]) throws {
-        let ideas = try sandbox.ideas(on: "A")
+    private func check(_ rounds: [Acknowledged], sandbox: Sandbox, pendingRounds: [Int]) async throws {
+        let ideas = try await sandbox.ideas(on: "A")
         let byId = Dictionary(uniqueKeysWithValues: ideas.map { ($0.idString, $0) })
         for round in rounds {
             for id in round.added {
@@ -63,13 +63,13 @@ import Testing
             }
         }
         let unsent = ideas.filter { idea in pendingRounds.contains { idea.title.hasPrefix("r\($0) ") } }
-        #expect(try sandbox.status("A").pendingCount == unsent.count)
+        #expect(try await sandbox.status("A").pendingCount == unsent.count)
         #expect(unsent.allSatisfy { $0.lastSyncedAt == nil })
     }
 
     /// Runs the loop on profile A and kills it with SIGKILL right after it has reported
     /// `afterReports` saved changes.
-    private func killedRound(_ round: Int, afterReports: Int, sandbox: Sandbox) throws -> Acknowledged {
+    private func killedRound(_ round: Int, afterReports: Int, sandbox: Sandbox) async throws -> Acknowledged {
         var environment = sandbox.environment
         environment["IDEABOX_PROFILE"] = "A"
         let output = sandbox.directory.appendingPathComponent("loop-\(round).out")
@@ -100,11 +100,11 @@ import Testing
                 if reports == afterReports { break reading }
             }
             if kill(loop.pid, 0) != 0 { break }
-            usleep(1_000)
+            try await Task.sleep(for: .milliseconds(1))
         }
         // The shell leads its own group: one kill takes it and whichever `ideabox` runs, and
         // the wait lasts until every one of them is gone.
-        try loop.killGroup()
+        try await loop.killGroup()
         let errorText = String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self)
         #expect(reports == afterReports, "round \(round) stopped early: \(errorText)")
         #expect(Set(acknowledged.added).count == acknowledged.added.count)

@@ -3,12 +3,12 @@ import Testing
 
 /// `ideabox edit ID [--title T] [--description D] [--json]`.
 @Suite struct EditCommandTests {
-    @Test func titleChangesOnlyTheTitleAndStampsTheEdit() throws {
+    @Test func titleChangesOnlyTheTitleAndStampsTheEdit() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Draft", description: "keep me", done: true)
-        let before = try sandbox.idea(id)
-        #expect(try sandbox.succeed(["edit", String(id.prefix(8)), "--title", "  Final 靈感  "]) == id + "\n")
-        let after = try sandbox.idea(id)
+        let id = try await sandbox.add("Draft", description: "keep me", done: true)
+        let before = try await sandbox.idea(id)
+        #expect(try await sandbox.succeed(["edit", String(id.prefix(8)), "--title", "  Final 靈感  "]) == id + "\n")
+        let after = try await sandbox.idea(id)
         var expected = before
         expected.title = "Final 靈感"
         expected.version = 1
@@ -18,52 +18,52 @@ import Testing
     }
 
     @Test(arguments: ["-d", "--description"])
-    func descriptionChangesOnlyTheDescription(option: String) throws {
+    func descriptionChangesOnlyTheDescription(option: String) async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Title", description: "old")
-        let before = try sandbox.idea(id)
-        try sandbox.succeed(["edit", id, option, "new\nmulti-line 👍🏽"])
-        let after = try sandbox.idea(id)
+        let id = try await sandbox.add("Title", description: "old")
+        let before = try await sandbox.idea(id)
+        try await sandbox.succeed(["edit", id, option, "new\nmulti-line 👍🏽"])
+        let after = try await sandbox.idea(id)
         #expect(after.title == "Title")
         #expect(after.description == "new\nmulti-line 👍🏽")
         #expect(after.version == 1 && after.createdAt == before.createdAt && after.updatedAt > before.updatedAt)
     }
 
-    @Test func descriptionCanBeCleared() throws {
+    @Test func descriptionCanBeCleared() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Title", description: "old")
-        try sandbox.succeed(["edit", id, "-d", ""])
-        #expect(try sandbox.idea(id).description == "")
+        let id = try await sandbox.add("Title", description: "old")
+        try await sandbox.succeed(["edit", id, "-d", ""])
+        #expect(try await sandbox.idea(id).description == "")
     }
 
-    @Test func bothAtOnceIsOneEdit() throws {
+    @Test func bothAtOnceIsOneEdit() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("a", description: "b")
-        let output = try sandbox.succeed(["edit", id, "--title", "c", "--description", "d", "--json"])
-        let idea = try sandbox.idea(id)
+        let id = try await sandbox.add("a", description: "b")
+        let output = try await sandbox.succeed(["edit", id, "--title", "c", "--description", "d", "--json"])
+        let idea = try await sandbox.idea(id)
         #expect(idea.title == "c" && idea.description == "d" && idea.version == 1)
         #expect(output == Expected.json(idea) + "\n")
     }
 
-    @Test func theSameValuesChangeNothing() throws {
+    @Test func theSameValuesChangeNothing() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Same", description: "text")
-        let before = try sandbox.succeed(["export"])
-        #expect(try sandbox.succeed(["edit", id, "--title", "Same", "-d", "text"]) == id + "\n")
-        #expect(try sandbox.succeed(["export"]) == before)
+        let id = try await sandbox.add("Same", description: "text")
+        let before = try await sandbox.succeed(["export"])
+        #expect(try await sandbox.succeed(["edit", id, "--title", "Same", "-d", "text"]) == id + "\n")
+        #expect(try await sandbox.succeed(["export"]) == before)
     }
 
-    @Test func nothingToChangeIsRefused() throws {
+    @Test func nothingToChangeIsRefused() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Untouched")
-        let before = try sandbox.succeed(["export"])
-        try sandbox.expectRejection(
+        let id = try await sandbox.add("Untouched")
+        let before = try await sandbox.succeed(["export"])
+        try await sandbox.expectRejection(
             ["edit", id],
             message: "Nothing to change: pass --title and/or --description (on a terminal, `ideabox edit ID` alone opens $EDITOR).")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["edit", id], message: "沒有要變更的內容：請使用 --title 或 --description（在終端機中，只寫 `ideabox edit ID` 會開啟 $EDITOR）",
             environment: ["LANG": "zh_TW.UTF-8"])
-        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["export"]) == before)
     }
 
     @Test(arguments: [
@@ -75,29 +75,29 @@ import Testing
          "The description is 4097 characters long; the limit is 4096."),
         (["-d", "nul\u{01}"], "The description may hold newlines and tabs, but no other control characters."),
     ])
-    func invalidChangesAreRefusedAndLeaveTheIdeaUnchanged(changes: [String], message: String) throws {
+    func invalidChangesAreRefusedAndLeaveTheIdeaUnchanged(changes: [String], message: String) async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Original", description: "as it was")
-        let before = try sandbox.succeed(["export"])
-        try sandbox.expectRejection(["edit", id] + changes, message: message)
-        #expect(try sandbox.succeed(["export"]) == before)
-        #expect(try sandbox.idea(id).title == "Original")
+        let id = try await sandbox.add("Original", description: "as it was")
+        let before = try await sandbox.succeed(["export"])
+        try await sandbox.expectRejection(["edit", id] + changes, message: message)
+        #expect(try await sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.idea(id).title == "Original")
     }
 
-    @Test func twoHundredFiftySixCharactersAreAccepted() throws {
+    @Test func twoHundredFiftySixCharactersAreAccepted() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("short")
+        let id = try await sandbox.add("short")
         let title = String(repeating: "👍🏽", count: 256)
-        try sandbox.succeed(["edit", id, "--title", title])
-        #expect(try sandbox.idea(id).title == title)
+        try await sandbox.succeed(["edit", id, "--title", title])
+        #expect(try await sandbox.idea(id).title == title)
     }
 
-    @Test func eachEditIncrementsTheVersion() throws {
+    @Test func eachEditIncrementsTheVersion() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("v0")
+        let id = try await sandbox.add("v0")
         for version in 1...3 {
-            try sandbox.succeed(["edit", id, "--title", "v\(version)"])
-            #expect(try sandbox.idea(id).version == version)
+            try await sandbox.succeed(["edit", id, "--title", "v\(version)"])
+            #expect(try await sandbox.idea(id).version == version)
         }
     }
 }

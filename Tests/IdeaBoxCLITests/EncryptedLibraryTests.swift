@@ -7,8 +7,8 @@ import Testing
 /// D) of the embedded remote, with `Favorite.json`, two files in `Items/` (one of 3 MB, which
 /// travels as an asset, one with a Chinese name) and one in `FavoriteItems/`: after the change
 /// and a `library sync` on both, both folders hold every file with the same bytes, nothing was
-/// received or deleted, and a new device gets all of them from the remote. Each command runs
-/// on a thread of its own (`OwnThread`); passphrases come on standard input.
+/// received or deleted, and a new device gets all of them from the remote. Each command is
+/// awaited (its wait holds a thread of its own); passphrases come on standard input.
 @Suite struct EncryptedLibraryTests {
     /// A change of the account's encryption, and how D follows it.
     enum Change: String, CaseIterable, CustomTestStringConvertible {
@@ -72,11 +72,9 @@ import Testing
         // library's records under the old key stay until its files are up under the new one:
         // an app still on the old key would take their removal for files deleted.
         try await succeed(on: "C", ["remote", "fault", "script", "internalError", "--operation", "uploadAsset"], in: sandbox)
-        let stopped = try await OwnThread.run {
-            try sandbox.run(
-                ["account", "encryption", "reset", "--yes", "--profile", "C"], environment: Self.fast,
-                input: Data("\(Self.newPassphrase)\n\(Self.newPassphrase)\n".utf8))
-        }
+        let stopped = try await sandbox.run(
+            ["account", "encryption", "reset", "--yes", "--profile", "C"], environment: Self.fast,
+            input: Data("\(Self.newPassphrase)\n\(Self.newPassphrase)\n".utf8))
         #expect(stopped.status != 0, "\(stopped)")
         #expect(try await libraryRecordCount(in: sandbox) == 4)
 
@@ -140,16 +138,13 @@ import Testing
         #expect(try await succeed(on: profile, ["library", "sync"], in: sandbox) == expected, sourceLocation: sourceLocation)
     }
 
-    /// Runs `ideabox arguments… --profile profile` on a thread of its own; it must succeed
-    /// quietly. Returns its stdout.
+    /// Runs `ideabox arguments… --profile profile`; it must succeed quietly. Returns its stdout.
     @discardableResult
     private func succeed(
         on profile: String, _ arguments: [String], input: String? = nil, in sandbox: Sandbox,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> String {
-        let result = try await OwnThread.run {
-            try sandbox.run(arguments + ["--profile", profile], environment: Self.fast, input: input.map { Data($0.utf8) })
-        }
+        let result = try await sandbox.run(arguments + ["--profile", profile], environment: Self.fast, input: input.map { Data($0.utf8) })
         #expect(
             result.status == 0 && result.stderr.isEmpty,
             "ideabox \(arguments.joined(separator: " ")) on \(profile) failed:\n\(result)", sourceLocation: sourceLocation)

@@ -5,18 +5,18 @@ import Testing
 /// `ideabox export` and `ideabox import FILE`.
 @Suite struct ExportImportTests {
     /// Fills the sandbox with ideas that exercise every field, and returns the export.
-    private func fill(_ sandbox: Sandbox) throws -> String {
-        _ = try sandbox.add("Plain")
-        _ = try sandbox.add("靈感：寫一個終端機 App", description: "第一行\n第二行\n\n\t縮排的第四行", done: true)
-        let emoji = try sandbox.add("👩‍👩‍👧‍👦 family 👍🏽🇹🇼", description: "\"quotes\", back\\slash, /slash")
-        try sandbox.succeed(["edit", emoji, "--title", "👩‍👩‍👧‍👦 family 👍🏽🇹🇼 edited"])
-        try sandbox.succeed(["done", emoji])
-        let undone = try sandbox.add("Done then undone", done: true)
-        try sandbox.succeed(["undone", undone])
-        _ = try sandbox.add(String(repeating: "長", count: 256), description: String(repeating: "描", count: 4096))
-        let removed = try sandbox.add("removed before export")
-        try sandbox.succeed(["rm", removed])
-        return try sandbox.succeed(["export"])
+    private func fill(_ sandbox: Sandbox) async throws -> String {
+        _ = try await sandbox.add("Plain")
+        _ = try await sandbox.add("靈感：寫一個終端機 App", description: "第一行\n第二行\n\n\t縮排的第四行", done: true)
+        let emoji = try await sandbox.add("👩‍👩‍👧‍👦 family 👍🏽🇹🇼", description: "\"quotes\", back\\slash, /slash")
+        try await sandbox.succeed(["edit", emoji, "--title", "👩‍👩‍👧‍👦 family 👍🏽🇹🇼 edited"])
+        try await sandbox.succeed(["done", emoji])
+        let undone = try await sandbox.add("Done then undone", done: true)
+        try await sandbox.succeed(["undone", undone])
+        _ = try await sandbox.add(String(repeating: "長", count: 256), description: String(repeating: "描", count: 4096))
+        let removed = try await sandbox.add("removed before export")
+        try await sandbox.succeed(["rm", removed])
+        return try await sandbox.succeed(["export"])
     }
 
     /// An export of format 2, as far as these tests read it.
@@ -25,24 +25,24 @@ import Testing
         var ideas: [Idea]
     }
 
-    @Test func roundTripsEveryFieldExactly() throws {
+    @Test func roundTripsEveryFieldExactly() async throws {
         let source = try Sandbox()
-        let exported = try fill(source)
+        let exported = try await fill(source)
         let export = try JSONDecoder().decode(Export.self, from: Data(exported.utf8))
         #expect(export.formatVersion == 2)
         #expect(export.ideas.count == 5)
-        #expect(export.ideas == (try source.ideas()))
+        #expect(await export.ideas == (try source.ideas()))
 
         let file = try source.file("ideas.json", exported)
         let target = try Sandbox(samples: true)
-        #expect(try target.succeed(["import", file]) == "Imported 5 new, 0 updated, 0 unchanged.\n")
-        #expect(try target.succeed(["export"]) == exported)
-        #expect(try target.succeed(["list"]) == (try source.succeed(["list"])))
+        #expect(try await target.succeed(["import", file]) == "Imported 5 new, 0 updated, 0 unchanged.\n")
+        #expect(try await target.succeed(["export"]) == exported)
+        #expect(try await target.succeed(["list"]) == (try source.succeed(["list"])))
     }
 
     /// A file of format 1 (an array of ideas, without stamps) imports, each field read as
     /// written at the idea's `updatedAt`: the next export says so.
-    @Test func keepsLastSyncedAtAndMillisecondsAsGiven() throws {
+    @Test func keepsLastSyncedAtAndMillisecondsAsGiven() async throws {
         let sandbox = try Sandbox()
         let export = """
             [
@@ -61,8 +61,8 @@ import Testing
 
             """
         let file = try sandbox.file("one.json", export)
-        #expect(try sandbox.succeed(["import", file]) == "Imported 1 new, 0 updated, 0 unchanged.\n")
-        #expect(try sandbox.succeed(["export"]) == """
+        #expect(try await sandbox.succeed(["import", file]) == "Imported 1 new, 0 updated, 0 unchanged.\n")
+        #expect(try await sandbox.succeed(["export"]) == """
             {
               "formatVersion" : 2,
               "ideas" : [
@@ -95,7 +95,7 @@ import Testing
             }
 
             """)
-        #expect(try sandbox.succeed(["show", "abcdef01"]) == """
+        #expect(try await sandbox.succeed(["show", "abcdef01"]) == """
             id: abcdef01-2345-4678-9abc-def012345678
             title: From elsewhere
             completed: yes
@@ -110,78 +110,78 @@ import Testing
             """)
     }
 
-    @Test func importingTwiceIsIdempotent() throws {
+    @Test func importingTwiceIsIdempotent() async throws {
         let source = try Sandbox()
-        let exported = try fill(source)
+        let exported = try await fill(source)
         let file = try source.file("ideas.json", exported)
         let target = try Sandbox()
-        try target.succeed(["import", file])
-        #expect(try target.succeed(["import", file]) == "Imported 0 new, 0 updated, 5 unchanged.\n")
-        #expect(try target.succeed(["export"]) == exported)
-        #expect(try source.succeed(["import", file]) == "Imported 0 new, 0 updated, 5 unchanged.\n")
-        #expect(try source.succeed(["export"]) == exported)
+        try await target.succeed(["import", file])
+        #expect(try await target.succeed(["import", file]) == "Imported 0 new, 0 updated, 5 unchanged.\n")
+        #expect(try await target.succeed(["export"]) == exported)
+        #expect(try await source.succeed(["import", file]) == "Imported 0 new, 0 updated, 5 unchanged.\n")
+        #expect(try await source.succeed(["export"]) == exported)
     }
 
-    @Test func summaryIsInTraditionalChineseUnderZhTW() throws {
+    @Test func summaryIsInTraditionalChineseUnderZhTW() async throws {
         let source = try Sandbox()
-        let file = try source.file("ideas.json", try fill(source))
+        let file = try await source.file("ideas.json", try fill(source))
         let target = try Sandbox(language: "zh_TW.UTF-8")
-        #expect(try target.succeed(["import", file]) == "已匯入：新增 5 筆，更新 0 筆，未變更 0 筆\n")
+        #expect(try await target.succeed(["import", file]) == "已匯入：新增 5 筆，更新 0 筆，未變更 0 筆\n")
     }
 
-    @Test func standardInputWithDash() throws {
+    @Test func standardInputWithDash() async throws {
         let source = try Sandbox()
-        let exported = try fill(source)
+        let exported = try await fill(source)
         let target = try Sandbox()
-        #expect(try target.succeed(["import", "-"], input: Data(exported.utf8)) == "Imported 5 new, 0 updated, 0 unchanged.\n")
-        #expect(try target.succeed(["export"]) == exported)
+        #expect(try await target.succeed(["import", "-"], input: Data(exported.utf8)) == "Imported 5 new, 0 updated, 0 unchanged.\n")
+        #expect(try await target.succeed(["export"]) == exported)
     }
 
-    @Test func aNewerVersionReplacesAnOlderOneAndAnOlderOneDoesNot() throws {
+    @Test func aNewerVersionReplacesAnOlderOneAndAnOlderOneDoesNot() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Version A")
-        let old = try sandbox.file("old.json", try sandbox.succeed(["export"]))
-        try sandbox.succeed(["edit", id, "--title", "Version B"])
-        let new = try sandbox.file("new.json", try sandbox.succeed(["export"]))
+        let id = try await sandbox.add("Version A")
+        let old = try await sandbox.file("old.json", try sandbox.succeed(["export"]))
+        try await sandbox.succeed(["edit", id, "--title", "Version B"])
+        let new = try await sandbox.file("new.json", try sandbox.succeed(["export"]))
 
-        #expect(try sandbox.succeed(["import", old]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
-        #expect(try sandbox.idea(id).title == "Version B")
+        #expect(try await sandbox.succeed(["import", old]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+        #expect(try await sandbox.idea(id).title == "Version B")
 
         let other = try Sandbox()
-        try other.succeed(["import", old])
-        #expect(try other.succeed(["import", new]) == "Imported 0 new, 1 updated, 0 unchanged.\n")
-        #expect(try other.succeed(["export"]) == (try sandbox.succeed(["export"])))
+        try await other.succeed(["import", old])
+        #expect(try await other.succeed(["import", new]) == "Imported 0 new, 1 updated, 0 unchanged.\n")
+        #expect(try await other.succeed(["export"]) == (try sandbox.succeed(["export"])))
     }
 
-    @Test func anEmptyArrayImportsNothing() throws {
+    @Test func anEmptyArrayImportsNothing() async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("empty.json", "[]")
-        #expect(try sandbox.succeed(["import", file]) == "Imported 0 new, 0 updated, 0 unchanged.\n")
-        #expect(try sandbox.succeed(["list"]) == "")
+        #expect(try await sandbox.succeed(["import", file]) == "Imported 0 new, 0 updated, 0 unchanged.\n")
+        #expect(try await sandbox.succeed(["list"]) == "")
     }
 
     @Test(arguments: ["{ not json", "", "{\"id\": 1}", "[1, 2]", "[{\"title\": \"no id\"}]"])
-    func brokenJSONIsRefusedAndImportsNothing(text: String) throws {
+    func brokenJSONIsRefusedAndImportsNothing(text: String) async throws {
         let sandbox = try Sandbox()
-        let existing = try sandbox.add("existing")
-        let before = try sandbox.succeed(["export"])
+        let existing = try await sandbox.add("existing")
+        let before = try await sandbox.succeed(["export"])
         let file = try sandbox.file("broken.json", text)
-        let result = try sandbox.run(["import", file])
+        let result = try await sandbox.run(["import", file])
         #expect(result.status != 0)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("ideabox: \(file) is not "))
         #expect(result.stderr.contains(" Nothing was imported."))
-        #expect(try sandbox.succeed(["export"]) == before)
-        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+        #expect(try await sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
     }
 
-    @Test func aMissingFieldIsNamedWithItsPosition() throws {
+    @Test func aMissingFieldIsNamedWithItsPosition() async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("missing.json", """
             [{"id": "abcdef01-2345-4678-9abc-def012345678", "title": "ok", "createdAt": "2024-01-01T00:00:00.000Z", "deviceId": "d"},
              {"id": "abcdef02-2345-4678-9abc-def012345678", "createdAt": "2024-01-01T00:00:00.000Z", "deviceId": "d"}]
             """)
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file],
             message: "\(file) is not a valid IdeaBox export (1 problem). Nothing was imported.\n  idea 2, title: missing")
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path))
@@ -191,12 +191,12 @@ import Testing
         ("{ not json", 1, 3), ("", 1, 1), ("[\n  {\"title\": \"靈感\",\n   \"id\": x}]", 3, 10), ("[1, 2", 1, 6),
         ("[{\"title\": \"a\"} {}]", 1, 17), ("[\"a\\q\"]", 1, 5),
     ])
-    func brokenJSONNamesTheLineAndColumn(text: String, line: Int, column: Int) throws {
+    func brokenJSONNamesTheLineAndColumn(text: String, line: Int, column: Int) async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("broken.json", text)
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file], message: "\(file) is not valid JSON: line \(line), column \(column). Nothing was imported.")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file], message: "\(file) 不是有效的 JSON：第 \(line) 行第 \(column) 欄；沒有匯入任何資料",
             environment: ["LANG": "zh_TW.UTF-8"])
     }
@@ -211,50 +211,50 @@ import Testing
         (Array(#"[{"title": "\ud83d"}]"#.utf8), 1, 19,
          " (a \\u escape names half a character, a lone surrogate)", "（\\u 跳脫只寫了半個字元，即孤立的代理項）"),
     ])
-    func whatIJSONRefusesIsNamedByLineAndColumn(bytes: [UInt8], line: Int, column: Int, english: String, chinese: String) throws {
+    func whatIJSONRefusesIsNamedByLineAndColumn(bytes: [UInt8], line: Int, column: Int, english: String, chinese: String) async throws {
         let sandbox = try Sandbox()
-        let existing = try sandbox.succeed(["add", "existing"]).trimmingCharacters(in: .newlines)
-        let before = try sandbox.succeed(["export"])
+        let existing = try await sandbox.succeed(["add", "existing"]).trimmingCharacters(in: .newlines)
+        let before = try await sandbox.succeed(["export"])
         let file = sandbox.directory.appendingPathComponent("i-json.json").path
         try Data(bytes).write(to: URL(fileURLWithPath: file))
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file], message: "\(file) is not valid JSON: line \(line), column \(column)\(english). Nothing was imported.")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file], message: "\(file) 不是有效的 JSON：第 \(line) 行第 \(column) 欄\(chinese)；沒有匯入任何資料",
             environment: ["LANG": "zh_TW.UTF-8"])
-        #expect(try sandbox.succeed(["export"]) == before)
-        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+        #expect(try await sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
     }
 
     @Test(arguments: ["{\"id\": 1}", "{\"formatVersion\": 2}", "{\"formatVersion\": 2, \"ideas\": {}}", "7"])
-    func jsonThatIsNotAnExportIsRefused(text: String) throws {
+    func jsonThatIsNotAnExportIsRefused(text: String) async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("object.json", text)
-        try sandbox.expectRejection(["import", file], message: """
+        try await sandbox.expectRejection(["import", file], message: """
             \(file) is not a valid IdeaBox export: it must be a JSON object of "formatVersion" and "ideas", as \
             `ideabox export` writes, or an array of ideas. Nothing was imported.
             """)
     }
 
-    @Test func aFormatNewerThanThisIdeaBoxIsRefused() throws {
+    @Test func aFormatNewerThanThisIdeaBoxIsRefused() async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("future.json", "{\"formatVersion\": 3, \"ideas\": []}")
-        try sandbox.expectRejection(["import", file], message: """
+        try await sandbox.expectRejection(["import", file], message: """
             \(file) is an export of format 3, from a newer IdeaBox; this one reads formats 1 to 2. Nothing was imported.
             """)
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path))
     }
 
-    @Test func everyProblemIsListedAtOnceWithTheIdeasNumberAndField() throws {
+    @Test func everyProblemIsListedAtOnceWithTheIdeasNumberAndField() async throws {
         let sandbox = try Sandbox()
-        let existing = try sandbox.add("existing")
-        let before = try sandbox.succeed(["export"])
+        let existing = try await sandbox.add("existing")
+        let before = try await sandbox.succeed(["export"])
         let file = try sandbox.file("problems.json", """
             [\(ideaJSON(1)), \(ideaJSON(2, ["title": "\"  \""])), 7, \(ideaJSON(4, ["createdAt": "\"yesterday\""])),
              \(ideaJSON(5, ["isCompleted": "\"yes\""])), \(ideaJSON(1)), {"id": "abcdef07-2345-4678-9abc-def012345678"},
              \(ideaJSON(8, ["version": "-1"]))]
             """)
-        try sandbox.expectRejection(["import", file], message: """
+        try await sandbox.expectRejection(["import", file], message: """
             \(file) is not a valid IdeaBox export (9 problems). Nothing was imported.
               idea 2, title: The title can't be empty.
               idea 3: not a JSON object { … }
@@ -266,7 +266,7 @@ import Testing
               idea 7, deviceId: missing
               idea 8, version: version can't be negative.
             """)
-        try sandbox.expectRejection(["import", file], message: """
+        try await sandbox.expectRejection(["import", file], message: """
             \(file) 不是有效的 IdeaBox 匯出檔（9 個問題）；沒有匯入任何資料
               第 2 筆靈感，title：靈感標題不能為空
               第 3 筆靈感：不是 JSON 物件 { … }
@@ -278,32 +278,32 @@ import Testing
               第 7 筆靈感，deviceId：缺少此欄位
               第 8 筆靈感，version：版本號不能為負數
             """, environment: ["LANG": "zh_TW.UTF-8"])
-        #expect(try sandbox.succeed(["export"]) == before)
-        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+        #expect(try await sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
     }
 
-    @Test func atMostTwentyProblemsAreListedAndTheRestCounted() throws {
+    @Test func atMostTwentyProblemsAreListedAndTheRestCounted() async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("many.json", "[" + Array(repeating: "{}", count: 23).joined(separator: ", ") + "]")
         let lines = (1...5).flatMap { idea in
             ["id", "title", "createdAt", "deviceId"].map { "\n  idea \(idea), \($0): missing" }
         }.joined()
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file],
             message: "\(file) is not a valid IdeaBox export (92 problems). Nothing was imported.\(lines)\n  … and 72 more")
     }
 
-    @Test func everyProblemOfOneIdeaIsListedNotOnlyTheFirst() throws {
+    @Test func everyProblemOfOneIdeaIsListedNotOnlyTheFirst() async throws {
         let sandbox = try Sandbox()
-        let existing = try sandbox.add("existing")
-        let before = try sandbox.succeed(["export"])
+        let existing = try await sandbox.add("existing")
+        let before = try await sandbox.succeed(["export"])
         let long = Expected.quoted(String(repeating: "長", count: 300))
         let file = try sandbox.file("several.json", """
             [{"title": "  ", "createdAt": "yesterday", "deviceId": "device"},
              \(ideaJSON(2, ["title": long, "updatedAt": "\"2023-12-31T00:00:00.000Z\"", "deviceId": "\"\"", "version": "-1"])),
              \(ideaJSON(2, ["id": "\"not-a-uuid\"", "isCompleted": "\"yes\"", "lastSyncedAt": "\"now\""]))]
             """)
-        try sandbox.expectRejection(["import", file], message: """
+        try await sandbox.expectRejection(["import", file], message: """
             \(file) is not a valid IdeaBox export (10 problems). Nothing was imported.
               idea 1, id: missing
               idea 1, title: The title can't be empty.
@@ -316,14 +316,14 @@ import Testing
               idea 3, isCompleted: must be true or false
               idea 3, lastSyncedAt: must be a UTC time such as 2026-11-20T08:15:30.123Z
             """)
-        #expect(try sandbox.succeed(["export"]) == before)
-        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+        #expect(try await sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
     }
 
-    @Test func aMissingFileIsRefused() throws {
+    @Test func aMissingFileIsRefused() async throws {
         let sandbox = try Sandbox()
         let path = sandbox.directory.appendingPathComponent("nowhere.json").path
-        let result = try sandbox.run(["import", path])
+        let result = try await sandbox.run(["import", path])
         #expect(result.status != 0)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("ideabox: Can't read \(path): "))
@@ -359,134 +359,134 @@ import Testing
         (["version": "-1"], "version can't be negative."),
         (["deviceId": "\" \""], "deviceId can't be empty."),
     ])
-    func oneInvalidIdeaImportsNothing(changes: [String: String], reason: String) throws {
+    func oneInvalidIdeaImportsNothing(changes: [String: String], reason: String) async throws {
         let field = try #require(changes.keys.first)
         let sandbox = try Sandbox()
-        let existing = try sandbox.add("existing")
-        let before = try sandbox.succeed(["export"])
+        let existing = try await sandbox.add("existing")
+        let before = try await sandbox.succeed(["export"])
         let file = try sandbox.file("invalid.json", "[\(ideaJSON(1)), \(ideaJSON(2, changes)), \(ideaJSON(3))]")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file],
             message: "\(file) is not a valid IdeaBox export (1 problem). Nothing was imported.\n  idea 2, \(field): \(reason)")
-        #expect(try sandbox.succeed(["export"]) == before)
-        #expect(try sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
+        #expect(try await sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["list"]) == "\(existing.prefix(8))  [ ] existing\n")
     }
 
-    @Test func anInvalidIdeaIsReportedInTraditionalChinese() throws {
+    @Test func anInvalidIdeaIsReportedInTraditionalChinese() async throws {
         let sandbox = try Sandbox(language: "zh_TW.UTF-8")
         let file = try sandbox.file("invalid.json", "[\(ideaJSON(1, ["updatedAt": "\"2023-01-01T00:00:00.000Z\""]))]")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file],
             message: "\(file) 不是有效的 IdeaBox 匯出檔（1 個問題）；沒有匯入任何資料\n  第 1 筆靈感，updatedAt：更新時間不能早於建立時間")
     }
 
-    @Test func aRepeatedIdImportsNothing() throws {
+    @Test func aRepeatedIdImportsNothing() async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("twice.json", "[\(ideaJSON(1)), \(ideaJSON(2)), \(ideaJSON(1, ["title": "\"again\""]))]")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["import", file],
             message: "\(file) is not a valid IdeaBox export (1 problem). Nothing was imported.\n  idea 3, id: the same id as idea 1")
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path))
     }
 
-    @Test func importedTitlesAreNormalizedLikeTypedOnes() throws {
+    @Test func importedTitlesAreNormalizedLikeTypedOnes() async throws {
         let sandbox = try Sandbox()
         let file = try sandbox.file("spaces.json", "[\(ideaJSON(1, ["title": "\"  padded  \"", "description": "\"a\\r\\nb\""]))]")
-        try sandbox.succeed(["import", file])
-        let idea = try sandbox.idea("abcdef01")
+        try await sandbox.succeed(["import", file])
+        let idea = try await sandbox.idea("abcdef01")
         #expect(idea.title == "padded" && idea.description == "a\nb")
     }
 
     /// `--output FILE` writes what standard output would get; a new file is the user's
     /// alone, a file that was there is replaced whole and keeps its permissions.
-    @Test func exportToAFileWritesWhatStandardOutputGets() throws {
+    @Test func exportToAFileWritesWhatStandardOutputGets() async throws {
         let sandbox = try Sandbox()
-        let exported = try fill(sandbox)
+        let exported = try await fill(sandbox)
         let new = sandbox.directory.appendingPathComponent("new.json").path
-        #expect(try sandbox.succeed(["export", "--output", new]) == "")
+        #expect(try await sandbox.succeed(["export", "--output", new]) == "")
         #expect(try String(contentsOfFile: new, encoding: .utf8) == exported)
         #expect(try FileManager.default.attributesOfItem(atPath: new)[.posixPermissions] as? Int == 0o600)
 
         let existing = try sandbox.file("existing.json", "an older export, longer than the new one will be" + String(repeating: "!", count: 10_000))
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: existing)
-        #expect(try sandbox.succeed(["export", "-o", existing]) == "")
+        #expect(try await sandbox.succeed(["export", "-o", existing]) == "")
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == exported)
         #expect(try FileManager.default.attributesOfItem(atPath: existing)[.posixPermissions] as? Int == 0o640)
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).allSatisfy { !$0.hasSuffix(".tmp") })
     }
 
-    @Test func exportToAFolderThatIsMissingSaysSo() throws {
+    @Test func exportToAFolderThatIsMissingSaysSo() async throws {
         let sandbox = try Sandbox()
-        _ = try sandbox.add("An idea")
+        _ = try await sandbox.add("An idea")
         let path = sandbox.directory.appendingPathComponent("missing/ideas.json").path
-        try sandbox.expectRejection(["export", "--output", path], message: "Can't write \(path): there is no such folder.")
+        try await sandbox.expectRejection(["export", "--output", path], message: "Can't write \(path): there is no such folder.")
     }
 
     // MARK: Merging by the file's stamps (issue 57, part 4)
 
     /// The issue's sequence: b's export carries the stamps of its fields, so a's import takes
     /// b's newer title and keeps a's newer description, and both devices end with both.
-    @Test func anImportNeverBringsBackAnOlderField() throws {
+    @Test func anImportNeverBringsBackAnOlderField() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Plan", on: "a")
-        try sandbox.succeed(on: "a", ["edit", id, "--description", "first notes"])
-        try sandbox.sync("a")
-        try sandbox.sync("b")
-        try sandbox.succeed(on: "a", ["edit", id, "--description", "a's newer notes"])
-        try sandbox.succeed(on: "b", ["edit", id, "--title", "b's title"])
+        let id = try await sandbox.add("Plan", on: "a")
+        try await sandbox.succeed(on: "a", ["edit", id, "--description", "first notes"])
+        try await sandbox.sync("a")
+        try await sandbox.sync("b")
+        try await sandbox.succeed(on: "a", ["edit", id, "--description", "a's newer notes"])
+        try await sandbox.succeed(on: "b", ["edit", id, "--title", "b's title"])
         let file = sandbox.directory.appendingPathComponent("b.json").path
-        try sandbox.succeed(on: "b", ["export", "--output", file])
+        try await sandbox.succeed(on: "b", ["export", "--output", file])
 
-        #expect(try sandbox.succeed(on: "a", ["import", file]) == "Imported 0 new, 1 updated, 0 unchanged.\n")
-        try sandbox.sync("a")
-        try sandbox.sync("b")
-        try sandbox.sync("a")
+        #expect(try await sandbox.succeed(on: "a", ["import", file]) == "Imported 0 new, 1 updated, 0 unchanged.\n")
+        try await sandbox.sync("a")
+        try await sandbox.sync("b")
+        try await sandbox.sync("a")
         for profile in ["a", "b"] {
-            let idea = try #require(try sandbox.ideas(on: profile).first)
+            let idea = try #require(try await sandbox.ideas(on: profile).first)
             #expect(idea.title == "b's title" && idea.description == "a's newer notes", "on \(profile)")
         }
-        #expect(try sandbox.syncedState(of: "a") == sandbox.syncedState(of: "b"))
+        #expect(try await sandbox.syncedState(of: "a") == sandbox.syncedState(of: "b"))
     }
 
     /// An export with `title` changed by hand: the file gives the title the stamp this device
     /// holds for it, with another value.
-    private func handEditedExport(_ sandbox: Sandbox) throws -> (id: String, file: String) {
-        let id = try sandbox.add("Plan", description: "notes")
-        let exported = try sandbox.succeed(["export"])
+    private func handEditedExport(_ sandbox: Sandbox) async throws -> (id: String, file: String) {
+        let id = try await sandbox.add("Plan", description: "notes")
+        let exported = try await sandbox.succeed(["export"])
         #expect(exported.contains("\"title\" : \"Plan\""))
         let file = try sandbox.file("edited.json", exported.replacingOccurrences(of: "\"title\" : \"Plan\"", with: "\"title\" : \"Plan B\""))
         return (id, file)
     }
 
-    @Test func aTitleEditedByHandInAnExportIsWrittenAsANewEditAndNamed() throws {
+    @Test func aTitleEditedByHandInAnExportIsWrittenAsANewEditAndNamed() async throws {
         let sandbox = try Sandbox()
-        let (id, file) = try handEditedExport(sandbox)
-        let before = try sandbox.idea(id)
-        #expect(try sandbox.succeed(["import", file]) == """
+        let (id, file) = try await handEditedExport(sandbox)
+        let before = try await sandbox.idea(id)
+        #expect(try await sandbox.succeed(["import", file]) == """
             Imported 0 new, 1 updated, 0 unchanged.
             Edited by hand in the file, written as new edits:
               \(id.prefix(8))  title  (Plan B)
 
             """)
-        let after = try sandbox.idea(id)
+        let after = try await sandbox.idea(id)
         #expect(after.title == "Plan B" && after.description == "notes")
         #expect(after.version == before.version + 1 && after.updatedAt > before.updatedAt, "a new edit of this device")
-        #expect(try sandbox.succeed(["history", id]).contains("Plan\n"), "the title it replaced is kept")
-        #expect(try sandbox.succeed(["import", file]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+        #expect(try await sandbox.succeed(["history", id]).contains("Plan\n"), "the title it replaced is kept")
+        #expect(try await sandbox.succeed(["import", file]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
     }
 
-    @Test func aHandEditIsOnlyNamedWithSkipHandEdits() throws {
+    @Test func aHandEditIsOnlyNamedWithSkipHandEdits() async throws {
         let sandbox = try Sandbox()
-        let (id, file) = try handEditedExport(sandbox)
-        let before = try sandbox.succeed(["export"])
-        #expect(try sandbox.succeed(["import", file, "--skip-hand-edits"]) == """
+        let (id, file) = try await handEditedExport(sandbox)
+        let before = try await sandbox.succeed(["export"])
+        #expect(try await sandbox.succeed(["import", file, "--skip-hand-edits"]) == """
             Imported 0 new, 0 updated, 1 unchanged.
             Edited by hand in the file, not written (--skip-hand-edits):
               \(id.prefix(8))  title  (Plan B)
 
             """)
-        #expect(try sandbox.succeed(["export"]) == before)
-        let chinese = try sandbox.succeed(["import", file, "--skip-hand-edits"], environment: ["LANG": "zh_TW.UTF-8"])
+        #expect(try await sandbox.succeed(["export"]) == before)
+        let chinese = try await sandbox.succeed(["import", file, "--skip-hand-edits"], environment: ["LANG": "zh_TW.UTF-8"])
         #expect(chinese == """
             已匯入：新增 0 筆，更新 0 筆，未變更 1 筆
             檔案中手動修改的值，未寫入（--skip-hand-edits）：
@@ -495,33 +495,33 @@ import Testing
             """)
     }
 
-    @Test func aDryRunSaysWhatWouldChangeAndWritesNothing() throws {
+    @Test func aDryRunSaysWhatWouldChangeAndWritesNothing() async throws {
         let sandbox = try Sandbox()
-        let shared = try sandbox.add("Plan", on: "a")
-        try sandbox.sync("a")
-        try sandbox.sync("b")
-        try sandbox.succeed(on: "b", ["edit", shared, "--description", "b's notes"])
-        let added = try sandbox.add("Only on b", on: "b")
+        let shared = try await sandbox.add("Plan", on: "a")
+        try await sandbox.sync("a")
+        try await sandbox.sync("b")
+        try await sandbox.succeed(on: "b", ["edit", shared, "--description", "b's notes"])
+        let added = try await sandbox.add("Only on b", on: "b")
         // b's export, its title of the shared idea changed by hand.
-        let exported = try sandbox.succeed(on: "b", ["export"])
+        let exported = try await sandbox.succeed(on: "b", ["export"])
             .replacingOccurrences(of: "\"title\" : \"Plan\"", with: "\"title\" : \"Plan B\"")
         let file = try sandbox.file("b.json", exported)
-        let before = try sandbox.succeed(on: "a", ["export"])
-        let pending = try sandbox.status("a").pendingCount
+        let before = try await sandbox.succeed(on: "a", ["export"])
+        let pending = try await sandbox.status("a").pendingCount
 
-        #expect(try sandbox.succeed(on: "a", ["import", file, "--dry-run"]) == """
+        #expect(try await sandbox.succeed(on: "a", ["import", file, "--dry-run"]) == """
             Would import 1 new, 1 updated, 0 unchanged; nothing was written.
               new      \(added.prefix(8))  Only on b
               update   \(shared.prefix(8))  description  (Plan B)
               by hand  \(shared.prefix(8))  title  (Plan B)
 
             """)
-        #expect(try sandbox.succeed(on: "a", ["import", file, "--dry-run", "--skip-hand-edits"]).contains(
+        #expect(try await sandbox.succeed(on: "a", ["import", file, "--dry-run", "--skip-hand-edits"]).contains(
             "  by hand  \(shared.prefix(8))  title  (Plan B)  skipped\n"))
-        #expect(try sandbox.succeed(on: "a", ["export"]) == before)
-        #expect(try sandbox.status("a").pendingCount == pending)
+        #expect(try await sandbox.succeed(on: "a", ["export"]) == before)
+        #expect(try await sandbox.status("a").pendingCount == pending)
 
-        #expect(try sandbox.succeed(on: "new", ["import", file, "--dry-run"]) == """
+        #expect(try await sandbox.succeed(on: "new", ["import", file, "--dry-run"]) == """
             Would import 2 new, 0 updated, 0 unchanged; nothing was written.
               new      \(added.prefix(8))  Only on b
               new      \(shared.prefix(8))  Plan B
@@ -532,20 +532,20 @@ import Testing
 
     /// A file of format 1 (`list --json` prints the same array) has no stamps: a value it holds
     /// that differs from this device's is a hand edit unless this device wrote its own later.
-    @Test func aFileWithoutStampsStillImports() throws {
+    @Test func aFileWithoutStampsStillImports() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Plan")
-        let old = try sandbox.succeed(["list", "--json"])
-        #expect(try sandbox.succeed(["import", try sandbox.file("same.json", old)]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+        let id = try await sandbox.add("Plan")
+        let old = try await sandbox.succeed(["list", "--json"])
+        #expect(try await sandbox.succeed(["import", try sandbox.file("same.json", old)]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
         let edited = try sandbox.file("edited.json", old.replacingOccurrences(of: "\"Plan\"", with: "\"Plan B\""))
-        #expect(try sandbox.succeed(["import", edited]) == """
+        #expect(try await sandbox.succeed(["import", edited]) == """
             Imported 0 new, 1 updated, 0 unchanged.
             Edited by hand in the file, written as new edits:
               \(id.prefix(8))  title  (Plan B)
 
             """)
-        #expect(try sandbox.idea(id).title == "Plan B")
-        #expect(try sandbox.succeed(["import", try sandbox.file("old.json", old)]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
-        #expect(try sandbox.idea(id).title == "Plan B", "this device's title is newer than the file's")
+        #expect(try await sandbox.idea(id).title == "Plan B")
+        #expect(try await sandbox.succeed(["import", try sandbox.file("old.json", old)]) == "Imported 0 new, 0 updated, 1 unchanged.\n")
+        #expect(try await sandbox.idea(id).title == "Plan B", "this device's title is newer than the file's")
     }
 }

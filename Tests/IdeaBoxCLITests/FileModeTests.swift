@@ -17,7 +17,7 @@ import Testing
 
     @Test func aDevicesFoldersDatabaseAndRemoteAreTheUsersAlone() async throws {
         let sandbox = try Sandbox()
-        _ = try sandbox.add("私人的想法", on: "A")
+        _ = try await sandbox.add("私人的想法", on: "A")
         // A process that stays keeps the WAL and SHM files (the last to close removes them).
         let watch = try sandbox.startWatch(on: "A")
         try await watch.waitUntil("A has sent its idea") { watch.printed.contains("Synced: 1 sent") }
@@ -33,26 +33,26 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: url.path), "\(file) is missing")
             #expect(Self.mode(url) == 0o600, "\(file) is \(String(Self.mode(url), radix: 8))")
         }
-        #expect(try watch.stop(SIGTERM) == 0)
+        #expect(try await watch.stop(SIGTERM) == 0)
     }
 
-    @Test func filesAnEarlierVersionLeftReadableAreNarrowedOnTheNextRun() throws {
+    @Test func filesAnEarlierVersionLeftReadableAreNarrowedOnTheNextRun() async throws {
         let sandbox = try Sandbox()
-        _ = try sandbox.add("older", on: "A")
+        _ = try await sandbox.add("older", on: "A")
         let database = sandbox.databaseFile(profile: "A")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database.path + suffix) {
             chmod(database.path + suffix, 0o644)
         }
-        _ = try sandbox.succeed(on: "A", ["list"])
+        _ = try await sandbox.succeed(on: "A", ["list"])
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database.path + suffix) {
             #expect(Self.mode(URL(fileURLWithPath: database.path + suffix)) == 0o600, "ideabox.sqlite\(suffix)")
         }
     }
 
-    @Test func theServersStoreIsTheOperatorsAlone() throws {
+    @Test func theServersStoreIsTheOperatorsAlone() async throws {
         let sandbox = try Sandbox()
         let folder = sandbox.directory.appendingPathComponent("server")
-        let added = try sandbox.run(["serve", "account", "add", "alice", "--store", "sqlite:" + folder.appendingPathComponent("store.sqlite").path])
+        let added = try await sandbox.run(["serve", "account", "add", "alice", "--store", "sqlite:" + folder.appendingPathComponent("store.sqlite").path])
         #expect(added.status == 0, "\(added)")
         #expect(Self.mode(folder) == 0o700)
         for file in ["store.sqlite", "store.lock"] {

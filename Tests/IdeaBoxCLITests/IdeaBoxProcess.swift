@@ -12,6 +12,9 @@ struct CommandResult: Sendable, CustomStringConvertible {
     var stdout: String
     /// Everything written to standard error, as UTF-8.
     var stderr: String
+    /// How long it ran, timed by the thread that waited for its end (`RunningChild.runTime`):
+    /// timed in the test, it would count the wait for the test pool to take the test up again.
+    var ran: Duration
 
     var description: String {
         "exit \(status)\n--- stdout ---\n\(stdout)--- stderr ---\n\(stderr)"
@@ -68,12 +71,12 @@ final class Sandbox: Sendable {
     /// variables for this run only; `input` is its standard input (empty if nil).
     func run(
         _ arguments: [String], environment changes: [String: String?] = [:], input: Data? = nil
-    ) throws -> CommandResult {
+    ) async throws -> CommandResult {
         var environment = self.environment
         for (name, value) in changes {
             environment[name] = value
         }
-        return try IdeaBoxBinary.run(
+        return try await IdeaBoxBinary.run(
             executable: IdeaBoxBinary.url(), arguments: arguments, environment: environment,
             currentDirectory: directory, input: input)
     }
@@ -83,8 +86,8 @@ final class Sandbox: Sendable {
     func succeed(
         _ arguments: [String], environment changes: [String: String?] = [:], input: Data? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> String {
-        let result = try run(arguments, environment: changes, input: input)
+    ) async throws -> String {
+        let result = try await run(arguments, environment: changes, input: input)
         #expect(
             result.status == 0 && result.stderr.isEmpty,
             "ideabox \(arguments.joined(separator: " ")) failed:\n\(result)", sourceLocation: sourceLocation)
@@ -96,8 +99,8 @@ final class Sandbox: Sendable {
     func expectRejection(
         _ arguments: [String], message: String, environment changes: [String: String?] = [:],
         input: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let result = try run(arguments, environment: changes, input: input)
+    ) async throws {
+        let result = try await run(arguments, environment: changes, input: input)
         #expect(result.status != 0, "expected a failure:\n\(result)", sourceLocation: sourceLocation)
         #expect(result.stdout == "", sourceLocation: sourceLocation)
         #expect(result.stderr == "ideabox: \(message)\n", sourceLocation: sourceLocation)
@@ -109,12 +112,12 @@ final class Sandbox: Sendable {
     /// `import` of no ideas.
     func launch(
         _ extra: [String] = [], environment changes: [String: String?] = [:], sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
+    ) async throws {
         let noSamples = (changes["IDEABOX_NO_SAMPLES"] ?? environment["IDEABOX_NO_SAMPLES"])?.lowercased()
         if ["1", "true", "yes"].contains(noSamples) || extra.contains("--no-samples") {
-            try succeed(["import", "-"] + extra, environment: changes, input: Data("[]".utf8), sourceLocation: sourceLocation)
+            try await succeed(["import", "-"] + extra, environment: changes, input: Data("[]".utf8), sourceLocation: sourceLocation)
         } else {
-            try succeed(["undone", "1dea0001"] + extra, environment: changes, sourceLocation: sourceLocation)
+            try await succeed(["undone", "1dea0001"] + extra, environment: changes, sourceLocation: sourceLocation)
         }
     }
 
@@ -122,11 +125,11 @@ final class Sandbox: Sendable {
     func add(
         _ title: String, description: String? = nil, done: Bool = false, extra: [String] = [],
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> String {
+    ) async throws -> String {
         var arguments = ["add", title]
         if let description { arguments += ["-d", description] }
         if done { arguments.append("--done") }
-        let output = try succeed(arguments + extra, sourceLocation: sourceLocation)
+        let output = try await succeed(arguments + extra, sourceLocation: sourceLocation)
         let id = output.trimmingCharacters(in: .newlines)
         #expect(output == id + "\n" && UUID(uuidString: id) != nil && id == id.lowercased(),
                 "add printed \(output.debugDescription), not one lower-case id", sourceLocation: sourceLocation)
@@ -134,14 +137,14 @@ final class Sandbox: Sendable {
     }
 
     /// `ideabox list --json` (plus `extra`), decoded.
-    func ideas(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> [Idea] {
-        let output = try succeed(["list", "--json"] + extra, sourceLocation: sourceLocation)
+    func ideas(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Idea] {
+        let output = try await succeed(["list", "--json"] + extra, sourceLocation: sourceLocation)
         return try JSONDecoder().decode([Idea].self, from: Data(output.utf8))
     }
 
     /// `ideabox show ID --json`, decoded.
-    func idea(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Idea {
-        let output = try succeed(["show", id, "--json"], sourceLocation: sourceLocation)
+    func idea(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Idea {
+        let output = try await succeed(["show", id, "--json"], sourceLocation: sourceLocation)
         return try JSONDecoder().decode(Idea.self, from: Data(output.utf8))
     }
 
@@ -156,14 +159,15 @@ final class Sandbox: Sendable {
 /// Running the built `ideabox` (found by `IdeaBoxBinary.url()`, in ProcessTestSupport).
 extension IdeaBoxBinary {
     /// How long one run may take, by default, before it is killed and reported.
-    static let defaultTimeLimit: TimeInterval = 120
+    static let defaultTimeLimit: Duration = .seconds(120)
 
     /// Runs `executable` to completion (through `ChildProcess`, standard input from `input`,
-    /// standard output and error through files), and kills it after `timeLimit` seconds.
+    /// standard output and error through files), and kills it after `timeLimit`. The wait
+    /// holds a thread of its own (`RunningChild.exitStatus`), not the test's.
     static func run(
         executable: URL, arguments: [String], environment: [String: String], currentDirectory: URL,
-        input: Data?, timeLimit: TimeInterval = defaultTimeLimit
-    ) throws -> CommandResult {
+        input: Data?, timeLimit: Duration = defaultTimeLimit
+    ) async throws -> CommandResult {
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: files) }
@@ -174,13 +178,14 @@ extension IdeaBoxBinary {
         let child = try ChildProcess.start(
             executable.path, arguments, environment: environment, directory: currentDirectory.path,
             input: input == nil ? nil : stdin.path, output: stdout.path, error: stderr.path)
-        guard let status = try child.wait(timeLimit: timeLimit) else {
-            throw IdeaBoxProcessError(description: "ideabox \(arguments.joined(separator: " ")) took over \(Int(timeLimit)) s and was killed.")
+        guard let status = try await child.exitStatus(timeLimit: timeLimit) else {
+            throw IdeaBoxProcessError(description: "ideabox \(arguments.joined(separator: " ")) took over \(timeLimit.components.seconds) s and was killed.")
         }
         return CommandResult(
             status: status,
             stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+            stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self),
+            ran: child.runTime ?? .zero)
     }
 }
 

@@ -18,10 +18,10 @@ import Testing
             expected["item-\(index).json"] = data
             try data.write(to: libraryA.appendingPathComponent("Items/item-\(index).json"))
         }
-        try sandbox.succeed(on: "A", ["library", "sync"])
+        try await sandbox.succeed(on: "A", ["library", "sync"])
 
         // Each of B's requests waits 1.5 s, so the kill lands while a later page is on its way.
-        try sandbox.succeed(on: "B", ["remote", "latency", "1500"])
+        try await sandbox.succeed(on: "B", ["remote", "latency", "1500"])
         let library = try ChildProcess.start(
             try IdeaBoxBinary.url().path, ["library", "sync", "--profile", "B"], environment: sandbox.environment,
             output: "/dev/null", error: "/dev/null")
@@ -32,8 +32,8 @@ import Testing
                 while Self.visibleFiles(in: itemsB).count < 200 && ContinuousClock.now < deadline && kill(library.pid, 0) == 0 {
                     usleep(2_000)
                 }
-                // The child is not reaped until `stop` waits for it, so its pid stays its own.
-                _ = try? library.stop(SIGKILL)
+                // The child is not reaped until the stop waits for it, so its pid stays its own.
+                _ = try? library.stopAndWaitForExit(SIGKILL)
                 done.resume()
             }.start()
         }
@@ -43,8 +43,8 @@ import Testing
             #expect(try Data(contentsOf: itemsB.appendingPathComponent(name)) == expected[name], "\(name) is not whole")
         }
 
-        try sandbox.succeed(on: "B", ["remote", "latency", "0"])
-        try sandbox.succeed(on: "B", ["library", "sync"])
+        try await sandbox.succeed(on: "B", ["remote", "latency", "0"])
+        try await sandbox.succeed(on: "B", ["library", "sync"])
         let after = Self.visibleFiles(in: itemsB)
         #expect(after.count == 500)
         for name in after {
@@ -57,7 +57,7 @@ import Testing
         for (path, entry) in files {
             #expect(entry["size"] as? Int == expected[String(path.dropFirst("Items/".count))]?.count, "\(path)")
         }
-        #expect(try sandbox.succeed(on: "B", ["library", "status"]).contains("pending up: 0 changed, 0 deleted"))
+        #expect(try await sandbox.succeed(on: "B", ["library", "status"]).contains("pending up: 0 changed, 0 deleted"))
     }
 
     /// The synced-looking files in `folder`: not hidden (temporary files are).

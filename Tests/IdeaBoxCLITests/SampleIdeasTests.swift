@@ -14,19 +14,19 @@ import Testing
 
         """
 
-    @Test func firstLaunchSeedsSevenEnglishSamples() throws {
+    @Test func firstLaunchSeedsSevenEnglishSamples() async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.launch()
-        #expect(try sandbox.succeed(["list"]) == Self.englishList)
-        let ideas = try sandbox.ideas()
+        try await sandbox.launch()
+        #expect(try await sandbox.succeed(["list"]) == Self.englishList)
+        let ideas = try await sandbox.ideas()
         #expect(ideas.count == 7)
         #expect(ideas.allSatisfy { $0.deviceId == "sample-en" && $0.version == 0 && $0.lastSyncedAt == nil })
     }
 
-    @Test func firstLaunchUnderZhTWSeedsChineseSamples() throws {
+    @Test func firstLaunchUnderZhTWSeedsChineseSamples() async throws {
         let sandbox = try Sandbox(samples: true, language: "zh_TW.UTF-8")
-        try sandbox.launch()
-        #expect(try sandbox.succeed(["list"]) == """
+        try await sandbox.launch()
+        #expect(try await sandbox.succeed(["list"]) == """
             1dea0007  [ ] 規劃每週靈感回顧
             1dea0006  [ ] 畫一個今日靈感小工具的草圖
             1dea0005  [x] 寫一篇關於 CloudKit 同步的文章
@@ -36,72 +36,72 @@ import Testing
             1dea0001  [ ] 學習 SwiftData
 
             """)
-        #expect(try sandbox.succeed(["search", "靈感"]) == """
+        #expect(try await sandbox.succeed(["search", "靈感"]) == """
             1dea0007  [ ] 規劃每週靈感回顧
             1dea0006  [ ] 畫一個今日靈感小工具的草圖
 
             """)
     }
 
-    @Test func aFirstCommandOtherThanAddSeedsThem() throws {
+    @Test func aFirstCommandOtherThanAddSeedsThem() async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.succeed(["rm", "1dea0001"])
-        let id = try sandbox.add("Mine")
+        try await sandbox.succeed(["rm", "1dea0001"])
+        let id = try await sandbox.add("Mine")
         let samplesLeft = Self.englishList.replacingOccurrences(of: "1dea0001  [ ] Learn SwiftData\n", with: "")
-        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n" + samplesLeft)
+        #expect(try await sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n" + samplesLeft)
     }
 
-    @Test func addAsTheVeryFirstCommandStartsAnEmptyListForGood() throws {
+    @Test func addAsTheVeryFirstCommandStartsAnEmptyListForGood() async throws {
         let sandbox = try Sandbox(samples: true)
-        let id = try sandbox.add("Mine")
-        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
-        #expect(try sandbox.run(["show", "1dea0001"]).status != 0, "no sample under its id")
-        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n", "no later command seeds them")
+        let id = try await sandbox.add("Mine")
+        #expect(try await sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
+        #expect(try await sandbox.run(["show", "1dea0001"]).status != 0, "no sample under its id")
+        #expect(try await sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n", "no later command seeds them")
     }
 
-    @Test func aDeletedSampleDoesNotComeBack() throws {
+    @Test func aDeletedSampleDoesNotComeBack() async throws {
         let sandbox = try Sandbox(samples: true)
-        #expect(try sandbox.succeed(["rm", "1dea0003"]) == "1dea0003  [ ] Attend an iOS development workshop\n")
+        #expect(try await sandbox.succeed(["rm", "1dea0003"]) == "1dea0003  [ ] Attend an iOS development workshop\n")
         let expected = Self.englishList.replacingOccurrences(of: "1dea0003  [ ] Attend an iOS development workshop\n", with: "")
-        #expect(try sandbox.succeed(["list"]) == expected)
-        #expect(try sandbox.succeed(["list"]) == expected)
-        #expect(try sandbox.succeed(["list"], environment: ["LANG": "zh_TW.UTF-8"]) == expected)
+        #expect(try await sandbox.succeed(["list"]) == expected)
+        #expect(try await sandbox.succeed(["list"]) == expected)
+        #expect(try await sandbox.succeed(["list"], environment: ["LANG": "zh_TW.UTF-8"]) == expected)
     }
 
-    @Test func deletingAllSamplesLeavesAnEmptyList() throws {
+    @Test func deletingAllSamplesLeavesAnEmptyList() async throws {
         let sandbox = try Sandbox(samples: true)
         for index in 1...7 {
-            try sandbox.succeed(["rm", "1dea000\(index)"])
+            try await sandbox.succeed(["rm", "1dea000\(index)"])
         }
-        #expect(try sandbox.succeed(["list"]) == "")
-        #expect(try sandbox.succeed(["list"]) == "")
+        #expect(try await sandbox.succeed(["list"]) == "")
+        #expect(try await sandbox.succeed(["list"]) == "")
     }
 
-    @Test func noSamplesFlagSkipsThemForGood() throws {
+    @Test func noSamplesFlagSkipsThemForGood() async throws {
         let sandbox = try Sandbox(samples: true)
-        let id = try sandbox.add("Mine", extra: ["--no-samples"])
-        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
-        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
+        let id = try await sandbox.add("Mine", extra: ["--no-samples"])
+        #expect(try await sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
+        #expect(try await sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
     }
 
     @Test(arguments: ["1", "true", "YES"])
-    func environmentVariableSkipsThemForGood(value: String) throws {
+    func environmentVariableSkipsThemForGood(value: String) async throws {
         let sandbox = try Sandbox(samples: true)
-        let id = try sandbox.succeed(["add", "Mine"], environment: ["IDEABOX_NO_SAMPLES": value]).trimmingCharacters(in: .newlines)
-        #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": value]) == "\(id.prefix(8))  [ ] Mine\n")
-        #expect(try sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
+        let id = try await sandbox.succeed(["add", "Mine"], environment: ["IDEABOX_NO_SAMPLES": value]).trimmingCharacters(in: .newlines)
+        #expect(try await sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": value]) == "\(id.prefix(8))  [ ] Mine\n")
+        #expect(try await sandbox.succeed(["list"]) == "\(id.prefix(8))  [ ] Mine\n")
     }
 
-    @Test func environmentVariableSetToZeroStillSeeds() throws {
+    @Test func environmentVariableSetToZeroStillSeeds() async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.launch(environment: ["IDEABOX_NO_SAMPLES": "0"])
-        #expect(try sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": "0"]) == Self.englishList)
+        try await sandbox.launch(environment: ["IDEABOX_NO_SAMPLES": "0"])
+        #expect(try await sandbox.succeed(["list"], environment: ["IDEABOX_NO_SAMPLES": "0"]) == Self.englishList)
     }
 
-    @Test func eachProfileIsSeededOnItsOwnFirstLaunch() throws {
+    @Test func eachProfileIsSeededOnItsOwnFirstLaunch() async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.succeed(["rm", "1dea0001"])
-        try sandbox.launch(["--profile", "laptop"])
-        #expect(try sandbox.succeed(["list", "--profile", "laptop"]) == Self.englishList)
+        try await sandbox.succeed(["rm", "1dea0001"])
+        try await sandbox.launch(["--profile", "laptop"])
+        #expect(try await sandbox.succeed(["list", "--profile", "laptop"]) == Self.englishList)
     }
 }

@@ -9,7 +9,7 @@ extension Sandbox {
     /// Imports `count` ideas into `profile` (each a second newer than the one before, with a
     /// description long enough that an export of them fills many 64 KB writes) and returns
     /// them.
-    func importIdeas(count: Int = 2_000, profile: String = "default") throws -> [Idea] {
+    func importIdeas(count: Int = 2_000, profile: String = "default") async throws -> [Idea] {
         let start = try #require(Timestamp(iso8601: "2026-01-01T00:00:00.000Z"))
         let ideas = (0..<count).map { number in
             let created = start.adding(milliseconds: Int64(number) * 1000)
@@ -20,7 +20,7 @@ extension Sandbox {
                 createdAt: created, updatedAt: created, deviceId: "cli-test-device", version: 0)
         }
         let file = try self.file("import-\(profile).json", Expected.jsonArray(ideas))
-        try succeed(["import", file, "--profile", profile])
+        try await succeed(["import", file, "--profile", profile])
         return ideas
     }
 

@@ -25,13 +25,13 @@ import Testing
     ]
 
     @Test("Every PostgreSQL URL form is read, and fails only at connecting where nothing listens", arguments: unanswered)
-    func everyFormIsRead(url: String) throws {
+    func everyFormIsRead(url: String) async throws {
         let sandbox = try Sandbox()
         for (arguments, environment) in [
             (["serve", "account", "list", "--store", url], [String: String?]()),
             (["serve", "account", "list"], ["IDEABOX_SERVE_STORE": url]),
         ] {
-            let result = try sandbox.run(arguments, environment: environment)
+            let result = try await sandbox.run(arguments, environment: environment)
             #expect(result.status == 1 && result.stdout.isEmpty, "\(result)")
             #expect(result.stderr.hasPrefix(Self.cannotConnect), "\(result)")
             #expect(!result.stderr.contains("pw") && !result.stderr.contains("p%40ss"), "\(result)")
@@ -47,8 +47,8 @@ import Testing
         ("postgres://ideabox@127.0.0.1:1/ideabox?connect_timeout=5",
          "The PostgreSQL URL's parameter \"connect_timeout\" is not one serve takes: it takes sslmode, host, port, user, password and dbname."),
     ])
-    func aWrongURLIsRefused(url: String, message: String) throws {
-        try Sandbox().expectRejection(["serve", "account", "list", "--store", url], message: message)
+    func aWrongURLIsRefused(url: String, message: String) async throws {
+        try await Sandbox().expectRejection(["serve", "account", "list", "--store", url], message: message)
     }
 
     /// With a PostgreSQL to test on (`IDEABOX_TEST_POSTGRES_URL`, as `.ci/run` starts one):
@@ -56,9 +56,19 @@ import Testing
     /// list` through another form lists them all, and `sslmode=require` is asked of a server
     /// that offers no TLS and refused by it.
     @Test("Each PostgreSQL URL form reaches the database", .enabled(if: TestDatabase.base != nil, "needs IDEABOX_TEST_POSTGRES_URL"))
-    func eachFormReachesTheDatabase() throws {
-        let database = try TestDatabase()
-        defer { database.drop() }
+    func eachFormReachesTheDatabase() async throws {
+        let database = try await TestDatabase()
+        do {
+            try await reachEachForm(of: database)
+        } catch {
+            await database.drop()
+            throw error
+        }
+        await database.drop()
+    }
+
+    /// `eachFormReachesTheDatabase` on `database`, which it leaves for the test to drop.
+    private func reachEachForm(of database: TestDatabase) async throws {
         let (user, host, port, name) = (database.user, database.host, database.port, database.name)
         let forms = [
             "postgres://\(user)@\(host):\(port)/\(name)?sslmode=disable",
@@ -70,12 +80,12 @@ import Testing
         ]
         let sandbox = try Sandbox()
         for (index, url) in forms.enumerated() {
-            let added = try sandbox.run(["serve", "account", "add", "form\(index)", "--store", url])
+            let added = try await sandbox.run(["serve", "account", "add", "form\(index)", "--store", url])
             #expect(added.status == 0 && added.stdout.hasPrefix("ibx_"), "\(url): \(added)")
         }
-        let listed = try sandbox.succeed(["serve", "account", "list"], environment: ["IDEABOX_SERVE_STORE": forms[1]])
+        let listed = try await sandbox.succeed(["serve", "account", "list"], environment: ["IDEABOX_SERVE_STORE": forms[1]])
         #expect(listed == forms.indices.map { "form\($0)  1 valid token\n" }.joined())
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             ["serve", "account", "list", "--store", "postgres://\(user)@\(host):\(port)/\(name)?sslmode=require"],
             message: "Cannot use the PostgreSQL database: the server does not offer TLS, which sslmode=require asks for.")
     }
@@ -91,24 +101,24 @@ private struct TestDatabase {
     let port: String
     let name = "urls_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
 
-    init() throws {
+    init() async throws {
         guard let base = Self.base, let match = base.firstMatch(of: /^postgres(?:ql)?:\/\/([^@:\/]+)@([^:\/\[]+):(\d+)\//) else {
             throw IdeaBoxProcessError(description: "IDEABOX_TEST_POSTGRES_URL is not postgres://USER@HOST:PORT/DATABASE")
         }
         (user, host, port) = (String(match.1), String(match.2), String(match.3))
-        try Self.psql("CREATE DATABASE \(name)")
+        try await Self.psql("CREATE DATABASE \(name)")
     }
 
-    func drop() {
-        _ = try? Self.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    func drop() async {
+        _ = try? await Self.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 
     /// `psql` on the base URL's database, which must succeed in 60 s.
-    private static func psql(_ sql: String) throws {
-        let result = try IdeaBoxBinary.run(
+    private static func psql(_ sql: String) async throws {
+        let result = try await IdeaBoxBinary.run(
             executable: URL(fileURLWithPath: "/usr/bin/psql"), arguments: [base ?? "", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql],
             environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PGCONNECT_TIMEOUT": "10"],
-            currentDirectory: FileManager.default.temporaryDirectory, input: nil, timeLimit: 60)
+            currentDirectory: FileManager.default.temporaryDirectory, input: nil, timeLimit: .seconds(60))
         guard result.status == 0 else { throw IdeaBoxProcessError(description: "psql \(sql): \(result)") }
     }
 }

@@ -6,20 +6,20 @@ import Testing
 @Suite struct ShowCommandTests {
     /// The time a first launch stamped sample `prefix` with, read back, after checking that
     /// it is the time of the launch (the product spec's research decision Q3).
-    private func stampedTime(of prefix: String, in sandbox: Sandbox, launchedBetween start: Date, and end: Date) throws -> String {
-        let idea = try sandbox.idea(prefix)
+    private func stampedTime(of prefix: String, in sandbox: Sandbox, launchedBetween start: Date, and end: Date) async throws -> String {
+        let idea = try await sandbox.idea(prefix)
         #expect(idea.createdAt == idea.updatedAt)
         let time = Date(timeIntervalSince1970: Double(idea.createdAt.milliseconds) / 1000)
         #expect(time >= start.addingTimeInterval(-1) && time <= end, "stamped at the first launch: \(idea.createdAt.iso8601)")
         return idea.createdAt.iso8601
     }
 
-    @Test func textShowsEveryFieldOfASample() throws {
+    @Test func textShowsEveryFieldOfASample() async throws {
         let sandbox = try Sandbox(samples: true)
         let start = Date()
-        try sandbox.launch()
-        let shown = try sandbox.succeed(["show", "1dea0001"])
-        let time = try stampedTime(of: "1dea0001", in: sandbox, launchedBetween: start, and: Date())
+        try await sandbox.launch()
+        let shown = try await sandbox.succeed(["show", "1dea0001"])
+        let time = try await stampedTime(of: "1dea0001", in: sandbox, launchedBetween: start, and: Date())
         #expect(shown == """
             id: 1dea0001-5a3e-4000-8000-5a3e1dea5a3e
             title: Learn SwiftData
@@ -35,12 +35,12 @@ import Testing
             """)
     }
 
-    @Test func textIsLabelledInTraditionalChineseUnderZhTW() throws {
+    @Test func textIsLabelledInTraditionalChineseUnderZhTW() async throws {
         let sandbox = try Sandbox(samples: true, language: "zh_TW.UTF-8")
         let start = Date()
-        try sandbox.launch()
-        let shown = try sandbox.succeed(["show", "1dea0005"])
-        let time = try stampedTime(of: "1dea0005", in: sandbox, launchedBetween: start, and: Date())
+        try await sandbox.launch()
+        let shown = try await sandbox.succeed(["show", "1dea0005"])
+        let time = try await stampedTime(of: "1dea0005", in: sandbox, launchedBetween: start, and: Date())
         #expect(shown == """
             識別碼: 1dea0005-5a3e-4000-8000-5a3e1dea5a3e
             標題: 寫一篇關於 CloudKit 同步的文章
@@ -56,12 +56,12 @@ import Testing
             """)
     }
 
-    @Test func jsonShowsEveryFieldOfASample() throws {
+    @Test func jsonShowsEveryFieldOfASample() async throws {
         let sandbox = try Sandbox(samples: true)
         let start = Date()
-        try sandbox.launch()
-        let shown = try sandbox.succeed(["show", "1dea0002", "--json"])
-        let time = try stampedTime(of: "1dea0002", in: sandbox, launchedBetween: start, and: Date())
+        try await sandbox.launch()
+        let shown = try await sandbox.succeed(["show", "1dea0002", "--json"])
+        let time = try await stampedTime(of: "1dea0002", in: sandbox, launchedBetween: start, and: Date())
         #expect(shown == """
             {
               "createdAt" : "\(time)",
@@ -78,10 +78,10 @@ import Testing
             """)
     }
 
-    @Test func textIndentsEachLineOfAMultiLineDescription() throws {
+    @Test func textIndentsEachLineOfAMultiLineDescription() async throws {
         let sandbox = try Sandbox()
-        let id = try sandbox.add("Plan", description: "first\n\n  indented\nlast")
-        let idea = try sandbox.idea(id)
+        let id = try await sandbox.add("Plan", description: "first\n\n  indented\nlast")
+        let idea = try await sandbox.idea(id)
         let expected = [
             "id: \(id)",
             "title: Plan",
@@ -97,40 +97,40 @@ import Testing
             "    indented",
             "  last",
         ]
-        #expect(try sandbox.succeed(["show", id]) == expected.map { $0 + "\n" }.joined())
+        #expect(try await sandbox.succeed(["show", id]) == expected.map { $0 + "\n" }.joined())
     }
 
-    @Test func jsonOfAnAddedIdeaMatchesWhatAddPrinted() throws {
+    @Test func jsonOfAnAddedIdeaMatchesWhatAddPrinted() async throws {
         let sandbox = try Sandbox()
-        let added = try sandbox.succeed(["add", "靈感 👩‍👩‍👧‍👦", "-d", "tab\there \"quoted\" back\\slash /path", "--json"])
+        let added = try await sandbox.succeed(["add", "靈感 👩‍👩‍👧‍👦", "-d", "tab\there \"quoted\" back\\slash /path", "--json"])
         let idea = try JSONDecoder().decode(Idea.self, from: Data(added.utf8))
-        #expect(try sandbox.succeed(["show", idea.idString, "--json"]) == added)
+        #expect(try await sandbox.succeed(["show", idea.idString, "--json"]) == added)
         #expect(added == Expected.json(idea) + "\n")
     }
 
     @Test(arguments: ["whole", "short", "upper", "oneCharacter", "spaces"])
-    func findsAnIdeaByAUniquePrefix(form: String) throws {
+    func findsAnIdeaByAUniquePrefix(form: String) async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.launch()
+        try await sandbox.launch()
         let id = "1dea0004-5a3e-4000-8000-5a3e1dea5a3e"
         let text = switch form {
         case "whole": id
         case "short": "1dea0004"
         case "upper": "1DEA0004-5A3E"
-        case "oneCharacter": try uniqueOneCharacterPrefix(sandbox)
+        case "oneCharacter": try await uniqueOneCharacterPrefix(sandbox)
         default: " 1dea0004 "
         }
-        let expectedId = form == "oneCharacter" ? try sandbox.ideas().first { $0.idString.hasPrefix(text) }!.idString : id
-        #expect(try sandbox.idea(text).idString == expectedId)
+        let expectedId = form == "oneCharacter" ? try await sandbox.ideas().first { $0.idString.hasPrefix(text) }!.idString : id
+        #expect(try await sandbox.idea(text).idString == expectedId)
     }
 
     /// A hexadecimal digit that starts exactly one id, after adding ideas until there is one.
-    private func uniqueOneCharacterPrefix(_ sandbox: Sandbox) throws -> String {
+    private func uniqueOneCharacterPrefix(_ sandbox: Sandbox) async throws -> String {
         for _ in 0..<40 {
-            let id = try sandbox.add("random id")
+            let id = try await sandbox.add("random id")
             let first = String(id.prefix(1))
-            if try sandbox.ideas().filter({ $0.idString.hasPrefix(first) }).count == 1 { return first }
-            try sandbox.succeed(["rm", id])
+            if try await sandbox.ideas().filter({ $0.idString.hasPrefix(first) }).count == 1 { return first }
+            try await sandbox.succeed(["rm", id])
         }
         Issue.record("no unique one-character prefix after 40 tries")
         return "1"
@@ -141,48 +141,48 @@ import Testing
     ]
 
     @Test(arguments: idCommands)
-    func anAmbiguousPrefixIsRefused(command: [String]) throws {
+    func anAmbiguousPrefixIsRefused(command: [String]) async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.launch()
-        let before = try sandbox.succeed(["export"])
-        try sandbox.expectRejection(
+        try await sandbox.launch()
+        let before = try await sandbox.succeed(["export"])
+        try await sandbox.expectRejection(
             withId("1dea", command), message: "The id \"1dea\" matches 7 ideas; type more of it.")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             withId("1DEA000", command), message: "The id \"1DEA000\" matches 7 ideas; type more of it.")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             withId("1dea", command), message: "識別碼「1dea」符合 7 筆靈感，請輸入更多字元",
             environment: ["LANG": "zh_TW.UTF-8"])
-        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["export"]) == before)
     }
 
     @Test(arguments: idCommands)
-    func anUnknownIdIsRefused(command: [String]) throws {
+    func anUnknownIdIsRefused(command: [String]) async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.launch()
-        let before = try sandbox.succeed(["export"])
-        try sandbox.expectRejection(withId("ffff", command), message: "No idea has the id \"ffff\".")
-        try sandbox.expectRejection(
+        try await sandbox.launch()
+        let before = try await sandbox.succeed(["export"])
+        try await sandbox.expectRejection(withId("ffff", command), message: "No idea has the id \"ffff\".")
+        try await sandbox.expectRejection(
             withId("1dea0008-5a3e-4000-8000-5a3e1dea5a3e", command),
             message: "No idea has the id \"1dea0008-5a3e-4000-8000-5a3e1dea5a3e\".")
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             withId("ffff", command), message: "找不到識別碼為「ffff」的靈感", environment: ["LANG": "zh_TW.UTF-8"])
-        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["export"]) == before)
     }
 
     @Test(arguments: idCommands)
-    func aMalformedIdIsRefused(command: [String]) throws {
+    func aMalformedIdIsRefused(command: [String]) async throws {
         let sandbox = try Sandbox(samples: true)
-        try sandbox.launch()
-        let before = try sandbox.succeed(["export"])
+        try await sandbox.launch()
+        let before = try await sandbox.succeed(["export"])
         for text in ["xyz", "1dea*", "1dea?", "", "1dea0001-5a3e-4000-8000-5a3e1dea5a3e0", "靈感"] {
-            try sandbox.expectRejection(
+            try await sandbox.expectRejection(
                 withId(text, command),
                 message: "\"\(text)\" is not an idea id: use hexadecimal digits and dashes, as `ideabox list` shows them.")
         }
-        try sandbox.expectRejection(
+        try await sandbox.expectRejection(
             withId("xyz", command), message: "「xyz」不是靈感識別碼：請使用 `ideabox list` 顯示的十六進位字元與連字號",
             environment: ["LANG": "zh_TW.UTF-8"])
-        #expect(try sandbox.succeed(["export"]) == before)
+        #expect(try await sandbox.succeed(["export"]) == before)
     }
 
     /// `command` with `id` as its argument, right after the subcommand name.

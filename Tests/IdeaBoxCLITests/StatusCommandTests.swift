@@ -3,10 +3,10 @@ import Testing
 
 /// `ideabox status`: account, network, pending changes, last sync and its error.
 @Suite struct StatusCommandTests {
-    @Test func aNewProfile() throws {
+    @Test func aNewProfile() async throws {
         let sandbox = try Sandbox()
-        try sandbox.launch()
-        #expect(try sandbox.succeed(["status"]) == """
+        try await sandbox.launch()
+        #expect(try await sandbox.succeed(["status"]) == """
             device: default
             remote: embedded (on this machine)
             account: signed in as default
@@ -20,7 +20,7 @@ import Testing
             encryption: off
 
             """)
-        #expect(try sandbox.succeed(["status", "--json"]) == """
+        #expect(try await sandbox.succeed(["status", "--json"]) == """
             {
               "account" : "default",
               "boundAccount" : null,
@@ -42,15 +42,15 @@ import Testing
             """)
     }
 
-    @Test func afterASyncAndAFailedOne() throws {
+    @Test func afterASyncAndAFailedOne() async throws {
         let sandbox = try Sandbox()
-        _ = try sandbox.add("One", on: "A")
-        try sandbox.sync("A")
-        let lastSync = try #require(try sandbox.status("A").lastSyncAt)
-        _ = try sandbox.add("Two", on: "A")
-        try sandbox.succeed(on: "A", ["remote", "offline", "on"])
-        _ = try sandbox.run(on: "A", ["sync"])
-        #expect(try sandbox.succeed(on: "A", ["status"]) == """
+        _ = try await sandbox.add("One", on: "A")
+        try await sandbox.sync("A")
+        let lastSync = try #require(try await sandbox.status("A").lastSyncAt)
+        _ = try await sandbox.add("Two", on: "A")
+        try await sandbox.succeed(on: "A", ["remote", "offline", "on"])
+        _ = try await sandbox.run(on: "A", ["sync"])
+        #expect(try await sandbox.succeed(on: "A", ["status"]) == """
             device: A
             remote: embedded (on this machine)
             account: signed in as default
@@ -64,7 +64,7 @@ import Testing
             encryption: off
 
             """)
-        #expect(try sandbox.succeed(on: "A", ["status", "--json"]) == """
+        #expect(try await sandbox.succeed(on: "A", ["status", "--json"]) == """
             {
               "account" : "default",
               "boundAccount" : "default",
@@ -84,7 +84,7 @@ import Testing
             }
 
             """)
-        #expect(try sandbox.succeed(on: "A", ["status"], environment: ["LANG": "zh_TW.UTF-8"]) == """
+        #expect(try await sandbox.succeed(on: "A", ["status"], environment: ["LANG": "zh_TW.UTF-8"]) == """
             裝置: A
             遠端: 內建（在這台機器上）
             帳號: 已登入 default
@@ -100,33 +100,33 @@ import Testing
             """)
     }
 
-    @Test func aChangeTheRemoteHasNotConfirmedFor30DaysIsStaleKeptAndStillSent() throws {
+    @Test func aChangeTheRemoteHasNotConfirmedFor30DaysIsStaleKeptAndStillSent() async throws {
         let sandbox = try Sandbox()
-        _ = try sandbox.add("Synced", on: "A")
-        try sandbox.sync("A")
-        try sandbox.succeed(on: "A", ["remote", "offline", "on"])
-        let waiting = try sandbox.add("Waiting", on: "A")
+        _ = try await sandbox.add("Synced", on: "A")
+        try await sandbox.sync("A")
+        try await sandbox.succeed(on: "A", ["remote", "offline", "on"])
+        let waiting = try await sandbox.add("Waiting", on: "A")
         let days29 = ["IDEABOX_CLOCK_OFFSET_MS": String(29 * 86_400_000)]
         let days31 = ["IDEABOX_CLOCK_OFFSET_MS": String(31 * 86_400_000)]
-        #expect(try sandbox.succeed(on: "A", ["status"], environment: days29).contains("stale changes: 0\n"))
-        #expect(try sandbox.succeed(on: "A", ["status"], environment: days31).contains(
+        #expect(try await sandbox.succeed(on: "A", ["status"], environment: days29).contains("stale changes: 0\n"))
+        #expect(try await sandbox.succeed(on: "A", ["status"], environment: days31).contains(
             "stale changes: 1 (not confirmed by the remote for 30 days; kept and still sent)\n"))
-        #expect(try sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 1"#))
+        #expect(try await sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 1"#))
         // Editing it again does not make the first change any younger.
-        try sandbox.succeed(on: "A", ["edit", waiting, "--title", "Waiting, edited"], environment: days29)
-        #expect(try sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 1"#))
-        try sandbox.succeed(on: "A", ["remote", "offline", "off"])
-        _ = try sandbox.run(on: "A", ["sync"], environment: days31)
-        #expect(try sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 0"#))
-        try sandbox.sync("B")
-        #expect(try sandbox.succeed(on: "B", ["list"]).contains("Waiting, edited"))
+        try await sandbox.succeed(on: "A", ["edit", waiting, "--title", "Waiting, edited"], environment: days29)
+        #expect(try await sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 1"#))
+        try await sandbox.succeed(on: "A", ["remote", "offline", "off"])
+        _ = try await sandbox.run(on: "A", ["sync"], environment: days31)
+        #expect(try await sandbox.succeed(on: "A", ["status", "--json"], environment: days31).contains(#""staleCount" : 0"#))
+        try await sandbox.sync("B")
+        #expect(try await sandbox.succeed(on: "B", ["list"]).contains("Waiting, edited"))
     }
 
-    @Test func signedOut() throws {
+    @Test func signedOut() async throws {
         let sandbox = try Sandbox()
-        try sandbox.launch()
-        try sandbox.succeed(["account", "sign-out"])
-        #expect(try sandbox.succeed(["status"]).hasPrefix("device: default\nremote: embedded (on this machine)\naccount: not signed in\nnetwork: online\n"))
-        #expect(try sandbox.status("default").account == nil)
+        try await sandbox.launch()
+        try await sandbox.succeed(["account", "sign-out"])
+        #expect(try await sandbox.succeed(["status"]).hasPrefix("device: default\nremote: embedded (on this machine)\naccount: not signed in\nnetwork: online\n"))
+        #expect(try await sandbox.status("default").account == nil)
     }
 }

@@ -55,8 +55,8 @@ enum SyncMessage {
 /// Several profiles (simulated devices) under the sandbox's one data root.
 extension Sandbox {
     /// Runs `ideabox arguments… --profile profile`.
-    func run(on profile: String, _ arguments: [String], environment changes: [String: String?] = [:]) throws -> CommandResult {
-        try run(arguments + ["--profile", profile], environment: changes)
+    func run(on profile: String, _ arguments: [String], environment changes: [String: String?] = [:]) async throws -> CommandResult {
+        try await run(arguments + ["--profile", profile], environment: changes)
     }
 
     /// Runs `ideabox arguments… --profile profile`, which must succeed quietly; returns its stdout.
@@ -64,44 +64,44 @@ extension Sandbox {
     func succeed(
         on profile: String, _ arguments: [String], environment changes: [String: String?] = [:],
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> String {
-        try succeed(arguments + ["--profile", profile], environment: changes, sourceLocation: sourceLocation)
+    ) async throws -> String {
+        try await succeed(arguments + ["--profile", profile], environment: changes, sourceLocation: sourceLocation)
     }
 
     /// `ideabox … --profile profile` must fail with exactly `message` on stderr.
     func expectRejection(
         on profile: String, _ arguments: [String], message: String, environment changes: [String: String?] = [:],
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        try expectRejection(
+    ) async throws {
+        try await expectRejection(
             arguments + ["--profile", profile], message: message, environment: changes, sourceLocation: sourceLocation)
     }
 
     /// Adds an idea on `profile` and returns its id.
-    func add(_ title: String, on profile: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try add(title, extra: ["--profile", profile], sourceLocation: sourceLocation)
+    func add(_ title: String, on profile: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        try await add(title, extra: ["--profile", profile], sourceLocation: sourceLocation)
     }
 
     /// `ideabox sync --json` on `profile`, which must work.
     @discardableResult
-    func sync(_ profile: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncOutcome {
-        try decode(succeed(on: profile, ["sync", "--json"], sourceLocation: sourceLocation))
+    func sync(_ profile: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> SyncOutcome {
+        try await decode(succeed(on: profile, ["sync", "--json"], sourceLocation: sourceLocation))
     }
 
     /// `ideabox status --json` on `profile`.
-    func status(_ profile: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncStatusOutput {
-        try decode(succeed(on: profile, ["status", "--json"], sourceLocation: sourceLocation))
+    func status(_ profile: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> SyncStatusOutput {
+        try await decode(succeed(on: profile, ["status", "--json"], sourceLocation: sourceLocation))
     }
 
     /// `ideabox list --json` on `profile`.
-    func ideas(on profile: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Idea] {
-        try ideas(["--profile", profile], sourceLocation: sourceLocation)
+    func ideas(on profile: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Idea] {
+        try await ideas(["--profile", profile], sourceLocation: sourceLocation)
     }
 
     /// The ideas of `profile` as every device should agree on them: no `lastSyncedAt`,
     /// which is each device's own.
-    func syncedState(of profile: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Idea] {
-        try ideas(on: profile, sourceLocation: sourceLocation).map { idea in
+    func syncedState(of profile: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Idea] {
+        try await ideas(on: profile, sourceLocation: sourceLocation).map { idea in
             var idea = idea
             idea.lastSyncedAt = nil
             return idea
@@ -123,17 +123,17 @@ struct WatchProcess {
 
     /// Waits, looking every 20 ms, until `condition` holds (`Poll.until`); throws, with what it
     /// printed, after 30 s.
-    func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
+    func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
         do {
-            try await Poll.until(what, timeout: .seconds(30), every: .milliseconds(20)) { try condition() }
+            try await Poll.until(what, timeout: .seconds(30), every: .milliseconds(20)) { try await condition() }
         } catch let timeout as PollTimeout {
             throw IdeaBoxProcessError(description: "\(timeout.description):\n\(printed)")
         }
     }
 
-    /// Sends `signal` and returns the exit status.
-    func stop(_ signal: Int32 = SIGTERM) throws -> Int32 {
-        try child.stop(signal)
+    /// Sends `signal` and awaits the end; returns the exit status.
+    func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
+        try await child.stop(signal)
     }
 }
 

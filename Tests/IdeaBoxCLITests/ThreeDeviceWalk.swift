@@ -168,23 +168,23 @@ struct ThreeDeviceWalk {
     private var isServerDown = false
     private var step = 0
 
-    init(backend: Backend = .embedded) throws {
+    init(backend: Backend = .embedded) async throws {
         sandbox = try Sandbox()
         self.backend = backend
         if backend == .served {
             let server = try ServeProcess()
-            token = try OwnThread.wait { try await server.addAccount(Self.account) }
-            try OwnThread.wait { try await server.start() }
+            token = try await server.addAccount(Self.account)
+            try await server.start()
             self.server = server
         } else {
             server = nil
             token = nil
         }
         for device in 0..<2 {
-            try sandbox.succeed(on: Self.profiles[device], try signIn)
+            try await sandbox.succeed(on: Self.profiles[device], try signIn)
         }
         // C starts on its own, in the embedded account `default`.
-        try sandbox.sync("C")
+        try await sandbox.sync("C")
     }
 
     /// `account sign-in` to the walk's account, on the embedded remote or on the server.
@@ -196,105 +196,105 @@ struct ThreeDeviceWalk {
     }
 
     /// Runs `steps`, then heals every fault and syncs every device until quiet.
-    mutating func run(_ steps: [Step]) throws {
+    mutating func run(_ steps: [Step]) async throws {
         for planned in steps {
             step += 1
-            try perform(planned)
+            try await perform(planned)
         }
-        try settle()
+        try await settle()
     }
 
-    private mutating func perform(_ planned: Step) throws {
+    private mutating func perform(_ planned: Step) async throws {
         switch planned {
         case let .add(device, title, description):
-            let id = try sandbox.succeed(on: Self.profiles[device], ["add", title, "-d", description]).trimmingCharacters(in: .newlines)
+            let id = try await sandbox.succeed(on: Self.profiles[device], ["add", title, "-d", description]).trimmingCharacters(in: .newlines)
             added.insert(id)
             noteWrite(id, [title, description])
         case let .editTitle(device, pick, title):
-            guard let id = try idea(pick, on: device) else { return }
-            try sandbox.succeed(on: Self.profiles[device], ["edit", id, "--title", title])
+            guard let id = try await idea(pick, on: device) else { return }
+            try await sandbox.succeed(on: Self.profiles[device], ["edit", id, "--title", title])
             noteWrite(id, [title])
         case let .editDescription(device, pick, text):
-            guard let id = try idea(pick, on: device) else { return }
-            try sandbox.succeed(on: Self.profiles[device], ["edit", id, "--description", text])
+            guard let id = try await idea(pick, on: device) else { return }
+            try await sandbox.succeed(on: Self.profiles[device], ["edit", id, "--description", text])
             noteWrite(id, [text])
         case let .toggle(device, pick):
-            guard let idea = try ideas(on: device).element(pick) else { return }
-            try sandbox.succeed(on: Self.profiles[device], [idea.isCompleted ? "undone" : "done", idea.idString])
+            guard let idea = try await ideas(on: device).element(pick) else { return }
+            try await sandbox.succeed(on: Self.profiles[device], [idea.isCompleted ? "undone" : "done", idea.idString])
             noteWrite(idea.idString, [])
         case let .remove(device, pick):
-            guard let id = try idea(pick, on: device) else { return }
-            try sandbox.succeed(on: Self.profiles[device], ["rm", id])
+            guard let id = try await idea(pick, on: device) else { return }
+            try await sandbox.succeed(on: Self.profiles[device], ["rm", id])
             lastDelete[id] = step
         case let .sync(device):
-            try expectOneSentenceIfFailed(sandbox.run(on: Self.profiles[device], ["sync"]), planned)
+            try await expectOneSentenceIfFailed(sandbox.run(on: Self.profiles[device], ["sync"]), planned)
         case let .offline(device, isOn):
-            try sandbox.succeed(on: Self.profiles[device], ["remote", "offline", isOn ? "on" : "off"])
+            try await sandbox.succeed(on: Self.profiles[device], ["remote", "offline", isOn ? "on" : "off"])
         case let .failNextSend(device):
-            try sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "script", "networkFailure", "--operation", "modify"])
+            try await sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "script", "networkFailure", "--operation", "modify"])
         case let .randomFaults(device):
-            try sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "add", "networkFailure", "--rate", "0.25"])
+            try await sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "add", "networkFailure", "--rate", "0.25"])
         case let .overwrite(device):
-            let result = try sandbox.run(on: Self.profiles[device], ["sync", "--overwrite-remote", "--yes"])
-            try expectOneSentenceIfFailed(result, planned)
+            let result = try await sandbox.run(on: Self.profiles[device], ["sync", "--overwrite-remote", "--yes"])
+            try await expectOneSentenceIfFailed(result, planned)
             if result.status == 0 {
-                for idea in try ideas(on: device) { lastWrite[idea.idString] = step }
+                for idea in try await ideas(on: device) { lastWrite[idea.idString] = step }
             }
         case let .skewedEdit(device, pick, title, days):
-            guard let id = try idea(pick, on: device) else { return }
+            guard let id = try await idea(pick, on: device) else { return }
             let skew = ["IDEABOX_CLOCK_OFFSET_MS": String(Int64(days) * 86_400_000)]
-            try sandbox.succeed(on: Self.profiles[device], ["edit", id, "--title", title], environment: skew)
-            try expectOneSentenceIfFailed(sandbox.run(on: Self.profiles[device], ["sync"], environment: skew), planned)
+            try await sandbox.succeed(on: Self.profiles[device], ["edit", id, "--title", title], environment: skew)
+            try await expectOneSentenceIfFailed(sandbox.run(on: Self.profiles[device], ["sync"], environment: skew), planned)
             noteWrite(id, [title])
             skewed.insert(id)
         case let .exportImport(from, to):
             let file = sandbox.directory.appendingPathComponent("walk-\(step).json").path
-            try sandbox.succeed(on: Self.profiles[from], ["export", "--output", file])
-            try sandbox.succeed(on: Self.profiles[to], ["import", file])
+            try await sandbox.succeed(on: Self.profiles[from], ["export", "--output", file])
+            try await sandbox.succeed(on: Self.profiles[to], ["import", file])
         case let .apartEdits(first, second, pick, title, text):
-            try apartEdits(first, second, pick: pick, title: title, description: text)
+            try await apartEdits(first, second, pick: pick, title: title, description: text)
         case .join:
             guard !hasJoined else { return }
             hasJoined = true
-            try startServer()
-            try sandbox.succeed(on: "C", try signIn + ["--merge"])
+            try await startServer()
+            try await sandbox.succeed(on: "C", try signIn + ["--merge"])
             if isEncrypted {
-                try heal(2)
-                try unlock(2)
+                try await heal(2)
+                try await unlock(2)
             }
         case let .restore(device, pick):
-            try restore(on: device, pick: pick)
+            try await restore(on: device, pick: pick)
         case let .latency(device, milliseconds):
-            try sandbox.succeed(on: Self.profiles[device], ["remote", "latency", String(milliseconds)])
+            try await sandbox.succeed(on: Self.profiles[device], ["remote", "latency", String(milliseconds)])
         case let .libraryWrite(device, file, text):
             let name = Self.libraryFiles[file]
             let url = library(of: device).appendingPathComponent(name)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
             libraryWritten[name, default: []].insert(text)
-            try expectOneSentenceIfFailed(sandbox.run(on: Self.profiles[device], ["library", "sync"]), planned)
+            try await expectOneSentenceIfFailed(sandbox.run(on: Self.profiles[device], ["library", "sync"]), planned)
         case let .encryption(device, isOn):
-            try turnEncryption(isOn, on: device)
+            try await turnEncryption(isOn, on: device)
         case .serverKilled:
             guard let server, !isServerDown else { return }
             isServerDown = true
-            try OwnThread.wait { try await server.stop(SIGKILL) }
+            try await server.stop(SIGKILL)
         case .serverStarted:
-            try startServer()
+            try await startServer()
         }
     }
 
     /// `serve` started again if it was killed.
-    private mutating func startServer() throws {
+    private mutating func startServer() async throws {
         guard let server, isServerDown else { return }
-        try OwnThread.wait { try await server.start() }
+        try await server.start()
         isServerDown = false
     }
 
     /// A device in the walk's account with its network back and no faults waiting.
-    private func heal(_ device: Int) throws {
-        try sandbox.succeed(on: Self.profiles[device], ["remote", "offline", "off"])
-        try sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "clear"])
+    private func heal(_ device: Int) async throws {
+        try await sandbox.succeed(on: Self.profiles[device], ["remote", "offline", "off"])
+        try await sandbox.succeed(on: Self.profiles[device], ["remote", "fault", "clear"])
     }
 
     /// The devices in the walk's account: C once it joined.
@@ -302,34 +302,34 @@ struct ThreeDeviceWalk {
 
     /// Encryption turned on (or off) on `device`, every other device in the account unlocking
     /// (or letting go of the key) at once, as their people would when asked.
-    private mutating func turnEncryption(_ isOn: Bool, on device: Int) throws {
+    private mutating func turnEncryption(_ isOn: Bool, on device: Int) async throws {
         guard joinedDevices.contains(device), isOn != isEncrypted else { return }
-        try startServer()
-        for each in joinedDevices { try heal(each) }
+        try await startServer()
+        for each in joinedDevices { try await heal(each) }
         let profile = Self.profiles[device]
         let passphrase = Self.passphrase + "\n"
         if isOn {
-            try succeed(on: profile, ["account", "encryption", "enable"], input: passphrase + passphrase)
+            try await succeed(on: profile, ["account", "encryption", "enable"], input: passphrase + passphrase)
         } else {
-            try succeed(on: profile, ["account", "encryption", "disable"], input: passphrase)
+            try await succeed(on: profile, ["account", "encryption", "disable"], input: passphrase)
         }
         isEncrypted = isOn
         for other in joinedDevices where other != device {
             if isOn {
-                try unlock(other)
+                try await unlock(other)
             } else {
-                try succeed(on: Self.profiles[other], ["account", "encryption", "disable"], input: "")
+                try await succeed(on: Self.profiles[other], ["account", "encryption", "disable"], input: "")
             }
         }
     }
 
-    private func unlock(_ device: Int) throws {
-        try succeed(on: Self.profiles[device], ["account", "unlock"], input: Self.passphrase + "\n")
+    private func unlock(_ device: Int) async throws {
+        try await succeed(on: Self.profiles[device], ["account", "unlock"], input: Self.passphrase + "\n")
     }
 
     /// `ideabox arguments…` on `profile` with `input` and a fast passphrase hash, which must work.
-    private func succeed(on profile: String, _ arguments: [String], input: String) throws {
-        let result = try sandbox.run(
+    private func succeed(on profile: String, _ arguments: [String], input: String) async throws {
+        let result = try await sandbox.run(
             arguments + ["--profile", profile], environment: ["IDEABOX_TEST_SCRYPT": "fast"], input: Data(input.utf8))
         guard result.status == 0 else {
             throw IdeaBoxProcessError(description: "step \(step): ideabox \(arguments.joined(separator: " ")) on \(profile): \(result)")
@@ -337,14 +337,14 @@ struct ThreeDeviceWalk {
     }
 
     /// An older version of an idea some device added, made current on `device` if it knows one.
-    private mutating func restore(on device: Int, pick: Int) throws {
+    private mutating func restore(on device: Int, pick: Int) async throws {
         guard let id = added.sorted().element(pick) else { return }
         let profile = Self.profiles[device]
-        let history = try sandbox.run(on: profile, ["history", id, "--json"])
+        let history = try await sandbox.run(on: profile, ["history", id, "--json"])
         guard history.status == 0, let versions = try? JSONDecoder().decode([Version].self, from: Data(history.stdout.utf8)),
               let version = versions.dropFirst().compactMap(\.version).element(pick)
         else { return }
-        try sandbox.succeed(on: profile, ["restore", id, String(version)])
+        try await sandbox.succeed(on: profile, ["restore", id, String(version)])
         noteWrite(id, [])
     }
 
@@ -354,20 +354,20 @@ struct ThreeDeviceWalk {
 
     /// Two devices in step, then one edits the title and the other the description, each
     /// without the other's; after both sync, both edits are on both.
-    private mutating func apartEdits(_ first: Int, _ second: Int, pick: Int, title: String, description: String) throws {
+    private mutating func apartEdits(_ first: Int, _ second: Int, pick: Int, title: String, description: String) async throws {
         let pair = [first, second]
         guard hasJoined || !pair.contains(2) else { return }
-        try startServer()
-        for device in pair { try heal(device) }
-        for device in pair + [first] { try sandbox.succeed(on: Self.profiles[device], ["sync"]) }
-        let shared = Set(try ideas(on: second).map(\.idString))
-        guard let id = try ideas(on: first).filter({ shared.contains($0.idString) }).element(pick)?.idString else { return }
-        try sandbox.succeed(on: Self.profiles[first], ["edit", id, "--title", title])
-        try sandbox.succeed(on: Self.profiles[second], ["edit", id, "--description", description])
+        try await startServer()
+        for device in pair { try await heal(device) }
+        for device in pair + [first] { try await sandbox.succeed(on: Self.profiles[device], ["sync"]) }
+        let shared = Set(try await ideas(on: second).map(\.idString))
+        guard let id = try await ideas(on: first).filter({ shared.contains($0.idString) }).element(pick)?.idString else { return }
+        try await sandbox.succeed(on: Self.profiles[first], ["edit", id, "--title", title])
+        try await sandbox.succeed(on: Self.profiles[second], ["edit", id, "--description", description])
         noteWrite(id, [title, description])
-        for device in pair + [first] { try sandbox.succeed(on: Self.profiles[device], ["sync"]) }
+        for device in pair + [first] { try await sandbox.succeed(on: Self.profiles[device], ["sync"]) }
         for device in pair {
-            let held = try sandbox.ideas(on: Self.profiles[device]).first { $0.idString == id }
+            let held = try await sandbox.ideas(on: Self.profiles[device]).first { $0.idString == id }
             if held?.title != title || held?.description != description {
                 runViolations.append("step \(step): apart edits of \(id.prefix(8)) on \(Self.profiles[device]): \(String(describing: held))")
             }
@@ -376,18 +376,18 @@ struct ThreeDeviceWalk {
 
     /// Every fault off, `serve` up, C joined, and every device's ideas and library synced until
     /// a round moves nothing.
-    private mutating func settle() throws {
-        if !hasJoined { try perform(.join) }
-        try startServer()
+    private mutating func settle() async throws {
+        if !hasJoined { try await perform(.join) }
+        try await startServer()
         for device in 0..<3 {
-            try heal(device)
-            try sandbox.succeed(on: Self.profiles[device], ["remote", "latency", "0"])
+            try await heal(device)
+            try await sandbox.succeed(on: Self.profiles[device], ["remote", "latency", "0"])
         }
         for _ in 0..<4 {
             var moved = false
             for profile in Self.profiles {
-                let outcome = try sandbox.sync(profile)
-                let library = try sandbox.succeed(on: profile, ["library", "sync"])
+                let outcome = try await sandbox.sync(profile)
+                let library = try await sandbox.succeed(on: profile, ["library", "sync"])
                 moved = moved || outcome.sent > 0 || outcome.received > 0 || outcome.pending > 0
                     || library.firstMatch(of: /[1-9]/) != nil
             }
@@ -397,10 +397,11 @@ struct ThreeDeviceWalk {
     }
 
     /// The invariants the walk broke, each a line.
-    func violations() throws -> [String] {
+    func violations() async throws -> [String] {
         var found = runViolations
         // By id: ideas made in one millisecond (brought back to one time) list in any order.
-        let states = try Self.profiles.map { try sandbox.syncedState(of: $0).sorted { $0.idString < $1.idString } }
+        var states: [[Idea]] = []
+        for profile in Self.profiles { states.append(try await sandbox.syncedState(of: profile).sorted { $0.idString < $1.idString }) }
         for (index, state) in states.enumerated().dropFirst() where state != states[0] {
             let here = Set(state.map(Self.summary)), there = Set(states[0].map(Self.summary))
             found.append("\(Self.profiles[index]) differs from A: only \(Self.profiles[index]) \(here.subtracting(there).sorted()), only A \(there.subtracting(here).sorted())")
@@ -413,13 +414,13 @@ struct ThreeDeviceWalk {
                 found.append("\(Self.summary(idea)) came back: deleted at step \(deleted), no later write")
             }
         }
-        found += try libraryViolations()
+        found += try await libraryViolations()
         let current = Dictionary(uniqueKeysWithValues: states[0].map { ($0.idString, $0) })
         for (id, values) in written {
             guard let idea = current[id] else { continue }
             var kept: Set<String> = [idea.title, idea.description]
             for profile in Self.profiles {
-                let result = try sandbox.run(on: profile, ["history", id, "--json"])
+                let result = try await sandbox.run(on: profile, ["history", id, "--json"])
                 guard result.status == 0, let versions = try? JSONDecoder().decode([Version].self, from: Data(result.stdout.utf8)) else { continue }
                 for version in versions { kept.formUnion([version.title, version.description]) }
             }
@@ -432,9 +433,10 @@ struct ThreeDeviceWalk {
 
     /// Every device holds the same library files, each with a text some device wrote to it,
     /// and every file written is there.
-    private func libraryViolations() throws -> [String] {
+    private func libraryViolations() async throws -> [String] {
         var found: [String] = []
-        let held = try (0..<3).map { try libraryContents(of: $0) }
+        var held: [[String: String]] = []
+        for device in 0..<3 { held.append(try await libraryContents(of: device)) }
         for (device, files) in held.enumerated().dropFirst() where files != held[0] {
             found.append("\(Self.profiles[device])'s library differs from A's: \(files) / \(held[0])")
         }
@@ -451,7 +453,7 @@ struct ThreeDeviceWalk {
     }
 
     /// Every file of `device`'s library in the synced layout (none hidden), by path, as text.
-    private func libraryContents(of device: Int) throws -> [String: String] {
+    private func libraryContents(of device: Int) async throws -> [String: String] {
         let folder = library(of: device)
         let fileManager = FileManager.default
         var names = ["Favorite.json"]
@@ -481,16 +483,16 @@ struct ThreeDeviceWalk {
     }
 
     /// The id of idea number `pick` (modulo how many there are) on `device`, if it has any.
-    private func idea(_ pick: Int, on device: Int) throws -> String? {
-        try ideas(on: device).element(pick)?.idString
+    private func idea(_ pick: Int, on device: Int) async throws -> String? {
+        try await ideas(on: device).element(pick)?.idString
     }
 
-    private func ideas(on device: Int) throws -> [Idea] {
-        try sandbox.ideas(["--all", "--profile", Self.profiles[device]])
+    private func ideas(on device: Int) async throws -> [Idea] {
+        try await sandbox.ideas(["--all", "--profile", Self.profiles[device]])
     }
 
     /// A sync that could not work (offline, a scripted failure) says one sentence and exits 1.
-    private mutating func expectOneSentenceIfFailed(_ result: CommandResult, _ planned: Step) throws {
+    private mutating func expectOneSentenceIfFailed(_ result: CommandResult, _ planned: Step) async throws {
         guard result.status != 0 else { return }
         let lines = result.stderr.split(separator: "\n")
         if result.status != 1 || lines.count != 1 || !result.stdout.isEmpty {

@@ -25,10 +25,10 @@ import Testing
 
     private func walkAndShrink(seed: UInt64, backend: ThreeDeviceWalk.Backend) async throws {
         let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps, backend: backend)
-        let found = try await OwnThread.run { try Self.walk(plan, backend: backend) }
+        let found = try await Self.walk(plan, backend: backend)
         print("walk seed \(seed) (\(backend)): \(plan.count) steps, \(found.isEmpty ? "held" : "\(found.count) violation(s)")")
         guard !found.isEmpty else { return }
-        let shrunk = try await OwnThread.run { try Self.shrink(plan, backend: backend) }
+        let shrunk = try await Self.shrink(plan, backend: backend)
         Issue.record(Comment(rawValue: """
             seed \(seed) (\(backend)): \(found.joined(separator: "\n"))
             shrunk to \(shrunk.count) steps:
@@ -51,7 +51,7 @@ import Testing
             let plan = ThreeDeviceWalk.plan(seed: seed, count: Self.steps, backend: backend)
             let found: [String]
             do {
-                found = try await OwnThread.run { try Self.walk(plan, backend: backend) }
+                found = try await Self.walk(plan, backend: backend)
             } catch {
                 found = ["\(error)"]
             }
@@ -79,7 +79,7 @@ import Testing
             .editTitle(device: 1, pick: 0, title: "B's title before seeing it"), .exportImport(from: 1, to: 0),
             .join, .remove(device: 1, pick: 0), .skewedEdit(device: 2, pick: 0, title: "from a slow clock", days: -1),
         ]
-        let found = try await OwnThread.run { try Self.walk(plan) }
+        let found = try await Self.walk(plan)
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
@@ -97,20 +97,20 @@ import Testing
             .restore(device: 2, pick: 0), .libraryWrite(device: 2, file: 0, text: "C's favorites, later"),
             .encryption(device: 2, isOn: false), .sync(device: 1),
         ]
-        let found = try await OwnThread.run { try Self.walk(plan, backend: .served) }
+        let found = try await Self.walk(plan, backend: .served)
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
     /// Runs `plan` on three new devices and returns what broke.
-    private static func walk(_ plan: [ThreeDeviceWalk.Step], backend: ThreeDeviceWalk.Backend = .embedded) throws -> [String] {
-        var walk = try ThreeDeviceWalk(backend: backend)
-        try walk.run(plan)
-        return try walk.violations()
+    private static func walk(_ plan: [ThreeDeviceWalk.Step], backend: ThreeDeviceWalk.Backend = .embedded) async throws -> [String] {
+        var walk = try await ThreeDeviceWalk(backend: backend)
+        try await walk.run(plan)
+        return try await walk.violations()
     }
 
     /// A shorter plan that still breaks something: halves, then single steps, left out while
     /// what is left still fails; at most 40 walks.
-    private static func shrink(_ plan: [ThreeDeviceWalk.Step], backend: ThreeDeviceWalk.Backend) throws -> [ThreeDeviceWalk.Step] {
+    private static func shrink(_ plan: [ThreeDeviceWalk.Step], backend: ThreeDeviceWalk.Backend) async throws -> [ThreeDeviceWalk.Step] {
         var plan = plan
         var budget = 40
         var chunk = plan.count / 2
@@ -120,7 +120,7 @@ import Testing
                 var shorter = plan
                 shorter.removeSubrange(start..<min(start + chunk, plan.count))
                 budget -= 1
-                if try !walk(shorter, backend: backend).isEmpty {
+                if try await !walk(shorter, backend: backend).isEmpty {
                     plan = shorter
                 } else {
                     start += chunk

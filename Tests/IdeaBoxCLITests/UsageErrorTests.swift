@@ -10,10 +10,10 @@ import Testing
         (["add", "x", "-d"], "Missing value for '-d <description>'", "'-d <description>' 缺少值"),
         (["sync", "--bogus"], "Unknown option '--bogus'", "不認得的選項 '--bogus'"),
     ])
-    func commonMistakesAreToldInEnglishOrChinese(arguments: [String], english: String, chinese: String) throws {
+    func commonMistakesAreToldInEnglishOrChinese(arguments: [String], english: String, chinese: String) async throws {
         let sandbox = try Sandbox()
-        try sandbox.expectRejection(arguments, message: english + " (see `ideabox help`)")
-        try sandbox.expectRejection(arguments, message: chinese + "（請見 `ideabox help`）", environment: ["LANG": "zh_TW.UTF-8"])
-        try sandbox.expectRejection(arguments, message: chinese + "（請見 `ideabox help`）", environment: ["LANG": "zh_HK.UTF-8"])
+        try await sandbox.expectRejection(arguments, message: english + " (see `ideabox help`)")
+        try await sandbox.expectRejection(arguments, message: chinese + "（請見 `ideabox help`）", environment: ["LANG": "zh_TW.UTF-8"])
+        try await sandbox.expectRejection(arguments, message: chinese + "（請見 `ideabox help`）", environment: ["LANG": "zh_HK.UTF-8"])
     }
 }

@@ -11,8 +11,8 @@ import Testing
     }
 
     /// Runs `binary` (default `ideabox`) in `sandbox`.
-    private static func run(_ sandbox: Sandbox, _ arguments: [String], binary: URL? = nil) throws -> CommandResult {
-        try IdeaBoxBinary.run(
+    private static func run(_ sandbox: Sandbox, _ arguments: [String], binary: URL? = nil) async throws -> CommandResult {
+        try await IdeaBoxBinary.run(
             executable: binary ?? IdeaBoxBinary.url(), arguments: arguments, environment: sandbox.environment,
             currentDirectory: sandbox.directory, input: nil)
     }
@@ -20,11 +20,11 @@ import Testing
     /// `--help` of every command and subcommand, found through each help's list of
     /// subcommands (English or Chinese headings; a name starts at column 2, the following
     /// lines of its description further in).
-    private static func everyHelp(_ sandbox: Sandbox) throws -> [(command: [String], result: CommandResult)] {
+    private static func everyHelp(_ sandbox: Sandbox) async throws -> [(command: [String], result: CommandResult)] {
         var helps: [(command: [String], result: CommandResult)] = []
         var commands: [[String]] = [[]]
         while let command = commands.popLast() {
-            let result = try run(sandbox, command + ["--help"])
+            let result = try await run(sandbox, command + ["--help"])
             helps.append((command, result))
             guard result.status == 0 else { continue }
             var inSubcommands = false
@@ -42,12 +42,12 @@ import Testing
     }
 
     @Test(arguments: ["--version", "-V"])
-    func versionNamesTheReleaseAndTheCommitFromBothBinaries(option: String) throws {
+    func versionNamesTheReleaseAndTheCommitFromBothBinaries(option: String) async throws {
         let sandbox = try Sandbox()
-        let fast = try Self.run(sandbox, [option])
+        let fast = try await Self.run(sandbox, [option])
         #expect(fast.status == 0 && fast.stderr == "")
         #expect(fast.stdout.wholeMatch(of: /ideabox \d+\.\d+\.\d+ \(([0-9a-f]{7,}|unknown)\)\n/) != nil, "\(fast)")
-        let full = try Self.run(sandbox, [option], binary: Self.fullBinary())
+        let full = try await Self.run(sandbox, [option], binary: Self.fullBinary())
         #expect(full.status == 0 && full.stderr == "")
         #expect(full.stdout == fast.stdout)
         #expect(!FileManager.default.fileExists(atPath: sandbox.dataRoot.path), "asking the version opens no database")
@@ -56,9 +56,9 @@ import Testing
     /// Under a Chinese locale every command's help is Chinese: each heading and description
     /// (only usage lines, options and code names stay as typed). A description added without
     /// its Chinese fails here.
-    @Test func everyCommandsHelpIsChineseUnderAChineseLocale() throws {
+    @Test func everyCommandsHelpIsChineseUnderAChineseLocale() async throws {
         let sandbox = try Sandbox(language: "zh_TW.UTF-8")
-        let helps = try Self.everyHelp(sandbox)
+        let helps = try await Self.everyHelp(sandbox)
         for (command, result) in helps {
             #expect(result.status == 0, "\(command): \(result)")
             for line in result.stdout.split(separator: "\n").map(String.init) {
@@ -80,9 +80,9 @@ import Testing
     /// Argument Parser adds an option's default after its description: a description that
     /// gives it too says it twice (issue 59: `account sign-in --help`'s container).
     @Test(arguments: ["C.UTF-8", "zh_TW.UTF-8"])
-    func everyOptionsDefaultIsSaidOnce(language: String) throws {
+    func everyOptionsDefaultIsSaidOnce(language: String) async throws {
         let sandbox = try Sandbox(language: language)
-        let helps = try Self.everyHelp(sandbox)
+        let helps = try await Self.everyHelp(sandbox)
         for (command, result) in helps {
             #expect(result.status == 0, "\(command): \(result)")
             let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -94,23 +94,23 @@ import Testing
     }
 
     @Test(arguments: [["help"], ["--help"]])
-    func helpSaysThatNoSubcommandOpensTheApp(arguments: [String]) throws {
+    func helpSaysThatNoSubcommandOpensTheApp(arguments: [String]) async throws {
         let sandbox = try Sandbox()
-        let result = try Self.run(sandbox, arguments)
+        let result = try await Self.run(sandbox, arguments)
         #expect(result.status == 0)
         #expect(result.stdout.contains("Run `ideabox` with no subcommand to open the full-screen app"), "\(result)")
         #expect(result.stdout.contains("--version"))
     }
 
     @Test(arguments: ["bash", "zsh", "fish"])
-    func completionScriptsNameEveryCommandThroughTheHandOff(shell: String) throws {
+    func completionScriptsNameEveryCommandThroughTheHandOff(shell: String) async throws {
         let sandbox = try Sandbox()
-        let result = try Self.run(sandbox, ["--generate-completion-script", shell])
+        let result = try await Self.run(sandbox, ["--generate-completion-script", shell])
         #expect(result.status == 0 && result.stderr == "", "\(result)")
         for command in ["add", "import", "sync", "serve", "library"] {
             #expect(result.stdout.contains(command), "the \(shell) script names \(command)")
         }
-        let full = try Self.run(sandbox, ["--generate-completion-script", shell], binary: Self.fullBinary())
+        let full = try await Self.run(sandbox, ["--generate-completion-script", shell], binary: Self.fullBinary())
         #expect(full.stdout == result.stdout)
     }
 }

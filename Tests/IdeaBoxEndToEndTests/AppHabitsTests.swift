@@ -10,22 +10,22 @@ struct AppHabitsTests {
         let session = try await TmuxSession(before: [["add", "Suspend me"]], jobControl: true)
         defer { session.close() }
         try await session.waitFor("the shell's prompt") { $0.lines.contains { $0.hasPrefix("$") } }
-        try session.type(session.appCommand)
-        try session.press("Enter")
+        try await session.type(session.appCommand)
+        try await session.press("Enter")
         try await session.waitFor("All Ideas (1)", "Suspend me")
-        try session.press("C-z")
+        try await session.press("C-z")
         try await session.waitFor("the shell with the app stopped") { screen in
             screen.contains("Stopped") && !screen.contains("All Ideas (1)")
         }
-        try session.type("fg")
-        try session.press("Enter")
+        try await session.type("fg")
+        try await session.press("Enter")
         // The whole frame, down to the hint line: a capture can land while it is being written.
         try await session.waitFor("the app redrawn whole") { screen in
             screen.contains("All Ideas (1)") && screen.line(2).hasPrefix(">[ ] Suspend me") && !screen.contains("Stopped")
                 && screen.line(22).contains("? help  q quit")
         }
-        try session.press("j")
-        try session.press("q")
+        try await session.press("j")
+        try await session.press("q")
         try await session.waitFor("the shell back after quitting") { $0.lines.last { !$0.isEmpty } == "$" }
     }
 
@@ -39,13 +39,13 @@ struct AppHabitsTests {
         try await session.waitFor("All Ideas (3)")
         // A press of the left button at column 10 of the fifth row (1-based), SGR encoded.
         let press = Array("\u{1B}[<0;10;5M".utf8)
-        try session.send(bytes: press)
+        try await session.send(bytes: press)
         try await session.waitFor("the clicked row selected") { $0.line(4).hasPrefix(">[ ] First") }
-        try session.send(bytes: press + press)
+        try await session.send(bytes: press + press)
         try await session.waitFor("Edit idea", "First")
-        try session.press("Escape")
+        try await session.press("Escape")
         let tab = Array("\u{1B}[<0;35;1M".utf8)
-        try session.send(bytes: tab)
+        try await session.send(bytes: tab)
         try await session.waitFor("the Completed tab") { $0.contains("Nothing completed yet.") }
     }
 
@@ -55,12 +55,12 @@ struct AppHabitsTests {
         let session = try await TmuxSession(before: [["add", "One"], ["add", "Two", "-d", "https://example.com/two"], ["add", "Three"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (3)")
-        try session.press("j", "j", "g")
+        try await session.press("j", "j", "g")
         try await session.waitFor("the cursor on top and g waiting on the hint line") { screen in
             screen.line(2).hasPrefix(">[ ] Three") && screen.line(22).contains("g… then  x open the first link")
         }
         try await session.waitFor("the wait over") { $0.line(22).contains("? help  q quit") }
-        try session.press("x")
+        try await session.press("x")
         try await session.waitFor("Marked done: “Three”")
     }
 
@@ -68,15 +68,15 @@ struct AppHabitsTests {
         let session = try await TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (3)")
-        try session.press("d", "y")
+        try await session.press("d", "y")
         try await session.waitFor("All Ideas (2)")
-        try session.press("d", "y")
+        try await session.press("d", "y")
         try await session.waitFor("All Ideas (1)")
-        try session.press("u")
+        try await session.press("u")
         try await session.waitFor("All Ideas (2)", "Undid delete of “Two”")
-        try session.press("u")
+        try await session.press("u")
         try await session.waitFor("All Ideas (3)", "Undid delete of “Three”")
-        try session.press("C-r")
+        try await session.press("C-r")
         try await session.waitFor("All Ideas (2)", "Redid delete of “Three”")
     }
 
@@ -85,16 +85,16 @@ struct AppHabitsTests {
         defer { session.close() }
         try await session.waitFor("Shared idea")
         let id = try await session.run(["list", "--json"]).split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first.map(String.init)
-        try session.press("e")
+        try await session.press("e")
         try await session.waitFor("Edit idea")
-        try session.press("End")
-        try session.type(" with my words")
+        try await session.press("End")
+        try await session.type(" with my words")
         try await session.waitFor("Shared idea with my words")
         try await session.run(["rm", try #require(id)])
-        try session.press("C-s")
+        try await session.press("C-s")
         // Deleted by another command of this profile: this device, meanwhile.
         try await session.waitFor("Deleted meanwhile on this device. Save your text as a new idea? y/n")
-        try session.press("y")
+        try await session.press("y")
         try await session.waitFor("the text saved as a new idea") { screen in
             screen.contains("Saved as a new idea") && screen.line(2).hasPrefix(">[ ] Shared idea with my words")
                 && screen.contains("All Ideas (1)")
@@ -106,13 +106,13 @@ struct AppHabitsTests {
         defer { session.close() }
         try await session.waitFor("Stays here")
         try await session.waitFor("a first sync") { $0.line(23).contains("Synced") }
-        try session.press("o")
+        try await session.press("o")
         try await session.waitFor("the status bar offline") { $0.line(23).contains("Offline") }
-        try session.press("s")
+        try await session.press("s")
         try await session.waitFor("Nothing sent: offline. Press o to go online.")
-        try session.press("x")
+        try await session.press("x")
         try await session.waitFor("the change waiting") { $0.line(23).contains("Offline: 1 pending") }
-        try session.press("o")
+        try await session.press("o")
         try await session.waitFor("the change sent once the network is back") { $0.line(23).contains("Synced") }
     }
 

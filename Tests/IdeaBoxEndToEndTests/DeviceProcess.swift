@@ -31,23 +31,20 @@ final class DeviceProcess {
         return (result.status, result.output, result.error)
     }
 
-    /// `execute`, and how long the command ran, timed on the thread that waits for it (timed
-    /// in the test, it would count the wait for the test pool to take the test up again).
+    /// `execute`, and how long the command ran, timed on the thread that waits for it
+    /// (`RunningChild.runTime`: timed in the test, it would count the wait for the test pool
+    /// to take the test up again).
     func timedExecute(
         _ arguments: [String], environment extra: [String: String] = [:], input: String? = nil
     ) async throws -> (status: Int32, output: String, error: String, took: Duration) {
         let (output, error) = files()
         let inputFile = input.map { _ in output.appendingPathExtension("in") }
         if let inputFile, let input { try Data(input.utf8).write(to: inputFile) }
-        let (path, environment) = (ideabox.path, environment.merging(extra) { $1 })
-        // The wait on a thread of its own: a sync that retries blocks for seconds, and the test
-        // pool's two threads are every test's (CI's run 55 saw the pool stall for 6 s).
-        let (status, took) = try await OwnThread.run {
-            let started = ContinuousClock.now
-            let status = try ChildProcess.run(path, arguments, environment: environment, input: inputFile?.path, output: output.path, error: error.path)
-            return (status, ContinuousClock.now - started)
-        }
-        return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8), took)
+        let child = try ChildProcess.start(
+            ideabox.path, arguments, environment: environment.merging(extra) { $1 }, input: inputFile?.path,
+            output: output.path, error: error.path)
+        let status = try await child.exitStatus()
+        return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8), child.runTime ?? .zero)
     }
 
     /// Runs `ideabox arguments…`, which must succeed; returns standard output.

@@ -19,15 +19,15 @@ struct EncryptedAppsTests {
         let a = try await TmuxSession(columns: 100, rows: 24, before: signIn)
         defer { a.close() }
         try await a.waitFor("A synced") { $0.statusBar.contains("Synced") }
-        let enabled = try Self.ideabox(["account", "encryption", "enable"], in: a, input: "\(Self.passphrase)\n\(Self.passphrase)\n")
+        let enabled = try await Self.ideabox(["account", "encryption", "enable"], in: a, input: "\(Self.passphrase)\n\(Self.passphrase)\n")
         #expect(enabled.hasPrefix("Encryption is on for account alice"), "\(enabled)")
 
         let first = "秘密計畫 sealed over HTTP"
-        try a.press("n")
+        try await a.press("n")
         try await a.waitFor("New idea")
-        try a.type(first)
+        try await a.type(first)
         try await a.waitFor(first)
-        try a.press("C-s")
+        try await a.press("C-s")
         try await a.waitFor("A sent it") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
 
         // B signs in: locked, it says so, until unlocked; then it shows A's idea.
@@ -35,20 +35,20 @@ struct EncryptedAppsTests {
         defer { b.close() }
         try await b.waitFor("B locked") { $0.statusBar.contains("Encrypted — run ideabox account unlock") }
         #expect(!b.lastScreen.contains(first))
-        try Self.ideabox(["account", "unlock"], in: b, input: "\(Self.passphrase)\n")
-        try b.press("s")
+        try await Self.ideabox(["account", "unlock"], in: b, input: "\(Self.passphrase)\n")
+        try await b.press("s")
         try await b.waitFor("A's idea in B once unlocked") { $0.contains("All Ideas (1)") && $0.line(2).contains(first) }
         try await b.waitFor("B live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("· live") }
 
         // A change crosses live, sealed, both ways.
         let second = "牛奶糖 Zanzibar"
-        try a.press("n")
+        try await a.press("n")
         try await a.waitFor("New idea")
-        try a.type(second)
+        try await a.type(second)
         try await a.waitFor(second)
-        try a.press("C-s")
+        try await a.press("C-s")
         try await b.waitFor("A's second idea in B, live") { $0.contains("All Ideas (2)") && $0.contains(second) }
-        try b.press("x")
+        try await b.press("x")
         try await a.waitFor("B's completion in A") { $0.contains("Completed (1)") }
 
         // C: signed in but locked; everything local works meanwhile.
@@ -58,17 +58,17 @@ struct EncryptedAppsTests {
             screen.statusBar.contains("Encrypted — run ideabox account unlock") && screen.contains("All Ideas (0)")
         }
         let local = "Made while locked"
-        try c.press("n")
+        try await c.press("n")
         try await c.waitFor("New idea")
-        try c.type(local)
+        try await c.type(local)
         try await c.waitFor(local)
-        try c.press("C-s")
+        try await c.press("C-s")
         try await c.waitFor("C's local idea") { $0.contains("All Ideas (1)") && $0.line(2).contains(local) }
         try await c.keeps("C still locked, nothing received", for: .seconds(1)) { screen in
             screen.statusBar.contains("Encrypted — run ideabox account unlock") && !screen.contains(first)
         }
-        try Self.ideabox(["account", "unlock"], in: c, input: "\(Self.passphrase)\n")
-        try c.press("s")
+        try await Self.ideabox(["account", "unlock"], in: c, input: "\(Self.passphrase)\n")
+        try await c.press("s")
         try await c.waitFor("C unlocked, with every idea") { screen in
             screen.contains("All Ideas (3)") && screen.contains(first) && screen.contains(second) && screen.contains(local)
         }
@@ -84,11 +84,11 @@ struct EncryptedAppsTests {
     /// Runs `ideabox arguments…` on `session`'s data root with `input` on standard input and
     /// fast scrypt; it must succeed. Returns what it printed.
     @discardableResult
-    static func ideabox(_ arguments: [String], in session: TmuxSession, input: String) throws -> String {
+    static func ideabox(_ arguments: [String], in session: TmuxSession, input: String) async throws -> String {
         let stem = session.directory.appendingPathComponent("command-\(UUID().uuidString)")
         let (inputFile, output, error) = (stem.appendingPathExtension("in"), stem.appendingPathExtension("out"), stem.appendingPathExtension("err"))
         try Data(input.utf8).write(to: inputFile)
-        let status = try ChildProcess.run(
+        let status = try await ChildProcess.run(
             try IdeaBoxBinary.url().path, arguments,
             environment: [
                 "HOME": session.directory.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",

@@ -10,11 +10,11 @@ struct FullScreenAppTests {
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "Buy more tea")
 
-        try session.press("n")
+        try await session.press("n")
         try await session.waitFor("New idea")
-        try session.type("寫一本關於茶的書")
+        try await session.type("寫一本關於茶的書")
         try await session.waitFor("寫一本關於茶的書")
-        try session.press("C-s")
+        try await session.press("C-s")
         var screen = try await session.waitFor("the new idea selected at the top") { screen in
             // Rows are drawn top to bottom: wait for the key bar, so the rows above are whole.
             screen.contains("All Ideas (2)") && screen.line(2).hasPrefix(">[ ] 寫一本關於茶的書")
@@ -23,47 +23,47 @@ struct FullScreenAppTests {
         #expect(screen.line(3).hasPrefix(" [ ] Buy more tea"), "\(screen)")
         #expect(screen.width(ofLine: 2) == 79, "the row should end at the last column but one:\n\(screen)")
 
-        try session.press("x")
+        try await session.press("x")
         try await session.waitFor("the idea marked done") { screen in
             screen.line(2).hasPrefix(">[x] 寫一本關於茶的書") && screen.contains("Completed (1)")
                 && screen.contains("Marked done")
         }
-        try session.press("2")
+        try await session.press("2")
         try await session.waitFor("the Completed tab with the idea alone") { screen in
             screen.line(2).hasPrefix(">[x] 寫一本關於茶的書") && !screen.contains("Buy more tea")
         }
 
-        try session.press("/")
+        try await session.press("/")
         try await session.waitFor("Search:", "Type to search")
-        try session.type("茶")
+        try await session.type("茶")
         screen = try await session.waitFor("a one-character search") { screen in
             screen.contains("1 match") && screen.line(4).contains("寫一本關於茶的書")
         }
-        try session.press("BSpace")
-        try session.type("的書")
+        try await session.press("BSpace")
+        try await session.type("的書")
         try await session.waitFor("a two-character search") { screen in
             screen.contains("Search: 的書") && screen.contains("1 match") && screen.line(4).contains("寫一本關於茶的書")
         }
 
-        try session.press("Enter")
+        try await session.press("Enter")
         try await session.waitFor("the search result selected") { $0.line(4).hasPrefix(">[x] 寫一本關於茶的書") }
-        try session.press("d")
+        try await session.press("d")
         try await session.waitFor("Delete “寫一本關於茶的書”? y/n")
-        try session.press("y")
+        try await session.press("y")
         try await session.waitFor("the idea deleted") { screen in
             screen.contains("u to undo") && screen.contains("No ideas match.") && screen.contains("Completed (0)")
         }
-        try session.press("u")
+        try await session.press("u")
         try await session.waitFor("the idea restored") { screen in
             screen.contains("Undid delete") && screen.line(4).contains("寫一本關於茶的書") && screen.contains("Completed (1)")
         }
-        try session.press("1")
+        try await session.press("1")
         try await session.waitFor("All Ideas with both ideas") { screen in
             screen.contains("All Ideas (2)") && screen.line(2).contains("寫一本關於茶的書")
                 && screen.line(3).contains("Buy more tea")
         }
 
-        try session.press("q")
+        try await session.press("q")
         try await expectTerminalRestored(session)
         let stored = try await session.run(["list", "--completed"])
         #expect(stored.hasSuffix("  [x] 寫一本關於茶的書\n"), "\(stored)")
@@ -74,41 +74,41 @@ struct FullScreenAppTests {
         let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("No ideas yet")
-        try session.press("n")
+        try await session.press("n")
         try await session.waitFor("New idea")
-        try session.type("調整視窗 resize")
-        try session.press("Tab")
-        try session.type("描述：寬字元")
+        try await session.type("調整視窗 resize")
+        try await session.press("Tab")
+        try await session.type("描述：寬字元")
         try await session.waitFor("調整視窗 resize", "描述：寬字元")
 
-        try session.resize(columns: 100, rows: 30)
+        try await session.resize(columns: 100, rows: 30)
         try await session.waitFor("the form at 100x30") { screen in
             screen.lines.count == 30 && screen.contains("調整視窗 resize") && screen.contains("描述：寬字元")
                 && screen.line(29).contains(" pending")
         }
-        try session.resize(columns: 30, rows: 8)
+        try await session.resize(columns: 30, rows: 8)
         try await session.waitFor("the too-small notice") { screen in
             screen.lines.count == 8 && screen.contains("Terminal too small") && !screen.contains("調整視窗")
         }
-        try session.resize(columns: 80, rows: 24)
+        try await session.resize(columns: 80, rows: 24)
         try await session.waitFor("the form back at 80x24") { screen in
             screen.lines.count == 24 && screen.contains("New idea") && screen.contains("調整視窗 resize")
                 && screen.contains("描述：寬字元") && screen.line(23).contains(" pending")
         }
-        try session.type("。")
-        try session.press("C-s")
+        try await session.type("。")
+        try await session.press("C-s")
         let screen = try await session.waitFor("the saved idea") { screen in
             screen.line(2).hasPrefix(">[ ] 調整視窗 resize") && screen.line(2).contains("描述：寬字元。")
                 && !screen.line(22).isEmpty
         }
         #expect(screen.width(ofLine: 2) == 79, "\(screen)")
 
-        try session.resize(columns: 100, rows: 30)
+        try await session.resize(columns: 100, rows: 30)
         try await session.waitFor("the list at 100x30") { screen in
             screen.lines.count == 30 && screen.line(2).hasPrefix(">[ ] 調整視窗 resize")
                 && screen.width(ofLine: 2) == 99 && screen.line(29).contains(" pending")
         }
-        try session.press("q")
+        try await session.press("q")
         try await expectTerminalRestored(session)
     }
 
@@ -122,7 +122,7 @@ struct FullScreenAppTests {
         let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("No ideas yet")
-        try session.press("n")
+        try await session.press("n")
         try await session.waitFor("New idea")
         var (typed, columns) = ("", 80)
         func laidOut(_ screen: Screen) -> Bool {
@@ -133,7 +133,7 @@ struct FullScreenAppTests {
             try await session.keeps("the form \(columns) columns wide before round \(round)", for: .milliseconds(400), while: laidOut)
             columns = round.isMultiple(of: 2) ? 80 : 100
             typed += "r\(round % 10)"
-            try session.type("r\(round % 10)", thenResizeTo: columns, rows: 24, after: .microseconds(500 * (round % 6)))
+            try await session.type("r\(round % 10)", thenResizeTo: columns, rows: 24, after: .microseconds(500 * (round % 6)))
             try await session.waitFor("the form \(columns) columns wide after typing, round \(round)", until: laidOut)
         }
     }
@@ -178,7 +178,7 @@ struct FullScreenAppTests {
         let session = try await TmuxSession()
         defer { session.close() }
         try await session.waitFor("No ideas yet")
-        try session.press("C-c")
+        try await session.press("C-c")
         try await expectTerminalRestored(session)
     }
 
@@ -194,7 +194,7 @@ struct FullScreenAppTests {
                 && screen.line(22).contains("n 新增")
         }
         #expect(screen.width(ofLine: 2) == 79, "\(screen)")
-        try session.press("q")
+        try await session.press("q")
         try await expectTerminalRestored(session)
     }
 
@@ -213,13 +213,13 @@ struct FullScreenAppTests {
                 && !screen.line(22).isEmpty
         }
         #expect(screen.width(ofLine: 2) == 79, "\(screen)")
-        try session.press("/")
+        try await session.press("/")
         try await session.waitFor("Search:")
-        try session.type("中文")
+        try await session.type("中文")
         screen = try await session.waitFor("typed Chinese in the search field") { screen in
             screen.contains("Search: 中文") && screen.contains("1 match") && screen.line(4).contains("終端機裡的中文")
         }
-        try session.press("Escape", "q")
+        try await session.press("Escape", "q")
         try await expectTerminalRestored(session)
     }
 
@@ -229,7 +229,7 @@ struct FullScreenAppTests {
         let session = try await TmuxSession(environment: ["NO_COLOR": set ? "1" : nil], before: [["add", "沒有顏色 no color"]])
         defer { session.close() }
         try await session.waitFor("the list") { $0.line(2).hasPrefix(">[ ] 沒有顏色 no color") }
-        let parameters = try SGR.parameters(in: session.captureWithAttributes())
+        let parameters = try await SGR.parameters(in: session.captureWithAttributes())
         #expect(parameters.contains(1) && parameters.contains(7), "bold and reverse are expected: \(parameters)")
         let colors = parameters.filter(SGR.isForegroundColor)
         if set {
@@ -237,7 +237,7 @@ struct FullScreenAppTests {
         } else {
             #expect(!colors.isEmpty, "no color was drawn")
         }
-        try session.press("q")
+        try await session.press("q")
         try await expectTerminalRestored(session)
     }
 
@@ -250,7 +250,7 @@ struct FullScreenAppTests {
     func aSignalAtAnyMomentEndsTheApp(signal: Int32) async throws {
         let session = try await TmuxSession()
         defer { session.close() }
-        let shell = try #require(pid_t(try session.paneFormat("#{pane_pid}")))
+        let shell = try #require(pid_t(try await session.paneFormat("#{pane_pid}")))
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(60)
         var app: pid_t?
@@ -279,12 +279,12 @@ struct FullScreenAppTests {
         let session = try await TmuxSession(before: [["add", "掛斷 hang up"]])
         defer { session.close() }
         try await session.waitFor("the list") { $0.line(2).hasPrefix(">[ ] 掛斷 hang up") }
-        let shell = try #require(pid_t(try session.paneFormat("#{pane_pid}")))
+        let shell = try #require(pid_t(try await session.paneFormat("#{pane_pid}")))
         let app = try #require(Self.children(of: shell).first)
         kill(app, SIGHUP)
         let screen = try await session.waitFor("the app to end") { $0.contains(TmuxSession.exitMarker) }
         #expect(screen.contains("\(TmuxSession.exitMarker) \(128 + SIGHUP)") && !screen.contains("All Ideas"), "\(screen)")
-        #expect(try session.paneFormat("alternate_on=#{alternate_on} cursor_flag=#{cursor_flag}") == "alternate_on=0 cursor_flag=1")
+        #expect(try await session.paneFormat("alternate_on=#{alternate_on} cursor_flag=#{cursor_flag}") == "alternate_on=0 cursor_flag=1")
         let before = try String(contentsOf: session.file("tty-before"), encoding: .utf8)
         let after = try String(contentsOf: session.file("tty-after"), encoding: .utf8)
         #expect(!before.isEmpty && before == after, "stty -g before: \(before) after: \(after)")
@@ -308,7 +308,7 @@ struct FullScreenAppTests {
         let screen = try await session.waitFor("the app to exit") { $0.contains(TmuxSession.exitMarker) }
         #expect(screen.contains("\(TmuxSession.exitMarker) 0"), "\(screen)", sourceLocation: sourceLocation)
         #expect(!screen.contains("IdeaBox"), "the app's screen is still showing:\n\(screen)", sourceLocation: sourceLocation)
-        let modes = try session.paneFormat(
+        let modes = try await session.paneFormat(
             "alternate_on=#{alternate_on} cursor_flag=#{cursor_flag} keypad_flag=#{keypad_flag} keypad_cursor_flag=#{keypad_cursor_flag}")
         #expect(modes == "alternate_on=0 cursor_flag=1 keypad_flag=0 keypad_cursor_flag=0", sourceLocation: sourceLocation)
         let before = try String(contentsOf: session.file("tty-before"), encoding: .utf8)

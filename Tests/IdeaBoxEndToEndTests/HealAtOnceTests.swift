@@ -34,11 +34,11 @@ import Testing
         for session in [a, b] {
             try await session.waitFor("the stopped server named") { $0.statusBar.contains("nothing listens at \(host)") }
         }
-        try a.press("n")
+        try await a.press("n")
         try await a.waitFor("New idea")
-        try a.type(title)
+        try await a.type(title)
         try await a.waitFor(title)
-        try a.press("C-s")
+        try await a.press("C-s")
         try await a.waitFor("the idea waiting in A") { $0.line(2).contains(title) && $0.statusBar.contains("1 pending") }
         for session in [a, b] {
             try await session.keeps("the failure named, nothing claimed", for: .seconds(2)) { screen in
@@ -70,18 +70,18 @@ import Testing
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
         let passphrase = "correct horse battery 電池"
-        try EncryptedAppsTests.ideabox(["account", "encryption", "enable"], in: session, input: "\(passphrase)\n\(passphrase)\n")
-        try session.press("s")
+        try await EncryptedAppsTests.ideabox(["account", "encryption", "enable"], in: session, input: "\(passphrase)\n\(passphrase)\n")
+        try await session.press("s")
         try await session.waitFor("encrypted") { $0.statusBar.contains("Synced") && $0.statusBar.contains("encrypted") }
 
         try await server.command(["account", "token", "revoke", "alice", "first"])
-        try session.press("s")
+        try await session.press("s")
         try await session.waitFor("signed out by the server") { $0.statusBar.contains("Signed out by the server") }
         let title = "寫在被登出時，加密"
-        try session.press("n")
+        try await session.press("n")
         try await session.waitFor("New idea")
-        try session.type(title)
-        try session.press("C-s")
+        try await session.type(title)
+        try await session.press("C-s")
         try await session.waitFor("kept locally") { $0.contains(title) && $0.statusBar.contains("1 pending") }
 
         let second = try await server.command(["account", "token", "add", "alice", "--label", "laptop"])
@@ -142,18 +142,18 @@ import Testing
         defer { a.close() }
         try await a.waitFor("A synced") { $0.statusBar.contains("Synced") }
         let passphrase = "correct horse battery 電池"
-        try EncryptedAppsTests.ideabox(["account", "encryption", "enable"], in: a, input: "\(passphrase)\n\(passphrase)\n")
+        try await EncryptedAppsTests.ideabox(["account", "encryption", "enable"], in: a, input: "\(passphrase)\n\(passphrase)\n")
         let title = "封存的想法"
-        try a.press("n")
+        try await a.press("n")
         try await a.waitFor("New idea")
-        try a.type(title)
-        try a.press("C-s")
+        try await a.type(title)
+        try await a.press("C-s")
         try await a.waitFor("A sent it") { $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending") }
 
         let b = try await TmuxSession(columns: 120, before: signIn)
         defer { b.close() }
         try await b.waitFor("B locked") { $0.statusBar.contains("Encrypted — run ideabox account unlock") }
-        try EncryptedAppsTests.ideabox(["account", "unlock"], in: b, input: "\(passphrase)\n")
+        try await EncryptedAppsTests.ideabox(["account", "unlock"], in: b, input: "\(passphrase)\n")
         let unlocked = try Self.modified(b.dataRoot.appendingPathComponent("profiles/default/account.key"))
         try await b.waitFor("A's idea in B", timeout: .seconds(10)) { $0.contains(title) }
         let received = try #require(try await Self.logged("download", in: b), "no download logged")

@@ -12,13 +12,13 @@ import Testing
         let session = try await TmuxSession(before: [["add", "離線時的靈感"]])
         defer { session.close() }
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
-        try session.press("o")
+        try await session.press("o")
         let screen = try await session.waitFor("offline") { $0.statusBar.contains("Offline: 0 pending · o to go online") }
         #expect(!screen.statusBar.contains("live") && !screen.statusBar.contains("polling"), "\(screen.statusBar)")
         let status = try await session.run(["status"])
         #expect(status.contains("network: offline"), "\(status)")
         #expect(status.contains("changes arrive: not while offline"), "\(status)")
-        try session.press("o")
+        try await session.press("o")
         try await session.waitFor("live again") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
     }
 
@@ -30,7 +30,7 @@ import Testing
         try await session.waitFor("airplane mode named") {
             $0.contains("Airplane mode is still on: nothing syncs. Press o to go online.") && $0.statusBar.contains("Offline: 2 pending")
         }
-        try session.press("q")
+        try await session.press("q")
         let screen = try await session.waitFor("the app to quit") { $0.contains(TmuxSession.exitMarker) }
         // The shell wraps the line at 80 columns.
         #expect(screen.lines.joined().contains("2 changes wait to be sent; kept on this device, they go out at the next start or ideabox sync."),
@@ -61,7 +61,7 @@ import Testing
         let device = try DeviceProcess()
         try await device.run(["account", "sign-in", "alice", "--server", url, "--token", first])
         let (watch, output) = try device.startReadingOutput(["sync", "--watch"])
-        defer { _ = try? watch.stop() }
+        defer { watch.stopInBackground() }
         try await output.waitFor("the first sync") { $0.contains { $0.contains("Synced:") } }
         try await server.command(["account", "token", "revoke", "alice", "first"])
         try await device.run(["add", "after the revoke"])
@@ -113,7 +113,7 @@ import Testing
         }
         #expect(!screen.statusBar.contains("live"), "\(screen.statusBar)")
         try await server.start()
-        try session.press("s")
+        try await session.press("s")
         try await session.waitFor("synced again") { $0.statusBar.contains("Synced") }
     }
 
@@ -127,15 +127,15 @@ import Testing
         try await session.waitFor("live") { $0.statusBar.contains("Synced") && $0.statusBar.contains("live") }
 
         try await server.command(["account", "token", "revoke", "alice", "first"])
-        try session.press("s")
+        try await session.press("s")
         let signedOut = try await session.waitFor("signed out by the server") {
             $0.statusBar.contains("Signed out by the server · 0 pending · sign in again: ideabox account sign-in")
         }
         #expect(!signedOut.statusBar.contains("live"))
-        try session.type("n")
+        try await session.type("n")
         try await session.waitFor("New idea")
-        try session.type("寫在被登出時")
-        try session.press("C-s")
+        try await session.type("寫在被登出時")
+        try await session.press("C-s")
         try await session.waitFor("kept locally") { $0.contains("寫在被登出時") && $0.statusBar.contains("1 pending") }
 
         let second = try await server.command(["account", "token", "add", "alice", "--label", "laptop"])

@@ -33,9 +33,9 @@ struct LiveSyncTests {
         var delays: [(String, Duration)] = []
 
         let title = "從終端機 A 新增"
-        try a.press("n")
+        try await a.press("n")
         try await a.waitFor("New idea")
-        try a.type(title)
+        try await a.type(title)
         try await a.waitFor(title)
         delays.append(("added in A, shown in B", try await b.arrival("A's new idea in B", after: press("C-s", in: a)) { screen in
             screen.contains("All Ideas (1)") && screen.line(2).contains("[ ] \(title)")
@@ -54,7 +54,7 @@ struct LiveSyncTests {
             screen.line(2).hasPrefix(">[x] \(title)") && screen.contains("Completed (1)")
         }))
 
-        try a.press("d")
+        try await a.press("d")
         try await a.waitFor("Delete “\(title)”? y/n")
         delays.append(("deleted in A, gone from B", try await b.arrival("A's delete in B", after: press("y", in: a)) { screen in
             // Not anywhere on the screen: B's own message about the idea it completed shows
@@ -63,13 +63,13 @@ struct LiveSyncTests {
         }))
 
         let offlineTitle = "飛航模式下新增 offline"
-        try a.press("o")
+        try await a.press("o")
         try await a.waitFor("airplane mode in A") { $0.statusBar.contains("Offline") }
-        try a.press("n")
+        try await a.press("n")
         try await a.waitFor("New idea")
-        try a.type(offlineTitle)
+        try await a.type(offlineTitle)
         try await a.waitFor(offlineTitle)
-        try a.press("C-s")
+        try await a.press("C-s")
         try await a.waitFor("the offline idea pending in A") { screen in
             screen.line(2).hasPrefix(">[ ] \(offlineTitle)") && screen.statusBar.contains("Offline: 1 pending")
         }
@@ -94,7 +94,7 @@ struct LiveSyncTests {
         nonisolated(unsafe) let session = session
         return {
             let start = ContinuousClock.now
-            try session.press(key)
+            try session.pressOnThisThread(key)
             return start
         }
     }

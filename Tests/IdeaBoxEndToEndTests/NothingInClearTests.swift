@@ -33,44 +33,46 @@ import Testing
     @Test(arguments: Store.tested)
     func sealedFromTheStartThroughServe(_ store: Store) async throws {
         let served = try await Served.start(store)
-        defer { served.close() }
-        let a = try DeviceProcess()
-        try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
-        try await enable(on: a)
-        try await write(on: a)
-        try await expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
-        try served.expectNothingInClear(Self.needles)
-        try await served.server.stop()
-        try served.expectNothingInClear(Self.needles)
+        try await served.closing {
+            let a = try DeviceProcess()
+            try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+            try await enable(on: a)
+            try await write(on: a)
+            try await expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+            try await served.expectNothingInClear(Self.needles)
+            try await served.server.stop()
+            try await served.expectNothingInClear(Self.needles)
+        }
     }
 
     @Test(arguments: Store.tested)
     func turnedOnForAnAccountWithPlainRecordsThroughServe(_ store: Store) async throws {
         let served = try await Served.start(store)
-        defer { served.close() }
-        let a = try DeviceProcess()
-        try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
-        // One library file is large enough to be an asset: the sealed record that replaces
-        // its record stops naming the plain asset, which goes in the same request.
-        try await write(on: a)
-        let plain = try served.bytes()
-        for word in Self.words + Self.paths {
-            #expect(Self.contains(plain, word), "the scan does not see \(word) in plain records")
-        }
-        try await enable(on: a)
-        try await expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
-        if store == .sqlite {
-            // A running server empties its WAL a second after the last write (`WALScrubber`):
-            // secure_delete zeroes the database's freed pages, not the frames in the WAL.
-            try await Poll.until("the running server's WAL is emptied of the plain pages") {
-                let bytes = try served.bytes()
-                return !Self.needles.contains { Self.contains(bytes, $0) }
+        try await served.closing {
+            let a = try DeviceProcess()
+            try await a.run(["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+            // One library file is large enough to be an asset: the sealed record that replaces
+            // its record stops naming the plain asset, which goes in the same request.
+            try await write(on: a)
+            let plain = try await served.bytes()
+            for word in Self.words + Self.paths {
+                #expect(Self.contains(plain, word), "the scan does not see \(word) in plain records")
             }
+            try await enable(on: a)
+            try await expectArrives(from: a, signIn: ["account", "sign-in", "alice", "--server", served.url, "--token", served.token])
+            if store == .sqlite {
+                // A running server empties its WAL a second after the last write (`WALScrubber`):
+                // secure_delete zeroes the database's freed pages, not the frames in the WAL.
+                try await Poll.until("the running server's WAL is emptied of the plain pages") {
+                    let bytes = try await served.bytes()
+                    return !Self.needles.contains { Self.contains(bytes, $0) }
+                }
+            }
+            try await served.expectNothingInClear(Self.needles)
+            // Stopped, the server checkpoints and removes its WAL: nothing plain is left.
+            try await served.server.stop()
+            try await served.expectNothingInClear(Self.needles)
         }
-        try served.expectNothingInClear(Self.needles)
-        // Stopped, the server checkpoints and removes its WAL: nothing plain is left.
-        try await served.server.stop()
-        try served.expectNothingInClear(Self.needles)
     }
 
     @Test func sealedThroughTheEmbeddedRemoteFromTheStart() async throws {
@@ -196,7 +198,7 @@ private struct Served {
                 throw EndToEndError(description: "IDEABOX_REQUIRE_POSTGRES=1 but IDEABOX_TEST_POSTGRES_URL is unset")
             }
             let name = "scan_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            try psql(base, "CREATE DATABASE \(name)")
+            try await psql(base, "CREATE DATABASE \(name)")
             var components = try #require(URLComponents(string: base))
             components.path = "/" + name
             postgres = try #require(components.string)
@@ -210,58 +212,69 @@ private struct Served {
     /// Every byte the server keeps: every file of its folder (the SQLite file, its WAL and
     /// journal, the upload spool, its logs) and, with PostgreSQL, every row of every table
     /// as text.
-    func bytes() throws -> Data {
+    func bytes() async throws -> Data {
         var bytes = try NothingInClearTests.bytes(under: server.directory)
         if let postgres {
-            let tables = try Self.psql(postgres, """
+            let tables = try await Self.psql(postgres, """
                 SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) FROM pg_tables
                 WHERE schemaname NOT IN ('pg_catalog', 'information_schema')
                 """).split(separator: "\n")
             #expect(tables.count >= 5, "\(tables)")
             for table in tables {
-                bytes.append(Data(try Self.psql(postgres, "SELECT t::text FROM \(table) t").utf8))
+                bytes.append(Data(try await Self.psql(postgres, "SELECT t::text FROM \(table) t").utf8))
             }
         }
         return bytes
     }
 
-    func expectNothingInClear(_ needles: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let bytes = try bytes()
+    func expectNothingInClear(_ needles: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let bytes = try await bytes()
         #expect(bytes.count > 2_000, "the server keeps the records", sourceLocation: sourceLocation)
         for needle in needles where NothingInClearTests.contains(bytes, needle) {
-            Issue.record("found \(needle) on the server, in \(try files(holding: needle))", sourceLocation: sourceLocation)
+            Issue.record("found \(needle) on the server, in \(try await files(holding: needle))", sourceLocation: sourceLocation)
         }
     }
 
     /// The server's files that hold `needle` (the tables' dump is `PostgreSQL`).
-    private func files(holding needle: String) throws -> [String] {
+    private func files(holding needle: String) async throws -> [String] {
         var found: [String] = []
         for name in try FileManager.default.subpathsOfDirectory(atPath: server.directory.path).sorted() {
             if let data = FileManager.default.contents(atPath: server.directory.appendingPathComponent(name).path),
                NothingInClearTests.contains(data, needle) { found.append(name) }
         }
-        if postgres != nil, NothingInClearTests.contains(try bytes(), needle), found.isEmpty { found.append("PostgreSQL") }
+        if postgres != nil, NothingInClearTests.contains(try await bytes(), needle), found.isEmpty { found.append("PostgreSQL") }
         return found
     }
 
-    func close() {
+    /// Runs `body`, then closes the server (and drops its database) whether or not it threw.
+    func closing(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+    }
+
+    func close() async {
         server.close()
         if let postgres, let name = URLComponents(string: postgres)?.path.dropFirst(),
            let base = ProcessInfo.processInfo.environment["IDEABOX_TEST_POSTGRES_URL"] {
-            _ = try? Self.psql(base, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            _ = try? await Self.psql(base, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         }
     }
 
     /// `psql url -c sql`, unaligned and without headers; returns what it printed.
     @discardableResult
-    static func psql(_ url: String, _ sql: String) throws -> String {
+    static func psql(_ url: String, _ sql: String) async throws -> String {
         let folder = FileManager.default.temporaryDirectory
         let (output, error) = (folder.appendingPathComponent("psql-\(UUID().uuidString).out"), folder.appendingPathComponent("psql-\(UUID().uuidString).err"))
         defer {
             try? FileManager.default.removeItem(at: output)
             try? FileManager.default.removeItem(at: error)
         }
-        let status = try ChildProcess.run(
+        let status = try await ChildProcess.run(
             "/usr/bin/psql", [url, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql],
             environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PGCONNECT_TIMEOUT": "10"], output: output.path, error: error.path)
         guard status == 0 else {

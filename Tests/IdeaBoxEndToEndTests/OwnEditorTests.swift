@@ -26,13 +26,13 @@ struct OwnEditorTests {
         let session = try await TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Old", "-d", "words"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "Old")
-        try session.press("E")
+        try await session.press("E")
         try await session.waitFor("the app back with the edit saved") { screen in
             screen.contains("All Ideas (1)") && screen.line(2).hasPrefix(">[ ] Written in the editor")
                 && screen.contains("with a description")
         }
         #expect(try String(contentsOf: editor.folder.appendingPathComponent("seen.txt"), encoding: .utf8) == "Old\n\nwords\n")
-        try session.press("u")
+        try await session.press("u")
         try await session.waitFor("the edit undone") { $0.line(2).hasPrefix(">[ ] Old") }
     }
 
@@ -42,8 +42,8 @@ struct OwnEditorTests {
         let session = try await TmuxSession(environment: ["EDITOR": editor.script, "VISUAL": nil], before: [["add", "Kept"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "Kept")
-        try session.press("E")
+        try await session.press("E")
         try await session.waitFor("Nothing changed: the editor exited with status 1.")
-        #expect(try session.capture().line(2).hasPrefix(">[ ] Kept"))
+        #expect(try await session.capture().line(2).hasPrefix(">[ ] Kept"))
     }
 }

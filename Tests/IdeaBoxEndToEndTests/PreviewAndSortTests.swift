@@ -18,23 +18,23 @@ struct PreviewAndSortTests {
         try await session.waitFor("the pane beside the list") { screen in
             screen.line(2).hasPrefix(">[ ] 牛奶糖") && Self.pane(screen.line(2)) == "牛奶糖" && Self.pane(screen.line(4)) == "奶奶的做法"
         }
-        try session.press("j")
+        try await session.press("j")
         try await session.waitFor("the pane following the cursor") { screen in
             screen.line(3).hasPrefix(">[ ] Apple pie") && Self.pane(screen.line(2)) == "Apple pie"
                 && Self.pane(screen.line(4)) == "Cinnamon and a lattice top"
         }
-        try session.press("p")
+        try await session.press("p")
         try await session.waitFor("the pane hidden") { screen in
             !screen.line(2).contains("│") && screen.line(3).hasPrefix(">[ ] Apple pie")
         }
 
-        try session.resize(columns: 80, rows: 24)
-        try session.press("p")
+        try await session.resize(columns: 80, rows: 24)
+        try await session.press("p")
         try await session.waitFor("the preview full screen") { screen in
             screen.contains("Preview") && screen.contains("Apple pie") && screen.contains("Cinnamon and a lattice top")
                 && !screen.contains("Banana bread")
         }
-        try session.press("Escape")
+        try await session.press("Escape")
         try await session.waitFor("the list back") { screen in
             screen.line(3).hasPrefix(">[ ] Apple pie") && screen.contains("Banana bread")
         }
@@ -52,14 +52,14 @@ struct PreviewAndSortTests {
         try await session.waitFor("newest first") { screen in
             screen.line(2).contains("牛奶糖") && screen.line(3).contains("Apple pie") && screen.line(4).contains("Banana bread")
         }
-        try session.press("S")
+        try await session.press("S")
         try await session.waitFor("last changed first, named") { $0.line(1).contains("Sort: last changed first") }
-        try session.press("S")
+        try await session.press("S")
         try await session.waitFor("title order, Latin before Chinese, named") { screen in
             screen.line(1).contains("Sort: title")
                 && screen.line(2).contains("Apple pie") && screen.line(3).contains("Banana bread") && screen.line(4).contains("牛奶糖")
         }
-        try session.press("S")
+        try await session.press("S")
         try await session.waitFor("back to newest first, the bar plain") { screen in
             !screen.line(1).contains("Sort:") && screen.line(2).contains("牛奶糖")
         }

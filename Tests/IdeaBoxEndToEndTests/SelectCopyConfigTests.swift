@@ -11,13 +11,13 @@ struct SelectCopyConfigTests {
         let session = try await TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"], ["add", "Four"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (4)")
-        try session.press("v")
-        try session.press("j")
-        try session.press("j")
+        try await session.press("v")
+        try await session.press("j")
+        try await session.press("j")
         try await session.waitFor("3 selected")
-        try session.press("x")
+        try await session.press("x")
         try await session.waitFor("Marked 3 ideas done", "Completed (3)")
-        try session.press("u")
+        try await session.press("u")
         try await session.waitFor("Undid done on 3 ideas", "Completed (0)")
     }
 
@@ -26,8 +26,8 @@ struct SelectCopyConfigTests {
         defer { session.close() }
         try await session.waitFor("All Ideas (1)")
         let output = session.file("pane-output")
-        try session.pipeOutput(to: output)
-        try session.press("y")
+        try await session.pipeOutput(to: output)
+        try await session.press("y")
         try await session.waitFor("Copied to the clipboard")
         try await Poll.until("the OSC 52 bytes in the pane's output") {
             let written = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
@@ -46,8 +46,8 @@ struct SelectCopyConfigTests {
         defer { session.close() }
         try await session.waitFor("All Ideas (1)")
         let output = session.file("pane-output")
-        try session.pipeOutput(to: output)
-        try session.press("y")
+        try await session.pipeOutput(to: output)
+        try await session.press("y")
         try await session.waitFor("This terminal refused the copy")
         let written = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         #expect(!written.contains("]52;"))
@@ -64,11 +64,11 @@ struct SelectCopyConfigTests {
         let session = try await TmuxSession(environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "Remapped"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)")
-        try session.press("x")
-        try session.press("t")
+        try await session.press("x")
+        try await session.press("t")
         try await session.waitFor("Marked done: “Remapped”", "Completed (1)")
         // The light theme's accent is blue (34), not the default's cyan (36).
-        let colored = try session.captureWithAttributes()
+        let colored = try await session.captureWithAttributes()
         #expect(colored.contains("34m"), "\(colored.debugDescription)")
         #expect(!colored.contains("36m"))
     }
@@ -86,18 +86,18 @@ struct SelectCopyConfigTests {
         let session = try await TmuxSession(environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "First"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (1)", "a new")
-        try session.press("a")
+        try await session.press("a")
         try await session.waitFor("Ctrl-O save")
-        try session.type("Second")
+        try await session.type("Second")
         // Ctrl-S is no longer save: the form stays open and takes the next character.
-        try session.press("C-s")
-        try session.type("!")
-        try session.press("C-o")
+        try await session.press("C-s")
+        try await session.type("!")
+        try await session.press("C-o")
         try await session.waitFor("Added “Second!”", "All Ideas (2)")
         // At 80x24 help scrolls: its footer says with which keys; the form's part is further down.
-        try session.press("?")
+        try await session.press("?")
         try await session.waitFor("a               new idea", "scroll · any other key closes")
-        try session.press("End")
+        try await session.press("End")
         let help = try await session.waitFor("Edit form", "Ctrl-O ")
         #expect(!help.contains("Ctrl-S"), "\(help)")
     }
@@ -111,7 +111,7 @@ struct SelectCopyConfigTests {
         let session = try await TmuxSession(columns: 200, environment: ["XDG_CONFIG_HOME": config.path], before: [["add", "Still works"]])
         defer { session.close() }
         try await session.waitFor("line 2: not TOML", "started with the defaults")
-        try session.press("x")
+        try await session.press("x")
         try await session.waitFor("Completed (1)")
     }
 

@@ -111,11 +111,11 @@ struct ServeDatabaseDownTests {
 
     /// Adds `title` in the app of `session` with `n`, typing, and Ctrl-S.
     private static func add(_ title: String, in session: TmuxSession) async throws {
-        try session.press("n")
+        try await session.press("n")
         try await session.waitFor("the form") { $0.contains("New idea") || $0.contains("新增靈感") }
-        try session.type(title)
+        try await session.type(title)
         try await session.waitFor(title)
-        try session.press("C-s")
+        try await session.press("C-s")
         try await session.waitFor("the list with \(title)") { $0.line(2).contains(title) }
     }
 

@@ -36,53 +36,53 @@ struct ServedSyncTests {
         }
 
         let title = "在機器 A 新增 over HTTP"
-        try a.press("n")
+        try await a.press("n")
         try await a.waitFor("New idea")
-        try a.type(title)
+        try await a.type(title)
         try await a.waitFor(title)
-        try a.press("C-s")
+        try await a.press("C-s")
         try await b.waitFor("A's new idea in B") { screen in
             screen.contains("All Ideas (1)") && screen.line(2).contains("[ ] \(title)")
         }
 
-        try b.press("x")
+        try await b.press("x")
         try await a.waitFor("B's completion in A") { screen in
             screen.line(2).hasPrefix(">[x] \(title)") && screen.contains("Completed (1)")
         }
 
         let kept = "留下來的想法"
-        try b.press("n")
+        try await b.press("n")
         try await b.waitFor("New idea")
-        try b.type(kept)
+        try await b.type(kept)
         try await b.waitFor(kept)
-        try b.press("C-s")
+        try await b.press("C-s")
         try await a.waitFor("B's second idea in A") { $0.contains("All Ideas (2)") && $0.contains(kept) }
 
         // A deletes the completed idea, which is second in its list (newest first).
-        try a.press("End")
+        try await a.press("End")
         try await a.waitFor("the completed idea selected in A") { $0.line(3).hasPrefix(">[x] \(title)") }
-        try a.press("d")
+        try await a.press("d")
         try await a.waitFor("Delete “\(title)”? y/n")
-        try a.press("y")
+        try await a.press("y")
         try await b.waitFor("A's delete in B") { screen in
             screen.contains("All Ideas (1)") && !screen.contains(title)
         }
 
         let edited = kept + "（離線修改）"
-        try a.press("o")
+        try await a.press("o")
         try await a.waitFor("airplane mode in A") { $0.statusBar.contains("Offline") }
-        try a.press("e")
+        try await a.press("e")
         try await a.waitFor("Edit idea")
-        try a.type("（離線修改）")
+        try await a.type("（離線修改）")
         try await a.waitFor(edited)
-        try a.press("C-s")
+        try await a.press("C-s")
         try await a.waitFor("the offline edit pending in A") { screen in
             screen.line(2).hasPrefix(">[ ] \(edited)") && screen.statusBar.contains("Offline: 1 pending")
         }
         try await b.keeps("B without A's offline edit", for: .seconds(2)) { screen in
             !screen.contains(edited) && screen.line(2).contains(kept)
         }
-        try a.press("o")
+        try await a.press("o")
         try await b.waitFor("A's offline edit in B once A is back online") { screen in
             screen.contains("All Ideas (1)") && screen.line(2).contains("[ ] \(edited)")
         }
@@ -171,7 +171,7 @@ struct ServedSyncTests {
         #expect(uploads < count / 100, "the upload ended before the server was killed")
         try await server.start()
         try await a.run(["remote", "latency", "0"])
-        let interrupted = try await OwnThread.run { try upload.wait() }
+        let interrupted = try await upload.exitStatus()
         print("ServedSyncTests: server killed after \(uploads) uploads of 100; the sync in flight exited \(interrupted)")
         if interrupted != 0 {
             try await a.run(["sync"])

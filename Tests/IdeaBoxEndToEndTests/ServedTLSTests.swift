@@ -15,7 +15,7 @@ struct ServedTLSTests {
         var certificate: String { folder.appendingPathComponent("server.pem").path }
         var key: String { folder.appendingPathComponent("server.key").path }
 
-        init() throws {
+        init() async throws {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\n".utf8).write(to: folder.appendingPathComponent("san.txt"))
             for arguments in [
@@ -24,7 +24,7 @@ struct ServedTLSTests {
                 ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
                  "-days", "2", "-extfile", "san.txt"],
             ] {
-                let status = try ChildProcess.run(
+                let status = try await ChildProcess.run(
                     "/usr/bin/openssl", arguments, environment: ["PATH": "/usr/bin:/bin"], directory: folder.path,
                     output: folder.appendingPathComponent("openssl.out").path, error: folder.appendingPathComponent("openssl.err").path)
                 guard status == 0 else {
@@ -38,7 +38,7 @@ struct ServedTLSTests {
     }
 
     @Test func aDeviceTrustingThePrivateAuthoritySyncsAndOneThatDoesNotRefusesTheServer() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let server = try ServeProcess()
         defer { server.close() }
         let token = try await server.addAccount("alice")
@@ -70,33 +70,33 @@ struct ServedTLSTests {
 
     @Test("TLS 1.2 with forward-secret AEAD suites and TLS 1.3 are answered; TLS 1.0, 1.1 and suites without forward secrecy are refused; --tls-min 1.3 refuses 1.2")
     func onlyTLSWorthTrustingIsAnswered() async throws {
-        let certificates = try Certificates()
+        let certificates = try await Certificates()
         let server = try ServeProcess()
         defer { server.close() }
         try await server.start(["--tls-cert", certificates.certificate, "--tls-key", certificates.key])
         let port = try #require(server.port)
         // The client allows everything it can (security level 0), so a refusal is the server's.
         let any = ["-cipher", "ALL:@SECLEVEL=0"]
-        #expect(try Self.handshake(port, ["-tls1_3"], in: certificates))
-        #expect(try Self.handshake(port, ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"], in: certificates))
-        #expect(try Self.handshake(port, ["-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305"], in: certificates))
-        #expect(try !Self.handshake(port, ["-tls1_1"] + any, in: certificates), "TLS 1.1 answered")
-        #expect(try !Self.handshake(port, ["-tls1"] + any, in: certificates), "TLS 1.0 answered")
+        #expect(try await Self.handshake(port, ["-tls1_3"], in: certificates))
+        #expect(try await Self.handshake(port, ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"], in: certificates))
+        #expect(try await Self.handshake(port, ["-tls1_2", "-cipher", "ECDHE-RSA-CHACHA20-POLY1305"], in: certificates))
+        #expect(try await !Self.handshake(port, ["-tls1_1"] + any, in: certificates), "TLS 1.1 answered")
+        #expect(try await !Self.handshake(port, ["-tls1"] + any, in: certificates), "TLS 1.0 answered")
         for suite in ["AES128-SHA", "AES256-SHA", "AES128-GCM-SHA256", "ECDHE-RSA-AES128-SHA"] {
-            #expect(try !Self.handshake(port, ["-tls1_2", "-cipher", suite + ":@SECLEVEL=0"], in: certificates), "\(suite) answered")
+            #expect(try await !Self.handshake(port, ["-tls1_2", "-cipher", suite + ":@SECLEVEL=0"], in: certificates), "\(suite) answered")
         }
 
         let strict = try ServeProcess()
         defer { strict.close() }
         try await strict.start(["--tls-cert", certificates.certificate, "--tls-key", certificates.key, "--tls-min", "1.3"])
         let strictPort = try #require(strict.port)
-        #expect(try Self.handshake(strictPort, ["-tls1_3"], in: certificates))
-        #expect(try !Self.handshake(strictPort, ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"], in: certificates), "TLS 1.2 answered")
+        #expect(try await Self.handshake(strictPort, ["-tls1_3"], in: certificates))
+        #expect(try await !Self.handshake(strictPort, ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"], in: certificates), "TLS 1.2 answered")
     }
 
     /// Whether `openssl s_client` with `arguments` completes a handshake with 127.0.0.1:`port`.
-    private static func handshake(_ port: Int, _ arguments: [String], in certificates: Certificates) throws -> Bool {
-        let status = try ChildProcess.run(
+    private static func handshake(_ port: Int, _ arguments: [String], in certificates: Certificates) async throws -> Bool {
+        let status = try await ChildProcess.run(
             "/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-brief", "-CAfile", certificates.authority] + arguments,
             environment: ["PATH": "/usr/bin:/bin"], directory: certificates.folder.path, input: "/dev/null",
             output: certificates.folder.appendingPathComponent("s_client.out").path,

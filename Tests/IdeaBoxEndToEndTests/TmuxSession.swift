@@ -88,12 +88,8 @@ final class TmuxSession {
             "IDEABOX_HOME": dataRoot.path,
             "IDEABOX_NO_SAMPLES": "1",
         ]
-        let (ideabox, commandEnvironment) = (ideabox, serverEnvironment)
-        // On a thread of its own, as `run(_:)`'s: a sign-in asks the server over the network.
-        try await OwnThread.run {
-            for arguments in before {
-                try TmuxSession.succeeded(TmuxSession.execute(ideabox, arguments, environment: commandEnvironment), "ideabox", arguments)
-            }
+        for arguments in before {
+            try Self.succeeded(await Self.execute(ideabox, arguments, environment: serverEnvironment), "ideabox", arguments)
         }
 
         let changes = environment.sorted { $0.key < $1.key }
@@ -108,7 +104,7 @@ final class TmuxSession {
             : """
             stty -g > \(ttyBefore); \(app); status=$?; stty -g > \(ttyAfter); echo "\(Self.exitMarker) $status"; exec sleep 3600
             """
-        try tmuxCommand([
+        try await tmuxCommand([
             "-f", "/dev/null", "new-session", "-d", "-s", Self.target,
             "-x", String(columns), "-y", String(rows), script,
         ])
@@ -118,11 +114,13 @@ final class TmuxSession {
         close()
     }
 
-    /// Kills the private tmux server (and the app with it) and removes the data.
+    /// Kills the private tmux server (and the app with it) and removes the data. Blocks the
+    /// calling thread for one short tmux command (it is called from `deinit` and `defer`,
+    /// which cannot await).
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        _ = try? tmuxCommand(["kill-server"])
+        _ = try? tmuxCommandOnThisThread(["kill-server"])
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -134,31 +132,36 @@ final class TmuxSession {
     // MARK: Driving the app
 
     /// Sends tmux key names (`"n"`, `"Enter"`, `"C-s"`, `"NPage"`, `"Escape"`…).
-    func press(_ keys: String...) throws {
-        try tmuxCommand(["send-keys", "-t", Self.target] + keys)
+    func press(_ keys: String...) async throws {
+        try await tmuxCommand(["send-keys", "-t", Self.target] + keys)
+    }
+
+    /// `press` on the calling thread, which must be one of its own (as `arrival`'s is).
+    func pressOnThisThread(_ keys: String...) throws {
+        try tmuxCommandOnThisThread(["send-keys", "-t", Self.target] + keys)
     }
 
     /// Sends raw bytes, as a terminal sends a mouse report.
-    func send(bytes: [UInt8]) throws {
-        try tmuxCommand(["send-keys", "-t", Self.target, "-H"] + bytes.map { String($0, radix: 16) })
+    func send(bytes: [UInt8]) async throws {
+        try await tmuxCommand(["send-keys", "-t", Self.target, "-H"] + bytes.map { String($0, radix: 16) })
     }
 
     /// Types `text` literally, as UTF-8.
-    func type(_ text: String) throws {
-        try tmuxCommand(["send-keys", "-t", Self.target, "-l", text])
+    func type(_ text: String) async throws {
+        try await tmuxCommand(["send-keys", "-t", Self.target, "-l", text])
     }
 
     /// Resizes the window, as a terminal emulator's window would be.
-    func resize(columns: Int, rows: Int) throws {
-        try tmuxCommand(["resize-window", "-t", Self.target, "-x", String(columns), "-y", String(rows)])
+    func resize(columns: Int, rows: Int) async throws {
+        try await tmuxCommand(["resize-window", "-t", Self.target, "-x", String(columns), "-y", String(rows)])
     }
 
     /// Types `text`, then resizes the window `delay` later, timed by tmux itself (one tmux
     /// command), so that the resize can come while the app is still handling or drawing the
     /// keys: a test process spawning a second tmux would come later, and by how much, no one knows.
-    func type(_ text: String, thenResizeTo columns: Int, rows: Int, after delay: Duration) throws {
+    func type(_ text: String, thenResizeTo columns: Int, rows: Int, after delay: Duration) async throws {
         let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-        try tmuxCommand([
+        try await tmuxCommand([
             "send-keys", "-t", Self.target, "-l", text, ";",
             "run-shell", "-d", String(format: "%.4f", seconds), ";",
             "resize-window", "-t", Self.target, "-x", String(columns), "-y", String(rows),
@@ -166,8 +169,19 @@ final class TmuxSession {
     }
 
     /// The pane as it is now.
-    func capture() throws -> Screen {
-        let text = try tmuxCommand(["capture-pane", "-p", "-t", Self.target])
+    func capture() async throws -> Screen {
+        screen(try await tmuxCommand(Self.captureArguments))
+    }
+
+    /// `capture` on the calling thread, one of its own (`waitFor`'s looks, `keeps`').
+    private func captureOnThisThread() throws -> Screen {
+        screen(try tmuxCommandOnThisThread(Self.captureArguments))
+    }
+
+    private static let captureArguments = ["capture-pane", "-p", "-t", target]
+
+    /// `capture-pane`'s text as the last screen.
+    private func screen(_ text: String) -> Screen {
         var lines = text.components(separatedBy: "\n")
         if lines.last == "" { lines.removeLast() }
         lastScreen = Screen(lines: lines)
@@ -176,18 +190,18 @@ final class TmuxSession {
 
     /// From now on, every byte the app writes to the pane is appended to `file`
     /// (`pipe-pane -O`): what the screen cannot show, such as OSC 52 and OSC 8.
-    func pipeOutput(to file: URL) throws {
-        _ = try tmuxCommand(["pipe-pane", "-O", "-t", Self.target, "cat >> " + Self.quoted(file.path)])
+    func pipeOutput(to file: URL) async throws {
+        _ = try await tmuxCommand(["pipe-pane", "-O", "-t", Self.target, "cat >> " + Self.quoted(file.path)])
     }
 
     /// The pane with its SGR escape sequences (`capture-pane -e`), to check colors.
-    func captureWithAttributes() throws -> String {
-        try tmuxCommand(["capture-pane", "-p", "-e", "-t", Self.target])
+    func captureWithAttributes() async throws -> String {
+        try await tmuxCommand(["capture-pane", "-p", "-e", "-t", Self.target])
     }
 
     /// A tmux format evaluated for the pane, e.g. `#{alternate_on}`.
-    func paneFormat(_ format: String) throws -> String {
-        try tmuxCommand(["display-message", "-p", "-t", Self.target, format])
+    func paneFormat(_ format: String) async throws -> String {
+        try await tmuxCommand(["display-message", "-p", "-t", Self.target, format])
             .trimmingCharacters(in: .newlines)
     }
 
@@ -213,7 +227,7 @@ final class TmuxSession {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            let screen = try capture()
+            let screen = try captureOnThisThread()
             if condition(screen) { return screen }
             if screen.contains(Self.exitMarker) {
                 throw EndToEndError(description: "The app ended while waiting for \(what).\n\(screen)")
@@ -271,7 +285,7 @@ final class TmuxSession {
         let end = clock.now + duration
         while true {
             let looked = clock.now
-            let screen = try capture()
+            let screen = try captureOnThisThread()
             if screen.contains(Self.exitMarker) {
                 throw EndToEndError(description: "The app ended while checking \(what).\n\(screen)")
             }
@@ -295,20 +309,25 @@ final class TmuxSession {
     /// Runs `ideabox arguments…` in the session's data root; it must succeed. Returns stdout.
     @discardableResult
     func run(_ arguments: [String]) async throws -> String {
-        let (ideabox, environment) = (ideabox, serverEnvironment)
-        // On a thread of its own, as `waitFor`'s looks are: the test pool's threads stay free.
-        return try await OwnThread.run { try Self.succeeded(Self.execute(ideabox, arguments, environment: environment), "ideabox", arguments) }
+        try Self.succeeded(await Self.execute(ideabox, arguments, environment: serverEnvironment), "ideabox", arguments)
     }
 
     /// `run(_:)` on the calling thread, which must be one of its own (as `arrival`'s is).
     @discardableResult
     func runOnThisThread(_ arguments: [String]) throws -> String {
-        try Self.succeeded(Self.execute(ideabox, arguments, environment: serverEnvironment), "ideabox", arguments)
+        try Self.succeeded(Self.executeOnThisThread(ideabox, arguments, environment: serverEnvironment), "ideabox", arguments)
     }
 
     @discardableResult
-    private func tmuxCommand(_ arguments: [String]) throws -> String {
-        try Self.succeeded(Self.execute(tmux, ["-u", "-L", socket] + arguments, environment: serverEnvironment), "tmux", arguments)
+    private func tmuxCommand(_ arguments: [String]) async throws -> String {
+        try Self.succeeded(await Self.execute(tmux, ["-u", "-L", socket] + arguments, environment: serverEnvironment), "tmux", arguments)
+    }
+
+    /// `tmuxCommand` on the calling thread: one of its own, or `close`'s.
+    @discardableResult
+    private func tmuxCommandOnThisThread(_ arguments: [String]) throws -> String {
+        try Self.succeeded(
+            Self.executeOnThisThread(tmux, ["-u", "-L", socket] + arguments, environment: serverEnvironment), "tmux", arguments)
     }
 
     /// The output of a command that ran, which must have exited 0.
@@ -320,22 +339,37 @@ final class TmuxSession {
         return result.output
     }
 
-    /// Runs `executable` to completion and returns its status and output.
+    /// Runs `executable` to completion and returns its status and output; the wait holds a
+    /// thread of its own (`ChildProcess.run`), not the test's.
     private static func execute(
         _ executable: URL, _ arguments: [String], environment: [String: String]
-    ) throws -> (status: Int32, output: String, error: String) {
-        let stem = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-e2e-\(UUID().uuidString)")
-        let outputFile = stem.appendingPathExtension("out")
-        let errorFile = stem.appendingPathExtension("err")
-        defer {
-            try? FileManager.default.removeItem(at: outputFile)
-            try? FileManager.default.removeItem(at: errorFile)
-        }
-        let status = try ChildProcess.run(
+    ) async throws -> (status: Int32, output: String, error: String) {
+        let (outputFile, errorFile) = outputFiles()
+        defer { remove(outputFile, errorFile) }
+        let status = try await ChildProcess.run(
             executable.path, arguments, environment: environment, output: outputFile.path, error: errorFile.path)
-        return (status,
-                try String(contentsOf: outputFile, encoding: .utf8),
-                try String(contentsOf: errorFile, encoding: .utf8))
+        return (status, try String(contentsOf: outputFile, encoding: .utf8), try String(contentsOf: errorFile, encoding: .utf8))
+    }
+
+    /// `execute`, waiting on the calling thread (`ChildProcess.runToEnd`): one of its own.
+    private static func executeOnThisThread(
+        _ executable: URL, _ arguments: [String], environment: [String: String]
+    ) throws -> (status: Int32, output: String, error: String) {
+        let (outputFile, errorFile) = outputFiles()
+        defer { remove(outputFile, errorFile) }
+        let status = try ChildProcess.runToEnd(
+            executable.path, arguments, environment: environment, output: outputFile.path, error: errorFile.path)
+        return (status, try String(contentsOf: outputFile, encoding: .utf8), try String(contentsOf: errorFile, encoding: .utf8))
+    }
+
+    /// Two new files for a command's standard output and error.
+    private static func outputFiles() -> (output: URL, error: URL) {
+        let stem = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-e2e-\(UUID().uuidString)")
+        return (stem.appendingPathExtension("out"), stem.appendingPathExtension("err"))
+    }
+
+    private static func remove(_ files: URL...) {
+        for file in files { try? FileManager.default.removeItem(at: file) }
     }
 
     /// `tmux` from the usual folders; these tests need it and say so rather than skip.

@@ -140,7 +140,7 @@ public final class PostgresCluster: @unchecked Sendable {
     private func run(_ program: String, _ arguments: [String], log name: String) throws {
         let command = asPostgres + [bin.appendingPathComponent(program).path] + arguments
         let output = directory.appendingPathComponent("\(name).out").path
-        let status = try ChildProcess.run(
+        let status = try ChildProcess.runToEnd(
             command[0], Array(command.dropFirst()), environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], directory: "/",
             output: output, error: output)
         guard status == 0 else {

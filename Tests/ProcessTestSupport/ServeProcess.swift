@@ -134,19 +134,20 @@ public final class ServeProcess: @unchecked Sendable {
     public static let stopTimeout: Duration = .seconds(30)
 
     /// Sends `signal` and waits for the server's end, for at most `stopTimeout`; then kills
-    /// it and throws.
+    /// it and throws. Blocks the calling thread: a thread of its own (`timedStop`), or
+    /// `close`'s.
     private static func end(_ child: RunningChild, _ signal: Int32) throws -> Int32 {
-        if try child.endedStatus() == nil { kill(child.pid, signal) }
+        child.send(signal)
         let deadline = ContinuousClock.now + stopTimeout
         while try child.endedStatus() == nil {
             guard ContinuousClock.now < deadline else {
-                kill(child.pid, SIGKILL)
-                _ = try child.wait()
+                child.send(SIGKILL)
+                _ = try child.waitForExit()
                 throw ServeProcessError(description: "ideabox serve did not end within \(stopTimeout) of signal \(signal); killed it")
             }
             usleep(5_000)
         }
-        return try child.wait()
+        return try child.waitForExit()
     }
 
     /// The running server's process id, if it runs.
@@ -175,10 +176,7 @@ public final class ServeProcess: @unchecked Sendable {
     private func execute(_ arguments: [String], log name: String) async throws -> (Int32, String, String) {
         let output = directory.appendingPathComponent("\(name).out")
         let error = directory.appendingPathComponent("\(name).err")
-        let (path, environment) = (ideabox.path, environment)
-        let status = try await OwnThread.run {
-            try ChildProcess.run(path, arguments, environment: environment, output: output.path, error: error.path)
-        }
+        let status = try await ChildProcess.run(ideabox.path, arguments, environment: environment, output: output.path, error: error.path)
         return (status, try String(contentsOf: output, encoding: .utf8), try String(contentsOf: error, encoding: .utf8))
     }
 }

@@ -167,7 +167,7 @@ struct PeersBenchmark: ParsableCommand {
     private static func time(_ binary: URL, _ arguments: [String], environment: [String: String]) throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
-        let status = try ChildProcess.run(binary.path, arguments, environment: environment, output: "/dev/null", error: "/dev/null")
+        let status = try ChildProcess.runToEnd(binary.path, arguments, environment: environment, output: "/dev/null", error: "/dev/null")
         let elapsed = clock.now - start
         guard status == 0 else {
             throw ValidationError("\(binary.lastPathComponent) \(arguments.joined(separator: " ")) failed (exit status \(status))")

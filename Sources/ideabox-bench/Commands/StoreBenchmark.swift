@@ -85,7 +85,7 @@ struct StoreBenchmark: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: output) }
         var environment = ProcessInfo.processInfo.environment
         environment["IDEABOX_NO_SAMPLES"] = "1"
-        let status = try ChildProcess.run(binary.path, arguments, environment: environment, output: output.path, error: "/dev/null")
+        let status = try ChildProcess.runToEnd(binary.path, arguments, environment: environment, output: output.path, error: "/dev/null")
         guard status == 0 else { throw ExitCode(status) }
         return try Data(contentsOf: output).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }

@@ -285,7 +285,7 @@ private struct Tmux {
     func run(_ arguments: [String]) throws -> String {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
-        let status = try ChildProcess.run(
+        let status = try ChildProcess.runToEnd(
             executable.path, ["-u", "-L", socket] + arguments, environment: ProcessInfo.processInfo.environment,
             output: outputFile.path, error: "/dev/null")
         guard status == 0 else {
