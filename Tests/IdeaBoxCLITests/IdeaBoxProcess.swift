@@ -68,7 +68,8 @@ final class Sandbox: Sendable {
     }
 
     /// Runs `ideabox arguments…`; `changes` sets (or, with nil, removes) environment
-    /// variables for this run only; `input` is its standard input (empty if nil).
+    /// variables for this run only; `input` is its standard input (empty if nil). It starts
+    /// once one of the shared `RunSlots` is free.
     func run(
         _ arguments: [String], environment changes: [String: String?] = [:], input: Data? = nil
     ) async throws -> CommandResult {
@@ -76,9 +77,11 @@ final class Sandbox: Sendable {
         for (name, value) in changes {
             environment[name] = value
         }
-        return try await IdeaBoxBinary.run(
-            executable: IdeaBoxBinary.url(), arguments: arguments, environment: environment,
-            currentDirectory: directory, input: input)
+        let (executable, directory) = (try IdeaBoxBinary.url(), directory)
+        return try await RunSlots.shared.run { [environment] in
+            try await IdeaBoxBinary.run(
+                executable: executable, arguments: arguments, environment: environment, currentDirectory: directory, input: input)
+        }
     }
 
     /// Runs a command that must succeed quietly (exit 0, nothing on stderr) and returns its stdout.

@@ -258,6 +258,7 @@ private struct Served {
     }
 
     func close() async {
+        _ = try? await server.stop()
         server.close()
         if let postgres, let name = URLComponents(string: postgres)?.path.dropFirst(),
            let base = ProcessInfo.processInfo.environment["IDEABOX_TEST_POSTGRES_URL"] {

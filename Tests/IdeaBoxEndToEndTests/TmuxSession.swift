@@ -114,14 +114,20 @@ final class TmuxSession {
         close()
     }
 
-    /// Kills the private tmux server (and the app with it) and removes the data. Blocks the
-    /// calling thread for one short tmux command (it is called from `deinit` and `defer`,
-    /// which cannot await).
+    /// Kills the private tmux server (and the app with it) and removes the data. Returns at
+    /// once: `tmux kill-server` starts now, and the wait for it and the removal are on a
+    /// thread of their own, since `close` is called from `defer` and `deinit`, which cannot
+    /// await, on whatever thread, maybe one of the test pool's.
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        _ = try? tmuxCommandOnThisThread(["kill-server"])
-        try? FileManager.default.removeItem(at: directory)
+        let killing = try? ChildProcess.start(
+            tmux.path, ["-u", "-L", socket, "kill-server"], environment: serverEnvironment, output: "/dev/null", error: "/dev/null")
+        let directory = directory
+        Thread {
+            _ = try? killing?.waitForExit()
+            try? FileManager.default.removeItem(at: directory)
+        }.start()
     }
 
     /// A file in the session's folder.

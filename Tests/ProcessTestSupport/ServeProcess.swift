@@ -134,8 +134,7 @@ public final class ServeProcess: @unchecked Sendable {
     public static let stopTimeout: Duration = .seconds(30)
 
     /// Sends `signal` and waits for the server's end, for at most `stopTimeout`; then kills
-    /// it and throws. Blocks the calling thread: a thread of its own (`timedStop`), or
-    /// `close`'s.
+    /// it and throws. Blocks the calling thread: one of its own (`timedStop`'s, `close`'s).
     private static func end(_ child: RunningChild, _ signal: Int32) throws -> Int32 {
         child.send(signal)
         let deadline = ContinuousClock.now + stopTimeout
@@ -158,11 +157,18 @@ public final class ServeProcess: @unchecked Sendable {
         (1...max(1, starts)).map { (try? String(contentsOf: logFile($0), encoding: .utf8)) ?? "" }.joined()
     }
 
-    /// Stops the server and removes its folder.
+    /// Stops the server (SIGTERM, now) and removes its folder once it has ended. Returns at
+    /// once: the wait for the end (seconds, for a server that drains its requests) and the
+    /// removal are on a thread of their own, since `close` is called from `defer` and
+    /// `deinit`, which cannot await, on whatever thread, maybe one of the test pool's.
     public func close() {
-        if let child { _ = try? Self.end(child, SIGTERM) }
-        child = nil
-        try? FileManager.default.removeItem(at: directory)
+        let (child, directory) = (child, directory)
+        self.child = nil
+        child?.send(SIGTERM)
+        Thread {
+            if let child { _ = try? Self.end(child, SIGTERM) }
+            try? FileManager.default.removeItem(at: directory)
+        }.start()
     }
 
     private func logFile(_ start: Int) -> URL {
