@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox account status | sign-in NAME | sign-out`: the simulated account of a profile.
-@Suite struct AccountCommandTests {
+@Suite(.takesTurns) struct AccountCommandTests {
     @Test func aNewProfileIsSignedInToTheDefaultAccount() async throws {
         let sandbox = try Sandbox()
         #expect(try await sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")

@@ -1,10 +1,11 @@
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
 /// `ideabox add TITLE [-d TEXT] [--done] [--json]`.
-@Suite struct AddCommandTests {
+@Suite(.takesTurns) struct AddCommandTests {
     /// Grapheme clusters of several code points each: skin tones, a ZWJ family, a flag, a keycap.
     static let emoji = ["👍🏽", "👋🏻", "🧑🏿‍💻", "👩‍👩‍👧‍👦", "🇹🇼", "1️⃣", "🤌🏼"]
 

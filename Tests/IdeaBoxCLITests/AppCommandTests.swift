@@ -3,7 +3,7 @@ import ProcessTestSupport
 import Testing
 
 /// `ideabox` with no subcommand, the full-screen app, where no terminal can show it.
-@Suite struct AppCommandTests {
+@Suite(.takesTurns) struct AppCommandTests {
     /// Runs `shell` (with `$IDEABOX` the binary) under bash's `time`; returns its exit
     /// status, its standard error and the CPU seconds (user + system) it used.
     private func timed(_ shell: String, sandbox: Sandbox) async throws -> (status: Int32, stderr: String, cpu: Double, wall: Double) {

@@ -6,7 +6,7 @@ import Testing
 
 /// `ChildProcess` and `RunningChild`: an awaited child holds no thread of the cooperative
 /// pool, a time limit kills and says so, and the blocking forms still answer.
-@Suite struct ChildProcessTests {
+@Suite(.takesTurns) struct ChildProcessTests {
     /// More children than the pool has threads are awaited at once, each until a file appears
     /// that a task on the pool writes only once every one of them is awaited. A wait that held
     /// its thread would leave no thread to count them or to write the file: each child gives

@@ -1,10 +1,11 @@
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
 /// `IDEABOX_CLOCK_OFFSET_MS`: a device whose clock is wrong.
-@Suite struct ClockOffsetTests {
+@Suite(.takesTurns) struct ClockOffsetTests {
     @Test(arguments: [86_400_000, -86_400_000, 3_153_600_000_000 as Int64])
     func offsetShiftsCreatedAt(offset: Int64) async throws {
         let sandbox = try Sandbox()

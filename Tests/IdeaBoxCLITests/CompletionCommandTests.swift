@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox done ID` and `ideabox undone ID`.
-@Suite struct CompletionCommandTests {
+@Suite(.takesTurns) struct CompletionCommandTests {
     @Test func doneAndUndoneFlipTheFlagAndPrintTheId() async throws {
         let sandbox = try Sandbox()
         let other = try await sandbox.add("other")

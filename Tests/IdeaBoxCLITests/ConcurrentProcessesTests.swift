@@ -3,7 +3,7 @@ import ProcessTestSupport
 import Testing
 
 /// Several `ideabox` processes writing one data directory at the same time.
-@Suite struct ConcurrentProcessesTests {
+@Suite(.takesTurns) struct ConcurrentProcessesTests {
     /// Runs `count` adds in a row from one shell, each a separate process; a failed add
     /// reports itself on stderr.
     private static let addLoop = """

@@ -4,7 +4,7 @@ import Testing
 
 /// `ideabox config path|show|check`, through `ideabox` (which hands it to `ideabox-full`)
 /// and through `ideabox-full` itself.
-@Suite struct ConfigCommandTests {
+@Suite(.takesTurns) struct ConfigCommandTests {
     /// Both binaries: `ideabox` and the `ideabox-full` beside it.
     static let binaries = ["ideabox", "ideabox-full"]
 

@@ -5,7 +5,7 @@ import Testing
 
 /// kill -9 right after an edit is reported saved loses nothing: every acknowledged change
 /// is in the list, waits in the outbox, and reaches another device with the next sync.
-@Suite struct CrashTests {
+@Suite(.takesTurns) struct CrashTests {
     /// Adds and edits ideas in a row, one process each, and reports each one once its
     /// process has said it is saved. Runs in its own session, so one kill of the process
     /// group takes the shell and whichever `ideabox` is running.

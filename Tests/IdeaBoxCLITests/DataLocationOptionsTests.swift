@@ -1,10 +1,11 @@
 import Foundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
 /// Where the data goes: `--data-dir`, `$IDEABOX_HOME`, `$XDG_DATA_HOME/ideabox`,
 /// `~/.local/share/ideabox`, and `--profile` / `$IDEABOX_PROFILE` under the root.
-@Suite struct DataLocationOptionsTests {
+@Suite(.takesTurns) struct DataLocationOptionsTests {
     private func exists(_ url: URL) -> Bool {
         FileManager.default.fileExists(atPath: url.path)
     }

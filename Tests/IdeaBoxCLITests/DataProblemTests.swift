@@ -4,7 +4,7 @@ import Testing
 
 /// A data folder or database the commands can't use gets one sentence on stderr, in the
 /// user's language, with no library's own text, a non-zero exit, and nothing changed.
-@Suite struct DataProblemTests {
+@Suite(.takesTurns) struct DataProblemTests {
     @Test(arguments: [["list"], ["add", "x"], ["import", "-"]])
     func aDataFolderThatIsAFile(arguments: [String]) async throws {
         let sandbox = try Sandbox()

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
+import ProcessTestSupport
 import Testing
 
 /// `ideabox device name [NEW]`: the name other devices show for what this one wrote, its
 /// default, the config file's `device-name`, and the name travelling with the records.
-@Suite struct DeviceCommandTests {
+@Suite(.takesTurns) struct DeviceCommandTests {
     /// The machine's host name as the command makes a default of it.
     private static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox edit ID [--title T] [--description D] [--json]`.
-@Suite struct EditCommandTests {
+@Suite(.takesTurns) struct EditCommandTests {
     @Test func titleChangesOnlyTheTitleAndStampsTheEdit() async throws {
         let sandbox = try Sandbox()
         let id = try await sandbox.add("Draft", description: "keep me", done: true)

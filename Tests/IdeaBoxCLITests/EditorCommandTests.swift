@@ -5,7 +5,7 @@ import Testing
 /// `ideabox edit ID` and `ideabox add` with nothing to say what, on a terminal: the idea in
 /// `$EDITOR`, as `git commit` does. The terminal is a pty made by `script`; `$EDITOR` is a
 /// shell script standing in for a person. Both binaries behave the same.
-@Suite struct EditorCommandTests {
+@Suite(.takesTurns) struct EditorCommandTests {
     static let binaries = ["ideabox", "ideabox-full"]
 
     /// Runs `ideabox arguments…` (or `ideabox-full`) on a pty, with `EDITOR` set to a script

@@ -9,7 +9,7 @@ import Testing
 /// and a `library sync` on both, both folders hold every file with the same bytes, nothing was
 /// received or deleted, and a new device gets all of them from the remote. Each command is
 /// awaited (its wait holds a thread of its own); passphrases come on standard input.
-@Suite struct EncryptedLibraryTests {
+@Suite(.takesTurns) struct EncryptedLibraryTests {
     /// A change of the account's encryption, and how D follows it.
     enum Change: String, CaseIterable, CustomTestStringConvertible {
         /// C turns encryption on and syncs its library, then D unlocks and syncs.

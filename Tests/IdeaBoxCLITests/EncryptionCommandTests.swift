@@ -1,12 +1,13 @@
 import DatabaseDamage
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox account encryption enable | passphrase | disable` and `account unlock` on the
 /// embedded remote: what the remote's files hold, a second device's unlock, a wrong
 /// passphrase, and two devices turning encryption on at once. Passphrases come on standard
 /// input; `IDEABOX_TEST_SCRYPT=fast` keeps each derivation to milliseconds.
-@Suite struct EncryptionCommandTests {
+@Suite(.takesTurns) struct EncryptionCommandTests {
     private static let fast: [String: String?] = ["IDEABOX_TEST_SCRYPT": "fast"]
     private static let words = ["Zanzibar", "marmalade", "秘密計畫", "牛奶糖"]
     private static let passphrase = "correct horse battery"

@@ -1,9 +1,10 @@
 import Foundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
 /// `ideabox export` and `ideabox import FILE`.
-@Suite struct ExportImportTests {
+@Suite(.takesTurns) struct ExportImportTests {
     /// Fills the sandbox with ideas that exercise every field, and returns the export.
     private func fill(_ sandbox: Sandbox) async throws -> String {
         _ = try await sandbox.add("Plain")

@@ -1,10 +1,11 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Under the usual umask (022), what IdeaBox writes is readable by its user only: the
 /// folders it makes are 0700, its databases with their WAL and SHM, its locks and its
 /// settings 0600; files an earlier version left 0644 are narrowed on the next run.
-@Suite struct FileModeTests {
+@Suite(.takesTurns) struct FileModeTests {
     static func mode(_ url: URL) -> mode_t {
         var status = stat()
         return stat(url.path, &status) == 0 ? status.st_mode & 0o777 : 0

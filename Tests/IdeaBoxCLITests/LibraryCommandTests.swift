@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox library sync | status | overwrite-remote` between two profiles of one data root.
-@Suite struct LibraryCommandTests {
+@Suite(.takesTurns) struct LibraryCommandTests {
     @Test func aFileOnAReachesBAndOverwriteRemoteNeedsYes() async throws {
         let sandbox = try Sandbox()
         let libraryA = sandbox.dataRoot.appendingPathComponent("profiles/A/RawLibrary")

@@ -5,7 +5,7 @@ import ProcessTestSupport
 import Testing
 
 /// `ideabox list [--completed] [--json] [--limit N | --all]`.
-@Suite struct ListCommandTests {
+@Suite(.takesTurns) struct ListCommandTests {
     /// Adds first, second (done), third and fourth (done), in that order, and returns them as stored.
     private func addFour(_ sandbox: Sandbox) async throws -> [Idea] {
         let ids = [
@@ -131,7 +131,7 @@ import Testing
 }
 
 /// `ideabox list --sort created|updated|title [--reverse]`, in both binaries.
-@Suite struct ListSortTests {
+@Suite(.takesTurns) struct ListSortTests {
     static let binaries = ["ideabox", "ideabox-full"]
 
     private func run(_ sandbox: Sandbox, _ arguments: [String], binary: String) async throws -> CommandResult {

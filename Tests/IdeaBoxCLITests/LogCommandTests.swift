@@ -1,9 +1,10 @@
 import Foundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
 /// `ideabox log [--conflicts]`: what sync did, and how conflicts were settled.
-@Suite struct LogCommandTests {
+@Suite(.takesTurns) struct LogCommandTests {
     /// A ("laptop") and B ("desk") both edit one idea; B's edit is a minute newer, so it
     /// wins everywhere.
     private static func conflict() async throws -> (sandbox: Sandbox, id: String) {

@@ -3,7 +3,7 @@ import ProcessTestSupport
 import Testing
 
 /// `ideabox remote …`: the simulated network, latency, errors and quota of a profile.
-@Suite struct RemoteCommandTests {
+@Suite(.takesTurns) struct RemoteCommandTests {
     private static let codes = """
         networkUnavailable, networkFailure, untrustedServer, serverUnreachable, notAuthenticated, tokenRefused, quotaExceeded, zoneBusy, requestRateLimited, \
         serviceUnavailable, serverDatabaseUnavailable, internalError, partialFailure, limitExceeded, unknownItem, zoneNotFound, \

@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox rm ID`.
-@Suite struct RemoveCommandTests {
+@Suite(.takesTurns) struct RemoveCommandTests {
     @Test func removesTheIdeaAndPrintsItsLine() async throws {
         let sandbox = try Sandbox()
         let keep = try await sandbox.add("keep")

@@ -1,9 +1,10 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox repair`: a damaged database gives way to a fresh one holding what can still be
 /// read, the damaged file kept beside it; the next sync brings back the rest.
-@Suite struct RepairCommandTests {
+@Suite(.takesTurns) struct RepairCommandTests {
     @Test func repairKeepsWhatCanBeReadAndTheSyncBringsBackTheRest() async throws {
         let sandbox = try Sandbox()
         let ideas = try await sandbox.importIdeas(profile: "phone")

@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The seven sample ideas a new data directory starts with.
-@Suite struct SampleIdeasTests {
+@Suite(.takesTurns) struct SampleIdeasTests {
     static let englishList = """
         1dea0007  [ ] Plan a weekly review of ideas
         1dea0006  [ ] Sketch a widget for today's ideas

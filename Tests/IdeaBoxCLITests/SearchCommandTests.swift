@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox search QUERY [--json] [--limit N]`.
-@Suite struct SearchCommandTests {
+@Suite(.takesTurns) struct SearchCommandTests {
     @Test(arguments: ["rust", "RUST", "RuSt", "  rust  "])
     func ignoresCaseAndMatchesTitleOrDescription(query: String) async throws {
         let sandbox = try Sandbox()

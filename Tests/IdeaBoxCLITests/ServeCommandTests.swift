@@ -4,7 +4,7 @@ import Testing
 
 /// `ideabox serve api-token add | list | revoke`, `serve --container` and the sign-in
 /// options that go with them (the server's requests themselves: CloudServerTests).
-@Suite struct ServeCommandTests {
+@Suite(.takesTurns) struct ServeCommandTests {
     @Test func apiTokensAreShownOnceListedByNameAndRevoked() async throws {
         let sandbox = try Sandbox()
         let store = ["--store", "sqlite:" + sandbox.directory.appendingPathComponent("server.sqlite").path]

@@ -5,7 +5,7 @@ import Testing
 /// `serve --store postgres://…` as the binary reads it: `.ci/run` runs these against the
 /// install build too, which has no ICU data and where Foundation's URL parsing once refused
 /// every PostgreSQL URL (issue 58). Each form is read there and gets as far as connecting.
-@Suite struct ServeStoreURLTests {
+@Suite(.takesTurns) struct ServeStoreURLTests {
     static let cannotConnect = "ideabox: Cannot use the PostgreSQL database: "
 
     /// Each form docs/serve.md and libpq write, at a port where nothing listens: read, then refused

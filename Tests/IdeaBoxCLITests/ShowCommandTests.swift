@@ -1,9 +1,10 @@
 import Foundation
 import IdeaModel
+import ProcessTestSupport
 import Testing
 
 /// `ideabox show ID [--json]`, and how every command taking an ID resolves it.
-@Suite struct ShowCommandTests {
+@Suite(.takesTurns) struct ShowCommandTests {
     /// The time a first launch stamped sample `prefix` with, read back, after checking that
     /// it is the time of the launch (the product spec's research decision Q3).
     private func stampedTime(of prefix: String, in sandbox: Sandbox, launchedBetween start: Date, and end: Date) async throws -> String {

@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox status`: account, network, pending changes, last sync and its error.
-@Suite struct StatusCommandTests {
+@Suite(.takesTurns) struct StatusCommandTests {
     @Test func aNewProfile() async throws {
         let sandbox = try Sandbox()
         try await sandbox.launch()

@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `ideabox sync` between two profiles (two devices of one account) under one data root.
-@Suite struct SyncCommandTests {
+@Suite(.takesTurns) struct SyncCommandTests {
     @Test func watchSyncsEachChangeOfAnotherDeviceAsItHappensAndStopsOnSIGTERM() async throws {
         let sandbox = try Sandbox()
         let watch = try sandbox.startWatch(on: "B")

@@ -5,7 +5,7 @@ import Testing
 /// `ThreeDeviceWalk` run for a few seeds on every run, more on demand, and the walks that
 /// found the holes of issue 57 as fixed plans. A failing walk is shrunk to a short plan, which
 /// the failure prints with its seed.
-@Suite(.serialized) struct ThreeDeviceWalkTests {
+@Suite(.serialized, .takesTurns) struct ThreeDeviceWalkTests {
     /// The seeds every run walks (each some ten seconds); `manyWalksHold` walks more.
     static let seeds: [UInt64] = [1, 2, 3]
 

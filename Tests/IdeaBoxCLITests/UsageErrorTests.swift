@@ -1,7 +1,8 @@
+import ProcessTestSupport
 import Testing
 
 /// ArgumentParser's usage errors, one line on stderr, in the user's language.
-@Suite struct UsageErrorTests {
+@Suite(.takesTurns) struct UsageErrorTests {
     @Test(arguments: [
         (["show"], "Missing expected argument '<id>'", "缺少必要的參數 '<id>'"),
         (["list", "--bogus"], "Unknown option '--bogus'", "不認得的選項 '--bogus'"),

@@ -4,7 +4,7 @@ import Testing
 
 /// `ideabox --version` / `-V`, `ideabox help`, and what `--generate-completion-script` prints,
 /// from both binaries.
-@Suite struct VersionAndHelpTests {
+@Suite(.takesTurns) struct VersionAndHelpTests {
     /// `ideabox-full`, beside `ideabox`.
     private static func fullBinary() throws -> URL {
         try IdeaBoxBinary.url().deletingLastPathComponent().appendingPathComponent("ideabox-full")

@@ -1,10 +1,11 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The habits of a good terminal app, in the real binary in tmux: Ctrl-Z and `fg`, the
 /// mouse, multi-level undo, an edit that survives a delete on another device, the status
 /// bar offline, and a refusal where no terminal can show the app.
-@Suite("The app's habits in tmux")
+@Suite("The app's habits in tmux", .takesTurns)
 struct AppHabitsTests {
     @Test func ctrlZSuspendsToTheShellAndFgRedrawsTheApp() async throws {
         let session = try await TmuxSession(before: [["add", "Suspend me"]], jobControl: true)

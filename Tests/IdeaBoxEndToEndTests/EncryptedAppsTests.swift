@@ -7,7 +7,7 @@ import Testing
 /// one to the other, both say they are synced; a third device signed in but locked says
 /// `Encrypted — run ideabox account unlock` and keeps working locally, then, unlocked with
 /// `account unlock`, shows the ideas. The server keeps none of the titles.
-@Suite("Encrypted apps through serve")
+@Suite("Encrypted apps through serve", .takesTurns)
 struct EncryptedAppsTests {
     private static let passphrase = "correct horse battery 電池"
 

@@ -1,8 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The real `ideabox` full-screen app in tmux: what a person types and what they see.
-@Suite("Full-screen app in tmux")
+@Suite("Full-screen app in tmux", .takesTurns)
 struct FullScreenAppTests {
     /// Add, complete, find on Completed and in Search, delete, undo, quit: one idea's life.
     @Test func ideaLifecycleWithAChineseTitle() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// sign-in made in another terminal within 2 s, encrypted or not, with no restart. The
 /// 2 s are read from the logs (the server's request times, the device's sync log, the
 /// account file's time), not from the test's polling, which a loaded machine delays.
-@Suite("Heal at once", .serialized) struct HealAtOnceTests {
+@Suite("Heal at once", .serialized, .takesTurns) struct HealAtOnceTests {
     /// How late a heal may come after what it follows.
     static let allowed: TimeInterval = 2
 

@@ -5,7 +5,7 @@ import Testing
 /// The app and the command line claim only what is so, and heal without a restart: no
 /// `live` while offline, a checked sign-in, a revoked token and a new sign-in followed by a
 /// running app, a stopped server named at once.
-@Suite("Honest status", .serialized) struct HonestStatusTests {
+@Suite("Honest status", .serialized, .takesTurns) struct HonestStatusTests {
     /// Airplane mode: the bar says offline and how to go online, and nothing about `live`;
     /// `status` agrees.
     @Test func offlineIsNeverLive() async throws {

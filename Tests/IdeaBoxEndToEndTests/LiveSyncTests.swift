@@ -1,11 +1,12 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Two terminals, two profiles, one data root: what one does shows in the other with no
 /// key pressed there (issue 4, section 8), pushed: the remote's file is watched (inotify),
 /// so the other terminal syncs and draws within moments, where the engine's fallback, a
 /// look every second, would take most of a second for each change.
-@Suite("Live sync across terminals")
+@Suite("Live sync across terminals", .takesTurns)
 struct LiveSyncTests {
     /// The bound on the median time from a key pressed in one terminal to its change drawn
     /// in the other. Pushed, each change took 17–65 ms (medians 34–45 ms over six runs on the

@@ -10,7 +10,7 @@ import Testing
 /// file path and not the passphrase. The same scan run on plain records finds them, so it can
 /// see; and an account that had plain records, a library file's asset among them, and turns
 /// encryption on keeps none of them.
-@Suite struct NothingInClearTests {
+@Suite(.takesTurns) struct NothingInClearTests {
     /// Where the server keeps its records.
     enum Store: String, CaseIterable, CustomTestStringConvertible {
         case sqlite, postgres

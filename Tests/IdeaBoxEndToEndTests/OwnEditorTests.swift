@@ -1,9 +1,10 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `E` in the real binary in tmux: the app leaves the screen to `$EDITOR` (here a script
 /// standing in for a person), comes back, redraws and saves, or says why nothing changed.
-@Suite("Your own editor in tmux")
+@Suite("Your own editor in tmux", .takesTurns)
 struct OwnEditorTests {
     /// A private folder holding an editor script with `body` (the file is `$1`), and the
     /// command that runs it: `/bin/sh FILE`, so that the script is read, not executed (a script

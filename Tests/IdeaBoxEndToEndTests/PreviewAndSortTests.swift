@@ -1,9 +1,10 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The preview pane and `S` in the real binary in tmux, as a person meets them: beside the
 /// list at 120 columns, full screen at 80 (`Esc` back), and the order named under the tabs.
-@Suite("The preview pane and sorting in tmux")
+@Suite("The preview pane and sorting in tmux", .takesTurns)
 struct PreviewAndSortTests {
     private static let ideas = [
         ["add", "Banana bread", "-d", "Two ripe bananas, one egg, a cup of flour"],

@@ -5,7 +5,7 @@ import Testing
 /// Issue 39's selection, copy, links and config file in the real binary in tmux: three
 /// ideas done and undone in one `u`, OSC 52 and OSC 8 read from the pane's output, a config
 /// file that remaps a key and sets a theme, and a broken one.
-@Suite("Select many, copy, links and the config file in tmux")
+@Suite("Select many, copy, links and the config file in tmux", .takesTurns)
 struct SelectCopyConfigTests {
     @Test func aSelectionOfThreeIsDoneAndUndoneInOneU() async throws {
         let session = try await TmuxSession(before: [["add", "One"], ["add", "Two"], ["add", "Three"], ["add", "Four"]])

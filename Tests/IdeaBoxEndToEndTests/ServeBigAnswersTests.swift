@@ -15,7 +15,7 @@ import Glibc
 /// 13.8 s. Now every page stops at 8 MiB of fields (`PageBudget`), a lookup is written as it
 /// is read, and an account has 4 answers in flight at once: the server stays under 512 MiB
 /// and alice's p95 under a second. Loopback only, about 120 requests of 900 KB and 18 reads.
-@Suite("serve bounds every answer in bytes and in memory", .serialized)
+@Suite("serve bounds every answer in bytes and in memory", .serialized, .takesTurns)
 struct ServeBigAnswersTests {
     static let container = "iCloud.com.buildwithharry.IdeaBox"
     static let records = 120

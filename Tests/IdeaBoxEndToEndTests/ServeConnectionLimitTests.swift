@@ -9,7 +9,7 @@ import Glibc
 /// `ideabox serve` whose open files are limited to 1,024, soft and hard (so raising the soft
 /// limit at start gains nothing), flooded with connections that never send a byte: it closes
 /// the connection idle longest to take each new one, so a real request still gets through.
-@Suite("serve at its file limit still answers a real request")
+@Suite("serve at its file limit still answers a real request", .takesTurns)
 struct ServeConnectionLimitTests {
     @Test func aRequestGetsThroughElevenHundredIdleConnectionsAtAFileLimitOf1024() async throws {
         // This test process holds 1,100 sockets of its own.

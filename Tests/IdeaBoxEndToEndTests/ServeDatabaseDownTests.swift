@@ -9,7 +9,7 @@ import Testing
 /// person's language, that the server's database is not answering. Once it is back each
 /// server logs one line with how long it was down, and what each app saved meanwhile
 /// reaches the other within a few seconds.
-@Suite("The server's database down and back")
+@Suite("The server's database down and back", .takesTurns)
 struct ServeDatabaseDownTests {
     /// How soon after the database takes connections again a change saved meanwhile must
     /// show on the other device: the server's look (1 s) and the device's retry-after (2 s),

@@ -11,7 +11,7 @@ import Glibc
 /// the thousand, slow uploads. Each attack runs from a thread of its own, over loopback, in
 /// bounded count and time; another account's requests are answered within a second while
 /// it runs, and what the attack took (files, polls, memory) is given back.
-@Suite("serve gives every account its fair share", .serialized)
+@Suite("serve gives every account its fair share", .serialized, .takesTurns)
 struct ServeFairShareTests {
     static let container = "iCloud.com.buildwithharry.IdeaBox"
     /// How often a test asks `/metrics` while it waits: each ask is a connection of its own,

@@ -11,7 +11,7 @@ import Testing
 /// Now the queries share one fill that passes the store's gate a batch at a time, and each
 /// is answered within its deadline, its records or `TRY_AGAIN_LATER`. Loopback only,
 /// bounded in count and time.
-@Suite("serve: first queries never stall others (issue 60, item 4)", .serialized)
+@Suite("serve: first queries never stall others (issue 60, item 4)", .serialized, .takesTurns)
 struct ServeFirstQueryTests {
     static let container = "iCloud.com.buildwithharry.IdeaBox"
     /// Mallory's records: a fill of a field over them takes seconds in a debug build.

@@ -5,7 +5,7 @@ import Testing
 /// `ideabox serve` stopped while a client holds a request open: it lets requests in flight
 /// finish for `--shutdown-timeout`, then closes the rest (each logged 503, the stop's, not
 /// the store's) and exits.
-@Suite("serve stops within its shutdown deadline")
+@Suite("serve stops within its shutdown deadline", .takesTurns)
 struct ServeShutdownTests {
     @Test func sigtermWithABodyThatNeverFinishesExitsWithinTheDeadline() async throws {
         let server = try ServeProcess()

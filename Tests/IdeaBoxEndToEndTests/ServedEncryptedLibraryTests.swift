@@ -7,7 +7,7 @@ import Testing
 /// key rotated, then reset, then encryption turned off: after each, and a `library sync` on
 /// both, both folders hold every file with the same bytes and nothing was received or
 /// deleted; a new device then gets all four from the server.
-@Suite struct ServedEncryptedLibraryTests {
+@Suite(.takesTurns) struct ServedEncryptedLibraryTests {
     private static let fast = ["IDEABOX_TEST_SCRYPT": "fast"]
     private static let files: [String: Data] = [
         "Favorite.json": Data(#"["一號","two"]"#.utf8),

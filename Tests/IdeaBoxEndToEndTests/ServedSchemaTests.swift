@@ -5,7 +5,7 @@ import Testing
 /// Issue 40 part 4 through the real binaries: IdeaBox's own devices sync ideas and library
 /// files (one kept inline as BYTES, one as an asset) through `serve`, which now holds them
 /// to CloudKit's schema rules, and `serve account schema` lists the types their first saves set.
-@Suite struct ServedSchemaTests {
+@Suite(.takesTurns) struct ServedSchemaTests {
     @Test func ownDevicesSyncUnderTheSchemaAndTheOperatorListsIt() async throws {
         let (server, token, url) = try await ServeProcess.running(withAccount: "alice")
         defer { server.close() }

@@ -7,7 +7,7 @@ import Testing
 
 /// Devices on different data roots (different machines, as far as they know) that share
 /// nothing but an `ideabox serve` process on 127.0.0.1 (issue 8).
-@Suite("Sync through ideabox serve")
+@Suite("Sync through ideabox serve", .takesTurns)
 struct ServedSyncTests {
     /// Two terminals signed in to one account see each other's add, completion, delete and
     /// offline edit with no key pressed; a third, on another account, sees none of it. Each

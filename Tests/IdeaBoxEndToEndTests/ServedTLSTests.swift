@@ -6,7 +6,7 @@ import Testing
 /// `ideabox serve` over HTTPS with a certificate of a private authority, made here with
 /// `openssl`: a device told to trust that authority syncs; one that was not told refuses
 /// the server, in one sentence naming the host and why.
-@Suite("Sync through ideabox serve over TLS")
+@Suite("Sync through ideabox serve over TLS", .takesTurns)
 struct ServedTLSTests {
     /// A certificate authority and a certificate it signed for 127.0.0.1, in a new folder.
     final class Certificates {

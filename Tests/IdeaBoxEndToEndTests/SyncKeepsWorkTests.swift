@@ -6,7 +6,7 @@ import Testing
 /// the embedded remote (two profiles of one data root) and through `ideabox serve` (two data
 /// roots signed in to one account). Each failed before field stamps, the samples' order and
 /// the hybrid clock's reading of the overwrite's listing.
-@Suite("Sync never destroys what a person did", .serialized)
+@Suite("Sync never destroys what a person did", .serialized, .takesTurns)
 struct SyncKeepsWorkTests {
     /// Where the two devices' ideas meet.
     enum Remote: String, CaseIterable, CustomStringConvertible {

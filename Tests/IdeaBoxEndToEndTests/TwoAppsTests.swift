@@ -7,7 +7,7 @@ import Testing
 /// `ideabox serve`: the form notices the other device's change and asks about a field both
 /// changed; undo refuses to wipe the other device's newer edit; `h` shows a lost value and
 /// `r` restores it; undo and redo of an add.
-@Suite("Two apps side by side")
+@Suite("Two apps side by side", .takesTurns)
 struct TwoAppsTests {
     @Test func theFormNoticesAnotherDevicesChangeAndAsksAboutAFieldBothChanged() async throws {
         let a = try await TmuxSession(columns: 100, rows: 24, environment: ["IDEABOX_PROFILE": "a"], before: [["add", "Shared plan", "--profile", "a"]])
