@@ -78,7 +78,9 @@ import Testing
         let notice = try await feed.waitForChanges(after: cursor, seconds: 30)
         let took = ContinuousClock.now - started
         #expect(notice?.zones == [Self.ideas])
-        #expect(took < .seconds(5))
+        // Well inside the wait's 30 s: answered by the write, not by the time running out.
+        // (Awaited, the answer resumes on the test pool, which a full run keeps busy for seconds.)
+        #expect(took < .seconds(20))
     }
 
     @Test func aChangeFileThatStartedOverMeansEveryWatchedZoneMayHaveChanged() async throws {
