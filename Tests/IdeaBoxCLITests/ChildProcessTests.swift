@@ -11,7 +11,7 @@ import Testing
     /// that a task on the pool writes only once every one of them is awaited. A wait that held
     /// its thread would leave no thread to count them or to write the file: each child gives
     /// up after some 30 s and exits 1.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimitFromTurn(.seconds(120)))
     func awaitedChildrenLeaveThePoolFree() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

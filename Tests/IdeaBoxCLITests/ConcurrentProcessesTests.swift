@@ -15,7 +15,7 @@ import Testing
         done
         """
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimitFromTurn(.seconds(300)))
     func twoGroupsOfTwoHundredAddsAllLand() async throws {
         let sandbox = try Sandbox()
         let binary = try IdeaBoxBinary.url()
@@ -75,7 +75,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimitFromTurn(.seconds(120)))
     func processesStartingTogetherOnANewDirectorySeedTheSamplesOnce() async throws {
         let sandbox = try Sandbox(samples: true)
         let binary = try IdeaBoxBinary.url()

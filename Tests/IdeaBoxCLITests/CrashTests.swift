@@ -26,7 +26,7 @@ import Testing
         var edited: Set<String> = []
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimitFromTurn(.seconds(180)))
     func killNineAfterSavedEditsLosesNothing() async throws {
         let sandbox = try Sandbox()
         // Odd counts stop the loop while an edit is on its way, even counts while an add is.

@@ -6,7 +6,7 @@ import Testing
 /// kill -9 of `ideabox library sync` in the middle of pulling 500 files, then another
 /// sync: no file is truncated or lost, and the manifest agrees with the folder.
 @Suite(.takesTurns) struct LibraryCrashTests {
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimitFromTurn(.seconds(180)))
     func killNineMidPullLosesAndTruncatesNothing() async throws {
         let sandbox = try Sandbox()
         let libraryA = sandbox.dataRoot.appendingPathComponent("profiles/A/RawLibrary")
