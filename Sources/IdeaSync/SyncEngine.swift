@@ -27,32 +27,7 @@ import Synchronization
 /// wrong account put sync in local mode until a trigger finds things changed; a new sign-in
 /// (`followAccount`) is such a trigger, noticed within two seconds.
 public final class SyncEngine: Sendable {
-    /// Waits before the retries after a failure.
-    public static let retryDelays: [Int64] = [1000, 2000, 4000]
-    /// How often an idle engine looks for changes on the remote and in the outbox, when no
-    /// long poll tells it of them.
-    public static let periodicMilliseconds: Int64 = 1000
-    /// How often an idle engine fetches anyway while a long poll is held: a notification
-    /// missed for any reason is made up for within this time.
-    public static let safetyMilliseconds: Int64 = 300_000
-    /// How often an engine with a long poll looks for local changes other processes of
-    /// this profile queued (the outbox, the library folder), without the network.
-    public static let localLookMilliseconds: Int64 = 2000
-    /// How often an engine in local mode (offline, signed out, quota, another account)
-    /// checks whether it can sync again: a cheap look, as a reachability monitor would.
-    public static let localModeMilliseconds: Int64 = 2000
-    /// How often the engine looks at the account signal (`followAccount`): a file's version,
-    /// read without the network, so a sign-in made elsewhere is followed well within 2 s.
-    public static let accountLookMilliseconds: Int64 = 1000
-    /// The longest wait between tries once three retries failed; any other trigger (a
-    /// local change, `s`, the network coming back) tries sooner.
-    public static let afterRetriesMilliseconds: Int64 = 30_000
-    /// The longest wait between the looks of a locked device: each reads the account's key
-    /// envelope from the remote (a request, unlike local mode's other looks), so they back
-    /// off from two seconds to this; an unlock is noticed by then, or at once by any trigger.
-    public static let lockedLookMilliseconds: Int64 = 30_000
-
-    private struct State {
+    struct State {
         var status: SyncStatus = .starting
         var nextRunDue: Int64?
         /// The retry-after of the server's last answer: no sync starts before it.
@@ -97,11 +72,11 @@ public final class SyncEngine: Sendable {
 
     private let session: SyncSession
     private let companions: [any SyncCompanion]
-    private let scheduler: any SyncScheduler
+    let scheduler: any SyncScheduler
     private let onStatus: @Sendable (SyncStatus) -> Void
     private let onSynced: @Sendable (SyncReport) -> Void
     private let onHealed: @Sendable () -> Void
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// An engine running `session`, then each of `companions`, on `scheduler`, reporting
     /// each new status to `onStatus`, what each successful sync did with the ideas to
@@ -270,26 +245,6 @@ public final class SyncEngine: Sendable {
         next?()
     }
 
-    /// While the device is locked, looks at `signal` every two seconds, without the network
-    /// (the version of the key file `ideabox account unlock` writes, say): when what it says
-    /// changes, the engine syncs at once instead of waiting for its next, backed-off look.
-    public func lookForUnlock(_ signal: @escaping @Sendable () -> Int64?) {
-        state.withLock { $0.unlockSignal = signal }
-    }
-
-    /// Looks at `signal` every second, without the network (the version of the account
-    /// file `ideabox account sign-in` and `sign-out` write, say): when what it says changes,
-    /// the engine syncs at once with a fresh set of retries, whatever it was doing or waiting
-    /// out, so a running app follows a sign-in made elsewhere within two seconds.
-    public func followAccount(_ signal: @escaping @Sendable () -> Int64?) {
-        let seen = signal()
-        state.withLock { state in
-            state.accountSignal = signal
-            state.accountSeen = seen
-        }
-        scheduler.schedule(after: Self.accountLookMilliseconds) { [self] in lookAtAccount() }
-    }
-
     /// Stops scheduling; a sync under way finishes.
     public func stop() {
         state.withLock { $0.isStopped = true }
@@ -327,7 +282,7 @@ public final class SyncEngine: Sendable {
     /// asked for), unless one is already due sooner; the scopes of folded requests add up,
     /// apart from the idle look's, which only stands while nothing sooner is asked for. A
     /// sync only sends if every request folded into it asked for that (`onlySends`).
-    private func request(
+    func request(
         after milliseconds: Int64, scope: SyncScope = .everything, isIdle: Bool = false, onlySends: Bool = false, isExplicit: Bool = false
     ) {
         let now = scheduler.clock.now().milliseconds
@@ -506,65 +461,6 @@ public final class SyncEngine: Sendable {
             }
             request(after: delay)
         }
-    }
-
-    /// Looks at the unlock signal every two seconds while the device is locked; syncs at once
-    /// when it changed.
-    private func watchForUnlock(starting: Bool = false) {
-        let signal: (@Sendable () -> Int64?)? = state.withLock { state in
-            guard case .locked = state.status, !state.isStopped, let signal = state.unlockSignal,
-                  !(starting && state.isWatchingUnlock)
-            else {
-                if !starting { state.isWatchingUnlock = false }
-                return nil
-            }
-            state.isWatchingUnlock = true
-            return signal
-        }
-        guard let signal else { return }
-        let now = signal()
-        let changed = state.withLock { state -> Bool in
-            defer { state.unlockSeen = now }
-            return !starting && state.unlockSeen != now
-        }
-        if changed { request(after: 0) }
-        scheduler.schedule(after: Self.localModeMilliseconds) { [self] in watchForUnlock() }
-    }
-
-    /// Looks at the account signal every second; syncs at once when it changed.
-    private func lookAtAccount() {
-        guard let signal = state.withLock({ $0.isStopped ? nil : $0.accountSignal }) else { return }
-        let now = signal()
-        let changed = state.withLock { state -> Bool in
-            defer { state.accountSeen = now }
-            guard state.accountSeen != now else { return false }
-            state.retryAttempt = 0
-            state.lockedLooks = 0
-            return true
-        }
-        if changed { request(after: 0) }
-        scheduler.schedule(after: Self.accountLookMilliseconds) { [self] in lookAtAccount() }
-    }
-
-    /// The wait before a locked device looks again after `looks` looks in a row found it
-    /// locked: 2 s, doubling up to `lockedLookMilliseconds`.
-    public static func lockedLookDelay(afterLooks looks: Int) -> Int64 {
-        min(localModeMilliseconds << min(max(0, looks - 1), 8), lockedLookMilliseconds)
-    }
-
-    /// A server's retry-after in milliseconds, within 0 and an hour: a value that is not a
-    /// number, or too big for one, waits the hour rather than trapping.
-    public static func milliseconds(_ retryAfter: Double) -> Int64 {
-        guard retryAfter.isFinite else { return 3_600_000 }
-        return Int64(min(max(retryAfter, 0), 3600) * 1000)
-    }
-
-    /// The wait before the next try after `attempt` failures in a row: the seed's 1, 2 and
-    /// 4 s, then doubling up to 30 s, so a remote that heals is noticed within 30 s.
-    public static func retryDelay(afterFailure attempt: Int) -> Int64 {
-        if attempt <= retryDelays.count { return retryDelays[max(0, attempt - 1)] }
-        let doubled = retryDelays[retryDelays.count - 1] << min(attempt - retryDelays.count, 8)
-        return min(doubled, afterRetriesMilliseconds)
     }
 
     private func publish(_ status: SyncStatus) {

@@ -14,16 +14,16 @@ public struct SyncSession: Sendable {
     /// The most changes one fetch asks for.
     public static let fetchLimit = 1000
 
-    private let repository: IdeaRepository
-    private let database: any CloudDatabase
-    private let clock: WallClock
+    let repository: IdeaRepository
+    let database: any CloudDatabase
+    let clock: WallClock
     /// The name this device goes by where a person gave it none (`ideabox device name`):
     /// the config file's, else the host's; nil sends no name.
     private let defaultDeviceName: String?
     /// The account the sync under way checked its ideas belong to: what it fetched and had
     /// acknowledged is written only while they still do (a sign-in elsewhere may carry them
     /// to another account midway).
-    private let checked = CheckedAccount()
+    let checked = CheckedAccount()
 
     /// The zone the ideas live in: what a device listens to for notifications.
     public static let zone = IdeaRecord.zone
@@ -41,7 +41,7 @@ public struct SyncSession: Sendable {
 
     /// The names records go out with, by device: every name this device knows, its own
     /// included. Names are a courtesy: one that can't be read sends none.
-    private func namesToSend() -> [String: String] {
+    func namesToSend() -> [String: String] {
         var names = (try? repository.deviceNames().names) ?? [:]
         if names[repository.deviceId] == nil, let own = defaultDeviceName.flatMap(DeviceNames.normalized) {
             names[repository.deviceId] = own
@@ -406,169 +406,10 @@ public struct SyncSession: Sendable {
         page.remote = PreparedRemoteChanges(remote)
         return page
     }
-
-    /// Sends the outbox oldest first, at most `batchLimit` changes a request. Requests go
-    /// one after another, but while the remote works on one (a child task), the answer to
-    /// the one before is settled here (the remote and this device's database are separate
-    /// files).
-    ///
-    /// A conflict answer carries the remote's version: it is settled by last write wins,
-    /// and a local version that wins goes out again with the remote's tag, in another pass
-    /// through the outbox. Changes that failed for another reason stay queued, and the
-    /// sync fails so the engine retries.
-    private func push(into report: inout SyncReport) async throws {
-        // The group holds the request under way, at most one; a failed push cancels it and
-        // waits for it (its changes stay queued).
-        try await withThrowingTaskGroup(of: ModifyResult.self) { requests in
-            try await push(into: &report, requests: &requests)
-        }
-    }
-
-    private func push(into report: inout SyncReport, requests: inout ThrowingTaskGroup<ModifyResult, any Error>) async throws {
-        var limit = min(Self.batchLimit, database.maximumRecordsPerRequest)
-        var transientFailure: CloudError?
-        // The last change sent in this pass through the outbox.
-        var cursor: PendingChange?
-        var inFlight: [PendingChange]?
-        var clockMeasured = false
-        var rounds = 0
-        while rounds < 10_000 {
-            rounds += 1
-            var pending = try repository.pendingChanges(after: cursor, limit: limit)
-            if pending.isEmpty, inFlight == nil, cursor != nil {
-                // A pass is over: start another for what is still queued.
-                cursor = nil
-                pending = try repository.pendingChanges(after: nil, limit: limit)
-            }
-            var answered: (changes: [PendingChange], result: ModifyResult)?
-            if let sent = inFlight {
-                inFlight = nil
-                do {
-                    guard let result = try await requests.next() else { throw CloudError.internalError }
-                    answered = (sent, result)
-                } catch let error as CloudError where error.code == .limitExceeded && sent.count > 1 {
-                    limit = max(1, sent.count / 2)
-                    cursor = nil
-                    continue
-                } catch let error as CloudError where error.code == .zoneNotFound {
-                    try await recreateZone()
-                    cursor = nil
-                    continue
-                }
-            }
-            if !pending.isEmpty {
-                requests.addTask(operation: send(pending))
-                inFlight = pending
-                cursor = pending.last
-            }
-            guard let (sent, result) = answered else {
-                if inFlight == nil { break }
-                continue
-            }
-            let progress = try settle(sent, result, measuringClock: &clockMeasured, into: &report)
-            if let failure = result.partialFailure, failure.isTransient || !progress {
-                transientFailure = failure
-                break
-            }
-            if !progress { break }
-        }
-        // A batch sent before the loop stopped: its answer is settled too (its changes stay
-        // queued if the request failed).
-        if let sent = inFlight, let result = try? await requests.next() {
-            inFlight = nil
-            _ = try settle(sent, result, measuringClock: &clockMeasured, into: &report)
-        }
-        if report.sent > 0 {
-            try repository.logSyncEvent(.sent(count: report.sent), at: clock.now())
-        }
-        if let transientFailure {
-            throw SyncFailure(transientFailure)
-        }
-    }
-
-    /// The request that sends `changes`, for a child task.
-    private func send(_ changes: [PendingChange]) -> @Sendable () async throws -> ModifyResult {
-        let names = namesToSend()
-        let records = changes.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag, names: names) }
-        let database = self.database
-        return { try await database.modify(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged) }
-    }
-
-    /// Applies one modify answer; returns whether anything moved (sent, or settled). The first
-    /// answer of a push that saved something measures this clock against the remote's
-    /// (`clockMeasured`): once a push is enough, and spares each batch two transactions.
-    private func settle(
-        _ pending: [PendingChange], _ result: ModifyResult, measuringClock clockMeasured: inout Bool,
-        into report: inout SyncReport
-    ) throws -> Bool {
-        let byId = Dictionary(pending.map { ($0.ideaId, $0) }, uniquingKeysWith: { first, _ in first })
-        var acknowledged: [PendingChange] = []
-        var tags: [UUID: String] = [:]
-        var receivedAt: [UUID: Timestamp] = [:]
-        for record in result.saved {
-            guard let id = IdeaRecord.ideaId(of: record.recordID), let change = byId[id] else { continue }
-            acknowledged.append(change)
-            if let tag = record.changeTag { tags[id] = tag }
-            if let time = record.modificationDate { receivedAt[id] = time }
-        }
-        let answeredAt = clock.now()
-        try repository.acknowledge(acknowledged, tags: tags, receivedAt: receivedAt, syncedAt: answeredAt, account: checked.account)
-        if !clockMeasured, let latest = receivedAt.values.max() {
-            clockMeasured = true
-            try repository.noteRemoteTime(latest, at: answeredAt)
-            // This clock may have been found ahead just now: what else it stamped goes out anew.
-            try repository.bringBackFutureTimes()
-        }
-        report.sent += acknowledged.count
-
-        var serverVersions: [RemoteChange] = []
-        var serverTags: [UUID: String] = [:]
-        var serverNames: [DeviceNaming] = []
-        var staleTags: [UUID] = []
-        var failed: [PendingChange] = []
-        for (recordID, error) in result.failures {
-            guard let id = IdeaRecord.ideaId(of: recordID), let change = byId[id] else { continue }
-            switch error {
-            case .serverRecordChanged(let server?):
-                if let version = IdeaRecord.change(from: server) {
-                    serverVersions.append(version)
-                    if let naming = IdeaRecord.naming(from: server) { serverNames.append(naming) }
-                    if let tag = server.changeTag { serverTags[id] = tag }
-                }
-            case .unknownItem:
-                staleTags.append(id)
-            case .quotaExceeded:
-                throw SyncFailure.quotaExceeded
-            default:
-                failed.append(change)
-            }
-        }
-        if !serverVersions.isEmpty {
-            let summary = try repository.applyRemoteChanges(
-                serverVersions, tags: serverTags, deviceNames: serverNames, changeToken: .keep, syncedAt: clock.now(),
-                account: checked.account,
-                rule: ConflictRule.decide)
-            report.received += summary.applied
-            report.conflicts += summary.conflicts
-        }
-        if !staleTags.isEmpty {
-            try repository.forgetRemoteTags(staleTags)
-        }
-        try repository.recordFailedAttempt(failed)
-        return !acknowledged.isEmpty || !serverVersions.isEmpty || !staleTags.isEmpty
-    }
-
-    private func recreateZone() async throws {
-        try repository.logSyncEvent(.zoneMissing, at: clock.now())
-        try await database.createZone(IdeaRecord.zone)
-        try repository.forgetRemoteTags()
-        try repository.requeueEverything()
-        _ = try repository.applyRemoteChanges([], changeToken: .set(nil), syncedAt: clock.now(), rule: ConflictRule.decide)
-    }
 }
 
 /// The account a session's sync under way checked, shared by the copies of the session.
-private final class CheckedAccount: Sendable {
+final class CheckedAccount: Sendable {
     private let value = Mutex<String?>(nil)
 
     var account: String? { value.withLock { $0 } }
