@@ -95,7 +95,7 @@ import Testing
         // More than the cooperative pool has threads (one a core): a send that held its thread
         // while it waited for the others would never meet them.
         let count = ProcessInfo.processInfo.activeProcessorCount * 2 + 4
-        let meeting = Meeting(count: count, patience: 5)
+        let meeting = Meeting(count: count, patience: .seconds(5))
         let devices = try (0..<count).map { index in
             try fixture.device("d\(index)", client: { HookedDatabase($0, before: { if case .modify = $0 { await meeting.meet() } }) })
         }

@@ -3,11 +3,13 @@ import Synchronization
 
 /// Where the modifies of several clients meet: once armed, each that a `HookedDatabase`
 /// sends through `meet()` waits until `count` of them (over every client) are in at once, or
-/// until `patience` has passed. How a test sees whether sessions that send together each send
-/// at once, or wait for a thread.
+/// until `patience` has passed on `clock`. How a test sees whether sessions that send together
+/// each send at once, or wait for a thread. The patience only ends a meeting whose count never
+/// comes (the test then fails on `mostAtOnce`); the modifies meet through continuations.
 public final class Meeting: Sendable {
     public let count: Int
-    public let patience: TimeInterval
+    public let patience: Duration
+    private let clock: any Clock<Duration>
     private let state = Mutex(State())
 
     private struct State {
@@ -18,9 +20,10 @@ public final class Meeting: Sendable {
         var waiting: [UUID: CheckedContinuation<Void, Never>] = [:]
     }
 
-    public init(count: Int, patience: TimeInterval) {
+    public init(count: Int, patience: Duration, clock: any Clock<Duration> = ContinuousClock()) {
         self.count = count
         self.patience = patience
+        self.clock = clock
     }
 
     /// From now on, modifies wait for each other.
@@ -35,9 +38,9 @@ public final class Meeting: Sendable {
     public func meet() async {
         guard state.withLock({ $0.isArmed }) else { return }
         let ticket = UUID()
-        let patience = patience
+        let (patience, clock) = (patience, clock)
         let giveUp = Task { [self] in
-            try? await Task.sleep(for: .seconds(patience))
+            try? await clock.sleep(for: patience)
             self.state.withLock { $0.waiting.removeValue(forKey: ticket) }?.resume()
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

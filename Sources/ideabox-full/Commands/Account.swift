@@ -115,7 +115,8 @@ extension IdeaBoxCommand.Account {
             let location = try context.location(store)
             let bound = try context.openRepository(store).syncMetadata().accountName
             if let server, let url = URL(string: server) {
-                guard let token = (token ?? readLine(strippingNewline: true))?.trimmingCharacters(in: .whitespaces),
+                let typed = if let token { token } else { await StandardInput.line() }
+                guard let token = typed?.trimmingCharacters(in: .whitespaces),
                       !token.isEmpty, !token.contains(where: \.isWhitespace)
                 else { throw FullCommandError.tokenNeeded }
                 let authority = try certificateAuthority.map(Self.readAuthority)
@@ -159,7 +160,7 @@ extension IdeaBoxCommand.Account {
                 carries = true
             } else if isatty(STDIN_FILENO) == 1 {
                 print(CommandLineText.mergeQuestion(own: own, bound: bound, account: account, context.language), terminator: "")
-                carries = ["y", "yes", "是"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+                carries = ["y", "yes", "是"].contains(await StandardInput.line()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
             } else {
                 carries = false
             }

@@ -33,7 +33,7 @@ extension IdeaBoxCommand.Account {
                 print(EncryptionText.alreadyUnlocked(context.language))
                 return
             }
-            let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
+            let keyring = try await account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
             try account.keyFile.save(keyring)
             _ = try? await account.remote.encryption.refresh()
             print(EncryptionText.unlocked(account: account.name, context.language))
@@ -64,7 +64,7 @@ extension IdeaBoxCommand.Account.Encryption {
                 print(EncryptionText.enabled(account: account.name, recoveryKey: nil, sealed: sealed, context.language))
                 return
             }
-            let passphrase = try SecretPrompt.newPassphrase(context.language)
+            let passphrase = try await SecretPrompt.newPassphrase(context.language)
             let creation = try EncryptedAccount.keys {
                 try KeyEnvelope.make(passphrase: passphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
             }
@@ -102,9 +102,9 @@ extension IdeaBoxCommand.Account.Encryption {
         func run(in context: CommandContext) async throws {
             let account = try EncryptedAccount(context: context, store: store)
             guard let stored = try await account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
-            let secret = try account.secret(recoveryKey: usesRecoveryKey)
+            let secret = try await account.secret(recoveryKey: usesRecoveryKey)
             _ = try EncryptedAccount.keys { try stored.envelope.unlock(with: secret) }
-            let newPassphrase = try SecretPrompt.newPassphrase(context.language)
+            let newPassphrase = try await SecretPrompt.newPassphrase(context.language)
             let envelope = try EncryptedAccount.keys {
                 try stored.envelope.rewrapped(
                     unlockingWith: secret, newPassphrase: newPassphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
@@ -137,7 +137,7 @@ extension IdeaBoxCommand.Account.Encryption {
         func run(in context: CommandContext) async throws {
             let account = try EncryptedAccount(context: context, store: store)
             guard let stored = try await account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
-            let secret = try account.secret(recoveryKey: usesRecoveryKey)
+            let secret = try await account.secret(recoveryKey: usesRecoveryKey)
             let rotation = try EncryptedAccount.keys { try stored.envelope.rotated(unlockingWith: secret) }
             switch try await account.remoteWork({ try await account.envelopes.replace(stored, with: rotation.envelope) }) {
             case .replaced: break
@@ -177,7 +177,7 @@ extension IdeaBoxCommand.Account.Encryption {
             guard yes else { throw EncryptionCommandError.resetNeedsConfirmation }
             let account = try EncryptedAccount(context: context, store: store)
             guard let stored = try await account.envelope() else { throw EncryptionCommandError.off(account: account.name) }
-            let passphrase = try SecretPrompt.newPassphrase(context.language)
+            let passphrase = try await SecretPrompt.newPassphrase(context.language)
             let creation = try EncryptedAccount.keys {
                 try KeyEnvelope.make(passphrase: passphrase, scrypt: EncryptionWiring.scrypt(environment: context.environment))
             }
@@ -242,7 +242,7 @@ extension IdeaBoxCommand.Account.Encryption {
                 print(EncryptionText.releasedKey(account: account.name, context.language))
                 return
             }
-            let keyring = try account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
+            let keyring = try await account.unlock(stored.envelope, recoveryKey: usesRecoveryKey)
             try account.keyFile.save(keyring)
             guard try await account.remote.encryption.refresh() == .on else { throw EncryptionCommandError.locked }
             // The envelope goes first: from then on the remote takes plain records and no sealed
@@ -288,17 +288,17 @@ struct EncryptedAccount {
     }
 
     /// The passphrase or the recovery key, read from the person.
-    func secret(recoveryKey: Bool) throws -> KeyEnvelope.Secret {
+    func secret(recoveryKey: Bool) async throws -> KeyEnvelope.Secret {
         if recoveryKey {
-            let text = try SecretPrompt.read(.recoveryKey, context.language)
+            let text = try await SecretPrompt.read(.recoveryKey, context.language)
             return .recoveryKey(try Self.keys { try RecoveryKey(text: text) })
         }
-        return .passphrase(try SecretPrompt.read(.passphrase, context.language))
+        return .passphrase(try await SecretPrompt.read(.passphrase, context.language))
     }
 
     /// The keyring of `envelope`, unlocked with what the person types.
-    func unlock(_ envelope: KeyEnvelope, recoveryKey: Bool) throws -> AccountKeyring {
-        let secret = try secret(recoveryKey: recoveryKey)
+    func unlock(_ envelope: KeyEnvelope, recoveryKey: Bool) async throws -> AccountKeyring {
+        let secret = try await secret(recoveryKey: recoveryKey)
         return try Self.keys { try envelope.unlock(with: secret) }
     }
 
