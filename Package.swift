@@ -233,7 +233,7 @@ let package = Package(
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
         .target(
             name: "RemoteTestSupport",
-            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "ServerStore", "PostgresRecordStore", "IdeaBoxFoundation"],
+            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "CloudWebServices", "ServerStore", "PostgresRecordStore", "IdeaBoxFoundation"],
             path: "Tests/RemoteTestSupport"),
         // The remote's parts, and the contract every kind of remote keeps.
         .testTarget(
