@@ -233,7 +233,11 @@ let package = Package(
         // The served remotes (SQLite and PostgreSQL) the contract and convergence suites run against.
         .target(
             name: "RemoteTestSupport",
-            dependencies: ["CloudHTTPClient", "CloudKitModel", "CloudServer", "CloudWebServices", "ServerStore", "PostgresRecordStore", "IdeaBoxFoundation"],
+            dependencies: [
+                "CloudHTTPClient", "CloudKitModel", "CloudServer", "CloudWebServices", "ServerStore", "PostgresRecordStore", "IdeaBoxFoundation",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Tests/RemoteTestSupport"),
         // The remote's parts, and the contract every kind of remote keeps.
         .testTarget(

@@ -65,7 +65,8 @@ public enum TestPostgresError: Error, CustomStringConvertible {
 /// `ideabox serve` on a free port of 127.0.0.1, in this process, stopped when released.
 public final class ServedRemote: Sendable {
     private let running: RunningServer
-    private let token = AccessToken.generate()
+    /// The account's token on this server.
+    public let token = AccessToken.generate()
     private let maximumRecordsPerRequest: Int
     private let account: String
 
