@@ -190,9 +190,9 @@ public enum ChildProcess {
 ///
 /// Its end is awaited (`exitStatus`) on a thread of its own, never on one of the cooperative
 /// pool's few threads, which every task of the process shares: a test awaiting an `ideabox`
-/// command that runs for seconds leaves the pool to the others. The thread looks for the end
-/// (`waitForExit`); the process is reaped under the lock, which is also where it is
-/// signalled, so no signal can reach another process given its id once reaped.
+/// command that runs for seconds leaves the pool to the others. The thread waits for the end
+/// without taking it (`waitid` with `WNOWAIT`); the process is reaped under the lock, which is
+/// also where it is signalled, so no signal can reach another process given its id once reaped.
 public final class RunningChild: @unchecked Sendable {
     public let pid: pid_t
     private let name: String
@@ -275,19 +275,22 @@ public final class RunningChild: @unchecked Sendable {
 
     /// Waits for the program to end by itself and returns the exit status. Blocks the calling
     /// thread: never from a task (await `exitStatus()` there); for a thread of its own.
-    ///
-    /// It looks (`waitpid` without waiting, under the lock) every 0.2 ms at first, backing off
-    /// to every 10 ms, rather than blocking in `waitid`: a full test run had threads blocked
-    /// in `waitid(P_PID, …, WNOWAIT)` for minutes on children that no longer existed, and a
-    /// look never blocks (a child gone from under it is an error, not a hang).
     @discardableResult
     public func waitForExit() throws -> Int32 {
-        var pause: useconds_t = 200
-        while true {
-            if let status = try reap() { return status }
-            usleep(pause)
-            pause = min(pause * 2, 10_000)
+        if let status = knownStatus { return status }
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 {
+            let failure = errno
+            guard failure == EINTR else {
+                // Reaped meanwhile by another wait (ECHILD): its status is known.
+                if let status = try reap() { return status }
+                throw ChildProcessError(description: "waiting for \(name): \(String(cString: strerror(failure)))")
+            }
         }
+        guard let status = try reap() else {
+            throw ChildProcessError(description: "\(name) ended, but waitpid did not report it")
+        }
+        return status
     }
 
     /// `waitForExit()`, for at most `timeLimit`: past it the program is killed with SIGKILL
