@@ -59,7 +59,8 @@ public struct WebServicesDatabase: CloudDatabase {
 
     public let endpoint: Endpoint
     private let accountName: String
-    private let token: String?
+    /// The user's token, shared by every copy: Apple's answers hand out new ones.
+    private let token: WebAuthToken
     let transport: HTTPTransport
     public let maximumRecordsPerRequest: Int
     /// Whether a save over a change tag goes as `replace` (the record whole) rather than
@@ -75,14 +76,16 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// The client of `accountName` on `endpoint`, signed out if `token` is nil, over the
     /// connections of `pool`. Each request fails with `networkFailure` if no answer came
-    /// within `timeout` seconds.
+    /// within `timeout` seconds. A new token an answer hands out (Apple's way,
+    /// `WebAuthToken`) is sent from then on and given to `onNewToken` first.
     public init(
         endpoint: Endpoint, accountName: String, token: String?, timeout: Double = 30,
-        maximumRecordsPerRequest: Int = maximumOperations, pool: HTTPConnectionPool = .shared
+        maximumRecordsPerRequest: Int = maximumOperations, pool: HTTPConnectionPool = .shared,
+        onNewToken: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.endpoint = endpoint
         self.accountName = accountName
-        self.token = token
+        self.token = WebAuthToken(token, onNew: onNewToken)
         self.transport = HTTPTransport(
             timeout: .nanoseconds(Int64((timeout * 1e9).rounded())), pool: pool, allowsInsecureHTTP: endpoint.allowsInsecureHTTP,
             device: UUID().uuidString.lowercased())
@@ -90,7 +93,7 @@ public struct WebServicesDatabase: CloudDatabase {
     }
 
     public func accountStatus() async throws -> AccountStatus {
-        token == nil ? .noAccount : .available(accountName: accountName)
+        token.current == nil ? .noAccount : .available(accountName: accountName)
     }
 
     /// Makes one request with these credentials (a list of the account's zones), so that a
@@ -314,6 +317,7 @@ public struct WebServicesDatabase: CloudDatabase {
     private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) async throws -> ByteBuffer {
         let (url, credentials) = try signedURL(operation)
         let (status, headers, answer) = try await transport.post(url, body: body, contentType: contentType, credentials: credentials)
+        token.adopt(from: headers)
         return try Self.signedSuccess(status: status, headers: headers, body: answer)
     }
 
@@ -327,13 +331,16 @@ public struct WebServicesDatabase: CloudDatabase {
             return transport.pool.client.eventLoopGroup.any().makeFailedFuture(error)
         }
         return transport.postFuture(url, body: JSONValue.object(body).bytes, contentType: "application/json", credentials: credentials)
-            .flatMapThrowing { [self] status, headers, answer in try object(try Self.signedSuccess(status: status, headers: headers, body: answer)) }
+            .flatMapThrowing { [self] status, headers, answer in
+                token.adopt(from: headers)
+                return try object(try Self.signedSuccess(status: status, headers: headers, body: answer))
+            }
     }
 
     /// The URL of `operation` and the `Authorization` to send with it: the token as a bearer,
     /// or in the query beside the container's API token (Apple's way).
     private func signedURL(_ operation: WebServicesPath.Operation) throws -> (url: URL, credentials: String?) {
-        guard let token else { throw CloudError.notAuthenticated }
+        guard let token = token.current else { throw CloudError.notAuthenticated }
         let url = endpoint.url(operation)
         guard let apiToken = endpoint.apiToken else { return (url, "Bearer \(token)") }
         // Apple's way: both tokens in the query, percent-encoded ('+', '/' and '=' too).

@@ -1,8 +1,10 @@
 import CloudHTTPClient
 import CloudKitModel
 import CloudServer
+import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
+import ProcessTestSupport
 import RemoteTestSupport
 import SQLiteRecordStore
 import ServerStore
@@ -96,6 +98,30 @@ import Testing
         #expect(await cloudError { try await client.modify(saving: [], deleting: [RecordID(recordName: "a", zoneID: zone)], savePolicy: .allKeys) } == expected)
         #expect(await cloudError { try await client.uploadAsset(Data("large".utf8)) } == expected)
         #expect(await cloudError { try await client.fetchAsset(AssetReference(of: Data("large".utf8))) } == expected)
+    }
+
+    @Test("Each new web auth token an answer hands out (Apple's way) is sent from then on, by every copy of the client, and given to onNewToken first")
+    func adoptsTheTokensAnswersHandOut() async throws {
+        let clock = ManualClock(start: TestTime.start)
+        let cloud = try SimulatedCloud.inMemory(clock: clock.wallClock)
+        let served = try await ServedRemote(store: cloud.store, account: "alice", maximumRecordsPerRequest: 200, clock: clock.wallClock)
+        // Apple's word ("single use") held: a client that kept sending its first token fails.
+        let apple = try await AppleCloudKit(
+            backend: served.endpoint.server, backendToken: served.token, callback: URL(string: "http://127.0.0.1:8421/")!,
+            clock: clock.wallClock, usedTokensExpire: true)
+        let endpoint = WebServicesDatabase.Endpoint(server: apple.url, container: ServedRemote.container, apiToken: apple.apiToken)
+        let first = apple.signIn()
+        let kept = Shared<[String]>([])
+        let client = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: first, timeout: 10) { token in
+            kept.withLock { $0.append(token) }
+        }
+        for _ in 0..<3 { try await client.checkSignIn() }
+        let copy = client
+        try await copy.checkSignIn()
+        let tokens = kept.withLock { $0 }
+        #expect(tokens.count == 4 && Set(tokens).count == 4 && !tokens.contains(first), "\(tokens.count) tokens kept")
+        let stale = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: first, timeout: 10)
+        #expect(await cloudError { try await stale.checkSignIn() } == .tokenRefused)
     }
 
     @Test("No server listening: named with its host and port as refused, a transient error, at once; no token: notAuthenticated without a request")

@@ -1,0 +1,41 @@
+import Foundation
+import NIOHTTP1
+import Synchronization
+
+/// The user's token a client sends (`ckWebAuthToken`, or ours as a bearer), shared by every
+/// copy of the client. Apple hands out a new web auth token with its answers, in the
+/// `X-Apple-CloudKit-Web-Auth-Token` header (`docs/icloud-digest.md` §3: observed; Apple's
+/// pages say only that a new one comes "in the response" and the old one is good for one round
+/// trip): the next request sends the new one, and `onNew` keeps it (a profile's server.json)
+/// before the answer that brought it is handed on. `serve` sends none, and its tokens stay.
+final class WebAuthToken: Sendable {
+    /// The header a new token comes in.
+    static let header = "X-Apple-CloudKit-Web-Auth-Token"
+    /// The longest token taken from an answer (a longer one is not a token but an attack).
+    static let maximumLength = 512
+
+    private let value: Mutex<String?>
+    private let onNew: @Sendable (String) -> Void
+
+    init(_ token: String?, onNew: @escaping @Sendable (String) -> Void) {
+        value = Mutex(token)
+        self.onNew = onNew
+    }
+
+    /// The token the next request sends; nil when signed out.
+    var current: String? { value.withLock { $0 } }
+
+    /// Takes the new token an answer's `headers` hand out, if any: one line of printable
+    /// ASCII, at most `maximumLength` bytes, and only while signed in.
+    func adopt(from headers: HTTPHeaders) {
+        guard let new = headers.first(name: Self.header), !new.isEmpty, new.utf8.count <= Self.maximumLength,
+              new.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else { return }
+        let changed = value.withLock { token -> Bool in
+            guard let old = token, old != new else { return false }
+            token = new
+            return true
+        }
+        if changed { onNew(new) }
+    }
+}
