@@ -63,15 +63,3 @@ func waitUntil(_ what: String, timeout: TimeInterval = 60, every interval: TimeI
     }
 }
 
-/// A value a benchmark's tasks share, behind a lock.
-final class Locked<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-
-    init(_ value: Value) {
-        self.value = Mutex(value)
-    }
-
-    func withLock<Result: Sendable>(_ body: @Sendable (inout Value) -> Result) -> Result {
-        value.withLock { body(&$0) }
-    }
-}

@@ -2,6 +2,7 @@
 import CloudWebServices
 import HTTPTypes
 import Hummingbird
+import IdeaBoxFoundation
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -34,7 +35,7 @@ import Testing
     }
 
     /// A route that answers 200 KiB of JSON once `open` lets it.
-    private static func route(waitingIn open: Shared<[CheckedContinuation<Void, Never>]>) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
+    private static func route(waitingIn open: Locked<[CheckedContinuation<Void, Never>]>) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
         { _, _ in
             await withCheckedContinuation { continuation in open.withLock { $0.append(continuation) } }
             return .json(["records": .array([.string(String(repeating: "x", count: 200 << 10))])])
@@ -43,7 +44,7 @@ import Testing
 
     /// Writes `response`'s body whole, as the connection would.
     private static func write(_ response: Response) async throws -> Int {
-        let written = Shared(0)
+        let written = Locked(0)
         try await response.body.write(CountingWriter(written: written))
         return written.withLock { $0 }
     }
@@ -51,7 +52,7 @@ import Testing
     @Test func anAccountsThirdReadWaitsForOneOfItsAnswersToBeWrittenWhileAnotherAccountIsAnswered() async throws {
         let shares = FairShares(limits: Self.limits, connections: ConnectionRegistry(limit: 16))
         let middleware = AnswerShareMiddleware(shares: shares, patience: Self.patience)
-        let open = Shared<[CheckedContinuation<Void, Never>]>([])
+        let open = Locked<[CheckedContinuation<Void, Never>]>([])
         let kept = Task { try await middleware.handle(Self.request("records/query"), context: Self.context("alice", "records/query"), next: Self.route(waitingIn: open)) }
         try await Poll.until("alice's first read is in its route", timeout: Self.timeout) { open.withLock { $0.count } == 1 }
         // Its answer dropped unwritten, as when its connection is gone before its head goes out.
@@ -124,7 +125,7 @@ import Testing
 
 /// A connection's body writer that counts the bytes written.
 private struct CountingWriter: ResponseBodyWriter {
-    let written: Shared<Int>
+    let written: Locked<Int>
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         let count = buffer.readableBytes

@@ -1,6 +1,7 @@
 @testable import CloudServer
 import HTTPTypes
 import Hummingbird
+import IdeaBoxFoundation
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -33,7 +34,7 @@ import Testing
 
     /// A route that notes the body it was handed, then answers once `open` lets it.
     private static func route(
-        waitingIn open: Shared<[CheckedContinuation<Void, Never>]>, bodies: Shared<[String]> = Shared([])
+        waitingIn open: Locked<[CheckedContinuation<Void, Never>]>, bodies: Locked<[String]> = Locked([])
     ) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
         { request, _ in
             let body = String(buffer: try await request.body.collect(upTo: 100))
@@ -45,7 +46,7 @@ import Testing
 
     @Test func bodiesThatHaveArrivedCountNoMoreWhileTheirRequestsAreAnswered() async throws {
         let middleware = BodyShareMiddleware(shares: FairShares(limits: Self.limits, connections: ConnectionRegistry(limit: 16)), patience: Self.patience)
-        let open = Shared<[CheckedContinuation<Void, Never>]>([])
+        let open = Locked<[CheckedContinuation<Void, Never>]>([])
         // One after the other, each once the one before is in its route: had a request in its
         // route held its share (1, and a line of 1), the second would wait and the third be
         // refused. (Sent at once, two may be reading their bodies together, and the third is
@@ -67,8 +68,8 @@ import Testing
     @Test func aBodyStillArrivingHoldsTheShareAndTheRouteGetsItWhole() async throws {
         let shares = FairShares(limits: Self.limits, connections: ConnectionRegistry(limit: 16))
         let middleware = BodyShareMiddleware(shares: shares, patience: Self.patience)
-        let open = Shared<[CheckedContinuation<Void, Never>]>([])
-        let bodies = Shared<[String]>([])
+        let open = Locked<[CheckedContinuation<Void, Never>]>([])
+        let bodies = Locked<[String]>([])
         let (bytes, arrive) = AsyncStream.makeStream(of: ByteBuffer.self)
         let slow = Task { try await middleware.handle(Self.request(RequestBody(asyncSequence: bytes)), context: Self.context(), next: Self.route(waitingIn: open, bodies: bodies)) }
         try await Poll.until("the slow body holds alice's share", timeout: Self.timeout) { shares.bodies.count("alice") == 1 }

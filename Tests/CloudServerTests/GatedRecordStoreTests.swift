@@ -16,7 +16,7 @@ struct GatedRecordStoreTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = GatedRecordStore(try SQLiteRecordStore.open(directory: folder, clock: .system), limit: 3)
         try await store.addAccessToken(hash: "hash", account: "alice", label: "phone")
-        let most = Shared(0)
+        let most = Locked(0)
         let answered = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<500 {
                 group.addTask(executorPreference: BlockingTaskExecutor.shared) {
@@ -38,8 +38,8 @@ struct GatedRecordStoreTests {
     @Test("Past its limit a gate lets the waiting tasks in first come first served, one for each that leaves")
     func lineOrder() async throws {
         let gate = StoreGate(limit: 1)
-        let order = Shared<[Int]>([])
-        let release = Shared<CheckedContinuation<Void, Never>?>(nil)
+        let order = Locked<[Int]>([])
+        let release = Locked<CheckedContinuation<Void, Never>?>(nil)
         let first = Task {
             try await gate.run {
                 await withCheckedContinuation { continuation in release.withLock { $0 = continuation } }
@@ -63,7 +63,7 @@ struct GatedRecordStoreTests {
     @Test("A poll's set-up waits behind the other calls, but gets one turn in eight while both lines wait")
     func pollLane() async throws {
         let gate = StoreGate(limit: 1)
-        let order = Shared<[String]>([])
+        let order = Locked<[String]>([])
         let holder = try await GateHolder(gate)
         // In line, in this order: two polls, then ten other calls, then a third poll.
         let names = ["poll 1", "poll 2"] + (1...10).map { "call \($0)" } + ["poll 3"]
@@ -85,7 +85,7 @@ struct GatedRecordStoreTests {
     func callerGoneBeforeItsFirstCall() async throws {
         let gate = StoreGate(limit: 1)
         let holder = try await GateHolder(gate)
-        let (gone, calls) = (Shared(false), Shared(0))
+        let (gone, calls) = (Locked(false), Locked(0))
         let caller = StoreCaller { gone.withLock { $0 } }
         let waiting = Task {
             try await StoreCaller.$current.withValue(caller) { try await gate.run { calls.withLock { $0 += 1 } } }
@@ -98,7 +98,7 @@ struct GatedRecordStoreTests {
         #expect(gate.counts.inside == 0 && gate.counts.waiting == 0)
 
         // A caller whose first call began is never cut halfway: its later calls run though it has gone.
-        let (leaving, made) = (Shared(false), Shared(0))
+        let (leaving, made) = (Locked(false), Locked(0))
         let started = StoreCaller { leaving.withLock { $0 } }
         try await StoreCaller.$current.withValue(started) {
             try await gate.run { made.withLock { $0 += 1 } }

@@ -1,5 +1,6 @@
 @testable import CloudServer
 import Foundation
+import IdeaBoxFoundation
 import Testing
 
 /// `serve`'s trimmer: one look trims when the rule says so, and the real trim gives back
@@ -9,8 +10,8 @@ import Testing
 
     @Test("A look trims once the memory has grown by the rule's growth and settled, and the next look measures from where the trim left it")
     func aLookTrimsGrownMemoryOnceSettled() {
-        let memory = Shared([100, 109, 109, 108, 101, 105].map { $0 << 20 })
-        let trims = Shared(0)
+        let memory = Locked([100, 109, 109, 108, 101, 105].map { $0 << 20 })
+        let trims = Locked(0)
         let trimCount = { trims.withLock { $0 } }
         let trimmer = HeapTrimmer(
             rule: HeapTrimRule(growth: 8 << 20, calmLooks: 2),

@@ -2,6 +2,7 @@ import CloudKitModel
 import CloudServer
 import Foundation
 import HTTPTypes
+import IdeaBoxFoundation
 import ProcessTestSupport
 import ServerStore
 import SQLiteRecordStore
@@ -242,7 +243,7 @@ struct LongPollTests {
     func aChurningDeviceIsPaced(store: ConformanceStore) async throws {
         let server = try await ConformanceServer(store)
         let url = try await Self.webcourier(server, server.alice)
-        let answers = Shared(0)
+        let answers = Locked(0)
         let deadline = ContinuousClock.now + .seconds(3)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {

@@ -3,6 +3,7 @@ import CloudWebServices
 import Foundation
 import HTTPTypes
 import Hummingbird
+import IdeaBoxFoundation
 import NIOCore
 import Testing
 
@@ -64,7 +65,7 @@ struct StreamedRecordsTests {
             try await write([.object(["recordName": "b"])])
             throw WebServicesError(code: "TRY_AGAIN_LATER", reason: "The store stopped answering.")
         }
-        let written = Shared<[UInt8]>([])
+        let written = Locked<[UInt8]>([])
         await #expect(throws: WebServicesError.self) { try await streamed.response().body.write(CollectingWriter(written: written)) }
         let bytes = written.withLock { $0 }
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"records":[{"recordName":"a"},{"recordName":"b"}"#)
@@ -79,7 +80,7 @@ struct StreamedRecordsTests {
 
 /// A connection's body writer that keeps the bytes written.
 private struct CollectingWriter: ResponseBodyWriter {
-    let written: Shared<[UInt8]>
+    let written: Locked<[UInt8]>
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         let bytes = Array(buffer.readableBytesView)

@@ -1,3 +1,4 @@
+import IdeaBoxFoundation
 import ProcessTestSupport
 @testable import ServerStore
 import Testing
@@ -31,8 +32,8 @@ struct WaitingReadsTests {
     func neverJoinsABegunRead() async throws {
         let gate = StoreGate(limit: 2)
         let reads = WaitingReads<String, String>()
-        let inRead = Shared<CheckedContinuation<Void, Never>?>(nil)
-        let snapshot = Shared("before the change")
+        let inRead = Locked<CheckedContinuation<Void, Never>?>(nil)
+        let snapshot = Locked("before the change")
         let first = Task {
             try await reads.value("alice", through: gate) {
                 let seen = snapshot.withLock { $0 }
@@ -62,7 +63,7 @@ struct WaitingReadsTests {
         await #expect(throws: Broken.self) { try await joiner.value }
 
         holder = try await GateHolder(gate)
-        let gone = Shared(false)
+        let gone = Locked(false)
         let leaving = Task {
             try await StoreCaller.$current.withValue(StoreCaller { gone.withLock { $0 } }) {
                 try await reads.value("alice", through: gate) { 7 }
@@ -81,7 +82,7 @@ struct WaitingReadsTests {
 
 /// Counts the reads made, from any task.
 private final class Counter: Sendable {
-    private let count = Shared(0)
+    private let count = Locked(0)
 
     var value: Int { count.withLock { $0 } }
 

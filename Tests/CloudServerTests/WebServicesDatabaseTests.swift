@@ -111,7 +111,7 @@ import Testing
             clock: clock.wallClock, usedTokensExpire: true)
         let endpoint = WebServicesDatabase.Endpoint(server: apple.url, container: ServedRemote.container, apiToken: apple.apiToken)
         let first = apple.signIn()
-        let kept = Shared<[String]>([])
+        let kept = Locked<[String]>([])
         let client = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: first, timeout: 10) { token in
             kept.withLock { $0.append(token) }
         }

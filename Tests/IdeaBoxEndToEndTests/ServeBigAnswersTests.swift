@@ -52,7 +52,7 @@ struct ServeBigAnswersTests {
             ("records/lookup", #"{"zoneID":\#(zone),"records":[\#(names)]}"#),
         ]
 
-        let stop = Shared(false)
+        let stop = Locked(false)
         let alicesSaves = Task {
             try await OwnThread.run {
                 var waits: [Duration] = []
@@ -97,7 +97,7 @@ struct ServeBigAnswersTests {
             }
             answered.merge(round) { $0 + $1 }
         }
-        stop.set(true)
+        stop.withLock { $0 = true }
         let waits = try await alicesSaves.value.sorted()
         let peak = try Self.peakResidentBytes(pid)
         let p95 = waits[min(waits.count - 1, waits.count * 95 / 100)]
@@ -136,20 +136,5 @@ struct ServeBigAnswersTests {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
         return (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0) << 10
-    }
-}
-
-/// A value threads share, behind a lock.
-private final class Shared<Value: Sendable>: Sendable {
-    private let state: Mutex<Value>
-
-    init(_ value: Value) {
-        state = Mutex(value)
-    }
-
-    var value: Value { state.withLock { $0 } }
-
-    func set(_ value: Value) {
-        state.withLock { $0 = value }
     }
 }

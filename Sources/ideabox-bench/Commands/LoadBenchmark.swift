@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudHTTPClient
 import CloudKitModel
 import Foundation
+import IdeaBoxFoundation
 import Synchronization
 
 /// `ideabox-bench load`: many device clients at once against one `ideabox serve` process,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudKitModel
 import Foundation
+import IdeaBoxFoundation
 import Synchronization
 
 /// `ideabox-bench uploads`: several large assets uploaded to one `ideabox serve` at once,
