@@ -1,14 +1,17 @@
 import CloudKitModel
+import EmbeddedRemote
 import Foundation
 import IdeaBoxFoundation
 import IdeaModel
+import ProcessTestSupport
 import RemoteTestSupport
 import Testing
 @testable import IdeaSync
 
 /// `CoreDataIdea`, the app's `CD_Idea` records both ways, checked against the iPhone app's
-/// own reading and writing (`IPhoneApp`, written from Apple's mapping) and against whole
-/// records as the app writes them (`Tests/Fixtures/CoreData`).
+/// own reading and writing (`IPhoneApp`, written from Apple's mapping), against whole
+/// records as the app writes them (`Tests/Fixtures/CoreData`), and through a remote
+/// (`IPhoneAppDevice` on the embedded one).
 @Suite struct CoreDataIdeaTests {
     static let laptop = "3f2a9c1e-laptop"
 
@@ -155,4 +158,84 @@ import Testing
         let phone = SyncOrder(timestamp: Timestamp(milliseconds: 1_762_762_000_000), deviceId: edit.lastModifiedBy)
         #expect(read == FieldStamps(title: phone, description: phone, isCompleted: phone))
     }
+
+    // MARK: Through a remote
+
+    /// The embedded remote, the app on one device of its account, and this device's client.
+    static func remote() throws -> (app: IPhoneAppDevice, terminal: any CloudDatabase) {
+        let cloud = try SimulatedCloud.inMemory(clock: ManualClock(start: TestTime.start).wallClock)
+        return (IPhoneAppDevice(database: cloud.database(forDevice: "iphone")), cloud.database(forDevice: "laptop"))
+    }
+
+    /// Every idea in Core Data's zone as this device reads it, by id.
+    static func ideasHere(_ database: any CloudDatabase) async throws -> [UUID: Idea] {
+        var ideas: [UUID: Idea] = [:]
+        for record in try await database.records(in: CoreDataIdea.zone, ofType: CoreDataIdea.recordType) {
+            if case .idea(let idea, _) = CoreDataIdea.read(record) { ideas[idea.id] = idea }
+        }
+        return ideas
+    }
+
+    @Test func theAppsIdeasSavedThroughARemoteReadHereByTheirIds() async throws {
+        let (app, terminal) = try Self.remote()
+        try await app.prepare()
+        let long = String(repeating: "長", count: 4096)
+        let ideas = [
+            IPhoneApp.Idea(
+                id: UUID(), title: "在手機上寫的 📱", description: long, isCompleted: false,
+                createdAt: Date(timeIntervalSince1970: 1_762_761_600), updatedAt: Date(timeIntervalSince1970: 1_762_761_600.5),
+                lastModifiedBy: ""),
+            IPhoneApp.Idea(
+                id: UUID(), title: "Done on the phone", description: "", isCompleted: true,
+                createdAt: Date(timeIntervalSince1970: 1_762_761_700), updatedAt: Date(timeIntervalSince1970: 1_762_761_800),
+                lastModifiedBy: ""),
+        ]
+        for idea in ideas { try await app.save(idea) }
+        let here = try await Self.ideasHere(terminal)
+        #expect(here.count == 2)
+        for idea in ideas {
+            let read = try #require(here[idea.id])
+            #expect(read.title == idea.title && read.description == idea.description && read.isCompleted == idea.isCompleted)
+            #expect(read.updatedAt == Timestamp(idea.updatedAt) && read.deviceId == app.deviceId)
+        }
+    }
+
+    @Test func anIdeaSavedHereIsTheAppsAndItsEditThereKeepsOurStampsAside() async throws {
+        let (app, terminal) = try Self.remote()
+        try await app.prepare()
+        let ours = Self.idea(title: "從終端機來的", description: "before")
+        let name = CoreDataIdea.recordName(forNew: ours.id)
+        let saved = try await terminal.modify(
+            saving: [CoreDataIdea.record(for: ours, stamps: FieldStamps(legacy: ours), recordName: name, tag: nil)], deleting: [],
+            savePolicy: .ifServerRecordUnchanged)
+        #expect(saved.failures.isEmpty)
+        var seen = try #require(try await app.ideas()[name])
+        #expect(seen.id == ours.id && seen.title == ours.title && seen.lastModifiedBy == Self.laptop)
+        seen.description = "edited on the phone"
+        seen.updatedAt = Date(timeIntervalSince1970: 1_762_762_000)
+        try await app.save(seen, recordName: name)
+        let record = try #require(try await app.record(named: name))
+        #expect(record.fields[CoreDataIdea.stampsField] != nil, "the app's edit left our field")
+        guard case .idea(let idea, let stamps) = CoreDataIdea.read(record) else {
+            Issue.record("not read as an idea")
+            return
+        }
+        #expect(idea.description == "edited on the phone" && idea.deviceId == app.deviceId)
+        let phone = SyncOrder(timestamp: Timestamp(milliseconds: 1_762_762_000_000), deviceId: app.deviceId)
+        #expect(stamps == FieldStamps(title: phone, description: phone, isCompleted: phone))
+    }
+
+    @Test func aDeleteByTheAppIsTheRecordsDeletionInTheZonesChanges() async throws {
+        let (app, terminal) = try Self.remote()
+        try await app.prepare()
+        let name = try await app.save(IPhoneApp.Idea(
+            id: UUID(), title: "soon gone", description: "", isCompleted: false, createdAt: Date(timeIntervalSince1970: 1_762_761_600),
+            updatedAt: Date(timeIntervalSince1970: 1_762_761_600), lastModifiedBy: ""))
+        let before = try await terminal.fetchChanges(in: CoreDataIdea.zone, since: nil, resultsLimit: 100)
+        try await app.delete(recordName: name)
+        let after = try await terminal.fetchChanges(in: CoreDataIdea.zone, since: before.token, resultsLimit: 100)
+        #expect(after.deleted.map(\.recordID.recordName) == [name])
+        #expect(try await app.ideas().isEmpty)
+    }
+
 }
