@@ -1,4 +1,5 @@
 import Foundation
+import IdeaBoxFoundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -66,33 +67,23 @@ public final class WebAuthCallback: Sendable {
         """
 }
 
-/// The first token that arrived, and whoever waits for it.
+/// The first token that arrived; `opened` once it did.
 private final class Arrival: Sendable {
-    private struct State {
-        var token: String?
-        var waiting: [CheckedContinuation<String, Never>] = []
-    }
-
-    private let state = Mutex(State())
+    private let token = Mutex<String?>(nil)
+    private let arrived = Latch()
 
     func deliver(_ token: String) {
-        let waiting = state.withLock { state -> [CheckedContinuation<String, Never>] in
-            guard state.token == nil else { return [] }
-            state.token = token
-            defer { state.waiting = [] }
-            return state.waiting
+        let isFirst = self.token.withLock { current in
+            guard current == nil else { return false }
+            current = token
+            return true
         }
-        for continuation in waiting { continuation.resume(returning: token) }
+        if isFirst { arrived.open() }
     }
 
     func value() async -> String {
-        await withCheckedContinuation { continuation in
-            let token = state.withLock { state -> String? in
-                if state.token == nil { state.waiting.append(continuation) }
-                return state.token
-            }
-            if let token { continuation.resume(returning: token) }
-        }
+        await arrived.opened()
+        return token.withLock { $0 } ?? ""
     }
 }
 

@@ -104,7 +104,7 @@ public struct WebServicesDatabase: CloudDatabase {
     public func signInPage() async throws -> URL {
         guard let apiToken = endpoint.apiToken else { throw CloudError.notAuthenticated }
         var components = URLComponents(url: endpoint.url(.zonesList), resolvingAgainstBaseURL: false)!
-        components.percentEncodedQuery = "ckAPIToken=" + (apiToken.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? "")
+        components.percentEncodedQuery = Self.query([("ckAPIToken", apiToken)])
         let (status, headers, answer) = try await transport.post(
             components.url!, body: JSONValue.object([:]).bytes, contentType: "application/json", credentials: nil)
         if status == 421, let object = try? object(answer), let page = WebServicesError(object)?.redirectURL,
@@ -364,9 +364,13 @@ public struct WebServicesDatabase: CloudDatabase {
         guard let apiToken = endpoint.apiToken else { return (url, "Bearer \(token)") }
         // Apple's way: both tokens in the query, percent-encoded ('+', '/' and '=' too).
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        components.percentEncodedQuery = [("ckAPIToken", apiToken), ("ckWebAuthToken", token)]
-            .map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? "")" }.joined(separator: "&")
+        components.percentEncodedQuery = Self.query([("ckAPIToken", apiToken), ("ckWebAuthToken", token)])
         return (components.url ?? url, nil)
+    }
+
+    /// `pairs` as a query, each value percent-encoded (`queryValueAllowed`).
+    static func query(_ pairs: [(String, String)]) -> String {
+        pairs.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) ?? "")" }.joined(separator: "&")
     }
 
     /// What a value in a query this client writes keeps as it is: `+`, `/`, `=` and `&` (of

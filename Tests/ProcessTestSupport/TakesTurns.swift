@@ -30,9 +30,11 @@ public struct TakesTurnsTrait: SuiteTrait, TestTrait, TestScoping {
         }
     }
 
-    /// Runs `function`; if it has not ended by `limit`, records that as an issue and cancels
-    /// it (as Swift Testing's time limit does), then awaits its end.
-    public static func run(_ function: @Sendable () async throws -> Void, within limit: Duration) async throws {
+    /// Runs `function`; if it has not ended by `limit` on `clock`, records that as an issue and
+    /// cancels it (as Swift Testing's time limit does), then awaits its end.
+    public static func run(
+        _ function: @Sendable () async throws -> Void, within limit: Duration, clock: any Clock<Duration> = ContinuousClock()
+    ) async throws {
         try await withoutActuallyEscaping(function) { function in
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
@@ -40,7 +42,7 @@ public struct TakesTurnsTrait: SuiteTrait, TestTrait, TestScoping {
                     return true
                 }
                 group.addTask {
-                    try? await Task.sleep(for: limit)
+                    try? await clock.sleep(for: limit)
                     return false
                 }
                 if try await group.next() == false {
