@@ -399,6 +399,7 @@ extension IdeaRepository {
         try write { db in
             try db.run(sql: "UPDATE syncMetadata SET accountName = ?, changeToken = NULL WHERE id = 1", arguments: [account])
             try db.run(sql: "DELETE FROM remoteTag")
+            try db.run(sql: "DELETE FROM remoteRecordName")
             try queueEverything(at: now, db)
         }
     }

@@ -18,6 +18,7 @@ public enum IdeaSchema {
         case searchMergesApart = "v11-search-merges-apart"
         case overwriteJournal = "v12-overwrite-journal"
         case deviceNames = "v13-device-names"
+        case remoteRecordNames = "v14-remote-record-names"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -62,6 +63,16 @@ public enum IdeaSchema {
             // carried (`namedAt`: that record's time), so an older record never renames it back.
             try db.execute(sql: """
                 CREATE TABLE deviceName (deviceId TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, namedAt INTEGER NOT NULL)
+                """)
+        }
+        migrator.registerMigration(Migration.remoteRecordNames.rawValue) { db in
+            // The name of the remote record that carries an idea, where another client named
+            // it (the IdeaBox app's records in iCloud): saves and deletes go to that record,
+            // and a deletion the remote reports by name maps back to its idea. Kept apart
+            // from the tags, which come and go with each version.
+            try db.execute(sql: """
+                CREATE TABLE remoteRecordName (ideaId TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL) WITHOUT ROWID;
+                CREATE INDEX remoteRecordName_by_name ON remoteRecordName(name);
                 """)
         }
         return migrator

@@ -9,7 +9,7 @@ import IdeaBoxFoundation
 /// fetches everything again and brings back what was on the damaged pages.
 struct Salvage {
     /// The tables copied as they are, the columns they share with the fresh database.
-    static let copiedTables = ["tombstone", "outbox", "remoteTag", "ideaHistory", "conflictLog", "syncLog"]
+    static let copiedTables = ["tombstone", "outbox", "remoteTag", "remoteRecordName", "ideaHistory", "conflictLog", "syncLog"]
 
     /// What was read of each table, by name.
     var tables: [String: TableSalvage] = [:]

@@ -14,11 +14,17 @@ import IdeaStore
 /// (`CD_<attribute>_ckAsset`, read when the field itself is empty). A delete is the record's
 /// deletion, not a record of ours.
 ///
-/// Our field stamps travel beside the app's attributes, in `ideaboxFieldStamps` (`STRING`,
-/// as `IdeaRecord`'s `fieldStamps`), a field the app does not read. An edit the app makes
-/// leaves them behind, with its own `CD_updatedAt` and `CD_lastModifiedBy` later than all of
-/// them: such a record reads as every field stamped at the app's `updatedAt` by the app's
-/// device (`FieldStamps.checked(for:)`), which is what the app's last-write-wins means.
+/// Our field stamps travel beside the app's attributes, in fields the app does not read:
+/// `ideaboxFieldStamps` (`STRING`, as `IdeaRecord`'s `fieldStamps`, every stamp with its
+/// device id) and `ideaboxFieldHashes` (`STRING`: a hash of each field's value as it was
+/// stamped, title, description and done flag, separated by `;`). An edit the app makes leaves
+/// them behind, with its own `CD_updatedAt` and `CD_lastModifiedBy`: a field whose value
+/// still has the hash it was stamped with keeps its stamp, and a field the app changed is
+/// stamped at the app's `updatedAt` by the app's device. So an edit of the title on the phone
+/// and one of the description in the terminal, made apart, both survive, as they do between
+/// two terminals. A record without them (the app made it) reads as every field stamped at the
+/// app's `updatedAt`, which is what the app's last-write-wins means. The writer's name travels
+/// in `ideaboxDeviceName` (as `IdeaRecord`'s `deviceName`).
 ///
 /// Reading is lenient where the app may leave a value out (a missing description is empty,
 /// a missing done flag false) and strict where a wrong value would be trusted: a record of
@@ -36,6 +42,10 @@ enum CoreDataIdea {
     /// The field our stamps travel in: not a `CD_` name, which Core Data would take for one
     /// of its attributes.
     static let stampsField = "ideaboxFieldStamps"
+    /// The field the hashes of the values stamped travel in.
+    static let hashesField = "ideaboxFieldHashes"
+    /// The field the writer's name travels in.
+    static let deviceNameField = "ideaboxDeviceName"
 
     /// The attributes of the app's `Idea`, each in its field.
     enum Attribute: String, CaseIterable, Sendable {
@@ -65,9 +75,10 @@ enum CoreDataIdea {
         case notAnIdea
     }
 
-    /// The fields that carry `idea` (stamped `stamps`) as the app's model does.
-    static func fields(for idea: Idea, stamps: FieldStamps) -> [String: FieldValue] {
-        [
+    /// The fields that carry `idea` (stamped `stamps`) as the app's model does, with its
+    /// writer's name if `names` holds one.
+    static func fields(for idea: Idea, stamps: FieldStamps, names: [String: String] = [:]) -> [String: FieldValue] {
+        var fields: [String: FieldValue] = [
             entityNameField: .string(entityName),
             Attribute.id.field: .string(idea.id.uuidString),
             Attribute.title.field: .string(idea.title),
@@ -76,16 +87,66 @@ enum CoreDataIdea {
             Attribute.createdAt.field: .timestamp(idea.createdAt),
             Attribute.updatedAt.field: .timestamp(idea.updatedAt),
             Attribute.lastModifiedBy.field: .string(idea.deviceId),
-            stampsField: .string(IdeaRecord.encode(stamps, recordDevice: idea.deviceId)),
+            // Every stamp names its device: the record's writer changes when the app edits it.
+            stampsField: .string(IdeaRecord.encode(stamps, recordDevice: "")),
+            hashesField: .string(IdeaField.allCases.map { valueHash($0, of: idea) }.joined(separator: ";")),
         ]
+        if let name = names[idea.deviceId] { fields[deviceNameField] = .string(idea.deviceId + " " + name) }
+        return fields
     }
 
     /// The record that saves `idea` under `recordName` (the app's name for a record it made;
     /// the idea's `uuidString` for one made here), with the remote's last known tag.
-    static func record(for idea: Idea, stamps: FieldStamps, recordName: String, tag: String?) -> RemoteRecord {
+    static func record(
+        for idea: Idea, stamps: FieldStamps, recordName: String, tag: String?, names: [String: String] = [:]
+    ) -> RemoteRecord {
         RemoteRecord(
             recordType: recordType, recordID: RecordID(recordName: recordName, zoneID: zone),
-            fields: fields(for: idea, stamps: stamps), changeTag: tag, creationDate: nil, modificationDate: nil)
+            fields: fields(for: idea, stamps: stamps, names: names), changeTag: tag, creationDate: nil, modificationDate: nil)
+    }
+
+    /// A hash of `field`'s value in `idea` (64-bit FNV-1a of its UTF-8, in hex): enough to
+    /// tell whether the app changed a value since it was stamped. Not a secret: a client that
+    /// forges one only misplaces the stamps of its own account's ideas.
+    static func valueHash(_ field: IdeaField, of idea: Idea) -> String {
+        let text = switch field {
+        case .title: idea.title
+        case .description: idea.description
+        case .isCompleted: idea.isCompleted ? "1" : "0"
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Each field's stamp in `record`, whose values `idea` holds (its `updatedAt` and
+    /// `deviceId` the record's `CD_updatedAt` and `CD_lastModifiedBy`): see the type.
+    static func stamps(of idea: Idea, in record: RemoteRecord) -> FieldStamps {
+        guard case .string(let stampsText)? = record[stampsField],
+              let stamped = IdeaRecord.parsedStamps(stampsText, recordDevice: idea.deviceId),
+              case .string(let hashesText)? = record[hashesField]
+        else { return FieldStamps(legacy: idea) }
+        let hashes = hashesText.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        guard hashes.count == IdeaField.allCases.count else { return FieldStamps(legacy: idea) }
+        var stamps = FieldStamps(all: SyncOrder(idea))
+        for (field, hash) in zip(IdeaField.allCases, hashes) where hash == valueHash(field, of: idea) {
+            stamps[field] = stamped[field]
+        }
+        return stamps
+    }
+
+    /// The name `record`'s writer goes by, as of the record's time; nil when it carries none
+    /// of its writer's.
+    static func naming(from record: RemoteRecord) -> DeviceNaming? {
+        guard case .string(let writer)? = record[Attribute.lastModifiedBy.field],
+              case .timestamp(let at)? = record[Attribute.updatedAt.field],
+              case .string(let text)? = record[deviceNameField]
+        else { return nil }
+        return IdeaRecord.naming(text, writer: writer, at: at)
     }
 
     /// The name of the record that carries an idea made on this device.
@@ -149,9 +210,11 @@ enum CoreDataIdea {
         let idea = Idea(
             id: id, title: title, description: description ?? "", isCompleted: isCompleted,
             createdAt: min(created ?? updatedAt, updatedAt), updatedAt: updatedAt, deviceId: deviceId, version: 0)
-        guard let valid = try? idea.validated() else { return .notAnIdea }
-        let stampsText: String? = if case .string(let value)? = record[stampsField] { value } else { nil }
-        let stamps = IdeaRecord.stamps(stampsText, of: valid)
+        guard var valid = try? idea.validated() else { return .notAnIdea }
+        let stamps = stamps(of: valid, in: record)
+        // The idea's own place is its latest stamp, as on every device.
+        valid.updatedAt = max(stamps.latest.timestamp, valid.createdAt)
+        valid.deviceId = stamps.latest.deviceId
         guard let receivedAt = record.modificationDate else { return .idea(valid, stamps) }
         let (arrived, arrivedStamps) = ArrivalRule.arrived(valid, stamps, receivedAt: receivedAt)
         return .idea(arrived, arrivedStamps)

@@ -121,6 +121,12 @@ enum IdeaRecord {
         guard case .string(let writer)? = record["deviceId"], case .timestamp(let at)? = record["updatedAt"],
               case .string(let text)? = record["deviceName"]
         else { return nil }
+        return naming(text, writer: writer, at: at)
+    }
+
+    /// The name `text` (a device id, a space, a name) gives `writer` as of `at`; nil when it
+    /// names another device or cannot be a name.
+    static func naming(_ text: String, writer: String, at: Timestamp) -> DeviceNaming? {
         let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0] == writer, let name = DeviceNames.normalized(String(parts[1])) else { return nil }
         return DeviceNaming(deviceId: writer, name: name, namedAt: at)
@@ -149,18 +155,23 @@ enum IdeaRecord {
     /// The stamps `text` carries for `idea`, or every field stamped at its `updatedAt` when
     /// there is no text, it can't be read, or the record was written after it.
     static func stamps(_ text: String?, of idea: Idea) -> FieldStamps {
-        let legacy = FieldStamps(legacy: idea)
-        guard let text else { return legacy }
+        guard let text, let stamps = parsedStamps(text, recordDevice: idea.deviceId) else { return FieldStamps(legacy: idea) }
+        return stamps.checked(for: idea)
+    }
+
+    /// The stamps `text` carries, a stamp without a device id of its own written by
+    /// `recordDevice`; nil when `text` can't be read.
+    static func parsedStamps(_ text: String, recordDevice: String) -> FieldStamps? {
         let parts = text.split(separator: ";", omittingEmptySubsequences: false)
-        guard parts.count == IdeaField.allCases.count else { return legacy }
+        guard parts.count == IdeaField.allCases.count else { return nil }
         var orders: [SyncOrder] = []
         for part in parts {
             let pieces = part.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let milliseconds = Int64(pieces[0]), milliseconds >= 0 else { return legacy }
-            let device = pieces.count == 2 ? String(pieces[1]) : idea.deviceId
-            guard isDeviceId(device), milliseconds <= latestTime else { return legacy }
+            guard let milliseconds = Int64(pieces[0]), milliseconds >= 0 else { return nil }
+            let device = pieces.count == 2 ? String(pieces[1]) : recordDevice
+            guard isDeviceId(device), milliseconds <= latestTime else { return nil }
             orders.append(SyncOrder(timestamp: Timestamp(milliseconds: milliseconds), deviceId: device))
         }
-        return FieldStamps(title: orders[0], description: orders[1], isCompleted: orders[2]).checked(for: idea)
+        return FieldStamps(title: orders[0], description: orders[1], isCompleted: orders[2])
     }
 }

@@ -139,7 +139,7 @@ public final class SyncEngine: Sendable {
     /// A local change of the ideas: sends the outbox now, with whatever else changed
     /// meanwhile, without fetching first and without the companions.
     public func localChangeHappened() {
-        request(after: 0, scope: .zones([IdeaRecord.zone]), onlySends: true)
+        request(after: 0, scope: .zones([session.zone]), onlySends: true)
     }
 
     /// `s` or `ideabox sync`: syncs now, with a fresh set of retries.
@@ -271,7 +271,7 @@ public final class SyncEngine: Sendable {
         defer { scheduler.schedule(after: Self.localLookMilliseconds) { [self] in lookLocally() } }
         guard case .synced = status else { return }
         var zones = Set<RecordZoneID>()
-        if session.pendingCount() > 0 { zones.insert(IdeaRecord.zone) }
+        if session.pendingCount() > 0 { zones.insert(session.zone) }
         for companion in companions where (companion.pendingCount() ?? 0) > 0 {
             zones.insert(companion.zone)
         }
@@ -345,7 +345,7 @@ public final class SyncEngine: Sendable {
         scheduler.launch({ [self] () async -> Result<SyncReport, SyncFailure> in
             do throws(SyncFailure) {
                 var report = SyncReport()
-                if scope.covers(IdeaRecord.zone) {
+                if scope.covers(session.zone) {
                     report = onlySends ? try await session.send() : try await session.run()
                 } else {
                     try await session.checkAccount()

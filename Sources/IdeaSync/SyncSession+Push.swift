@@ -29,7 +29,7 @@ extension SyncSession {
         var transientFailure: CloudError?
         // The last change sent in this pass through the outbox.
         var cursor: PendingChange?
-        var inFlight: [PendingChange]?
+        var inFlight: (changes: [PendingChange], ideas: [RecordID: UUID])?
         var clockMeasured = false
         var rounds = 0
         while rounds < 10_000 {
@@ -40,14 +40,14 @@ extension SyncSession {
                 cursor = nil
                 pending = try repository.pendingChanges(after: nil, limit: limit)
             }
-            var answered: (changes: [PendingChange], result: ModifyResult)?
+            var answered: (sent: (changes: [PendingChange], ideas: [RecordID: UUID]), result: ModifyResult)?
             if let sent = inFlight {
                 inFlight = nil
                 do {
                     guard let result = try await requests.next() else { throw CloudError.internalError }
                     answered = (sent, result)
-                } catch let error as CloudError where error.code == .limitExceeded && sent.count > 1 {
-                    limit = max(1, sent.count / 2)
+                } catch let error as CloudError where error.code == .limitExceeded && sent.changes.count > 1 {
+                    limit = max(1, sent.changes.count / 2)
                     cursor = nil
                     continue
                 } catch let error as CloudError where error.code == .zoneNotFound {
@@ -57,15 +57,16 @@ extension SyncSession {
                 }
             }
             if !pending.isEmpty {
-                requests.addTask(operation: send(pending))
-                inFlight = pending
+                let (request, ideas) = try send(pending)
+                requests.addTask(operation: request)
+                inFlight = (pending, ideas)
                 cursor = pending.last
             }
             guard let (sent, result) = answered else {
                 if inFlight == nil { break }
                 continue
             }
-            let progress = try settle(sent, result, measuringClock: &clockMeasured, into: &report)
+            let progress = try await settle(sent, result, measuringClock: &clockMeasured, into: &report)
             if let failure = result.partialFailure, failure.isTransient || !progress {
                 transientFailure = failure
                 break
@@ -76,7 +77,7 @@ extension SyncSession {
         // queued if the request failed).
         if let sent = inFlight, let result = try? await requests.next() {
             inFlight = nil
-            _ = try settle(sent, result, measuringClock: &clockMeasured, into: &report)
+            _ = try await settle(sent, result, measuringClock: &clockMeasured, into: &report)
         }
         if report.sent > 0 {
             try repository.logSyncEvent(.sent(count: report.sent), at: clock.now())
@@ -86,30 +87,40 @@ extension SyncSession {
         }
     }
 
-    /// The request that sends `changes`, for a child task.
-    private func send(_ changes: [PendingChange]) -> @Sendable () async throws -> ModifyResult {
-        let names = namesToSend()
-        let records = changes.map { IdeaRecord.record(for: $0.payload, tag: $0.remoteTag, names: names) }
+    /// The request that sends `changes`, for a child task, and the idea each of its records
+    /// stands for.
+    private func send(_ changes: [PendingChange]) throws -> (@Sendable () async throws -> ModifyResult, [RecordID: UUID]) {
+        let recordNames = shape == .coreData ? try repository.recordNames(of: changes.map(\.ideaId)) : [:]
+        let request = shape.request(for: changes, names: namesToSend(), recordNames: recordNames)
         let database = self.database
-        return { try await database.modify(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged) }
+        return ({ try await database.modify(saving: request.saving, deleting: request.deleting, savePolicy: .ifServerRecordUnchanged) },
+                request.ideas)
     }
 
     /// Applies one modify answer; returns whether anything moved (sent, or settled). The first
     /// answer of a push that saved something measures this clock against the remote's
     /// (`clockMeasured`): once a push is enough, and spares each batch two transactions.
     private func settle(
-        _ pending: [PendingChange], _ result: ModifyResult, measuringClock clockMeasured: inout Bool,
+        _ sent: (changes: [PendingChange], ideas: [RecordID: UUID]), _ result: ModifyResult, measuringClock clockMeasured: inout Bool,
         into report: inout SyncReport
-    ) throws -> Bool {
-        let byId = Dictionary(pending.map { ($0.ideaId, $0) }, uniquingKeysWith: { first, _ in first })
+    ) async throws -> Bool {
+        let byId = Dictionary(sent.changes.map { ($0.ideaId, $0) }, uniquingKeysWith: { first, _ in first })
         var acknowledged: [PendingChange] = []
         var tags: [UUID: String] = [:]
         var receivedAt: [UUID: Timestamp] = [:]
         for record in result.saved {
-            guard let id = IdeaRecord.ideaId(of: record.recordID), let change = byId[id] else { continue }
+            guard let id = sent.ideas[record.recordID], let change = byId[id] else { continue }
             acknowledged.append(change)
             if let tag = record.changeTag { tags[id] = tag }
             if let time = record.modificationDate { receivedAt[id] = time }
+        }
+        // A record deleted, or found gone already (the app's shape): the delete is done.
+        var removed: [UUID] = []
+        let gone = result.failures.compactMap { $0.value.code == .unknownItem ? $0.key : nil }
+        for recordID in result.deleted + gone {
+            guard let id = sent.ideas[recordID], let change = byId[id], case .delete = change.payload else { continue }
+            acknowledged.append(change)
+            removed.append(id)
         }
         let answeredAt = clock.now()
         try repository.acknowledge(acknowledged, tags: tags, receivedAt: receivedAt, syncedAt: answeredAt, account: checked.account)
@@ -120,6 +131,7 @@ extension SyncSession {
             try repository.bringBackFutureTimes()
         }
         report.sent += acknowledged.count
+        if !removed.isEmpty { try repository.forgetRemoteTags(removed) }
 
         var serverVersions: [RemoteChange] = []
         var serverTags: [UUID: String] = [:]
@@ -127,13 +139,15 @@ extension SyncSession {
         var staleTags: [UUID] = []
         var failed: [PendingChange] = []
         for (recordID, error) in result.failures {
-            guard let id = IdeaRecord.ideaId(of: recordID), let change = byId[id] else { continue }
+            guard let id = sent.ideas[recordID], let change = byId[id], !removed.contains(id) else { continue }
             switch error {
             case .serverRecordChanged(let server?):
-                if let version = IdeaRecord.change(from: server) {
+                if case .change(let version, let naming) = try await reading(server), version.ideaId == id {
                     serverVersions.append(version)
-                    if let naming = IdeaRecord.naming(from: server) { serverNames.append(naming) }
+                    if let naming { serverNames.append(naming) }
                     if let tag = server.changeTag { serverTags[id] = tag }
+                } else {
+                    failed.append(change)
                 }
             case .unknownItem:
                 staleTags.append(id)
@@ -160,7 +174,7 @@ extension SyncSession {
 
     func recreateZone() async throws {
         try repository.logSyncEvent(.zoneMissing, at: clock.now())
-        try await database.createZone(IdeaRecord.zone)
+        try await database.createZone(shape.zone)
         try repository.forgetRemoteTags()
         try repository.requeueEverything()
         _ = try repository.applyRemoteChanges([], changeToken: .set(nil), syncedAt: clock.now(), rule: ConflictRule.decide)

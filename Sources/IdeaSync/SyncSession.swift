@@ -16,6 +16,8 @@ public struct SyncSession: Sendable {
 
     let repository: IdeaRepository
     let database: any CloudDatabase
+    /// How ideas travel on that remote.
+    public let shape: RecordShape
     let clock: WallClock
     /// The name this device goes by where a person gave it none (`ideabox device name`):
     /// the config file's, else the host's; nil sends no name.
@@ -25,16 +27,23 @@ public struct SyncSession: Sendable {
     /// to another account midway).
     let checked = CheckedAccount()
 
-    /// The zone the ideas live in: what a device listens to for notifications.
+    /// The zone ideas of our own shape live in (`RecordShape.ideabox`).
     public static let zone = IdeaRecord.zone
-    /// The record type of ideas in that zone.
+    /// The record type of ideas of our own shape.
     public static let recordType = IdeaRecord.recordType
 
-    /// A session syncing `repository` with `database`; this device's records carry its name,
-    /// the one a person gave it or else `defaultDeviceName`.
-    public init(repository: IdeaRepository, database: any CloudDatabase, clock: WallClock, defaultDeviceName: String? = nil) {
+    /// The zone this session's ideas live in: what a device listens to for notifications.
+    public var zone: RecordZoneID { shape.zone }
+
+    /// A session syncing `repository` with `database`, where ideas travel as `shape` says;
+    /// this device's records carry its name, the one a person gave it or else `defaultDeviceName`.
+    public init(
+        repository: IdeaRepository, database: any CloudDatabase, shape: RecordShape = .ideabox, clock: WallClock,
+        defaultDeviceName: String? = nil
+    ) {
         self.repository = repository
         self.database = database
+        self.shape = shape
         self.clock = clock
         self.defaultDeviceName = defaultDeviceName
     }
@@ -109,16 +118,16 @@ public struct SyncSession: Sendable {
         var report = SyncReport()
         try await perform {
             try await prepare()
-            let remote = try await database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType)
+            let remote = try await listing()
             var local = Set<UUID>()
             try repository.forEachSyncState { local.insert($0.ideaId) }
             var tags: [UUID: String] = [:]
-            for record in remote {
-                if let id = IdeaRecord.ideaId(of: record.recordID), let tag = record.changeTag { tags[id] = tag }
+            for (record, change) in remote {
+                if let tag = record.changeTag { tags[change.ideaId] = tag }
             }
             // What the listing showed orders the overwrite: its stamps and deletes come after
             // every version read, whatever this device's clock says.
-            try repository.noteSeen(remote.compactMap(IdeaRecord.change(from:)))
+            try repository.noteSeen(remote.map(\.change))
             try repository.beginOverwrite(remoteTags: tags, deleting: tags.keys.filter { !local.contains($0) })
             try repository.logSyncEvent(.overwriting(count: local.count), at: clock.now())
             do {
@@ -147,8 +156,8 @@ public struct SyncSession: Sendable {
         try await perform {
             try await prepare()
             var remote: [UUID: RemoteChange] = [:]
-            for record in try await database.records(in: IdeaRecord.zone, ofType: IdeaRecord.recordType) {
-                if let change = IdeaRecord.change(from: record) { remote[change.ideaId] = change }
+            for (_, change) in try await listing() {
+                remote[change.ideaId] = change
             }
             let pending = Set(try repository.pendingChanges(limit: Int.max).map(\.ideaId))
             try repository.forEachSyncState { local in
@@ -229,7 +238,7 @@ public struct SyncSession: Sendable {
         if broughtBack > 0 { try repository.logSyncEvent(.futureTimesBroughtBack(count: broughtBack), at: clock.now()) }
         let metadata = try await checkedAccount()
         if metadata.changeToken == nil {
-            try await database.createZone(IdeaRecord.zone)
+            try await database.createZone(shape.zone)
         }
     }
 
@@ -320,13 +329,11 @@ public struct SyncSession: Sendable {
             for recordID in page.invalid {
                 try repository.logSyncEvent(.skippedInvalidRecord(name: "\(recordID)"), at: clock.now())
             }
-            let deletedIds = changes.deleted.compactMap { IdeaRecord.ideaId(of: $0.recordID) }
-            if !deletedIds.isEmpty {
-                try repository.forgetRemoteTags(deletedIds)
-                try repository.requeue(deletedIds)
-            }
+            try repository.rememberRecordNames(page.recordNames)
+            var remote = try refusingReplays(page.remote)
+            let deletions = try deletions(changes.deleted)
+            if !deletions.isEmpty { remote = PreparedRemoteChanges(remote.changes + deletions) }
             refetched?.formUnion(page.remote.changes.map(\.ideaId))
-            let remote = try refusingReplays(page.remote)
             if !page.remote.changes.isEmpty || changes.token != token {
                 let summary = try repository.applyRemoteChanges(
                     remote, tags: page.tags, deviceNames: page.names, changeToken: .set(changes.token.data),
@@ -383,6 +390,8 @@ public struct SyncSession: Sendable {
         var tags: [UUID: String] = [:]
         /// The names the records' writers go by.
         var names: [DeviceNaming] = []
+        /// The name of each idea's record, where the app named it.
+        var recordNames: [UUID: String] = [:]
         /// Records that are not valid ideas: skipped, and logged.
         var invalid: [RecordID] = []
         /// The latest time the remote received one of the page's records.
@@ -392,19 +401,91 @@ public struct SyncSession: Sendable {
     /// Fetches the page of changes after `token`, reads its records as ideas and works out
     /// their search text.
     private func fetchPage(since token: ChangeToken?) async throws -> Page {
-        var page = Page(changes: try await database.fetchChanges(in: IdeaRecord.zone, since: token, resultsLimit: Self.fetchLimit))
+        var page = Page(changes: try await database.fetchChanges(in: shape.zone, since: token, resultsLimit: Self.fetchLimit))
         var remote: [RemoteChange] = []
         for record in page.changes.changed {
-            guard let change = IdeaRecord.change(from: record) else {
+            switch try await reading(record) {
+            case .change(let change, let naming):
+                remote.append(change)
+                if let tag = record.changeTag { page.tags[change.ideaId] = tag }
+                if let naming { page.names.append(naming) }
+                if shape == .coreData { page.recordNames[change.ideaId] = record.recordID.recordName }
+            case .invalid, .needsAssets:
                 page.invalid.append(record.recordID)
+            case .foreign:
                 continue
             }
-            remote.append(change)
-            if let tag = record.changeTag { page.tags[change.ideaId] = tag }
-            if let naming = IdeaRecord.naming(from: record) { page.names.append(naming) }
         }
         page.remote = PreparedRemoteChanges(remote)
         return page
+    }
+
+    /// What `record` says, the assets its text was moved into read first.
+    func reading(_ record: RemoteRecord) async throws -> RecordShape.Reading {
+        let reading = shape.read(record)
+        guard case .needsAssets(let assets) = reading else { return reading }
+        var texts: [String: String] = [:]
+        for (field, reference) in assets {
+            texts[field] = String(decoding: try await database.fetchAsset(reference), as: UTF8.self)
+        }
+        return shape.read(record, assetTexts: texts)
+    }
+
+    /// Every idea the remote holds, with its record (its name remembered where the app
+    /// named it): what an overwrite and the integrity check compare with.
+    private func listing() async throws -> [(record: RemoteRecord, change: RemoteChange)] {
+        var listed: [(record: RemoteRecord, change: RemoteChange)] = []
+        var recordNames: [UUID: String] = [:]
+        for record in try await database.records(in: shape.zone, ofType: shape.recordType) {
+            guard case .change(let change, _) = try await reading(record) else { continue }
+            listed.append((record, change))
+            if shape == .coreData { recordNames[change.ideaId] = record.recordID.recordName }
+        }
+        try repository.rememberRecordNames(recordNames)
+        return listed
+    }
+
+    /// What the remote's deletions of records mean here. A record of ours is never deleted
+    /// but by hand (`RecordShape.ideabox`): what this device holds of it is queued to be sent
+    /// again. The app's records are deleted when it deletes an idea: the idea is deleted here
+    /// too, unless this device has a change of it waiting to be sent (an edit wins over a
+    /// delete made apart from it, and puts the idea back), stamped after every stamp it has,
+    /// as it was seen now. Returns the deletions to apply.
+    private func deletions(_ deleted: [DeletedRecord]) throws -> [RemoteChange] {
+        switch shape {
+        case .ideabox:
+            let ids = deleted.compactMap { IdeaRecord.ideaId(of: $0.recordID) }
+            if !ids.isEmpty {
+                try repository.forgetRemoteTags(ids)
+                try repository.requeue(ids)
+            }
+            return []
+        case .coreData:
+            let names = deleted.filter { $0.recordType == shape.recordType }.map(\.recordID.recordName)
+            guard !names.isEmpty else { return [] }
+            let remembered = try repository.ideaIds(ofRecordNames: names)
+            let ids = names.compactMap { shape.ideaId(ofRecordNamed: $0, remembered: remembered) }
+            try repository.forgetRemoteTags(ids)
+            let settled = try repository.settledStates(of: ids)
+            var pending: [UUID] = []
+            var deletions: [RemoteChange] = []
+            let now = clock.now()
+            for id in ids {
+                switch settled[id] {
+                case .saved(_, let stamps)?:
+                    let time = max(now, Timestamp(milliseconds: stamps.latest.timestamp.milliseconds + 1))
+                    deletions.append(.deleted(ideaId: id, order: SyncOrder(timestamp: time, deviceId: CoreDataIdea.unknownWriter)))
+                case .deleted?:
+                    continue
+                case nil:
+                    pending.append(id)
+                }
+            }
+            // An idea this device never held has no settled state either: requeueing it
+            // queues nothing.
+            try repository.requeue(pending)
+            return deletions
+        }
     }
 }
 

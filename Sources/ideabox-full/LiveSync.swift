@@ -47,7 +47,7 @@ struct LiveSync {
         self.deliveryFile = deliveryFile
         listener = sync.remote.changeFeed.map { feed in
             ChangeListener(
-                feed: feed, zones: ([SyncSession.zone] + companions.map(\.zone)).reduce(into: []) { zones, zone in
+                feed: feed, zones: ([sync.session.zone] + companions.map(\.zone)).reduce(into: []) { zones, zone in
                     if !zones.contains(zone) { zones.append(zone) }
                 },
                 scheduler: DispatchSyncScheduler(clock: context.clock, label: "ideabox.notifications"),

@@ -18,6 +18,22 @@ import Testing
             deviceId: deviceId, version: version)
     }
 
+    // MARK: Record names
+
+    @Test func recordNamesAreRememberedBothWaysReplacedAndForgottenWithTheAccount() throws {
+        let store = try StoreFixture()
+        let (first, second) = (uuid("00000000-0000-4000-8000-000000000001"), uuid("00000000-0000-4000-8000-000000000002"))
+        try store.repository.rememberRecordNames([first: "APP-NAME-1", second: "APP-NAME-2"])
+        try store.repository.rememberRecordNames([second: "APP-NAME-2B"])
+        #expect(try store.repository.recordNames(of: [first, second, UUID()]) == [first: "APP-NAME-1", second: "APP-NAME-2B"])
+        #expect(try store.repository.ideaIds(ofRecordNames: ["APP-NAME-1", "APP-NAME-2", "APP-NAME-2B"]) == [
+            "APP-NAME-1": first, "APP-NAME-2B": second,
+        ])
+        try store.repository.bindAccount("one")
+        try store.repository.carryIdeas(to: "another")
+        #expect(try store.repository.recordNames(of: [first, second]).isEmpty, "another account's records have names of their own")
+    }
+
     // MARK: Outbox
 
     @Test func pendingChangesListSavesAndDeletesOldestFirst() throws {

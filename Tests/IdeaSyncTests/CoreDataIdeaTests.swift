@@ -136,7 +136,7 @@ import Testing
 
     // MARK: Both writing
 
-    @Test func anEditTheAppMakesAfterOursStampsEveryFieldWithTheAppsTimeAndDevice() throws {
+    @Test func anEditTheAppMakesAfterOursStampsTheFieldsItChangedWithTheAppsTimeAndDevice() throws {
         let ours = Self.idea(title: "from the terminal", description: "before")
         let stamps = FieldStamps(
             title: SyncOrder(timestamp: Timestamp(milliseconds: 1_762_761_650_000), deviceId: Self.laptop),
@@ -156,7 +156,34 @@ import Testing
         }
         #expect(idea.description == "edited on the phone")
         let phone = SyncOrder(timestamp: Timestamp(milliseconds: 1_762_762_000_000), deviceId: edit.lastModifiedBy)
-        #expect(read == FieldStamps(title: phone, description: phone, isCompleted: phone))
+        #expect(read == FieldStamps(title: stamps.title, description: phone, isCompleted: stamps.isCompleted), "the title and done flag it left keep ours")
+        #expect(idea.updatedAt == phone.timestamp && idea.deviceId == phone.deviceId)
+
+        // Without the hashes of the values stamped (an older writer), no stamp can be trusted.
+        record.fields[CoreDataIdea.hashesField] = nil
+        guard case .idea(_, let unhashed) = CoreDataIdea.read(record) else {
+            Issue.record("not read as an idea")
+            return
+        }
+        #expect(unhashed == FieldStamps(all: phone))
+    }
+
+    @Test func aFieldTheAppSetBackToItsStampedValueKeepsItsStamp() throws {
+        let ours = Self.idea(title: "same", description: "same")
+        let stamps = FieldStamps(all: SyncOrder(ours))
+        var record = CoreDataIdea.record(for: ours, stamps: stamps, recordName: "n", tag: "t1")
+        var edit = try #require(try IPhoneApp.read(record))
+        edit.isCompleted = true
+        edit.updatedAt = Date(timeIntervalSince1970: 1_762_762_000)
+        edit.lastModifiedBy = "0F6E2C1A-9B8D-4E7F-A3C2-5D4B1E0F9A87"
+        record.fields.merge(IPhoneApp.record(edit, recordName: "n").fields) { _, new in new }
+        guard case .idea(_, let read) = CoreDataIdea.read(record) else {
+            Issue.record("not read as an idea")
+            return
+        }
+        let phone = SyncOrder(timestamp: Timestamp(milliseconds: 1_762_762_000_000), deviceId: edit.lastModifiedBy)
+        #expect(read == FieldStamps(title: stamps.title, description: stamps.description, isCompleted: phone))
+        #expect(CoreDataIdea.valueHash(.title, of: ours) != CoreDataIdea.valueHash(.description, of: Self.idea(title: "same", description: "Same")))
     }
 
     // MARK: Through a remote
@@ -222,7 +249,8 @@ import Testing
         }
         #expect(idea.description == "edited on the phone" && idea.deviceId == app.deviceId)
         let phone = SyncOrder(timestamp: Timestamp(milliseconds: 1_762_762_000_000), deviceId: app.deviceId)
-        #expect(stamps == FieldStamps(title: phone, description: phone, isCompleted: phone))
+        let legacy = FieldStamps(legacy: ours)
+        #expect(stamps == FieldStamps(title: legacy.title, description: phone, isCompleted: legacy.isCompleted))
     }
 
     @Test func aDeleteByTheAppIsTheRecordsDeletionInTheZonesChanges() async throws {

@@ -73,11 +73,12 @@ final class SyncFixture {
     }
 
     /// A new device named `name`, with its own database and engine. `deviceIds` makes the
-    /// device's id (random unless given), `ideaIds` the ids of its new ideas, and `client`
+    /// device's id (random unless given), `ideaIds` the ids of its new ideas, `shape` how its
+    /// ideas travel (ours, or the iPhone app's records in iCloud), and `client`
     /// may wrap the device's client of the remote (to watch or fault its requests).
     func device(
         _ name: String, seedsSamples: Bool = false, clockOffset: Int64 = 0,
-        deviceIds: IdGenerator = .random, ideaIds: IdGenerator = .random,
+        deviceIds: IdGenerator = .random, ideaIds: IdGenerator = .random, shape: RecordShape = .ideabox,
         client: (any CloudDatabase) -> any CloudDatabase = { $0 }
     ) throws -> Device {
         let database = try IdeaDatabase.inMemory(
@@ -86,7 +87,7 @@ final class SyncFixture {
         let repository = database.repository(clock: clock, ids: ideaIds)
         let remote = client(server.map { FaultInjectingDatabase(base: $0.client(), faults: cloud.network, device: name) }
             ?? cloud.database(forDevice: name))
-        let session = SyncSession(repository: repository, database: remote, clock: clock)
+        let session = SyncSession(repository: repository, database: remote, shape: shape, clock: clock)
         return Device(
             name: name, repository: repository, session: session, engine: SyncEngine(session: session, scheduler: scheduler),
             remote: remote)
