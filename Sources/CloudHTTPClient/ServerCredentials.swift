@@ -1,9 +1,15 @@
 import Foundation
 import IdeaBoxFoundation
 
-/// How a profile reaches `ideabox serve`: the server's URL, the container, the account, its
-/// token (nil once signed out) and the container's API token if the server gave one. Kept in
-/// the profile's folder, readable by its owner only.
+/// How a profile reaches `ideabox serve`, or the person's iCloud (`isICloud`): the server's
+/// URL, the container and its environment, the account, its token (nil once signed out) and
+/// the container's API token if the server gave one. Kept in the profile's folder, readable by
+/// its owner only.
+///
+/// Signed in to iCloud, the account is the person's user record name (`users/current`), the
+/// token is Apple's web auth token, which Apple's answers replace as they go: the client
+/// saves each new one here before the request after (`onNewToken`), so a process that ends
+/// midway never leaves a used-up token behind.
 ///
 /// A file written before containers and API tokens were named has neither: it goes on
 /// naming the container the product used then (which `database(unnamedContainer:)` is
@@ -28,6 +34,16 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
     public var certificateAuthority: String?
     /// Whether the user allowed plain HTTP to another machine (`--allow-insecure-http`).
     public var allowsInsecureHTTP: Bool?
+    /// The container's environment, `production` or `development` (nil: `production`).
+    public var environment: String?
+    /// Whether this is the person's iCloud (Apple's CloudKit Web Services, where the IdeaBox
+    /// app keeps its ideas in its own record shape) rather than `ideabox serve`.
+    public var isICloud: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case server, account, token, container, apiToken, certificateAuthority, allowsInsecureHTTP, environment
+        case isICloud = "icloud"
+    }
 
     /// Credentials for `account` on `server`.
     public init(
@@ -78,12 +94,25 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
     /// The client these credentials make; a file that names no container reaches
     /// `unnamedContainer`. A stored authority that is no longer a certificate trusts nothing
     /// more than the system's roots. Each request fails after `timeout` seconds without an answer.
-    public func database(unnamedContainer: String, timeout: Double = 30) -> WebServicesDatabase {
+    /// A new token an answer hands out goes to `onNewToken` before the request after.
+    public func database(
+        unnamedContainer: String, timeout: Double = 30, onNewToken: @escaping @Sendable (String) -> Void = { _ in }
+    ) -> WebServicesDatabase {
         WebServicesDatabase(
             endpoint: WebServicesDatabase.Endpoint(
-                server: server, container: container ?? unnamedContainer, apiToken: apiToken,
-                allowsInsecureHTTP: allowsInsecureHTTP ?? false),
+                server: server, container: container ?? unnamedContainer, environment: environment ?? "production",
+                apiToken: apiToken, allowsInsecureHTTP: allowsInsecureHTTP ?? false),
             accountName: account, token: token, timeout: timeout,
-            pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared)
+            pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared, onNewToken: onNewToken)
+    }
+
+    /// Saves `token` as the account's in the credentials kept in `directory`, if they are still
+    /// this account's on this server (a sign-in elsewhere since then wins).
+    public static func replaceToken(with token: String, in directory: URL, account: String, server: URL) throws {
+        guard var current = try load(from: directory), current.account == account, current.server == server,
+              current.token != nil
+        else { return }
+        current.token = token
+        try current.save(to: directory)
     }
 }

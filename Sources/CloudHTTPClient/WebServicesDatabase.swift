@@ -42,10 +42,12 @@ public struct WebServicesDatabase: CloudDatabase {
             self.allowsInsecureHTTP = allowsInsecureHTTP
         }
 
-        /// The URL of `operation`, such as `records/modify`.
+        /// The URL of `operation`, such as `records/modify`: in the private database, but for
+        /// the operations Apple has in the public one only (`users/current`).
         func url(_ operation: WebServicesPath.Operation) -> URL {
             var url = server
-            for component in ["database", "1", container, environment, "private"] + operation.rawValue.split(separator: "/").map(String.init) {
+            let database = operation.isPublic ? "public" : "private"
+            for component in ["database", "1", container, environment, database] + operation.rawValue.split(separator: "/").map(String.init) {
                 url.appendPathComponent(component)
             }
             return url
@@ -113,6 +115,19 @@ public struct WebServicesDatabase: CloudDatabase {
         }
         _ = try Self.signedSuccess(status: status, headers: headers, body: answer)
         throw CloudError.networkFailure
+    }
+
+    /// The user's record name (`users/current`, a GET in the public database as Apple has
+    /// it): who signed in, which names the account a profile's ideas belong to.
+    public func currentUserRecordName() async throws -> String {
+        let (url, credentials) = try signedURL(.usersCurrent)
+        let (status, headers, answer) = try await transport.get(url, wait: transport.timeout, credentials: credentials)
+        token.adopt(from: headers)
+        let object = try object(try Self.signedSuccess(status: status, headers: headers, body: answer))
+        guard let name = object["userRecordName"]?.string, !name.isEmpty, name.utf8.count <= 255,
+              !name.contains(where: { $0.isNewline })
+        else { throw CloudError.networkFailure }
+        return name
     }
 
     /// Makes one request with these credentials (a list of the account's zones), so that a
@@ -429,13 +444,15 @@ struct HTTPTransport: Sendable {
 
     /// The status, headers and body of the answer to a GET of `url`, which may take up to
     /// `wait` (a long poll), or `networkFailure` if none came by then.
-    func get(_ url: URL, wait: TimeAmount) async throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
-        try await getFuture(url, wait: wait).get()
+    func get(_ url: URL, wait: TimeAmount, credentials: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        try await getFuture(url, wait: wait, credentials: credentials).get()
     }
 
     /// `get` without a thread waiting for the answer: it completes on the pool's event loop.
-    func getFuture(_ url: URL, wait: TimeAmount) -> EventLoopFuture<Answer> {
-        execute(url, deadline: .now() + wait) { try HTTPClient.Request(url: url, method: .GET) }
+    func getFuture(_ url: URL, wait: TimeAmount, credentials: String? = nil) -> EventLoopFuture<Answer> {
+        var headers: HTTPHeaders = [:]
+        if let credentials { headers.add(name: "Authorization", value: credentials) }
+        return execute(url, deadline: .now() + wait) { try HTTPClient.Request(url: url, method: .GET, headers: headers) }
     }
 
     /// An answer's status, headers and body.

@@ -367,7 +367,7 @@ public final class AppModel {
         // quota may have changed), and the message goes as soon as the state does.
         sync.engine.syncNow()
         switch sync.engine.status {
-        case .notSignedIn, .signedOutByServer: status.show(text.syncWhileSignedOut, tone: .error, now: now, isAboutSync: true)
+        case .notSignedIn, .signedOutByServer, .signedOutByICloud: status.show(text.syncWhileSignedOut, tone: .error, now: now, isAboutSync: true)
         case .quotaExceeded: status.show(text.syncWhileQuotaExceeded, tone: .error, now: now, isAboutSync: true)
         case .locked: status.show(text.syncWhileLocked, tone: .error, now: now, isAboutSync: true)
         default: status.show(text.syncRequested, now: now, isAboutSync: true)

@@ -92,6 +92,10 @@ public struct UIText: Sendable {
         case .signedOutByServer:
             return SyncWords(
                 text("Signed out by the server", "已被伺服器登出"), detail: text("sign in again: \(signIn)", "請重新登入：\(signIn)"))
+        case .signedOutByICloud:
+            return SyncWords(
+                text("Signed out by iCloud", "已被 iCloud 登出"),
+                detail: text("sign in again: \(signIn) --icloud", "請重新登入：\(signIn) --icloud"))
         case .quotaExceeded:
             return SyncWords(
                 text("Quota exceeded — local only", "超出儲存配額 — 僅限本機"),

@@ -426,6 +426,9 @@ public final class SyncEngine: Sendable {
         case .signedOutByServer:
             publish(.signedOutByServer)
             request(after: Self.localModeMilliseconds, isIdle: true)
+        case .signedOutByICloud:
+            publish(.signedOutByICloud)
+            request(after: Self.localModeMilliseconds, isIdle: true)
         case .quotaExceeded:
             publish(.quotaExceeded)
             request(after: Self.localModeMilliseconds, isIdle: true)

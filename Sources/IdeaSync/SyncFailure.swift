@@ -12,6 +12,9 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
     /// The server refused the device's token (revoked, or its account deleted): local mode
     /// until the person signs in again.
     case signedOutByServer
+    /// iCloud refused the device's web auth token (expired, or the person signed out
+    /// everywhere): local mode until the person signs in again.
+    case signedOutByICloud
     /// The account's storage is full: local mode with a notice.
     case quotaExceeded
     /// Signed in to another account than the one this device's ideas belong to.
@@ -38,6 +41,9 @@ public enum SyncFailure: Error, Sendable, Equatable, UserFacingError {
         case (.signedOutByServer, .english):
             "The server refused this device's token (revoked?); sign in again with ideabox account sign-in."
         case (.signedOutByServer, .traditionalChinese): "伺服器拒絕了這台裝置的權杖（已撤銷？）；請以 ideabox account sign-in 重新登入"
+        case (.signedOutByICloud, .english):
+            "Signed out by iCloud (the sign-in expired, or ended everywhere) · sign in again with ideabox account sign-in --icloud."
+        case (.signedOutByICloud, .traditionalChinese): "已被 iCloud 登出（登入已過期，或已在所有地方結束）· 請以 ideabox account sign-in --icloud 重新登入"
         case (.quotaExceeded, .english): "The account's storage is full; ideas stay on this device."
         case (.quotaExceeded, .traditionalChinese): "帳號儲存空間已滿；靈感只保存在這台裝置"
         case let (.wrongAccount(bound, current), .english):

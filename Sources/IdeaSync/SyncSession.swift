@@ -216,14 +216,16 @@ public struct SyncSession: Sendable {
 
     // MARK: Steps
 
-    /// Runs `body`, turning remote and store errors into sync failures.
+    /// Runs `body`, turning remote and store errors into sync failures (a refused token
+    /// iCloud's, on iCloud).
     private func perform(_ body: () async throws -> Void) async throws(SyncFailure) {
         do {
             try await body()
         } catch let failure as SyncFailure {
             throw failure
         } catch let error as CloudError {
-            throw SyncFailure(error)
+            let failure = SyncFailure(error)
+            throw failure == .signedOutByServer && shape == .coreData ? .signedOutByICloud : failure
         } catch {
             throw SyncFailure(localError: error)
         }

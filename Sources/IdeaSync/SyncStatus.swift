@@ -17,6 +17,8 @@ public enum SyncStatus: Sendable, Equatable {
     /// The server refused the device's token: everything works, on this device only, until
     /// the person signs in again.
     case signedOutByServer
+    /// iCloud ended the device's sign-in: as `signedOutByServer`, said as iCloud's.
+    case signedOutByICloud
     /// The account's storage is full: everything works, on this device only.
     case quotaExceeded
     /// Signed in to `current`, but this device's ideas belong to `bound`: nothing is sent.
@@ -30,7 +32,8 @@ public enum SyncStatus: Sendable, Equatable {
 
     /// The state without its values, named as `sync --watch --json` spells it.
     public enum Kind: String, Sendable, Equatable, CaseIterable {
-        case starting, synced, syncing, retrying, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount, locked, failed
+        case starting, synced, syncing, retrying, offline, notSignedIn, signedOutByServer, signedOutByICloud, quotaExceeded, wrongAccount, locked,
+            failed
     }
 
     /// The state without its values.
@@ -43,6 +46,7 @@ public enum SyncStatus: Sendable, Equatable {
         case .offline: .offline
         case .notSignedIn: .notSignedIn
         case .signedOutByServer: .signedOutByServer
+        case .signedOutByICloud: .signedOutByICloud
         case .quotaExceeded: .quotaExceeded
         case .wrongAccount: .wrongAccount
         case .locked: .locked
@@ -65,7 +69,7 @@ public enum SyncStatus: Sendable, Equatable {
     public var canSync: Bool {
         switch self {
         case .starting, .synced, .syncing, .retrying, .failed: true
-        case .offline, .notSignedIn, .signedOutByServer, .quotaExceeded, .wrongAccount, .locked: false
+        case .offline, .notSignedIn, .signedOutByServer, .signedOutByICloud, .quotaExceeded, .wrongAccount, .locked: false
         }
     }
 }

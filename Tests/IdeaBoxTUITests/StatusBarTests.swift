@@ -17,6 +17,8 @@ import Testing
     /// The states, each with what the remote does to reach it.
     enum State: String, CaseIterable, Sendable {
         case starting, syncing, synced, retrying, failed, offline, notSignedIn, signedOutByServer, quotaExceeded, wrongAccount, locked
+        /// iCloud ended the sign-in: said as iCloud's, with the command that signs in to it.
+        case signedOutByICloud
         /// Synced, the account encrypted and this device unlocked.
         case syncedEncrypted
         /// This device holds a key the account no longer uses (its envelope removed).
@@ -39,6 +41,7 @@ import Testing
             case .offline: english ? "Offline: 8 pending" : "離線：8 筆待同步"
             case .notSignedIn: english ? "Not signed in — local only" : "未登入 — 僅限本機"
             case .signedOutByServer: english ? "Signed out by the server" : "已被伺服器登出"
+            case .signedOutByICloud: english ? "Signed out by iCloud" : "已被 iCloud 登出"
             case .quotaExceeded: english ? "Quota exceeded — local only" : "超出儲存配額 — 僅限本機"
             case .wrongAccount: english ? "Another account's ideas — local only" : "靈感屬於其他帳號 — 僅限本機"
             case .locked: english ? "Encrypted — run ideabox account unlock" : "已加密 — 請執行 ideabox account unlock"
@@ -159,13 +162,14 @@ import Testing
     }
 
     private static func app(
-        remote: ScriptedRemote, language: Language, encrypted: Bool = false
+        remote: ScriptedRemote, language: Language, encrypted: Bool = false, shape: RecordShape = .ideabox
     ) throws -> (AppModel, SyncEngine, ManualSyncScheduler) {
         let repository = try repository(language: language)
         let scheduler = ManualSyncScheduler(start: ScreenFixtures.now)
         remote.base = remote.cloud.database(forDevice: "screen")
         let engine = SyncEngine(
-            session: SyncSession(repository: repository, database: remote, clock: .fixed(ScreenFixtures.now)), scheduler: scheduler)
+            session: SyncSession(repository: repository, database: remote, shape: shape, clock: .fixed(ScreenFixtures.now)),
+            scheduler: scheduler)
         var hooks = SyncHooks(
             engine: engine, isNetworkOn: { try !remote.cloud.status(device: "screen").isOffline },
             setNetworkOn: { try remote.cloud.network.setOffline(!$0, device: "screen") })
@@ -179,7 +183,9 @@ import Testing
     /// The app in `state` with a long poll held, rendered at 80x24 and 40x12.
     private static func render(_ state: State, language: Language) async throws -> (AppModel, [(Int, Frame)]) {
         let remote = try ScriptedRemote()
-        let (app, engine, scheduler) = try app(remote: remote, language: language, encrypted: state == .syncedEncrypted)
+        let (app, engine, scheduler) = try app(
+            remote: remote, language: language, encrypted: state == .syncedEncrypted,
+            shape: state == .signedOutByICloud ? .coreData : .ideabox)
         defer { engine.stop() }
         engine.deliveryChanged(.live)
         var frames: [(Int, Frame)] = []
@@ -206,7 +212,7 @@ import Testing
             try remote.cloud.network.setOffline(true, device: "screen")
         case .notSignedIn:
             try remote.cloud.network.signOut(device: "screen")
-        case .signedOutByServer:
+        case .signedOutByServer, .signedOutByICloud:
             remote.failure.withLock { $0 = .tokenRefused }
         case .quotaExceeded:
             remote.failure.withLock { $0 = .quotaExceeded }

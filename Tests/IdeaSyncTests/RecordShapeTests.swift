@@ -187,4 +187,22 @@ import Testing
         let kept = try await phone.records(in: CoreDataIdea.zone, ofType: metadata.recordType)
         #expect(kept.map(\.recordID) == [metadata.recordID], "the app's own record stays")
     }
+
+    @Test func aTokenICloudRefusesSaysSignedOutByICloud() async throws {
+        let fixture = try SyncFixture()
+        let terminal = try fixture.device("laptop", shape: .coreData) { base in
+            HookedDatabase(base, before: { call in if call == .accountStatus { throw CloudError.tokenRefused } })
+        }
+        let served = try fixture.device("desk") { base in
+            HookedDatabase(base, before: { call in if call == .accountStatus { throw CloudError.tokenRefused } })
+        }
+        terminal.engine.start()
+        served.engine.start()
+        await fixture.scheduler.runDue()
+        #expect(terminal.engine.status == .signedOutByICloud)
+        #expect(served.engine.status == .signedOutByServer, "a server's refusal stays the server's")
+        #expect(try terminal.repository.syncMetadata().lastSyncError?.hasPrefix("Signed out by iCloud") == true)
+        terminal.engine.stop()
+        served.engine.stop()
+    }
 }
