@@ -281,6 +281,11 @@ let package = Package(
         .target(name: "ProcessTestSupport", dependencies: ["ChildProcess", "IdeaBoxFoundation"], path: "Tests/ProcessTestSupport"),
         .testTarget(name: "IdeaBoxConfigTests", dependencies: ["IdeaBoxConfig", "IdeaBoxViewModels", "IdeaBoxTUI", "IdeaModel"]),
         .testTarget(name: "IdeaBoxCLITests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaModel", "ProcessTestSupport", "DatabaseDamage"]),
-        .testTarget(name: "IdeaBoxEndToEndTests", dependencies: ["ChildProcess", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport"]),
+        .testTarget(
+            name: "IdeaBoxEndToEndTests",
+            dependencies: [
+                "ChildProcess", "CloudHTTPClient", "CloudKitModel", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport",
+                "RemoteTestSupport",
+            ]),
     ]
 )

@@ -14,6 +14,8 @@ import Synchronization
 public final class WebAuthCallback: Sendable {
     /// The port it listens on.
     public let port: Int
+    /// The longest token taken (a longer one is not a token but an attack).
+    public static let maximumTokenLength = WebAuthToken.maximumLength
     private let channel: any Channel
     private let arrived: Arrival
 
@@ -50,7 +52,7 @@ public final class WebAuthCallback: Sendable {
 
     /// The token `query` carries, decoded as a form is (`%2B` a `+`; a bare `+` a space, as
     /// Apple reads it), or nil.
-    static func token(inQuery query: String) -> String? {
+    public static func token(inQuery query: String) -> String? {
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, parts[0] == "ckWebAuthToken" else { continue }

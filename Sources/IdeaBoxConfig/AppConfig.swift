@@ -58,6 +58,9 @@ public struct AppConfig: Sendable, Equatable {
     /// What this machine's devices are called where none was named by `ideabox device
     /// name`; nil: the host name (with the profile, for a profile other than the default).
     public var deviceName: String?
+    /// The API token of the IdeaBox app's container, for `ideabox account sign-in --icloud`
+    /// (`icloud-api-token`); nil: none set here.
+    public var iCloudAPIToken: String?
 
     /// Every default.
     public init() {}
@@ -91,6 +94,8 @@ public struct AppConfig: Sendable, Equatable {
         ]
         let device: String = deviceName.map { "device-name = \(quoted($0))" } ?? "# device-name: the host name"
         lines.insert(device, at: lines.count - 2)
+        let iCloud = iCloudAPIToken.map { "icloud-api-token = \(quoted($0))" } ?? "# icloud-api-token: none (for ideabox account sign-in --icloud)"
+        lines.insert(iCloud, at: lines.count - 2)
         let palette = palette ?? TerminalPalette(colors: [:])
         for element in CellColor.allCases where element != .default {
             lines.append("\(element.configName) = \(quoted((palette.colors[element] ?? .default).rawValue))")

@@ -99,6 +99,12 @@ public struct ConfigFile: Sendable {
                     } else {
                         bad("device-name", value, expected: "one line of 1 to \(DeviceNames.maximumLength) characters, such as \"laptop\"")
                     }
+                case "icloud-api-token":
+                    if let token = value.string, token.utf8.count == 64, token.allSatisfy(\.isHexDigit) {
+                        config.iCloudAPIToken = token
+                    } else {
+                        bad("icloud-api-token", value, expected: "the container's API token, 64 hex digits from CloudKit Dashboard")
+                    }
                 case "colors":
                     guard let colors = value.table else { bad("colors", value, expected: "a table ([colors])"); continue }
                     config.colors = readColors(colors)

@@ -183,11 +183,17 @@ enum EncryptionCommandError: UserFacingError {
     case resetNeedsConfirmation
     /// The remote failed.
     case remote(CloudError)
+    /// `enable` on iCloud, whose ideas the IdeaBox app must read.
+    case notOnICloud
 
     func message(in language: Language) -> String {
         let english = language == .english
         switch self {
         case let .key(error): return Self.keyMessage(error, language)
+        case .notOnICloud:
+            return english
+                ? "Encryption is not possible on iCloud: the IdeaBox app on your iPhone and Mac could not read sealed ideas."
+                : "iCloud 上無法加密：iPhone 與 Mac 上的 IdeaBox app 無法讀取加密的靈感"
         case .notSignedIn:
             return english ? "This profile is not signed in; sign in first: ideabox account sign-in NAME." : "這個設定檔尚未登入；請先登入：ideabox account sign-in NAME"
         case let .alreadyOn(account):

@@ -1,4 +1,5 @@
 import CloudKitModel
+import CloudHTTPClient
 import Foundation
 import IdeaModel
 import IdeaSync
@@ -33,6 +34,18 @@ enum FullCommandError: UserFacingError {
     case deleteNeedsConfirmation(account: String, records: Int)
     /// `account sign-in --server` could not be checked with the server: the sign-in before stays.
     case signInRefused(account: String, server: String, CloudError)
+    /// `account sign-in --icloud` found no API token.
+    case iCloudAPITokenNeeded
+    /// The API token given for iCloud is not one.
+    case iCloudAPITokenInvalid
+    /// The web auth token given for iCloud is not one.
+    case iCloudTokenInvalid
+    /// `IDEABOX_ICLOUD_URL` is no http(s) URL.
+    case iCloudURLInvalid
+    /// The sign-in callback's port is taken.
+    case iCloudCallbackPortInUse(port: Int)
+    /// iCloud refused the API token or the web auth token, or could not be reached.
+    case iCloudSignInRefused(CloudError)
 
     func message(in language: Language) -> String {
         switch (self, language) {
@@ -91,10 +104,47 @@ enum FullCommandError: UserFacingError {
             "Deleting account \(account) removes its \(records) \(records == 1 ? "record" : "records"), files and tokens for good; add --yes to do it."
         case let (.deleteNeedsConfirmation(account, records), .traditionalChinese):
             "刪除帳號 \(account) 會永久移除其 \(records) 筆記錄、檔案與權杖；確定要執行請加上 --yes"
+        case (.iCloudAPITokenNeeded, .english):
+            "Signing in to iCloud needs the container's API token: pass --api-token, set \(ICloudEndpoint.apiTokenVariable), "
+                + "or set icloud-api-token in the config file (see the README: Your iPhone's ideas in the terminal)."
+        case (.iCloudAPITokenNeeded, .traditionalChinese):
+            "登入 iCloud 需要容器的 API 權杖：請使用 --api-token、設定 \(ICloudEndpoint.apiTokenVariable)，或在設定檔中設定 icloud-api-token（見 README：Your iPhone's ideas in the terminal）"
+        case (.iCloudAPITokenInvalid, .english):
+            "The iCloud API token must be the 64 hex digits CloudKit Dashboard shows for the container's API token."
+        case (.iCloudAPITokenInvalid, .traditionalChinese): "iCloud API 權杖必須是 CloudKit Dashboard 為容器 API 權杖顯示的 64 個十六進位數字"
+        case (.iCloudTokenInvalid, .english):
+            "--token must be the ckWebAuthToken Apple's sign-in gave (or the address it ended on): one line of printable text."
+        case (.iCloudTokenInvalid, .traditionalChinese): "--token 必須是 Apple 登入給的 ckWebAuthToken（或登入最後停留的網址）：一行可列印的文字"
+        case (.iCloudURLInvalid, .english):
+            "\(ICloudEndpoint.urlVariable) must be an http:// or https:// URL of a CloudKit Web Services endpoint; unset it to reach Apple."
+        case (.iCloudURLInvalid, .traditionalChinese):
+            "\(ICloudEndpoint.urlVariable) 必須是 CloudKit Web Services 端點的 http:// 或 https:// 網址；取消設定即連到 Apple"
+        case let (.iCloudCallbackPortInUse(port), .english):
+            "Port \(port) on 127.0.0.1 is in use, so the sign-in cannot come back to it; "
+                + "free it, or pass --callback-port with the port the container's sign-in callback names."
+        case let (.iCloudCallbackPortInUse(port), .traditionalChinese):
+            "127.0.0.1 的連接埠 \(port) 已被佔用，登入無法回到這裡；請釋出它，或以 --callback-port 指定容器登入回呼所用的連接埠"
+        case let (.iCloudSignInRefused(error), .english):
+            "Not signed in to iCloud: " + Self.iCloudProblem(error, language) + "; the sign-in before is kept."
+        case let (.iCloudSignInRefused(error), .traditionalChinese):
+            "未登入 iCloud：" + Self.iCloudProblem(error, language) + "；保留原本的登入"
         case let (.signInRefused(account, server, error), .english):
             "Not signed in as \(account): " + Self.signInProblem(error, server: server, language) + "; the sign-in before is kept."
         case let (.signInRefused(account, server, error), .traditionalChinese):
             "未登入 \(account)：" + Self.signInProblem(error, server: server, language) + "；保留原本的登入"
+        }
+    }
+
+    /// Why an iCloud sign-in failed, naming what to do where there is something.
+    private static func iCloudProblem(_ error: CloudError, _ language: Language) -> String {
+        let english = language == .english
+        switch error {
+        case .tokenRefused, .notAuthenticated:
+            return english
+                ? "iCloud refused the API token or the sign-in (check the token and the environment in CloudKit Dashboard, and sign in again)"
+                : "iCloud 拒絕了 API 權杖或這次登入（請在 CloudKit Dashboard 檢查權杖與環境，再重新登入）"
+        default:
+            return error.reason(in: language)
         }
     }
 

@@ -24,8 +24,11 @@ extension CommandContext {
         let report = EncryptionReport(repository: repository, clock: clock)
         let remote = try RemoteConnection.open(location, report: report).following(
             AccountFile(directory: location.profileDirectory, reopen: { try RemoteConnection.open(location, report: report) }))
+        // On iCloud, ideas travel as the IdeaBox app's records. A switch between iCloud and a
+        // server takes effect at the next start (the shape is the session's).
         let session = SyncSession(
-            repository: repository, database: remote.database, clock: clock, defaultDeviceName: try defaultDeviceName(options))
+            repository: repository, database: remote.database, shape: remote.credentials?.isICloud == true ? .coreData : .ideabox,
+            clock: clock, defaultDeviceName: try defaultDeviceName(options))
         return (repository, session, remote)
     }
 }
@@ -65,7 +68,10 @@ struct RemoteConnection {
         self.embedded = nil
         self.device = device
         self.credentials = credentials
-        let served = credentials.database(unnamedContainer: ProductContainer.legacy)
+        // A new token Apple hands out is saved before the request after it.
+        let served = credentials.database(unnamedContainer: ProductContainer.legacy, onNewToken: { token in
+            try? ServerCredentials.replaceToken(with: token, in: profileDirectory, account: credentials.account, server: credentials.server)
+        })
         var whole = served
         whole.replacesWholeRecords = true
         encryption = EncryptionWiring.database(

@@ -180,10 +180,31 @@ import Testing
     @Test func anAccountNameIsOneLine() async throws {
         let sandbox = try Sandbox()
         try await sandbox.expectRejection(
-            on: "A", ["account", "sign-in", "  "], message: "The account name must be one line and not empty. (see `ideabox help`)")
+            on: "A", ["account", "sign-in", "  "],
+            message: "The account name must be one line and not empty (or sign in to iCloud with --icloud). (see `ideabox help`)")
         try await sandbox.expectRejection(
             on: "A", ["account", "sign-in", "two\nlines"],
-            message: "The account name must be one line and not empty. (see `ideabox help`)")
+            message: "The account name must be one line and not empty (or sign in to iCloud with --icloud). (see `ideabox help`)")
+        #expect(try await sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
+    }
+
+    @Test func anICloudSignInRefusesWhatDoesNotGoWithItAndChangesNothing() async throws {
+        let sandbox = try Sandbox()
+        try await sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "alice", "--icloud"],
+            message: "--icloud takes no account name: the account is the Apple ID you sign in with. (see `ideabox help`)")
+        try await sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "--icloud", "--server", "http://127.0.0.1:8420"],
+            message: "--server, --container, --ca-cert, --allow-insecure-http and --no-check do not go with --icloud. (see `ideabox help`)")
+        try await sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "--icloud", "--environment", "staging"],
+            message: "--environment must be production or development, not \"staging\". (see `ideabox help`)")
+        try await sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "--icloud", "--api-token", "not-a-token"],
+            message: "--api-token must be the 64 hex digits CloudKit Dashboard shows for the container's API token. (see `ideabox help`)")
+        try await sandbox.expectRejection(
+            on: "A", ["account", "sign-in", "alice", "--environment", "development"],
+            message: "--environment and --callback-port go with --icloud. (see `ideabox help`)")
         #expect(try await sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
     }
 }

@@ -62,6 +62,17 @@ import Testing
         #expect(problems[1].message(in: .traditionalChinese) == "第 5 行：沒有名為「colors.background」的設定")
     }
 
+    @Test func theICloudAPITokenIsTheContainersSixtyFourHexDigits() {
+        let token = "0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789abcdef"
+        let good = ConfigFile.parse("icloud-api-token = \"\(token)\"")
+        #expect(good.problems == [] && good.config.iCloudAPIToken == token)
+        #expect(good.config.fileText.contains("icloud-api-token = \"\(token)\""))
+        let bad = ConfigFile.parse("icloud-api-token = \"my-token\"")
+        #expect(bad.config.iCloudAPIToken == nil)
+        #expect(bad.problems.map(\.line) == [1])
+        #expect(AppConfig().fileText.contains("# icloud-api-token: none"))
+    }
+
     @Test func badValuesAreReportedAtTheirLines() {
         let problems = ConfigFile.parse("""
             sort = "newest"

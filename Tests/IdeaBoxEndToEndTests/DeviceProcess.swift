@@ -65,10 +65,23 @@ final class DeviceProcess {
 
     /// Starts `ideabox arguments…` and returns at once, with its standard output's lines as
     /// they come.
-    func startReadingOutput(_ arguments: [String]) throws -> (child: RunningChild, output: OutputLines) {
+    func startReadingOutput(
+        _ arguments: [String], environment extra: [String: String] = [:]
+    ) throws -> (child: RunningChild, output: OutputLines) {
         let (file, error) = files()
         let output = try OutputLines(path: file.appendingPathExtension("fifo"))
-        return (try ChildProcess.start(ideabox.path, arguments, environment: environment, output: output.path.path, error: error.path), output)
+        return (
+            try ChildProcess.start(
+                ideabox.path, arguments, environment: environment.merging(extra) { $1 }, output: output.path.path, error: error.path),
+            output
+        )
+    }
+
+    /// Everything the commands run so far printed, standard output and error.
+    func everythingPrinted() throws -> String {
+        try (1...max(runs, 1)).flatMap { run in
+            ["run-\(run).out", "run-\(run).err"].compactMap { try? String(contentsOf: file($0), encoding: .utf8) }
+        }.joined(separator: "\n")
     }
 
     /// A file in the data root.

@@ -38,6 +38,7 @@ extension IdeaBoxCommand.Account {
     }
 
     /// `ideabox account sign-in NAME [--server URL [--token T] [--container ID] [--api-token T]]`
+    /// or `ideabox account sign-in --icloud [--api-token T] [--environment E] [--token T]`
     struct SignIn: AsyncIdeaBoxSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-in",
@@ -55,7 +56,18 @@ extension IdeaBoxCommand.Account {
                 token, a server not there or a certificate not trusted leaves the sign-in before as it was.
                 """, chinese: "加上 --server 時，設定檔從此與該伺服器同步，使用 `ideabox serve account add` 印出的權杖（來自 --token，否則讀取標準輸入的第一行，這樣不會留在 shell 歷史中）。加上 --api-token（來自 `ideabox serve api-token add`）時，請求會像 CloudKit Web Services 用戶端一樣帶著兩個權杖（ckAPIToken、ckWebAuthToken）；沒有時只帶帳號的權杖。網址與權杖保存在設定檔的 server.json，只有你能讀取。不加 --server 時，設定檔回到內建遠端。https:// 伺服器的憑證必須由系統信任的憑證機構簽署，或由 --ca-cert 指定的機構簽署（例如家用網路上的自簽憑證）。未加密的 http:// 只限這台機器（127.0.0.0/8、::1）：連到其他機器會以明文送出權杖與每筆靈感，除非你加上 --allow-insecure-http。伺服器接受權杖後（一次請求）才會保留這次登入；權杖被拒、伺服器不在或憑證不受信任時，原本的登入維持不變。"))
 
-        @Argument(help: .english("The account name.", chinese: "帳號名稱。")) var name: String
+        @Argument(help: .english("The account name (not with --icloud, whose account is your Apple ID's).", chinese: "帳號名稱（--icloud 不需要，帳號即你的 Apple ID）。"))
+        var name: String?
+        @Flag(
+            name: .customLong("icloud"),
+            help: .english("Sign in to your iCloud, where the IdeaBox app for iPhone and Mac keeps its ideas, through Apple's sign-in page.", chinese: "透過 Apple 的登入頁面登入你的 iCloud，也就是 iPhone 與 Mac 上 IdeaBox app 保存靈感的地方。"))
+        var iCloud = false
+        @Option(help: ArgumentHelp(.english("With --icloud: the container's environment, production or development.", chinese: "搭配 --icloud：容器的環境，production 或 development。"), valueName: "name"))
+        var environment = "production"
+        @Option(
+            name: .customLong("callback-port"),
+            help: ArgumentHelp(.english("With --icloud: the port on 127.0.0.1 the container's sign-in callback names.", chinese: "搭配 --icloud：容器登入回呼所指定的 127.0.0.1 連接埠。"), valueName: "port"))
+        var callbackPort = ICloudEndpoint.callbackPort
         @Option(help: ArgumentHelp(.english("The server's URL, such as http://127.0.0.1:8420.", chinese: "伺服器的網址，例如 http://127.0.0.1:8420。"), valueName: "url")) var server: String?
         @Option(help: ArgumentHelp(.english("The account's token (default: read from standard input).", chinese: "帳號的權杖（預設：從標準輸入讀取）。"), valueName: "token")) var token: String?
         @Option(help: ArgumentHelp(.english("The server's container.", chinese: "伺服器的容器。"), valueName: "id"))
@@ -81,10 +93,27 @@ extension IdeaBoxCommand.Account {
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
-            guard !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
-                throw ValidationError("The account name must be one line and not empty.")
-            }
             if merge && keepsApart { throw ValidationError("--merge and --keep-apart do not go together.") }
+            if iCloud {
+                guard name == nil else { throw ValidationError("--icloud takes no account name: the account is the Apple ID you sign in with.") }
+                if server != nil || container != ProductContainer.id || certificateAuthority != nil || allowsInsecureHTTP || skipsCheck {
+                    throw ValidationError("--server, --container, --ca-cert, --allow-insecure-http and --no-check do not go with --icloud.")
+                }
+                guard ICloudEndpoint.environments.contains(environment) else {
+                    throw ValidationError("--environment must be production or development, not \"\(environment)\".")
+                }
+                guard (0...65_535).contains(callbackPort) else { throw ValidationError("--callback-port must be a port, 0 to 65535.") }
+                if let apiToken, !WebServicesPath.isValidAPIToken(apiToken) {
+                    throw ValidationError("--api-token must be the 64 hex digits CloudKit Dashboard shows for the container's API token.")
+                }
+                return
+            }
+            if environment != "production" || callbackPort != ICloudEndpoint.callbackPort {
+                throw ValidationError("--environment and --callback-port go with --icloud.")
+            }
+            guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty, !name.contains(where: \.isNewline) else {
+                throw ValidationError("The account name must be one line and not empty (or sign in to iCloud with --icloud).")
+            }
             if server == nil && (token != nil || apiToken != nil || container != ProductContainer.id
                 || certificateAuthority != nil || allowsInsecureHTTP || skipsCheck) {
                 throw ValidationError("--token, --api-token, --container, --ca-cert, --allow-insecure-http and --no-check go with --server.")
@@ -111,10 +140,13 @@ extension IdeaBoxCommand.Account {
         }
 
         func run(in context: CommandContext) async throws {
-            let account = name.trimmingCharacters(in: .whitespaces)
             let location = try context.location(store)
             let bound = try context.openRepository(store).syncMetadata().accountName
-            if let server, let url = URL(string: server) {
+            let account: String
+            if iCloud {
+                account = try await signInToICloud(in: context)
+            } else if let server, let url = URL(string: server) {
+                account = (name ?? "").trimmingCharacters(in: .whitespaces)
                 let typed = if let token { token } else { await StandardInput.line() }
                 guard let token = typed?.trimmingCharacters(in: .whitespaces),
                       !token.isEmpty, !token.contains(where: \.isWhitespace)
@@ -132,13 +164,14 @@ extension IdeaBoxCommand.Account {
                 try credentials.save(to: location.profileDirectory)
                 print(CommandLineText.signedIn(account, server: url, context.language))
             } else {
+                account = (name ?? "").trimmingCharacters(in: .whitespaces)
                 try ServerCredentials.remove(from: location.profileDirectory)
                 let remote = try context.openRemote(store)
                 try remote.network.signIn(device: remote.device, account: account)
                 print(CommandLineText.signedIn(account, server: nil, context.language))
             }
             if let bound, bound != account { try await carryOrKeepApart(from: bound, to: account, in: context) }
-            if !skipsCheck, (try? await context.openRemote(store).encryption.refresh()) == .locked {
+            if !skipsCheck, !iCloud, (try? await context.openRemote(store).encryption.refresh()) == .locked {
                 print(EncryptionText.signedInLocked(context.language))
             }
         }
@@ -176,7 +209,9 @@ extension IdeaBoxCommand.Account {
         /// (no record in their zone, or no zone); one request.
         private func accountHoldsNoIdeas(_ context: CommandContext) async -> Bool {
             do {
-                let changes = try await context.openRemote(store).database.fetchChanges(in: SyncSession.zone, since: nil, resultsLimit: 1)
+                let remote = try context.openRemote(store)
+                let zone = remote.credentials?.isICloud == true ? RecordShape.coreData.zone : SyncSession.zone
+                let changes = try await remote.database.fetchChanges(in: zone, since: nil, resultsLimit: 1)
                 return changes.changed.isEmpty && changes.deleted.isEmpty
             } catch CloudError.zoneNotFound {
                 return true

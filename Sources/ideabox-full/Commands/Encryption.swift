@@ -56,6 +56,7 @@ extension IdeaBoxCommand.Account.Encryption {
         @OptionGroup var store: StoreOptions
 
         func run(in context: CommandContext) async throws {
+            if try context.openRemote(store).credentials?.isICloud == true { throw EncryptionCommandError.notOnICloud }
             let account = try EncryptedAccount(context: context, store: store)
             if try await account.envelope() != nil {
                 // Unlocked here: finish a sealing an earlier run left undone; locked: say how to join.
