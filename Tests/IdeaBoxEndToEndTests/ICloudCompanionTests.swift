@@ -126,6 +126,20 @@ import Testing
         try await phone.waitFor("both edits on the phone") { ideas in
             ideas[firstName]?.title == "手機上改的標題" && ideas[firstName]?.description == "終端機離線時寫的描述"
         }
+
+        // Apple ends the sign-in: the bar says so, and a new sign-in made in another terminal
+        // (a token pasted) reaches the running app, no restart.
+        apple.expireEveryToken()
+        try await session.press("s")
+        try await session.waitFor("signed out by iCloud") { $0.statusBar.contains("Signed out by iCloud") }
+        try await device.run(["add", "寫在被 iCloud 登出時"])
+        try await device.run(
+            ["account", "sign-in", "--icloud", "--api-token", apple.apiToken, "--callback-port", "0"],
+            environment: [ICloudEndpoint.urlVariable: apple.url.absoluteString], input: apple.signIn() + "\n")
+        try await session.waitFor("synced with the new sign-in", timeout: .seconds(15)) {
+            $0.statusBar.contains("Synced") && $0.statusBar.contains("0 pending")
+        }
+        try await phone.waitFor("the idea written while signed out") { $0.values.contains { $0.title == "寫在被 iCloud 登出時" } }
     }
 
     @Test(.timeLimitFromTurn(.seconds(120)))
