@@ -8,8 +8,11 @@ import IdeaBoxFoundation
 ///
 /// Signed in to iCloud, the account is the person's user record name (`users/current`), the
 /// token is Apple's web auth token, which Apple's answers replace as they go: the client
-/// saves each new one here before the request after (`onNewToken`), so a process that ends
-/// midway never leaves a used-up token behind.
+/// saves each new one before the request after (`onNewToken`, `replaceToken`), so a process
+/// that ends midway never leaves a used-up token behind. The new ones go to a file of their
+/// own (`rotatedTokenFileName`), naming the sign-in's token they replace: server.json, whose
+/// every new version is a new sign-in that a running app follows at once, changes only when
+/// the person signs in or out.
 ///
 /// A file written before containers and API tokens were named has neither: it goes on
 /// naming the container the product used then (which `database(unnamedContainer:)` is
@@ -18,6 +21,8 @@ import IdeaBoxFoundation
 public struct ServerCredentials: Codable, Hashable, Sendable {
     /// The file's name in the profile's folder.
     public static let fileName = "server.json"
+    /// The file of the latest token an answer handed out in place of the sign-in's.
+    public static let rotatedTokenFileName = "server-token.json"
 
     /// The server's base URL.
     public var server: URL
@@ -59,20 +64,43 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
         self.allowsInsecureHTTP = allowsInsecureHTTP ? true : nil
     }
 
-    /// The credentials stored in `directory`, or nil if the profile uses the embedded remote.
+    /// The credentials stored in `directory`, or nil if the profile uses the embedded remote;
+    /// their token the latest that replaced the sign-in's.
     public static func load(from directory: URL) throws -> ServerCredentials? {
         let url = directory.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try JSONDecoder().decode(ServerCredentials.self, from: Data(contentsOf: url))
+        var credentials = try JSONDecoder().decode(ServerCredentials.self, from: Data(contentsOf: url))
+        let rotatedURL = directory.appendingPathComponent(rotatedTokenFileName)
+        if let data = try? Data(contentsOf: rotatedURL), let rotated = try? JSONDecoder().decode(RotatedToken.self, from: data),
+           rotated.replaces == credentials.token
+        {
+            credentials.token = rotated.token
+        }
+        return credentials
     }
 
-    /// Writes the credentials to `directory` with mode 0600, replacing the file whole.
+    /// Writes the credentials to `directory` with mode 0600, replacing the file whole: a new
+    /// sign-in (or a sign-out), which no earlier token replaces.
     public func save(to directory: URL) throws {
+        try Self.write(self, named: Self.fileName, in: directory)
+        let rotated = directory.appendingPathComponent(Self.rotatedTokenFileName)
+        if FileManager.default.fileExists(atPath: rotated.path) { try FileManager.default.removeItem(at: rotated) }
+    }
+
+    /// What `rotatedTokenFileName` holds.
+    private struct RotatedToken: Codable {
+        /// The sign-in's token (server.json's) this one replaces.
+        var replaces: String
+        var token: String
+    }
+
+    /// Writes `value` as JSON to the file `name` in `directory`, mode 0600, replacing it whole.
+    private static func write(_ value: some Encodable, named name: String, in directory: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(self)
+        let data = try encoder.encode(value)
         try OwnerOnly.createDirectory(directory)
-        let temporary = directory.appendingPathComponent(".\(Self.fileName).tmp")
+        let temporary = directory.appendingPathComponent(".\(name).tmp")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }
@@ -80,23 +108,27 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
         try handle.write(contentsOf: data)
         try handle.synchronize()
         try handle.close()
-        guard rename(temporary.path, directory.appendingPathComponent(Self.fileName).path) == 0 else {
+        guard rename(temporary.path, directory.appendingPathComponent(name).path) == 0 else {
             throw CocoaError(.fileWriteUnknown)
         }
     }
 
     /// Removes the credentials from `directory`: the profile uses the embedded remote again.
     public static func remove(from directory: URL) throws {
-        let url = directory.appendingPathComponent(fileName)
-        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        for name in [fileName, rotatedTokenFileName] {
+            let url = directory.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        }
     }
 
     /// The client these credentials make; a file that names no container reaches
     /// `unnamedContainer`. A stored authority that is no longer a certificate trusts nothing
     /// more than the system's roots. Each request fails after `timeout` seconds without an answer.
-    /// A new token an answer hands out goes to `onNewToken` before the request after.
+    /// A new token an answer hands out goes to `onNewToken`, with the one it replaces, before
+    /// the request after.
     public func database(
-        unnamedContainer: String, timeout: Double = 30, onNewToken: @escaping @Sendable (String) -> Void = { _ in }
+        unnamedContainer: String, timeout: Double = 30,
+        onNewToken: @escaping @Sendable (_ previous: String, _ new: String) -> Void = { _, _ in }
     ) -> WebServicesDatabase {
         WebServicesDatabase(
             endpoint: WebServicesDatabase.Endpoint(
@@ -106,13 +138,14 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
             pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared, onNewToken: onNewToken)
     }
 
-    /// Saves `token` as the account's in the credentials kept in `directory`, if they are still
-    /// this account's on this server (a sign-in elsewhere since then wins).
-    public static func replaceToken(with token: String, in directory: URL, account: String, server: URL) throws {
-        guard var current = try load(from: directory), current.account == account, current.server == server,
-              current.token != nil
+    /// Saves `token`, which an answer handed out in place of `previous`, if the credentials in
+    /// `directory` are still the sign-in that token belongs to (a sign-in since then wins).
+    /// server.json stays as it is.
+    public static func replaceToken(_ previous: String, with token: String, in directory: URL) throws {
+        let url = directory.appendingPathComponent(fileName)
+        guard let data = try? Data(contentsOf: url), let signedIn = try? JSONDecoder().decode(ServerCredentials.self, from: data),
+              let signInToken = signedIn.token, try load(from: directory)?.token == previous
         else { return }
-        current.token = token
-        try current.save(to: directory)
+        try write(RotatedToken(replaces: signInToken, token: token), named: rotatedTokenFileName, in: directory)
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// copy of the client. Apple hands out a new web auth token with its answers, in the
 /// `X-Apple-CloudKit-Web-Auth-Token` header (`docs/icloud-digest.md` §3: observed; Apple's
 /// pages say only that a new one comes "in the response" and the old one is good for one round
-/// trip): the next request sends the new one, and `onNew` keeps it (a profile's server.json)
+/// trip): the next request sends the new one, and `onNew` keeps it (a profile's server files)
 /// before the answer that brought it is handed on. `serve` sends none, and its tokens stay.
 final class WebAuthToken: Sendable {
     /// The header a new token comes in.
@@ -15,9 +15,9 @@ final class WebAuthToken: Sendable {
     static let maximumLength = 512
 
     private let value: Mutex<String?>
-    private let onNew: @Sendable (String) -> Void
+    private let onNew: @Sendable (_ previous: String, _ new: String) -> Void
 
-    init(_ token: String?, onNew: @escaping @Sendable (String) -> Void) {
+    init(_ token: String?, onNew: @escaping @Sendable (_ previous: String, _ new: String) -> Void) {
         value = Mutex(token)
         self.onNew = onNew
     }
@@ -31,11 +31,11 @@ final class WebAuthToken: Sendable {
         guard let new = headers.first(name: Self.header), !new.isEmpty, new.utf8.count <= Self.maximumLength,
               new.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else { return }
-        let changed = value.withLock { token -> Bool in
-            guard let old = token, old != new else { return false }
+        let replaced = value.withLock { token -> String? in
+            guard let old = token, old != new else { return nil }
             token = new
-            return true
+            return old
         }
-        if changed { onNew(new) }
+        if let replaced { onNew(replaced, new) }
     }
 }

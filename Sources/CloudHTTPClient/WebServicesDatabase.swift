@@ -79,11 +79,12 @@ public struct WebServicesDatabase: CloudDatabase {
     /// The client of `accountName` on `endpoint`, signed out if `token` is nil, over the
     /// connections of `pool`. Each request fails with `networkFailure` if no answer came
     /// within `timeout` seconds. A new token an answer hands out (Apple's way,
-    /// `WebAuthToken`) is sent from then on and given to `onNewToken` first.
+    /// `WebAuthToken`) is sent from then on and given to `onNewToken` first, with the one it
+    /// replaces.
     public init(
         endpoint: Endpoint, accountName: String, token: String?, timeout: Double = 30,
         maximumRecordsPerRequest: Int = maximumOperations, pool: HTTPConnectionPool = .shared,
-        onNewToken: @escaping @Sendable (String) -> Void = { _ in }
+        onNewToken: @escaping @Sendable (_ previous: String, _ new: String) -> Void = { _, _ in }
     ) {
         self.endpoint = endpoint
         self.accountName = accountName

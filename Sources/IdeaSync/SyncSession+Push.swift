@@ -29,7 +29,7 @@ extension SyncSession {
         var transientFailure: CloudError?
         // The last change sent in this pass through the outbox.
         var cursor: PendingChange?
-        var inFlight: (changes: [PendingChange], ideas: [RecordID: UUID])?
+        var inFlight: SentBatch?
         var clockMeasured = false
         var rounds = 0
         while rounds < 10_000 {
@@ -40,7 +40,7 @@ extension SyncSession {
                 cursor = nil
                 pending = try repository.pendingChanges(after: nil, limit: limit)
             }
-            var answered: (sent: (changes: [PendingChange], ideas: [RecordID: UUID]), result: ModifyResult)?
+            var answered: (sent: SentBatch, result: ModifyResult)?
             if let sent = inFlight {
                 inFlight = nil
                 do {
@@ -57,9 +57,9 @@ extension SyncSession {
                 }
             }
             if !pending.isEmpty {
-                let (request, ideas) = try send(pending)
+                let (request, batch) = try send(pending)
                 requests.addTask(operation: request)
-                inFlight = (pending, ideas)
+                inFlight = batch
                 cursor = pending.last
             }
             guard let (sent, result) = answered else {
@@ -87,21 +87,29 @@ extension SyncSession {
         }
     }
 
-    /// The request that sends `changes`, for a child task, and the idea each of its records
-    /// stands for.
-    private func send(_ changes: [PendingChange]) throws -> (@Sendable () async throws -> ModifyResult, [RecordID: UUID]) {
+    /// A batch of the outbox sent: its changes, and the idea each record of the request
+    /// stands for (the app's records are named apart from their ideas).
+    struct SentBatch {
+        var changes: [PendingChange]
+        var ideas: [RecordID: UUID]
+    }
+
+    /// The request that sends `changes`, for a child task, and the batch it sends.
+    private func send(_ changes: [PendingChange]) throws -> (@Sendable () async throws -> ModifyResult, SentBatch) {
         let recordNames = shape == .coreData ? try repository.recordNames(of: changes.map(\.ideaId)) : [:]
         let request = shape.request(for: changes, names: namesToSend(), recordNames: recordNames)
         let database = self.database
-        return ({ try await database.modify(saving: request.saving, deleting: request.deleting, savePolicy: .ifServerRecordUnchanged) },
-                request.ideas)
+        let modify: @Sendable () async throws -> ModifyResult = {
+            try await database.modify(saving: request.saving, deleting: request.deleting, savePolicy: .ifServerRecordUnchanged)
+        }
+        return (modify, SentBatch(changes: changes, ideas: request.ideas))
     }
 
     /// Applies one modify answer; returns whether anything moved (sent, or settled). The first
     /// answer of a push that saved something measures this clock against the remote's
     /// (`clockMeasured`): once a push is enough, and spares each batch two transactions.
     private func settle(
-        _ sent: (changes: [PendingChange], ideas: [RecordID: UUID]), _ result: ModifyResult, measuringClock clockMeasured: inout Bool,
+        _ sent: SentBatch, _ result: ModifyResult, measuringClock clockMeasured: inout Bool,
         into report: inout SyncReport
     ) async throws -> Bool {
         let byId = Dictionary(sent.changes.map { ($0.ideaId, $0) }, uniquingKeysWith: { first, _ in first })

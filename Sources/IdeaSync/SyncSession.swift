@@ -422,13 +422,19 @@ public struct SyncSession: Sendable {
         return page
     }
 
-    /// What `record` says, the assets its text was moved into read first.
+    /// What `record` says, the assets its text was moved into read first. An asset the
+    /// remote no longer has makes the record invalid (skipped and logged), not a sync that
+    /// fails for ever; a failure worth retrying fails the sync.
     func reading(_ record: RemoteRecord) async throws -> RecordShape.Reading {
         let reading = shape.read(record)
         guard case .needsAssets(let assets) = reading else { return reading }
         var texts: [String: String] = [:]
         for (field, reference) in assets {
-            texts[field] = String(decoding: try await database.fetchAsset(reference), as: UTF8.self)
+            do {
+                texts[field] = String(decoding: try await database.fetchAsset(reference), as: UTF8.self)
+            } catch let error as CloudError where error.code == .unknownItem {
+                return .invalid
+            }
         }
         return shape.read(record, assetTexts: texts)
     }

@@ -69,8 +69,8 @@ struct RemoteConnection {
         self.device = device
         self.credentials = credentials
         // A new token Apple hands out is saved before the request after it.
-        let served = credentials.database(unnamedContainer: ProductContainer.legacy, onNewToken: { token in
-            try? ServerCredentials.replaceToken(with: token, in: profileDirectory, account: credentials.account, server: credentials.server)
+        let served = credentials.database(unnamedContainer: ProductContainer.legacy, onNewToken: { previous, token in
+            try? ServerCredentials.replaceToken(previous, with: token, in: profileDirectory)
         })
         var whole = served
         whole.replacesWholeRecords = true

@@ -111,15 +111,17 @@ import Testing
             clock: clock.wallClock, usedTokensExpire: true)
         let endpoint = WebServicesDatabase.Endpoint(server: apple.url, container: ServedRemote.container, apiToken: apple.apiToken)
         let first = apple.signIn()
-        let kept = Locked<[String]>([])
-        let client = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: first, timeout: 10) { token in
-            kept.withLock { $0.append(token) }
+        let kept = Locked<[(previous: String, new: String)]>([])
+        let client = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: first, timeout: 10) { previous, token in
+            kept.withLock { $0.append((previous, token)) }
         }
         for _ in 0..<3 { try await client.checkSignIn() }
         let copy = client
         try await copy.checkSignIn()
-        let tokens = kept.withLock { $0 }
+        let handOuts = kept.withLock { $0 }
+        let tokens = handOuts.map(\.new)
         #expect(tokens.count == 4 && Set(tokens).count == 4 && !tokens.contains(first), "\(tokens.count) tokens kept")
+        #expect(handOuts.map(\.previous) == [first] + tokens.dropLast(), "each with the one it replaced")
         let stale = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: first, timeout: 10)
         #expect(await cloudError { try await stale.checkSignIn() } == .tokenRefused)
     }

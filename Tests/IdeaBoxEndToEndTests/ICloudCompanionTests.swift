@@ -79,6 +79,11 @@ import Testing
         defer { session.close() }
         try await session.waitFor("the phone's idea") { $0.contains(first.title) && $0.statusBar.contains("Synced") }
         try await session.waitFor("a live app") { $0.statusBar.contains("live") }
+        // Idle, the app asks Apple nothing: a token Apple hands out with an answer is no new
+        // sign-in to sync again for (it once made a loop of syncs, each handing out the next).
+        let answered = apple.signIns
+        try await session.keeps("an idle app", for: .seconds(3)) { $0.statusBar.contains("Synced") }
+        #expect(apple.signIns - answered <= 1, "\(apple.signIns - answered) requests to Apple while idle")
         let second = Self.phoneIdea("手機剛加的第二個想法")
         nonisolated(unsafe) let phoneOnThread = phone
         let arrived = try await session.arrival("the phone's second idea", timeout: .seconds(10), after: {

@@ -44,7 +44,7 @@ extension IdeaBoxCommand.Account.SignIn {
         // its answer; the last one is what is kept.
         let latest = Locked(webToken)
         credentials.token = webToken
-        let database = credentials.database(unnamedContainer: ProductContainer.id, onNewToken: { new in latest.withLock { $0 = new } })
+        let database = credentials.database(unnamedContainer: ProductContainer.id, onNewToken: { _, new in latest.withLock { $0 = new } })
         do {
             credentials.account = try await database.currentUserRecordName()
         } catch let error as CloudError {
