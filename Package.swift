@@ -235,8 +235,8 @@ let package = Package(
             name: "RemoteTestSupport",
             dependencies: [
                 "CloudHTTPClient", "CloudKitModel", "CloudServer", "CloudWebServices", "ServerStore", "PostgresRecordStore", "IdeaBoxFoundation",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/RemoteTestSupport"),
         // The remote's parts, and the contract every kind of remote keeps.

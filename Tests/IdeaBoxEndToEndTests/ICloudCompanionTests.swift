@@ -181,6 +181,7 @@ import Testing
         let kept = try #require(try ServerCredentials.load(from: file.deletingLastPathComponent()))
         #expect(kept.token != token, "the token Apple handed out since is the one kept")
         #expect(kept.isICloud == true)
+        #expect(try await device.run(["account", "status"]) == "Signed in to iCloud (production) as \(kept.account).\n")
 
         // Encryption is refused on iCloud, in one sentence.
         let encryption = try await device.execute(["account", "encryption", "enable"], input: "a passphrase of some length\n")
@@ -205,6 +206,7 @@ import Testing
         // Sign-out forgets it.
         try await device.run(["account", "sign-out"])
         #expect(try ServerCredentials.load(from: file.deletingLastPathComponent())?.token == nil)
+        #expect(try await device.run(["account", "status"]).hasPrefix("Signed out of iCloud"))
     }
 }
 

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
-import HTTPTypes
-import Hummingbird
 import IdeaBoxFoundation
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 /// Apple's CloudKit Web Services endpoint where it differs from `ideabox serve`, in front of a
@@ -25,6 +25,10 @@ import Synchronization
 ///
 /// A signed-in request goes on to the served remote with its own account token in place of
 /// the user's; its answer comes back as it was, but for the new token's header.
+///
+/// It answers on NIO's event loops alone, never on Swift's cooperative pool: the test process
+/// shares that pool with every other test, and a double that waited for a turn on it would
+/// make the terminal it serves look slow (a sync "under way" for 10 s in a full run).
 public final class AppleCloudKit: Sendable {
     /// The container's API token, as CloudKit Console makes one: 64 hex digits.
     public let apiToken: String
@@ -40,7 +44,7 @@ public final class AppleCloudKit: Sendable {
     private let tokenLifetime: Int64
     private let usedTokensExpire: Bool
     private let state = Mutex(State())
-    private let serving: Task<Void, any Error>
+    private let channel: any Channel
 
     private struct State {
         /// Each token handed out, and when it expires (milliseconds).
@@ -69,27 +73,22 @@ public final class AppleCloudKit: Sendable {
         self.clock = clock
         self.tokenLifetime = tokenLifetime.components.seconds * 1000
         self.usedTokensExpire = usedTokensExpire
-        let port = Mutex<Int?>(nil)
-        let ready = Latch()
-        let router = Router()
-        let handler = Handler()
-        router.get("**") { request, _ in try await handler.respond(request) }
-        router.post("**") { request, _ in try await handler.respond(request) }
-        let application = Application(
-            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "AppleCloudKit"),
-            onServerRunning: { channel in
-                port.withLock { $0 = channel.localAddress?.port }
-                ready.open()
-            })
-        serving = Task { try await application.runService() }
-        await ready.opened()
-        guard let listening = port.withLock({ $0 }) else { throw AppleCloudKitError(description: "the double did not listen") }
-        url = URL(string: "http://127.0.0.1:\(listening)")!
-        handler.attach(self)
+        let link = Link()
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(DoubleHandler(link: link))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else { throw AppleCloudKitError(description: "the double did not listen") }
+        url = URL(string: "http://127.0.0.1:\(port)")!
+        link.attach(self)
     }
 
     deinit {
-        serving.cancel()
+        channel.close(promise: nil)
     }
 
     /// A new API token: 64 lower-case hex digits.
@@ -130,43 +129,50 @@ public final class AppleCloudKit: Sendable {
 
     // MARK: Answering
 
-    /// The router's way to the double, set once it is made; weak, so that the double, which
-    /// holds the serving task, is released (and stops serving) when its test lets go of it.
-    private final class Handler: @unchecked Sendable {
-        private let lock = NSLock()
-        private weak var double: AppleCloudKit?
+    /// The handlers' way to the double, set once it is made; weak, so that the double is
+    /// released (and stops listening) when its test lets go of it.
+    final class Link: Sendable {
+        private let double = Mutex<Weak?>(nil)
 
-        func attach(_ double: AppleCloudKit) {
-            lock.withLock { self.double = double }
+        private struct Weak: @unchecked Sendable {
+            weak var value: AppleCloudKit?
         }
 
-        func respond(_ request: Request) async throws -> Response {
-            guard let double = lock.withLock({ double }) else { return Response(status: .serviceUnavailable) }
-            return try await double.respond(request)
+        func attach(_ value: AppleCloudKit) {
+            double.withLock { $0 = Weak(value: value) }
         }
+
+        var value: AppleCloudKit? { double.withLock { $0?.value } }
     }
 
-    private func respond(_ request: Request) async throws -> Response {
-        let rawQuery = request.uri.query ?? ""
+    /// An answer: its status, headers and body.
+    typealias Answer = (status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer)
+
+    /// The answer to the request `head` with `body`, on `eventLoop`.
+    func answer(_ head: HTTPRequestHead, body: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Answer> {
+        let parts = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = String(parts[0])
+        let rawQuery = parts.count == 2 ? String(parts[1]) : ""
         state.withLock { $0.queries.append(rawQuery) }
-        if request.uri.path == "/signin" {
-            let token = signIn()
+        if path == "/signin" {
             var location = URLComponents(url: callback, resolvingAgainstBaseURL: false)!
-            location.percentEncodedQuery = "ckWebAuthToken=" + Self.encodedToken(token)
-            return Response(status: .found, headers: [.location: location.string!])
+            location.percentEncodedQuery = "ckWebAuthToken=" + Self.encodedToken(signIn())
+            return eventLoop.makeSucceededFuture((.found, ["Location": location.string!, "Content-Length": "0"], ByteBuffer()))
         }
         let query = Self.parameters(rawQuery)
         guard query["ckAPIToken"] == apiToken else {
-            return Self.error(.unauthorized, code: Self.authenticationFailed, reason: "no valid API token")
+            return eventLoop.makeSucceededFuture(Self.error(.unauthorized, code: Self.authenticationFailed, reason: "no valid API token"))
         }
         guard let token = query["ckWebAuthToken"], take(token) else {
-            return Self.error(
-                HTTPResponse.Status(code: 421, reasonPhrase: "Misdirected Request"), code: Self.authenticationRequired,
-                reason: "request needs authorization", redirectURL: url.appendingPathComponent("signin").absoluteString)
+            return eventLoop.makeSucceededFuture(Self.error(
+                .custom(code: 421, reasonPhrase: "Misdirected Request"), code: Self.authenticationRequired,
+                reason: "request needs authorization", redirectURL: url.appendingPathComponent("signin").absoluteString))
         }
-        var response = try await forward(request, query: query)
-        response.headers[HTTPField.Name(Self.tokenHeader)!] = signIn()
-        return response
+        return forward(head, path: path, query: query, body: body, on: eventLoop).map { [self] answer in
+            var answer = answer
+            answer.headers.replaceOrAdd(name: Self.tokenHeader, value: signIn())
+            return answer
+        }
     }
 
     /// Whether `token` is good now; a used token stops being good if `usedTokensExpire`.
@@ -180,34 +186,38 @@ public final class AppleCloudKit: Sendable {
     }
 
     /// The request sent on to the served remote with its account's token.
-    private func forward(_ request: Request, query: [String: String]) async throws -> Response {
+    private func forward(
+        _ head: HTTPRequestHead, path: String, query: [String: String], body: ByteBuffer, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<Answer> {
         var components = URLComponents(url: backend, resolvingAgainstBaseURL: false)!
-        components.path = request.uri.path
+        components.path = path
         let items = query.filter { $0.key != "ckAPIToken" && $0.key != "ckWebAuthToken" }.map { URLQueryItem(name: $0.key, value: $0.value) }
         components.queryItems = items.isEmpty ? nil : items
-        var outgoing = HTTPClientRequest(url: components.string!)
-        outgoing.method = request.method == .post ? .POST : .GET
-        outgoing.headers.add(name: "Authorization", value: "Bearer " + backendToken)
-        for field in request.headers where [.contentType, HTTPField.Name("X-IdeaBox-Device")!].contains(field.name) {
-            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        var headers: HTTPHeaders = ["Authorization": "Bearer " + backendToken]
+        for name in ["Content-Type", "X-IdeaBox-Device"] {
+            if let value = head.headers.first(name: name) { headers.add(name: name, value: value) }
         }
-        let body = try await request.body.collect(upTo: 64 << 20)
-        outgoing.body = .bytes(body)
-        let answer = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
-        let bytes = try await answer.body.collect(upTo: 256 << 20)
-        var headers = HTTPFields()
-        if let type = answer.headers.first(name: "Content-Type") { headers[.contentType] = type }
-        return Response(
-            status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: bytes))
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(
+                url: components.string!, method: head.method == .POST ? .POST : .GET, headers: headers,
+                body: head.method == .POST ? .byteBuffer(body) : nil)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        return HTTPClient.shared.execute(request: request, deadline: .now() + .seconds(60)).map { response in
+            var headers = HTTPHeaders()
+            if let type = response.headers.first(name: "Content-Type") { headers.add(name: "Content-Type", value: type) }
+            return (response.status, headers, response.body ?? ByteBuffer())
+        }
     }
 
     /// Apple's error dictionary.
-    private static func error(_ status: HTTPResponse.Status, code: String, reason: String, redirectURL: String? = nil) -> Response {
+    private static func error(_ status: HTTPResponseStatus, code: String, reason: String, redirectURL: String? = nil) -> Answer {
         var object: [String: String] = ["uuid": UUID().uuidString, "serverErrorCode": code, "reason": reason]
         if let redirectURL { object["redirectURL"] = redirectURL }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return Response(
-            status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return (status, ["Content-Type": "application/json"], ByteBuffer(bytes: data))
     }
 
     /// A query string's parameters, decoded as a form is (`+` a space, `%XX` a byte): a token
@@ -228,4 +238,53 @@ public final class AppleCloudKit: Sendable {
 /// Why the double could not start.
 public struct AppleCloudKitError: Error, CustomStringConvertible {
     public let description: String
+}
+
+/// Reads each request of a connection to the double (its head and body) and writes the
+/// double's answer once it is made, on the connection's event loop.
+private final class DoubleHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let link: AppleCloudKit.Link
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    init(link: AppleCloudKit.Link) {
+        self.link = link
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body.clear()
+        case .body(var chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((context: context, handler: self), eventLoop: loop)
+            let answer = link.value?.answer(head, body: body, on: loop)
+                ?? loop.makeSucceededFuture((.serviceUnavailable, HTTPHeaders(), ByteBuffer()))
+            answer.hop(to: loop).whenComplete { result in
+                let answer = (try? result.get()) ?? (.badGateway, HTTPHeaders(), ByteBuffer())
+                bound.value.handler.write(answer, for: head, context: bound.value.context)
+            }
+        }
+    }
+
+    private func write(_ answer: AppleCloudKit.Answer, for head: HTTPRequestHead, context: ChannelHandlerContext) {
+        var headers = answer.headers
+        headers.replaceOrAdd(name: "Content-Length", value: String(answer.body.readableBytes))
+        if !head.isKeepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil)
+        let channel = context.channel
+        let keepAlive = head.isKeepAlive
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { channel.close(promise: nil) }
+        }
+    }
 }

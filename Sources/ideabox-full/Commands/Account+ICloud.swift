@@ -147,6 +147,16 @@ enum ICloudText {
             : "這不是權杖；請貼上登入最後停留的網址，或其中的 ckWebAuthToken。"
     }
 
+    /// `account status` on iCloud: the account is the person's user record name.
+    static func accountStatus(_ account: String?, environment: String, _ language: Language) -> String {
+        switch (language, account) {
+        case let (.english, account?): "Signed in to iCloud (\(environment)) as \(account)."
+        case (.english, nil): "Signed out of iCloud; ideas stay on this device. Sign in again: ideabox account sign-in --icloud"
+        case let (.traditionalChinese, account?): "已登入 iCloud（\(environment)），帳號 \(account)"
+        case (.traditionalChinese, nil): "已登出 iCloud；靈感只保存在這台裝置。重新登入：ideabox account sign-in --icloud"
+        }
+    }
+
     /// Signed in.
     static func signedIn(environment: String, server: URL, _ language: Language) -> String {
         let at = server == ICloudEndpoint.apple ? "" : " (" + server.absoluteString + ")"

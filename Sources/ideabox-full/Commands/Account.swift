@@ -32,7 +32,11 @@ extension IdeaBoxCommand.Account {
                 print(try Output.json(AccountOutput(device: remote.device, account: account, boundAccount: bound)))
                 return
             }
-            print(CommandLineText.accountStatus(account, server: remote.credentials?.server, context.language))
+            if let credentials = remote.credentials, credentials.isICloud == true {
+                print(ICloudText.accountStatus(account, environment: credentials.environment ?? "production", context.language))
+            } else {
+                print(CommandLineText.accountStatus(account, server: remote.credentials?.server, context.language))
+            }
             if let mismatch = CommandLineText.accountMismatch(bound: bound, account: account, context.language) { print(mismatch) }
         }
     }
