@@ -35,6 +35,8 @@ extension CloudOperations {
     func modifyRecords(_ body: Object) async throws -> Object {
         let zone = try WebServicesFormat.zoneIDOrDefault(body["zoneID"])
         let answer = try answer(body)
+        // Optional, but not null: a key sent must have a value.
+        if body["atomic"] == .null { throw WebServicesError.badRequest("atomic must be true or false, not null; leave it out for true.") }
         let atomicAsked = try Self.bool(body["atomic"], at: "atomic") ?? true
         let desiredKeys = try Self.desiredKeys(body)
         var items: [Item] = []

@@ -83,15 +83,31 @@ extension CloudOperations {
     /// `webcourierURL` waits for the next change in a subscribed zone (one the requesting
     /// device, if it named itself, did not make).
     func createToken(_ body: Object) throws -> Object {
-        let environment = try body["apnsEnvironment"].map { try WebServicesFormat.string($0, at: "apnsEnvironment") } ?? "production"
-        guard WebServicesPath.environments.contains(environment) else {
-            throw WebServicesError.badRequest("apnsEnvironment is production or development.")
-        }
+        let environment = try Self.apnsEnvironment(body)
         return [
             "apnsEnvironment": .string(environment),
             "apnsToken": .string(UUID().uuidString.lowercased()),
             "webcourierURL": .string(assetURLs.webcourier(owner: owner, container: container, device: device)),
         ]
+    }
+
+    /// `tokens/register`: `{apnsEnvironment, apnsToken}`, both required. This server pushes
+    /// nothing through APNs (its notifications come through the webcourier long poll), so the
+    /// token is checked and taken, and the answer is `{apnsEnvironment, apnsToken}` as sent.
+    func registerToken(_ body: Object) throws -> Object {
+        let environment = try Self.apnsEnvironment(body)
+        guard let token = body["apnsToken"]?.string, !token.isEmpty, token.utf8.count <= 512 else {
+            throw WebServicesError.badRequest("apnsToken is required: the token tokens/create gave out, as a string.")
+        }
+        return ["apnsEnvironment": .string(environment), "apnsToken": .string(token)]
+    }
+
+    /// `apnsEnvironment`, which Apple's reference requires: `production` or `development`.
+    private static func apnsEnvironment(_ body: Object) throws -> String {
+        guard let environment = body["apnsEnvironment"]?.string, WebServicesPath.environments.contains(environment) else {
+            throw WebServicesError.badRequest("apnsEnvironment is required: production or development.")
+        }
+        return environment
     }
 
     /// `{subscriptionID, subscriptionType: "zone", zoneID}`.

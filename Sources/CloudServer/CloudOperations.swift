@@ -52,6 +52,11 @@ struct CloudOperations {
             case .usersUsage: throw WebServicesError.badRequest("users/usage is the account's, not a database's.")
             case .usersCurrent: return ["userRecordName": .string(userRecordName)]
             case .usersDiscover: return try discoverUsers(body)
+            case .usersCaller: return ["users": [callerIdentity]]
+            case .usersLookupContacts: return ["users": []]
+            case .usersLookupEmail: return try lookUpUsers(body, by: "emailAddress")
+            case .usersLookupID: return try lookUpUsers(body, by: "userRecordName")
+            case .tokensRegister: return try registerToken(body)
             case .subscriptionsModify: return try await modifySubscriptions(body)
             case .subscriptionsList: return try await listSubscriptions()
             case .subscriptionsLookup: return try await lookupSubscriptions(body)

@@ -67,19 +67,31 @@ struct DatabaseRoutes {
             .onEveryMethod("modify", use: perform(.subscriptionsModify))
         database.group("users")
             .onEveryMethod("current", use: perform(.usersCurrent))
+            .onEveryMethod("caller", use: perform(.usersCaller))
             .onEveryMethod("discover", use: perform(.usersDiscover))
             .onEveryMethod("usage", use: usage)
-        database.group("tokens").onEveryMethod("create", use: perform(.tokensCreate))
-        // As Apple prints these two: without a database (the private one is meant).
+        database.group("users/lookup")
+            .onEveryMethod("contacts", use: perform(.usersLookupContacts))
+            .onEveryMethod("email", use: perform(.usersLookupEmail))
+            .onEveryMethod("id", use: perform(.usersLookupID))
+        database.group("tokens")
+            .onEveryMethod("create", use: perform(.tokensCreate))
+            .onEveryMethod("register", use: perform(.tokensRegister))
+        // As Apple prints these: without a database (the private one is meant).
         container.group("subscriptions").onEveryMethod("lookup", use: perform(.subscriptionsLookup))
-        container.group("tokens").onEveryMethod("create", use: perform(.tokensCreate))
+        container.group("tokens")
+            .onEveryMethod("create", use: perform(.tokensCreate))
+            .onEveryMethod("register", use: perform(.tokensRegister))
     }
 
     /// Answers `operation` with the JSON its body asks for (a GET has none).
     private func perform(_ operation: Operation) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
         { request, context in
             let operations = try await operations(request, context)
-            let body = request.method == .get ? [:] : try await request.jsonObject(context: context)
+            let body = request.method == .get ? [:] : try await request.jsonObject(context: context, for: operation)
+            if operation == .usersDiscover, request.method != .get, body.isEmpty {
+                throw WebServicesError.badRequest("users/discover's POST needs lookupInfos; GET it for the caller's address book.")
+            }
             return .json(try await operations.perform(operation, body))
         }
     }
@@ -87,7 +99,7 @@ struct DatabaseRoutes {
     /// `records/lookup`: its answer written as its records are read (`StreamedRecords`).
     private func lookup(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let operations = try await operations(request, context)
-        let body = request.method == .get ? [:] : try await request.jsonObject(context: context)
+        let body = request.method == .get ? [:] : try await request.jsonObject(context: context, for: .recordsLookup)
         return try await CloudOperations.readingBody { try await operations.lookup(body) }.response()
     }
 

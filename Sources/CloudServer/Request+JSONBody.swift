@@ -6,10 +6,16 @@ import NIOHTTP1
 
 extension Request {
     /// The body as a JSON object, at most `context.maxUploadSize` bytes of it (else
-    /// `BAD_REQUEST` saying `limitExceeded:`); an empty body is `{}`.
-    func jsonObject(context: ServerRequestContext) async throws -> WebServicesFormat.Object {
+    /// `BAD_REQUEST` saying `limitExceeded:`); an empty body is `{}`, unless `operation` needs
+    /// one (`BAD_REQUEST`).
+    func jsonObject(context: ServerRequestContext, for operation: WebServicesPath.Operation? = nil) async throws -> WebServicesFormat.Object {
         let buffer = try await Self.collect(body, context: context)
-        guard buffer.readableBytes > 0 else { return [:] }
+        guard buffer.readableBytes > 0 else {
+            if let operation, operation.needsBody {
+                throw WebServicesError.badRequest("\(operation.rawValue) needs a JSON object as its body, as Apple's reference gives it.")
+            }
+            return [:]
+        }
         let json: JSONValue
         do {
             json = try buffer.withUnsafeReadableBytes { try JSONValue(parsing: $0) }

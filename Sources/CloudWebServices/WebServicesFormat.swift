@@ -279,7 +279,7 @@ public enum WebServicesFormat {
         case .int64: (value.wholeNumber ?? value.bool.map { $0 ? 1 : 0 } ?? value.string.flatMap { Int64($0) }).map(FieldValue.int64)
         case .boolean: value.bool.map { FieldValue.int64($0 ? 1 : 0) }
         case .double: double(value).map(FieldValue.double)
-        case .timestamp: value.wholeNumber.flatMap(timestamp).map(FieldValue.timestamp)
+        case .timestamp: milliseconds(value).flatMap(timestamp).map(FieldValue.timestamp)
         case .bytes: value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
         case .assetID, .asset: assetReference(value).map(FieldValue.asset)
         case .reference, .location: throw Invalid("\(path()): \(type) fields are not supported by this server")
@@ -299,7 +299,7 @@ public enum WebServicesFormat {
 
     /// `{timestamp}` in milliseconds.
     private static func timestampObject(_ json: JSONValue, at path: @autoclosure () -> String) throws -> Timestamp {
-        guard let object = json.object, let milliseconds = object["timestamp"]?.wholeNumber,
+        guard let object = json.object, let milliseconds = object["timestamp"].flatMap(milliseconds),
               let time = timestamp(milliseconds)
         else { throw Invalid("\(path()) must be an object with a timestamp in milliseconds") }
         return time
@@ -309,6 +309,15 @@ public enum WebServicesFormat {
     public static func string(_ json: JSONValue?, at path: @autoclosure () -> String) throws -> String {
         guard let text = json?.string else { throw Invalid("\(path()) must be a string") }
         return text
+    }
+
+    /// Milliseconds as a client sends them: a whole number, or one with a fraction (`Date()`
+    /// in milliseconds, `1795161600123.4568`), taken as the millisecond it falls in: CloudKit
+    /// keeps whole milliseconds, and Apple's reference is silent on a fraction.
+    private static func milliseconds(_ json: JSONValue) -> Int64? {
+        if let whole = json.wholeNumber { return whole }
+        guard case .double(let value) = json, value.isFinite, abs(value) < 1e16 else { return nil }
+        return Int64(value.rounded(.down))
     }
 
     /// Milliseconds from year 0001 to year 9999: what ISO 8601 and every store can hold.

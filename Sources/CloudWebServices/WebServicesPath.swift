@@ -50,6 +50,14 @@ public enum WebServicesPath {
         /// The user identities a request's lookups name (POST), or the caller's address book
         /// (GET); in the `public` database, as Apple has it.
         case usersDiscover = "users/discover"
+        /// The caller's own user identity (GET; `users/current`'s successor).
+        case usersCaller = "users/caller"
+        /// The discoverable users of the caller's address book (Apple's older form).
+        case usersLookupContacts = "users/lookup/contacts"
+        /// Discoverable users by email address (Apple's older form).
+        case usersLookupEmail = "users/lookup/email"
+        /// Discoverable users by user record name (Apple's older form).
+        case usersLookupID = "users/lookup/id"
         /// Creates, updates and deletes zone subscriptions.
         case subscriptionsModify = "subscriptions/modify"
         /// The account's subscriptions.
@@ -58,20 +66,36 @@ public enum WebServicesPath {
         case subscriptionsLookup = "subscriptions/lookup"
         /// A webcourier URL to long-poll for notifications (a path without a database).
         case tokensCreate = "tokens/create"
+        /// Registers an APNs token for notifications (a path without a database).
+        case tokensRegister = "tokens/register"
         /// **Ours**: what the caller's account holds across all its databases, and its quota
         /// (`ideabox remote status` of a profile signed in to a server).
         case usersUsage = "users/usage"
 
         /// Whether the operation is read with GET (Apple's) as well as POST (ours for these).
         public var takesGet: Bool {
-            self == .zonesList || self == .usersCurrent || self == .usersDiscover || self == .subscriptionsList || self == .usersUsage
+            self == .zonesList || self == .usersCurrent || self == .usersDiscover || self == .usersCaller || self == .subscriptionsList
+                || self == .usersUsage
+        }
+
+        /// Whether a POST of the operation must carry a JSON object: Apple's reference gives its
+        /// request keys (some of them may be left out, but not the body). The operations Apple
+        /// reads with GET take an empty POST as their GET; `users/discover`'s POST is another
+        /// operation than its GET, and needs its lookups.
+        public var needsBody: Bool {
+            (!takesGet || self == .usersDiscover) && self != .assetsDownload && self != .usersLookupContacts
         }
 
         /// Whether Apple has the operation in the `public` database (it is served in `private` too).
-        public var isPublic: Bool { self == .usersCurrent || self == .usersDiscover }
+        public var isPublic: Bool {
+            switch self {
+            case .usersCurrent, .usersDiscover, .usersCaller, .usersLookupContacts, .usersLookupEmail, .usersLookupID: true
+            default: false
+            }
+        }
 
         /// Whether Apple's path for the operation has no database segment.
-        public var mayOmitDatabase: Bool { self == .tokensCreate || self == .subscriptionsLookup }
+        public var mayOmitDatabase: Bool { self == .tokensCreate || self == .tokensRegister || self == .subscriptionsLookup }
     }
 
     /// What a request path names.
@@ -89,16 +113,15 @@ public enum WebServicesPath {
     /// The parts of `path`, or nil if it is not the path of a served operation.
     public static func parse(_ path: String) -> Parsed? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        // `tokens/create` and `subscriptions/lookup` as Apple prints them: no database; the private one is meant.
-        if parts.count == 7, parts[0].isEmpty, parts[1] == "database", parts[2] == "1",
-           let operation = Operation(rawValue: "\(parts[5])/\(parts[6])"), operation.mayOmitDatabase,
-           !parts[3].isEmpty, parts[3].utf8.count <= 255 {
-            return Parsed(container: String(parts[3]), environment: String(parts[4]), database: "private", operation: operation)
-        }
-        guard parts.count == 8, parts[0].isEmpty, parts[1] == "database", parts[2] == "1",
-              let operation = Operation(rawValue: "\(parts[6])/\(parts[7])"),
+        guard parts.count >= 7, parts.count <= 9, parts[0].isEmpty, parts[1] == "database", parts[2] == "1",
               !parts[3].isEmpty, parts[3].utf8.count <= 255
         else { return nil }
+        // `tokens/create`, `tokens/register` and `subscriptions/lookup` as Apple prints them: no
+        // database; the private one is meant.
+        if let operation = Operation(rawValue: parts[5...].joined(separator: "/")), operation.mayOmitDatabase {
+            return Parsed(container: String(parts[3]), environment: String(parts[4]), database: "private", operation: operation)
+        }
+        guard parts.count >= 8, let operation = Operation(rawValue: parts[6...].joined(separator: "/")) else { return nil }
         return Parsed(container: String(parts[3]), environment: String(parts[4]), database: String(parts[5]), operation: operation)
     }
 }
