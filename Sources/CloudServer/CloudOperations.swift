@@ -57,6 +57,9 @@ struct CloudOperations {
             case .usersLookupEmail: return try lookUpUsers(body, by: "emailAddress")
             case .usersLookupID: return try lookUpUsers(body, by: "userRecordName")
             case .tokensRegister: return try registerToken(body)
+            case .recordsResolve, .recordsAccept:
+                throw WebServicesError(
+                    code: "ACCESS_DENIED", reason: "Sharing is not offered by this server: \(operation.rawValue) has no share to work on.")
             case .subscriptionsModify: return try await modifySubscriptions(body)
             case .subscriptionsList: return try await listSubscriptions()
             case .subscriptionsLookup: return try await lookupSubscriptions(body)

@@ -50,6 +50,8 @@ struct DatabaseRoutes {
             .onEveryMethod("query", use: perform(.recordsQuery))
             .onEveryMethod("lookup", use: lookup)
             .onEveryMethod("changes", use: perform(.recordsChanges))
+            .onEveryMethod("resolve", use: perform(.recordsResolve))
+            .onEveryMethod("accept", use: perform(.recordsAccept))
         database.group("zones")
             .onEveryMethod("list", use: perform(.zonesList))
             .onEveryMethod("lookup", use: perform(.zonesLookup))

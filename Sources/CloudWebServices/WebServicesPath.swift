@@ -27,6 +27,10 @@ public enum WebServicesPath {
         case recordsQuery = "records/query"
         /// Records by name.
         case recordsLookup = "records/lookup"
+        /// Share URLs resolved to their shares (refused: sharing is not offered).
+        case recordsResolve = "records/resolve"
+        /// Shares accepted (refused: sharing is not offered).
+        case recordsAccept = "records/accept"
         /// The changes of several zones, each since its sync token (`zones[]`).
         case changesZone = "changes/zone"
         /// One zone's changes since a sync token (Apple's older, flat form).
@@ -89,7 +93,8 @@ public enum WebServicesPath {
         /// Whether Apple has the operation in the `public` database (it is served in `private` too).
         public var isPublic: Bool {
             switch self {
-            case .usersCurrent, .usersDiscover, .usersCaller, .usersLookupContacts, .usersLookupEmail, .usersLookupID: true
+            case .usersCurrent, .usersDiscover, .usersCaller, .usersLookupContacts, .usersLookupEmail, .usersLookupID, .recordsResolve:
+                true
             default: false
             }
         }

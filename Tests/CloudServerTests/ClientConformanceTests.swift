@@ -64,6 +64,19 @@ struct ClientConformanceTests {
     }
 
     @Test(
+        "records/resolve and records/accept (shares) are refused by name as ACCESS_DENIED, never a 404",
+        arguments: ConformanceStore.tested)
+    func sharingIsRefusedByName(store: ConformanceStore) async throws {
+        let server = try await ConformanceServer(store)
+        for (operation, database) in [("records/resolve", Self.publicDatabase), ("records/accept", Server.privateDatabase)] {
+            let refused = try await server.post(operation, ["shortGUIDs": [["value": "0abc"]]], in: database)
+            #expect(refused.isError("ACCESS_DENIED", status: 403), "\(operation): \(refused)")
+            #expect(refused.json["reason"].string?.contains("Sharing is not offered") == true, "\(refused)")
+        }
+        #expect(server.sweepFindings == [])
+    }
+
+    @Test(
         "tokens/register takes apnsEnvironment and apnsToken (both required), with or without a database in its path; tokens/create needs its apnsEnvironment",
         arguments: ConformanceStore.tested)
     func tokensRegister(store: ConformanceStore) async throws {
