@@ -55,6 +55,22 @@ enum SealedPayload {
             writer.put(7)
             writer.put(bigEndian: UInt32(values.count))
             for item in values { put(item, into: &writer) }
+        case .reference(let reference):
+            writer.put(8)
+            writer.put(short: Array(reference.recordName.utf8))
+            writer.put(short: Array((reference.zoneName ?? "").utf8))
+            writer.put(short: Array(reference.action.rawValue.utf8))
+        case .location(let location):
+            // The latitude and longitude, then a mask of the measurements present and each of them.
+            writer.put(9)
+            writer.put(bigEndian: location.latitude.bitPattern)
+            writer.put(bigEndian: location.longitude.bitPattern)
+            let optional = [location.horizontalAccuracy, location.verticalAccuracy, location.altitude, location.speed, location.course]
+            var mask: UInt8 = location.timestamp == nil ? 0 : 1 << 5
+            for (bit, number) in optional.enumerated() where number != nil { mask |= 1 << UInt8(bit) }
+            writer.put(mask)
+            for number in optional.compactMap({ $0 }) { writer.put(bigEndian: number.bitPattern) }
+            if let time = location.timestamp { writer.put(bigEndian: time.milliseconds) }
         }
     }
 
@@ -103,6 +119,27 @@ enum SealedPayload {
             items.reserveCapacity(count)
             for _ in 0..<count { items.append(try value(&reader, depth: depth + 1)) }
             return .list(items)
+        case 8:
+            let name = try reader.text("a reference's record name", maximum: maximumNameBytes)
+            let zone = try reader.text("a reference's zone", maximum: 255)
+            guard let action = RecordReference.Action(rawValue: try reader.text("a reference's action", maximum: 16)) else {
+                throw ByteReader.Malformed(reason: "a reference's action is unknown")
+            }
+            return .reference(RecordReference(recordName: name, zoneName: zone.isEmpty ? nil : zone, action: action))
+        case 9:
+            let latitude = Double(bitPattern: try reader.integer(UInt64.self, "a latitude"))
+            let longitude = Double(bitPattern: try reader.integer(UInt64.self, "a longitude"))
+            let mask = try reader.byte("a location's measurements")
+            var optional: [Double?] = []
+            for bit in 0..<5 {
+                optional.append(mask & (1 << UInt8(bit)) == 0 ? nil : Double(bitPattern: try reader.integer(UInt64.self, "a measurement")))
+            }
+            let time = mask & (1 << 5) == 0 ? nil : Timestamp(milliseconds: try reader.integer(Int64.self, "a location's time"))
+            guard let location = Location(
+                latitude: latitude, longitude: longitude, horizontalAccuracy: optional[0], verticalAccuracy: optional[1],
+                altitude: optional[2], speed: optional[3], course: optional[4], timestamp: time)
+            else { throw ByteReader.Malformed(reason: "a location is not on Earth") }
+            return .location(location)
         case let tag:
             throw ByteReader.Malformed(reason: "a value has unknown type \(tag)")
         }

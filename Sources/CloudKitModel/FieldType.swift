@@ -18,9 +18,9 @@ public enum FieldType: String, CaseIterable, Sendable {
     /// An asset as a save sends it (and an answer without a download URL names it): the
     /// receipt of an upload.
     case assetID = "ASSETID"
-    /// A reference to another record; this server refuses it.
+    /// A reference to another record.
     case reference = "REFERENCE"
-    /// A location; this server refuses it.
+    /// A place on Earth.
     case location = "LOCATION"
     /// Not a CloudKit type: what IdeaBox's earlier clients sent for a flag, read as an `INT64`.
     case boolean = "BOOLEAN"
@@ -62,6 +62,8 @@ public enum FieldType: String, CaseIterable, Sendable {
         case .timestamp: self = .timestamp
         case .bytes: self = .bytes
         case .asset: self = .asset
+        case .reference: self = .reference
+        case .location: self = .location
         case .list: return nil
         }
     }

@@ -23,12 +23,16 @@ public enum FieldValue: Hashable, Sendable, Codable {
     case bytes(Data)
     /// A file stored beside the record, for data above the record size limit.
     case asset(AssetReference)
+    /// A reference to another record of the account.
+    case reference(RecordReference)
+    /// A place on Earth.
+    case location(Location)
     /// An ordered list of values.
     case list([FieldValue])
 
     private enum CodingKeys: String, CodingKey {
         // `bool` is read only: what earlier remotes stored for a flag.
-        case string, int64, double, bool, timestamp, bytes, asset, list
+        case string, int64, double, bool, timestamp, bytes, asset, reference, location, list
     }
 
     /// The spelling of non-finite doubles, for an encoder's `nonConformingFloatEncodingStrategy`.
@@ -39,7 +43,7 @@ public enum FieldValue: Hashable, Sendable, Codable {
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: decoder.codingPath,
-                debugDescription: "a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, list"))
+                debugDescription: "a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, reference, location, list"))
         }
         switch key {
         case .string: self = .string(try container.decode(String.self, forKey: key))
@@ -49,6 +53,8 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case .timestamp: self = .timestamp(try container.decode(Timestamp.self, forKey: key))
         case .bytes: self = .bytes(try container.decode(Data.self, forKey: key))
         case .asset: self = .asset(try container.decode(AssetReference.self, forKey: key))
+        case .reference: self = .reference(try container.decode(RecordReference.self, forKey: key))
+        case .location: self = .location(try container.decode(Location.self, forKey: key))
         case .list: self = .list(try container.decode([FieldValue].self, forKey: key))
         }
     }
@@ -62,6 +68,8 @@ public enum FieldValue: Hashable, Sendable, Codable {
         case let .timestamp(value): try container.encode(value, forKey: .timestamp)
         case let .bytes(value): try container.encode(value, forKey: .bytes)
         case let .asset(value): try container.encode(value, forKey: .asset)
+        case let .reference(value): try container.encode(value, forKey: .reference)
+        case let .location(value): try container.encode(value, forKey: .location)
         case let .list(value): try container.encode(value, forKey: .list)
         }
     }

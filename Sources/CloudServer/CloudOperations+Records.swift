@@ -62,6 +62,17 @@ extension CloudOperations {
         // `atomic` (default true) applies to custom zones only, as Apple documents.
         let atomic = atomicAsked && !zones.contains(RecordZoneID.defaultZone)
         try await prepare(zones)
+        let unreferenced = try await missingTargets(of: saves, deleting: Set(deletes.map(\.recordID)))
+        if !unreferenced.isEmpty {
+            // Refused before the store: in an atomic request, nothing else is done either.
+            guard !atomic else {
+                return ["records": .array(items.map { item in
+                    unreferenced[item.recordID].map { .object(Self.unreferenced(item.recordID, target: $0)) }
+                        ?? Self.atomicError(item.recordID.recordName)
+                })]
+            }
+            saves.removeAll { unreferenced[$0.record.recordID] != nil }
+        }
         let result = try await store.modify(account: owner, saves: saves, deletes: deletes, atomic: atomic, device: device)
         await hub.post(owner: owner, zones: Set(result.saved.map(\.recordID.zoneID) + result.deleted.map(\.zoneID)), from: device)
         let savedByID = Dictionary(result.saved.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
@@ -69,6 +80,7 @@ extension CloudOperations {
         let failedAtomically = atomic && !result.failures.isEmpty
         return ["records": .array(items.map { item in
             let recordID = item.recordID
+            if let target = unreferenced[recordID] { return .object(Self.unreferenced(recordID, target: target)) }
             if let failure = result.failures[recordID] {
                 guard case let .save(save, isCreate) = item.change else {
                     return .object(Self.failure(failure, recordName: recordID.recordName, isCreate: false, answer))
@@ -269,6 +281,53 @@ extension CloudOperations {
         if case let .serverRecordChanged(serverRecord?) = error {
             object["serverRecord"] = .object(WebServicesFormat.object(serverRecord, answer))
         }
+        return object
+    }
+
+    /// The records of `saves` holding a `VALIDATE` reference whose target does not exist: not
+    /// in the account, nor saved by this request, or deleted by it; each with that target.
+    private func missingTargets(of saves: [RecordSave], deleting: Set<RecordID>) async throws -> [RecordID: RecordID] {
+        var wanted: [RecordID: [RecordID]] = [:]
+        for save in saves {
+            let zone = save.record.recordID.zoneID
+            for value in save.record.fields.values {
+                let references: [RecordReference] = switch value {
+                case .reference(let reference): [reference]
+                case .list(let items): items.compactMap { if case .reference(let reference) = $0 { reference } else { nil } }
+                default: []
+                }
+                for reference in references where reference.action == .validate {
+                    wanted[save.record.recordID, default: []].append(reference.target(from: zone))
+                }
+            }
+        }
+        guard !wanted.isEmpty else { return [:] }
+        let saved = Set(saves.map(\.record.recordID))
+        var exists = Set<RecordID>()
+        let asked = Set(wanted.values.joined()).subtracting(saved).subtracting(deleting)
+        for (zone, targets) in Dictionary(grouping: asked, by: \.zoneID) {
+            var names = targets.map(\.recordName)
+            while !names.isEmpty {
+                let read = try await store.records(account: owner, in: zone, named: names, byteBudget: 1 << 20)
+                exists.formUnion(read.records.map(\.recordID))
+                names.removeFirst(max(1, read.namesRead))
+            }
+        }
+        var missing: [RecordID: RecordID] = [:]
+        for (recordID, targets) in wanted {
+            if let target = targets.first(where: { deleting.contains($0) || (!saved.contains($0) && !exists.contains($0)) }) {
+                missing[recordID] = target
+            }
+        }
+        return missing
+    }
+
+    /// `VALIDATING_REFERENCE_ERROR` for the record `recordID`, whose reference to `target` finds nothing.
+    private static func unreferenced(_ recordID: RecordID, target: RecordID) -> Object {
+        var object = WebServicesError(
+            code: "VALIDATING_REFERENCE_ERROR",
+            reason: "A VALIDATE reference names \(target.recordName) in zone \(target.zoneID.zoneName), which does not exist.").object
+        object["recordName"] = .string(recordID.recordName)
         return object
     }
 

@@ -57,7 +57,7 @@ struct RecordQuery {
     }
 
     private static func filter(_ object: Object, at path: String) throws -> StoredQuery.Filter {
-        try checkKeys(object, allowed: ["comparator", "fieldName", "systemFieldName", "fieldValue"], at: path)
+        try checkKeys(object, allowed: ["comparator", "fieldName", "systemFieldName", "fieldValue", "distance"], at: path)
         let name = try WebServicesFormat.string(object["comparator"], at: "\(path).comparator")
         guard let comparator = Comparator(rawValue: name) else {
             throw WebServicesError.badRequest(
@@ -85,7 +85,19 @@ struct RecordQuery {
                 throw WebServicesError.badRequest("\(path).fieldValue must be a \(FieldType.string.rawValue) for \(comparator.rawValue).")
             }
         }
-        return StoredQuery.Filter(field: field, comparator: comparator, value: value)
+        var distance: Double?
+        if comparator == .near {
+            guard case .location = value else {
+                throw WebServicesError.badRequest("\(path).fieldValue must be a \(FieldType.location.rawValue) for NEAR.")
+            }
+            guard let meters = object["distance"]?.number, meters.isFinite, meters >= 0 else {
+                throw WebServicesError.badRequest("\(path).distance must be a number of meters, 0 or more, for NEAR.")
+            }
+            distance = meters
+        } else if object["distance"] != nil {
+            throw WebServicesError.badRequest("\(path).distance goes with NEAR only.")
+        }
+        return StoredQuery.Filter(field: field, comparator: comparator, value: value, distance: distance)
     }
 
     private static func sort(_ object: Object, at path: String) throws -> StoredQuery.Sort {

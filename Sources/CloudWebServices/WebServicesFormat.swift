@@ -9,8 +9,9 @@ import IdeaBoxFoundation
 /// created: {timestamp}, modified: {timestamp}, deleted}` as Apple documents them. Field
 /// types are CloudKit's only: `STRING`, `INT64`, `DOUBLE`, `TIMESTAMP` in milliseconds,
 /// `BYTES` in base64, `ASSETID` (in a save: `{fileChecksum, size, receipt}`) or `ASSET` (in
-/// an answer, with its `downloadURL`), and the homogeneous `*_LIST` of each. A boolean is an
-/// `INT64` 0 or 1.
+/// an answer, with its `downloadURL`), `REFERENCE` (`{recordName, zoneID?, action}`),
+/// `LOCATION` (`{latitude, longitude, …}`), and the homogeneous `*_LIST` of each. A boolean is
+/// an `INT64` 0 or 1.
 ///
 /// Reading is strict where Apple is and lenient where Apple is, because the server reads
 /// what any client sends: `type` may be left out (it is inferred from the value), but every
@@ -148,8 +149,31 @@ public enum WebServicesFormat {
             } else {
                 object(reference)
             }
+        case .reference(let reference): object(reference)
+        case .location(let location): object(location)
         case .list(let items): .array(items.map { self.value($0, answer) })
         }
+    }
+
+    /// Apple's Reference Dictionary: `{recordName, zoneID?, action}`.
+    public static func object(_ reference: RecordReference) -> JSONValue {
+        var object: Object = ["recordName": .string(reference.recordName), "action": .string(reference.action.rawValue)]
+        if let zone = reference.zoneName { object["zoneID"] = ["zoneName": .string(zone)] }
+        return .object(object)
+    }
+
+    /// Apple's Location Dictionary: `{latitude, longitude}` and each measurement saved with
+    /// them (`timestamp` in milliseconds).
+    public static func object(_ location: Location) -> JSONValue {
+        var object: Object = ["latitude": .double(location.latitude), "longitude": .double(location.longitude)]
+        for (name, number) in [
+            ("horizontalAccuracy", location.horizontalAccuracy), ("verticalAccuracy", location.verticalAccuracy),
+            ("altitude", location.altitude), ("speed", location.speed), ("course", location.course),
+        ] {
+            if let number { object[name] = .double(number) }
+        }
+        if let time = location.timestamp { object["timestamp"] = .integer(time.milliseconds) }
+        return .object(object)
     }
 
     // MARK: Reading
@@ -282,7 +306,8 @@ public enum WebServicesFormat {
         case .timestamp: milliseconds(value).flatMap(timestamp).map(FieldValue.timestamp)
         case .bytes: value.string.flatMap { Data(base64Encoded: $0) }.map(FieldValue.bytes)
         case .assetID, .asset: assetReference(value).map(FieldValue.asset)
-        case .reference, .location: throw Invalid("\(path()): \(type) fields are not supported by this server")
+        case .reference: try recordReference(value, at: path()).map(FieldValue.reference)
+        case .location: try location(value, at: path()).map(FieldValue.location)
         case nil: throw Invalid("\(path()): unknown field type \(type)")
         }
         guard let decoded else { throw Invalid("\(path()) is not a valid \(type)") }
@@ -295,6 +320,56 @@ public enum WebServicesFormat {
             return nil
         }
         return AssetReference(checksum: checksum, size: size)
+    }
+
+    /// Apple's Reference Dictionary: `recordName` (a valid name), `zoneID` (`{zoneName}`, or
+    /// left out for the referencing record's zone) and `action` (`NONE`, `DELETE_SELF` or
+    /// `VALIDATE`; left out, as a query's value may, `NONE`). Nil for a value that is no object.
+    private static func recordReference(_ value: JSONValue, at path: @autoclosure () -> String) throws -> RecordReference? {
+        guard let object = value.object else { return nil }
+        let name = try recordName(object["recordName"], at: "\(path()).recordName")
+        let zone: String? = switch object["zoneID"] {
+        case nil, .null?: nil
+        case let json?: try zoneID(json, at: "\(path()).zoneID").zoneName
+        }
+        let action: RecordReference.Action
+        switch object["action"] {
+        case nil: action = .none
+        case let json?:
+            guard let parsed = json.string.flatMap(RecordReference.Action.init(rawValue:)) else {
+                throw Invalid("\(path()).action must be NONE, DELETE_SELF or VALIDATE")
+            }
+            action = parsed
+        }
+        return RecordReference(recordName: name, zoneName: zone, action: action)
+    }
+
+    /// Apple's Location Dictionary: `latitude` and `longitude` (degrees, required) and the
+    /// optional `horizontalAccuracy`, `verticalAccuracy`, `altitude`, `speed`, `course` and
+    /// `timestamp` (milliseconds). Nil for a value that is no object.
+    private static func location(_ value: JSONValue, at path: @autoclosure () -> String) throws -> Location? {
+        guard let object = value.object else { return nil }
+        let known: Set<String> = ["latitude", "longitude", "horizontalAccuracy", "verticalAccuracy", "altitude", "speed", "course", "timestamp"]
+        if let unknown = object.keys.first(where: { !known.contains($0) }) { throw Invalid("\(path()): a location has no \(unknown)") }
+        func number(_ key: String) throws -> Double? {
+            guard let json = object[key], json != .null else { return nil }
+            guard let number = json.number, number.isFinite else { throw Invalid("\(path()).\(key) must be a number") }
+            return number
+        }
+        guard let latitude = try number("latitude"), let longitude = try number("longitude") else {
+            throw Invalid("\(path()): a location needs its latitude and longitude")
+        }
+        let time = try object["timestamp"].flatMap { json -> Timestamp? in
+            guard json != .null else { return nil }
+            guard let time = milliseconds(json).flatMap(timestamp) else { throw Invalid("\(path()).timestamp must be milliseconds") }
+            return time
+        }
+        guard let location = Location(
+            latitude: latitude, longitude: longitude, horizontalAccuracy: try number("horizontalAccuracy"),
+            verticalAccuracy: try number("verticalAccuracy"), altitude: try number("altitude"), speed: try number("speed"),
+            course: try number("course"), timestamp: time)
+        else { throw Invalid("\(path()): latitude must be -90 to 90 and longitude -180 to 180") }
+        return location
     }
 
     /// `{timestamp}` in milliseconds.

@@ -28,6 +28,8 @@ public enum PageBudget {
         case .bytes(let data): data.count * 4 / 3
         case .int64, .double, .timestamp: 8
         case .asset: 128
+        case .reference(let reference): reference.recordName.utf8.count + (reference.zoneName?.utf8.count ?? 0) + 96
+        case .location: 256
         case .list(let items): items.reduce(0) { $0 + bytes(of: $1) }
         }
     }

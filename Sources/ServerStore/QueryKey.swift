@@ -36,7 +36,7 @@ public enum QueryKey {
         switch value {
         case .string(let text): string(text).key
         case .int64, .double, .timestamp: number(StoredQuery.number(value)!)
-        case .bytes, .asset, .list: unordered
+        case .bytes, .asset, .reference, .location, .list: unordered
         }
     }
 

@@ -234,7 +234,9 @@ extension QuerySQL {
                 case .name: return "TRUE"
                 case .time: return "FALSE"
                 }
-            case .listContains, .notListContains:
+            case .listContains, .notListContains, .near:
+                // A list or a location has no key to narrow by: the records that hold one are
+                // read, and `admits` decides.
                 guard case .key(let key) = operand else { return "FALSE" }
                 isExact = false
                 return "\(key) = \(bind(.blob(QueryKey.unordered)))"
@@ -326,7 +328,7 @@ extension QuerySQL {
                     let (bound, isCut) = QueryKey.string(text)
                     if isCut { isExact = false }
                     keys.append(bound)
-                case .bytes, .asset:
+                case .bytes, .asset, .reference, .location:
                     isExact = false
                     keys.append(QueryKey.unordered)
                 case .list:

@@ -26,6 +26,8 @@ public enum RecordSizeLimit {
         case .list(let items): items.reduce(0) { $0 + bytes(of: $1) }
         case .int64, .double, .timestamp: 8
         case .asset: 72
+        case .reference(let reference): reference.recordName.utf8.count + (reference.zoneName?.utf8.count ?? 0) + 16
+        case .location: 64
         }
     }
 }

@@ -34,7 +34,7 @@ public enum StoredFields {
 extension FieldValue {
     /// The one key of a stored value's object.
     private enum StoredKey: String {
-        case string, int64, double, bool, timestamp, bytes, asset, list
+        case string, int64, double, bool, timestamp, bytes, asset, reference, location, list
     }
 
     /// The value of an encoded field as `JSONValue` reads it: the remote's way to read the
@@ -45,7 +45,8 @@ extension FieldValue {
         guard let object = json.object, object.count == 1, let (name, value) = object.first,
               let key = StoredKey(rawValue: name)
         else {
-            throw Self.corrupted("a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, list")
+            throw Self.corrupted(
+                "a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, reference, location, list")
         }
         let decoded: FieldValue? = switch key {
         case .string: value.string.map(FieldValue.string)
@@ -59,6 +60,13 @@ extension FieldValue {
                 guard let checksum = object["checksum"]?.string, let size = object["size"]?.wholeNumber else { return nil }
                 return AssetReference(checksum: checksum, size: size).map(FieldValue.asset)
             }
+        case .reference:
+            value.object.flatMap { object in
+                guard let name = object["recordName"]?.string, let action = object["action"]?.string.flatMap(RecordReference.Action.init)
+                else { return nil }
+                return FieldValue.reference(RecordReference(recordName: name, zoneName: object["zoneName"]?.string, action: action))
+            }
+        case .location: value.object.flatMap(Self.location).map(FieldValue.location)
         case .list: try value.array.map { try FieldValue.list($0.map(FieldValue.init(stored:))) }
         }
         guard let decoded else { throw Self.corrupted("the \(name) value \(value) is not one") }
@@ -109,6 +117,38 @@ extension FieldValue {
             bytes.append(contentsOf: #","size":"#.utf8)
             bytes.append(contentsOf: String(reference.size).utf8)
             bytes.append(UInt8(ascii: "}"))
+        case .reference(let reference):
+            key(.reference)
+            bytes.append(contentsOf: #"{"action":"#.utf8)
+            JSONValue.write(string: reference.action.rawValue, to: &bytes)
+            bytes.append(contentsOf: #","recordName":"#.utf8)
+            JSONValue.write(string: reference.recordName, to: &bytes)
+            if let zone = reference.zoneName {
+                bytes.append(contentsOf: #","zoneName":"#.utf8)
+                JSONValue.write(string: zone, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        case .location(let location):
+            key(.location)
+            var members: [(String, String)] = [("latitude", "\(location.latitude)"), ("longitude", "\(location.longitude)")]
+            for (name, number) in [
+                ("altitude", location.altitude), ("course", location.course), ("horizontalAccuracy", location.horizontalAccuracy),
+                ("speed", location.speed), ("verticalAccuracy", location.verticalAccuracy),
+            ] {
+                if let number { members.append((name, "\(number)")) }
+            }
+            bytes.append(UInt8(ascii: "{"))
+            for (index, (name, number)) in members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONValue.write(string: name, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                bytes.append(contentsOf: number.utf8)
+            }
+            if let time = location.timestamp {
+                bytes.append(contentsOf: #","timestamp":"#.utf8)
+                JSONValue.write(string: time.iso8601, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
         case .list(let values):
             key(.list)
             bytes.append(UInt8(ascii: "["))
@@ -119,6 +159,16 @@ extension FieldValue {
             bytes.append(UInt8(ascii: "]"))
         }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// A stored location: its numbers, and its timestamp in ISO 8601.
+    private static func location(_ object: JSONValue.Object) -> Location? {
+        guard let latitude = object["latitude"]?.number, let longitude = object["longitude"]?.number else { return nil }
+        let time = object["timestamp"]?.string.flatMap(Timestamp.init(iso8601:))
+        return Location(
+            latitude: latitude, longitude: longitude, horizontalAccuracy: object["horizontalAccuracy"]?.number,
+            verticalAccuracy: object["verticalAccuracy"]?.number, altitude: object["altitude"]?.number, speed: object["speed"]?.number,
+            course: object["course"]?.number, timestamp: time)
     }
 
     private static func double(_ value: JSONValue) -> Double? {

@@ -30,6 +30,8 @@ public struct StoredQuery: Sendable {
         case `in` = "IN", notIn = "NOT_IN"
         case beginsWith = "BEGINS_WITH", notBeginsWith = "NOT_BEGINS_WITH"
         case listContains = "LIST_CONTAINS", notListContains = "NOT_LIST_CONTAINS"
+        /// A location within `distance` meters of the filter's location.
+        case near = "NEAR"
     }
 
     /// One filter: records whose `field` compares with `value` as `comparator` says.
@@ -37,12 +39,15 @@ public struct StoredQuery: Sendable {
         public var field: Field
         public var comparator: Comparator
         public var value: FieldValue
+        /// For `NEAR`: the most meters away a record's location may be.
+        public var distance: Double?
 
         /// The filter on `field`.
-        public init(field: Field, comparator: Comparator, value: FieldValue) {
+        public init(field: Field, comparator: Comparator, value: FieldValue, distance: Double? = nil) {
             self.field = field
             self.comparator = comparator
             self.value = value
+            self.distance = distance
         }
     }
 
@@ -108,6 +113,10 @@ public struct StoredQuery: Sendable {
         case let (.string(x), .string(y)): return order(x, y)
         case let (.bytes(x), .bytes(y)): return x == y ? 0 : nil
         case let (.asset(x), .asset(y)): return x == y ? 0 : nil
+        // A reference is its target: a zone left out matches any (the filter's, or the record's own).
+        case let (.reference(x), .reference(y)):
+            return x.recordName == y.recordName && (x.zoneName == nil || y.zoneName == nil || x.zoneName == y.zoneName) ? 0 : nil
+        case let (.location(x), .location(y)): return x.latitude == y.latitude && x.longitude == y.longitude ? 0 : nil
         default:
             guard let x = number(a), let y = number(b) else { return nil }
             return order(x, y)
@@ -148,6 +157,9 @@ extension StoredQuery.Filter {
             guard case .list(let items) = field else { return false }
             let found = items.contains { StoredQuery.compare($0, value) == 0 }
             return comparator == .listContains ? found : !found
+        case .near:
+            guard case .location(let here) = field, case .location(let center) = value, let distance else { return false }
+            return here.distance(to: center) <= distance
         }
     }
 }

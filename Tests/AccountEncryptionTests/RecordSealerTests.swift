@@ -20,6 +20,11 @@ struct RecordSealerTests {
         var record = EncryptionFixture.idea("2f1c0000-0000-4000-8000-000000000001", title: title, description: description)
         record.changeTag = "tag-3"
         record.fields["nested"] = .list([.double(.pi), .bytes(Data([0, 1, 2])), .list([.string("深")])])
+        record.fields["parent"] = .reference(RecordReference(recordName: "父 parent", zoneName: "Ideas", action: .deleteSelf))
+        record.fields["places"] = .list([
+            .location(Location(latitude: 25.033964, longitude: 121.564468, altitude: 508, speed: 1.5)!),
+            .location(Location(latitude: -90, longitude: 180)!), .reference(RecordReference(recordName: "r")),
+        ])
         let sealed = sealer.seal(record)
         #expect(sealed.recordType == "SealedIdea")
         #expect(sealed.recordID == record.recordID)

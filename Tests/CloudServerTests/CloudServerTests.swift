@@ -314,7 +314,7 @@ import Testing
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": "abc", "type": "INT64"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": [1, "a"]}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"n": {"value": 1, "type": "GEOMETRY"}}}}]}"#,
-            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"r": {"value": {"recordName": "b", "action": "NONE"}, "type": "REFERENCE"}}}}]}"#,
+            #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"r": {"value": {"recordName": "b", "action": "CASCADE"}, "type": "REFERENCE"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"l": {"value": [{"value": 1, "type": "INT64"}], "type": "LIST"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"l": {"value": [1, "a"], "type": "INT64_LIST"}}}}]}"#,
             #"{"zoneID": {"zoneName": "Ideas"}, "operations": [{"operationType": "create", "record": {"recordName": "a", "recordType": "Idea", "fields": {"t": {"value": 1e300, "type": "TIMESTAMP"}}}}]}"#,

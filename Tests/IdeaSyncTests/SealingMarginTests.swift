@@ -93,6 +93,8 @@ struct SealingMarginTests {
             case .list(let items): items.reduce(0) { $0 + size($1) }
             case .int64, .double, .timestamp: 8
             case .asset: 72
+            case .reference(let reference): reference.recordName.utf8.count + (reference.zoneName?.utf8.count ?? 0) + 16
+            case .location: 64
             }
         }
         return fields.reduce(0) { $0 + $1.key.utf8.count + size($1.value) }

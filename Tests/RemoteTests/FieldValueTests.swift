@@ -13,6 +13,13 @@ import Testing
         .timestamp(Timestamp(milliseconds: 1_795_162_530_123)),
         .bytes(Data([0, 1, 2, 255])), .bytes(Data()),
         .list([.string("a"), .int64(1), .list([.int64(1)])]), .list([]),
+        .reference(RecordReference(recordName: "目標 target", zoneName: "Ideas", action: .deleteSelf)),
+        .reference(RecordReference(recordName: "t", action: .validate)),
+        .location(Location(latitude: -33.856784, longitude: 151.215297)!),
+        .location(Location(
+            latitude: 25.033964, longitude: 121.564468, horizontalAccuracy: 5.5, verticalAccuracy: 0, altitude: -2.25, speed: 1e-3,
+            course: 359.9, timestamp: Timestamp(milliseconds: 1_795_162_530_123))!),
+        .list([.location(Location(latitude: 90, longitude: -180)!), .reference(RecordReference(recordName: "r"))]),
     ])
     func roundTrip(value: FieldValue) throws {
         let json = try JSONEncoder().encode(value)
