@@ -126,16 +126,19 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
     /// more than the system's roots. Each request fails after `timeout` seconds without an answer.
     /// A new token an answer hands out goes to `onNewToken`, with the one it replaces, before
     /// the request after.
+    /// `savedToken` reads the token kept since (another process's), tried once after a refusal.
     public func database(
         unnamedContainer: String, timeout: Double = 30,
-        onNewToken: @escaping @Sendable (_ previous: String, _ new: String) -> Void = { _, _ in }
+        onNewToken: @escaping @Sendable (_ previous: String, _ new: String) -> Void = { _, _ in },
+        savedToken: @escaping @Sendable () -> String? = { nil }
     ) -> WebServicesDatabase {
         WebServicesDatabase(
             endpoint: WebServicesDatabase.Endpoint(
                 server: server, container: container ?? unnamedContainer, environment: environment ?? "production",
                 apiToken: apiToken, allowsInsecureHTTP: allowsInsecureHTTP ?? false),
             accountName: account, token: token, timeout: timeout,
-            pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared, onNewToken: onNewToken)
+            pool: (try? HTTPConnectionPool.with(trustedAuthority: certificateAuthority)) ?? .shared, onNewToken: onNewToken,
+            savedToken: savedToken)
     }
 
     /// Saves `token`, which an answer handed out in place of `previous`, if the credentials in

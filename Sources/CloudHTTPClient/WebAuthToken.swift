@@ -16,10 +16,28 @@ final class WebAuthToken: Sendable {
 
     private let value: Mutex<String?>
     private let onNew: @Sendable (_ previous: String, _ new: String) -> Void
+    private let saved: @Sendable () -> String?
 
-    init(_ token: String?, onNew: @escaping @Sendable (_ previous: String, _ new: String) -> Void) {
+    /// `saved` reads the token kept where `onNew` keeps them: another process of the same
+    /// profile may have spent this one's and kept the next (`fresher(than:)`).
+    init(
+        _ token: String?, onNew: @escaping @Sendable (_ previous: String, _ new: String) -> Void,
+        saved: @escaping @Sendable () -> String? = { nil }
+    ) {
         value = Mutex(token)
         self.onNew = onNew
+        self.saved = saved
+    }
+
+    /// After `used` was refused: the token kept since, if it is another, which the next request
+    /// sends (unless this client took a new one meanwhile, which it keeps); nil when there is
+    /// none to try, and the refusal stands.
+    func fresher(than used: String) -> String? {
+        guard let kept = saved(), kept != used else { return nil }
+        return value.withLock { token -> String? in
+            if token == used { token = kept }
+            return token == used ? nil : token
+        }
     }
 
     /// The token the next request sends; nil when signed out.

@@ -80,15 +80,17 @@ public struct WebServicesDatabase: CloudDatabase {
     /// connections of `pool`. Each request fails with `networkFailure` if no answer came
     /// within `timeout` seconds. A new token an answer hands out (Apple's way,
     /// `WebAuthToken`) is sent from then on and given to `onNewToken` first, with the one it
-    /// replaces.
+    /// replaces. A token refused is tried once more as `savedToken` reads it, when that is
+    /// another: a second process of the profile may have spent this client's and kept the next.
     public init(
         endpoint: Endpoint, accountName: String, token: String?, timeout: Double = 30,
         maximumRecordsPerRequest: Int = maximumOperations, pool: HTTPConnectionPool = .shared,
-        onNewToken: @escaping @Sendable (_ previous: String, _ new: String) -> Void = { _, _ in }
+        onNewToken: @escaping @Sendable (_ previous: String, _ new: String) -> Void = { _, _ in },
+        savedToken: @escaping @Sendable () -> String? = { nil }
     ) {
         self.endpoint = endpoint
         self.accountName = accountName
-        self.token = WebAuthToken(token, onNew: onNewToken)
+        self.token = WebAuthToken(token, onNew: onNewToken, saved: savedToken)
         self.transport = HTTPTransport(
             timeout: .nanoseconds(Int64((timeout * 1e9).rounded())), pool: pool, allowsInsecureHTTP: endpoint.allowsInsecureHTTP,
             device: UUID().uuidString.lowercased())
@@ -121,7 +123,7 @@ public struct WebServicesDatabase: CloudDatabase {
     /// The user's record name (`users/current`, a GET in the public database as Apple has
     /// it): who signed in, which names the account a profile's ideas belong to.
     public func currentUserRecordName() async throws -> String {
-        let (url, credentials) = try signedURL(.usersCurrent)
+        let (url, credentials, _) = try signedURL(.usersCurrent)
         let (status, headers, answer) = try await transport.get(url, wait: transport.timeout, credentials: credentials)
         token.adopt(from: headers)
         let object = try object(try Self.signedSuccess(status: status, headers: headers, body: answer))
@@ -350,38 +352,58 @@ public struct WebServicesDatabase: CloudDatabase {
     /// Posts `body` to `operation` and returns the body of a successful answer, or throws the
     /// `CloudError` the answer means.
     private func exchange(_ operation: WebServicesPath.Operation, body: [UInt8], contentType: String) async throws -> ByteBuffer {
-        let (url, credentials) = try signedURL(operation)
+        let (url, credentials, used) = try signedURL(operation)
         let (status, headers, answer) = try await transport.post(url, body: body, contentType: contentType, credentials: credentials)
         token.adopt(from: headers)
-        return try Self.signedSuccess(status: status, headers: headers, body: answer)
+        do {
+            return try Self.signedSuccess(status: status, headers: headers, body: answer)
+        } catch CloudError.tokenRefused where token.fresher(than: used) != nil {
+            // A refused token changes nothing on the server: the request goes again, once.
+            let (url, credentials, _) = try signedURL(operation)
+            let (status, headers, answer) = try await transport.post(url, body: body, contentType: contentType, credentials: credentials)
+            token.adopt(from: headers)
+            return try Self.signedSuccess(status: status, headers: headers, body: answer)
+        }
     }
 
     /// `send` without a thread waiting for the answer: the answer is read on the pool's event loop.
-    func sendFuture(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) -> EventLoopFuture<WebServicesFormat.Object> {
+    func sendFuture(
+        _ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object, retryingRefusal: Bool = true
+    ) -> EventLoopFuture<WebServicesFormat.Object> {
         let url: URL
         let credentials: String?
+        let used: String
         do {
-            (url, credentials) = try signedURL(operation)
+            (url, credentials, used) = try signedURL(operation)
         } catch {
             return transport.pool.client.eventLoopGroup.any().makeFailedFuture(error)
         }
-        return transport.postFuture(url, body: JSONValue.object(body).bytes, contentType: "application/json", credentials: credentials)
+        let answer = transport.postFuture(url, body: JSONValue.object(body).bytes, contentType: "application/json", credentials: credentials)
             .flatMapThrowing { [self] status, headers, answer in
                 token.adopt(from: headers)
                 return try object(try Self.signedSuccess(status: status, headers: headers, body: answer))
             }
+        guard retryingRefusal else { return answer }
+        return answer.flatMapError { [self] error in
+            // As `exchange`: a token another process spent is tried once as it was kept since.
+            guard case CloudError.tokenRefused = error, token.fresher(than: used) != nil else {
+                return answer.eventLoop.makeFailedFuture(error)
+            }
+            return sendFuture(operation, body, retryingRefusal: false)
+        }
     }
 
     /// The URL of `operation` and the `Authorization` to send with it: the token as a bearer,
     /// or in the query beside the container's API token (Apple's way).
-    private func signedURL(_ operation: WebServicesPath.Operation) throws -> (url: URL, credentials: String?) {
+    /// Also the token it sends.
+    private func signedURL(_ operation: WebServicesPath.Operation) throws -> (url: URL, credentials: String?, token: String) {
         guard let token = token.current else { throw CloudError.notAuthenticated }
         let url = endpoint.url(operation)
-        guard let apiToken = endpoint.apiToken else { return (url, "Bearer \(token)") }
+        guard let apiToken = endpoint.apiToken else { return (url, "Bearer \(token)", token) }
         // Apple's way: both tokens in the query, percent-encoded ('+', '/' and '=' too).
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
         components.percentEncodedQuery = Self.query([("ckAPIToken", apiToken), ("ckWebAuthToken", token)])
-        return (components.url ?? url, nil)
+        return (components.url ?? url, nil, token)
     }
 
     /// `pairs` as a query, each value percent-encoded (`queryValueAllowed`).

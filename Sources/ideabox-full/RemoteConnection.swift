@@ -68,10 +68,12 @@ struct RemoteConnection {
         self.embedded = nil
         self.device = device
         self.credentials = credentials
-        // A new token Apple hands out is saved before the request after it.
-        let served = credentials.database(unnamedContainer: ProductContainer.legacy, onNewToken: { previous, token in
-            try? ServerCredentials.replaceToken(previous, with: token, in: profileDirectory)
-        })
+        // A new token Apple hands out is saved before the request after it; one another process
+        // of the profile spent is followed by the one it saved.
+        let served = credentials.database(
+            unnamedContainer: ProductContainer.legacy,
+            onNewToken: { previous, token in try? ServerCredentials.replaceToken(previous, with: token, in: profileDirectory) },
+            savedToken: { try? ServerCredentials.load(from: profileDirectory)?.token })
         var whole = served
         whole.replacesWholeRecords = true
         encryption = EncryptionWiring.database(

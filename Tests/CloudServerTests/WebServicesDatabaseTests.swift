@@ -126,6 +126,35 @@ import Testing
         #expect(await cloudError { try await stale.checkSignIn() } == .tokenRefused)
     }
 
+    @Test("A token another process of the profile spent (Apple's single use) is followed by the one it kept: the request goes again, once, with it; without one kept, the refusal stands")
+    func followsATokenAnotherProcessKept() async throws {
+        let clock = ManualClock(start: TestTime.start)
+        let cloud = try SimulatedCloud.inMemory(clock: clock.wallClock)
+        let served = try await ServedRemote(store: cloud.store, account: "alice", maximumRecordsPerRequest: 200, clock: clock.wallClock)
+        let apple = try await AppleCloudKit(
+            backend: served.endpoint.server, backendToken: served.token, callback: URL(string: "http://127.0.0.1:8421/")!,
+            clock: clock.wallClock, usedTokensExpire: true)
+        let endpoint = WebServicesDatabase.Endpoint(server: apple.url, container: ServedRemote.container, apiToken: apple.apiToken)
+        // The profile's token file, as both processes read and write it.
+        let kept = Locked<String>(apple.signIn())
+        func process() -> WebServicesDatabase {
+            WebServicesDatabase(
+                endpoint: endpoint, accountName: "alice", token: kept.value, timeout: 10,
+                onNewToken: { _, new in kept.withLock { $0 = new } }, savedToken: { kept.value })
+        }
+        let zone = RecordZoneID(zoneName: "Ideas")
+        let app = process()
+        try await app.createZone(zone)
+        let command = process()
+        try await command.checkSignIn()  // spends the app's token, keeps the next
+        try await app.checkSignIn()  // refused, then sent again with the kept one
+        try await command.checkSignIn()  // and the other way round
+        _ = try await app.fetchChanges(in: zone, since: nil, resultsLimit: 10)  // the same, on the futures path
+        let lone = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: kept.value, timeout: 10)
+        try await app.checkSignIn()  // spends what `lone` holds; `lone` keeps nothing
+        #expect(await cloudError { try await lone.checkSignIn() } == .tokenRefused)
+    }
+
     @Test("No server listening: named with its host and port as refused, a transient error, at once; no token: notAuthenticated without a request")
     func unreachable() async throws {
         let client = WebServicesDatabase(
