@@ -57,8 +57,13 @@ extension IdeaBoxCommand.Account {
                 given with --ca-cert (a self-signed certificate on a home network, say). Plain http:// is for this machine \
                 only (127.0.0.0/8, ::1): to another one it would send the token and every idea in clear, unless you say \
                 --allow-insecure-http. The sign-in is kept only once the server took the token (one request); a refused \
-                token, a server not there or a certificate not trusted leaves the sign-in before as it was.
-                """, chinese: "加上 --server 時，設定檔從此與該伺服器同步，使用 `ideabox serve account add` 印出的權杖（來自 --token，否則讀取標準輸入的第一行，這樣不會留在 shell 歷史中）。加上 --api-token（來自 `ideabox serve api-token add`）時，請求會像 CloudKit Web Services 用戶端一樣帶著兩個權杖（ckAPIToken、ckWebAuthToken）；沒有時只帶帳號的權杖。網址與權杖保存在設定檔的 server.json，只有你能讀取。不加 --server 時，設定檔回到內建遠端。https:// 伺服器的憑證必須由系統信任的憑證機構簽署，或由 --ca-cert 指定的機構簽署（例如家用網路上的自簽憑證）。未加密的 http:// 只限這台機器（127.0.0.0/8、::1）：連到其他機器會以明文送出權杖與每筆靈感，除非你加上 --allow-insecure-http。伺服器接受權杖後（一次請求）才會保留這次登入；權杖被拒、伺服器不在或憑證不受信任時，原本的登入維持不變。"))
+                token, a server not there or a certificate not trusted leaves the sign-in before as it was. \
+                With --icloud instead, the profile syncs with your iCloud, where the IdeaBox app for iPhone and Mac keeps \
+                its ideas: Apple's sign-in page is printed (and opened where there is a display), and the sign-in comes back \
+                to http://127.0.0.1:8424/ (--callback-port) or is pasted on standard input; the container's API token comes \
+                from --api-token, IDEABOX_ICLOUD_API_TOKEN or icloud-api-token in the config file (README: Your iPhone's \
+                ideas in the terminal).
+                """, chinese: "加上 --server 時，設定檔從此與該伺服器同步，使用 `ideabox serve account add` 印出的權杖（來自 --token，否則讀取標準輸入的第一行，這樣不會留在 shell 歷史中）。加上 --api-token（來自 `ideabox serve api-token add`）時，請求會像 CloudKit Web Services 用戶端一樣帶著兩個權杖（ckAPIToken、ckWebAuthToken）；沒有時只帶帳號的權杖。網址與權杖保存在設定檔的 server.json，只有你能讀取。不加 --server 時，設定檔回到內建遠端。https:// 伺服器的憑證必須由系統信任的憑證機構簽署，或由 --ca-cert 指定的機構簽署（例如家用網路上的自簽憑證）。未加密的 http:// 只限這台機器（127.0.0.0/8、::1）：連到其他機器會以明文送出權杖與每筆靈感，除非你加上 --allow-insecure-http。伺服器接受權杖後（一次請求）才會保留這次登入；權杖被拒、伺服器不在或憑證不受信任時，原本的登入維持不變。改用 --icloud 時，設定檔與你的 iCloud 同步，也就是 iPhone 與 Mac 上 IdeaBox app 保存靈感的地方：會印出 Apple 的登入頁面（有顯示器時會開啟它），登入後回到 http://127.0.0.1:8424/（--callback-port），或從標準輸入貼上；容器的 API 權杖來自 --api-token、IDEABOX_ICLOUD_API_TOKEN 或設定檔的 icloud-api-token（README：Your iPhone's ideas in the terminal）。"))
 
         @Argument(help: .english("The account name (not with --icloud, whose account is your Apple ID's).", chinese: "帳號名稱（--icloud 不需要，帳號即你的 Apple ID）。"))
         var name: String?
