@@ -70,13 +70,17 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
         let url = directory.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         var credentials = try JSONDecoder().decode(ServerCredentials.self, from: Data(contentsOf: url))
-        let rotatedURL = directory.appendingPathComponent(rotatedTokenFileName)
-        if let data = try? Data(contentsOf: rotatedURL), let rotated = try? JSONDecoder().decode(RotatedToken.self, from: data),
-           rotated.replaces == credentials.token
-        {
-            credentials.token = rotated.token
-        }
+        credentials.token = latestToken(replacing: credentials.token, in: directory)
         return credentials
+    }
+
+    /// The latest token kept in place of the sign-in's `signInToken` (itself if none is).
+    private static func latestToken(replacing signInToken: String?, in directory: URL) -> String? {
+        let url = directory.appendingPathComponent(rotatedTokenFileName)
+        guard let data = try? Data(contentsOf: url), let rotated = try? JSONDecoder().decode(RotatedToken.self, from: data),
+              rotated.replaces == signInToken
+        else { return signInToken }
+        return rotated.token
     }
 
     /// Writes the credentials to `directory` with mode 0600, replacing the file whole: a new
@@ -147,7 +151,7 @@ public struct ServerCredentials: Codable, Hashable, Sendable {
     public static func replaceToken(_ previous: String, with token: String, in directory: URL) throws {
         let url = directory.appendingPathComponent(fileName)
         guard let data = try? Data(contentsOf: url), let signedIn = try? JSONDecoder().decode(ServerCredentials.self, from: data),
-              let signInToken = signedIn.token, try load(from: directory)?.token == previous
+              let signInToken = signedIn.token, latestToken(replacing: signInToken, in: directory) == previous
         else { return }
         try write(RotatedToken(replaces: signInToken, token: token), named: rotatedTokenFileName, in: directory)
     }

@@ -14,8 +14,6 @@ import Synchronization
 public final class WebAuthCallback: Sendable {
     /// The port it listens on.
     public let port: Int
-    /// The longest token taken (a longer one is not a token but an attack).
-    public static let maximumTokenLength = WebAuthToken.maximumLength
     private let channel: any Channel
     private let arrived: Arrival
 

@@ -8,11 +8,11 @@ import Synchronization
 /// pages say only that a new one comes "in the response" and the old one is good for one round
 /// trip): the next request sends the new one, and `onNew` keeps it (a profile's server files)
 /// before the answer that brought it is handed on. `serve` sends none, and its tokens stay.
-final class WebAuthToken: Sendable {
+public final class WebAuthToken: Sendable {
     /// The header a new token comes in.
     static let header = "X-Apple-CloudKit-Web-Auth-Token"
     /// The longest token taken from an answer (a longer one is not a token but an attack).
-    static let maximumLength = 512
+    public static let maximumLength = 512
 
     private let value: Mutex<String?>
     private let onNew: @Sendable (_ previous: String, _ new: String) -> Void
@@ -43,12 +43,16 @@ final class WebAuthToken: Sendable {
     /// The token the next request sends; nil when signed out.
     var current: String? { value.withLock { $0 } }
 
-    /// Takes the new token an answer's `headers` hand out, if any: one line of printable
-    /// ASCII, at most `maximumLength` bytes, and only while signed in.
+    /// Whether `text` can be a token: one line of printable ASCII without spaces, at most
+    /// `maximumLength` bytes.
+    public static func isToken(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty && text.utf8.count <= maximumLength && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
+    /// Takes the new token an answer's `headers` hand out, if any (`isToken`), and only while
+    /// signed in.
     func adopt(from headers: HTTPHeaders) {
-        guard let new = headers.first(name: Self.header), !new.isEmpty, new.utf8.count <= Self.maximumLength,
-              new.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-        else { return }
+        guard let new = headers.first(name: Self.header), Self.isToken(new) else { return }
         let replaced = value.withLock { token -> String? in
             guard let old = token, old != new else { return nil }
             token = new

@@ -62,7 +62,7 @@ public struct WebServicesDatabase: CloudDatabase {
     public let endpoint: Endpoint
     private let accountName: String
     /// The user's token, shared by every copy: Apple's answers hand out new ones.
-    private let token: WebAuthToken
+    let token: WebAuthToken
     let transport: HTTPTransport
     public let maximumRecordsPerRequest: Int
     /// Whether a save over a change tag goes as `replace` (the record whole) rather than
@@ -99,45 +99,6 @@ public struct WebServicesDatabase: CloudDatabase {
 
     public func accountStatus() async throws -> AccountStatus {
         token.current == nil ? .noAccount : .available(accountName: accountName)
-    }
-
-    /// Where a person signs in to get a user's token: Apple's sign-in page, the `redirectURL`
-    /// of the `AUTHENTICATION_REQUIRED` (421) a request with the container's API token and no
-    /// user's token gets (`docs/icloud-digest.md` §3). Throws `notAuthenticated` without an
-    /// API token, what the answer means when it is another error (a refused API token:
-    /// `tokenRefused`), and `networkFailure` when it names no page.
-    public func signInPage() async throws -> URL {
-        guard let apiToken = endpoint.apiToken else { throw CloudError.notAuthenticated }
-        var components = URLComponents(url: endpoint.url(.zonesList), resolvingAgainstBaseURL: false)!
-        components.percentEncodedQuery = Self.query([("ckAPIToken", apiToken)])
-        let (status, headers, answer) = try await transport.post(
-            components.url!, body: JSONValue.object([:]).bytes, contentType: "application/json", credentials: nil)
-        if status == 421, let object = try? object(answer), let page = WebServicesError(object)?.redirectURL,
-           let url = URL(string: page), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
-            return url
-        }
-        _ = try Self.signedSuccess(status: status, headers: headers, body: answer)
-        throw CloudError.networkFailure
-    }
-
-    /// The user's record name (`users/current`, a GET in the public database as Apple has
-    /// it): who signed in, which names the account a profile's ideas belong to.
-    public func currentUserRecordName() async throws -> String {
-        let (url, credentials, _) = try signedURL(.usersCurrent)
-        let (status, headers, answer) = try await transport.get(url, wait: transport.timeout, credentials: credentials)
-        token.adopt(from: headers)
-        let object = try object(try Self.signedSuccess(status: status, headers: headers, body: answer))
-        guard let name = object["userRecordName"]?.string, !name.isEmpty, name.utf8.count <= 255,
-              !name.contains(where: { $0.isNewline })
-        else { throw CloudError.networkFailure }
-        return name
-    }
-
-    /// Makes one request with these credentials (a list of the account's zones), so that a
-    /// sign-in is kept only once the server took it: throws `tokenRefused`, the server that
-    /// could not be reached, or the certificate not trusted, as any request would.
-    public func checkSignIn() async throws {
-        _ = try await send(.zonesList, [:])
     }
 
     public func createZone(_ zone: RecordZoneID) async throws {
@@ -396,7 +357,7 @@ public struct WebServicesDatabase: CloudDatabase {
     /// The URL of `operation` and the `Authorization` to send with it: the token as a bearer,
     /// or in the query beside the container's API token (Apple's way).
     /// Also the token it sends.
-    private func signedURL(_ operation: WebServicesPath.Operation) throws -> (url: URL, credentials: String?, token: String) {
+    func signedURL(_ operation: WebServicesPath.Operation) throws -> (url: URL, credentials: String?, token: String) {
         guard let token = token.current else { throw CloudError.notAuthenticated }
         let url = endpoint.url(operation)
         guard let apiToken = endpoint.apiToken else { return (url, "Bearer \(token)", token) }
@@ -417,7 +378,7 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// The body of a successful answer to a request that carried a token: as `success`, but
     /// a refusal is `tokenRefused` (the server refused the token, which signing in again mends).
-    private static func signedSuccess(status: Int, headers: HTTPHeaders, body answer: ByteBuffer) throws -> ByteBuffer {
+    static func signedSuccess(status: Int, headers: HTTPHeaders, body answer: ByteBuffer) throws -> ByteBuffer {
         do {
             return try success(status: status, headers: headers, body: answer)
         } catch CloudError.notAuthenticated {

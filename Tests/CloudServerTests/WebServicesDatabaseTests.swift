@@ -100,16 +100,23 @@ import Testing
         #expect(await cloudError { try await client.fetchAsset(AssetReference(of: Data("large".utf8))) } == expected)
     }
 
-    @Test("Each new web auth token an answer hands out (Apple's way) is sent from then on, by every copy of the client, and given to onNewToken first")
-    func adoptsTheTokensAnswersHandOut() async throws {
+    /// Apple in front of a served remote of alice, its web auth tokens single use (Apple's
+    /// word), and the endpoint a client reaches it at; the served remote is the caller's to keep.
+    static func singleUseApple() async throws -> (AppleCloudKit, WebServicesDatabase.Endpoint, ServedRemote) {
         let clock = ManualClock(start: TestTime.start)
         let cloud = try SimulatedCloud.inMemory(clock: clock.wallClock)
         let served = try await ServedRemote(store: cloud.store, account: "alice", maximumRecordsPerRequest: 200, clock: clock.wallClock)
-        // Apple's word ("single use") held: a client that kept sending its first token fails.
         let apple = try await AppleCloudKit(
             backend: served.endpoint.server, backendToken: served.token, callback: URL(string: "http://127.0.0.1:8421/")!,
             clock: clock.wallClock, usedTokensExpire: true)
-        let endpoint = WebServicesDatabase.Endpoint(server: apple.url, container: ServedRemote.container, apiToken: apple.apiToken)
+        return (apple, WebServicesDatabase.Endpoint(server: apple.url, container: ServedRemote.container, apiToken: apple.apiToken), served)
+    }
+
+    @Test("Each new web auth token an answer hands out (Apple's way) is sent from then on, by every copy of the client, and given to onNewToken first")
+    func adoptsTheTokensAnswersHandOut() async throws {
+        // Apple's word ("single use") held: a client that kept sending its first token fails.
+        let (apple, endpoint, served) = try await Self.singleUseApple()
+        defer { withExtendedLifetime(served) {} }
         let first = apple.signIn()
         let kept = Locked<[(previous: String, new: String)]>([])
         let client = WebServicesDatabase(endpoint: endpoint, accountName: "alice", token: first, timeout: 10) { previous, token in
@@ -128,13 +135,8 @@ import Testing
 
     @Test("A token another process of the profile spent (Apple's single use) is followed by the one it kept: the request goes again, once, with it; without one kept, the refusal stands")
     func followsATokenAnotherProcessKept() async throws {
-        let clock = ManualClock(start: TestTime.start)
-        let cloud = try SimulatedCloud.inMemory(clock: clock.wallClock)
-        let served = try await ServedRemote(store: cloud.store, account: "alice", maximumRecordsPerRequest: 200, clock: clock.wallClock)
-        let apple = try await AppleCloudKit(
-            backend: served.endpoint.server, backendToken: served.token, callback: URL(string: "http://127.0.0.1:8421/")!,
-            clock: clock.wallClock, usedTokensExpire: true)
-        let endpoint = WebServicesDatabase.Endpoint(server: apple.url, container: ServedRemote.container, apiToken: apple.apiToken)
+        let (apple, endpoint, served) = try await Self.singleUseApple()
+        defer { withExtendedLifetime(served) {} }
         // The profile's token file, as both processes read and write it.
         let kept = Locked<String>(apple.signIn())
         func process() -> WebServicesDatabase {

@@ -190,21 +190,18 @@ import Testing
 
     @Test func anICloudSignInRefusesWhatDoesNotGoWithItAndChangesNothing() async throws {
         let sandbox = try Sandbox()
-        try await sandbox.expectRejection(
-            on: "A", ["account", "sign-in", "alice", "--icloud"],
-            message: "--icloud takes no account name: the account is the Apple ID you sign in with. (see `ideabox help`)")
-        try await sandbox.expectRejection(
-            on: "A", ["account", "sign-in", "--icloud", "--server", "http://127.0.0.1:8420"],
-            message: "--server, --container, --ca-cert, --allow-insecure-http and --no-check do not go with --icloud. (see `ideabox help`)")
-        try await sandbox.expectRejection(
-            on: "A", ["account", "sign-in", "--icloud", "--environment", "staging"],
-            message: "--environment must be production or development, not \"staging\". (see `ideabox help`)")
-        try await sandbox.expectRejection(
-            on: "A", ["account", "sign-in", "--icloud", "--api-token", "not-a-token"],
-            message: "--api-token must be the 64 hex digits CloudKit Dashboard shows for the container's API token. (see `ideabox help`)")
-        try await sandbox.expectRejection(
-            on: "A", ["account", "sign-in", "alice", "--environment", "development"],
-            message: "--environment and --callback-port go with --icloud. (see `ideabox help`)")
+        let refused: [(arguments: [String], message: String)] = [
+            (["alice", "--icloud"], "--icloud takes no account name: the account is the Apple ID you sign in with."),
+            (["--icloud", "--server", "http://127.0.0.1:8420"],
+             "--server, --container, --ca-cert, --allow-insecure-http and --no-check do not go with --icloud."),
+            (["--icloud", "--environment", "staging"], "--environment must be production or development, not \"staging\"."),
+            (["--icloud", "--api-token", "not-a-token"],
+             "--api-token must be the 64 hex digits CloudKit Dashboard shows for the container's API token."),
+            (["alice", "--environment", "development"], "--environment and --callback-port go with --icloud."),
+        ]
+        for (arguments, message) in refused {
+            try await sandbox.expectRejection(on: "A", ["account", "sign-in"] + arguments, message: message + " (see `ideabox help`)")
+        }
         #expect(try await sandbox.succeed(on: "A", ["account", "status"]) == "Signed in as default.\n")
     }
 }

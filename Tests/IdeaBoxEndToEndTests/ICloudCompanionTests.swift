@@ -85,16 +85,9 @@ import Testing
         try await session.keeps("an idle app", for: .seconds(3)) { $0.statusBar.contains("Synced") }
         #expect(apple.signIns - answered <= 1, "\(apple.signIns - answered) requests to Apple while idle")
         let second = Self.phoneIdea("手機剛加的第二個想法")
-        nonisolated(unsafe) let phoneOnThread = phone
-        let arrived = try await session.arrival("the phone's second idea", timeout: .seconds(10), after: {
-            let saved = DispatchSemaphore(value: 0)
-            Task {
-                _ = try? await phoneOnThread.save(second)
-                saved.signal()
-            }
-            saved.wait()
-            return ContinuousClock.now
-        }) { $0.contains(second.title) }
+        let arrived = try await session.arrival(
+            "the phone's second idea", timeout: .seconds(10), afterAwaiting: { _ = try await phone.save(second) }
+        ) { $0.contains(second.title) }
         print("ICloudCompanionTests: the phone's idea showed in the terminal after \(arrived)")
         #expect(arrived < .seconds(1), "\(arrived)")
 
@@ -213,14 +206,6 @@ import Testing
 extension IPhoneAppDevice {
     /// Polls the app's ideas until `condition` holds, for up to 15 seconds.
     func waitFor(_ what: String, until condition: ([String: IPhoneApp.Idea]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while true {
-            let ideas = try await ideas()
-            if condition(ideas) { return }
-            guard ContinuousClock.now < deadline else {
-                throw EndToEndError(description: "Timed out waiting on the phone for \(what): \(ideas.values.map(\.title))")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await Poll.until("the phone shows \(what)", timeout: .seconds(15), every: .milliseconds(50)) { condition(try await ideas()) }
     }
 }

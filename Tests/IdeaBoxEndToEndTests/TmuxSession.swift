@@ -269,6 +269,17 @@ final class TmuxSession {
         }
     }
 
+    /// `arrival` of a change made by awaiting `change` (a request of another device), counted
+    /// from just before it: the request's own time counts, so it is an upper bound too.
+    func arrival(
+        _ what: String, timeout: Duration = defaultTimeout, afterAwaiting change: () async throws -> Void,
+        until condition: @escaping (Screen) -> Bool
+    ) async throws -> Duration {
+        let start = ContinuousClock.now
+        try await change()
+        return try await arrival(what, timeout: timeout, after: { start }, until: condition)
+    }
+
     /// Polls the pane for `duration` and fails with `what` and the screen as soon as
     /// `condition` stops holding; for checking that something does *not* happen. The last
     /// look begins only once `duration` is over, so what happens late in the window (after a

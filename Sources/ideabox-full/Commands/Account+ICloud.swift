@@ -67,10 +67,7 @@ enum ICloudSignIn {
         if let query = line.split(separator: "?", maxSplits: 1).dropFirst().first, line.contains("ckWebAuthToken=") {
             return WebAuthCallback.token(inQuery: String(query))
         }
-        guard !line.isEmpty, line.utf8.count <= WebAuthCallback.maximumTokenLength,
-              line.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-        else { return nil }
-        return line
+        return WebAuthToken.isToken(line) ? line : nil
     }
 
     /// Asks Apple for its sign-in page, shows it, and waits for the token: from the browser
