@@ -105,3 +105,14 @@ public struct Location: Hashable, Sendable, Codable {
         return 2 * Self.earthRadius * atan2(a.squareRoot(), (1 - a).squareRoot())
     }
 }
+
+extension FieldValue {
+    /// The references this value holds, inside lists too.
+    public var recordReferences: [RecordReference] {
+        switch self {
+        case .reference(let reference): [reference]
+        case .list(let values): values.flatMap(\.recordReferences)
+        default: []
+        }
+    }
+}

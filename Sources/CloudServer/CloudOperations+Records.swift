@@ -137,6 +137,14 @@ extension CloudOperations {
             // An update or replace names an existing record, whose type it keeps.
             let requiresType = !["update", "replace"].contains(type)
             var record = try WebServicesFormat.record(.object(recordJSON), zone: recordZone, requiresType: requiresType, at: "\(path).record")
+            // Apple: "You may only create references between records within the same zone."
+            if let (field, _) = record.fields.sorted(by: { $0.key < $1.key }).first(where: { field in
+                field.value.recordReferences.contains { ReferenceRules.leavesZone($0, from: recordZone) }
+            }) {
+                throw WebServicesError.badRequest(
+                    "\(path).record.fields.\(field) names a record of another zone; a reference reaches records of its own zone "
+                        + "(\(recordZone.zoneName)) only.")
+            }
             guard RecordSizeLimit.bytes(of: record.fields) <= RecordSizeLimit.maximumBytes else {
                 throw WebServicesError.badRequest("\(path).record holds more than 1 MB of fields; send large data as an asset.")
             }
@@ -290,15 +298,8 @@ extension CloudOperations {
         var wanted: [RecordID: [RecordID]] = [:]
         for save in saves {
             let zone = save.record.recordID.zoneID
-            for value in save.record.fields.values {
-                let references: [RecordReference] = switch value {
-                case .reference(let reference): [reference]
-                case .list(let items): items.compactMap { if case .reference(let reference) = $0 { reference } else { nil } }
-                default: []
-                }
-                for reference in references where reference.action == .validate {
-                    wanted[save.record.recordID, default: []].append(reference.target(from: zone))
-                }
+            for reference in save.record.fields.values.flatMap(\.recordReferences) where reference.action == .validate {
+                wanted[save.record.recordID, default: []].append(reference.target(from: zone))
             }
         }
         guard !wanted.isEmpty else { return [:] }

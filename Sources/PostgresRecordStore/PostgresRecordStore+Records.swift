@@ -35,8 +35,10 @@ extension PostgresRecordStore {
                     }
                 }
                 // The assets a deleted or replaced record named: deleted at the end if no record names them then.
-                var dropped = try await Self.delete(
+                var (dropped, gone) = try await Self.delete(
                     result.deleted, zones: &zones, queryable: queryable, now: now, by: device, connection, logger)
+                dropped.formUnion(try await Self.cascade(
+                    from: gone, zones: &zones, queryable: queryable, now: now, by: device, connection, logger))
 
                 var stored = try await Self.records(saves.map(\.record.recordID), zones: zones, connection, logger)
                 let original = stored
@@ -71,8 +73,9 @@ extension PostgresRecordStore {
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
                 try await Self.write(Array(written.values), zones: zones, queryable: queryable, by: device, connection, logger)
                 try await Self.keepFieldTypes(of: written.values.map(\.record), account: account, connection, logger)
-                dropped.formUnion(try await Self.saveAssetReferences(
-                    written.values.map { (record: $0.record, over: original[$0.record.recordID]) }, zones: zones, connection, logger))
+                let replaced = written.values.map { (record: $0.record, over: original[$0.record.recordID]) }
+                dropped.formUnion(try await Self.saveAssetReferences(replaced, zones: zones, connection, logger))
+                try await Self.saveCascadingReferences(replaced, zones: zones, connection, logger)
                 try await Self.deleteUnnamedAssets(dropped, account: account, connection, logger)
                 try await zones.saveSequences(connection, logger)
                 return result
@@ -213,14 +216,20 @@ extension PostgresRecordStore {
     // MARK: Writing records
 
     /// Deletes those of `recordIDs` that exist, each with the next sequence of its zone, and
-    /// remembers the deletions for change fetches. Returns the checksums of the assets they named.
+    /// remembers the deletions for change fetches. Returns the checksums of the assets they
+    /// named, and the records deleted.
     static func delete(
         _ recordIDs: [RecordID], zones: inout ZoneRows, queryable: QueryableFields, now: Timestamp, by device: String?,
         _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Set<String> {
-        guard !recordIDs.isEmpty else { return [] }
+    ) async throws -> (dropped: Set<String>, deleted: [RecordID]) {
+        guard !recordIDs.isEmpty else { return ([], []) }
         let keys = RecordKeys(recordIDs, zones: zones)
         var dropped = Set<String>()
+        try await connection.query(
+            """
+            DELETE FROM cascading_reference
+            WHERE (zone_id, record_name) IN (SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]))
+            """, logger: logger)
         for try await checksum in try await connection.query(
             """
             DELETE FROM asset_reference
@@ -242,15 +251,17 @@ extension PostgresRecordStore {
         var types: [Key: String] = [:]
         for try await (zone, name, type) in rows.decode((Int64, String, String).self) { types[Key(zone: zone, name: name)] = type }
         var deletion = (zones: [Int64](), names: [String](), sequences: [Int64](), types: [String]())
+        var deleted: [RecordID] = []
         for recordID in recordIDs {
             let key = Key(zone: zones.rows[recordID.zoneID]!.id, name: recordID.recordName)
             guard let type = types.removeValue(forKey: key) else { continue }
+            deleted.append(recordID)
             deletion.zones.append(key.zone)
             deletion.names.append(key.name)
             deletion.sequences.append(zones.nextSequence(of: recordID.zoneID))
             deletion.types.append(type)
         }
-        guard !deletion.zones.isEmpty else { return dropped }
+        guard !deletion.zones.isEmpty else { return (dropped, deleted) }
         try await connection.query(
             """
             INSERT INTO deletion (zone_id, record_name, change_sequence, record_type, deleted_at, written_by)
@@ -261,7 +272,7 @@ extension PostgresRecordStore {
                 change_sequence = excluded.change_sequence, record_type = excluded.record_type, deleted_at = excluded.deleted_at,
                 written_by = excluded.written_by
             """, logger: logger)
-        return dropped
+        return (dropped, deleted)
     }
 
     /// The stored records among `recordIDs`.

@@ -246,6 +246,36 @@ enum PostgresSchema {
             "ALTER TABLE record ADD COLUMN written_by TEXT",
             "ALTER TABLE deletion ADD COLUMN written_by TEXT",
         ]),
+        // Which record a `DELETE_SELF` reference deletes with which record of its zone, and
+        // the cascades a modify left for the next one of their zone (see SQLiteSchema's
+        // v18-cascading-references); filled from the records stored before that hold one.
+        ("v15-cascading-references", [
+            """
+            CREATE TABLE cascading_reference (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                record_name TEXT COLLATE "C" NOT NULL,
+                target_name TEXT COLLATE "C" NOT NULL,
+                PRIMARY KEY (zone_id, record_name, target_name)
+            )
+            """,
+            "CREATE INDEX cascading_reference_by_target ON cascading_reference (zone_id, target_name)",
+            """
+            CREATE TABLE pending_cascade (
+                zone_id BIGINT NOT NULL REFERENCES zone (id) ON DELETE CASCADE,
+                target_name TEXT COLLATE "C" NOT NULL,
+                PRIMARY KEY (zone_id, target_name)
+            )
+            """,
+            """
+            INSERT INTO cascading_reference (zone_id, record_name, target_name)
+            SELECT DISTINCT record.zone_id, record.record_name, reference ->> 'recordName'
+            FROM record JOIN zone ON zone.id = record.zone_id,
+                jsonb_path_query(record.fields::jsonb, '$.**.reference ? (@.action == "DELETE_SELF")') AS reference
+            WHERE strpos(record.fields, '{"reference":{"action":"DELETE_SELF"') > 0
+                AND reference ->> 'recordName' IS NOT NULL AND coalesce(reference ->> 'zoneName', zone.name) = zone.name
+            ON CONFLICT DO NOTHING
+            """,
+        ]),
     ]
 }
 

@@ -41,6 +41,7 @@ extension SQLiteRecordStore {
                 var result = ModifyResult()
                 // The assets a deleted or replaced record named: deleted at the end if no record names them then.
                 var dropped = Set<String>()
+                var gone: [RecordID] = []
                 for deletion in deletes {
                     let recordID = deletion.recordID
                     // A checked delete compares the whole stored record; a forced one needs its type only.
@@ -48,11 +49,14 @@ extension SQLiteRecordStore {
                        let failure = deletion.refusal(over: try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)) {
                         result.failures[recordID] = failure
                     } else {
-                        try delete(
-                            recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, by: device, dropping: &dropped, db)
+                        if try delete(
+                            recordID, zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, by: device, dropping: &dropped, db) {
+                            gone.append(recordID)
+                        }
                         result.deleted.append(recordID)
                     }
                 }
+                try cascade(from: gone, zones: &zones, queryable: queryable, now: now, by: device, dropping: &dropped, db)
                 // Counted across the account's databases, deletions still remembered included.
                 let quota = try Self.quota(of: account, db)
                 var rules = try ModifyRules(
@@ -72,6 +76,7 @@ extension SQLiteRecordStore {
                             record, fields: fields ?? StoredFields.encode(record.fields), over: existing,
                             zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, by: device, db)
                         try Self.saveAssetReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, dropping: &dropped, db)
+                        try Self.saveCascadingReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, db)
                         try Self.keepFieldTypes(of: [(record.recordType, save.record.fields)], account: account, db)
                         result.saved.append(saved)
                     }
@@ -214,16 +219,50 @@ extension SQLiteRecordStore {
         }
     }
 
-    /// Deletes `recordID` if the server has it, remembering the deletion for change fetches.
-    /// The checksums of the assets it named go into `dropped`.
+    /// Deletes the records whose `DELETE_SELF` references name one of `deleted` (records
+    /// this request deleted), and the records whose references name those, in turn: at most
+    /// `ReferenceRules.cascadeBatch` of them. A cascade a modify left unfinished in a zone of
+    /// this request (`pendingCascade`) is taken up first; what this one leaves is kept for
+    /// the next. The deletions are remembered for change fetches as any other.
+    private func cascade(
+        from deleted: [RecordID], zones: inout [RecordZoneID: ZoneState], queryable: QueryableFields, now: Timestamp,
+        by device: String?, dropping dropped: inout Set<String>, _ db: Database
+    ) throws {
+        var targets: [RecordID] = []
+        let takePending = try db.cachedStatement(sql: "DELETE FROM pendingCascade WHERE zoneId = ? RETURNING targetName")
+        for (zoneID, zone) in zones {
+            targets += try String.fetchAll(takePending, arguments: [zone.rowID]).map { RecordID(recordName: $0, zoneID: zoneID) }
+        }
+        targets += deleted
+        let referencing = try db.cachedStatement(sql: "SELECT recordName FROM cascadingReference WHERE zoneId = ? AND targetName = ?")
+        var (next, budget) = (0, ReferenceRules.cascadeBatch)
+        while next < targets.count {
+            let target = targets[next]
+            for name in try String.fetchAll(referencing, arguments: [zones[target.zoneID]!.rowID, target.recordName]) {
+                guard budget > 0 else {
+                    return try Self.keepPending(targets[next...].map { (zones[$0.zoneID]!.rowID, $0.recordName) }, db)
+                }
+                let recordID = RecordID(recordName: name, zoneID: target.zoneID)
+                if try delete(recordID, zone: &zones[target.zoneID]!, queryable: queryable, now: now, by: device, dropping: &dropped, db) {
+                    targets.append(recordID)
+                    budget -= 1
+                }
+            }
+            next += 1
+        }
+    }
+
+    /// Deletes `recordID` if the server has it, remembering the deletion for change fetches;
+    /// whether it did. The checksums of the assets it named go into `dropped`.
+    @discardableResult
     private func delete(
         _ recordID: RecordID, zone: inout ZoneState, queryable: QueryableFields, now: Timestamp, by device: String?,
         dropping dropped: inout Set<String>, _ db: Database
-    ) throws {
+    ) throws -> Bool {
         let recordType = try String.fetchOne(
             db.cachedStatement(sql: "SELECT recordType FROM record WHERE zoneId = ? AND recordName = ?"),
             arguments: [zone.rowID, recordID.recordName])
-        guard let recordType else { return }
+        guard let recordType else { return false }
         let sequence = zone.nextSequence()
         try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND recordName = ?")
             .execute(arguments: [zone.rowID, recordID.recordName])
@@ -234,6 +273,8 @@ extension SQLiteRecordStore {
         dropped.formUnion(try String.fetchAll(
             db.cachedStatement(sql: "DELETE FROM assetReference WHERE zoneId = ? AND recordName = ? RETURNING checksum"),
             arguments: [zone.rowID, recordID.recordName]))
+        try db.cachedStatement(sql: "DELETE FROM cascadingReference WHERE zoneId = ? AND recordName = ?")
+            .execute(arguments: [zone.rowID, recordID.recordName])
         try db.cachedStatement(
             sql: """
                 INSERT INTO deletion (zoneId, recordName, changeSequence, recordType, deletedAt, writtenBy) VALUES (?, ?, ?, ?, ?, ?)
@@ -242,6 +283,7 @@ extension SQLiteRecordStore {
                     writtenBy = excluded.writtenBy
                 """
         ).execute(arguments: [zone.rowID, recordID.recordName, sequence, recordType, now.milliseconds, device])
+        return true
     }
 
     /// Stores `record` with a new change tag and server times, and returns it as stored.

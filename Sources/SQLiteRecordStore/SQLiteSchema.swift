@@ -25,6 +25,7 @@ enum SQLiteSchema {
         case fieldTypes = "v15-field-types"
         case storedFieldTypes = "v16-stored-field-types"
         case changeWriters = "v17-change-writers"
+        case cascadingReferences = "v18-cascading-references"
     }
 
     /// CloudKit has no Boolean type: the flags an earlier server stored as `{"bool":true}` or
@@ -179,7 +180,37 @@ enum SQLiteSchema {
                 ALTER TABLE deletion ADD COLUMN writtenBy TEXT;
                 """)
         }
+        migrator.registerMigration(Migration.cascadingReferences.rawValue, migrate: createCascadingReferences)
         return migrator
+    }
+
+    /// Which record a `DELETE_SELF` reference deletes with which record of its zone
+    /// (`ReferenceRules`), and the deleted records whose cascade a modify left for the next
+    /// one of their zone (`ReferenceRules.cascadeBatch`). Filled from the records stored
+    /// before: one pass over those whose fields hold such a reference (the stored JSON
+    /// escapes every quote inside a string, so the pattern is a value's only).
+    private static func createCascadingReferences(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE cascadingReference (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                recordName TEXT NOT NULL,
+                targetName TEXT NOT NULL,
+                PRIMARY KEY (zoneId, recordName, targetName)
+            ) WITHOUT ROWID;
+            CREATE INDEX cascadingReference_by_target ON cascadingReference(zoneId, targetName);
+            CREATE TABLE pendingCascade (
+                zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                targetName TEXT NOT NULL,
+                PRIMARY KEY (zoneId, targetName)
+            ) WITHOUT ROWID;
+            INSERT OR IGNORE INTO cascadingReference (zoneId, recordName, targetName)
+            SELECT record.zoneId, record.recordName, json_extract(tree.value, '$.recordName')
+            FROM record JOIN zone ON zone.id = record.zoneId, json_tree(record.fields) AS tree
+            WHERE instr(record.fields, '{"reference":{"action":"DELETE_SELF"') > 0 AND tree.key = 'reference'
+                AND json_extract(tree.value, '$.action') = 'DELETE_SELF'
+                AND json_extract(tree.value, '$.recordName') IS NOT NULL
+                AND coalesce(json_extract(tree.value, '$.zoneName'), zone.name) = zone.name;
+            """)
     }
 
     /// The key of every field of every record (`QueryKey`), which queries filter and sort

@@ -32,7 +32,7 @@ struct ReferenceLocationConformanceTests {
         ]
         let fields: [String: Any] = [
             "parent": ["value": ["recordName": "target", "action": "DELETE_SELF"], "type": "REFERENCE"],
-            "elsewhere": ["value": ["recordName": "other", "zoneID": ["zoneName": "_defaultZone"], "action": "NONE"]],
+            "elsewhere": ["value": ["recordName": "other", "zoneID": ["zoneName": Server.ideas], "action": "NONE"]],
             "where": ["value": place, "type": "LOCATION"],
             "stops": ["value": [Self.mainStation, Self.kaohsiung], "type": "LOCATION_LIST"],
             "links": ["value": [["recordName": "target", "action": "NONE"]], "type": "REFERENCE_LIST"],
@@ -42,7 +42,7 @@ struct ReferenceLocationConformanceTests {
         let read = try await server.record("holder")
         #expect(read.field("parent") == ["recordName": "target", "action": "DELETE_SELF"], "\(read)")
         #expect(read["fields"]["parent"]["type"] == "REFERENCE")
-        #expect(read.field("elsewhere") == ["recordName": "other", "zoneID": ["zoneName": "_defaultZone"], "action": "NONE"], "\(read)")
+        #expect(read.field("elsewhere") == ["recordName": "other", "zoneID": ["zoneName": "Ideas"], "action": "NONE"], "\(read)")
         #expect(read["fields"]["elsewhere"]["type"] == "REFERENCE", "an untyped reference is one")
         let location = read.field("where")
         #expect(location.keys == Set(place.keys), "\(read)")
@@ -56,13 +56,15 @@ struct ReferenceLocationConformanceTests {
     }
 
     @Test(
-        "Malformed references and locations are BAD_REQUEST naming the field: an unknown action, no record name, a latitude off Earth, a key a location lacks",
+        "Malformed references and locations are BAD_REQUEST naming the field: an unknown action, no record name, another zone's record, a latitude off Earth, a key a location lacks",
         arguments: ConformanceStore.tested)
     func malformedValues(store: ConformanceStore) async throws {
         let server = try await Self.server(store)
         let bad: [[String: Any]] = [
             ["value": ["recordName": "t", "action": "CASCADE"], "type": "REFERENCE"],
             ["value": ["action": "NONE"], "type": "REFERENCE"],
+            ["value": ["recordName": "t", "zoneID": ["zoneName": "_defaultZone"], "action": "NONE"], "type": "REFERENCE"],
+            ["value": [["recordName": "t", "zoneID": ["zoneName": "Elsewhere"], "action": "DELETE_SELF"]], "type": "REFERENCE_LIST"],
             ["value": ["latitude": 91.0, "longitude": 0.0], "type": "LOCATION"],
             ["value": ["latitude": 10.0, "longitude": 10.0, "floor": 3], "type": "LOCATION"],
             ["value": ["latitude": 10.0], "type": "LOCATION"],

@@ -301,6 +301,41 @@ struct PostgresRecordStoreTests {
         #expect(try await deleting.asset(x.checksum, account: account) == nil)
     }
 
+    @Test("Issue 63: a database an earlier server wrote learns which records a DELETE_SELF reference of their own zone (in a list too) deletes with which; deleting the target then deletes them")
+    func earlierReferencesCascade() async throws {
+        let url = try #require(TestPostgres.url)
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let clock = ManualClock(start: CloudFixture.start).wallClock
+        let earlier = try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1)
+        try await earlier.run { connection in
+            let logger = Logger(label: "test")
+            try await connection.query("DELETE FROM ideabox_migration WHERE name = 'v15-cascading-references'", logger: logger)
+            try await connection.query("DROP TABLE cascading_reference, pending_cascade", logger: logger)
+            try await connection.query(
+                "INSERT INTO zone (account, name, created_at, change_sequence) VALUES ('alice', 'Ideas', 0, 5)", logger: logger)
+            for (index, (name, fields)) in SQLiteRecordStoreTests.earlierReferences.enumerated() {
+                try await connection.query(
+                    """
+                    INSERT INTO record (zone_id, record_name, change_sequence, record_type, change_tag, creation_date, modification_date, fields)
+                    SELECT id, \(name), \(Int64(index + 1)), 'Step', 'old', 0, 0, \(StoredFields.encode(fields)) FROM zone WHERE account = 'alice'
+                    """, logger: logger)
+            }
+        }
+        let upgraded = try await PostgresRecordStore.connect(url: url, schema: schema, clock: clock, maximumConnections: 1)
+        let rows = try await upgraded.run { connection in
+            try await connection.query(
+                "SELECT record_name || '→' || target_name FROM cascading_reference ORDER BY record_name", logger: Logger(label: "test")
+            ).collect().map { try $0.decode(String.self) }
+        }
+        #expect(rows == ["child→parent", "listed→parent"])
+        let zone = RecordZoneID(zoneName: "Ideas")
+        _ = try await upgraded.modify(
+            account: "alice", saves: [], deletes: [RecordDeletion(RecordID(recordName: "parent", zoneID: zone))], atomic: false)
+        let left = try await upgraded.records(
+            account: "alice", in: zone, named: SQLiteRecordStoreTests.earlierReferences.map(\.0), byteBudget: 1 << 20)
+        #expect(left.records.map(\.recordID.recordName) == ["bystander", "elsewhere"])
+    }
+
     @Test("A database an earlier server wrote learns which records name which asset: deleting one of two records naming an asset keeps it, the last deletes it")
     func earlierRecordsNameTheirAssets() async throws {
         let url = try #require(TestPostgres.url)

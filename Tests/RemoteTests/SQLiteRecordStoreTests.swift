@@ -134,6 +134,47 @@ import Testing
         #expect(try store.asset(reference.checksum, account: "alice") == nil)
     }
 
+    @Test("Issue 63: a file an earlier server wrote learns which records a DELETE_SELF reference of their own zone (in a list too) deletes with which; deleting the target then deletes them")
+    func earlierReferencesCascade() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let earlier = try DatabaseQueue(path: folder.appendingPathComponent(SQLiteRecordStore.fileName).path)
+        try SQLiteSchema.migrator.migrate(earlier, upTo: SQLiteSchema.Migration.changeWriters.rawValue)
+        try earlier.write { db in
+            try db.execute(sql: "INSERT INTO zone (account, name, createdAt, changeSequence) VALUES ('alice', 'Ideas', 0, 5)")
+            for (index, (name, fields)) in Self.earlierReferences.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO record (zoneId, recordName, changeSequence, recordType, changeTag, creationDate, modificationDate, fields)
+                        VALUES (1, ?, ?, 'Step', ?, 0, 0, ?)
+                        """,
+                    arguments: [name, index + 1, "1.\(index + 1)", StoredFields.encode(fields)])
+            }
+        }
+        try earlier.close()
+
+        let store = try SQLiteRecordStore.open(directory: folder, clock: WallClock { Timestamp(milliseconds: 0) })
+        let rows = try store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT recordName, targetName FROM cascadingReference ORDER BY recordName").map { "\($0[0] as String)→\($0[1] as String)" }
+        }
+        #expect(rows == ["child→parent", "listed→parent"])
+        let zone = RecordZoneID(zoneName: "Ideas")
+        _ = try store.modify(account: "alice", saves: [], deletes: [RecordDeletion(RecordID(recordName: "parent", zoneID: zone))])
+        let left = try store.records(account: "alice", in: zone, named: Self.earlierReferences.map(\.0), byteBudget: 1 << 20)
+        #expect(left.records.map(\.recordID.recordName) == ["bystander", "elsewhere"])
+    }
+
+    /// Records an earlier server stored: two deleted with `parent` (a reference, a list of
+    /// them), one whose reference does nothing, one whose reference names another zone.
+    static let earlierReferences: [(String, [String: FieldValue])] = [
+        ("parent", ["title": .string(#"{"reference":{"action":"DELETE_SELF","recordName":"x"}}"#)]),
+        ("child", ["parent": .reference(RecordReference(recordName: "parent", action: .deleteSelf))]),
+        ("listed", ["parents": .list([.reference(RecordReference(recordName: "parent", zoneName: "Ideas", action: .deleteSelf))])]),
+        ("bystander", ["parent": .reference(RecordReference(recordName: "parent", action: .none))]),
+        ("elsewhere", ["parent": .reference(RecordReference(recordName: "parent", zoneName: "Other", action: .deleteSelf))]),
+    ]
+
     @Test("Issue 61: a file an earlier server wrote opens with its changes written by no device (every poll counts them), and records the writer of each change since")
     func earlierChangesHaveNoWriter() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SQLiteRecordStoreTests-\(UUID().uuidString)")
