@@ -108,38 +108,15 @@ extension PostgresRecordStore {
     static func saveAssetReferences(
         _ saves: [(record: RemoteRecord, over: RemoteRecord?)], zones: ZoneRows, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<String> {
-        var removed = (zones: [Int64](), names: [String](), checksums: [String]())
-        var added = removed
+        var (removed, added) = (IndexRows(), IndexRows())
         for (record, server) in saves {
             let change = AssetRules.referenceChange(of: record, over: server)
             let zone = zones.rows[record.recordID.zoneID]!.id
-            for checksum in change.dropped {
-                removed.zones.append(zone)
-                removed.names.append(record.recordID.recordName)
-                removed.checksums.append(checksum)
-            }
-            for checksum in change.added {
-                added.zones.append(zone)
-                added.names.append(record.recordID.recordName)
-                added.checksums.append(checksum)
-            }
+            removed.append(zone: zone, name: record.recordID.recordName, values: change.dropped)
+            added.append(zone: zone, name: record.recordID.recordName, values: change.added)
         }
-        if !removed.zones.isEmpty {
-            try await connection.query(
-                """
-                DELETE FROM asset_reference WHERE (zone_id, record_name, checksum) IN (
-                    SELECT * FROM unnest(\(removed.zones)::int8[], \(removed.names)::text[], \(removed.checksums)::text[]))
-                """, logger: logger)
-        }
-        if !added.zones.isEmpty {
-            try await connection.query(
-                """
-                INSERT INTO asset_reference (zone_id, record_name, checksum)
-                SELECT * FROM unnest(\(added.zones)::int8[], \(added.names)::text[], \(added.checksums)::text[])
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-        }
-        return Set(removed.checksums)
+        try await IndexRows.update("asset_reference", "checksum", removing: removed, adding: added, connection, logger)
+        return Set(removed.values)
     }
 
     /// Deletes those of the assets of `account` with `checksums` that no record of `account`

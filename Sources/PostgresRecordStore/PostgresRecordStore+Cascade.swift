@@ -70,37 +70,14 @@ extension PostgresRecordStore {
                 WHERE (zone_id, target_name) IN (SELECT * FROM unnest(\(created.zones)::int8[], \(created.names)::text[]))
                 """, logger: logger)
         }
-        var removed = (zones: [Int64](), names: [String](), targets: [String]())
-        var added = removed
+        var (removed, added) = (IndexRows(), IndexRows())
         for (record, server) in saves {
             let change = ReferenceRules.targetChange(of: record, over: server)
             let zone = zones.rows[record.recordID.zoneID]!.id
-            for target in change.dropped {
-                removed.zones.append(zone)
-                removed.names.append(record.recordID.recordName)
-                removed.targets.append(target)
-            }
-            for target in change.added {
-                added.zones.append(zone)
-                added.names.append(record.recordID.recordName)
-                added.targets.append(target)
-            }
+            removed.append(zone: zone, name: record.recordID.recordName, values: change.dropped)
+            added.append(zone: zone, name: record.recordID.recordName, values: change.added)
         }
-        if !removed.zones.isEmpty {
-            try await connection.query(
-                """
-                DELETE FROM cascading_reference WHERE (zone_id, record_name, target_name) IN (
-                    SELECT * FROM unnest(\(removed.zones)::int8[], \(removed.names)::text[], \(removed.targets)::text[]))
-                """, logger: logger)
-        }
-        if !added.zones.isEmpty {
-            try await connection.query(
-                """
-                INSERT INTO cascading_reference (zone_id, record_name, target_name)
-                SELECT * FROM unnest(\(added.zones)::int8[], \(added.names)::text[], \(added.targets)::text[])
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-        }
+        try await IndexRows.update("cascading_reference", "target_name", removing: removed, adding: added, connection, logger)
     }
 
     /// Keeps `targets`, deleted records, for the next modify of their zone to go on deleting
@@ -112,5 +89,44 @@ extension PostgresRecordStore {
             INSERT INTO pending_cascade (zone_id, target_name)
             SELECT * FROM unnest(\(keys.zones)::int8[], \(keys.names)::text[]) ON CONFLICT DO NOTHING
             """, logger: logger)
+    }
+}
+
+/// Rows of an index that names, for each record, values it holds (`asset_reference`'s
+/// checksums, `cascading_reference`'s targets), as the arrays `unnest` pairs up.
+struct IndexRows {
+    var zones: [Int64] = []
+    var names: [String] = []
+    var values: [String] = []
+
+    /// Adds a row for each of `values` held by the record `name` of the zone whose row is `zone`.
+    mutating func append(zone: Int64, name: String, values: Set<String>) {
+        for value in values {
+            zones.append(zone)
+            names.append(name)
+            self.values.append(value)
+        }
+    }
+
+    /// Deletes the rows `removed` from `table` and inserts `added`; `column` names the values.
+    static func update(
+        _ table: String, _ column: String, removing removed: IndexRows, adding added: IndexRows, _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws {
+        if !removed.zones.isEmpty {
+            try await connection.query(
+                """
+                DELETE FROM \(unescaped: table) WHERE (zone_id, record_name, \(unescaped: column)) IN (
+                    SELECT * FROM unnest(\(removed.zones)::int8[], \(removed.names)::text[], \(removed.values)::text[]))
+                """, logger: logger)
+        }
+        if !added.zones.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO \(unescaped: table) (zone_id, record_name, \(unescaped: column))
+                SELECT * FROM unnest(\(added.zones)::int8[], \(added.names)::text[], \(added.values)::text[])
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
     }
 }
