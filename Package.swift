@@ -94,7 +94,7 @@ let package = Package(
         ),
         .target(
             name: "SQLiteRecordStore",
-            dependencies: ["CloudKitModel", "ServerStore", "IdeaBoxFoundation", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CloudKitModel", "CSQLiteOptions", "ServerStore", "IdeaBoxFoundation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Only `serve` (and the contract tests) need PostgreSQL: postgres-nio and its TLS take
         // minutes to build, so only the server's executable depends on this one.
@@ -285,7 +285,7 @@ let package = Package(
             name: "IdeaBoxEndToEndTests",
             dependencies: [
                 "ChildProcess", "CloudHTTPClient", "CloudKitModel", "IdeaBoxFoundation", "IdeaBoxViewModels", "ProcessTestSupport",
-                "RemoteTestSupport",
+                "RemoteTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]
 )

@@ -166,7 +166,7 @@ struct ServedSyncTests {
         try await a.run(["remote", "latency", "150"])
 
         let upload = try a.start(["sync"])
-        let uploads = try await Self.kill(server, afterModifies: 3)
+        let uploads = try await server.kill(afterModifies: 3)
         try await server.stop(SIGKILL)
         #expect(uploads < count / 100, "the upload ended before the server was killed")
         try await server.start()
@@ -187,9 +187,9 @@ struct ServedSyncTests {
         #expect(onA.sorted { $0.id < $1.id } == onB.sorted { $0.id < $1.id })
     }
 
-    /// The ideas file `import` takes: `count` ideas with titles 1 … count.
-    private static func ideas(_ count: Int) throws -> Data {
-        let ideas = (1...count).map { index in
+    /// The ideas file `import` takes: `count` ideas with titles (and ids) `first` … `first + count - 1`.
+    static func ideas(_ count: Int, from first: Int = 1) throws -> Data {
+        let ideas = (first..<first + count).map { index in
             let id = String(format: "00000000-0000-4000-8000-%012d", index)
             return """
                 {"id":"\(id)","title":"想法 \(index)","description":"","isCompleted":\(index % 7 == 0),\
@@ -198,33 +198,6 @@ struct ServedSyncTests {
                 """
         }
         return Data(("[" + ideas.joined(separator: ",") + "]").utf8)
-    }
-
-    /// Kills the server with SIGKILL as soon as it has answered `count` record uploads;
-    /// returns how many it had. The watch runs on a thread of its own: on the test pool's few
-    /// threads, which other tests block while their programs run, a look could come seconds
-    /// late, after the whole upload (a CI run saw all 50 done).
-    private static func kill(_ server: ServeProcess, afterModifies count: Int) async throws -> Int {
-        nonisolated(unsafe) let watched = server
-        guard let pid = server.pid else { throw EndToEndError(description: "The server is not running.") }
-        return try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
-            Thread {
-                let deadline = ContinuousClock.now + .seconds(60)
-                while true {
-                    let modifies = watched.log.components(separatedBy: "records/modify 200").count - 1
-                    if modifies >= count {
-                        Glibc.kill(pid, SIGKILL)
-                        done.resume(returning: modifies)
-                        return
-                    }
-                    guard ContinuousClock.now < deadline else {
-                        done.resume(throwing: EndToEndError(description: "The upload did not reach the server:\n\(watched.log)"))
-                        return
-                    }
-                    usleep(2_000)
-                }
-            }.start()
-        }
     }
 
     /// The ideas of `device`, without the fields that belong to one device.

@@ -19,11 +19,14 @@ public final class ServeProcess: @unchecked Sendable {
     private var starts = 0
     private let ideabox: URL
     private let chosenStore: String?
+    private let extraEnvironment: [String: String]
 
-    /// A server on a SQLite file in its folder, or on `store` (a PostgreSQL URL).
-    public init(store: String? = nil) throws {
+    /// A server on a SQLite file in its folder, or on `store` (a PostgreSQL URL), with
+    /// `environment` added to its own.
+    public init(store: String? = nil, environment: [String: String] = [:]) throws {
         ideabox = try IdeaBoxBinary.url()
         chosenStore = store
+        extraEnvironment = environment
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -109,6 +112,34 @@ public final class ServeProcess: @unchecked Sendable {
         }
     }
 
+    /// Kills the server with SIGKILL as soon as it has answered `count` record uploads since
+    /// it last started; returns how many it had. The watch runs on a thread of its own: on the test pool's few
+    /// threads, which other tests block while their programs run, a look could come seconds
+    /// late, after the whole upload (a CI run saw all 50 done). Then `stop(SIGKILL)` awaits its end.
+    public func kill(afterModifies count: Int) async throws -> Int {
+        let log = logFile(starts)
+        guard let pid else { throw ServeProcessError(description: "The server is not running.") }
+        return try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
+            Thread {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while true {
+                    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                    let modifies = text.components(separatedBy: "records/modify 200").count - 1
+                    if modifies >= count {
+                        Glibc.kill(pid, SIGKILL)
+                        done.resume(returning: modifies)
+                        return
+                    }
+                    guard ContinuousClock.now < deadline else {
+                        done.resume(throwing: ServeProcessError(description: "The upload did not reach the server:\n\(text)"))
+                        return
+                    }
+                    usleep(2_000)
+                }
+            }.start()
+        }
+    }
+
     /// Ends the server with `signal` (SIGKILL: mid-request, as a crash or power cut would);
     /// returns its exit status. The wait for its end (seconds, for a server that drains its
     /// requests) is on a thread of its own: the test pool's threads are every test's.
@@ -177,6 +208,7 @@ public final class ServeProcess: @unchecked Sendable {
 
     private var environment: [String: String] {
         ["HOME": directory.path, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "IDEABOX_HOME": directory.path]
+            .merging(extraEnvironment) { $1 }
     }
 
     private func execute(_ arguments: [String], log name: String) async throws -> (Int32, String, String) {

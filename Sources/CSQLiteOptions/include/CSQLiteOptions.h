@@ -24,4 +24,14 @@ void csqlite_truncate_wal_after(void *db, int frames, int busyTimeoutMillisecond
 /// timeout of `busyTimeoutMilliseconds`. Returns SQLite's result code.
 int csqlite_truncate_wal_now(void *db, int busyTimeoutMilliseconds);
 
+/// Makes this process's SQLite a machine that loses power when the process is killed: a
+/// VFS ("ideabox-power-cut", registered as the default) keeps every write to a database or
+/// its WAL in memory until the file is synced (xSync), and only then writes it through. A
+/// `kill -9` then takes back exactly what a power cut would: every write not yet synced
+/// (the page cache a killed process leaves is not a lost machine's). Reads, of any
+/// connection of the process, see the writes kept. For tests only (`serve` turns it on
+/// under IDEABOX_SIMULATE_POWER_CUTS=1); call before the first database opens. Returns
+/// SQLite's result code.
+int csqlite_simulate_power_cuts(void);
+
 #endif

@@ -310,6 +310,7 @@ struct ServeStoreOptions: ParsableArguments {
     func open(_ context: CommandContext) async throws -> any RecordStore {
         switch try location(context) {
         case let .sqlite(url):
+            if context.environment["IDEABOX_SIMULATE_POWER_CUTS"] == "1" { SQLiteRecordStore.simulatePowerCuts() }
             // Its calls block a thread each: past `sqliteCallsAtOnce`, calls wait suspended at
             // the gate, not in the reader pool on a thread (and there a long poll's set-up
             // waits behind the other calls, and the reads of polls that wait are shared).
