@@ -216,6 +216,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // libFuzzer targets for the parsers (.ci/fuzz): not a product, built only by that script.
+        // `Extern` declares libFuzzer's C entry point (`LLVMFuzzerRunDriver`) with a C calling convention.
+        .executableTarget(
+            name: "ideabox-fuzz",
+            dependencies: [
+                "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaBoxCommandLine", "CloudKitModel", "CloudWebServices", "ServerStore",
+                "SQLiteRecordStore", "CloudServer", "AccountEncryption", "IdeaBoxConfig", "IdeaBoxTUI",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.enableExperimentalFeature("Extern")]),
         .testTarget(name: "IdeaBoxFoundationTests", dependencies: ["IdeaBoxFoundation"]),
         .testTarget(name: "IdeaModelTests", dependencies: ["IdeaBoxFoundation", "IdeaModel"]),
         // The layers of docs/ARCHITECTURE.md, read from this file and every import line.

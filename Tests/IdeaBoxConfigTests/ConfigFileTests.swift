@@ -40,6 +40,23 @@ import Testing
         #expect(config.keys.action(for: .char("o"), after: .char("g")) == .openLink)
     }
 
+    /// Found by `.ci/fuzz`'s `config` target (Fuzz/findings/config): toml++ aborted the
+    /// process on a table header whose name starts with a character no key starts with.
+    @Test(arguments: [
+        ("[é]", 1), ("a = 1\n[é]\n", 2), ("theme = 3\n[\u{FFFD}key{]\nnew = [\"n\", \"n\"]\n", 2), ("[\n", 1), ("[[ =]]", 1),
+        ("  [\t#]", 1),
+    ])
+    func aTableNameTOMLCannotReadIsOneProblemNotACrash(text: String, line: Int) {
+        let (config, problems) = ConfigFile.parse(text)
+        #expect(problems.map(\.line) == [line], "\(problems)")
+        #expect(config == AppConfig())
+    }
+
+    @Test func tableNamesThatStartWellAreRead() {
+        #expect(ConfigFile.parse("[colors]\naccent = \"red\"\n[ \"keys\" ]\nquit = \"Q\"\n").problems == [])
+        #expect(ConfigFile.parse("[a.é]").problems.count == 1, "toml++'s own error, no abort")
+    }
+
     @Test func anEmptyFileIsTheDefaults() {
         let (config, problems) = ConfigFile.parse("")
         #expect(problems == [])
