@@ -106,28 +106,27 @@ static int cutWrite(sqlite3_file *f, const void *buffer, int amount, sqlite3_int
     return SQLITE_OK;
 }
 
+/// Writes the kept writes of `c`'s file through its real file, if it keeps any.
+static int flush(CutFile *c) {
+    if (!c->pending) return SQLITE_OK;
+    pthread_mutex_lock(&lock);
+    int rc = writeThrough(c->pending, c->real);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
 static int cutTruncate(sqlite3_file *f, sqlite3_int64 size) {
     CutFile *c = (CutFile *)f;
-    if (c->pending) {
-        // Written through first: a truncation is taken as durable (a real one may not be,
-        // so this loses less than a power cut could, never more).
-        pthread_mutex_lock(&lock);
-        int rc = writeThrough(c->pending, c->real);
-        pthread_mutex_unlock(&lock);
-        if (rc != SQLITE_OK) return rc;
-    }
-    return c->real->pMethods->xTruncate(c->real, size);
+    // Written through first: a truncation is taken as durable (a real one may not be, so
+    // this loses less than a power cut could, never more).
+    int rc = flush(c);
+    return rc != SQLITE_OK ? rc : c->real->pMethods->xTruncate(c->real, size);
 }
 
 static int cutSync(sqlite3_file *f, int flags) {
     CutFile *c = (CutFile *)f;
-    if (c->pending) {
-        pthread_mutex_lock(&lock);
-        int rc = writeThrough(c->pending, c->real);
-        pthread_mutex_unlock(&lock);
-        if (rc != SQLITE_OK) return rc;
-    }
-    return c->real->pMethods->xSync(c->real, flags);
+    int rc = flush(c);
+    return rc != SQLITE_OK ? rc : c->real->pMethods->xSync(c->real, flags);
 }
 
 static int cutFileSize(sqlite3_file *f, sqlite3_int64 *size) {
