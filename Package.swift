@@ -43,7 +43,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The config file (issue 39); only the full app reads it, so the static binary stays without it.
-        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // What every layer stands on, ideas or not: timestamps, clocks, ids, the JSON and byte
@@ -150,10 +149,10 @@ let package = Package(
             ]
         ),
         .target(name: "IdeaBoxViewModels", dependencies: ["IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaSync"]),
-        // The config file: key bindings, colours, sort, times, mouse, editor, read with TOMLKit.
+        // The config file: key bindings, colours, sort, times, mouse, editor, read by our own TOML parser.
         .target(
             name: "IdeaBoxConfig",
-            dependencies: ["IdeaModel", "IdeaBoxViewModels", "IdeaBoxTUI", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["IdeaModel", "IdeaBoxViewModels", "IdeaBoxTUI"]
         ),
         // The full-screen app's async-signal-safe exit on SIGINT, SIGTERM and SIGHUP.
         .target(name: "CTerminalExit"),

@@ -79,9 +79,7 @@ public struct AppConfig: Sendable, Equatable {
 
     /// The settings as a config file that sets every one of them (`ideabox config show`).
     public var fileText: String {
-        func quoted(_ text: String) -> String {
-            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }
+        let quoted = TOMLValue.quoted
         var lines = [
             "theme = \(quoted(theme.rawValue))",
             "sort = \(quoted(sort.rawValue))",

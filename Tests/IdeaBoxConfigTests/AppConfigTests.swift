@@ -54,4 +54,16 @@ import IdeaBoxConfig
         // No color at all: every element is the terminal's own.
         #expect(lines.contains(#"accent = "default""#))
     }
+
+    /// A value read from an escape (`editor = "vim\n"`) is written back as one, so the file
+    /// `ideabox config show` writes is TOML that reads back the same.
+    @Test func controlCharactersAreWrittenAsEscapesAndReadBack() {
+        var config = AppConfig()
+        config.editor = "vim\n\t\u{1}\u{7F}é"
+        #expect(config.fileText.contains(#"editor = "vim\n\t\u0001\u007Fé""#))
+        let readBack = ConfigFile.parse(config.fileText)
+        #expect(readBack.problems == [])
+        #expect(readBack.config.editor == config.editor)
+        #expect(readBack.config.fileText == config.fileText)
+    }
 }
