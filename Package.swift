@@ -223,6 +223,8 @@ let package = Package(
                 "IdeaBoxFoundation", "IdeaModel", "IdeaStore", "IdeaBoxCommandLine", "CloudKitModel", "CloudWebServices", "ServerStore",
                 "SQLiteRecordStore", "CloudServer", "AccountEncryption", "IdeaBoxConfig", "IdeaBoxTUI",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: [.enableExperimentalFeature("Extern")]),
         .testTarget(name: "IdeaBoxFoundationTests", dependencies: ["IdeaBoxFoundation"]),

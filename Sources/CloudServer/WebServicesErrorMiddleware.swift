@@ -4,7 +4,7 @@ import Hummingbird
 import ServerStore
 
 /// Answers whatever a route threw as CloudKit Web Services does: Apple's error dictionary
-/// at its status. A path nothing is routed to is `NOT_FOUND`; a request the server's stop
+/// at its status. A body the format refuses is `BAD_REQUEST`; a path nothing is routed to is `NOT_FOUND`; a request the server's stop
 /// cut off is `TRY_AGAIN_LATER` (503); a store that does not answer is `TRY_AGAIN_LATER`
 /// with `retryAfter` (`serverDatabaseUnavailable`); a failure of the store's own counts in
 /// `/metrics` and says no more than `INTERNAL_ERROR`.
@@ -22,6 +22,10 @@ struct WebServicesErrorMiddleware: RouterMiddleware {
             return .error(Self.stopping)
         } catch let error as WebServicesError {
             return .error(error)
+        } catch let invalid as WebServicesFormat.Invalid {
+            // A body the format refuses, wherever a route read it (a route that reads outside
+            // `CloudOperations.readingBody` included: found by .ci/fuzz's router target).
+            return .error(.badRequest(invalid.reason))
         } catch let refusal as UnreadBody {
             // The body is still on its way: the connection ends with this answer (ConnectionWatch).
             var refused = Response.error(refusal.error)

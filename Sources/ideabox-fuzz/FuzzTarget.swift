@@ -12,6 +12,8 @@ enum FuzzTarget: String, CaseIterable {
     case query
     /// A `records/changes`, `changes/zone` and `changes/database` body through the server's operations.
     case changes
+    /// A whole request through `serve`'s router: middleware, route and written answer.
+    case router
     /// Sync tokens, change tokens and asset tickets, read from hostile text.
     case token
     /// A server's answer as a client reads it: errors, records, zones, pages.
@@ -36,6 +38,7 @@ enum FuzzTarget: String, CaseIterable {
         case .modify: ServerFuzz.modify(bytes)
         case .query: ServerFuzz.query(bytes)
         case .changes: ServerFuzz.changes(bytes)
+        case .router: RouterFuzz.run(bytes)
         case .token: TokenFuzz.run(bytes)
         case .answer: AnswerFuzz.run(bytes)
         case .sealed: SealedFuzz.run(bytes)

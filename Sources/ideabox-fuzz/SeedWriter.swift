@@ -1,5 +1,6 @@
 @testable import AccountEncryption
 import CloudKitModel
+import CloudWebServices
 @testable import CloudServer
 import Crypto
 import Foundation
@@ -58,6 +59,35 @@ enum SeedWriter {
         token.append([5, 0, 0, 0, 0, 0, 0, 0, 3])
         token.append([5] + Array("not a token".utf8))
         try write(token, to: folder.appendingPathComponent("token"), prefix: "seed")
+        try write(routerSeeds, to: folder.appendingPathComponent("router"), prefix: "seed")
+    }
+
+    /// A request of each operation, as `RouterFuzz` reads it: the operation's index, the
+    /// flags (0: the fuzzing account's bearer token, the private database, POST), a body.
+    private static var routerSeeds: [[UInt8]] {
+        let bodies: [WebServicesPath.Operation: String] = [
+            .recordsModify: #"{"zoneID":{"zoneName":"Ideas"},"operations":[{"operationType":"create","record":{"recordName":"n1","recordType":"Idea","fields":{"title":{"value":"新的"},"parent":{"value":{"recordName":"seed-1","action":"DELETE_SELF"},"type":"REFERENCE"}}}},{"operationType":"forceDelete","record":{"recordName":"seed-1"}}]}"#,
+            .recordsQuery: #"{"zoneID":{"zoneName":"Ideas"},"resultsLimit":2,"query":{"recordType":"Idea","filterBy":[{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":10}}],"sortBy":[{"fieldName":"rank","ascending":false}]}}"#,
+            .recordsLookup: #"{"zoneID":{"zoneName":"Ideas"},"records":[{"recordName":"seed-1"},{"recordName":"seed-5"}],"desiredKeys":["title"]}"#,
+            .changesZone: #"{"zones":[{"zoneID":{"zoneName":"Ideas"},"resultsLimit":2}]}"#,
+            .recordsChanges: #"{"zoneID":{"zoneName":"Ideas"},"resultsLimit":3}"#,
+            .changesDatabase: #"{"resultsLimit":5}"#,
+            .zonesModify: #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"More"}}}]}"#,
+            .zonesLookup: #"{"zones":[{"zoneName":"Ideas"}]}"#,
+            .subscriptionsModify: #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"s1","subscriptionType":"zone","zoneID":{"zoneName":"Ideas"}}}]}"#,
+            .usersDiscover: #"{"lookupInfos":[{"userRecordName":"x"}]}"#,
+            .tokensRegister: #"{"apnsEnvironment":"production","apnsToken":"abcd"}"#,
+            .assetsUpload: #"{"zoneID":{"zoneName":"Ideas"},"tokens":[{"recordName":"seed-1","recordType":"Idea","fieldName":"blob"}]}"#,
+        ]
+        let operations = WebServicesPath.Operation.allCases
+        func seed(_ operation: WebServicesPath.Operation, flags: UInt8, _ body: String) -> [UInt8] {
+            [UInt8(operations.firstIndex(of: operation)!), flags] + Array(body.utf8)
+        }
+        var seeds = operations.map { seed($0, flags: 0, bodies[$0] ?? "{}") }
+        seeds.append(seed(.recordsQuery, flags: 0x40, "resultsLimit=1\n{\"query\":{\"recordType\":\"Idea\"}}"))
+        seeds.append(seed(.zonesList, flags: 0x10 | 0x01, ""))
+        seeds.append(seed(.recordsModify, flags: 0x02, "{}"))
+        return seeds
     }
 
     /// Writes each of `inputs` as `<prefix>-<n>` in `folder`.

@@ -79,8 +79,8 @@ enum ServerFuzz {
         return Shared(store: store)
     }
 
-    /// The operations of the fuzzing account over `store`.
-    private static func operations(_ store: any RecordStore) -> CloudOperations {
+    /// The operations of `account` (the fuzzing one unless named) over `store`.
+    static func operations(_ store: any RecordStore, account: String = account) -> CloudOperations {
         let hub = ZoneChangeHub(store: store, logger: Logger(label: "ideabox.fuzz"))
         return CloudOperations(
             store: store, owner: account, userRecordName: DatabaseRoutes.userRecordName(account), container: container,
@@ -95,7 +95,7 @@ enum ServerFuzz {
 
     /// A new in-memory store with the account's zone and a few records of each kind of field,
     /// one of them deleted (so changes have a tombstone).
-    private static func seededStore() async throws -> any RecordStore {
+    static func seededStore() async throws -> any RecordStore {
         let store = try SQLiteRecordStore.inMemory(clock: clock, maximumRecordsPerRequest: CloudOperations.maximumOperations)
         try await store.createZone(zone, account: account)
         let operations = operations(store)

@@ -568,6 +568,12 @@ import Testing
         }
         let broken = try await server.send(ServerFixture.path("assets/download"), token: server.aliceToken, body: Data("{".utf8))
         #expect(broken.status == 400)
+        // Found by .ci/fuzz's router target (it answered 500 INTERNAL_ERROR): no fileChecksum,
+        // or one of another type, is the client's error.
+        for body in ["{}", #"{"fileChecksum": 7}"#] {
+            let refused = try await server.send(ServerFixture.path("assets/download"), token: server.aliceToken, body: Data(body.utf8))
+            #expect(refused.status == 400 && refused.json["serverErrorCode"] as? String == "BAD_REQUEST", "\(body)")
+        }
         // A ticket with any one character changed, or cut short, authorises nothing.
         let ticket = url.lastPathComponent
         let forgeries = ticket.indices.map { "/assets/upload/" + Forgery.replacing(characterAt: ticket.distance(from: ticket.startIndex, to: $0), of: ticket) }
