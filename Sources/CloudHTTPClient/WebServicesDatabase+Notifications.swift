@@ -108,7 +108,7 @@ extension WebServicesDatabase {
         }
         // A carried page that does not read is left out: the device fetches as before.
         if let carried = answer["changes"]?.object, let after = carried["since"]?.string.flatMap({ Data(base64Encoded: $0) }),
-           let changes = try? Self.zoneChanges(carried, zone: zoneID)
+           let changes = try? WebServicesAnswer.zoneChanges(carried, zone: zoneID)
         {
             carriedPages.keep(changes, of: zoneID, after: ChangeToken(data: after))
         }

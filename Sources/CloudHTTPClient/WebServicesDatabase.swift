@@ -154,37 +154,13 @@ public struct WebServicesDatabase: CloudDatabase {
         let answer = try await send(.recordsModify, [
             "operations": .array(operations), "zoneID": WebServicesFormat.object(zone), "atomic": false, "desiredKeys": [],
         ])
-        guard let results = answer["records"]?.array, results.count == operations.count else {
-            throw CloudError.networkFailure
-        }
-        var result = ModifyResult()
-        for (index, json) in results.enumerated() {
-            guard let object = json.object else { throw CloudError.networkFailure }
-            let recordID = index < recordIDs.count ? recordIDs[index] : records[index - recordIDs.count].recordID
-            if let error = WebServicesError(object) {
-                let serverRecord = try object["serverRecord"].map { try Self.record($0, zone: recordID.zoneID) }
-                result.failures[recordID] = error.cloudError(serverRecord: serverRecord)
-            } else if index < recordIDs.count {
-                result.deleted.append(recordID)
-            } else {
-                let answered = try Self.record(json, zone: recordID.zoneID)
-                var saved = records[index - recordIDs.count]
-                guard answered.recordID == saved.recordID else { throw CloudError.networkFailure }
-                // A save keeps the stored record's type: the answer says which one it has.
-                saved.recordType = answered.recordType
-                saved.changeTag = answered.changeTag
-                saved.creationDate = answered.creationDate
-                saved.modificationDate = answered.modificationDate
-                result.saved.append(saved)
-            }
-        }
-        return result
+        return try WebServicesAnswer.modifyResult(answer, deletes: recordIDs, saves: records)
     }
 
     public func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
         // The page a long poll's answer carried after this very token needs no request.
         if let token, let carried = carriedPages.take(zone, after: token) { return carried }
-        return try Self.fetchedChanges(await send(.changesZone, Self.changesRequest(zone, since: token, resultsLimit: resultsLimit)), zone: zone)
+        return try WebServicesAnswer.changesZonePage(await send(.changesZone, Self.changesRequest(zone, since: token, resultsLimit: resultsLimit)), zone: zone)
     }
 
     /// `fetchChanges` without a thread waiting for the answer (a benchmark's thousands of
@@ -195,7 +171,7 @@ public struct WebServicesDatabase: CloudDatabase {
             return transport.pool.client.eventLoopGroup.any().makeSucceededFuture(carried)
         }
         return sendFuture(.changesZone, Self.changesRequest(zone, since: token, resultsLimit: resultsLimit))
-            .flatMapThrowing { try Self.fetchedChanges($0, zone: zone) }
+            .flatMapThrowing { try WebServicesAnswer.changesZonePage($0, zone: zone) }
     }
 
     /// The body of a `changes/zone` request for the page of `zone` after `token`.
@@ -208,35 +184,6 @@ public struct WebServicesDatabase: CloudDatabase {
         return ["zones": [.object(request)]]
     }
 
-    /// The page of `zone` in a `changes/zone` answer, or the error it holds.
-    private static func fetchedChanges(_ answer: WebServicesFormat.Object, zone: RecordZoneID) throws -> ZoneChanges {
-        let zones = answer["zones"]?.array
-        guard let first = zones?.first?.object, zones?.count == 1 else { throw CloudError.networkFailure }
-        if let error = WebServicesError(first) { throw error.cloudError() }
-        return try zoneChanges(first, zone: zone)
-    }
-
-    /// A page of `zone`'s changes as `records/changes` spells it: `{records, syncToken, moreComing}`.
-    static func zoneChanges(_ answer: WebServicesFormat.Object, zone: RecordZoneID) throws -> ZoneChanges {
-        guard let records = answer["records"]?.array, let syncToken = answer["syncToken"]?.string,
-              let tokenData = Data(base64Encoded: syncToken), let moreComing = answer["moreComing"]?.bool
-        else { throw CloudError.networkFailure }
-        var changed: [RemoteRecord] = []
-        var deleted: [DeletedRecord] = []
-        for json in records {
-            guard let object = json.object else { throw CloudError.networkFailure }
-            if object["deleted"]?.bool == true {
-                guard let name = object["recordName"]?.string, let type = object["recordType"]?.string else {
-                    throw CloudError.networkFailure
-                }
-                deleted.append(DeletedRecord(recordID: RecordID(recordName: name, zoneID: zone), recordType: type))
-            } else {
-                changed.append(try Self.record(json, zone: zone))
-            }
-        }
-        return ZoneChanges(changed: changed, deleted: deleted, token: ChangeToken(data: tokenData), moreComing: moreComing)
-    }
-
     public func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
         var records: [RemoteRecord] = []
         var marker: String?
@@ -246,10 +193,9 @@ public struct WebServicesDatabase: CloudDatabase {
                 "resultsLimit": .integer(Int64(Self.maximumOperations)),
             ]
             if let marker { body["continuationMarker"] = .string(marker) }
-            let answer = try await send(.recordsQuery, body)
-            guard let page = answer["records"]?.array else { throw CloudError.networkFailure }
-            records += try page.map { try Self.record($0, zone: zone) }
-            marker = answer["continuationMarker"]?.string
+            let page = try WebServicesAnswer.queryPage(try await send(.recordsQuery, body), zone: zone)
+            records += page.records
+            marker = page.continuationMarker
         } while marker != nil
         return records
     }
@@ -286,16 +232,6 @@ public struct WebServicesDatabase: CloudDatabase {
         return object
     }
 
-    /// A record the server sent; one it should not have sent is a broken answer.
-    private static func record(_ json: JSONValue, zone: RecordZoneID) throws -> RemoteRecord {
-        do {
-            let recordZone = try json.object?["zoneID"].map { try WebServicesFormat.zoneID($0) } ?? zone
-            return try WebServicesFormat.record(json, zone: recordZone, at: "record")
-        } catch {
-            throw CloudError.networkFailure
-        }
-    }
-
     /// Posts `body` to `operation` and returns the answer's JSON object, or throws the
     /// `CloudError` the answer means.
     func send(_ operation: WebServicesPath.Operation, _ body: WebServicesFormat.Object) async throws -> WebServicesFormat.Object {
@@ -304,10 +240,7 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// The JSON object in a successful answer.
     func object(_ answer: ByteBuffer) throws -> WebServicesFormat.Object {
-        guard let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object else {
-            throw CloudError.networkFailure
-        }
-        return object
+        try WebServicesAnswer.object(answer.readableBytesView)
     }
 
     /// Posts `body` to `operation` and returns the body of a successful answer, or throws the
@@ -388,20 +321,8 @@ public struct WebServicesDatabase: CloudDatabase {
 
     /// The body of a successful answer, or the `CloudError` the answer means.
     static func success(status: Int, headers: HTTPHeaders, body answer: ByteBuffer) throws -> ByteBuffer {
-        if status == 200 { return answer }
-        let object = (try? answer.withUnsafeReadableBytes { try JSONValue(parsing: $0) })?.object
-        let retryAfter = headers.first(name: "Retry-After").flatMap(Double.init)?.clamped(to: 0...86_400)
-        if var error = object.flatMap(WebServicesError.init) {
-            if error.retryAfter == nil { error.retryAfter = retryAfter }
-            throw error.cloudError()
-        }
-        switch status {
-        case 401, 403, 421: throw CloudError.notAuthenticated
-        case 429: throw CloudError.requestRateLimited(retryAfter: retryAfter ?? 30)
-        case 502, 503, 504: throw CloudError.serviceUnavailable(retryAfter: retryAfter)
-        case 500...: throw CloudError.internalError
-        default: throw CloudError.networkFailure
-        }
+        try WebServicesAnswer.checkSuccess(status: status, retryAfterHeader: headers.first(name: "Retry-After"), body: answer.readableBytesView)
+        return answer
     }
 }
 

@@ -3,21 +3,22 @@ import CloudWebServices
 import Foundation
 import IdeaBoxFoundation
 
-/// A server's answer as the HTTP client reads it, through the reading it stands on
-/// (`WebServicesFormat` and `WebServicesError`, which `WebServicesDatabase` calls for each
-/// answer): an error object, the records of a modify, query or changes page (with the
-/// server records of conflicts), zones, a sync token and an uploaded asset. None may crash;
-/// a record read must also read back from the way the server writes it.
-///
-/// `CloudHTTPClient`'s own wrappers (`zoneChanges`, `success`) are left out: linking it
-/// builds AsyncHTTPClient and swift-nio-http2 under the sanitizers as well.
+/// A server's answer as the HTTP client reads it: `WebServicesAnswer`, which
+/// `WebServicesDatabase` calls on every answer (what a status and body mean; a modify's
+/// results, with the server records of conflicts; a page of changes, of a long poll's carried
+/// changes or of a query), and the format beneath it (zones, sync tokens, an uploaded asset).
+/// None may crash; a record read must also read back from the way the server writes it.
 enum AnswerFuzz {
     /// The zone a record without its own `zoneID` is read in.
     static let zone = RecordZoneID(zoneName: "Ideas")
 
-    /// Reads `bytes` as an answer's JSON object.
+    /// Reads `bytes` as an answer's body.
     static func run(_ bytes: [UInt8]) {
-        guard let answer = (try? JSONValue(parsing: bytes))?.object else { return }
+        for status in [200, 400, 401, 429, 503] {
+            _ = try? WebServicesAnswer.checkSuccess(status: status, retryAfterHeader: "7", body: bytes)
+        }
+        guard let answer = try? WebServicesAnswer.object(bytes) else { return }
+        client(answer)
         _ = WebServicesError(answer)?.cloudError()
         for json in answer["records"]?.array ?? [] {
             guard let object = json.object else { continue }
@@ -47,5 +48,23 @@ enum AnswerFuzz {
         }
         _ = answer["syncToken"]?.string.flatMap { Data(base64Encoded: $0) }
         if let file = answer["singleFile"] { _ = WebServicesFormat.assetReference(file) }
+    }
+
+    /// The client's readings of one answer: as a modify's results (its records split into the
+    /// deletes and saves a request would have named), a page of changes (`changes/zone`, and
+    /// `records/changes` as a long poll carries it) and a page of a query.
+    private static func client(_ answer: WebServicesFormat.Object) {
+        let names = (answer["records"]?.array ?? []).map { $0.object?["recordName"]?.string ?? "x" }
+        let ids = names.map { RecordID(recordName: $0, zoneID: zone) }
+        let half = ids.count / 2
+        let saves = ids[half...].map { RemoteRecord(recordType: "Idea", recordID: $0, fields: ["title": .string("sent")]) }
+        if let result = try? WebServicesAnswer.modifyResult(answer, deletes: Array(ids[..<half]), saves: saves) {
+            guard result.saved.count + result.deleted.count + result.failures.count <= ids.count else {
+                fuzzFailure("a modify of \(ids.count) records read as more results: \(result)")
+            }
+        }
+        _ = try? WebServicesAnswer.changesZonePage(answer, zone: zone)
+        _ = try? WebServicesAnswer.zoneChanges(answer, zone: zone)
+        _ = try? WebServicesAnswer.queryPage(answer, zone: zone)
     }
 }
