@@ -115,13 +115,15 @@ public final class ServeProcess: @unchecked Sendable {
     /// Kills the server with SIGKILL as soon as it has answered `count` record uploads since
     /// it last started; returns how many it had. The watch runs on a thread of its own: on the test pool's few
     /// threads, which other tests block while their programs run, a look could come seconds
-    /// late, after the whole upload (a CI run saw all 50 done). Then `stop(SIGKILL)` awaits its end.
+    /// late, after the whole upload (a CI run saw all 50 done). It looks again each time the
+    /// log is written (inotify), not on a timer. Then `stop(SIGKILL)` awaits its end.
     public func kill(afterModifies count: Int) async throws -> Int {
         let log = logFile(starts)
         guard let pid else { throw ServeProcessError(description: "The server is not running.") }
         return try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
             Thread {
                 let deadline = ContinuousClock.now + .seconds(60)
+                let written = LogWrites(log)
                 while true {
                     let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                     let modifies = text.components(separatedBy: "records/modify 200").count - 1
@@ -134,7 +136,7 @@ public final class ServeProcess: @unchecked Sendable {
                         done.resume(throwing: ServeProcessError(description: "The upload did not reach the server:\n\(text)"))
                         return
                     }
-                    usleep(2_000)
+                    written.wait()
                 }
             }.start()
         }
@@ -222,4 +224,27 @@ public final class ServeProcess: @unchecked Sendable {
 /// Why `ServeProcess` could not start or command the server.
 public struct ServeProcessError: Error, CustomStringConvertible {
     public var description: String
+}
+
+/// The writes to a file, as inotify tells them: `wait()` returns once the file was written
+/// since the last call (or after a second in any case, so that a caller's deadline is kept).
+private final class LogWrites {
+    private let descriptor: Int32
+
+    init(_ file: URL) {
+        descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        if descriptor >= 0 { _ = inotify_add_watch(descriptor, file.path, UInt32(IN_MODIFY)) }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Blocks the calling thread (one of its own) until the file is written, for at most a second.
+    func wait() {
+        var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard descriptor >= 0, poll(&watched, 1, 1_000) > 0 else { return }
+        var events = [UInt8](repeating: 0, count: 4_096)
+        _ = read(descriptor, &events, events.count)
+    }
 }
