@@ -31,9 +31,11 @@ extension CloudOperations {
         if let marker = body["continuationMarker"] { query.after = try QueryMarker.position(marker, in: query) }
         let page: StoredQueryPage
         do {
-            // The request waits for a fill of the fields it names at most its deadline; the
-            // store's query then finds them ready.
-            try await store.makeQueryable(query.fieldNames, of: query.recordType, account: owner, waitingAtMost: QueryableFills.waitLimit)
+            // The request waits for a fill of the fields it names at most its deadline, counted
+            // from when it came to its account's line; the store's query then finds them ready.
+            let waited = AnswerShareMiddleware.arrived.map { ContinuousClock.now - $0 } ?? .zero
+            let limit = max(.zero, QueryableFills.waitLimit - waited)
+            try await store.makeQueryable(query.fieldNames, of: query.recordType, account: owner, waitingAtMost: limit)
             page = try await store.query(account: owner, query)
         } catch CloudError.zoneNotFound where zones == [RecordZoneID.defaultZone] {
             // The default zone always exists, if only as nothing written to it yet.

@@ -245,6 +245,7 @@ public final class AppModel {
             handle(.char(character))
             return
         }
+        if key != .resize { status.keyPressed() }
         do {
             try dispatch(key)
         } catch {
@@ -443,6 +444,11 @@ public final class AppModel {
     /// Shows `message` in the status bar as an error (a bad config file at launch, say).
     public func showError(_ message: String) {
         status.show(message, tone: .error, now: now)
+    }
+
+    /// Shows `message` as an error until the next key (the launch's config notice).
+    public func showErrorUntilKey(_ message: String) {
+        status.showUntilKey(message, tone: .error)
     }
 
     /// Says once a run, after a sync, that this machine's clock is more than a minute off the

@@ -19,6 +19,9 @@ public struct StatusModel: Sendable, Equatable {
         /// Whether it answers a sync key (why `s` sent nothing, say): it goes as soon as the
         /// sync state changes, so it never contradicts the bar.
         public var isAboutSync: Bool
+        /// Whether it stays until the person presses a key, whatever the time (the launch's
+        /// notice of a config file with a problem: a sentence to read before the app is used).
+        public var staysUntilKey = false
     }
 
     /// How long a message stays.
@@ -54,6 +57,16 @@ public struct StatusModel: Sendable, Equatable {
     public mutating func show(_ text: String, tone: Tone = .info, now: Timestamp, isAboutSync: Bool = false) {
         message = Message(
             text: text, tone: tone, expiresAt: now.adding(milliseconds: Self.messageLifetime), isAboutSync: isAboutSync)
+    }
+
+    /// Shows `text` until the next key, however long that takes.
+    public mutating func showUntilKey(_ text: String, tone: Tone = .info) {
+        message = Message(text: text, tone: tone, expiresAt: Timestamp(milliseconds: .max), isAboutSync: false, staysUntilKey: true)
+    }
+
+    /// A key was pressed: a message that stayed until one goes.
+    public mutating func keyPressed() {
+        if message?.staysUntilKey == true { message = nil }
     }
 
     /// The engine's state is of `kind` now: a settled state other than the one the bar

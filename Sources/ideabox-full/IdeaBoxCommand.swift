@@ -83,7 +83,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         app.openLink = { LinkOpener.open($0, environment: environment) }
         try app.start()
         // A bad file never stops the app: one sentence, and the defaults.
-        if let notice = configFile.launchNotice(in: context.language) { app.showError(notice) }
+        if let notice = configFile.launchNotice(in: context.language) { app.showErrorUntilKey(notice) }
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0" && config.mouse
         let terminal = try NcursesTerminal(
             environment: context.environment, mouse: mouse, wake: wake, hyperlinks: config.hyperlinks, palette: config.palette)

@@ -31,6 +31,22 @@ import Testing
         #expect(!expired, "nothing left to expire")
     }
 
+    /// The launch's notice of a config file with a problem: read before the app is used, so
+    /// it stays until a key, not four seconds (a loaded CI machine's first look at the screen
+    /// came after it had gone).
+    @Test func aMessageUntilAKeyOutlastsTheTimeAndGoesAtTheKey() {
+        var status = StatusModel(sync: SyncWords("Local only"))
+        status.showUntilKey("Config has a problem", tone: .error)
+        let expired = status.expireMessage(now: Self.now.adding(milliseconds: 3_600_000))
+        #expect(!expired)
+        #expect(status.message?.text == "Config has a problem")
+        status.keyPressed()
+        #expect(status.message == nil)
+        status.show("Saved", now: Self.now)
+        status.keyPressed()
+        #expect(status.message?.text == "Saved", "a timed message keeps its time")
+    }
+
     @Test func aNewMessageReplacesTheOldOneAndItsDeadline() {
         var status = StatusModel(sync: SyncWords(""))
         status.show("first", tone: .error, now: Self.now)
