@@ -1,5 +1,7 @@
+import CloudKitModel
 @testable import CloudServer
 import CloudWebServices
+import Foundation
 import HTTPTypes
 import Hummingbird
 import IdeaBoxFoundation
@@ -7,6 +9,9 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import ProcessTestSupport
+@testable import SQLiteRecordStore
+import ServerStore
+import Synchronization
 import Testing
 
 /// Issue 60: an account's answers of records in flight (here 2, and a line of 4) hold its
@@ -120,6 +125,48 @@ import Testing
             }
         }
         #expect(shares.answers.count("alice") == 0)
+    }
+
+    /// A read that waited in its account's line waits for a fill only what is left of its
+    /// deadline (`QueryableFills.waitLimit`), counted from when it came to the line: in a
+    /// rehearsal, eight first queries in line were answered after 8.6 s against the 5 s.
+    @Test func aQueryWaitsForAFillOnlyWhatIsLeftOfItsDeadline() async throws {
+        var store = try SQLiteRecordStore.inMemory(clock: .fixed(Timestamp(milliseconds: 1_750_000_000_000)), maximumRecordsPerRequest: 400)
+        store.fillBatch = (records: 1, bytes: 1 << 20)
+        try await store.createZone(RecordZoneID(zoneName: "Ideas"), account: "alice")
+        let operations = CloudOperations(
+            store: store, owner: "alice", userRecordName: DatabaseRoutes.userRecordName("alice"), container: "c",
+            assetURLs: AssetURLs(base: "http://127.0.0.1:1", secret: Data(repeating: 7, count: 32), tokenHash: nil, clock: store.clock),
+            hub: ZoneChangeHub(store: store, logger: Logger(label: "test")), fieldTypes: FieldTypeCache(), device: nil)
+        _ = try await operations.perform(.recordsModify, [
+            "zoneID": ["zoneName": "Ideas"],
+            "operations": .array((1...3).map { index -> JSONValue in
+                ["operationType": "create", "record": ["recordName": .string("r\(index)"), "recordType": "Idea", "fields": ["rank": ["value": .integer(Int64(index))]]]]
+            }),
+        ])
+        // The fill is held after its first batch; each query's deadline is noted and passes at
+        // once: the query is answered TRY_AGAIN_LATER (the fill still going on).
+        let held = Latch()
+        defer { held.open() }
+        let limits = Mutex<[Duration]>([])
+        store.queryableFills.betweenBatches = { _ in await held.opened() }
+        store.queryableFills.deadline = { limit in limits.withLock { $0.append(limit) } }
+        let query: WebServicesFormat.Object = ["zoneID": ["zoneName": "Ideas"], "query": ["recordType": "Idea", "sortBy": [["fieldName": "rank"]]]]
+        for waitedInLine in [Duration.zero, .seconds(3), .seconds(6)] {
+            await #expect(throws: WebServicesError.self) {
+                try await AnswerShareMiddleware.$arrived.withValue(ContinuousClock.now - waitedInLine) {
+                    _ = try await operations.perform(.recordsQuery, query)
+                }
+            }
+        }
+        await #expect(throws: WebServicesError.self) { _ = try await operations.perform(.recordsQuery, query) }
+        let noted = limits.withLock { $0 }
+        try #require(noted.count == 4, "\(noted)")
+        // What is left, less the time the calls themselves take (seconds, on a loaded machine).
+        #expect(noted[0] <= .seconds(5) && noted[0] > .seconds(2))
+        #expect(noted[1] <= .seconds(2))
+        #expect(noted[2] == .zero)
+        #expect(noted[3] == .seconds(5), "outside a served request (the embedded remote), the whole wait")
     }
 }
 
