@@ -113,32 +113,25 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     /// Kills the server with SIGKILL as soon as it has answered `count` record uploads since
-    /// it last started; returns how many it had. The watch runs on a thread of its own: on the test pool's few
-    /// threads, which other tests block while their programs run, a look could come seconds
-    /// late, after the whole upload (a CI run saw all 50 done). It looks again each time the
-    /// log is written (inotify), not on a timer. Then `stop(SIGKILL)` awaits its end.
+    /// it last started; returns how many it had. The log is looked at each time it is written
+    /// (inotify, through a Dispatch read source on a queue of its own, so no thread waits):
+    /// from the test pool's few threads, which other tests block while their programs run, a
+    /// look could come seconds late, after the whole upload (a CI run saw all 50 done). Then
+    /// `stop(SIGKILL)` awaits its end.
     public func kill(afterModifies count: Int) async throws -> Int {
         let log = logFile(starts)
         guard let pid else { throw ServeProcessError(description: "The server is not running.") }
         return try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
-            Thread {
-                let deadline = ContinuousClock.now + .seconds(60)
-                let written = LogWrites(log)
-                while true {
-                    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                    let modifies = text.components(separatedBy: "records/modify 200").count - 1
-                    if modifies >= count {
-                        Glibc.kill(pid, SIGKILL)
-                        done.resume(returning: modifies)
-                        return
-                    }
-                    guard ContinuousClock.now < deadline else {
-                        done.resume(throwing: ServeProcessError(description: "The upload did not reach the server:\n\(text)"))
-                        return
-                    }
-                    written.wait()
+            LogWatch.start(log, giveUpAfter: .seconds(60)) { text, givenUp in
+                let modifies = text.components(separatedBy: "records/modify 200").count - 1
+                if modifies >= count {
+                    Glibc.kill(pid, SIGKILL)
+                    done.resume(returning: modifies)
+                    return true
                 }
-            }.start()
+                if givenUp { done.resume(throwing: ServeProcessError(description: "The upload did not reach the server:\n\(text)")) }
+                return givenUp
+            }
         }
     }
 
@@ -226,25 +219,54 @@ public struct ServeProcessError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// The writes to a file, as inotify tells them: `wait()` returns once the file was written
-/// since the last call (or after a second in any case, so that a caller's deadline is kept).
-private final class LogWrites {
-    private let descriptor: Int32
+/// A watch of a file's text: `look` is called with it at once and each time the file is
+/// written (inotify, through a Dispatch read source), and once more with `givenUp` after the
+/// given time; the watch ends when `look` returns true. Every call is on one serial queue.
+private final class LogWatch: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "ideabox.test.log-watch")
+    private let file: URL
+    private let look: (_ text: String, _ givenUp: Bool) -> Bool
+    private var sources: [any DispatchSourceProtocol] = []
+    private var ended = false
 
-    init(_ file: URL) {
-        descriptor = inotify_init1(Int32(IN_CLOEXEC))
-        if descriptor >= 0 { _ = inotify_add_watch(descriptor, file.path, UInt32(IN_MODIFY)) }
+    private init(_ file: URL, look: @escaping (String, Bool) -> Bool) {
+        self.file = file
+        self.look = look
     }
 
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
+    static func start(_ file: URL, giveUpAfter limit: Duration, look: @escaping @Sendable (_ text: String, _ givenUp: Bool) -> Bool) {
+        let watch = LogWatch(file, look: look)
+        watch.queue.async { watch.begin(limit) }
     }
 
-    /// Blocks the calling thread (one of its own) until the file is written, for at most a second.
-    func wait() {
-        var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard descriptor >= 0, poll(&watched, 1, 1_000) > 0 else { return }
-        var events = [UInt8](repeating: 0, count: 4_096)
-        _ = read(descriptor, &events, events.count)
+    private func begin(_ limit: Duration) {
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        if descriptor >= 0 {
+            _ = inotify_add_watch(descriptor, file.path, UInt32(IN_MODIFY))
+            let written = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+            written.setEventHandler { [self] in
+                var events = [UInt8](repeating: 0, count: 4_096)
+                while read(descriptor, &events, events.count) > 0 {}
+                check(givenUp: false)
+            }
+            written.setCancelHandler { close(descriptor) }
+            sources.append(written)
+            written.resume()
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(Int(limit.components.seconds * 1_000)))
+        timer.setEventHandler { [self] in check(givenUp: true) }
+        sources.append(timer)
+        timer.resume()
+        check(givenUp: false)
+    }
+
+    private func check(givenUp: Bool) {
+        guard !ended else { return }
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        guard look(text, givenUp) else { return }
+        ended = true
+        for source in sources { source.cancel() }
+        sources = []
     }
 }
