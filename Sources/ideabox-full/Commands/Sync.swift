@@ -215,7 +215,7 @@ extension IdeaBoxCommand {
             let delivery = remote.isOffline || account == nil ? nil : DeliveryFile(directory: profile).current()
             let status = SyncStatusReport(
                 device: sync.remote.device, remote: sync.remote.endpoint, account: account, isOffline: remote.isOffline,
-                pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleIdeaIds().count,
+                pendingCount: try sync.repository.pendingChangeCount(), staleCount: try sync.repository.staleChangeCount(),
                 lastSyncAt: metadata.lastSyncAt, lastSyncError: metadata.lastSyncError, boundAccount: metadata.accountName,
                 changeDelivery: delivery,
                 encryption: EncryptionStateFile(directory: profile).current(keyFile: AccountKeyFile(directory: profile)),
