@@ -200,6 +200,7 @@ public final class RunningChild: @unchecked Sendable {
     private let lock = NSLock()
     private var status: Int32?
     private var ended: ContinuousClock.Instant?
+    private var peakResident: Int?
 
     fileprivate init(pid: pid_t, name: String) {
         self.pid = pid
@@ -328,12 +329,19 @@ public final class RunningChild: @unchecked Sendable {
         lock.withLock { status }
     }
 
+    /// The most memory the program held at once (its peak resident set, as the kernel counts
+    /// it for `wait4`), in bytes; nil until it has ended and been reaped.
+    public var peakResidentBytes: Int? {
+        lock.withLock { peakResident }
+    }
+
     /// Takes the program's status if it has ended (`waitpid` without waiting), once.
     private func reap() throws -> Int32? {
         try lock.withLock {
             if let status { return status }
             var raw: Int32 = 0
-            let result = waitpid(pid, &raw, WNOHANG)
+            var usage = rusage()
+            let result = wait4(pid, &raw, WNOHANG, &usage)
             guard result != -1 else {
                 throw ChildProcessError(description: "waiting for \(name): \(String(cString: strerror(errno)))")
             }
@@ -341,6 +349,7 @@ public final class RunningChild: @unchecked Sendable {
             let ended = ChildProcess.status(fromWaitStatus: raw)
             status = ended
             self.ended = ContinuousClock.now
+            peakResident = usage.ru_maxrss * 1024
             return ended
         }
     }

@@ -10,7 +10,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure IdeaBox: p50 and p95 of its hot paths at scale.",
         subcommands: [
             StoreBenchmark.self, TUIBenchmark.self, SyncBenchmark.self, LoadBenchmark.self, LibraryBenchmark.self, PeersBenchmark.self,
-            PushBenchmark.self, DelayBenchmark.self, UploadBenchmark.self, UnlockBenchmark.self, ConfigBenchmark.self,
+            PushBenchmark.self, DelayBenchmark.self, UploadBenchmark.self, UnlockBenchmark.self, ConfigBenchmark.self, MillionBenchmark.self,
         ]
     )
 }
