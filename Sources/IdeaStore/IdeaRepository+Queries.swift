@@ -239,9 +239,9 @@ extension IdeaRepository {
         try connection.read { db in
             switch filter {
             case .all:
-                return try Int.fetchOne(db, sql: "SELECT ideas FROM tally WHERE id = 1") ?? 0
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea") ?? 0
             case .completed:
-                return try Int.fetchOne(db, sql: "SELECT completed FROM tally WHERE id = 1") ?? 0
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea WHERE isCompleted = 1") ?? 0
             case .search(let query):
                 guard let folded = Self.foldedQuery(query) else { return 0 }
                 let plan = SearchText.plan(forFoldedQuery: folded)
@@ -265,12 +265,14 @@ extension IdeaRepository {
         }
     }
 
-    /// The counts of the All Ideas and Completed tabs, read together from the tally the
-    /// schema's triggers keep.
+    /// The counts of the All Ideas and Completed tabs, read together.
     public func counts() throws -> IdeaCounts {
         try connection.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT ideas, completed FROM tally WHERE id = 1")
-            return IdeaCounts(all: row?["ideas"] ?? 0, completed: row?["completed"] ?? 0)
+            let row = try Row.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM idea) AS allCount,
+                       (SELECT count(*) FROM idea WHERE isCompleted = 1) AS completedCount
+                """)!
+            return IdeaCounts(all: row["allCount"], completed: row["completedCount"])
         }
     }
 
@@ -340,10 +342,9 @@ extension IdeaRepository {
         }
     }
 
-    /// How many changes wait in the outbox for the sync engine (the tally the schema's
-    /// triggers keep).
+    /// How many changes wait in the outbox for the sync engine.
     public func pendingChangeCount() throws -> Int {
-        try connection.read { db in try Int.fetchOne(db, sql: "SELECT outbox FROM tally WHERE id = 1") ?? 0 }
+        try connection.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }
     }
 
     /// A number that grows with every committed change, from any process. Cheap enough to

@@ -20,7 +20,6 @@ public enum IdeaSchema {
         case deviceNames = "v13-device-names"
         case remoteRecordNames = "v14-remote-record-names"
         case outboxStaleOrder = "v15-outbox-stale-order"
-        case tallies = "v16-tallies"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -83,41 +82,7 @@ public enum IdeaSchema {
             // the whole outbox (a million rows after an import, until they are sent).
             try db.execute(sql: "CREATE INDEX outbox_by_pendingSince ON outbox(COALESCE(pendingSince, enqueuedAt))")
         }
-        migrator.registerMigration(Migration.tallies.rawValue, migrate: createTallies)
         return migrator
-    }
-
-    /// The counts of the tabs and of the outbox, kept by triggers as rows come and go: a
-    /// count over a million ideas took 20 ms, and the app shows them after every change.
-    /// A trigger fires for each row whatever statement writes it (an upsert that updates
-    /// fires no insert trigger; nothing here replaces rows, which would fire no delete one).
-    private static func createTallies(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE tally (
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                ideas INTEGER NOT NULL,
-                completed INTEGER NOT NULL,
-                outbox INTEGER NOT NULL
-            );
-            INSERT INTO tally (id, ideas, completed, outbox) VALUES (
-                1, (SELECT count(*) FROM idea), (SELECT count(*) FROM idea WHERE isCompleted = 1), (SELECT count(*) FROM outbox));
-            CREATE TRIGGER tally_idea_insert AFTER INSERT ON idea BEGIN
-                UPDATE tally SET ideas = ideas + 1, completed = completed + (NEW.isCompleted = 1) WHERE id = 1;
-            END;
-            CREATE TRIGGER tally_idea_delete AFTER DELETE ON idea BEGIN
-                UPDATE tally SET ideas = ideas - 1, completed = completed - (OLD.isCompleted = 1) WHERE id = 1;
-            END;
-            CREATE TRIGGER tally_idea_completion AFTER UPDATE OF isCompleted ON idea
-            WHEN (NEW.isCompleted = 1) <> (OLD.isCompleted = 1) BEGIN
-                UPDATE tally SET completed = completed + (NEW.isCompleted = 1) - (OLD.isCompleted = 1) WHERE id = 1;
-            END;
-            CREATE TRIGGER tally_outbox_insert AFTER INSERT ON outbox BEGIN
-                UPDATE tally SET outbox = outbox + 1 WHERE id = 1;
-            END;
-            CREATE TRIGGER tally_outbox_delete AFTER DELETE ON outbox BEGIN
-                UPDATE tally SET outbox = outbox - 1 WHERE id = 1;
-            END;
-            """)
     }
 
     private static func createOverwriteJournal(_ db: Database) throws {
