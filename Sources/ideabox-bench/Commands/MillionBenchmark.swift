@@ -49,21 +49,21 @@ struct MillionBenchmark: ParsableCommand {
         let database = try DataLocation(root: root).profileDirectory.appendingPathComponent("ideabox.sqlite")
         if fresh || !FileManager.default.fileExists(atPath: database.path) {
             try? FileManager.default.removeItem(at: root)
-            let imported = try runner.timed(["import", file.path])
+            let imported = try runner.timed(["import", file.path], sampling: true)
             print(Self.line("import of the data set (once)", imported))
         } else {
             print("reusing the imported data root \(root.path)")
         }
 
         var export = Measurement(name: "export --output (whole process)")
-        var exportPeak = 0
+        var exportPeak = (resident: 0, anonymous: 0)
         let exported = folder.appendingPathComponent("export.json")
         for _ in 0..<exportRuns {
-            let run = try runner.timed(["export", "--output", exported.path])
+            let run = try runner.timed(["export", "--output", exported.path], sampling: true)
             export.record(run.duration)
-            exportPeak = max(exportPeak, run.peakBytes)
+            exportPeak = (max(exportPeak.resident, run.peakBytes), max(exportPeak.anonymous, run.peakAnonymousBytes))
         }
-        print(export.report + "  peak \(Self.mebibytes(exportPeak))")
+        print(export.report + "  peak \(Self.mebibytes(exportPeak.resident)), its own \(Self.mebibytes(exportPeak.anonymous))")
         try? FileManager.default.removeItem(at: exported)
 
         let size = try Self.bytes(ofFilesBeside: database)
@@ -72,7 +72,7 @@ struct MillionBenchmark: ParsableCommand {
 
         try everydayCommands(runner)
 
-        let repair = try runner.timed(["repair"])
+        let repair = try runner.timed(["repair"], sampling: true)
         print(Self.line("repair of a whole database (once)", repair))
     }
 
@@ -153,7 +153,7 @@ struct MillionBenchmark: ParsableCommand {
 
     static func line(_ name: String, _ run: ProcessRunner.Run) -> String {
         name.padding(toLength: 44, withPad: " ", startingAt: 0)
-            + " \(Measurement.milliseconds(run.duration))  peak \(mebibytes(run.peakBytes))"
+            + " \(Measurement.milliseconds(run.duration))  peak \(mebibytes(run.peakBytes)), its own \(mebibytes(run.peakAnonymousBytes))"
     }
 }
 
@@ -164,11 +164,15 @@ struct ProcessRunner {
 
     struct Run {
         var duration: Duration
+        /// The peak resident set, mapped pages of the database file included (`wait4`).
         var peakBytes: Int
+        /// The most anonymous memory (the process's own, not the mapped file) seen while
+        /// sampling every 10 ms; 0 when not sampled.
+        var peakAnonymousBytes = 0
         var output: String
     }
 
-    func timed(_ arguments: [String]) throws -> Run {
+    func timed(_ arguments: [String], sampling: Bool = false) throws -> Run {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-bench-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: output) }
         var environment = ProcessInfo.processInfo.environment
@@ -177,10 +181,32 @@ struct ProcessRunner {
         let start = clock.now
         let child = try ChildProcess.start(
             binary.path, arguments + ["--data-dir", root.path], environment: environment, output: output.path, error: "/dev/null")
-        let status = try child.waitForExit()
+        var peakAnonymous = 0
+        var ended: Int32?
+        if sampling {
+            // A long command: its own memory read from /proc while it runs.
+            while true {
+                ended = try child.endedStatus()
+                guard ended == nil else { break }
+                peakAnonymous = max(peakAnonymous, Self.anonymousBytes(of: child.pid))
+                usleep(10_000)
+            }
+        }
+        let status = try ended ?? child.waitForExit()
         let duration = clock.now - start
         guard status == 0 else { throw ValidationError("ideabox \(arguments.joined(separator: " ")) ended with \(status)") }
-        return Run(duration: duration, peakBytes: child.peakResidentBytes ?? 0, output: try String(contentsOf: output, encoding: .utf8))
+        return Run(
+            duration: duration, peakBytes: child.peakResidentBytes ?? 0, peakAnonymousBytes: peakAnonymous,
+            output: try String(contentsOf: output, encoding: .utf8))
+    }
+
+    /// `RssAnon` of /proc/PID/status, in bytes; 0 if it cannot be read.
+    static func anonymousBytes(of pid: pid_t) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+              let kibibytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
+        return kibibytes * 1024
     }
 }
 
