@@ -177,32 +177,34 @@ public enum LocalCommand: Equatable, Sendable {
     }
 
     /// Writes every idea with its field stamps (`ExportFile`) to standard output, or to
-    /// `file`, which it replaces whole (`OutputFile`). The JSON is made whole before a byte
-    /// goes out: a read that fails half way (a damaged database) writes nothing and leaves
-    /// `file` as it was.
+    /// `file`, which it replaces whole. The JSON is written in pieces to a temporary file
+    /// (`OutputFile`) and put out whole at the end: a read that fails half way (a damaged
+    /// database) writes nothing and leaves `file` as it was, and a million ideas take a few
+    /// buffers of memory, not the file.
     ///
     /// It reads through SQLite's C API when it can (`DirectExport`), else by opening the
     /// database as every command does, having dropped what that read made.
     private static func export(to file: String?, context: CommandContext, store: StoreSelection) throws {
         try context.requireExistingData(store)
-        var output = Output.BufferedWriter(holdsEverything: true)
+        let destination = try OutputFile(replacing: file)
+        defer { destination.close() }
+        var output = Output.BufferedWriter(descriptor: destination.descriptor)
         var writer = ExportFile.Writer()
         let read = DirectExport.forEachIdea(directoryPath: try context.location(store).profileDirectoryPath) { idea in
             writer.write(idea, to: &output)
         }
         if !read {
-            output = Output.BufferedWriter(holdsEverything: true)
+            output.discard()
+            try destination.restart()
             writer = ExportFile.Writer()
             try Self.openRepository(store, context, readsOnly: true).forEachIdeaBytes(.all, withStamps: true) { idea in
                 writer.write(idea, to: &output)
             }
         }
         writer.finish(to: &output)
-        if let file {
-            try OutputFile.replace(file, with: output.buffered)
-        } else {
-            output.flush()
-        }
+        output.flush()
+        if let failure = output.failure { throw destination.failure(failure) }
+        try destination.commit()
     }
 
     /// Imports the export `file`, all or nothing, and says what it did: the counts, then the

@@ -27,10 +27,30 @@ public enum Output {
         /// it fails first, none.
         private let holdsEverything: Bool
 
+        /// Where the bytes go: standard output, or a file (`OutputFile`).
+        private let descriptor: Int32
+        /// Why a write to the descriptor failed (`errno`), if one did; a file's writer says so,
+        /// where standard output's ends quietly at a closed pipe.
+        public private(set) var failure: Int32?
+
         /// A writer that writes out every 64 KB, or (`holdsEverything`) only when flushed.
         public init(holdsEverything: Bool = false) {
             self.holdsEverything = holdsEverything
+            descriptor = STDOUT_FILENO
             if !holdsEverything { bytes.reserveCapacity(Self.flushAt) }
+        }
+
+        /// A writer that writes out to `descriptor` every 64 KB.
+        init(descriptor: Int32) {
+            holdsEverything = false
+            self.descriptor = descriptor
+            bytes.reserveCapacity(Self.flushAt)
+        }
+
+        /// Drops what is buffered, unwritten.
+        mutating func discard() {
+            bytes.removeAll(keepingCapacity: true)
+            held = HeldBytes()
         }
 
         public mutating func write(_ text: String) {
@@ -75,20 +95,26 @@ public enum Output {
         /// Writes out what is buffered.
         public mutating func flush() {
             guard holdsEverything else {
-                Self.writeOut(bytes)
+                writeOut()
                 return bytes.removeAll(keepingCapacity: true)
             }
             held.forEachPiece { _ = Descriptor.writeAll($0, to: STDOUT_FILENO) }
             held = HeldBytes()
         }
 
+        /// Standard output's writer writes what is left; a file's is flushed by its command,
+        /// which then says whether the file is put out at all.
         deinit {
-            if !holdsEverything { Self.writeOut(bytes) }
+            if !holdsEverything && descriptor == STDOUT_FILENO {
+                _ = bytes.withUnsafeBytes { Descriptor.writeAll($0, to: STDOUT_FILENO) }
+            }
         }
 
-        /// Writes `bytes` to standard output, retrying short writes; a closed pipe ends it.
-        private static func writeOut(_ bytes: [UInt8]) {
-            _ = bytes.withUnsafeBytes { Descriptor.writeAll($0, to: STDOUT_FILENO) }
+        /// Writes what is buffered to the descriptor, retrying short writes; the first
+        /// failure is kept (`failure`) and nothing more is written after it.
+        private mutating func writeOut() {
+            guard failure == nil, !bytes.isEmpty else { return }
+            if !bytes.withUnsafeBytes({ Descriptor.writeAll($0, to: descriptor) }) { failure = errno }
         }
     }
 

@@ -2,35 +2,94 @@ import Foundation
 import IdeaBoxFoundation
 import IdeaModel
 
-/// A file a command writes whole, never seen half done: the bytes go to a temporary file in
-/// the same folder, are flushed to disk and renamed over the file; the folder is flushed
-/// too. After a failure or a crash the file is the old one or the new one.
-enum OutputFile {
-    /// Replaces the file at `path` with `bytes`. A new file is the user's alone (0600); a
-    /// file that was there keeps its permissions.
-    static func replace(_ path: String, with bytes: [UInt8]) throws {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent()
-        var status = stat()
-        let mode = stat(path, &status) == 0 ? status.st_mode & 0o7777 : OwnerOnly.fileMode
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max)).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard descriptor >= 0 else { throw OutputFileError(path: path, errno: errno) }
-        let written = bytes.withUnsafeBytes { Descriptor.writeAll($0, to: descriptor) } && fsync(descriptor) == 0
-        let failure = errno
-        // The umask may have narrowed the mode of a file that was there.
-        if written { fchmod(descriptor, mode) }
-        close(descriptor)
-        guard written, rename(temporary.path, path) == 0 else {
-            let code = written ? errno : failure
-            unlink(temporary.path)
-            throw OutputFileError(path: path, errno: code)
+/// What a command writes whole, never seen half done, written in pieces as it is made: the
+/// bytes go to a temporary file, and only `commit()` puts them out. Replacing a file, the
+/// temporary file is in the same folder, flushed to disk and renamed over it, and the folder
+/// is flushed too: after a failure or a crash the file is the old one or the new one. For
+/// standard output the temporary file is in the temporary folder (unlinked at once), copied
+/// out at the end: a failure half way prints nothing. Closed without a commit, it leaves
+/// nothing behind. An export of a million ideas holds a few buffers, not the file.
+final class OutputFile {
+    /// Where the pieces go: the temporary file.
+    let descriptor: Int32
+    /// The file replaced, or nil for standard output.
+    private let path: String?
+    /// The temporary file while it has a name (replacing a file).
+    private var temporary: String?
+    private let mode: mode_t
+    private var isClosed = false
+
+    /// Starts the output that replaces `path` (a new file is the user's alone, 0600; a file
+    /// that was there keeps its permissions), or standard output's if `path` is nil.
+    init(replacing path: String?) throws {
+        self.path = path
+        if let path {
+            let url = URL(fileURLWithPath: path)
+            var status = stat()
+            mode = stat(path, &status) == 0 ? status.st_mode & 0o7777 : OwnerOnly.fileMode
+            let temporary = url.deletingLastPathComponent()
+                .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: .min ... .max)).tmp").path
+            descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+            guard descriptor >= 0 else { throw OutputFileError(path: path, errno: errno) }
+            self.temporary = temporary
+        } else {
+            mode = OwnerOnly.fileMode
+            let temporary = NSTemporaryDirectory() + "/.ideabox-output.\(UInt32.random(in: .min ... .max)).tmp"
+            descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+            guard descriptor >= 0 else { throw OutputFileError(path: temporary, errno: errno) }
+            unlink(temporary)
+            self.temporary = nil
         }
-        let folderDescriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    /// What a failure to write the temporary file is reported as.
+    func failure(_ code: Int32) -> OutputFileError {
+        OutputFileError(path: path ?? temporary ?? NSTemporaryDirectory(), errno: code)
+    }
+
+    /// Forgets what was written so far, to begin again.
+    func restart() throws {
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw failure(errno) }
+    }
+
+    /// Puts the output out whole: renames the flushed temporary file over the file, or copies
+    /// it to standard output (a closed pipe ends that, as it ends any output).
+    func commit() throws {
+        guard let path, let temporary else {
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            var offset: off_t = 0
+            while true {
+                let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                guard buffer.withUnsafeBytes({ Descriptor.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: STDOUT_FILENO) })
+                else { break }
+                offset += off_t(count)
+            }
+            return
+        }
+        guard fsync(descriptor) == 0 else { throw failure(errno) }
+        // The umask may have narrowed the mode of a file that was there.
+        fchmod(descriptor, mode)
+        guard rename(temporary, path) == 0 else { throw failure(errno) }
+        self.temporary = nil
+        let folderDescriptor = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)
-            close(folderDescriptor)
+            Glibc.close(folderDescriptor)
         }
+    }
+
+    /// Closes the temporary file, and removes it unless it was committed; once.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(descriptor)
+        if let temporary { unlink(temporary) }
+    }
+
+    deinit {
+        close()
     }
 }
 
