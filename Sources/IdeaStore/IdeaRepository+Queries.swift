@@ -315,14 +315,7 @@ extension IdeaRepository {
     public func staleIdeaIds() throws -> Set<UUID> {
         let cutoff = clock.now().milliseconds - Self.staleAfterMilliseconds
         return try connection.read { db in
-            let ids = try String.fetchAll(
-                db,
-                sql: """
-                    SELECT ideaId FROM outbox
-                    WHERE COALESCE(pendingSince, enqueuedAt) <= ?
-                      AND (SELECT isSyncEnabled FROM syncMetadata WHERE id = 1) = 1
-                    """,
-                arguments: [cutoff])
+            let ids = try String.fetchAll(db, sql: "SELECT ideaId FROM outbox WHERE \(Self.staleSQL)", arguments: [cutoff])
             return Set(ids.compactMap(UUID.init(uuidString:)))
         }
     }
@@ -331,16 +324,15 @@ extension IdeaRepository {
     public func staleChangeCount() throws -> Int {
         let cutoff = clock.now().milliseconds - Self.staleAfterMilliseconds
         return try connection.read { db in
-            try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*) FROM outbox
-                    WHERE COALESCE(pendingSince, enqueuedAt) <= ?
-                      AND (SELECT isSyncEnabled FROM syncMetadata WHERE id = 1) = 1
-                    """,
-                arguments: [cutoff]) ?? 0
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE \(Self.staleSQL)", arguments: [cutoff]) ?? 0
         }
     }
+
+    /// The outbox entries waiting since the cutoff (the one argument) or longer, on a device
+    /// that has synced before: read through `outbox_by_pendingSince`.
+    private static let staleSQL = """
+        COALESCE(pendingSince, enqueuedAt) <= ? AND (SELECT isSyncEnabled FROM syncMetadata WHERE id = 1) = 1
+        """
 
     /// How many changes wait in the outbox for the sync engine.
     public func pendingChangeCount() throws -> Int {
