@@ -74,19 +74,11 @@ struct StoreBenchmark: ParsableCommand {
             var measurement = Measurement(name: name)
             var lines = 0
             for _ in 0..<processRuns {
-                lines = try measurement.time { try runProcess(binary, arguments + ["--data-dir", corpus.root.path]) }
+                let run = try ProcessRunner(binary: binary, root: corpus.root).timed(arguments)
+                measurement.record(run.duration)
+                lines = run.output.reduce(0) { $0 + ($1 == "\n" ? 1 : 0) }
             }
             print(measurement.report + "  [\(lines) lines of output]")
         }
-    }
-
-    private func runProcess(_ binary: URL, _ arguments: [String]) throws -> Int {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("ideabox-bench-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: output) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["IDEABOX_NO_SAMPLES"] = "1"
-        let status = try ChildProcess.runToEnd(binary.path, arguments, environment: environment, output: output.path, error: "/dev/null")
-        guard status == 0 else { throw ExitCode(status) }
-        return try Data(contentsOf: output).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 }
