@@ -72,8 +72,11 @@ public final class AppModel {
     public private(set) var wantsToSuspend = false
     /// The status bar.
     public internal(set) var status: StatusModel
-    /// Whether the user asked to quit.
+    /// Whether the user asked to quit, or damage found by the page check stops the app.
     public internal(set) var wantsToQuit = false
+    /// The damage that stops the app (`stop(onDamageFoundBy:)`): the command says it once the
+    /// terminal is back.
+    public private(set) var stopFailure: (any Error)?
     /// The screen size, in rows and columns.
     public private(set) var size = (rows: 24, columns: 80)
     /// The sync log overlay's contents, while it is open.
@@ -109,6 +112,8 @@ public final class AppModel {
     public internal(set) var deviceNames: DeviceNames
     /// Whether this run has said that this machine's clock is off (once is enough).
     private var hasToldOfClock = false
+    /// The read of every page running beside the app, until it has found damage or none.
+    private var pageCheck: PageCheck?
 
     /// How long the first key of a two-key sequence (`g` of `g x`) waits for its second, in
     /// milliseconds: long enough to reach a key, short enough that a key pressed after a
@@ -204,6 +209,7 @@ public final class AppModel {
     @discardableResult
     public func tick() -> Bool {
         var changed = status.expireMessage(now: now)
+        changed = noticeDamage() || changed
         if let prefix = pendingPrefix, !isWaiting(prefix) {
             // The hint line stops saying that it waits.
             pendingPrefix = nil
@@ -226,6 +232,31 @@ public final class AppModel {
             }
         } catch {
             report(error)
+            changed = true
+        }
+        return changed
+    }
+
+    /// Stops the app once `check` finds a damaged page, as the app's start did before it read
+    /// the pages behind the first frame: at once, or, while the form is open, once it closes
+    /// (saved or put away), so that nothing typed is lost. The damage's sentence shows until a
+    /// key meanwhile; `stopFailure` holds it for the command to say.
+    public func stop(onDamageFoundBy check: PageCheck) {
+        pageCheck = check
+    }
+
+    /// Takes the page check's damage, if it has found some; whether the screen changed.
+    private func noticeDamage() -> Bool {
+        guard let failure = pageCheck?.failure, !wantsToQuit else { return false }
+        var changed = false
+        if stopFailure == nil {
+            stopFailure = failure
+            let message = (failure as? UserFacingError)?.message(in: text.language) ?? String(describing: failure)
+            status.showUntilKey(message, tone: .error)
+            changed = true
+        }
+        if form == nil {
+            wantsToQuit = true
             changed = true
         }
         return changed

@@ -39,12 +39,13 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
     func run(in context: CommandContext) throws {
         try NcursesTerminal.checkUsable(environment: context.environment)
         let sync = try context.openSync(store)
-        // A damaged page anywhere stops the app before it starts, with the sentence that names
-        // `ideabox repair`: a list that showed what it could read would hide the rest.
-        try sync.repository.checkEveryPage()
-        let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
         // A sync that ends (with another device's change, say) wakes the screen at once.
         let wake = TerminalWake()
+        // A damaged page anywhere stops the app with the sentence that names `ideabox repair`:
+        // a list that showed what it could read would hide the rest. Every page is read beside
+        // the first frame, not before it (seconds at a million ideas).
+        let pageCheck = sync.repository.checkEveryPageInBackground { wake?.wake() }
+        let library = try context.librarySession(store, folder: nil, repository: sync.repository, database: sync.remote.database)
         let profileDirectory = try context.location(store).profileDirectory
         let live = LiveSync(
             context: context, sync: (sync.session, sync.remote), profileDirectory: profileDirectory,
@@ -82,6 +83,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         let environment = context.environment
         app.openLink = { LinkOpener.open($0, environment: environment) }
         try app.start()
+        app.stop(onDamageFoundBy: pageCheck)
         // A bad file never stops the app: one sentence, and the defaults.
         if let notice = configFile.launchNotice(in: context.language) { app.showErrorUntilKey(notice) }
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0" && config.mouse
@@ -91,6 +93,8 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         let editor = ExternalEditor.system(command: settings.editorCommand ?? ExternalEditor.command(environment: context.environment))
         TerminalApp(app: app, terminal: terminal, editor: editor).run()
         live.stop()
+        // Damage found as the person quit is said too.
+        if let damage = app.stopFailure ?? pageCheck.failure { throw damage }
         // Changes not yet sent are safe on disk; say so, and when they go out.
         if let pending = try? sync.repository.pendingChangeCount(), pending > 0 {
             print(CommandLineText.pendingAtQuit(pending, context.language))

@@ -54,10 +54,10 @@ import Testing
         #expect(result.stderr == "ideabox: " + sandbox.damagedSentence(profile: "phone", options: " --profile phone") + "\n")
     }
 
-    /// The app reads every page before it starts: damage its first screen would not reach
-    /// still stops it, with the sentence naming the repair (on a terminal, which `script`
-    /// gives it).
-    @Test func theAppDoesNotStartOnADamagedDatabase() async throws {
+    /// The app reads every page beside its first frame: damage its first screen would not
+    /// reach still stops it, with the sentence naming the repair (on a terminal, which
+    /// `script` gives it).
+    @Test func theAppStopsOnADamagedDatabase() async throws {
         let sandbox = try Sandbox()
         _ = try await sandbox.importIdeas(profile: "phone")
         _ = try sandbox.damageIdeas(profile: "phone")

@@ -1,0 +1,38 @@
+import DatabaseDamage
+import Foundation
+import IdeaBoxFoundation
+import IdeaStore
+import Testing
+
+/// `checkEveryPageInBackground`: the read of every page, on a queue of its own, says how it
+/// ended through the `PageCheck` it hands back.
+@Suite struct PageCheckTests {
+    private static let noSamples = IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english)
+
+    @Test(arguments: [false, true])
+    func theCheckFindsADamagedPageTheListDoesNotReach(damaged: Bool) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("PageCheckTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            let clock = ManualClock(start: StoreFixture.start)
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.noSamples, use: .app)
+            let repository = database.repository(clock: clock.wallClock, ids: .random)
+            for number in 1...600 {
+                _ = try repository.addIdea(title: "Idea \(number)", description: "About \(number)")
+            }
+            try database.close()
+            if damaged {
+                let pages = try DatabaseDamage.leafPages(of: "idea", in: file)
+                try DatabaseDamage.overwrite(pages: [pages[pages.count / 2]], of: file)
+            }
+
+            let reopened = try IdeaDatabase.open(directory: directory, firstLaunch: Self.noSamples, use: .app)
+            let check = reopened.repository(clock: clock.wallClock, ids: .random).checkEveryPageInBackground()
+            while !check.isFinished { try await Task.sleep(for: .milliseconds(5)) }
+            #expect((check.failure as? StorageError)?.isDamage == (damaged ? true : nil))
+            try reopened.close()
+        }
+    }
+}
