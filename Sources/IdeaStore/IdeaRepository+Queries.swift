@@ -245,9 +245,11 @@ extension IdeaRepository {
             case .search(let query):
                 guard let folded = Self.foldedQuery(query) else { return 0 }
                 let plan = SearchText.plan(forFoldedQuery: folded)
-                return try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM \(plan.table) WHERE \(plan.table) MATCH ?",
-                    arguments: [plan.match]) ?? 0
+                guard plan.mustContain != nil else {
+                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(plan.candidatesSQL))", arguments: [plan.match]) ?? 0
+                }
+                let hits = plan.hits
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea WHERE \(hits.condition)", arguments: hits.arguments) ?? 0
             }
         }
     }
@@ -257,12 +259,14 @@ extension IdeaRepository {
     public func count(_ filter: IdeaFilter, upTo cap: Int) throws -> Int {
         guard case .search(let query) = filter else { return min(try count(filter), cap) }
         guard let folded = Self.foldedQuery(query) else { return 0 }
-        let plan = SearchText.plan(forFoldedQuery: folded)
-        return try connection.read { db in
-            try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(plan.table) WHERE \(plan.table) MATCH ? LIMIT ?)",
-                arguments: [plan.match, cap]) ?? 0
-        }
+        return try connection.read { db in try Self.hitCount(SearchText.plan(forFoldedQuery: folded), upTo: cap, db) }
+    }
+
+    /// How many of a search's candidates are hits, counting no further than `cap`.
+    private static func hitCount(_ plan: SearchText.Plan, upTo cap: Int, _ db: Database) throws -> Int {
+        let hits = plan.hits
+        return try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM (SELECT 1 FROM idea WHERE \(hits.condition) LIMIT ?)", arguments: hits.arguments + [cap]) ?? 0
     }
 
     /// The counts of the All Ideas and Completed tabs, read together.
@@ -373,21 +377,18 @@ extension IdeaRepository {
         case .search(let query):
             guard let folded = Self.foldedQuery(query) else { return nil }
             let plan = SearchText.plan(forFoldedQuery: folded)
-            let hits = try knownHits ?? Int.fetchOne(
-                db,
-                sql: "SELECT count(*) FROM (SELECT 1 FROM \(plan.table) WHERE \(plan.table) MATCH ? LIMIT ?)",
-                arguments: [plan.match, Self.searchCandidateLimit + 1]) ?? 0
-            let matches = "SELECT rowid FROM \(plan.table) WHERE \(plan.table) MATCH ?"
+            let hits = try knownHits ?? Self.hitCount(plan, upTo: Self.searchCandidateLimit + 1, db)
+            let matches = plan.hits
             switch hits {
             case 0:
                 return nil
             case ...Self.searchSortLimit:
-                return ("\(select) WHERE localId IN (\(matches)) \(order)", [plan.match])
+                return ("\(select) WHERE \(matches.condition) \(order)", matches.arguments)
             case ...Self.searchCandidateLimit:
-                return ("\(select) INDEXED BY idea_by_createdAt WHERE localId IN (\(matches)) \(order)", [plan.match])
+                return ("\(select) INDEXED BY idea_by_createdAt WHERE \(matches.condition) \(order)", matches.arguments)
             default:
                 if (window ?? .max) > Self.searchWalkWindow {
-                    return ("\(select) WHERE localId IN (\(matches)) \(order)", [plan.match])
+                    return ("\(select) WHERE \(matches.condition) \(order)", matches.arguments)
                 }
                 return (
                     "\(select) WHERE (instr(foldedTitle, ?) > 0 OR instr(foldedDescription, ?) > 0) \(order)",

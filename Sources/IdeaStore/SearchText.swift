@@ -47,16 +47,51 @@ enum SearchText {
         value == 0x20 || value == 0x09 || value == 0x0A || value == 0x0D || value == 0xA0
     }
 
-    /// The index a folded, non-empty query uses, and the FTS5 MATCH expression for it.
-    static func plan(forFoldedQuery query: String) -> (table: String, match: String) {
-        if query.unicodeScalars.count >= 3 {
-            return ("ideaTrigram", "\"" + query.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+    /// How a folded, non-empty query is answered: the index that gives its candidates, the
+    /// FTS5 MATCH expression, and the text each candidate must still contain.
+    struct Plan: Equatable {
+        /// The FTS5 table.
+        var table: String
+        /// The MATCH expression.
+        var match: String
+        /// What a candidate's folded title or description must contain to be a hit, where
+        /// the index's hits are candidates only: the trigram index keeps no positions, so a
+        /// query of four or more code points finds the ideas holding each of its trigrams,
+        /// anywhere (`"abc" "bcd"` also finds "bcd abc"). Nil where every candidate is a hit.
+        var mustContain: String?
+
+        /// The candidates' `localId`s: a SELECT taking `match`.
+        var candidatesSQL: String { "SELECT rowid FROM \(table) WHERE \(table) MATCH ?" }
+
+        /// The condition (for `WHERE`) on an `idea` row that makes it a hit, with its
+        /// arguments: among the candidates, and holding `mustContain` if there is one.
+        var hits: (condition: String, arguments: StatementArguments) {
+            let candidates = "localId IN (\(candidatesSQL))"
+            guard let mustContain else { return (candidates, [match]) }
+            return (
+                "\(candidates) AND (instr(foldedTitle, ?) > 0 OR instr(foldedDescription, ?) > 0)",
+                [match, mustContain, mustContain]
+            )
+        }
+    }
+
+    /// The plan for a folded, non-empty query.
+    static func plan(forFoldedQuery query: String) -> Plan {
+        let scalars = Array(query.unicodeScalars)
+        if scalars.count >= 3 {
+            // Each trigram a phrase of one token (the index's only kind without positions).
+            let trigrams = (0...(scalars.count - 3)).map { start in
+                "\"" + String(String.UnicodeScalarView(scalars[start..<(start + 3)])).replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            }
+            var distinct: [String] = []
+            for trigram in trigrams where !distinct.contains(trigram) { distinct.append(trigram) }
+            return Plan(table: "ideaTrigram", match: distinct.joined(separator: " "), mustContain: scalars.count > 3 ? query : nil)
         }
         let characters = Array(query)
         let token = characters.count == 1
             ? token(characters[0])
             : token(characters[0]) + "x" + token(characters[1])
-        return ("ideaShortGram", token)
+        return Plan(table: "ideaShortGram", match: token)
     }
 
     /// An idea's text as the indexes hold it. Working it out needs no database, so a sync

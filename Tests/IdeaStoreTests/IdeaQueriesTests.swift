@@ -255,6 +255,38 @@ import Testing
         #expect(try store.repository.count(.search(query)) == 0)
     }
 
+    /// The trigram index holds which ideas have each trigram, not where: an idea with every
+    /// trigram of the query, apart or split between its title and description, is not a hit.
+    @Test("Every trigram of a query, but not the query, is no hit", arguments: ["abcd", "靈感筆記", "tle d", "abcde"])
+    func everyTrigramApartIsNoHit(query: String) throws {
+        let store = try StoreFixture()
+        _ = try store.repository.addIdea(title: "bcd abc cde", description: "")
+        _ = try store.repository.addIdea(title: "abc", description: "bcd cde")
+        _ = try store.repository.addIdea(title: "感筆記 靈感筆", description: "")
+        _ = try store.repository.addIdea(title: "Title", description: "le d tle")
+        #expect(try store.repository.search(query).isEmpty)
+        #expect(try store.repository.count(.search(query)) == 0)
+        #expect(try store.repository.count(.search(query), upTo: 10) == 0)
+    }
+
+    /// Thousands of ideas holding the query's trigrams apart, a few holding the query: the
+    /// few are the hits, on every path (the hits counted to choose it are the real ones).
+    @Test func manyCandidatesFewHits() throws {
+        let store = try StoreFixture()
+        let apart = (0..<(IdeaRepository.searchCandidateLimit + 500)).map { index in
+            Idea(
+                id: Self.corpusId(index), title: "bcd abc \(index)", description: "",
+                createdAt: StoreFixture.start.adding(milliseconds: Int64(index * 1000)), deviceId: "corpus")
+        }
+        _ = try store.repository.importIdeas(apart)
+        let hits = try (0..<5).map { try store.repository.addIdea(title: "abcd \($0)") }
+        #expect(try store.repository.search("abcd") == hits.reversed())
+        #expect(try store.repository.ideas(.search("ABCD"), limit: 2) == Array(hits.reversed().prefix(2)))
+        #expect(try store.repository.count(.search("abcd")) == 5)
+        #expect(try store.repository.count(.search("abcd"), upTo: 3) == 3)
+        #expect(try store.repository.count(.search("abc")) == apart.count + 5, "one trigram: every candidate is a hit")
+    }
+
     @Test func emptyQueryFindsNothing() throws {
         let store = try StoreFixture()
         _ = try store.repository.addIdea(title: "Something")

@@ -8,7 +8,7 @@ import Testing
 /// Named migrations, and an old database upgrading without losing a row.
 @Suite struct IdeaSchemaTests {
     @Test func migrationsAreTheRegisteredOnesInOrder() {
-        #expect(IdeaSchema.migrator.migrations == ["v1-ideas", "v2-sync", "v3-search", "v4-remote-state", "v5-search-without-triggers", "v6-outbox-order", "v7-outbox-pending-since", "v8-field-stamps-and-history", "v9-sync-log-events", "v10-list-orders", "v11-search-merges-apart", "v12-overwrite-journal", "v13-device-names", "v14-remote-record-names", "v15-outbox-stale-order"])
+        #expect(IdeaSchema.migrator.migrations == ["v1-ideas", "v2-sync", "v3-search", "v4-remote-state", "v5-search-without-triggers", "v6-outbox-order", "v7-outbox-pending-since", "v8-field-stamps-and-history", "v9-sync-log-events", "v10-list-orders", "v11-search-merges-apart", "v12-overwrite-journal", "v13-device-names", "v14-remote-record-names", "v15-outbox-stale-order", "v16-trigrams-without-positions"])
         #expect(IdeaSchema.Migration.allCases.map(\.rawValue) == IdeaSchema.migrator.migrations)
     }
 
@@ -28,6 +28,17 @@ import Testing
             }
         }
         #expect(automerge == [0, 0])
+    }
+
+    /// The trigram index keeps no positions and no token counts (v16): a fifth of the size.
+    @Test func theTrigramIndexKeepsNoPositions() throws {
+        let store = try StoreFixture()
+        let sql = try store.database.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'ideaTrigram'")
+        }
+        #expect(sql?.contains("detail='none'") == true)
+        #expect(sql?.contains("columnsize=0") == true)
+        #expect(try store.database.writer.read { db in try db.tableExists("ideaTrigram_docsize") } == false)
     }
 
     @Test func migratingAgainChangesNothing() throws {

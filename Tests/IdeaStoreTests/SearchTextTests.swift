@@ -64,6 +64,19 @@ import Testing
         }
     }
 
+    /// Three code points or more: each distinct trigram a quoted phrase of one token; from
+    /// four on, the candidates must hold the query itself.
+    @Test func aLongQueryIsItsTrigramsAndTheQueryToCheck() {
+        #expect(SearchText.plan(forFoldedQuery: "abc") == SearchText.Plan(table: "ideaTrigram", match: "\"abc\"", mustContain: nil))
+        #expect(SearchText.plan(forFoldedQuery: "靈感筆記") == SearchText.Plan(
+            table: "ideaTrigram", match: "\"靈感筆\" \"感筆記\"", mustContain: "靈感筆記"))
+        #expect(SearchText.plan(forFoldedQuery: "aaaaa") == SearchText.Plan(table: "ideaTrigram", match: "\"aaa\"", mustContain: "aaaaa"))
+        #expect(SearchText.plan(forFoldedQuery: #"say "hi""#).match == #""say" "ay " "y """ " ""h" """hi" "hi""""#)
+        #expect(SearchText.plan(forFoldedQuery: "e\u{301}t").match == "\"e\u{301}t\"", "code points, as FTS5's trigrams count them")
+        #expect(SearchText.plan(forFoldedQuery: "靈感").table == "ideaShortGram")
+        #expect(SearchText.plan(forFoldedQuery: "靈感").mustContain == nil)
+    }
+
     @Test("Short grams are every character and adjacent pair of each field", arguments: [
         ["idea app", ""], ["靈感 同步", "靈感靈感"], ["ａｂ ab", "a\tb\nc\r\nd"], ["e\u{301}tude", "cafe\u{301}"],
         ["👍🏽👍", "🇹🇼🇯🇵"], ["가각 가", "が が"], ["x", "y"], ["", ""], ["a\u{3000}b", "\u{A0}c d"],
