@@ -114,6 +114,11 @@ public final class AppModel {
     private var hasToldOfClock = false
     /// The read of every page running beside the app, until it has found damage or none.
     private var pageCheck: PageCheck?
+    /// Where reads that may take long run (a search's exact count): the app gives them a
+    /// queue of their own; by default they run at once.
+    public var backgroundReads = BackgroundReads.inline
+    /// The exact count of a capped search, while it runs.
+    private var exactSearchCount: (filter: IdeaFilter, read: BackgroundRead<Int>)?
 
     /// How long the first key of a two-key sequence (`g` of `g x`) waits for its second, in
     /// milliseconds: long enough to reach a key, short enough that a key pressed after a
@@ -226,15 +231,28 @@ public final class AppModel {
                 try loadSyncLog()
             }
             if search.isCountCapped {
-                try searchResults.reload(count: repository.count(searchResults.filter))
-                search.isCountCapped = false
-                changed = true
+                changed = try takeExactSearchCount() || changed
             }
         } catch {
             report(error)
             changed = true
         }
         return changed
+    }
+
+    /// Starts counting the capped search's hits exactly (300,000 of a million ideas take a
+    /// while: keys go on meanwhile), or takes the count once it has come; whether the screen
+    /// changed.
+    private func takeExactSearchCount() throws -> Bool {
+        let filter = searchResults.filter
+        if exactSearchCount?.filter != filter {
+            exactSearchCount = (filter, repository.read(backgroundReads) { try $0.count(filter) })
+        }
+        guard let result = exactSearchCount?.read.result else { return false }
+        exactSearchCount = nil
+        try searchResults.reload(count: result.get())
+        search.isCountCapped = false
+        return true
     }
 
     /// Stops the app once `check` finds a damaged page, as the app's start did before it read
@@ -412,6 +430,7 @@ public final class AppModel {
         let filter = IdeaFilter.search(search.query.text)
         let quick = try repository.count(filter, upTo: Self.quickSearchCount + 1)
         search.isCountCapped = quick > Self.quickSearchCount
+        exactSearchCount = nil
         try searchResults.setFilter(filter, count: quick)
     }
 
@@ -430,6 +449,7 @@ public final class AppModel {
             try searchResults.reload()
         }
         search.isCountCapped = false
+        exactSearchCount = nil
         status.pendingCount = try repository.pendingChangeCount()
         staleIdeaIds = try repository.staleIdeaIds()
     }

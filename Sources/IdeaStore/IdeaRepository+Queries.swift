@@ -244,12 +244,8 @@ extension IdeaRepository {
                 return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea WHERE isCompleted = 1") ?? 0
             case .search(let query):
                 guard let folded = Self.foldedQuery(query) else { return 0 }
-                let plan = SearchText.plan(forFoldedQuery: folded)
-                guard plan.mustContain != nil else {
-                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(plan.candidatesSQL))", arguments: [plan.match]) ?? 0
-                }
-                let hits = plan.hits
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM idea WHERE \(hits.condition)", arguments: hits.arguments) ?? 0
+                let hits = SearchText.plan(forFoldedQuery: folded).hitsFromIndex
+                return try Int.fetchOne(db, sql: "SELECT count(*) \(hits.sql)", arguments: hits.arguments) ?? 0
             }
         }
     }
@@ -264,9 +260,8 @@ extension IdeaRepository {
 
     /// How many of a search's candidates are hits, counting no further than `cap`.
     private static func hitCount(_ plan: SearchText.Plan, upTo cap: Int, _ db: Database) throws -> Int {
-        let hits = plan.hits
-        return try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM (SELECT 1 FROM idea WHERE \(hits.condition) LIMIT ?)", arguments: hits.arguments + [cap]) ?? 0
+        let hits = plan.hitsFromIndex
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 \(hits.sql) LIMIT ?)", arguments: hits.arguments + [cap]) ?? 0
     }
 
     /// The counts of the All Ideas and Completed tabs, read together.

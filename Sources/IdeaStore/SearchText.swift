@@ -60,13 +60,23 @@ enum SearchText {
         /// anywhere (`"abc" "bcd"` also finds "bcd abc"). Nil where every candidate is a hit.
         var mustContain: String?
 
-        /// The candidates' `localId`s: a SELECT taking `match`.
-        var candidatesSQL: String { "SELECT rowid FROM \(table) WHERE \(table) MATCH ?" }
+        /// The hits as the index finds them, as `FROM … WHERE …` with its arguments: for
+        /// counting, which can stop after the first few (an `IN` list of candidates would be
+        /// gathered whole first).
+        var hitsFromIndex: (sql: String, arguments: StatementArguments) {
+            let candidates = "FROM \(table) WHERE \(table) MATCH ?"
+            guard let mustContain else { return (candidates, [match]) }
+            return (
+                "FROM \(table) CROSS JOIN idea ON idea.localId = \(table).rowid WHERE \(table) MATCH ?"
+                    + " AND (instr(idea.foldedTitle, ?) > 0 OR instr(idea.foldedDescription, ?) > 0)",
+                [match, mustContain, mustContain]
+            )
+        }
 
         /// The condition (for `WHERE`) on an `idea` row that makes it a hit, with its
         /// arguments: among the candidates, and holding `mustContain` if there is one.
         var hits: (condition: String, arguments: StatementArguments) {
-            let candidates = "localId IN (\(candidatesSQL))"
+            let candidates = "localId IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)"
             guard let mustContain else { return (candidates, [match]) }
             return (
                 "\(candidates) AND (instr(foldedTitle, ?) > 0 OR instr(foldedDescription, ?) > 0)",

@@ -84,6 +84,7 @@ struct IdeaBoxCommand: IdeaBoxSubcommand {
         app.openLink = { LinkOpener.open($0, environment: environment) }
         try app.start()
         app.stop(onDamageFoundBy: pageCheck)
+        app.backgroundReads = .on(DispatchQueue(label: "ideabox.counts", qos: .userInitiated)) { wake?.wake() }
         // A bad file never stops the app: one sentence, and the defaults.
         if let notice = configFile.launchNotice(in: context.language) { app.showErrorUntilKey(notice) }
         let mouse = !noMouse && context.environment["IDEABOX_MOUSE"] != "0" && config.mouse

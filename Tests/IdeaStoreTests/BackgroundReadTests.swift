@@ -4,9 +4,28 @@ import IdeaBoxFoundation
 import IdeaStore
 import Testing
 
-/// `checkEveryPageInBackground`: the read of every page, on a queue of its own, says how it
-/// ended through the `PageCheck` it hands back.
-@Suite struct PageCheckTests {
+/// Reads beside the app's loop: where they run, and how they say they ended.
+@Suite struct BackgroundReadTests {
+    @Test func anInlineReadHasFinishedWhenItIsHandedBack() throws {
+        let store = try StoreFixture()
+        _ = try store.repository.addIdea(title: "one")
+        let read = store.repository.read(.inline) { try $0.count(.all) }
+        #expect(try read.result?.get() == 1)
+    }
+
+    @Test func aReadOnAQueueEndsThereAndSaysSo() async throws {
+        let store = try StoreFixture()
+        let queue = DispatchQueue(label: "reads")
+        queue.suspend()
+        let read = store.repository.read(.on(queue) {}) { _ -> Int in throw StorageError.readOnly(path: "/nowhere") }
+        #expect(!read.isFinished)
+        queue.resume()
+        while !read.isFinished { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(throws: StorageError.readOnly(path: "/nowhere")) { try read.result?.get() }
+    }
+
+    /// `checkEveryPageInBackground`: the read of every page, on a queue of its own, says how
+    /// it ended through the `PageCheck` it hands back.
     private static let noSamples = IdeaDatabase.FirstLaunch(seedsSamples: false, language: .english)
 
     @Test(arguments: [false, true])
