@@ -244,7 +244,7 @@ extension IdeaRepository {
                     summary.inserted += 1
                 }
                 summary.changes.append(ImportChange(id: idea.id, title: entry.idea.title, kind: kind))
-                if !dryRun { try apply(merged.idea, stamps: merged.stamps, over: stored, db) }
+                if !dryRun { try apply(merged.idea, stamps: merged.stamps, over: stored, queuedAt: now, db) }
             }
             if let stored, !handEdited.isEmpty {
                 summary.changes.append(ImportChange(id: idea.id, title: entry.idea.title, kind: .handEdited(handEdited)))
@@ -264,8 +264,10 @@ extension IdeaRepository {
     }
 
     /// Writes an imported or merged version of an idea over `stored` (or adds it, over its
-    /// tombstone if any), the version it replaces kept in the history, and queues it.
-    private func apply(_ idea: Idea, stamps: FieldStamps, over stored: StoredRow?, _ db: Database) throws {
+    /// tombstone if any), the version it replaces kept in the history, and queues it at
+    /// `queuedAt`, the import's time: a change made now, whatever the idea's own times (a
+    /// backup of old ideas is not a month of changes the remote never confirmed).
+    private func apply(_ idea: Idea, stamps: FieldStamps, over stored: StoredRow?, queuedAt: Timestamp, _ db: Database) throws {
         if let stored {
             try recordHistory(
                 of: stored.idea, stamps: stored.stamps, reason: .received,
@@ -275,7 +277,7 @@ extension IdeaRepository {
             try insertRow(idea, stamps: stamps, db)
             try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
         }
-        try enqueue(.save, ideaId: idea.idString, at: idea.updatedAt, db)
+        try enqueue(.save, ideaId: idea.idString, at: queuedAt, db)
     }
 
     /// Writes the values of `fields` that `file` holds as a new edit of this device over the

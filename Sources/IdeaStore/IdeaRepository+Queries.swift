@@ -314,6 +314,7 @@ extension IdeaRepository {
     public func staleIdeaIds() throws -> Set<UUID> {
         let cutoff = clock.now().milliseconds - Self.staleAfterMilliseconds
         return try connection.read { db in
+            guard try Self.hasSynced(db) else { return [] }
             let ids = try String.fetchAll(db, sql: "SELECT ideaId FROM outbox WHERE \(Self.staleSQL)", arguments: [cutoff])
             return Set(ids.compactMap(UUID.init(uuidString:)))
         }
@@ -323,15 +324,21 @@ extension IdeaRepository {
     public func staleChangeCount() throws -> Int {
         let cutoff = clock.now().milliseconds - Self.staleAfterMilliseconds
         return try connection.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE \(Self.staleSQL)", arguments: [cutoff]) ?? 0
+            guard try Self.hasSynced(db) else { return 0 }
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE \(Self.staleSQL)", arguments: [cutoff]) ?? 0
         }
     }
 
-    /// The outbox entries waiting since the cutoff (the one argument) or longer, on a device
-    /// that has synced before: read through `outbox_by_pendingSince`.
-    private static let staleSQL = """
-        COALESCE(pendingSince, enqueuedAt) <= ? AND (SELECT isSyncEnabled FROM syncMetadata WHERE id = 1) = 1
-        """
+    /// The outbox entries waiting since the cutoff (the one argument) or longer: read through
+    /// `outbox_by_pendingSince`.
+    private static let staleSQL = "COALESCE(pendingSince, enqueuedAt) <= ?"
+
+    /// Whether this device has synced before (a device that never synced waits for nothing).
+    /// Asked apart from the outbox: inside its WHERE, SQLite would ask it for every entry
+    /// the index range holds (2.8 s for a million).
+    private static func hasSynced(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT isSyncEnabled FROM syncMetadata WHERE id = 1") ?? false
+    }
 
     /// How many changes wait in the outbox for the sync engine.
     public func pendingChangeCount() throws -> Int {

@@ -105,6 +105,25 @@ import Testing
         #expect(try store.repository.pendingChangeCount() == 1)
     }
 
+    /// Ideas imported with old times are changes made now: not a month of changes the remote
+    /// never confirmed, on a device that has synced (nor on one that never has).
+    @Test func importedOldIdeasAreQueuedAtTheImportsTime() throws {
+        let store = try StoreFixture()
+        let day: Int64 = 86_400_000
+        let old = Idea(
+            id: uuid("0ff1ce00-0000-4000-8000-000000000001"), title: "from a backup", createdAt: store.clock.now.adding(milliseconds: -400 * day),
+            updatedAt: store.clock.now.adding(milliseconds: -300 * day), deviceId: "old-device")
+        _ = try store.repository.importIdeas([old])
+        #expect(try store.repository.staleIdeaIds().isEmpty)
+        try store.repository.recordSyncSuccess(at: store.clock.now)
+        #expect(try store.repository.staleIdeaIds().isEmpty)
+        #expect(try store.repository.staleChangeCount() == 0)
+        #expect(try store.outbox().map(\.enqueuedAt) == [store.clock.now])
+        store.clock.advance(by: 31 * day)
+        #expect(try store.repository.staleIdeaIds() == [old.id], "a month unconfirmed from the import on")
+        #expect(try store.repository.staleChangeCount() == 1)
+    }
+
     @Test func failedAttemptsAreCounted() throws {
         let store = try StoreFixture()
         _ = try store.repository.addIdea(title: "x")

@@ -22,6 +22,8 @@ struct TUIBenchmark: ParsableCommand {
     @Flag(help: "Hide the preview pane (p) on a screen wide enough for it.") var hidePreview = false
     @Option(help: "How long to scroll and search in the real binary in tmux before reading its peak memory (0 skips it).")
     var memorySeconds = 60
+    @Option(help: "How many ideas to select (v), delete and undo, once, at the end (0 skips it; the ideas come back).")
+    var undoRows = 0
 
     func validate() throws {
         guard IdeaOrder.Key(rawValue: sort) != nil else { throw ValidationError("--sort must be created, updated or title") }
@@ -63,6 +65,13 @@ struct TUIBenchmark: ParsableCommand {
         for run in 0..<corpus.runs { screen.press(run.isMultiple(of: 2) ? .end : .home, into: &ends) }
         results.append(ends)
 
+        var tabs = Measurement(name: "2 then 1 (Completed, All Ideas), \(corpus.runs) each")
+        for _ in 0..<corpus.runs {
+            screen.press(.char("2"), into: &tabs)
+            screen.press(.char("1"), into: &tabs)
+        }
+        results.append(tabs)
+
         var render = Measurement(name: "render alone (no key), list at the top")
         var diff = Measurement(name: "diff and terminal bytes alone, one row moved")
         screen.press(.home)
@@ -87,7 +96,7 @@ struct TUIBenchmark: ParsableCommand {
 
         screen.press(.char("/"))
         var backspace = Measurement(name: "search: Backspace")
-        var exactCount = Measurement(name: "search: next tick (exact count) + frame")
+        var exactCount = Measurement(name: "search: the exact count, inline here (beside the keys in the app) + frame")
         let rounds = max(1, corpus.runs / 10)
         for query in ["workshop", "靈感", "資料庫"] {
             var typing = Measurement(name: "search: typing \(query), key by key")
@@ -103,6 +112,33 @@ struct TUIBenchmark: ParsableCommand {
         results.append(exactCount)
         print("keystroke to frame (handle + render + diff), \(columns)x\(rows):")
         for result in results { print(result.report) }
+        screen.press(.escape)
+        screen.press(.char("1"))
+        try measureUndo(&screen)
+    }
+
+    /// `v` and PgDn until `undoRows` ideas are selected, `d`, `y`, then `u`: the delete and
+    /// its undo, each from the key to the frame, once (the ideas come back).
+    private func measureUndo(_ screen: inout Screen) throws {
+        guard undoRows > 0 else { return }
+        let app = screen.app
+        screen.press(.home)
+        screen.press(.char("v"))
+        while (app.selectedRows?.count ?? 0) < undoRows, app.allIdeas.selectedIndex < app.allIdeas.totalCount - 1 {
+            screen.press(.pageDown)
+        }
+        while (app.selectedRows?.count ?? 0) > undoRows { screen.press(.up) }
+        let selected = app.selectedRows?.count ?? 0
+        let before = app.counts.all
+        var delete = Measurement(name: "delete of \(selected) selected ideas (d, y), key to frame")
+        screen.press(.char("d"))
+        screen.press(.char("y"), into: &delete)
+        guard app.counts.all == before - selected else { throw ValidationError("the delete left \(app.counts.all) of \(before)") }
+        var undo = Measurement(name: "undo of that delete (u), key to frame")
+        screen.press(.char("u"), into: &undo)
+        guard app.counts.all == before else { throw ValidationError("the undo left \(app.counts.all) of \(before)") }
+        print(delete.report)
+        print(undo.report)
     }
 
     // MARK: Launch
