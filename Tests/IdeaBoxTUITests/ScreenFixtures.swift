@@ -81,7 +81,10 @@ enum ScreenFixtures {
         let database = try IdeaDatabase.inMemory(
             firstLaunch: .init(seedsSamples: false, language: language), ids: .counting())
         let repository = database.repository(clock: .fixed(now), ids: .counting(from: 1000))
-        _ = try repository.importIdeas(ideas)
+        // Each imported when it was last changed: an import queues its ideas at its own time.
+        for idea in ideas.sorted(by: { $0.updatedAt < $1.updatedAt }) {
+            _ = try database.repository(clock: .fixed(idea.updatedAt), ids: .counting(from: 1000)).importIdeas([idea])
+        }
         if hasSynced { try repository.recordSyncSuccess(at: now.adding(milliseconds: -100 * 86_400_000)) }
         let app = AppModel(repository: repository, language: language, clock: clock)
         try app.start()
