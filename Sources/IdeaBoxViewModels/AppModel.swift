@@ -76,7 +76,7 @@ public final class AppModel {
     public internal(set) var wantsToQuit = false
     /// The damage that stops the app (`stop(onDamageFoundBy:)`): the command says it once the
     /// terminal is back.
-    public private(set) var stopFailure: (any Error)?
+    public internal(set) var stopFailure: (any Error)?
     /// The screen size, in rows and columns.
     public private(set) var size = (rows: 24, columns: 80)
     /// The sync log overlay's contents, while it is open.
@@ -113,12 +113,12 @@ public final class AppModel {
     /// Whether this run has said that this machine's clock is off (once is enough).
     private var hasToldOfClock = false
     /// The read of every page running beside the app, until it has found damage or none.
-    private var pageCheck: PageCheck?
+    var pageCheck: PageCheck?
     /// Where reads that may take long run (a search's exact count): the app gives them a
     /// queue of their own; by default they run at once.
     public var backgroundReads = BackgroundReads.inline
     /// The exact count of a capped search, while it runs.
-    private var exactSearchCount: (filter: IdeaFilter, read: BackgroundRead<Int>)?
+    var exactSearchCount: (filter: IdeaFilter, read: BackgroundRead<Int>)?
 
     /// How long the first key of a two-key sequence (`g` of `g x`) waits for its second, in
     /// milliseconds: long enough to reach a key, short enough that a key pressed after a
@@ -235,46 +235,6 @@ public final class AppModel {
             }
         } catch {
             report(error)
-            changed = true
-        }
-        return changed
-    }
-
-    /// Starts counting the capped search's hits exactly (300,000 of a million ideas take a
-    /// while: keys go on meanwhile), or takes the count once it has come; whether the screen
-    /// changed.
-    private func takeExactSearchCount() throws -> Bool {
-        let filter = searchResults.filter
-        if exactSearchCount?.filter != filter {
-            exactSearchCount = (filter, repository.read(backgroundReads) { try $0.count(filter) })
-        }
-        guard let result = exactSearchCount?.read.result else { return false }
-        exactSearchCount = nil
-        try searchResults.reload(count: result.get())
-        search.isCountCapped = false
-        return true
-    }
-
-    /// Stops the app once `check` finds a damaged page, as the app's start did before it read
-    /// the pages behind the first frame: at once, or, while the form is open, once it closes
-    /// (saved or put away), so that nothing typed is lost. The damage's sentence shows until a
-    /// key meanwhile; `stopFailure` holds it for the command to say.
-    public func stop(onDamageFoundBy check: PageCheck) {
-        pageCheck = check
-    }
-
-    /// Takes the page check's damage, if it has found some; whether the screen changed.
-    private func noticeDamage() -> Bool {
-        guard let failure = pageCheck?.failure, !wantsToQuit else { return false }
-        var changed = false
-        if stopFailure == nil {
-            stopFailure = failure
-            let message = (failure as? UserFacingError)?.message(in: text.language) ?? String(describing: failure)
-            status.showUntilKey(message, tone: .error)
-            changed = true
-        }
-        if form == nil {
-            wantsToQuit = true
             changed = true
         }
         return changed
@@ -513,7 +473,11 @@ public final class AppModel {
     }
 
     func report(_ error: any Error) {
-        let message = (error as? UserFacingError)?.message(in: text.language) ?? String(describing: error)
-        status.show(message, tone: .error, now: now)
+        status.show(message(for: error), tone: .error, now: now)
+    }
+
+    /// What `error` says to the person, in the app's language.
+    func message(for error: any Error) -> String {
+        (error as? UserFacingError)?.message(in: text.language) ?? String(describing: error)
     }
 }

@@ -17,10 +17,12 @@ import Testing
         let store = try StoreFixture()
         let queue = DispatchQueue(label: "reads")
         queue.suspend()
-        let read = store.repository.read(.on(queue) {}) { _ -> Int in throw StorageError.readOnly(path: "/nowhere") }
+        let (ended, signal) = AsyncStream<Void>.makeStream()
+        let read = store.repository.read(.on(queue) { signal.yield() }) { _ -> Int in throw StorageError.readOnly(path: "/nowhere") }
         #expect(!read.isFinished)
         queue.resume()
-        while !read.isFinished { try await Task.sleep(for: .milliseconds(5)) }
+        for await _ in ended { break }
+        #expect(read.isFinished)
         #expect(throws: StorageError.readOnly(path: "/nowhere")) { try read.result?.get() }
     }
 
@@ -48,8 +50,10 @@ import Testing
             }
 
             let reopened = try IdeaDatabase.open(directory: directory, firstLaunch: Self.noSamples, use: .app)
-            let check = reopened.repository(clock: clock.wallClock, ids: .random).checkEveryPageInBackground()
-            while !check.isFinished { try await Task.sleep(for: .milliseconds(5)) }
+            let (ended, signal) = AsyncStream<Void>.makeStream()
+            let check = reopened.repository(clock: clock.wallClock, ids: .random).checkEveryPageInBackground { signal.yield() }
+            for await _ in ended { break }
+            #expect(check.isFinished)
             #expect((check.failure as? StorageError)?.isDamage == (damaged ? true : nil))
             try reopened.close()
         }

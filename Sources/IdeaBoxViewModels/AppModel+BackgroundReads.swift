@@ -1,0 +1,44 @@
+import IdeaStore
+
+/// What the app reads beside its main loop: the check of every page at the start, whose
+/// damage stops the app, and a capped search's exact count.
+extension AppModel {
+    /// Starts counting the capped search's hits exactly (300,000 of a million ideas take a
+    /// while: keys go on meanwhile), or takes the count once it has come; whether the screen
+    /// changed.
+    func takeExactSearchCount() throws -> Bool {
+        let filter = searchResults.filter
+        if exactSearchCount?.filter != filter {
+            exactSearchCount = (filter, repository.read(backgroundReads) { try $0.count(filter) })
+        }
+        guard let result = exactSearchCount?.read.result else { return false }
+        exactSearchCount = nil
+        try searchResults.reload(count: result.get())
+        search.isCountCapped = false
+        return true
+    }
+
+    /// Stops the app once `check` finds a damaged page, as the app's start did before it read
+    /// the pages behind the first frame: at once, or, while the form is open, once it closes
+    /// (saved or put away), so that nothing typed is lost. The damage's sentence shows until a
+    /// key meanwhile; `stopFailure` holds it for the command to say.
+    public func stop(onDamageFoundBy check: PageCheck) {
+        pageCheck = check
+    }
+
+    /// Takes the page check's damage, if it has found some; whether the screen changed.
+    func noticeDamage() -> Bool {
+        guard let failure = pageCheck?.failure, !wantsToQuit else { return false }
+        var changed = false
+        if stopFailure == nil {
+            stopFailure = failure
+            status.showUntilKey(message(for: failure), tone: .error)
+            changed = true
+        }
+        if form == nil {
+            wantsToQuit = true
+            changed = true
+        }
+        return changed
+    }
+}
