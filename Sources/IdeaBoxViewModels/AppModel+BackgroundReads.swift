@@ -18,6 +18,17 @@ extension AppModel {
         return true
     }
 
+    /// Reads the open search again after a change, as typing does: a capped count now and
+    /// the exact one beside the keys (a common word's exact count at a million ideas takes
+    /// half a second, which a change arriving by sync would otherwise hold the keys for).
+    /// Meanwhile a list scrolled past the cap keeps the length it had, so its place holds.
+    func reloadSearch() throws {
+        let quick = try repository.count(searchResults.filter, upTo: Self.quickSearchCount + 1)
+        search.isCountCapped = quick > Self.quickSearchCount
+        exactSearchCount = nil
+        try searchResults.reload(count: search.isCountCapped ? max(quick, searchResults.totalCount) : quick)
+    }
+
     /// Stops the app once `check` finds a damaged page, as the app's start did before it read
     /// the pages behind the first frame: at once, or, while the form is open, once it closes
     /// (saved or put away), so that nothing typed is lost. The damage's sentence shows until a

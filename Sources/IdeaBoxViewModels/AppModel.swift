@@ -406,10 +406,11 @@ public final class AppModel {
         try allIdeas.reload(count: counts.all)
         try completedIdeas.reload(count: counts.completed)
         if case .search(let query) = searchResults.filter, !query.isEmpty {
-            try searchResults.reload()
+            try reloadSearch()
+        } else {
+            search.isCountCapped = false
+            exactSearchCount = nil
         }
-        search.isCountCapped = false
-        exactSearchCount = nil
         status.pendingCount = try repository.pendingChangeCount()
         staleIdeaIds = try repository.staleIdeaIds()
     }

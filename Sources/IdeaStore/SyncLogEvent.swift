@@ -20,6 +20,8 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
     case integrityAgrees
     /// The integrity check found more differences than it logs one by one.
     case integrityMoreDifferences(count: Int)
+    /// The integrity check compared nothing: this device holds more ideas than it compares.
+    case integrityLeftOut(ideas: Int, limit: Int)
     /// The integrity check found an idea here the remote lacks.
     case onlyHere(title: String, id: String)
     /// The integrity check found an idea on the remote this device lacks.
@@ -97,6 +99,10 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
             return english ? "integrity: this device and the remote agree" : "完整性檢查：這台裝置與遠端一致"
         case .integrityMoreDifferences(let count):
             return english ? "integrity: \(count) more differences" : "完整性檢查：另有 \(count) 處不一致"
+        case let .integrityLeftOut(ideas, limit):
+            return english
+                ? "integrity: not checked: \(ideas) ideas is more than the \(limit) it compares"
+                : "完整性檢查：未檢查，\(ideas) 筆靈感超過可比對的 \(limit) 筆"
         case let .onlyHere(title, id):
             return english ? "integrity: “\(title)” (\(id)) is here but not on the remote" : "完整性檢查：「\(title)」（\(id)）在這台裝置上，但不在遠端"
         case let .onlyOnRemote(title, id):
@@ -142,7 +148,7 @@ public enum SyncLogEvent: Sendable, Equatable, Codable {
         case .sent: .upload
         case .applied: .download
         case .conflict, .editReplaced: .conflict
-        case .integrityAgrees, .accountMovedDuringSync: .info
+        case .integrityAgrees, .integrityLeftOut, .accountMovedDuringSync: .info
         case .integrityMoreDifferences, .onlyHere, .onlyOnRemote, .differs, .changeTokenExpired, .skippedInvalidRecord,
              .zoneMissing, .overwriting, .overwriteAbandoned, .futureTimesBroughtBack, .repaired:
             .warning

@@ -148,12 +148,22 @@ public struct SyncSession: Sendable {
         return report
     }
 
+    /// The most ideas the integrity check compares: it lists every record of the remote and
+    /// holds them all (a million ideas are gigabytes and minutes, at every start of the app).
+    public static let integrityCheckLimit = 10_000
+
     /// Compares this device with the remote and logs each difference as a warning, apart
-    /// from changes still waiting to be sent. Returns the differences.
-    public func checkIntegrity() async throws(SyncFailure) -> [String] {
+    /// from changes still waiting to be sent. Returns the differences. A device holding
+    /// more than `limit` ideas is not compared: the log says so, once a check.
+    public func checkIntegrity(comparingAtMost limit: Int = Self.integrityCheckLimit) async throws(SyncFailure) -> [String] {
         var differences: [String] = []
         var events: [SyncLogEvent] = []
         try await perform {
+            let ideas = try repository.counts().all
+            guard ideas <= limit else {
+                try repository.logSyncEvent(.integrityLeftOut(ideas: ideas, limit: limit), at: clock.now())
+                return
+            }
             try await prepare()
             var remote: [UUID: RemoteChange] = [:]
             for (_, change) in try await listing() {

@@ -62,6 +62,7 @@ extension SQLiteRecordStore {
                 var rules = try ModifyRules(
                     sealing: SealingRule.applies(to: saves.map(\.record)) ? Self.sealingState(of: account, db) : .unknown,
                     quota: quota, recordCount: quota.maxRecords == nil ? 0 : Self.recordCount(of: account, db))
+                var typed: [(recordType: String, fields: [String: FieldValue])] = []
                 for (save, fields) in zip(saves, encoded) {
                     let recordID = save.record.recordID
                     let existing = try StoredRecord.fetch(recordID, zone: zones[recordID.zoneID]!, db)
@@ -77,10 +78,12 @@ extension SQLiteRecordStore {
                             zone: &zones[recordID.zoneID]!, queryable: queryable, now: now, by: device, db)
                         try Self.saveAssetReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, dropping: &dropped, db)
                         try Self.saveCascadingReferences(of: record, over: existing, zoneRowID: zones[recordID.zoneID]!.rowID, db)
-                        try Self.keepFieldTypes(of: [(record.recordType, save.record.fields)], account: account, db)
+                        typed.append((record.recordType, save.record.fields))
                         result.saved.append(saved)
                     }
                 }
+                // Once for the request, as PostgreSQL's store does: a field's first type wins.
+                try Self.keepFieldTypes(of: typed, account: account, db)
                 if atomic && !result.failures.isEmpty { throw AtomicFailure(failures: result.failures) }
                 try Self.deleteUnnamedAssets(dropped, account: account, db)
                 let setSequence = try db.cachedStatement(sql: "UPDATE zone SET changeSequence = ? WHERE id = ?")

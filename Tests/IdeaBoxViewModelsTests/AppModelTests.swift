@@ -370,51 +370,6 @@ import Testing
         #expect(app.search.isFocused)
     }
 
-    @Test func aSearchWithManyHitsCountsExactlyOnTheNextTick() throws {
-        let fixture = try ViewModelFixture()
-        try fixture.addIdeas(1005)
-        let app = try fixture.app()
-        app.handle(.char("/"))
-        app.type("idea")
-        #expect(app.search.isCountCapped)
-        #expect(app.searchMatchCount == 1000, "shown as 1000+ until the exact count")
-        #expect(app.searchResults.totalCount == 1001, "the list holds the capped count as counted")
-        #expect(app.tick())
-        #expect(!app.search.isCountCapped)
-        #expect(app.searchResults.totalCount == 1005)
-        #expect(app.searchMatchCount == 1005)
-        #expect(!app.tick())
-    }
-
-    /// The exact count runs beside the keys (`backgroundReads`): the capped count stays until
-    /// it has come, and a count for a query typed over is never shown.
-    @Test func theExactCountComesFromAReadBesideTheKeys() throws {
-        let fixture = try ViewModelFixture()
-        try fixture.addIdeas(1005)
-        _ = try fixture.repository.addIdea(title: "Idea with more")
-        let app = try fixture.app()
-        let queue = DispatchQueue(label: "counts")
-        queue.suspend()
-        let finished = Mutex(0)
-        app.backgroundReads = .on(queue) { finished.withLock { $0 += 1 } }
-        app.handle(.char("/"))
-        app.type("idea")
-        #expect(!app.tick(), "the count runs; nothing new to draw")
-        #expect(app.search.isCountCapped)
-        app.type(" ")
-        #expect(app.search.isCountCapped, "a trailing space is trimmed: the same many hits")
-        #expect(!app.tick())
-        queue.resume()
-        queue.sync {}
-        #expect(finished.withLock { $0 } == 2)
-        #expect(app.tick())
-        #expect(!app.search.isCountCapped)
-        #expect(app.searchMatchCount == 1006, "the count of the query as it is now")
-        app.type("w")
-        #expect(app.searchMatchCount == 1, "“idea w” has one hit: counted exactly at once")
-        #expect(app.searchResults.visibleRows.map(\.idea.title) == ["Idea with more"])
-    }
-
     @Test func anIdeaChangedElsewhereShowsInTheSearchResults() throws {
         let fixture = try ViewModelFixture()
         try fixture.addIdeas(3)

@@ -545,44 +545,6 @@ import Testing
         try await expectSame(a, b, c, remote: fixture)
     }
 
-    @Test func theIntegrityCheckLogsDifferencesAsWarnings() async throws {
-        let fixture = try SyncFixture()
-        let a = try fixture.device("a")
-        let idea = try a.repository.addIdea(title: "checked")
-        _ = try await a.session.run()
-        #expect(try await a.session.checkIntegrity().isEmpty)
-        #expect(try a.repository.syncLog().first?.message == "integrity: this device and the remote agree")
-
-        let admin = fixture.cloud.database(forDevice: "admin")
-        let zone = RecordZoneID(zoneName: "Ideas")
-        var record = try #require(try await admin.records(in: zone, ofType: "Idea").first)
-        record["updatedAt"] = .timestamp(idea.updatedAt.adding(milliseconds: 5))
-        let stray = RemoteRecord(
-            recordType: "Idea", recordID: RecordID(recordName: UUID().lowercasedString, zoneID: zone),
-            fields: [
-                "title": .string("stray"), "description": .string(""), "isCompleted": .int64(0),
-                "createdAt": .timestamp(idea.createdAt), "updatedAt": .timestamp(idea.createdAt),
-                "deviceId": .string("elsewhere"), "version": .int64(0), "isDeleted": .int64(0),
-            ])
-        _ = try await admin.modify(saving: [record, stray], deleting: [], savePolicy: .allKeys)
-
-        let differences = try await a.session.checkIntegrity()
-        #expect(differences.count == 2)
-        let warnings = try a.repository.syncLog().filter { $0.kind == .warning }.map(\.message)
-        // Named by title, with the start of the id.
-        let shortId = idea.id.lowercasedString.prefix(8)
-        #expect(warnings.contains { $0.hasPrefix("integrity: “\(idea.title)” (\(shortId)) differs") }, "\(warnings)")
-        #expect(warnings.contains { $0.hasPrefix("integrity: “stray” (") && $0.hasSuffix("is on the remote but not here") }, "\(warnings)")
-    }
-
-    @Test func theIntegrityCheckRunsAfterTheFirstSuccessfulSync() async throws {
-        let fixture = try SyncFixture()
-        let a = try fixture.device("a")
-        a.engine.start()
-        await fixture.scheduler.runDue()
-        #expect(try a.repository.syncLog().contains { $0.message.hasPrefix("integrity:") })
-    }
-
     @Test func aDeviceWithASlowClockThatEditsAfterSeeingAChangeStillWins() async throws {
         let fixture = try SyncFixture()
         let a = try fixture.device("a")
