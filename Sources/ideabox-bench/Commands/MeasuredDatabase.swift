@@ -20,8 +20,8 @@ final class MeasuredDatabase: CloudDatabase {
         self.inner = inner
     }
 
-    /// The next `request`th modify or fetch from now fails with `CloudError.networkFailure`,
-    /// without reaching the remote.
+    /// After `count` more modifies and fetches, the next one fails with
+    /// `CloudError.networkFailure`, without reaching the remote.
     func cut(afterRequests count: Int) {
         state.withLock { $0.cutAt = $0.requests + count + 1 }
     }
@@ -36,21 +36,11 @@ final class MeasuredDatabase: CloudDatabase {
     func deleteZone(_ zone: RecordZoneID) async throws { try await inner.deleteZone(zone) }
 
     func modify(saving records: [RemoteRecord], deleting recordIDs: [RecordID], savePolicy: SavePolicy) async throws -> ModifyResult {
-        try countRequest()
-        let start = ContinuousClock.now
-        let result = try await inner.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy)
-        let duration = ContinuousClock.now - start
-        state.withLock { $0.modifies.record(duration) }
-        return result
+        try await timed(\.modifies) { try await inner.modify(saving: records, deleting: recordIDs, savePolicy: savePolicy) }
     }
 
     func fetchChanges(in zone: RecordZoneID, since token: ChangeToken?, resultsLimit: Int) async throws -> ZoneChanges {
-        try countRequest()
-        let start = ContinuousClock.now
-        let changes = try await inner.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit)
-        let duration = ContinuousClock.now - start
-        state.withLock { $0.fetches.record(duration) }
-        return changes
+        try await timed(\.fetches) { try await inner.fetchChanges(in: zone, since: token, resultsLimit: resultsLimit) }
     }
 
     func records(in zone: RecordZoneID, ofType recordType: String) async throws -> [RemoteRecord] {
@@ -59,6 +49,16 @@ final class MeasuredDatabase: CloudDatabase {
 
     func uploadAsset(_ data: Data) async throws -> AssetReference { try await inner.uploadAsset(data) }
     func fetchAsset(_ reference: AssetReference) async throws -> Data { try await inner.fetchAsset(reference) }
+
+    /// Runs one request (unless it is the one cut) and records its time in `measurement`.
+    private func timed<T>(_ measurement: WritableKeyPath<State, Measurement>, _ request: () async throws -> T) async throws -> T {
+        try countRequest()
+        let start = ContinuousClock.now
+        let value = try await request()
+        let duration = ContinuousClock.now - start
+        state.withLock { $0[keyPath: measurement].record(duration) }
+        return value
+    }
 
     private func countRequest() throws {
         let cut = state.withLock { state -> Bool in
