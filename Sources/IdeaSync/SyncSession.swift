@@ -154,7 +154,7 @@ public struct SyncSession: Sendable {
 
     /// Compares this device with the remote and logs each difference as a warning, apart
     /// from changes still waiting to be sent. Returns the differences. A device holding
-    /// more than `limit` ideas is not compared: the log says so, once a check.
+    /// more than `limit` ideas is not compared, and the log says so.
     public func checkIntegrity(comparingAtMost limit: Int = Self.integrityCheckLimit) async throws(SyncFailure) -> [String] {
         var differences: [String] = []
         var events: [SyncLogEvent] = []
