@@ -168,6 +168,11 @@ final class ZoneChangeHub: Service, Sendable {
     /// How many polls wait now.
     var waiting: Int { state.withLock { $0.owners.count } }
 
+    /// How many of the waiting polls have what they wait for read (`admit`): past their set-up.
+    var admittedWaiting: Int {
+        state.withLock { state in state.waiters.values.reduce(0) { $0 + $1.values.count { $0.subscriptions != nil } } }
+    }
+
     /// Takes the poll `id` of `owner`'s database, held for `timeout` at most, before what it
     /// waits for is read: from now on a change of any of the database's zones is noted for
     /// it, so that the reads that follow (its subscriptions, and where its zones stand) miss

@@ -155,6 +155,8 @@ final class ConformanceServer: Sendable {
 
     /// How many long polls the server holds now.
     var pollsHeld: Int { running.pollsHeld }
+    /// How many of them have been set up (their token read and found good) and wait.
+    var pollsAdmitted: Int { running.pollsAdmitted }
     private let findings = Mutex<[String]>([])
 
     /// The server over a new, empty store of `kind`, serving `otherContainers` after its own container.

@@ -52,6 +52,8 @@ final class InProcessServer: Sendable {
 
     /// How many long polls it holds now.
     var pollsHeld: Int { hub.waiting }
+    /// How many of them have been set up (their token read and found good) and wait.
+    var pollsAdmitted: Int { hub.admittedWaiting }
 
     /// Stops the application as a SIGTERM stops `serve`: its held polls are answered at once.
     func stop() {
