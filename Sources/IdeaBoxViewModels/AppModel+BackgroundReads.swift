@@ -23,10 +23,18 @@ extension AppModel {
     /// half a second, which a change arriving by sync would otherwise hold the keys for).
     /// Meanwhile a list scrolled past the cap keeps the length it had, so its place holds.
     func reloadSearch() throws {
-        let quick = try repository.count(searchResults.filter, upTo: Self.quickSearchCount + 1)
+        let quick = try countUpToTheCap(searchResults.filter)
+        try searchResults.reload(count: search.isCountCapped ? max(quick, searchResults.totalCount) : quick)
+    }
+
+    /// Counts `filter`'s hits up to one past the cap, says whether the count is capped, and
+    /// drops an exact count under way (`tick` starts the next): what typing and a change both
+    /// do first.
+    func countUpToTheCap(_ filter: IdeaFilter) throws -> Int {
+        let quick = try repository.count(filter, upTo: Self.quickSearchCount + 1)
         search.isCountCapped = quick > Self.quickSearchCount
         exactSearchCount = nil
-        try searchResults.reload(count: search.isCountCapped ? max(quick, searchResults.totalCount) : quick)
+        return quick
     }
 
     /// Stops the app once `check` finds a damaged page, as the app's start did before it read

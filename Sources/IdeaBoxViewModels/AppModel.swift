@@ -388,10 +388,7 @@ public final class AppModel {
     /// replaces the count with the exact one.
     private func runSearch() throws {
         let filter = IdeaFilter.search(search.query.text)
-        let quick = try repository.count(filter, upTo: Self.quickSearchCount + 1)
-        search.isCountCapped = quick > Self.quickSearchCount
-        exactSearchCount = nil
-        try searchResults.setFilter(filter, count: quick)
+        try searchResults.setFilter(filter, count: countUpToTheCap(filter))
     }
 
     /// Re-reads counts, lists and the pending count after any change.

@@ -78,7 +78,6 @@ final class MemorySampler: Sendable {
     let before: Int
     private let peak = Mutex(0)
     private let stopped = Mutex(false)
-    private let done = DispatchSemaphore(value: 0)
 
     init() {
         before = ProcessRunner.anonymousBytes(of: ProcessInfo.processInfo.processIdentifier)
@@ -92,13 +91,12 @@ final class MemorySampler: Sendable {
             peak.withLock { $0 = max($0, bytes) }
             usleep(20_000)
         }
-        done.signal()
     }
 
-    /// Stops sampling; the peak in bytes.
+    /// Stops sampling (the thread ends at its next look, without being waited for); the
+    /// peak seen so far, in bytes.
     func stop() -> Int {
         stopped.withLock { $0 = true }
-        done.wait()
         return max(before, peak.withLock { $0 })
     }
 }
