@@ -118,7 +118,7 @@ public enum JSONValue: Sendable, Hashable {
         self = try text.withUTF8 { utf8 in Result { () throws(Invalid) in try JSONValue(parsing: UnsafeRawBufferPointer(utf8)) } }.get()
     }
 
-    private struct Parser {
+    struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         var depth = 0
@@ -134,11 +134,11 @@ public enum JSONValue: Sendable, Hashable {
             return value
         }
 
-        private func invalid(_ reason: String, _ kind: Invalid.Kind = .syntax) -> Invalid {
+        func invalid(_ reason: String, _ kind: Invalid.Kind = .syntax) -> Invalid {
             Invalid(reason: reason, offset: index, kind: kind)
         }
 
-        private mutating func skipSpace() {
+        mutating func skipSpace() {
             while index < bytes.count {
                 switch bytes[index] {
                 case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -147,7 +147,7 @@ public enum JSONValue: Sendable, Hashable {
             }
         }
 
-        private mutating func value() throws(Invalid) -> JSONValue {
+        mutating func value() throws(Invalid) -> JSONValue {
             skipSpace()
             guard index < bytes.count else { throw invalid("unexpected end of the data") }
             switch bytes[index] {
@@ -203,6 +203,41 @@ public enum JSONValue: Sendable, Hashable {
                     index += 1
                     depth -= 1
                     return .object(members)
+                default: throw invalid("expected ',' or '}'")
+                }
+            }
+        }
+
+        /// Reads an object from its `{` as `object()` does, but hands each member's name to
+        /// `body` with the parser at the member's value, which `body` reads whole, instead of
+        /// building the object. Names are handed over as they come: a name written twice
+        /// comes twice.
+        mutating func members(_ body: (String, inout Parser) throws -> Void) throws {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw invalid("expected an object") }
+            try enter()
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                depth -= 1
+                return
+            }
+            while true {
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw invalid("expected a member name") }
+                let key = try string()
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw invalid("expected ':'") }
+                index += 1
+                try body(key, &self)
+                skipSpace()
+                guard index < bytes.count else { throw invalid("unexpected end of the data") }
+                switch bytes[index] {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    depth -= 1
+                    return
                 default: throw invalid("expected ',' or '}'")
                 }
             }

@@ -20,12 +20,19 @@ public enum StoredFields {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The fields in `json`, as `encode` wrote them.
+    /// The fields in `json`, as `encode` wrote them. Read member by member (`JSONValue.Reader`):
+    /// the server reads every record it hands out so, and a whole `JSONValue` tree of the
+    /// text, a dictionary for each field, took most of a page of zone changes' time.
     public static func decode(_ json: String) throws -> [String: FieldValue] {
-        guard let object = try JSONValue(parsing: json).object else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "fields are a JSON object"))
+        var fields: [String: FieldValue] = [:]
+        try JSONValue.reading(json) { reader in
+            try reader.forEachMember { name, value in
+                guard fields.updateValue(try FieldValue(stored: &value), forKey: name) == nil else {
+                    throw FieldValue.corrupted("the field \(name) is stored twice")
+                }
+            }
         }
-        return try object.mapValues(FieldValue.init(stored:))
+        return fields
     }
 }
 
@@ -42,12 +49,31 @@ extension FieldValue {
     /// `Decodable` stays for values inside other coded types (a stored
     /// `serverRecordChanged` error carries a record).
     public init(stored json: JSONValue) throws {
-        guard let object = json.object, object.count == 1, let (name, value) = object.first,
-              let key = StoredKey(rawValue: name)
-        else {
-            throw Self.corrupted(
-                "a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, reference, location, list")
+        guard let object = json.object, object.count == 1, let (name, value) = object.first else {
+            throw Self.notStored
         }
+        self = try Self.stored(name, value)
+    }
+
+    /// The stored value `reader` is at, read without building its one-key object.
+    init(stored reader: inout JSONValue.Reader) throws {
+        var decoded: FieldValue?
+        try reader.forEachMember { name, value in
+            guard decoded == nil else { throw Self.notStored }
+            decoded = try Self.stored(name, value.value())
+        }
+        guard let decoded else { throw Self.notStored }
+        self = decoded
+    }
+
+    private static var notStored: DecodingError {
+        corrupted(
+            "a field value is an object with exactly one of the keys string, int64, double, bool, timestamp, bytes, asset, reference, location, list")
+    }
+
+    /// The value stored under the key `name` as `value`.
+    private static func stored(_ name: String, _ value: JSONValue) throws -> FieldValue {
+        guard let key = StoredKey(rawValue: name) else { throw notStored }
         let decoded: FieldValue? = switch key {
         case .string: value.string.map(FieldValue.string)
         case .int64: value.wholeNumber.map(FieldValue.int64)
@@ -69,8 +95,8 @@ extension FieldValue {
         case .location: value.object.flatMap(Self.location).map(FieldValue.location)
         case .list: try value.array.map { try FieldValue.list($0.map(FieldValue.init(stored:))) }
         }
-        guard let decoded else { throw Self.corrupted("the \(name) value \(value) is not one") }
-        self = decoded
+        guard let decoded else { throw corrupted("the \(name) value \(value) is not one") }
+        return decoded
     }
 
     /// The value in its encoded form as compact JSON text, the way the remote stores it:
@@ -180,7 +206,7 @@ extension FieldValue {
         }
     }
 
-    private static func corrupted(_ description: String) -> DecodingError {
+    static func corrupted(_ description: String) -> DecodingError {
         DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: description))
     }
 }

@@ -1,7 +1,8 @@
 import IdeaBoxFoundation
 
-/// `JSONValue(parsing:)` from bytes, from a buffer and from text must agree, and a value it
-/// reads must read back equal from its own writing.
+/// `JSONValue(parsing:)` from bytes, from a buffer and from text must agree, and with reading
+/// member by member (`JSONValue.Reader`); a value it reads must read back equal from its own
+/// writing.
 enum JSONFuzz {
     /// Parses `bytes` all three ways and checks what it read.
     static func run(_ bytes: [UInt8]) {
@@ -11,6 +12,7 @@ enum JSONFuzz {
         if let text = String(validating: bytes, as: UTF8.self) {
             let fromText = try? JSONValue(parsing: text)
             guard parsed == fromText else { fuzzFailure("the byte and String parses differ: \(String(describing: parsed)) vs \(String(describing: fromText))") }
+            checkReader(text, parsed: parsed)
         }
         guard let value = parsed else { return }
         // Non-finite doubles are written as null by design (`write(to:)`).
@@ -23,6 +25,27 @@ enum JSONFuzz {
             fuzzFailure("its own writing does not parse (\(error)): \(String(decoding: written, as: UTF8.self))")
         }
         guard again == value else { fuzzFailure("written and read back it differs: \(value) became \(again)") }
+    }
+
+    /// Reading `text` member by member (`JSONValue.Reader`) must find what the whole parse
+    /// found: the same members of an object, and a refusal of anything else, except a name
+    /// written twice, which the reader hands over twice.
+    private static func checkReader(_ text: String, parsed: JSONValue?) {
+        var members: JSONValue.Object = [:]
+        var repeated = false
+        let read: Void? = try? JSONValue.reading(text) { reader in
+            try reader.forEachMember { name, value in
+                if members.updateValue(try value.value(), forKey: name) != nil { repeated = true }
+            }
+        }
+        switch parsed {
+        case .object(let whole)?:
+            guard read != nil, !repeated, members == whole else { fuzzFailure("read member by member, the object differs: \(members) vs \(whole)") }
+        case nil:
+            guard read == nil || repeated else { fuzzFailure("read member by member, a refused text was read: \(members)") }
+        case _?:
+            guard read == nil else { fuzzFailure("members were read of a value that is not an object") }
+        }
     }
 
     /// Whether every number in `value` is finite.

@@ -1,0 +1,41 @@
+extension JSONValue {
+    /// A JSON text read in place, value by value: an object's members can be read one at a
+    /// time (`forEachMember`) without building the object, by the same parser and to the
+    /// same rules as `init(parsing:)`. The server reads every stored record's fields so
+    /// (`StoredFields.decode`): the dictionaries of a whole `JSONValue` tree were most of
+    /// what a page of zone changes cost it (BENCHMARKS.md, "A million through `serve`").
+    ///
+    /// A reader exists only inside `JSONValue.reading(_:_:)`, over the text's bytes.
+    public struct Reader: ~Copyable {
+        fileprivate var parser: Parser
+
+        /// The next value, whole.
+        public mutating func value() throws -> JSONValue {
+            try parser.value()
+        }
+
+        /// Reads the next value, which must be an object, handing `body` each member's name and
+        /// this reader at the member's value, in the order written; `body` reads the value
+        /// (`value()` or `forEachMember`). A name written twice is handed over twice.
+        public mutating func forEachMember(_ body: (String, inout Reader) throws -> Void) throws {
+            try parser.members { name, parser in
+                var reader = Reader(parser: parser)
+                defer { parser = reader.parser }
+                try body(name, &reader)
+            }
+        }
+    }
+
+    /// What `body` reads of the one JSON value in `text`, which must have nothing but white
+    /// space after it; throws `Invalid` where the text breaks the rules, or what `body` throws.
+    public static func reading<Result>(_ text: String, _ body: (inout Reader) throws -> Result) throws -> Result {
+        var text = text
+        return try text.withUTF8 { utf8 in
+            var reader = Reader(parser: Parser(utf8))
+            let result = try body(&reader)
+            reader.parser.skipSpace()
+            guard reader.parser.index == utf8.count else { throw reader.parser.invalid("unexpected data after the value") }
+            return result
+        }
+    }
+}
