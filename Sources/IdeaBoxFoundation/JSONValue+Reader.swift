@@ -26,16 +26,17 @@ extension JSONValue {
         }
     }
 
-    /// What `body` reads of the one JSON value in `text`, which must have nothing but white
-    /// space after it; throws `Invalid` where the text breaks the rules, or what `body` throws.
-    public static func reading<Result>(_ text: String, _ body: (inout Reader) throws -> Result) throws -> Result {
+    /// Hands `body` a reader of the one JSON value in `text`, which must have nothing but
+    /// white space after what `body` read; throws `Invalid` where the text breaks the rules,
+    /// or what `body` throws. (Not generic: called from another module, a generic function
+    /// looked up its types at run time for every record, a seventh of the reading.)
+    public static func reading(_ text: String, _ body: (inout Reader) throws -> Void) throws {
         var text = text
-        return try text.withUTF8 { utf8 in
+        try text.withUTF8 { utf8 throws in
             var reader = Reader(parser: Parser(utf8))
-            let result = try body(&reader)
+            try body(&reader)
             reader.parser.skipSpace()
             guard reader.parser.index == utf8.count else { throw reader.parser.invalid("unexpected data after the value") }
-            return result
         }
     }
 }

@@ -272,10 +272,14 @@ public enum JSONValue: Sendable, Hashable {
             index += 1
             let start = index
             // The common case: no escapes, so the bytes are the text.
+            // Every byte of the string OR-ed: below 0x80, it is ASCII and needs no validating.
+            var bits: UInt8 = 0
             while index < bytes.count {
                 let byte = bytes[index]
+                bits |= byte
                 if byte == UInt8(ascii: "\"") {
-                    let text = try Self.text(UnsafeBufferPointer(rebasing: bytes[start..<index]), at: start)
+                    let utf8 = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    let text = bits < 0x80 ? String(decoding: utf8, as: UTF8.self) : try Self.text(utf8, at: start)
                     index += 1
                     return text
                 }
@@ -359,7 +363,9 @@ public enum JSONValue: Sendable, Hashable {
             return value
         }
 
-        /// The text of the document's bytes `utf8`, which start at byte `offset`.
+        /// The text of the document's bytes `utf8`, which start at byte `offset`. (Swift's
+        /// validating initializer is generic and not specialized here: it looks its types up
+        /// at run time, so ASCII, the most of what a server reads, goes around it.)
         private static func text(_ utf8: UnsafeBufferPointer<UInt8>, at offset: Int) throws(Invalid) -> String {
             guard let text = String(validating: utf8, as: UTF8.self) else { throw invalidUTF8(utf8, at: offset) }
             return text

@@ -25,6 +25,7 @@ public enum StoredFields {
     /// text, a dictionary for each field, took most of a page of zone changes' time.
     public static func decode(_ json: String) throws -> [String: FieldValue] {
         var fields: [String: FieldValue] = [:]
+        fields.reserveCapacity(16)
         try JSONValue.reading(json) { reader in
             try reader.forEachMember { name, value in
                 guard fields.updateValue(try FieldValue(stored: &value), forKey: name) == nil else {
