@@ -2,8 +2,9 @@ extension JSONValue {
     /// A JSON text read in place, value by value: an object's members can be read one at a
     /// time (`forEachMember`) without building the object, by the same parser and to the
     /// same rules as `init(parsing:)`. The server reads every stored record's fields so
-    /// (`StoredFields.decode`): the dictionaries of a whole `JSONValue` tree were most of
-    /// what a page of zone changes cost it (BENCHMARKS.md, "A million through `serve`").
+    /// (`StoredFields.decode`): reading them as a whole `JSONValue` tree, a dictionary for each
+    /// field, was about two fifths of serve's work for a page of zone changes (perf;
+    /// BENCHMARKS.md, "A million through `serve`").
     ///
     /// A reader exists only inside `JSONValue.reading(_:_:)`, over the text's bytes.
     public struct Reader: ~Copyable {
@@ -28,8 +29,8 @@ extension JSONValue {
 
     /// Hands `body` a reader of the one JSON value in `text`, which must have nothing but
     /// white space after what `body` read; throws `Invalid` where the text breaks the rules,
-    /// or what `body` throws. (Not generic: called from another module, a generic function
-    /// looked up its types at run time for every record, a seventh of the reading.)
+    /// or what `body` throws. Not generic: a generic function called from another module is
+    /// not specialized there, and looks its types up at run time at every call.
     public static func reading(_ text: String, _ body: (inout Reader) throws -> Void) throws {
         var text = text
         try text.withUTF8 { utf8 throws in
