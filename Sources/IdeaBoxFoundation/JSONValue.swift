@@ -178,33 +178,13 @@ public enum JSONValue: Sendable, Hashable {
         private mutating func object() throws(Invalid) -> JSONValue {
             try enter()
             var members: Object = [:]
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return .object(members)
-            }
+            if objectEndsEmpty() { return .object(members) }
             while true {
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw invalid("expected a member name") }
-                let keyOffset = index
-                let key = try string()
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw invalid("expected ':'") }
-                index += 1
+                let (key, keyOffset) = try memberName()
                 guard members.updateValue(try value(), forKey: key) == nil else {
                     throw Invalid(reason: "duplicate member name", offset: keyOffset, kind: .duplicateName)
                 }
-                skipSpace()
-                guard index < bytes.count else { throw invalid("unexpected end of the data") }
-                switch bytes[index] {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"):
-                    index += 1
-                    depth -= 1
-                    return .object(members)
-                default: throw invalid("expected ',' or '}'")
-                }
+                if try objectEnds() { return .object(members) }
             }
         }
 
@@ -216,30 +196,48 @@ public enum JSONValue: Sendable, Hashable {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw invalid("expected an object") }
             try enter()
+            if objectEndsEmpty() { return }
+            while true {
+                try body(try memberName().name, &self)
+                if try objectEnds() { return }
+            }
+        }
+
+        /// Past an object's `{`: whether it is empty (its `}` read, the object left).
+        private mutating func objectEndsEmpty() -> Bool {
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "}") else { return false }
+            index += 1
+            depth -= 1
+            return true
+        }
+
+        /// A member's name, where it starts, and the `:` after it read.
+        private mutating func memberName() throws(Invalid) -> (name: String, offset: Int) {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw invalid("expected a member name") }
+            let offset = index
+            let name = try string()
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw invalid("expected ':'") }
+            index += 1
+            return (name, offset)
+        }
+
+        /// Past a member's value: whether the object ends there (its `}` read, the object
+        /// left) or another member follows (its `,` read).
+        private mutating func objectEnds() throws(Invalid) -> Bool {
+            skipSpace()
+            guard index < bytes.count else { throw invalid("unexpected end of the data") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+                return false
+            case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
-                return
-            }
-            while true {
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw invalid("expected a member name") }
-                let key = try string()
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw invalid("expected ':'") }
-                index += 1
-                try body(key, &self)
-                skipSpace()
-                guard index < bytes.count else { throw invalid("unexpected end of the data") }
-                switch bytes[index] {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"):
-                    index += 1
-                    depth -= 1
-                    return
-                default: throw invalid("expected ',' or '}'")
-                }
+                return true
+            default: throw invalid("expected ',' or '}'")
             }
         }
 
