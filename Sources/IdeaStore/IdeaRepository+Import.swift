@@ -140,8 +140,11 @@ extension IdeaRepository {
             return try connection.read { db in try merge(checked, handEdits: handEdits, dryRun: true, db) }
         }
         return try write { db in
-            // A command's connection keeps a small cache; this transaction may be big.
-            try db.execute(sql: "PRAGMA cache_size = \(IdeaDatabase.bigTransactionCacheSize)")
+            // A command's connection keeps a small cache; this transaction may be big. The
+            // cache is the connection's own again after it.
+            let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? IdeaDatabase.bigTransactionCacheSize
+            try db.execute(sql: "PRAGMA cache_size = \(Self.importCacheSize(ideas: checked.count))")
+            defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
             let summary = try merge(checked, handEdits: handEdits, dryRun: false, db)
             // The index segments written for the import are merged as part of it
             // (IdeaSchema.Migration.searchMergesApart). A bulk load leaves each index one
@@ -159,6 +162,17 @@ extension IdeaRepository {
     /// From this many ideas on, an import is a bulk load that leaves each search index one
     /// segment.
     static let bulkImportSize = 1000
+
+    /// The page cache (a `cache_size` value) of an import of `count` ideas: a kibibyte an
+    /// idea, at least a sync page's (`bigTransactionCacheSize`) and at most a gibibyte.
+    /// A million ideas write 2 GB of pages in one transaction, and an id, a title and an
+    /// outbox entry each land on a page of an index anywhere: with 32 MiB those pages went to
+    /// the write-ahead log and were read back from it all through the import (277 s at a
+    /// million, 201 s with a gibibyte; BENCHMARKS.md, "The `million` run"). SQLite takes the
+    /// pages as it needs them, so a small import uses little of it.
+    static func importCacheSize(ideas count: Int) -> Int {
+        -min(max(count, -IdeaDatabase.bigTransactionCacheSize), 1 << 20)
+    }
 
     /// Seeds checked ideas inside a write transaction, each read as written at its `updatedAt`.
     func merge(_ ideas: [Idea], _ db: Database) throws -> ImportSummary {

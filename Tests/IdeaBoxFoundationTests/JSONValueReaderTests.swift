@@ -44,6 +44,56 @@ struct JSONValueReaderTests {
         #expect(names == ["a", "a"])
     }
 
+    @Test("Refusing repeated names refuses the second where it is written, as the whole parser does")
+    func repeatedNameRefused() throws {
+        let text = #"{"a":1, "b":2, "a":3}"#
+        var refusal: JSONValue.Invalid?
+        do {
+            try JSONValue.reading(text) { reader in
+                try reader.forEachMember(refusingRepeatedNames: true) { _, value in _ = try value.value() }
+            }
+        } catch let error as JSONValue.Invalid {
+            refusal = error
+        }
+        #expect(refusal?.kind == .duplicateName)
+        #expect(refusal?.offset == 15)
+        #expect(throws: JSONValue.Invalid.self) { try JSONValue(parsing: text) }
+        do {
+            _ = try JSONValue(parsing: text)
+        } catch {
+            #expect(error.offset == refusal?.offset)
+        }
+    }
+
+    @Test("Elements come in order, each as the whole parser reads it; an empty array hands over none")
+    func elementsInOrder() throws {
+        let text = #" [ {"t": "靈感"}, [1, 2], null , "x" ] "#
+        var elements: [JSONValue] = []
+        var sawArray = false
+        var sawObject = true
+        try JSONValue.reading(text) { reader in
+            sawArray = reader.isAtArray()
+            sawObject = reader.isAtObject()
+            try reader.forEachElement { elements.append(try $0.value()) }
+        }
+        #expect(sawArray && !sawObject)
+        #expect(JSONValue.array(elements) == (try JSONValue(parsing: text)))
+        var none = 0
+        try JSONValue.reading(" [ ] ") { reader in try reader.forEachElement { _ in none += 1 } }
+        #expect(none == 0)
+    }
+
+    @Test("Elements are read of an array only, to the whole parser's rules", arguments: [
+        "{}", "1", "[1,]", "[1 2]", "[1", "[1]]", "[" + String(repeating: "[", count: 80) + String(repeating: "]", count: 80) + "]",
+    ])
+    func elementsRefused(text: String) {
+        #expect(throws: JSONValue.Invalid.self) {
+            try JSONValue.reading(text) { reader in
+                try reader.forEachElement { _ = try $0.value() }
+            }
+        }
+    }
+
     @Test("What the whole parser refuses, the reader refuses", arguments: [
         "", "{", #"{"a":1"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":1} x"#, #"{"a":1}{}"#, #"{a:1}"#,
         #"{"a":"\u{1}"}"#, #"{"a":tru}"#, #"{"a":[1,]}"#, #"{"a":"\ud800"}"#, #"{"a":01}"#,
