@@ -194,6 +194,9 @@ extension IdeaRepository {
         let highestSeen = try db.cachedValue(Int64.self, sql: Self.metaValueSQL, arguments: [MetaKey.highestTimestamp])
         let clockNow = RemoteClockEstimate.remoteTime(on: clock, by: try remoteClockEstimate(db))
         let now = highestSeen.map { max(clockNow, Timestamp(milliseconds: $0)) } ?? clockNow
+        // Into a profile with no idea and no delete (a restore onto a new device), no idea of
+        // the file can meet one here (its ids were checked distinct): nothing to look up.
+        let meetsNothing = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM idea) OR EXISTS (SELECT 1 FROM tombstone)")!
         for entry in ideas {
             // Stamps that can't be this idea's (a file whose `updatedAt` or `deviceId` was
             // changed by hand) tell nothing: the idea reads as a file without stamps.
@@ -204,7 +207,7 @@ extension IdeaRepository {
             var (idea, arrived) = ArrivalRule.arrived(entry.idea, fileStamps ?? FieldStamps(legacy: entry.idea), receivedAt: now)
             if fileStamps != nil { fileStamps = arrived }
             highest = max(highest ?? idea.updatedAt, idea.updatedAt)
-            let stored = try fetchStoredRow(id: idea.id, db)
+            let stored = meetsNothing ? nil : try fetchStoredRow(id: idea.id, db)
             // Without stamps each field reads as written at the idea's `updatedAt`, except one
             // it holds as this device does, which was not written by it and keeps this device's stamp.
             var stamps = fileStamps ?? FieldStamps(legacy: idea)
@@ -234,9 +237,15 @@ extension IdeaRepository {
             }
             // A tombstone matters only where the idea is not here (an idea and its tombstone
             // never stand together): one read per idea, as before.
-            let local: MergeCase.Side? = try stored.map { .idea($0.idea, $0.stamps) }
-                ?? db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
-                .map { .deleted(SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"])) }
+            let local: MergeCase.Side?
+            if let stored {
+                local = .idea(stored.idea, stored.stamps)
+            } else if meetsNothing {
+                local = nil
+            } else {
+                local = try db.cachedRow(sql: "SELECT deletedAt, deviceId FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+                    .map { .deleted(SyncOrder(timestamp: $0["deletedAt"], deviceId: $0["deviceId"])) }
+            }
             let decision = ConflictRule.decide(
                 MergeCase(local: local, remote: .idea(idea, stamps), hasPendingChange: false, thisDevice: deviceId))
             var merged: (idea: Idea, stamps: FieldStamps)?
@@ -258,7 +267,9 @@ extension IdeaRepository {
                     summary.inserted += 1
                 }
                 summary.changes.append(ImportChange(id: idea.id, title: entry.idea.title, kind: kind))
-                if !dryRun { try apply(merged.idea, stamps: merged.stamps, over: stored, queuedAt: now, db) }
+                if !dryRun {
+                    try apply(merged.idea, stamps: merged.stamps, over: stored, mayHaveTombstone: !meetsNothing, queuedAt: now, db)
+                }
             }
             if let stored, !handEdited.isEmpty {
                 summary.changes.append(ImportChange(id: idea.id, title: entry.idea.title, kind: .handEdited(handEdited)))
@@ -278,10 +289,12 @@ extension IdeaRepository {
     }
 
     /// Writes an imported or merged version of an idea over `stored` (or adds it, over its
-    /// tombstone if any), the version it replaces kept in the history, and queues it at
-    /// `queuedAt`, the import's time: a change made now, whatever the idea's own times (a
-    /// backup of old ideas is not a month of changes the remote never confirmed).
-    private func apply(_ idea: Idea, stamps: FieldStamps, over stored: StoredRow?, queuedAt: Timestamp, _ db: Database) throws {
+    /// tombstone if it `mayHaveTombstone`), the version it replaces kept in the history, and
+    /// queues it at `queuedAt`, the import's time: a change made now, whatever the idea's own
+    /// times (a backup of old ideas is not a month of changes the remote never confirmed).
+    private func apply(
+        _ idea: Idea, stamps: FieldStamps, over stored: StoredRow?, mayHaveTombstone: Bool, queuedAt: Timestamp, _ db: Database
+    ) throws {
         if let stored {
             try recordHistory(
                 of: stored.idea, stamps: stored.stamps, reason: .received,
@@ -289,7 +302,7 @@ extension IdeaRepository {
             try updateRow(stored, to: idea, stamps: stamps, db)
         } else {
             try insertRow(idea, stamps: stamps, db)
-            try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString])
+            if mayHaveTombstone { try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString]) }
         }
         try enqueue(.save, ideaId: idea.idString, at: queuedAt, db)
     }
