@@ -62,13 +62,13 @@ extension JSONValue {
         private mutating func object() throws(Invalid) -> JSONValue {
             try enter()
             var members: Object = [:]
-            if objectEndsEmpty() { return .object(members) }
+            if endsEmpty(closingWith: UInt8(ascii: "}")) { return .object(members) }
             while true {
                 let (key, keyOffset) = try memberName()
                 guard members.updateValue(try value(), forKey: key) == nil else {
                     throw Invalid(reason: "duplicate member name", offset: keyOffset, kind: .duplicateName)
                 }
-                if try objectEnds() { return .object(members) }
+                if try ends(closingWith: UInt8(ascii: "}")) { return .object(members) }
             }
         }
 
@@ -83,7 +83,7 @@ extension JSONValue {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw invalid("expected an object") }
             try enter()
-            if objectEndsEmpty() { return }
+            if endsEmpty(closingWith: UInt8(ascii: "}")) { return }
             var names = Set<String>()
             while true {
                 let (name, offset) = try memberName()
@@ -91,17 +91,8 @@ extension JSONValue {
                     throw Invalid(reason: "duplicate member name", offset: offset, kind: .duplicateName)
                 }
                 try body(name, &self)
-                if try objectEnds() { return }
+                if try ends(closingWith: UInt8(ascii: "}")) { return }
             }
-        }
-
-        /// Past an object's `{`: whether it is empty (its `}` read, the object left).
-        private mutating func objectEndsEmpty() -> Bool {
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "}") else { return false }
-            index += 1
-            depth -= 1
-            return true
         }
 
         /// A member's name, where it starts, and the `:` after it read.
@@ -116,30 +107,13 @@ extension JSONValue {
             return (name, offset)
         }
 
-        /// Past a member's value: whether the object ends there (its `}` read, the object
-        /// left) or another member follows (its `,` read).
-        private mutating func objectEnds() throws(Invalid) -> Bool {
-            skipSpace()
-            guard index < bytes.count else { throw invalid("unexpected end of the data") }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                return false
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return true
-            default: throw invalid("expected ',' or '}'")
-            }
-        }
-
         private mutating func array() throws(Invalid) -> JSONValue {
             try enter()
             var items: [JSONValue] = []
-            if arrayEndsEmpty() { return .array(items) }
+            if endsEmpty(closingWith: UInt8(ascii: "]")) { return .array(items) }
             while true {
                 items.append(try value())
-                if try arrayEnds() { return .array(items) }
+                if try ends(closingWith: UInt8(ascii: "]")) { return .array(items) }
             }
         }
 
@@ -149,36 +123,37 @@ extension JSONValue {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw invalid("expected an array") }
             try enter()
-            if arrayEndsEmpty() { return }
+            if endsEmpty(closingWith: UInt8(ascii: "]")) { return }
             while true {
                 try body(&self)
-                if try arrayEnds() { return }
+                if try ends(closingWith: UInt8(ascii: "]")) { return }
             }
         }
 
-        /// Past an array's `[`: whether it is empty (its `]` read, the array left).
-        private mutating func arrayEndsEmpty() -> Bool {
+        /// Past an object's `{` or an array's `[`: whether it is empty (its `close`, `}` or
+        /// `]`, read and the container left).
+        private mutating func endsEmpty(closingWith close: UInt8) -> Bool {
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "]") else { return false }
+            guard index < bytes.count, bytes[index] == close else { return false }
             index += 1
             depth -= 1
             return true
         }
 
-        /// Past an element: whether the array ends there (its `]` read, the array left) or
-        /// another element follows (its `,` read).
-        private mutating func arrayEnds() throws(Invalid) -> Bool {
+        /// Past a member's value or an element: whether the container ends there (its `close`,
+        /// `}` or `]`, read and the container left) or another follows (its `,` read).
+        private mutating func ends(closingWith close: UInt8) throws(Invalid) -> Bool {
             skipSpace()
             guard index < bytes.count else { throw invalid("unexpected end of the data") }
             switch bytes[index] {
             case UInt8(ascii: ","):
                 index += 1
                 return false
-            case UInt8(ascii: "]"):
+            case close:
                 index += 1
                 depth -= 1
                 return true
-            default: throw invalid("expected ',' or ']'")
+            default: throw invalid("expected ',' or '\(Character(Unicode.Scalar(close)))'")
             }
         }
 

@@ -1,8 +1,8 @@
 import IdeaBoxFoundation
 
 /// `JSONValue(parsing:)` from bytes, from a buffer and from text must agree, and with reading
-/// member by member (`JSONValue.Reader`); a value it reads must read back equal from its own
-/// writing.
+/// member by member or element by element (`JSONValue.Reader`); a value it reads must read
+/// back equal from its own writing.
 enum JSONFuzz {
     /// Parses `bytes` all three ways and checks what it read.
     static func run(_ bytes: [UInt8]) {
@@ -14,6 +14,7 @@ enum JSONFuzz {
             guard parsed == fromText else { fuzzFailure("the byte and String parses differ: \(String(describing: parsed)) vs \(String(describing: fromText))") }
             checkReader(text, parsed: parsed)
         }
+        checkStrictReaders(bytes, parsed: parsed)
         guard let value = parsed else { return }
         // Non-finite doubles are written as null by design (`write(to:)`).
         guard isFinite(value) else { return }
@@ -45,6 +46,31 @@ enum JSONFuzz {
             guard read == nil || repeated else { fuzzFailure("read member by member, a refused text was read: \(members)") }
         case _?:
             guard read == nil else { fuzzFailure("members were read of a value that is not an object") }
+        }
+    }
+
+    /// Reading `bytes` element by element, or member by member refusing repeated names, must
+    /// find exactly what the whole parse found, and refuse exactly what it refused.
+    private static func checkStrictReaders(_ bytes: [UInt8], parsed: JSONValue?) {
+        var elements: [JSONValue] = []
+        let readElements: Void? = bytes.withUnsafeBytes { raw in
+            try? JSONValue.reading(raw) { reader in try reader.forEachElement { elements.append(try $0.value()) } }
+        }
+        var members: JSONValue.Object = [:]
+        let readMembers: Void? = bytes.withUnsafeBytes { raw in
+            try? JSONValue.reading(raw) { reader in
+                try reader.forEachMember(refusingRepeatedNames: true) { name, value in members[name] = try value.value() }
+            }
+        }
+        switch parsed {
+        case .array(let whole)?:
+            guard readElements != nil, elements == whole else { fuzzFailure("read element by element, the array differs: \(elements) vs \(whole)") }
+            guard readMembers == nil else { fuzzFailure("members were read of an array") }
+        case .object(let whole)?:
+            guard readMembers != nil, members == whole else { fuzzFailure("read refusing repeated names, the object differs: \(members) vs \(whole)") }
+            guard readElements == nil else { fuzzFailure("elements were read of an object") }
+        default:
+            guard readElements == nil, readMembers == nil else { fuzzFailure("a refused text or a scalar was read as an array or an object") }
         }
     }
 
