@@ -73,7 +73,7 @@ enum ExportFile {
         // Read as I-JSON (RFC 7493): besides JSON's syntax, a name twice in one object, bytes
         // that are not UTF-8 and half a surrogate pair are refused, each named by its place.
         // Idea by idea: the file's whole tree was four times the file (2.9 GB for a million
-        // ideas' 717 MiB), and building it a tenth of the import's time.
+        // ideas' 717 MiB), and building it about a twentieth of the import's time.
         var entries: [Entry] = []
         var layout = Layout.other
         do {
