@@ -1,3 +1,4 @@
+import CHeap
 import Foundation
 import HummingbirdCore
 import Prometheus
@@ -26,12 +27,26 @@ final class ServerMetrics: Sendable {
     private let pollsRefusedTheirTurn: Counter
     private let answersInFlight: Gauge
     private let answersRefused: Counter
+    private let heapInUseGauge: Gauge
     private static let buckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(65),
     ]
 
-    init() {
+    /// Asks the heap how much it holds (`cheap_in_use`), at most once every `heapInterval`.
+    private let heapInUseNow: @Sendable () -> Int
+    private let heapInterval: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let heapRead = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// `heapInUse` is asked at a scrape at most once every `heapInterval`: it walks the heap
+    /// with its arenas locked, and `/metrics` needs no credentials, so a client scraping in a
+    /// loop must not stall every allocation of the server.
+    init(
+        heapInUse: @escaping @Sendable () -> Int = { Int(cheap_in_use()) }, heapInterval: Duration = .seconds(1),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        (heapInUseNow, self.heapInterval, self.now) = (heapInUse, heapInterval, now)
         connections = registry.makeGauge(descriptor: MetricNameDescriptor(
             namespace: "ideabox", metricName: "open_connections", unitName: "", helpText: "Connections open now."))
         longPolls = registry.makeGauge(descriptor: MetricNameDescriptor(
@@ -55,6 +70,9 @@ final class ServerMetrics: Sendable {
         answersRefused = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "ideabox", metricName: "answers_refused", unitName: "total",
             helpText: "Reads of records answered TRY_AGAIN_LATER: their account's answers share and its line were full."))
+        heapInUseGauge = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "ideabox", metricName: "heap_in_use", unitName: "bytes",
+            helpText: "Bytes the heap has handed out and not had back, asked at a scrape at most once a second (glibc's mallinfo2; -1 elsewhere)."))
     }
 
     /// An answer of records began (+1) or was written (-1), holding its account's share.
@@ -120,6 +138,13 @@ final class ServerMetrics: Sendable {
     /// The text of every metric now, with `heldPolls` long polls waiting.
     func text(heldPolls: Int) -> [UInt8] {
         longPolls.set(Double(heldPolls))
+        let time = now()
+        let asks = heapRead.withLock { last in
+            guard last.map({ time - $0 >= heapInterval }) ?? true else { return false }
+            last = time
+            return true
+        }
+        if asks { heapInUseGauge.set(Double(heapInUseNow())) }
         return registry.emitToBuffer()
     }
 }
