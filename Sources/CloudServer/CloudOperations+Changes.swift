@@ -14,7 +14,7 @@ extension CloudOperations {
     /// keys and the `zoneID`).
     func zonesChanges(_ body: Object) async throws -> Object {
         guard let zones = body["zones"] else {
-            var answer = try await changes(body, at: "")
+            var answer = try await changes(body, at: "").object
             answer["zoneID"] = WebServicesFormat.object(try WebServicesFormat.zoneID(body["zoneID"]))
             answer["reverse"] = nil
             return answer
@@ -30,7 +30,7 @@ extension CloudOperations {
         var answers: [JSONValue] = []
         for (index, (request, zone)) in parsed.enumerated() {
             do {
-                var answer = try await changes(request, at: "zones[\(index)].")
+                var answer = try await changes(request, at: "zones[\(index)].").object
                 answer["zoneID"] = WebServicesFormat.object(zone)
                 answer["reverse"] = nil
                 answers.append(.object(answer))
@@ -44,13 +44,13 @@ extension CloudOperations {
     }
 
     /// `records/changes`: one zone's page, `{records, syncToken, moreComing, reverse}`.
-    func recordChanges(_ body: Object) async throws -> Object {
+    func recordChanges(_ body: Object) async throws -> ChangesPage {
         try await changes(body, at: "")
     }
 
     /// One custom zone's changes after `{zoneID, syncToken?, resultsLimit?, desiredKeys?,
     /// desiredRecordTypes?}`.
-    private func changes(_ body: Object, at path: String) async throws -> Object {
+    private func changes(_ body: Object, at path: String) async throws -> ChangesPage {
         let zone = try WebServicesFormat.zoneID(body["zoneID"], at: path + "zoneID")
         guard zone != RecordZoneID.defaultZone else {
             throw WebServicesError.badRequest("Changes are fetched for custom zones only, not the default zone.")
@@ -77,15 +77,10 @@ extension CloudOperations {
         }
         let answer = try answer(body)
         let changes = try await store.fetchChanges(account: owner, in: zone, since: token, resultsLimit: limit)
-        let changed = changes.changed.filter { recordTypes?.contains($0.recordType) ?? true }
-        let deleted = changes.deleted.filter { recordTypes?.contains($0.recordType) ?? true }
-        return [
-            "syncToken": .string(changes.token.data.base64EncodedString()),
-            "moreComing": .bool(changes.moreComing),
-            "reverse": false,
-            "records": .array(changed.map { Self.object($0, desiredKeys: desiredKeys, answer) }
-                + deleted.map { .object(WebServicesFormat.object($0)) }),
-        ]
+        return ChangesPage(
+            syncToken: changes.token.data.base64EncodedString(), moreComing: changes.moreComing,
+            changed: changes.changed.filter { recordTypes?.contains($0.recordType) ?? true },
+            deleted: changes.deleted.filter { recordTypes?.contains($0.recordType) ?? true }, desiredKeys: desiredKeys, answer: answer)
     }
 
     /// `changes/database` (`tokenKey` `syncToken`) and the older `zones/changes`
@@ -125,5 +120,49 @@ extension CloudOperations {
             tokenKey: .string(DatabaseToken(zones: next).text),
             "moreComing": .bool(changed.count > page.count),
         ]
+    }
+}
+
+/// One zone's page of changes as read, to be written as `{records, syncToken, moreComing,
+/// reverse}`: the records changed (only their `desiredKeys`), then those deleted.
+struct ChangesPage: Sendable {
+    var syncToken: String
+    var moreComing: Bool
+    var changed: [RemoteRecord]
+    var deleted: [DeletedRecord]
+    var desiredKeys: Set<String>?
+    var answer: WebServicesFormat.Answer
+
+    /// The page as a JSON object, for an answer that holds it among others (`changes/zone`).
+    var object: JSONValue.Object {
+        [
+            "syncToken": .string(syncToken),
+            "moreComing": .bool(moreComing),
+            "reverse": false,
+            "records": .array(changed.map { CloudOperations.object($0, desiredKeys: desiredKeys, answer) }
+                + deleted.map { .object(WebServicesFormat.object($0)) }),
+        ]
+    }
+
+    /// The page's JSON, the same as `object`'s, written straight from its records
+    /// (`WebServicesFormat.write`): `records/changes`, the page every device's sync reads.
+    var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(changed.count * 512 + 128)
+        bytes.append(contentsOf: #"{"records":["#.utf8)
+        for (index, record) in changed.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            WebServicesFormat.write(record, desiredKeys: desiredKeys, answer, to: &bytes)
+        }
+        for (index, deletion) in deleted.enumerated() {
+            if index > 0 || !changed.isEmpty { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.object(WebServicesFormat.object(deletion)).write(to: &bytes)
+        }
+        bytes.append(contentsOf: #"],"syncToken":"#.utf8)
+        JSONValue.write(string: syncToken, to: &bytes)
+        bytes.append(contentsOf: #","moreComing":"#.utf8)
+        bytes.append(contentsOf: (moreComing ? "true" : "false").utf8)
+        bytes.append(contentsOf: #","reverse":false}"#.utf8)
+        return bytes
     }
 }

@@ -49,7 +49,7 @@ struct DatabaseRoutes {
             .onEveryMethod("modify", use: perform(.recordsModify))
             .onEveryMethod("query", use: perform(.recordsQuery))
             .onEveryMethod("lookup", use: lookup)
-            .onEveryMethod("changes", use: perform(.recordsChanges))
+            .onEveryMethod("changes", use: recordChanges)
             .onEveryMethod("resolve", use: perform(.recordsResolve))
             .onEveryMethod("accept", use: perform(.recordsAccept))
         database.group("zones")
@@ -103,6 +103,14 @@ struct DatabaseRoutes {
         let operations = try await operations(request, context)
         let body = request.method == .get ? [:] : try await request.jsonObject(context: context, for: .recordsLookup)
         return try await CloudOperations.readingBody { try await operations.lookup(body) }.response()
+    }
+
+    /// `records/changes`: its page written straight from its records (`ChangesPage.bytes`).
+    private func recordChanges(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let operations = try await operations(request, context)
+        let body = request.method == .get ? [:] : try await request.jsonObject(context: context, for: .recordsChanges)
+        let page = try await CloudOperations.readingBody { try await operations.recordChanges(body) }
+        return .json(bytes: page.bytes)
     }
 
     /// `users/usage` (ours): what the caller's account holds across all its databases, as its

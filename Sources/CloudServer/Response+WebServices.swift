@@ -7,9 +7,12 @@ import Synchronization
 extension Response {
     /// `object` as the JSON body of a `status` answer.
     static func json(status: HTTPResponse.Status = .ok, _ object: WebServicesFormat.Object) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .inPieces(ByteBuffer(bytes: JSONValue.object(object).bytes)))
+        json(status: status, bytes: JSONValue.object(object).bytes)
+    }
+
+    /// `bytes`, a JSON object's text, as the body of a `status` answer.
+    static func json(status: HTTPResponse.Status = .ok, bytes: [UInt8]) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .inPieces(ByteBuffer(bytes: bytes)))
     }
 
     /// Apple's error dictionary for `error`, at its status, with `Retry-After` when it says when.

@@ -120,20 +120,20 @@ public enum WebServicesFormat {
 
     /// The type a scalar goes out as: a record's (`FieldType(of:)`), but an asset is an
     /// `ASSETID` unless the answer carries its download URL. Nil for a list.
-    private static func scalarType(_ value: FieldValue, _ answer: Answer) -> FieldType? {
+    static func scalarType(_ value: FieldValue, _ answer: Answer) -> FieldType? {
         guard let type = FieldType(of: value) else { return nil }
         return type == .asset && answer.downloadURL == nil ? .assetID : type
     }
 
     /// The type all of `items` share, if they are scalars of one type (an empty list is a
     /// `STRING_LIST`).
-    private static func commonScalarType(_ items: [FieldValue], _ answer: Answer) -> FieldType? {
+    static func commonScalarType(_ items: [FieldValue], _ answer: Answer) -> FieldType? {
         guard let first = items.first else { return .string }
         guard let type = scalarType(first, answer), items.allSatisfy({ scalarType($0, answer) == type }) else { return nil }
         return type
     }
 
-    private static func rawValue(_ value: FieldValue, _ answer: Answer) -> JSONValue {
+    static func rawValue(_ value: FieldValue, _ answer: Answer) -> JSONValue {
         switch value {
         case .string(let text): .string(text)
         case .int64(let number): answer.numbersAsStrings ? .string(String(number)) : .integer(number)
