@@ -12,12 +12,11 @@ extension CloudOperations {
     /// `{zoneID, serverErrorCode, reason}`. A body with a top-level `zoneID` and no `zones` is
     /// the flat form IdeaBox's earlier clients sent, answered as they expect (`records/changes`'
     /// keys and the `zoneID`).
-    func zonesChanges(_ body: Object) async throws -> Object {
+    func zonesChanges(_ body: Object) async throws -> ZoneChangesAnswer {
         guard let zones = body["zones"] else {
-            var answer = try await changes(body, at: "").object
-            answer["zoneID"] = WebServicesFormat.object(try WebServicesFormat.zoneID(body["zoneID"]))
-            answer["reverse"] = nil
-            return answer
+            var page = try await changes(body, at: "")
+            page.zone = try WebServicesFormat.zoneID(body["zoneID"])
+            return ZoneChangesAnswer(flat: true, zones: [.page(page)])
         }
         guard let requests = zones.array, !requests.isEmpty, requests.count <= Self.maximumOperations else {
             throw WebServicesError.badRequest("zones must be an array of 1 to \(Self.maximumOperations) zones.")
@@ -27,20 +26,19 @@ extension CloudOperations {
             return (body.filter { $0.key != "zones" }.merging(object) { _, zone in zone },
                     try WebServicesFormat.zoneID(object["zoneID"], at: "zones[\(index)].zoneID"))
         }
-        var answers: [JSONValue] = []
+        var answers: [ZoneChangesAnswer.Zone] = []
         for (index, (request, zone)) in parsed.enumerated() {
             do {
-                var answer = try await changes(request, at: "zones[\(index)].").object
-                answer["zoneID"] = WebServicesFormat.object(zone)
-                answer["reverse"] = nil
-                answers.append(.object(answer))
+                var page = try await changes(request, at: "zones[\(index)].")
+                page.zone = zone
+                answers.append(.page(page))
             } catch let error as CloudError {
                 var failure = WebServicesError(error).object
                 failure["zoneID"] = WebServicesFormat.object(zone)
-                answers.append(.object(failure))
+                answers.append(.failed(failure))
             }
         }
-        return ["zones": .array(answers)]
+        return ZoneChangesAnswer(flat: false, zones: answers)
     }
 
     /// `records/changes`: one zone's page, `{records, syncToken, moreComing, reverse}`.
@@ -120,49 +118,5 @@ extension CloudOperations {
             tokenKey: .string(DatabaseToken(zones: next).text),
             "moreComing": .bool(changed.count > page.count),
         ]
-    }
-}
-
-/// One zone's page of changes as read, to be written as `{records, syncToken, moreComing,
-/// reverse}`: the records changed (only their `desiredKeys`), then those deleted.
-struct ChangesPage: Sendable {
-    var syncToken: String
-    var moreComing: Bool
-    var changed: [RemoteRecord]
-    var deleted: [DeletedRecord]
-    var desiredKeys: Set<String>?
-    var answer: WebServicesFormat.Answer
-
-    /// The page as a JSON object, for an answer that holds it among others (`changes/zone`).
-    var object: JSONValue.Object {
-        [
-            "syncToken": .string(syncToken),
-            "moreComing": .bool(moreComing),
-            "reverse": false,
-            "records": .array(changed.map { CloudOperations.object($0, desiredKeys: desiredKeys, answer) }
-                + deleted.map { .object(WebServicesFormat.object($0)) }),
-        ]
-    }
-
-    /// The page's JSON, the same as `object`'s, written straight from its records
-    /// (`WebServicesFormat.write`): `records/changes`, the page every device's sync reads.
-    var bytes: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(changed.count * 512 + 128)
-        bytes.append(contentsOf: #"{"records":["#.utf8)
-        for (index, record) in changed.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            WebServicesFormat.write(record, desiredKeys: desiredKeys, answer, to: &bytes)
-        }
-        for (index, deletion) in deleted.enumerated() {
-            if index > 0 || !changed.isEmpty { bytes.append(UInt8(ascii: ",")) }
-            JSONValue.object(WebServicesFormat.object(deletion)).write(to: &bytes)
-        }
-        bytes.append(contentsOf: #"],"syncToken":"#.utf8)
-        JSONValue.write(string: syncToken, to: &bytes)
-        bytes.append(contentsOf: #","moreComing":"#.utf8)
-        bytes.append(contentsOf: (moreComing ? "true" : "false").utf8)
-        bytes.append(contentsOf: #","reverse":false}"#.utf8)
-        return bytes
     }
 }

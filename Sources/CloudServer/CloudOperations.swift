@@ -40,7 +40,6 @@ struct CloudOperations {
             switch operation {
             case .recordsModify: return try await modifyRecords(body)
             case .recordsQuery: return try await query(body)
-            case .changesZone: return try await zonesChanges(body)
             case .changesDatabase: return try await databaseChanges(body, tokenKey: "syncToken")
             case .zonesChanges: return try await databaseChanges(body, tokenKey: "metaSyncToken")
             case .zonesModify: return try await modifyZones(body)
@@ -64,7 +63,8 @@ struct CloudOperations {
             case .subscriptionsLookup: return try await lookupSubscriptions(body)
             case .tokensCreate: return try createToken(body)
             case .recordsLookup: throw WebServicesError.badRequest("records/lookup is answered as it is read (lookup).")
-            case .recordsChanges: throw WebServicesError.badRequest("records/changes is written from its records (recordChanges).")
+            case .recordsChanges, .changesZone:
+                throw WebServicesError.badRequest("\(operation.rawValue) is written from its records (recordChanges, zonesChanges).")
             }
         }
     }

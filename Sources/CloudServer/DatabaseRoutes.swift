@@ -58,7 +58,7 @@ struct DatabaseRoutes {
             .onEveryMethod("modify", use: perform(.zonesModify))
             .onEveryMethod("changes", use: perform(.zonesChanges))
         database.group("changes")
-            .onEveryMethod("zone", use: perform(.changesZone))
+            .onEveryMethod("zone", use: zonesChanges)
             .onEveryMethod("database", use: perform(.changesDatabase))
         database.group("assets")
             .onEveryMethod("upload", use: perform(.assetsUpload))
@@ -105,12 +105,18 @@ struct DatabaseRoutes {
         return try await CloudOperations.readingBody { try await operations.lookup(body) }.response()
     }
 
-    /// `records/changes`: its page written straight from its records (`ChangesPage.bytes`).
+    /// `records/changes`: its page written straight from its records (`ChangesPage`).
     private func recordChanges(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let operations = try await operations(request, context)
         let body = request.method == .get ? [:] : try await request.jsonObject(context: context, for: .recordsChanges)
-        let page = try await CloudOperations.readingBody { try await operations.recordChanges(body) }
-        return .json(bytes: page.bytes)
+        return .json(bytes: try await CloudOperations.readingBody { try await operations.recordChanges(body) }.bytes)
+    }
+
+    /// `changes/zone`: each zone's page written straight from its records (`ZoneChangesAnswer`).
+    private func zonesChanges(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let operations = try await operations(request, context)
+        let body = request.method == .get ? [:] : try await request.jsonObject(context: context, for: .changesZone)
+        return .json(bytes: try await CloudOperations.readingBody { try await operations.zonesChanges(body) }.bytes)
     }
 
     /// `users/usage` (ours): what the caller's account holds across all its databases, as its

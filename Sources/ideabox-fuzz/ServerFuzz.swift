@@ -55,12 +55,13 @@ enum ServerFuzz {
         guard let body = body(bytes) else { return }
         blocking {
             let operations = operations(shared.store)
-            if let page = try? await operations.recordChanges(body) {
-                // The page written straight from its records says what its object says.
-                let written = try? JSONValue(parsing: page.bytes), built = try? JSONValue(parsing: JSONValue.object(page.object).bytes)
-                precondition(written != nil && written == built, "records/changes written: \(String(decoding: page.bytes, as: UTF8.self))")
+            // Each answer written straight from its records says what its object says.
+            func check(_ bytes: [UInt8], _ object: JSONValue.Object) {
+                let written = try? JSONValue(parsing: bytes), built = try? JSONValue(parsing: JSONValue.object(object).bytes)
+                precondition(written != nil && written == built, "written: \(String(decoding: bytes, as: UTF8.self))")
             }
-            _ = try? await operations.perform(.changesZone, body)
+            if let page = try? await operations.recordChanges(body) { check(page.bytes, page.object) }
+            if let answer = try? await operations.zonesChanges(body) { check(answer.bytes, answer.object) }
             _ = try? await operations.perform(.changesDatabase, body)
             _ = try? await operations.perform(.zonesChanges, body)
         }
