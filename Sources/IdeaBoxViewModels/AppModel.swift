@@ -108,6 +108,10 @@ public final class AppModel {
     /// and when: it waits for its second key `sequenceWait` milliseconds at most.
     var pendingPrefix: PendingPrefix?
     private var knownRevision: Int64 = -1
+    /// When the last key came, for the upkeep that waits until nobody types (`clearLeftSearchEntries`).
+    var lastKeyAt = Timestamp(milliseconds: 0)
+    /// Whether deletes may have left search entries to take out (each change may).
+    var mayHaveLeftSearchEntries = true
     /// What the devices of the account are called, as of the last refresh.
     public internal(set) var deviceNames: DeviceNames
     /// Whether this run has said that this machine's clock is off (once is enough).
@@ -233,6 +237,7 @@ public final class AppModel {
             if search.isCountCapped {
                 changed = try takeExactSearchCount() || changed
             }
+            try clearLeftSearchEntriesWhileIdle()
         } catch {
             report(error)
             changed = true
@@ -255,6 +260,7 @@ public final class AppModel {
             return
         }
         if key != .resize { status.keyPressed() }
+        lastKeyAt = now
         do {
             try dispatch(key)
         } catch {
@@ -394,6 +400,7 @@ public final class AppModel {
     /// Re-reads counts, lists and the pending count after any change.
     func refresh() throws {
         knownRevision = try repository.revision()
+        mayHaveLeftSearchEntries = true
         deviceNames = try repository.deviceNames()
         if var form, case .edit(let original) = form.mode, let current = try repository.idea(id: original.id) {
             form.ideaChangedElsewhere(current)

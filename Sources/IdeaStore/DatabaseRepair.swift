@@ -123,12 +123,21 @@ public enum DatabaseRepair {
     }
 
     /// Whether SQLite finds every page and index whole, and so do both search indexes (whose
-    /// checks SQLite 3.40's integrity check leaves out).
+    /// checks SQLite 3.40's integrity check leaves out). The trigram index's check compares
+    /// it with the ideas' rows, which deleted ideas' entries left for later
+    /// (`SearchText.leaveForLater`) have none of: they are taken out first, in a transaction
+    /// rolled back after the check, so nothing is written.
     private static func isWhole(_ damaged: DatabaseQueue) -> Bool {
         (try? damaged.inDatabase { db in
             guard try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"] else { return false }
-            for table in ["ideaTrigram", "ideaShortGram"] where try db.tableExists(table) {
-                try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('integrity-check')")
+            try db.inTransaction {
+                if try db.tableExists("staleSearchEntry") {
+                    _ = try SearchText.clearLeftEntries(db, limit: .max)
+                }
+                for table in ["ideaTrigram", "ideaShortGram"] where try db.tableExists(table) {
+                    try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('integrity-check')")
+                }
+                return .rollback
             }
             return true
         }) ?? false

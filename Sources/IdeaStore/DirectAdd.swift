@@ -74,6 +74,14 @@ public enum DirectAdd {
                 .integer(stamps.isCompleted.timestamp.milliseconds), .text(stamps.isCompleted.deviceId),
             ])
             let localId = connection.lastInsertedRowID
+            // A deleted idea's search entries left on this row id go first (`SearchText.clearClash`).
+            if let (foldedTitle, foldedDescription) = try connection.textPair(SearchText.clashSQL, [.integer(localId)]) {
+                try connection.run(SearchText.unindexTrigramSQL, [.integer(localId), .text(foldedTitle), .text(foldedDescription)])
+                try connection.run(
+                    SearchText.unindexShortGramSQL,
+                    [.integer(localId), .text(SearchText.shortGrams(foldedTitle, foldedDescription))])
+                try connection.run(SearchText.clearedSQL, [.integer(localId)])
+            }
             try connection.run(SearchText.indexTrigramSQL, [.integer(localId), .text(text.foldedTitle), .text(text.foldedDescription)])
             try connection.run(SearchText.indexShortGramSQL, [.integer(localId), .text(text.grams)])
             try connection.run(

@@ -108,6 +108,16 @@ final class DirectConnection {
         }
     }
 
+    /// The first two columns of the first row `sql` reads with `values`, as text; nil if
+    /// there is no row.
+    func textPair(_ sql: String, _ values: [DirectValue]) throws -> (String, String)? {
+        try withStatement(sql, values) { statement in
+            guard try step(statement) else { return nil }
+            func text(_ column: Int32) -> String { sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "" }
+            return (text(0), text(1))
+        }
+    }
+
     /// Runs `sql` with `values` to its end.
     func run(_ sql: String, _ values: [DirectValue]) throws {
         try withStatement(sql, values) { statement in

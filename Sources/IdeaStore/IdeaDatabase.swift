@@ -240,10 +240,15 @@ public struct IdeaDatabase: Sendable {
     /// The most pages of merged search index a reading command writes in its upkeep.
     static let upkeepMergePages = 64
 
+    /// The most deleted ideas whose left search entries a reading command's upkeep takes out
+    /// (`SearchText.leaveForLater`): a few milliseconds.
+    static let upkeepClearedEntries = 16
+
     /// A reading command's upkeep, done before it reads, when writing commands have left the
     /// WAL at `readingCommandWALLimit` pages or more: it merges some of the small search
     /// index segments their edits wrote (at most `upkeepMergePages` pages; an edit merges
-    /// none, see `IdeaSchema.Migration.searchMergedApart`), then copies the WAL into the
+    /// none, see `IdeaSchema.Migration.searchMergedApart`) and takes out the search entries
+    /// of a few deleted ideas (`upkeepClearedEntries`), then copies the WAL into the
     /// database and empties it. It waits for no other process: a database another process is
     /// writing, or one this process can't write, is left for the next reading command, and
     /// nothing it fails to do changes what the command reads.
@@ -253,6 +258,7 @@ public struct IdeaDatabase: Sendable {
             try db.execute(sql: "PRAGMA busy_timeout = 0")
             try? db.inTransaction(.immediate) {
                 try SearchText.merge(db, pages: upkeepMergePages)
+                _ = try SearchText.clearLeftEntries(db, limit: upkeepClearedEntries)
                 return .commit
             }
             csqlite_truncate_wal_now(UnsafeMutableRawPointer(db.sqliteConnection), Int32(busyTimeout * 1000))

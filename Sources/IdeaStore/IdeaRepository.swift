@@ -271,15 +271,24 @@ public struct IdeaRepository: Sendable {
             foldedTitle: row["foldedTitle"], foldedDescription: row["foldedDescription"])
     }
 
-    /// Inserts a new idea and indexes it, with its search text if already worked out.
+    /// Inserts a new idea and indexes it, with its search text if already worked out. An
+    /// idea coming back with the text its left search entries hold (an undo of a delete)
+    /// takes its old row id and those entries back (`SearchText.takeBack`).
     func insertRow(_ idea: Idea, stamps: FieldStamps, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
         let text = indexed ?? SearchText.Indexed(title: idea.title, description: idea.description)
-        try db.cachedStatement(sql: Self.insertIdeaSQL)
-            .execute(arguments: StatementArguments([
-                idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
-                idea.deviceId, idea.version, idea.lastSyncedAt, text.foldedTitle, text.foldedDescription,
-            ] + stamps.databaseValues))
-        try SearchText.index(db, localId: db.lastInsertedRowID, text)
+        let values: [(any DatabaseValueConvertible)?] = [
+            idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
+            idea.deviceId, idea.version, idea.lastSyncedAt, text.foldedTitle, text.foldedDescription,
+        ]
+        if let localId = try SearchText.takeBack(db, ideaId: idea.idString, text) {
+            try db.cachedStatement(sql: Self.insertIdeaAtSQL)
+                .execute(arguments: StatementArguments(values + stamps.databaseValues + [localId]))
+            return
+        }
+        try db.cachedStatement(sql: Self.insertIdeaSQL).execute(arguments: StatementArguments(values + stamps.databaseValues))
+        let localId = db.lastInsertedRowID
+        try SearchText.clearClash(db, localId: localId)
+        try SearchText.index(db, localId: localId, text)
     }
 
     /// `insertRow`'s statement: the columns of `Idea.selectedColumns`, the folded title and
@@ -287,6 +296,12 @@ public struct IdeaRepository: Sendable {
     static let insertIdeaSQL = """
         INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription, \(FieldStamps.columns))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// `insertIdeaSQL` with the row id last.
+    static let insertIdeaAtSQL = """
+        INSERT INTO idea (\(Idea.selectedColumns), foldedTitle, foldedDescription, \(FieldStamps.columns), localId)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Replaces a stored idea, indexing its text anew if it changed (with the search text
@@ -316,9 +331,11 @@ public struct IdeaRepository: Sendable {
             ] + stamps.databaseValues + [stored.localId]))
     }
 
+    /// Deletes an idea's row, leaving its search entries for later (`SearchText.leaveForLater`).
     func deleteRow(_ stored: StoredRow, _ db: Database) throws {
-        try SearchText.unindex(
-            db, localId: stored.localId, foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
+        try SearchText.leaveForLater(
+            db, localId: stored.localId, ideaId: stored.idea.idString,
+            foldedTitle: stored.foldedTitle, foldedDescription: stored.foldedDescription)
         try db.run(sql: "DELETE FROM idea WHERE localId = ?", arguments: [stored.localId])
     }
 

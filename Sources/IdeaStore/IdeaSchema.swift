@@ -21,6 +21,7 @@ public enum IdeaSchema {
         case remoteRecordNames = "v14-remote-record-names"
         case outboxStaleOrder = "v15-outbox-stale-order"
         case trigramsWithoutPositions = "v16-trigrams-without-positions"
+        case searchEntriesLeftForLater = "v17-search-entries-left-for-later"
     }
 
     /// The migrator that brings any IdeaBox database up to date.
@@ -84,6 +85,20 @@ public enum IdeaSchema {
             try db.execute(sql: "CREATE INDEX outbox_by_pendingSince ON outbox(COALESCE(pendingSince, enqueuedAt))")
         }
         migrator.registerMigration(Migration.trigramsWithoutPositions.rawValue, migrate: dropTrigramPositions)
+        migrator.registerMigration(Migration.searchEntriesLeftForLater.rawValue) { db in
+            // A deleted idea's entries in both search indexes, left there for later
+            // (`SearchText.leaveForLater`): the text they were made from, which FTS5 needs to
+            // take them out, and the idea, whose undo takes them (and its row id) back.
+            try db.execute(sql: """
+                CREATE TABLE staleSearchEntry (
+                    localId INTEGER PRIMARY KEY,
+                    ideaId TEXT NOT NULL,
+                    foldedTitle TEXT NOT NULL,
+                    foldedDescription TEXT NOT NULL
+                );
+                CREATE INDEX staleSearchEntry_by_ideaId ON staleSearchEntry(ideaId);
+                """)
+        }
         return migrator
     }
 

@@ -62,10 +62,14 @@ enum SearchText {
 
         /// The hits as the index finds them, as `FROM … WHERE …` with its arguments: for
         /// counting, which can stop after the first few (an `IN` list of candidates would be
-        /// gathered whole first).
+        /// gathered whole first). Deleted ideas' entries left in the index are no hits.
         var hitsFromIndex: (sql: String, arguments: StatementArguments) {
-            let candidates = "FROM \(table) WHERE \(table) MATCH ?"
-            guard let mustContain else { return (candidates, [match]) }
+            guard let mustContain else {
+                return (
+                    "FROM \(table) WHERE \(table) MATCH ? AND \(table).rowid NOT IN (SELECT localId FROM staleSearchEntry)",
+                    [match]
+                )
+            }
             return (
                 "FROM \(table) CROSS JOIN idea ON idea.localId = \(table).rowid WHERE \(table) MATCH ?"
                     + " AND (instr(idea.foldedTitle, ?) > 0 OR instr(idea.foldedDescription, ?) > 0)",
@@ -147,15 +151,18 @@ enum SearchText {
     }
 
     /// Removes an idea's folded text from both indexes. It must be the text that was
-    /// indexed: FTS5 deletes by replaying the same tokens.
+    /// indexed: FTS5 deletes by replaying the same tokens. A deleted idea's entries are left
+    /// for later instead (`leaveForLater`).
     static func unindex(_ db: Database, localId: Int64, foldedTitle: String, foldedDescription: String) throws {
-        try db.run(
-            sql: "INSERT INTO ideaTrigram(ideaTrigram, rowid, foldedTitle, foldedDescription) VALUES ('delete', ?, ?, ?)",
-            arguments: [localId, foldedTitle, foldedDescription])
-        try db.run(
-            sql: "INSERT INTO ideaShortGram(ideaShortGram, rowid, grams) VALUES ('delete', ?, ?)",
-            arguments: [localId, shortGrams(foldedTitle, foldedDescription)])
+        try db.run(sql: unindexTrigramSQL, arguments: [localId, foldedTitle, foldedDescription])
+        try db.run(sql: unindexShortGramSQL, arguments: [localId, shortGrams(foldedTitle, foldedDescription)])
     }
+
+    /// `unindex`'s statement for the trigram index: the row id, the folded title and description.
+    static let unindexTrigramSQL =
+        "INSERT INTO ideaTrigram(ideaTrigram, rowid, foldedTitle, foldedDescription) VALUES ('delete', ?, ?, ?)"
+    /// `unindex`'s statement for the short-gram index: the row id, the grams of the folded text.
+    static let unindexShortGramSQL = "INSERT INTO ideaShortGram(ideaShortGram, rowid, grams) VALUES ('delete', ?, ?)"
 
     /// The distinct tokens of every character and adjacent pair, within each field (a pair
     /// never spans the title and the description). Grams holding white space are left

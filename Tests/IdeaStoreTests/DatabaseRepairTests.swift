@@ -178,6 +178,25 @@ import Testing
         return (ideas, deletes)
     }
 
+    /// A delete leaves its search entries for later; the trigram index's check, which compares
+    /// it with the ideas' rows, must not take that for damage.
+    @Test func aWholeDatabaseWithDeletedIdeasSearchEntriesLeftIsHealthy() throws {
+        try withTemporaryDirectory { directory in
+            let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            let repository = database.repository(clock: .fixed(StoreFixture.start), ids: .counting(from: 1))
+            let ideas = try (1...3).map { try repository.addIdea(title: "茶會 tea workshop \($0)") }
+            _ = try repository.deleteIdeas(ids: ideas.map(\.id))
+            #expect(try repository.leftSearchEntryCount() == 3)
+            try database.close()
+            let file = directory.appendingPathComponent("ideabox.sqlite")
+            #expect(try DatabaseRepair.repair(directory: directory, wait: 0) == .healthy(path: file.path))
+            let reopened = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
+            defer { try? reopened.close() }
+            #expect(try reopened.repository(clock: .fixed(StoreFixture.start), ids: .random).leftSearchEntryCount() == 3,
+                    "the check wrote nothing")
+        }
+    }
+
     @Test func aDatabaseAnotherConnectionHasOpenIsLeftAlone() throws {
         try withTemporaryDirectory { directory in
             let database = try IdeaDatabase.open(directory: directory, firstLaunch: Self.firstLaunch, use: .app)
