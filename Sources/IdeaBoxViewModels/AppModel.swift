@@ -108,7 +108,8 @@ public final class AppModel {
     /// and when: it waits for its second key `sequenceWait` milliseconds at most.
     var pendingPrefix: PendingPrefix?
     private var knownRevision: Int64 = -1
-    /// When the last key came, for the upkeep that waits until nobody types (`clearLeftSearchEntries`).
+    /// When the last key was done with, for the upkeep that waits until nobody types
+    /// (`clearLeftSearchEntriesWhileIdle`).
     var lastKeyAt = Timestamp(milliseconds: 0)
     /// Whether deletes may have left search entries to take out (each change may).
     var mayHaveLeftSearchEntries = true
@@ -260,12 +261,13 @@ public final class AppModel {
             return
         }
         if key != .resize { status.keyPressed() }
-        lastKeyAt = now
         do {
             try dispatch(key)
         } catch {
             report(error)
         }
+        // When the key's work ended: a delete of thousands takes a second or two itself.
+        lastKeyAt = now
     }
 
     // MARK: Keys
