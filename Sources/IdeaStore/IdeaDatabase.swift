@@ -37,6 +37,8 @@ public struct IdeaDatabase: Sendable {
     /// The command-line options that chose this database (`--data-dir D`, `--profile P`),
     /// which the sentence about a damaged database repeats in the command it names.
     var options: [String] = []
+    /// The checkpoints of a database opened for `.app`, which run beside its writer.
+    var checkpoint: BackgroundCheckpoint?
 
     /// What the first open of a new database does.
     public struct FirstLaunch: Sendable {
@@ -123,11 +125,17 @@ public struct IdeaDatabase: Sendable {
             // the lock, as every switch does; the lock is held only while a database opens.
             let lock = try FileLock(url: lockURL)
             defer { lock.unlock() }
-            let writer = try retryingWhileBusy { try DatabasePool(path: path, configuration: configuration(use)) }
-            if let deviceId = try? preparedDeviceId(writer) {
-                return IdeaDatabase(writer: writer, deviceId: deviceId)
+            let checkpoint = BackgroundCheckpoint()
+            let writer = try retryingWhileBusy {
+                try DatabasePool(path: path, configuration: configuration(use, checkpoint: checkpoint))
             }
-            return try retryingWhileBusy { try prepare(writer, firstLaunch: firstLaunch, ids: ids) }
+            var database = if let deviceId = try? preparedDeviceId(writer) {
+                IdeaDatabase(writer: writer, deviceId: deviceId)
+            } else {
+                try retryingWhileBusy { try prepare(writer, firstLaunch: firstLaunch, ids: ids) }
+            }
+            database.checkpoint = checkpoint
+            return database
         case .command, .readingCommand:
             // A command takes no lock to open a database some process has prepared: one read.
             // Any error here (another process creating the schema this instant) takes the
@@ -160,6 +168,7 @@ public struct IdeaDatabase: Sendable {
     /// Closes every connection (of a database opened for `.app`, the last copies the WAL
     /// into the database file). Nothing may use this database or its repositories afterwards.
     public func close() throws {
+        checkpoint?.close()
         try writer.close()
     }
 
@@ -191,7 +200,9 @@ public struct IdeaDatabase: Sendable {
         }
     }
 
-    private static func configuration(_ use: Use) -> Configuration {
+    /// How a connection for `use` is set up; `checkpoint` takes over the automatic
+    /// checkpoint of a long-lived process's writer.
+    private static func configuration(_ use: Use, checkpoint: BackgroundCheckpoint? = nil) -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(TimeInterval(busyTimeout))
         configuration.prepareDatabase { db in
@@ -206,9 +217,14 @@ public struct IdeaDatabase: Sendable {
                     // Room for a whole sync page in the writer's page cache, so a big
                     // transaction doesn't write pages to the WAL twice.
                     try db.execute(sql: "PRAGMA cache_size = \(IdeaDatabase.bigTransactionCacheSize)")
-                    // Copy the WAL into the database every 40 MB rather than every 4 MB: a
-                    // first sync no longer checkpoints after each page.
-                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
+                    // Copy the WAL into the database every 40 MB rather than every 4 MB (a
+                    // first sync no longer checkpoints after each page), beside the writer
+                    // rather than in its commit.
+                    if let checkpoint {
+                        checkpoint.install(on: db)
+                    } else {
+                        try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
+                    }
                 case .command, .readingCommand:
                     // SQLite's own 2 MB cache: a command reads a few pages, or streams the
                     // table once (export), and a bigger cache only costs it fresh memory for

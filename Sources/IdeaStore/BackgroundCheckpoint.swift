@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Copies a long-lived process's WAL into the database on a connection and queue of its own,
+/// not in the commit that made the WAL long: the app's writer set SQLite's automatic
+/// checkpoint at 10,000 pages, and SQLite runs that inside the commit, so the key that
+/// deleted 10,000 ideas waited for 150 MB to be copied and two disk flushes (BENCHMARKS.md,
+/// "The `million` run").
+///
+/// After a commit leaves `soonPages` pages or more in the WAL, a passive checkpoint runs in
+/// the background: it waits for nobody, and the writer and readers go on beside it. The WAL
+/// starts again from its beginning at a commit after a checkpoint has copied all of it; a
+/// writer that never pauses (a first sync of a million ideas) could keep it growing, so at
+/// `nowPages` the writer checkpoints in its commit, as SQLite's own would, copying what the
+/// background ones have not.
+final class BackgroundCheckpoint: @unchecked Sendable {
+    /// The WAL's length, in pages, at which a checkpoint runs in the background.
+    let soonPages: Int32
+    /// The WAL's length, in pages, at which the writer checkpoints in its commit.
+    let nowPages: Int32
+
+    private let queue: DispatchQueue
+    /// Guards `isPending`.
+    private let lock = NSLock()
+    /// Whether a background checkpoint is queued or running.
+    private var isPending = false
+    /// The checkpoints' own connection, opened at the first; used on `queue` only.
+    private var connection: OpaquePointer?
+    /// Set by `close`, on `queue`: no checkpoint runs after it.
+    private var isClosed = false
+
+    /// Checkpoints on `queue`, in the background from `soonPages` pages of WAL (40 MB), in
+    /// the writer's commit from `nowPages` (400 MB).
+    init(
+        queue: DispatchQueue = DispatchQueue(label: "ideabox.checkpoint", qos: .utility),
+        soonPages: Int32 = 10_000, nowPages: Int32 = 100_000
+    ) {
+        self.queue = queue
+        self.soonPages = soonPages
+        self.nowPages = nowPages
+    }
+
+    /// Takes over the automatic checkpoint of `db`, the writer's connection.
+    func install(on db: Database) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_wal_hook(db.sqliteConnection, { context, writer, name, pages in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<BackgroundCheckpoint>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages, writer, name)
+            return SQLITE_OK
+        }, context)
+    }
+
+    /// Called by SQLite after each commit of the writer, with the WAL's length.
+    private func walGrew(to pages: Int32, _ writer: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+        if pages >= nowPages {
+            sqlite3_wal_checkpoint_v2(writer, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            return
+        }
+        guard pages >= soonPages, let file = sqlite3_db_filename(writer, name) else { return }
+        let path = String(cString: file)
+        guard !path.isEmpty else { return }
+        let isNew = lock.withLock {
+            defer { isPending = true }
+            return !isPending
+        }
+        guard isNew else { return }
+        queue.async { self.checkpoint(path) }
+    }
+
+    private func checkpoint(_ path: String) {
+        defer { lock.withLock { isPending = false } }
+        guard !isClosed else { return }
+        if connection == nil {
+            var opened: OpaquePointer?
+            // A new connection knows the database is in WAL mode once it has read it.
+            guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK,
+                  sqlite3_exec(opened, "SELECT count(*) FROM sqlite_schema", nil, nil, nil) == SQLITE_OK
+            else {
+                sqlite3_close_v2(opened)
+                return
+            }
+            connection = opened
+        }
+        sqlite3_wal_checkpoint_v2(connection, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
+    /// Waits for a running checkpoint and closes the connection, so that the writer's pool is
+    /// the last to close the database (and the one that copies the rest of the WAL).
+    func close() {
+        queue.sync {
+            isClosed = true
+            sqlite3_close_v2(connection)
+            connection = nil
+        }
+    }
+
+    deinit {
+        sqlite3_close_v2(connection)
+    }
+}
