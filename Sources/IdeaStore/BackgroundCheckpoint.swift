@@ -9,10 +9,11 @@ import GRDBSQLite
 /// deleted 10,000 ideas waited for 150 MB to be copied and two disk flushes (BENCHMARKS.md,
 /// "The `million` run").
 ///
-/// After a commit leaves `soonPages` pages or more in the WAL, a passive checkpoint runs in
-/// the background: it waits for nobody, and the writer and readers go on beside it. The WAL
-/// starts again from its beginning at a commit after a checkpoint has copied all of it; a
-/// writer that never pauses (a first sync of a million ideas) could keep it growing, so at
+/// After a commit leaves `soonPages` pages or more in the WAL, a checkpoint runs in the
+/// background: it waits for nobody, and the writer and readers go on beside it; when it finds
+/// nobody writing it empties the WAL too, so the next process to open the database has none
+/// of it to read (an app that quits after a big delete left hundreds of megabytes). A writer
+/// that never pauses (a first sync of a million ideas) could keep the WAL growing, so at
 /// `nowPages` the writer checkpoints in its commit, as SQLite's own would, copying what the
 /// background ones have not.
 final class BackgroundCheckpoint: @unchecked Sendable {
@@ -83,7 +84,13 @@ final class BackgroundCheckpoint: @unchecked Sendable {
             }
             connection = opened
         }
+        // First what no reader still needs is copied, with no lock that stops the writer;
+        // then, if nobody is writing or reading an older state, what was committed since is
+        // copied too and the WAL emptied (the next process to open the database reads none of
+        // it), with the writer's lock held only that long. Without a busy handler neither
+        // waits: otherwise a later commit asks again.
         sqlite3_wal_checkpoint_v2(connection, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        sqlite3_wal_checkpoint_v2(connection, "main", SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     }
 
     /// Waits for a running checkpoint and closes the connection, so that the writer's pool is

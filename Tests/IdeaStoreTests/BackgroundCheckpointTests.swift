@@ -10,6 +10,8 @@ import Testing
     /// A pool whose writer hands its checkpoints to `checkpoint`, in WAL mode.
     private static func pool(at file: URL, _ checkpoint: BackgroundCheckpoint) throws -> DatabasePool {
         var configuration = Configuration()
+        // As the app's writer: it waits while the checkpoint empties the WAL.
+        configuration.busyMode = .timeout(15)
         configuration.prepareDatabase { db in
             guard !db.configuration.readonly else { return }
             checkpoint.install(on: db)
@@ -49,9 +51,37 @@ import Testing
             queue.resume()
             queue.sync {}
             #expect(try Self.size(file) >= before + 300 * 4000, "the queue copied the WAL")
-            // The next commit starts the WAL again from its beginning.
+            #expect(IdeaDatabase.walPages(file.path) == 0, "and emptied it, nobody writing")
+            checkpoint.close()
+            try pool.close()
+        }
+    }
+
+    @Test func theCheckpointWaitsForNoWriterAndLeavesTheWALToIt() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("checkpoint.sqlite")
+            let queue = DispatchQueue(label: "checkpoint test")
+            queue.suspend()
+            let checkpoint = BackgroundCheckpoint(queue: queue, soonPages: 100, nowPages: 10_000)
+            let pool = try Self.pool(at: file, checkpoint)
+            let before = try Self.size(file)
+            try Self.write(pages: 300, pool)
+            try pool.writeWithoutTransaction { db in
+                try db.inTransaction {
+                    try db.execute(sql: "INSERT INTO page (bytes) VALUES (zeroblob(4000))")
+                    // The checkpoint runs, and returns, while this transaction is open.
+                    queue.resume()
+                    queue.sync {}
+                    // The commit's own checkpoint waits until the WAL is looked at.
+                    queue.suspend()
+                    return .commit
+                }
+            }
+            #expect(try Self.size(file) >= before + 300 * 4000, "what was committed is copied")
+            #expect(IdeaDatabase.walPages(file.path) >= 300, "the WAL is left to the writer")
+            queue.resume()
             try Self.write(pages: 1, pool)
-            #expect(IdeaDatabase.walPages(file.path) < 300)
+            #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM page") } == 302)
             checkpoint.close()
             try pool.close()
         }
