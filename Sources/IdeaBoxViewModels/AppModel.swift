@@ -113,6 +113,10 @@ public final class AppModel {
     var lastKeyAt = Timestamp(milliseconds: 0)
     /// Whether deletes may have left search entries to take out (each change may).
     var mayHaveLeftSearchEntries = true
+    /// How many times this app has seen the database change (`refresh`).
+    var changesSeen = 0
+    /// The upkeep taking out left search entries, while it runs, and `changesSeen` when it began.
+    var searchUpkeep: (changesSeen: Int, read: BackgroundRead<Bool>)?
     /// What the devices of the account are called, as of the last refresh.
     public internal(set) var deviceNames: DeviceNames
     /// Whether this run has said that this machine's clock is off (once is enough).
@@ -238,7 +242,7 @@ public final class AppModel {
             if search.isCountCapped {
                 changed = try takeExactSearchCount() || changed
             }
-            try clearLeftSearchEntriesWhileIdle()
+            clearLeftSearchEntriesWhileIdle()
         } catch {
             report(error)
             changed = true
@@ -403,6 +407,7 @@ public final class AppModel {
     func refresh() throws {
         knownRevision = try repository.revision()
         mayHaveLeftSearchEntries = true
+        changesSeen += 1
         deviceNames = try repository.deviceNames()
         if var form, case .edit(let original) = form.mode, let current = try repository.idea(id: original.id) {
             form.ideaChangedElsewhere(current)
