@@ -1,9 +1,8 @@
-import Dispatch
 import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Copies a long-lived process's WAL into the database on a connection and queue of its own,
+/// Copies a long-lived process's WAL into the database on a connection and thread of its own,
 /// not in the commit that made the WAL long: the app's writer set SQLite's automatic
 /// checkpoint at 10,000 pages, and SQLite runs that inside the commit, so the key that
 /// deleted 10,000 ideas waited for 150 MB to be copied and two disk flushes (BENCHMARKS.md,
@@ -22,25 +21,42 @@ final class BackgroundCheckpoint: @unchecked Sendable {
     /// The WAL's length, in pages, at which the writer checkpoints in its commit.
     let nowPages: Int32
 
-    private let queue: DispatchQueue
+    /// Starts a checkpoint's work: on a thread of its own by default (`onThreadOfItsOwn`).
+    private let run: @Sendable (@escaping @Sendable () -> Void) -> Void
     /// Guards `isPending`.
     private let lock = NSLock()
-    /// Whether a background checkpoint is queued or running.
+    /// Whether a background checkpoint is started and not yet done: one at a time.
     private var isPending = false
-    /// The checkpoints' own connection, opened at the first; used on `queue` only.
+    /// Guards `connection` and `isClosed`; held while a checkpoint copies.
+    private let connectionLock = NSLock()
+    /// The checkpoints' own connection, opened at the first.
     private var connection: OpaquePointer?
-    /// Set by `close`, on `queue`: no checkpoint runs after it.
+    /// Set by `close`: no checkpoint runs after it.
     private var isClosed = false
 
-    /// Checkpoints on `queue`, in the background from `soonPages` pages of WAL (40 MB), in
-    /// the writer's commit from `nowPages` (400 MB).
+    /// Checkpoints started by `run`, in the background from `soonPages` pages of WAL (40 MB),
+    /// in the writer's commit from `nowPages` (400 MB).
     init(
-        queue: DispatchQueue = DispatchQueue(label: "ideabox.checkpoint", qos: .utility),
+        run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = BackgroundCheckpoint.onThreadOfItsOwn,
         soonPages: Int32 = 10_000, nowPages: Int32 = 100_000
     ) {
-        self.queue = queue
+        self.run = run
         self.soonPages = soonPages
         self.nowPages = nowPages
+    }
+
+    /// Runs `work` on a new thread that yields to every other (nice 10, which on Linux is a
+    /// thread's own, and goes with the thread): copying beside the writer at the same
+    /// priority slowed what shares the other core. With `serve` and two devices on two cores,
+    /// serve's page of changes took p95 46.5 ms at 100,000 ideas (27.1 copying in the commit,
+    /// 32.3 on this thread).
+    static func onThreadOfItsOwn(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            work()
+        }
+        thread.name = "ideabox.checkpoint"
+        thread.start()
     }
 
     /// Takes over the automatic checkpoint of `db`, the writer's connection.
@@ -67,26 +83,15 @@ final class BackgroundCheckpoint: @unchecked Sendable {
             return !isPending
         }
         guard isNew else { return }
-        queue.async { self.checkpoint(path) }
+        run { self.checkpoint(path) }
     }
 
     private func checkpoint(_ path: String) {
         defer { lock.withLock { isPending = false } }
-        guard !isClosed else { return }
-        // On a thread of its own that yields to every other (nice 10, which on Linux is a
-        // thread's own): copying beside the writer on the other core slowed what runs there.
-        // With `serve` and two devices on two cores, serve's page of changes took p95 46.5 ms
-        // at 100,000 ideas (27.1 copying in the commit). The queue waits for it, so
-        // checkpoints still run one at a time, in order.
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        connectionLock.withLock {
+            guard !isClosed else { return }
             copy(path)
-            done.signal()
         }
-        thread.name = "ideabox.checkpoint"
-        thread.start()
-        done.wait()
     }
 
     /// Copies the WAL of the database at `path` into it, emptying it if nobody writes.
@@ -114,7 +119,7 @@ final class BackgroundCheckpoint: @unchecked Sendable {
     /// Waits for a running checkpoint and closes the connection, so that the writer's pool is
     /// the last to close the database (and the one that copies the rest of the WAL).
     func close() {
-        queue.sync {
+        connectionLock.withLock {
             isClosed = true
             sqlite3_close_v2(connection)
             connection = nil

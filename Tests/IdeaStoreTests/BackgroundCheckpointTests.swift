@@ -20,7 +20,7 @@ import Testing
         init(in directory: URL, nowPages: Int32 = 10_000) throws {
             file = directory.appendingPathComponent("checkpoint.sqlite")
             queue.suspend()
-            let checkpoint = BackgroundCheckpoint(queue: queue, soonPages: 100, nowPages: nowPages)
+            let checkpoint = BackgroundCheckpoint(run: { [queue] work in queue.async(execute: work) }, soonPages: 100, nowPages: nowPages)
             var configuration = Configuration()
             // As the app's writer: it waits while the checkpoint empties the WAL.
             configuration.busyMode = .timeout(15)
