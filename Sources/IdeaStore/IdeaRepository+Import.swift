@@ -137,7 +137,7 @@ extension IdeaRepository {
             }
         }
         if dryRun {
-            return try connection.read { db in try merge(checked, handEdits: handEdits, dryRun: true, db) }
+            return try connection.read { db in try merge(checked, handEdits: handEdits, dryRun: true, rowsFrom: nil, db) }
         }
         return try write { db in
             // A command's connection keeps a small cache; this transaction may be big. The
@@ -145,18 +145,35 @@ extension IdeaRepository {
             let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? IdeaDatabase.bigTransactionCacheSize
             try db.execute(sql: "PRAGMA cache_size = \(Self.importCacheSize(ideas: checked.count))")
             defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
-            let summary = try merge(checked, handEdits: handEdits, dryRun: false, db)
+            // A bulk load into a profile with no idea: the search entries are built beside the
+            // rows (`SearchIndexBuild`), every idea at the row id after the last.
+            var build: SearchIndexBuild?
+            var firstLocalId: Int64?
+            if checked.count >= Self.bulkImportSize, try Self.holdsNothing(db) {
+                let first = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(localId), 0) + 1 FROM idea")!
+                build = try SearchIndexBuild.start(checked, firstLocalId: first, declaredBy: db, location: searchBuildLocation)
+                firstLocalId = build == nil ? nil : first
+            }
+            defer { build?.cancel() }
+            let summary = try merge(checked, handEdits: handEdits, dryRun: false, rowsFrom: firstLocalId, db)
             // The index segments written for the import are merged as part of it
             // (IdeaSchema.Migration.searchMergesApart). A bulk load leaves each index one
             // segment: left beside the small ones later edits write, its big segments would
             // be merged again with sixteen of those, in one edit.
-            if checked.count >= Self.bulkImportSize {
+            if let build {
+                try build.finish(into: db)
+            } else if checked.count >= Self.bulkImportSize {
                 try SearchText.optimize(db)
             } else {
                 try SearchText.merge(db, pages: max(IdeaDatabase.upkeepMergePages, checked.count))
             }
             return summary
         }
+    }
+
+    /// Whether the profile holds no idea and no delete: an import meets nothing here.
+    private static func holdsNothing(_ db: Database) throws -> Bool {
+        try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM idea) OR EXISTS (SELECT 1 FROM tombstone)")!
     }
 
     /// From this many ideas on, an import is a bulk load that leaves each search index one
@@ -176,7 +193,7 @@ extension IdeaRepository {
 
     /// Seeds checked ideas inside a write transaction, each read as written at its `updatedAt`.
     func merge(_ ideas: [Idea], _ db: Database) throws -> ImportSummary {
-        try merge(ideas.map { ExportedIdea(idea: $0) }, handEdits: nil, dryRun: false, db)
+        try merge(ideas.map { ExportedIdea(idea: $0) }, handEdits: nil, dryRun: false, rowsFrom: nil, db)
     }
 
     /// Imports or seeds checked ideas inside a transaction. Each meets what this device
@@ -184,9 +201,11 @@ extension IdeaRepository {
     /// delete competes whole. An import has no pending change of its own and logs no conflict:
     /// its summary is its report. Values edited by hand in the file (looked for unless
     /// `handEdits` is nil) stay out of the merge and are then written as a new edit, or
-    /// skipped. With `dryRun` it writes nothing.
+    /// skipped. With `dryRun` it writes nothing. With `firstLocalId` (a profile that holds
+    /// nothing) the idea at offset `k` is added at row id `firstLocalId + k`, without search
+    /// entries: `SearchIndexBuild` writes them.
     private func merge(
-        _ ideas: [ExportedIdea], handEdits: HandEditPolicy?, dryRun: Bool, _ db: Database
+        _ ideas: [ExportedIdea], handEdits: HandEditPolicy?, dryRun: Bool, rowsFrom firstLocalId: Int64?, _ db: Database
     ) throws -> ImportSummary {
         var summary = ImportSummary()
         var highest: Timestamp?
@@ -196,8 +215,8 @@ extension IdeaRepository {
         let now = highestSeen.map { max(clockNow, Timestamp(milliseconds: $0)) } ?? clockNow
         // Into a profile with no idea and no delete (a restore onto a new device), no idea of
         // the file can meet one here (its ids were checked distinct): nothing to look up.
-        let meetsNothing = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM idea) OR EXISTS (SELECT 1 FROM tombstone)")!
-        for entry in ideas {
+        let meetsNothing = try Self.holdsNothing(db)
+        for (offset, entry) in ideas.enumerated() {
             // Stamps that can't be this idea's (a file whose `updatedAt` or `deviceId` was
             // changed by hand) tell nothing: the idea reads as a file without stamps.
             var fileStamps = entry.stamps.flatMap { $0.checked(for: entry.idea) == $0 ? $0 : nil }
@@ -268,7 +287,9 @@ extension IdeaRepository {
                 }
                 summary.changes.append(ImportChange(id: idea.id, title: entry.idea.title, kind: kind))
                 if !dryRun {
-                    try apply(merged.idea, stamps: merged.stamps, over: stored, mayHaveTombstone: !meetsNothing, queuedAt: now, db)
+                    try apply(
+                        merged.idea, stamps: merged.stamps, over: stored, mayHaveTombstone: !meetsNothing, queuedAt: now,
+                        at: firstLocalId.map { $0 + Int64(offset) }, db)
                 }
             }
             if let stored, !handEdited.isEmpty {
@@ -292,14 +313,18 @@ extension IdeaRepository {
     /// tombstone if it `mayHaveTombstone`), the version it replaces kept in the history, and
     /// queues it at `queuedAt`, the import's time: a change made now, whatever the idea's own
     /// times (a backup of old ideas is not a month of changes the remote never confirmed).
+    /// A new idea with a `localId` is added there without search entries.
     private func apply(
-        _ idea: Idea, stamps: FieldStamps, over stored: StoredRow?, mayHaveTombstone: Bool, queuedAt: Timestamp, _ db: Database
+        _ idea: Idea, stamps: FieldStamps, over stored: StoredRow?, mayHaveTombstone: Bool, queuedAt: Timestamp,
+        at localId: Int64?, _ db: Database
     ) throws {
         if let stored {
             try recordHistory(
                 of: stored.idea, stamps: stored.stamps, reason: .received,
                 fields: idea.fieldsDiffering(from: stored.idea), at: clock.now(), db)
             try updateRow(stored, to: idea, stamps: stamps, db)
+        } else if let localId {
+            try insertRowUnindexed(idea, stamps: stamps, at: localId, db)
         } else {
             try insertRow(idea, stamps: stamps, db)
             if mayHaveTombstone { try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString]) }

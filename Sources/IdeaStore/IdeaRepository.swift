@@ -30,6 +30,9 @@ public struct IdeaRepository: Sendable {
     let connection: StoreConnection
     let clock: WallClock
     private let ids: IdGenerator
+    /// Where a bulk import builds its search entries (`SearchIndexBuild.start`): SQLite's own
+    /// temporary database unless a test says otherwise.
+    var searchBuildLocation = ""
 
     /// A repository over an opened IdeaBox database.
     public init(writer: any DatabaseWriter, deviceId: String, clock: WallClock, ids: IdGenerator) {
@@ -276,19 +279,33 @@ public struct IdeaRepository: Sendable {
     /// takes its old row id and those entries back (`SearchText.takeBack`).
     func insertRow(_ idea: Idea, stamps: FieldStamps, indexed: SearchText.Indexed? = nil, _ db: Database) throws {
         let text = indexed ?? SearchText.Indexed(title: idea.title, description: idea.description)
-        let values: [(any DatabaseValueConvertible)?] = [
-            idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
-            idea.deviceId, idea.version, idea.lastSyncedAt, text.foldedTitle, text.foldedDescription,
-        ]
+        let values = Self.rowValues(idea, foldedTitle: text.foldedTitle, foldedDescription: text.foldedDescription, stamps: stamps)
         if let localId = try SearchText.takeBack(db, ideaId: idea.idString, text) {
-            try db.cachedStatement(sql: Self.insertIdeaAtSQL)
-                .execute(arguments: StatementArguments(values + stamps.databaseValues + [localId]))
+            try db.cachedStatement(sql: Self.insertIdeaAtSQL).execute(arguments: StatementArguments(values + [localId]))
             return
         }
-        try db.cachedStatement(sql: Self.insertIdeaSQL).execute(arguments: StatementArguments(values + stamps.databaseValues))
+        try db.cachedStatement(sql: Self.insertIdeaSQL).execute(arguments: StatementArguments(values))
         let localId = db.lastInsertedRowID
         try SearchText.clearClash(db, localId: localId)
         try SearchText.index(db, localId: localId, text)
+    }
+
+    /// Adds an idea's row at `localId`, without search entries: a bulk import's, whose
+    /// entries `SearchIndexBuild` writes.
+    func insertRowUnindexed(_ idea: Idea, stamps: FieldStamps, at localId: Int64, _ db: Database) throws {
+        let values = Self.rowValues(
+            idea, foldedTitle: SearchText.fold(idea.title), foldedDescription: SearchText.fold(idea.description), stamps: stamps)
+        try db.cachedStatement(sql: Self.insertIdeaAtSQL).execute(arguments: StatementArguments(values + [localId]))
+    }
+
+    /// The values of `insertIdeaSQL`.
+    private static func rowValues(
+        _ idea: Idea, foldedTitle: String, foldedDescription: String, stamps: FieldStamps
+    ) -> [(any DatabaseValueConvertible)?] {
+        [
+            idea.idString, idea.title, idea.description, idea.isCompleted, idea.createdAt, idea.updatedAt,
+            idea.deviceId, idea.version, idea.lastSyncedAt, foldedTitle, foldedDescription,
+        ] + stamps.databaseValues
     }
 
     /// `insertRow`'s statement: the columns of `Idea.selectedColumns`, the folded title and

@@ -117,8 +117,13 @@ enum SearchText {
         var grams: String
 
         init(title: String, description: String) {
-            foldedTitle = SearchText.fold(title)
-            foldedDescription = SearchText.fold(description)
+            self.init(foldedTitle: SearchText.fold(title), foldedDescription: SearchText.fold(description))
+        }
+
+        /// The text of an idea whose title and description are folded already.
+        init(foldedTitle: String, foldedDescription: String) {
+            self.foldedTitle = foldedTitle
+            self.foldedDescription = foldedDescription
             grams = shortGrams(foldedTitle, foldedDescription)
         }
     }
@@ -148,6 +153,26 @@ enum SearchText {
         for table in ["ideaTrigram", "ideaShortGram"] {
             try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('optimize')")
         }
+    }
+
+    /// Empties both indexes (FTS5's 'delete-all', which also drops what FTS5 held of them in
+    /// memory) and forgets the entries deletes left: for a profile with no idea, whose
+    /// indexes a bulk import fills whole (`SearchIndexBuild`).
+    static func emptyIndexes(_ db: Database) throws {
+        for table in ["ideaTrigram", "ideaShortGram"] {
+            try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('delete-all')")
+        }
+        try db.execute(sql: "DELETE FROM staleSearchEntry")
+    }
+
+    /// Adds every idea's folded text to both emptied indexes, then merges each into one
+    /// segment, as a bulk import leaves them.
+    static func indexEveryIdea(_ db: Database) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT localId, foldedTitle, foldedDescription FROM idea")
+        while let row = try rows.next() {
+            try index(db, localId: row[0], Indexed(foldedTitle: row[1], foldedDescription: row[2]))
+        }
+        try optimize(db)
     }
 
     /// Removes an idea's folded text from both indexes. It must be the text that was
