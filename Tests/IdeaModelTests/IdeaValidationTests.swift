@@ -106,6 +106,24 @@ import Testing
         }
     }
 
+    /// Every scalar of the Basic Multilingual Plane and a few beyond, in the middle of a title
+    /// and a description: refused exactly where Unicode calls it a control character or a line
+    /// or paragraph separator (newline and tab kept in a description; a carriage return made a
+    /// newline there). The rules read UTF-8 byte by byte; this asks Unicode scalar by scalar.
+    @Test func theRulesRefuseExactlyUnicodesControlsAndSeparators() {
+        let scalars = (0...0xFFFF).compactMap(Unicode.Scalar.init) + ["\u{1F600}", "\u{10FFFD}", "\u{E0001}"]
+        for scalar in scalars {
+            let category = scalar.properties.generalCategory
+            let isForbidden = category == .control || category == .lineSeparator || category == .paragraphSeparator
+            let text = "a" + String(Character(scalar)) + "靈"
+            let titleRefused = (try? IdeaRules.normalizedTitle(text)) == nil
+            #expect(titleRefused == isForbidden, "title with U+\(String(scalar.value, radix: 16))")
+            let keptInDescription = ["\n", "\t", "\r"].contains(scalar)
+            let descriptionRefused = (try? IdeaRules.normalizedDescription(text)) == nil
+            #expect(descriptionRefused == (isForbidden && !keptInDescription), "description with U+\(String(scalar.value, radix: 16))")
+        }
+    }
+
     // MARK: Messages
 
     @Test("Every error has a message in each language", arguments: IdeaValidationErrorCases.all)
