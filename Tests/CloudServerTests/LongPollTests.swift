@@ -134,8 +134,10 @@ struct LongPollTests {
             ], as: server.alice, headers: device.map { [Self.deviceHeader: $0] } ?? [:])
         }
 
-        let phone = try await held(phoneURL, seconds: 2)
+        // The long poll first: the phone's ends on its own after two seconds, and a count of
+        // held polls that fell as it ended would never show the other one held.
         let plain = try await held(plainURL, seconds: 30)
+        let phone = try await held(phoneURL, seconds: 2)
         #expect(try await save("own", from: "phone-1").status == 200)
         let plainAnswer = try await plain.value
         #expect(plainAnswer.json["notificationType"] == "recordZone", "a client that names no device is woken by any save: \(plainAnswer)")

@@ -51,14 +51,20 @@ struct AppHabitsTests {
     }
 
     /// `g` goes to the top at once and the hint line says it waits; a second later the hint
-    /// is gone and `x` is itself: the top idea is marked done, no link is looked for.
+    /// is gone and `x` is itself: the top idea is marked done, no link is looked for. The hint
+    /// shows for that second only, which a look at the pane on a busy machine can miss: the
+    /// hint itself is `KeySequenceScreenTests`' (with the clock in hand), here it may be over.
     @Test func gGoesToTheTopSaysItWaitsAndAKeyAfterTheWaitIsItself() async throws {
         let session = try await TmuxSession(before: [["add", "One"], ["add", "Two", "-d", "https://example.com/two"], ["add", "Three"]])
         defer { session.close() }
         try await session.waitFor("All Ideas (3)")
-        try await session.press("j", "j", "g")
-        try await session.waitFor("the cursor on top and g waiting on the hint line") { screen in
-            screen.line(2).hasPrefix(">[ ] Three") && screen.line(22).contains("g… then  x open the first link")
+        try await session.press("j", "j")
+        try await session.waitFor("the cursor on the last idea") { $0.line(4).hasPrefix(">[ ] One") }
+        try await session.press("g")
+        // The cursor's move and the hint come in one frame.
+        try await session.waitFor("the cursor on top, g waiting on the hint line or its wait over") { screen in
+            screen.line(2).hasPrefix(">[ ] Three")
+                && (screen.line(22).contains("g… then  x open the first link") || screen.line(22).contains("? help  q quit"))
         }
         try await session.waitFor("the wait over") { $0.line(22).contains("? help  q quit") }
         try await session.press("x")
