@@ -134,7 +134,7 @@ public enum DatabaseRepair {
                 if try db.tableExists("staleSearchEntry") {
                     _ = try SearchText.clearLeftEntries(db, limit: .max)
                 }
-                for table in ["ideaTrigram", "ideaShortGram"] where try db.tableExists(table) {
+                for table in SearchText.indexTables where try db.tableExists(table) {
                     try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('integrity-check')")
                 }
                 return .rollback

@@ -19,9 +19,6 @@ import IdeaModel
 /// and the copy. Where a build fails (no room for its temporary file), the import indexes its
 /// ideas itself, as before: never an import lost to its helpers.
 final class SearchIndexBuild {
-    /// The indexes built: every search index.
-    static let tables = ["ideaTrigram", "ideaShortGram"]
-
     /// One build of each index.
     private let builders: [SearchIndexBuilder]
 
@@ -38,7 +35,7 @@ final class SearchIndexBuild {
         _ ideas: [ExportedIdea], firstLocalId: Int64, declaredBy db: Database, location: String = ""
     ) throws -> SearchIndexBuild? {
         var builders: [SearchIndexBuilder] = []
-        for table in tables {
+        for table in SearchText.indexTables {
             guard let declaration = try SearchIndexBuilder.Declaration(of: table, db),
                   let builder = SearchIndexBuilder.start(
                       declaration, Self.writing(table), ideas: ideas, firstLocalId: firstLocalId, location: location)

@@ -128,6 +128,9 @@ enum SearchText {
         }
     }
 
+    /// Both search indexes, each an FTS5 table.
+    static let indexTables = ["ideaTrigram", "ideaShortGram"]
+
     /// Adds an idea's text to both indexes.
     static func index(_ db: Database, localId: Int64, _ text: Indexed) throws {
         try db.run(sql: indexTrigramSQL, arguments: [localId, text.foldedTitle, text.foldedDescription])
@@ -143,14 +146,14 @@ enum SearchText {
     /// most (FTS5's `merge`: levels of four segments or more, oldest work first). The
     /// indexes answer the same before and after; fewer segments make a search read less.
     static func merge(_ db: Database, pages: Int) throws {
-        for table in ["ideaTrigram", "ideaShortGram"] {
+        for table in indexTables {
             try db.execute(sql: "INSERT INTO \(table)(\(table), rank) VALUES ('merge', ?)", arguments: [pages])
         }
     }
 
     /// Merges every segment of both indexes into one (FTS5's `optimize`), rewriting them whole.
     static func optimize(_ db: Database) throws {
-        for table in ["ideaTrigram", "ideaShortGram"] {
+        for table in indexTables {
             try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('optimize')")
         }
     }
@@ -159,7 +162,7 @@ enum SearchText {
     /// memory) and forgets the entries deletes left: for a profile with no idea, whose
     /// indexes a bulk import fills whole (`SearchIndexBuild`).
     static func emptyIndexes(_ db: Database) throws {
-        for table in ["ideaTrigram", "ideaShortGram"] {
+        for table in indexTables {
             try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('delete-all')")
         }
         try db.execute(sql: "DELETE FROM staleSearchEntry")

@@ -52,7 +52,7 @@ import Testing
     /// FTS5's own check of both indexes.
     private static func checkIndexes(_ store: StoreFixture) throws {
         try store.database.writer.write { db in
-            for table in SearchIndexBuild.tables {
+            for table in SearchText.indexTables {
                 try db.execute(sql: "INSERT INTO \(table)(\(table)) VALUES ('integrity-check')")
             }
         }
