@@ -155,7 +155,11 @@ extension IdeaRepository {
                 firstLocalId = build == nil ? nil : first
             }
             defer { build?.cancel() }
+            // A bulk load's rows go in without the ideas' own indexes, which are made again
+            // after, from the rows in order.
+            let rowIndexes = firstLocalId == nil ? [] : try Self.dropIndexes(of: "idea", db)
             let summary = try merge(checked, handEdits: handEdits, dryRun: false, rowsFrom: firstLocalId, db)
+            for statement in rowIndexes { try db.execute(sql: statement) }
             // The index segments written for the import are merged as part of it
             // (IdeaSchema.Migration.searchMergesApart). A bulk load leaves each index one
             // segment: left beside the small ones later edits write, its big segments would
@@ -169,6 +173,35 @@ extension IdeaRepository {
             }
             return summary
         }
+    }
+
+    /// Queues a save of every idea from row id `firstLocalId` on, at `time`: a bulk load's,
+    /// whose rows `merge` wrote without their outbox entries. In the order of the ideas' ids,
+    /// which is the outbox's: each entry goes in after the last, where one at a time in the
+    /// file's order each landed on a page of the outbox's three B-trees anywhere (a quarter of
+    /// the rows' thread in an import of 200,000; BENCHMARKS.md, "The `million` run").
+    private func enqueueSaves(from firstLocalId: Int64, at time: Timestamp, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
+            SELECT id, ?, ?, 0 FROM idea WHERE localId >= ? ORDER BY id
+            ON CONFLICT (ideaId) DO UPDATE SET
+                operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
+                pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
+            """, arguments: [OutboxOperation.save.rawValue, time, firstLocalId])
+    }
+
+    /// Drops the indexes a statement made on `table` (not a constraint's), and returns those
+    /// statements, to make them again. SQLite makes an index by sorting its keys; kept while a
+    /// bulk load writes its rows, each row's title, times and completion each went onto a
+    /// page of an index anywhere (BENCHMARKS.md, "The `million` run").
+    private static func dropIndexes(of table: String, _ db: Database) throws -> [String] {
+        let indexes = try Row.fetchAll(
+            db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+            arguments: [table])
+        for index in indexes {
+            try db.execute(sql: "DROP INDEX \((index["name"] as String).quotedDatabaseIdentifier)")
+        }
+        return indexes.map { $0["sql"] }
     }
 
     /// Whether the profile holds no idea and no delete: an import meets nothing here.
@@ -203,7 +236,7 @@ extension IdeaRepository {
     /// `handEdits` is nil) stay out of the merge and are then written as a new edit, or
     /// skipped. With `dryRun` it writes nothing. With `firstLocalId` (a profile that holds
     /// nothing) the idea at offset `k` is added at row id `firstLocalId + k`, without search
-    /// entries: `SearchIndexBuild` writes them.
+    /// entries (`SearchIndexBuild` writes them), and all are queued after the last.
     private func merge(
         _ ideas: [ExportedIdea], handEdits: HandEditPolicy?, dryRun: Bool, rowsFrom firstLocalId: Int64?, _ db: Database
     ) throws -> ImportSummary {
@@ -303,6 +336,9 @@ extension IdeaRepository {
                 summary.unchanged += 1
             }
         }
+        if let firstLocalId, !dryRun {
+            try enqueueSaves(from: firstLocalId, at: now, db)
+        }
         if let highest, !dryRun {
             try noteSeen(highest, db)
         }
@@ -313,7 +349,8 @@ extension IdeaRepository {
     /// tombstone if it `mayHaveTombstone`), the version it replaces kept in the history, and
     /// queues it at `queuedAt`, the import's time: a change made now, whatever the idea's own
     /// times (a backup of old ideas is not a month of changes the remote never confirmed).
-    /// A new idea with a `localId` is added there without search entries.
+    /// A new idea with a `localId` is added there without search entries and not queued:
+    /// `merge` queues the whole bulk load after it.
     private func apply(
         _ idea: Idea, stamps: FieldStamps, over stored: StoredRow?, mayHaveTombstone: Bool, queuedAt: Timestamp,
         at localId: Int64?, _ db: Database
@@ -324,7 +361,9 @@ extension IdeaRepository {
                 fields: idea.fieldsDiffering(from: stored.idea), at: clock.now(), db)
             try updateRow(stored, to: idea, stamps: stamps, db)
         } else if let localId {
+            // Queued with the rest of the bulk load, after it (`enqueueSaves`).
             try insertRowUnindexed(idea, stamps: stamps, at: localId, db)
+            return
         } else {
             try insertRow(idea, stamps: stamps, db)
             if mayHaveTombstone { try db.run(sql: "DELETE FROM tombstone WHERE ideaId = ?", arguments: [idea.idString]) }
