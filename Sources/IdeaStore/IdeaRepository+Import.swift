@@ -151,7 +151,7 @@ extension IdeaRepository {
             var firstLocalId: Int64?
             if checked.count >= Self.bulkImportSize, try Self.holdsNothing(db) {
                 let first = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(localId), 0) + 1 FROM idea")!
-                build = try SearchIndexBuild.start(checked, firstLocalId: first, declaredBy: db, location: searchBuildLocation)
+                build = try SearchIndexBuild.start(checked, firstLocalId: first, declaredBy: db, location: { [searchBuildLocation] _ in searchBuildLocation })
                 firstLocalId = build == nil ? nil : first
             }
             defer { build?.cancel() }

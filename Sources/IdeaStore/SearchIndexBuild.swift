@@ -19,26 +19,35 @@ import IdeaModel
 /// and the copy. Where a build fails (no room for its temporary file), the import indexes its
 /// ideas itself, as before: never an import lost to its helpers.
 final class SearchIndexBuild {
-    /// One build of each index.
+    /// One build of each index, in the order they are copied in: the short grams' first, the
+    /// shorter build (43 s of CPU to the trigram index's 54 at a million), so its copy runs
+    /// beside the trigram build's end.
     private let builders: [SearchIndexBuilder]
+
+    /// The nice of every build but the trigram index's, the longest: with the import's rows,
+    /// three threads share two cores here, and the import ends when the trigram build does.
+    /// At the same priority it got two thirds of a core while the rows went in, then ran 12 s
+    /// alone after the short grams' build ended (BENCHMARKS.md, "The `million` run").
+    static let shorterBuildNiceness: Int32 = 5
 
     private init(builders: [SearchIndexBuilder]) {
         self.builders = builders
     }
 
     /// Starts building the search entries of `ideas`, the idea at offset `k` at row id
-    /// `firstLocalId + k`, each index as `db` declares it. `location` is each build's
-    /// temporary database: SQLite's own by default (a file in the temporary directory, gone
-    /// when closed or when the process ends). Nil if a build can't start; the import then
+    /// `firstLocalId + k`, each index as `db` declares it. `location` gives each index's build
+    /// its temporary database: SQLite's own by default (a file in the temporary directory,
+    /// gone when closed or when the process ends). Nil if a build can't start; the import then
     /// indexes as before.
     static func start(
-        _ ideas: [ExportedIdea], firstLocalId: Int64, declaredBy db: Database, location: String = ""
+        _ ideas: [ExportedIdea], firstLocalId: Int64, declaredBy db: Database, location: (_ table: String) -> String = { _ in "" }
     ) throws -> SearchIndexBuild? {
         var builders: [SearchIndexBuilder] = []
-        for table in SearchText.indexTables {
+        for table in SearchText.indexTables.reversed() {
             guard let declaration = try SearchIndexBuilder.Declaration(of: table, db),
                   let builder = SearchIndexBuilder.start(
-                      declaration, Self.writing(table), ideas: ideas, firstLocalId: firstLocalId, location: location)
+                      declaration, Self.writing(table), ideas: ideas, firstLocalId: firstLocalId, location: location(table),
+                      niceness: table == "ideaTrigram" ? 0 : Self.shorterBuildNiceness)
             else {
                 builders.forEach { $0.cancel() }
                 return nil
@@ -58,18 +67,23 @@ final class SearchIndexBuild {
         }
     }
 
-    /// Waits for the builds, then puts their entries in `db`'s indexes, emptied first; where a
-    /// build failed, indexes every idea of `db` itself. Inside the import's transaction.
-    /// Returns whether the built entries went in.
+    /// Empties `db`'s indexes, then puts each build's entries in as soon as that build ends;
+    /// where a build failed, indexes every idea of `db` itself. Inside the import's
+    /// transaction. Returns whether the built entries went in.
     @discardableResult
     func finish(into db: Database) throws -> Bool {
-        builders.forEach { $0.join() }
         try SearchText.emptyIndexes(db)
-        if builders.allSatisfy(\.isBuilt), try builders.allSatisfy({ try $0.copy(into: db) }) { return true }
-        // A build or its copy failed part way: whatever the copies wrote goes out again.
-        try SearchText.emptyIndexes(db)
-        try SearchText.indexEveryIdea(db)
-        return false
+        for builder in builders {
+            builder.join()
+            guard builder.isBuilt, try builder.copy(into: db) else {
+                // A build or its copy failed part way: whatever the copies wrote goes out again.
+                cancel()
+                try SearchText.emptyIndexes(db)
+                try SearchText.indexEveryIdea(db)
+                return false
+            }
+        }
+        return true
     }
 
     /// Stops the builds at their next idea and waits for them: the import failed.

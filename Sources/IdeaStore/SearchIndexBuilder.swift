@@ -55,10 +55,12 @@ final class SearchIndexBuilder: @unchecked Sendable {
     }
 
     /// Starts building `declaration`'s index of `ideas`, the idea at offset `k` at row id
-    /// `firstLocalId + k`, written as `writing` says, in the temporary database at `location`;
-    /// nil if it can't be opened or no thread made.
+    /// `firstLocalId + k`, written as `writing` says, in the temporary database at `location`,
+    /// on a thread at `niceness` (Linux's nice is a thread's own); nil if it can't be opened
+    /// or no thread made.
     static func start(
-        _ declaration: Declaration, _ writing: Writing, ideas: [ExportedIdea], firstLocalId: Int64, location: String
+        _ declaration: Declaration, _ writing: Writing, ideas: [ExportedIdea], firstLocalId: Int64, location: String,
+        niceness: Int32 = 0
     ) -> SearchIndexBuilder? {
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
@@ -68,6 +70,7 @@ final class SearchIndexBuilder: @unchecked Sendable {
         }
         let builder = SearchIndexBuilder(table: declaration.table, connection: opened)
         let started = builder.run {
+            if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
             builder.isBuilt = builder.build(declaration, writing, ideas: ideas, firstLocalId: firstLocalId)
         }
         return started ? builder : nil

@@ -146,14 +146,25 @@ extension SearchIndexBuildTests {
         return "file:\(file.path)?mode=ro"
     }
 
-    @Test("The entries are built beside the transaction and go in whole", arguments: [true, false])
-    func theBuiltEntriesGoIn(canBuild: Bool) throws {
+    /// Which builds fail: none, both, or only the trigram index's, which is copied in after the
+    /// short grams' (whose copied entries must go out again).
+    enum Failing: CaseIterable { case none, both, trigramAfterShortGrams }
+
+    @Test("The entries are built beside the transaction and go in whole", arguments: Failing.allCases)
+    func theBuiltEntriesGoIn(failing: Failing) throws {
         try withTemporaryDirectory { directory in
             let store = try StoreFixture()
             let ideas = Self.ideas().map { ExportedIdea(idea: $0) }
-            let location = canBuild ? "" : try Self.readOnlyLocation(in: directory)
+            let readOnly = try Self.readOnlyLocation(in: directory)
+            let canBuild = failing == .none
             let copied = try store.database.writer.write { db in
-                let build = try #require(try SearchIndexBuild.start(ideas, firstLocalId: 41, declaredBy: db, location: location))
+                let build = try #require(try SearchIndexBuild.start(ideas, firstLocalId: 41, declaredBy: db) { table in
+                    switch failing {
+                    case .none: ""
+                    case .both: readOnly
+                    case .trigramAfterShortGrams: table == "ideaTrigram" ? readOnly : ""
+                    }
+                })
                 return try build.finish(into: db)
             }
             #expect(copied == canBuild)
