@@ -151,7 +151,8 @@ extension IdeaRepository {
             var firstLocalId: Int64?
             if checked.count >= Self.bulkImportSize, try Self.holdsNothing(db) {
                 let first = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(localId), 0) + 1 FROM idea")!
-                build = try SearchIndexBuild.start(checked, firstLocalId: first, declaredBy: db, location: { [searchBuildLocation] _ in searchBuildLocation })
+                let location = searchBuildLocation
+                build = try SearchIndexBuild.start(checked, firstLocalId: first, declaredBy: db) { _ in location }
                 firstLocalId = build == nil ? nil : first
             }
             defer { build?.cancel() }
@@ -184,9 +185,7 @@ extension IdeaRepository {
         try db.execute(sql: """
             INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts)
             SELECT id, ?, ?, 0 FROM idea WHERE localId >= ? ORDER BY id
-            ON CONFLICT (ideaId) DO UPDATE SET
-                operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
-                pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
+            \(Self.requeueSQL)
             """, arguments: [OutboxOperation.save.rawValue, time, firstLocalId])
     }
 

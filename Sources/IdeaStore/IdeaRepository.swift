@@ -375,6 +375,12 @@ public struct IdeaRepository: Sendable {
     /// `enqueue`'s statement: the idea's id, the operation, the time in milliseconds.
     static let enqueueSQL = """
         INSERT INTO outbox (ideaId, operation, enqueuedAt, attempts) VALUES (?, ?, ?, 0)
+        \(requeueSQL)
+        """
+
+    /// What queuing an idea already queued does: the new operation and time, attempts from
+    /// nothing, and the entry's first wait kept (`pendingSince`).
+    static let requeueSQL = """
         ON CONFLICT (ideaId) DO UPDATE SET
             operation = excluded.operation, enqueuedAt = excluded.enqueuedAt, attempts = 0,
             pendingSince = COALESCE(outbox.pendingSince, outbox.enqueuedAt)
