@@ -156,11 +156,10 @@ extension IdeaRepository {
                 firstLocalId = build == nil ? nil : first
             }
             defer { build?.cancel() }
-            // A bulk load's rows go in without the ideas' own indexes, which are made again
-            // after, from the rows in order.
-            let rowIndexes = firstLocalId == nil ? [] : try Self.dropIndexes(of: "idea", db)
+            // The ideas' own indexes stay through a bulk load. Dropped and made again after
+            // it, by sorting, they took 7 s less CPU at a million, but the first delete of
+            // 10,000 after took 3.8–5.9 s, not 1.9 (BENCHMARKS.md, "The `million` run").
             let summary = try merge(checked, handEdits: handEdits, dryRun: false, rowsFrom: firstLocalId, db)
-            for statement in rowIndexes { try db.execute(sql: statement) }
             // The index segments written for the import are merged as part of it
             // (IdeaSchema.Migration.searchMergesApart). A bulk load leaves each index one
             // segment: left beside the small ones later edits write, its big segments would
@@ -187,20 +186,6 @@ extension IdeaRepository {
             SELECT id, ?, ?, 0 FROM idea WHERE localId >= ? ORDER BY id
             \(Self.requeueSQL)
             """, arguments: [OutboxOperation.save.rawValue, time, firstLocalId])
-    }
-
-    /// Drops the indexes a statement made on `table` (not a constraint's), and returns those
-    /// statements, to make them again. SQLite makes an index by sorting its keys; kept while a
-    /// bulk load writes its rows, each row's title, times and completion each went onto a
-    /// page of an index anywhere (BENCHMARKS.md, "The `million` run").
-    private static func dropIndexes(of table: String, _ db: Database) throws -> [String] {
-        let indexes = try Row.fetchAll(
-            db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
-            arguments: [table])
-        for index in indexes {
-            try db.execute(sql: "DROP INDEX \((index["name"] as String).quotedDatabaseIdentifier)")
-        }
-        return indexes.map { $0["sql"] }
     }
 
     /// Whether the profile holds no idea and no delete: an import meets nothing here.
